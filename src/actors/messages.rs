@@ -1,0 +1,67 @@
+//! Messages between actors and the view (casts only; architecture.md §4.4).
+//!
+//! Flow for one read: the source sends `ViewMsg::Dispatched(ticket)` (the view marks the slot
+//! loading/refreshing and records the ticket as the slot's owner), then, FIFO after it,
+//! `ViewMsg::Observed(Observation)` or `ViewMsg::Retired` carrying the same ticket. The view
+//! applies an observation only if its ticket still owns the slot and its epoch is current.
+
+use super::ticket::{SourceKey, Ticket};
+use crate::protocol::admission::{AdmissionMode, ReadScope};
+use crate::protocol::client::{Admitted, ClientError};
+use crate::protocol::keepers::KeeperRoster;
+
+/// A read result as the worker produced it.
+pub type ReadResult<T> = Result<Admitted<T>, ClientError>;
+
+/// The typed payload of one observation; one variant per source slot.
+#[derive(Debug, Clone)]
+pub enum ObservationPayload {
+    KeepersRoster(ReadResult<KeeperRoster>),
+}
+
+#[derive(Debug, Clone)]
+pub struct Observation {
+    pub ticket: Ticket,
+    pub payload: ObservationPayload,
+}
+
+/// Workspace identity as the workspace actor judges it (protocol.md §2.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdentityState {
+    /// No `/health` answer yet, or it could not be read.
+    Unconfirmed { reason: String },
+    /// `startup.state_ready: false`: only `/health` is polled.
+    Booting,
+    /// Served base differs from the expected one.
+    Mismatch { expected: String, served: String },
+    /// A read epoch is open.
+    Confirmed {
+        scope: ReadScope,
+        base_path: String,
+        mode: AdmissionMode,
+    },
+}
+
+/// Why a demand was made (G-3: cadence shares the in-flight read; explicit supersedes or
+/// coalesces per source).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DemandKind {
+    Cadence,
+    Explicit,
+}
+
+/// Everything the view actor receives.
+#[derive(Debug)]
+pub enum ViewMsg {
+    Dispatched(Ticket),
+    Observed(Observation),
+    /// The read of this ticket ended without a result (withdrawn, cancelled, superseded).
+    Retired(Ticket),
+    Identity(IdentityState),
+    /// The supervisor restarted this source; its in-flight slots fail with "source restarted".
+    SourceRestarted(SourceKey),
+    Input(crossterm::event::Event),
+    /// The frame scheduler's deadline passed.
+    FrameDue,
+    Shutdown,
+}

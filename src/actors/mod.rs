@@ -1,0 +1,5 @@
+//! Supervised actors: the workspace actor, one source actor per data source, save actors, and
+//! the supervisor. Sources and the view talk by casts only (architecture.md §4).
+
+pub mod messages;
+pub mod ticket;

@@ -1,0 +1,192 @@
+//! Typed decoding: every failure names its kind and the JSON path of the offending field.
+
+use serde::de::DeserializeOwned;
+use std::fmt;
+
+/// Why a payload was refused. `reason()` gives a stable snake_case name
+/// (aligned with the `reject:` names of the fixture manifest where one exists).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeErrorKind {
+    /// Not JSON at all (or truncated JSON).
+    Syntax,
+    /// A value of the wrong JSON type (e.g. a string where a bool is required).
+    WrongType,
+    /// A required field is absent.
+    MissingField,
+    /// A key outside a closed field set.
+    UnknownField,
+    /// A string outside a closed vocabulary.
+    UnknownVariant,
+    /// A value that is well-typed but not acceptable (empty where non-empty is required...).
+    InvalidValue,
+    /// A count field disagrees with the rows it counts.
+    CountMismatch,
+    /// An echo (id, cursor, scope) differs from what was requested.
+    EchoMismatch,
+    /// A row or item belongs to another identity than the envelope claims.
+    IdentityMismatch,
+    /// A revision does not match the one recomputed from its content.
+    RevisionMismatch,
+    /// The dashboard warming body (`status: initializing`) instead of data.
+    ServerInitializing,
+    /// A cursor chain repeated a cursor.
+    RepeatingCursor,
+    /// Any other family-specific reason (stable snake_case name).
+    Other(&'static str),
+}
+
+impl DecodeErrorKind {
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Self::Syntax => "syntax",
+            Self::WrongType => "wrong_type",
+            Self::MissingField => "missing_field",
+            Self::UnknownField => "unknown_field",
+            Self::UnknownVariant => "unknown_variant",
+            Self::InvalidValue => "invalid_value",
+            Self::CountMismatch => "count_mismatch",
+            Self::EchoMismatch => "echo_mismatch",
+            Self::IdentityMismatch => "identity_mismatch",
+            Self::RevisionMismatch => "revision_mismatch",
+            Self::ServerInitializing => "server_initializing",
+            Self::RepeatingCursor => "repeating_cursor",
+            Self::Other(name) => name,
+        }
+    }
+}
+
+/// A refused payload: the kind, the JSON path (`.keepers[0].status`, `.` for the root)
+/// and a short detail that never contains body text beyond the offending token.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct DecodeError {
+    pub kind: DecodeErrorKind,
+    pub path: String,
+    pub detail: String,
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} at {}: {}",
+            self.kind.reason(),
+            self.path,
+            self.detail
+        )
+    }
+}
+
+impl DecodeError {
+    pub fn new(kind: DecodeErrorKind, path: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self {
+            kind,
+            path: path.into(),
+            detail: detail.into(),
+        }
+    }
+    pub fn reason(&self) -> &'static str {
+        self.kind.reason()
+    }
+}
+
+/// A response type that knows how to decode (and validate) itself from a body.
+pub trait WireDecode: Sized {
+    fn decode(bytes: &[u8]) -> Result<Self, DecodeError>;
+}
+
+/// serde decode with the path of the failing field and a classified kind.
+pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, DecodeError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let result: Result<T, _> = serde_path_to_error::deserialize(&mut de);
+    match result {
+        Ok(value) => de
+            .end()
+            .map(|()| value)
+            .map_err(|e| DecodeError::new(DecodeErrorKind::Syntax, ".", e.to_string())),
+        Err(err) => {
+            let path = render_path(&err.path().to_string());
+            let inner = err.into_inner();
+            Err(classify(&inner, path))
+        }
+    }
+}
+
+/// Decode from an already parsed value (used by decoders that look at the shape first).
+pub fn decode_value<T: DeserializeOwned>(value: &serde_json::Value) -> Result<T, DecodeError> {
+    let result: Result<T, _> = serde_path_to_error::deserialize(value);
+    result.map_err(|err| {
+        let path = render_path(&err.path().to_string());
+        classify(err.inner(), path)
+    })
+}
+
+fn render_path(raw: &str) -> String {
+    if raw.is_empty() || raw == "." {
+        ".".to_string()
+    } else {
+        format!(".{raw}")
+    }
+}
+
+fn classify(err: &serde_json::Error, path: String) -> DecodeError {
+    use serde_json::error::Category;
+    let msg = err.to_string();
+    // serde reports these categories only as text; the classification stays inside this edge.
+    let kind = match err.classify() {
+        Category::Syntax | Category::Eof | Category::Io => DecodeErrorKind::Syntax,
+        Category::Data => {
+            if msg.starts_with("missing field") {
+                DecodeErrorKind::MissingField
+            } else if msg.starts_with("unknown field") {
+                DecodeErrorKind::UnknownField
+            } else if msg.starts_with("unknown variant") {
+                DecodeErrorKind::UnknownVariant
+            } else if msg.starts_with("invalid type") {
+                DecodeErrorKind::WrongType
+            } else {
+                DecodeErrorKind::InvalidValue
+            }
+        }
+    };
+    let detail = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+    DecodeError::new(kind, path, detail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Row {
+        #[allow(dead_code)]
+        status: Status,
+    }
+    #[derive(Debug, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    enum Status {
+        Active,
+    }
+    #[derive(Debug, Deserialize)]
+    struct Env {
+        #[allow(dead_code)]
+        rows: Vec<Row>,
+    }
+
+    #[test]
+    fn paths_and_kinds_are_named() {
+        let e = decode_json::<Env>(br#"{"rows":[{"status":"active"},{"status":"running"}]}"#)
+            .unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::UnknownVariant);
+        assert_eq!(e.path, ".rows[1].status");
+        let e = decode_json::<Env>(br#"{"rows":[{"status":"active","x":1}]}"#).unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::UnknownField);
+        let e = decode_json::<Env>(br#"{}"#).unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::MissingField);
+        let e = decode_json::<Env>(br#"{"rows":"x"}"#).unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::WrongType);
+        let e = decode_json::<Env>(br#"{"rows":["#).unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::Syntax);
+    }
+}

@@ -1,0 +1,11 @@
+//! Wire types per endpoint family, decoders and the admitted HTTP client.
+//!
+//! This module depends on neither ratatui nor ractor.
+
+pub mod admission;
+pub mod client;
+pub mod decode;
+pub mod health;
+pub mod keepers;
+pub mod kinds;
+pub mod sse;

@@ -1,0 +1,141 @@
+//! `Fetched<T>`: what the view knows about one slot (architecture.md §3, sources.md G-4, G-5).
+//!
+//! Unread, loading, ready-empty, refreshing and failed are different values: a failure never
+//! reads as empty, and a failed re-read keeps the last good value beside the failure.
+
+use std::time::Instant;
+
+/// A value the view admitted, with when it was observed and how it was admitted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observed<T> {
+    pub value: T,
+    pub observed_at: Instant,
+    /// `true` when admitted in health mode (no workspace receipt; protocol.md §2.3).
+    pub health_admitted: bool,
+}
+
+/// A typed failure as the view shows it. `class` is a stable snake_case name
+/// (`timeout`, `status_500`, `decode`, `receipt_missing`, `source_restarted`, ...).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlotFailure {
+    pub class: String,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Fetched<T> {
+    /// Never asked for.
+    #[default]
+    NotRequested,
+    /// First read in flight; nothing known yet.
+    Loading,
+    /// The server is warming up (dashboard warming body / 503 not initialized): not empty.
+    Warming { last: Option<Observed<T>> },
+    /// Admitted value (may be a normal empty collection).
+    Ready(Observed<T>),
+    /// A re-read in flight; the last good value stays on screen.
+    Refreshing { last: Observed<T> },
+    /// The last read failed; `last` is the previous good value if any.
+    Failed {
+        last: Option<Observed<T>>,
+        error: SlotFailure,
+        retrying: bool,
+    },
+}
+
+impl<T: Clone> Fetched<T> {
+    /// The last good value, whatever the current state.
+    pub fn last(&self) -> Option<&Observed<T>> {
+        match self {
+            Self::Ready(o) | Self::Refreshing { last: o } => Some(o),
+            Self::Warming { last } | Self::Failed { last, .. } => last.as_ref(),
+            Self::NotRequested | Self::Loading => None,
+        }
+    }
+
+    /// A read was dispatched for this slot.
+    pub fn begin_read(&mut self) {
+        let next = match std::mem::take(self) {
+            Self::Ready(o) | Self::Refreshing { last: o } => Self::Refreshing { last: o },
+            Self::Failed { last: Some(o), .. } | Self::Warming { last: Some(o) } => {
+                Self::Refreshing { last: o }
+            }
+            Self::Failed { last: None, .. }
+            | Self::Warming { last: None }
+            | Self::NotRequested
+            | Self::Loading => Self::Loading,
+        };
+        *self = next;
+    }
+
+    /// An admitted value.
+    pub fn admit(&mut self, value: Observed<T>) {
+        *self = Self::Ready(value);
+    }
+
+    /// An admitted failure: keeps the last good value (G-4).
+    pub fn fail(&mut self, error: SlotFailure, retrying: bool) {
+        let last = self.last().cloned();
+        *self = Self::Failed {
+            last,
+            error,
+            retrying,
+        };
+    }
+
+    /// An admitted warming answer: keeps the last good value, never reads as empty (G-5).
+    pub fn warming(&mut self) {
+        let last = self.last().cloned();
+        *self = Self::Warming { last };
+    }
+
+    /// Withdrawal without a result (retired read): back to the last good value or not-requested.
+    pub fn settle_without_result(&mut self) {
+        let next = match std::mem::take(self) {
+            Self::Refreshing { last } => Self::Ready(last),
+            Self::Loading => Self::NotRequested,
+            other => other,
+        };
+        *self = next;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obs(v: u32) -> Observed<u32> {
+        Observed {
+            value: v,
+            observed_at: Instant::now(),
+            health_admitted: false,
+        }
+    }
+
+    #[test]
+    fn failure_keeps_last_good_value() {
+        let mut f: Fetched<u32> = Fetched::NotRequested;
+        f.begin_read();
+        assert!(matches!(f, Fetched::Loading));
+        f.admit(obs(3));
+        f.begin_read();
+        assert!(matches!(f, Fetched::Refreshing { .. }));
+        f.fail(
+            SlotFailure {
+                class: "timeout".into(),
+                detail: "10 s".into(),
+            },
+            false,
+        );
+        assert_eq!(f.last().map(|o| o.value), Some(3));
+        let mut g: Fetched<u32> = Fetched::Loading;
+        g.fail(
+            SlotFailure {
+                class: "status_500".into(),
+                detail: String::new(),
+            },
+            false,
+        );
+        assert!(matches!(g, Fetched::Failed { last: None, .. }));
+    }
+}
