@@ -8,6 +8,7 @@
 //! - [`timeline`]: the tracing JSON layer and the timeline report.
 
 pub mod actors;
+pub mod cli;
 pub mod protocol;
 pub mod server;
 pub mod timeline;

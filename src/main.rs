@@ -1,5 +1,51 @@
-//! CLI edge. Subcommands are added as their parts land (see README).
+//! CLI edge: parse arguments, dispatch to `masc_tui::cli::*`, turn errors into exit codes.
 
-fn main() -> anyhow::Result<()> {
-    Ok(())
+use clap::{Parser, Subcommand};
+use masc_tui::cli;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "masc-tui",
+    version,
+    about = "Terminal console for a MASC workspace"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    tui: cli::tui::Args,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Start the embedded workspace server on loopback with seeded data and open the TUI on it.
+    Demo(cli::demo::Args),
+    /// Run the embedded MASC-compatible workspace server.
+    Serve(cli::serve::Args),
+    /// Decode a payload file as a manifest kind; exit 0 decoded, 1 rejected, 2 usage.
+    Decode(cli::decode::Args),
+    /// Summarise a trace file per source.
+    Timeline(cli::timeline::Args),
+    /// Check a Keeper final answer for hidden report lines that would leak.
+    FinalCheck(cli::final_check::Args),
+}
+
+fn main() {
+    let parsed = Cli::parse();
+    let result = match parsed.command {
+        None => cli::tui::run(parsed.tui),
+        Some(Command::Demo(a)) => cli::demo::run(a),
+        Some(Command::Serve(a)) => cli::serve::run(a),
+        Some(Command::Decode(a)) => cli::decode::run(a),
+        Some(Command::Timeline(a)) => cli::timeline::run(a),
+        Some(Command::FinalCheck(a)) => cli::final_check::run(a),
+    };
+    let code = match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("masc-tui: {err:#}");
+            2
+        }
+    };
+    std::process::exit(code);
 }
