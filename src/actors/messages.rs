@@ -50,9 +50,24 @@ pub enum DemandKind {
     Explicit,
 }
 
+/// What a source actor accepts from the view and the workspace actor.
+#[derive(Debug, Clone)]
+pub enum SourceCommand {
+    /// Read (or re-read) this source's slot.
+    Demand(DemandKind),
+    /// The workspace identity changed: a new epoch opens (Confirmed) or authority is withdrawn
+    /// (anything else); withdrawal retires owned reads (G-6).
+    Identity(IdentityState),
+}
+
 /// Everything the view actor receives.
 #[derive(Debug)]
 pub enum ViewMsg {
+    /// A source actor (re)started; demands for `source` go to `handle` from now on.
+    SourceUp {
+        source: SourceKey,
+        handle: ractor::ActorRef<SourceCommand>,
+    },
     Dispatched(Ticket),
     Observed(Observation),
     /// The read of this ticket ended without a result (withdrawn, cancelled, superseded).
