@@ -4,6 +4,7 @@
 
 pub mod admission;
 pub mod client;
+pub mod coop_report;
 pub mod decode;
 pub mod health;
 pub mod keepers;
