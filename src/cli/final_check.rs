@@ -119,11 +119,17 @@ fn write_text_report(out: &mut impl Write, analysis: &FinalAnalysis) -> std::io:
             printable(&leak.visible)
         )?;
     }
-    let hidden: Vec<String> = analysis
+    // Long finals can hide thousands of lines: list the first few, count the rest.
+    const LISTED: usize = 20;
+    let mut hidden: Vec<String> = analysis
         .hidden_lines
         .iter()
+        .take(LISTED)
         .map(|h| h.line.to_string())
         .collect();
+    if analysis.hidden_lines.len() > LISTED {
+        hidden.push(format!("… {} more", analysis.hidden_lines.len() - LISTED));
+    }
     writeln!(out, "hidden lines: {}", hidden.join(", "))?;
     writeln!(
         out,
