@@ -1,4 +1,4 @@
-//! Hidden report lines in Keeper final answers (seed 002, `docs` digest `coop-report.md`).
+//! Hidden report lines in Keeper final answers (seed 002; English digest `spec/coop-report.md`).
 //!
 //! A worker's final answer carries prose for Dad and a report hidden as a CommonMark link
 //! reference definition, `[coop-report]: <{"coop_reports":[…]}>`. [`analyse`] finds every report
