@@ -414,19 +414,31 @@ impl ChatStreamReader {
         }
     }
 
-    /// Feed bytes as they arrive; returns the events they completed.
+    /// Feed bytes as they arrive; returns the events they completed. Lines are framed one
+    /// at a time so that a bad line refuses the stream at the same event however the bytes
+    /// were chunked; the refusal is sticky (also for `finish`).
     pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<ChatStreamEvent>, DecodeError> {
-        let frames = self.framer.push(bytes).map_err(|e| {
-            DecodeError::new(
-                MALFORMED_EVENT,
-                event_path(self.validator.events_seen, ""),
-                e.to_string(),
-            )
-        })?;
-        let mut events = Vec::with_capacity(frames.len());
-        for frame in &frames {
-            if let Some(event) = self.validator.push_frame(frame)? {
-                events.push(event);
+        if let Some(err) = &self.validator.refused {
+            return Err(err.clone());
+        }
+        let mut events = Vec::new();
+        for line in bytes.split_inclusive(|b| *b == b'\n') {
+            let frames = match self.framer.push(line) {
+                Ok(frames) => frames,
+                Err(e) => {
+                    let err = DecodeError::new(
+                        MALFORMED_EVENT,
+                        event_path(self.validator.events_seen, ""),
+                        e.to_string(),
+                    );
+                    self.validator.refused = Some(err.clone());
+                    return Err(err);
+                }
+            };
+            for frame in &frames {
+                if let Some(event) = self.validator.push_frame(frame)? {
+                    events.push(event);
+                }
             }
         }
         Ok(events)
