@@ -32,13 +32,17 @@ fn yes_no(b: bool) -> &'static str {
     if b { "yes" } else { "no" }
 }
 
-/// `a 1, b 2` from a tally.
+/// ` (a 1, b 2)` from a tally; empty when nothing was counted.
 fn tally<K: std::fmt::Display>(counts: &BTreeMap<K, usize>) -> String {
-    counts
+    if counts.is_empty() {
+        return String::new();
+    }
+    let items = counts
         .iter()
         .map(|(k, n)| format!("{k} {n}"))
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    format!(" ({items})")
 }
 
 fn health(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
@@ -72,11 +76,7 @@ fn gate_keepers(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
         Some(Candle::Disabled { .. }) => "candle disabled",
         Some(Candle::Ready { .. }) => "candle ready",
     };
-    let statuses = if by_status.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", tally(&by_status))
-    };
+    let statuses = tally(&by_status);
     Ok(format!(
         "gate_keepers: {} keepers{statuses}, {candle}, total {}, {}",
         roster.count,
@@ -182,7 +182,7 @@ fn chat_history_page(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
         *roles.entry(role).or_insert(0usize) += 1;
     }
     Ok(format!(
-        "keeper_chat_history_page: {} messages ({}), has_more {}, next_before {}{}",
+        "keeper_chat_history_page: {} messages{}, has_more {}, next_before {}{}",
         page.messages.len(),
         tally(&roles),
         page.has_more,
@@ -285,9 +285,12 @@ fn planning(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
         .count();
     let r = &p.rollup;
     let b = &p.task_backlog;
-    let opt = |v: Option<u64>| v.map(|n| n.to_string()).unwrap_or_else(|| "-".into());
+    let opt = |v: Option<u64>| {
+        v.map(|n| n.to_string())
+            .unwrap_or_else(|| "not sent".into())
+    };
     Ok(format!(
-        "planning: {} goals ({}), rollup active {} verifying {} done {} dropped {} paused {}, backlog todo {} claimed {} in_progress {} awaiting_verification {} done {} cancelled {}, goal_history {}, {unreadable_proofs} proofs unreadable",
+        "planning: {} goals{}, rollup active {} verifying {} done {} dropped {} paused {}, backlog todo {} claimed {} in_progress {} awaiting_verification {} done {} cancelled {}, goal_history {}, {unreadable_proofs} proofs unreadable",
         p.goals.len(),
         tally(&phases),
         r.active_count,
