@@ -72,7 +72,7 @@ fn gate_keepers(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
     }
     let candle = match &roster.candle {
         None => "no candle key",
-        Some(Candle::Off) => "candle off",
+        Some(Candle::Off {}) => "candle off",
         Some(Candle::Disabled { .. }) => "candle disabled",
         Some(Candle::Ready { .. }) => "candle ready",
     };
