@@ -1,6 +1,7 @@
 //! Route registration: every family's router is merged here, behind the one middleware layer.
 
 pub mod admin;
+pub mod chat;
 pub mod goals;
 pub mod health;
 pub mod keepers;
@@ -18,6 +19,7 @@ pub fn router(state: AppState) -> Router {
     let mut app = Router::new()
         .merge(health::router())
         .merge(keepers::router())
+        .merge(chat::router())
         .merge(tasks::router())
         .merge(goals::router());
     if state.test_mode() {
