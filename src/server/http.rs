@@ -70,6 +70,17 @@ pub fn request_faults(parts: &axum::http::Extensions) -> RequestFaults {
     parts.get::<RequestFaults>().copied().unwrap_or_default()
 }
 
+/// Extractor for this request's [`RequestFaults`] (never rejects).
+pub struct Faults(pub RequestFaults);
+
+impl<S: Send + Sync> FromRequestParts<S> for Faults {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Faults(request_faults(&parts.extensions)))
+    }
+}
+
 /// Checks the route's auth class (401 first, §2.2 step 1), then for `/api/v1/…` the
 /// `X-MASC-Expected-Root` header (409 `workspace_mismatch` before any read or effect).
 /// Every `/api/v1` handler takes one as its first argument.

@@ -1,0 +1,450 @@
+//! Chat family: the chat stream (§4.3, scripted SSE replies), operation reconciliation (§4.4)
+//! and the history page (§4.5).
+
+use crate::server::http::{
+    ApiResult, Faults, Guard, Operator, Public, Read, clamp_limit, error_body, json_ok,
+    json_status, parse_query, query_get, with_echo, with_next_cursor,
+};
+use crate::server::state::AppState;
+use crate::server::store::chat::{self, NewMessage};
+use crate::server::store::{StoreError, keepers, now_unix};
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use axum::routing::{get, post};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/keepers/chat/stream", post(stream))
+        .route(
+            "/api/v1/keepers/{name}/chat/operations/{request_id}",
+            get(operation),
+        )
+        .route(
+            "/api/v1/keepers/{name}/chat/history/page",
+            get(history_page),
+        )
+}
+
+/// §4.3 body. Unknown keys and duplicate keys are refused by serde (400).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ChatRequest {
+    request_id: String,
+    name: String,
+    message: String,
+    #[serde(default)]
+    attachments: Option<Value>,
+    #[serde(default)]
+    user_blocks: Option<Value>,
+    #[serde(default)]
+    since_seq: Option<i64>,
+}
+
+fn bad_request(message: &str) -> Response {
+    json_status(
+        StatusCode::BAD_REQUEST,
+        json!({"error": {"message": message}}),
+    )
+}
+
+/// One SSE event: `id: <seq>` and one `data:` line.
+fn frame(seq: u64, event: &Value) -> Bytes {
+    Bytes::from(format!("id: {seq}\ndata: {event}\n\n"))
+}
+
+fn sse_response(rx: mpsc::Receiver<Bytes>) -> Response {
+    let mut rx = rx;
+    let body = async_stream::stream! {
+        while let Some(chunk) = rx.recv().await {
+            yield Ok::<Bytes, std::io::Error>(chunk);
+        }
+    };
+    let mut resp = Response::new(Body::from_stream(body));
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    resp
+}
+
+fn acceptance(operation_id: &str, state: &str, echo_wrong: bool) -> Value {
+    let id = if echo_wrong {
+        format!("{operation_id}-wrong-echo")
+    } else {
+        operation_id.to_string()
+    };
+    json!({
+        "type": "CUSTOM",
+        "threadId": "default",
+        "timestamp": now_unix(),
+        "name": "KEEPER_CHAT_OPERATION_ACCEPTED",
+        "value": {"operation_id": id, "state": state, "queued_count": 0},
+    })
+}
+
+async fn stream(
+    _: Guard<Operator>,
+    State(state): State<AppState>,
+    Faults(faults): Faults,
+    body: Bytes,
+) -> ApiResult {
+    let req: ChatRequest = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(err) => return Ok(bad_request(&format!("invalid request body: {err}"))),
+    };
+    let _ = (&req.attachments, &req.user_blocks, req.since_seq);
+    if req.request_id.trim().is_empty() {
+        return Ok(bad_request("request_id is required"));
+    }
+    if req.name.trim().is_empty() {
+        return Ok(bad_request("name is required"));
+    }
+    if req.message.trim().is_empty() && req.attachments.is_none() && req.user_blocks.is_none() {
+        return Ok(bad_request("message is required"));
+    }
+    let name = req.name.clone();
+    if !state
+        .store()
+        .read(move |c| keepers::exists(c, &name))
+        .await?
+    {
+        return Ok(error_body(
+            StatusCode::NOT_FOUND,
+            &format!("unknown keeper: {}", req.name),
+        ));
+    }
+
+    let now = now_unix();
+    let digest = hex::encode(Sha256::digest(
+        format!("{}\n{}\n{}", req.request_id, req.name, req.message).as_bytes(),
+    ))[..16]
+        .to_string();
+    let input = json!({"name": req.name, "message": req.message});
+    let (id, keeper, message) = (
+        req.request_id.clone(),
+        req.name.clone(),
+        req.message.clone(),
+    );
+    // One operation per request_id: the insert and the user row commit together, or an
+    // existing operation is replayed.
+    let created = state
+        .store()
+        .write(move |tx| {
+            if !chat::insert_operation(tx, &id, &keeper, now, &digest, &input)? {
+                return Ok(None);
+            }
+            let ts = chat::next_ts(tx, &keeper, now)?;
+            chat::insert_message(
+                tx,
+                &NewMessage {
+                    id: format!("m-{id}-user"),
+                    keeper: keeper.clone(),
+                    role: "user".into(),
+                    content: message,
+                    ts,
+                    kind: None,
+                    turn_ref: None,
+                    tool_call_id: None,
+                    tool_call_name: None,
+                },
+            )?;
+            Ok(Some(chat::turn_count(tx, &keeper)? + 1))
+        })
+        .await?;
+
+    let (tx, rx) = mpsc::channel::<Bytes>(64);
+    match created {
+        None => {
+            let id = req.request_id.clone();
+            let op = state.store().read(move |c| chat::operation(c, &id)).await?;
+            let op_state = op.map(|o| o.state).unwrap_or_else(|| "Queued".into());
+            let event = acceptance(&req.request_id, &op_state, faults.echo_wrong);
+            let _ = tx.send(frame(1, &event)).await;
+        }
+        Some(turn_no) => {
+            let script = Script {
+                state: state.clone(),
+                request_id: req.request_id.clone(),
+                keeper: req.name.clone(),
+                message: req.message.clone(),
+                turn_ref: format!("trace-{}#{turn_no}", req.name),
+                echo_wrong: faults.echo_wrong,
+                out: tx,
+                seq: 0,
+            };
+            tokio::spawn(async move {
+                let id = script.request_id.clone();
+                if let Err(err) = script.run().await {
+                    tracing::error!(request_id = %id, error = %err, "chat script failed");
+                }
+            });
+        }
+    }
+    Ok(sse_response(rx))
+}
+
+/// The scripted keeper turn behind one chat operation. It runs to completion even when the
+/// client went away (the operation still finishes and lands in history, as in MASC).
+struct Script {
+    state: AppState,
+    request_id: String,
+    keeper: String,
+    message: String,
+    turn_ref: String,
+    echo_wrong: bool,
+    out: mpsc::Sender<Bytes>,
+    seq: u64,
+}
+
+impl Script {
+    async fn emit(&mut self, event: Value) {
+        self.seq += 1;
+        // A closed receiver only means nobody listens any more.
+        let _ = self.out.send(frame(self.seq, &event)).await;
+    }
+
+    fn event(&self, kind: &str, extra: Value) -> Value {
+        let mut v = json!({
+            "type": kind,
+            "threadId": format!("keeper:{}", self.keeper),
+            "timestamp": now_unix(),
+            "runId": format!("keeper-operation-run-{}", self.request_id),
+        });
+        if let (Some(obj), Value::Object(more)) = (v.as_object_mut(), extra) {
+            obj.extend(more);
+        }
+        v
+    }
+
+    fn reply_text(&self) -> String {
+        let quoted: String = self.message.lines().map(|l| format!("> {l}\n")).collect();
+        format!(
+            "{quoted}\n{}, 메시지 잘 받았어요 👋 \"{}\"에 대해 워크스페이스를 확인해 봤어요.\n\n\
+             - 진행 중인 작업: **7개** (task-1013 우선)\n- 검증 대기: 2개\n\n\
+             Anything else you want me to look at?",
+            self.keeper,
+            self.message.chars().take(40).collect::<String>(),
+        )
+    }
+
+    async fn run(mut self) -> Result<(), StoreError> {
+        let mut rng = SmallRng::seed_from_u64(
+            self.request_id
+                .bytes()
+                .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b))),
+        );
+        let mut pause = move |lo: u64, hi: u64| Duration::from_millis(rng.gen_range(lo..=hi));
+        let acc = acceptance(&self.request_id, "Queued", self.echo_wrong);
+        self.emit(acc).await;
+        tokio::time::sleep(pause(30, 80)).await;
+
+        let (id, keeper) = (self.request_id.clone(), self.keeper.clone());
+        let preview = self.message.chars().take(60).collect::<String>();
+        self.state
+            .store()
+            .write(move |tx| {
+                let at = now_unix();
+                chat::mark_running(tx, &id, at)?;
+                keepers::set_chat_turn(tx, &keeper, Some(at), Some(&preview))
+            })
+            .await?;
+        let started = self.event("RUN_STARTED", json!({}));
+        self.emit(started).await;
+
+        let thinking = self.event(
+            "CUSTOM",
+            json!({"name": "KEEPER_THINKING_DELTA", "value": {"delta": "워크스페이스 상태를 먼저 확인할게요…"}}),
+        );
+        self.emit(thinking).await;
+        tokio::time::sleep(pause(30, 80)).await;
+
+        let call_id = format!("tool-{}-1", self.request_id);
+        let args = "{\"status\":\"in_progress\"}";
+        let result = "{\"count\":7,\"tasks\":[\"task-1013\",\"task-1021\"]}";
+        for (kind, extra) in [
+            (
+                "TOOL_CALL_START",
+                json!({"toolCallId": call_id, "toolCallName": "masc_task_list"}),
+            ),
+            (
+                "TOOL_CALL_ARGS",
+                json!({"toolCallId": call_id, "delta": args}),
+            ),
+            ("TOOL_CALL_END", json!({"toolCallId": call_id})),
+        ] {
+            let e = self.event(kind, extra);
+            self.emit(e).await;
+            tokio::time::sleep(pause(30, 80)).await;
+        }
+        let (id, keeper, turn_ref, cid) = (
+            self.request_id.clone(),
+            self.keeper.clone(),
+            self.turn_ref.clone(),
+            call_id.clone(),
+        );
+        self.state
+            .store()
+            .write(move |tx| {
+                let ts = chat::next_ts(tx, &keeper, now_unix())?;
+                chat::insert_message(
+                    tx,
+                    &NewMessage {
+                        id: format!("m-{id}-tool-1"),
+                        keeper,
+                        role: "tool".into(),
+                        content: format!("{{\"args\":{args},\"result\":{result}}}"),
+                        ts,
+                        kind: None,
+                        turn_ref: Some(turn_ref),
+                        tool_call_id: Some(cid),
+                        tool_call_name: Some("masc_task_list".into()),
+                    },
+                )
+            })
+            .await?;
+        let ready = self.event(
+            "CUSTOM",
+            json!({"name": "KEEPER_TOOL_RESULT_READY",
+                   "value": {"tool_call_id": call_id, "tool_call_name": "masc_task_list", "ok": true}}),
+        );
+        self.emit(ready).await;
+
+        let message_id = format!("keeper-operation-message-{}", self.request_id);
+        let start = self.event(
+            "TEXT_MESSAGE_START",
+            json!({"messageId": message_id, "role": "assistant"}),
+        );
+        self.emit(start).await;
+        let reply = self.reply_text();
+        let chars: Vec<char> = reply.chars().collect();
+        for chunk in chars.chunks(12) {
+            tokio::time::sleep(pause(30, 80)).await;
+            let delta: String = chunk.iter().collect();
+            let e = self.event(
+                "TEXT_MESSAGE_CONTENT",
+                json!({"messageId": message_id, "delta": delta}),
+            );
+            self.emit(e).await;
+        }
+        let details = self.event(
+            "CUSTOM",
+            json!({"name": "KEEPER_REPLY_DETAILS",
+                   "value": {"reply": reply, "turn_outcome": "visible_reply", "turn_ref": self.turn_ref}}),
+        );
+        self.emit(details).await;
+        let end = self.event("TEXT_MESSAGE_END", json!({"messageId": message_id}));
+        self.emit(end).await;
+
+        // Commit the outcome before the terminal event, so a client that saw RUN_FINISHED
+        // reconciles to Succeeded (§4.4).
+        let (id, keeper, turn_ref) = (
+            self.request_id.clone(),
+            self.keeper.clone(),
+            self.turn_ref.clone(),
+        );
+        self.state
+            .store()
+            .write(move |tx| {
+                let now = now_unix();
+                let ts = chat::next_ts(tx, &keeper, now)?;
+                chat::insert_message(
+                    tx,
+                    &NewMessage {
+                        id: format!("m-{id}-assistant"),
+                        keeper: keeper.clone(),
+                        role: "assistant".into(),
+                        content: reply,
+                        ts,
+                        kind: None,
+                        turn_ref: Some(turn_ref.clone()),
+                        tool_call_id: None,
+                        tool_call_name: None,
+                    },
+                )?;
+                chat::mark_succeeded(tx, &id, now, &turn_ref)?;
+                keepers::set_chat_turn(tx, &keeper, None, None)
+            })
+            .await?;
+        let finished = self.event("RUN_FINISHED", json!({}));
+        self.emit(finished).await;
+        Ok(())
+    }
+}
+
+async fn operation(
+    _: Guard<Read>,
+    State(state): State<AppState>,
+    Path((name, request_id)): Path<(String, String)>,
+) -> ApiResult {
+    let id = request_id.clone();
+    let op = state.store().read(move |c| chat::operation(c, &id)).await?;
+    match op {
+        Some(op) if op.keeper == name => Ok(with_echo(json_ok(op.to_json()), &["operation_id"])),
+        _ => Ok(error_body(
+            StatusCode::NOT_FOUND,
+            &format!("unknown operation: {request_id}"),
+        )),
+    }
+}
+
+async fn history_page(
+    _: Guard<Public>,
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult {
+    let q = parse_query(raw.as_deref());
+    let before = match query_get(&q, "before") {
+        None => None,
+        Some(text) => match text.trim().parse::<f64>() {
+            Ok(v) if v.is_finite() => Some(v),
+            _ => {
+                return Ok(error_body(
+                    StatusCode::BAD_REQUEST,
+                    "before must be a unix-seconds float",
+                ));
+            }
+        },
+    };
+    let limit = clamp_limit(query_get(&q, "limit"), 50, 1, 200);
+    let keeper = name.clone();
+    let page = state
+        .store()
+        .read(move |c| {
+            if !keepers::exists(c, &keeper)? {
+                return Ok(None);
+            }
+            chat::history_page(c, &keeper, before, limit).map(Some)
+        })
+        .await?;
+    let Some((messages, has_more)) = page else {
+        return Ok(error_body(
+            StatusCode::NOT_FOUND,
+            &format!("unknown keeper: {name}"),
+        ));
+    };
+    let next_before = messages.first().map(|m| m["ts"].clone());
+    let resp = json_ok(json!({
+        "schema": "masc.keeper_chat_history.page.v1",
+        "messages": messages,
+        "has_more": has_more,
+        "next_before": next_before,
+    }));
+    Ok(with_next_cursor(
+        resp,
+        "next_before",
+        before.map(|b| json!(b)),
+    ))
+}

@@ -1,0 +1,317 @@
+//! Goals: a goal tree with phases (§5.5), per-goal timelines (§5.6); planning (§5.7) is
+//! computed from these rows and the tasks family.
+
+use super::{Family, Migration, SEED_EPOCH, StoreError, rfc3339, tasks};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use serde_json::{Value, json};
+
+pub const FAMILY: Family = Family {
+    name: "goals",
+    migrations: MIGRATIONS,
+    seed,
+};
+
+const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    name: "goals and goal timelines",
+    sql: "CREATE TABLE goals (
+        id TEXT PRIMARY KEY,
+        parent_id TEXT,
+        sort_key INTEGER NOT NULL,
+        title TEXT NOT NULL,
+        phase TEXT NOT NULL,
+        priority INTEGER NOT NULL,
+        metric TEXT,
+        target_value TEXT,
+        due_date TEXT,
+        last_review_note TEXT,
+        last_review_at TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        last_activity_at TEXT NOT NULL
+    );
+    CREATE TABLE goal_timeline (
+        goal_id TEXT NOT NULL,
+        ts TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        lane TEXT NOT NULL,
+        title TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        severity TEXT NOT NULL
+    );
+    CREATE INDEX goal_timeline_by_goal ON goal_timeline (goal_id, ts);",
+}];
+
+/// (id, parent, title, phase, priority, metric, target, due)
+type SeedGoal = (
+    &'static str,
+    Option<&'static str>,
+    &'static str,
+    &'static str,
+    i64,
+    Option<&'static str>,
+    Option<&'static str>,
+    Option<&'static str>,
+);
+
+const SEED: &[SeedGoal] = &[
+    (
+        "goal-1",
+        None,
+        "Ship masc-tui 1.0",
+        "executing",
+        1,
+        Some("open blockers"),
+        Some("0"),
+        Some("2026-12-15"),
+    ),
+    (
+        "goal-2",
+        Some("goal-1"),
+        "Chat screen parity with the OCaml TUI",
+        "executing",
+        2,
+        Some("C-rules covered"),
+        Some("74"),
+        None,
+    ),
+    (
+        "goal-3",
+        Some("goal-1"),
+        "Workspace admission everywhere (seed 001)",
+        "verifying",
+        1,
+        None,
+        None,
+        Some("2026-12-01"),
+    ),
+    (
+        "goal-4",
+        Some("goal-1"),
+        "런타임 카탈로그 화면",
+        "blocked",
+        3,
+        None,
+        None,
+        None,
+    ),
+    (
+        "goal-5",
+        None,
+        "Ops hygiene on build hosts",
+        "paused",
+        4,
+        Some("disk free %"),
+        Some("30"),
+        None,
+    ),
+    (
+        "goal-6",
+        Some("goal-5"),
+        "로그 로테이션 자동화",
+        "completed",
+        3,
+        None,
+        None,
+        Some("2026-11-01"),
+    ),
+    (
+        "goal-7",
+        None,
+        "Korean operator docs",
+        "executing",
+        3,
+        Some("pages"),
+        Some("12"),
+        Some("2027-01-10"),
+    ),
+    (
+        "goal-8",
+        None,
+        "Legacy web dashboard parity",
+        "dropped",
+        5,
+        None,
+        None,
+        None,
+    ),
+];
+
+fn seed(tx: &Transaction<'_>) -> Result<(), StoreError> {
+    for (i, (id, parent, title, phase, priority, metric, target, due)) in SEED.iter().enumerate() {
+        let created = SEED_EPOCH - 86_400 * (50 - i as i64 * 3);
+        let updated = SEED_EPOCH - 3_600 * (5 + i as i64 * 7);
+        let review = (i % 2 == 0).then(|| "주간 리뷰: 진행 순조, blocker 없음".to_string());
+        tx.execute(
+            "INSERT INTO goals (id, parent_id, sort_key, title, phase, priority, metric,
+                target_value, due_date, last_review_note, last_review_at, created_at,
+                updated_at, last_activity_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            params![
+                id,
+                parent,
+                i as i64,
+                title,
+                phase,
+                priority,
+                metric,
+                target,
+                due,
+                review,
+                review.as_ref().map(|_| rfc3339(updated - 86_400)),
+                rfc3339(created),
+                rfc3339(updated),
+                rfc3339(updated + 1_800),
+            ],
+        )?;
+        // Timeline: the goal's phase changes plus its tasks' transitions.
+        let mut events: Vec<(i64, &str, String, String, String, &str)> = vec![
+            (
+                created,
+                "goal_phase",
+                "goal".into(),
+                "Goal created".into(),
+                "phase=executing by operator".into(),
+                "ok",
+            ),
+            (
+                updated,
+                "goal_phase",
+                "goal".into(),
+                "Goal Phase".into(),
+                format!("phase={phase} by rondo"),
+                match *phase {
+                    "blocked" | "dropped" => "bad",
+                    "paused" | "verifying" => "warn",
+                    _ => "ok",
+                },
+            ),
+        ];
+        let linked = tasks::tasks_of_goal(tx, id)?;
+        for (k, t) in linked.iter().enumerate() {
+            let tid = t["id"].as_str().unwrap_or_default().to_string();
+            let status = t["status"].as_str().unwrap_or_default().to_string();
+            let severity = match status.as_str() {
+                "done" => "ok",
+                "cancelled" => "bad",
+                _ => "warn",
+            };
+            events.push((
+                updated - 600 * (k as i64 + 1),
+                "task",
+                format!("task:{tid}"),
+                t["title"].as_str().unwrap_or_default().to_string(),
+                status,
+                severity,
+            ));
+        }
+        if *id == "goal-2" {
+            events.push((
+                updated - 120,
+                "keeper_runtime",
+                "keeper:rondo".into(),
+                "rondo turn".into(),
+                "tool calls: 4 · reply delivered 💬".into(),
+                "ok",
+            ));
+            events.push((
+                updated - 90,
+                "approval",
+                "approval:appr-17".into(),
+                "Execute approval".into(),
+                "pending operator confirmation".into(),
+                "warn",
+            ));
+        }
+        for (ts, kind, lane, title, summary, severity) in events {
+            tx.execute(
+                "INSERT INTO goal_timeline (goal_id, ts, kind, lane, title, summary, severity)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![id, rfc3339(ts), kind, lane, title, summary, severity],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// A flat goal row (no tasks, no children).
+#[derive(Debug, Clone)]
+pub struct GoalRow {
+    pub id: String,
+    pub parent_id: Option<String>,
+    pub body: Value,
+}
+
+/// Every goal in tree order.
+pub fn goals(conn: &Connection) -> Result<Vec<GoalRow>, StoreError> {
+    let mut stmt = conn.prepare(
+        "SELECT id, parent_id, title, phase, priority, metric, target_value, due_date,
+                last_review_note, last_review_at, created_at, updated_at, last_activity_at
+         FROM goals ORDER BY sort_key",
+    )?;
+    let rows = stmt
+        .query_map([], |r| {
+            let id: String = r.get(0)?;
+            Ok(GoalRow {
+                parent_id: r.get(1)?,
+                body: json!({
+                    "id": id,
+                    "title": r.get::<_, String>(2)?,
+                    "phase": r.get::<_, String>(3)?,
+                    "priority": r.get::<_, i64>(4)?,
+                    "metric": r.get::<_, Option<String>>(5)?,
+                    "target_value": r.get::<_, Option<String>>(6)?,
+                    "due_date": r.get::<_, Option<String>>(7)?,
+                    "last_review_note": r.get::<_, Option<String>>(8)?,
+                    "last_review_at": r.get::<_, Option<String>>(9)?,
+                    "created_at": r.get::<_, String>(10)?,
+                    "updated_at": r.get::<_, String>(11)?,
+                    "last_activity_at": r.get::<_, String>(12)?,
+                }),
+                id,
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+/// Timeline rows of a goal, newest first.
+pub fn timeline(conn: &Connection, goal_id: &str) -> Result<Vec<Value>, StoreError> {
+    let mut stmt = conn.prepare(
+        "SELECT ts, kind, lane, title, summary, severity FROM goal_timeline
+         WHERE goal_id = ?1 ORDER BY ts DESC, rowid DESC",
+    )?;
+    let rows = stmt
+        .query_map(params![goal_id], |r| {
+            Ok(json!({
+                "ts": r.get::<_, String>(0)?,
+                "kind": r.get::<_, String>(1)?,
+                "lane": r.get::<_, String>(2)?,
+                "title": r.get::<_, String>(3)?,
+                "summary": r.get::<_, String>(4)?,
+                "severity": r.get::<_, String>(5)?,
+            }))
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+/// Whether a goal exists.
+pub fn exists(conn: &Connection, goal_id: &str) -> Result<bool, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT 1 FROM goals WHERE id = ?1",
+            params![goal_id],
+            |_| Ok(()),
+        )
+        .optional()?
+        .is_some())
+}
+
+/// The newest `updated_at` of any goal: the stable `generated_at` of goal bodies (a clock
+/// value would change every ETag).
+pub fn generated_at(conn: &Connection) -> Result<String, StoreError> {
+    let ts: Option<String> =
+        conn.query_row("SELECT MAX(updated_at) FROM goals", [], |r| r.get(0))?;
+    Ok(ts.unwrap_or_else(|| rfc3339(SEED_EPOCH)))
+}
