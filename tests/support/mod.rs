@@ -1,5 +1,7 @@
 //! Shared helpers of the client integration tests.
 #![allow(dead_code)]
+// Test scaffolding: a failed bind or poisoned lock should abort the test loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 pub mod mock;
 
 use masc_tui::protocol::admission::{AdmissionMode, ReadAuthority, ReadScope, WorkspaceId};
