@@ -254,6 +254,9 @@ fn render(reply: Reply) -> Response {
             match tail {
                 Tail::End => {}
                 Tail::Abort => {
+                    // Pending once so hyper flushes the head and chunks already written;
+                    // an error on the very next poll would drop them unsent.
+                    tokio::time::sleep(Duration::from_millis(10)).await;
                     yield Err(std::io::Error::other("mock aborts the body"));
                 }
                 Tail::Stall => std::future::pending::<()>().await,
