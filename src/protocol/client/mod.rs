@@ -455,7 +455,7 @@ impl WorkspaceClient {
         let deadline = Instant::now() + self.inner.config.request_timeout;
         tracing::debug!(
             method = "GET",
-            target = %target,
+            route = %target,
             attempt,
             conditional = request.if_none_match.is_some(),
             "request sent"
@@ -466,7 +466,7 @@ impl WorkspaceClient {
             .map_err(|e| read_transport_error(&e))?;
         tracing::debug!(
             method = "GET",
-            target = %target,
+            route = %target,
             attempt,
             status = sent.status().as_u16(),
             "response received"

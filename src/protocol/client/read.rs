@@ -26,13 +26,13 @@ impl WorkspaceClient {
         let target = loggable_target(path_and_query);
         match &result {
             Ok(admitted) => tracing::debug!(
-                target = %target,
+                route = %target,
                 mode = admitted.mode.as_str(),
                 cache_hit = admitted.from_cache,
                 "read admitted"
             ),
             Err(err) => tracing::debug!(
-                target = %target,
+                route = %target,
                 mode = auth.mode.as_str(),
                 class = %err.class(),
                 "read failed"

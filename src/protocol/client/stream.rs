@@ -134,7 +134,7 @@ impl SseStream {
                 self.finished = true;
                 // Release the connection now rather than when the stream is dropped.
                 self.body = Box::pin(futures::stream::empty());
-                tracing::debug!(target = %self.target, end = end.class(), "stream ended");
+                tracing::debug!(route = %self.target, end = end.class(), "stream ended");
                 return Some(Err(end));
             }
             if self.finished {
@@ -197,7 +197,7 @@ impl WorkspaceClient {
             .await
             .map_err(|reason| SseOpenFailure::NotSent { reason })?;
         let deadline = Instant::now() + self.inner.config.request_timeout;
-        tracing::debug!(method = "POST", target = %target, stream = true, "request sent");
+        tracing::debug!(method = "POST", route = %target, stream = true, "request sent");
         let response = match tokio::time::timeout_at(deadline, builder.send()).await {
             Err(_) => {
                 return Err(SseOpenFailure::OutcomeUnknown {
@@ -218,7 +218,7 @@ impl WorkspaceClient {
             Ok(Ok(response)) => response,
         };
         let status = response.status().as_u16();
-        tracing::debug!(method = "POST", target = %target, status, "response received");
+        tracing::debug!(method = "POST", route = %target, status, "response received");
         if !response.status().is_success() {
             return Err(match read_body(response, deadline).await {
                 Ok(body) => SseOpenFailure::Responded { status, body },
@@ -270,7 +270,7 @@ impl WorkspaceClient {
             }
             return Err(ClientError::NotEventStream { content_type });
         }
-        tracing::debug!(target = %target, mode = auth.mode.as_str(), "stream admitted");
+        tracing::debug!(route = %target, mode = auth.mode.as_str(), "stream admitted");
         Ok(SseStream::new(
             response,
             self.inner.config.sse_idle_timeout,

@@ -25,12 +25,12 @@ impl WorkspaceClient {
         let builder = match self.prepare_post(auth, path_and_query, body, false).await {
             Ok(builder) => builder,
             Err(reason) => {
-                tracing::debug!(method = "POST", target = %target, "write not sent");
+                tracing::debug!(method = "POST", route = %target, "write not sent");
                 return WriteExchange::NotSent { reason };
             }
         };
         let deadline = Instant::now() + self.inner.config.request_timeout;
-        tracing::debug!(method = "POST", target = %target, "request sent");
+        tracing::debug!(method = "POST", route = %target, "request sent");
         let response = match tokio::time::timeout_at(deadline, builder.send()).await {
             Err(_) => {
                 return unknown(&target, "timed out waiting for the response".into());
@@ -39,7 +39,7 @@ impl WorkspaceClient {
             Ok(Ok(response)) => response,
         };
         let status = response.status().as_u16();
-        tracing::debug!(method = "POST", target = %target, status, "response received");
+        tracing::debug!(method = "POST", route = %target, status, "response received");
         match tokio::time::timeout_at(deadline, response.bytes()).await {
             Err(_) => unknown(&target, "timed out reading the response body".into()),
             Ok(Err(err)) => unknown(
@@ -97,7 +97,7 @@ pub(crate) fn send_failure(target: &str, err: &reqwest::Error) -> WriteExchange 
     // A connect error (refused, unresolvable, connect timeout) means no connection carried
     // the request.
     if err.is_builder() || err.is_connect() {
-        tracing::debug!(method = "POST", target = %target, "write not sent");
+        tracing::debug!(method = "POST", route = %target, "write not sent");
         WriteExchange::NotSent { reason }
     } else {
         unknown(target, reason)
@@ -105,6 +105,6 @@ pub(crate) fn send_failure(target: &str, err: &reqwest::Error) -> WriteExchange 
 }
 
 fn unknown(target: &str, reason: String) -> WriteExchange {
-    tracing::debug!(method = "POST", target = %target, "write outcome unknown");
+    tracing::debug!(method = "POST", route = %target, "write outcome unknown");
     WriteExchange::OutcomeUnknown { reason }
 }
