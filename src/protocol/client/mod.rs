@@ -1,0 +1,518 @@
+//! The admitted workspace client (protocol.md §1–§2, §11).
+//!
+//! PUBLIC CONTRACT (other modules code against these names; the implementation may grow):
+//! - `WorkspaceClient::new(ClientConfig)`; one `reqwest::Client` inside; cheap to clone (Arc).
+//! - `health()` — `GET /health`, never conditional, no receipt check.
+//! - `get::<T: WireDecode>(&ReadAuthority, path_and_query)` — workspace JSON read with
+//!   `X-MASC-Expected-Root`, receipt check, ETag cache keyed by (expected root, path+query),
+//!   warming detection, 401 → re-acquire token → retry once.
+//! - `post_json(&ReadAuthority, path, &Value)` — a write; returns the raw `WriteExchange`
+//!   (status + body, or a transport outcome) that each save kind classifies (§11).
+//! - `post_sse` / `get_sse` — SSE streams (chat, ask follow-up).
+//!
+//! The admission contract this module implements is written down, line by line with the test
+//! that proves it, in `docs/audits/admission.md`.
+
+mod cache;
+mod encoding;
+mod read;
+mod stream;
+mod write;
+
+pub use encoding::{QueryString, cut_body, loggable_target, path_segment};
+pub use stream::{SseEnd, SseOpenFailure, SseStream};
+
+use super::admission::AdmissionMode;
+use super::decode::{DecodeError, DecodeErrorKind, WireDecode};
+use super::health::Health;
+use cache::ReadCache;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// `X-MASC-Expected-Root` (§1.2, §2.2).
+pub const EXPECTED_ROOT_HEADER: &str = "x-masc-expected-root";
+/// `X-MASC-Workspace-Receipt` (§2.2).
+pub const RECEIPT_HEADER: &str = "x-masc-workspace-receipt";
+/// `X-MASC-Agent` (§1.2).
+pub const AGENT_HEADER: &str = "x-masc-agent";
+/// The agent name sent on every request.
+pub const AGENT_NAME: &str = "masc-tui";
+/// Error bodies kept in `ClientError::Status` are cut to this many bytes.
+pub const ERROR_BODY_LIMIT: usize = 2048;
+/// Bodies larger than this are decoded on the blocking pool, off the caller (G-8).
+pub const OFFLOAD_DECODE_ABOVE: usize = 64 * 1024;
+
+/// Where the bearer token comes from; re-read on 401 (§1.3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenSource {
+    /// No token configured (`--no-auth` servers, or none found).
+    None,
+    /// A fixed token (flag); re-acquisition returns the same value.
+    Fixed(String),
+    /// `MASC_TOKEN`, then `<base>/.masc/auth/masc-tui.token`.
+    EnvThenFile { base_path: std::path::PathBuf },
+}
+
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    /// e.g. `http://127.0.0.1:8935` (no trailing slash).
+    pub base_url: String,
+    pub token: TokenSource,
+    /// Refuse health-admission mode (§2.3 strict option).
+    pub strict_receipts: bool,
+    pub connect_timeout: Duration,
+    pub request_timeout: Duration,
+    /// SSE streams have no total limit; they end when no byte arrives for this long (§1.5).
+    pub sse_idle_timeout: Duration,
+}
+
+impl ClientConfig {
+    pub fn new(base_url: impl Into<String>) -> Self {
+        Self {
+            base_url: base_url.into(),
+            token: TokenSource::None,
+            strict_receipts: false,
+            connect_timeout: Duration::from_secs(3),
+            request_timeout: Duration::from_secs(10),
+            sse_idle_timeout: Duration::from_secs(180),
+        }
+    }
+}
+
+/// A read the client admitted.
+#[derive(Debug, Clone)]
+pub struct Admitted<T> {
+    pub value: Arc<T>,
+    pub mode: AdmissionMode,
+    /// `true` when this is the cached value re-admitted by a 304.
+    pub from_cache: bool,
+}
+
+/// Every way a read can fail, each distinguishable by the caller.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ClientError {
+    #[error("transport: {0}")]
+    Transport(String),
+    #[error("timed out")]
+    Timeout,
+    #[error("HTTP {status}")]
+    Status { status: u16, body: String },
+    #[error("decode: {0}")]
+    Decode(DecodeError),
+    #[error("workspace receipt missing")]
+    ReceiptMissing,
+    #[error("workspace receipt duplicated")]
+    ReceiptDuplicated,
+    #[error("workspace receipt for another root")]
+    ReceiptMismatch { expected: String, got: String },
+    #[error("server serves another workspace")]
+    WorkspaceMismatch { expected: String, served: String },
+    #[error("server is warming up")]
+    Warming,
+    #[error("no token")]
+    NoToken,
+    #[error("credential refused")]
+    Unauthorized { status: u16, code: Option<String> },
+    #[error("304 without a cached entry")]
+    NotModifiedWithoutEntry,
+    #[error("server sends no workspace receipts")]
+    HealthModeRefused,
+    /// A 200 on an SSE endpoint whose content type is not `text/event-stream`.
+    #[error("response is not an event stream")]
+    NotEventStream { content_type: Option<String> },
+    /// The request could not be formed (a target not starting with `/`, an empty expected
+    /// root); nothing was sent.
+    #[error("invalid request: {0}")]
+    InvalidRequest(String),
+}
+
+impl ClientError {
+    /// Stable snake_case class for traces and the view (`timeout`, `status_500`, ...).
+    pub fn class(&self) -> String {
+        match self {
+            Self::Transport(_) => "transport".into(),
+            Self::Timeout => "timeout".into(),
+            Self::Status { status, .. } => format!("status_{status}"),
+            Self::Decode(e) => format!("decode_{}", e.reason()),
+            Self::ReceiptMissing => "receipt_missing".into(),
+            Self::ReceiptDuplicated => "receipt_duplicated".into(),
+            Self::ReceiptMismatch { .. } => "receipt_mismatch".into(),
+            Self::WorkspaceMismatch { .. } => "workspace_mismatch".into(),
+            Self::Warming => "warming".into(),
+            Self::NoToken => "no_token".into(),
+            Self::Unauthorized { status, .. } => format!("unauthorized_{status}"),
+            Self::NotModifiedWithoutEntry => "not_modified_without_entry".into(),
+            Self::HealthModeRefused => "health_mode_refused".into(),
+            Self::NotEventStream { .. } => "not_event_stream".into(),
+            Self::InvalidRequest(_) => "invalid_request".into(),
+        }
+    }
+}
+
+/// What happened to a POST at the transport level, before a save kind classifies it (§11).
+#[derive(Debug, Clone, PartialEq)]
+pub enum WriteExchange {
+    /// Refused before anything left the machine (connection refused, no token...).
+    NotSent { reason: String },
+    /// The request may have left the machine and no complete response came back.
+    OutcomeUnknown { reason: String },
+    /// A complete response.
+    Responded { status: u16, body: bytes::Bytes },
+}
+
+/// Cheap-to-clone admitted client: one `reqwest::Client`, one token slot, one read cache.
+#[derive(Clone)]
+pub struct WorkspaceClient {
+    inner: Arc<ClientInner>,
+}
+
+struct ClientInner {
+    config: ClientConfig,
+    http: reqwest::Client,
+    /// `None` until first needed; replaced on a 401 (§1.3).
+    token: Mutex<Option<TokenState>>,
+    cache: ReadCache,
+}
+
+/// The token as it can be sent.
+#[derive(Clone)]
+pub(crate) enum TokenState {
+    /// No token configured or found: requests go without `Authorization`.
+    Absent,
+    /// `Authorization: Bearer <token>`, marked sensitive.
+    Usable(HeaderValue),
+    /// A token exists but cannot be a header value (control bytes, non-UTF-8 file): refused
+    /// before sending rather than silently sent without credentials.
+    Unusable,
+}
+
+/// `MASC_TOKEN` / token-file text as it goes on the wire: CR and LF become spaces, then the
+/// whole is trimmed (§1.2). Empty means no token.
+pub fn sanitise_token(raw: &str) -> String {
+    raw.replace(['\r', '\n'], " ").trim().to_string()
+}
+
+fn token_state_from(raw: &str) -> TokenState {
+    let token = sanitise_token(raw);
+    if token.is_empty() {
+        return TokenState::Absent;
+    }
+    match HeaderValue::from_str(&format!("Bearer {token}")) {
+        Ok(mut value) => {
+            value.set_sensitive(true);
+            TokenState::Usable(value)
+        }
+        Err(_) => TokenState::Unusable,
+    }
+}
+
+/// Acquire the token from its source (§1.1: `MASC_TOKEN`, then the token file).
+async fn load_token(source: &TokenSource) -> TokenState {
+    match source {
+        TokenSource::None => TokenState::Absent,
+        TokenSource::Fixed(raw) => token_state_from(raw),
+        TokenSource::EnvThenFile { base_path } => {
+            if let Ok(raw) = std::env::var("MASC_TOKEN")
+                && !sanitise_token(&raw).is_empty()
+            {
+                return token_state_from(&raw);
+            }
+            let file = base_path.join(".masc").join("auth").join("masc-tui.token");
+            match tokio::fs::read(&file).await {
+                Ok(bytes) => match String::from_utf8(bytes) {
+                    Ok(raw) => token_state_from(&raw),
+                    Err(_) => TokenState::Unusable,
+                },
+                Err(_) => TokenState::Absent,
+            }
+        }
+    }
+}
+
+/// A short transport reason without the URL (G-10: no query values in diagnostics).
+pub(crate) fn describe_transport(err: &reqwest::Error) -> String {
+    let kind = if err.is_connect() {
+        "connect"
+    } else if err.is_timeout() {
+        "timeout"
+    } else if err.is_body() || err.is_decode() {
+        "body"
+    } else if err.is_request() {
+        "request"
+    } else if err.is_builder() {
+        "builder"
+    } else {
+        "transport"
+    };
+    let mut out = kind.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        out.push_str(": ");
+        out.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    out
+}
+
+/// The `auth_error_code` of a 401/403 body, if it has one (§1.3).
+fn auth_error_code(body: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct AuthBody {
+        auth_error_code: Option<String>,
+    }
+    serde_json::from_slice::<AuthBody>(body)
+        .ok()
+        .and_then(|b| b.auth_error_code)
+}
+
+/// What a read request carries besides the token.
+pub(crate) struct ReadRequest<'a> {
+    pub target: &'a str,
+    pub expected_root: Option<&'a str>,
+    pub if_none_match: Option<String>,
+    pub event_stream: bool,
+}
+
+impl WorkspaceClient {
+    pub fn new(config: ClientConfig) -> Result<Self, ClientError> {
+        let mut defaults = HeaderMap::new();
+        defaults.insert(
+            HeaderName::from_static(AGENT_HEADER),
+            HeaderValue::from_static(AGENT_NAME),
+        );
+        // No total timeout on the client: plain requests get a per-request deadline, streams
+        // get an idle limit instead (§1.5). No compression features are enabled, so no
+        // `Accept-Encoding` is sent (§1.2).
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .default_headers(defaults)
+            .build()
+            .map_err(|e| ClientError::Transport(describe_transport(&e)))?;
+        Ok(Self {
+            inner: Arc::new(ClientInner {
+                config,
+                http,
+                token: Mutex::new(None),
+                cache: ReadCache::default(),
+            }),
+        })
+    }
+
+    pub fn config(&self) -> &ClientConfig {
+        &self.inner.config
+    }
+
+    /// One refresh tick of the read cache: entries unread for two ticks are dropped (§2.5).
+    /// Returns how many were dropped.
+    pub fn sweep_cache(&self) -> usize {
+        self.inner.cache.sweep()
+    }
+
+    /// Forget every cached read of a root whose epoch was withdrawn.
+    pub fn forget_root(&self, root: &str) {
+        self.inner.cache.forget_root(root);
+    }
+
+    /// Number of cached reads (diagnostics and tests).
+    pub fn cached_reads(&self) -> usize {
+        self.inner.cache.len()
+    }
+
+    /// `GET /health` (§3): never conditional, no expected root, no receipt check.
+    pub async fn health(&self) -> Result<Health, ClientError> {
+        let request = ReadRequest {
+            target: "/health",
+            expected_root: None,
+            if_none_match: None,
+            event_stream: false,
+        };
+        let (response, deadline) = self.send_read(&request).await?;
+        let status = response.status().as_u16();
+        let body = read_body(response, deadline).await?;
+        if !(200..300).contains(&status) {
+            return Err(ClientError::Status {
+                status,
+                body: cut_body(&body, ERROR_BODY_LIMIT),
+            });
+        }
+        Health::decode(&body).map_err(ClientError::Decode)
+    }
+
+    fn url(&self, target: &str) -> Result<String, ClientError> {
+        if !target.starts_with('/') {
+            return Err(ClientError::InvalidRequest(
+                "request target must start with '/'".into(),
+            ));
+        }
+        Ok(format!(
+            "{}{target}",
+            self.inner.config.base_url.trim_end_matches('/')
+        ))
+    }
+
+    /// The held token, loading it on first use.
+    async fn token(&self) -> TokenState {
+        if let Some(held) = self.lock_token().clone() {
+            return held;
+        }
+        let loaded = load_token(&self.inner.config.token).await;
+        *self.lock_token() = Some(loaded.clone());
+        loaded
+    }
+
+    /// Re-acquire the token from its source after a 401 (§1.3).
+    async fn reacquire_token(&self) -> TokenState {
+        let loaded = load_token(&self.inner.config.token).await;
+        *self.lock_token() = Some(loaded.clone());
+        loaded
+    }
+
+    fn lock_token(&self) -> std::sync::MutexGuard<'_, Option<TokenState>> {
+        // The slot holds a plain value; a poisoned lock still holds a whole one.
+        self.inner.token.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn build_read(
+        &self,
+        url: &str,
+        request: &ReadRequest<'_>,
+        token: &TokenState,
+    ) -> reqwest::RequestBuilder {
+        let mut builder = self.inner.http.get(url);
+        if let TokenState::Usable(value) = token {
+            builder = builder.header(reqwest::header::AUTHORIZATION, value.clone());
+        }
+        if let Some(root) = request.expected_root {
+            builder = builder.header(
+                EXPECTED_ROOT_HEADER,
+                super::admission::encode_root_header(root),
+            );
+        }
+        if let Some(tag) = &request.if_none_match {
+            builder = builder.header(reqwest::header::IF_NONE_MATCH, tag.as_str());
+        }
+        if request.event_stream {
+            builder = builder.header(reqwest::header::ACCEPT, "text/event-stream");
+        }
+        builder
+    }
+
+    /// Send one read until its response head, applying the 401 rule (§1.3): on 401 the token
+    /// is re-acquired and the identical request repeated exactly once; a second 401 is
+    /// `Unauthorized`; no token after a 401 is `NoToken`; 403 is never retried. The returned
+    /// deadline bounds the body read of plain requests.
+    pub(crate) async fn send_read(
+        &self,
+        request: &ReadRequest<'_>,
+    ) -> Result<(reqwest::Response, Instant), ClientError> {
+        let url = self.url(request.target)?;
+        let token = self.token().await;
+        if matches!(token, TokenState::Unusable) {
+            return Err(ClientError::NoToken);
+        }
+        let (first, deadline) = self.send_read_once(&url, request, &token, 1).await?;
+        let response = if first.status() == reqwest::StatusCode::UNAUTHORIZED {
+            // Drain the refused answer so the connection can be reused; its content is moot.
+            let _ = read_body(first, deadline).await;
+            match self.reacquire_token().await {
+                TokenState::Absent | TokenState::Unusable => return Err(ClientError::NoToken),
+                fresh @ TokenState::Usable(_) => {
+                    let (second, deadline) = self.send_read_once(&url, request, &fresh, 2).await?;
+                    if second.status() == reqwest::StatusCode::UNAUTHORIZED {
+                        let body = read_body(second, deadline).await.unwrap_or_default();
+                        return Err(ClientError::Unauthorized {
+                            status: 401,
+                            code: auth_error_code(&body),
+                        });
+                    }
+                    (second, deadline)
+                }
+            }
+        } else {
+            (first, deadline)
+        };
+        let (response, deadline) = response;
+        if response.status() == reqwest::StatusCode::FORBIDDEN {
+            let body = read_body(response, deadline).await.unwrap_or_default();
+            return Err(ClientError::Unauthorized {
+                status: 403,
+                code: auth_error_code(&body),
+            });
+        }
+        Ok((response, deadline))
+    }
+
+    async fn send_read_once(
+        &self,
+        url: &str,
+        request: &ReadRequest<'_>,
+        token: &TokenState,
+        attempt: u8,
+    ) -> Result<(reqwest::Response, Instant), ClientError> {
+        let target = loggable_target(request.target);
+        let deadline = Instant::now() + self.inner.config.request_timeout;
+        tracing::debug!(
+            method = "GET",
+            route = %target,
+            attempt,
+            conditional = request.if_none_match.is_some(),
+            "request sent"
+        );
+        let sent = tokio::time::timeout_at(deadline, self.build_read(url, request, token).send())
+            .await
+            .map_err(|_| ClientError::Timeout)?
+            .map_err(|e| read_transport_error(&e))?;
+        tracing::debug!(
+            method = "GET",
+            route = %target,
+            attempt,
+            status = sent.status().as_u16(),
+            "response received"
+        );
+        Ok((sent, deadline))
+    }
+}
+
+fn read_transport_error(err: &reqwest::Error) -> ClientError {
+    if err.is_timeout() {
+        ClientError::Timeout
+    } else if err.is_builder() {
+        ClientError::InvalidRequest(describe_transport(err))
+    } else {
+        ClientError::Transport(describe_transport(err))
+    }
+}
+
+/// The whole body of a plain response, bounded by the request deadline.
+pub(crate) async fn read_body(
+    response: reqwest::Response,
+    deadline: Instant,
+) -> Result<bytes::Bytes, ClientError> {
+    tokio::time::timeout_at(deadline, response.bytes())
+        .await
+        .map_err(|_| ClientError::Timeout)?
+        .map_err(|e| read_transport_error(&e))
+}
+
+/// Decode a body; large bodies go to the blocking pool so the caller's task stays free (G-8).
+pub(crate) async fn decode_off_caller<T: WireDecode + Send + 'static>(
+    body: bytes::Bytes,
+) -> Result<T, ClientError> {
+    if body.len() <= OFFLOAD_DECODE_ABOVE {
+        return T::decode(&body).map_err(ClientError::Decode);
+    }
+    match tokio::task::spawn_blocking(move || T::decode(&body)).await {
+        Ok(result) => result.map_err(ClientError::Decode),
+        Err(join) => Err(ClientError::Decode(DecodeError::new(
+            DecodeErrorKind::Other("decode_task_failed"),
+            ".",
+            if join.is_panic() {
+                "decoder panicked"
+            } else {
+                "decoder cancelled"
+            },
+        ))),
+    }
+}
