@@ -339,6 +339,12 @@ impl WireDecode for RuntimeConfigConflict {
     }
 }
 
+/// The request a raw save answers (§9.4 CAS).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeRawSaveRequest {
+    pub expected_source_revision: String,
+}
+
 /// Markers that make any raw-save response (even a 400) "outcome unknown" (§11).
 pub fn raw_save_unknown_marker(body: &serde_json::Map<String, Value>) -> Option<&'static str> {
     if body.get("config_applied") == Some(&Value::Bool(true)) {
