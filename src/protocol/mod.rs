@@ -13,6 +13,7 @@ pub mod health;
 pub mod keeper_config;
 pub mod keepers;
 pub mod kinds;
+pub mod kinds_system;
 pub mod operator;
 pub mod outcome;
 pub mod runtime;
