@@ -1,6 +1,8 @@
 //! Every fixture of the system kinds decodes or rejects exactly as MANIFEST.tsv says,
 //! reason included (protocol.md §6–§10).
 
+// Tests may unwrap (house rules); the helpers below are test-only.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 use masc_tui::protocol::kinds_system;
 use std::path::{Path, PathBuf};
 
