@@ -166,6 +166,93 @@ fn classify(err: &serde_json::Error, path: String) -> DecodeError {
     DecodeError::new(kind, path, detail)
 }
 
+/// Serde helper: a nullable field whose key must be present (`"k": null` is fine, no key is
+/// `missing_field`). Use as `#[serde(deserialize_with = "required_nullable")]`.
+pub fn required_nullable<'de, D, T>(de: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    <Option<T> as serde::Deserialize>::deserialize(de)
+}
+
+/// Serde helper for a tri-state field: absent (`None`, with `#[serde(default)]`), present null
+/// (`Some(None)`) or present with a value. Use as
+/// `#[serde(default, deserialize_with = "present_nullable")]`.
+pub fn present_nullable<'de, D, T>(de: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    <Option<T> as serde::Deserialize>::deserialize(de).map(Some)
+}
+
+impl DecodeError {
+    /// Re-root the error path under `prefix` (e.g. `.connectors[3]`) for sub-values decoded
+    /// on their own.
+    pub fn under(mut self, prefix: &str) -> Self {
+        self.path = if self.path == "." {
+            prefix.to_string()
+        } else {
+            format!("{prefix}{}", self.path)
+        };
+        self
+    }
+}
+
+/// A closed object: the first key outside `allowed` is `unknown_field` at `{at}.{key}`.
+pub fn closed_keys(
+    obj: &serde_json::Map<String, serde_json::Value>,
+    allowed: &[&str],
+    at: &str,
+) -> Result<(), DecodeError> {
+    match obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(k) => Err(DecodeError::new(
+            DecodeErrorKind::UnknownField,
+            format!("{at}.{k}"),
+            format!("unknown field `{k}` in a closed object"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A required key of an already parsed object (`missing_field` at `{at}.{key}` otherwise).
+pub fn required_key<'a>(
+    obj: &'a serde_json::Map<String, serde_json::Value>,
+    key: &str,
+    at: &str,
+) -> Result<&'a serde_json::Value, DecodeError> {
+    obj.get(key).ok_or_else(|| {
+        DecodeError::new(
+            DecodeErrorKind::MissingField,
+            format!("{at}.{key}"),
+            format!("missing field `{key}`"),
+        )
+    })
+}
+
+/// [`decode_value`] of a sub-value whose errors are re-rooted under `at`.
+pub fn decode_value_at<T: DeserializeOwned>(
+    value: &serde_json::Value,
+    at: &str,
+) -> Result<T, DecodeError> {
+    decode_value(value).map_err(|e| e.under(at))
+}
+
+/// Parse a body as a JSON object (`wrong_type` at `.` when it is valid JSON of another type).
+pub fn decode_object(
+    bytes: &[u8],
+) -> Result<serde_json::Map<String, serde_json::Value>, DecodeError> {
+    match decode_json::<serde_json::Value>(bytes)? {
+        serde_json::Value::Object(map) => Ok(map),
+        _ => Err(DecodeError::new(
+            DecodeErrorKind::WrongType,
+            ".",
+            "the body is not a JSON object",
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,17 +3,28 @@
 //! This module depends on neither ratatui nor ractor.
 
 pub mod admission;
+pub mod asks;
+pub mod async_requests;
+pub mod board;
 pub mod chat;
 pub mod client;
+pub mod connectors;
 pub mod coop_report;
 pub mod decode;
 pub mod goals;
 pub mod health;
+pub mod keeper_config;
 pub mod keepers;
 pub mod kinds;
+pub mod kinds_system;
 pub mod kinds_work;
+pub mod operator;
+pub mod outcome;
 pub mod planning;
+pub mod runtime;
+pub mod skills;
 pub mod sse;
 pub mod tasks;
+pub mod tools;
 pub mod transcript;
 pub mod turns;

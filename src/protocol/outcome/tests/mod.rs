@@ -1,0 +1,10 @@
+//! One test per §11 table row (protocol.md §11), named `<write kind>_<outcome>`.
+
+mod config;
+mod interactive;
+
+use super::SaveOutcome;
+
+fn class<A, C>(o: &SaveOutcome<A, C>) -> &'static str {
+    o.class()
+}

@@ -1,0 +1,225 @@
+//! `GET /api/v1/runtime/resolved` (protocol.md §9.1). The catalogue and the usage section
+//! decode independently: each is its own `Result` inside the decoded value.
+
+use crate::protocol::decode::{
+    DecodeError, DecodeErrorKind, WireDecode, decode_object, decode_value, required_nullable,
+};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ResolvedRuntime {
+    pub id: String,
+    pub provider: String,
+    pub provider_id: String,
+    pub model: String,
+    pub effective_max_context: u64,
+    #[serde(default)]
+    pub max_output_tokens: Option<u64>,
+    pub is_local: bool,
+    pub is_default: bool,
+    /// `None`: not reported by this server (not "false").
+    #[serde(default)]
+    pub quota_exhausted: Option<bool>,
+    #[serde(default)]
+    pub rate_limited: Option<bool>,
+    #[serde(default)]
+    pub quota_scope: Option<String>,
+    #[serde(default)]
+    pub quota_resets_at: Option<f64>,
+    #[serde(default)]
+    pub rate_limit_resets_at: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct RuntimeLane {
+    pub id: String,
+    pub runtime_ids: Vec<String>,
+    pub declared: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AssignmentSource {
+    Explicit,
+    Default,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ResolvedTarget {
+    Lane { id: String },
+    Missing,
+    Unavailable { id: String, reason: Value },
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct KeeperRuntimeAssignment {
+    pub keeper: String,
+    pub assignment_source: AssignmentSource,
+    pub resolved: ResolvedTarget,
+}
+
+/// The catalogue part of the body.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct RuntimeCatalogue {
+    pub generated_at_iso: String,
+    #[serde(deserialize_with = "required_nullable")]
+    pub config_path: Option<String>,
+    #[serde(deserialize_with = "required_nullable")]
+    pub default_runtime: Option<ResolvedRuntime>,
+    pub runtimes: Vec<ResolvedRuntime>,
+    pub lanes: Vec<RuntimeLane>,
+    pub assignments: Vec<KeeperRuntimeAssignment>,
+    pub media_failover: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct UsageProvider {
+    pub id: String,
+    pub display_name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum UsageWindowKind {
+    FiveHour,
+    SevenDay,
+    DurationMinutes { minutes: u64 },
+    ProviderLabel { label: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UtilizationUnit {
+    Fraction,
+    Percent,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Utilization {
+    pub unit: UtilizationUnit,
+    pub value: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct UsageWindow {
+    #[serde(deserialize_with = "required_nullable")]
+    pub limit_id: Option<String>,
+    pub window: UsageWindowKind,
+    pub role: String,
+    pub utilization: Utilization,
+    #[serde(default)]
+    pub resets_at: Option<f64>,
+    pub observed_at: Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UsageState {
+    Reported,
+    NotReportedSinceStart,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct UsageAccount {
+    pub scope: String,
+    pub scope_id: String,
+    pub providers: Vec<UsageProvider>,
+    pub state: UsageState,
+    pub windows: Vec<UsageWindow>,
+}
+
+/// The usage part of the body.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ProviderUsage {
+    pub provider_usage_windows_since: f64,
+    pub provider_usage_windows: Vec<UsageAccount>,
+}
+
+/// The resolved read: two independently decoded sections.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuntimeResolved {
+    pub catalogue: Result<RuntimeCatalogue, DecodeError>,
+    pub usage: Result<ProviderUsage, DecodeError>,
+}
+
+impl RuntimeResolved {
+    /// The first section error (for strict callers such as `decode --as`).
+    pub fn first_error(&self) -> Option<&DecodeError> {
+        self.catalogue.as_ref().err().or(self.usage.as_ref().err())
+    }
+}
+
+const USAGE_KEYS: &[&str] = &["provider_usage_windows_since", "provider_usage_windows"];
+
+fn decode_usage(value: &Value) -> Result<ProviderUsage, DecodeError> {
+    let usage: ProviderUsage = decode_value(value)?;
+    for (i, acct) in usage.provider_usage_windows.iter().enumerate() {
+        let ok = match acct.state {
+            UsageState::Reported => !acct.windows.is_empty(),
+            UsageState::NotReportedSinceStart => acct.windows.is_empty(),
+        };
+        if !ok {
+            return Err(DecodeError::new(
+                DecodeErrorKind::InvalidValue,
+                format!(".provider_usage_windows[{i}].windows"),
+                "windows disagree with the account state",
+            ));
+        }
+    }
+    Ok(usage)
+}
+
+impl WireDecode for RuntimeResolved {
+    fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let obj = decode_object(bytes)?;
+        let (usage_part, catalogue_part): (Map<String, Value>, Map<String, Value>) = obj
+            .into_iter()
+            .partition(|(k, _)| USAGE_KEYS.contains(&k.as_str()));
+        Ok(Self {
+            catalogue: decode_value(&Value::Object(catalogue_part)),
+            usage: decode_usage(&Value::Object(usage_part)),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EMPTY: &str = r#"{"generated_at_iso":"2026-08-24T10:20:02Z","source":"/api/v1/runtime/resolved","config_path":null,"default_runtime":null,"runtimes":[],"lanes":[],"assignments":[],"media_failover":[],"provider_usage_windows_since":1790179140.2,"provider_usage_windows":[]}"#;
+
+    #[test]
+    fn bad_usage_keeps_catalogue_s9_1() {
+        let body = EMPTY.replace(
+            r#""provider_usage_windows":[]"#,
+            r#""provider_usage_windows":"x""#,
+        );
+        let r = RuntimeResolved::decode(body.as_bytes()).unwrap();
+        assert!(r.catalogue.is_ok());
+        let e = r.usage.unwrap_err();
+        assert_eq!(
+            (e.kind, e.path.as_str()),
+            (DecodeErrorKind::WrongType, ".provider_usage_windows")
+        );
+    }
+
+    #[test]
+    fn bad_catalogue_keeps_usage_s9_1() {
+        let body = EMPTY.replace(r#""runtimes":[]"#, r#""runtimes":[{"id":1}]"#);
+        let r = RuntimeResolved::decode(body.as_bytes()).unwrap();
+        assert!(r.usage.is_ok());
+        assert!(r.catalogue.is_err());
+    }
+
+    #[test]
+    fn reported_account_needs_a_window_s9_1() {
+        let body = EMPTY.replace(
+            r#""provider_usage_windows":[]"#,
+            r#""provider_usage_windows":[{"scope":"account","scope_id":"a","providers":[],"state":"reported","windows":[]}]"#,
+        );
+        let r = RuntimeResolved::decode(body.as_bytes()).unwrap();
+        assert_eq!(r.usage.unwrap_err().kind, DecodeErrorKind::InvalidValue);
+    }
+}
