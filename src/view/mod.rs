@@ -6,6 +6,7 @@ pub mod fetched;
 pub mod keys;
 pub mod model;
 pub mod presenter;
+pub mod sample;
 pub mod schedule;
 pub mod screens;
 pub mod terminal;
