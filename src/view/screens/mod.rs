@@ -235,26 +235,28 @@ fn render_footer(ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
         }
         Line::from(spans)
     } else {
-        let mut spans = vec![Span::styled(
-            "Tab surfaces · ? help · r refresh · q q quit",
-            theme.style(Tone::Dim),
-        )];
-        if ui.tab == Tab::Keepers {
+        // The notice and the search go first: hints are what a narrow footer may lose.
+        let mut spans = Vec::new();
+        if let Some(notice) = &ui.notice {
             spans.push(Span::styled(
-                " · j/k move · / search · Enter detail",
-                theme.style(Tone::Dim),
+                format!("{notice} · "),
+                theme.style(Tone::Accent),
             ));
         }
         if let Some(search) = ui.roster.search.as_ref() {
             spans.push(Span::styled(
-                format!(" · /{} (n/N)", sanitize(&search.query)),
+                format!("/{} (n/N) · ", sanitize(&search.query)),
                 theme.style(Tone::Accent),
             ));
         }
-        if let Some(notice) = &ui.notice {
+        spans.push(Span::styled(
+            "Tab surfaces · ? help · r refresh · q q quit",
+            theme.style(Tone::Dim),
+        ));
+        if ui.tab == Tab::Keepers {
             spans.push(Span::styled(
-                format!(" · {notice}"),
-                theme.style(Tone::Normal),
+                " · j/k move · / search · Enter detail",
+                theme.style(Tone::Dim),
             ));
         }
         Line::from(spans)
