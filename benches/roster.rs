@@ -15,6 +15,7 @@ use masc_tui::view::theme::Theme;
 use ratatui::backend::CrosstermBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use std::io::BufWriter;
 use std::time::Instant;
 
 const ROWS: usize = 1_000;
@@ -55,7 +56,9 @@ fn bench_roster(c: &mut Criterion) {
     // Figures printed once: bytes of the first (full) frame and of one `j`.
     {
         let counter = ByteCounter::default();
-        let mut presenter = Presenter::new(CrosstermBackend::new(counter.clone()), true);
+        // As in `run_tui`: a frame buffer flushed once per frame.
+        let writer = BufWriter::with_capacity(1 << 20, counter.clone());
+        let mut presenter = Presenter::new(CrosstermBackend::new(writer), true);
         let mut ui = ui();
         presenter.present(&paint(&model, &ui, &ctx)).unwrap();
         let full = counter.bytes();
@@ -81,7 +84,8 @@ fn bench_roster(c: &mut Criterion) {
 
     c.bench_function("roster_1000/j_keypress_project_paint_present", |b| {
         let counter = ByteCounter::default();
-        let mut presenter = Presenter::new(CrosstermBackend::new(counter), true);
+        let writer = BufWriter::with_capacity(1 << 20, counter);
+        let mut presenter = Presenter::new(CrosstermBackend::new(writer), true);
         let mut ui = ui();
         presenter.present(&paint(&model, &ui, &ctx)).unwrap();
         b.iter(|| {

@@ -65,6 +65,20 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
     if ctrl && key.code == KeyCode::Char('z') {
         return UiCommand::Suspend;
     }
+    if ui.too_small() {
+        // T.5: behind the resize gate hidden input is rejected; only quitting works.
+        return match (ui.quit_armed, key.code) {
+            (true, KeyCode::Char('q')) => UiCommand::Quit(ExitCause::QuitKey),
+            (false, KeyCode::Char('q')) => {
+                ui.quit_armed = true;
+                UiCommand::None
+            }
+            _ => {
+                ui.quit_armed = false;
+                UiCommand::None
+            }
+        };
+    }
     let had_notice = ui.notice.take().is_some();
     let changed = |cmd: UiCommand| match cmd {
         UiCommand::None if had_notice => UiCommand::Repaint,
@@ -275,4 +289,67 @@ pub fn handle_paste(ui: &mut Ui, model: &Model, text: &str) -> bool {
     }));
     let _ = jump(&mut ui.roster, model, cur, true, false, page);
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::layout::Rect;
+
+    fn press(c: char) -> KeyEvent {
+        KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn tab_ring_wraps_both_ways() {
+        let mut ui = Ui::default();
+        let model = Model::default();
+        ui.tab = Tab::System;
+        handle_key(
+            &mut ui,
+            &model,
+            KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE),
+        );
+        assert_eq!(ui.tab, Tab::Overview);
+        handle_key(
+            &mut ui,
+            &model,
+            KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT),
+        );
+        assert_eq!(ui.tab, Tab::System);
+        handle_key(&mut ui, &model, press('3'));
+        assert_eq!(ui.tab, Tab::Keepers);
+    }
+
+    #[test]
+    fn t5_gate_rejects_hidden_input_but_quits() {
+        let mut ui = Ui {
+            area: Rect::new(0, 0, 40, 8),
+            ..Ui::default()
+        };
+        let model = Model::default();
+        assert_eq!(handle_key(&mut ui, &model, press('?')), UiCommand::None);
+        assert!(!ui.help_open);
+        assert_eq!(handle_key(&mut ui, &model, press('q')), UiCommand::None);
+        assert_eq!(
+            handle_key(&mut ui, &model, press('q')),
+            UiCommand::Quit(ExitCause::QuitKey)
+        );
+    }
+
+    #[test]
+    fn help_closes_with_esc_and_swallows_other_keys() {
+        let mut ui = Ui::default();
+        let model = Model::default();
+        handle_key(&mut ui, &model, press('?'));
+        assert!(ui.help_open);
+        assert_eq!(handle_key(&mut ui, &model, press('q')), UiCommand::None);
+        assert!(!ui.quit_armed);
+        handle_key(
+            &mut ui,
+            &model,
+            KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE),
+        );
+        assert!(!ui.help_open);
+    }
 }

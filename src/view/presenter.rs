@@ -239,4 +239,20 @@ mod tests {
         assert!(!second.windows(CLEAR_ALL.len()).any(|w| w == CLEAR_ALL));
         assert!(second.starts_with(SYNC_BEGIN));
     }
+
+    #[test]
+    fn t3_one_write_per_frame_through_the_frame_buffer() {
+        let counter = ByteCounter::default();
+        let writer = io::BufWriter::with_capacity(1 << 20, counter.clone());
+        let mut p = Presenter::new(CrosstermBackend::new(writer), true);
+        let mut buf = Buffer::empty(Rect::new(0, 0, 40, 10));
+        buf.set_string(0, 0, "first frame", ratatui::style::Style::default());
+        assert!(p.present(&buf).is_ok());
+        assert_eq!(counter.writes(), 1);
+        buf.set_string(0, 5, "second", ratatui::style::Style::default());
+        assert!(p.present(&buf).is_ok());
+        assert_eq!(counter.writes(), 2);
+        assert!(p.present(&buf).is_ok());
+        assert_eq!(counter.writes(), 2);
+    }
 }
