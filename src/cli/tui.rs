@@ -1,16 +1,237 @@
-//! `masc-tui tui` — not built yet (see the open issues).
+//! `masc-tui` (default run mode): open the TUI on a MASC workspace server.
+//!
+//! `run` parses nothing itself (clap did), sets up tracing and a tokio runtime and calls
+//! [`run_tui`], which owns the terminal for the session and returns why it ended.
 
-/// Arguments of this subcommand.
+use crate::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
+use crate::view::actor::{ViewArgs, spawn_view};
+use crate::view::keys::ExitCause;
+use crate::view::presenter::sync_output_from_env;
+use crate::view::terminal::{
+    ExitCauseSlot, TerminalGuard, install_panic_hook, spawn_input_pump, spawn_signal_listener,
+};
+use crate::view::theme::Theme;
+use anyhow::Context as _;
+use ratatui::backend::CrosstermBackend;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// Arguments of the run mode (flattened into the top-level command line).
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
-    /// Arguments are defined when the subcommand is built.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    pub rest: Vec<String>,
+    /// Workspace server URL; default `http://$MASC_HOST:$MASC_HTTP_PORT`.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// Server host when `--url` is not given.
+    #[arg(long, env = "MASC_HOST", default_value = "127.0.0.1")]
+    pub host: String,
+    /// Server HTTP port when `--url` is not given.
+    #[arg(long, env = "MASC_HTTP_PORT", default_value_t = 8935)]
+    pub http_port: u16,
+    /// Bearer token. Without it the client reads `MASC_TOKEN`, then
+    /// `<base>/.masc/auth/masc-tui.token`, and re-reads on 401.
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// The workspace base path this session expects the server to serve.
+    #[arg(long, env = "MASC_BASE_PATH", value_name = "DIR")]
+    pub base_path: Option<PathBuf>,
+    /// Write stage traces (JSON lines) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub trace_file: Option<PathBuf>,
+    /// Refuse servers that send no workspace receipts (no health-admission mode).
+    #[arg(long)]
+    pub strict_receipts: bool,
 }
 
-/// Runs the subcommand; returns the process exit code.
-pub fn run(_args: Args) -> anyhow::Result<i32> {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "masc-tui tui: not built yet");
-    Ok(2)
+/// Session options beyond the client configuration.
+#[derive(Debug, Clone, Default)]
+pub struct TuiOptions {
+    /// The expected workspace base path (`MASC_BASE_PATH`), if any.
+    pub expected_base_path: Option<PathBuf>,
+}
+
+impl Args {
+    /// The client configuration these arguments describe.
+    pub fn client_config(&self) -> anyhow::Result<ClientConfig> {
+        let url = match &self.url {
+            Some(url) => url.trim_end_matches('/').to_string(),
+            None => format!("http://{}:{}", self.host, self.http_port),
+        };
+        let mut cfg = ClientConfig::new(url);
+        cfg.strict_receipts = self.strict_receipts;
+        cfg.token = match &self.token {
+            Some(token) => TokenSource::Fixed(token.clone()),
+            None => TokenSource::EnvThenFile {
+                base_path: match &self.base_path {
+                    Some(p) => p.clone(),
+                    None => std::env::current_dir().context("current directory")?,
+                },
+            },
+        };
+        Ok(cfg)
+    }
+}
+
+/// Runs the TUI; returns the process exit code (0 normal end, 1 abnormal).
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    init_tracing(args.trace_file.as_deref())?;
+    let cfg = args.client_config()?;
+    let options = TuiOptions {
+        expected_base_path: args.base_path.clone(),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("tokio runtime")?;
+    let cause = runtime.block_on(run_tui(cfg, options))?;
+    write_exit_line(args.base_path.as_deref(), &cause);
+    Ok(match cause {
+        ExitCause::Abnormal(_) => 1,
+        _ => 0,
+    })
+}
+
+/// Owns the terminal for one session: enters it, starts the view actor, the input pump and
+/// the signal listener (and, once wired, the actor runtime), waits for the view to end, stops
+/// everything and restores the terminal. Returns why the session ended.
+///
+/// Expects a configured client (`client_cfg`); the runtime hook below starts the sources.
+pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::Result<ExitCause> {
+    install_panic_hook();
+    let client = WorkspaceClient::new(client_cfg).context("workspace client")?;
+    let guard = TerminalGuard::enter().context("entering the terminal")?;
+    // One frame = one write: the buffer is flushed once per frame by the presenter.
+    let backend = CrosstermBackend::new(BufWriter::with_capacity(1 << 20, std::io::stdout()));
+    let (exit_tx, exit_rx) = tokio::sync::oneshot::channel();
+    let args = ViewArgs {
+        backend,
+        sync_output: sync_output_from_env(),
+        theme: Theme::from_env(),
+        suspender: Some(guard.suspender()),
+        exit: Some(exit_tx),
+        observer: None,
+    };
+    let (view, view_done) = spawn_view(args).await.context("starting the view")?;
+    let pump = spawn_input_pump(view.clone());
+    let signal_cause: ExitCauseSlot = Arc::new(Mutex::new(None));
+    let (signals, signal_task) = spawn_signal_listener(view.clone(), Arc::clone(&signal_cause))
+        .context("installing signal handlers")?;
+
+    // ===== RUNTIME HOOK (lead: wire when the supervisor lands) =====
+    // let runtime = crate::actors::supervisor::start_runtime(client.clone(), view.clone(), cfg)
+    //     .await
+    //     .context("starting the actor runtime")?;
+    // It must send `ViewMsg::SourceUp` per source and `ViewMsg::Identity` as judged; the
+    // expected base path is `options.expected_base_path`.
+    let _ = (&client, &options);
+    // ===== END RUNTIME HOOK =====
+
+    let joined = view_done.await;
+    // ===== RUNTIME STOP HOOK: runtime.stop(...) and await it here. =====
+    pump.abort();
+    signals.close();
+    signal_task.abort();
+    guard.restore();
+
+    let recorded = signal_cause.lock().ok().and_then(|mut c| c.take());
+    let cause = match (exit_rx.await, recorded, joined) {
+        (Ok(ExitCause::Shutdown), Some(signal), _) => signal,
+        (Ok(cause), _, _) => cause,
+        (Err(_), _, Err(err)) => ExitCause::Abnormal(format!("view task failed: {err}")),
+        (Err(_), _, Ok(())) => ExitCause::Abnormal("view actor stopped without a cause".into()),
+    };
+    tracing::info!(target: "masc_tui::session", exit = %cause, "session ends");
+    Ok(cause)
+}
+
+fn init_tracing(trace_file: Option<&std::path::Path>) -> anyhow::Result<()> {
+    // Without a trace file nothing is subscribed: the terminal belongs to the TUI.
+    let Some(path) = trace_file else {
+        return Ok(());
+    };
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("opening trace file {}", path.display()))?;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .json()
+        .with_env_filter(filter)
+        .with_writer(Mutex::new(file))
+        .try_init();
+    Ok(())
+}
+
+/// T.6: one `[masc-tui] exit: …` line per session in `<base>/.masc/logs/masc-tui-<pid>.log`
+/// (only when the base path is known; a cause over 200 bytes is cut on a char boundary).
+fn write_exit_line(base: Option<&std::path::Path>, cause: &ExitCause) {
+    let Some(base) = base else { return };
+    let dir = base.join(".masc").join("logs");
+    if std::fs::create_dir_all(&dir).is_err() {
+        return;
+    }
+    let path = dir.join(format!("masc-tui-{}.log", std::process::id()));
+    let text = cut_cause(&cause.to_string(), 200);
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = writeln!(f, "[masc-tui] exit: {text}");
+    }
+}
+
+fn cut_cause(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}[+{} bytes]", &text[..end], text.len() - end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        tui: Args,
+    }
+
+    #[test]
+    fn url_defaults_from_host_and_port() {
+        let cli = Cli::parse_from(["masc-tui", "--host", "10.0.0.2", "--http-port", "9000"]);
+        let cfg = cli.tui.client_config().unwrap();
+        assert_eq!(cfg.base_url, "http://10.0.0.2:9000");
+        let cli = Cli::parse_from([
+            "masc-tui",
+            "--url",
+            "http://h:1/",
+            "--token",
+            "t",
+            "--strict-receipts",
+        ]);
+        let cfg = cli.tui.client_config().unwrap();
+        assert_eq!(cfg.base_url, "http://h:1");
+        assert_eq!(cfg.token, TokenSource::Fixed("t".into()));
+        assert!(cfg.strict_receipts);
+    }
+
+    #[test]
+    fn t6_exit_cause_is_cut_on_a_char_boundary() {
+        let long = "가".repeat(100);
+        let cut = cut_cause(&long, 200);
+        // 300 bytes; 200 falls inside a 3-byte scalar, so the cut is at 198.
+        assert!(cut.ends_with("[+102 bytes]"));
+        assert!(cut.starts_with(&"가".repeat(66)));
+        assert_eq!(cut_cause("short", 200), "short");
+    }
 }

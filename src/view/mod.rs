@@ -1,3 +1,14 @@
 //! The view: the model of `Fetched<T>` slots, the view actor, and pure projections.
 
+pub mod actor;
+pub mod admission;
 pub mod fetched;
+pub mod keys;
+pub mod model;
+pub mod presenter;
+pub mod sample;
+pub mod schedule;
+pub mod screens;
+pub mod terminal;
+pub mod text;
+pub mod theme;

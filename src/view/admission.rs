@@ -1,0 +1,357 @@
+//! Admission of results by ticket (sources.md G-2, G-4, G-6, G-7; architecture.md §3).
+//!
+//! A slot records the ticket of its latest dispatch as its owner. A result is applied only when
+//! its ticket *is* that owner and its scope is the current read scope; anything else is
+//! rejected with a typed reason and traced, and never touches the slot.
+
+use super::fetched::{Fetched, Observed, SlotFailure};
+use crate::actors::ticket::Ticket;
+use crate::protocol::admission::{AdmissionMode, ReadScope};
+use crate::protocol::client::{Admitted, ClientError};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Why a result was not applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RejectReason {
+    /// A newer dispatch owns the slot (G-3, G-7).
+    Superseded,
+    /// The result was read under another epoch or workspace than the current one (G-2).
+    StaleEpoch,
+    /// Read authority is withdrawn, or nothing owns the slot any more (retired, restarted) (G-6).
+    Withdrawn,
+    /// No slot of the model takes this source / payload.
+    UnknownSlot,
+}
+
+impl RejectReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Superseded => "superseded",
+            Self::StaleEpoch => "stale_epoch",
+            Self::Withdrawn => "withdrawn",
+            Self::UnknownSlot => "unknown_slot",
+        }
+    }
+}
+
+/// The read scope results must carry: the scope of the last confirmed identity, or none while
+/// authority is withdrawn.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EpochGate {
+    current: Option<ReadScope>,
+}
+
+impl EpochGate {
+    pub fn current(&self) -> Option<&ReadScope> {
+        self.current.as_ref()
+    }
+
+    /// Opens `scope`; returns `true` when it differs from the current one.
+    pub fn confirm(&mut self, scope: ReadScope) -> bool {
+        if self.current.as_ref() == Some(&scope) {
+            return false;
+        }
+        self.current = Some(scope);
+        true
+    }
+
+    /// Withdraws authority; returns `true` when an epoch was open.
+    pub fn withdraw(&mut self) -> bool {
+        self.current.take().is_some()
+    }
+
+    /// Whether a ticket's scope is the open one.
+    pub fn check(&self, ticket: &Ticket) -> Result<(), RejectReason> {
+        match &self.current {
+            None => Err(RejectReason::Withdrawn),
+            Some(scope) if *scope == ticket.scope => Ok(()),
+            Some(_) => Err(RejectReason::StaleEpoch),
+        }
+    }
+}
+
+/// One owned read slot: the owner ticket of the read in flight (if any) and what is known.
+#[derive(Debug, Clone)]
+pub struct Slot<T> {
+    owner: Option<Ticket>,
+    pub fetched: Fetched<T>,
+    /// The scope the current value was admitted under (a new workspace never borrows it, G-6).
+    value_scope: Option<ReadScope>,
+}
+
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Self {
+            owner: None,
+            fetched: Fetched::NotRequested,
+            value_scope: None,
+        }
+    }
+}
+
+impl<T: Clone> Slot<T> {
+    pub fn owner(&self) -> Option<&Ticket> {
+        self.owner.as_ref()
+    }
+
+    /// Whether a read is in flight for this slot.
+    pub fn in_flight(&self) -> bool {
+        self.owner.is_some()
+    }
+
+    /// A read was dispatched; its ticket owns the slot from now on. Returns `false` (and leaves
+    /// the slot alone) when the ticket's scope is not the open one.
+    pub fn dispatched(&mut self, ticket: Ticket, gate: &EpochGate) -> bool {
+        if gate.check(&ticket).is_err() {
+            return false;
+        }
+        if self.owner.is_none() {
+            self.fetched.begin_read();
+        }
+        self.owner = Some(ticket);
+        true
+    }
+
+    /// Whether `ticket`'s result may be applied.
+    pub fn judge(&self, ticket: &Ticket, gate: &EpochGate) -> Result<(), RejectReason> {
+        gate.check(ticket)?;
+        match &self.owner {
+            Some(owner) if owner == ticket => Ok(()),
+            Some(_) => Err(RejectReason::Superseded),
+            None => Err(RejectReason::Withdrawn),
+        }
+    }
+
+    /// Applies an admitted result (the caller has judged it); `into` turns the admitted
+    /// `Arc<U>` into the slot's value type. A warming answer is not a value (G-5); a failure
+    /// keeps the last good value beside it (G-4).
+    pub fn apply_with<U>(
+        &mut self,
+        ticket: &Ticket,
+        result: Result<Admitted<U>, ClientError>,
+        now: Instant,
+        into: impl FnOnce(Arc<U>) -> T,
+    ) {
+        self.owner = None;
+        match result {
+            Ok(admitted) => {
+                self.value_scope = Some(ticket.scope.clone());
+                self.fetched.admit(Observed {
+                    value: into(admitted.value),
+                    observed_at: now,
+                    health_admitted: admitted.mode == AdmissionMode::Health,
+                });
+            }
+            Err(ClientError::Warming) => self.fetched.warming(),
+            Err(err) => self.fetched.fail(
+                SlotFailure {
+                    class: err.class(),
+                    detail: err.to_string(),
+                },
+                false,
+            ),
+        }
+    }
+
+    /// The read of `ticket` ended without a result. Returns `true` when it owned the slot.
+    pub fn retired(&mut self, ticket: &Ticket) -> bool {
+        if self.owner.as_ref() != Some(ticket) {
+            return false;
+        }
+        self.owner = None;
+        self.fetched.settle_without_result();
+        true
+    }
+
+    /// Authority withdrawn or a new epoch opened: the read in flight loses its ownership, so
+    /// its late result is rejected; the last value stays (G-6). Returns `true` on change.
+    pub fn withdraw(&mut self) -> bool {
+        if self.owner.take().is_none() {
+            return false;
+        }
+        self.fetched.settle_without_result();
+        true
+    }
+
+    /// A different workspace opened: its screen never shows this one's value (G-6).
+    pub fn forget_other_workspace(&mut self, scope: &ReadScope) -> bool {
+        match &self.value_scope {
+            Some(v) if v.workspace != scope.workspace => {
+                self.value_scope = None;
+                self.fetched = Fetched::NotRequested;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The source restarted: its read in flight failed with `source_restarted`, last value kept.
+    pub fn source_restarted(&mut self) -> bool {
+        if self.owner.take().is_none() {
+            return false;
+        }
+        self.fetched.fail(
+            SlotFailure {
+                class: "source_restarted".into(),
+                detail: "the source actor restarted during the read".into(),
+            },
+            false,
+        );
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actors::ticket::SourceKey;
+    use crate::protocol::admission::WorkspaceId;
+
+    fn scope(epoch: u64) -> ReadScope {
+        ReadScope {
+            workspace: WorkspaceId("/w/.masc".into()),
+            epoch,
+        }
+    }
+    fn ticket(generation: u64, epoch: u64) -> Ticket {
+        Ticket {
+            source: SourceKey::KeepersRoster,
+            generation,
+            scope: scope(epoch),
+        }
+    }
+    fn ok(v: u32) -> Result<Admitted<u32>, ClientError> {
+        Ok(Admitted {
+            value: Arc::new(v),
+            mode: AdmissionMode::Receipt,
+            from_cache: false,
+        })
+    }
+    fn apply(slot: &mut Slot<u32>, t: &Ticket, r: Result<Admitted<u32>, ClientError>) {
+        slot.apply_with(t, r, Instant::now(), |a| *a);
+    }
+
+    #[test]
+    fn g2_owner_ticket_of_current_epoch_is_admitted() {
+        let mut gate = EpochGate::default();
+        gate.confirm(scope(1));
+        let mut slot: Slot<u32> = Slot::default();
+        assert!(slot.dispatched(ticket(1, 1), &gate));
+        assert!(matches!(slot.fetched, Fetched::Loading));
+        assert_eq!(slot.judge(&ticket(1, 1), &gate), Ok(()));
+        apply(&mut slot, &ticket(1, 1), ok(7));
+        assert_eq!(slot.fetched.last().map(|o| o.value), Some(7));
+        assert!(!slot.in_flight());
+    }
+
+    #[test]
+    fn g7_older_generation_is_superseded() {
+        let mut gate = EpochGate::default();
+        gate.confirm(scope(1));
+        let mut slot: Slot<u32> = Slot::default();
+        slot.dispatched(ticket(1, 1), &gate);
+        slot.dispatched(ticket(2, 1), &gate);
+        assert_eq!(
+            slot.judge(&ticket(1, 1), &gate),
+            Err(RejectReason::Superseded)
+        );
+        assert_eq!(slot.judge(&ticket(2, 1), &gate), Ok(()));
+    }
+
+    #[test]
+    fn g6_withdrawal_rejects_late_results_and_keeps_last_value() {
+        let mut gate = EpochGate::default();
+        gate.confirm(scope(1));
+        let mut slot: Slot<u32> = Slot::default();
+        slot.dispatched(ticket(1, 1), &gate);
+        apply(&mut slot, &ticket(1, 1), ok(5));
+        slot.dispatched(ticket(2, 1), &gate);
+        assert!(matches!(slot.fetched, Fetched::Refreshing { .. }));
+        gate.withdraw();
+        assert!(slot.withdraw());
+        assert_eq!(
+            slot.judge(&ticket(2, 1), &gate),
+            Err(RejectReason::Withdrawn)
+        );
+        assert!(matches!(slot.fetched, Fetched::Ready(ref o) if o.value == 5));
+        // A new epoch: the old-epoch result is stale, not merely withdrawn.
+        gate.confirm(scope(2));
+        assert_eq!(
+            slot.judge(&ticket(2, 1), &gate),
+            Err(RejectReason::StaleEpoch)
+        );
+        // A dispatch under the old scope never takes the slot.
+        assert!(!slot.dispatched(ticket(3, 1), &gate));
+        assert!(!slot.in_flight());
+    }
+
+    #[test]
+    fn g4_failure_keeps_last_value_and_warming_is_not_empty() {
+        let mut gate = EpochGate::default();
+        gate.confirm(scope(1));
+        let mut slot: Slot<u32> = Slot::default();
+        slot.dispatched(ticket(1, 1), &gate);
+        apply(&mut slot, &ticket(1, 1), Err(ClientError::Warming));
+        assert!(matches!(slot.fetched, Fetched::Warming { last: None }));
+        slot.dispatched(ticket(2, 1), &gate);
+        apply(&mut slot, &ticket(2, 1), ok(9));
+        slot.dispatched(ticket(3, 1), &gate);
+        apply(&mut slot, &ticket(3, 1), Err(ClientError::Timeout));
+        match &slot.fetched {
+            Fetched::Failed {
+                last: Some(o),
+                error,
+                ..
+            } => {
+                assert_eq!(o.value, 9);
+                assert_eq!(error.class, "timeout");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn source_restart_fails_only_an_in_flight_read() {
+        let mut gate = EpochGate::default();
+        gate.confirm(scope(1));
+        let mut slot: Slot<u32> = Slot::default();
+        assert!(!slot.source_restarted());
+        slot.dispatched(ticket(1, 1), &gate);
+        assert!(slot.source_restarted());
+        assert!(
+            matches!(&slot.fetched, Fetched::Failed { last: None, error, .. } if error.class == "source_restarted")
+        );
+        assert_eq!(
+            slot.judge(&ticket(1, 1), &gate),
+            Err(RejectReason::Withdrawn)
+        );
+    }
+
+    #[test]
+    fn g6_another_workspace_never_borrows_the_value() {
+        let mut gate = EpochGate::default();
+        gate.confirm(scope(1));
+        let mut slot: Slot<u32> = Slot::default();
+        slot.dispatched(ticket(1, 1), &gate);
+        apply(&mut slot, &ticket(1, 1), ok(5));
+        assert!(!slot.forget_other_workspace(&scope(2)));
+        let other = ReadScope {
+            workspace: WorkspaceId("/other/.masc".into()),
+            epoch: 3,
+        };
+        assert!(slot.forget_other_workspace(&other));
+        assert!(matches!(slot.fetched, Fetched::NotRequested));
+    }
+
+    #[test]
+    fn retire_settles_only_the_owner() {
+        let mut gate = EpochGate::default();
+        gate.confirm(scope(1));
+        let mut slot: Slot<u32> = Slot::default();
+        slot.dispatched(ticket(1, 1), &gate);
+        assert!(!slot.retired(&ticket(9, 1)));
+        assert!(slot.retired(&ticket(1, 1)));
+        assert!(matches!(slot.fetched, Fetched::NotRequested));
+    }
+}

@@ -1,0 +1,202 @@
+//! The view's model: workspace identity, the epoch gate and one [`Slot`] per owned read.
+//!
+//! Pure: messages in, changed-or-not out. Every admission verdict on a result is traced as a
+//! stage event (`admit` / `reject{reason}`, architecture.md §3).
+
+use super::admission::{EpochGate, RejectReason, Slot};
+use super::fetched::Fetched;
+use crate::actors::messages::{IdentityState, Observation, ObservationPayload};
+use crate::actors::ticket::{SourceKey, Ticket};
+use crate::protocol::admission::AdmissionMode;
+use crate::protocol::keepers::KeeperRoster;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The connection state the header shows (surfaces.md: header connection states).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnectionState {
+    /// No identity confirmed yet.
+    Connecting,
+    /// `/health` says the server is still starting (`state_ready: false`).
+    Booting,
+    /// Identity confirmed and every slot's last read succeeded (or is pending).
+    Connected,
+    /// Identity confirmed but some slot's last read failed.
+    Degraded,
+    /// Identity was confirmed before and is now lost, or the server serves another workspace.
+    Disconnected,
+}
+
+impl ConnectionState {
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Connecting => "connecting...",
+            Self::Booting => "server booting...",
+            Self::Connected => "connected",
+            Self::Degraded => "degraded",
+            Self::Disconnected => "disconnected",
+        }
+    }
+}
+
+/// The model every projection reads.
+#[derive(Debug, Default)]
+pub struct Model {
+    /// The last identity judgement, `None` before the workspace actor said anything.
+    pub identity: Option<IdentityState>,
+    ever_confirmed: bool,
+    gate: EpochGate,
+    pub keepers: Slot<Arc<KeeperRoster>>,
+}
+
+impl Model {
+    pub fn gate(&self) -> &EpochGate {
+        &self.gate
+    }
+
+    /// The admission mode of the open epoch, if any.
+    pub fn admission_mode(&self) -> Option<AdmissionMode> {
+        match &self.identity {
+            Some(IdentityState::Confirmed { mode, .. }) => Some(*mode),
+            _ => None,
+        }
+    }
+
+    /// The workspace base path of the last confirmed identity, or the expected one.
+    pub fn base_path(&self) -> Option<&str> {
+        match &self.identity {
+            Some(IdentityState::Confirmed { base_path, .. }) => Some(base_path),
+            Some(IdentityState::Mismatch { expected, .. }) => Some(expected),
+            _ => None,
+        }
+    }
+
+    pub fn connection(&self) -> ConnectionState {
+        match &self.identity {
+            None => ConnectionState::Connecting,
+            Some(IdentityState::Booting) => ConnectionState::Booting,
+            Some(IdentityState::Mismatch { .. }) => ConnectionState::Disconnected,
+            Some(IdentityState::Unconfirmed { .. }) if self.ever_confirmed => {
+                ConnectionState::Disconnected
+            }
+            Some(IdentityState::Unconfirmed { .. }) => ConnectionState::Connecting,
+            Some(IdentityState::Confirmed { .. }) => {
+                if matches!(self.keepers.fetched, Fetched::Failed { .. }) {
+                    ConnectionState::Degraded
+                } else {
+                    ConnectionState::Connected
+                }
+            }
+        }
+    }
+
+    fn slot_for(&mut self, source: &SourceKey) -> Option<&mut Slot<Arc<KeeperRoster>>> {
+        match source {
+            SourceKey::KeepersRoster => Some(&mut self.keepers),
+            SourceKey::Workspace => None,
+        }
+    }
+
+    /// `Dispatched`: the ticket owns its slot. Returns `true` when the model changed.
+    pub fn on_dispatched(&mut self, ticket: Ticket) -> bool {
+        let gate = self.gate.clone();
+        match self.slot_for(&ticket.source) {
+            Some(slot) => slot.dispatched(ticket, &gate),
+            None => false,
+        }
+    }
+
+    /// `Observed`: admitted and applied, or rejected (and never applied). Traced either way.
+    pub fn on_observed(&mut self, obs: Observation, now: Instant) -> Result<(), RejectReason> {
+        let Observation { ticket, payload } = obs;
+        let verdict = self.judge(&ticket, &payload);
+        stage_trace(&ticket, verdict);
+        verdict?;
+        match payload {
+            ObservationPayload::KeepersRoster(result) => {
+                self.keepers.apply_with(&ticket, result, now, |v| v);
+            }
+        }
+        Ok(())
+    }
+
+    fn judge(&mut self, ticket: &Ticket, payload: &ObservationPayload) -> Result<(), RejectReason> {
+        let fits = matches!(
+            (&ticket.source, payload),
+            (
+                SourceKey::KeepersRoster,
+                ObservationPayload::KeepersRoster(_)
+            )
+        );
+        if !fits {
+            return Err(RejectReason::UnknownSlot);
+        }
+        let gate = self.gate.clone();
+        match self.slot_for(&ticket.source) {
+            Some(slot) => slot.judge(ticket, &gate),
+            None => Err(RejectReason::UnknownSlot),
+        }
+    }
+
+    /// `Retired`: the owner's read ended without a result.
+    pub fn on_retired(&mut self, ticket: &Ticket) -> bool {
+        match self.slot_for(&ticket.source) {
+            Some(slot) => slot.retired(ticket),
+            None => false,
+        }
+    }
+
+    /// `Identity`: a confirmed scope opens (or keeps) the epoch; anything else withdraws it.
+    /// Either way reads of an earlier epoch lose their slots (G-6).
+    pub fn on_identity(&mut self, state: IdentityState) -> bool {
+        let mut changed = self.identity.as_ref() != Some(&state);
+        match &state {
+            IdentityState::Confirmed { scope, .. } => {
+                self.ever_confirmed = true;
+                if self.gate.confirm(scope.clone()) {
+                    changed |= self.keepers.withdraw();
+                    changed |= self.keepers.forget_other_workspace(scope);
+                }
+            }
+            IdentityState::Unconfirmed { .. }
+            | IdentityState::Booting
+            | IdentityState::Mismatch { .. } => {
+                if self.gate.withdraw() {
+                    changed |= self.keepers.withdraw();
+                }
+            }
+        }
+        self.identity = Some(state);
+        changed
+    }
+
+    /// `SourceRestarted`: that source's read in flight fails with `source_restarted`.
+    pub fn on_source_restarted(&mut self, source: &SourceKey) -> bool {
+        match self.slot_for(source) {
+            Some(slot) => slot.source_restarted(),
+            None => false,
+        }
+    }
+}
+
+/// The one place stage events of admission are emitted.
+/// TODO(lead): switch to `crate::timeline::stage::{admit, reject}` when it lands.
+fn stage_trace(ticket: &Ticket, verdict: Result<(), RejectReason>) {
+    match verdict {
+        Ok(()) => tracing::info!(
+            target: "masc_tui::stage",
+            stage = "admit",
+            source = %ticket.source,
+            generation = ticket.generation,
+            epoch = ticket.scope.epoch,
+        ),
+        Err(reason) => tracing::info!(
+            target: "masc_tui::stage",
+            stage = "reject",
+            source = %ticket.source,
+            generation = ticket.generation,
+            epoch = ticket.scope.epoch,
+            reason = reason.as_str(),
+        ),
+    }
+}

@@ -1,0 +1,103 @@
+//! The header on every surface: the tab ring, then connection state · workspace identity ·
+//! admission mode (surfaces.md header states; protocol.md §2.2/§2.3 modes).
+
+use super::{ProjectionCtx, Tab, Ui};
+use crate::actors::messages::IdentityState;
+use crate::protocol::admission::AdmissionMode;
+use crate::view::model::{ConnectionState, Model};
+use crate::view::text::{fit_middle, sanitize};
+use crate::view::theme::Tone;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    let theme = ctx.theme;
+    let mut tabs = vec![Span::styled("masc-tui ", theme.style(Tone::Strong))];
+    for tab in Tab::RING {
+        tabs.push(Span::raw(" "));
+        if tab == ui.tab {
+            // Brackets keep the active tab visible without colour or reverse video.
+            tabs.push(Span::styled(
+                format!("[{}]", tab.title()),
+                theme.selected().patch(theme.style(Tone::Strong)),
+            ));
+        } else {
+            tabs.push(Span::styled(
+                format!(" {} ", tab.title()),
+                theme.style(Tone::Dim),
+            ));
+        }
+    }
+    Line::from(tabs).render(Rect::new(area.x, area.y, area.width, 1), buf);
+    if area.height > 1 {
+        status_line(model, ctx, area.width as usize)
+            .render(Rect::new(area.x, area.y + 1, area.width, 1), buf);
+    }
+}
+
+/// Mark and tone of a connection state (the word carries the meaning; the mark repeats it).
+pub fn connection_mark(state: ConnectionState) -> (&'static str, Tone) {
+    match state {
+        ConnectionState::Connected => ("●", Tone::Good),
+        ConnectionState::Degraded => ("◐", Tone::Warn),
+        ConnectionState::Connecting | ConnectionState::Booting => ("○", Tone::Busy),
+        ConnectionState::Disconnected => ("✗", Tone::Bad),
+    }
+}
+
+pub fn status_line(model: &Model, ctx: &ProjectionCtx, width: usize) -> Line<'static> {
+    let theme = ctx.theme;
+    let state = model.connection();
+    let (mark, tone) = connection_mark(state);
+    let mut spans = vec![Span::styled(
+        format!("{mark} {}", state.label()),
+        theme.style(tone),
+    )];
+    let sep = || Span::styled(" · ", theme.style(Tone::Dim));
+    match &model.identity {
+        Some(IdentityState::Mismatch { expected, served }) => {
+            spans.push(sep());
+            spans.push(Span::styled(
+                format!(
+                    "server serves {} (expected {})",
+                    fit_middle(&sanitize(served), width / 3),
+                    fit_middle(&sanitize(expected), width / 3)
+                ),
+                theme.style(Tone::Bad),
+            ));
+        }
+        Some(IdentityState::Unconfirmed { reason }) => {
+            spans.push(sep());
+            spans.push(Span::styled(
+                fit_middle(&sanitize(reason), width / 2).into_owned(),
+                theme.style(Tone::Dim),
+            ));
+        }
+        _ => {}
+    }
+    if let Some(base) = model.base_path()
+        && !matches!(model.identity, Some(IdentityState::Mismatch { .. }))
+    {
+        spans.push(sep());
+        spans.push(Span::raw(
+            fit_middle(&sanitize(base), width / 2).into_owned(),
+        ));
+    }
+    match model.admission_mode() {
+        Some(AdmissionMode::Receipt) => {
+            spans.push(sep());
+            spans.push(Span::styled("receipts", theme.style(Tone::Good)));
+        }
+        Some(AdmissionMode::Health) => {
+            spans.push(sep());
+            spans.push(Span::styled(
+                "health-admitted (no receipts)",
+                theme.style(Tone::Warn),
+            ));
+        }
+        None => {}
+    }
+    Line::from(spans)
+}

@@ -1,0 +1,515 @@
+//! The Keepers roster (surfaces.md "Keepers roster") and its detail pane.
+//!
+//! Columns: HEALTH, KEEPER, A (autoboot), P (proactive / autonomous activation), S (sandbox
+//! D/M/L, `-` absent), TURN age, LIFECYCLE / RUNTIME (phase + middle-folded runtime id), TASK.
+//! An absent field is shown as absent (`?` for flags, `-` elsewhere), never as false or 0.
+//! Every `Fetched` state has its own wording (G-4, G-5).
+
+use super::{ProjectionCtx, RosterUi};
+use crate::protocol::keepers::{
+    ActivationMode, KeeperRoster, KeeperRow, KeeperRowSlot, KeeperStatus,
+};
+use crate::view::fetched::{Fetched, Observed};
+use crate::view::model::Model;
+use crate::view::text::{display_width, fit_middle, fit_width, pad_to, sanitize};
+use crate::view::theme::{Theme, Tone};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
+use std::sync::Arc;
+
+pub const HEALTH_W: usize = 11;
+pub const KEEPER_W: usize = 16;
+pub const TURN_W: usize = 5;
+/// HEALTH, KEEPER, A, P, S, TURN and the seven one-cell gaps.
+const FIXED_W: usize = HEALTH_W + KEEPER_W + 3 + TURN_W + 7;
+
+/// Column widths for a pane width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Columns {
+    pub lifecycle: usize,
+    pub task: usize,
+}
+
+impl Columns {
+    pub fn for_width(width: usize) -> Self {
+        let rest = width.saturating_sub(FIXED_W);
+        let lifecycle = (rest * 55 / 100).clamp(rest.min(12), 44);
+        Self {
+            lifecycle,
+            task: rest - lifecycle,
+        }
+    }
+}
+
+pub fn status_mark(status: KeeperStatus) -> (&'static str, Tone) {
+    match status {
+        KeeperStatus::Active => ("●", Tone::Good),
+        KeeperStatus::Busy => ("◆", Tone::Busy),
+        KeeperStatus::Listening => ("◎", Tone::Accent),
+        KeeperStatus::Idle => ("○", Tone::Normal),
+        KeeperStatus::Inactive => ("◌", Tone::Dim),
+        KeeperStatus::Offline => ("·", Tone::Dim),
+        KeeperStatus::Error => ("✗", Tone::Bad),
+    }
+}
+
+fn flag(value: Option<bool>) -> &'static str {
+    match value {
+        Some(true) => "✓",
+        Some(false) => "·",
+        None => "?",
+    }
+}
+
+/// P: `proactive_enabled` when sent, else whether `activation_mode` is autonomous.
+fn proactive(row: &KeeperRow) -> &'static str {
+    match (row.proactive_enabled, row.activation_mode) {
+        (Some(p), _) => flag(Some(p)),
+        (None, Some(mode)) => flag(Some(mode == ActivationMode::Autonomous)),
+        (None, None) => "?",
+    }
+}
+
+/// S: `meta.sandbox_profile` as D (docker), M (microvm), L (local), `-` absent, `?` other.
+fn sandbox(row: &KeeperRow) -> &'static str {
+    match row.sandbox_profile() {
+        Some("docker") => "D",
+        Some("microvm") => "M",
+        Some("local") => "L",
+        Some(_) => "?",
+        None => "-",
+    }
+}
+
+/// Age of the current turn, from `turn_started_at` (unix seconds).
+pub fn turn_age(started_at: Option<f64>, now_unix: f64) -> String {
+    let Some(start) = started_at.filter(|s| s.is_finite()) else {
+        return "-".into();
+    };
+    let secs = (now_unix - start).max(0.0) as u64;
+    match secs {
+        0..=59 => format!("{secs}s"),
+        60..=3599 => format!("{}m", secs / 60),
+        3600..=86_399 => format!("{}h", secs / 3600),
+        _ => format!("{}d", secs / 86_400),
+    }
+}
+
+fn lifecycle_text(row: &KeeperRow, width: usize) -> String {
+    let mut phase = row
+        .phase
+        .as_deref()
+        .map(sanitize)
+        .unwrap_or("-".into())
+        .into_owned();
+    if row.paused == Some(true) {
+        phase = format!("paused {phase}");
+    }
+    match row.runtime_id.as_deref() {
+        Some(rt) => {
+            let phase = fit_width(&phase, width / 2).into_owned();
+            let room = width.saturating_sub(display_width(&phase) + 1);
+            format!("{phase} {}", fit_middle(&sanitize(rt), room))
+        }
+        None => format!("{phase} -"),
+    }
+}
+
+fn cell(text: &str, width: usize, style: ratatui::style::Style) -> Span<'static> {
+    Span::styled(pad_to(text, width), style)
+}
+
+const GAP: &str = " ";
+
+/// One roster row (already windowed: only visible rows are projected).
+pub fn row_line(slot: &KeeperRowSlot, cols: Columns, ctx: &ProjectionCtx) -> Line<'static> {
+    let theme = ctx.theme;
+    match slot {
+        KeeperRowSlot::Row(row) => {
+            let (mark, tone) = status_mark(row.status);
+            let health = format!("{mark} {}", row.status.as_str());
+            let task = row
+                .current_task
+                .as_deref()
+                .map(sanitize)
+                .unwrap_or("-".into());
+            Line::from(vec![
+                cell(&health, HEALTH_W, theme.style(tone)),
+                Span::raw(GAP),
+                cell(&sanitize(&row.name), KEEPER_W, theme.style(Tone::Strong)),
+                Span::raw(GAP),
+                Span::raw(flag(row.autoboot_enabled)),
+                Span::raw(GAP),
+                Span::raw(proactive(row)),
+                Span::raw(GAP),
+                Span::raw(sandbox(row)),
+                Span::raw(GAP),
+                cell(
+                    &turn_age(row.turn_started_at, ctx.now_unix),
+                    TURN_W,
+                    theme.style(Tone::Normal),
+                ),
+                Span::raw(GAP),
+                cell(
+                    &lifecycle_text(row, cols.lifecycle),
+                    cols.lifecycle,
+                    theme.style(Tone::Normal),
+                ),
+                Span::raw(GAP),
+                cell(&task, cols.task, theme.style(Tone::Normal)),
+            ])
+        }
+        KeeperRowSlot::Undecodable { name, error } => {
+            let name = name.as_deref().map(sanitize).unwrap_or("(no name)".into());
+            let why = format!(
+                "undecodable: {} at {}",
+                error.reason(),
+                sanitize(&error.path)
+            );
+            Line::from(vec![
+                cell("✗ bad row", HEALTH_W, theme.style(Tone::Bad)),
+                Span::raw(GAP),
+                cell(&name, KEEPER_W, theme.style(Tone::Strong)),
+                Span::raw(GAP),
+                cell("", 3 * 2 + TURN_W, theme.style(Tone::Normal)),
+                Span::raw(GAP),
+                cell(&why, cols.lifecycle + 1 + cols.task, theme.style(Tone::Bad)),
+            ])
+        }
+    }
+}
+
+pub fn heading_line(cols: Columns, theme: Theme) -> Line<'static> {
+    let text = format!(
+        "{}{GAP}{}{GAP}A{GAP}P{GAP}S{GAP}{}{GAP}{}{GAP}{}",
+        pad_to("HEALTH", HEALTH_W),
+        pad_to("KEEPER", KEEPER_W),
+        pad_to("TURN", TURN_W),
+        pad_to("LIFECYCLE / RUNTIME", cols.lifecycle),
+        pad_to("TASK", cols.task),
+    );
+    Line::styled(text, theme.style(Tone::Strong))
+}
+
+/// Whether a row matches a `/` search (case-insensitive, on the name).
+pub fn row_matches(slot: &KeeperRowSlot, query_lower: &str) -> bool {
+    let name = match slot {
+        KeeperRowSlot::Row(r) => Some(r.name.as_str()),
+        KeeperRowSlot::Undecodable { name, .. } => name.as_deref(),
+    };
+    name.is_some_and(|n| n.to_lowercase().contains(query_lower))
+}
+
+/// The first visible row, keeping `selected` on screen.
+pub fn effective_offset(selected: usize, offset: usize, page: usize, len: usize) -> usize {
+    if page == 0 || len == 0 {
+        return 0;
+    }
+    let max_offset = len.saturating_sub(page);
+    let mut off = offset.min(max_offset);
+    if selected < off {
+        off = selected;
+    } else if selected >= off + page {
+        off = selected + 1 - page;
+    }
+    off.min(max_offset)
+}
+
+/// What the title row says about the slot beside the value (G-4).
+fn annotation(fetched: &Fetched<Arc<KeeperRoster>>) -> Option<(String, Tone)> {
+    match fetched {
+        Fetched::Refreshing { .. } => Some(("⟳ reading… (showing last value)".into(), Tone::Busy)),
+        Fetched::Failed {
+            last: Some(_),
+            error,
+            retrying,
+        } => Some((
+            format!(
+                "✗ read failed: {} — {}{} (showing last value)",
+                error.class,
+                sanitize(&error.detail),
+                if *retrying { ", retrying" } else { "" }
+            ),
+            Tone::Bad,
+        )),
+        Fetched::Warming { last: Some(_) } => Some((
+            "… server warming up (showing last value)".into(),
+            Tone::Warn,
+        )),
+        _ => None,
+    }
+}
+
+fn title_line(
+    value: &Observed<Arc<KeeperRoster>>,
+    fetched: &Fetched<Arc<KeeperRoster>>,
+    theme: Theme,
+) -> Line<'static> {
+    let roster = &value.value;
+    let mut spans = vec![Span::styled(
+        format!("KEEPERS {}", roster.keepers().count()),
+        theme.style(Tone::Strong),
+    )];
+    if roster.total > roster.count {
+        spans.push(Span::raw(format!(" of {}", roster.total)));
+    }
+    if roster.truncated {
+        spans.push(Span::styled(" · truncated", theme.style(Tone::Warn)));
+    }
+    let bad = roster.undecodable_count();
+    if bad > 0 {
+        spans.push(Span::styled(
+            format!(" · {bad} undecodable"),
+            theme.style(Tone::Bad),
+        ));
+    }
+    if value.health_admitted {
+        spans.push(Span::styled(
+            " · health-admitted (no receipt)",
+            theme.style(Tone::Warn),
+        ));
+    }
+    if let Some((text, tone)) = annotation(fetched) {
+        spans.push(Span::raw("  "));
+        spans.push(Span::styled(text, theme.style(tone)));
+    }
+    Line::from(spans)
+}
+
+/// Messages for states without a value (G-5: never an empty table).
+fn no_value_lines(fetched: &Fetched<Arc<KeeperRoster>>, theme: Theme) -> Vec<Line<'static>> {
+    match fetched {
+        Fetched::NotRequested => vec![Line::styled("(not loaded yet)", theme.style(Tone::Dim))],
+        Fetched::Loading => vec![Line::styled("⟳ loading keepers…", theme.style(Tone::Busy))],
+        Fetched::Warming { last: None } => vec![Line::styled(
+            "… server warming up — keepers not available yet",
+            theme.style(Tone::Warn),
+        )],
+        Fetched::Failed {
+            last: None,
+            error,
+            retrying,
+        } => vec![
+            Line::styled(
+                format!("✗ keepers read failed: {}", error.class),
+                theme.style(Tone::Bad),
+            ),
+            Line::raw(sanitize(&error.detail).into_owned()),
+            Line::styled(
+                if *retrying {
+                    "retrying…"
+                } else {
+                    "nothing read yet · r retries"
+                },
+                theme.style(Tone::Dim),
+            ),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+pub fn render(model: &Model, ui: &RosterUi, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    let theme = ctx.theme;
+    let fetched = &model.keepers.fetched;
+    let Some(value) = fetched.last() else {
+        let mut lines = vec![Line::styled("KEEPERS", theme.style(Tone::Strong))];
+        lines.extend(no_value_lines(fetched, theme));
+        Paragraph::new(lines).render(area, buf);
+        return;
+    };
+    if area.height == 0 {
+        return;
+    }
+    let roster = &value.value;
+    title_line(value, fetched, theme).render(Rect::new(area.x, area.y, area.width, 1), buf);
+    let cols = Columns::for_width(area.width as usize);
+    if area.height > 1 {
+        heading_line(cols, theme).render(Rect::new(area.x, area.y + 1, area.width, 1), buf);
+    }
+    let rows_area = Rect::new(
+        area.x,
+        area.y + 2,
+        area.width,
+        area.height.saturating_sub(2),
+    );
+    if roster.rows.is_empty() {
+        Line::styled("no keepers registered", theme.style(Tone::Dim)).render(rows_area, buf);
+        return;
+    }
+    let page = rows_area.height as usize;
+    let len = roster.rows.len();
+    let selected = ui.selected.min(len - 1);
+    let offset = effective_offset(selected, ui.offset, page, len);
+    for (i, slot) in roster.rows.iter().enumerate().skip(offset).take(page) {
+        let y = rows_area.y + (i - offset) as u16;
+        let line_area = Rect::new(rows_area.x, y, rows_area.width, 1);
+        let mut line = row_line(slot, cols, ctx);
+        if i == selected {
+            line = line.patch_style(theme.selected());
+        }
+        line.render(line_area, buf);
+    }
+    if ui.detail_open
+        && let Some(slot) = roster.rows.get(selected)
+    {
+        render_detail(slot, ctx, area, buf);
+    }
+}
+
+fn field(label: &str, value: Option<String>, theme: Theme) -> Line<'static> {
+    let (text, tone) = match value {
+        Some(v) => (v, Tone::Normal),
+        None => ("(absent)".to_string(), Tone::Dim),
+    };
+    Line::from(vec![
+        Span::styled(format!("{label:<22}"), theme.style(Tone::Dim)),
+        Span::styled(text, theme.style(tone)),
+    ])
+}
+
+fn text_field(label: &str, value: Option<&str>, theme: Theme) -> Line<'static> {
+    field(label, value.map(|v| sanitize(v).into_owned()), theme)
+}
+
+fn bool_field(label: &str, value: Option<bool>, theme: Theme) -> Line<'static> {
+    field(label, value.map(|b| b.to_string()), theme)
+}
+
+/// Every field of one row, for the detail pane.
+pub fn detail_lines(slot: &KeeperRowSlot, ctx: &ProjectionCtx) -> Vec<Line<'static>> {
+    let theme = ctx.theme;
+    match slot {
+        KeeperRowSlot::Row(row) => {
+            let mut lines = vec![
+                text_field("name", Some(&row.name), theme),
+                text_field("status", Some(row.status.as_str()), theme),
+                text_field("health", row.health.as_deref(), theme),
+                bool_field("paused", row.paused, theme),
+                text_field("phase", row.phase.as_deref(), theme),
+                field(
+                    "activation_mode",
+                    row.activation_mode.map(|m| format!("{m:?}").to_lowercase()),
+                    theme,
+                ),
+                bool_field("autoboot_enabled", row.autoboot_enabled, theme),
+                bool_field("proactive_enabled", row.proactive_enabled, theme),
+                bool_field("keepalive_running", row.keepalive_running, theme),
+                text_field("sandbox_profile", row.sandbox_profile(), theme),
+                text_field("runtime_class", row.runtime_class.as_deref(), theme),
+                text_field("runtime_id", row.runtime_id.as_deref(), theme),
+                text_field("agent_name", row.agent_name.as_deref(), theme),
+                text_field("current_task", row.current_task.as_deref(), theme),
+                field(
+                    "turn_started_at",
+                    row.turn_started_at
+                        .map(|t| format!("{t} ({} ago)", turn_age(Some(t), ctx.now_unix))),
+                    theme,
+                ),
+                text_field(
+                    "candle_balance_milli",
+                    row.candle_balance_milli.as_deref(),
+                    theme,
+                ),
+                text_field("created_at", row.created_at.as_deref(), theme),
+                text_field("updated_at", row.updated_at.as_deref(), theme),
+            ];
+            match &row.effective_meta_error {
+                Some(e) => {
+                    lines.push(Line::styled("effective_meta_error", theme.style(Tone::Bad)));
+                    lines.push(text_field("  message", e.message.as_deref(), theme));
+                    lines.push(text_field(
+                        "  terminal_reason",
+                        e.terminal_reason.as_deref(),
+                        theme,
+                    ));
+                    lines.push(text_field("  severity", e.severity.as_deref(), theme));
+                    lines.push(bool_field(
+                        "  operator_action",
+                        e.operator_action_required,
+                        theme,
+                    ));
+                    lines.push(text_field("  next_action", e.next_action.as_deref(), theme));
+                }
+                None => lines.push(field("effective_meta_error", None, theme)),
+            }
+            lines.push(field(
+                "meta keys",
+                row.meta.as_ref().map(|m| {
+                    m.keys()
+                        .map(|k| sanitize(k).into_owned())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }),
+                theme,
+            ));
+            lines
+        }
+        KeeperRowSlot::Undecodable { name, error } => vec![
+            Line::styled(
+                "undecodable row (shown, not hidden)",
+                theme.style(Tone::Bad),
+            ),
+            text_field("name", name.as_deref(), theme),
+            text_field("reason", Some(error.reason()), theme),
+            text_field("path", Some(&error.path), theme),
+            text_field("detail", Some(&error.detail), theme),
+        ],
+    }
+}
+
+fn render_detail(slot: &KeeperRowSlot, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    let title = match slot {
+        KeeperRowSlot::Row(r) => format!(" KEEPER {} · Esc closes ", sanitize(&r.name)),
+        KeeperRowSlot::Undecodable { .. } => " UNDECODABLE ROW · Esc closes ".to_string(),
+    };
+    let pane = if area.width >= 110 {
+        Rect::new(
+            area.x + area.width / 2,
+            area.y,
+            area.width - area.width / 2,
+            area.height,
+        )
+    } else {
+        area
+    };
+    Clear.render(pane, buf);
+    Paragraph::new(detail_lines(slot, ctx))
+        .wrap(Wrap { trim: false })
+        .block(
+            Block::bordered()
+                .title(fit_width(&title, pane.width.saturating_sub(2) as usize).into_owned()),
+        )
+        .render(pane, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_fill_the_width() {
+        for w in [60usize, 80, 120, 200] {
+            let c = Columns::for_width(w);
+            assert_eq!(FIXED_W + c.lifecycle + c.task, w);
+        }
+    }
+
+    #[test]
+    fn turn_age_formats_and_absent_is_dash() {
+        assert_eq!(turn_age(None, 100.0), "-");
+        assert_eq!(turn_age(Some(90.0), 100.0), "10s");
+        assert_eq!(turn_age(Some(0.0), 7200.0), "2h");
+        assert_eq!(turn_age(Some(f64::NAN), 1.0), "-");
+    }
+
+    #[test]
+    fn offset_keeps_selection_visible() {
+        assert_eq!(effective_offset(0, 0, 10, 100), 0);
+        assert_eq!(effective_offset(15, 0, 10, 100), 6);
+        assert_eq!(effective_offset(3, 6, 10, 100), 3);
+        assert_eq!(effective_offset(99, 0, 10, 100), 90);
+        assert_eq!(effective_offset(0, 50, 10, 5), 0);
+    }
+}

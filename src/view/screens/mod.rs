@@ -1,0 +1,265 @@
+//! Surfaces: pure projections of (model, UI state) into a ratatui [`Buffer`].
+//!
+//! Layout of every surface: two header rows (tab ring; connection · workspace · admission
+//! mode), the surface body, one footer row. Below [`MIN_WIDTH`]×[`MIN_HEIGHT`] a compact resize
+//! gate replaces the frame (T.5).
+
+pub mod header;
+pub mod help;
+pub mod keepers;
+pub mod placeholder;
+
+use super::model::Model;
+use super::text::{fit_width, sanitize};
+use super::theme::{Theme, Tone};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+use std::time::Instant;
+
+/// The roster needs its fixed columns (41 cells) plus readable LIFECYCLE / TASK columns.
+pub const MIN_WIDTH: u16 = 60;
+/// Header (2) + footer (1) + roster title and column heading (2) + at least 7 rows.
+pub const MIN_HEIGHT: u16 = 12;
+
+/// The tab ring (surfaces.md, Oct ring, reduced to what this version has).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tab {
+    Overview,
+    Work,
+    Keepers,
+    Board,
+    System,
+}
+
+impl Tab {
+    pub const RING: [Tab; 5] = [
+        Tab::Overview,
+        Tab::Work,
+        Tab::Keepers,
+        Tab::Board,
+        Tab::System,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Overview => "Overview",
+            Self::Work => "Work",
+            Self::Keepers => "Keepers",
+            Self::Board => "Board",
+            Self::System => "System",
+        }
+    }
+
+    fn index(self) -> usize {
+        Self::RING.iter().position(|t| *t == self).unwrap_or(0)
+    }
+
+    pub fn next(self) -> Self {
+        Self::RING[(self.index() + 1) % Self::RING.len()]
+    }
+
+    pub fn previous(self) -> Self {
+        Self::RING[(self.index() + Self::RING.len() - 1) % Self::RING.len()]
+    }
+}
+
+/// `/` search over the roster (live jump, `n`/`N`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Search {
+    pub query: String,
+    /// Still typing (the footer shows the prompt).
+    pub typing: bool,
+}
+
+/// Roster UI state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RosterUi {
+    pub selected: usize,
+    pub offset: usize,
+    pub search: Option<Search>,
+    pub detail_open: bool,
+    /// The last search found nothing (footer says so).
+    pub search_missed: bool,
+}
+
+/// Everything the UI remembers between frames that is not server data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ui {
+    pub tab: Tab,
+    pub roster: RosterUi,
+    pub help_open: bool,
+    /// The first `q` was pressed; a second quits, anything else cancels.
+    pub quit_armed: bool,
+    /// A one-line notice for the footer (e.g. "refresh requested").
+    pub notice: Option<String>,
+    /// Terminal size (probed once, and on resize only: T.5).
+    pub area: Rect,
+}
+
+impl Default for Ui {
+    fn default() -> Self {
+        Self {
+            tab: Tab::Keepers,
+            roster: RosterUi::default(),
+            help_open: false,
+            quit_armed: false,
+            notice: None,
+            area: Rect::new(0, 0, 80, 24),
+        }
+    }
+}
+
+impl Ui {
+    /// Rows of roster entries visible at the current size.
+    pub fn roster_page_rows(&self) -> usize {
+        body_area(self.area).height.saturating_sub(2) as usize
+    }
+
+    pub fn too_small(&self) -> bool {
+        too_small(self.area)
+    }
+}
+
+/// Clocks a projection reads (passed in so projections stay pure and testable).
+#[derive(Debug, Clone, Copy)]
+pub struct ProjectionCtx {
+    pub now: Instant,
+    /// Wall clock in unix seconds, for `turn_started_at` ages.
+    pub now_unix: f64,
+    pub theme: Theme,
+}
+
+impl ProjectionCtx {
+    pub fn now(theme: Theme) -> Self {
+        let now_unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0);
+        Self {
+            now: Instant::now(),
+            now_unix,
+            theme,
+        }
+    }
+}
+
+pub fn too_small(area: Rect) -> bool {
+    area.width < MIN_WIDTH || area.height < MIN_HEIGHT
+}
+
+/// The rows between the header and the footer.
+pub fn body_area(area: Rect) -> Rect {
+    Rect::new(
+        area.x,
+        area.y.saturating_add(2),
+        area.width,
+        area.height.saturating_sub(3),
+    )
+}
+
+/// Paints one whole frame.
+pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    if too_small(area) {
+        render_resize_gate(area, buf, ctx.theme);
+        return;
+    }
+    header::render(
+        model,
+        ui,
+        ctx,
+        Rect::new(area.x, area.y, area.width, 2),
+        buf,
+    );
+    let body = body_area(area);
+    match ui.tab {
+        Tab::Keepers => keepers::render(model, &ui.roster, ctx, body, buf),
+        Tab::Overview => placeholder::render_overview(model, ctx, body, buf),
+        tab => placeholder::render_unbuilt(tab, ctx, body, buf),
+    }
+    let footer = Rect::new(
+        area.x,
+        area.y + area.height.saturating_sub(1),
+        area.width,
+        1,
+    );
+    render_footer(ui, ctx, footer, buf);
+    if ui.help_open {
+        help::render(ui.tab, ctx, area, buf);
+    }
+}
+
+/// T.5: a compact message instead of a clipped frame.
+fn render_resize_gate(area: Rect, buf: &mut Buffer, theme: Theme) {
+    let lines = [
+        "terminal too small".to_string(),
+        format!(
+            "{}x{} < {}x{}",
+            area.width, area.height, MIN_WIDTH, MIN_HEIGHT
+        ),
+        "enlarge it · q q quits".to_string(),
+    ];
+    let top = area.y + area.height.saturating_sub(lines.len() as u16) / 2;
+    for (i, text) in lines.iter().enumerate() {
+        let y = top + i as u16;
+        if y >= area.bottom() {
+            break;
+        }
+        let shown = fit_width(text, area.width as usize);
+        let x = area.x
+            + (area
+                .width
+                .saturating_sub(super::text::display_width(&shown) as u16))
+                / 2;
+        buf.set_string(x, y, &shown, theme.style(Tone::Strong));
+    }
+}
+
+fn render_footer(ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    let theme = ctx.theme;
+    let line = if ui.quit_armed {
+        Line::from(vec![Span::styled(
+            "press q again to quit · any other key cancels",
+            theme.style(Tone::Warn),
+        )])
+    } else if let Some(search) = ui.roster.search.as_ref().filter(|s| s.typing) {
+        let mut spans = vec![
+            Span::styled("/", theme.style(Tone::Accent)),
+            Span::raw(sanitize(&search.query).into_owned()),
+            Span::styled("▏", theme.style(Tone::Accent)),
+            Span::styled("  Enter keep · Esc cancel", theme.style(Tone::Dim)),
+        ];
+        if ui.roster.search_missed {
+            spans.push(Span::styled("  no match", theme.style(Tone::Warn)));
+        }
+        Line::from(spans)
+    } else {
+        // The notice and the search go first: hints are what a narrow footer may lose.
+        let mut spans = Vec::new();
+        if let Some(notice) = &ui.notice {
+            spans.push(Span::styled(
+                format!("{notice} · "),
+                theme.style(Tone::Accent),
+            ));
+        }
+        if let Some(search) = ui.roster.search.as_ref() {
+            spans.push(Span::styled(
+                format!("/{} (n/N) · ", sanitize(&search.query)),
+                theme.style(Tone::Accent),
+            ));
+        }
+        spans.push(Span::styled(
+            "Tab surfaces · ? help · r refresh · q q quit",
+            theme.style(Tone::Dim),
+        ));
+        if ui.tab == Tab::Keepers {
+            spans.push(Span::styled(
+                " · j/k move · / search · Enter detail",
+                theme.style(Tone::Dim),
+            ));
+        }
+        Line::from(spans)
+    };
+    line.render(area, buf);
+}

@@ -1,0 +1,59 @@
+//! Surfaces this version has not built: they say so plainly instead of pretending (and the
+//! Overview shows the one thing it can already say truthfully: the Keepers slot).
+
+use super::{ProjectionCtx, Tab};
+use crate::view::fetched::Fetched;
+use crate::view::model::Model;
+use crate::view::theme::Tone;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::{Paragraph, Widget};
+
+pub fn render_unbuilt(tab: Tab, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    let theme = ctx.theme;
+    Paragraph::new(vec![
+        Line::styled(tab.title().to_uppercase(), theme.style(Tone::Strong)),
+        Line::raw(format!("{} is not built yet in this version.", tab.title())),
+        Line::styled(
+            "Tab / Shift-Tab to another surface · 3 Keepers",
+            theme.style(Tone::Dim),
+        ),
+    ])
+    .render(area, buf);
+}
+
+pub fn render_overview(model: &Model, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    let theme = ctx.theme;
+    let keepers = match &model.keepers.fetched {
+        Fetched::NotRequested => "(not loaded yet)".to_string(),
+        Fetched::Loading => "loading…".to_string(),
+        Fetched::Warming { .. } => "server warming up".to_string(),
+        Fetched::Failed {
+            last: None, error, ..
+        } => {
+            format!("0 · data unreliable (read failed: {})", error.class)
+        }
+        Fetched::Failed {
+            last: Some(o),
+            error,
+            ..
+        } => format!(
+            "{} · data unreliable (read failed: {})",
+            o.value.keepers().count(),
+            error.class
+        ),
+        Fetched::Refreshing { last } => format!("{} (reading…)", last.value.keepers().count()),
+        Fetched::Ready(o) => o.value.keepers().count().to_string(),
+    };
+    Paragraph::new(vec![
+        Line::styled("OVERVIEW", theme.style(Tone::Strong)),
+        Line::raw(format!("Keepers: {keepers}")),
+        Line::raw(""),
+        Line::styled(
+            "Decisions, Goals, Task flow, quota and Candle panels are not built yet in this version.",
+            theme.style(Tone::Dim),
+        ),
+    ])
+    .render(area, buf);
+}

@@ -1,0 +1,337 @@
+//! The view actor driven by a fake source (messages sent directly): it paints admitted data,
+//! rejects a late result, paints nothing when nothing changed (T.2), and answers keys.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers
+
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use masc_tui::actors::messages::{DemandKind, SourceCommand, ViewMsg};
+use masc_tui::actors::ticket::SourceKey;
+use masc_tui::protocol::admission::AdmissionMode;
+use masc_tui::view::actor::{ViewArgs, ViewEvent, spawn_view};
+use masc_tui::view::admission::RejectReason;
+use masc_tui::view::keys::ExitCause;
+use masc_tui::view::presenter::{ByteCounter, FrameSink};
+use masc_tui::view::sample::{buffer_text, confirmed, roster, roster_observation, roster_ticket};
+use ractor::{Actor, ActorProcessingErr, ActorRef};
+use ratatui::backend::{CrosstermBackend, TestBackend};
+use ratatui::style::Modifier;
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+
+type Events = mpsc::UnboundedReceiver<ViewEvent>;
+
+/// Waits for the first event matching `pred` (the timeout only guards against a hang).
+async fn wait_for(rx: &mut Events, pred: impl Fn(&ViewEvent) -> bool) -> ViewEvent {
+    tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let event = rx.recv().await.expect("view alive");
+            if pred(&event) {
+                return event;
+            }
+        }
+    })
+    .await
+    .expect("expected view event")
+}
+
+async fn frame_with(rx: &mut Events, needle: &str) -> ratatui::buffer::Buffer {
+    match wait_for(
+        rx,
+        |e| matches!(e, ViewEvent::Frame { buffer, .. } if buffer_text(buffer).contains(needle)),
+    )
+    .await
+    {
+        ViewEvent::Frame { buffer, .. } => buffer,
+        _ => unreachable!(),
+    }
+}
+
+async fn handled(rx: &mut Events, kind: &'static str) {
+    wait_for(rx, |e| matches!(e, ViewEvent::Handled(k) if *k == kind)).await;
+}
+
+fn key(c: char) -> ViewMsg {
+    ViewMsg::Input(Event::Key(KeyEvent::new(
+        KeyCode::Char(c),
+        KeyModifiers::NONE,
+    )))
+}
+
+struct Spawned {
+    view: ActorRef<ViewMsg>,
+    events: Events,
+    exit: oneshot::Receiver<ExitCause>,
+    done: tokio::task::JoinHandle<()>,
+}
+
+async fn spawn<B: FrameSink>(backend: B) -> Spawned {
+    let (tx, events) = mpsc::unbounded_channel();
+    let (exit_tx, exit) = oneshot::channel();
+    let mut args = ViewArgs::new(backend);
+    args.observer = Some(tx);
+    args.exit = Some(exit_tx);
+    let (view, done) = spawn_view(args).await.unwrap();
+    Spawned {
+        view,
+        events,
+        exit,
+        done,
+    }
+}
+
+/// Confirms epoch 1 and admits a roster of `n` under generation 1.
+async fn load(s: &mut Spawned, n: usize) {
+    s.view
+        .cast(ViewMsg::Identity(confirmed(1, AdmissionMode::Receipt)))
+        .unwrap();
+    s.view
+        .cast(ViewMsg::Dispatched(roster_ticket(1, 1)))
+        .unwrap();
+    s.view
+        .cast(ViewMsg::Observed(roster_observation(
+            roster_ticket(1, 1),
+            roster(n),
+            AdmissionMode::Receipt,
+        )))
+        .unwrap();
+    frame_with(&mut s.events, &format!("KEEPERS {n}")).await;
+}
+
+#[tokio::test]
+async fn g7_actor_paints_admitted_data_and_rejects_a_late_result() {
+    let mut s = spawn(TestBackend::new(100, 30)).await;
+    frame_with(&mut s.events, "(not loaded yet)").await;
+    load(&mut s, 3).await;
+    // A second read is dispatched; the first generation's late answer arrives after it.
+    s.view
+        .cast(ViewMsg::Dispatched(roster_ticket(2, 1)))
+        .unwrap();
+    s.view
+        .cast(ViewMsg::Observed(roster_observation(
+            roster_ticket(1, 1),
+            roster(8),
+            AdmissionMode::Receipt,
+        )))
+        .unwrap();
+    let rejected = wait_for(&mut s.events, |e| matches!(e, ViewEvent::Rejected(_))).await;
+    assert!(matches!(
+        rejected,
+        ViewEvent::Rejected(RejectReason::Superseded)
+    ));
+    s.view
+        .cast(ViewMsg::Observed(roster_observation(
+            roster_ticket(2, 1),
+            roster(4),
+            AdmissionMode::Receipt,
+        )))
+        .unwrap();
+    let buf = frame_with(&mut s.events, "KEEPERS 4").await;
+    let text = buffer_text(&buf);
+    assert!(text.contains("keeper-0003"));
+    assert!(
+        !text.contains("keeper-0007"),
+        "the late roster of 8 was never applied"
+    );
+}
+
+#[tokio::test]
+async fn t2_idle_view_writes_zero_bytes() {
+    let counter = ByteCounter::default();
+    let mut s = spawn(CrosstermBackend::new(counter.clone())).await;
+    wait_for(&mut s.events, |e| matches!(e, ViewEvent::Frame { .. })).await;
+    load(&mut s, 5).await;
+    let settled = counter.bytes();
+    let writes = counter.writes();
+    assert!(settled > 0);
+    // Messages that change nothing: an unbound key, a retire of a ticket that owns nothing,
+    // a stale-epoch dispatch, a spurious frame tick.
+    s.view.cast(key('x')).unwrap();
+    s.view.cast(ViewMsg::Retired(roster_ticket(9, 1))).unwrap();
+    s.view
+        .cast(ViewMsg::Dispatched(roster_ticket(10, 0)))
+        .unwrap();
+    s.view.cast(ViewMsg::FrameDue).unwrap();
+    handled(&mut s.events, "frame_due").await;
+    assert_eq!(counter.bytes(), settled, "an idle TUI writes nothing");
+    assert_eq!(counter.writes(), writes);
+    // One `j` writes a small differential frame.
+    s.view.cast(key('j')).unwrap();
+    let ViewEvent::Frame { stats, .. } =
+        wait_for(&mut s.events, |e| matches!(e, ViewEvent::Frame { .. })).await
+    else {
+        unreachable!()
+    };
+    assert!(!stats.full);
+    assert!(stats.cells > 0);
+    let j_bytes = counter.bytes() - settled;
+    assert!(
+        j_bytes > 0 && j_bytes < settled,
+        "differential: {j_bytes} vs full {settled}"
+    );
+}
+
+#[tokio::test]
+async fn keys_move_selection_and_q_q_quits_while_other_key_cancels() {
+    let mut s = spawn(TestBackend::new(100, 30)).await;
+    load(&mut s, 5).await;
+    s.view.cast(key('j')).unwrap();
+    s.view.cast(key('j')).unwrap();
+    let buf = wait_for(&mut s.events, |e| {
+        matches!(e, ViewEvent::Frame { buffer, .. }
+            if buffer[(0, 6)].modifier.contains(Modifier::REVERSED))
+    })
+    .await;
+    let ViewEvent::Frame { buffer, .. } = buf else {
+        unreachable!()
+    };
+    assert!(
+        buffer_text(&buffer)
+            .lines()
+            .nth(6)
+            .unwrap()
+            .contains("keeper-0002")
+    );
+    s.view.cast(key('q')).unwrap();
+    frame_with(&mut s.events, "press q again").await;
+    s.view.cast(key('x')).unwrap();
+    wait_for(&mut s.events, |e| matches!(e, ViewEvent::Frame { buffer, .. } if !buffer_text(buffer).contains("press q again"))).await;
+    s.view.cast(key('q')).unwrap();
+    s.view.cast(key('q')).unwrap();
+    assert_eq!(s.exit.await.unwrap(), ExitCause::QuitKey);
+    s.done.await.unwrap();
+}
+
+#[tokio::test]
+async fn ctrl_c_quits_as_interrupt() {
+    let s = spawn(TestBackend::new(80, 24)).await;
+    s.view
+        .cast(ViewMsg::Input(Event::Key(KeyEvent::new(
+            KeyCode::Char('c'),
+            KeyModifiers::CONTROL,
+        ))))
+        .unwrap();
+    assert_eq!(s.exit.await.unwrap(), ExitCause::Interrupt);
+}
+
+struct FakeSource;
+
+impl Actor for FakeSource {
+    type Msg = SourceCommand;
+    type State = mpsc::UnboundedSender<SourceCommand>;
+    type Arguments = mpsc::UnboundedSender<SourceCommand>;
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<SourceCommand>,
+        args: Self::Arguments,
+    ) -> Result<Self::State, ActorProcessingErr> {
+        Ok(args)
+    }
+    async fn handle(
+        &self,
+        _myself: ActorRef<SourceCommand>,
+        msg: SourceCommand,
+        state: &mut Self::State,
+    ) -> Result<(), ActorProcessingErr> {
+        let _ = state.send(msg);
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn g3_r_sends_an_explicit_demand_to_the_source() {
+    let mut s = spawn(TestBackend::new(100, 30)).await;
+    let (tx, mut demands) = mpsc::unbounded_channel();
+    let (source, _) = Actor::spawn(None, FakeSource, tx).await.unwrap();
+    s.view
+        .cast(ViewMsg::SourceUp {
+            source: SourceKey::KeepersRoster,
+            handle: source,
+        })
+        .unwrap();
+    s.view.cast(key('r')).unwrap();
+    let got = demands.recv().await.unwrap();
+    assert!(matches!(got, SourceCommand::Demand(DemandKind::Explicit)));
+    frame_with(&mut s.events, "refresh requested").await;
+}
+
+#[tokio::test]
+async fn source_restart_shows_the_failure_beside_the_last_value() {
+    let mut s = spawn(TestBackend::new(100, 30)).await;
+    load(&mut s, 3).await;
+    s.view
+        .cast(ViewMsg::Dispatched(roster_ticket(2, 1)))
+        .unwrap();
+    s.view
+        .cast(ViewMsg::SourceRestarted(SourceKey::KeepersRoster))
+        .unwrap();
+    let buf = frame_with(&mut s.events, "source_restarted").await;
+    assert!(buffer_text(&buf).contains("keeper-0002"));
+}
+
+#[tokio::test]
+async fn t5_resize_forces_a_full_frame_and_small_sizes_gate() {
+    let mut s = spawn(TestBackend::new(100, 30)).await;
+    load(&mut s, 3).await;
+    s.view.cast(ViewMsg::Input(Event::Resize(40, 10))).unwrap();
+    let buf = frame_with(&mut s.events, "terminal too small").await;
+    assert_eq!((buf.area.width, buf.area.height), (40, 10));
+    s.view.cast(ViewMsg::Input(Event::Resize(90, 20))).unwrap();
+    let ev = wait_for(
+        &mut s.events,
+        |e| matches!(e, ViewEvent::Frame { buffer, .. } if buffer.area.width == 90),
+    )
+    .await;
+    let ViewEvent::Frame { stats, buffer } = ev else {
+        unreachable!()
+    };
+    assert!(stats.full);
+    assert!(buffer_text(&buffer).contains("keeper-0000"));
+}
+
+#[tokio::test]
+async fn search_jumps_live_and_detail_opens_and_closes() {
+    let mut s = spawn(TestBackend::new(100, 30)).await;
+    load(&mut s, 20).await;
+    s.view.cast(key('/')).unwrap();
+    for c in "0013".chars() {
+        s.view.cast(key(c)).unwrap();
+    }
+    let buf = wait_for(
+        &mut s.events,
+        |e| matches!(e, ViewEvent::Frame { buffer, .. } if buffer_text(buffer).contains("/0013")),
+    )
+    .await;
+    let ViewEvent::Frame { buffer, .. } = buf else {
+        unreachable!()
+    };
+    let selected_row = (0..buffer.area.height)
+        .find(|&y| buffer[(0, y)].modifier.contains(Modifier::REVERSED) && y > 3)
+        .unwrap();
+    assert!(
+        buffer_text(&buffer)
+            .lines()
+            .nth(selected_row as usize)
+            .unwrap()
+            .contains("keeper-0013")
+    );
+    s.view
+        .cast(ViewMsg::Input(Event::Key(KeyEvent::new(
+            KeyCode::Enter,
+            KeyModifiers::NONE,
+        ))))
+        .unwrap();
+    s.view
+        .cast(ViewMsg::Input(Event::Key(KeyEvent::new(
+            KeyCode::Enter,
+            KeyModifiers::NONE,
+        ))))
+        .unwrap();
+    frame_with(&mut s.events, "KEEPER keeper-0013").await;
+    s.view
+        .cast(ViewMsg::Input(Event::Key(KeyEvent::new(
+            KeyCode::Esc,
+            KeyModifiers::NONE,
+        ))))
+        .unwrap();
+    wait_for(&mut s.events, |e| matches!(e, ViewEvent::Frame { buffer, .. } if !buffer_text(buffer).contains("KEEPER keeper-0013"))).await;
+}

@@ -1,0 +1,300 @@
+//! Every `Fetched` state of the Keepers roster renders distinctly (G-4, G-5), and the surfaces
+//! around it say what they are (header states, unbuilt surfaces, help, resize gate).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers
+
+use masc_tui::actors::messages::IdentityState;
+use masc_tui::protocol::admission::AdmissionMode;
+use masc_tui::protocol::client::ClientError;
+use masc_tui::protocol::decode::{DecodeError, DecodeErrorKind};
+use masc_tui::protocol::keepers::{KeeperRowSlot, KeeperStatus};
+use masc_tui::view::model::Model;
+use masc_tui::view::sample::{
+    bare_row, buffer_text, confirmed, roster, roster_failure, roster_observation, roster_of,
+    roster_ticket,
+};
+use masc_tui::view::screens::help::{GLOBAL_KEYS, ROSTER_KEYS};
+use masc_tui::view::screens::{ProjectionCtx, Tab, Ui, render};
+use masc_tui::view::theme::Theme;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use std::time::Instant;
+
+fn ctx() -> ProjectionCtx {
+    ProjectionCtx {
+        now: Instant::now(),
+        now_unix: 1_700_000_100.0,
+        theme: Theme { color: false },
+    }
+}
+
+/// Paints through a real ratatui `Terminal<TestBackend>` and returns the screen text.
+fn paint(model: &Model, ui: &Ui) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(ui.area.width, ui.area.height)).unwrap();
+    terminal
+        .draw(|frame| render(model, ui, &ctx(), frame.area(), frame.buffer_mut()))
+        .unwrap();
+    buffer_text(terminal.backend().buffer())
+}
+
+fn ui(width: u16, height: u16) -> Ui {
+    Ui {
+        area: Rect::new(0, 0, width, height),
+        ..Ui::default()
+    }
+}
+
+fn connected() -> Model {
+    let mut m = Model::default();
+    m.on_identity(confirmed(1, AdmissionMode::Receipt));
+    m
+}
+
+fn ready(n: usize) -> Model {
+    let mut m = connected();
+    m.on_dispatched(roster_ticket(1, 1));
+    m.on_observed(
+        roster_observation(roster_ticket(1, 1), roster(n), AdmissionMode::Receipt),
+        Instant::now(),
+    )
+    .unwrap();
+    m
+}
+
+fn states() -> Vec<(&'static str, Model)> {
+    let not_requested = connected();
+    let mut loading = connected();
+    loading.on_dispatched(roster_ticket(1, 1));
+    let empty = ready(0);
+    let filled = ready(3);
+    let mut refreshing = ready(3);
+    refreshing.on_dispatched(roster_ticket(2, 1));
+    let mut failed_with_last = ready(3);
+    failed_with_last.on_dispatched(roster_ticket(2, 1));
+    failed_with_last
+        .on_observed(
+            roster_failure(roster_ticket(2, 1), ClientError::Timeout),
+            Instant::now(),
+        )
+        .unwrap();
+    let mut failed_none = connected();
+    failed_none.on_dispatched(roster_ticket(1, 1));
+    failed_none
+        .on_observed(
+            roster_failure(
+                roster_ticket(1, 1),
+                ClientError::Status {
+                    status: 500,
+                    body: String::new(),
+                },
+            ),
+            Instant::now(),
+        )
+        .unwrap();
+    let mut warming = connected();
+    warming.on_dispatched(roster_ticket(1, 1));
+    warming
+        .on_observed(
+            roster_failure(roster_ticket(1, 1), ClientError::Warming),
+            Instant::now(),
+        )
+        .unwrap();
+    let mut warming_with_last = ready(3);
+    warming_with_last.on_dispatched(roster_ticket(2, 1));
+    warming_with_last
+        .on_observed(
+            roster_failure(roster_ticket(2, 1), ClientError::Warming),
+            Instant::now(),
+        )
+        .unwrap();
+    vec![
+        ("not_requested", not_requested),
+        ("loading", loading),
+        ("ready_empty", empty),
+        ("ready", filled),
+        ("refreshing", refreshing),
+        ("failed_with_last", failed_with_last),
+        ("failed_none", failed_none),
+        ("warming", warming),
+        ("warming_with_last", warming_with_last),
+    ]
+}
+
+#[test]
+fn g4_g5_every_fetched_state_renders_distinctly() {
+    let screens: Vec<(&str, String)> = states()
+        .into_iter()
+        .map(|(name, model)| (name, paint(&model, &ui(100, 24))))
+        .collect();
+    for (i, (a, text_a)) in screens.iter().enumerate() {
+        for (b, text_b) in screens.iter().skip(i + 1) {
+            assert_ne!(text_a, text_b, "{a} and {b} render the same");
+        }
+    }
+    let get = |name: &str| &screens.iter().find(|(n, _)| *n == name).unwrap().1;
+    assert!(get("not_requested").contains("(not loaded yet)"));
+    assert!(get("loading").contains("loading keepers"));
+    assert!(get("ready_empty").contains("no keepers registered"));
+    assert!(!get("not_requested").contains("no keepers registered"));
+    assert!(get("ready").contains("keeper-0002"));
+    // G-4: a re-read shows the last value plus "reading"; a failed re-read the value plus why.
+    assert!(get("refreshing").contains("keeper-0002") && get("refreshing").contains("reading"));
+    let failed = get("failed_with_last");
+    assert!(failed.contains("keeper-0002") && failed.contains("read failed: timeout"));
+    // G-5: a failure with no value is a failure, never an empty list.
+    let none = get("failed_none");
+    assert!(none.contains("keepers read failed: status_500"));
+    assert!(!none.contains("no keepers registered"));
+    assert!(get("warming").contains("warming up"));
+    assert!(!get("warming").contains("no keepers registered"));
+    assert!(get("warming_with_last").contains("keeper-0002"));
+}
+
+#[test]
+fn header_shows_connection_workspace_and_mode() {
+    let text = paint(&ready(1), &ui(100, 24));
+    assert!(text.contains("connected"));
+    assert!(text.contains("/home/op/demo"));
+    assert!(text.contains("receipts"));
+
+    let mut failed = ready(1);
+    failed.on_dispatched(roster_ticket(2, 1));
+    failed
+        .on_observed(
+            roster_failure(roster_ticket(2, 1), ClientError::Timeout),
+            Instant::now(),
+        )
+        .unwrap();
+    assert!(paint(&failed, &ui(100, 24)).contains("degraded"));
+
+    assert!(paint(&Model::default(), &ui(100, 24)).contains("connecting..."));
+    let mut booting = Model::default();
+    booting.on_identity(IdentityState::Booting);
+    assert!(paint(&booting, &ui(100, 24)).contains("server booting..."));
+    let mut lost = ready(1);
+    lost.on_identity(IdentityState::Unconfirmed {
+        reason: "connection refused".into(),
+    });
+    let text = paint(&lost, &ui(100, 24));
+    assert!(text.contains("disconnected") && text.contains("connection refused"));
+    // G-6: the last value stays on screen after withdrawal.
+    assert!(text.contains("keeper-0000"));
+}
+
+#[test]
+fn health_admitted_data_is_marked() {
+    let mut m = Model::default();
+    m.on_identity(confirmed(1, AdmissionMode::Health));
+    m.on_dispatched(roster_ticket(1, 1));
+    m.on_observed(
+        roster_observation(roster_ticket(1, 1), roster(2), AdmissionMode::Health),
+        Instant::now(),
+    )
+    .unwrap();
+    let text = paint(&m, &ui(120, 24));
+    assert!(text.contains("health-admitted (no receipts)"));
+    assert!(text.contains("health-admitted (no receipt)"));
+    assert!(!paint(&ready(2), &ui(120, 24)).contains("health-admitted"));
+}
+
+#[test]
+fn undecodable_rows_are_shown_as_such() {
+    let mut m = connected();
+    m.on_dispatched(roster_ticket(1, 1));
+    let rows = vec![
+        KeeperRowSlot::Row(Box::new(bare_row("alpha", KeeperStatus::Idle))),
+        KeeperRowSlot::Undecodable {
+            name: Some("beta".into()),
+            error: DecodeError::new(
+                DecodeErrorKind::UnknownVariant,
+                ".keepers[1].status",
+                "running",
+            ),
+        },
+    ];
+    m.on_observed(
+        roster_observation(roster_ticket(1, 1), roster_of(rows), AdmissionMode::Receipt),
+        Instant::now(),
+    )
+    .unwrap();
+    let text = paint(&m, &ui(100, 24));
+    assert!(text.contains("1 undecodable"));
+    assert!(text.contains("undecodable: unknown_variant at .keepers[1].status"));
+    assert!(text.contains("beta"));
+    // Absent fields read as absent: flags `?`, sandbox and turn `-`.
+    let alpha = text.lines().find(|l| l.contains("alpha")).unwrap();
+    assert!(alpha.contains("? ? -"), "{alpha}");
+}
+
+#[test]
+fn unbuilt_surfaces_say_so_and_overview_counts() {
+    let model = ready(3);
+    for tab in [Tab::Work, Tab::Board, Tab::System] {
+        let mut u = ui(100, 24);
+        u.tab = tab;
+        let text = paint(&model, &u);
+        assert!(text.contains("not built yet in this version"), "{tab:?}");
+        assert!(text.contains("connected"), "header on every surface");
+    }
+    let mut u = ui(100, 24);
+    u.tab = Tab::Overview;
+    let text = paint(&model, &u);
+    assert!(text.contains("Keepers: 3"));
+}
+
+#[test]
+fn help_lists_every_key_of_the_surface() {
+    let mut u = ui(100, 40);
+    u.help_open = true;
+    let text = paint(&ready(3), &u);
+    for (key, _) in ROSTER_KEYS.iter().chain(GLOBAL_KEYS) {
+        assert!(text.contains(key), "help misses {key}");
+    }
+}
+
+#[test]
+fn t5_small_terminal_shows_the_resize_gate() {
+    let text = paint(&ready(3), &ui(50, 10));
+    assert!(text.contains("terminal too small"));
+    assert!(text.contains("50x10 < 60x12"));
+    assert!(!text.contains("keeper-0000"));
+    let text = paint(&ready(3), &ui(60, 12));
+    assert!(text.contains("keeper-0000"));
+}
+
+#[test]
+fn detail_pane_shows_the_full_row() {
+    let mut u = ui(100, 40);
+    u.roster.selected = 1;
+    u.roster.detail_open = true;
+    let text = paint(&ready(3), &u);
+    assert!(text.contains("KEEPER keeper-0001"));
+    assert!(text.contains("claude-sonnet-4-5-20250929-000001"));
+    assert!(text.contains("sandbox_profile"));
+    assert!(text.contains("(absent)"));
+}
+
+#[test]
+fn no_color_keeps_meaning_in_marks_and_words() {
+    let mut failed = ready(2);
+    failed.on_dispatched(roster_ticket(2, 1));
+    failed
+        .on_observed(
+            roster_failure(roster_ticket(2, 1), ClientError::Timeout),
+            Instant::now(),
+        )
+        .unwrap();
+    let u = ui(100, 24);
+    let mut buf = Buffer::empty(u.area);
+    render(&failed, &u, &ctx(), u.area, &mut buf);
+    assert!(
+        buf.content()
+            .iter()
+            .all(|c| c.fg == ratatui::style::Color::Reset)
+    );
+    let text = buffer_text(&buf);
+    assert!(text.contains("◐ degraded"));
+    assert!(text.contains("✗ read failed"));
+}
