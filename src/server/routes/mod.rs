@@ -1,8 +1,11 @@
 //! Route registration: every family's router is merged here, behind the one middleware layer.
 
 pub mod admin;
+pub mod async_requests;
 pub mod health;
 pub mod keepers;
+pub mod skills;
+pub mod tools;
 
 use super::http::error_body;
 use super::middleware::workspace_layer;
@@ -15,7 +18,10 @@ use axum::response::Response;
 pub fn router(state: AppState) -> Router {
     let mut app = Router::new()
         .merge(health::router())
-        .merge(keepers::router());
+        .merge(keepers::router())
+        .merge(tools::router())
+        .merge(skills::router())
+        .merge(async_requests::router());
     if state.test_mode() {
         app = app.merge(admin::router());
     }

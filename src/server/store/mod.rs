@@ -4,7 +4,10 @@
 //! here with its numbered migrations and its deterministic seed, listed in [`FAMILIES`]. Every
 //! write runs in one transaction, so revisions and compare-and-swap checks are real.
 
+pub mod async_requests;
 pub mod keepers;
+pub mod skills;
+pub mod tools;
 
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -44,7 +47,12 @@ pub struct Family {
 }
 
 /// Every family, in dependency order (a later family's seed may read an earlier one's rows).
-pub const FAMILIES: &[&Family] = &[&keepers::FAMILY];
+pub const FAMILIES: &[&Family] = &[
+    &keepers::FAMILY,
+    &tools::FAMILY,
+    &skills::FAMILY,
+    &async_requests::FAMILY,
+];
 
 /// The fixed "now" of the seeded workspace: 2026-11-20T09:00:00Z. Seeds derive every time
 /// from it so two fresh data directories hold the same rows.
