@@ -2,6 +2,7 @@
 
 pub mod admin;
 pub mod async_requests;
+pub mod connectors;
 pub mod health;
 pub mod keepers;
 pub mod skills;
@@ -21,7 +22,8 @@ pub fn router(state: AppState) -> Router {
         .merge(keepers::router())
         .merge(tools::router())
         .merge(skills::router())
-        .merge(async_requests::router());
+        .merge(async_requests::router())
+        .merge(connectors::router());
     if state.test_mode() {
         app = app.merge(admin::router());
     }

@@ -5,6 +5,7 @@
 //! write runs in one transaction, so revisions and compare-and-swap checks are real.
 
 pub mod async_requests;
+pub mod connectors;
 pub mod keepers;
 pub mod skills;
 pub mod tools;
@@ -52,6 +53,7 @@ pub const FAMILIES: &[&Family] = &[
     &tools::FAMILY,
     &skills::FAMILY,
     &async_requests::FAMILY,
+    &connectors::FAMILY,
 ];
 
 /// The fixed "now" of the seeded workspace: 2026-11-20T09:00:00Z. Seeds derive every time
