@@ -2,8 +2,8 @@
 //! (§7.4). Gate routes answer errors as `{"ok":false,"error"}`.
 
 use crate::server::http::{
-    ApiResult, Guard, Operator, Public, Read, clamp_limit, gate_error, json_ok, parse_query,
-    query_get, with_echo, with_next_cursor,
+    ApiError, ApiResult, Guard, Operator, Public, Read, clamp_limit, gate_error, json_ok,
+    parse_query, query_get, with_echo, with_next_cursor,
 };
 use crate::server::state::AppState;
 use crate::server::store::connectors::{self as store, Unbind};
@@ -12,7 +12,6 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
-use axum::response::Response;
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 
@@ -111,6 +110,10 @@ async fn names(
 }
 
 /// The parts of a bind/unbind request, or the 400 to answer.
+fn bad(message: &str) -> ApiError {
+    ApiError::from(gate_error(StatusCode::BAD_REQUEST, message))
+}
+
 struct BindRequest {
     connector: String,
     channel_id: String,
@@ -123,12 +126,10 @@ fn bind_request(
     keeper_required: bool,
 ) -> Result<BindRequest, Response> {
     let q = parse_query(raw);
-    let connector = non_blank(&q, "name")
-        .ok_or_else(|| gate_error(StatusCode::BAD_REQUEST, "name is required"))?;
-    let v: Value = serde_json::from_slice(body)
-        .map_err(|_| gate_error(StatusCode::BAD_REQUEST, "invalid json"))?;
+    let connector = non_blank(&q, "name").ok_or_else(|| bad("name is required"))?;
+    let v: Value = serde_json::from_slice(body).map_err(|_| bad("invalid json"))?;
     if !v.is_object() {
-        return Err(gate_error(StatusCode::BAD_REQUEST, "invalid json"));
+        return Err(bad("invalid json"));
     }
     let text = |k: &str| {
         v.get(k)
@@ -137,8 +138,7 @@ fn bind_request(
             .filter(|s| !s.is_empty())
             .map(str::to_string)
     };
-    let channel_id = text("channel_id")
-        .ok_or_else(|| gate_error(StatusCode::BAD_REQUEST, "channel_id is required"))?;
+    let channel_id = text("channel_id").ok_or_else(|| bad("channel_id is required"))?;
     let keeper_name = text("keeper_name");
     if keeper_required && keeper_name.is_none() {
         return Err(gate_error(
@@ -165,10 +165,7 @@ async fn bind(
     RawQuery(raw): RawQuery,
     body: Bytes,
 ) -> ApiResult {
-    let req = match bind_request(raw.as_deref(), &body, true) {
-        Ok(r) => r,
-        Err(resp) => return Ok(resp),
-    };
+    let req = bind_request(raw.as_deref(), &body, true)?;
     let keeper = req.keeper_name.clone().unwrap_or_default();
     let (connector, channel, k) = (req.connector.clone(), req.channel_id, keeper.clone());
     let outcome = state
@@ -203,10 +200,7 @@ async fn unbind(
     RawQuery(raw): RawQuery,
     body: Bytes,
 ) -> ApiResult {
-    let req = match bind_request(raw.as_deref(), &body, false) {
-        Ok(r) => r,
-        Err(resp) => return Ok(resp),
-    };
+    let req = bind_request(raw.as_deref(), &body, false)?;
     let (connector, channel, expected) = (req.connector.clone(), req.channel_id, req.keeper_name);
     let outcome = state
         .store()
