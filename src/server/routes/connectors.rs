@@ -124,7 +124,7 @@ fn bind_request(
     raw: Option<&str>,
     body: &[u8],
     keeper_required: bool,
-) -> Result<BindRequest, Response> {
+) -> Result<BindRequest, ApiError> {
     let q = parse_query(raw);
     let connector = non_blank(&q, "name").ok_or_else(|| bad("name is required"))?;
     let v: Value = serde_json::from_slice(body).map_err(|_| bad("invalid json"))?;
@@ -141,10 +141,7 @@ fn bind_request(
     let channel_id = text("channel_id").ok_or_else(|| bad("channel_id is required"))?;
     let keeper_name = text("keeper_name");
     if keeper_required && keeper_name.is_none() {
-        return Err(gate_error(
-            StatusCode::BAD_REQUEST,
-            "keeper_name is required",
-        ));
+        return Err(bad("keeper_name is required"));
     }
     Ok(BindRequest {
         connector,
