@@ -2,6 +2,7 @@
 
 pub mod admin;
 pub mod async_requests;
+pub mod board;
 pub mod connectors;
 pub mod health;
 pub mod keepers;
@@ -23,7 +24,8 @@ pub fn router(state: AppState) -> Router {
         .merge(tools::router())
         .merge(skills::router())
         .merge(async_requests::router())
-        .merge(connectors::router());
+        .merge(connectors::router())
+        .merge(board::router());
     if state.test_mode() {
         app = app.merge(admin::router());
     }

@@ -5,6 +5,7 @@
 //! write runs in one transaction, so revisions and compare-and-swap checks are real.
 
 pub mod async_requests;
+pub mod board;
 pub mod connectors;
 pub mod keepers;
 pub mod skills;
@@ -54,6 +55,7 @@ pub const FAMILIES: &[&Family] = &[
     &skills::FAMILY,
     &async_requests::FAMILY,
     &connectors::FAMILY,
+    &board::FAMILY,
 ];
 
 /// The fixed "now" of the seeded workspace: 2026-11-20T09:00:00Z. Seeds derive every time
