@@ -5,7 +5,9 @@ pub mod async_requests;
 pub mod board;
 pub mod connectors;
 pub mod health;
+pub mod keeper_config;
 pub mod keepers;
+pub mod runtime;
 pub mod skills;
 pub mod tools;
 
@@ -25,7 +27,9 @@ pub fn router(state: AppState) -> Router {
         .merge(skills::router())
         .merge(async_requests::router())
         .merge(connectors::router())
-        .merge(board::router());
+        .merge(board::router())
+        .merge(runtime::router())
+        .merge(keeper_config::router());
     if state.test_mode() {
         app = app.merge(admin::router());
     }

@@ -7,7 +7,9 @@
 pub mod async_requests;
 pub mod board;
 pub mod connectors;
+pub mod keeper_config;
 pub mod keepers;
+pub mod runtime;
 pub mod skills;
 pub mod tools;
 
@@ -56,6 +58,8 @@ pub const FAMILIES: &[&Family] = &[
     &async_requests::FAMILY,
     &connectors::FAMILY,
     &board::FAMILY,
+    &runtime::FAMILY,
+    &keeper_config::FAMILY,
 ];
 
 /// The fixed "now" of the seeded workspace: 2026-11-20T09:00:00Z. Seeds derive every time
