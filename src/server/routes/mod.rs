@@ -1,6 +1,7 @@
 //! Route registration: every family's router is merged here, behind the one middleware layer.
 
 pub mod admin;
+pub mod asks;
 pub mod async_requests;
 pub mod board;
 pub mod connectors;
@@ -29,7 +30,8 @@ pub fn router(state: AppState) -> Router {
         .merge(connectors::router())
         .merge(board::router())
         .merge(runtime::router())
-        .merge(keeper_config::router());
+        .merge(keeper_config::router())
+        .merge(asks::router());
     if state.test_mode() {
         app = app.merge(admin::router());
     }

@@ -4,6 +4,7 @@
 //! here with its numbered migrations and its deterministic seed, listed in [`FAMILIES`]. Every
 //! write runs in one transaction, so revisions and compare-and-swap checks are real.
 
+pub mod asks;
 pub mod async_requests;
 pub mod board;
 pub mod connectors;
@@ -60,6 +61,7 @@ pub const FAMILIES: &[&Family] = &[
     &board::FAMILY,
     &runtime::FAMILY,
     &keeper_config::FAMILY,
+    &asks::FAMILY,
 ];
 
 /// The fixed "now" of the seeded workspace: 2026-11-20T09:00:00Z. Seeds derive every time
