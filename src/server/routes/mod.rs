@@ -8,6 +8,7 @@ pub mod connectors;
 pub mod health;
 pub mod keeper_config;
 pub mod keepers;
+pub mod operator;
 pub mod runtime;
 pub mod skills;
 pub mod tools;
@@ -31,7 +32,8 @@ pub fn router(state: AppState) -> Router {
         .merge(board::router())
         .merge(runtime::router())
         .merge(keeper_config::router())
-        .merge(asks::router());
+        .merge(asks::router())
+        .merge(operator::router());
     if state.test_mode() {
         app = app.merge(admin::router());
     }

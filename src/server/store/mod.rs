@@ -10,6 +10,7 @@ pub mod board;
 pub mod connectors;
 pub mod keeper_config;
 pub mod keepers;
+pub mod operator;
 pub mod runtime;
 pub mod skills;
 pub mod tools;
@@ -62,6 +63,7 @@ pub const FAMILIES: &[&Family] = &[
     &runtime::FAMILY,
     &keeper_config::FAMILY,
     &asks::FAMILY,
+    &operator::FAMILY,
 ];
 
 /// The fixed "now" of the seeded workspace: 2026-11-20T09:00:00Z. Seeds derive every time
