@@ -305,3 +305,54 @@ async fn async_single_wrong_echo_fault_alters_identity_fields_s13() {
     assert_eq!(good["target_keeper"], "rondo");
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn warming_setting_over_the_test_mode_admin_route_and_auth_s6_1_s1_3() {
+    let s = start(ServeOptions {
+        test_mode: true,
+        ..ServeOptions::default()
+    })
+    .await
+    .unwrap();
+    let admin = |body: &'static str| {
+        reqwest::Client::new()
+            .post(format!("{}/__admin/tools-warming", s.base_url()))
+            .bearer_auth(s.token().unwrap())
+            .body(body)
+            .send()
+    };
+    assert_eq!(
+        admin(r#"{"mode":"per_actor","reads":1}"#)
+            .await
+            .unwrap()
+            .status(),
+        StatusCode::OK
+    );
+    assert_eq!(
+        admin(r#"{"mode":"sometimes"}"#).await.unwrap().status(),
+        StatusCode::BAD_REQUEST
+    );
+    let (_, a) = json_of(&s, TOOLS).await;
+    let (_, b) = json_of(&s, TOOLS).await;
+    assert_eq!(a["is_warming"], true);
+    assert!(b.get("is_warming").is_none());
+    // Admin-class async list needs the token.
+    let r = reqwest::Client::new()
+        .get(format!("{}/api/v1/async-requests", s.base_url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    s.shutdown().await;
+
+    let plain = server().await;
+    let r = reqwest::Client::new()
+        .post(format!("{}/__admin/tools-warming", plain.base_url()))
+        .bearer_auth(plain.token().unwrap())
+        .body(r#"{"mode":"off"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND, "test mode only");
+    plain.shutdown().await;
+}
