@@ -1,11 +1,20 @@
 //! Route registration: every family's router is merged here, behind the one middleware layer.
 
 pub mod admin;
+pub mod asks;
+pub mod async_requests;
+pub mod board;
 pub mod chat;
+pub mod connectors;
 pub mod goals;
 pub mod health;
+pub mod keeper_config;
 pub mod keepers;
+pub mod operator;
+pub mod runtime;
+pub mod skills;
 pub mod tasks;
+pub mod tools;
 
 use super::http::error_body;
 use super::middleware::workspace_layer;
@@ -21,7 +30,16 @@ pub fn router(state: AppState) -> Router {
         .merge(keepers::router())
         .merge(chat::router())
         .merge(tasks::router())
-        .merge(goals::router());
+        .merge(goals::router())
+        .merge(tools::router())
+        .merge(skills::router())
+        .merge(async_requests::router())
+        .merge(connectors::router())
+        .merge(board::router())
+        .merge(runtime::router())
+        .merge(keeper_config::router())
+        .merge(asks::router())
+        .merge(operator::router());
     if state.test_mode() {
         app = app.merge(admin::router());
     }

@@ -4,10 +4,19 @@
 //! here with its numbered migrations and its deterministic seed, listed in [`FAMILIES`]. Every
 //! write runs in one transaction, so revisions and compare-and-swap checks are real.
 
+pub mod asks;
+pub mod async_requests;
+pub mod board;
 pub mod chat;
+pub mod connectors;
 pub mod goals;
+pub mod keeper_config;
 pub mod keepers;
+pub mod operator;
+pub mod runtime;
+pub mod skills;
 pub mod tasks;
+pub mod tools;
 
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -52,6 +61,15 @@ pub const FAMILIES: &[&Family] = &[
     &chat::FAMILY,
     &tasks::FAMILY,
     &goals::FAMILY,
+    &tools::FAMILY,
+    &skills::FAMILY,
+    &async_requests::FAMILY,
+    &connectors::FAMILY,
+    &board::FAMILY,
+    &runtime::FAMILY,
+    &keeper_config::FAMILY,
+    &asks::FAMILY,
+    &operator::FAMILY,
 ];
 
 /// The fixed "now" of the seeded workspace: 2026-11-20T09:00:00Z. Seeds derive every time
