@@ -125,7 +125,7 @@ pub enum KeeperRowSlot {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Candle {
-    Off,
+    Off {},
     Disabled {
         reason: String,
     },
@@ -268,5 +268,19 @@ mod tests {
             Some("123456789012345678901234567890")
         );
         assert_eq!(r.undecodable_count(), 1);
+    }
+}
+
+#[cfg(test)]
+mod candle_tests {
+    use super::*;
+
+    #[test]
+    fn candle_is_closed_even_when_off() {
+        let body = br#"{"count":0,"total":0,"truncated":false,"candle":{"status":"off","x":1},"keepers":[]}"#;
+        assert_eq!(
+            KeeperRoster::decode(body).unwrap_err().kind,
+            DecodeErrorKind::UnknownField
+        );
     }
 }
