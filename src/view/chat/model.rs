@@ -379,6 +379,10 @@ impl Transcript {
             }
             return i;
         }
+        self.push_with_rev(entry, rev)
+    }
+
+    fn push_with_rev(&mut self, entry: Entry, rev: u64) -> usize {
         self.next_uid += 1;
         let index = self.entries.len();
         self.by_id.insert(entry.id.clone(), index);
@@ -432,10 +436,17 @@ impl Transcript {
             .collect();
     }
 
+    /// Appends an entry even when its id is already present (history pages may repeat an
+    /// id for distinct rows; each row stays its own entry, the id lookup finds the newest).
+    pub fn push(&mut self, entry: Entry) -> usize {
+        let rev = self.bump();
+        self.push_with_rev(entry, rev)
+    }
+
     /// Appends history rows (newest window, oldest first).
     pub fn extend_history(&mut self, rows: &[ChatHistoryRow], keeper: &str) {
         for row in rows {
-            self.upsert(Entry::from_history_row(row, keeper));
+            self.push(Entry::from_history_row(row, keeper));
         }
     }
 

@@ -32,7 +32,7 @@ pub const CHUNK_THRESHOLD: usize = 32 * 1024;
 const CHUNK_TARGET: usize = 16 * 1024;
 const CHUNK_FORCE: usize = 64 * 1024;
 
-/// Chunk boundaries of a body: after blank lines outside code fences, once a chunk holds
+/// Chunk boundaries of a body: before blank lines outside code fences, once a chunk holds
 /// [`CHUNK_TARGET`] bytes; forced at a line end after [`CHUNK_FORCE`] bytes. Each chunk starts
 /// at a line start, so per-line sanitising and soft-break rendering are unchanged.
 pub fn chunk_ranges(text: &str) -> Vec<std::ops::Range<usize>> {
@@ -50,8 +50,12 @@ pub fn chunk_ranges(text: &str) -> Vec<std::ops::Range<usize>> {
             in_fence = !in_fence;
         }
         let blank = line.trim().is_empty();
-        let size = end - start;
-        if (size >= CHUNK_TARGET && blank && !in_fence) || size >= CHUNK_FORCE {
+        if blank && !in_fence && pos - start >= CHUNK_TARGET {
+            // Cut before the blank line: the next chunk opens with it, so the paragraph gap
+            // is drawn there.
+            out.push(start..pos);
+            start = pos;
+        } else if end - start >= CHUNK_FORCE {
             out.push(start..end);
             start = end;
         }
