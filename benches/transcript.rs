@@ -5,7 +5,7 @@
 //! - a resize (reading width change → re-wrap) with 100k entries
 //! - resident memory with 100k entries (printed once: VmRSS from /proc/self/status)
 
-use criterion::{Criterion, black_box, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, black_box, criterion_group, criterion_main};
 use masc_tui::view::chat::{
     CallState, Entry, EntryKind, ScrollPosition, Speaker, ToolCall, Transcript, TranscriptView,
 };
@@ -57,6 +57,34 @@ fn transcript(n: usize) -> Transcript {
     t
 }
 
+/// 1 000 entries, then a 1 MB Keeper message (prose paragraphs) as the newest entry.
+fn big_message_transcript() -> Transcript {
+    let mut t = transcript(1_000);
+    let para = "이 문단은 아주 긴 메시지의 일부야. It mixes English, 한국어, and emoji 🙂 so wrapping is real work.\n";
+    let mut big = String::with_capacity(1 << 20);
+    let mut k = 0;
+    while big.len() < (1 << 20) {
+        big.push_str(para);
+        k += 1;
+        if k % 8 == 0 {
+            big.push('\n');
+        }
+    }
+    t.push(
+        Entry::new(
+            "huge",
+            Speaker::Keeper {
+                name: "alpha".into(),
+                owner: true,
+            },
+            EntryKind::Utterance,
+            big,
+        )
+        .with_ts(T0),
+    );
+    t
+}
+
 fn view(n: usize) -> TranscriptView {
     TranscriptView::new(transcript(n), Theme { color: true })
 }
@@ -85,37 +113,21 @@ fn frames(c: &mut Criterion) {
         });
     }
 
-    // A 1 MB Keeper message (prose paragraphs) as the newest entry.
-    let mut t = transcript(1_000);
-    let para = "이 문단은 아주 긴 메시지의 일부야. It mixes English, 한국어, and emoji 🙂 so wrapping is real work.\n";
-    let mut big = String::with_capacity(1 << 20);
-    let mut k = 0;
-    while big.len() < (1 << 20) {
-        big.push_str(para);
-        k += 1;
-        if k % 8 == 0 {
-            big.push('\n');
-        }
-    }
-    t.push(
-        Entry::new(
-            "huge",
-            Speaker::Keeper {
-                name: "alpha".into(),
-                owner: true,
-            },
-            EntryKind::Utterance,
-            big,
-        )
-        .with_ts(T0),
-    );
-    let mut v = TranscriptView::new(t, Theme { color: true });
+    let mut v = TranscriptView::new(big_message_transcript(), Theme { color: true });
     v.render(200, 60, ScrollPosition::Newest);
     c.bench_function("frame_1mb_message_end_200x60", |b| {
         b.iter(|| black_box(v.render(200, 60, ScrollPosition::Newest)))
     });
     c.bench_function("frame_1mb_message_end_100_back_200x60", |b| {
         b.iter(|| black_box(v.render(200, 60, ScrollPosition::Back(100))))
+    });
+    // First frame of a fresh view: measures (wraps) the whole 1 MB body once.
+    c.bench_function("cold_first_frame_1mb_message_end_200x60", |b| {
+        b.iter_batched(
+            || TranscriptView::new(big_message_transcript(), Theme { color: true }),
+            |mut v| black_box(v.render(200, 60, ScrollPosition::Newest)),
+            BatchSize::LargeInput,
+        )
     });
 
     // Resize: each frame changes the reading width, so the window re-wraps.

@@ -13,6 +13,7 @@ pub mod markdown;
 pub mod marks;
 pub mod model;
 pub mod modes;
+mod paint;
 pub mod plan;
 pub mod project;
 pub mod rail;

@@ -8,22 +8,19 @@
 //!   its end wraps only its last chunks.
 //! - Gutters (rail, clock, mark, label, quote bar) are added per painted row from the plan.
 
-use super::gutter::{
-    CHAT_MIN_HISTORY_ROWS, CHAT_MIN_TERMINAL_COLS, CHAT_ROLE_LABEL_COLUMN, GutterLayout,
-    INBOUND_INDENT, clock_text, fit_label,
-};
-use super::marks::{Role, continued_mark, quote_bar, role_label, speaker_mark};
-use super::model::{Entry, EntryKind, Speaker, ToolCall, Transcript};
-use super::modes::{OriginMode, ViewModes, ViewToggle};
+use super::gutter::{CHAT_MIN_HISTORY_ROWS, CHAT_MIN_TERMINAL_COLS, GutterLayout};
+use super::marks::Role;
+use super::model::{Entry, EntryKind, ToolCall, Transcript};
+use super::modes::{ViewModes, ViewToggle};
+use super::paint::{Painter, gutter, header, hidden_marker};
 use super::plan::{PlannedBlock, Source, build_plan};
 use super::project::{
     ProjectCtx, detail_rows, failure_rows, journal_rows, pending_rows, project_tool_block,
     reasoning_rows, report_rows, skill_rows, utterance_rows,
 };
-use super::rail::row_glyph;
 use super::style::ChatStyle;
 use super::wrap::{LogicalLine, wrap_lines};
-use crate::view::text::{display_width, fit_width, sanitize};
+use crate::view::text::fit_width;
 use crate::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -165,6 +162,14 @@ impl TranscriptView {
 
     pub fn last_frame(&self) -> FrameInfo {
         self.last
+    }
+
+    fn painter(&self) -> Painter<'_> {
+        Painter {
+            transcript: &self.transcript,
+            modes: self.modes,
+            style: self.style,
+        }
     }
 
     fn ctx(&self) -> ProjectCtx {
@@ -334,146 +339,6 @@ impl TranscriptView {
             .sum()
     }
 
-    fn label_of(&self, block: &PlannedBlock) -> String {
-        let entry = self.transcript.entries().get(block.first_entry());
-        match (&block.source, entry) {
-            (Source::Report(_), _) => "STATUS".into(),
-            (_, Some(e)) => sanitize(&role_label(block.role, e)).into_owned(),
-            (_, None) => String::new(),
-        }
-    }
-
-    /// The gutter of body row `k` of a block whose body is `body_h` rows.
-    fn gutter(
-        &self,
-        layout: &GutterLayout,
-        block: &PlannedBlock,
-        k: usize,
-        body_h: usize,
-    ) -> Vec<Span<'static>> {
-        let style = self.style;
-        let origin = self.modes.origin;
-        let mut spans = Vec::new();
-        match origin {
-            OriginMode::Bare | OriginMode::Row => {
-                if k == 0 && block.margin_mark && !block.header {
-                    let mark = speaker_mark(block.role, origin);
-                    spans.push(Span::styled(mark.to_string(), style.mark(block.role)));
-                    spans.push(Span::raw("  "));
-                } else {
-                    spans.push(Span::raw("   "));
-                }
-            }
-            OriginMode::Inline => {
-                if layout.rail {
-                    let (siding, glyph) = row_glyph(block.rail, k, body_h);
-                    spans.push(Span::styled(format!("{siding}{glyph} "), style.recede()));
-                }
-                if layout.clock {
-                    let clock = match block.clock {
-                        Some(m) if k == 0 => format!("{} ", clock_text(m)),
-                        _ => "      ".to_string(),
-                    };
-                    spans.push(Span::styled(clock, style.recede()));
-                }
-                if k == 0 {
-                    let label = self.label_of(block);
-                    if layout.mark {
-                        let mark = if block.continued {
-                            continued_mark(block.role, origin)
-                        } else {
-                            speaker_mark(block.role, origin)
-                        };
-                        spans.push(Span::styled(mark.to_string(), style.mark(block.role)));
-                        spans.push(Span::raw(" "));
-                        let name = if block.continued {
-                            String::new()
-                        } else {
-                            label
-                        };
-                        spans.push(Span::styled(
-                            fit_label(&name, layout.label_cells()),
-                            style.recede(),
-                        ));
-                    } else {
-                        spans.push(Span::styled(
-                            fit_label(&label, layout.label_cells()),
-                            style.recede(),
-                        ));
-                    }
-                } else {
-                    spans.push(Span::raw(" ".repeat(CHAT_ROLE_LABEL_COLUMN)));
-                }
-                let bar = quote_bar(block.role);
-                spans.push(Span::styled(bar, style.dim()));
-                if block.role == Role::Inbound {
-                    spans.push(Span::raw(" ".repeat(INBOUND_INDENT)));
-                }
-            }
-        }
-        spans
-    }
-
-    /// The heading row (row mode), or the inbound header (bare).
-    fn header(&self, layout: &GutterLayout, block: &PlannedBlock) -> Line<'static> {
-        let style = self.style;
-        let origin = self.modes.origin;
-        let entry = self.transcript.entries().get(block.first_entry());
-        let mark = speaker_mark(block.role, origin);
-        if origin == OriginMode::Bare {
-            let mut spans = vec![
-                Span::styled(mark.to_string(), style.mark(block.role)),
-                Span::raw("  "),
-            ];
-            if let Some(Entry {
-                speaker: Speaker::Inbound { sender, source },
-                ..
-            }) = entry
-            {
-                let mut text = sanitize(sender).into_owned();
-                if let Some(src) = source {
-                    text.push_str(" · ");
-                    text.push_str(&sanitize(src));
-                }
-                let room = layout.reading.saturating_sub(3);
-                spans.push(Span::styled(
-                    fit_width(&text, room).into_owned(),
-                    style.foreground(),
-                ));
-            }
-            return Line::from(spans);
-        }
-        // Origin_row: name, a rule, a receded clock at the right edge (C-25).
-        let owner = matches!(
-            entry.map(|e| &e.speaker),
-            Some(Speaker::Keeper { owner: true, .. })
-        );
-        let mut spans = Vec::new();
-        let mut used = 0;
-        if block.continued {
-            spans.push(Span::raw("  "));
-            used += 2;
-        } else {
-            spans.push(Span::styled(mark.to_string(), style.mark(block.role)));
-            spans.push(Span::raw(" "));
-            used += 2;
-            if !owner {
-                let name = fit_width(&self.label_of(block), 30).into_owned();
-                used += display_width(&name) + 1;
-                spans.push(Span::styled(name, style.foreground()));
-                spans.push(Span::raw(" "));
-            }
-        }
-        let clock = block.minute.map(clock_text);
-        let clock_w = clock.as_ref().map_or(0, |c| display_width(c) + 1);
-        let rule = layout.reading.saturating_sub(used + clock_w).max(1);
-        spans.push(Span::styled("─".repeat(rule), style.recede()));
-        if let Some(c) = clock {
-            spans.push(Span::styled(format!(" {c}"), style.recede()));
-        }
-        Line::from(spans)
-    }
-
     /// Rows `range` of block `bi` (ctx rows, then gutter + body rows).
     fn block_rows(
         &mut self,
@@ -499,7 +364,7 @@ impl TranscriptView {
                 continue;
             }
             if block.header && r == usize::from(block.spacing) {
-                out.push(self.header(layout, &block));
+                out.push(header(&self.painter(), layout, &block));
                 continue;
             }
             let Some(k) = r.checked_sub(ctx) else {
@@ -510,7 +375,7 @@ impl TranscriptView {
             let Some(body) = chunk_starts.get(chunk).and_then(|s| rows.get(k - s)) else {
                 continue;
             };
-            let mut spans = self.gutter(layout, &block, k, body_h);
+            let mut spans = gutter(&self.painter(), layout, &block, k, body_h);
             spans.extend(body.spans.iter().cloned());
             out.push(Line::from(spans));
         }
@@ -637,22 +502,4 @@ impl TranscriptView {
             buf.set_line(area.x, y, line, area.width);
         }
     }
-}
-
-/// C-67 marker, degrading with the width.
-fn hidden_marker(hidden: usize, width: usize, style: ChatStyle) -> Line<'static> {
-    let forms = [
-        format!("⋯ {hidden} chat rows hidden · PgUp to reveal"),
-        format!("⋯ {hidden} hidden · PgUp"),
-        format!("⋯ {hidden} hidden"),
-        format!("⋯{hidden}"),
-        "⋯".to_string(),
-    ];
-    let room = width.saturating_sub(3);
-    let text = forms
-        .iter()
-        .find(|f| display_width(f) <= room)
-        .cloned()
-        .unwrap_or_else(|| "⋯".into());
-    Line::from(vec![Span::raw("   "), Span::styled(text, style.recede())])
 }
