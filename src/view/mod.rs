@@ -2,6 +2,7 @@
 
 pub mod actor;
 pub mod admission;
+pub mod chat;
 pub mod fetched;
 pub mod keys;
 pub mod model;

@@ -1,0 +1,30 @@
+//! The Keeper chat transcript projection (spec/chat-screen.md §2): pure functions from the
+//! transcript model to styled rows. No actors, no network.
+//!
+//! - [`model`]: entries independent of the wire; [`live`]: stream events into entries.
+//! - [`modes`]: Ctrl-F / Ctrl-D / Ctrl-R / Ctrl-N / Ctrl-S.
+//! - [`marks`], [`rail`], [`gutter`], [`style`]: the symbol system and brightness levels.
+//! - [`markdown`], [`wrap`]: bodies into rows; [`project`]: block bodies per mode.
+//! - [`plan`], [`window`]: the visible blocks and windowed, cached rendering.
+
+pub mod gutter;
+pub mod live;
+pub mod markdown;
+pub mod marks;
+pub mod model;
+pub mod modes;
+mod paint;
+pub mod plan;
+pub mod project;
+pub mod rail;
+pub mod style;
+pub mod window;
+pub mod wrap;
+
+pub use live::LiveTurn;
+pub use model::{
+    CallState, Entry, EntryKind, FailureOrigin, Origin, PendingState, SkillRun, SkillState,
+    Speaker, ToolCall, Transcript,
+};
+pub use modes::{JournalMode, OriginMode, ReasoningMode, ToolVisibility, ViewModes, ViewToggle};
+pub use window::{ChatGate, FrameInfo, ScrollPosition, TranscriptView, chat_gate};

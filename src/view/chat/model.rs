@@ -1,0 +1,468 @@
+//! The transcript model, independent of the wire: what was said or done, by whom, in which
+//! turn. Conversions from the wire ([`ChatHistoryRow`]) are thin functions here; the stream
+//! assembler lives in [`super::live`].
+//!
+//! Identity is the full source id (message id, request id) — never a display string or a
+//! shortened id (C-17, C-31). Bodies keep the recorded original (C-29); sanitising happens at
+//! projection time, so `/copy` can use [`Entry::text`] as stored.
+
+use crate::protocol::chat::{ChatHistoryRow, ChatRole, ChatRowKind};
+use crate::protocol::coop_report::{self, FinalAnalysis};
+use std::collections::HashMap;
+
+/// Who produced an entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Speaker {
+    /// The operator at this console.
+    Operator,
+    /// A Keeper. `owner` is the Keeper whose chat this is (its name is in the title).
+    Keeper { name: String, owner: bool },
+    /// Someone outside who sent this here (another agent, a connector).
+    Inbound {
+        sender: String,
+        source: Option<String>,
+    },
+    /// A tool the Keeper called.
+    Tool,
+    /// The screen itself or the server (status notes, failures, journal lane).
+    System,
+}
+
+/// State of one tool call (C-49, C-51). `ResultReceived` is not success.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CallState {
+    /// Arguments are still streaming.
+    ArgsStreaming,
+    /// The call ended; no result yet.
+    AwaitingResult,
+    /// A result arrived; says nothing about success.
+    ResultReceived,
+    /// Confirmed success.
+    Succeeded,
+    /// Confirmed failure (from the type of the record, never from its text: C-9).
+    Failed,
+    /// The call was seen but no result was ever seen.
+    NotSeen,
+    /// No call-log row exists for it.
+    NoCallLog,
+}
+
+impl CallState {
+    /// Returned = the call came back (folds into the inventory header in compact mode).
+    pub fn returned(self) -> bool {
+        matches!(self, Self::ResultReceived | Self::Succeeded)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    pub call_id: Option<String>,
+    pub name: String,
+    pub state: CallState,
+    /// Arguments as recorded (JSON text or a streamed delta), if any.
+    pub args: Option<String>,
+    pub duration_ms: Option<u64>,
+}
+
+/// Skill run state (`◇ ◆ △ ✗`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SkillState {
+    Running,
+    Used,
+    NeedsLook,
+    Failed,
+}
+
+/// A finished or running skill (C-46): whether it was delivered and whether it used tools
+/// are separate facts, both readable at the default density.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillRun {
+    pub name: String,
+    pub state: SkillState,
+    pub delivered: bool,
+    pub used_tools: bool,
+    pub actions: u32,
+    /// `use=` id for the proof row (drawn only in `Tools_full`, C-47).
+    pub use_id: Option<String>,
+}
+
+/// Pending input states (C-33): exactly one label per row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PendingState {
+    WaitingToSend,
+    Sending,
+    WaitingToProcess,
+    ConfirmingDelivery,
+}
+
+impl PendingState {
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::WaitingToSend => "전송 대기",
+            Self::Sending => "전송 중",
+            Self::WaitingToProcess => "처리 대기",
+            Self::ConfirmingDelivery => "전송 확인 중",
+        }
+    }
+}
+
+/// Where a failure came from (its type decides that it is an error: C-9).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FailureOrigin {
+    /// History row of kind `transport_failure`.
+    Transport,
+    /// `RUN_ERROR` of the chat stream, with its code if any.
+    Run { code: Option<String> },
+    /// The server refused a pending input (C-35).
+    Rejected,
+    /// Interrupt or observation failure (C-44).
+    Other(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EntryKind {
+    Utterance,
+    /// Thinking / reasoning text.
+    Thinking,
+    ToolCall(ToolCall),
+    SkillSummary(SkillRun),
+    /// The parallel Memory journal lane.
+    Journal,
+    Failure(FailureOrigin),
+    /// Input not yet confirmed as started (C-32..C-35).
+    PendingInput {
+        state: PendingState,
+        rejection: Option<String>,
+    },
+    /// The screen's note about the turn (`○`).
+    Status,
+    /// The screen answering what was just typed (`›`).
+    LocalReply,
+}
+
+/// Origin fields kept for diagnostics and grouping.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// Full request / operation id (C-30: shown only in expanded diagnostics).
+    pub request_id: Option<String>,
+}
+
+/// Facts about hidden coop-report lines in a Keeper final, computed once at ingestion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportFacts {
+    pub hidden: Vec<HiddenReport>,
+    pub leaks: Vec<ReportLeak>,
+    pub rejected: Vec<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HiddenReport {
+    pub outcome: String,
+    pub binding_id: String,
+    pub body: String,
+    pub for_dad: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportLeak {
+    /// 1-based line of the body.
+    pub line: usize,
+    pub cause: &'static str,
+}
+
+impl ReportFacts {
+    /// Runs the coop-report analyser only when the text can hold a report (cheap check first).
+    pub fn of_text(text: &str) -> Option<Self> {
+        if !text.contains("coop_reports") && !text.contains("[coop-") {
+            return None;
+        }
+        Self::from_analysis(&coop_report::analyse(text))
+    }
+
+    pub fn from_analysis(a: &FinalAnalysis) -> Option<Self> {
+        let leaked_spans: Vec<usize> = a.leaks.iter().filter_map(|l| l.span).collect();
+        let hidden: Vec<HiddenReport> = a
+            .reports
+            .iter()
+            .filter(|r| !leaked_spans.contains(&r.span))
+            .map(|r| HiddenReport {
+                outcome: r.report.outcome.clone(),
+                binding_id: r.report.binding_id.clone(),
+                body: r.report.body.clone(),
+                for_dad: r.report.for_dad.clone(),
+            })
+            .collect();
+        let leaks: Vec<ReportLeak> = a
+            .leaks
+            .iter()
+            .map(|l| ReportLeak {
+                line: l.line,
+                cause: l.cause.name(),
+            })
+            .collect();
+        let rejected: Vec<usize> = a.invalid_reports.iter().map(|r| r.line).collect();
+        if hidden.is_empty() && leaks.is_empty() && rejected.is_empty() {
+            None
+        } else {
+            Some(Self {
+                hidden,
+                leaks,
+                rejected,
+            })
+        }
+    }
+}
+
+/// One transcript entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// Stable identity: the source message id (or request id for pending input).
+    pub id: String,
+    pub speaker: Speaker,
+    pub kind: EntryKind,
+    /// Unix seconds.
+    pub ts: Option<f64>,
+    /// Full turn reference (grouping key for the rail, C-17).
+    pub turn_ref: Option<String>,
+    pub origin: Origin,
+    /// The recorded original (C-29, C-31).
+    pub text: String,
+    /// Hidden report facts of a Keeper final (computed when the text is set).
+    pub reports: Option<Box<ReportFacts>>,
+}
+
+impl Entry {
+    pub fn new(
+        id: impl Into<String>,
+        speaker: Speaker,
+        kind: EntryKind,
+        text: impl Into<String>,
+    ) -> Self {
+        let mut entry = Self {
+            id: id.into(),
+            speaker,
+            kind,
+            ts: None,
+            turn_ref: None,
+            origin: Origin::default(),
+            text: text.into(),
+            reports: None,
+        };
+        entry.refresh_reports();
+        entry
+    }
+
+    pub fn with_ts(mut self, ts: f64) -> Self {
+        self.ts = Some(ts);
+        self
+    }
+
+    pub fn with_turn(mut self, turn_ref: impl Into<String>) -> Self {
+        self.turn_ref = Some(turn_ref.into());
+        self
+    }
+
+    pub fn with_request(mut self, request_id: impl Into<String>) -> Self {
+        self.origin.request_id = Some(request_id.into());
+        self
+    }
+
+    /// Recomputes [`Entry::reports`] (Keeper utterances only).
+    pub fn refresh_reports(&mut self) {
+        let keeper_speech =
+            matches!(self.speaker, Speaker::Keeper { .. }) && self.kind == EntryKind::Utterance;
+        self.reports = if keeper_speech {
+            ReportFacts::of_text(&self.text).map(Box::new)
+        } else {
+            None
+        };
+    }
+
+    /// Thin conversion of one history row (§4.5). `keeper` is the chat's owning Keeper.
+    pub fn from_history_row(row: &ChatHistoryRow, keeper: &str) -> Self {
+        let (speaker, kind) = match (row.role, row.kind) {
+            (_, Some(ChatRowKind::TransportFailure)) => (
+                Speaker::System,
+                EntryKind::Failure(FailureOrigin::Transport),
+            ),
+            (ChatRole::User, None) => (Speaker::Operator, EntryKind::Utterance),
+            (ChatRole::Assistant, None) => (
+                Speaker::Keeper {
+                    name: keeper.to_string(),
+                    owner: true,
+                },
+                EntryKind::Utterance,
+            ),
+            // A history tool row holds the call's result: received, not judged (C-49).
+            (ChatRole::Tool, None) => (
+                Speaker::Tool,
+                EntryKind::ToolCall(ToolCall {
+                    call_id: row.tool_call_id.clone(),
+                    name: row.tool_call_name.clone().unwrap_or_default(),
+                    state: CallState::ResultReceived,
+                    args: None,
+                    duration_ms: None,
+                }),
+            ),
+        };
+        let mut entry = Self::new(row.id.clone(), speaker, kind, row.content.clone());
+        if row.ts.is_finite() {
+            entry.ts = Some(row.ts);
+        }
+        entry.turn_ref = row.turn_ref.clone();
+        entry
+    }
+}
+
+/// The entries of one chat, with a per-entry revision so caches can tell what changed.
+#[derive(Debug, Default)]
+pub struct Transcript {
+    entries: Vec<Entry>,
+    /// Stable per-entry key (survives prepending older pages).
+    uids: Vec<u64>,
+    revs: Vec<u64>,
+    by_id: HashMap<String, usize>,
+    next_uid: u64,
+    next_rev: u64,
+    /// Bumped on every change; the view re-plans when it moves.
+    generation: u64,
+}
+
+impl Transcript {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    pub(crate) fn uid(&self, index: usize) -> u64 {
+        self.uids.get(index).copied().unwrap_or(0)
+    }
+
+    pub(crate) fn rev(&self, index: usize) -> u64 {
+        self.revs.get(index).copied().unwrap_or(0)
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Entry> {
+        self.by_id.get(id).and_then(|&i| self.entries.get(i))
+    }
+
+    fn bump(&mut self) -> u64 {
+        self.next_rev += 1;
+        self.generation += 1;
+        self.next_rev
+    }
+
+    /// Appends an entry, or replaces the entry with the same id in place.
+    pub fn upsert(&mut self, entry: Entry) -> usize {
+        let rev = self.bump();
+        if let Some(&i) = self.by_id.get(&entry.id) {
+            if let Some(slot) = self.entries.get_mut(i) {
+                *slot = entry;
+            }
+            if let Some(r) = self.revs.get_mut(i) {
+                *r = rev;
+            }
+            return i;
+        }
+        self.push_with_rev(entry, rev)
+    }
+
+    fn push_with_rev(&mut self, entry: Entry, rev: u64) -> usize {
+        self.next_uid += 1;
+        let index = self.entries.len();
+        self.by_id.insert(entry.id.clone(), index);
+        self.entries.push(entry);
+        self.uids.push(self.next_uid);
+        self.revs.push(rev);
+        index
+    }
+
+    /// Changes one entry in place; false when the id is unknown.
+    pub fn update(&mut self, id: &str, change: impl FnOnce(&mut Entry)) -> bool {
+        let Some(&i) = self.by_id.get(id) else {
+            return false;
+        };
+        let rev = self.bump();
+        if let Some(entry) = self.entries.get_mut(i) {
+            change(entry);
+        }
+        if let Some(r) = self.revs.get_mut(i) {
+            *r = rev;
+        }
+        true
+    }
+
+    /// Inserts an older history page before everything (rows oldest first). Rows whose id is
+    /// already present are skipped (a page boundary may repeat a row).
+    pub fn prepend_history(&mut self, rows: &[ChatHistoryRow], keeper: &str) {
+        let fresh: Vec<Entry> = rows
+            .iter()
+            .filter(|r| !self.by_id.contains_key(&r.id))
+            .map(|r| Entry::from_history_row(r, keeper))
+            .collect();
+        if fresh.is_empty() {
+            return;
+        }
+        let rev = self.bump();
+        let mut uids = Vec::with_capacity(fresh.len());
+        for _ in &fresh {
+            self.next_uid += 1;
+            uids.push(self.next_uid);
+        }
+        let count = fresh.len();
+        self.revs.splice(0..0, std::iter::repeat_n(rev, count));
+        self.uids.splice(0..0, uids);
+        self.entries.splice(0..0, fresh);
+        self.by_id = self
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.id.clone(), i))
+            .collect();
+    }
+
+    /// Appends an entry even when its id is already present (history pages may repeat an
+    /// id for distinct rows; each row stays its own entry, the id lookup finds the newest).
+    pub fn push(&mut self, entry: Entry) -> usize {
+        let rev = self.bump();
+        self.push_with_rev(entry, rev)
+    }
+
+    /// Appends history rows (newest window, oldest first).
+    pub fn extend_history(&mut self, rows: &[ChatHistoryRow], keeper: &str) {
+        for row in rows {
+            self.push(Entry::from_history_row(row, keeper));
+        }
+    }
+
+    /// Removes an entry (a pending input that became a persisted row, C-34).
+    pub fn remove(&mut self, id: &str) -> Option<Entry> {
+        let i = *self.by_id.get(id)?;
+        self.bump();
+        self.uids.remove(i);
+        self.revs.remove(i);
+        let entry = self.entries.remove(i);
+        self.by_id = self
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.id.clone(), i))
+            .collect();
+        Some(entry)
+    }
+}

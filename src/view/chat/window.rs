@@ -1,0 +1,505 @@
+//! Windowed rendering: only the rows of the visible window are built per frame.
+//!
+//! - Wrapped body rows are cached per (block content key, chunk) in a small LRU; the cache
+//!   belongs to one layout generation (reading width, modes, colour) and is dropped when that
+//!   changes (a resize re-wraps; nothing else does: T.5).
+//! - Body heights are cached per content key and survive re-plans, so a streamed delta does
+//!   not re-measure the whole transcript; a huge body keeps its per-chunk heights, so showing
+//!   its end wraps only its last chunks.
+//! - Gutters (rail, clock, mark, label, quote bar) are added per painted row from the plan.
+
+use super::gutter::{CHAT_MIN_HISTORY_ROWS, CHAT_MIN_TERMINAL_COLS, GutterLayout};
+use super::marks::Role;
+use super::model::{Entry, EntryKind, ToolCall, Transcript};
+use super::modes::{ViewModes, ViewToggle};
+use super::paint::{Painter, gutter, header, hidden_marker};
+use super::plan::{PlannedBlock, Source, build_plan};
+use super::project::{
+    ProjectCtx, detail_rows, failure_rows, journal_rows, pending_rows, project_tool_block,
+    reasoning_rows, report_rows, skill_rows, utterance_rows,
+};
+use super::style::ChatStyle;
+use super::wrap::{LogicalLine, wrap_lines};
+use crate::view::text::fit_width;
+use crate::view::theme::Theme;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Where the window sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScrollPosition {
+    /// Pinned to the newest row.
+    Newest,
+    /// This many rows above the newest row.
+    Back(usize),
+    /// This many rows below the first row.
+    FromTop(usize),
+}
+
+/// T.5 / C-19: the chat needs ≥41 columns and ≥3 history rows, else a compact gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChatGate {
+    Open,
+    ResizeNeeded { cols: usize, rows: usize },
+}
+
+pub fn chat_gate(cols: usize, history_rows: usize) -> ChatGate {
+    if cols < CHAT_MIN_TERMINAL_COLS || history_rows < CHAT_MIN_HISTORY_ROWS {
+        ChatGate::ResizeNeeded {
+            cols,
+            rows: history_rows,
+        }
+    } else {
+        ChatGate::Open
+    }
+}
+
+/// What the last frame showed (for the scroll hint, C-67).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FrameInfo {
+    /// The first row of the transcript is visible.
+    pub at_top: bool,
+    /// Rows of the newest message hidden by the cut of C-28 (`⋯ N chat rows hidden`).
+    pub hidden_middle: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct LayoutKey {
+    reading: usize,
+    modes: ViewModes,
+    color: bool,
+}
+
+const ROW_CACHE_CHUNKS: usize = 4096;
+const UNKNOWN: u32 = u32::MAX;
+
+type Rows = Rc<Vec<Line<'static>>>;
+
+#[derive(Default)]
+struct Caches {
+    rows: HashMap<(u64, u32), (Rows, u64)>,
+    tick: u64,
+    /// Body height of each chunk, per content key.
+    heights: HashMap<u64, Box<[u32]>>,
+}
+
+impl Caches {
+    fn clear(&mut self) {
+        self.rows.clear();
+        self.heights.clear();
+    }
+
+    fn evict(&mut self) {
+        if self.rows.len() <= ROW_CACHE_CHUNKS {
+            return;
+        }
+        let mut ticks: Vec<u64> = self.rows.values().map(|(_, t)| *t).collect();
+        ticks.sort_unstable();
+        let cut = ticks.get(ticks.len() / 2).copied().unwrap_or(0);
+        self.rows.retain(|_, (_, t)| *t > cut);
+    }
+}
+
+/// The Keeper chat transcript projected into rows.
+pub struct TranscriptView {
+    transcript: Transcript,
+    modes: ViewModes,
+    style: ChatStyle,
+    utc_offset_secs: i32,
+    plan: Vec<PlannedBlock>,
+    plan_for: Option<(u64, ViewModes, i32)>,
+    /// Total rows of each planned block (`UNKNOWN` until measured).
+    block_heights: Vec<u32>,
+    layout: Option<LayoutKey>,
+    caches: Caches,
+    last: FrameInfo,
+}
+
+impl TranscriptView {
+    pub fn new(transcript: Transcript, theme: Theme) -> Self {
+        Self {
+            transcript,
+            modes: ViewModes::default(),
+            style: ChatStyle::new(theme),
+            utc_offset_secs: 0,
+            plan: Vec::new(),
+            plan_for: None,
+            block_heights: Vec::new(),
+            layout: None,
+            caches: Caches::default(),
+            last: FrameInfo::default(),
+        }
+    }
+
+    pub fn transcript(&self) -> &Transcript {
+        &self.transcript
+    }
+
+    /// Changes are noticed through [`Transcript::generation`]; only changed blocks re-wrap.
+    pub fn transcript_mut(&mut self) -> &mut Transcript {
+        &mut self.transcript
+    }
+
+    pub fn modes(&self) -> ViewModes {
+        self.modes
+    }
+
+    pub fn set_modes(&mut self, modes: ViewModes) {
+        self.modes = modes;
+    }
+
+    pub fn toggle(&mut self, key: ViewToggle) {
+        self.modes.toggle(key);
+    }
+
+    /// Local time offset for the clock (seconds east of UTC).
+    pub fn set_utc_offset(&mut self, secs: i32) {
+        self.utc_offset_secs = secs;
+    }
+
+    pub fn last_frame(&self) -> FrameInfo {
+        self.last
+    }
+
+    fn painter(&self) -> Painter<'_> {
+        Painter {
+            transcript: &self.transcript,
+            modes: self.modes,
+            style: self.style,
+        }
+    }
+
+    fn ctx(&self) -> ProjectCtx {
+        ProjectCtx {
+            modes: self.modes,
+            style: self.style,
+        }
+    }
+
+    fn sync(&mut self, width: usize) -> GutterLayout {
+        let layout = GutterLayout::new(self.modes.origin, width);
+        let key = LayoutKey {
+            reading: layout.reading,
+            modes: self.modes,
+            color: self.style.color,
+        };
+        let plan_key = (
+            self.transcript.generation(),
+            self.modes,
+            self.utc_offset_secs,
+        );
+        if self.layout != Some(key) {
+            self.caches.clear();
+            self.layout = Some(key);
+            self.block_heights = vec![UNKNOWN; self.plan.len()];
+        }
+        if self.plan_for != Some(plan_key) {
+            self.plan = build_plan(&self.transcript, self.modes, self.utc_offset_secs);
+            self.plan_for = Some(plan_key);
+            self.block_heights = vec![UNKNOWN; self.plan.len()];
+        }
+        layout
+    }
+
+    /// Logical lines of one chunk of a block's body (details appended to the last chunk).
+    fn chunk_lines(&self, block: &PlannedBlock, chunk: usize) -> Vec<LogicalLine> {
+        let entries = self.transcript.entries();
+        let ctx = self.ctx();
+        let last_chunk = chunk + 1 >= block.chunk_count();
+        match &block.source {
+            Source::Tools(range) => {
+                let calls: Vec<(&ToolCall, &str)> = entries
+                    .get(range.clone())
+                    .unwrap_or(&[])
+                    .iter()
+                    .filter_map(|e| match &e.kind {
+                        EntryKind::ToolCall(c) => Some((c, e.text.as_str())),
+                        _ => None,
+                    })
+                    .collect();
+                project_tool_block(&calls, self.modes.tools, self.style)
+            }
+            Source::Pending(range) => {
+                let list: Vec<&Entry> = entries.get(range.clone()).unwrap_or(&[]).iter().collect();
+                pending_rows(&list, &ctx)
+            }
+            Source::Report(i) => entries
+                .get(*i)
+                .and_then(|e| e.reports.as_deref())
+                .map(|facts| report_rows(facts, &ctx))
+                .unwrap_or_default(),
+            Source::Entry(i) => {
+                let Some(entry) = entries.get(*i) else {
+                    return Vec::new();
+                };
+                let text = match &block.chunks {
+                    Some(ranges) => ranges
+                        .get(chunk)
+                        .and_then(|r| entry.text.get(r.clone()))
+                        .unwrap_or(""),
+                    None => entry.text.as_str(),
+                };
+                let mut lines = match &entry.kind {
+                    EntryKind::Thinking => reasoning_rows(text, &ctx),
+                    EntryKind::Journal => journal_rows(text, &ctx),
+                    EntryKind::Failure(_) => failure_rows(text, self.style),
+                    EntryKind::SkillSummary(run) => {
+                        skill_rows(run, entry.turn_ref.as_deref(), &ctx)
+                    }
+                    _ => {
+                        let mut lines = Vec::new();
+                        // A chunk that starts after a blank line keeps the paragraph gap.
+                        if chunk > 0 && text.starts_with('\n') {
+                            lines.push(LogicalLine::default());
+                        }
+                        lines.extend(utterance_rows(text, block.role, &ctx));
+                        lines
+                    }
+                };
+                if last_chunk {
+                    lines.extend(detail_rows(entry, &ctx));
+                }
+                lines
+            }
+        }
+    }
+
+    fn body_width(&self, layout: &GutterLayout, block: &PlannedBlock) -> usize {
+        layout.body_width(block.role == Role::Inbound)
+    }
+
+    /// Wrapped rows of one chunk (cached).
+    fn chunk_rows(&mut self, layout: &GutterLayout, bi: usize, chunk: usize) -> Rows {
+        let Some(block) = self.plan.get(bi) else {
+            return Rc::new(Vec::new());
+        };
+        let key = (block.key, chunk as u32);
+        self.caches.tick += 1;
+        let tick = self.caches.tick;
+        if let Some((rows, used)) = self.caches.rows.get_mut(&key) {
+            *used = tick;
+            return rows.clone();
+        }
+        let lines = self.chunk_lines(block, chunk);
+        let rows = Rc::new(wrap_lines(&lines, self.body_width(layout, block)));
+        let count = block.chunk_count();
+        let heights = self
+            .caches
+            .heights
+            .entry(block.key)
+            .or_insert_with(|| vec![UNKNOWN; count].into_boxed_slice());
+        if let Some(h) = heights.get_mut(chunk) {
+            *h = rows.len() as u32;
+        }
+        self.caches.rows.insert(key, (rows.clone(), tick));
+        self.caches.evict();
+        rows
+    }
+
+    fn chunk_height(&mut self, layout: &GutterLayout, bi: usize, chunk: usize) -> usize {
+        let known = self
+            .plan
+            .get(bi)
+            .and_then(|b| self.caches.heights.get(&b.key))
+            .and_then(|h| h.get(chunk).copied())
+            .filter(|h| *h != UNKNOWN);
+        match known {
+            Some(h) => h as usize,
+            None => self.chunk_rows(layout, bi, chunk).len(),
+        }
+    }
+
+    fn body_height(&mut self, layout: &GutterLayout, bi: usize) -> usize {
+        let count = self.plan.get(bi).map_or(0, PlannedBlock::chunk_count);
+        (0..count).map(|c| self.chunk_height(layout, bi, c)).sum()
+    }
+
+    fn block_height(&mut self, layout: &GutterLayout, bi: usize) -> usize {
+        if let Some(&h) = self.block_heights.get(bi)
+            && h != UNKNOWN
+        {
+            return h as usize;
+        }
+        let ctx = self.plan.get(bi).map_or(0, PlannedBlock::ctx_rows);
+        let h = ctx + self.body_height(layout, bi);
+        if let Some(slot) = self.block_heights.get_mut(bi) {
+            *slot = h as u32;
+        }
+        h
+    }
+
+    /// Total rows of the transcript at `width` (measures every block once per layout).
+    pub fn total_rows(&mut self, width: u16) -> usize {
+        let layout = self.sync(usize::from(width));
+        (0..self.plan.len())
+            .map(|bi| self.block_height(&layout, bi))
+            .sum()
+    }
+
+    /// Rows `range` of block `bi` (ctx rows, then gutter + body rows).
+    fn block_rows(
+        &mut self,
+        layout: &GutterLayout,
+        bi: usize,
+        range: std::ops::Range<usize>,
+        out: &mut Vec<Line<'static>>,
+    ) {
+        let Some(block) = self.plan.get(bi).cloned() else {
+            return;
+        };
+        let ctx = block.ctx_rows();
+        let body_h = self.body_height(layout, bi);
+        let mut chunk_starts = Vec::with_capacity(block.chunk_count());
+        let mut acc = 0;
+        for c in 0..block.chunk_count() {
+            chunk_starts.push(acc);
+            acc += self.chunk_height(layout, bi, c);
+        }
+        for r in range {
+            if block.spacing && r == 0 {
+                out.push(Line::default());
+                continue;
+            }
+            if block.header && r == usize::from(block.spacing) {
+                out.push(header(&self.painter(), layout, &block));
+                continue;
+            }
+            let Some(k) = r.checked_sub(ctx) else {
+                continue;
+            };
+            let chunk = chunk_starts.partition_point(|&s| s <= k).saturating_sub(1);
+            let rows = self.chunk_rows(layout, bi, chunk);
+            let Some(body) = chunk_starts.get(chunk).and_then(|s| rows.get(k - s)) else {
+                continue;
+            };
+            let mut spans = gutter(&self.painter(), layout, &block, k, body_h);
+            spans.extend(body.spans.iter().cloned());
+            out.push(Line::from(spans));
+        }
+    }
+
+    /// Builds the rows of one frame: only the blocks under the window are wrapped.
+    pub fn render(
+        &mut self,
+        area_width: u16,
+        area_height: u16,
+        scroll: ScrollPosition,
+    ) -> Vec<Line<'static>> {
+        let (w, h) = (usize::from(area_width), usize::from(area_height));
+        if let ChatGate::ResizeNeeded { cols, rows } = chat_gate(w, h) {
+            self.last = FrameInfo::default();
+            let text = format!(
+                "⋯ resize · chat needs {CHAT_MIN_TERMINAL_COLS}×{CHAT_MIN_HISTORY_ROWS} · now {cols}×{rows}"
+            );
+            let line = Line::from(Span::styled(
+                fit_width(&text, w).into_owned(),
+                self.style.recede(),
+            ));
+            return if h == 0 { Vec::new() } else { vec![line] };
+        }
+        let layout = self.sync(w);
+        let n = self.plan.len();
+        let mut out = Vec::with_capacity(h);
+        let mut info = FrameInfo::default();
+        match scroll {
+            ScrollPosition::FromTop(skip) => {
+                let mut bi = 0;
+                let mut skip = skip;
+                while bi < n {
+                    let bh = self.block_height(&layout, bi);
+                    if skip < bh {
+                        break;
+                    }
+                    skip -= bh;
+                    bi += 1;
+                }
+                info.at_top = bi == 0 && skip == 0;
+                let mut first = skip;
+                while bi < n && out.len() < h {
+                    let bh = self.block_height(&layout, bi);
+                    let take = (bh - first).min(h - out.len());
+                    self.block_rows(&layout, bi, first..first + take, &mut out);
+                    first = 0;
+                    bi += 1;
+                }
+            }
+            ScrollPosition::Newest | ScrollPosition::Back(_) => {
+                let back = match scroll {
+                    ScrollPosition::Back(k) => k,
+                    _ => 0,
+                };
+                if back == 0 && n > 0 && self.cut_newest(&layout, h, &mut out, &mut info) {
+                    self.last = info;
+                    return out;
+                }
+                let need = back + h;
+                let mut acc = 0;
+                let mut bi = n;
+                while bi > 0 && acc < need {
+                    bi -= 1;
+                    acc += self.block_height(&layout, bi);
+                }
+                // Window rows [start, end) in the coordinates of the suffix from block `bi`.
+                let start = acc.saturating_sub(need);
+                let end = (start + h).min(acc.saturating_sub(back).max(start.min(acc)));
+                let end = if acc < need { h.min(acc) } else { end };
+                info.at_top = bi == 0 && start == 0;
+                let mut offset = 0;
+                let mut b = bi;
+                while b < n && offset < end {
+                    let bh = self.block_height(&layout, b);
+                    let lo = start.max(offset);
+                    let hi = end.min(offset + bh);
+                    if lo < hi {
+                        self.block_rows(&layout, b, lo - offset..hi - offset, &mut out);
+                    }
+                    offset += bh;
+                    b += 1;
+                }
+            }
+        }
+        self.last = info;
+        out
+    }
+
+    /// C-28 / C-67: a newest message taller than the window keeps its first row and its
+    /// newest body, with `⋯ N chat rows hidden · PgUp to reveal` between.
+    fn cut_newest(
+        &mut self,
+        layout: &GutterLayout,
+        h: usize,
+        out: &mut Vec<Line<'static>>,
+        info: &mut FrameInfo,
+    ) -> bool {
+        let Some(bi) = self.plan.len().checked_sub(1) else {
+            return false;
+        };
+        let bh = self.block_height(layout, bi);
+        let first = self.plan.get(bi).map_or(0, |b| usize::from(b.spacing));
+        if bh.saturating_sub(first) <= h || h < 3 {
+            return false;
+        }
+        let tail = h - 2;
+        let hidden = bh - first - 1 - tail;
+        self.block_rows(layout, bi, first..first + 1, out);
+        out.push(hidden_marker(hidden, layout.reading, self.style));
+        self.block_rows(layout, bi, bh - tail..bh, out);
+        info.hidden_middle = hidden;
+        true
+    }
+
+    /// Paints a frame into `buf` at `area` (cells outside the reading width stay empty).
+    pub fn render_into(&mut self, buf: &mut Buffer, area: Rect, scroll: ScrollPosition) {
+        let lines = self.render(area.width, area.height, scroll);
+        for (i, line) in lines.iter().enumerate() {
+            let y = area.y + i as u16;
+            if y >= area.bottom() {
+                break;
+            }
+            buf.set_line(area.x, y, line, area.width);
+        }
+    }
+}
