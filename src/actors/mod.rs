@@ -2,4 +2,5 @@
 //! the supervisor. Sources and the view talk by casts only (architecture.md §4).
 
 pub mod messages;
+pub mod read;
 pub mod ticket;
