@@ -19,6 +19,8 @@
 
 mod cadence;
 mod owner;
+pub mod polled;
+pub mod testing;
 #[cfg(test)]
 mod tests;
 
@@ -28,7 +30,7 @@ pub use owner::{
 };
 
 use crate::actors::messages::{ObservationPayload, SourceCommand, ViewMsg};
-use crate::actors::ticket::Ticket;
+use crate::actors::ticket::{SourceKey, Ticket};
 use crate::protocol::admission::ReadAuthority;
 use crate::protocol::client::WorkspaceClient;
 use futures::future::BoxFuture;
@@ -69,6 +71,33 @@ impl GenerationCounter {
     /// The last allocated generation (0 before the first).
     pub fn current(&self) -> u64 {
         self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// Every slot's generation counter, by key; owned by the supervisor and outliving any actor,
+/// so a restarted source continues its generations (G-6).
+#[derive(Debug, Clone, Default)]
+pub struct GenerationBook(
+    Arc<std::sync::Mutex<std::collections::HashMap<SourceKey, GenerationCounter>>>,
+);
+
+impl GenerationBook {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The counter of `key` (created at 0 on first use; the same counter ever after).
+    pub fn counter(&self, key: &SourceKey) -> GenerationCounter {
+        match self.0.lock() {
+            Ok(mut map) => map.entry(key.clone()).or_default().clone(),
+            // A poisoned book still must not hand out a reset counter for a known key; the
+            // map itself is intact (no invariant spans the lock), so recover it.
+            Err(poisoned) => poisoned
+                .into_inner()
+                .entry(key.clone())
+                .or_default()
+                .clone(),
+        }
     }
 }
 
