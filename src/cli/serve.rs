@@ -1,16 +1,125 @@
-//! `masc-tui serve` — not built yet (see the open issues).
+//! `masc-tui serve` — run the embedded MASC-compatible workspace server on loopback.
+
+use crate::server::faults::FaultPlan;
+use crate::server::{AuthMode, ServeOptions, start};
+use anyhow::Context;
+use std::io::Write;
+use std::net::IpAddr;
+use std::path::PathBuf;
 
 /// Arguments of this subcommand.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
-    /// Arguments are defined when the subcommand is built.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    pub rest: Vec<String>,
+    /// Loopback host to bind (non-loopback hosts are refused).
+    #[arg(long, env = "MASC_HOST", default_value = "127.0.0.1")]
+    pub host: IpAddr,
+    /// Port to bind (0 = ephemeral).
+    #[arg(long, env = "MASC_HTTP_PORT", default_value_t = 8935)]
+    pub port: u16,
+    /// Workspace directory holding `.masc/` and the store (default: a temporary directory).
+    #[arg(long = "data", value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// Fault plan JSON file (format: docs/fault-plans.md).
+    #[arg(long, value_name = "FILE")]
+    pub faults: Option<PathBuf>,
+    /// Enable the loopback admin routes (`/__admin/faults`, `/__admin/requests`, …).
+    #[arg(long)]
+    pub test_mode: bool,
+    /// Accept every request without a token.
+    #[arg(long, conflicts_with = "token")]
+    pub no_auth: bool,
+    /// Bearer token to require (default: a generated one, printed at start).
+    #[arg(long)]
+    pub token: Option<String>,
+    /// `/health` answers `state_ready:false` this many times first.
+    #[arg(long, default_value_t = 0)]
+    pub boot_delay_reads: u32,
+}
+
+fn shell_word(s: &str) -> String {
+    if s.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"/._-:".contains(&b))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }
 
 /// Runs the subcommand; returns the process exit code.
-pub fn run(_args: Args) -> anyhow::Result<i32> {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "masc-tui serve: not built yet");
-    Ok(2)
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .try_init();
+    let faults = match &args.faults {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading fault plan {}", path.display()))?;
+            FaultPlan::from_json(&text)
+                .with_context(|| format!("parsing fault plan {}", path.display()))?
+        }
+        None => FaultPlan::none(),
+    };
+    let auth = match (&args.token, args.no_auth) {
+        (_, true) => AuthMode::NoAuth,
+        (Some(t), false) => AuthMode::Token(t.clone()),
+        (None, false) => AuthMode::GeneratedToken,
+    };
+    let opts = ServeOptions {
+        host: args.host,
+        port: args.port,
+        data_dir: args.data.clone(),
+        faults,
+        test_mode: args.test_mode,
+        auth,
+        boot_delay_reads: args.boot_delay_reads,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("building the tokio runtime")?;
+    runtime.block_on(async move {
+        let server = start(opts).await.context("starting the workspace server")?;
+        {
+            let mut out = std::io::stdout().lock();
+            writeln!(
+                out,
+                "MASC_URL={} MASC_TOKEN={} MASC_BASE_PATH={}",
+                server.base_url(),
+                shell_word(&server.token().unwrap_or_default()),
+                shell_word(&server.base_path()),
+            )?;
+            out.flush()?;
+        }
+        wait_for_stop().await;
+        tracing::info!("shutting down");
+        server.shutdown().await;
+        Ok::<i32, anyhow::Error>(0)
+    })
+}
+
+async fn wait_for_stop() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

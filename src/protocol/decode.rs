@@ -111,6 +111,20 @@ pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, DecodeError> 
     }
 }
 
+/// [`decode_json`] for a body that must be a JSON object: any other JSON value (an array
+/// where an envelope is expected) is `WrongType` at the root, not a serde length error.
+pub fn decode_json_object<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, DecodeError> {
+    let value: serde_json::Value = decode_json(bytes)?;
+    if !value.is_object() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::WrongType,
+            ".",
+            "expected a JSON object",
+        ));
+    }
+    decode_value(&value)
+}
+
 /// Decode from an already parsed value (used by decoders that look at the shape first).
 pub fn decode_value<T: DeserializeOwned>(value: &serde_json::Value) -> Result<T, DecodeError> {
     let result: Result<T, _> = serde_path_to_error::deserialize(value);

@@ -44,7 +44,7 @@ pub fn decode_kind(kind: &str, bytes: &[u8]) -> Option<Result<KindSummary, Decod
         return None;
     }
     // Each family registers its kinds in its own dispatcher; the first that knows the kind wins.
-    let dispatchers: &[KindDecoder] = &[];
+    let dispatchers: &[KindDecoder] = &[super::kinds_work::decode];
     for d in dispatchers {
         if let Some(r) = d(kind, bytes) {
             return Some(r);

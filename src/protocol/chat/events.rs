@@ -1,0 +1,384 @@
+//! Typed events of the chat stream (protocol.md §4.3) and the per-event wire shape.
+//!
+//! The order and identity rules live in [`super::stream`]; this file only turns one SSE
+//! `data:` payload into a typed event or a refusal naming the event index.
+
+use crate::protocol::decode::{DecodeError, DecodeErrorKind, decode_value};
+use serde::Deserialize;
+
+/// The closed `state` of an operation (acceptance value and §4.4 record).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum OperationState {
+    Queued,
+    Running,
+    Succeeded,
+    Failed,
+    Cancelled,
+}
+
+impl OperationState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "Queued",
+            Self::Running => "Running",
+            Self::Succeeded => "Succeeded",
+            Self::Failed => "Failed",
+            Self::Cancelled => "Cancelled",
+        }
+    }
+    /// Succeeded, Failed or Cancelled: the operation ended before this stream was opened.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Self::Succeeded | Self::Failed | Self::Cancelled)
+    }
+}
+
+/// `KEEPER_CHAT_OPERATION_ACCEPTED` value: exactly these three keys.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Acceptance {
+    pub operation_id: String,
+    pub state: OperationState,
+    pub queued_count: u64,
+}
+
+/// `turn_outcome` of the reply details. The set grows with MASC, so it stays open; the
+/// outcomes masc-tui treats specially have named predicates.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct TurnOutcome(pub String);
+
+impl TurnOutcome {
+    pub fn is_visible_reply(&self) -> bool {
+        self.0 == "visible_reply"
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// `KEEPER_REPLY_DETAILS` value: exactly these three keys. `reply` may be empty (media-only
+/// replies, non-visible outcomes); it is the only text that counts as the Keeper's reply.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplyDetails {
+    pub reply: String,
+    pub turn_outcome: TurnOutcome,
+    pub turn_ref: String,
+}
+
+/// `RUN_ERROR.code`. Four codes before the acceptance prove the turn was not applied (§11).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunErrorCode {
+    InvalidInput,
+    OwnerStopping,
+    UnknownOperation,
+    NotQueued,
+    /// Any other code, kept verbatim (it proves nothing about application).
+    Unlisted(String),
+}
+
+impl RunErrorCode {
+    fn from_wire(code: String) -> Self {
+        match code.as_str() {
+            "invalid_input" => Self::InvalidInput,
+            "owner_stopping" => Self::OwnerStopping,
+            "unknown_operation" => Self::UnknownOperation,
+            "not_queued" => Self::NotQueued,
+            _ => Self::Unlisted(code),
+        }
+    }
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::InvalidInput => "invalid_input",
+            Self::OwnerStopping => "owner_stopping",
+            Self::UnknownOperation => "unknown_operation",
+            Self::NotQueued => "not_queued",
+            Self::Unlisted(code) => code,
+        }
+    }
+    /// True for the codes that, before the acceptance, mean "verified not applied".
+    pub fn proves_not_applied(&self) -> bool {
+        !matches!(self, Self::Unlisted(_))
+    }
+}
+
+/// Tool-call arguments: exactly one of `delta` / `snapshot`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolCallArgs {
+    Delta(String),
+    Snapshot(serde_json::Value),
+}
+
+/// One typed chat-stream event, in wire order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChatStreamEvent {
+    Accepted {
+        operation_id: String,
+        state: OperationState,
+        queued_count: u64,
+    },
+    RunStarted,
+    /// `KEEPER_THINKING_DELTA`; `delta` is the text when the value carries one.
+    ThinkingDelta {
+        delta: Option<String>,
+    },
+    TextStart {
+        message_id: String,
+    },
+    TextDelta {
+        message_id: String,
+        delta: String,
+    },
+    TextEnd {
+        message_id: String,
+    },
+    ToolCallStart {
+        tool_call_id: Option<String>,
+        tool_call_name: String,
+    },
+    ToolCallArgs {
+        tool_call_id: Option<String>,
+        args: ToolCallArgs,
+    },
+    ToolCallEnd {
+        tool_call_id: Option<String>,
+    },
+    ToolResultReady,
+    ReplyDetails(ReplyDetails),
+    RunFinished,
+    RunError {
+        message: String,
+        code: Option<RunErrorCode>,
+    },
+    /// A `CUSTOM` name masc-tui does not act on (§4.3: other names are ignored).
+    Ignored {
+        name: String,
+    },
+}
+
+impl ChatStreamEvent {
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, Self::RunFinished | Self::RunError { .. })
+    }
+}
+
+/// The envelope fields of any event; which are required depends on `type`.
+#[derive(Debug, Deserialize)]
+pub(super) struct EventWire {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(rename = "timestamp")]
+    _timestamp: f64,
+    #[serde(rename = "threadId", default)]
+    pub thread_id: Option<String>,
+    #[serde(rename = "runId", default)]
+    pub run_id: Option<String>,
+    #[serde(rename = "messageId", default)]
+    message_id: Option<String>,
+    #[serde(default)]
+    role: Option<String>,
+    #[serde(default)]
+    delta: Option<String>,
+    #[serde(default)]
+    snapshot: Option<serde_json::Value>,
+    #[serde(rename = "toolCallId", default)]
+    tool_call_id: Option<String>,
+    #[serde(rename = "toolCallName", default)]
+    tool_call_name: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    value: Option<serde_json::Value>,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    code: Option<String>,
+}
+
+pub(super) const ACCEPTED_NAME: &str = "KEEPER_CHAT_OPERATION_ACCEPTED";
+const REPLY_DETAILS_NAME: &str = "KEEPER_REPLY_DETAILS";
+const THINKING_NAME: &str = "KEEPER_THINKING_DELTA";
+const TOOL_RESULT_NAME: &str = "KEEPER_TOOL_RESULT_READY";
+
+pub(super) const MALFORMED_EVENT: DecodeErrorKind = DecodeErrorKind::Other("malformed_event");
+pub(super) const UNKNOWN_EVENT_TYPE: DecodeErrorKind = DecodeErrorKind::Other("unknown_event_type");
+
+pub(super) fn event_path(index: usize, field: &str) -> String {
+    if field.is_empty() {
+        format!(".events[{index}]")
+    } else {
+        format!(".events[{index}].{field}")
+    }
+}
+
+fn missing(index: usize, field: &str, kind: &str) -> DecodeError {
+    DecodeError::new(
+        MALFORMED_EVENT,
+        event_path(index, field),
+        format!("{kind} without {field}"),
+    )
+}
+
+/// Parse one `data:` payload into the envelope (refusals: `malformed_event`,
+/// `unknown_event_type`) and then into a typed event.
+pub(super) fn parse_event(
+    index: usize,
+    data: &str,
+) -> Result<(EventWire, ChatStreamEvent), DecodeError> {
+    let value: serde_json::Value = serde_json::from_str(data).map_err(|e| {
+        let detail = e.to_string();
+        let detail = detail.split(" at line ").next().unwrap_or("").to_string();
+        DecodeError::new(
+            MALFORMED_EVENT,
+            event_path(index, ""),
+            format!("data is not JSON: {detail}"),
+        )
+    })?;
+    if !value.is_object() {
+        return Err(DecodeError::new(
+            MALFORMED_EVENT,
+            event_path(index, ""),
+            "data is not a JSON object",
+        ));
+    }
+    let wire: EventWire = decode_value(&value).map_err(|e| {
+        DecodeError::new(
+            MALFORMED_EVENT,
+            event_path(index, inner_path(&e.path)),
+            e.detail,
+        )
+    })?;
+    let event = typed_event(index, &wire)?;
+    Ok((wire, event))
+}
+
+fn typed_event(index: usize, wire: &EventWire) -> Result<ChatStreamEvent, DecodeError> {
+    let kind = wire.kind.as_str();
+    let message_id = || {
+        wire.message_id
+            .clone()
+            .ok_or_else(|| missing(index, "messageId", kind))
+    };
+    Ok(match kind {
+        "CUSTOM" => return custom_event(index, wire),
+        "RUN_STARTED" => {
+            if wire.run_id.is_none() {
+                return Err(missing(index, "runId", kind));
+            }
+            ChatStreamEvent::RunStarted
+        }
+        "TEXT_MESSAGE_START" => {
+            if wire.role.as_deref() != Some("assistant") {
+                return Err(DecodeError::new(
+                    MALFORMED_EVENT,
+                    event_path(index, "role"),
+                    "TEXT_MESSAGE_START role is not \"assistant\"",
+                ));
+            }
+            ChatStreamEvent::TextStart {
+                message_id: message_id()?,
+            }
+        }
+        "TEXT_MESSAGE_CONTENT" => ChatStreamEvent::TextDelta {
+            message_id: message_id()?,
+            delta: wire
+                .delta
+                .clone()
+                .ok_or_else(|| missing(index, "delta", kind))?,
+        },
+        "TEXT_MESSAGE_END" => ChatStreamEvent::TextEnd {
+            message_id: message_id()?,
+        },
+        "TOOL_CALL_START" => ChatStreamEvent::ToolCallStart {
+            tool_call_id: wire.tool_call_id.clone(),
+            tool_call_name: wire
+                .tool_call_name
+                .clone()
+                .ok_or_else(|| missing(index, "toolCallName", kind))?,
+        },
+        "TOOL_CALL_ARGS" => {
+            let args = match (&wire.delta, &wire.snapshot) {
+                (Some(d), None) => ToolCallArgs::Delta(d.clone()),
+                (None, Some(s)) => ToolCallArgs::Snapshot(s.clone()),
+                _ => {
+                    return Err(DecodeError::new(
+                        MALFORMED_EVENT,
+                        event_path(index, ""),
+                        "TOOL_CALL_ARGS needs exactly one of delta / snapshot",
+                    ));
+                }
+            };
+            ChatStreamEvent::ToolCallArgs {
+                tool_call_id: wire.tool_call_id.clone(),
+                args,
+            }
+        }
+        "TOOL_CALL_END" => ChatStreamEvent::ToolCallEnd {
+            tool_call_id: wire.tool_call_id.clone(),
+        },
+        "RUN_FINISHED" => ChatStreamEvent::RunFinished,
+        "RUN_ERROR" => ChatStreamEvent::RunError {
+            message: wire
+                .message
+                .clone()
+                .ok_or_else(|| missing(index, "message", kind))?,
+            code: wire.code.clone().map(RunErrorCode::from_wire),
+        },
+        _ => {
+            return Err(DecodeError::new(
+                UNKNOWN_EVENT_TYPE,
+                event_path(index, "type"),
+                format!("unknown event type {:?}", truncate(kind)),
+            ));
+        }
+    })
+}
+
+fn custom_event(index: usize, wire: &EventWire) -> Result<ChatStreamEvent, DecodeError> {
+    let name = wire
+        .name
+        .clone()
+        .ok_or_else(|| missing(index, "name", "CUSTOM"))?;
+    let null = serde_json::Value::Null;
+    let value = wire.value.as_ref().unwrap_or(&null);
+    let closed_value = |e: DecodeError| {
+        let inner = inner_path(&e.path);
+        let field = if inner.is_empty() {
+            "value".to_string()
+        } else {
+            format!("value.{inner}")
+        };
+        DecodeError::new(e.kind, event_path(index, &field), e.detail)
+    };
+    Ok(match name.as_str() {
+        ACCEPTED_NAME => {
+            let a: Acceptance = decode_value(value).map_err(closed_value)?;
+            ChatStreamEvent::Accepted {
+                operation_id: a.operation_id,
+                state: a.state,
+                queued_count: a.queued_count,
+            }
+        }
+        REPLY_DETAILS_NAME => {
+            ChatStreamEvent::ReplyDetails(decode_value(value).map_err(closed_value)?)
+        }
+        THINKING_NAME => ChatStreamEvent::ThinkingDelta {
+            delta: value
+                .as_str()
+                .or_else(|| value.get("delta").and_then(|d| d.as_str()))
+                .map(str::to_string),
+        },
+        TOOL_RESULT_NAME => ChatStreamEvent::ToolResultReady,
+        _ => ChatStreamEvent::Ignored { name },
+    })
+}
+
+/// Server text in details is cut short (the view sanitises anything shown).
+pub(super) fn truncate(s: &str) -> String {
+    s.chars().take(64).collect()
+}
+
+/// A decode path without its leading `.` (`"."` becomes empty), for re-rooting it.
+pub(crate) fn inner_path(path: &str) -> &str {
+    path.strip_prefix('.').unwrap_or(path)
+}

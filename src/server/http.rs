@@ -1,0 +1,298 @@
+//! Helpers every route family uses: the auth/admission [`Guard`] extractor, JSON and error
+//! responses, and the response markers the fault layer reads (echo fields, page cursors).
+
+use super::state::AppState;
+use super::store::StoreError;
+use crate::protocol::admission::{decode_root_header, encode_root_header};
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+pub const EXPECTED_ROOT_HEADER: &str = "x-masc-expected-root";
+pub const RECEIPT_HEADER: &str = "x-masc-workspace-receipt";
+
+/// Auth classes of protocol.md §1.3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthClass {
+    Public,
+    Read,
+    Operator,
+    Admin,
+}
+
+/// Type-level auth class, so a handler states its class in its signature: `_: Guard<Read>`.
+pub trait ClassMarker: Send + Sync + 'static {
+    const CLASS: AuthClass;
+}
+
+/// No token needed (loopback servers never run strict auth).
+pub struct Public;
+/// Token with read permission.
+pub struct Read;
+/// Token allowed to call the route's tool (`channel_gate`, `masc_keeper_delegate`, …).
+pub struct Operator;
+/// Token with admin permission.
+pub struct Admin;
+
+impl ClassMarker for Public {
+    const CLASS: AuthClass = AuthClass::Public;
+}
+impl ClassMarker for Read {
+    const CLASS: AuthClass = AuthClass::Read;
+}
+impl ClassMarker for Operator {
+    const CLASS: AuthClass = AuthClass::Operator;
+}
+impl ClassMarker for Admin {
+    const CLASS: AuthClass = AuthClass::Admin;
+}
+
+/// Set by the middleware, flipped by [`Guard`]: lets the middleware log an `/api/v1` route
+/// that forgot its guard.
+#[derive(Clone)]
+pub(crate) struct GuardSeen(pub Arc<AtomicBool>);
+
+/// Per-request fault flags a handler may need to apply itself (SSE routes build their stream
+/// before the middleware sees it). Read with [`request_faults`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RequestFaults {
+    pub echo_wrong: bool,
+    pub repeat_cursor: bool,
+}
+
+/// The fault flags of this request (default when none fired).
+pub fn request_faults(parts: &axum::http::Extensions) -> RequestFaults {
+    parts.get::<RequestFaults>().copied().unwrap_or_default()
+}
+
+/// Checks the route's auth class (401 first, §2.2 step 1), then for `/api/v1/…` the
+/// `X-MASC-Expected-Root` header (409 `workspace_mismatch` before any read or effect).
+/// Every `/api/v1` handler takes one as its first argument.
+pub struct Guard<C: ClassMarker>(PhantomData<C>);
+
+impl<C: ClassMarker> FromRequestParts<AppState> for Guard<C> {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
+        if let Some(seen) = parts.extensions.get::<GuardSeen>() {
+            seen.0.store(true, Ordering::SeqCst);
+        }
+        check_auth(C::CLASS, &parts.headers, state).map_err(|e| *e.0)?;
+        if parts.uri.path().starts_with("/api/v1/") {
+            check_expected_root(&parts.headers, state).map_err(|e| *e.0)?;
+        }
+        Ok(Guard(PhantomData))
+    }
+}
+
+/// 401 body and header of §1.3.
+pub fn unauthorized(code: &str, message: &str) -> Response {
+    let mut resp = (
+        StatusCode::UNAUTHORIZED,
+        axum::Json(json!({"error": message, "auth_error_code": code})),
+    )
+        .into_response();
+    resp.headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    resp
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+pub(crate) fn check_auth(
+    class: AuthClass,
+    headers: &HeaderMap,
+    state: &AppState,
+) -> Result<(), ApiError> {
+    if class == AuthClass::Public {
+        return Ok(());
+    }
+    let Some(token) = state.auth().token.as_deref() else {
+        return Ok(());
+    };
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Err(ApiError::from(unauthorized(
+            "missing_token",
+            "missing bearer token",
+        )));
+    };
+    let Some(presented) = value
+        .to_str()
+        .ok()
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+    else {
+        return Err(ApiError::from(unauthorized(
+            "invalid_token",
+            "authorization must be a Bearer token",
+        )));
+    };
+    if constant_time_eq(presented.as_bytes(), token.as_bytes()) {
+        Ok(())
+    } else {
+        Err(ApiError::from(unauthorized(
+            "invalid_token",
+            "invalid bearer token",
+        )))
+    }
+}
+
+pub(crate) fn check_expected_root(headers: &HeaderMap, state: &AppState) -> Result<(), ApiError> {
+    let Some(value) = headers.get(EXPECTED_ROOT_HEADER) else {
+        return Ok(());
+    };
+    let served = state.identity().masc_root;
+    let expected = decode_root_header(value.as_bytes())
+        .unwrap_or_else(|| String::from_utf8_lossy(value.as_bytes()).into_owned());
+    if expected == served {
+        return Ok(());
+    }
+    Err(ApiError::from(json_status(
+        StatusCode::CONFLICT,
+        json!({
+            "error": "workspace_mismatch",
+            "expected_root": expected,
+            "served_root": served,
+        }),
+    )))
+}
+
+/// The receipt header value of a root (§2.2 point 5).
+pub fn receipt_value(root: &str) -> HeaderValue {
+    HeaderValue::from_str(&encode_root_header(root)).unwrap_or(HeaderValue::from_static("%3F"))
+}
+
+/// 200 with a JSON body.
+pub fn json_ok(value: Value) -> Response {
+    (StatusCode::OK, axum::Json(value)).into_response()
+}
+
+/// Any status with a JSON body.
+pub fn json_status(status: StatusCode, value: Value) -> Response {
+    (status, axum::Json(value)).into_response()
+}
+
+/// Dashboard/runtime/keeper error envelope `{"error": msg}` (§1.4).
+pub fn error_body(status: StatusCode, message: &str) -> Response {
+    json_status(status, json!({ "error": message }))
+}
+
+/// Gate error envelope `{"ok": false, "error": msg}` (§1.4).
+pub fn gate_error(status: StatusCode, message: &str) -> Response {
+    json_status(status, json!({ "ok": false, "error": message }))
+}
+
+/// Top-level keys of a JSON response that echo the request (task_id, cursor, operation_id…).
+/// The `{"echo":"wrong"}` fault alters exactly these.
+#[derive(Debug, Clone)]
+pub struct EchoFields(pub Vec<&'static str>);
+
+/// Marks a paged response: `{"repeat_cursor":true}` replaces `field` by the request's cursor.
+#[derive(Debug, Clone)]
+pub struct NextCursor {
+    pub field: &'static str,
+    pub request: Option<Value>,
+}
+
+/// Attach the echo marker to a response.
+pub fn with_echo(mut resp: Response, fields: &[&'static str]) -> Response {
+    resp.extensions_mut().insert(EchoFields(fields.to_vec()));
+    resp
+}
+
+/// Attach the page-cursor marker to a response.
+pub fn with_next_cursor(
+    mut resp: Response,
+    field: &'static str,
+    request: Option<Value>,
+) -> Response {
+    resp.extensions_mut().insert(NextCursor { field, request });
+    resp
+}
+
+/// A handler error that is already a response (store failures become 500 `{"error"}`).
+pub struct ApiError(pub Box<Response>);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        *self.0
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(err: StoreError) -> Self {
+        tracing::error!(error = %err, "store failure");
+        ApiError(Box::new(error_body(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &format!("store error: {err}"),
+        )))
+    }
+}
+
+impl From<Response> for ApiError {
+    fn from(resp: Response) -> Self {
+        ApiError(Box::new(resp))
+    }
+}
+
+pub type ApiResult = Result<Response, ApiError>;
+
+/// Parse a query string into ordered (key, value) pairs, percent-decoded. Repeated keys keep
+/// the first value when read through [`query_get`].
+pub fn parse_query(raw: Option<&str>) -> Vec<(String, String)> {
+    let Some(raw) = raw else { return Vec::new() };
+    raw.split('&')
+        .filter(|s| !s.is_empty())
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (pct_decode(k), pct_decode(v))
+        })
+        .collect()
+}
+
+fn pct_decode(s: &str) -> String {
+    let plus = s.replace('+', " ");
+    percent_encoding::percent_decode_str(&plus)
+        .decode_utf8_lossy()
+        .into_owned()
+}
+
+pub fn query_get<'a>(q: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    q.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+}
+
+/// `limit` clamp shared by paged routes: absent or unparseable = default.
+pub fn clamp_limit(raw: Option<&str>, default: i64, min: i64, max: i64) -> i64 {
+    raw.and_then(|s| s.trim().parse::<i64>().ok())
+        .unwrap_or(default)
+        .clamp(min, max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_parsing_decodes_and_keeps_order() {
+        let q = parse_query(Some("task_id=t%2D1&limit=5&name=%ED%95%98%EB%8A%98&x"));
+        assert_eq!(query_get(&q, "task_id"), Some("t-1"));
+        assert_eq!(query_get(&q, "name"), Some("하늘"));
+        assert_eq!(query_get(&q, "x"), Some(""));
+        assert_eq!(query_get(&q, "y"), None);
+    }
+
+    #[test]
+    fn limit_clamps() {
+        assert_eq!(clamp_limit(None, 50, 1, 200), 50);
+        assert_eq!(clamp_limit(Some("0"), 50, 1, 200), 1);
+        assert_eq!(clamp_limit(Some("999"), 50, 1, 200), 200);
+        assert_eq!(clamp_limit(Some("abc"), 50, 1, 200), 50);
+    }
+}

@@ -1,0 +1,155 @@
+//! Shared server state: identity, boot phase, auth, fault engine, request counts, store.
+
+use super::faults::{FaultEngine, FaultPlan, FiredRule};
+use super::store::Store;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Instant;
+
+/// The workspace identity `/health` and the receipts serve (§2.1, §2.2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    pub base_path: String,
+    pub masc_root: String,
+}
+
+/// The token the server checks, if any (§1.3). `None` = `--no-auth`.
+#[derive(Debug, Clone)]
+pub struct AuthConfig {
+    pub token: Option<String>,
+}
+
+/// Everything handlers and middleware share. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub store: Store,
+    pub identity: RwLock<Identity>,
+    pub auth: AuthConfig,
+    pub test_mode: bool,
+    pub faults: Mutex<FaultEngine>,
+    pub requests: Mutex<HashMap<(String, String), usize>>,
+    /// `/health` answers `state_ready:false` while this is above zero, and decrements it.
+    pub boot_reads_left: AtomicU32,
+    pub started: Instant,
+}
+
+impl AppState {
+    pub(crate) fn new(
+        store: Store,
+        identity: Identity,
+        auth: AuthConfig,
+        test_mode: bool,
+        faults: FaultPlan,
+        boot_delay_reads: u32,
+    ) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                store,
+                identity: RwLock::new(identity),
+                auth,
+                test_mode,
+                faults: Mutex::new(FaultEngine::new(faults)),
+                requests: Mutex::new(HashMap::new()),
+                boot_reads_left: AtomicU32::new(boot_delay_reads),
+                started: Instant::now(),
+            }),
+        }
+    }
+
+    /// The store every family reads and writes through.
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    pub fn identity(&self) -> Identity {
+        match self.inner.identity.read() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    pub fn set_identity(&self, identity: Identity) {
+        match self.inner.identity.write() {
+            Ok(mut g) => *g = identity,
+            Err(poisoned) => *poisoned.into_inner() = identity,
+        }
+    }
+
+    pub fn auth(&self) -> &AuthConfig {
+        &self.inner.auth
+    }
+
+    pub fn test_mode(&self) -> bool {
+        self.inner.test_mode
+    }
+
+    /// True while the scripted boot phase lasts (§3 `state_ready:false`).
+    pub fn booting(&self) -> bool {
+        self.inner.boot_reads_left.load(Ordering::SeqCst) > 0
+    }
+
+    /// One `/health` read during boot: returns whether this read still reports "booting".
+    pub(crate) fn consume_boot_read(&self) -> bool {
+        self.inner
+            .boot_reads_left
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+    }
+
+    pub fn uptime_secs(&self) -> u64 {
+        self.inner.started.elapsed().as_secs()
+    }
+
+    pub fn set_faults(&self, plan: FaultPlan) {
+        let engine = FaultEngine::new(plan);
+        match self.inner.faults.lock() {
+            Ok(mut g) => *g = engine,
+            Err(poisoned) => *poisoned.into_inner() = engine,
+        }
+    }
+
+    pub fn fault_plan(&self) -> FaultPlan {
+        match self.inner.faults.lock() {
+            Ok(g) => g.plan().clone(),
+            Err(poisoned) => poisoned.into_inner().plan().clone(),
+        }
+    }
+
+    pub(crate) fn decide_faults(&self, method: &str, path: &str, query: &str) -> Vec<FiredRule> {
+        match self.inner.faults.lock() {
+            Ok(mut g) => g.decide(method, path, query),
+            Err(poisoned) => poisoned.into_inner().decide(method, path, query),
+        }
+    }
+
+    pub(crate) fn count_request(&self, method: &str, path: &str) {
+        let key = (method.to_ascii_uppercase(), path.to_string());
+        match self.inner.requests.lock() {
+            Ok(mut g) => *g.entry(key).or_insert(0) += 1,
+            Err(poisoned) => *poisoned.into_inner().entry(key).or_insert(0) += 1,
+        }
+    }
+
+    pub fn request_count(&self, method: &str, path: &str) -> usize {
+        let key = (method.to_ascii_uppercase(), path.to_string());
+        match self.inner.requests.lock() {
+            Ok(g) => g.get(&key).copied().unwrap_or(0),
+            Err(poisoned) => poisoned.into_inner().get(&key).copied().unwrap_or(0),
+        }
+    }
+
+    pub fn request_counts(&self) -> Vec<(String, String, usize)> {
+        let map = match self.inner.requests.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        let mut rows: Vec<_> = map.into_iter().map(|((m, p), n)| (m, p, n)).collect();
+        rows.sort();
+        rows
+    }
+}
