@@ -256,7 +256,8 @@ async fn a_source_panic_restarts_it_and_the_view_gets_the_new_handle() {
     assert_ne!(first.get_id(), second.get_id());
     let restart = recorder
         .wait_for(|r| r.stage == "restart" && r.reason.as_deref() == Some("restarted"))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(restart.source, "keepers_roster");
     // The view (and the rest of the tree) is untouched: the new source answers.
     second.cast(SourceCommand::Identity(confirmed(50))).unwrap();
@@ -291,7 +292,8 @@ async fn restart_intensity_exceeded_stops_the_source_and_keeps_the_runtime() {
         .unwrap();
     let gave_up = recorder
         .wait_for(|r| r.stage == "restart" && r.reason.as_deref() == Some("gave_up"))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(gave_up.source, "keepers_roster");
     // The supervisor is still alive and stops cleanly.
     assert_eq!(

@@ -201,7 +201,8 @@ pub enum WorkspaceMsg {
     Probe,
     ProbeReturned {
         ticket: Ticket,
-        result: Result<Health, ClientError>,
+        /// Boxed: a `Health` is large next to the other variants.
+        result: Box<Result<Health, ClientError>>,
     },
     /// A source (re)started: it gets the current identity now and every change after.
     Register {
@@ -334,13 +335,13 @@ impl Actor for WorkspaceActor {
                     stage::worker_return(&worker_ticket, &outcome);
                     let _ = me.cast(WorkspaceMsg::ProbeReturned {
                         ticket: worker_ticket,
-                        result,
+                        result: Box::new(result),
                     });
                 });
                 state.probe = Some((ticket, handle));
             }
             WorkspaceMsg::ProbeReturned { ticket, result } => {
-                let outcome = match &result {
+                let outcome = match result.as_ref() {
                     Ok(_) => "ok".to_string(),
                     Err(e) => e.class(),
                 };
@@ -376,22 +377,19 @@ impl Actor for WorkspaceActor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::health::{AdmissionAdvert, HealthPaths, Startup};
 
     fn health(base: &str, root: &str, ready: Option<bool>, receipts: bool) -> Health {
-        Health {
-            status: Some("ok".into()),
-            version: None,
-            paths: HealthPaths {
-                effective_base_path: base.into(),
-                effective_masc_root: root.into(),
-            },
-            startup: ready.map(|r| Startup {
-                phase: None,
-                state_ready: r,
-            }),
-            admission: Some(AdmissionAdvert { receipts }),
+        let mut v = serde_json::json!({
+            "status": "ok",
+            "server": "masc",
+            "version": "0.22.0",
+            "paths": {"effective_base_path": base, "effective_masc_root": root},
+            "admission": {"receipts": receipts},
+        });
+        if let Some(r) = ready {
+            v["startup"] = serde_json::json!({"phase": "ready", "state_ready": r});
         }
+        serde_json::from_value(v).unwrap()
     }
 
     const BASE: &str = "/nonexistent/masc-tui-test/base";

@@ -15,6 +15,9 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::Notify;
 use tracing_subscriber::layer::{Context, SubscriberExt};
 
+/// How long test waits may take before they give up (a failsafe, never a pacing device).
+pub const FAILSAFE: std::time::Duration = std::time::Duration::from_secs(30);
+
 #[derive(Default)]
 struct Shared {
     records: Mutex<Vec<StageRecord>>,
@@ -50,8 +53,15 @@ impl StageRecorder {
         self.records().into_iter().filter(|r| pred(r)).collect()
     }
 
-    /// Resolves with the first record matching `pred` (already recorded or future).
-    pub async fn wait_for(&self, pred: impl Fn(&StageRecord) -> bool) -> StageRecord {
+    /// The first record matching `pred` (already recorded or future). `None` only after
+    /// [`FAILSAFE`]: a stuck test fails instead of hanging; it is not a synchronisation delay.
+    pub async fn wait_for(&self, pred: impl Fn(&StageRecord) -> bool) -> Option<StageRecord> {
+        tokio::time::timeout(FAILSAFE, self.wait_for_unbounded(pred))
+            .await
+            .ok()
+    }
+
+    async fn wait_for_unbounded(&self, pred: impl Fn(&StageRecord) -> bool) -> StageRecord {
         loop {
             let notified = self.shared.changed.notified();
             tokio::pin!(notified);

@@ -42,16 +42,25 @@ pub struct ViewLog {
 
 impl ViewLog {
     /// Waits for the next message matching `pred` (messages before it are kept in `seen`).
-    /// `None` if the view actor stopped first.
+    /// `None` if the view actor stopped first, or after the test failsafe
+    /// (`crate::timeline::capture::FAILSAFE`) so a stuck test fails instead of hanging.
     pub async fn wait_for(&mut self, pred: impl Fn(&ViewMsg) -> bool) -> Option<&ViewMsg> {
+        let deadline = tokio::time::Instant::now() + crate::timeline::capture::FAILSAFE;
         loop {
-            let msg = self.rx.recv().await?;
+            let msg = tokio::time::timeout_at(deadline, self.rx.recv())
+                .await
+                .ok()??;
             let hit = pred(&msg);
             self.seen.push(msg);
             if hit {
                 return self.seen.last();
             }
         }
+    }
+
+    /// The last message already received that matches `pred`, if any.
+    pub fn last_seen(&self, pred: impl Fn(&ViewMsg) -> bool) -> Option<&ViewMsg> {
+        self.seen.iter().rev().find(|m| pred(m))
     }
 
     /// Takes whatever has already arrived, without waiting.
