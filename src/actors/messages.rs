@@ -19,6 +19,22 @@ pub enum ObservationPayload {
     KeepersRoster(ReadResult<KeeperRoster>),
 }
 
+impl ObservationPayload {
+    /// `"ok"` or the `ClientError::class()` of the result: the `outcome` field of the
+    /// `worker_return` / `observe` stage events (no body text, G-10).
+    pub fn outcome_class(&self) -> String {
+        fn class<T>(r: &ReadResult<T>) -> String {
+            match r {
+                Ok(_) => "ok".to_string(),
+                Err(e) => e.class(),
+            }
+        }
+        match self {
+            Self::KeepersRoster(r) => class(r),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Observation {
     pub ticket: Ticket,
@@ -58,6 +74,12 @@ pub enum SourceCommand {
     /// The workspace identity changed: a new epoch opens (Confirmed) or authority is withdrawn
     /// (anything else); withdrawal retires owned reads (G-6).
     Identity(IdentityState),
+    /// A worker of this source finished (sent by the worker task to its owning actor; see
+    /// `crate::actors::read`). The owner checks the ticket itself before forwarding (G-7).
+    WorkerReturned(crate::actors::read::WorkerReturn),
+    /// Supervision drill (tests, `RuntimeConfig::fault_drills`): the source panics in its
+    /// handler so the supervisor's restart path runs. Ignored unless drills are enabled.
+    InjectPanic,
 }
 
 /// Everything the view actor receives.
@@ -75,6 +97,9 @@ pub enum ViewMsg {
     Identity(IdentityState),
     /// The supervisor restarted this source; its in-flight slots fail with "source restarted".
     SourceRestarted(SourceKey),
+    /// The supervisor gave up restarting this source (restart intensity exceeded); its slots
+    /// keep their last value and no further reads come from it.
+    SourceStopped(SourceKey),
     Input(crossterm::event::Event),
     /// The frame scheduler's deadline passed.
     FrameDue,

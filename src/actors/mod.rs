@@ -1,5 +1,9 @@
 //! Supervised actors: the workspace actor, one source actor per data source, save actors, and
 //! the supervisor. Sources and the view talk by casts only (architecture.md §4).
 
+pub mod keepers_roster;
 pub mod messages;
+pub mod read;
+pub mod supervisor;
 pub mod ticket;
+pub mod workspace;

@@ -1,16 +1,31 @@
-//! `masc-tui timeline` — not built yet (see the open issues).
+//! `masc-tui timeline FILE [--json]` — per-source summary of a stage trace (see
+//! `crate::timeline::report`).
+
+use anyhow::Context;
+use std::io::Write;
+use std::path::PathBuf;
 
 /// Arguments of this subcommand.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
-    /// Arguments are defined when the subcommand is built.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    pub rest: Vec<String>,
+    /// A trace file written by `--trace-file` (JSON lines).
+    pub file: PathBuf,
+    /// Print the report as one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs the subcommand; returns the process exit code.
-pub fn run(_args: Args) -> anyhow::Result<i32> {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "masc-tui timeline: not built yet");
-    Ok(2)
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let file = std::fs::File::open(&args.file)
+        .with_context(|| format!("cannot open {}", args.file.display()))?;
+    let report = crate::timeline::report::read_report(std::io::BufReader::new(file))
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let text = if args.json {
+        serde_json::to_string_pretty(&report)?
+    } else {
+        crate::timeline::report::render_text(&report)
+    };
+    writeln!(std::io::stdout().lock(), "{}", text.trim_end())?;
+    Ok(0)
 }

@@ -1,1 +1,19 @@
-//! See docs/architecture.md.
+//! Stage tracing and the timeline report (architecture.md §3 stage events).
+//!
+//! - [`stage`]: one emitter per stage; every actor and the view emit through these so the
+//!   fields are always the same (`stage`, `source`, `generation`, `epoch`, `reason`/`outcome`).
+//! - [`layer`]: the tracing `Layer` writing one JSON object per event to the trace file.
+//! - [`capture`]: an in-memory recorder of stage events for tests.
+//! - [`report`]: `masc-tui timeline FILE` — per-source counts and latencies.
+//!
+//! Stage events are evidence of *reading*, never of Task progress or paint (G-1), and carry no
+//! body text, paths or declarations (G-10).
+
+pub mod capture;
+pub mod layer;
+pub mod record;
+pub mod report;
+pub mod stage;
+
+pub use layer::{TraceGuard, TracingInitError, default_trace_path, init_tracing};
+pub use record::StageRecord;

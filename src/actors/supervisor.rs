@@ -1,0 +1,434 @@
+//! The root actor: spawns the workspace actor and every source linked to itself, restarts a
+//! failed child with capped exponential backoff under a restart-intensity limit, and tells the
+//! view (`SourceRestarted`, `SourceUp`, `SourceStopped`). No terminal code lives here: a panic
+//! in a source is a supervision event, never a terminal event (architecture.md §4.2).
+//!
+//! Generation and epoch counters live here, outside any child, so restarts never reset them
+//! (G-6). A restarted source registers with the workspace actor, which sends it the current
+//! identity; its standing slots are re-dispatched on the next confirmed epoch.
+
+use crate::actors::keepers_roster::KeepersRosterSpawner;
+use crate::actors::messages::{IdentityState, SourceCommand, ViewMsg};
+use crate::actors::read::GenerationBook;
+use crate::actors::ticket::SourceKey;
+use crate::actors::workspace::{EpochCounter, WorkspaceActor, WorkspaceArgs, WorkspaceMsg};
+use crate::protocol::client::WorkspaceClient;
+use crate::timeline::stage;
+use futures::future::BoxFuture;
+use ractor::{Actor, ActorCell, ActorId, ActorProcessingErr, ActorRef, SpawnErr, SupervisionEvent};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Restart policy of every child.
+#[derive(Debug, Clone)]
+pub struct RestartPolicy {
+    /// Delay before the first restart; doubles per restart in the window.
+    pub initial_backoff: Duration,
+    pub max_backoff: Duration,
+    /// More than this many restarts within `window` and the child is given up.
+    pub max_restarts: u32,
+    pub window: Duration,
+}
+
+impl Default for RestartPolicy {
+    fn default() -> Self {
+        Self {
+            initial_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(5),
+            max_restarts: 5,
+            window: Duration::from_secs(30),
+        }
+    }
+}
+
+impl RestartPolicy {
+    /// Backoff before restart number `n` (1-based) in the window.
+    pub fn backoff(&self, n: u32) -> Duration {
+        let factor = 1u32.checked_shl(n.saturating_sub(1)).unwrap_or(u32::MAX);
+        self.initial_backoff
+            .checked_mul(factor)
+            .unwrap_or(self.max_backoff)
+            .min(self.max_backoff)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct RuntimeConfig {
+    /// The operator's expected base path (`MASC_BASE_PATH`); `None` accepts the served one.
+    pub expected_base: Option<String>,
+    /// `/health` cadence (protocol.md §2.1, default 2 s).
+    pub health_interval: Duration,
+    /// Keepers roster cadence (default 5 s).
+    pub keepers_roster_interval: Duration,
+    pub restart: RestartPolicy,
+    /// Honour panic drills (`RuntimeHandle::inject_panic`); tests and `demo` only.
+    pub fault_drills: bool,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        Self {
+            expected_base: None,
+            health_interval: Duration::from_secs(2),
+            keepers_roster_interval: Duration::from_secs(5),
+            restart: RestartPolicy::default(),
+            fault_drills: false,
+        }
+    }
+}
+
+/// What every source gets when (re)spawned.
+#[derive(Clone)]
+pub struct SourceContext {
+    pub client: WorkspaceClient,
+    pub view: ActorRef<ViewMsg>,
+    pub generations: GenerationBook,
+    pub fault_drills: bool,
+}
+
+/// How the supervisor (re)spawns one source. Each source module provides one; the list is in
+/// [`source_spawners`].
+pub trait SourceSpawner: Send + Sync + 'static {
+    fn key(&self) -> SourceKey;
+    fn spawn(
+        &self,
+        ctx: SourceContext,
+        supervisor: ActorCell,
+    ) -> BoxFuture<'static, Result<ActorRef<SourceCommand>, SpawnErr>>;
+}
+
+/// Every supervised source. New sources add their spawner here.
+pub fn source_spawners(cfg: &RuntimeConfig) -> Vec<Arc<dyn SourceSpawner>> {
+    vec![Arc::new(KeepersRosterSpawner {
+        cadence: cfg.keepers_roster_interval,
+    })]
+}
+
+pub enum SupervisorMsg {
+    /// Backoff elapsed: start this child again.
+    Restart(SourceKey),
+    /// Forward a panic drill to the current incarnation of this child.
+    InjectPanic(SourceKey),
+    /// Stop every child (no restarts), then the supervisor.
+    Shutdown,
+}
+
+struct Child {
+    /// Restart instants within the policy window.
+    restarts: VecDeque<Instant>,
+    given_up: bool,
+}
+
+pub struct SupervisorState {
+    client: WorkspaceClient,
+    view: ActorRef<ViewMsg>,
+    cfg: RuntimeConfig,
+    epochs: EpochCounter,
+    generations: GenerationBook,
+    spawners: BTreeMap<SourceKey, Arc<dyn SourceSpawner>>,
+    children: BTreeMap<SourceKey, Child>,
+    /// Live incarnations: actor id → child.
+    live: HashMap<ActorId, SourceKey>,
+    workspace: Option<ActorRef<WorkspaceMsg>>,
+    sources: BTreeMap<SourceKey, ActorRef<SourceCommand>>,
+    shutting_down: bool,
+}
+
+impl SupervisorState {
+    async fn start_child(
+        &mut self,
+        key: &SourceKey,
+        myself: &ActorRef<SupervisorMsg>,
+    ) -> Result<(), SpawnErr> {
+        if key == &SourceKey::Workspace {
+            let args = WorkspaceArgs {
+                client: self.client.clone(),
+                view: self.view.clone(),
+                expected_base: self.cfg.expected_base.clone(),
+                interval: self.cfg.health_interval,
+                epochs: self.epochs.clone(),
+                probes: self.generations.counter(&SourceKey::Workspace),
+                fault_drills: self.cfg.fault_drills,
+            };
+            let (ws, _) =
+                WorkspaceActor::spawn_linked(None, WorkspaceActor, args, myself.get_cell()).await?;
+            self.live.insert(ws.get_id(), key.clone());
+            for (source, handle) in &self.sources {
+                let _ = ws.cast(WorkspaceMsg::Register {
+                    source: source.clone(),
+                    handle: handle.clone(),
+                });
+            }
+            self.workspace = Some(ws);
+            return Ok(());
+        }
+        let Some(spawner) = self.spawners.get(key).cloned() else {
+            return Err(SpawnErr::StartupFailed(
+                format!("no spawner for {key}").into(),
+            ));
+        };
+        let ctx = SourceContext {
+            client: self.client.clone(),
+            view: self.view.clone(),
+            generations: self.generations.clone(),
+            fault_drills: self.cfg.fault_drills,
+        };
+        let handle = spawner.spawn(ctx, myself.get_cell()).await?;
+        self.live.insert(handle.get_id(), key.clone());
+        self.sources.insert(key.clone(), handle.clone());
+        if let Some(ws) = &self.workspace {
+            let _ = ws.cast(WorkspaceMsg::Register {
+                source: key.clone(),
+                handle: handle.clone(),
+            });
+        }
+        let _ = self.view.cast(ViewMsg::SourceUp {
+            source: key.clone(),
+            handle,
+        });
+        Ok(())
+    }
+
+    /// A child exited or failed to start: schedule a restart or give it up.
+    fn child_down(&mut self, key: SourceKey, myself: &ActorRef<SupervisorMsg>) {
+        if key == SourceKey::Workspace {
+            self.workspace = None;
+        } else {
+            self.sources.remove(&key);
+        }
+        let policy = self.cfg.restart.clone();
+        let now = Instant::now();
+        let child = self.children.entry(key.clone()).or_insert(Child {
+            restarts: VecDeque::new(),
+            given_up: false,
+        });
+        while child
+            .restarts
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > policy.window)
+        {
+            child.restarts.pop_front();
+        }
+        let attempt = u32::try_from(child.restarts.len())
+            .unwrap_or(u32::MAX)
+            .saturating_add(1);
+        if attempt > policy.max_restarts {
+            child.given_up = true;
+            stage::restart(&key, attempt, "gave_up");
+            tracing::warn!(target: "masc_tui::supervisor", source = %key, "restart intensity exceeded; source stopped");
+            let _ = self.view.cast(ViewMsg::SourceStopped(key.clone()));
+            if key == SourceKey::Workspace {
+                // Without a workspace actor nothing can vouch for an epoch: withdraw.
+                self.epochs.advance();
+                let withdrawn = IdentityState::Unconfirmed {
+                    reason: "workspace actor stopped".to_string(),
+                };
+                let _ = self.view.cast(ViewMsg::Identity(withdrawn.clone()));
+                for handle in self.sources.values() {
+                    let _ = handle.cast(SourceCommand::Identity(withdrawn.clone()));
+                }
+            }
+            return;
+        }
+        child.restarts.push_back(now);
+        let delay = policy.backoff(attempt);
+        tracing::info!(
+            target: "masc_tui::supervisor",
+            source = %key,
+            attempt = attempt,
+            backoff_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            "child down; restart scheduled"
+        );
+        myself.send_after(delay, move || SupervisorMsg::Restart(key));
+    }
+}
+
+pub struct Supervisor;
+
+pub struct SupervisorArgs {
+    pub client: WorkspaceClient,
+    pub view: ActorRef<ViewMsg>,
+    pub cfg: RuntimeConfig,
+    pub spawners: Vec<Arc<dyn SourceSpawner>>,
+}
+
+impl Actor for Supervisor {
+    type Msg = SupervisorMsg;
+    type State = SupervisorState;
+    type Arguments = SupervisorArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<SupervisorMsg>,
+        args: SupervisorArgs,
+    ) -> Result<SupervisorState, ActorProcessingErr> {
+        let spawners: BTreeMap<_, _> = args.spawners.into_iter().map(|s| (s.key(), s)).collect();
+        let mut state = SupervisorState {
+            client: args.client,
+            view: args.view,
+            cfg: args.cfg,
+            epochs: EpochCounter::new(),
+            generations: GenerationBook::new(),
+            spawners,
+            children: BTreeMap::new(),
+            live: HashMap::new(),
+            workspace: None,
+            sources: BTreeMap::new(),
+            shutting_down: false,
+        };
+        // Sources first, so the workspace actor's first identity reaches all of them.
+        let keys: Vec<SourceKey> = state.spawners.keys().cloned().collect();
+        for key in keys {
+            state.start_child(&key, &myself).await?;
+        }
+        state.start_child(&SourceKey::Workspace, &myself).await?;
+        Ok(state)
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<SupervisorMsg>,
+        msg: SupervisorMsg,
+        state: &mut SupervisorState,
+    ) -> Result<(), ActorProcessingErr> {
+        match msg {
+            SupervisorMsg::Restart(key) => {
+                if state.shutting_down {
+                    return Ok(());
+                }
+                let attempt = state
+                    .children
+                    .get(&key)
+                    .map(|c| u32::try_from(c.restarts.len()).unwrap_or(u32::MAX))
+                    .unwrap_or(0);
+                // The view first fails the dead incarnation's slots, then learns the new handle.
+                let _ = state.view.cast(ViewMsg::SourceRestarted(key.clone()));
+                match state.start_child(&key, &myself).await {
+                    Ok(()) => stage::restart(&key, attempt, "restarted"),
+                    Err(_) => {
+                        stage::restart(&key, attempt, "start_failed");
+                        state.child_down(key, &myself);
+                    }
+                }
+            }
+            SupervisorMsg::InjectPanic(key) => {
+                if key == SourceKey::Workspace {
+                    if let Some(ws) = &state.workspace {
+                        let _ = ws.cast(WorkspaceMsg::InjectPanic);
+                    }
+                } else if let Some(handle) = state.sources.get(&key) {
+                    let _ = handle.cast(SourceCommand::InjectPanic);
+                }
+            }
+            SupervisorMsg::Shutdown => {
+                state.shutting_down = true;
+                let _ = myself
+                    .stop_children_and_wait(Some("shutdown".into()), Some(Duration::from_secs(2)))
+                    .await;
+                myself.stop(Some("shutdown".into()));
+            }
+        }
+        Ok(())
+    }
+
+    async fn handle_supervisor_evt(
+        &self,
+        myself: ActorRef<SupervisorMsg>,
+        evt: SupervisionEvent,
+        state: &mut SupervisorState,
+    ) -> Result<(), ActorProcessingErr> {
+        // Overridden so a child's exit never stops the supervisor (ractor's default does).
+        let id = match &evt {
+            SupervisionEvent::ActorFailed(cell, _)
+            | SupervisionEvent::ActorTerminated(cell, _, _) => cell.get_id(),
+            _ => return Ok(()),
+        };
+        let Some(key) = state.live.remove(&id) else {
+            return Ok(());
+        };
+        if state.shutting_down {
+            return Ok(());
+        }
+        let class = if matches!(evt, SupervisionEvent::ActorFailed(..)) {
+            "failed"
+        } else {
+            "terminated"
+        };
+        tracing::warn!(target: "masc_tui::supervisor", source = %key, exit = class, "child exited");
+        state.child_down(key, &myself);
+        Ok(())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    #[error("the runtime could not start: {0}")]
+    Spawn(String),
+}
+
+/// The running actor tree.
+pub struct RuntimeHandle {
+    supervisor: ActorRef<SupervisorMsg>,
+    join: tokio::task::JoinHandle<()>,
+}
+
+impl RuntimeHandle {
+    /// Stops every child (no restarts) and the supervisor, and waits for them.
+    pub async fn stop(self) {
+        let _ = self.supervisor.cast(SupervisorMsg::Shutdown);
+        let _ = self.join.await;
+    }
+
+    /// Supervision drill: the current incarnation of `source` panics in its handler. Needs
+    /// `RuntimeConfig::fault_drills`.
+    pub fn inject_panic(&self, source: SourceKey) {
+        let _ = self.supervisor.cast(SupervisorMsg::InjectPanic(source));
+    }
+
+    pub fn supervisor(&self) -> &ActorRef<SupervisorMsg> {
+        &self.supervisor
+    }
+}
+
+/// Starts the supervisor with the workspace actor and every source of [`source_spawners`].
+pub async fn start_runtime(
+    client: WorkspaceClient,
+    view: ActorRef<ViewMsg>,
+    cfg: RuntimeConfig,
+) -> Result<RuntimeHandle, RuntimeError> {
+    let spawners = source_spawners(&cfg);
+    start_runtime_with(client, view, cfg, spawners).await
+}
+
+/// [`start_runtime`] with an explicit list of sources (tests, partial runtimes).
+pub async fn start_runtime_with(
+    client: WorkspaceClient,
+    view: ActorRef<ViewMsg>,
+    cfg: RuntimeConfig,
+    spawners: Vec<Arc<dyn SourceSpawner>>,
+) -> Result<RuntimeHandle, RuntimeError> {
+    let args = SupervisorArgs {
+        client,
+        view,
+        cfg,
+        spawners,
+    };
+    let (supervisor, join) = Supervisor::spawn(None, Supervisor, args)
+        .await
+        .map_err(|e| RuntimeError::Spawn(e.to_string()))?;
+    Ok(RuntimeHandle { supervisor, join })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_and_caps() {
+        let p = RestartPolicy::default();
+        let ms: Vec<u128> = (1..=8).map(|n| p.backoff(n).as_millis()).collect();
+        assert_eq!(ms, [100, 200, 400, 800, 1600, 3200, 5000, 5000]);
+        assert_eq!(p.backoff(64), p.max_backoff);
+    }
+}
