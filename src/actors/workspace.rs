@@ -12,7 +12,7 @@
 use crate::actors::messages::{IdentityState, SourceCommand, ViewMsg};
 use crate::actors::read::GenerationCounter;
 use crate::actors::ticket::{SourceKey, Ticket};
-use crate::protocol::admission::{AdmissionMode, ReadScope, WorkspaceId};
+use crate::protocol::admission::{ReadScope, WorkspaceId};
 use crate::protocol::client::{ClientError, WorkspaceClient};
 use crate::protocol::health::Health;
 use crate::timeline::stage;
@@ -41,66 +41,12 @@ impl EpochCounter {
     }
 }
 
-/// The judgement of one `/health` answer (protocol.md §2.1).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Verdict {
-    Unread {
-        reason: String,
-    },
-    Booting,
-    Mismatch {
-        expected: String,
-        served: String,
-    },
-    Match {
-        base_path: String,
-        masc_root: String,
-        mode: AdmissionMode,
-    },
-}
-
-/// Realpath when it exists locally, else the raw string (§2.1).
-fn canonical(path: &str) -> String {
-    std::fs::canonicalize(path)
-        .ok()
-        .and_then(|p| p.to_str().map(str::to_string))
-        .unwrap_or_else(|| path.to_string())
-}
+/// The judgement of one `/health` answer (protocol.md §2.1), shared with the client.
+pub(crate) use crate::protocol::health::IdentityVerdict as Verdict;
 
 /// §2.1 judgement. `expected_base: None` accepts whatever base the server serves.
-// Switch to `crate::protocol::health::judge_identity` once it lands (same rules).
 pub(crate) fn judge(expected_base: Option<&str>, health: &Health) -> Verdict {
-    let served = canonical(&health.paths.effective_base_path);
-    let root = &health.paths.effective_masc_root;
-    if health.paths.effective_base_path.is_empty() || root.is_empty() {
-        return Verdict::Unread {
-            reason: "health names no workspace".to_string(),
-        };
-    }
-    if let Some(expected) = expected_base {
-        if expected.is_empty() {
-            return Verdict::Unread {
-                reason: "no expected base path".to_string(),
-            };
-        }
-        let expected = canonical(expected);
-        if expected != served {
-            return Verdict::Mismatch { expected, served };
-        }
-    }
-    if health.startup.as_ref().is_some_and(|s| !s.state_ready) {
-        return Verdict::Booting;
-    }
-    let receipts = health.admission.as_ref().is_some_and(|a| a.receipts);
-    Verdict::Match {
-        base_path: served,
-        masc_root: root.clone(),
-        mode: if receipts {
-            AdmissionMode::Receipt
-        } else {
-            AdmissionMode::Health
-        },
-    }
+    crate::protocol::health::judge_identity(expected_base, health)
 }
 
 fn verdict_of_probe(expected_base: Option<&str>, probe: &Result<Health, ClientError>) -> Verdict {
@@ -377,6 +323,7 @@ impl Actor for WorkspaceActor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::admission::AdmissionMode;
 
     fn health(base: &str, root: &str, ready: Option<bool>, receipts: bool) -> Health {
         let mut v = serde_json::json!({

@@ -1,16 +1,85 @@
-//! `masc-tui demo` — not built yet (see the open issues).
+//! `masc-tui demo` — start the embedded workspace server on an ephemeral loopback port with
+//! seeded data (in a temp dir unless `--data`), open the TUI on it, and stop both together.
+
+use super::tui::{TuiOptions, init_tracing, write_exit_line};
+use crate::protocol::client::{ClientConfig, TokenSource};
+use crate::server::faults::FaultPlan;
+use crate::server::{AuthMode, ServeOptions, start};
+use crate::view::keys::ExitCause;
+use anyhow::Context;
+use std::path::PathBuf;
 
 /// Arguments of this subcommand.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
-    /// Arguments are defined when the subcommand is built.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    pub rest: Vec<String>,
+    /// Workspace directory for the server's store (default: a temporary directory removed at
+    /// exit). Reusing a directory keeps what you changed in the previous demo.
+    #[arg(long = "data", value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// Port for the embedded server (default: an ephemeral one).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Fault plan for the embedded server (format: docs/fault-plans.md).
+    #[arg(long, value_name = "FILE")]
+    pub faults: Option<PathBuf>,
+    /// Write stage traces (JSON lines) here (default: `$XDG_STATE_HOME/masc-tui/`).
+    #[arg(long, value_name = "FILE")]
+    pub trace_file: Option<PathBuf>,
+    /// `/health` answers `state_ready:false` this many times first (shows the booting state).
+    #[arg(long, default_value_t = 0)]
+    pub boot_delay_reads: u32,
 }
 
 /// Runs the subcommand; returns the process exit code.
-pub fn run(_args: Args) -> anyhow::Result<i32> {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "masc-tui demo: not built yet");
-    Ok(2)
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let trace = init_tracing(args.trace_file.as_deref())?;
+    let faults = match &args.faults {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading fault plan {}", path.display()))?;
+            FaultPlan::from_json(&text).with_context(|| format!("fault plan {}", path.display()))?
+        }
+        None => FaultPlan::none(),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("tokio runtime")?;
+    let cause = runtime.block_on(async move {
+        let server = start(ServeOptions {
+            port: args.port,
+            data_dir: args.data.clone(),
+            faults,
+            auth: AuthMode::GeneratedToken,
+            boot_delay_reads: args.boot_delay_reads,
+            ..ServeOptions::default()
+        })
+        .await
+        .context("starting the embedded workspace server")?;
+        tracing::info!(
+            target: "masc_tui::demo",
+            url = %server.base_url(),
+            trace = %trace.path().display(),
+            "embedded server started"
+        );
+        let mut cfg = ClientConfig::new(server.base_url());
+        cfg.token = match server.token() {
+            Some(token) => TokenSource::Fixed(token),
+            None => TokenSource::None,
+        };
+        let options = TuiOptions {
+            expected_base_path: Some(PathBuf::from(server.base_path())),
+            fault_drills: false,
+        };
+        let outcome = super::tui::run_tui(cfg, options).await;
+        let base = PathBuf::from(server.base_path());
+        server.shutdown().await;
+        outcome.map(|cause| (cause, base))
+    })?;
+    let (cause, base) = cause;
+    write_exit_line(Some(&base), &cause);
+    Ok(match cause {
+        ExitCause::Abnormal(_) => 1,
+        _ => 0,
+    })
 }

@@ -3,6 +3,7 @@
 //! `run` parses nothing itself (clap did), sets up tracing and a tokio runtime and calls
 //! [`run_tui`], which owns the terminal for the session and returns why it ended.
 
+use crate::actors::supervisor::{RuntimeConfig, start_runtime};
 use crate::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
 use crate::view::actor::{ViewArgs, spawn_view};
 use crate::view::keys::ExitCause;
@@ -49,6 +50,8 @@ pub struct Args {
 pub struct TuiOptions {
     /// The expected workspace base path (`MASC_BASE_PATH`), if any.
     pub expected_base_path: Option<PathBuf>,
+    /// Honour panic drills on sources (tests and demo only).
+    pub fault_drills: bool,
 }
 
 impl Args {
@@ -75,10 +78,11 @@ impl Args {
 
 /// Runs the TUI; returns the process exit code (0 normal end, 1 abnormal).
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    init_tracing(args.trace_file.as_deref())?;
+    let _trace = init_tracing(args.trace_file.as_deref())?;
     let cfg = args.client_config()?;
     let options = TuiOptions {
         expected_base_path: args.base_path.clone(),
+        fault_drills: false,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -118,17 +122,31 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
     let (signals, signal_task) = spawn_signal_listener(view.clone(), Arc::clone(&signal_cause))
         .context("installing signal handlers")?;
 
-    // ===== RUNTIME HOOK (lead: wire when the supervisor lands) =====
-    // let runtime = crate::actors::supervisor::start_runtime(client.clone(), view.clone(), cfg)
-    //     .await
-    //     .context("starting the actor runtime")?;
-    // It must send `ViewMsg::SourceUp` per source and `ViewMsg::Identity` as judged; the
-    // expected base path is `options.expected_base_path`.
-    let _ = (&client, &options);
-    // ===== END RUNTIME HOOK =====
+    let runtime_cfg = RuntimeConfig {
+        expected_base: options
+            .expected_base_path
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned()),
+        fault_drills: options.fault_drills,
+        ..RuntimeConfig::default()
+    };
+    let runtime = match start_runtime(client.clone(), view.clone(), runtime_cfg).await {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            // Tear the session down in order before reporting: the terminal is restored by
+            // the guard, never left raw.
+            view.stop(None);
+            let _ = view_done.await;
+            pump.abort();
+            signals.close();
+            signal_task.abort();
+            guard.restore();
+            return Err(anyhow::anyhow!("starting the actor runtime: {err}"));
+        }
+    };
 
     let joined = view_done.await;
-    // ===== RUNTIME STOP HOOK: runtime.stop(...) and await it here. =====
+    runtime.stop().await;
     pump.abort();
     signals.close();
     signal_task.abort();
@@ -145,29 +163,18 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
     Ok(cause)
 }
 
-fn init_tracing(trace_file: Option<&std::path::Path>) -> anyhow::Result<()> {
-    // Without a trace file nothing is subscribed: the terminal belongs to the TUI.
-    let Some(path) = trace_file else {
-        return Ok(());
-    };
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .with_context(|| format!("opening trace file {}", path.display()))?;
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .json()
-        .with_env_filter(filter)
-        .with_writer(Mutex::new(file))
-        .try_init();
-    Ok(())
+/// Stage traces and diagnostics go to a JSON-lines file (never the terminal the TUI paints):
+/// `--trace-file`, else `$XDG_STATE_HOME/masc-tui/trace-<pid>.jsonl`.
+pub fn init_tracing(
+    trace_file: Option<&std::path::Path>,
+) -> anyhow::Result<crate::timeline::TraceGuard> {
+    crate::timeline::init_tracing(trace_file.map(std::path::Path::to_path_buf))
+        .context("opening the trace file")
 }
 
 /// T.6: one `[masc-tui] exit: …` line per session in `<base>/.masc/logs/masc-tui-<pid>.log`
 /// (only when the base path is known; a cause over 200 bytes is cut on a char boundary).
-fn write_exit_line(base: Option<&std::path::Path>, cause: &ExitCause) {
+pub fn write_exit_line(base: Option<&std::path::Path>, cause: &ExitCause) {
     let Some(base) = base else { return };
     let dir = base.join(".masc").join("logs");
     if std::fs::create_dir_all(&dir).is_err() {

@@ -165,6 +165,11 @@ impl<B: FrameSink> Actor for ViewActor<B> {
                 let changed = state.model.on_source_restarted(&source);
                 state.changed(&myself, changed);
             }
+            ViewMsg::SourceStopped(source) => {
+                state.sources.remove(&source);
+                let changed = state.model.on_source_stopped(&source);
+                state.changed(&myself, changed);
+            }
             ViewMsg::Input(event) => state.on_input(&myself, event),
             ViewMsg::FrameDue => state.on_frame_due(&myself),
             ViewMsg::Shutdown => state.finish(&myself, ExitCause::Shutdown),
@@ -182,6 +187,7 @@ fn msg_kind(msg: &ViewMsg) -> &'static str {
         ViewMsg::Retired(_) => "retired",
         ViewMsg::Identity(_) => "identity",
         ViewMsg::SourceRestarted(_) => "source_restarted",
+        ViewMsg::SourceStopped(_) => "source_stopped",
         ViewMsg::Input(_) => "input",
         ViewMsg::FrameDue => "frame_due",
         ViewMsg::Shutdown => "shutdown",

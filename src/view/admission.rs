@@ -200,6 +200,21 @@ impl<T: Clone> Slot<T> {
         );
         true
     }
+
+    /// The supervisor gave the source up (restart intensity exceeded): whatever was in flight
+    /// will never return, and no further reads will come. The last value stays, marked.
+    pub fn source_stopped(&mut self) -> bool {
+        self.owner = None;
+        self.fetched.fail(
+            SlotFailure {
+                class: "source_stopped".into(),
+                detail: "the source stopped after repeated failures; restart masc-tui to retry"
+                    .into(),
+            },
+            false,
+        );
+        true
+    }
 }
 
 #[cfg(test)]

@@ -177,26 +177,19 @@ impl Model {
             None => false,
         }
     }
+
+    pub fn on_source_stopped(&mut self, source: &SourceKey) -> bool {
+        match self.slot_for(source) {
+            Some(slot) => slot.source_stopped(),
+            None => false,
+        }
+    }
 }
 
 /// The one place stage events of admission are emitted.
-/// TODO(lead): switch to `crate::timeline::stage::{admit, reject}` when it lands.
 fn stage_trace(ticket: &Ticket, verdict: Result<(), RejectReason>) {
     match verdict {
-        Ok(()) => tracing::info!(
-            target: "masc_tui::stage",
-            stage = "admit",
-            source = %ticket.source,
-            generation = ticket.generation,
-            epoch = ticket.scope.epoch,
-        ),
-        Err(reason) => tracing::info!(
-            target: "masc_tui::stage",
-            stage = "reject",
-            source = %ticket.source,
-            generation = ticket.generation,
-            epoch = ticket.scope.epoch,
-            reason = reason.as_str(),
-        ),
+        Ok(()) => crate::timeline::stage::admit(ticket),
+        Err(reason) => crate::timeline::stage::reject(ticket, reason.as_str()),
     }
 }
