@@ -38,6 +38,17 @@ pub enum ActivationMode {
     Autonomous,
 }
 
+impl ActivationMode {
+    /// The wire name (`on_demand`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Manual => "manual",
+            Self::OnDemand => "on_demand",
+            Self::Autonomous => "autonomous",
+        }
+    }
+}
+
 /// `effective_meta_error` of an error row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MetaError {

@@ -104,7 +104,8 @@ fn lifecycle_text(row: &KeeperRow, width: usize) -> String {
         .map(sanitize)
         .unwrap_or("-".into())
         .into_owned();
-    if row.paused == Some(true) {
+    // The paused flag is only news when the phase does not already say so.
+    if row.paused == Some(true) && phase != "paused" {
         phase = format!("paused {phase}");
     }
     match row.runtime_id.as_deref() {
@@ -390,7 +391,7 @@ pub fn detail_lines(slot: &KeeperRowSlot, ctx: &ProjectionCtx) -> Vec<Line<'stat
                 text_field("phase", row.phase.as_deref(), theme),
                 field(
                     "activation_mode",
-                    row.activation_mode.map(|m| format!("{m:?}").to_lowercase()),
+                    row.activation_mode.map(|m| m.as_str().to_string()),
                     theme,
                 ),
                 bool_field("autoboot_enabled", row.autoboot_enabled, theme),
