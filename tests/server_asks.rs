@@ -1,40 +1,17 @@
 //! Asks, follow-up SSE and turn transcripts of the embedded server (§10.1–§10.4).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod server_support;
+use server_support::*;
+
 use masc_tui::protocol::admission::decode_root_header;
+use masc_tui::server::RunningServer;
 use masc_tui::server::faults::{DropPoint, EchoFault, Fault, FaultPlan, FaultRule, When};
-use masc_tui::server::{RunningServer, ServeOptions, start};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 const ASKS: &str = "/api/v1/keepers/asks";
 const ANSWER: &str = "/api/v1/keepers/ask-answer";
-
-async fn server() -> RunningServer {
-    start(ServeOptions::default()).await.unwrap()
-}
-
-fn req(s: &RunningServer, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-    let mut rb = reqwest::Client::new().request(method, format!("{}{}", s.base_url(), path));
-    if let Some(t) = s.token() {
-        rb = rb.bearer_auth(t);
-    }
-    rb.header("X-MASC-Agent", "masc-tui")
-}
-
-async fn get(s: &RunningServer, path: &str) -> (StatusCode, Value) {
-    let r = req(s, reqwest::Method::GET, path).send().await.unwrap();
-    (r.status(), r.json().await.unwrap())
-}
-
-async fn post(s: &RunningServer, path: &str, body: Value) -> (StatusCode, Value) {
-    let r = req(s, reqwest::Method::POST, path)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    (r.status(), r.json().await.unwrap())
-}
 
 fn events(text: &str) -> Vec<Value> {
     text.split("\n\n")

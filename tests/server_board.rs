@@ -1,30 +1,16 @@
 //! Board of the embedded server (§8.1–§8.4) through plain reqwest.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod server_support;
+use server_support::*;
+
+use masc_tui::server::RunningServer;
 use masc_tui::server::faults::{DropPoint, Fault, FaultPlan, FaultRule, When};
-use masc_tui::server::{RunningServer, ServeOptions, start};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 const BOARD: &str = "/api/v1/board";
 const POST: &str = "/api/v1/tools/masc_board_post";
-
-async fn server() -> RunningServer {
-    start(ServeOptions::default()).await.unwrap()
-}
-
-fn req(s: &RunningServer, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-    let mut rb = reqwest::Client::new().request(method, format!("{}{}", s.base_url(), path));
-    if let Some(t) = s.token() {
-        rb = rb.bearer_auth(t);
-    }
-    rb.header("X-MASC-Agent", "masc-tui")
-}
-
-async fn get(s: &RunningServer, path: &str) -> (StatusCode, Value) {
-    let r = req(s, reqwest::Method::GET, path).send().await.unwrap();
-    (r.status(), r.json().await.unwrap())
-}
 
 async fn all_posts(s: &RunningServer, query: &str) -> Vec<Value> {
     let mut out = Vec::new();

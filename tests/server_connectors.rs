@@ -1,39 +1,15 @@
 //! Connectors of the embedded server (§7.1–§7.4) through plain reqwest.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod server_support;
+use server_support::*;
+
 use masc_tui::server::faults::{DropPoint, Fault, FaultPlan, FaultRule, When};
-use masc_tui::server::{RunningServer, ServeOptions, start};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 const STATUS: &str = "/api/v1/gate/connectors";
 const NAMES: &str = "/api/v1/gate/connector/names";
-
-async fn server() -> RunningServer {
-    start(ServeOptions::default()).await.unwrap()
-}
-
-fn req(s: &RunningServer, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-    let mut rb = reqwest::Client::new().request(method, format!("{}{}", s.base_url(), path));
-    if let Some(t) = s.token() {
-        rb = rb.bearer_auth(t);
-    }
-    rb.header("X-MASC-Agent", "masc-tui")
-}
-
-async fn get(s: &RunningServer, path: &str) -> (StatusCode, Value) {
-    let r = req(s, reqwest::Method::GET, path).send().await.unwrap();
-    (r.status(), r.json().await.unwrap())
-}
-
-async fn post(s: &RunningServer, path: &str, body: Value) -> (StatusCode, Value) {
-    let r = req(s, reqwest::Method::POST, path)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    (r.status(), r.json().await.unwrap())
-}
 
 fn row<'a>(status: &'a Value, id: &str) -> &'a Value {
     status["connectors"]

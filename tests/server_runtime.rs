@@ -1,40 +1,16 @@
 //! Runtime and keeper configuration of the embedded server (§9.1–§9.9) through plain reqwest.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod server_support;
+use server_support::*;
+
 use masc_tui::server::faults::{DropPoint, Fault, FaultPlan, FaultRule, When};
-use masc_tui::server::{RunningServer, ServeOptions, start};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 const RAW: &str = "/api/v1/runtime/config/raw";
 const ASSIGN: &str = "/api/v1/runtime/config/assignment";
-
-async fn server() -> RunningServer {
-    start(ServeOptions::default()).await.unwrap()
-}
-
-fn req(s: &RunningServer, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-    let mut rb = reqwest::Client::new().request(method, format!("{}{}", s.base_url(), path));
-    if let Some(t) = s.token() {
-        rb = rb.bearer_auth(t);
-    }
-    rb.header("X-MASC-Agent", "masc-tui")
-}
-
-async fn get(s: &RunningServer, path: &str) -> (StatusCode, Value) {
-    let r = req(s, reqwest::Method::GET, path).send().await.unwrap();
-    (r.status(), r.json().await.unwrap())
-}
-
-async fn post(s: &RunningServer, path: &str, body: Value) -> (StatusCode, Value) {
-    let r = req(s, reqwest::Method::POST, path)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    (r.status(), r.json().await.unwrap())
-}
 
 fn revision_of(text: &str) -> String {
     let mut h = Sha256::new();
