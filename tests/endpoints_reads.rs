@@ -901,3 +901,32 @@ async fn s10_5_operator_approvals_are_scoped_to_the_client_actor() {
     assert!(keeper_targets.iter().all(|t| !t.trim().is_empty()));
     assert!(keeper_targets.iter().any(|t| names.contains(*t)));
 }
+
+#[tokio::test]
+async fn s2_5_one_target_read_with_two_decoders_on_one_client_stays_readable() {
+    // The cache key is (root, target); a value stored by one decoder must not make another
+    // decoder's read of the same target a "304 without an entry" — forever, since every
+    // retry would send the same tag and get the same 304.
+    let env = env().await;
+    let typed = env
+        .client
+        .get::<KeeperRoster>(&env.auth, ROSTER)
+        .await
+        .unwrap();
+    let raw = env
+        .client
+        .get::<support_endpoints::AdmittedBody>(&env.auth, ROSTER)
+        .await
+        .unwrap();
+    assert!(
+        !raw.from_cache,
+        "a value of another type is not revalidated"
+    );
+    assert_eq!(KeeperRoster::decode(&raw.value.0).unwrap(), *typed.value);
+    let again = env
+        .client
+        .get::<support_endpoints::AdmittedBody>(&env.auth, ROSTER)
+        .await
+        .unwrap();
+    assert!(again.from_cache, "the same decoder revalidates by 304");
+}
