@@ -41,9 +41,15 @@ impl ReadCache {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The tag to send as `If-None-Match`, if an entry exists under exactly this key.
-    pub fn tag(&self, key: &CacheKey) -> Option<String> {
-        self.lock().entries.get(key).map(|e| e.etag.clone())
+    /// The tag to send as `If-None-Match`, if an entry of type `T` exists under exactly this
+    /// key. An entry stored by another decoder for the same target is not offered: its 304
+    /// could not be served as a `T`, and every retry would earn the same 304.
+    pub fn tag_for<T: Any>(&self, key: &CacheKey) -> Option<String> {
+        self.lock()
+            .entries
+            .get(key)
+            .filter(|e| e.value.is::<T>())
+            .map(|e| e.etag.clone())
     }
 
     /// The stored value for an admitted 304; marks the entry used.

@@ -54,7 +54,7 @@ impl WorkspaceClient {
         let request = ReadRequest {
             target: path_and_query,
             expected_root: Some(&auth.expected_root),
-            if_none_match: self.inner.cache.tag(&key),
+            if_none_match: self.inner.cache.tag_for::<T>(&key),
             event_stream: false,
         };
         let (response, deadline) = self.send_read(&request).await?;
