@@ -82,6 +82,7 @@ fn pty_demo_roster_and_quit() {
     let mut session = PtySession::demo(DemoOptions::default());
     session.wait_for_roster();
     assert_roster_columns(session.seen().parser.screen());
+    assert_raw_mode(&session);
     wait_selected(&session, "rondo");
 
     session.send(b"j");
@@ -227,4 +228,81 @@ fn pty_demo_help_and_search() {
     session.send(b"qq");
     let status = session.wait_exit();
     assert!(status.success(), "exit status {status:?}");
+}
+
+/// T.6: Ctrl-Z restores the shell's terminal and stops the process; `fg` continues it, raw
+/// mode comes back and the whole screen is repainted.
+///
+/// Job control needs a shell: a process that is its own session leader (how a PTY spawns a
+/// child) is an orphaned process group, and the kernel discards SIGTSTP for those. So the
+/// TUI runs as a job of `bash -m`, which after the stop reads one line (the user at the
+/// prompt) and then runs `fg`.
+#[test]
+fn pty_demo_ctrl_z() {
+    if std::process::Command::new("bash")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("bash absent, skipping the job-control test");
+        return;
+    }
+    let mut session = PtySession::demo(DemoOptions {
+        under_job_control_shell: true,
+        ..DemoOptions::default()
+    });
+    session.wait_for_roster();
+    let shell = session.pid();
+    let tui = children_of(shell);
+    assert_eq!(tui.len(), 1, "bash runs exactly the TUI: {tui:?}");
+    let tui = tui[0];
+    session.extra_pids.push(tui);
+    let frames_before = session.seen().bytes.len();
+
+    session.send(b"\x1a");
+    session.wait_for("the TUI to stop with the terminal restored", |s| {
+        !s.parser.screen().alternate_screen() && proc_state(tui) == Some('T')
+    });
+    {
+        let seen = session.seen();
+        assert!(rfind(&seen.bytes[frames_before..], ALT_SCREEN_OFF).is_some());
+        assert_terminal_restored(&seen);
+    }
+    assert_cooked_mode(&session);
+
+    // The user at the prompt: bash reads the line, then `fg`.
+    let resumed_from = session.byte_count();
+    session.send(b"\n");
+    session.wait_for("a complete repaint after fg", |s| {
+        let screen = s.parser.screen();
+        s.bytes.len() > resumed_from
+            && screen.alternate_screen()
+            && screen.hide_cursor()
+            && row_of(screen, "rondo").is_some()
+            && row_of(screen, "beacon").is_some()
+    });
+    assert_ne!(proc_state(tui), Some('T'));
+    {
+        // Full: the resumed frame clears the screen and paints every row again.
+        let seen = session.seen();
+        let resumed = &seen.bytes[resumed_from..];
+        assert!(
+            rfind(resumed, b"\x1b[2J").is_some(),
+            "the resumed frame is full"
+        );
+        assert!(
+            rfind(resumed, ALT_SCREEN_ON).is_some(),
+            "alternate screen re-entered"
+        );
+    }
+    wait_selected(&session, "rondo");
+    assert_raw_mode(&session);
+    // Raw mode is back: single keys reach the TUI without a newline.
+    session.send(b"j");
+    wait_selected(&session, "sangsu");
+
+    session.send(b"qq");
+    let status = session.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+    assert_terminal_restored(&session.seen());
 }

@@ -196,8 +196,8 @@ impl PtySession {
         self.seen().bytes.len()
     }
 
-    /// Waits (failsafe `FAILSAFE`) until `cond` holds on what has been seen; panics with the
-    /// screen contents otherwise.
+    /// Waits (failsafe `FAILSAFE`) until `cond` holds; panics with the screen contents
+    /// otherwise. `cond` is re-checked on new output and every 50 ms.
     pub fn wait_for(&self, what: &str, mut cond: impl FnMut(&Seen) -> bool) {
         let deadline = Instant::now() + FAILSAFE;
         let mut seen = self.seen();
@@ -213,10 +213,12 @@ impl PtySession {
                     seen.parser.screen().contents()
                 );
             }
+            // Woken by new output, or after a short slice for conditions on other state
+            // (process state, files).
             seen = self
                 .shared
                 .changed
-                .wait_timeout(seen, deadline - now)
+                .wait_timeout(seen, (deadline - now).min(Duration::from_millis(50)))
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
         }
@@ -427,5 +429,45 @@ pub fn assert_cooked_mode(session: &PtySession) {
     assert!(
         flags.contains(&"icanon") && flags.contains(&"echo"),
         "terminal left in raw mode: {text}"
+    );
+}
+
+/// The state letter of `/proc/<pid>/stat` (`T`: stopped), or `None` when the process is gone.
+pub fn proc_state(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is parenthesised and may hold spaces: the state follows the last ')'.
+    stat[stat.rfind(')')? + 1..].trim_start().chars().next()
+}
+
+/// The pids of `parent`'s children (from `/proc/<pid>/stat`).
+pub fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    let rest = &stat[stat.rfind(')')? + 1..];
+                    rest.split_whitespace().nth(1)?.parse::<u32>().ok()
+                })
+                == Some(parent)
+        })
+        .collect()
+}
+
+/// The TUI holds the pty in raw mode (no canonical input, no echo). Skipped like
+/// [`assert_cooked_mode`].
+pub fn assert_raw_mode(session: &PtySession) {
+    let Some(text) = session.stty() else {
+        eprintln!("stty not runnable on the pty; raw-mode check skipped");
+        return;
+    };
+    let flags: Vec<&str> = text.split([' ', ';', '\n']).collect();
+    assert!(
+        flags.contains(&"-icanon") && flags.contains(&"-echo"),
+        "terminal not in raw mode: {text}"
     );
 }
