@@ -16,7 +16,7 @@ use crossterm::event::Event;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SpawnErr};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Instant;
@@ -82,6 +82,8 @@ pub struct ViewState<B: FrameSink> {
     due_at: Option<Instant>,
     /// The model or UI changed since the last painted frame.
     dirty: bool,
+    /// Sources the user asked to refresh whose read has not been dispatched yet.
+    asked_refresh: HashSet<SourceKey>,
 }
 
 /// The view actor, generic over the ratatui backend (tests use `TestBackend`).
@@ -128,6 +130,7 @@ impl<B: FrameSink> Actor for ViewActor<B> {
             due_now: false,
             due_at: None,
             dirty: true,
+            asked_refresh: HashSet::new(),
         };
         // The fresh schedule holds a pending Force: the first frame.
         state.arm(&myself);
@@ -146,8 +149,9 @@ impl<B: FrameSink> Actor for ViewActor<B> {
                 state.sources.insert(source, handle);
             }
             ViewMsg::Dispatched(ticket) => {
+                let source = ticket.source.clone();
                 let changed = state.model.on_dispatched(ticket);
-                state.changed(&myself, changed);
+                state.on_dispatched(&myself, &source, changed);
             }
             ViewMsg::Observed(obs) => match state.model.on_observed(obs, Instant::now()) {
                 Ok(()) => state.changed(&myself, true),
@@ -204,6 +208,22 @@ impl<B: FrameSink> ViewState<B> {
     fn changed(&mut self, myself: &ActorRef<ViewMsg>, changed: bool) {
         if changed {
             self.want(myself, FrameRequest::Background);
+        }
+    }
+
+    /// T.2: an idle view writes nothing, so a background re-read that keeps the last value on
+    /// screen does not paint by itself: its "reading" badge shows with the next frame that has
+    /// a reason (input, a result, a resize). A first load and a read the user asked for paint
+    /// at once.
+    fn on_dispatched(&mut self, myself: &ActorRef<ViewMsg>, source: &SourceKey, changed: bool) {
+        let asked = self.asked_refresh.remove(source);
+        if !changed {
+            return;
+        }
+        if asked || !self.model.is_refreshing(source) {
+            self.want(myself, FrameRequest::Background);
+        } else {
+            self.dirty = true;
         }
     }
 
@@ -291,10 +311,13 @@ impl<B: FrameSink> ViewState<B> {
         }
     }
 
-    fn demand(&self, source: &SourceKey) -> &'static str {
+    fn demand(&mut self, source: &SourceKey) -> &'static str {
         match self.sources.get(source) {
             Some(handle) => match handle.cast(SourceCommand::Demand(DemandKind::Explicit)) {
-                Ok(()) => "refresh requested",
+                Ok(()) => {
+                    self.asked_refresh.insert(source.clone());
+                    "refresh requested"
+                }
                 Err(_) => "refresh not sent: source stopped",
             },
             None => "refresh not sent: source not running",

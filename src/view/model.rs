@@ -97,6 +97,12 @@ impl Model {
         }
     }
 
+    /// Whether `source`'s slot is re-reading with its last value still shown (G-4).
+    pub fn is_refreshing(&mut self, source: &SourceKey) -> bool {
+        self.slot_for(source)
+            .is_some_and(|slot| matches!(slot.fetched, Fetched::Refreshing { .. }))
+    }
+
     /// `Dispatched`: the ticket owns its slot. Returns `true` when the model changed.
     pub fn on_dispatched(&mut self, ticket: Ticket) -> bool {
         let gate = self.gate.clone();

@@ -1,0 +1,473 @@
+//! Shared harness for the PTY end-to-end tests: runs `masc-tui demo` (or a wrapper around it)
+//! inside a pseudo-terminal, feeds everything it writes to a `vt100::Parser` on a reader thread
+//! and keeps the raw byte stream, so tests can wait for screen conditions and inspect the bytes.
+//!
+//! Deadlines here are failsafes (a hung child fails the test instead of hanging CI), never
+//! timing assertions: every wait is for a condition on the parsed screen, the byte stream, the
+//! trace file or the process state.
+
+#![allow(dead_code)]
+// Test scaffolding: a failed spawn or a missed failsafe must abort the test loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+pub const ROWS: u16 = 40;
+pub const COLS: u16 = 120;
+/// Failsafe for any single wait (a loaded 2-core machine starts a debug binary slowly).
+pub const FAILSAFE: Duration = Duration::from_secs(30);
+
+pub const ALT_SCREEN_ON: &[u8] = b"\x1b[?1049h";
+pub const ALT_SCREEN_OFF: &[u8] = b"\x1b[?1049l";
+pub const CURSOR_SHOW: &[u8] = b"\x1b[?25h";
+pub const PASTE_OFF: &[u8] = b"\x1b[?2004l";
+
+/// What the reader thread has seen.
+pub struct Seen {
+    pub parser: vt100::Parser,
+    /// Every byte the child wrote, in order.
+    pub bytes: Vec<u8>,
+    /// The master side reported end of stream (every slave descriptor closed).
+    pub eof: bool,
+}
+
+struct Shared {
+    seen: Mutex<Seen>,
+    changed: Condvar,
+}
+
+/// One child process in a PTY. Dropping it kills the child (and `extra_pids`) and waits.
+pub struct PtySession {
+    child: Box<dyn Child + Send + Sync>,
+    writer: Box<dyn Write + Send>,
+    master: Box<dyn MasterPty + Send>,
+    shared: Arc<Shared>,
+    reader: Option<std::thread::JoinHandle<()>>,
+    /// Processes to SIGKILL on drop besides the PTY child (e.g. the TUI under a wrapper shell).
+    pub extra_pids: Vec<u32>,
+    /// `XDG_STATE_HOME`, the trace file and (optionally) the demo's `--data` live here.
+    pub dir: tempfile::TempDir,
+    pub trace_file: PathBuf,
+    pub data_dir: Option<PathBuf>,
+    exited: bool,
+}
+
+/// How to start the demo.
+#[derive(Default)]
+pub struct DemoOptions {
+    /// Pass `--data <tempdir>/data` (the exit line is written under it).
+    pub with_data_dir: bool,
+    /// Run the TUI as a job of `bash -m` (job control) instead of directly as the session
+    /// leader; see `pty_demo_ctrl_z`.
+    pub under_job_control_shell: bool,
+}
+
+pub fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_masc-tui")
+}
+
+impl PtySession {
+    pub fn demo(opts: DemoOptions) -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("masc-tui-pty-")
+            .tempdir()
+            .expect("temp dir");
+        let trace_file = dir.path().join("trace.jsonl");
+        let state_home = dir.path().join("state");
+        std::fs::create_dir_all(&state_home).expect("state dir");
+        let mut demo_args: Vec<String> = vec![
+            "demo".into(),
+            "--trace-file".into(),
+            trace_file.display().to_string(),
+        ];
+        let data_dir = opts.with_data_dir.then(|| {
+            let data = dir.path().join("data");
+            std::fs::create_dir_all(&data).expect("data dir");
+            data
+        });
+        if let Some(data) = &data_dir {
+            demo_args.push("--data".into());
+            demo_args.push(data.display().to_string());
+        }
+        let mut cmd = if opts.under_job_control_shell {
+            // `bash -m`: job control without an interactive shell. The TUI becomes its own
+            // process group in the same session as bash, so its group is not orphaned and
+            // SIGTSTP really stops it. After it stops, bash reads one line from the terminal
+            // (the test's "user" at the prompt), then `fg` gives the job the terminal back and
+            // continues it, exactly as a shell user's `fg` does.
+            let mut cmd = CommandBuilder::new("bash");
+            let mut script = String::from("\"$0\"");
+            for i in 1..=demo_args.len() {
+                script.push_str(&format!(" \"${i}\""));
+            }
+            script.push_str("; status=$?; if [ $status -ge 128 ]; then read -r _; fg; status=$?; fi; exit $status");
+            cmd.args(["--noprofile", "--norc", "-m", "-c", &script, binary()]);
+            cmd.args(&demo_args);
+            cmd
+        } else {
+            let mut cmd = CommandBuilder::new(binary());
+            cmd.args(&demo_args);
+            cmd
+        };
+        cmd.cwd(dir.path());
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("XDG_STATE_HOME", &state_home);
+        for var in [
+            "NO_COLOR",
+            "MASC_TUI_SYNC",
+            "TERM_PROGRAM",
+            "MASC_TOKEN",
+            "MASC_HOST",
+            "MASC_HTTP_PORT",
+            "MASC_BASE_PATH",
+            "RUST_LOG",
+        ] {
+            cmd.env_remove(var);
+        }
+
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("openpty");
+        let child = pair.slave.spawn_command(cmd).expect("spawn masc-tui");
+        // Only the child holds the slave now, so its exit ends our reads.
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().expect("pty reader");
+        let writer = pair.master.take_writer().expect("pty writer");
+        let shared = Arc::new(Shared {
+            seen: Mutex::new(Seen {
+                parser: vt100::Parser::new(ROWS, COLS, 0),
+                bytes: Vec::new(),
+                eof: false,
+            }),
+            changed: Condvar::new(),
+        });
+        let feed = Arc::clone(&shared);
+        let reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            loop {
+                let n = match reader.read(&mut buf) {
+                    Ok(0) | Err(_) => 0,
+                    Ok(n) => n,
+                };
+                let mut seen = feed.seen.lock().unwrap_or_else(|p| p.into_inner());
+                if n == 0 {
+                    seen.eof = true;
+                    feed.changed.notify_all();
+                    return;
+                }
+                seen.parser.process(&buf[..n]);
+                seen.bytes.extend_from_slice(&buf[..n]);
+                feed.changed.notify_all();
+            }
+        });
+        Self {
+            child,
+            writer,
+            master: pair.master,
+            shared,
+            reader: Some(reader),
+            extra_pids: Vec::new(),
+            dir,
+            trace_file,
+            data_dir,
+            exited: false,
+        }
+    }
+
+    /// The PTY child's pid (the TUI itself unless run under a wrapper shell).
+    pub fn pid(&self) -> u32 {
+        self.child.process_id().expect("child pid")
+    }
+
+    pub fn seen(&self) -> MutexGuard<'_, Seen> {
+        self.shared.seen.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn byte_count(&self) -> usize {
+        self.seen().bytes.len()
+    }
+
+    /// Waits (failsafe `FAILSAFE`) until `cond` holds; panics with the screen contents
+    /// otherwise. `cond` is re-checked on new output and every 50 ms.
+    pub fn wait_for(&self, what: &str, mut cond: impl FnMut(&Seen) -> bool) {
+        let deadline = Instant::now() + FAILSAFE;
+        let mut seen = self.seen();
+        loop {
+            if cond(&seen) {
+                return;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                panic!(
+                    "failsafe: gave up waiting for {what}; eof={} screen:\n{}",
+                    seen.eof,
+                    seen.parser.screen().contents()
+                );
+            }
+            // Woken by new output, or after a short slice for conditions on other state
+            // (process state, files).
+            seen = self
+                .shared
+                .changed
+                .wait_timeout(seen, (deadline - now).min(Duration::from_millis(50)))
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+    }
+
+    /// Waits until the screen shows `text` somewhere.
+    pub fn wait_for_text(&self, text: &str) {
+        self.wait_for(&format!("{text:?} on screen"), |s| {
+            s.parser.screen().contents().contains(text)
+        });
+    }
+
+    /// Waits until the seeded roster is painted (the Keepers surface is the start surface).
+    pub fn wait_for_roster(&self) {
+        self.wait_for("the seeded roster rows", |s| {
+            let screen = s.parser.screen();
+            s.parser.screen().alternate_screen()
+                && row_of(screen, "rondo").is_some()
+                && row_of(screen, "beacon").is_some()
+        });
+    }
+
+    pub fn send(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).expect("write to pty");
+        self.writer.flush().expect("flush pty");
+    }
+
+    /// Waits for the PTY child to exit (failsafe) and returns its status. The reader has then
+    /// also seen end of stream, so `bytes` holds everything the child wrote.
+    pub fn wait_exit(&mut self) -> portable_pty::ExitStatus {
+        self.wait_for("end of the child's output", |s| s.eof);
+        let deadline = Instant::now() + FAILSAFE;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                self.exited = true;
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "failsafe: child closed its terminal but did not exit"
+            );
+            // The child closed the terminal as its last act; reaping follows promptly.
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// True while the PTY child has not exited.
+    pub fn running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Stage events of `source` with `stage` in the trace file so far.
+    pub fn trace_count(&self, stage: &str, source: &str) -> usize {
+        trace_count(&self.trace_file, stage, source)
+    }
+
+    /// Waits (failsafe) until the trace holds at least `n` `stage` events of `source`. Polls
+    /// the file: the child's trace writes carry no notification we could wait on.
+    pub fn wait_for_trace(&self, stage: &str, source: &str, n: usize) {
+        let deadline = Instant::now() + FAILSAFE;
+        loop {
+            if self.trace_count(stage, source) >= n {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "failsafe: trace never reached {n} {stage} events of {source}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Runs `stty -a` on the pty (through the master: on Linux its termios requests reach
+    /// the slave) and returns its output; `None` when that is not possible here.
+    pub fn stty(&self) -> Option<String> {
+        use std::os::fd::BorrowedFd;
+        let fd = self.master.as_raw_fd()?;
+        // SAFETY: the master stays open for the whole call (we own it); the clone is our own.
+        let owned = unsafe { BorrowedFd::borrow_raw(fd) }
+            .try_clone_to_owned()
+            .ok()?;
+        let out = std::process::Command::new("stty")
+            .arg("-a")
+            .stdin(std::process::Stdio::from(owned))
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+}
+
+impl Drop for PtySession {
+    fn drop(&mut self) {
+        for pid in &self.extra_pids {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+        if !self.exited && matches!(self.child.try_wait(), Ok(None)) {
+            // portable-pty sends SIGHUP first (the TUI shuts down cleanly), then SIGKILL.
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+        // The reader ends with the child's terminal; joining a thread stuck on a grandchild
+        // that kept the slave open would hang the test, so it is detached instead.
+        drop(self.reader.take());
+    }
+}
+
+/// Stage events of `source` with `stage` in a JSON-lines trace file.
+pub fn trace_count(path: &Path, stage: &str, source: &str) -> usize {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return 0;
+    };
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|v| v["stage"] == stage && v["source"] == source)
+        .count()
+}
+
+/// The first screen row whose text contains `needle`.
+pub fn row_of(screen: &vt100::Screen, needle: &str) -> Option<u16> {
+    (0..ROWS).find(|&r| row_text(screen, r).contains(needle))
+}
+
+pub fn row_text(screen: &vt100::Screen, row: u16) -> String {
+    screen.contents_between(row, 0, row, COLS)
+}
+
+/// The column where `text` starts on `row`, counted in cells (wide characters take two).
+pub fn column_of(screen: &vt100::Screen, row: u16, text: &str) -> Option<u16> {
+    let first = text.chars().next()?.to_string();
+    (0..COLS).find(|&c| {
+        screen
+            .cell(row, c)
+            .is_some_and(|cell| cell.contents() == first)
+            && cells_text(screen, row, c, text.chars().count()).as_deref() == Some(text)
+    })
+}
+
+/// `n` characters read cell by cell from (row, col), skipping wide-character continuations.
+fn cells_text(screen: &vt100::Screen, row: u16, col: u16, n: usize) -> Option<String> {
+    let mut out = String::new();
+    let mut c = col;
+    let mut taken = 0;
+    while taken < n {
+        let cell = screen.cell(row, c)?;
+        if !cell.is_wide_continuation() {
+            out.push_str(&cell.contents());
+            taken += 1;
+        }
+        c += 1;
+    }
+    Some(out)
+}
+
+/// Whether the cells of `row` that hold text are drawn reversed (the selection style).
+pub fn row_selected(screen: &vt100::Screen, row: u16, col: u16) -> bool {
+    screen.cell(row, col).is_some_and(|c| c.inverse())
+}
+
+/// Position of the last occurrence of `needle` in `hay`.
+pub fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).rposition(|w| w == needle)
+}
+
+/// T.6: the byte stream after the last frame leaves the alternate screen, shows the cursor and
+/// turns bracketed paste off, and the emulated terminal agrees.
+pub fn assert_terminal_restored(seen: &Seen) {
+    let bytes = &seen.bytes;
+    let entered = rfind(bytes, ALT_SCREEN_ON).expect("the TUI entered the alternate screen");
+    let tail = &bytes[entered..];
+    // The restoration is the last thing written: find the alternate-screen exit, then the
+    // other two must be in the same closing sequence, after every frame.
+    let left = rfind(tail, ALT_SCREEN_OFF).expect("alternate screen exit (CSI ?1049l)");
+    let last_frame_start = rfind(tail, b"\x1b[?2026h").unwrap_or(0);
+    assert!(
+        left > last_frame_start,
+        "alternate screen exit must follow the last frame"
+    );
+    let closing = &tail[last_frame_start..];
+    assert!(
+        rfind(closing, CURSOR_SHOW).is_some(),
+        "cursor show (CSI ?25h) after the last frame"
+    );
+    assert!(
+        rfind(closing, PASTE_OFF).is_some(),
+        "bracketed paste off (CSI ?2004l) after the last frame"
+    );
+    let screen = seen.parser.screen();
+    assert!(
+        !screen.alternate_screen(),
+        "terminal left on the alternate screen"
+    );
+    assert!(!screen.hide_cursor(), "cursor left hidden");
+    assert!(!screen.bracketed_paste(), "bracketed paste left on");
+}
+
+/// Canonical mode and echo are back on the pty (raw mode was left). Skipped (with a note)
+/// when `stty` cannot be run here.
+pub fn assert_cooked_mode(session: &PtySession) {
+    let Some(text) = session.stty() else {
+        eprintln!("stty not runnable on the pty; raw-mode check skipped");
+        return;
+    };
+    let flags: Vec<&str> = text.split([' ', ';', '\n']).collect();
+    assert!(
+        flags.contains(&"icanon") && flags.contains(&"echo"),
+        "terminal left in raw mode: {text}"
+    );
+}
+
+/// The state letter of `/proc/<pid>/stat` (`T`: stopped), or `None` when the process is gone.
+pub fn proc_state(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is parenthesised and may hold spaces: the state follows the last ')'.
+    stat[stat.rfind(')')? + 1..].trim_start().chars().next()
+}
+
+/// The pids of `parent`'s children (from `/proc/<pid>/stat`).
+pub fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    let rest = &stat[stat.rfind(')')? + 1..];
+                    rest.split_whitespace().nth(1)?.parse::<u32>().ok()
+                })
+                == Some(parent)
+        })
+        .collect()
+}
+
+/// The TUI holds the pty in raw mode (no canonical input, no echo). Skipped like
+/// [`assert_cooked_mode`].
+pub fn assert_raw_mode(session: &PtySession) {
+    let Some(text) = session.stty() else {
+        eprintln!("stty not runnable on the pty; raw-mode check skipped");
+        return;
+    };
+    let flags: Vec<&str> = text.split([' ', ';', '\n']).collect();
+    assert!(
+        flags.contains(&"-icanon") && flags.contains(&"-echo"),
+        "terminal not in raw mode: {text}"
+    );
+}
