@@ -226,11 +226,12 @@ async fn forbidden_before_acceptance_is_not_applied_and_keeps_the_draft() {
     let effects = rig.model.chat.as_mut().unwrap().take_effects();
     assert!(effects.iter().any(|e| matches!(e,
         ChatEffect::RestoreDraft { keeper, text, .. } if keeper == KEEPER && text == "please deploy 🚀")));
-    let t = rig.pane().view();
-    assert!(t.transcript().get(&id).is_none(), "no pending row remains");
-    let refused = t.transcript().get(&format!("{id}:refused")).unwrap();
-    assert!(matches!(refused.kind, EntryKind::Failure(_)));
-    drop(t);
+    {
+        let t = rig.pane().view();
+        assert!(t.transcript().get(&id).is_none(), "no pending row remains");
+        let refused = t.transcript().get(&format!("{id}:refused")).unwrap();
+        assert!(matches!(refused.kind, EntryKind::Failure(_)));
+    }
     assert_eq!(
         rig.outbox().get(&id).unwrap().unwrap().state,
         SendState::NotApplied
