@@ -138,7 +138,10 @@ async fn outbox_survives_a_kill_between_written_and_confirmed() {
         "restored durably as outcome unknown"
     );
     let op = format!("/api/v1/keepers/rondo/chat/operations/{id}");
-    assert!(server.request_count("GET", &op) >= 1, "reconciled by exact id");
+    assert!(
+        server.request_count("GET", &op) >= 1,
+        "reconciled by exact id"
+    );
     assert_eq!(
         server.request_count("POST", STREAM),
         1,

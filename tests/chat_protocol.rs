@@ -60,8 +60,10 @@ async fn stream(State(mock): State<Mock>, body: Bytes) -> Response {
             acceptance(&id),
         ]),
         // §13: RUN_ERROR before the acceptance with a listed code (§11: not applied).
-        _ => sse(&[json!({"type":"RUN_ERROR","timestamp":1.0,"message":"owner is stopping",
-                          "code":"owner_stopping"})]),
+        _ => sse(&[
+            json!({"type":"RUN_ERROR","timestamp":1.0,"message":"owner is stopping",
+                          "code":"owner_stopping"}),
+        ]),
     }
 }
 
@@ -73,8 +75,10 @@ async fn health() -> Response {
 }
 
 async fn history() -> Response {
-    axum::Json(json!({"schema":"masc.keeper_chat_history.page.v1","messages":[],
-        "has_more":false,"next_before":null}))
+    axum::Json(
+        json!({"schema":"masc.keeper_chat_history.page.v1","messages":[],
+        "has_more":false,"next_before":null}),
+    )
     .into_response()
 }
 
@@ -199,6 +203,10 @@ async fn run_error_before_acceptance_with_a_listed_code_is_not_applied() {
         SendState::NotApplied
     );
     assert_eq!(mock.posts.load(Ordering::SeqCst), 1);
-    assert_eq!(mock.operation_gets.load(Ordering::SeqCst), 0, "nothing to reconcile");
+    assert_eq!(
+        mock.operation_gets.load(Ordering::SeqCst),
+        0,
+        "nothing to reconcile"
+    );
     rig.stop().await;
 }
