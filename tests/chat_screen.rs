@@ -337,3 +337,36 @@ fn c34_receipt_is_not_processing_and_c39_progress_follows_observed_deltas() {
         Err(masc_tui::view::admission::RejectReason::OtherTarget)
     );
 }
+
+#[test]
+fn a_newest_page_reload_keeps_only_inputs_still_pending() {
+    let mut pane = ChatPane::new("rondo", Some(sample::scope(1).workspace), THEME);
+    let t = chat_ticket("rondo", 3);
+    let (done, waiting) = (
+        "tui-0190f5a0-0000-7000-8000-00000000000a",
+        "tui-0190f5a0-0000-7000-8000-00000000000b",
+    );
+    pane.register_send(done, "processed");
+    pane.register_send(waiting, "still waiting");
+    pane.apply(
+        &t,
+        ChatObservation::Send {
+            request_id: done.into(),
+            step: SendStep::Event(ChatStreamEvent::RunStarted),
+        },
+    );
+    // The reload holds the persisted input of the processed send.
+    pane.apply(
+        &t,
+        page(vec![row("m-done-user", ChatRole::User, "processed", 1.5)]),
+    );
+    let view = pane.view();
+    let texts: Vec<&str> = view
+        .transcript()
+        .entries()
+        .iter()
+        .map(|e| e.text.as_str())
+        .collect();
+    assert_eq!(texts, ["processed", "still waiting"], "no duplicate input");
+    assert!(view.transcript().get(waiting).is_some(), "pending row kept");
+}

@@ -355,3 +355,41 @@ async fn late_stream_events_after_switching_keeper_are_rejected_and_traced() {
     rig.stop().await;
     server.shutdown().await;
 }
+
+/// A clean turn settles from its own stream: confirmed in the outbox, no reconciliation, no
+/// second POST, and the operator's input appears exactly once.
+#[tokio::test]
+async fn a_clean_turn_is_confirmed_from_its_stream_without_reconciliation() {
+    let (server, mut rig, _dir) = setup(FaultPlan::none()).await;
+    open_ready(&mut rig, KEEPER).await;
+    let id = rig.send(KEEPER, "one clean question");
+    loop {
+        if ended(&rig, &id).is_some() {
+            break;
+        }
+        rig.pump_one().await;
+    }
+    assert!(matches!(
+        ended(&rig, &id),
+        Some(SendOutcome::Completed { .. })
+    ));
+    assert_eq!(
+        rig.outbox().get(&id).unwrap().unwrap().state,
+        SendState::Confirmed
+    );
+    // Stop the runtime first so any late reconciliation would have been counted.
+    let inputs = rig
+        .pane()
+        .view()
+        .transcript()
+        .entries()
+        .iter()
+        .filter(|e| e.speaker == Speaker::Operator && e.text == "one clean question")
+        .count();
+    assert_eq!(inputs, 1);
+    rig.stop().await;
+    let op = format!("/api/v1/keepers/rondo/chat/operations/{id}");
+    assert_eq!(server.request_count("GET", &op), 0);
+    assert_eq!(server.request_count("POST", STREAM), 1);
+    server.shutdown().await;
+}

@@ -344,9 +344,11 @@ impl Actor for ChatHub {
                     tracing::warn!(target: "masc_tui::chat", "chat source failed");
                 }
             }
-            // A send actor that died without settling leaves its outcome unknown.
+            // A send actor that failed without settling leaves its outcome unknown. (A normal
+            // stop always settles first, but its supervision event can overtake the `Settled`
+            // cast, so only a failure counts here.)
             Some(Child::Send { keeper, request_id })
-                if state.live.remove(&request_id).is_some() =>
+                if failed && state.live.remove(&request_id).is_some() =>
             {
                 tracing::warn!(target: "masc_tui::chat", "send actor ended without settling");
                 state.reconcile(&keeper, request_id, false);

@@ -375,9 +375,14 @@ impl ChatPane {
         // A fresh view: the newest window replaces everything shown (older pages included).
         *self.view() = TranscriptView::new(transcript, self.theme);
         self.live.clear();
-        let ids: Vec<String> = self.sends.keys().cloned().collect();
+        // Processed inputs are in the history now; only the pending ones are re-added.
+        let ids: Vec<String> = self
+            .sends
+            .iter()
+            .filter(|(_, s)| s.pending_state().is_some())
+            .map(|(id, _)| id.clone())
+            .collect();
         for id in ids {
-            // Promoted inputs are in the history now; the rest stays pending.
             self.sync_entry(&id);
         }
     }
