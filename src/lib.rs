@@ -9,6 +9,7 @@
 
 pub mod actors;
 pub mod cli;
+pub mod outbox;
 pub mod protocol;
 pub mod server;
 pub mod timeline;

@@ -17,6 +17,8 @@ pub type ReadResult<T> = Result<Admitted<T>, ClientError>;
 #[derive(Debug, Clone)]
 pub enum ObservationPayload {
     KeepersRoster(ReadResult<KeeperRoster>),
+    /// One Keeper's chat (`SourceKey::Chat`): pages, send steps, reconciliations.
+    Chat(Box<crate::actors::chat::ChatObservation>),
 }
 
 impl ObservationPayload {
@@ -31,6 +33,7 @@ impl ObservationPayload {
         }
         match self {
             Self::KeepersRoster(r) => class(r),
+            Self::Chat(c) => c.outcome_class(),
         }
     }
 }
@@ -80,6 +83,8 @@ pub enum SourceCommand {
     /// Supervision drill (tests, `RuntimeConfig::fault_drills`): the source panics in its
     /// handler so the supervisor's restart path runs. Ignored unless drills are enabled.
     InjectPanic,
+    /// A chat command for the chat hub (`SourceKey::ChatHub`); other sources ignore it.
+    Chat(crate::actors::chat::ChatCommand),
 }
 
 /// Everything the view actor receives.

@@ -100,9 +100,12 @@ pub trait SourceSpawner: Send + Sync + 'static {
 
 /// Every supervised source. New sources add their spawner here.
 pub fn source_spawners(cfg: &RuntimeConfig) -> Vec<Arc<dyn SourceSpawner>> {
-    vec![Arc::new(KeepersRosterSpawner {
-        cadence: cfg.keepers_roster_interval,
-    })]
+    vec![
+        Arc::new(KeepersRosterSpawner {
+            cadence: cfg.keepers_roster_interval,
+        }),
+        Arc::new(crate::actors::chat::ChatHubSpawner::default()),
+    ]
 }
 
 pub enum SupervisorMsg {

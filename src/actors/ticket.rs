@@ -11,6 +11,10 @@ pub enum SourceKey {
     Workspace,
     /// `GET /api/v1/gate/keepers?detailed=true`.
     KeepersRoster,
+    /// The chat hub: spawns one chat source per open Keeper and one actor per send.
+    ChatHub,
+    /// One Keeper's chat: history pages, its sends' streams, reconciliations (§4.3–§4.5).
+    Chat { keeper: String },
 }
 
 impl SourceKey {
@@ -19,6 +23,9 @@ impl SourceKey {
         match self {
             Self::Workspace => "workspace".to_string(),
             Self::KeepersRoster => "keepers_roster".to_string(),
+            Self::ChatHub => "chat_hub".to_string(),
+            // The keeper name is an identifier, not body text (G-10).
+            Self::Chat { keeper } => format!("chat:{keeper}"),
         }
     }
 }

@@ -154,7 +154,10 @@ impl<B: FrameSink> Actor for ViewActor<B> {
                 state.on_dispatched(&myself, &source, changed);
             }
             ViewMsg::Observed(obs) => match state.model.on_observed(obs, Instant::now()) {
-                Ok(()) => state.changed(&myself, true),
+                Ok(()) => {
+                    screens::chat::after_observed(&mut state.model, &mut state.ui);
+                    state.changed(&myself, true)
+                }
                 Err(reason) => state.report(ViewEvent::Rejected(reason)),
             },
             ViewMsg::Retired(ticket) => {
@@ -297,6 +300,17 @@ impl<B: FrameSink> ViewState<B> {
                 UiCommand::Repaint => self.want(myself, FrameRequest::Input),
                 UiCommand::Refresh(source) => {
                     self.ui.notice = Some(self.demand(&source).into());
+                    self.want(myself, FrameRequest::Input);
+                }
+                UiCommand::Chat(cmd) => {
+                    let hub = self.sources.get(&SourceKey::ChatHub);
+                    self.ui.notice = screens::chat::dispatch(
+                        cmd,
+                        &mut self.model,
+                        &mut self.ui,
+                        hub,
+                        self.theme,
+                    );
                     self.want(myself, FrameRequest::Input);
                 }
                 UiCommand::Quit(cause) => self.finish(myself, cause),

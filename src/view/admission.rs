@@ -22,6 +22,8 @@ pub enum RejectReason {
     Withdrawn,
     /// No slot of the model takes this source / payload.
     UnknownSlot,
+    /// A chat result for a Keeper, request or workspace that is not the open chat target's.
+    OtherTarget,
 }
 
 impl RejectReason {
@@ -31,6 +33,7 @@ impl RejectReason {
             Self::StaleEpoch => "stale_epoch",
             Self::Withdrawn => "withdrawn",
             Self::UnknownSlot => "unknown_slot",
+            Self::OtherTarget => "other_target",
         }
     }
 }

@@ -5,6 +5,7 @@ use super::model::Model;
 use super::screens::keepers::{effective_offset, row_matches};
 use super::screens::{RosterUi, Search, Tab, Ui};
 use crate::actors::ticket::SourceKey;
+use crate::protocol::keepers::KeeperRowSlot;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::fmt;
 
@@ -43,6 +44,8 @@ pub enum UiCommand {
     Quit(ExitCause),
     /// Ctrl-Z.
     Suspend,
+    /// A chat screen command (open, close, send, older page).
+    Chat(super::screens::chat::ChatUiCommand),
 }
 
 fn roster_len(model: &Model) -> usize {
@@ -84,6 +87,9 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         UiCommand::None if had_notice => UiCommand::Repaint,
         other => other,
     };
+    if ui.chat.is_some() {
+        return changed(super::screens::chat::keys::handle(ui, model, key));
+    }
     if ui.roster.search.as_ref().is_some_and(|s| s.typing) {
         let page = ui_page(ui);
         return changed(search_typing(&mut ui.roster, model, key, page));
@@ -178,6 +184,25 @@ fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) 
         KeyCode::End | KeyCode::Char('G') => select(roster, len.saturating_sub(1), len, page),
         KeyCode::PageDown => select(roster, cur + page, len, page),
         KeyCode::PageUp => select(roster, cur.saturating_sub(page), len, page),
+        // `c` / `m` open the selected Keeper's chat (as in MASC).
+        KeyCode::Char('c') | KeyCode::Char('m') if len > 0 => {
+            let name = match model
+                .keepers
+                .fetched
+                .last()
+                .and_then(|o| o.value.rows.get(cur))
+            {
+                Some(KeeperRowSlot::Row(row)) => Some(row.name.clone()),
+                Some(KeeperRowSlot::Undecodable { name, .. }) => name.clone(),
+                None => None,
+            };
+            match name {
+                Some(keeper) => {
+                    UiCommand::Chat(super::screens::chat::ChatUiCommand::Open { keeper })
+                }
+                None => UiCommand::None,
+            }
+        }
         KeyCode::Enter | KeyCode::Right if len > 0 => {
             roster.detail_open = true;
             UiCommand::Repaint
@@ -275,6 +300,9 @@ fn search_typing(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usiz
 /// Bracketed paste: into the search field only; non-printables become spaces (T.7).
 /// Returns `true` when the UI changed.
 pub fn handle_paste(ui: &mut Ui, model: &Model, text: &str) -> bool {
+    if ui.chat.is_some() {
+        return super::screens::chat::keys::paste(ui, text);
+    }
     let page = ui_page(ui);
     let cur = ui.roster.selected;
     let Some(search) = ui.roster.search.as_mut().filter(|s| s.typing) else {

@@ -47,6 +47,8 @@ pub struct Model {
     ever_confirmed: bool,
     gate: EpochGate,
     pub keepers: Slot<Arc<KeeperRoster>>,
+    /// The open Keeper chat (the chat target), if any.
+    pub chat: Option<crate::view::screens::chat::ChatPane>,
 }
 
 impl Model {
@@ -93,7 +95,7 @@ impl Model {
     fn slot_for(&mut self, source: &SourceKey) -> Option<&mut Slot<Arc<KeeperRoster>>> {
         match source {
             SourceKey::KeepersRoster => Some(&mut self.keepers),
-            SourceKey::Workspace => None,
+            SourceKey::Workspace | SourceKey::ChatHub | SourceKey::Chat { .. } => None,
         }
     }
 
@@ -106,6 +108,9 @@ impl Model {
     /// `Dispatched`: the ticket owns its slot. Returns `true` when the model changed.
     pub fn on_dispatched(&mut self, ticket: Ticket) -> bool {
         let gate = self.gate.clone();
+        if let (SourceKey::Chat { .. }, Some(pane)) = (&ticket.source, self.chat.as_mut()) {
+            return pane.dispatched(ticket, &gate);
+        }
         match self.slot_for(&ticket.source) {
             Some(slot) => slot.dispatched(ticket, &gate),
             None => false,
@@ -115,6 +120,19 @@ impl Model {
     /// `Observed`: admitted and applied, or rejected (and never applied). Traced either way.
     pub fn on_observed(&mut self, obs: Observation, now: Instant) -> Result<(), RejectReason> {
         let Observation { ticket, payload } = obs;
+        if let ObservationPayload::Chat(chat) = payload {
+            let gate = self.gate.clone();
+            let verdict = match self.chat.as_mut() {
+                Some(pane) => pane.judge(&ticket, &chat, &gate),
+                None => Err(RejectReason::OtherTarget),
+            };
+            stage_trace(&ticket, verdict);
+            verdict?;
+            if let Some(pane) = self.chat.as_mut() {
+                pane.apply(&ticket, *chat);
+            }
+            return Ok(());
+        }
         let verdict = self.judge(&ticket, &payload);
         stage_trace(&ticket, verdict);
         verdict?;
@@ -122,6 +140,7 @@ impl Model {
             ObservationPayload::KeepersRoster(result) => {
                 self.keepers.apply_with(&ticket, result, now, |v| v);
             }
+            ObservationPayload::Chat(_) => {}
         }
         Ok(())
     }
@@ -146,6 +165,9 @@ impl Model {
 
     /// `Retired`: the owner's read ended without a result.
     pub fn on_retired(&mut self, ticket: &Ticket) -> bool {
+        if let (SourceKey::Chat { .. }, Some(pane)) = (&ticket.source, self.chat.as_mut()) {
+            return pane.retired(ticket);
+        }
         match self.slot_for(&ticket.source) {
             Some(slot) => slot.retired(ticket),
             None => false,
@@ -162,6 +184,13 @@ impl Model {
                 if self.gate.confirm(scope.clone()) {
                     changed |= self.keepers.withdraw();
                     changed |= self.keepers.forget_other_workspace(scope);
+                    if let Some(pane) = self.chat.as_mut() {
+                        changed |= pane.withdraw();
+                        if pane.workspace.as_ref() != Some(&scope.workspace) {
+                            pane.reset_for(scope.workspace.clone());
+                            changed = true;
+                        }
+                    }
                 }
             }
             IdentityState::Unconfirmed { .. }
@@ -169,6 +198,9 @@ impl Model {
             | IdentityState::Mismatch { .. } => {
                 if self.gate.withdraw() {
                     changed |= self.keepers.withdraw();
+                    if let Some(pane) = self.chat.as_mut() {
+                        changed |= pane.withdraw();
+                    }
                 }
             }
         }

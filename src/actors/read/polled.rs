@@ -99,6 +99,8 @@ impl Actor for PolledSource {
                     c.reschedule(&myself);
                 }
             }
+            // Chat commands are for the chat hub only.
+            SourceCommand::Chat(_) => {}
             SourceCommand::InjectPanic => {
                 if state.fault_drills {
                     panic_drill(state.source.clone());

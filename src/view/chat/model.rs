@@ -153,6 +153,9 @@ pub struct ReportFacts {
     pub hidden: Vec<HiddenReport>,
     pub leaks: Vec<ReportLeak>,
     pub rejected: Vec<usize>,
+    /// The body without the report lines a renderer would display (their JSON is never shown
+    /// in the chat; the warning row names them). `None` when nothing leaks.
+    pub display_text: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -176,7 +179,10 @@ impl ReportFacts {
         if !text.contains("coop_reports") && !text.contains("[coop-") {
             return None;
         }
-        Self::from_analysis(&coop_report::analyse(text))
+        let analysis = coop_report::analyse(text);
+        let mut facts = Self::from_analysis(&analysis)?;
+        facts.display_text = without_leaked_lines(text, &analysis);
+        Some(facts)
     }
 
     pub fn from_analysis(a: &FinalAnalysis) -> Option<Self> {
@@ -208,9 +214,35 @@ impl ReportFacts {
                 hidden,
                 leaks,
                 rejected,
+                display_text: None,
             })
         }
     }
+}
+
+/// `text` without every line that holds leaked report text (the whole span of a leaked
+/// report container, or the leak's own line).
+fn without_leaked_lines(text: &str, a: &FinalAnalysis) -> Option<String> {
+    if a.leaks.is_empty() {
+        return None;
+    }
+    let mut cut: Vec<(usize, usize)> = Vec::new();
+    let mut starts = vec![0];
+    starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+    let line_of = |byte: usize| starts.partition_point(|&s| s <= byte).saturating_sub(1);
+    for leak in &a.leaks {
+        match leak.span.and_then(|s| a.spans.get(s)) {
+            Some(span) => cut.push((line_of(span.start), line_of(span.end.saturating_sub(1)))),
+            None => cut.push((leak.line_index, leak.line_index)),
+        }
+    }
+    let kept: Vec<&str> = text
+        .split('\n')
+        .enumerate()
+        .filter(|(i, _)| !cut.iter().any(|(a, b)| (*a..=*b).contains(i)))
+        .map(|(_, l)| l)
+        .collect();
+    Some(kept.join("\n").trim_end().to_string())
 }
 
 /// One transcript entry.

@@ -26,7 +26,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Where the window sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,7 +76,7 @@ struct LayoutKey {
 const ROW_CACHE_CHUNKS: usize = 4096;
 const UNKNOWN: u32 = u32::MAX;
 
-type Rows = Rc<Vec<Line<'static>>>;
+type Rows = Arc<Vec<Line<'static>>>;
 
 #[derive(Default)]
 struct Caches {
@@ -240,7 +240,12 @@ impl TranscriptView {
                         .get(chunk)
                         .and_then(|r| entry.text.get(r.clone()))
                         .unwrap_or(""),
-                    None => entry.text.as_str(),
+                    // Leaked report lines are not painted; the report rows warn about them.
+                    None => entry
+                        .reports
+                        .as_ref()
+                        .and_then(|f| f.display_text.as_deref())
+                        .unwrap_or(entry.text.as_str()),
                 };
                 let mut lines = match &entry.kind {
                     EntryKind::Thinking => reasoning_rows(text, &ctx),
@@ -274,7 +279,7 @@ impl TranscriptView {
     /// Wrapped rows of one chunk (cached).
     fn chunk_rows(&mut self, layout: &GutterLayout, bi: usize, chunk: usize) -> Rows {
         let Some(block) = self.plan.get(bi) else {
-            return Rc::new(Vec::new());
+            return Arc::new(Vec::new());
         };
         let key = (block.key, chunk as u32);
         self.caches.tick += 1;
@@ -284,7 +289,7 @@ impl TranscriptView {
             return rows.clone();
         }
         let lines = self.chunk_lines(block, chunk);
-        let rows = Rc::new(wrap_lines(&lines, self.body_width(layout, block)));
+        let rows = Arc::new(wrap_lines(&lines, self.body_width(layout, block)));
         let count = block.chunk_count();
         let heights = self
             .caches

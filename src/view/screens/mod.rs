@@ -4,6 +4,7 @@
 //! mode), the surface body, one footer row. Below [`MIN_WIDTH`]×[`MIN_HEIGHT`] a compact resize
 //! gate replaces the frame (T.5).
 
+pub mod chat;
 pub mod header;
 pub mod help;
 pub mod keepers;
@@ -96,6 +97,10 @@ pub struct Ui {
     pub notice: Option<String>,
     /// Terminal size (probed once, and on resize only: T.5).
     pub area: Rect,
+    /// The open Keeper chat, if any (drawn over the Keepers surface).
+    pub chat: Option<chat::ChatUi>,
+    /// Chat drafts by (workspace, Keeper), kept across navigation and errors.
+    pub drafts: std::collections::BTreeMap<(String, String), String>,
 }
 
 impl Default for Ui {
@@ -107,6 +112,8 @@ impl Default for Ui {
             quit_armed: false,
             notice: None,
             area: Rect::new(0, 0, 80, 24),
+            chat: None,
+            drafts: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -174,6 +181,7 @@ pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut
     );
     let body = body_area(area);
     match ui.tab {
+        _ if ui.chat.is_some() => chat::render(model, ui, ctx, body, buf),
         Tab::Keepers => keepers::render(model, &ui.roster, ctx, body, buf),
         Tab::Overview => placeholder::render_overview(model, ctx, body, buf),
         tab => placeholder::render_unbuilt(tab, ctx, body, buf),
@@ -223,6 +231,8 @@ fn render_footer(ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
             "press q again to quit · any other key cancels",
             theme.style(Tone::Warn),
         )])
+    } else if ui.chat.is_some() {
+        chat::footer(ui, theme)
     } else if let Some(search) = ui.roster.search.as_ref().filter(|s| s.typing) {
         let mut spans = vec![
             Span::styled("/", theme.style(Tone::Accent)),

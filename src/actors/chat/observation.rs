@@ -1,0 +1,232 @@
+//! What the chat actors tell the view, and what the view asks of them.
+//!
+//! Every [`ChatObservation`] travels in a `ViewMsg::Observed` whose ticket names the Keeper's
+//! chat (`SourceKey::Chat { keeper }`), a generation of that chat and the read scope; the view
+//! admits it only for the chat it has open, in the current epoch, from a ticket it owns, and for
+//! the request that ticket was bound to (G-2, G-7).
+
+use crate::actors::messages::ReadResult;
+use crate::actors::ticket::Ticket;
+use crate::outbox::SendState;
+use crate::protocol::admission::ReadScope;
+use crate::protocol::chat::{
+    ChatHistoryPage, ChatOperationRecord, ChatStreamEvent, OperationState, ReplyDetails,
+};
+
+/// Commands to the chat hub (`SourceCommand::Chat`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChatCommand {
+    /// Open (or re-open) `keeper`'s chat: newest history page and its unsettled sends.
+    Open { keeper: String },
+    /// The chat screen closed: retire that chat's reads. Sends keep running (H-5: navigation
+    /// is not cancellation).
+    Close { keeper: String },
+    /// PgUp at the top: the next older history page, if the last page said `has_more`.
+    LoadOlder { keeper: String },
+    /// Send `text` with `request_id` (made once by the view; never replaced for this text).
+    /// `scope` is the epoch the view saw when the operator pressed Enter.
+    Send {
+        keeper: String,
+        request_id: String,
+        text: String,
+        scope: ReadScope,
+    },
+    /// Reconcile an exact request id with §4.4.
+    Reconcile { keeper: String, request_id: String },
+    /// Internal: a send operation ended in `state` (sent by the send actor to the hub).
+    Settled {
+        keeper: String,
+        request_id: String,
+        state: SendState,
+    },
+}
+
+/// One unsettled send read back from the outbox when a chat opens.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RestoredSend {
+    pub request_id: String,
+    pub text: String,
+    /// The stored state (before this restore).
+    pub stored: SendState,
+    /// The ticket of the send actor still running in this process, if any; otherwise the send
+    /// belongs to an earlier run (crash, restart, closed chat) and is "outcome unknown".
+    pub live: Option<Ticket>,
+}
+
+/// Why a send's outcome is unknown (§11: the request may have had an effect).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UnknownCause {
+    /// The stream ended without a terminal event (C-… "interrupted"); partial text is never a
+    /// reply, only its length is kept.
+    StreamInterrupted { partial_text_len: usize },
+    /// The stream broke the §4.3 order or identity rules (duplicate acceptance, wrong
+    /// operation id, ...): `reason` is the decode reason.
+    ProtocolError { reason: String },
+    /// The connection failed after the request may have left.
+    Transport,
+    /// A status that proves nothing (5xx), or a 2xx that is not an event stream.
+    Unclassified { status: u16 },
+    /// Read back from the outbox after a crash or restart.
+    Restored,
+}
+
+impl UnknownCause {
+    pub fn class(&self) -> &'static str {
+        match self {
+            Self::StreamInterrupted { .. } => "stream_interrupted",
+            Self::ProtocolError { .. } => "protocol_error",
+            Self::Transport => "transport",
+            Self::Unclassified { .. } => "unclassified_status",
+            Self::Restored => "restored",
+        }
+    }
+}
+
+/// How one send ended (protocol.md §11, keeper chat send).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SendOutcome {
+    /// `RUN_FINISHED` after the reply details.
+    Completed { reply: ReplyDetails },
+    /// A re-POST of an operation that had already ended.
+    Replayed { state: OperationState },
+    /// Provably never left the machine (no epoch, failed `/health` pre-check, connection
+    /// refused, outbox unwritable). The draft is kept.
+    NotSent { cause: String },
+    /// Verified not applied: 400/401/403/404/409/429 before the stream, or a pre-acceptance
+    /// `RUN_ERROR` with a listed code. The draft is kept for editing.
+    NotApplied { cause: String },
+    /// The accepted turn failed (`RUN_ERROR` after acceptance). `message` is server text.
+    Failed {
+        code: Option<String>,
+        message: String,
+    },
+    /// May have had an effect; reconciled by exact id, never resent automatically.
+    OutcomeUnknown { cause: UnknownCause, accepted: bool },
+}
+
+impl SendOutcome {
+    /// The outbox state this outcome settles to.
+    pub fn send_state(&self) -> SendState {
+        match self {
+            Self::Completed { .. } => SendState::Confirmed,
+            Self::Replayed { state } => match state {
+                OperationState::Succeeded => SendState::Confirmed,
+                OperationState::Failed | OperationState::Cancelled => SendState::Failed,
+                OperationState::Queued | OperationState::Running => SendState::Accepted,
+            },
+            Self::NotSent { .. } | Self::NotApplied { .. } => SendState::NotApplied,
+            Self::Failed { .. } => SendState::Failed,
+            Self::OutcomeUnknown { .. } => SendState::OutcomeUnknown,
+        }
+    }
+
+    /// Stable class for traces and cause columns (no body text, G-10).
+    pub fn class(&self) -> String {
+        match self {
+            Self::Completed { .. } => "completed".into(),
+            Self::Replayed { state } => format!("replayed_{}", state.as_str().to_lowercase()),
+            Self::NotSent { cause } => format!("not_sent_{cause}"),
+            Self::NotApplied { cause } => format!("not_applied_{cause}"),
+            Self::Failed { .. } => "failed".into(),
+            Self::OutcomeUnknown { cause, .. } => format!("unknown_{}", cause.class()),
+        }
+    }
+
+    /// The operator's text goes back into the composer (nothing reached the Keeper).
+    pub fn keeps_draft(&self) -> bool {
+        matches!(self, Self::NotSent { .. } | Self::NotApplied { .. })
+    }
+}
+
+/// One step of a send, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SendStep {
+    /// The outbox holds the send (`전송 대기`).
+    Written,
+    /// The POST may be on the wire (`전송 중`).
+    Sending,
+    /// The acceptance receipt: queued, not processed (`처리 대기`, C-34).
+    Accepted { state: OperationState },
+    /// A validated stream event after the acceptance.
+    Event(ChatStreamEvent),
+    /// The send ended.
+    Ended(SendOutcome),
+}
+
+/// The result of reconciling an exact request id (§4.4).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reconciliation {
+    /// The operation record, its `operation_id` equal to the request id.
+    Found(Box<ChatOperationRecord>),
+    /// 404: the server holds no operation with this id (not resent automatically).
+    Absent,
+    /// The record could not be read (auth, transport, decode, wrong echo): `class` says why.
+    Unreadable { class: String },
+}
+
+impl Reconciliation {
+    pub fn class(&self) -> String {
+        match self {
+            Self::Found(r) => format!("found_{}", r.progress.state().as_str().to_lowercase()),
+            Self::Absent => "absent".into(),
+            Self::Unreadable { class } => format!("unreadable_{class}"),
+        }
+    }
+
+    /// The outbox state a reconciliation moves an unsettled send to, if it moves it.
+    pub fn send_state(&self) -> Option<SendState> {
+        match self {
+            Self::Found(r) => Some(match r.progress.state() {
+                OperationState::Succeeded => SendState::Confirmed,
+                OperationState::Failed | OperationState::Cancelled => SendState::Failed,
+                OperationState::Queued | OperationState::Running => SendState::Accepted,
+            }),
+            Self::Absent | Self::Unreadable { .. } => None,
+        }
+    }
+}
+
+/// One chat observation.
+#[derive(Debug, Clone)]
+pub enum ChatObservation {
+    /// A history page; `before = None` is the newest window (it replaces what is shown).
+    HistoryPage {
+        before: Option<f64>,
+        result: ReadResult<ChatHistoryPage>,
+    },
+    /// Unsettled sends of this Keeper in this workspace, read from the outbox on open.
+    Restored { sends: Vec<RestoredSend> },
+    /// A step of the send `request_id`.
+    Send { request_id: String, step: SendStep },
+    /// Reconciliation of the exact `request_id`.
+    Reconciled {
+        request_id: String,
+        result: Reconciliation,
+    },
+}
+
+impl ChatObservation {
+    /// `outcome` of the stage events (closed vocabulary, G-10).
+    pub fn outcome_class(&self) -> String {
+        match self {
+            Self::HistoryPage { result, .. } => match result {
+                Ok(_) => "ok".into(),
+                Err(e) => e.class(),
+            },
+            Self::Restored { .. } => "ok".into(),
+            Self::Send { step, .. } => match step {
+                SendStep::Ended(outcome) => outcome.class(),
+                _ => "ok".into(),
+            },
+            Self::Reconciled { result, .. } => result.class(),
+        }
+    }
+
+    /// The request id this observation is about, if any.
+    pub fn request_id(&self) -> Option<&str> {
+        match self {
+            Self::Send { request_id, .. } | Self::Reconciled { request_id, .. } => Some(request_id),
+            Self::HistoryPage { .. } | Self::Restored { .. } => None,
+        }
+    }
+}

@@ -1,0 +1,604 @@
+//! The open chat in the model: its transcript, its sends, its progress, and the admission of
+//! chat observations (sources.md G-2, G-6, G-7; chat-screen.md C-32…C-35, C-39…C-45).
+//!
+//! Admission order for a chat observation: epoch gate (stale epoch / withdrawn) → the ticket
+//! names this pane's Keeper and workspace (else `other_target`) → the ticket is owned by this
+//! pane (registered on `Dispatched`, else `withdrawn`) → a send or reconciliation names a
+//! request this pane holds and the request its ticket is bound to (else `other_target`).
+
+use crate::actors::chat::{
+    ChatObservation, Reconciliation, RestoredSend, SendOutcome, SendStep, UnknownCause,
+};
+use crate::actors::ticket::{SourceKey, Ticket};
+use crate::protocol::admission::WorkspaceId;
+use crate::protocol::chat::{ChatHistoryPage, ChatStreamEvent, OperationState};
+use crate::view::admission::{EpochGate, RejectReason};
+use crate::view::chat::{
+    Entry, EntryKind, FailureOrigin, LiveTurn, PendingState, Speaker, Transcript, TranscriptView,
+};
+use crate::view::theme::Theme;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Mutex, MutexGuard};
+
+/// Where a send stands, as the screen shows it (C-33: exactly one label while pending).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SendPhase {
+    /// Registered by Enter; not yet on disk.
+    Typed,
+    /// In the outbox (`전송 대기`).
+    Written,
+    /// The POST may be on the wire (`전송 중`).
+    Sending,
+    /// Receipt only: queued, not processed (`처리 대기`).
+    Accepted(OperationState),
+    /// The run started: the input is part of the conversation now (C-34).
+    Running,
+    /// The send ended with this outcome.
+    Ended(SendOutcome),
+    /// Read back from the outbox: sent by an earlier run or an ended send; outcome unknown
+    /// until reconciled (`전송 확인 중`).
+    Restored,
+}
+
+/// What the current turn is doing, for the one progress row (C-39…C-42).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Activity {
+    /// Run started; no delta yet (`working`, never `THINKING` before a delta: C-39).
+    Working,
+    Thinking,
+    Streaming,
+    Tool(String),
+}
+
+/// One send of this chat.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingSend {
+    pub text: String,
+    pub phase: SendPhase,
+    /// The last reconciliation of this exact request id.
+    pub reconciliation: Option<Reconciliation>,
+    /// The input row joined the conversation (run started or confirmed).
+    pub promoted: bool,
+    pub activity: Option<Activity>,
+    /// Length of streamed text not (yet) confirmed as a reply; never shown as a reply.
+    pub partial_text_len: usize,
+    /// Transcript ids of the streamed text messages of this send.
+    partial_ids: Vec<String>,
+}
+
+impl PendingSend {
+    fn new(text: String, phase: SendPhase) -> Self {
+        Self {
+            text,
+            phase,
+            reconciliation: None,
+            promoted: false,
+            activity: None,
+            partial_text_len: 0,
+            partial_ids: Vec::new(),
+        }
+    }
+
+    /// The outcome is still unknown (interrupted, dropped, restored) and not yet settled by
+    /// a reconciliation.
+    pub fn outcome_unknown(&self) -> bool {
+        let unknown = matches!(
+            self.phase,
+            SendPhase::Restored | SendPhase::Ended(SendOutcome::OutcomeUnknown { .. })
+        );
+        let settled = matches!(&self.reconciliation, Some(Reconciliation::Found(r))
+            if r.progress.state().is_terminal());
+        unknown && !settled
+    }
+
+    /// The pending label of C-33, or `None` once the input left the pending list.
+    pub fn pending_state(&self) -> Option<PendingState> {
+        if self.promoted {
+            return None;
+        }
+        if self.outcome_unknown() {
+            return match &self.reconciliation {
+                Some(Reconciliation::Found(r)) if r.progress.state() == OperationState::Queued => {
+                    Some(PendingState::WaitingToProcess)
+                }
+                _ => Some(PendingState::ConfirmingDelivery),
+            };
+        }
+        match &self.phase {
+            SendPhase::Typed | SendPhase::Written => Some(PendingState::WaitingToSend),
+            SendPhase::Sending => Some(PendingState::Sending),
+            SendPhase::Accepted(_) => Some(PendingState::WaitingToProcess),
+            SendPhase::Running | SendPhase::Ended(_) | SendPhase::Restored => None,
+        }
+    }
+}
+
+/// The one progress row (C-40): the chat target's current call and response state only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Progress {
+    Idle,
+    Sending,
+    /// Accepted, waiting for the Keeper (receipt is not processing: C-34).
+    Queued,
+    Active(Activity),
+    /// Unconfirmed send results (always visible, C-44).
+    Unconfirmed(usize),
+}
+
+/// The newest-window history state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HistoryState {
+    Loading,
+    Ready,
+    /// The first page failed (G-5: never an empty chat).
+    Failed {
+        class: String,
+    },
+}
+
+/// Side effects the view actor applies to UI state after an observation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChatEffect {
+    /// Nothing reached the Keeper: the text goes back to that chat's draft.
+    RestoreDraft {
+        workspace: String,
+        keeper: String,
+        text: String,
+    },
+}
+
+/// The open chat.
+pub struct ChatPane {
+    pub keeper: String,
+    /// The workspace the chat was opened in (`None` before any confirmation).
+    pub workspace: Option<WorkspaceId>,
+    theme: Theme,
+    view: Mutex<TranscriptView>,
+    owned: HashSet<Ticket>,
+    bound: HashMap<Ticket, String>,
+    pub history: HistoryState,
+    pub has_more: bool,
+    pub loading_older: bool,
+    /// The last older-page failure (the rows already shown stay, A-3 style).
+    pub older_failure: Option<String>,
+    /// Sends by request id (`tui-<uuidv7>` sorts by time).
+    pub sends: BTreeMap<String, PendingSend>,
+    live: HashMap<String, LiveTurn>,
+    effects: Vec<ChatEffect>,
+}
+
+impl std::fmt::Debug for ChatPane {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatPane")
+            .field("keeper", &self.keeper)
+            .field("workspace", &self.workspace)
+            .field("history", &self.history)
+            .field("sends", &self.sends.len())
+            .finish()
+    }
+}
+
+fn now_unix() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+impl ChatPane {
+    pub fn new(keeper: impl Into<String>, workspace: Option<WorkspaceId>, theme: Theme) -> Self {
+        Self {
+            keeper: keeper.into(),
+            workspace,
+            theme,
+            view: Mutex::new(TranscriptView::new(Transcript::new(), theme)),
+            owned: HashSet::new(),
+            bound: HashMap::new(),
+            history: HistoryState::Loading,
+            has_more: false,
+            loading_older: false,
+            older_failure: None,
+            sends: BTreeMap::new(),
+            live: HashMap::new(),
+            effects: Vec::new(),
+        }
+    }
+
+    /// The transcript view (painting needs `&mut`; the model is shared read-only).
+    pub fn view(&self) -> MutexGuard<'_, TranscriptView> {
+        self.view.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn source(&self) -> SourceKey {
+        SourceKey::Chat {
+            keeper: self.keeper.clone(),
+        }
+    }
+
+    pub fn send(&self, request_id: &str) -> Option<&PendingSend> {
+        self.sends.get(request_id)
+    }
+
+    pub fn owns(&self, ticket: &Ticket) -> bool {
+        self.owned.contains(ticket)
+    }
+
+    pub fn take_effects(&mut self) -> Vec<ChatEffect> {
+        std::mem::take(&mut self.effects)
+    }
+
+    /// Enter: the operator's text, before any actor has it (`전송 대기`).
+    pub fn register_send(&mut self, request_id: &str, text: &str) {
+        self.sends.insert(
+            request_id.to_string(),
+            PendingSend::new(text.to_string(), SendPhase::Typed),
+        );
+        self.sync_entry(request_id);
+    }
+
+    /// `Dispatched`: the ticket of a read or send of this chat now belongs to the pane.
+    pub fn dispatched(&mut self, ticket: Ticket, gate: &EpochGate) -> bool {
+        if gate.check(&ticket).is_err() || ticket.source != self.source() {
+            return false;
+        }
+        self.owned.insert(ticket)
+    }
+
+    pub fn retired(&mut self, ticket: &Ticket) -> bool {
+        self.bound.remove(ticket);
+        let was = self.owned.remove(ticket);
+        if was && self.loading_older {
+            self.loading_older = false;
+        }
+        was
+    }
+
+    /// Epoch withdrawn or renewed: reads in flight lose their ownership (G-6).
+    pub fn withdraw(&mut self) -> bool {
+        let changed = !self.owned.is_empty();
+        self.owned.clear();
+        self.bound.clear();
+        self.loading_older = false;
+        changed
+    }
+
+    /// A different workspace opened: this one's history and sends are never shown there.
+    pub fn reset_for(&mut self, workspace: WorkspaceId) {
+        let keeper = std::mem::take(&mut self.keeper);
+        let theme = self.theme;
+        *self = Self::new(keeper, Some(workspace), theme);
+    }
+
+    /// The admission verdict of a chat observation (G-2, G-7).
+    pub fn judge(
+        &mut self,
+        ticket: &Ticket,
+        obs: &ChatObservation,
+        gate: &EpochGate,
+    ) -> Result<(), RejectReason> {
+        gate.check(ticket)?;
+        if ticket.source != self.source()
+            || self
+                .workspace
+                .as_ref()
+                .is_some_and(|w| *w != ticket.scope.workspace)
+        {
+            return Err(RejectReason::OtherTarget);
+        }
+        if !self.owned.contains(ticket) {
+            return Err(RejectReason::Withdrawn);
+        }
+        if let Some(request_id) = obs.request_id() {
+            if !self.sends.contains_key(request_id) {
+                return Err(RejectReason::OtherTarget);
+            }
+            match self.bound.get(ticket) {
+                Some(bound) if bound != request_id => return Err(RejectReason::OtherTarget),
+                Some(_) => {}
+                None => {
+                    self.bound.insert(ticket.clone(), request_id.to_string());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies an admitted observation.
+    pub fn apply(&mut self, ticket: &Ticket, obs: ChatObservation) {
+        match obs {
+            ChatObservation::HistoryPage { before, result } => {
+                self.owned.remove(ticket);
+                match (before, result) {
+                    (None, Ok(page)) => self.newest_page(&page.value),
+                    (None, Err(err)) => {
+                        if self.history != HistoryState::Ready {
+                            self.history = HistoryState::Failed { class: err.class() };
+                        }
+                    }
+                    (Some(_), Ok(page)) => {
+                        self.loading_older = false;
+                        self.older_failure = None;
+                        self.has_more = page.value.has_more;
+                        let keeper = self.keeper.clone();
+                        self.view()
+                            .transcript_mut()
+                            .prepend_history(&page.value.messages, &keeper);
+                    }
+                    (Some(_), Err(err)) => {
+                        self.loading_older = false;
+                        self.older_failure = Some(err.class());
+                    }
+                }
+            }
+            ChatObservation::Restored { sends } => {
+                self.owned.remove(ticket);
+                for restored in sends {
+                    self.restore(restored);
+                }
+            }
+            ChatObservation::Send { request_id, step } => {
+                if matches!(step, SendStep::Ended(_)) {
+                    self.owned.remove(ticket);
+                    self.bound.remove(ticket);
+                }
+                self.step(&request_id, step);
+            }
+            ChatObservation::Reconciled { request_id, result } => {
+                self.owned.remove(ticket);
+                self.bound.remove(ticket);
+                if let Some(send) = self.sends.get_mut(&request_id) {
+                    if let Reconciliation::Found(r) = &result
+                        && matches!(
+                            r.progress.state(),
+                            OperationState::Running
+                                | OperationState::Succeeded
+                                | OperationState::Failed
+                                | OperationState::Cancelled
+                        )
+                    {
+                        // The run started (or ended): the input was processed (C-34).
+                        send.promoted = true;
+                    }
+                    send.reconciliation = Some(result);
+                }
+                self.sync_entry(&request_id);
+            }
+        }
+    }
+
+    fn newest_page(&mut self, page: &ChatHistoryPage) {
+        self.history = HistoryState::Ready;
+        self.has_more = page.has_more;
+        self.older_failure = None;
+        let mut transcript = Transcript::new();
+        transcript.extend_history(&page.messages, &self.keeper);
+        // A fresh view: the newest window replaces everything shown (older pages included).
+        *self.view() = TranscriptView::new(transcript, self.theme);
+        self.live.clear();
+        // Processed inputs are in the history now; only the pending ones are re-added.
+        let ids: Vec<String> = self
+            .sends
+            .iter()
+            .filter(|(_, s)| s.pending_state().is_some())
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ids {
+            self.sync_entry(&id);
+        }
+    }
+
+    fn restore(&mut self, restored: RestoredSend) {
+        let phase = match restored.live {
+            Some(ticket) => {
+                self.owned.insert(ticket.clone());
+                self.bound.insert(ticket, restored.request_id.clone());
+                match restored.stored {
+                    crate::outbox::SendState::Written => SendPhase::Written,
+                    crate::outbox::SendState::Sending => SendPhase::Sending,
+                    _ => SendPhase::Accepted(OperationState::Queued),
+                }
+            }
+            None => SendPhase::Restored,
+        };
+        let entry = self
+            .sends
+            .entry(restored.request_id.clone())
+            .or_insert_with(|| PendingSend::new(restored.text.clone(), phase.clone()));
+        if !matches!(entry.phase, SendPhase::Ended(_)) {
+            entry.phase = phase;
+        }
+        self.sync_entry(&restored.request_id);
+    }
+
+    fn step(&mut self, request_id: &str, step: SendStep) {
+        let keeper = self.keeper.clone();
+        let workspace = self
+            .workspace
+            .as_ref()
+            .map(|w| w.0.clone())
+            .unwrap_or_default();
+        let Some(send) = self.sends.get_mut(request_id) else {
+            return;
+        };
+        let mut promote = false;
+        match step {
+            SendStep::Written => send.phase = SendPhase::Written,
+            SendStep::Sending => send.phase = SendPhase::Sending,
+            SendStep::Accepted { state } => {
+                send.phase = SendPhase::Accepted(state);
+                promote = state != OperationState::Queued;
+            }
+            SendStep::Event(event) => {
+                match &event {
+                    ChatStreamEvent::RunStarted => {
+                        send.phase = SendPhase::Running;
+                        send.activity = Some(Activity::Working);
+                        promote = true;
+                    }
+                    ChatStreamEvent::ThinkingDelta { delta: Some(_) } => {
+                        send.activity = Some(Activity::Thinking);
+                    }
+                    ChatStreamEvent::TextDelta { delta, .. } => {
+                        send.activity = Some(Activity::Streaming);
+                        send.partial_text_len += delta.len();
+                    }
+                    ChatStreamEvent::TextEnd { .. } | ChatStreamEvent::ToolCallEnd { .. } => {
+                        // C-41: all chunks closed does not mean the response ended.
+                        send.activity = Some(Activity::Working);
+                    }
+                    ChatStreamEvent::TextStart { message_id } => {
+                        send.partial_ids.push(message_id.clone());
+                    }
+                    ChatStreamEvent::ToolCallStart { tool_call_name, .. } => {
+                        send.activity = Some(Activity::Tool(tool_call_name.clone()));
+                    }
+                    _ => {}
+                }
+                let turn = self
+                    .live
+                    .entry(request_id.to_string())
+                    .or_insert_with(|| LiveTurn::new(request_id, keeper.clone()));
+                let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
+                turn.apply(view.transcript_mut(), &event, now_unix());
+            }
+            SendStep::Ended(outcome) => {
+                send.activity = None;
+                match &outcome {
+                    SendOutcome::Completed { .. } | SendOutcome::Failed { .. } => promote = true,
+                    SendOutcome::Replayed { state } => promote = *state != OperationState::Queued,
+                    SendOutcome::NotSent { .. } | SendOutcome::NotApplied { .. } => {
+                        self.effects.push(ChatEffect::RestoreDraft {
+                            workspace,
+                            keeper,
+                            text: send.text.clone(),
+                        });
+                    }
+                    SendOutcome::OutcomeUnknown { cause, .. } => {
+                        let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
+                        let t = view.transcript_mut();
+                        // Partial text of a turn without a terminal event is never a reply:
+                        // its rows go; a status row says what happened.
+                        for id in &send.partial_ids {
+                            t.remove(id);
+                        }
+                        let note = match cause {
+                            UnknownCause::ProtocolError { reason } => Entry::new(
+                                format!("{request_id}:protocol"),
+                                Speaker::System,
+                                EntryKind::Failure(FailureOrigin::Other("protocol".into())),
+                                format!("chat stream refused ({reason}) · outcome unknown"),
+                            ),
+                            _ => Entry::new(
+                                format!("{request_id}:interrupted"),
+                                Speaker::System,
+                                EntryKind::Status,
+                                format!(
+                                    "interrupted ({}) · {} bytes of partial text not kept · outcome unknown",
+                                    cause.class(),
+                                    send.partial_text_len
+                                ),
+                            ),
+                        };
+                        t.upsert(note.with_request(request_id));
+                    }
+                }
+                if let SendOutcome::Completed { reply } = &outcome
+                    && let Some(last) = send.partial_ids.last()
+                {
+                    // Only the reply details count as the Keeper's reply (§4.3).
+                    let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
+                    let text = reply.reply.clone();
+                    view.transcript_mut().update(last, |e| {
+                        e.text = text;
+                        e.refresh_reports();
+                    });
+                }
+                send.phase = SendPhase::Ended(outcome);
+            }
+        }
+        if promote {
+            send.promoted = true;
+        }
+        self.sync_entry(request_id);
+    }
+
+    /// Keeps the transcript rows of one send in step with its state: a pending row while
+    /// pending (C-32/C-33), the operator's row once processed (C-34), an error row for a
+    /// refusal (C-35).
+    fn sync_entry(&mut self, request_id: &str) {
+        let Some(send) = self.sends.get(request_id) else {
+            return;
+        };
+        let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
+        let t = view.transcript_mut();
+        let input_id = format!("{request_id}:input");
+        let refused_id = format!("{request_id}:refused");
+        if let Some(state) = send.pending_state() {
+            let rejection = match &send.reconciliation {
+                Some(Reconciliation::Absent) => {
+                    Some("no operation recorded for this request · not resent".to_string())
+                }
+                _ => None,
+            };
+            let kind = EntryKind::PendingInput { state, rejection };
+            if t.get(request_id).is_some() {
+                t.update(request_id, |e| e.kind = kind);
+            } else {
+                t.upsert(
+                    Entry::new(request_id, Speaker::Operator, kind, send.text.clone())
+                        .with_request(request_id),
+                );
+            }
+            return;
+        }
+        t.remove(request_id);
+        if send.promoted {
+            if t.get(&input_id).is_none() {
+                t.upsert(
+                    Entry::new(
+                        input_id,
+                        Speaker::Operator,
+                        EntryKind::Utterance,
+                        send.text.clone(),
+                    )
+                    .with_ts(now_unix())
+                    .with_request(request_id)
+                    .with_turn(request_id),
+                );
+            }
+        } else if let SendPhase::Ended(outcome) = &send.phase
+            && outcome.keeps_draft()
+            && t.get(&refused_id).is_none()
+        {
+            t.upsert(
+                Entry::new(
+                    refused_id,
+                    Speaker::System,
+                    EntryKind::Failure(FailureOrigin::Rejected),
+                    format!("not sent to the Keeper ({}) · draft kept", outcome.class()),
+                )
+                .with_request(request_id),
+            );
+        }
+    }
+
+    /// The progress row of the chat target (C-39…C-42, C-44).
+    pub fn progress(&self) -> Progress {
+        let unconfirmed = self.sends.values().filter(|s| s.outcome_unknown()).count();
+        let current = self
+            .sends
+            .values()
+            .rev()
+            .find(|s| !matches!(s.phase, SendPhase::Ended(_) | SendPhase::Restored));
+        match current.map(|s| (&s.phase, &s.activity)) {
+            Some((_, Some(activity))) => Progress::Active(activity.clone()),
+            Some((SendPhase::Typed | SendPhase::Written | SendPhase::Sending, _)) => {
+                Progress::Sending
+            }
+            Some((SendPhase::Accepted(_), _)) => Progress::Queued,
+            Some((SendPhase::Running, None)) => Progress::Active(Activity::Working),
+            _ if unconfirmed > 0 => Progress::Unconfirmed(unconfirmed),
+            _ => Progress::Idle,
+        }
+    }
+}

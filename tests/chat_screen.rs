@@ -1,0 +1,372 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
+//! The chat screen through ratatui's `TestBackend`: the demo's broken coop-report line never
+//! shows its JSON (coop-report.md, issue 4), the status line names the chat target whatever the
+//! roster cursor (C-57), keys open/close/send with drafts kept per Keeper and workspace, the
+//! pending states (C-32…C-34) and the progress row (C-39…C-41). Assertions are on typed state
+//! and on the absence of JSON, not on wording.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use masc_tui::actors::chat::{ChatObservation, SendStep};
+use masc_tui::actors::ticket::{SourceKey, Ticket};
+use masc_tui::protocol::admission::AdmissionMode;
+use masc_tui::protocol::chat::{
+    ChatHistoryPage, ChatHistoryRow, ChatRole, ChatStreamEvent, OperationState,
+};
+use masc_tui::protocol::client::Admitted;
+use masc_tui::protocol::keepers::KeeperRowSlot;
+use masc_tui::server::store::chat::{FINAL_WITH_BROKEN_REPORT, FINAL_WITH_HIDDEN_REPORT};
+use masc_tui::view::chat::{OriginMode, PendingState, ScrollPosition, ToolVisibility, ViewModes};
+use masc_tui::view::keys::{UiCommand, handle_key};
+use masc_tui::view::model::Model;
+use masc_tui::view::sample::{self, buffer_lines, buffer_text};
+use masc_tui::view::screens::chat::{
+    Activity, ChatPane, ChatUiCommand, ComposerInput, Progress, dispatch,
+};
+use masc_tui::view::screens::{ProjectionCtx, Tab, Ui, render};
+use masc_tui::view::theme::Theme;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+use std::sync::Arc;
+
+const THEME: Theme = Theme { color: false };
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn draw(model: &Model, ui: &Ui) -> ratatui::buffer::Buffer {
+    let mut term = Terminal::new(TestBackend::new(ui.area.width, ui.area.height)).unwrap();
+    let ctx = ProjectionCtx::now(THEME);
+    term.draw(|f| render(model, ui, &ctx, f.area(), f.buffer_mut()))
+        .unwrap();
+    term.backend().buffer().clone()
+}
+
+fn row(id: &str, role: ChatRole, content: &str, ts: f64) -> ChatHistoryRow {
+    ChatHistoryRow {
+        id: id.into(),
+        role,
+        content: content.into(),
+        ts,
+        kind: None,
+        turn_ref: None,
+        tool_call_id: None,
+        tool_call_name: None,
+    }
+}
+
+fn chat_ticket(keeper: &str, generation: u64) -> Ticket {
+    Ticket {
+        source: SourceKey::Chat {
+            keeper: keeper.into(),
+        },
+        generation,
+        scope: sample::scope(1),
+    }
+}
+
+fn page(rows: Vec<ChatHistoryRow>) -> ChatObservation {
+    ChatObservation::HistoryPage {
+        before: None,
+        result: Ok(Admitted {
+            value: Arc::new(ChatHistoryPage {
+                messages: rows,
+                has_more: false,
+                next_before: None,
+                schema_sent: true,
+            }),
+            mode: AdmissionMode::Receipt,
+            from_cache: false,
+        }),
+    }
+}
+
+/// A model with a confirmed epoch, a roster of five, and `keeper`'s chat open via the keys.
+fn opened(keeper_index: usize) -> (Model, Ui, String) {
+    let mut model = Model::default();
+    model.on_identity(sample::confirmed(1, AdmissionMode::Receipt));
+    let t = sample::roster_ticket(1, 1);
+    model.on_dispatched(t.clone());
+    model
+        .on_observed(
+            sample::roster_observation(t, sample::roster(5), AdmissionMode::Receipt),
+            std::time::Instant::now(),
+        )
+        .unwrap();
+    let mut ui = Ui {
+        area: Rect::new(0, 0, 120, 40),
+        tab: Tab::Keepers,
+        ..Ui::default()
+    };
+    ui.roster.selected = keeper_index;
+    let cmd = handle_key(&mut ui, &model, key(KeyCode::Char('c')));
+    let UiCommand::Chat(ChatUiCommand::Open { keeper }) = cmd else {
+        panic!("{cmd:?}");
+    };
+    let KeeperRowSlot::Row(r) = &model.keepers.fetched.last().unwrap().value.rows[keeper_index]
+    else {
+        panic!()
+    };
+    assert_eq!(keeper, r.name, "c opens the selected row's Keeper");
+    dispatch(
+        ChatUiCommand::Open {
+            keeper: keeper.clone(),
+        },
+        &mut model,
+        &mut ui,
+        None,
+        THEME,
+    );
+    (model, ui, keeper)
+}
+
+#[test]
+fn broken_coop_report_json_never_shows_in_the_chat_screen() {
+    let (mut model, mut ui, keeper) = opened(0);
+    let pane = model.chat.as_mut().unwrap();
+    pane.apply(
+        &chat_ticket(&keeper, 1),
+        page(vec![
+            row("m-1", ChatRole::User, "훅 설정 됐어?", 1_787_000_000.5),
+            row(
+                "m-2",
+                ChatRole::Assistant,
+                FINAL_WITH_BROKEN_REPORT,
+                1_787_000_060.5,
+            ),
+            row("m-3", ChatRole::User, "디코더는?", 1_787_000_100.5),
+            row(
+                "m-4",
+                ChatRole::Assistant,
+                FINAL_WITH_HIDDEN_REPORT,
+                1_787_000_160.5,
+            ),
+        ]),
+    );
+    for origin in [OriginMode::Bare, OriginMode::Inline, OriginMode::Row] {
+        for tools in [
+            ToolVisibility::Compact,
+            ToolVisibility::Results,
+            ToolVisibility::Full,
+        ] {
+            ui.chat.as_mut().unwrap().modes = ViewModes {
+                origin,
+                tools,
+                ..ViewModes::default()
+            };
+            ui.chat.as_mut().unwrap().scroll = ScrollPosition::FromTop(0);
+            let text = buffer_text(&draw(&model, &ui));
+            assert!(
+                text.contains("훅 설정 고쳤어"),
+                "the prose stays visible\n{text}"
+            );
+            for json in ["coop_reports", "binding_id\"", "{\"", "\"outcome\""] {
+                assert!(
+                    !text.contains(json),
+                    "{origin:?}/{tools:?}: report JSON {json:?} shown\n{text}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn c57_status_line_names_the_chat_target_whatever_the_roster_cursor() {
+    let (model, mut ui, keeper) = opened(2);
+    let status_row = |ui: &Ui| {
+        let lines = buffer_lines(&draw(&model, ui));
+        // The chat's status line is the row above the footer.
+        lines[lines.len() - 2].clone()
+    };
+    let before = status_row(&ui);
+    assert!(before.contains(&keeper), "{before}");
+    for cursor in [0, 4] {
+        ui.roster.selected = cursor;
+        assert_eq!(
+            status_row(&ui),
+            before,
+            "cursor {cursor} changed the target"
+        );
+    }
+}
+
+#[test]
+fn esc_closes_and_drafts_are_kept_per_keeper_and_workspace() {
+    let (mut model, mut ui, first) = opened(1);
+    for c in "half-typed 초안".chars() {
+        handle_key(&mut ui, &model, key(KeyCode::Char(c)));
+    }
+    let cmd = handle_key(&mut ui, &model, key(KeyCode::Esc));
+    let UiCommand::Chat(close) = cmd else {
+        panic!("{cmd:?}")
+    };
+    dispatch(close, &mut model, &mut ui, None, THEME);
+    assert!(ui.chat.is_none() && model.chat.is_none());
+    // Another Keeper starts empty.
+    ui.roster.selected = 3;
+    let UiCommand::Chat(open) = handle_key(&mut ui, &model, key(KeyCode::Char('m'))) else {
+        panic!()
+    };
+    dispatch(open, &mut model, &mut ui, None, THEME);
+    assert_eq!(ui.chat.as_ref().unwrap().input.text(), "");
+    // Back to the first: its draft is there.
+    dispatch(
+        ChatUiCommand::Open {
+            keeper: first.clone(),
+        },
+        &mut model,
+        &mut ui,
+        None,
+        THEME,
+    );
+    assert_eq!(ui.chat.as_ref().unwrap().input.text(), "half-typed 초안");
+    // Enter takes the text out as a send of the chat target.
+    let cmd = handle_key(&mut ui, &model, key(KeyCode::Enter));
+    assert_eq!(
+        cmd,
+        UiCommand::Chat(ChatUiCommand::Send {
+            keeper: first.clone(),
+            text: "half-typed 초안".into()
+        })
+    );
+    assert_eq!(ui.chat.as_ref().unwrap().input.text(), "");
+    // No hub: the send is refused before anything leaves and the draft comes back.
+    let UiCommand::Chat(send) = cmd else { panic!() };
+    let notice = dispatch(send, &mut model, &mut ui, None, THEME);
+    assert!(notice.is_some());
+    assert_eq!(ui.chat.as_ref().unwrap().input.text(), "half-typed 초안");
+}
+
+#[test]
+fn c34_receipt_is_not_processing_and_c39_progress_follows_observed_deltas() {
+    let mut pane = ChatPane::new("rondo", Some(sample::scope(1).workspace), THEME);
+    let t = chat_ticket("rondo", 7);
+    let id = "tui-0190f5a0-0000-7000-8000-000000000001";
+    pane.register_send(id, "status?");
+    assert_eq!(pane.progress(), Progress::Sending);
+    let step = |pane: &mut ChatPane, step: SendStep| {
+        pane.apply(
+            &t,
+            ChatObservation::Send {
+                request_id: id.into(),
+                step,
+            },
+        );
+    };
+    step(&mut pane, SendStep::Written);
+    step(&mut pane, SendStep::Sending);
+    assert_eq!(
+        pane.send(id).unwrap().pending_state(),
+        Some(PendingState::Sending)
+    );
+    step(
+        &mut pane,
+        SendStep::Accepted {
+            state: OperationState::Queued,
+        },
+    );
+    // Receipt: still pending (처리 대기), not in the conversation (C-34).
+    assert_eq!(
+        pane.send(id).unwrap().pending_state(),
+        Some(PendingState::WaitingToProcess)
+    );
+    assert!(
+        pane.view()
+            .transcript()
+            .get(&format!("{id}:input"))
+            .is_none()
+    );
+    assert_eq!(pane.progress(), Progress::Queued);
+    step(&mut pane, SendStep::Event(ChatStreamEvent::RunStarted));
+    assert!(
+        pane.view().transcript().get(id).is_none(),
+        "pending row gone"
+    );
+    assert!(
+        pane.view()
+            .transcript()
+            .get(&format!("{id}:input"))
+            .is_some()
+    );
+    // C-39: working until a delta is actually received.
+    assert_eq!(pane.progress(), Progress::Active(Activity::Working));
+    step(
+        &mut pane,
+        SendStep::Event(ChatStreamEvent::ThinkingDelta {
+            delta: Some("hm".into()),
+        }),
+    );
+    assert_eq!(pane.progress(), Progress::Active(Activity::Thinking));
+    step(
+        &mut pane,
+        SendStep::Event(ChatStreamEvent::TextStart {
+            message_id: "msg-1".into(),
+        }),
+    );
+    step(
+        &mut pane,
+        SendStep::Event(ChatStreamEvent::TextDelta {
+            message_id: "msg-1".into(),
+            delta: "partial".into(),
+        }),
+    );
+    assert_eq!(pane.progress(), Progress::Active(Activity::Streaming));
+    // C-41: the chunk closing does not end the response.
+    step(
+        &mut pane,
+        SendStep::Event(ChatStreamEvent::TextEnd {
+            message_id: "msg-1".into(),
+        }),
+    );
+    assert_eq!(pane.progress(), Progress::Active(Activity::Working));
+    // Not admitted for another Keeper's pane (G-2): a ticket of rondo never fits sangsu.
+    let mut other = ChatPane::new("sangsu", Some(sample::scope(1).workspace), THEME);
+    let mut gate = masc_tui::view::admission::EpochGate::default();
+    gate.confirm(sample::scope(1));
+    assert!(!other.dispatched(t.clone(), &gate));
+    assert_eq!(
+        other.judge(
+            &t,
+            &ChatObservation::Send {
+                request_id: id.into(),
+                step: SendStep::Sending
+            },
+            &gate
+        ),
+        Err(masc_tui::view::admission::RejectReason::OtherTarget)
+    );
+}
+
+#[test]
+fn a_newest_page_reload_keeps_only_inputs_still_pending() {
+    let mut pane = ChatPane::new("rondo", Some(sample::scope(1).workspace), THEME);
+    let t = chat_ticket("rondo", 3);
+    let (done, waiting) = (
+        "tui-0190f5a0-0000-7000-8000-00000000000a",
+        "tui-0190f5a0-0000-7000-8000-00000000000b",
+    );
+    pane.register_send(done, "processed");
+    pane.register_send(waiting, "still waiting");
+    pane.apply(
+        &t,
+        ChatObservation::Send {
+            request_id: done.into(),
+            step: SendStep::Event(ChatStreamEvent::RunStarted),
+        },
+    );
+    // The reload holds the persisted input of the processed send.
+    pane.apply(
+        &t,
+        page(vec![row("m-done-user", ChatRole::User, "processed", 1.5)]),
+    );
+    let view = pane.view();
+    let texts: Vec<&str> = view
+        .transcript()
+        .entries()
+        .iter()
+        .map(|e| e.text.as_str())
+        .collect();
+    assert_eq!(texts, ["processed", "still waiting"], "no duplicate input");
+    assert!(view.transcript().get(waiting).is_some(), "pending row kept");
+}

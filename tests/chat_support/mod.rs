@@ -1,0 +1,186 @@
+//! Shared rig of the chat runtime tests: the embedded server (or any base URL), the supervisor
+//! with only the chat hub, a collecting view whose messages are fed into a real view `Model`
+//! (so admission verdicts are the real ones), and the stage recorder.
+#![allow(dead_code)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use masc_tui::actors::chat::{ChatCommand, ChatHubConfig, ChatHubSpawner, ChatSourceConfig};
+use masc_tui::actors::messages::{IdentityState, SourceCommand, ViewMsg};
+use masc_tui::actors::read::testing::{ViewLog, collecting_view};
+use masc_tui::actors::supervisor::{
+    RestartPolicy, RuntimeConfig, RuntimeHandle, start_runtime_with,
+};
+use masc_tui::actors::ticket::SourceKey;
+use masc_tui::outbox::{Outbox, OutboxLocation};
+use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
+use masc_tui::timeline::capture::StageRecorder;
+use masc_tui::view::admission::RejectReason;
+use masc_tui::view::model::Model;
+use masc_tui::view::screens::chat::ChatPane;
+use masc_tui::view::theme::Theme;
+use ractor::ActorRef;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub const TOKEN: &str = "chat-test-token";
+pub const STREAM: &str = "/api/v1/keepers/chat/stream";
+
+pub struct Rig {
+    pub runtime: RuntimeHandle,
+    pub log: ViewLog,
+    pub model: Model,
+    pub hub: Option<ActorRef<SourceCommand>>,
+    pub recorder: StageRecorder,
+    pub outbox_path: PathBuf,
+    /// Every admission verdict of a chat observation: (request id, verdict).
+    pub verdicts: Vec<(Option<String>, Result<(), RejectReason>)>,
+    _trace: tracing::subscriber::DefaultGuard,
+}
+
+pub fn client(base_url: &str, token: Option<&str>) -> WorkspaceClient {
+    let mut cc = ClientConfig::new(base_url);
+    if let Some(t) = token {
+        cc.token = TokenSource::Fixed(t.into());
+    }
+    cc.request_timeout = Duration::from_secs(5);
+    cc.sse_idle_timeout = Duration::from_secs(10);
+    WorkspaceClient::new(cc).unwrap()
+}
+
+pub async fn rig(base_url: &str, token: Option<&str>, outbox_path: PathBuf) -> Rig {
+    let recorder = StageRecorder::new();
+    let trace = tracing::subscriber::set_default(recorder.subscriber());
+    let (view, log) = collecting_view().await.unwrap();
+    let cfg = RuntimeConfig {
+        expected_base: None,
+        health_interval: Duration::from_millis(50),
+        keepers_roster_interval: Duration::from_secs(3600),
+        restart: RestartPolicy {
+            initial_backoff: Duration::from_millis(1),
+            ..RestartPolicy::default()
+        },
+        fault_drills: false,
+    };
+    let hub = ChatHubSpawner {
+        config: ChatHubConfig {
+            outbox: OutboxLocation::File(outbox_path.clone()),
+            source: ChatSourceConfig {
+                recheck_after: Duration::from_millis(25),
+                max_rechecks: 800,
+            },
+        },
+    };
+    let runtime = start_runtime_with(client(base_url, token), view, cfg, vec![Arc::new(hub)])
+        .await
+        .unwrap();
+    let mut rig = Rig {
+        runtime,
+        log,
+        model: Model::default(),
+        hub: None,
+        recorder,
+        outbox_path,
+        verdicts: Vec::new(),
+        _trace: trace,
+    };
+    rig.pump_until(|m| m.gate().current().is_some()).await;
+    while rig.hub.is_none() {
+        rig.pump_one().await;
+    }
+    rig
+}
+
+impl Rig {
+    /// Feeds view messages into the model until `pred` holds (checked first).
+    pub async fn pump_until(&mut self, pred: impl Fn(&Model) -> bool) {
+        while !pred(&self.model) {
+            self.pump_one().await;
+        }
+    }
+
+    /// Feeds the next view message into the model.
+    pub async fn pump_one(&mut self) {
+        self.log
+            .wait_for(|_| true)
+            .await
+            .expect("failsafe: no further view message");
+        let msg = self.log.seen.last().unwrap();
+        {
+            match msg {
+                ViewMsg::SourceUp { source, handle } if *source == SourceKey::ChatHub => {
+                    self.hub = Some(handle.clone());
+                }
+                ViewMsg::Identity(state) => {
+                    let s: IdentityState = state.clone();
+                    self.model.on_identity(s);
+                }
+                ViewMsg::Dispatched(t) => {
+                    self.model.on_dispatched(t.clone());
+                }
+                ViewMsg::Retired(t) => {
+                    self.model.on_retired(&t.clone());
+                }
+                ViewMsg::Observed(obs) => {
+                    let obs = obs.clone();
+                    let rid = match &obs.payload {
+                        masc_tui::actors::messages::ObservationPayload::Chat(c) => {
+                            c.request_id().map(str::to_string)
+                        }
+                        _ => None,
+                    };
+                    let verdict = self.model.on_observed(obs, std::time::Instant::now());
+                    self.verdicts.push((rid, verdict));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Opens `keeper`'s chat the way the chat screen does (pane first, then the hub).
+    pub fn open(&mut self, keeper: &str) {
+        let ws = self.model.gate().current().map(|s| s.workspace.clone());
+        self.model.chat = Some(ChatPane::new(keeper, ws, Theme { color: false }));
+        self.cast(ChatCommand::Open {
+            keeper: keeper.into(),
+        });
+    }
+
+    /// Sends `text` the way the chat screen does; returns the request id.
+    pub fn send(&mut self, keeper: &str, text: &str) -> String {
+        let scope = self.model.gate().current().cloned().unwrap();
+        let request_id = masc_tui::outbox::new_request_id();
+        self.model
+            .chat
+            .as_mut()
+            .unwrap()
+            .register_send(&request_id, text);
+        self.cast(ChatCommand::Send {
+            keeper: keeper.into(),
+            request_id: request_id.clone(),
+            text: text.into(),
+            scope,
+        });
+        request_id
+    }
+
+    pub fn cast(&self, cmd: ChatCommand) {
+        self.hub
+            .as_ref()
+            .unwrap()
+            .cast(SourceCommand::Chat(cmd))
+            .unwrap();
+    }
+
+    pub fn pane(&self) -> &ChatPane {
+        self.model.chat.as_ref().unwrap()
+    }
+
+    pub fn outbox(&self) -> Outbox {
+        Outbox::open_path(&self.outbox_path).unwrap()
+    }
+
+    pub async fn stop(self) {
+        self.runtime.stop().await;
+    }
+}
