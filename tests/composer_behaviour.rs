@@ -327,9 +327,12 @@ fn a_draft_with_a_spill_survives_navigation_and_a_failed_send() {
     assert_eq!(back.spills().len(), 1);
 }
 
+/// (Keeper, stored text or removal) per mirror call.
+type MirrorCalls = Arc<Mutex<Vec<(String, Option<String>)>>>;
+
 #[derive(Clone, Default)]
 struct Recording {
-    calls: Arc<Mutex<Vec<(String, Option<String>)>>>,
+    calls: MirrorCalls,
     fail: bool,
 }
 
