@@ -28,8 +28,9 @@ pub const PENDING_ROWS_SHOWN: usize = 3;
 pub const MENU_MAX_ROWS: u16 = 8;
 /// Below this width the menu is not shown and intercepts nothing (C-62).
 pub const MENU_MIN_WIDTH: u16 = 24;
-/// Widest command column of the menu.
-const MENU_NAME_MAX_CELLS: usize = 28;
+/// Widest command column of the menu (the longest entry, `/thinking [hidden|folded|full]`,
+/// is 30 cells); it never takes more than 3/5 of the row.
+const MENU_NAME_MAX_CELLS: usize = 32;
 /// Default placeholder text for an empty draft.
 pub const DEFAULT_PLACEHOLDER: &str = "메시지 입력 · / 명령";
 
@@ -259,13 +260,14 @@ pub fn render_menu(composer: &Composer, theme: Theme, area: Rect, buf: &mut Buff
     let rows = usize::from(area.height);
     let selected = composer.menu_selected();
     let start = menu_window_start(selected, rows);
+    let width = usize::from(area.width);
     let name_cells = candidates
         .iter()
         .map(|c| display_width(&menu_name(c)))
         .max()
         .unwrap_or(0)
-        .min(MENU_NAME_MAX_CELLS);
-    let width = usize::from(area.width);
+        .min(MENU_NAME_MAX_CELLS)
+        .min(width * 3 / 5);
     for (i, spec) in candidates.iter().enumerate().skip(start).take(rows) {
         let y = area.y + u16::try_from(i - start).unwrap_or(0);
         let is_selected = i == selected;
