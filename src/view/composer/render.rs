@@ -6,7 +6,6 @@
 //! `NO_COLOR` keeps meaning (C-73): the prompt `›`, the `~` of hidden rows, reverse video on
 //! the selected candidate, the pending labels as words and `✗` on a failure notice.
 
-use super::layout::VisualLayout;
 use super::paste::COMPOSER_MAX_ROWS;
 use super::pending::{PendingInput, PendingState, pending_header};
 use super::slash::CommandSpec;
@@ -84,9 +83,8 @@ fn pending_rows(count: usize) -> u16 {
 
 /// Text rows the draft takes at `text_width` (1..=`composer_max_rows`).
 pub fn input_text_rows(composer: &Composer, text_width: u16) -> u16 {
-    let text = composer.text();
-    let layout = VisualLayout::new(text, usize::from(text_width));
-    let cur = layout.cursor_cell(text, composer.buffer().cursor());
+    let layout = composer.visual_layout(usize::from(text_width));
+    let cur = layout.cursor_cell(composer.text(), composer.buffer().cursor());
     let rows = layout.rows_with_cursor(cur).clamp(1, COMPOSER_MAX_ROWS);
     u16::try_from(rows).unwrap_or(1)
 }
@@ -340,7 +338,7 @@ pub fn render_input(
     let text_x = area.x + PROMPT_CELLS.min(area.width);
     let text_width = usize::from(layout.text_width);
     let text = composer.text();
-    let visual = VisualLayout::new(text, text_width);
+    let visual = composer.visual_layout(text_width);
     let cur = visual.cursor_cell(text, composer.buffer().cursor());
     let total = visual.rows_with_cursor(cur);
     let top = visible_top(composer.scroll_top(), cur.row, total);

@@ -8,6 +8,8 @@ use super::layout::VisualLayout;
 use super::paste::{COMPOSER_MAX_ROWS, PasteSpill, PasteStamp, filter_typed, normalise_paste};
 use super::slash::{self, CommandSpec, SlashCommand, SlashError};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use std::cell::RefCell;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long a failed operator step stays on the footer (C-64, `last_action_window_s`).
@@ -144,6 +146,10 @@ pub struct Composer {
     scroll_top: usize,
     menu: MenuState,
     notice: Option<FooterNotice>,
+    /// The visual rows of the current text at one width, reused by the keys and the paint of
+    /// a frame until the text or the width changes (a 2,000-character draft is wrapped once,
+    /// not three times, per keystroke).
+    layout_cache: RefCell<Option<(u64, usize, Arc<VisualLayout>)>>,
 }
 
 fn plain(mods: KeyModifiers) -> bool {
@@ -164,6 +170,20 @@ impl Composer {
 
     pub fn buffer(&self) -> &ComposerBuffer {
         &self.buffer
+    }
+
+    /// The visual rows of the draft at `width` cells (memoised per text revision and width).
+    pub fn visual_layout(&self, width: usize) -> Arc<VisualLayout> {
+        let mut cache = self.layout_cache.borrow_mut();
+        if let Some((rev, w, layout)) = cache.as_ref()
+            && *rev == self.revision
+            && *w == width
+        {
+            return Arc::clone(layout);
+        }
+        let layout = Arc::new(VisualLayout::new(self.buffer.text(), width));
+        *cache = Some((self.revision, width, Arc::clone(&layout)));
+        layout
     }
 
     pub fn text(&self) -> &str {
@@ -429,8 +449,8 @@ impl Composer {
 
     /// Up/Down across visual rows at the current width; past the edge, recall (C-65).
     fn vertical(&mut self, down: bool, ctx: &KeyContext) -> ComposerAction {
+        let layout = self.visual_layout(usize::from(ctx.text_width));
         let text = self.buffer.text();
-        let layout = VisualLayout::new(text, usize::from(ctx.text_width));
         let cur = layout.cursor_cell(text, self.buffer.cursor());
         let goal = *self.goal_x.get_or_insert(cur.x);
         let target = if down {
@@ -521,9 +541,8 @@ impl Composer {
 
     /// The cursor row stays inside the `composer_max_rows` window.
     fn keep_cursor_visible(&mut self, width: u16) {
-        let text = self.buffer.text();
-        let layout = VisualLayout::new(text, usize::from(width));
-        let cur = layout.cursor_cell(text, self.buffer.cursor());
+        let layout = self.visual_layout(usize::from(width));
+        let cur = layout.cursor_cell(self.buffer.text(), self.buffer.cursor());
         self.scroll_top = visible_top(self.scroll_top, cur.row, layout.rows_with_cursor(cur));
     }
 }
