@@ -3,6 +3,7 @@
 pub mod actor;
 pub mod admission;
 pub mod chat;
+pub mod composer;
 pub mod fetched;
 pub mod keys;
 pub mod model;
