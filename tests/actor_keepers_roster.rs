@@ -154,7 +154,7 @@ impl Rig {
 fn roster_error(o: &Observation) -> Option<&ClientError> {
     match &o.payload {
         ObservationPayload::KeepersRoster(Err(e)) => Some(e),
-        ObservationPayload::KeepersRoster(Ok(_)) => None,
+        _ => None,
     }
 }
 

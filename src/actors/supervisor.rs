@@ -100,9 +100,20 @@ pub trait SourceSpawner: Send + Sync + 'static {
 
 /// Every supervised source. New sources add their spawner here.
 pub fn source_spawners(cfg: &RuntimeConfig) -> Vec<Arc<dyn SourceSpawner>> {
-    vec![Arc::new(KeepersRosterSpawner {
-        cadence: cfg.keepers_roster_interval,
-    })]
+    vec![
+        Arc::new(KeepersRosterSpawner {
+            cadence: cfg.keepers_roster_interval,
+        }),
+        Arc::new(crate::actors::work::PlanningSpawner {
+            cadence: Duration::from_secs(15),
+        }),
+        Arc::new(crate::actors::work::TaskListSpawner {
+            cadence: Duration::from_secs(10),
+        }),
+        Arc::new(crate::actors::work::WorkDetailSpawner {
+            cadence: Duration::from_secs(10),
+        }),
+    ]
 }
 
 pub enum SupervisorMsg {

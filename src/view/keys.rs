@@ -43,6 +43,8 @@ pub enum UiCommand {
     Quit(ExitCause),
     /// Ctrl-Z.
     Suspend,
+    /// A Work detail command for the Work detail source (open/close, `H`, `r`), then paint.
+    Work(crate::actors::work::WorkCommand),
 }
 
 fn roster_len(model: &Model) -> usize {
@@ -88,6 +90,9 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         let page = ui_page(ui);
         return changed(search_typing(&mut ui.roster, model, key, page));
     }
+    if ui.tab == Tab::Work && ui.work.typing() && !ui.help_open {
+        return changed(super::screens::work::keys::typing(ui, key));
+    }
     if ui.help_open {
         if matches!(key.code, KeyCode::Esc | KeyCode::Char('?')) {
             ui.help_open = false;
@@ -128,6 +133,7 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         }
         KeyCode::Char('r') => match ui.tab {
             Tab::Keepers | Tab::Overview => UiCommand::Refresh(SourceKey::KeepersRoster),
+            Tab::Work => super::screens::work::keys::refresh(ui),
             _ => {
                 ui.notice = Some("nothing to refresh on this surface yet".into());
                 UiCommand::Repaint
@@ -137,6 +143,7 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
             let page = ui_page(ui);
             changed(roster_key(&mut ui.roster, model, key, page))
         }
+        _ if ui.tab == Tab::Work => changed(super::screens::work::keys::handle(ui, model, key)),
         _ => changed(UiCommand::None),
     }
 }

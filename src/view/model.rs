@@ -47,6 +47,8 @@ pub struct Model {
     ever_confirmed: bool,
     gate: EpochGate,
     pub keepers: Slot<Arc<KeeperRoster>>,
+    /// Work: Planning, Task list, the open Task detail and Goal detail (`crate::view::work`).
+    pub work: crate::view::work::WorkModel,
 }
 
 impl Model {
@@ -81,7 +83,8 @@ impl Model {
             }
             Some(IdentityState::Unconfirmed { .. }) => ConnectionState::Connecting,
             Some(IdentityState::Confirmed { .. }) => {
-                if matches!(self.keepers.fetched, Fetched::Failed { .. }) {
+                if matches!(self.keepers.fetched, Fetched::Failed { .. }) || self.work.any_failed()
+                {
                     ConnectionState::Degraded
                 } else {
                     ConnectionState::Connected
@@ -93,13 +96,16 @@ impl Model {
     fn slot_for(&mut self, source: &SourceKey) -> Option<&mut Slot<Arc<KeeperRoster>>> {
         match source {
             SourceKey::KeepersRoster => Some(&mut self.keepers),
-            SourceKey::Workspace => None,
+            _ => None,
         }
     }
 
     /// `Dispatched`: the ticket owns its slot. Returns `true` when the model changed.
     pub fn on_dispatched(&mut self, ticket: Ticket) -> bool {
         let gate = self.gate.clone();
+        if crate::view::work::WorkModel::owns(&ticket.source) {
+            return self.work.on_dispatched(ticket, &gate);
+        }
         match self.slot_for(&ticket.source) {
             Some(slot) => slot.dispatched(ticket, &gate),
             None => false,
@@ -109,6 +115,13 @@ impl Model {
     /// `Observed`: admitted and applied, or rejected (and never applied). Traced either way.
     pub fn on_observed(&mut self, obs: Observation, now: Instant) -> Result<(), RejectReason> {
         let Observation { ticket, payload } = obs;
+        if crate::view::work::WorkModel::owns(&ticket.source) {
+            let verdict = self.work.judge(&ticket, &payload, &self.gate);
+            stage_trace(&ticket, verdict);
+            verdict?;
+            self.work.apply(&ticket, payload, now);
+            return Ok(());
+        }
         let verdict = self.judge(&ticket, &payload);
         stage_trace(&ticket, verdict);
         verdict?;
@@ -116,6 +129,7 @@ impl Model {
             ObservationPayload::KeepersRoster(result) => {
                 self.keepers.apply_with(&ticket, result, now, |v| v);
             }
+            _ => return Err(RejectReason::UnknownSlot),
         }
         Ok(())
     }
@@ -140,6 +154,9 @@ impl Model {
 
     /// `Retired`: the owner's read ended without a result.
     pub fn on_retired(&mut self, ticket: &Ticket) -> bool {
+        if crate::view::work::WorkModel::owns(&ticket.source) {
+            return self.work.on_retired(ticket);
+        }
         match self.slot_for(&ticket.source) {
             Some(slot) => slot.retired(ticket),
             None => false,
@@ -156,6 +173,7 @@ impl Model {
                 if self.gate.confirm(scope.clone()) {
                     changed |= self.keepers.withdraw();
                     changed |= self.keepers.forget_other_workspace(scope);
+                    changed |= self.work.on_new_epoch(scope);
                 }
             }
             IdentityState::Unconfirmed { .. }
@@ -163,6 +181,7 @@ impl Model {
             | IdentityState::Mismatch { .. } => {
                 if self.gate.withdraw() {
                     changed |= self.keepers.withdraw();
+                    changed |= self.work.on_withdrawn();
                 }
             }
         }
@@ -172,6 +191,9 @@ impl Model {
 
     /// `SourceRestarted`: that source's read in flight fails with `source_restarted`.
     pub fn on_source_restarted(&mut self, source: &SourceKey) -> bool {
+        if crate::view::work::WorkModel::owns(source) {
+            return self.work.on_source_restarted(source);
+        }
         match self.slot_for(source) {
             Some(slot) => slot.source_restarted(),
             None => false,
@@ -179,6 +201,9 @@ impl Model {
     }
 
     pub fn on_source_stopped(&mut self, source: &SourceKey) -> bool {
+        if crate::view::work::WorkModel::owns(source) {
+            return self.work.on_source_stopped(source);
+        }
         match self.slot_for(source) {
             Some(slot) => slot.source_stopped(),
             None => false,

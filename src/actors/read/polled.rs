@@ -99,6 +99,9 @@ impl Actor for PolledSource {
                     c.reschedule(&myself);
                 }
             }
+            SourceCommand::Work(_) => {
+                tracing::debug!(target: "masc_tui::read", source = %state.source, "work command ignored");
+            }
             SourceCommand::InjectPanic => {
                 if state.fault_drills {
                     panic_drill(state.source.clone());

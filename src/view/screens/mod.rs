@@ -8,6 +8,7 @@ pub mod header;
 pub mod help;
 pub mod keepers;
 pub mod placeholder;
+pub mod work;
 
 use super::model::Model;
 use super::text::{fit_width, sanitize};
@@ -96,6 +97,8 @@ pub struct Ui {
     pub notice: Option<String>,
     /// Terminal size (probed once, and on resize only: T.5).
     pub area: Rect,
+    /// Work surface state (`work::WorkUi`).
+    pub work: work::WorkUi,
 }
 
 impl Default for Ui {
@@ -107,6 +110,7 @@ impl Default for Ui {
             quit_armed: false,
             notice: None,
             area: Rect::new(0, 0, 80, 24),
+            work: work::WorkUi::default(),
         }
     }
 }
@@ -176,6 +180,7 @@ pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut
     match ui.tab {
         Tab::Keepers => keepers::render(model, &ui.roster, ctx, body, buf),
         Tab::Overview => placeholder::render_overview(model, ctx, body, buf),
+        Tab::Work => work::render(model, ui, ctx, body, buf),
         tab => placeholder::render_unbuilt(tab, ctx, body, buf),
     }
     let footer = Rect::new(
@@ -223,6 +228,8 @@ fn render_footer(ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
             "press q again to quit · any other key cancels",
             theme.style(Tone::Warn),
         )])
+    } else if ui.tab == Tab::Work && ui.work.typing() {
+        Line::from(work::footer_spans(ui, theme).unwrap_or_default())
     } else if let Some(search) = ui.roster.search.as_ref().filter(|s| s.typing) {
         let mut spans = vec![
             Span::styled("/", theme.style(Tone::Accent)),
@@ -258,6 +265,9 @@ fn render_footer(ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
                 " · j/k move · / search · Enter detail",
                 theme.style(Tone::Dim),
             ));
+        }
+        if ui.tab == Tab::Work {
+            spans.extend(work::footer_spans(ui, theme).unwrap_or_default());
         }
         Line::from(spans)
     };
