@@ -5,6 +5,8 @@
 #![allow(dead_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod build;
+
 use masc_tui::actors::messages::{
     DemandKind, IdentityState, Observation, ObservationPayload, SourceCommand, ViewMsg,
 };
