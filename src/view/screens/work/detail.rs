@@ -52,19 +52,26 @@ pub fn drawn_scroll(saved: usize, shown: usize, height: usize) -> usize {
 
 fn history_status(task: &TaskDetailModel, theme: Theme) -> Line<'static> {
     let mut spans = vec![Span::styled("HISTORY ", theme.style(Tone::Strong))];
+    let pages = |n: usize| {
+        if n == 1 {
+            "1 page".to_string()
+        } else {
+            format!("{n} pages")
+        }
+    };
     let chain_words = |c: &HistoryChain| match &c.next {
         ChainNext::EndOfStoredHistory if c.is_empty() => {
             "no stored events · end of stored history".to_string()
         }
         ChainNext::EndOfStoredHistory => format!(
-            "{} events · {} pages · end of stored history",
+            "{} events · {} · end of stored history",
             c.len(),
-            c.pages_read()
+            pages(c.pages_read())
         ),
         ChainNext::Older { .. } => format!(
-            "{} events · {} pages · H reads older (cursor known)",
+            "{} events · {} · H reads older (cursor known)",
             c.len(),
-            c.pages_read()
+            pages(c.pages_read())
         ),
         ChainNext::FirstPage => "no page read yet".to_string(),
     };

@@ -55,14 +55,19 @@ fn moved(code: KeyCode, cur: usize, len: usize, page: usize) -> Option<usize> {
 }
 
 /// `r` on the Work surface.
-pub fn refresh(ui: &Ui) -> UiCommand {
-    let work = &ui.work;
+pub fn refresh(ui: &mut Ui) -> UiCommand {
+    let area = ui.area;
+    let work = &mut ui.work;
     match work.pane {
         WorkPane::Goals if work.goals.open.is_some() => UiCommand::Work(WorkCommand::RefreshGoal),
         WorkPane::Goals => UiCommand::Refresh(SourceKey::Planning),
-        WorkPane::Tasks if work.tasks.open.is_some() => UiCommand::Work(WorkCommand::RefreshTask {
-            page_rows: page_rows_for(ui.area),
-        }),
+        WorkPane::Tasks if work.tasks.open.is_some() => {
+            // A fresh prefix is read from its newest row.
+            work.tasks.history_scroll = 0;
+            UiCommand::Work(WorkCommand::RefreshTask {
+                page_rows: page_rows_for(area),
+            })
+        }
         WorkPane::Tasks => UiCommand::Refresh(SourceKey::TaskList),
     }
 }

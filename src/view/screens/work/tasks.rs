@@ -131,8 +131,8 @@ pub fn render(model: &Model, ui: &TasksUi, ctx: &ProjectionCtx, area: Rect, buf:
             sanitize(&goals),
             if t.archived { " · archived" } else { "" }
         );
-        let status = pad_to(t.status.as_str(), 21);
-        let fixed = 2 + 10 + 1 + 21 + 3;
+        let status = pad_to(t.status.as_str(), 22);
+        let fixed = 2 + 10 + 1 + 22 + 3;
         let room = (area.width as usize).saturating_sub(fixed + meta.chars().count());
         let spans = vec![
             Span::styled(
