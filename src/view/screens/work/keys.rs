@@ -17,6 +17,20 @@ use crate::view::screens::work::state::detail_layout_for;
 use crate::view::screens::{Search, Ui};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+/// The Work keys for the `?` overlay (surfaces.md Work → Goals / Tasks).
+pub const WORK_KEYS: &[(&str, &str)] = &[
+    ("t", "toggle Goals / Tasks"),
+    ("j / k, PgUp / PgDn", "move (lists) · scroll history (task)"),
+    ("Home / End", "first / last"),
+    ("f / s", "Goals: filter all/active/completed/dropped · sort"),
+    ("/", "Tasks: search id, title, assignee"),
+    ("Enter / Right", "open the goal or task detail"),
+    ("Esc / Left", "back to the list"),
+    ("H", "task: read the next older history page"),
+    ("r", "task: re-read body + fresh history prefix"),
+    ("J / K", "task: scroll the document"),
+];
+
 fn goal_ids(model: &Model, ui: &WorkUi) -> Vec<String> {
     match model.work.planning.fetched.last().map(|o| o.value.as_ref()) {
         Some(PlanningRead::Snapshot(p)) => goal_order(&p.goals, ui.goals.filter, ui.goals.sort)
