@@ -231,7 +231,7 @@ fn undecodable_rows_are_shown_as_such() {
 #[test]
 fn unbuilt_surfaces_say_so_and_overview_counts() {
     let model = ready(3);
-    for tab in [Tab::Work, Tab::Board, Tab::System] {
+    for tab in [Tab::Board, Tab::System] {
         let mut u = ui(100, 24);
         u.tab = tab;
         let text = paint(&model, &u);

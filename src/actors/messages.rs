@@ -19,6 +19,11 @@ pub enum ObservationPayload {
     KeepersRoster(ReadResult<KeeperRoster>),
     /// One Keeper's chat (`SourceKey::Chat`): pages, send steps, reconciliations.
     Chat(Box<crate::actors::chat::ChatObservation>),
+    Planning(ReadResult<crate::protocol::planning::PlanningRead>),
+    TaskList(ReadResult<crate::protocol::tasks::TaskList>),
+    TaskBody(ReadResult<crate::protocol::tasks::TaskDetail>),
+    TaskHistory(Box<crate::actors::work::HistoryPageRead>),
+    GoalTimeline(ReadResult<crate::protocol::goals::GoalDetailRead>),
 }
 
 impl ObservationPayload {
@@ -34,6 +39,11 @@ impl ObservationPayload {
         match self {
             Self::KeepersRoster(r) => class(r),
             Self::Chat(c) => c.outcome_class(),
+            Self::Planning(r) => crate::actors::work::planning::outcome_class(r),
+            Self::TaskList(r) => class(r),
+            Self::TaskBody(r) => class(r),
+            Self::TaskHistory(h) => class(&h.result),
+            Self::GoalTimeline(r) => crate::actors::work::goal_timeline::outcome_class(r),
         }
     }
 }
@@ -80,6 +90,9 @@ pub enum SourceCommand {
     /// A worker of this source finished (sent by the worker task to its owning actor; see
     /// `crate::actors::read`). The owner checks the ticket itself before forwarding (G-7).
     WorkerReturned(crate::actors::read::WorkerReturn),
+    /// A Work detail command (open/close a task or goal, `H`, `r`); only the Work detail
+    /// source acts on it (`crate::actors::work`).
+    Work(crate::actors::work::WorkCommand),
     /// Supervision drill (tests, `RuntimeConfig::fault_drills`): the source panics in its
     /// handler so the supervisor's restart path runs. Ignored unless drills are enabled.
     InjectPanic,
@@ -106,6 +119,8 @@ pub enum ViewMsg {
     /// keep their last value and no further reads come from it.
     SourceStopped(SourceKey),
     Input(crossterm::event::Event),
+    /// Display rows of the Work detail prepared off the view actor.
+    WorkPrepared(Box<crate::view::work::Prepared>),
     /// The frame scheduler's deadline passed.
     FrameDue,
     Shutdown,

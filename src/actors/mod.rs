@@ -7,4 +7,5 @@ pub mod messages;
 pub mod read;
 pub mod supervisor;
 pub mod ticket;
+pub mod work;
 pub mod workspace;

@@ -105,6 +105,15 @@ pub fn source_spawners(cfg: &RuntimeConfig) -> Vec<Arc<dyn SourceSpawner>> {
             cadence: cfg.keepers_roster_interval,
         }),
         Arc::new(crate::actors::chat::ChatHubSpawner::default()),
+        Arc::new(crate::actors::work::PlanningSpawner {
+            cadence: Duration::from_secs(15),
+        }),
+        Arc::new(crate::actors::work::TaskListSpawner {
+            cadence: Duration::from_secs(10),
+        }),
+        Arc::new(crate::actors::work::WorkDetailSpawner {
+            cadence: Duration::from_secs(10),
+        }),
     ]
 }
 

@@ -15,6 +15,18 @@ pub enum SourceKey {
     ChatHub,
     /// One Keeper's chat: history pages, its sends' streams, reconciliations (§4.3–§4.5).
     Chat { keeper: String },
+    /// `GET /api/v1/dashboard/planning` (Work → Goals rollup).
+    Planning,
+    /// `GET /api/v1/dashboard/tasks` (Work → Tasks list).
+    TaskList,
+    /// The Work detail source actor (supervision key); its reads carry the keys below.
+    WorkDetail,
+    /// `GET /api/v1/dashboard/tasks/detail?task_id=` of this task.
+    TaskBody(String),
+    /// `GET /api/v1/dashboard/tasks/history/page` chain of this task.
+    TaskHistory(String),
+    /// `GET /api/v1/dashboard/goals/detail?goal_id=` of this goal (B-1).
+    GoalTimeline(String),
 }
 
 impl SourceKey {
@@ -26,6 +38,13 @@ impl SourceKey {
             Self::ChatHub => "chat_hub".to_string(),
             // The keeper name is an identifier, not body text (G-10).
             Self::Chat { keeper } => format!("chat:{keeper}"),
+            // Object ids stay out of trace names (G-10): the ticket identifies the object.
+            Self::Planning => "planning".to_string(),
+            Self::TaskList => "task_list".to_string(),
+            Self::WorkDetail => "work_detail".to_string(),
+            Self::TaskBody(_) => "task_body".to_string(),
+            Self::TaskHistory(_) => "task_history".to_string(),
+            Self::GoalTimeline(_) => "goal_timeline".to_string(),
         }
     }
 }

@@ -178,9 +178,14 @@ impl<B: FrameSink> Actor for ViewActor<B> {
                 state.changed(&myself, changed);
             }
             ViewMsg::Input(event) => state.on_input(&myself, event),
+            ViewMsg::WorkPrepared(prepared) => {
+                let changed = state.on_work_prepared(*prepared);
+                state.changed(&myself, changed);
+            }
             ViewMsg::FrameDue => state.on_frame_due(&myself),
             ViewMsg::Shutdown => state.finish(&myself, ExitCause::Shutdown),
         }
+        state.schedule_work_prep(&myself);
         state.report(ViewEvent::Handled(kind));
         Ok(())
     }
@@ -196,6 +201,7 @@ fn msg_kind(msg: &ViewMsg) -> &'static str {
         ViewMsg::SourceRestarted(_) => "source_restarted",
         ViewMsg::SourceStopped(_) => "source_stopped",
         ViewMsg::Input(_) => "input",
+        ViewMsg::WorkPrepared(_) => "work_prepared",
         ViewMsg::FrameDue => "frame_due",
         ViewMsg::Shutdown => "shutdown",
     }
@@ -313,6 +319,13 @@ impl<B: FrameSink> ViewState<B> {
                     );
                     self.want(myself, FrameRequest::Input);
                 }
+                UiCommand::Work(cmd) => {
+                    self.model.work.on_command(&cmd);
+                    if let Some(notice) = self.work_command(cmd) {
+                        self.ui.notice = Some(notice.into());
+                    }
+                    self.want(myself, FrameRequest::Input);
+                }
                 UiCommand::Quit(cause) => self.finish(myself, cause),
                 UiCommand::Suspend => self.suspend(myself),
             },
@@ -336,6 +349,37 @@ impl<B: FrameSink> ViewState<B> {
             },
             None => "refresh not sent: source not running",
         }
+    }
+
+    /// Sends a Work detail command; `Some(notice)` when it could not be sent.
+    fn work_command(&self, cmd: crate::actors::work::WorkCommand) -> Option<&'static str> {
+        match self.sources.get(&SourceKey::WorkDetail) {
+            Some(handle) => handle
+                .cast(SourceCommand::Work(cmd))
+                .err()
+                .map(|_| "not sent: work detail source stopped"),
+            None => Some("not sent: work detail source not running"),
+        }
+    }
+
+    /// starts the Work detail preparations the model needs at the current pane width,
+    /// on the blocking pool; results come back as `ViewMsg::WorkPrepared`.
+    fn schedule_work_prep(&mut self, myself: &ActorRef<ViewMsg>) {
+        let width = super::screens::work::state::prep_width_for(self.ui.area);
+        let work = &mut self.model.work;
+        for job in work.prep.jobs(work.task.as_ref(), width) {
+            let view = myself.clone();
+            tokio::task::spawn_blocking(move || {
+                let prepared = job.run();
+                let _ = view.cast(ViewMsg::WorkPrepared(Box::new(prepared)));
+            });
+        }
+    }
+
+    fn on_work_prepared(&mut self, prepared: crate::view::work::Prepared) -> bool {
+        let width = super::screens::work::state::prep_width_for(self.ui.area);
+        let work = &mut self.model.work;
+        work.prep.on_prepared(prepared, work.task.as_ref(), width)
     }
 
     fn suspend(&mut self, myself: &ActorRef<ViewMsg>) {

@@ -157,6 +157,13 @@ impl<T: Clone> Slot<T> {
         }
     }
 
+    /// Applies a typed failure the caller derived from an admitted answer (e.g. a 200 "not
+    /// found" body): the read ends, the last good value stays beside the failure (G-4).
+    pub fn apply_failure(&mut self, failure: SlotFailure) {
+        self.owner = None;
+        self.fetched.fail(failure, false);
+    }
+
     /// The read of `ticket` ended without a result. Returns `true` when it owned the slot.
     pub fn retired(&mut self, ticket: &Ticket) -> bool {
         if self.owner.as_ref() != Some(ticket) {

@@ -46,6 +46,8 @@ pub enum UiCommand {
     Suspend,
     /// A chat screen command (open, close, send, older page).
     Chat(super::screens::chat::ChatUiCommand),
+    /// A Work detail command for the Work detail source (open/close, `H`, `r`), then paint.
+    Work(crate::actors::work::WorkCommand),
 }
 
 fn roster_len(model: &Model) -> usize {
@@ -94,6 +96,9 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         let page = ui_page(ui);
         return changed(search_typing(&mut ui.roster, model, key, page));
     }
+    if ui.tab == Tab::Work && ui.work.typing() && !ui.help_open {
+        return changed(super::screens::work::keys::typing(ui, key));
+    }
     if ui.help_open {
         if matches!(key.code, KeyCode::Esc | KeyCode::Char('?')) {
             ui.help_open = false;
@@ -134,6 +139,7 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         }
         KeyCode::Char('r') => match ui.tab {
             Tab::Keepers | Tab::Overview => UiCommand::Refresh(SourceKey::KeepersRoster),
+            Tab::Work => super::screens::work::keys::refresh(ui),
             _ => {
                 ui.notice = Some("nothing to refresh on this surface yet".into());
                 UiCommand::Repaint
@@ -143,6 +149,7 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
             let page = ui_page(ui);
             changed(roster_key(&mut ui.roster, model, key, page))
         }
+        _ if ui.tab == Tab::Work => changed(super::screens::work::keys::handle(ui, model, key)),
         _ => changed(UiCommand::None),
     }
 }

@@ -14,3 +14,4 @@ pub mod screens;
 pub mod terminal;
 pub mod text;
 pub mod theme;
+pub mod work;

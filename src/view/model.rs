@@ -49,6 +49,8 @@ pub struct Model {
     pub keepers: Slot<Arc<KeeperRoster>>,
     /// The open Keeper chat (the chat target), if any.
     pub chat: Option<crate::view::screens::chat::ChatPane>,
+    /// Work: Planning, Task list, the open Task detail and Goal detail (`crate::view::work`).
+    pub work: crate::view::work::WorkModel,
 }
 
 impl Model {
@@ -83,7 +85,8 @@ impl Model {
             }
             Some(IdentityState::Unconfirmed { .. }) => ConnectionState::Connecting,
             Some(IdentityState::Confirmed { .. }) => {
-                if matches!(self.keepers.fetched, Fetched::Failed { .. }) {
+                if matches!(self.keepers.fetched, Fetched::Failed { .. }) || self.work.any_failed()
+                {
                     ConnectionState::Degraded
                 } else {
                     ConnectionState::Connected
@@ -95,7 +98,7 @@ impl Model {
     fn slot_for(&mut self, source: &SourceKey) -> Option<&mut Slot<Arc<KeeperRoster>>> {
         match source {
             SourceKey::KeepersRoster => Some(&mut self.keepers),
-            SourceKey::Workspace | SourceKey::ChatHub | SourceKey::Chat { .. } => None,
+            _ => None,
         }
     }
 
@@ -110,6 +113,9 @@ impl Model {
         let gate = self.gate.clone();
         if let (SourceKey::Chat { .. }, Some(pane)) = (&ticket.source, self.chat.as_mut()) {
             return pane.dispatched(ticket, &gate);
+        }
+        if crate::view::work::WorkModel::owns(&ticket.source) {
+            return self.work.on_dispatched(ticket, &gate);
         }
         match self.slot_for(&ticket.source) {
             Some(slot) => slot.dispatched(ticket, &gate),
@@ -133,6 +139,13 @@ impl Model {
             }
             return Ok(());
         }
+        if crate::view::work::WorkModel::owns(&ticket.source) {
+            let verdict = self.work.judge(&ticket, &payload, &self.gate);
+            stage_trace(&ticket, verdict);
+            verdict?;
+            self.work.apply(&ticket, payload, now);
+            return Ok(());
+        }
         let verdict = self.judge(&ticket, &payload);
         stage_trace(&ticket, verdict);
         verdict?;
@@ -140,7 +153,7 @@ impl Model {
             ObservationPayload::KeepersRoster(result) => {
                 self.keepers.apply_with(&ticket, result, now, |v| v);
             }
-            ObservationPayload::Chat(_) => {}
+            _ => return Err(RejectReason::UnknownSlot),
         }
         Ok(())
     }
@@ -168,6 +181,9 @@ impl Model {
         if let (SourceKey::Chat { .. }, Some(pane)) = (&ticket.source, self.chat.as_mut()) {
             return pane.retired(ticket);
         }
+        if crate::view::work::WorkModel::owns(&ticket.source) {
+            return self.work.on_retired(ticket);
+        }
         match self.slot_for(&ticket.source) {
             Some(slot) => slot.retired(ticket),
             None => false,
@@ -191,6 +207,7 @@ impl Model {
                             changed = true;
                         }
                     }
+                    changed |= self.work.on_new_epoch(scope);
                 }
             }
             IdentityState::Unconfirmed { .. }
@@ -201,6 +218,7 @@ impl Model {
                     if let Some(pane) = self.chat.as_mut() {
                         changed |= pane.withdraw();
                     }
+                    changed |= self.work.on_withdrawn();
                 }
             }
         }
@@ -210,6 +228,9 @@ impl Model {
 
     /// `SourceRestarted`: that source's read in flight fails with `source_restarted`.
     pub fn on_source_restarted(&mut self, source: &SourceKey) -> bool {
+        if crate::view::work::WorkModel::owns(source) {
+            return self.work.on_source_restarted(source);
+        }
         match self.slot_for(source) {
             Some(slot) => slot.source_restarted(),
             None => false,
@@ -217,6 +238,9 @@ impl Model {
     }
 
     pub fn on_source_stopped(&mut self, source: &SourceKey) -> bool {
+        if crate::view::work::WorkModel::owns(source) {
+            return self.work.on_source_stopped(source);
+        }
         match self.slot_for(source) {
             Some(slot) => slot.source_stopped(),
             None => false,

@@ -269,7 +269,9 @@ impl Actor for ChatHub {
                 state.identity = identity;
             }
             // No standing read: a chat is read when it is opened.
-            SourceCommand::Demand(_) | SourceCommand::WorkerReturned(_) => {}
+            SourceCommand::Demand(_)
+            | SourceCommand::WorkerReturned(_)
+            | SourceCommand::Work(_) => {}
             SourceCommand::InjectPanic => {
                 if state.args.fault_drills {
                     crate::actors::read::polled::panic_drill(SourceKey::ChatHub);

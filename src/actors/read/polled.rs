@@ -101,6 +101,9 @@ impl Actor for PolledSource {
             }
             // Chat commands are for the chat hub only.
             SourceCommand::Chat(_) => {}
+            SourceCommand::Work(_) => {
+                tracing::debug!(target: "masc_tui::read", source = %state.source, "work command ignored");
+            }
             SourceCommand::InjectPanic => {
                 if state.fault_drills {
                     panic_drill(state.source.clone());

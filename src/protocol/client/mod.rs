@@ -496,14 +496,20 @@ pub(crate) async fn read_body(
         .map_err(|e| read_transport_error(&e))
 }
 
-/// Decode a body; large bodies go to the blocking pool so the caller's task stays free (G-8).
-pub(crate) async fn decode_off_caller<T: WireDecode + Send + 'static>(
+/// Decode a body with the caller's decoder; large bodies go to the blocking pool so the
+/// caller's task stays free (G-8).
+pub(crate) async fn decode_off_caller_with<T, F>(
     body: bytes::Bytes,
-) -> Result<T, ClientError> {
+    decode: F,
+) -> Result<T, ClientError>
+where
+    T: Send + 'static,
+    F: FnOnce(&[u8]) -> Result<T, DecodeError> + Send + 'static,
+{
     if body.len() <= OFFLOAD_DECODE_ABOVE {
-        return T::decode(&body).map_err(ClientError::Decode);
+        return decode(&body).map_err(ClientError::Decode);
     }
-    match tokio::task::spawn_blocking(move || T::decode(&body)).await {
+    match tokio::task::spawn_blocking(move || decode(&body)).await {
         Ok(result) => result.map_err(ClientError::Decode),
         Err(join) => Err(ClientError::Decode(DecodeError::new(
             DecodeErrorKind::Other("decode_task_failed"),

@@ -3,10 +3,10 @@
 use super::cache::{CacheKey, CachedValue};
 use super::{
     Admitted, ClientError, ERROR_BODY_LIMIT, RECEIPT_HEADER, ReadRequest, WorkspaceClient,
-    cut_body, decode_off_caller, loggable_target, read_body,
+    cut_body, decode_off_caller_with, loggable_target, read_body,
 };
 use crate::protocol::admission::{AdmissionMode, ReadAuthority, decode_root_header};
-use crate::protocol::decode::WireDecode;
+use crate::protocol::decode::{DecodeError, WireDecode};
 use reqwest::header::HeaderMap;
 use std::sync::Arc;
 
@@ -22,7 +22,25 @@ impl WorkspaceClient {
         auth: &ReadAuthority,
         path_and_query: &str,
     ) -> Result<Admitted<T>, ClientError> {
-        let result = self.get_inner::<T>(auth, path_and_query).await;
+        self.get_with(auth, path_and_query, |body: &[u8]| T::decode(body))
+            .await
+    }
+
+    /// [`get`](Self::get) with the decoder given by the caller, for echo-checked decoders that
+    /// need the request's values at decode time (e.g. `TaskHistoryPage::decode_for`). The
+    /// decoder runs once, on a 200 only (off the caller for large bodies, G-8); an admitted 304
+    /// re-admits the value the same target decoded before.
+    pub async fn get_with<T, F>(
+        &self,
+        auth: &ReadAuthority,
+        path_and_query: &str,
+        decode: F,
+    ) -> Result<Admitted<T>, ClientError>
+    where
+        T: Send + Sync + 'static,
+        F: FnOnce(&[u8]) -> Result<T, DecodeError> + Send + 'static,
+    {
+        let result = self.get_inner(auth, path_and_query, decode).await;
         let target = loggable_target(path_and_query);
         match &result {
             Ok(admitted) => tracing::debug!(
@@ -41,11 +59,16 @@ impl WorkspaceClient {
         result
     }
 
-    async fn get_inner<T: WireDecode + Send + Sync + 'static>(
+    async fn get_inner<T, F>(
         &self,
         auth: &ReadAuthority,
         path_and_query: &str,
-    ) -> Result<Admitted<T>, ClientError> {
+        decode: F,
+    ) -> Result<Admitted<T>, ClientError>
+    where
+        T: Send + Sync + 'static,
+        F: FnOnce(&[u8]) -> Result<T, DecodeError> + Send + 'static,
+    {
         self.check_authority(auth)?;
         let key = CacheKey {
             root: auth.expected_root.clone(),
@@ -86,7 +109,7 @@ impl WorkspaceClient {
             if is_warming_body(&body) {
                 return Err(ClientError::Warming);
             }
-            let value = Arc::new(decode_off_caller::<T>(body).await?);
+            let value = Arc::new(decode_off_caller_with(body, decode).await?);
             let cached: CachedValue = value.clone();
             self.inner.cache.store(key, etag, cached);
             return Ok(Admitted {

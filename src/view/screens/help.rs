@@ -30,6 +30,7 @@ pub const ROSTER_KEYS: &[(&str, &str)] = &[
 pub fn keys_for(tab: Tab) -> &'static [(&'static str, &'static str)] {
     match tab {
         Tab::Keepers => ROSTER_KEYS,
+        Tab::Work => super::work::keys::WORK_KEYS,
         _ => &[],
     }
 }

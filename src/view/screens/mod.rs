@@ -9,6 +9,7 @@ pub mod header;
 pub mod help;
 pub mod keepers;
 pub mod placeholder;
+pub mod work;
 
 use super::model::Model;
 use super::text::{fit_width, sanitize};
@@ -101,6 +102,8 @@ pub struct Ui {
     pub chat: Option<chat::ChatUi>,
     /// Chat drafts by (workspace, Keeper), kept across navigation and errors.
     pub drafts: std::collections::BTreeMap<(String, String), String>,
+    /// Work surface state (`work::WorkUi`).
+    pub work: work::WorkUi,
 }
 
 impl Default for Ui {
@@ -114,6 +117,7 @@ impl Default for Ui {
             area: Rect::new(0, 0, 80, 24),
             chat: None,
             drafts: std::collections::BTreeMap::new(),
+            work: work::WorkUi::default(),
         }
     }
 }
@@ -184,6 +188,7 @@ pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut
         _ if ui.chat.is_some() => chat::render(model, ui, ctx, body, buf),
         Tab::Keepers => keepers::render(model, &ui.roster, ctx, body, buf),
         Tab::Overview => placeholder::render_overview(model, ctx, body, buf),
+        Tab::Work => work::render(model, ui, ctx, body, buf),
         tab => placeholder::render_unbuilt(tab, ctx, body, buf),
     }
     let footer = Rect::new(
@@ -233,6 +238,8 @@ fn render_footer(ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
         )])
     } else if ui.chat.is_some() {
         chat::footer(ui, theme)
+    } else if ui.tab == Tab::Work && ui.work.typing() {
+        Line::from(work::footer_spans(ui, theme).unwrap_or_default())
     } else if let Some(search) = ui.roster.search.as_ref().filter(|s| s.typing) {
         let mut spans = vec![
             Span::styled("/", theme.style(Tone::Accent)),
@@ -268,6 +275,9 @@ fn render_footer(ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
                 " · j/k move · / search · Enter detail",
                 theme.style(Tone::Dim),
             ));
+        }
+        if ui.tab == Tab::Work {
+            spans.extend(work::footer_spans(ui, theme).unwrap_or_default());
         }
         Line::from(spans)
     };

@@ -1,0 +1,448 @@
+//! The Work detail source: owns the reads of the open Task (body + history chain) and of the
+//! open Goal (timeline), each object with its own [`ReadOwner`] (sources.md,
+//! A-17, B-1).
+//!
+//! - Body and history are two slots with their own keys, tickets and workers: one failing or
+//!   finishing never touches the other.
+//! - Opening a task (again) builds a new owner; tickets come from the supervisor's generation
+//!   book, so re-opening the same id gets a later generation and an old response never fits
+//!   . The old owner retires its reads first.
+//! - The history chain is the captured immutable prefix: `H` extends it with the known cursor,
+//!   a failure leaves it (and so the retry cursor) as it was, `r` starts a fresh prefix whose
+//!   first page supersedes any page in flight (A-1…A-3). The chain advances only when the
+//!   owner forwarded the page to the view (the ticket still owned the slot).
+//! - The cadence re-reads the body and the goal timeline (shared with an in-flight read) and
+//!   never touches the history prefix.
+//! - Withdrawal retires every read together and drops the prefix; a re-confirmation of
+//!   the same workspace reads both again under the new epoch; another workspace never inherits
+//!   the request (G-6).
+
+use super::chain::HistoryChain;
+use super::goal_timeline::goal_timeline_slot;
+use super::task_body::task_body_slot;
+use super::task_history::{page_reader, task_history_slot};
+use super::{WorkCommand, page_demand};
+use crate::actors::messages::{
+    DemandKind, IdentityState, ObservationPayload, SourceCommand, ViewMsg,
+};
+use crate::actors::read::polled::panic_drill;
+use crate::actors::read::{CadenceTimer, GenerationBook, ReadOwner, ReturnOutcome, WorkerReturn};
+use crate::actors::supervisor::{SourceContext, SourceSpawner};
+use crate::actors::ticket::SourceKey;
+use crate::protocol::admission::WorkspaceId;
+use crate::protocol::client::WorkspaceClient;
+use crate::timeline::stage;
+use futures::future::BoxFuture;
+use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
+use std::sync::Arc;
+use std::time::Duration;
+
+type Owner = ReadOwner<ActorRef<ViewMsg>, ActorRef<SourceCommand>>;
+
+/// The reads of the open task.
+struct TaskReads {
+    task_id: String,
+    owner: Owner,
+    /// The admitted prefix `H` continues.
+    chain: Arc<HistoryChain>,
+    page_rows: u32,
+    /// The workspace the reads belong to (set on the first confirmed epoch).
+    opened_in: Option<WorkspaceId>,
+    /// Withdrawal dropped the values; the same workspace's next confirmation reads again.
+    withdrawn: bool,
+}
+
+impl TaskReads {
+    fn body_key(&self) -> SourceKey {
+        SourceKey::TaskBody(self.task_id.clone())
+    }
+
+    fn history_key(&self) -> SourceKey {
+        SourceKey::TaskHistory(self.task_id.clone())
+    }
+}
+
+/// The reads of the open goal.
+struct GoalReads {
+    goal_id: String,
+    owner: Owner,
+    opened_in: Option<WorkspaceId>,
+    withdrawn: bool,
+}
+
+impl GoalReads {
+    fn key(&self) -> SourceKey {
+        SourceKey::GoalTimeline(self.goal_id.clone())
+    }
+}
+
+pub struct WorkDetailSource;
+
+pub struct WorkDetailArgs {
+    pub client: WorkspaceClient,
+    pub view: ActorRef<ViewMsg>,
+    pub generations: GenerationBook,
+    /// Body / goal timeline re-read period.
+    pub cadence: Duration,
+    pub fault_drills: bool,
+}
+
+pub struct WorkDetailState {
+    client: WorkspaceClient,
+    view: ActorRef<ViewMsg>,
+    generations: GenerationBook,
+    identity: Option<IdentityState>,
+    task: Option<TaskReads>,
+    goal: Option<GoalReads>,
+    cadence: CadenceTimer,
+    fault_drills: bool,
+}
+
+fn confirmed_workspace(identity: Option<&IdentityState>) -> Option<WorkspaceId> {
+    match identity {
+        Some(IdentityState::Confirmed { scope, .. }) => Some(scope.workspace.clone()),
+        _ => None,
+    }
+}
+
+impl WorkDetailState {
+    fn new_owner(&self, myself: &ActorRef<SourceCommand>) -> Owner {
+        ReadOwner::new(self.view.clone(), myself.clone(), self.client.clone())
+    }
+
+    fn open_task(&mut self, myself: &ActorRef<SourceCommand>, task_id: String, page_rows: u32) {
+        self.close_task("closed");
+        let page_rows = page_demand(page_rows as usize);
+        let mut owner = self.new_owner(myself);
+        let body_key = SourceKey::TaskBody(task_id.clone());
+        let history_key = SourceKey::TaskHistory(task_id.clone());
+        owner.add_slot(task_body_slot(
+            &task_id,
+            self.generations.counter(&body_key),
+        ));
+        let chain = Arc::new(HistoryChain::fresh(task_id.clone()));
+        if let Some(first) = chain.next_request(page_rows) {
+            owner.add_slot(task_history_slot(
+                chain.clone(),
+                first,
+                self.generations.counter(&history_key),
+            ));
+        }
+        if let Some(identity) = &self.identity {
+            owner.identity(identity);
+        }
+        owner.demand(&body_key, DemandKind::Explicit);
+        owner.demand(&history_key, DemandKind::Explicit);
+        self.task = Some(TaskReads {
+            task_id,
+            owner,
+            chain,
+            page_rows,
+            opened_in: confirmed_workspace(self.identity.as_ref()),
+            withdrawn: false,
+        });
+    }
+
+    fn close_task(&mut self, reason: &str) {
+        if let Some(mut task) = self.task.take() {
+            task.owner.retire_all(reason);
+        }
+    }
+
+    fn open_goal(&mut self, myself: &ActorRef<SourceCommand>, goal_id: String) {
+        self.close_goal("closed");
+        let mut owner = self.new_owner(myself);
+        let key = SourceKey::GoalTimeline(goal_id.clone());
+        owner.add_slot(goal_timeline_slot(&goal_id, self.generations.counter(&key)));
+        if let Some(identity) = &self.identity {
+            owner.identity(identity);
+        }
+        owner.demand(&key, DemandKind::Explicit);
+        self.goal = Some(GoalReads {
+            goal_id,
+            owner,
+            opened_in: confirmed_workspace(self.identity.as_ref()),
+            withdrawn: false,
+        });
+    }
+
+    fn close_goal(&mut self, reason: &str) {
+        if let Some(mut goal) = self.goal.take() {
+            goal.owner.retire_all(reason);
+        }
+    }
+
+    /// `H`: the next older page of the admitted prefix (the same cursor after a failure).
+    fn older_history(&mut self, page_rows: u32) {
+        let Some(task) = self.task.as_mut() else {
+            return;
+        };
+        let key = task.history_key();
+        if task
+            .owner
+            .snapshot(&key)
+            .is_some_and(|s| s.in_flight.is_some())
+        {
+            // The page in flight is the one `H` asks for: share it.
+            return;
+        }
+        task.page_rows = page_demand(page_rows as usize);
+        let Some(request) = task.chain.next_request(task.page_rows) else {
+            // End of the observed stored prefix: nothing older to ask for.
+            return;
+        };
+        task.owner
+            .set_reader(&key, page_reader(task.chain.clone(), request));
+        task.owner.demand(&key, DemandKind::Explicit);
+    }
+
+    /// `r` in the task detail: both original reads are replaced; the history restarts as
+    /// a fresh prefix. The admitted prefix stays until the fresh page is admitted.
+    fn refresh_task(&mut self, page_rows: Option<u32>) {
+        let Some(task) = self.task.as_mut() else {
+            return;
+        };
+        if let Some(rows) = page_rows {
+            task.page_rows = page_demand(rows as usize);
+        }
+        let body_key = task.body_key();
+        task.owner.demand(&body_key, DemandKind::Explicit);
+        start_fresh_prefix(task);
+        let history_key = task.history_key();
+        task.owner.demand(&history_key, DemandKind::Explicit);
+    }
+
+    fn refresh_goal(&mut self) {
+        if let Some(goal) = self.goal.as_mut() {
+            let key = goal.key();
+            goal.owner.demand(&key, DemandKind::Explicit);
+        }
+    }
+
+    /// The cadence: body and goal timeline re-read (sharing a read in flight); the history
+    /// prefix being read is never reset by a poll.
+    fn poll(&mut self) {
+        if let Some(task) = self.task.as_mut() {
+            let key = task.body_key();
+            task.owner.demand(&key, DemandKind::Cadence);
+        }
+        if let Some(goal) = self.goal.as_mut() {
+            let key = goal.key();
+            goal.owner.demand(&key, DemandKind::Cadence);
+        }
+    }
+
+    fn identity(&mut self, identity: IdentityState) {
+        let workspace = confirmed_workspace(Some(&identity));
+        if let Some(task) = self.task.as_mut() {
+            task.owner.identity(&identity);
+            match &workspace {
+                None => {
+                    // both values and their pending owners go together; the prefix is
+                    // dropped so nothing continues a withdrawn chain.
+                    task.withdrawn = true;
+                    start_fresh_prefix(task);
+                }
+                Some(ws) => {
+                    let same = task.opened_in.as_ref().is_none_or(|w| w == ws);
+                    if same && task.withdrawn {
+                        let (body, history) = (task.body_key(), task.history_key());
+                        task.owner.demand(&body, DemandKind::Cadence);
+                        task.owner.demand(&history, DemandKind::Cadence);
+                    }
+                    if same {
+                        task.opened_in = Some(ws.clone());
+                        task.withdrawn = false;
+                    }
+                }
+            }
+        }
+        if let Some(goal) = self.goal.as_mut() {
+            goal.owner.identity(&identity);
+            match &workspace {
+                None => goal.withdrawn = true,
+                Some(ws) => {
+                    let same = goal.opened_in.as_ref().is_none_or(|w| w == ws);
+                    if same && goal.withdrawn {
+                        let key = goal.key();
+                        goal.owner.demand(&key, DemandKind::Cadence);
+                    }
+                    if same {
+                        goal.opened_in = Some(ws.clone());
+                        goal.withdrawn = false;
+                    }
+                }
+            }
+        }
+        if workspace.is_none() {
+            self.cadence.cancel();
+        }
+        self.identity = Some(identity);
+    }
+
+    /// A worker returned: to the owner of its key, or stale when that object was closed.
+    fn worker_returned(&mut self, ret: WorkerReturn) -> bool {
+        let source = ret.ticket.source.clone();
+        match &source {
+            SourceKey::TaskBody(id) | SourceKey::TaskHistory(id)
+                if self.task.as_ref().is_some_and(|t| &t.task_id == id) =>
+            {
+                let Some(task) = self.task.as_mut() else {
+                    return false;
+                };
+                let admitted_chain = match &ret.result {
+                    Ok(ObservationPayload::TaskHistory(read)) => {
+                        read.result.as_ref().ok().map(|a| a.value.clone())
+                    }
+                    _ => None,
+                };
+                let outcome = task.owner.worker_returned(ret);
+                if let (ReturnOutcome::Forwarded { .. }, Some(chain)) = (&outcome, admitted_chain) {
+                    task.chain = chain;
+                }
+                matches!(source, SourceKey::TaskBody(_)) && outcome.completed()
+            }
+            SourceKey::GoalTimeline(id) if self.goal.as_ref().is_some_and(|g| &g.goal_id == id) => {
+                self.goal
+                    .as_mut()
+                    .is_some_and(|g| g.owner.worker_returned(ret).completed())
+            }
+            _ => {
+                // Its object was closed (or re-opened under a new owner): never forwarded.
+                let outcome = match &ret.result {
+                    Ok(payload) => payload.outcome_class(),
+                    Err(_) => "worker_panicked".to_string(),
+                };
+                stage::observe(&ret.ticket, &outcome);
+                stage::reject(&ret.ticket, "late_after_retire");
+                false
+            }
+        }
+    }
+
+    fn retire_everything(&mut self, reason: &str) {
+        if let Some(task) = self.task.as_mut() {
+            task.owner.retire_all(reason);
+        }
+        if let Some(goal) = self.goal.as_mut() {
+            goal.owner.retire_all(reason);
+        }
+    }
+}
+
+/// Points the history slot at the first page of a fresh prefix. The admitted prefix stays the
+/// one `H` continues until the fresh page is forwarded.
+fn start_fresh_prefix(task: &mut TaskReads) {
+    let fresh = Arc::new(HistoryChain::fresh(task.task_id.clone()));
+    if let Some(first) = fresh.next_request(task.page_rows) {
+        let key = task.history_key();
+        task.owner.set_reader(&key, page_reader(fresh, first));
+    }
+}
+
+impl Actor for WorkDetailSource {
+    type Msg = SourceCommand;
+    type State = WorkDetailState;
+    type Arguments = WorkDetailArgs;
+
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<SourceCommand>,
+        args: WorkDetailArgs,
+    ) -> Result<WorkDetailState, ActorProcessingErr> {
+        Ok(WorkDetailState {
+            client: args.client,
+            view: args.view,
+            generations: args.generations,
+            identity: None,
+            task: None,
+            goal: None,
+            cadence: CadenceTimer::new(args.cadence),
+            fault_drills: args.fault_drills,
+        })
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<SourceCommand>,
+        msg: SourceCommand,
+        state: &mut WorkDetailState,
+    ) -> Result<(), ActorProcessingErr> {
+        match msg {
+            SourceCommand::Work(cmd) => match cmd {
+                WorkCommand::OpenTask { task_id, page_rows } => {
+                    state.open_task(&myself, task_id, page_rows);
+                    state.cadence.reschedule(&myself);
+                }
+                WorkCommand::OlderHistory { page_rows } => state.older_history(page_rows),
+                WorkCommand::RefreshTask { page_rows } => state.refresh_task(Some(page_rows)),
+                WorkCommand::CloseTask => state.close_task("closed"),
+                WorkCommand::OpenGoal { goal_id } => {
+                    state.open_goal(&myself, goal_id);
+                    state.cadence.reschedule(&myself);
+                }
+                WorkCommand::RefreshGoal => state.refresh_goal(),
+                WorkCommand::CloseGoal => state.close_goal("closed"),
+            },
+            SourceCommand::Demand(DemandKind::Cadence) => state.poll(),
+            SourceCommand::Demand(DemandKind::Explicit) => {
+                state.refresh_task(None);
+                state.refresh_goal();
+            }
+            SourceCommand::Identity(identity) => state.identity(identity),
+            SourceCommand::WorkerReturned(ret) => {
+                if state.worker_returned(ret) {
+                    state.cadence.reschedule(&myself);
+                }
+            }
+            // Chat commands are for the chat hub only.
+            SourceCommand::Chat(_) => {}
+            SourceCommand::InjectPanic => {
+                if state.fault_drills {
+                    panic_drill(SourceKey::WorkDetail);
+                }
+                tracing::warn!(target: "masc_tui::read", source = "work_detail", "panic drill ignored: fault drills are off");
+            }
+        }
+        Ok(())
+    }
+
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<SourceCommand>,
+        state: &mut WorkDetailState,
+    ) -> Result<(), ActorProcessingErr> {
+        state.retire_everything("source_stopped");
+        Ok(())
+    }
+}
+
+/// Spawns the Work detail source under the supervisor.
+pub struct WorkDetailSpawner {
+    pub cadence: Duration,
+}
+
+impl SourceSpawner for WorkDetailSpawner {
+    fn key(&self) -> SourceKey {
+        SourceKey::WorkDetail
+    }
+
+    fn spawn(
+        &self,
+        ctx: SourceContext,
+        supervisor: ActorCell,
+    ) -> BoxFuture<'static, Result<ActorRef<SourceCommand>, SpawnErr>> {
+        let args = WorkDetailArgs {
+            client: ctx.client,
+            view: ctx.view,
+            generations: ctx.generations,
+            cadence: self.cadence,
+            fault_drills: ctx.fault_drills,
+        };
+        Box::pin(async move {
+            let (handle, _join) =
+                WorkDetailSource::spawn_linked(None, WorkDetailSource, args, supervisor).await?;
+            Ok(handle)
+        })
+    }
+}

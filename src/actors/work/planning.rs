@@ -1,0 +1,76 @@
+//! The Planning source: `GET /api/v1/dashboard/planning` (protocol.md §5.7), the Goals rollup.
+//!
+//! One standing slot, `SourceKey::Planning`; the cadence shares an in-flight read and an
+//! explicit refresh supersedes it (G-3). The warming body is `ClientError::Warming` (the slot
+//! shows "warming", never an empty rollup, G-5); `goal_store_unavailable` is a typed value
+//! ("goals unavailable"), never "no goals".
+
+use crate::actors::messages::{ObservationPayload, ReadResult};
+use crate::actors::read::polled::{PolledSource, PolledSourceArgs};
+use crate::actors::read::{ExplicitPolicy, GenerationBook, Reader, SlotSpec, reader};
+use crate::actors::supervisor::{SourceContext, SourceSpawner};
+use crate::actors::ticket::SourceKey;
+use crate::protocol::planning::PlanningRead;
+use futures::future::BoxFuture;
+use ractor::{Actor, ActorCell, ActorRef, SpawnErr};
+use std::time::Duration;
+
+pub const PLANNING_PATH: &str = "/api/v1/dashboard/planning";
+
+/// Trace outcome of a planning read: the goal-store refusal is named, not "ok".
+pub fn outcome_class(r: &ReadResult<PlanningRead>) -> String {
+    match r {
+        Ok(a) => match a.value.as_ref() {
+            PlanningRead::Snapshot(_) => "ok".to_string(),
+            PlanningRead::GoalStoreUnavailable { .. } => "goal_store_unavailable".to_string(),
+        },
+        Err(e) => e.class(),
+    }
+}
+
+pub fn planning_reader() -> Reader {
+    reader(|auth, client| async move {
+        ObservationPayload::Planning(client.get::<PlanningRead>(&auth, PLANNING_PATH).await)
+    })
+}
+
+pub fn planning_slot(generations: &GenerationBook) -> SlotSpec {
+    SlotSpec {
+        key: SourceKey::Planning,
+        explicit: ExplicitPolicy::Supersede,
+        standing: true,
+        generations: generations.counter(&SourceKey::Planning),
+        reader: planning_reader(),
+    }
+}
+
+pub struct PlanningSpawner {
+    pub cadence: Duration,
+}
+
+impl SourceSpawner for PlanningSpawner {
+    fn key(&self) -> SourceKey {
+        SourceKey::Planning
+    }
+
+    fn spawn(
+        &self,
+        ctx: SourceContext,
+        supervisor: ActorCell,
+    ) -> BoxFuture<'static, Result<ActorRef<crate::actors::messages::SourceCommand>, SpawnErr>>
+    {
+        let args = PolledSourceArgs {
+            source: SourceKey::Planning,
+            slots: vec![planning_slot(&ctx.generations)],
+            cadence: Some(self.cadence),
+            client: ctx.client,
+            view: ctx.view,
+            fault_drills: ctx.fault_drills,
+        };
+        Box::pin(async move {
+            let (handle, _join) =
+                PolledSource::spawn_linked(None, PolledSource, args, supervisor).await?;
+            Ok(handle)
+        })
+    }
+}

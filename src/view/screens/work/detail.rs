@@ -1,0 +1,385 @@
+//! The Task detail (document pane + history pane) and the Goal detail (with its timeline).
+//!
+//! Task rows come from the preparation (`view::work::prep`): the frame draws the visible slice
+//! of already wrapped rows and never re-wraps server text. Every read state has its own words:
+//! the history end is "end of stored history" (never "complete"), a failed page keeps its rows
+//! with the retry cursor, and a withdrawal says the values were dropped.
+
+use super::state::detail_layout;
+use super::{annotation, failure_text, row};
+use crate::actors::work::{ChainNext, HistoryChain};
+use crate::protocol::goals::{GoalDetailRead, Timeline, TimelineSeverity};
+use crate::view::fetched::Fetched;
+use crate::view::model::Model;
+use crate::view::screens::{ProjectionCtx, Ui};
+use crate::view::text::{fit_width, sanitize};
+use crate::view::theme::{Theme, Tone};
+use crate::view::work::{PreparedLine, Shown, TaskDetailModel};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+fn paint_prepared(
+    lines: &[PreparedLine],
+    scroll: usize,
+    area: Rect,
+    theme: Theme,
+    buf: &mut Buffer,
+) {
+    for (i, line) in lines
+        .iter()
+        .skip(scroll)
+        .take(area.height as usize)
+        .enumerate()
+    {
+        let spans: Vec<Span<'_>> = line
+            .segments
+            .iter()
+            .map(|(tone, text)| Span::styled(text.as_str(), theme.style(*tone)))
+            .collect();
+        if let Some(r) = row(area, i as u16) {
+            Line::from(spans).render(r, buf);
+        }
+    }
+}
+
+/// The scroll actually drawn: the saved scroll clamped to the shown rows. The saved value is
+/// not written back, so a provisional (shorter) rendering never resets it.
+pub fn drawn_scroll(saved: usize, shown: usize, height: usize) -> usize {
+    saved.min(shown.saturating_sub(height.max(1)))
+}
+
+fn history_status(task: &TaskDetailModel, theme: Theme) -> Line<'static> {
+    let mut spans = vec![Span::styled("HISTORY ", theme.style(Tone::Strong))];
+    let pages = |n: usize| {
+        if n == 1 {
+            "1 page".to_string()
+        } else {
+            format!("{n} pages")
+        }
+    };
+    let chain_words = |c: &HistoryChain| match &c.next {
+        ChainNext::EndOfStoredHistory if c.is_empty() => {
+            "no stored events · end of stored history".to_string()
+        }
+        ChainNext::EndOfStoredHistory => format!(
+            "{} events · {} · end of stored history",
+            c.len(),
+            pages(c.pages_read())
+        ),
+        ChainNext::Older { .. } => format!(
+            "{} events · {} · H reads older (cursor known)",
+            c.len(),
+            pages(c.pages_read())
+        ),
+        ChainNext::FirstPage => "no page read yet".to_string(),
+    };
+    let (text, tone) = if task.withdrawn {
+        (
+            "workspace authority withdrawn: values dropped; read again after reconfirmation"
+                .to_string(),
+            Tone::Warn,
+        )
+    } else {
+        match &task.history.fetched {
+            Fetched::NotRequested => ("not read yet".to_string(), Tone::Dim),
+            Fetched::Loading => ("reading the newest page…".to_string(), Tone::Busy),
+            Fetched::Warming { .. } => ("server warming up".to_string(), Tone::Warn),
+            Fetched::Ready(o) => (chain_words(&o.value), Tone::Dim),
+            Fetched::Refreshing { last } => (
+                format!("{} · reading…", chain_words(&last.value)),
+                Tone::Busy,
+            ),
+            Fetched::Failed {
+                last: None,
+                error,
+                retrying,
+            } => (
+                format!(
+                    "{} · H retries the newest page",
+                    failure_text("history", error, *retrying)
+                ),
+                Tone::Bad,
+            ),
+            Fetched::Failed {
+                last: Some(o),
+                error,
+                retrying,
+            } => {
+                let what = match &task.last_page {
+                    Some(p) if p.fresh => "fresh prefix",
+                    _ => "older page",
+                };
+                let retry = match &task.last_page {
+                    Some(p) if !p.fresh => " · H retries the same cursor",
+                    _ => " · r retries · H continues the shown prefix",
+                };
+                (
+                    format!(
+                        "{} rows kept · {what} read failed ({}){}{retry}",
+                        o.value.len(),
+                        error.class,
+                        if *retrying { " · retrying…" } else { "" }
+                    ),
+                    Tone::Bad,
+                )
+            }
+        }
+    };
+    spans.push(Span::styled(text, theme.style(tone)));
+    Line::from(spans)
+}
+
+fn paint_shown(
+    shown: Option<Shown<'_>>,
+    scroll: usize,
+    area: Rect,
+    theme: Theme,
+    buf: &mut Buffer,
+) -> bool {
+    let Some(shown) = shown else {
+        return false;
+    };
+    let at = drawn_scroll(scroll, shown.lines.len(), area.height as usize);
+    paint_prepared(shown.lines, at, area, theme, buf);
+    true
+}
+
+pub fn render_task(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    let theme = ctx.theme;
+    let Some(task) = model.work.task.as_ref() else {
+        if let Some(r) = row(area, 0) {
+            Line::styled("task detail: not open", theme.style(Tone::Dim)).render(r, buf);
+        }
+        return;
+    };
+    let layout = detail_layout(area);
+    let width = layout.history.width;
+    // Document pane: its title row, then the prepared document.
+    let mut title = vec![Span::styled(
+        format!("TASK {}", sanitize(&task.task_id)),
+        theme.style(Tone::Strong),
+    )];
+    if let Some((text, tone)) = annotation(&task.body.fetched) {
+        title.push(Span::styled(format!("  {text}"), theme.style(tone)));
+    }
+    if let Some(r) = row(layout.body, 0) {
+        Line::from(title).render(r, buf);
+    }
+    let doc = Rect::new(
+        layout.body.x,
+        layout.body.y + 1.min(layout.body.height),
+        layout.body.width,
+        layout.body.height.saturating_sub(1),
+    );
+    let body_words = if task.withdrawn {
+        Some((
+            "workspace authority withdrawn: task body dropped".to_string(),
+            Tone::Warn,
+        ))
+    } else {
+        match &task.body.fetched {
+            Fetched::NotRequested => Some(("task body: not read yet".to_string(), Tone::Dim)),
+            Fetched::Loading => Some(("task body: reading…".to_string(), Tone::Busy)),
+            Fetched::Warming { last: None } => {
+                Some(("task body: server warming up".to_string(), Tone::Warn))
+            }
+            Fetched::Failed {
+                last: None,
+                error,
+                retrying,
+            } => Some((failure_text("task body", error, *retrying), Tone::Bad)),
+            _ => None,
+        }
+    };
+    match body_words {
+        Some((text, tone)) => {
+            if let Some(r) = row(doc, 0) {
+                Line::styled(text, theme.style(tone)).render(r, buf);
+            }
+        }
+        None => {
+            let shown = model.work.prep.body(task, width);
+            if !paint_shown(shown, ui.work.tasks.body_scroll, doc, theme, buf)
+                && let Some(r) = row(doc, 0)
+            {
+                Line::styled("preparing the document…", theme.style(Tone::Dim)).render(r, buf);
+            }
+        }
+    }
+    // History pane.
+    history_status(task, theme).render(layout.history_status, buf);
+    if task.withdrawn || task.history.fetched.last().is_none() {
+        return;
+    }
+    let shown = model.work.prep.history(task, width);
+    if !paint_shown(
+        shown,
+        ui.work.tasks.history_scroll,
+        layout.history,
+        theme,
+        buf,
+    ) && let Some(r) = row(layout.history, 0)
+    {
+        Line::styled("preparing history rows…", theme.style(Tone::Dim)).render(r, buf);
+    }
+}
+
+fn severity(s: TimelineSeverity) -> (&'static str, Tone) {
+    match s {
+        TimelineSeverity::Ok => ("ok  ", Tone::Good),
+        TimelineSeverity::Warn => ("warn", Tone::Warn),
+        TimelineSeverity::Bad => ("bad ", Tone::Bad),
+    }
+}
+
+pub fn render_goal(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    let theme = ctx.theme;
+    let goal_id = ui.work.goals.open.clone().unwrap_or_default();
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    lines.push(Line::styled(
+        format!("GOAL {}", sanitize(&goal_id)),
+        theme.style(Tone::Strong),
+    ));
+    // The goal row as the Planning rollup listed it (its own read).
+    if let Some(o) = model.work.planning.fetched.last()
+        && let crate::protocol::planning::PlanningRead::Snapshot(p) = o.value.as_ref()
+        && let Some(g) = p.goals.iter().find(|g| g.id == goal_id)
+    {
+        lines.push(Line::raw(sanitize(&g.title).into_owned()));
+        let target = match (&g.metric, &g.target_value) {
+            (Some(m), Some(t)) => format!("{} → {}", sanitize(m), sanitize(t)),
+            (Some(m), None) => format!("{} (no target)", sanitize(m)),
+            _ => "no metric".to_string(),
+        };
+        lines.push(Line::styled(
+            format!(
+                "{} · P{} · {} · actual: not recorded · due {}",
+                g.phase.as_str(),
+                g.priority,
+                target,
+                g.due_date
+                    .as_deref()
+                    .map(sanitize)
+                    .unwrap_or_else(|| "none".into())
+            ),
+            theme.style(Tone::Dim),
+        ));
+    }
+    let Some(goal) = model.work.goal.as_ref() else {
+        lines.push(Line::styled("timeline: not open", theme.style(Tone::Dim)));
+        paint_lines(lines, area, buf);
+        return;
+    };
+    let mut status = vec![Span::styled("TIMELINE ", theme.style(Tone::Strong))];
+    if goal.withdrawn {
+        status.push(Span::styled(
+            "workspace authority withdrawn: timeline dropped",
+            theme.style(Tone::Warn),
+        ));
+        lines.push(Line::from(status));
+        paint_lines(lines, area, buf);
+        return;
+    }
+    let words: Option<(String, Tone)> = match &goal.timeline.fetched {
+        Fetched::NotRequested => Some(("not read yet".into(), Tone::Dim)),
+        Fetched::Loading => Some(("reading…".into(), Tone::Busy)),
+        Fetched::Warming { last: None } => Some(("server warming up".into(), Tone::Warn)),
+        Fetched::Failed {
+            last: None,
+            error,
+            retrying,
+        } if error.class == "goal_not_found" => Some((
+            format!(
+                "goal not found by the server (this read only){}",
+                if *retrying { " · retrying…" } else { "" }
+            ),
+            Tone::Bad,
+        )),
+        Fetched::Failed {
+            last: None,
+            error,
+            retrying,
+        } => Some((failure_text("timeline", error, *retrying), Tone::Bad)),
+        _ => annotation(&goal.timeline.fetched),
+    };
+    if let Some((text, tone)) = &words {
+        status.push(Span::styled(text.clone(), theme.style(*tone)));
+    }
+    let detail = goal
+        .timeline
+        .fetched
+        .last()
+        .and_then(|o| match o.value.as_ref() {
+            GoalDetailRead::Found(d) => Some(d.clone()),
+            GoalDetailRead::NotFound { .. } => None,
+        });
+    let Some(detail) = detail else {
+        lines.push(Line::from(status));
+        paint_lines(lines, area, buf);
+        return;
+    };
+    match &detail.timeline {
+        Timeline::Unavailable => status.push(Span::styled(
+            "  timeline unavailable (server sent null) — not empty",
+            theme.style(Tone::Warn),
+        )),
+        Timeline::NotSent => status.push(Span::styled(
+            "  timeline not sent by this server",
+            theme.style(Tone::Warn),
+        )),
+        Timeline::Events(e) if e.is_empty() => {
+            status.push(Span::styled("  no timeline events", theme.style(Tone::Dim)))
+        }
+        Timeline::Events(e) => status.push(Span::styled(
+            format!("  {} events", e.len()),
+            theme.style(Tone::Dim),
+        )),
+    }
+    lines.push(Line::from(status));
+    if let Some(keepers) = &detail.linked_keepers {
+        let names: Vec<String> = keepers
+            .iter()
+            .map(|k| sanitize(&k.name).into_owned())
+            .collect();
+        lines.push(Line::styled(
+            format!(
+                "RELATED ACTIVITY · keepers: {}",
+                if names.is_empty() {
+                    "none".into()
+                } else {
+                    names.join(", ")
+                }
+            ),
+            theme.style(Tone::Dim),
+        ));
+    }
+    if let Timeline::Events(events) = &detail.timeline {
+        for e in events {
+            let (mark, tone) = severity(e.severity);
+            let ts = e.ts.get(..16).unwrap_or(&e.ts).replace('T', " ");
+            let text = format!(
+                "{} {} {} · {}",
+                sanitize(&ts),
+                sanitize(&e.lane),
+                sanitize(&e.title),
+                sanitize(&e.summary)
+            );
+            lines.push(Line::from(vec![
+                Span::styled(format!("{mark} "), theme.style(tone)),
+                Span::raw(fit_width(&text, (area.width as usize).saturating_sub(5)).into_owned()),
+            ]));
+        }
+    }
+    paint_lines(lines, area, buf);
+}
+
+fn paint_lines(lines: Vec<Line<'static>>, area: Rect, buf: &mut Buffer) {
+    for (i, line) in lines.into_iter().enumerate() {
+        match row(area, i as u16) {
+            Some(r) => line.render(r, buf),
+            None => break,
+        }
+    }
+}

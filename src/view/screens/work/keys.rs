@@ -1,0 +1,278 @@
+//! Keys of the Work surface: pure (UI state, model, key) → command.
+//!
+//! Opening a task or goal asks the Work detail source for new reads (new tickets, A-10, A-17);
+//! `H` asks for the next older page, `r` for a fresh prefix (A-2), both with the page demand
+//! derived from the terminal height (A-8). Scrolling uses the prepared row count; a
+//! provisional count never clamps (resets) the saved scroll (A-14).
+
+use super::state::{goal_order, page_rows_for, prep_width_for, task_order};
+use super::{WorkPane, WorkUi};
+use crate::actors::ticket::SourceKey;
+use crate::actors::work::WorkCommand;
+use crate::protocol::planning::PlanningRead;
+use crate::view::keys::UiCommand;
+use crate::view::model::Model;
+use crate::view::screens::keepers::effective_offset;
+use crate::view::screens::work::state::detail_layout_for;
+use crate::view::screens::{Search, Ui};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// The Work keys for the `?` overlay (surfaces.md Work → Goals / Tasks).
+pub const WORK_KEYS: &[(&str, &str)] = &[
+    ("t", "toggle Goals / Tasks"),
+    ("j / k, PgUp / PgDn", "move (lists) · scroll history (task)"),
+    ("Home / End", "first / last"),
+    ("f / s", "Goals: filter all/active/completed/dropped · sort"),
+    ("/", "Tasks: search id, title, assignee"),
+    ("Enter / Right", "open the goal or task detail"),
+    ("Esc / Left", "back to the list"),
+    ("H", "task: read the next older history page"),
+    ("r", "task: re-read body + fresh history prefix"),
+    ("J / K", "task: scroll the document"),
+];
+
+fn goal_ids(model: &Model, ui: &WorkUi) -> Vec<String> {
+    match model.work.planning.fetched.last().map(|o| o.value.as_ref()) {
+        Some(PlanningRead::Snapshot(p)) => goal_order(&p.goals, ui.goals.filter, ui.goals.sort)
+            .into_iter()
+            .map(|i| p.goals[i].id.clone())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn task_ids(model: &Model, ui: &WorkUi) -> Vec<String> {
+    match model.work.tasks.fetched.last() {
+        Some(o) => {
+            let query = ui.tasks.search.as_ref().map(|s| s.query.as_str());
+            task_order(&o.value.tasks, query)
+                .into_iter()
+                .map(|i| o.value.tasks[i].id.clone())
+                .collect()
+        }
+        None => Vec::new(),
+    }
+}
+
+/// New selection for a list key, or `None` when the key is not a movement.
+fn moved(code: KeyCode, cur: usize, len: usize, page: usize) -> Option<usize> {
+    let last = len.saturating_sub(1);
+    Some(match code {
+        KeyCode::Char('j') | KeyCode::Down => (cur + 1).min(last),
+        KeyCode::Char('k') | KeyCode::Up => cur.saturating_sub(1),
+        KeyCode::Home | KeyCode::Char('g') => 0,
+        KeyCode::End | KeyCode::Char('G') => last,
+        KeyCode::PageDown => (cur + page).min(last),
+        KeyCode::PageUp => cur.saturating_sub(page),
+        _ => return None,
+    })
+}
+
+/// `r` on the Work surface.
+pub fn refresh(ui: &mut Ui) -> UiCommand {
+    let area = ui.area;
+    let work = &mut ui.work;
+    match work.pane {
+        WorkPane::Goals if work.goals.open.is_some() => UiCommand::Work(WorkCommand::RefreshGoal),
+        WorkPane::Goals => UiCommand::Refresh(SourceKey::Planning),
+        WorkPane::Tasks if work.tasks.open.is_some() => {
+            // A fresh prefix is read from its newest row.
+            work.tasks.history_scroll = 0;
+            UiCommand::Work(WorkCommand::RefreshTask {
+                page_rows: page_rows_for(area),
+            })
+        }
+        WorkPane::Tasks => UiCommand::Refresh(SourceKey::TaskList),
+    }
+}
+
+/// Typed keys while the task search field is active.
+pub fn typing(ui: &mut Ui, key: KeyEvent) -> UiCommand {
+    let tasks = &mut ui.work.tasks;
+    let Some(search) = tasks.search.as_mut() else {
+        return UiCommand::None;
+    };
+    match key.code {
+        KeyCode::Esc => tasks.search = None,
+        KeyCode::Enter => search.typing = false,
+        KeyCode::Backspace => {
+            search.query.pop();
+        }
+        // T.7: only printable scalars enter the field.
+        KeyCode::Char(c) if !c.is_control() && !('\u{80}'..='\u{9f}').contains(&c) => {
+            search.query.push(c);
+        }
+        _ => return UiCommand::None,
+    }
+    tasks.selected = 0;
+    tasks.offset = 0;
+    UiCommand::Repaint
+}
+
+/// Every other key on the Work surface.
+pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
+    let area = ui.area;
+    let page = (detail_layout_for(area).history.height as usize).max(1);
+    let list_page = (crate::view::screens::body_area(area).height as usize)
+        .saturating_sub(4)
+        .max(1);
+    let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+    let work = &mut ui.work;
+    match work.pane {
+        WorkPane::Goals if work.goals.open.is_some() => match key.code {
+            KeyCode::Esc | KeyCode::Left => {
+                work.goals.open = None;
+                UiCommand::Work(WorkCommand::CloseGoal)
+            }
+            _ => UiCommand::None,
+        },
+        WorkPane::Goals => {
+            let ids = goal_ids(model, work);
+            match key.code {
+                KeyCode::Char('t') => {
+                    work.pane = WorkPane::Tasks;
+                    UiCommand::Repaint
+                }
+                KeyCode::Char('f') => {
+                    work.goals.filter = work.goals.filter.next();
+                    work.goals.selected = 0;
+                    work.goals.offset = 0;
+                    UiCommand::Repaint
+                }
+                KeyCode::Char('s') => {
+                    work.goals.sort = work.goals.sort.next();
+                    UiCommand::Repaint
+                }
+                KeyCode::Enter | KeyCode::Right => match ids.get(work.goals.selected) {
+                    Some(id) => {
+                        work.goals.open = Some(id.clone());
+                        UiCommand::Work(WorkCommand::OpenGoal {
+                            goal_id: id.clone(),
+                        })
+                    }
+                    None => UiCommand::None,
+                },
+                code => match moved(code, work.goals.selected, ids.len(), list_page) {
+                    Some(n) if n != work.goals.selected => {
+                        work.goals.selected = n;
+                        UiCommand::Repaint
+                    }
+                    _ => UiCommand::None,
+                },
+            }
+        }
+        WorkPane::Tasks if work.tasks.open.is_some() => {
+            let width = prep_width_for(area);
+            let task = model.work.task.as_ref();
+            let count = |history: bool| {
+                task.and_then(|t| {
+                    if history {
+                        model.work.prep.history(t, width)
+                    } else {
+                        model.work.prep.body(t, width)
+                    }
+                })
+                .map(|s| (s.lines.len(), s.provisional))
+            };
+            let scroll = |saved: &mut usize, delta: isize, history: bool, h: usize| {
+                let next = if delta < 0 {
+                    saved.saturating_sub(delta.unsigned_abs())
+                } else {
+                    saved.saturating_add(delta.unsigned_abs())
+                };
+                // Only a current (non-provisional) count clamps the saved scroll (A-14).
+                let next = match count(history) {
+                    Some((n, false)) => next.min(n.saturating_sub(h)),
+                    _ => next,
+                };
+                if next == *saved {
+                    UiCommand::None
+                } else {
+                    *saved = next;
+                    UiCommand::Repaint
+                }
+            };
+            let body_h = (detail_layout_for(area).body.height as usize)
+                .saturating_sub(1)
+                .max(1);
+            let tasks = &mut work.tasks;
+            match key.code {
+                KeyCode::Esc | KeyCode::Left => {
+                    tasks.open = None;
+                    UiCommand::Work(WorkCommand::CloseTask)
+                }
+                KeyCode::Char('H') => UiCommand::Work(WorkCommand::OlderHistory {
+                    page_rows: page_rows_for(area),
+                }),
+                KeyCode::Char('J') => scroll(&mut tasks.body_scroll, 1, false, body_h),
+                KeyCode::Char('K') => scroll(&mut tasks.body_scroll, -1, false, body_h),
+                KeyCode::Char('j') | KeyCode::Down if !shift => {
+                    scroll(&mut tasks.history_scroll, 1, true, page)
+                }
+                KeyCode::Char('k') | KeyCode::Up if !shift => {
+                    scroll(&mut tasks.history_scroll, -1, true, page)
+                }
+                KeyCode::PageDown => scroll(&mut tasks.history_scroll, page as isize, true, page),
+                KeyCode::PageUp => scroll(&mut tasks.history_scroll, -(page as isize), true, page),
+                KeyCode::Home => {
+                    let changed = tasks.history_scroll != 0;
+                    tasks.history_scroll = 0;
+                    if changed {
+                        UiCommand::Repaint
+                    } else {
+                        UiCommand::None
+                    }
+                }
+                KeyCode::End => match count(true) {
+                    Some((n, false)) => {
+                        tasks.history_scroll = n.saturating_sub(page);
+                        UiCommand::Repaint
+                    }
+                    _ => UiCommand::None,
+                },
+                _ => UiCommand::None,
+            }
+        }
+        WorkPane::Tasks => {
+            let ids = task_ids(model, work);
+            match key.code {
+                KeyCode::Char('t') => {
+                    work.pane = WorkPane::Goals;
+                    UiCommand::Repaint
+                }
+                KeyCode::Char('/') => {
+                    work.tasks.search = Some(Search {
+                        query: String::new(),
+                        typing: true,
+                    });
+                    UiCommand::Repaint
+                }
+                KeyCode::Esc if work.tasks.search.is_some() => {
+                    work.tasks.search = None;
+                    UiCommand::Repaint
+                }
+                KeyCode::Enter | KeyCode::Right => match ids.get(work.tasks.selected) {
+                    Some(id) => {
+                        work.tasks.open = Some(id.clone());
+                        work.tasks.history_scroll = 0;
+                        work.tasks.body_scroll = 0;
+                        UiCommand::Work(WorkCommand::OpenTask {
+                            task_id: id.clone(),
+                            page_rows: page_rows_for(area),
+                        })
+                    }
+                    None => UiCommand::None,
+                },
+                code => match moved(code, work.tasks.selected, ids.len(), list_page) {
+                    Some(n) if n != work.tasks.selected => {
+                        work.tasks.selected = n;
+                        work.tasks.offset =
+                            effective_offset(n, work.tasks.offset, list_page, ids.len());
+                        UiCommand::Repaint
+                    }
+                    _ => UiCommand::None,
+                },
+            }
+        }
+    }
+}

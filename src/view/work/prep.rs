@@ -1,0 +1,521 @@
+//! Display preparation of the Task detail off the view actor (sources.md ).
+//!
+//! The wrapped rows of the task document (body + canonical goal observation) and of the history
+//! are prepared on a worker (`spawn_blocking`) for an exact input key — (part, task, source
+//! observation, row count, pane width) — and reused by draw, scroll and count; a frame never
+//! re-wraps server text. A result whose key is no longer the wanted one (another task, a new
+//! observation or prefix, another width, a withdrawal) is dropped. While a new preparation is
+//! pending, the previous rendering is shown only for the same source at the same width, and it
+//! is marked provisional: its row count never resets the saved scroll.
+//!
+//! History preparation is incremental: the prefix is immutable, so a preparation of the same
+//! prefix at the same width is extended with the new page's rows only.
+
+use super::model::TaskDetailModel;
+use crate::actors::work::HistoryChain;
+use crate::protocol::tasks::{GoalObservation, Task, TaskDetail, TaskEventRow, TaskState};
+use crate::view::text::{display_width, grapheme_width, sanitize, sanitize_lines};
+use crate::view::theme::Tone;
+use std::sync::Arc;
+use unicode_segmentation::UnicodeSegmentation;
+
+/// Which part of the detail a preparation is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PrepPart {
+    Body,
+    History,
+}
+
+impl PrepPart {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Body => "body",
+            Self::History => "history",
+        }
+    }
+}
+
+/// The exact input a preparation is for.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PrepKey {
+    pub part: PrepPart,
+    pub task_id: String,
+    /// Body: the generation of the admitted body read; history: the prefix id.
+    pub source: u64,
+    /// History: rows of the prefix; body: 0.
+    pub rows: usize,
+    pub width: u16,
+}
+
+impl PrepKey {
+    /// Same consumer and source at the same width: a previous rendering may stand in.
+    fn same_source_and_width(&self, other: &PrepKey) -> bool {
+        self.part == other.part
+            && self.task_id == other.task_id
+            && self.width == other.width
+            && match self.part {
+                // The document of the same task; the history of the same prefix.
+                PrepPart::Body => true,
+                PrepPart::History => self.source == other.source,
+            }
+    }
+}
+
+/// One display row, already wrapped to the pane width and sanitised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreparedLine {
+    pub segments: Vec<(Tone, String)>,
+}
+
+impl PreparedLine {
+    fn one(tone: Tone, text: impl Into<String>) -> Self {
+        Self {
+            segments: vec![(tone, text.into())],
+        }
+    }
+
+    fn blank() -> Self {
+        Self {
+            segments: Vec::new(),
+        }
+    }
+}
+
+/// A finished preparation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prepared {
+    pub key: PrepKey,
+    pub lines: Arc<Vec<PreparedLine>>,
+}
+
+/// A preparation to run on a worker: immutable inputs only.
+#[derive(Debug, Clone)]
+pub enum PrepJob {
+    Body {
+        key: PrepKey,
+        detail: Arc<TaskDetail>,
+    },
+    History {
+        key: PrepKey,
+        chain: Arc<HistoryChain>,
+        /// A preparation of the same prefix at the same width, extended instead of redone.
+        previous: Option<Arc<Prepared>>,
+    },
+}
+
+impl PrepJob {
+    pub fn key(&self) -> &PrepKey {
+        match self {
+            Self::Body { key, .. } | Self::History { key, .. } => key,
+        }
+    }
+
+    /// Pure: runs on the blocking pool.
+    pub fn run(self) -> Prepared {
+        match self {
+            Self::Body { key, detail } => {
+                let lines = body_lines(&detail, key.width as usize);
+                Prepared {
+                    key,
+                    lines: Arc::new(lines),
+                }
+            }
+            Self::History {
+                key,
+                chain,
+                previous,
+            } => {
+                let width = key.width as usize;
+                let (mut lines, skip) = match previous {
+                    Some(p) => (p.lines.as_ref().clone(), p.key.rows),
+                    None => (Vec::new(), 0),
+                };
+                for row in chain.rows().skip(skip) {
+                    history_row_lines(row, width, &mut lines);
+                }
+                Prepared {
+                    key,
+                    lines: Arc::new(lines),
+                }
+            }
+        }
+    }
+}
+
+/// What the screen draws for one part.
+#[derive(Debug, Clone, Copy)]
+pub struct Shown<'a> {
+    pub lines: &'a [PreparedLine],
+    /// A previous rendering standing in while the current one is prepared: its count is not
+    /// the count of the current source and must not clamp the saved scroll.
+    pub provisional: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct PrepState {
+    body: Option<Arc<Prepared>>,
+    history: Option<Arc<Prepared>>,
+    in_flight: Vec<PrepKey>,
+}
+
+fn wanted_body(task: &TaskDetailModel, width: u16) -> Option<(PrepKey, Arc<TaskDetail>)> {
+    let detail = task.body.fetched.last()?.value.clone();
+    Some((
+        PrepKey {
+            part: PrepPart::Body,
+            task_id: task.task_id.clone(),
+            source: task.body_generation.unwrap_or(0),
+            rows: 0,
+            width,
+        },
+        detail,
+    ))
+}
+
+fn wanted_history(task: &TaskDetailModel, width: u16) -> Option<(PrepKey, Arc<HistoryChain>)> {
+    let chain = task.history.fetched.last()?.value.clone();
+    Some((
+        PrepKey {
+            part: PrepPart::History,
+            task_id: task.task_id.clone(),
+            source: chain.prefix_id,
+            rows: chain.len(),
+            width,
+        },
+        chain,
+    ))
+}
+
+impl PrepState {
+    /// The open task changed or was withdrawn: nothing prepared for it stands in any more.
+    pub fn forget_task(&mut self) {
+        self.body = None;
+        self.history = None;
+        self.in_flight.clear();
+    }
+
+    /// Preparations the current model needs at `width` that are neither done nor running;
+    /// marks them running.
+    pub fn jobs(&mut self, task: Option<&TaskDetailModel>, width: u16) -> Vec<PrepJob> {
+        let Some(task) = task else {
+            return Vec::new();
+        };
+        let mut jobs = Vec::new();
+        if let Some((key, detail)) = wanted_body(task, width)
+            && self.body.as_ref().is_none_or(|p| p.key != key)
+            && !self.in_flight.contains(&key)
+        {
+            jobs.push(PrepJob::Body { key, detail });
+        }
+        if let Some((key, chain)) = wanted_history(task, width)
+            && self.history.as_ref().is_none_or(|p| p.key != key)
+            && !self.in_flight.contains(&key)
+        {
+            let previous = self
+                .history
+                .clone()
+                .filter(|p| p.key.same_source_and_width(&key) && p.key.rows <= key.rows);
+            jobs.push(PrepJob::History {
+                key,
+                chain,
+                previous,
+            });
+        }
+        for job in &jobs {
+            tracing::debug!(target: "masc_tui::work::prep", part = job.key().part.as_str(), width = job.key().width, "prep start");
+            self.in_flight.push(job.key().clone());
+        }
+        jobs
+    }
+
+    /// A worker's result: kept only when its key is still the wanted one.
+    pub fn on_prepared(
+        &mut self,
+        prepared: Prepared,
+        task: Option<&TaskDetailModel>,
+        width: u16,
+    ) -> bool {
+        self.in_flight.retain(|k| k != &prepared.key);
+        let wanted = task.and_then(|t| match prepared.key.part {
+            PrepPart::Body => wanted_body(t, width).map(|(k, _)| k),
+            PrepPart::History => wanted_history(t, width).map(|(k, _)| k),
+        });
+        let part = prepared.key.part;
+        if wanted.as_ref() != Some(&prepared.key) {
+            tracing::debug!(target: "masc_tui::work::prep", part = part.as_str(), "prep dropped: source or width changed");
+            return false;
+        }
+        tracing::debug!(target: "masc_tui::work::prep", part = part.as_str(), "prep applied");
+        let slot = match part {
+            PrepPart::Body => &mut self.body,
+            PrepPart::History => &mut self.history,
+        };
+        *slot = Some(Arc::new(prepared));
+        true
+    }
+
+    fn shown<'a>(
+        prepared: &'a Option<Arc<Prepared>>,
+        wanted: Option<PrepKey>,
+    ) -> Option<Shown<'a>> {
+        let p = prepared.as_ref()?;
+        let wanted = wanted?;
+        if p.key == wanted {
+            return Some(Shown {
+                lines: &p.lines,
+                provisional: false,
+            });
+        }
+        p.key.same_source_and_width(&wanted).then_some(Shown {
+            lines: &p.lines,
+            provisional: true,
+        })
+    }
+
+    /// The document rows to draw for `task` at `width`, if any are prepared.
+    pub fn body<'a>(&'a self, task: &TaskDetailModel, width: u16) -> Option<Shown<'a>> {
+        Self::shown(&self.body, wanted_body(task, width).map(|(k, _)| k))
+    }
+
+    /// The history rows to draw for `task` at `width`, if any are prepared.
+    pub fn history<'a>(&'a self, task: &TaskDetailModel, width: u16) -> Option<Shown<'a>> {
+        Self::shown(&self.history, wanted_history(task, width).map(|(k, _)| k))
+    }
+
+    /// Preparations running (diagnostics, tests).
+    pub fn running(&self) -> usize {
+        self.in_flight.len()
+    }
+}
+
+/// Word-wraps sanitised text to `width` cells (graphemes never split; over-long words cut).
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut out = Vec::new();
+    let mut line = String::new();
+    let mut used = 0usize;
+    for word in text.split_word_bounds() {
+        let w = display_width(word);
+        if used + w > width && used > 0 {
+            out.push(std::mem::take(&mut line).trim_end().to_string());
+            used = 0;
+            if word.trim().is_empty() {
+                continue;
+            }
+        }
+        if w > width {
+            for g in word.graphemes(true) {
+                let gw = grapheme_width(g);
+                if used + gw > width && used > 0 {
+                    out.push(std::mem::take(&mut line));
+                    used = 0;
+                }
+                line.push_str(g);
+                used += gw;
+            }
+            continue;
+        }
+        line.push_str(word);
+        used += w;
+    }
+    if !line.is_empty() || out.is_empty() {
+        out.push(line.trim_end().to_string());
+    }
+    out
+}
+
+fn push_wrapped(out: &mut Vec<PreparedLine>, tone: Tone, indent: &str, text: &str, width: usize) {
+    let avail = width.saturating_sub(display_width(indent)).max(1);
+    for raw in sanitize_lines(text) {
+        for piece in wrap(&raw, avail) {
+            out.push(PreparedLine {
+                segments: vec![(Tone::Dim, indent.to_string()), (tone, piece)],
+            });
+        }
+    }
+}
+
+fn field(out: &mut Vec<PreparedLine>, label: &str, value: &str, width: usize) {
+    let label = format!("{label:<10}");
+    let avail = width.saturating_sub(display_width(&label)).max(1);
+    let value = sanitize(value);
+    for (i, piece) in wrap(&value, avail).into_iter().enumerate() {
+        let head = if i == 0 {
+            label.clone()
+        } else {
+            " ".repeat(10)
+        };
+        out.push(PreparedLine {
+            segments: vec![(Tone::Dim, head), (Tone::Normal, piece)],
+        });
+    }
+}
+
+fn state_fields(task: &Task, out: &mut Vec<PreparedLine>, width: usize) {
+    match &task.state {
+        TaskState::Todo => {}
+        TaskState::Claimed {
+            assignee,
+            claimed_at,
+        } => {
+            field(out, "assignee", assignee, width);
+            field(out, "claimed", claimed_at, width);
+        }
+        TaskState::InProgress {
+            assignee,
+            started_at,
+        } => {
+            field(out, "assignee", assignee, width);
+            field(out, "started", started_at, width);
+        }
+        TaskState::AwaitingVerification {
+            assignee,
+            started_at,
+            submitted_at,
+            verification_id,
+        } => {
+            field(out, "assignee", assignee, width);
+            field(out, "started", started_at, width);
+            field(out, "submitted", submitted_at, width);
+            field(out, "verif.", verification_id, width);
+        }
+        TaskState::Done {
+            assignee,
+            completed_at,
+            notes,
+        } => {
+            field(out, "assignee", assignee, width);
+            field(out, "completed", completed_at, width);
+            match notes {
+                Some(n) => field(out, "notes", n, width),
+                None => field(out, "notes", "(none sent)", width),
+            }
+        }
+        TaskState::Cancelled {
+            cancelled_by,
+            cancelled_at,
+            reason,
+        } => {
+            field(
+                out,
+                "cancelled",
+                &format!("{cancelled_at} by {cancelled_by}"),
+                width,
+            );
+            field(out, "reason", reason, width);
+        }
+    }
+}
+
+/// The task document: identity, state fields, canonical goal observation, description, files.
+pub fn body_lines(detail: &TaskDetail, width: usize) -> Vec<PreparedLine> {
+    let task = &detail.task;
+    let mut out = Vec::new();
+    for piece in wrap(&sanitize(&task.title), width) {
+        out.push(PreparedLine::one(Tone::Strong, piece));
+    }
+    let status_tone = match task.state.status() {
+        crate::protocol::tasks::TaskStatus::Done => Tone::Good,
+        crate::protocol::tasks::TaskStatus::Cancelled => Tone::Dim,
+        crate::protocol::tasks::TaskStatus::AwaitingVerification => Tone::Warn,
+        _ => Tone::Busy,
+    };
+    out.push(PreparedLine {
+        segments: vec![
+            (Tone::Dim, format!("{} · ", sanitize(&task.id))),
+            (status_tone, task.state.status().as_str().to_string()),
+            (Tone::Dim, format!(" · P{}", task.priority)),
+        ],
+    });
+    field(&mut out, "created", &task.created_at, width);
+    if let Some(by) = &task.created_by {
+        field(&mut out, "by", by, width);
+    }
+    state_fields(task, &mut out, width);
+    let goal = match &detail.goal {
+        GoalObservation::Linked { goal_ids } => format!("linked: {}", goal_ids.join(", ")),
+        GoalObservation::Unlinked {} => "unlinked (no goal)".to_string(),
+        GoalObservation::Unavailable { reason } => format!("unavailable: {reason}"),
+    };
+    field(&mut out, "goal", &goal, width);
+    out.push(PreparedLine::blank());
+    if task.description.is_empty() {
+        out.push(PreparedLine::one(Tone::Dim, "(empty description)"));
+    } else {
+        push_wrapped(&mut out, Tone::Normal, "", &task.description, width);
+    }
+    if !task.files.is_empty() {
+        out.push(PreparedLine::blank());
+        out.push(PreparedLine::one(Tone::Dim, "files"));
+        for f in &task.files {
+            push_wrapped(&mut out, Tone::Normal, "  ", f, width);
+        }
+    }
+    out
+}
+
+/// One history event: a head row (time, action, transition, agent) and wrapped detail rows.
+pub fn history_row_lines(row: &TaskEventRow, width: usize, out: &mut Vec<PreparedLine>) {
+    let ts = row.ts.get(..16).unwrap_or(&row.ts).replace('T', " ");
+    let action = row
+        .action
+        .as_deref()
+        .or(row.event_type.as_deref())
+        .unwrap_or("event");
+    let mut head = vec![
+        (Tone::Dim, format!("{} ", sanitize(&ts))),
+        (Tone::Accent, sanitize(action).into_owned()),
+    ];
+    match (&row.from_status, &row.to_status) {
+        (Some(from), Some(to)) => head.push((
+            Tone::Normal,
+            format!(" {} → {}", sanitize(from), sanitize(to)),
+        )),
+        (None, Some(to)) => head.push((Tone::Normal, format!(" → {}", sanitize(to)))),
+        _ => {}
+    }
+    if let Some(agent) = row.agent.as_deref().or(row.actor.as_deref()) {
+        head.push((Tone::Dim, format!(" · {}", sanitize(agent))));
+    }
+    // The head row is cut (not wrapped) at the pane width; the details below wrap.
+    let mut used = 0usize;
+    let mut cut = Vec::with_capacity(head.len());
+    for (tone, text) in head {
+        let room = width.saturating_sub(used);
+        if room == 0 {
+            break;
+        }
+        let shown = crate::view::text::fit_width(&text, room).into_owned();
+        used += display_width(&shown);
+        cut.push((tone, shown));
+    }
+    out.push(PreparedLine { segments: cut });
+    for text in [row.notes.as_deref(), row.reason.as_deref()]
+        .into_iter()
+        .flatten()
+    {
+        push_wrapped(out, Tone::Normal, "    ", text, width);
+    }
+    if let Some(summary) = row
+        .handoff_context
+        .as_ref()
+        .and_then(|h| h.summary.as_deref())
+    {
+        push_wrapped(out, Tone::Dim, "    ↪ ", summary, width);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_respects_width_and_wide_graphemes() {
+        let lines = wrap("채팅 화면 스크롤 버그 수정 and more words", 10);
+        assert!(lines.iter().all(|l| display_width(l) <= 10), "{lines:?}");
+        assert!(lines.len() > 2);
+        assert_eq!(wrap("", 5), vec![String::new()]);
+        let long = wrap("abcdefghijklmnop", 5);
+        assert_eq!(long, vec!["abcde", "fghij", "klmno", "p"]);
+    }
+}
