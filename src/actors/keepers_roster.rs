@@ -6,13 +6,13 @@
 //! `ObservationPayload::KeepersRoster`.
 
 use crate::actors::messages::ObservationPayload;
-use crate::actors::read::polled::{PolledSource, PolledSourceArgs};
+use crate::actors::read::polled::spawn_polled;
 use crate::actors::read::{ExplicitPolicy, GenerationBook, Reader, SlotSpec, reader};
 use crate::actors::supervisor::{SourceContext, SourceSpawner};
 use crate::actors::ticket::SourceKey;
 use crate::protocol::keepers::KeeperRoster;
 use futures::future::BoxFuture;
-use ractor::{Actor, ActorCell, ActorRef, SpawnErr};
+use ractor::{ActorCell, ActorRef, SpawnErr};
 use std::time::Duration;
 
 pub const ROSTER_PATH: &str = "/api/v1/gate/keepers?detailed=true";
@@ -51,18 +51,13 @@ impl SourceSpawner for KeepersRosterSpawner {
         supervisor: ActorCell,
     ) -> BoxFuture<'static, Result<ActorRef<crate::actors::messages::SourceCommand>, SpawnErr>>
     {
-        let args = PolledSourceArgs {
-            source: SourceKey::KeepersRoster,
-            slots: vec![roster_slot(&ctx.generations)],
-            cadence: Some(self.cadence),
-            client: ctx.client,
-            view: ctx.view,
-            fault_drills: ctx.fault_drills,
-        };
-        Box::pin(async move {
-            let (handle, _join) =
-                PolledSource::spawn_linked(None, PolledSource, args, supervisor).await?;
-            Ok(handle)
-        })
+        let slots = vec![roster_slot(&ctx.generations)];
+        spawn_polled(
+            SourceKey::KeepersRoster,
+            slots,
+            self.cadence,
+            ctx,
+            supervisor,
+        )
     }
 }

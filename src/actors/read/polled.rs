@@ -15,6 +15,30 @@ use std::time::Duration;
 /// The actor; one instance per source.
 pub struct PolledSource;
 
+/// Spawns a polled source linked to the supervisor: the one body every slot-plus-poll
+/// source's `SourceSpawner::spawn` delegates to.
+pub fn spawn_polled(
+    source: SourceKey,
+    slots: Vec<SlotSpec>,
+    cadence: Duration,
+    ctx: crate::actors::supervisor::SourceContext,
+    supervisor: ractor::ActorCell,
+) -> futures::future::BoxFuture<'static, Result<ActorRef<SourceCommand>, ractor::SpawnErr>> {
+    let args = PolledSourceArgs {
+        source,
+        slots,
+        cadence: Some(cadence),
+        client: ctx.client,
+        view: ctx.view,
+        fault_drills: ctx.fault_drills,
+    };
+    Box::pin(async move {
+        let (handle, _join) =
+            PolledSource::spawn_linked(None, PolledSource, args, supervisor).await?;
+        Ok(handle)
+    })
+}
+
 pub struct PolledSourceArgs {
     /// The source's name in supervision and traces.
     pub source: SourceKey,

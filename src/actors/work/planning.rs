@@ -6,13 +6,13 @@
 //! ("goals unavailable"), never "no goals".
 
 use crate::actors::messages::{ObservationPayload, ReadResult};
-use crate::actors::read::polled::{PolledSource, PolledSourceArgs};
+use crate::actors::read::polled::spawn_polled;
 use crate::actors::read::{ExplicitPolicy, GenerationBook, Reader, SlotSpec, reader};
 use crate::actors::supervisor::{SourceContext, SourceSpawner};
 use crate::actors::ticket::SourceKey;
 use crate::protocol::planning::PlanningRead;
 use futures::future::BoxFuture;
-use ractor::{Actor, ActorCell, ActorRef, SpawnErr};
+use ractor::{ActorCell, ActorRef, SpawnErr};
 use std::time::Duration;
 
 pub const PLANNING_PATH: &str = "/api/v1/dashboard/planning";
@@ -59,18 +59,7 @@ impl SourceSpawner for PlanningSpawner {
         supervisor: ActorCell,
     ) -> BoxFuture<'static, Result<ActorRef<crate::actors::messages::SourceCommand>, SpawnErr>>
     {
-        let args = PolledSourceArgs {
-            source: SourceKey::Planning,
-            slots: vec![planning_slot(&ctx.generations)],
-            cadence: Some(self.cadence),
-            client: ctx.client,
-            view: ctx.view,
-            fault_drills: ctx.fault_drills,
-        };
-        Box::pin(async move {
-            let (handle, _join) =
-                PolledSource::spawn_linked(None, PolledSource, args, supervisor).await?;
-            Ok(handle)
-        })
+        let slots = vec![planning_slot(&ctx.generations)];
+        spawn_polled(SourceKey::Planning, slots, self.cadence, ctx, supervisor)
     }
 }

@@ -5,13 +5,13 @@
 //! shown on the coverage line: an unavailable part never reads as "no tasks".
 
 use crate::actors::messages::ObservationPayload;
-use crate::actors::read::polled::{PolledSource, PolledSourceArgs};
+use crate::actors::read::polled::spawn_polled;
 use crate::actors::read::{ExplicitPolicy, GenerationBook, Reader, SlotSpec, reader};
 use crate::actors::supervisor::{SourceContext, SourceSpawner};
 use crate::actors::ticket::SourceKey;
 use crate::protocol::tasks::TaskList;
 use futures::future::BoxFuture;
-use ractor::{Actor, ActorCell, ActorRef, SpawnErr};
+use ractor::{ActorCell, ActorRef, SpawnErr};
 use std::time::Duration;
 
 pub const TASK_LIST_PATH: &str = "/api/v1/dashboard/tasks";
@@ -47,18 +47,7 @@ impl SourceSpawner for TaskListSpawner {
         supervisor: ActorCell,
     ) -> BoxFuture<'static, Result<ActorRef<crate::actors::messages::SourceCommand>, SpawnErr>>
     {
-        let args = PolledSourceArgs {
-            source: SourceKey::TaskList,
-            slots: vec![task_list_slot(&ctx.generations)],
-            cadence: Some(self.cadence),
-            client: ctx.client,
-            view: ctx.view,
-            fault_drills: ctx.fault_drills,
-        };
-        Box::pin(async move {
-            let (handle, _join) =
-                PolledSource::spawn_linked(None, PolledSource, args, supervisor).await?;
-            Ok(handle)
-        })
+        let slots = vec![task_list_slot(&ctx.generations)];
+        spawn_polled(SourceKey::TaskList, slots, self.cadence, ctx, supervisor)
     }
 }
