@@ -137,6 +137,24 @@ pub fn fit_middle(text: &str, max: usize) -> Cow<'_, str> {
     let budget = max - 1;
     let tail_budget = budget / 2;
     let head_budget = budget - tail_budget;
+    let (head, used, tail, tail_used) = head_and_tail(text, head_budget, tail_budget);
+    let mut out = head;
+    // Give a space the cells a wide grapheme could not take, so columns stay aligned.
+    let gap = budget.saturating_sub(used + tail_used);
+    out.extend(std::iter::repeat_n(' ', gap));
+    out.push(ELLIPSIS);
+    out.push_str(&tail);
+    Cow::Owned(out)
+}
+
+/// The longest whole-grapheme head of `text` within `head_budget` cells and the longest
+/// whole-grapheme tail within `tail_budget`, with the cells each uses. Wide graphemes are never
+/// split; the caller pads the cells they could not take.
+pub fn head_and_tail(
+    text: &str,
+    head_budget: usize,
+    tail_budget: usize,
+) -> (String, usize, String, usize) {
     let graphemes: Vec<&str> = text.graphemes(true).collect();
     let mut head = String::new();
     let mut used = 0;
@@ -148,26 +166,18 @@ pub fn fit_middle(text: &str, max: usize) -> Cow<'_, str> {
         head.push_str(g);
         used += w;
     }
-    let mut tail: Vec<&str> = Vec::new();
+    let mut tail_rev: Vec<&str> = Vec::new();
     let mut tail_used = 0;
     for g in graphemes.iter().rev() {
         let w = grapheme_width(g);
         if tail_used + w > tail_budget {
             break;
         }
-        tail.push(g);
+        tail_rev.push(g);
         tail_used += w;
     }
-    tail.reverse();
-    let mut out = head;
-    // Give a space the cells a wide grapheme could not take, so columns stay aligned.
-    let gap = budget.saturating_sub(used + tail_used);
-    out.extend(std::iter::repeat_n(' ', gap));
-    out.push(ELLIPSIS);
-    for g in tail {
-        out.push_str(g);
-    }
-    Cow::Owned(out)
+    let tail: String = tail_rev.into_iter().rev().collect();
+    (head, used, tail, tail_used)
 }
 
 #[cfg(test)]

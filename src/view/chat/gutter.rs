@@ -5,8 +5,7 @@
 //! `Origin_bare` / `Origin_row`: a 3-cell margin (mark + two spaces) · body (C-23).
 
 use super::modes::OriginMode;
-use crate::view::text::{display_width, grapheme_width};
-use unicode_segmentation::UnicodeSegmentation;
+use crate::view::text::display_width;
 
 /// `turn_rail_cells`: siding 3 + glyph 1 + space 1, paid by every row.
 pub const TURN_RAIL_CELLS: usize = 5;
@@ -115,33 +114,12 @@ pub fn fit_label(name: &str, col: usize) -> String {
     }
     let head_budget = (col - 1) / 3;
     let tail_budget = col - 1 - head_budget;
-    let graphemes: Vec<&str> = name.graphemes(true).collect();
-    let mut head = String::new();
-    let mut used = 0;
-    for g in &graphemes {
-        let w = grapheme_width(g);
-        if used + w > head_budget {
-            break;
-        }
-        head.push_str(g);
-        used += w;
-    }
-    let mut tail: Vec<&str> = Vec::new();
-    let mut tail_used = 0;
-    for g in graphemes.iter().rev() {
-        let w = grapheme_width(g);
-        if tail_used + w > tail_budget {
-            break;
-        }
-        tail.push(g);
-        tail_used += w;
-    }
+    let (mut head, used, tail, tail_used) =
+        crate::view::text::head_and_tail(name, head_budget, tail_budget);
     head.extend(std::iter::repeat_n(' ', head_budget - used));
     head.push('…');
     head.extend(std::iter::repeat_n(' ', tail_budget - tail_used));
-    for g in tail.into_iter().rev() {
-        head.push_str(g);
-    }
+    head.push_str(&tail);
     head
 }
 
