@@ -86,7 +86,7 @@ pub struct RosterUi {
 }
 
 /// Everything the UI remembers between frames that is not server data.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Ui {
     pub tab: Tab,
     pub roster: RosterUi,
@@ -100,7 +100,7 @@ pub struct Ui {
     /// The open Keeper chat, if any (drawn over the Keepers surface).
     pub chat: Option<chat::ChatUi>,
     /// Chat drafts by (workspace, Keeper), kept across navigation and errors.
-    pub drafts: std::collections::BTreeMap<(String, String), String>,
+    pub drafts: crate::view::composer::DraftStore,
 }
 
 impl Default for Ui {
@@ -113,7 +113,7 @@ impl Default for Ui {
             notice: None,
             area: Rect::new(0, 0, 80, 24),
             chat: None,
-            drafts: std::collections::BTreeMap::new(),
+            drafts: crate::view::composer::DraftStore::new(),
         }
     }
 }
@@ -168,9 +168,21 @@ pub fn body_area(area: Rect) -> Rect {
 
 /// Paints one whole frame.
 pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    render_with_cursor(model, ui, ctx, area, buf);
+}
+
+/// Paints one whole frame and returns where the terminal cursor goes (the chat composer's
+/// cursor cell; `None`: hidden).
+pub fn render_with_cursor(
+    model: &Model,
+    ui: &Ui,
+    ctx: &ProjectionCtx,
+    area: Rect,
+    buf: &mut Buffer,
+) -> Option<(u16, u16)> {
     if too_small(area) {
         render_resize_gate(area, buf, ctx.theme);
-        return;
+        return None;
     }
     header::render(
         model,
@@ -180,8 +192,9 @@ pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut
         buf,
     );
     let body = body_area(area);
+    let mut cursor = None;
     match ui.tab {
-        _ if ui.chat.is_some() => chat::render(model, ui, ctx, body, buf),
+        _ if ui.chat.is_some() => cursor = chat::render(model, ui, ctx, body, buf),
         Tab::Keepers => keepers::render(model, &ui.roster, ctx, body, buf),
         Tab::Overview => placeholder::render_overview(model, ctx, body, buf),
         tab => placeholder::render_unbuilt(tab, ctx, body, buf),
@@ -195,7 +208,9 @@ pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut
     render_footer(ui, ctx, footer, buf);
     if ui.help_open {
         help::render(ui.tab, ctx, area, buf);
+        return None;
     }
+    cursor.filter(|_| !ui.quit_armed)
 }
 
 /// T.5: a compact message instead of a clipped frame.
@@ -232,7 +247,8 @@ fn render_footer(ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
             theme.style(Tone::Warn),
         )])
     } else if ui.chat.is_some() {
-        chat::footer(ui, theme)
+        // The chat screen painted its own footer (the composer's, C-63).
+        return;
     } else if let Some(search) = ui.roster.search.as_ref().filter(|s| s.typing) {
         let mut spans = vec![
             Span::styled("/", theme.style(Tone::Accent)),
