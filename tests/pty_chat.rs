@@ -17,6 +17,8 @@ const BROKEN_REPORT_PROSE: &str = "훅 설정 고쳤어";
 const JSON_MARKS: [&str; 2] = ["coop_reports", "binding_id"];
 const MESSAGE: &str = "ping from the pty 42";
 const PAGE_UP: &[u8] = b"\x1b[5~";
+/// The end of a frame's synchronized-output envelope (T.4).
+const SYNC_END: &[u8] = b"\x1b[?2026l";
 /// A bound on PgUp presses (the history is finite; this only stops a broken test).
 const MAX_PAGES: usize = 200;
 
@@ -70,8 +72,9 @@ fn pty_chat_send_reply_history_and_back() {
 
     // Page back through rondo's history until the broken report's prose shows; its JSON never
     // does, on any screen in between.
-    // Every screen state the parser passes through is checked (a frame may be seen half
-    // written before the next key is sent).
+    // Each PgUp waits for a whole frame (its synchronized-output end, T.4) that changed the
+    // screen, so every page is looked at settled; the JSON check also runs on every state the
+    // parser is seen in between.
     let mut pages = 0;
     let mut prose_seen = false;
     loop {
@@ -86,13 +89,14 @@ fn pty_chat_send_reply_history_and_back() {
             "reached the start without seeing the broken report's prose:\n{before}"
         );
         assert!(pages < MAX_PAGES, "no broken report after {pages} pages");
+        let sent_at = session.byte_count();
         session.send(PAGE_UP);
         pages += 1;
-        session.wait_for("the screen to move back", |s| {
+        session.wait_for("a whole frame moving back", |s| {
             let now = s.parser.screen().contents();
             assert_no_report_json(&now);
             prose_seen |= now.contains(BROKEN_REPORT_PROSE);
-            now != before
+            now != before && rfind(&s.bytes[sent_at..], SYNC_END).is_some()
         });
     }
 
