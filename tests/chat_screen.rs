@@ -19,9 +19,7 @@ use masc_tui::view::chat::{OriginMode, PendingState, ScrollPosition, ToolVisibil
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{self, buffer_lines, buffer_text};
-use masc_tui::view::screens::chat::{
-    Activity, ChatPane, ChatUiCommand, ComposerInput, Progress, dispatch,
-};
+use masc_tui::view::screens::chat::{Activity, ChatPane, ChatUiCommand, Progress, dispatch};
 use masc_tui::view::screens::{ProjectionCtx, Tab, Ui, render};
 use masc_tui::view::theme::Theme;
 use ratatui::Terminal;
@@ -209,7 +207,7 @@ fn esc_closes_and_drafts_are_kept_per_keeper_and_workspace() {
         panic!()
     };
     dispatch(open, &mut model, &mut ui, None, THEME);
-    assert_eq!(ui.chat.as_ref().unwrap().input.text(), "");
+    assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "");
     // Back to the first: its draft is there.
     dispatch(
         ChatUiCommand::Open {
@@ -220,22 +218,24 @@ fn esc_closes_and_drafts_are_kept_per_keeper_and_workspace() {
         None,
         THEME,
     );
-    assert_eq!(ui.chat.as_ref().unwrap().input.text(), "half-typed 초안");
+    assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "half-typed 초안");
     // Enter takes the text out as a send of the chat target.
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Enter));
-    assert_eq!(
-        cmd,
-        UiCommand::Chat(ChatUiCommand::Send {
-            keeper: first.clone(),
-            text: "half-typed 초안".into()
-        })
-    );
-    assert_eq!(ui.chat.as_ref().unwrap().input.text(), "");
+    let UiCommand::Chat(ChatUiCommand::Send {
+        keeper: sent_to,
+        text,
+        ..
+    }) = &cmd
+    else {
+        panic!("{cmd:?}")
+    };
+    assert_eq!((sent_to, text.as_str()), (&first, "half-typed 초안"));
+    assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "");
     // No hub: the send is refused before anything leaves and the draft comes back.
     let UiCommand::Chat(send) = cmd else { panic!() };
     let notice = dispatch(send, &mut model, &mut ui, None, THEME);
     assert!(notice.is_some());
-    assert_eq!(ui.chat.as_ref().unwrap().input.text(), "half-typed 초안");
+    assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "half-typed 초안");
 }
 
 #[test]
@@ -369,4 +369,112 @@ fn a_newest_page_reload_keeps_only_inputs_still_pending() {
         .collect();
     assert_eq!(texts, ["processed", "still waiting"], "no duplicate input");
     assert!(view.transcript().get(waiting).is_some(), "pending row kept");
+}
+
+fn type_text(ui: &mut Ui, model: &Model, text: &str) {
+    for c in text.chars() {
+        handle_key(ui, model, key(KeyCode::Char(c)));
+    }
+}
+
+#[test]
+fn c66_an_unknown_slash_word_shows_the_typed_error_and_is_never_sent() {
+    let (model, mut ui, _) = opened(0);
+    type_text(&mut ui, &model, "/frobnicate now");
+    // Past the command word: no menu, Enter submits the draft as a command.
+    let cmd = handle_key(&mut ui, &model, key(KeyCode::Enter));
+    assert!(
+        !matches!(cmd, UiCommand::Chat(ChatUiCommand::Send { .. })),
+        "an unknown command was sent: {cmd:?}"
+    );
+    assert_eq!(
+        ui.chat.as_ref().unwrap().composer.text(),
+        "/frobnicate now",
+        "the draft stays for correction"
+    );
+    let text = buffer_text(&draw(&model, &ui));
+    assert!(
+        text.contains("/frobnicate"),
+        "typed error on the footer\n{text}"
+    );
+    assert!(text.contains('✗'), "shown as a failure (C-64)\n{text}");
+}
+
+#[test]
+fn c60_slash_commands_map_to_screen_behaviour_and_c59_menu_is_drawn() {
+    let (model, mut ui, _) = opened(0);
+    type_text(&mut ui, &model, "/too");
+    let text = buffer_text(&draw(&model, &ui));
+    assert!(text.contains("/tools"), "menu candidate shown\n{text}");
+    // Tab inserts the candidate; an argument and Enter run it.
+    handle_key(&mut ui, &model, key(KeyCode::Tab));
+    ui.chat.as_mut().unwrap().composer.set_text("/tools full");
+    let cmd = handle_key(&mut ui, &model, key(KeyCode::Enter));
+    assert_eq!(cmd, UiCommand::Repaint);
+    let chat = ui.chat.as_ref().unwrap();
+    assert_eq!(chat.modes.tools, ToolVisibility::Full);
+    assert_eq!(
+        chat.composer.text(),
+        "",
+        "a run command leaves the composer"
+    );
+    // A valid command with no screen behaviour yet is reported, not sent.
+    type_text(&mut ui, &model, "/cost");
+    let cmd = handle_key(&mut ui, &model, key(KeyCode::Enter));
+    let cmd = if cmd == UiCommand::Repaint && !ui.chat.as_ref().unwrap().composer.is_empty() {
+        // The first Enter only completed the menu candidate.
+        handle_key(&mut ui, &model, key(KeyCode::Enter))
+    } else {
+        cmd
+    };
+    assert!(!matches!(cmd, UiCommand::Chat(ChatUiCommand::Send { .. })));
+}
+
+#[test]
+fn ctrl_j_newline_paste_and_unhandled_keys_reach_the_screen() {
+    let (model, mut ui, keeper) = opened(0);
+    type_text(&mut ui, &model, "one");
+    handle_key(
+        &mut ui,
+        &model,
+        KeyEvent::new(KeyCode::Char('j'), KeyModifiers::CONTROL),
+    );
+    // C-68: CRLF becomes LF; a small paste goes into the text as is.
+    assert!(masc_tui::view::keys::handle_paste(
+        &mut ui,
+        &model,
+        "two\r\nthree"
+    ));
+    assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "one\ntwo\nthree");
+    // Ctrl-D is the tools toggle, not a composer key.
+    let before = ui.chat.as_ref().unwrap().modes.tools;
+    handle_key(
+        &mut ui,
+        &model,
+        KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL),
+    );
+    assert_ne!(ui.chat.as_ref().unwrap().modes.tools, before);
+    // The terminal cursor sits at the end of the draft, on the composer's last text row.
+    let mut buf = ratatui::buffer::Buffer::empty(ui.area);
+    let cursor = masc_tui::view::screens::render_with_cursor(
+        &model,
+        &ui,
+        &ProjectionCtx::now(THEME),
+        ui.area,
+        &mut buf,
+    )
+    .expect("cursor shown while composing");
+    let lines = buffer_lines(&buf);
+    let row = &lines[usize::from(cursor.1)];
+    assert!(row.trim_end().ends_with("three"), "{row:?}");
+    assert_eq!(usize::from(cursor.0), 2 + "three".len());
+    // Enter sends the whole multi-line draft.
+    let cmd = handle_key(&mut ui, &model, key(KeyCode::Enter));
+    let UiCommand::Chat(ChatUiCommand::Send {
+        keeper: k, text, ..
+    }) = cmd
+    else {
+        panic!("{cmd:?}")
+    };
+    assert_eq!((k, text.as_str()), (keeper, "one\ntwo\nthree"));
 }

@@ -285,8 +285,8 @@ impl<B: FrameSink> ViewState<B> {
         let area = self.ui.area;
         let mut buffer = Buffer::empty(area);
         let ctx = ProjectionCtx::now(self.theme);
-        screens::render(&self.model, &self.ui, &ctx, area, &mut buffer);
-        match self.presenter.present(&buffer) {
+        let cursor = screens::render_with_cursor(&self.model, &self.ui, &ctx, area, &mut buffer);
+        match self.presenter.present_with_cursor(&buffer, cursor) {
             Ok(stats) => self.report(ViewEvent::Frame { stats, buffer }),
             Err(err) => {
                 tracing::warn!(target: "masc_tui::view", error = %err, "frame write failed")

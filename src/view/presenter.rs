@@ -73,6 +73,8 @@ pub struct Presenter<B: FrameSink> {
     sync: bool,
     /// The next frame must be full (first frame, resize, resume, write error).
     invalid: bool,
+    /// Where the terminal cursor was left shown (`None`: hidden).
+    cursor: Option<(u16, u16)>,
 }
 
 impl<B: FrameSink> Presenter<B> {
@@ -82,6 +84,7 @@ impl<B: FrameSink> Presenter<B> {
             previous: Buffer::empty(Rect::default()),
             sync,
             invalid: true,
+            cursor: None,
         }
     }
 
@@ -109,19 +112,30 @@ impl<B: FrameSink> Presenter<B> {
     /// Writes the difference between the last presented buffer and `next`; a full frame when
     /// invalidated or when the geometry changed. Writes nothing when nothing changed.
     pub fn present(&mut self, next: &Buffer) -> io::Result<FrameStats> {
+        self.present_with_cursor(next, None)
+    }
+
+    /// [`Presenter::present`], then the terminal cursor shown at `cursor` (the chat composer's
+    /// cursor cell) or hidden. A frame whose cells and cursor did not change writes nothing.
+    pub fn present_with_cursor(
+        &mut self,
+        next: &Buffer,
+        cursor: Option<(u16, u16)>,
+    ) -> io::Result<FrameStats> {
         let full = self.invalid || self.previous.area != next.area;
         if full {
             self.previous = Buffer::empty(next.area);
         }
         let diff = self.previous.diff(next);
-        if diff.is_empty() && !full {
+        if diff.is_empty() && !full && cursor == self.cursor {
             return Ok(FrameStats::default());
         }
         let cells = diff.len();
-        let result = self.write_frame(diff, full);
+        let result = self.write_frame(diff, full, cursor);
         match result {
             Ok(()) => {
                 self.invalid = false;
+                self.cursor = cursor;
                 self.previous = next.clone();
                 Ok(FrameStats { cells, full })
             }
@@ -137,6 +151,7 @@ impl<B: FrameSink> Presenter<B> {
         &mut self,
         diff: Vec<(u16, u16, &ratatui::buffer::Cell)>,
         full: bool,
+        cursor: Option<(u16, u16)>,
     ) -> io::Result<()> {
         if self.sync {
             self.backend.write_raw(SYNC_BEGIN)?;
@@ -146,6 +161,15 @@ impl<B: FrameSink> Presenter<B> {
             self.backend.write_raw(HIDE_CURSOR)?;
         }
         self.backend.draw(diff.into_iter())?;
+        match cursor {
+            Some(at) => {
+                self.backend.set_cursor_position(at)?;
+                self.backend.show_cursor()?;
+            }
+            // Drawing moved the hidden cursor; it only needs hiding when it was shown.
+            None if self.cursor.is_some() && !full => self.backend.hide_cursor()?,
+            None => {}
+        }
         if self.sync {
             self.backend.write_raw(SYNC_END)?;
         }

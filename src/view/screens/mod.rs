@@ -87,7 +87,7 @@ pub struct RosterUi {
 }
 
 /// Everything the UI remembers between frames that is not server data.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Ui {
     pub tab: Tab,
     pub roster: RosterUi,
@@ -101,7 +101,7 @@ pub struct Ui {
     /// The open Keeper chat, if any (drawn over the Keepers surface).
     pub chat: Option<chat::ChatUi>,
     /// Chat drafts by (workspace, Keeper), kept across navigation and errors.
-    pub drafts: std::collections::BTreeMap<(String, String), String>,
+    pub drafts: crate::view::composer::DraftStore,
     /// Work surface state (`work::WorkUi`).
     pub work: work::WorkUi,
 }
@@ -116,7 +116,7 @@ impl Default for Ui {
             notice: None,
             area: Rect::new(0, 0, 80, 24),
             chat: None,
-            drafts: std::collections::BTreeMap::new(),
+            drafts: crate::view::composer::DraftStore::new(),
             work: work::WorkUi::default(),
         }
     }
@@ -172,9 +172,21 @@ pub fn body_area(area: Rect) -> Rect {
 
 /// Paints one whole frame.
 pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    render_with_cursor(model, ui, ctx, area, buf);
+}
+
+/// Paints one whole frame and returns where the terminal cursor goes (the chat composer's
+/// cursor cell; `None`: hidden).
+pub fn render_with_cursor(
+    model: &Model,
+    ui: &Ui,
+    ctx: &ProjectionCtx,
+    area: Rect,
+    buf: &mut Buffer,
+) -> Option<(u16, u16)> {
     if too_small(area) {
         render_resize_gate(area, buf, ctx.theme);
-        return;
+        return None;
     }
     header::render(
         model,
@@ -184,8 +196,9 @@ pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut
         buf,
     );
     let body = body_area(area);
+    let mut cursor = None;
     match ui.tab {
-        _ if ui.chat.is_some() => chat::render(model, ui, ctx, body, buf),
+        _ if ui.chat.is_some() => cursor = chat::render(model, ui, ctx, body, buf),
         Tab::Keepers => keepers::render(model, &ui.roster, ctx, body, buf),
         Tab::Overview => placeholder::render_overview(model, ctx, body, buf),
         Tab::Work => work::render(model, ui, ctx, body, buf),
@@ -200,7 +213,9 @@ pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut
     render_footer(ui, ctx, footer, buf);
     if ui.help_open {
         help::render(ui.tab, ctx, area, buf);
+        return None;
     }
+    cursor.filter(|_| !ui.quit_armed)
 }
 
 /// T.5: a compact message instead of a clipped frame.
@@ -237,7 +252,8 @@ fn render_footer(ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
             theme.style(Tone::Warn),
         )])
     } else if ui.chat.is_some() {
-        chat::footer(ui, theme)
+        // The chat screen painted its own footer (the composer's, C-63).
+        return;
     } else if ui.tab == Tab::Work && ui.work.typing() {
         Line::from(work::footer_spans(ui, theme).unwrap_or_default())
     } else if let Some(search) = ui.roster.search.as_ref().filter(|s| s.typing) {

@@ -1,66 +1,75 @@
-//! Keys of the chat screen (C-65 subset; the slash menu and the full composer keys belong to
-//! the composer work item). Every key is handled here while the chat is open, so typed text
-//! never reaches the roster or the tab ring.
+//! Keys and pastes of the chat screen (C-65). The composer takes every key first; what it
+//! leaves (`Unhandled`) is the screen's: Esc back, PgUp/PgDn pages (PgUp at the top loads an
+//! older page), Ctrl-E newest, Ctrl-F/D/R/N/S view toggles. Every key is handled here while the
+//! chat is open, so typed text never reaches the roster or the tab ring.
 
-use super::input::ComposerInput;
-use super::{ChatUiCommand, transcript_rows};
-use crate::view::chat::{ScrollPosition, ViewToggle};
+use super::{ChatUi, ChatUiCommand, composer_layout, transcript_rows};
+use crate::view::chat::{ReasoningMode, ScrollPosition, ToolVisibility, ViewToggle};
+use crate::view::composer::slash::{ThinkingChoice, ToolsChoice};
+use crate::view::composer::{ComposerAction, PasteStamp, SlashCommand};
 use crate::view::keys::UiCommand;
 use crate::view::model::Model;
 use crate::view::screens::Ui;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::time::Instant;
 
 /// Handles one key while the chat is open.
 pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
-    let page = transcript_rows(ui.area).max(1);
+    if ui.help_open {
+        // The help overlay (opened by `/help`) takes Esc and `?` to close.
+        if matches!(key.code, KeyCode::Esc | KeyCode::Char('?')) {
+            ui.help_open = false;
+            return UiCommand::Repaint;
+        }
+        return UiCommand::None;
+    }
+    let now = Instant::now();
+    let area = ui.area;
     let Some(chat) = ui.chat.as_mut() else {
         return UiCommand::None;
     };
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    if ctrl {
-        let toggle = match key.code {
-            KeyCode::Char('f') => Some(ViewToggle::Origin),
-            KeyCode::Char('d') => Some(ViewToggle::Tools),
-            KeyCode::Char('r') => Some(ViewToggle::Reasoning),
-            KeyCode::Char('n') => Some(ViewToggle::Journal),
-            KeyCode::Char('s') => Some(ViewToggle::Details),
-            _ => None,
-        };
-        if let Some(t) = toggle {
-            chat.modes.toggle(t);
-            return UiCommand::Repaint;
+    let layout = composer_layout(chat, area, now);
+    let page = transcript_rows(&layout).max(1);
+    match chat.composer.handle_key(key, &layout.key_context(now)) {
+        ComposerAction::Send(message) => {
+            chat.scroll = ScrollPosition::Newest;
+            UiCommand::Chat(ChatUiCommand::Send {
+                keeper: chat.keeper.clone(),
+                text: message.inline_text(),
+                draft: message.draft,
+            })
         }
-        return match key.code {
-            KeyCode::Char('j') => {
-                chat.input.newline();
-                UiCommand::Repaint
-            }
-            KeyCode::Char('u') => {
-                chat.input.clear();
-                UiCommand::Repaint
-            }
+        ComposerAction::Slash(command) => slash(ui, command, now),
+        // C-66: the composer put the typed error on its footer; nothing is sent.
+        ComposerAction::SlashRejected(_) | ComposerAction::Edited => UiCommand::Repaint,
+        // No input history is kept per Keeper yet: recall does nothing.
+        ComposerAction::Recall(_) | ComposerAction::Unchanged => UiCommand::None,
+        ComposerAction::Unhandled => screen_key(chat, model, key, page),
+    }
+}
+
+/// A key the composer left to the screen.
+fn screen_key(chat: &mut ChatUi, model: &Model, key: KeyEvent, page: usize) -> UiCommand {
+    if key.modifiers.contains(KeyModifiers::CONTROL) {
+        let toggle = match key.code {
+            KeyCode::Char('f') => ViewToggle::Origin,
+            KeyCode::Char('d') => ViewToggle::Tools,
+            KeyCode::Char('r') => ViewToggle::Reasoning,
+            KeyCode::Char('n') => ViewToggle::Journal,
+            KeyCode::Char('s') => ViewToggle::Details,
             KeyCode::Char('e') => {
                 chat.scroll = ScrollPosition::Newest;
-                UiCommand::Repaint
+                return UiCommand::Repaint;
             }
-            _ => UiCommand::None,
+            _ => return UiCommand::None,
         };
+        chat.modes.toggle(toggle);
+        return UiCommand::Repaint;
     }
     match key.code {
         KeyCode::Esc => UiCommand::Chat(ChatUiCommand::Close {
             keeper: chat.keeper.clone(),
         }),
-        KeyCode::Enter => {
-            if chat.input.text().trim().is_empty() {
-                return UiCommand::None;
-            }
-            let text = chat.input.take_text();
-            chat.scroll = ScrollPosition::Newest;
-            UiCommand::Chat(ChatUiCommand::Send {
-                keeper: chat.keeper.clone(),
-                text,
-            })
-        }
         KeyCode::PageUp => {
             let at_top = model
                 .chat
@@ -87,47 +96,58 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
             };
             UiCommand::Repaint
         }
-        KeyCode::Backspace => {
-            chat.input.backspace();
-            UiCommand::Repaint
-        }
-        KeyCode::Left => {
-            chat.input.left();
-            UiCommand::Repaint
-        }
-        KeyCode::Right => {
-            chat.input.right();
-            UiCommand::Repaint
-        }
-        KeyCode::Home => {
-            chat.input.home();
-            UiCommand::Repaint
-        }
-        KeyCode::End => {
-            chat.input.end();
-            UiCommand::Repaint
-        }
-        KeyCode::Char(c) => {
-            chat.input.insert_char(c);
-            UiCommand::Repaint
-        }
         _ => UiCommand::None,
     }
 }
 
-/// Bracketed paste into the chat input: CR, LF and CRLF become LF, other non-printables a
-/// space (T.7, C-68; the large-paste rule is the composer's).
+/// A valid slash command (C-59…C-61): the ones that map to what the chat screen already does
+/// run; the rest report on the composer footer that they are not available. None is sent.
+fn slash(ui: &mut Ui, command: SlashCommand, now: Instant) -> UiCommand {
+    let Some(chat) = ui.chat.as_mut() else {
+        return UiCommand::None;
+    };
+    match command {
+        SlashCommand::Help => ui.help_open = true,
+        SlashCommand::Thinking(None) => chat.modes.toggle(ViewToggle::Reasoning),
+        SlashCommand::Thinking(Some(choice)) => {
+            chat.modes.reasoning = match choice {
+                ThinkingChoice::Hidden => ReasoningMode::Hidden,
+                ThinkingChoice::Folded => ReasoningMode::Folded,
+                ThinkingChoice::Full => ReasoningMode::Full,
+            }
+        }
+        SlashCommand::Tools(None) => chat.modes.toggle(ViewToggle::Tools),
+        SlashCommand::Tools(Some(choice)) => {
+            chat.modes.tools = match choice {
+                ToolsChoice::Compact => ToolVisibility::Compact,
+                ToolsChoice::Results => ToolVisibility::Results,
+                ToolsChoice::Full => ToolVisibility::Full,
+            }
+        }
+        SlashCommand::Keeper(Some(keeper)) => {
+            return UiCommand::Chat(ChatUiCommand::Open { keeper });
+        }
+        SlashCommand::Keeper(None) => {
+            return UiCommand::Chat(ChatUiCommand::Close {
+                keeper: chat.keeper.clone(),
+            });
+        }
+        other => chat
+            .composer
+            .report_failure(format!("not available in masc-tui yet: {other}"), now),
+    }
+    UiCommand::Repaint
+}
+
+/// Bracketed paste into the composer (C-68: normalised, cut at 1 MiB, large pastes held as a
+/// spill behind a placeholder).
 pub fn paste(ui: &mut Ui, text: &str) -> bool {
+    let now = Instant::now();
+    let area = ui.area;
     let Some(chat) = ui.chat.as_mut() else {
         return false;
     };
-    let normalised = text.replace("\r\n", "\n").replace('\r', "\n");
-    for c in normalised.chars() {
-        match c {
-            '\n' => chat.input.newline(),
-            c if super::input::printable(c) => chat.input.insert_char(c),
-            _ => chat.input.insert_char(' '),
-        }
-    }
+    let ctx = composer_layout(chat, area, now).key_context(now);
+    chat.composer.paste(text, &PasteStamp::now(), &ctx);
     true
 }

@@ -4,20 +4,26 @@
 //!
 //! Opened with `c` / `m` on a roster row, closed with Esc. The chat target is the Keeper the
 //! chat was opened for; the roster cursor never changes it (C-57). Drafts are kept per
-//! (workspace, Keeper) across navigation and errors.
+//! (workspace, Keeper) across navigation and errors in the UI's `DraftStore`.
+//!
+//! The input is the composer (`crate::view::composer`): it is laid out with `render::plan`
+//! inside the chat pane (everything below the title); the transcript and the progress row take
+//! what is left above it, the status line takes the plan's footer row and the composer footer
+//! goes on the screen's footer row.
 
-pub mod input;
 pub mod keys;
 pub mod pane;
 
-pub use input::{ChatInput, ComposerInput, LineInput};
 pub use pane::{Activity, ChatEffect, ChatPane, HistoryState, PendingSend, Progress, SendPhase};
 
 use super::{ProjectionCtx, Ui, body_area};
 use crate::actors::chat::ChatCommand;
 use crate::actors::messages::SourceCommand;
+use crate::protocol::admission::WorkspaceId;
 use crate::protocol::keepers::{ActivationMode, KeeperRow, KeeperRowSlot};
 use crate::view::chat::{ScrollPosition, ViewModes};
+use crate::view::composer::render::{self, DEFAULT_PLACEHOLDER, footer_text};
+use crate::view::composer::{Composer, ComposerLayout, ComposerView, Draft, DraftKey};
 use crate::view::model::Model;
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};
@@ -25,17 +31,18 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
+use std::time::Instant;
 
-/// Rows of the composer input (C-19: `composer_max_rows = 5`).
-pub const COMPOSER_MAX_ROWS: u16 = 5;
+/// Transcript rows the composer's slash menu always leaves (C-62).
+pub const MIN_HISTORY_ROWS: u16 = 3;
 
 /// UI state of the open chat.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ChatUi {
     pub keeper: String,
     /// The workspace the chat was opened in (the draft key).
     pub workspace: String,
-    pub input: ChatInput,
+    pub composer: Composer,
     pub scroll: ScrollPosition,
     pub modes: ViewModes,
 }
@@ -43,16 +50,62 @@ pub struct ChatUi {
 /// What a chat key asks the view actor to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ChatUiCommand {
-    Open { keeper: String },
-    Close { keeper: String },
-    Send { keeper: String, text: String },
-    LoadOlder { keeper: String },
+    Open {
+        keeper: String,
+    },
+    Close {
+        keeper: String,
+    },
+    /// `text` is what is posted (`OutgoingMessage::inline_text`); `draft` is what goes back
+    /// into the composer when the send cannot leave.
+    Send {
+        keeper: String,
+        text: String,
+        draft: Draft,
+    },
+    LoadOlder {
+        keeper: String,
+    },
 }
 
-/// Transcript rows at terminal size `area` (the chat's own chrome taken off the body).
-pub fn transcript_rows(area: Rect) -> usize {
-    // title + progress + composer rule + one input row + status line.
-    usize::from(body_area(area).height.saturating_sub(5))
+/// The chat pane inside the body: everything below the title row.
+fn pane_area(body: Rect) -> Rect {
+    Rect::new(
+        body.x,
+        body.y.saturating_add(1),
+        body.width,
+        body.height.saturating_sub(1),
+    )
+}
+
+/// What the composer shows besides itself. Pending inputs stay in the transcript (the pane
+/// owns them, C-32…C-34), so the composer's own pending block is empty; Esc always goes back
+/// (no interrupt route yet), so the footer never offers an interrupt.
+fn composer_view(theme: Theme, now: Instant) -> ComposerView<'static> {
+    ComposerView {
+        theme,
+        pending: &[],
+        placeholder: DEFAULT_PLACEHOLDER,
+        turn_in_flight: false,
+        now,
+    }
+}
+
+/// The composer layout of the chat open in `ui` at the UI's terminal size: the same geometry
+/// the last frame was painted with, which is what keys act on.
+pub fn composer_layout(chat: &ChatUi, area: Rect, now: Instant) -> ComposerLayout {
+    let view = composer_view(Theme { color: false }, now);
+    render::plan(
+        pane_area(body_area(area)),
+        &chat.composer,
+        &view,
+        MIN_HISTORY_ROWS,
+    )
+}
+
+/// Transcript rows of a layout (its history area less the progress row).
+pub fn transcript_rows(layout: &ComposerLayout) -> usize {
+    usize::from(layout.history.height.saturating_sub(1))
 }
 
 fn workspace_of(model: &Model) -> String {
@@ -63,14 +116,14 @@ fn workspace_of(model: &Model) -> String {
         .unwrap_or_default()
 }
 
+fn draft_key(workspace: &str, keeper: &str) -> DraftKey {
+    DraftKey::new(WorkspaceId(workspace.to_string()), keeper)
+}
+
 fn save_draft(ui: &mut Ui) {
-    if let Some(chat) = ui.chat.take() {
-        let key = (chat.workspace, chat.keeper);
-        if chat.input.text().is_empty() {
-            ui.drafts.remove(&key);
-        } else {
-            ui.drafts.insert(key, chat.input.text().to_string());
-        }
+    if let Some(mut chat) = ui.chat.take() {
+        let key = draft_key(&chat.workspace, &chat.keeper);
+        ui.drafts.put(key, chat.composer.take_draft());
     }
 }
 
@@ -94,10 +147,10 @@ pub fn dispatch(
                 cast(ChatCommand::Close { keeper: old });
             }
             let workspace = workspace_of(model);
-            let mut input = ChatInput::default();
-            if let Some(draft) = ui.drafts.remove(&(workspace.clone(), keeper.clone())) {
-                input.set_text(draft);
-            }
+            let composer = ui
+                .drafts
+                .take(&draft_key(&workspace, &keeper))
+                .map_or_else(Composer::new, Composer::from_draft);
             model.chat = Some(ChatPane::new(
                 keeper.clone(),
                 model.gate().current().map(|s| s.workspace.clone()),
@@ -106,7 +159,7 @@ pub fn dispatch(
             ui.chat = Some(ChatUi {
                 keeper: keeper.clone(),
                 workspace,
-                input,
+                composer,
                 scroll: ScrollPosition::Newest,
                 modes: ViewModes::default(),
             });
@@ -131,14 +184,18 @@ pub fn dispatch(
             cast(ChatCommand::LoadOlder { keeper });
             None
         }
-        ChatUiCommand::Send { keeper, text } => {
+        ChatUiCommand::Send {
+            keeper,
+            text,
+            draft,
+        } => {
             let scope = model.gate().current().cloned();
             let (Some(scope), Some(pane)) = (scope, model.chat.as_mut()) else {
-                restore_draft(ui, &workspace_of(model), &keeper, text);
+                restore_draft(ui, &workspace_of(model), &keeper, draft);
                 return Some("not sent: workspace not confirmed".into());
             };
             if hub.is_none() {
-                restore_draft(ui, &scope.workspace.0, &keeper, text);
+                restore_draft(ui, &scope.workspace.0, &keeper, draft);
                 return Some("not sent: chat source not running".into());
             }
             let request_id = crate::outbox::new_request_id();
@@ -154,29 +211,37 @@ pub fn dispatch(
     }
 }
 
-/// Puts `text` back into the draft of (workspace, keeper): the open input when it is that
+/// `back` after `current` on a new line (a draft typed since keeps its place first); the
+/// cursor at the end, both drafts' paste spills kept.
+fn merged(current: Draft, back: Draft) -> Draft {
+    if current.is_empty() {
+        return back;
+    }
+    let text = format!("{}\n{}", current.text, back.text);
+    let mut spills = current.spills;
+    spills.extend(back.spills);
+    Draft {
+        cursor: text.len(),
+        text,
+        spills,
+    }
+}
+
+/// Puts `draft` back into the draft of (workspace, keeper): the open composer when it is that
 /// chat, else the stored draft; appended on a new line when a draft exists.
-fn restore_draft(ui: &mut Ui, workspace: &str, keeper: &str, text: String) {
+fn restore_draft(ui: &mut Ui, workspace: &str, keeper: &str, draft: Draft) {
     if let Some(chat) = ui
         .chat
         .as_mut()
         .filter(|c| c.keeper == keeper && c.workspace == workspace)
     {
-        let merged = match chat.input.text() {
-            "" => text,
-            current => format!("{current}\n{text}"),
-        };
-        chat.input.set_text(merged);
+        let current = chat.composer.take_draft();
+        chat.composer.restore_draft(merged(current, draft));
         return;
     }
-    let slot = ui
-        .drafts
-        .entry((workspace.to_string(), keeper.to_string()))
-        .or_default();
-    if !slot.is_empty() {
-        slot.push('\n');
-    }
-    slot.push_str(&text);
+    let key = draft_key(workspace, keeper);
+    let current = ui.drafts.take(&key).unwrap_or_default();
+    ui.drafts.put(key, merged(current, draft));
 }
 
 /// After an admitted observation: apply the pane's side effects to UI state.
@@ -192,7 +257,14 @@ pub fn after_observed(model: &mut Model, ui: &mut Ui) -> bool {
                 workspace,
                 keeper,
                 text,
-            } => restore_draft(ui, &workspace, &keeper, text),
+            } => {
+                let draft = Draft {
+                    cursor: text.len(),
+                    text,
+                    spills: Vec::new(),
+                };
+                restore_draft(ui, &workspace, &keeper, draft);
+            }
         }
     }
     changed
@@ -207,14 +279,20 @@ fn roster_row<'a>(model: &'a Model, keeper: &str) -> Option<&'a KeeperRow> {
     })
 }
 
-/// Paints the chat screen into `body` (the rows between the header and the footer).
-pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, body: Rect, buf: &mut Buffer) {
-    let Some(chat) = ui.chat.as_ref() else {
-        return;
-    };
+/// Paints the chat screen into `body` (the rows between the header and the footer) and the
+/// composer footer into the footer row below it; returns the terminal cursor cell (the
+/// composer's cursor).
+pub fn render(
+    model: &Model,
+    ui: &Ui,
+    ctx: &ProjectionCtx,
+    body: Rect,
+    buf: &mut Buffer,
+) -> Option<(u16, u16)> {
+    let chat = ui.chat.as_ref()?;
     let theme = ctx.theme;
     if body.height < 6 {
-        return;
+        return None;
     }
     let pane = model.chat.as_ref().filter(|p| p.keeper == chat.keeper);
     let row = |i: u16| Rect::new(body.x, body.y + i, body.width, 1);
@@ -248,11 +326,22 @@ pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, body: Rect, buf: &mut
     title.push(Span::styled(hint, theme.style(Tone::Dim)));
     Line::from(title).render(row(0), buf);
 
-    // Transcript.
-    let input_rows = (chat.input.text().split('\n').count() as u16).clamp(1, COMPOSER_MAX_ROWS);
-    let fixed = 1 + 1 + 1 + input_rows + 1;
-    let transcript_h = body.height.saturating_sub(fixed);
-    let transcript_area = Rect::new(body.x, body.y + 1, body.width, transcript_h);
+    // The composer below the transcript (C-19, C-59…C-64), laid out by the composer itself.
+    let view = composer_view(theme, ctx.now);
+    let mut layout = render::plan(pane_area(body), &chat.composer, &view, MIN_HISTORY_ROWS);
+    // The plan's footer row is the status line's (C-57); the composer footer goes on the
+    // screen's footer row, the row below the body.
+    let status_row = layout.footer;
+    layout.footer = Rect::new(body.x, body.y + body.height, body.width, 1);
+
+    // Transcript, then one progress row, the chat target's only (C-39…C-44).
+    let history = layout.history;
+    let transcript_area = Rect::new(
+        history.x,
+        history.y,
+        history.width,
+        history.height.saturating_sub(1),
+    );
     match pane {
         Some(p) => {
             let mut view = p.view();
@@ -260,37 +349,53 @@ pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, body: Rect, buf: &mut
             view.render_into(buf, transcript_area, chat.scroll);
         }
         None => {
-            Line::from(Span::styled("chat not open", theme.style(Tone::Dim)))
-                .render(Rect::new(body.x, body.y + 1, body.width, 1), buf);
+            Line::from(Span::styled("chat not open", theme.style(Tone::Dim))).render(
+                Rect::new(
+                    transcript_area.x,
+                    transcript_area.y,
+                    transcript_area.width,
+                    1,
+                ),
+                buf,
+            );
         }
     }
-
-    // One progress row, the chat target's only (C-39…C-44).
-    let progress_y = 1 + transcript_h;
-    if let Some(p) = pane {
-        progress_line(&p.progress(), theme, width).render(row(progress_y), buf);
+    if let (Some(p), true) = (pane, history.height > 0) {
+        let progress_row = Rect::new(history.x, history.y + history.height - 1, history.width, 1);
+        progress_line(&p.progress(), theme, width).render(progress_row, buf);
     }
 
-    // Input.
-    let rule = "─".repeat(width);
-    Line::from(Span::styled(rule, theme.style(Tone::Dim))).render(row(progress_y + 1), buf);
-    let text = chat.input.text();
-    let cursor = chat.input.cursor().min(text.len());
-    let with_caret = format!("{}▏{}", &text[..cursor], &text[cursor..]);
-    let lines: Vec<&str> = with_caret.split('\n').collect();
-    let shown = &lines[lines.len().saturating_sub(usize::from(input_rows))..];
-    for (i, l) in shown.iter().enumerate() {
-        let prompt = if i == 0 { "› " } else { "  " };
+    let cursor = render::render(&chat.composer, &view, &layout, buf);
+    // A screen notice (a refused send) goes before the hints unless the composer reports its
+    // own failure (C-64).
+    if let Some(notice) = ui
+        .notice
+        .as_ref()
+        .filter(|_| chat.composer.notice(ctx.now).is_none())
+    {
+        let (hints, tone) = footer_text(&chat.composer, &view, layout.menu.is_some());
+        let footer = layout.footer;
+        for x in footer.left()..footer.right() {
+            if let Some(cell) = buf.cell_mut((x, footer.y)) {
+                cell.reset();
+            }
+        }
         Line::from(vec![
-            Span::styled(prompt, theme.style(Tone::Accent)),
-            Span::raw(fit_width(&sanitize(l), width.saturating_sub(2)).into_owned()),
+            Span::styled(
+                format!("{} · ", sanitize(notice)),
+                theme.style(Tone::Accent),
+            ),
+            Span::styled(hints, theme.style(tone)),
         ])
-        .render(row(progress_y + 2 + i as u16), buf);
+        .render(footer, buf);
     }
 
     // Status line (C-57, C-58): the chat target, never the roster cursor.
-    status_line(&chat.keeper, roster_row(model, &chat.keeper), theme, width)
-        .render(row(body.height - 1), buf);
+    if status_row.height > 0 {
+        status_line(&chat.keeper, roster_row(model, &chat.keeper), theme, width)
+            .render(status_row, buf);
+    }
+    cursor
 }
 
 fn progress_line(progress: &Progress, theme: Theme, width: usize) -> Line<'static> {
@@ -372,20 +477,4 @@ pub fn status_line(
         ));
     }
     line
-}
-
-/// The chat footer (C-63): send, newline, back, commands, help — nothing else.
-pub fn footer(ui: &Ui, theme: Theme) -> Line<'static> {
-    let mut spans = Vec::new();
-    if let Some(notice) = &ui.notice {
-        spans.push(Span::styled(
-            format!("{} · ", sanitize(notice)),
-            theme.style(Tone::Accent),
-        ));
-    }
-    spans.push(Span::styled(
-        "Enter send · Ctrl-J newline · Esc back · / commands · ? help",
-        theme.style(Tone::Dim),
-    ));
-    Line::from(spans)
 }
