@@ -215,6 +215,9 @@ impl ChatObservation {
             },
             Self::Restored { .. } => "ok".into(),
             Self::Send { step, .. } => match step {
+                // A completed turn is the successful end of the read; the timeline report counts
+                // every other outcome by its class.
+                SendStep::Ended(SendOutcome::Completed { .. }) => "ok".into(),
                 SendStep::Ended(outcome) => outcome.class(),
                 _ => "ok".into(),
             },
@@ -228,5 +231,37 @@ impl ChatObservation {
             Self::Send { request_id, .. } | Self::Reconciled { request_id, .. } => Some(request_id),
             Self::HistoryPage { .. } | Self::Restored { .. } => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod outcome_class_tests {
+    use super::*;
+
+    #[test]
+    fn a_completed_send_traces_ok_and_an_unknown_one_its_cause() {
+        let completed = ChatObservation::Send {
+            request_id: "tui-1".into(),
+            step: SendStep::Ended(SendOutcome::Completed {
+                reply: crate::protocol::chat::ReplyDetails {
+                    reply: "done".into(),
+                    turn_outcome: crate::protocol::chat::TurnOutcome("visible_reply".into()),
+                    turn_ref: "trace-rondo#1".into(),
+                },
+            }),
+        };
+        assert_eq!(completed.outcome_class(), "ok");
+        let not_sent = ChatObservation::Send {
+            request_id: "tui-1".into(),
+            step: SendStep::Ended(SendOutcome::NotSent {
+                cause: "no_epoch".into(),
+            }),
+        };
+        assert_eq!(not_sent.outcome_class(), "not_sent_no_epoch");
+        let accepted = ChatObservation::Send {
+            request_id: "tui-1".into(),
+            step: SendStep::Written,
+        };
+        assert_eq!(accepted.outcome_class(), "ok");
     }
 }
