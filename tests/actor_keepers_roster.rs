@@ -507,3 +507,69 @@ async fn a_source_panic_restarts_it_and_redispatches_the_read() {
     assert_eq!(restart.reason.as_deref(), Some("restarted"));
     rig.finish().await;
 }
+
+#[tokio::test]
+async fn dropped_connection_is_a_transport_failure_of_this_slot_only() {
+    let (obs, stages, mut rig) = first_read(plan(
+        r#"{"match":{"method":"GET","path":"/api/v1/gate/keepers"},"when":{"nth":1},"fault":{"drop":"before_apply"}}"#,
+    ))
+    .await;
+    assert!(
+        matches!(roster_error(&obs), Some(ClientError::Transport(_))),
+        "{:?}",
+        obs.payload
+    );
+    assert_eq!(stages[2].outcome.as_deref(), Some("transport"));
+    // The identity is untouched (G-9): an explicit refresh in the same epoch succeeds.
+    let epoch = obs.ticket.scope.epoch;
+    rig.source()
+        .await
+        .cast(SourceCommand::Demand(DemandKind::Explicit))
+        .unwrap();
+    let next = rig.observed().await;
+    assert_eq!(next.ticket.scope.epoch, epoch);
+    assert!(next.ticket.generation > obs.ticket.generation);
+    assert!(matches!(
+        next.payload,
+        ObservationPayload::KeepersRoster(Ok(_))
+    ));
+    rig.finish().await;
+}
+
+#[tokio::test]
+async fn truncated_body_is_never_applied() {
+    let (obs, stages, rig) = first_read(plan(
+        r#"{"match":{"method":"GET","path":"/api/v1/gate/keepers"},"fault":{"truncate_at":40}}"#,
+    ))
+    .await;
+    let err = roster_error(&obs).cloned();
+    assert!(
+        matches!(
+            err,
+            Some(ClientError::Transport(_) | ClientError::Decode(_) | ClientError::Timeout)
+        ),
+        "{err:?}"
+    );
+    assert!(stages[2].outcome.as_deref().is_some_and(|o| o != "ok"));
+    rig.finish().await;
+}
+
+#[tokio::test]
+async fn forbidden_is_not_retried_and_is_typed() {
+    let (obs, stages, rig) = first_read(plan(
+        r#"{"match":{"method":"GET","path":"/api/v1/gate/keepers"},"fault":{"status":403,"body":{"error":"forbidden","auth_error_code":"insufficient_role"}}}"#,
+    ))
+    .await;
+    assert!(
+        matches!(
+            roster_error(&obs),
+            Some(ClientError::Unauthorized { status: 403, .. })
+        ),
+        "{:?}",
+        obs.payload
+    );
+    assert_eq!(stages[2].outcome.as_deref(), Some("unauthorized_403"));
+    // §1.3: 403 is never retried — exactly one roster request reached the server.
+    assert_eq!(rig.server.request_count("GET", "/api/v1/gate/keepers"), 1);
+    rig.finish().await;
+}
