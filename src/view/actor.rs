@@ -146,7 +146,10 @@ impl<B: FrameSink> Actor for ViewActor<B> {
         let kind = msg_kind(&msg);
         match msg {
             ViewMsg::SourceUp { source, handle } => {
-                state.sources.insert(source, handle);
+                let restarted = state.sources.insert(source.clone(), handle).is_some();
+                if restarted && source == SourceKey::WorkDetail {
+                    state.reopen_work_detail();
+                }
             }
             ViewMsg::Dispatched(ticket) => {
                 let source = ticket.source.clone();
@@ -352,6 +355,16 @@ impl<B: FrameSink> ViewState<B> {
     }
 
     /// Sends a Work detail command; `Some(notice)` when it could not be sent.
+    /// A restarted Work detail source lost its open objects: open them again (new tickets).
+    fn reopen_work_detail(&mut self) {
+        let rows = super::screens::work::state::page_rows_for(self.ui.area);
+        for cmd in self.model.work.reopen_commands(rows) {
+            if let Some(notice) = self.work_command(cmd) {
+                self.ui.notice = Some(notice.into());
+            }
+        }
+    }
+
     fn work_command(&self, cmd: crate::actors::work::WorkCommand) -> Option<&'static str> {
         match self.sources.get(&SourceKey::WorkDetail) {
             Some(handle) => handle

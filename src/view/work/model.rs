@@ -167,6 +167,26 @@ impl WorkModel {
         }
     }
 
+    /// The commands that re-open what is on screen in a restarted Work detail source (its
+    /// owned reads died with it): the open task and/or goal start again with new tickets, the
+    /// history as a fresh prefix; the last values stay on screen until they are replaced.
+    pub fn reopen_commands(&self, page_rows: u32) -> Vec<crate::actors::work::WorkCommand> {
+        use crate::actors::work::WorkCommand;
+        let mut out = Vec::new();
+        if let Some(task) = &self.task {
+            out.push(WorkCommand::OpenTask {
+                task_id: task.task_id.clone(),
+                page_rows,
+            });
+        }
+        if let Some(goal) = &self.goal {
+            out.push(WorkCommand::OpenGoal {
+                goal_id: goal.goal_id.clone(),
+            });
+        }
+        out
+    }
+
     fn task_for(&mut self, id: &str) -> Option<&mut TaskDetailModel> {
         self.task.as_mut().filter(|t| t.task_id == id)
     }
@@ -462,4 +482,33 @@ fn apply_history(t: &mut TaskDetailModel, ticket: &Ticket, read: HistoryPageRead
         failure: result.as_ref().err().map(failure_of),
     });
     t.history.apply_with(ticket, result, now, |v| v);
+}
+
+#[cfg(test)]
+mod reopen_tests {
+    use super::*;
+    use crate::actors::work::WorkCommand;
+
+    #[test]
+    fn a_restarted_detail_source_reopens_exactly_what_is_on_screen() {
+        let mut work = WorkModel::default();
+        assert!(
+            work.reopen_commands(40).is_empty(),
+            "nothing open, nothing sent"
+        );
+        work.open_task("task-1013");
+        work.open_goal("goal-5");
+        let cmds = work.reopen_commands(40);
+        assert_eq!(cmds.len(), 2);
+        assert!(matches!(
+            &cmds[0],
+            WorkCommand::OpenTask { task_id, page_rows: 40 } if task_id == "task-1013"
+        ));
+        assert!(matches!(&cmds[1], WorkCommand::OpenGoal { goal_id } if goal_id == "goal-5"));
+        work.close_task();
+        assert!(matches!(
+            work.reopen_commands(40).as_slice(),
+            [WorkCommand::OpenGoal { .. }]
+        ));
+    }
 }
