@@ -2,7 +2,7 @@
 //! the supervisor. Sources and the view talk by casts only (architecture.md §4).
 
 pub mod chat;
-pub mod keepers_roster;
+pub mod keepers;
 pub mod messages;
 pub mod read;
 pub mod supervisor;

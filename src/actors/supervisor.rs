@@ -7,7 +7,7 @@
 //! (G-6). A restarted source registers with the workspace actor, which sends it the current
 //! identity; its standing slots are re-dispatched on the next confirmed epoch.
 
-use crate::actors::keepers_roster::KeepersRosterSpawner;
+use crate::actors::keepers::roster::KeepersRosterSpawner;
 use crate::actors::messages::{IdentityState, SourceCommand, ViewMsg};
 use crate::actors::read::GenerationBook;
 use crate::actors::ticket::SourceKey;
