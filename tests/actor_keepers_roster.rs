@@ -3,16 +3,15 @@
 //! sources.md G-2..G-7, G-9). Each test asserts the typed slot result the view receives and the
 //! stage trace. Synchronisation is by view messages and stage records only.
 
+mod actor_support;
+use actor_support::{Rig, plan, start_rig};
 use masc_tui::actors::messages::{
     DemandKind, IdentityState, Observation, ObservationPayload, SourceCommand, ViewMsg,
 };
-use masc_tui::actors::read::testing::{ViewLog, collecting_view};
-use masc_tui::actors::supervisor::{RestartPolicy, RuntimeConfig, RuntimeHandle, start_runtime};
 use masc_tui::actors::ticket::{SourceKey, Ticket};
-use masc_tui::protocol::client::{ClientConfig, ClientError, TokenSource, WorkspaceClient};
+use masc_tui::protocol::client::ClientError;
+use masc_tui::server::ServeOptions;
 use masc_tui::server::faults::FaultPlan;
-use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
-use masc_tui::timeline::capture::StageRecorder;
 use masc_tui::timeline::record::StageRecord;
 use ractor::ActorRef;
 use std::time::Duration;
@@ -20,66 +19,18 @@ use std::time::Duration;
 const KEY: SourceKey = SourceKey::KeepersRoster;
 const ROSTER: &str = "/api/v1/gate/keepers";
 
-/// The real `WorkspaceClient` is built on another branch; until it is merged the stub answers
-/// every request with "client not built yet" and these server-driven tests have nothing to
-/// drive. They skip with a note then (like absent fixtures), and run for real once it lands.
-async fn client_not_merged_yet() -> bool {
-    let probe = WorkspaceClient::new(ClientConfig::new("http://127.0.0.1:9")).unwrap();
-    let stub = matches!(probe.health().await, Err(ClientError::Transport(m)) if m.contains("not built yet"));
-    if stub {
-        eprintln!("workspace client not merged yet, skipping");
-    }
-    stub
-}
-
-struct Rig {
-    server: RunningServer,
-    runtime: RuntimeHandle,
-    log: ViewLog,
-    recorder: StageRecorder,
-    _trace: tracing::subscriber::DefaultGuard,
-}
-
-fn plan(rules: &str) -> FaultPlan {
-    FaultPlan::from_json(&format!(r#"{{"rules":[{rules}]}}"#)).unwrap()
-}
-
 async fn rig(faults: FaultPlan) -> Rig {
-    let recorder = StageRecorder::new();
-    let trace = tracing::subscriber::set_default(recorder.subscriber());
-    let server = start(ServeOptions {
-        faults,
-        test_mode: true,
-        auth: AuthMode::Token("roster-test-token".into()),
-        ..ServeOptions::default()
-    })
-    .await
-    .unwrap();
-    let mut cc = ClientConfig::new(server.base_url());
-    cc.token = TokenSource::Fixed("roster-test-token".into());
     // Short enough for the timeout scenario; the delay fault is far longer.
-    cc.request_timeout = Duration::from_millis(500);
-    let client = WorkspaceClient::new(cc).unwrap();
-    let (view, log) = collecting_view().await.unwrap();
-    let cfg = RuntimeConfig {
-        expected_base: Some(server.base_path()),
-        health_interval: Duration::from_millis(20),
-        // Only the first (standing) read and explicit demands: no cadence reads in between.
-        keepers_roster_interval: Duration::from_secs(3600),
-        restart: RestartPolicy {
-            initial_backoff: Duration::from_millis(1),
-            ..RestartPolicy::default()
+    let timeout = Some(Duration::from_millis(500));
+    start_rig(
+        ServeOptions {
+            faults,
+            ..ServeOptions::default()
         },
-        fault_drills: true,
-    };
-    let runtime = start_runtime(client, view, cfg).await.unwrap();
-    Rig {
-        server,
-        runtime,
-        log,
-        recorder,
-        _trace: trace,
-    }
+        None,
+        timeout,
+    )
+    .await
 }
 
 impl Rig {
@@ -177,9 +128,6 @@ async fn first_read(faults: FaultPlan) -> (Observation, Vec<StageRecord>, Rig) {
 
 #[tokio::test]
 async fn a_clean_read_is_observed_with_the_epoch_and_a_receipt() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let (obs, stages, rig) = first_read(FaultPlan::none()).await;
     let ObservationPayload::KeepersRoster(Ok(admitted)) = &obs.payload else {
         panic!("{:?}", obs.payload);
@@ -203,9 +151,6 @@ async fn a_clean_read_is_observed_with_the_epoch_and_a_receipt() {
 
 #[tokio::test]
 async fn g9_timeout_fails_the_roster_slot_only() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let (obs, stages, mut rig) = first_read(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/gate/keepers"},"when":{"nth":1},"fault":{"delay_ms":5000}}"#,
     ))
@@ -237,9 +182,6 @@ async fn g9_timeout_fails_the_roster_slot_only() {
 
 #[tokio::test]
 async fn status_500_is_a_typed_failure() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let (obs, stages, rig) = first_read(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/gate/keepers"},"fault":{"status":500,"body":{"ok":false,"error":"store"}}}"#,
     ))
@@ -254,9 +196,6 @@ async fn status_500_is_a_typed_failure() {
 
 #[tokio::test]
 async fn malformed_body_is_a_decode_failure() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let (obs, stages, rig) = first_read(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/gate/keepers"},"fault":{"malformed":true}}"#,
     ))
@@ -277,9 +216,6 @@ async fn malformed_body_is_a_decode_failure() {
 
 #[tokio::test]
 async fn g9_missing_receipt_fails_the_read() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let (obs, stages, rig) = first_read(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/gate/keepers"},"fault":{"receipt":"missing"}}"#,
     ))
@@ -291,9 +227,6 @@ async fn g9_missing_receipt_fails_the_read() {
 
 #[tokio::test]
 async fn g9_wrong_receipt_fails_the_read() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let (obs, stages, rig) = first_read(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/gate/keepers"},"fault":{"receipt":"wrong"}}"#,
     ))
@@ -312,9 +245,6 @@ async fn g9_wrong_receipt_fails_the_read() {
 
 #[tokio::test]
 async fn g9_duplicate_receipt_fails_the_read() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let (obs, _stages, rig) = first_read(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/gate/keepers"},"fault":{"receipt":"duplicate"}}"#,
     ))
@@ -325,9 +255,6 @@ async fn g9_duplicate_receipt_fails_the_read() {
 
 #[tokio::test]
 async fn unauthorized_once_is_retried_and_admitted() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let (obs, stages, rig) = first_read(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/gate/keepers"},"when":{"nth":1},"fault":{"status":401,"body":{"error":"invalid token","auth_error_code":"invalid_token"}}}"#,
     ))
@@ -347,9 +274,6 @@ async fn unauthorized_once_is_retried_and_admitted() {
 
 #[tokio::test]
 async fn g3_explicit_refresh_supersedes_an_in_flight_read() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let mut rig = rig(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/gate/keepers"},"when":{"nth":1},"fault":{"delay_ms":5000}}"#,
     ))
@@ -397,9 +321,6 @@ async fn g3_explicit_refresh_supersedes_an_in_flight_read() {
 
 #[tokio::test]
 async fn g6_workspace_switch_changes_the_epoch_and_retires_old_reads() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let mut rig = rig(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/gate/keepers"},"when":{"nth":1},"fault":{"delay_ms":5000}}"#,
     ))
@@ -431,9 +352,6 @@ async fn g6_workspace_switch_changes_the_epoch_and_retires_old_reads() {
 
 #[tokio::test]
 async fn g7_late_result_after_withdrawal_never_reaches_the_view() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let mut rig = rig(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/gate/keepers"},"when":{"nth":1},"fault":{"delay_ms":5000}}"#,
     ))
@@ -481,9 +399,6 @@ async fn g7_late_result_after_withdrawal_never_reaches_the_view() {
 
 #[tokio::test]
 async fn a_source_panic_restarts_it_and_redispatches_the_read() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let mut rig = rig(FaultPlan::none()).await;
     let first_handle = rig.source().await;
     let first = rig.observed().await;

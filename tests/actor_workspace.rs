@@ -2,69 +2,16 @@
 //! WorkspaceActor against the embedded server (protocol.md §2.1, §3, §13 `/health` faults;
 //! sources.md G-6): identity judgement, epochs, withdrawal, and what sources see of it.
 
+mod actor_support;
+use actor_support::{Rig, plan, start_rig};
 use masc_tui::actors::messages::{IdentityState, ViewMsg};
-use masc_tui::actors::read::testing::{ViewLog, collecting_view};
-use masc_tui::actors::supervisor::{RestartPolicy, RuntimeConfig, RuntimeHandle, start_runtime};
 use masc_tui::actors::ticket::{SourceKey, Ticket};
 use masc_tui::protocol::admission::AdmissionMode;
-use masc_tui::protocol::client::{ClientConfig, ClientError, TokenSource, WorkspaceClient};
+use masc_tui::server::ServeOptions;
 use masc_tui::server::faults::FaultPlan;
-use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
-use masc_tui::timeline::capture::StageRecorder;
-use std::time::Duration;
-
-/// The real `WorkspaceClient` is built on another branch; until it is merged the stub answers
-/// every request with "client not built yet" and these server-driven tests have nothing to
-/// drive. They skip with a note then (like absent fixtures), and run for real once it lands.
-async fn client_not_merged_yet() -> bool {
-    let probe = WorkspaceClient::new(ClientConfig::new("http://127.0.0.1:9")).unwrap();
-    let stub = matches!(probe.health().await, Err(ClientError::Transport(m)) if m.contains("not built yet"));
-    if stub {
-        eprintln!("workspace client not merged yet, skipping");
-    }
-    stub
-}
-
-struct Rig {
-    server: RunningServer,
-    runtime: RuntimeHandle,
-    log: ViewLog,
-    recorder: StageRecorder,
-    _trace: tracing::subscriber::DefaultGuard,
-}
 
 async fn rig(opts: ServeOptions, expected_base: Option<&str>) -> Rig {
-    let recorder = StageRecorder::new();
-    let trace = tracing::subscriber::set_default(recorder.subscriber());
-    let server = start(ServeOptions {
-        test_mode: true,
-        auth: AuthMode::Token("ws-test-token".into()),
-        ..opts
-    })
-    .await
-    .unwrap();
-    let mut cc = ClientConfig::new(server.base_url());
-    cc.token = TokenSource::Fixed("ws-test-token".into());
-    let client = WorkspaceClient::new(cc).unwrap();
-    let (view, log) = collecting_view().await.unwrap();
-    let cfg = RuntimeConfig {
-        expected_base: Some(expected_base.map_or_else(|| server.base_path(), str::to_string)),
-        health_interval: Duration::from_millis(20),
-        keepers_roster_interval: Duration::from_secs(3600),
-        restart: RestartPolicy {
-            initial_backoff: Duration::from_millis(1),
-            ..RestartPolicy::default()
-        },
-        fault_drills: true,
-    };
-    let runtime = start_runtime(client, view, cfg).await.unwrap();
-    Rig {
-        server,
-        runtime,
-        log,
-        recorder,
-        _trace: trace,
-    }
+    start_rig(opts, expected_base, None).await
 }
 
 impl Rig {
@@ -108,15 +55,8 @@ impl Rig {
     }
 }
 
-fn plan(rules: &str) -> FaultPlan {
-    FaultPlan::from_json(&format!(r#"{{"rules":[{rules}]}}"#)).unwrap()
-}
-
 #[tokio::test]
 async fn a_matching_health_opens_an_epoch_for_the_view_and_the_sources() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let mut rig = rig(ServeOptions::default(), None).await;
     let (epoch, root, mode) = rig.confirmed().await;
     assert_eq!(root, rig.server.masc_root());
@@ -141,9 +81,6 @@ async fn a_matching_health_opens_an_epoch_for_the_view_and_the_sources() {
 
 #[tokio::test]
 async fn a_booting_server_is_not_confirmed_until_ready() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let mut rig = rig(
         ServeOptions {
             boot_delay_reads: 2,
@@ -175,9 +112,6 @@ async fn a_booting_server_is_not_confirmed_until_ready() {
 
 #[tokio::test]
 async fn g6_a_failed_probe_withdraws_the_epoch_and_recovery_opens_a_new_one() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let mut rig = rig(ServeOptions::default(), None).await;
     let (first, _, _) = rig.confirmed().await;
     rig.server.set_faults(plan(
@@ -201,9 +135,6 @@ async fn g6_a_failed_probe_withdraws_the_epoch_and_recovery_opens_a_new_one() {
 
 #[tokio::test]
 async fn a_base_mismatch_is_reported_and_no_read_is_dispatched() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let mut rig = rig(
         ServeOptions::default(),
         Some("/nonexistent/masc-tui/elsewhere"),
@@ -238,9 +169,6 @@ async fn a_base_mismatch_is_reported_and_no_read_is_dispatched() {
 
 #[tokio::test]
 async fn g6_a_workspace_switch_withdraws_and_confirms_the_new_root() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let mut rig = rig(ServeOptions::default(), None).await;
     let (first, root, _) = rig.confirmed().await;
     let old_ticket = rig.roster_dispatched().await;
@@ -263,9 +191,6 @@ async fn g6_a_workspace_switch_withdraws_and_confirms_the_new_root() {
 
 #[tokio::test]
 async fn a_workspace_actor_panic_withdraws_then_reconfirms_under_a_new_epoch() {
-    if client_not_merged_yet().await {
-        return;
-    }
     let mut rig = rig(ServeOptions::default(), None).await;
     let (first, _, _) = rig.confirmed().await;
     rig.roster_dispatched().await;
