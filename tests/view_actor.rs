@@ -9,6 +9,7 @@ use masc_tui::actors::ticket::SourceKey;
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::view::actor::{ViewArgs, ViewEvent, spawn_view};
 use masc_tui::view::admission::RejectReason;
+use masc_tui::view::fetched::SLOW_READ_BADGE_AFTER;
 use masc_tui::view::keys::ExitCause;
 use masc_tui::view::presenter::{ByteCounter, FrameSink};
 use masc_tui::view::sample::{buffer_text, confirmed, roster, roster_observation, roster_ticket};
@@ -168,6 +169,48 @@ async fn t2_idle_view_writes_zero_bytes() {
         j_bytes > 0 && j_bytes < settled,
         "differential: {j_bytes} vs full {settled}"
     );
+}
+
+/// T.2 with G-4 (the CI failure of stop 6): a background re-read is invisible even when
+/// something else paints while it is in flight; once it is slow (`SLOW_READ_BADGE_AFTER`) the
+/// view paints its badge by itself (`read_aged`), and the admitted answer removes it.
+#[tokio::test]
+async fn t2_background_reread_badge_only_when_slow() {
+    let mut s = spawn(TestBackend::new(100, 30)).await;
+    load(&mut s, 3).await;
+    let dispatched_at = std::time::Instant::now();
+    s.view
+        .cast(ViewMsg::Dispatched(roster_ticket(2, 1)))
+        .unwrap();
+    s.view.cast(key('j')).unwrap();
+    let ViewEvent::Frame { buffer, .. } =
+        wait_for(&mut s.events, |e| matches!(e, ViewEvent::Frame { .. })).await
+    else {
+        unreachable!()
+    };
+    // Only meaningful if the machine painted before the read became slow (it always should).
+    if dispatched_at.elapsed() < SLOW_READ_BADGE_AFTER {
+        assert!(
+            !buffer_text(&buffer).contains("reading"),
+            "a routine re-read painted its badge with an unrelated frame"
+        );
+    }
+    handled(&mut s.events, "read_aged").await;
+    assert!(dispatched_at.elapsed() >= SLOW_READ_BADGE_AFTER);
+    frame_with(&mut s.events, "reading").await;
+    s.view
+        .cast(ViewMsg::Observed(roster_observation(
+            roster_ticket(2, 1),
+            roster(3),
+            AdmissionMode::Receipt,
+        )))
+        .unwrap();
+    let ViewEvent::Frame { buffer, .. } =
+        wait_for(&mut s.events, |e| matches!(e, ViewEvent::Frame { .. })).await
+    else {
+        unreachable!()
+    };
+    assert!(!buffer_text(&buffer).contains("reading"));
 }
 
 #[tokio::test]

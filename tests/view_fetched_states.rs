@@ -4,10 +4,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers
 
 use masc_tui::actors::messages::IdentityState;
+use masc_tui::actors::ticket::SourceKey;
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::decode::{DecodeError, DecodeErrorKind};
 use masc_tui::protocol::keepers::{KeeperRowSlot, KeeperStatus};
+use masc_tui::view::fetched::SLOW_READ_BADGE_AFTER;
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{
     bare_row, buffer_text, confirmed, roster, roster_failure, roster_observation, roster_of,
@@ -69,8 +71,13 @@ fn states() -> Vec<(&'static str, Model)> {
     loading.on_dispatched(roster_ticket(1, 1));
     let empty = ready(0);
     let filled = ready(3);
+    // A re-read the user asked for (`r`): its badge shows at once.
     let mut refreshing = ready(3);
     refreshing.on_dispatched(roster_ticket(2, 1));
+    refreshing
+        .read_badge(&SourceKey::KeepersRoster)
+        .unwrap()
+        .mark_asked();
     let mut failed_with_last = ready(3);
     failed_with_last.on_dispatched(roster_ticket(2, 1));
     failed_with_last
@@ -297,4 +304,36 @@ fn no_color_keeps_meaning_in_marks_and_words() {
     let text = buffer_text(&buf);
     assert!(text.contains("◐ degraded"));
     assert!(text.contains("✗ read failed"));
+}
+
+/// T.2 with G-4: a background re-read keeping the last value paints exactly like the settled
+/// value until it is slow; then the "reading" badge shows beside the value.
+#[test]
+fn t2_background_reread_shows_badge_only_when_slow() {
+    let settled = paint(&ready(3), &ui(100, 24));
+    let mut background = ready(3);
+    let dispatched_at = Instant::now();
+    background.on_dispatched(roster_ticket(2, 1));
+    let at = |now: Instant| {
+        let mut terminal = Terminal::new(TestBackend::new(100, 24)).unwrap();
+        let ctx = ProjectionCtx { now, ..ctx() };
+        terminal
+            .draw(|frame| {
+                render(
+                    &background,
+                    &ui(100, 24),
+                    &ctx,
+                    frame.area(),
+                    frame.buffer_mut(),
+                )
+            })
+            .unwrap();
+        buffer_text(terminal.backend().buffer())
+    };
+    assert_eq!(at(dispatched_at), settled, "a routine re-read is invisible");
+    let slow = at(dispatched_at + SLOW_READ_BADGE_AFTER * 2);
+    assert!(
+        slow.contains("reading") && slow.contains("keeper-0002"),
+        "{slow}"
+    );
 }

@@ -123,5 +123,8 @@ pub enum ViewMsg {
     WorkPrepared(Box<crate::view::work::Prepared>),
     /// The frame scheduler's deadline passed.
     FrameDue,
+    /// A background re-read of this source was dispatched `SLOW_READ_BADGE_AFTER` ago: if it
+    /// is still in flight its "reading" badge is now due (T.2).
+    ReadAged(SourceKey),
     Shutdown,
 }

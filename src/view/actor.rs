@@ -3,6 +3,7 @@
 //! the [`FrameSchedule`] for a frame; `FrameDue` (sent to itself, immediately or with
 //! `send_after`) paints at most what the schedule allows; an unchanged frame writes nothing.
 
+use super::fetched::SLOW_READ_BADGE_AFTER;
 use super::keys::{ExitCause, UiCommand, handle_key};
 use super::model::Model;
 use super::presenter::{FrameSink, FrameStats, Presenter};
@@ -186,6 +187,7 @@ impl<B: FrameSink> Actor for ViewActor<B> {
                 state.changed(&myself, changed);
             }
             ViewMsg::FrameDue => state.on_frame_due(&myself),
+            ViewMsg::ReadAged(source) => state.on_read_aged(&myself, &source),
             ViewMsg::Shutdown => state.finish(&myself, ExitCause::Shutdown),
         }
         state.schedule_work_prep(&myself);
@@ -206,6 +208,7 @@ fn msg_kind(msg: &ViewMsg) -> &'static str {
         ViewMsg::Input(_) => "input",
         ViewMsg::WorkPrepared(_) => "work_prepared",
         ViewMsg::FrameDue => "frame_due",
+        ViewMsg::ReadAged(_) => "read_aged",
         ViewMsg::Shutdown => "shutdown",
     }
 }
@@ -224,18 +227,33 @@ impl<B: FrameSink> ViewState<B> {
     }
 
     /// T.2: an idle view writes nothing, so a background re-read that keeps the last value on
-    /// screen does not paint by itself: its "reading" badge shows with the next frame that has
-    /// a reason (input, a result, a resize). A first load and a read the user asked for paint
-    /// at once.
+    /// screen changes nothing visible: its "reading" badge appears only once the read is slow
+    /// (`SLOW_READ_BADGE_AFTER`, checked by a `ReadAged` message then), whatever else paints
+    /// meanwhile. A first load and a read the user asked for paint at once.
     fn on_dispatched(&mut self, myself: &ActorRef<ViewMsg>, source: &SourceKey, changed: bool) {
         let asked = self.asked_refresh.remove(source);
         if !changed {
             return;
         }
-        if asked || !self.model.is_refreshing(source) {
+        match self.model.read_badge(source) {
+            Some(badge) if badge.is_refreshing() => {
+                if asked {
+                    badge.mark_asked();
+                    self.want(myself, FrameRequest::Background);
+                } else {
+                    let source = source.clone();
+                    myself.send_after(SLOW_READ_BADGE_AFTER, move || ViewMsg::ReadAged(source));
+                }
+            }
+            _ => self.want(myself, FrameRequest::Background),
+        }
+    }
+
+    /// A background re-read may have become slow: paint if it is still in flight (the
+    /// presenter writes nothing when its badge was already shown or the rows are unchanged).
+    fn on_read_aged(&mut self, myself: &ActorRef<ViewMsg>, source: &SourceKey) {
+        if self.model.is_refreshing(source) {
             self.want(myself, FrameRequest::Background);
-        } else {
-            self.dirty = true;
         }
     }
 
@@ -345,6 +363,11 @@ impl<B: FrameSink> ViewState<B> {
         match self.sources.get(source) {
             Some(handle) => match handle.cast(SourceCommand::Demand(DemandKind::Explicit)) {
                 Ok(()) => {
+                    // A read already in flight may take the demand (coalesce): its badge is
+                    // now one the user asked for.
+                    if let Some(badge) = self.model.read_badge(source) {
+                        badge.mark_asked();
+                    }
                     self.asked_refresh.insert(source.clone());
                     "refresh requested"
                 }

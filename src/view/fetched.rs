@@ -3,7 +3,12 @@
 //! Unread, loading, ready-empty, refreshing and failed are different values: a failure never
 //! reads as empty, and a failed re-read keeps the last good value beside the failure.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// A background re-read that keeps the last value on screen shows its "reading" badge only
+/// once it has been in flight this long (T.2: a routine poll is not a reason to paint; a slow
+/// one is news). A read the user asked for shows the badge at once.
+pub const SLOW_READ_BADGE_AFTER: Duration = Duration::from_millis(1500);
 
 /// A value the view admitted, with when it was observed and how it was admitted.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,8 +38,14 @@ pub enum Fetched<T> {
     Warming { last: Option<Observed<T>> },
     /// Admitted value (may be a normal empty collection).
     Ready(Observed<T>),
-    /// A re-read in flight; the last good value stays on screen.
-    Refreshing { last: Observed<T> },
+    /// A re-read in flight; the last good value stays on screen. `since` is when it was
+    /// dispatched; `asked` when the user asked for it (it shows at once, see
+    /// [`Fetched::shows_reading`]).
+    Refreshing {
+        last: Observed<T>,
+        since: Instant,
+        asked: bool,
+    },
     /// The last read failed; `last` is the previous good value if any.
     Failed {
         last: Option<Observed<T>>,
@@ -47,7 +58,7 @@ impl<T: Clone> Fetched<T> {
     /// The last good value, whatever the current state.
     pub fn last(&self) -> Option<&Observed<T>> {
         match self {
-            Self::Ready(o) | Self::Refreshing { last: o } => Some(o),
+            Self::Ready(o) | Self::Refreshing { last: o, .. } => Some(o),
             Self::Warming { last } | Self::Failed { last, .. } => last.as_ref(),
             Self::NotRequested | Self::Loading => None,
         }
@@ -55,11 +66,20 @@ impl<T: Clone> Fetched<T> {
 
     /// A read was dispatched for this slot.
     pub fn begin_read(&mut self) {
+        self.begin_read_at(Instant::now());
+    }
+
+    /// A read was dispatched for this slot at `now`.
+    pub fn begin_read_at(&mut self, now: Instant) {
         let next = match std::mem::take(self) {
-            Self::Ready(o) | Self::Refreshing { last: o } => Self::Refreshing { last: o },
-            Self::Failed { last: Some(o), .. } | Self::Warming { last: Some(o) } => {
-                Self::Refreshing { last: o }
-            }
+            Self::Refreshing { last, since, asked } => Self::Refreshing { last, since, asked },
+            Self::Ready(o)
+            | Self::Failed { last: Some(o), .. }
+            | Self::Warming { last: Some(o) } => Self::Refreshing {
+                last: o,
+                since: now,
+                asked: false,
+            },
             Self::Failed { last: None, .. }
             | Self::Warming { last: None }
             | Self::NotRequested
@@ -92,11 +112,44 @@ impl<T: Clone> Fetched<T> {
     /// Withdrawal without a result (retired read): back to the last good value or not-requested.
     pub fn settle_without_result(&mut self) {
         let next = match std::mem::take(self) {
-            Self::Refreshing { last } => Self::Ready(last),
+            Self::Refreshing { last, .. } => Self::Ready(last),
             Self::Loading => Self::NotRequested,
             other => other,
         };
         *self = next;
+    }
+}
+
+/// What the view needs of a slot's read state whatever its value type: whether a re-read is
+/// in flight, and marking it as asked for by the user.
+pub trait ReadBadge {
+    fn is_refreshing(&self) -> bool;
+    /// The in-flight re-read was asked for by the user: its badge shows at once.
+    fn mark_asked(&mut self);
+}
+
+impl<T: Clone> ReadBadge for Fetched<T> {
+    fn is_refreshing(&self) -> bool {
+        matches!(self, Self::Refreshing { .. })
+    }
+
+    fn mark_asked(&mut self) {
+        if let Self::Refreshing { asked, .. } = self {
+            *asked = true;
+        }
+    }
+}
+
+impl<T: Clone> Fetched<T> {
+    /// Whether a "reading" badge belongs beside the shown value at `now`: a re-read the user
+    /// asked for, or a background one in flight for [`SLOW_READ_BADGE_AFTER`] or longer.
+    pub fn shows_reading(&self, now: Instant) -> bool {
+        match self {
+            Self::Refreshing { since, asked, .. } => {
+                *asked || now.saturating_duration_since(*since) >= SLOW_READ_BADGE_AFTER
+            }
+            _ => false,
+        }
     }
 }
 
@@ -137,5 +190,31 @@ mod tests {
             false,
         );
         assert!(matches!(g, Fetched::Failed { last: None, .. }));
+    }
+
+    /// T.2: a background re-read shows no badge until it is slow; an asked one shows at once;
+    /// a re-dispatch while refreshing keeps the first dispatch time (the read is one wait).
+    #[test]
+    fn reading_badge_waits_for_slow_background_reads() {
+        let t0 = Instant::now();
+        let mut f: Fetched<u32> = Fetched::Ready(obs(1));
+        assert!(!f.shows_reading(t0));
+        f.begin_read_at(t0);
+        assert!(f.is_refreshing());
+        assert!(!f.shows_reading(t0));
+        assert!(!f.shows_reading(t0 + SLOW_READ_BADGE_AFTER / 2));
+        f.begin_read_at(t0 + SLOW_READ_BADGE_AFTER / 2);
+        assert!(f.shows_reading(t0 + SLOW_READ_BADGE_AFTER));
+        let mut g: Fetched<u32> = Fetched::Ready(obs(2));
+        g.begin_read_at(t0);
+        g.mark_asked();
+        assert!(g.shows_reading(t0));
+        g.admit(obs(3));
+        assert!(!g.shows_reading(t0 + SLOW_READ_BADGE_AFTER * 2));
+        // A first read is Loading, not a badge beside a value.
+        let mut h: Fetched<u32> = Fetched::NotRequested;
+        h.begin_read_at(t0);
+        h.mark_asked();
+        assert!(!h.shows_reading(t0));
     }
 }

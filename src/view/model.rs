@@ -4,7 +4,7 @@
 //! stage event (`admit` / `reject{reason}`, architecture.md §3).
 
 use super::admission::{EpochGate, RejectReason, Slot};
-use super::fetched::Fetched;
+use super::fetched::{Fetched, ReadBadge};
 use crate::actors::messages::{IdentityState, Observation, ObservationPayload};
 use crate::actors::ticket::{SourceKey, Ticket};
 use crate::protocol::admission::AdmissionMode;
@@ -102,10 +102,18 @@ impl Model {
         }
     }
 
+    /// The read state of `source`'s slot, whatever its value type (None: no such slot).
+    pub fn read_badge(&mut self, source: &SourceKey) -> Option<&mut dyn ReadBadge> {
+        if crate::view::work::WorkModel::owns(source) {
+            return self.work.read_badge(source);
+        }
+        self.slot_for(source)
+            .map(|slot| &mut slot.fetched as &mut dyn ReadBadge)
+    }
+
     /// Whether `source`'s slot is re-reading with its last value still shown (G-4).
     pub fn is_refreshing(&mut self, source: &SourceKey) -> bool {
-        self.slot_for(source)
-            .is_some_and(|slot| matches!(slot.fetched, Fetched::Refreshing { .. }))
+        self.read_badge(source).is_some_and(|b| b.is_refreshing())
     }
 
     /// `Dispatched`: the ticket owns its slot. Returns `true` when the model changed.

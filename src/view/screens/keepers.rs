@@ -18,6 +18,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
 use std::sync::Arc;
+use std::time::Instant;
 
 pub const HEALTH_W: usize = 11;
 pub const KEEPER_W: usize = 16;
@@ -219,9 +220,11 @@ pub fn effective_offset(selected: usize, offset: usize, page: usize, len: usize)
 }
 
 /// What the title row says about the slot beside the value (G-4).
-fn annotation(fetched: &Fetched<Arc<KeeperRoster>>) -> Option<(String, Tone)> {
+fn annotation(fetched: &Fetched<Arc<KeeperRoster>>, now: Instant) -> Option<(String, Tone)> {
     match fetched {
-        Fetched::Refreshing { .. } => Some(("⟳ reading… (showing last value)".into(), Tone::Busy)),
+        Fetched::Refreshing { .. } if fetched.shows_reading(now) => {
+            Some(("⟳ reading… (showing last value)".into(), Tone::Busy))
+        }
         Fetched::Failed {
             last: Some(_),
             error,
@@ -246,8 +249,9 @@ fn annotation(fetched: &Fetched<Arc<KeeperRoster>>) -> Option<(String, Tone)> {
 fn title_line(
     value: &Observed<Arc<KeeperRoster>>,
     fetched: &Fetched<Arc<KeeperRoster>>,
-    theme: Theme,
+    ctx: &ProjectionCtx,
 ) -> Line<'static> {
+    let theme = ctx.theme;
     let roster = &value.value;
     let mut spans = vec![Span::styled(
         format!("KEEPERS {}", roster.keepers().count()),
@@ -272,7 +276,7 @@ fn title_line(
             theme.style(Tone::Warn),
         ));
     }
-    if let Some((text, tone)) = annotation(fetched) {
+    if let Some((text, tone)) = annotation(fetched, ctx.now) {
         spans.push(Span::raw("  "));
         spans.push(Span::styled(text, theme.style(tone)));
     }
@@ -324,7 +328,7 @@ pub fn render(model: &Model, ui: &RosterUi, ctx: &ProjectionCtx, area: Rect, buf
         return;
     }
     let roster = &value.value;
-    title_line(value, fetched, theme).render(Rect::new(area.x, area.y, area.width, 1), buf);
+    title_line(value, fetched, ctx).render(Rect::new(area.x, area.y, area.width, 1), buf);
     let cols = Columns::for_width(area.width as usize);
     if area.height > 1 {
         heading_line(cols, theme).render(Rect::new(area.x, area.y + 1, area.width, 1), buf);

@@ -43,7 +43,10 @@ pub fn render_overview(model: &Model, ctx: &ProjectionCtx, area: Rect, buf: &mut
             o.value.keepers().count(),
             error.class
         ),
-        Fetched::Refreshing { last } => format!("{} (reading…)", last.value.keepers().count()),
+        Fetched::Refreshing { last, .. } if model.keepers.fetched.shows_reading(ctx.now) => {
+            format!("{} (reading…)", last.value.keepers().count())
+        }
+        Fetched::Refreshing { last, .. } => last.value.keepers().count().to_string(),
         Fetched::Ready(o) => o.value.keepers().count().to_string(),
     };
     Paragraph::new(vec![

@@ -16,7 +16,7 @@ use crate::protocol::goals::GoalDetailRead;
 use crate::protocol::planning::{PlanningRead, Rollup};
 use crate::protocol::tasks::{PageRequest, TaskDetail, TaskList};
 use crate::view::admission::{EpochGate, RejectReason, Slot};
-use crate::view::fetched::{Fetched, SlotFailure};
+use crate::view::fetched::{Fetched, ReadBadge, SlotFailure};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -238,6 +238,24 @@ impl WorkModel {
                 None => false,
             },
             _ => false,
+        }
+    }
+
+    /// The read state of `source`'s slot (None: not open, or not a Work source).
+    pub fn read_badge(&mut self, source: &SourceKey) -> Option<&mut dyn ReadBadge> {
+        match source {
+            SourceKey::Planning => Some(&mut self.planning.fetched),
+            SourceKey::TaskList => Some(&mut self.tasks.fetched),
+            SourceKey::TaskBody(id) => self
+                .task_for(id)
+                .map(|t| &mut t.body.fetched as &mut dyn ReadBadge),
+            SourceKey::TaskHistory(id) => self
+                .task_for(id)
+                .map(|t| &mut t.history.fetched as &mut dyn ReadBadge),
+            SourceKey::GoalTimeline(id) => self
+                .goal_for(id)
+                .map(|g| &mut g.timeline.fetched as &mut dyn ReadBadge),
+            _ => None,
         }
     }
 

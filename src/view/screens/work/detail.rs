@@ -50,7 +50,8 @@ pub fn drawn_scroll(saved: usize, shown: usize, height: usize) -> usize {
     saved.min(shown.saturating_sub(height.max(1)))
 }
 
-fn history_status(task: &TaskDetailModel, theme: Theme) -> Line<'static> {
+fn history_status(task: &TaskDetailModel, ctx: &ProjectionCtx) -> Line<'static> {
+    let theme = ctx.theme;
     let mut spans = vec![Span::styled("HISTORY ", theme.style(Tone::Strong))];
     let pages = |n: usize| {
         if n == 1 {
@@ -87,10 +88,11 @@ fn history_status(task: &TaskDetailModel, theme: Theme) -> Line<'static> {
             Fetched::Loading => ("reading the newest page…".to_string(), Tone::Busy),
             Fetched::Warming { .. } => ("server warming up".to_string(), Tone::Warn),
             Fetched::Ready(o) => (chain_words(&o.value), Tone::Dim),
-            Fetched::Refreshing { last } => (
+            Fetched::Refreshing { last, .. } if task.history.fetched.shows_reading(ctx.now) => (
                 format!("{} · reading…", chain_words(&last.value)),
                 Tone::Busy,
             ),
+            Fetched::Refreshing { last, .. } => (chain_words(&last.value), Tone::Dim),
             Fetched::Failed {
                 last: None,
                 error,
@@ -161,7 +163,7 @@ pub fn render_task(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf:
         format!("TASK {}", sanitize(&task.task_id)),
         theme.style(Tone::Strong),
     )];
-    if let Some((text, tone)) = annotation(&task.body.fetched) {
+    if let Some((text, tone)) = annotation(&task.body.fetched, ctx.now) {
         title.push(Span::styled(format!("  {text}"), theme.style(tone)));
     }
     if let Some(r) = row(layout.body, 0) {
@@ -209,7 +211,7 @@ pub fn render_task(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf:
         }
     }
     // History pane.
-    history_status(task, theme).render(layout.history_status, buf);
+    history_status(task, ctx).render(layout.history_status, buf);
     if task.withdrawn || task.history.fetched.last().is_none() {
         return;
     }
@@ -302,7 +304,7 @@ pub fn render_goal(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf:
             error,
             retrying,
         } => Some((failure_text("timeline", error, *retrying), Tone::Bad)),
-        _ => annotation(&goal.timeline.fetched),
+        _ => annotation(&goal.timeline.fetched, ctx.now),
     };
     if let Some((text, tone)) = &words {
         status.push(Span::styled(text.clone(), theme.style(*tone)));

@@ -102,7 +102,7 @@ pub fn render(model: &Model, ui: &GoalsUi, ctx: &ProjectionCtx, area: Rect, buf:
     let theme = ctx.theme;
     let slot = &model.work.planning;
     let mut title = vec![Span::styled("GOALS", theme.style(Tone::Strong))];
-    if let Some((text, tone)) = annotation(&slot.fetched) {
+    if let Some((text, tone)) = annotation(&slot.fetched, ctx.now) {
         title.push(Span::styled(format!("  {text}"), theme.style(tone)));
     }
     if let Some(r) = row(area, 0) {

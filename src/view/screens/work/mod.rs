@@ -18,6 +18,7 @@ use crate::view::theme::{Theme, Tone};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
+use std::time::Instant;
 
 /// Which Work pane is shown (`t` toggles).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -192,9 +193,11 @@ pub fn failure_text(what: &str, error: &SlotFailure, retrying: bool) -> String {
 }
 
 /// The annotation beside a shown value (re-reading, warming, failed re-read).
-pub fn annotation<T: Clone>(fetched: &Fetched<T>) -> Option<(String, Tone)> {
+pub fn annotation<T: Clone>(fetched: &Fetched<T>, now: Instant) -> Option<(String, Tone)> {
     match fetched {
-        Fetched::Refreshing { .. } => Some(("reading…".into(), Tone::Busy)),
+        Fetched::Refreshing { .. } if fetched.shows_reading(now) => {
+            Some(("reading…".into(), Tone::Busy))
+        }
         Fetched::Warming { last: Some(_) } => {
             Some(("server warming up · last observation".into(), Tone::Warn))
         }

@@ -48,7 +48,7 @@ pub fn render(model: &Model, ui: &TasksUi, ctx: &ProjectionCtx, area: Rect, buf:
     let theme = ctx.theme;
     let slot = &model.work.tasks;
     let mut title = vec![Span::styled("TASKS", theme.style(Tone::Strong))];
-    if let Some((text, tone)) = annotation(&slot.fetched) {
+    if let Some((text, tone)) = annotation(&slot.fetched, ctx.now) {
         title.push(Span::styled(format!("  {text}"), theme.style(tone)));
     }
     let Some(observed) = slot.fetched.last() else {
