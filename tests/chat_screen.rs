@@ -478,3 +478,88 @@ fn ctrl_j_newline_paste_and_unhandled_keys_reach_the_screen() {
     };
     assert_eq!((k, text.as_str()), (keeper, "one\ntwo\nthree"));
 }
+
+/// C-65: Up/Down past the draft's edges recall this Keeper's inputs — pending first, then
+/// sent, newest first — and give the typed draft back; an edit ends the walk; after PgUp the
+/// same keys scroll the transcript one line and leave the composer alone.
+#[test]
+fn c65_up_down_recall_pending_then_sent_and_return_the_draft() {
+    let (mut model, mut ui, keeper) = opened(0);
+    let pane = model.chat.as_mut().unwrap();
+    pane.apply(
+        &chat_ticket(&keeper, 1),
+        page(vec![
+            row("m-1", ChatRole::User, "first", 1_787_000_000.5),
+            row("m-2", ChatRole::Assistant, "an answer", 1_787_000_010.5),
+            row("m-3", ChatRole::User, "second", 1_787_000_020.5),
+        ]),
+    );
+    pane.register_send("tui-0190f5a0-0000-7000-8000-00000000000a", "queued");
+    type_text(&mut ui, &model, "draft 한글");
+    let text = |ui: &Ui| ui.chat.as_ref().unwrap().composer.text().to_string();
+    let press = |ui: &mut Ui, code: KeyCode| handle_key(ui, &model, key(code));
+    let mut walked = Vec::new();
+    for _ in 0..4 {
+        press(&mut ui, KeyCode::Up);
+        walked.push(text(&ui));
+    }
+    assert_eq!(walked, ["queued", "second", "first", "first"]);
+    let mut back = Vec::new();
+    for _ in 0..4 {
+        press(&mut ui, KeyCode::Down);
+        back.push(text(&ui));
+    }
+    assert_eq!(back, ["second", "queued", "draft 한글", "draft 한글"]);
+    // An edited recall is the draft: Down past it does not swap it away.
+    press(&mut ui, KeyCode::Up);
+    press(&mut ui, KeyCode::Char('!'));
+    press(&mut ui, KeyCode::Down);
+    assert_eq!(text(&ui), "queued!");
+    // After PgUp, Up/Down scroll one line; the composer is untouched.
+    ui.chat.as_mut().unwrap().scroll = ScrollPosition::Back(5);
+    press(&mut ui, KeyCode::Up);
+    assert_eq!(ui.chat.as_ref().unwrap().scroll, ScrollPosition::Back(6));
+    press(&mut ui, KeyCode::Down);
+    press(&mut ui, KeyCode::Down);
+    assert_eq!(ui.chat.as_ref().unwrap().scroll, ScrollPosition::Back(4));
+    assert_eq!(text(&ui), "queued!");
+}
+
+/// C-65: Ctrl-G opens the next Keeper's chat in roster order (wrapping at the end), but not
+/// while this chat's turn is in flight: then it is refused on the footer (C-64), not queued.
+#[test]
+fn c65_ctrl_g_next_keeper_not_while_a_turn_is_in_flight() {
+    let ctrl_g = KeyEvent::new(KeyCode::Char('g'), KeyModifiers::CONTROL);
+    let names: Vec<String> = {
+        let (model, _, _) = opened(0);
+        let roster = &model.keepers.fetched.last().unwrap().value;
+        roster.keepers().map(|r| r.name.clone()).collect()
+    };
+    let (mut model, mut ui, keeper) = opened(0);
+    assert_eq!(keeper, names[0]);
+    let cmd = handle_key(&mut ui, &model, ctrl_g);
+    assert_eq!(
+        cmd,
+        UiCommand::Chat(ChatUiCommand::Open {
+            keeper: names[1].clone()
+        })
+    );
+    let (_, mut last_ui, last) = opened(names.len() - 1);
+    let cmd = handle_key(&mut last_ui, &model, ctrl_g);
+    assert_ne!(last, names[0]);
+    assert!(
+        matches!(&cmd, UiCommand::Chat(ChatUiCommand::Open { keeper }) if *keeper == names[0]),
+        "wraps to the first: {cmd:?}"
+    );
+    model
+        .chat
+        .as_mut()
+        .unwrap()
+        .register_send("tui-0190f5a0-0000-7000-8000-00000000000b", "busy?");
+    assert_eq!(model.chat.as_ref().unwrap().progress(), Progress::Sending);
+    let cmd = handle_key(&mut ui, &model, ctrl_g);
+    assert_eq!(cmd, UiCommand::Repaint, "refused, not switched");
+    let chat = ui.chat.as_ref().unwrap();
+    assert_eq!(chat.keeper, keeper);
+    assert!(chat.composer.notice(std::time::Instant::now()).is_some());
+}

@@ -19,6 +19,7 @@ pub mod draft;
 pub mod layout;
 pub mod paste;
 pub mod pending;
+pub mod recall;
 pub mod render;
 pub mod slash;
 pub mod state;
@@ -28,6 +29,7 @@ pub use draft::{Draft, DraftKey, DraftPersistError, DraftPersistence, DraftStore
 pub use layout::{CursorCell, VisualLayout};
 pub use paste::{PasteSpill, PasteStamp};
 pub use pending::{PendingEvent, PendingInput, PendingState, PendingStep};
+pub use recall::{RecallCursor, RecallList, RecallStep};
 pub use render::{ComposerLayout, ComposerView};
 pub use slash::{SlashCommand, SlashError};
 pub use state::{

@@ -3,10 +3,12 @@
 //! older page), Ctrl-E newest, Ctrl-F/D/R/N/S view toggles. Every key is handled here while the
 //! chat is open, so typed text never reaches the roster or the tab ring.
 
-use super::{ChatUi, ChatUiCommand, composer_layout, transcript_rows};
+use super::{ChatUi, ChatUiCommand, Progress, composer_layout, transcript_rows};
 use crate::view::chat::{ReasoningMode, ScrollPosition, ToolVisibility, ViewToggle};
 use crate::view::composer::slash::{ThinkingChoice, ToolsChoice};
-use crate::view::composer::{ComposerAction, PasteStamp, SlashCommand};
+use crate::view::composer::{
+    ComposerAction, PasteStamp, RecallDirection, RecallStep, SlashCommand,
+};
 use crate::view::keys::UiCommand;
 use crate::view::model::Model;
 use crate::view::screens::Ui;
@@ -30,7 +32,13 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
     };
     let layout = composer_layout(chat, area, now);
     let page = transcript_rows(&layout).max(1);
-    match chat.composer.handle_key(key, &layout.key_context(now)) {
+    let revision = chat.composer.revision();
+    let action = chat.composer.handle_key(key, &layout.key_context(now));
+    if chat.composer.revision() != revision {
+        // The recalled text was edited or sent: it is the draft now (C-65).
+        chat.recall.end();
+    }
+    match action {
         ComposerAction::Send(message) => {
             chat.scroll = ScrollPosition::Newest;
             UiCommand::Chat(ChatUiCommand::Send {
@@ -42,9 +50,84 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         ComposerAction::Slash(command) => slash(ui, command, now),
         // C-66: the composer put the typed error on its footer; nothing is sent.
         ComposerAction::SlashRejected(_) | ComposerAction::Edited => UiCommand::Repaint,
-        // No input history is kept per Keeper yet: recall does nothing.
-        ComposerAction::Recall(_) | ComposerAction::Unchanged => UiCommand::None,
+        ComposerAction::Recall(direction) => recall(chat, model, direction),
+        ComposerAction::Unchanged => UiCommand::None,
         ComposerAction::Unhandled => screen_key(chat, model, key, page),
+    }
+}
+
+/// Up/Down past the composer's edge (C-65): after PgUp (the transcript scrolled back) they
+/// scroll one line; otherwise they walk this Keeper's inputs, pending first, then sent.
+fn recall(chat: &mut ChatUi, model: &Model, direction: RecallDirection) -> UiCommand {
+    if chat.scroll != ScrollPosition::Newest {
+        chat.scroll = match (direction, chat.scroll) {
+            (RecallDirection::Older, ScrollPosition::Back(n)) => ScrollPosition::Back(n + 1),
+            (RecallDirection::Older, ScrollPosition::FromTop(n)) => {
+                ScrollPosition::FromTop(n.saturating_sub(1))
+            }
+            (RecallDirection::Newer, ScrollPosition::Back(n)) if n > 1 => {
+                ScrollPosition::Back(n - 1)
+            }
+            (RecallDirection::Newer, ScrollPosition::FromTop(n)) => ScrollPosition::FromTop(n + 1),
+            _ => ScrollPosition::Newest,
+        };
+        return UiCommand::Repaint;
+    }
+    let list = model
+        .chat
+        .as_ref()
+        .filter(|p| p.keeper == chat.keeper)
+        .map(|p| p.recall_list())
+        .unwrap_or_default();
+    let composer = &mut chat.composer;
+    match chat.recall.step(direction, &list, || composer.draft()) {
+        RecallStep::Show(text) => composer.set_text(&text),
+        RecallStep::Restore(draft) => composer.restore_draft(draft),
+        RecallStep::Stay => return UiCommand::None,
+    }
+    UiCommand::Repaint
+}
+
+/// Ctrl-G (C-65): the chat of the next Keeper in roster order (wrapping), not while this
+/// chat's turn is in flight — that is refused on the footer (C-64), never queued.
+fn next_keeper(chat: &mut ChatUi, model: &Model) -> UiCommand {
+    let now = Instant::now();
+    let in_flight = model
+        .chat
+        .as_ref()
+        .filter(|p| p.keeper == chat.keeper)
+        .is_some_and(|p| {
+            matches!(
+                p.progress(),
+                Progress::Sending | Progress::Queued | Progress::Active(_)
+            )
+        });
+    if in_flight {
+        chat.composer.report_failure(
+            "Ctrl-G: this Keeper's turn is in flight; wait for it to end",
+            now,
+        );
+        return UiCommand::Repaint;
+    }
+    let names: Vec<&str> = model
+        .keepers
+        .fetched
+        .last()
+        .map(|o| o.value.keepers().map(|r| r.name.as_str()).collect())
+        .unwrap_or_default();
+    let next = names
+        .iter()
+        .position(|n| *n == chat.keeper)
+        .map_or(0, |i| (i + 1) % names.len().max(1));
+    match names.get(next) {
+        Some(name) if *name != chat.keeper => UiCommand::Chat(ChatUiCommand::Open {
+            keeper: (*name).to_string(),
+        }),
+        _ => {
+            chat.composer
+                .report_failure("Ctrl-G: no other Keeper in the roster", now);
+            UiCommand::Repaint
+        }
     }
 }
 
@@ -61,6 +144,7 @@ fn screen_key(chat: &mut ChatUi, model: &Model, key: KeyEvent, page: usize) -> U
                 chat.scroll = ScrollPosition::Newest;
                 return UiCommand::Repaint;
             }
+            KeyCode::Char('g') => return next_keeper(chat, model),
             _ => return UiCommand::None,
         };
         chat.modes.toggle(toggle);

@@ -23,7 +23,9 @@ use crate::protocol::admission::WorkspaceId;
 use crate::protocol::keepers::{ActivationMode, KeeperRow, KeeperRowSlot};
 use crate::view::chat::{ScrollPosition, ViewModes};
 use crate::view::composer::render::{self, DEFAULT_PLACEHOLDER, footer_text};
-use crate::view::composer::{Composer, ComposerLayout, ComposerView, Draft, DraftKey};
+use crate::view::composer::{
+    Composer, ComposerLayout, ComposerView, Draft, DraftKey, RecallCursor,
+};
 use crate::view::model::Model;
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};
@@ -45,6 +47,8 @@ pub struct ChatUi {
     pub composer: Composer,
     pub scroll: ScrollPosition,
     pub modes: ViewModes,
+    /// Where Up/Down recall stands (C-65).
+    pub recall: RecallCursor,
 }
 
 /// What a chat key asks the view actor to do.
@@ -162,6 +166,7 @@ pub fn dispatch(
                 composer,
                 scroll: ScrollPosition::Newest,
                 modes: ViewModes::default(),
+                recall: RecallCursor::default(),
             });
             (!cast(ChatCommand::Open { keeper }))
                 .then(|| "chat not loaded: chat source not running".to_string())

@@ -16,6 +16,7 @@ use crate::view::admission::{EpochGate, RejectReason};
 use crate::view::chat::{
     Entry, EntryKind, FailureOrigin, LiveTurn, PendingState, Speaker, Transcript, TranscriptView,
 };
+use crate::view::composer::RecallList;
 use crate::view::theme::Theme;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard};
@@ -225,6 +226,26 @@ impl ChatPane {
 
     pub fn take_effects(&mut self) -> Vec<ChatEffect> {
         std::mem::take(&mut self.effects)
+    }
+
+    /// This Keeper's inputs for recall (C-65): pending sends first, then the operator's
+    /// utterances in the transcript (history and this session's confirmed sends).
+    pub fn recall_list(&self) -> RecallList {
+        let pending: Vec<&str> = self
+            .sends
+            .values()
+            .filter(|s| s.pending_state().is_some())
+            .map(|s| s.text.as_str())
+            .collect();
+        let view = self.view();
+        let sent: Vec<&str> = view
+            .transcript()
+            .entries()
+            .iter()
+            .filter(|e| e.speaker == Speaker::Operator && e.kind == EntryKind::Utterance)
+            .map(|e| e.text.as_str())
+            .collect();
+        RecallList::new(pending.into_iter(), sent.into_iter())
     }
 
     /// Enter: the operator's text, before any actor has it (`전송 대기`).
