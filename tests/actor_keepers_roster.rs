@@ -488,3 +488,63 @@ async fn forbidden_is_not_retried_and_is_typed() {
     assert_eq!(rig.server.request_count("GET", "/api/v1/gate/keepers"), 1);
     rig.finish().await;
 }
+
+/// §1.3: a second 401 after the one re-read of the token is a typed `Unauthorized` failure of
+/// this slot: exactly two requests, one dispatch, never a third try.
+#[tokio::test]
+async fn unauthorized_twice_is_typed_and_not_retried_again() {
+    let (obs, stages, rig) = first_read(plan(
+        r#"{"match":{"method":"GET","path":"/api/v1/gate/keepers"},"when":{"first":2},"fault":{"status":401,"body":{"error":"invalid token","auth_error_code":"invalid_token"}}}"#,
+    ))
+    .await;
+    assert!(
+        matches!(
+            roster_error(&obs),
+            Some(ClientError::Unauthorized { status: 401, .. })
+        ),
+        "{:?}",
+        obs.payload
+    );
+    assert_eq!(rig.server.request_count("GET", ROSTER), 2);
+    assert_eq!(
+        stage_names(&stages)[..3],
+        ["dispatch", "worker_enter", "worker_return"]
+    );
+    assert_ne!(stages[2].outcome.as_deref(), Some("ok"));
+    rig.finish().await;
+}
+
+/// G-8 / §1.4: a re-read of an unchanged roster sends the cached ETag, the server answers 304
+/// with a receipt, and the view gets the same typed value marked `from_cache` under the new
+/// ticket (a new generation, not the old result replayed).
+#[tokio::test]
+async fn an_unchanged_reread_reuses_the_cached_value_by_etag() {
+    let (first, _, mut rig) = first_read(FaultPlan::none()).await;
+    let ObservationPayload::KeepersRoster(Ok(a)) = &first.payload else {
+        panic!("{:?}", first.payload);
+    };
+    assert!(!a.from_cache);
+    let source = rig.source().await;
+    source
+        .cast(SourceCommand::Demand(DemandKind::Explicit))
+        .unwrap();
+    let second = loop {
+        let obs = rig.observed().await;
+        if obs.ticket != first.ticket {
+            break obs;
+        }
+    };
+    assert!(second.ticket.generation > first.ticket.generation);
+    let ObservationPayload::KeepersRoster(Ok(b)) = &second.payload else {
+        panic!("{:?}", second.payload);
+    };
+    assert!(b.from_cache, "answered 304 and served from the ETag cache");
+    assert_eq!(b.value, a.value);
+    assert_eq!(
+        b.mode.as_str(),
+        "receipt",
+        "a 304 still carries the receipt"
+    );
+    assert_eq!(rig.server.request_count("GET", ROSTER), 2);
+    rig.finish().await;
+}
