@@ -240,3 +240,44 @@ fn a8_page_demand_follows_the_terminal_height() {
     let (small, large) = (demand(24), demand(60));
     assert!(small >= 1 && large > small, "{small} {large}");
 }
+
+/// rejecting a stale preparation clears only the marker that request still owns — the
+/// same input (task, prefix, width) can be prepared again — while the replacement's marker and
+/// the prior display stay as they were.
+#[test]
+fn a15_rejecting_a_stale_result_clears_only_its_own_marker() {
+    let (mut m, _) = model_with_history(10);
+    for p in run_all(m.work.prep.jobs(m.work.task.as_ref(), 60)) {
+        assert!(m.work.prep.on_prepared(p, m.work.task.as_ref(), 60));
+    }
+    let prior = m
+        .work
+        .prep
+        .history(m.work.task.as_ref().unwrap(), 60)
+        .map(|s| s.lines.to_vec())
+        .unwrap();
+    let at_90 = m.work.prep.jobs(m.work.task.as_ref(), 90);
+    let at_75 = m.work.prep.jobs(m.work.task.as_ref(), 75);
+    assert_eq!((at_90.len(), at_75.len()), (2, 2));
+    assert_eq!(m.work.prep.running(), 4);
+    // The pane settled at 75: the 90-cell results are rejected.
+    for p in run_all(at_90) {
+        assert!(!m.work.prep.on_prepared(p, m.work.task.as_ref(), 75));
+    }
+    assert_eq!(m.work.prep.running(), 2, "the replacement's markers stay");
+    assert!(
+        m.work.prep.jobs(m.work.task.as_ref(), 75).is_empty(),
+        "the replacement is still the one running"
+    );
+    let task = m.work.task.as_ref().unwrap();
+    assert_eq!(
+        m.work.prep.history(task, 60).map(|s| s.lines.to_vec()),
+        Some(prior),
+        "the prior display is untouched"
+    );
+    // The rejected input can be entered again.
+    assert_eq!(m.work.prep.jobs(m.work.task.as_ref(), 90).len(), 2);
+    for p in run_all(at_75) {
+        assert!(m.work.prep.on_prepared(p, m.work.task.as_ref(), 75));
+    }
+}
