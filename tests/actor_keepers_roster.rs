@@ -548,3 +548,44 @@ async fn an_unchanged_reread_reuses_the_cached_value_by_etag() {
     assert_eq!(rig.server.request_count("GET", ROSTER), 2);
     rig.finish().await;
 }
+
+/// §2.3 end to end: against an older MASC (no admission advert, no receipts) the roster is
+/// admitted in health mode, flagged on the typed result and on the confirmed identity — never
+/// passed off as receipt-admitted.
+#[tokio::test]
+async fn a_server_without_receipts_is_admitted_in_health_mode_and_says_so() {
+    let mut rig = start_rig(
+        ServeOptions {
+            legacy_no_receipts: true,
+            ..ServeOptions::default()
+        },
+        None,
+        None,
+    )
+    .await;
+    let confirmed = rig
+        .log
+        .wait_for(|m| matches!(m, ViewMsg::Identity(IdentityState::Confirmed { .. })))
+        .await;
+    let Some(ViewMsg::Identity(IdentityState::Confirmed { mode, .. })) = confirmed else {
+        panic!("no confirmation: {confirmed:?}");
+    };
+    assert_eq!(mode.as_str(), "health");
+    let ticket = rig.dispatched().await;
+    let obs = rig.observed().await;
+    assert_eq!(obs.ticket, ticket);
+    let ObservationPayload::KeepersRoster(Ok(admitted)) = &obs.payload else {
+        panic!("{:?}", obs.payload);
+    };
+    assert_eq!(admitted.mode.as_str(), "health", "flagged on the result");
+    assert!(admitted.value.count > 0);
+    assert_eq!(
+        rig.stages_of(&ticket)
+            .iter()
+            .find(|r| r.stage == "worker_return")
+            .and_then(|r| r.outcome.clone())
+            .as_deref(),
+        Some("ok")
+    );
+    rig.finish().await;
+}

@@ -28,6 +28,9 @@ pub struct Args {
     /// `/health` answers `state_ready:false` this many times first (shows the booting state).
     #[arg(long, default_value_t = 0)]
     pub boot_delay_reads: u32,
+    /// Play an older MASC without workspace receipts (reads are admitted in health mode).
+    #[arg(long)]
+    pub legacy_no_receipts: bool,
 }
 
 /// Runs the subcommand; returns the process exit code.
@@ -52,6 +55,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             faults,
             auth: AuthMode::GeneratedToken,
             boot_delay_reads: args.boot_delay_reads,
+            legacy_no_receipts: args.legacy_no_receipts,
             ..ServeOptions::default()
         })
         .await

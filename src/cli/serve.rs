@@ -34,6 +34,9 @@ pub struct Args {
     /// `/health` answers `state_ready:false` this many times first.
     #[arg(long, default_value_t = 0)]
     pub boot_delay_reads: u32,
+    /// Play an older MASC without workspace receipts (reads are admitted in health mode).
+    #[arg(long)]
+    pub legacy_no_receipts: bool,
 }
 
 fn shell_word(s: &str) -> String {
@@ -77,6 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         test_mode: args.test_mode,
         auth,
         boot_delay_reads: args.boot_delay_reads,
+        legacy_no_receipts: args.legacy_no_receipts,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -178,6 +178,9 @@ fn warming(path: &str) -> Response {
 }
 
 fn add_receipts(state: &AppState, resp: &mut Response, fault: Option<ReceiptFault>) {
+    if state.legacy_no_receipts() {
+        return;
+    }
     let root = state.identity().masc_root;
     let headers = resp.headers_mut();
     match fault {

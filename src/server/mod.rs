@@ -84,6 +84,10 @@ pub struct ServeOptions {
     pub auth: AuthMode,
     /// `/health` answers `state_ready:false` this many times first (scripted boot).
     pub boot_delay_reads: u32,
+    /// Behave like an older MASC without workspace receipts: `/health` advertises no
+    /// `admission`, and no response carries `X-MASC-Workspace-Receipt` (protocol.md §2.3:
+    /// reads are then admitted in health mode, flagged on every result).
+    pub legacy_no_receipts: bool,
 }
 
 impl Default for ServeOptions {
@@ -96,6 +100,7 @@ impl Default for ServeOptions {
             test_mode: false,
             auth: AuthMode::GeneratedToken,
             boot_delay_reads: 0,
+            legacy_no_receipts: false,
         }
     }
 }
@@ -242,6 +247,7 @@ pub async fn start(opts: ServeOptions) -> Result<RunningServer, ServerError> {
         opts.test_mode,
         opts.faults.clone(),
         opts.boot_delay_reads,
+        opts.legacy_no_receipts,
     );
     let bind = SocketAddr::new(opts.host, opts.port);
     let listener = tokio::net::TcpListener::bind(bind)

@@ -35,6 +35,8 @@ pub(crate) struct Inner {
     pub requests: Mutex<HashMap<(String, String), usize>>,
     /// `/health` answers `state_ready:false` while this is above zero, and decrements it.
     pub boot_reads_left: AtomicU32,
+    /// An older MASC: no admission advert, no receipts (§2.3).
+    pub legacy_no_receipts: bool,
     pub started: Instant,
 }
 
@@ -46,6 +48,7 @@ impl AppState {
         test_mode: bool,
         faults: FaultPlan,
         boot_delay_reads: u32,
+        legacy_no_receipts: bool,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -56,9 +59,15 @@ impl AppState {
                 faults: Mutex::new(FaultEngine::new(faults)),
                 requests: Mutex::new(HashMap::new()),
                 boot_reads_left: AtomicU32::new(boot_delay_reads),
+                legacy_no_receipts,
                 started: Instant::now(),
             }),
         }
+    }
+
+    /// Whether this server plays an older MASC without receipts (§2.3).
+    pub fn legacy_no_receipts(&self) -> bool {
+        self.inner.legacy_no_receipts
     }
 
     /// The store every family reads and writes through.

@@ -23,7 +23,7 @@ fn uptime_text(secs: u64) -> String {
 async fn health(State(state): State<AppState>) -> Response {
     let booting = state.consume_boot_read();
     let id = state.identity();
-    crate::server::http::json_ok(json!({
+    let mut body = json!({
         "status": "ok",
         "server": "masc",
         "version": env!("CARGO_PKG_VERSION"),
@@ -38,5 +38,12 @@ async fn health(State(state): State<AppState>) -> Response {
         },
         "uptime": uptime_text(state.uptime_secs()),
         "admission": {"receipts": true},
-    }))
+    });
+    if state.legacy_no_receipts()
+        && let Some(fields) = body.as_object_mut()
+    {
+        // An older MASC has no admission advert at all (not `receipts: false`).
+        fields.remove("admission");
+    }
+    crate::server::http::json_ok(body)
 }
