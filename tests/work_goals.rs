@@ -225,3 +225,37 @@ async fn s5_1_an_unavailable_task_list_part_reaches_the_view_typed() {
     assert!(!list.value.sources.archive.is_read());
     rig.finish().await;
 }
+
+/// §5.7 `verification`: the seeded proof ledger reaches the typed planning rows as every
+/// distinct observation — idle, pending, proven, refuted, a ledger row that does not decode,
+/// and no ledger row at all (absent = unreadable, never idle).
+#[tokio::test]
+async fn s5_7_the_proof_ledger_is_read_per_goal_and_absent_is_not_idle() {
+    use masc_tui::protocol::planning::ProofObservation;
+    let mut rig = rig(FaultPlan::none(), Sources::All).await;
+    let obs = rig.observed(&SourceKey::Planning).await;
+    let ObservationPayload::Planning(Ok(read)) = &obs.payload else {
+        panic!("{:?}", obs.payload);
+    };
+    let PlanningRead::Snapshot(planning) = read.value.as_ref() else {
+        panic!("snapshot expected");
+    };
+    let proof = |id: &str| {
+        planning
+            .goals
+            .iter()
+            .find(|g| g.id == id)
+            .map(|g| g.verification.clone())
+            .unwrap()
+    };
+    assert_eq!(proof("goal-1"), ProofObservation::Idle);
+    assert!(matches!(proof("goal-3"), ProofObservation::Pending { .. }));
+    assert!(matches!(proof("goal-6"), ProofObservation::Proven { .. }));
+    assert!(matches!(proof("goal-8"), ProofObservation::Refuted { .. }));
+    assert!(matches!(
+        proof("goal-5"),
+        ProofObservation::LedgerError { .. }
+    ));
+    assert_eq!(proof("goal-7"), ProofObservation::Unreadable);
+    rig.finish().await;
+}

@@ -11,10 +11,11 @@ pub const FAMILY: Family = Family {
     seed,
 };
 
-const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "goals and goal timelines",
-    sql: "CREATE TABLE goals (
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "goals and goal timelines",
+        sql: "CREATE TABLE goals (
         id TEXT PRIMARY KEY,
         parent_id TEXT,
         sort_key INTEGER NOT NULL,
@@ -40,7 +41,15 @@ const MIGRATIONS: &[Migration] = &[Migration {
         severity TEXT NOT NULL
     );
     CREATE INDEX goal_timeline_by_goal ON goal_timeline (goal_id, ts);",
-}];
+    },
+    Migration {
+        version: 2,
+        name: "goal proof-ledger rows",
+        // The JSON MASC joins from the proof ledger (§5.7 `verification`); NULL = no ledger row,
+        // which the planning body omits (read as "proof unreadable", never as idle).
+        sql: "ALTER TABLE goals ADD COLUMN verification TEXT;",
+    },
+];
 
 /// (id, parent, title, phase, priority, metric, target, due)
 type SeedGoal = (
@@ -164,6 +173,12 @@ fn seed(tx: &Transaction<'_>) -> Result<(), StoreError> {
                 rfc3339(updated + 1_800),
             ],
         )?;
+        if let Some(ledger) = seed_verification(id, phase, updated) {
+            tx.execute(
+                "UPDATE goals SET verification = ?2 WHERE id = ?1",
+                params![id, ledger.to_string()],
+            )?;
+        }
         // Timeline: the goal's phase changes plus its tasks' transitions.
         let mut events: Vec<(i64, &str, String, String, String, &str)> = vec![
             (
@@ -234,6 +249,44 @@ fn seed(tx: &Transaction<'_>) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// The seeded proof-ledger row of a goal, by phase: verifying goals wait for a proof, the
+/// completed one is proven, the dropped one was refuted, one paused goal has a ledger row that
+/// does not decode (`ledger_error`), and `goal-7` has none at all (the body omits the key).
+fn seed_verification(id: &str, phase: &str, updated: i64) -> Option<Value> {
+    let completion = match (id, phase) {
+        ("goal-7", _) => return None,
+        ("goal-5", _) => {
+            return Some(json!({
+                "state": "ledger_error",
+                "detail": "proof ledger row 5 does not decode: missing completion",
+            }));
+        }
+        (_, "verifying") => json!({"state": "proof_pending", "requested_at": rfc3339(updated)}),
+        (_, "completed") => json!({
+            "state": "proof_proven",
+            "verdict": {
+                "outcome": "proven",
+                "reason": "로테이션 스크립트가 3일 연속 정상 동작",
+                "evidence": ["task:task-1011", "ci:nightly-2026-11-17"],
+            },
+        }),
+        (_, "dropped") => json!({
+            "state": "proof_refuted",
+            "verdict": {
+                "outcome": "refuted",
+                "reason": "the web dashboard is retired; parity is moot",
+                "evidence": [],
+            },
+        }),
+        _ => json!({"state": "idle"}),
+    };
+    Some(json!({
+        "goal_id": id,
+        "completion": completion,
+        "updated_at": rfc3339(updated),
+    }))
+}
+
 /// A flat goal row (no tasks, no children).
 #[derive(Debug, Clone)]
 pub struct GoalRow {
@@ -246,28 +299,38 @@ pub struct GoalRow {
 pub fn goals(conn: &Connection) -> Result<Vec<GoalRow>, StoreError> {
     let mut stmt = conn.prepare(
         "SELECT id, parent_id, title, phase, priority, metric, target_value, due_date,
-                last_review_note, last_review_at, created_at, updated_at, last_activity_at
+                last_review_note, last_review_at, created_at, updated_at, last_activity_at,
+                verification
          FROM goals ORDER BY sort_key",
     )?;
     let rows = stmt
         .query_map([], |r| {
             let id: String = r.get(0)?;
+            let mut body = json!({
+                "id": id,
+                "title": r.get::<_, String>(2)?,
+                "phase": r.get::<_, String>(3)?,
+                "priority": r.get::<_, i64>(4)?,
+                "metric": r.get::<_, Option<String>>(5)?,
+                "target_value": r.get::<_, Option<String>>(6)?,
+                "due_date": r.get::<_, Option<String>>(7)?,
+                "last_review_note": r.get::<_, Option<String>>(8)?,
+                "last_review_at": r.get::<_, Option<String>>(9)?,
+                "created_at": r.get::<_, String>(10)?,
+                "updated_at": r.get::<_, String>(11)?,
+                "last_activity_at": r.get::<_, String>(12)?,
+            });
+            // Stored as MASC's JSON; a row that is not JSON is left out (read as unreadable).
+            if let Some(ledger) = r
+                .get::<_, Option<String>>(13)?
+                .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+                && let Some(fields) = body.as_object_mut()
+            {
+                fields.insert("verification".into(), ledger);
+            }
             Ok(GoalRow {
                 parent_id: r.get(1)?,
-                body: json!({
-                    "id": id,
-                    "title": r.get::<_, String>(2)?,
-                    "phase": r.get::<_, String>(3)?,
-                    "priority": r.get::<_, i64>(4)?,
-                    "metric": r.get::<_, Option<String>>(5)?,
-                    "target_value": r.get::<_, Option<String>>(6)?,
-                    "due_date": r.get::<_, Option<String>>(7)?,
-                    "last_review_note": r.get::<_, Option<String>>(8)?,
-                    "last_review_at": r.get::<_, Option<String>>(9)?,
-                    "created_at": r.get::<_, String>(10)?,
-                    "updated_at": r.get::<_, String>(11)?,
-                    "last_activity_at": r.get::<_, String>(12)?,
-                }),
+                body,
                 id,
             })
         })?

@@ -268,6 +268,21 @@ pub fn render_goal(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf:
             ),
             theme.style(Tone::Dim),
         ));
+        let (proof, tone) = super::goals::proof_detail(&g.verification);
+        lines.push(Line::styled(proof, theme.style(tone)));
+        if let Some(note) = &g.last_review_note {
+            lines.push(Line::styled(
+                format!(
+                    "last review {}: {}",
+                    g.last_review_at
+                        .as_deref()
+                        .map(sanitize)
+                        .unwrap_or_else(|| "(undated)".into()),
+                    sanitize(note)
+                ),
+                theme.style(Tone::Dim),
+            ));
+        }
     }
     let Some(goal) = model.work.goal.as_ref() else {
         lines.push(Line::styled("timeline: not open", theme.style(Tone::Dim)));

@@ -87,6 +87,52 @@ fn backlog_line(p: &Planning, theme: Theme) -> Line<'static> {
     Line::styled(text, theme.style(Tone::Normal))
 }
 
+/// The proof-ledger observation in full for the Goal detail (§5.7): the verdict's reason and
+/// evidence as inert text; a ledger error and an absent row are said as such, never "idle".
+pub fn proof_detail(v: &ProofObservation) -> (String, Tone) {
+    let verdict = |word: &str, verdict: &crate::protocol::planning::ProofVerdict| {
+        let mut text = format!("proof: {word}");
+        if verdict.outcome != word {
+            text.push_str(&format!(" (verdict {})", sanitize(&verdict.outcome)));
+        }
+        if let Some(reason) = &verdict.reason {
+            text.push_str(&format!(" — {}", sanitize(reason)));
+        }
+        match &verdict.evidence {
+            Some(serde_json::Value::Array(items)) if !items.is_empty() => {
+                let items: Vec<String> = items
+                    .iter()
+                    .map(|i| match i {
+                        serde_json::Value::String(s) => sanitize(s).into_owned(),
+                        other => sanitize(&other.to_string()).into_owned(),
+                    })
+                    .collect();
+                text.push_str(&format!(" · evidence: {}", items.join(", ")));
+            }
+            Some(serde_json::Value::Array(_)) | None => text.push_str(" · no evidence listed"),
+            Some(other) => text.push_str(&format!(" · evidence: {}", sanitize(&other.to_string()))),
+        }
+        text
+    };
+    match v {
+        ProofObservation::Idle => ("proof: idle (no proof requested)".into(), Tone::Dim),
+        ProofObservation::Pending { requested_at } => (
+            format!("proof: pending since {}", sanitize(requested_at)),
+            Tone::Warn,
+        ),
+        ProofObservation::Proven { verdict: v } => (verdict("proven", v), Tone::Good),
+        ProofObservation::Refuted { verdict: v } => (verdict("refuted", v), Tone::Bad),
+        ProofObservation::LedgerError { detail } => (
+            format!("proof: ledger error — {}", sanitize(detail)),
+            Tone::Bad,
+        ),
+        ProofObservation::Unreadable => (
+            "proof: unreadable (no readable ledger row in this read)".into(),
+            Tone::Warn,
+        ),
+    }
+}
+
 fn proof(v: &ProofObservation) -> &'static str {
     match v {
         ProofObservation::Idle => "proof idle",
@@ -221,5 +267,48 @@ pub fn render(model: &Model, ui: &GoalsUi, ctx: &ProjectionCtx, area: Rect, buf:
         if let Some(r) = row(list, i as u16) {
             line.render(r, buf);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::planning::ProofVerdict;
+
+    /// §5.7: every proof observation reads differently; server text is sanitised; an absent
+    /// ledger row is never worded as idle.
+    #[test]
+    fn proof_detail_says_each_observation_distinctly() {
+        let verdict = |outcome: &str, evidence| ProofVerdict {
+            outcome: outcome.into(),
+            reason: Some("ok\u{1b}]0;pwned\u{7}done".into()),
+            evidence,
+        };
+        let all = [
+            ProofObservation::Idle,
+            ProofObservation::Pending {
+                requested_at: "2026-11-19T14:00:00Z".into(),
+            },
+            ProofObservation::Proven {
+                verdict: verdict("proven", Some(serde_json::json!(["task:1", "ci:2"]))),
+            },
+            ProofObservation::Refuted {
+                verdict: verdict("refuted_by_review", None),
+            },
+            ProofObservation::LedgerError {
+                detail: "row 5".into(),
+            },
+            ProofObservation::Unreadable,
+        ];
+        let texts: Vec<String> = all.iter().map(|v| proof_detail(v).0).collect();
+        for (i, a) in texts.iter().enumerate() {
+            assert!(!a.chars().any(|c| c.is_control()), "{a:?}");
+            for b in &texts[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        assert!(texts[2].contains("task:1, ci:2") && !texts[2].contains("verdict"));
+        assert!(texts[3].contains("verdict refuted_by_review") && texts[3].contains("no evidence"));
+        assert!(!texts[5].contains("idle"));
     }
 }
