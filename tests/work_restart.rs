@@ -6,6 +6,8 @@
 //! history prefix, admitted; the task stays on screen throughout (last values kept until
 //! replaced). Synchronisation is by stage records and view events only.
 
+mod work_rig;
+
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::messages::ViewMsg;
 use masc_tui::actors::supervisor::{
@@ -13,8 +15,7 @@ use masc_tui::actors::supervisor::{
 };
 use masc_tui::actors::ticket::SourceKey;
 use masc_tui::actors::work::{TaskListSpawner, WorkDetailSpawner};
-use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
-use masc_tui::server::{AuthMode, ServeOptions, start};
+use masc_tui::server::faults::FaultPlan;
 use masc_tui::timeline::capture::StageRecorder;
 use masc_tui::timeline::record::StageRecord;
 use masc_tui::view::actor::{ViewArgs, ViewEvent, spawn_view};
@@ -23,8 +24,6 @@ use ratatui::backend::TestBackend;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
-
-const TOKEN: &str = "work-restart-token";
 
 fn key(code: KeyCode, modifiers: KeyModifiers) -> ViewMsg {
     ViewMsg::Input(Event::Key(KeyEvent::new(code, modifiers)))
@@ -60,16 +59,7 @@ async fn stage(recorder: &StageRecorder, pred: impl Fn(&StageRecord) -> bool) ->
 async fn a_restarted_work_detail_source_reopens_the_task_on_screen() {
     let recorder = StageRecorder::new();
     let _trace = tracing::subscriber::set_default(recorder.subscriber());
-    let server = start(ServeOptions {
-        test_mode: true,
-        auth: AuthMode::Token(TOKEN.into()),
-        ..ServeOptions::default()
-    })
-    .await
-    .unwrap();
-    let mut cc = ClientConfig::new(server.base_url());
-    cc.token = TokenSource::Fixed(TOKEN.into());
-    let client = WorkspaceClient::new(cc).unwrap();
+    let (server, client) = work_rig::server_and_client(FaultPlan::none()).await;
     let (tx, mut events) = mpsc::unbounded_channel();
     let mut args = ViewArgs::new(TestBackend::new(120, 40));
     args.observer = Some(tx);

@@ -62,9 +62,8 @@ pub enum Sources {
     All,
 }
 
-pub async fn rig(faults: FaultPlan, sources: Sources) -> Rig {
-    let recorder = StageRecorder::new();
-    let trace = tracing::subscriber::set_default(recorder.subscriber());
+/// The embedded server (test mode, token auth, `faults`) and a client for it.
+pub async fn server_and_client(faults: FaultPlan) -> (RunningServer, WorkspaceClient) {
     let server = start(ServeOptions {
         faults,
         test_mode: true,
@@ -77,6 +76,13 @@ pub async fn rig(faults: FaultPlan, sources: Sources) -> Rig {
     cc.token = TokenSource::Fixed(TOKEN.into());
     cc.request_timeout = Duration::from_secs(5);
     let client = WorkspaceClient::new(cc).unwrap();
+    (server, client)
+}
+
+pub async fn rig(faults: FaultPlan, sources: Sources) -> Rig {
+    let recorder = StageRecorder::new();
+    let trace = tracing::subscriber::set_default(recorder.subscriber());
+    let (server, client) = server_and_client(faults).await;
     let (view, log) = collecting_view().await.unwrap();
     let cfg = RuntimeConfig {
         expected_base: Some(server.base_path()),
