@@ -20,15 +20,19 @@ const KEY: SourceKey = SourceKey::KeepersRoster;
 const ROSTER: &str = "/api/v1/gate/keepers";
 
 async fn rig(faults: FaultPlan) -> Rig {
-    // Short enough for the timeout scenario; the delay fault is far longer.
-    let timeout = Some(Duration::from_millis(500));
+    rig_with_timeout(faults, None).await
+}
+
+/// `request_timeout: None` keeps the client's 10 s: a loaded CI machine must never turn a clean
+/// read (or a `/health` poll) into a timeout. Only the timeout scenario shortens it.
+async fn rig_with_timeout(faults: FaultPlan, request_timeout: Option<Duration>) -> Rig {
     start_rig(
         ServeOptions {
             faults,
             ..ServeOptions::default()
         },
         None,
-        timeout,
+        request_timeout,
     )
     .await
 }
@@ -115,7 +119,10 @@ fn stage_names(records: &[StageRecord]) -> Vec<&str> {
 
 /// Runs the first read under `faults` and returns its observation and its stage records.
 async fn first_read(faults: FaultPlan) -> (Observation, Vec<StageRecord>, Rig) {
-    let mut rig = rig(faults).await;
+    first_read_on(rig(faults).await).await
+}
+
+async fn first_read_on(mut rig: Rig) -> (Observation, Vec<StageRecord>, Rig) {
     let ticket = rig.dispatched().await;
     let obs = rig.observed().await;
     assert_eq!(
@@ -151,9 +158,16 @@ async fn a_clean_read_is_observed_with_the_epoch_and_a_receipt() {
 
 #[tokio::test]
 async fn g9_timeout_fails_the_roster_slot_only() {
-    let (obs, stages, mut rig) = first_read(plan(
-        r#"{"match":{"method":"GET","path":"/api/v1/gate/keepers"},"when":{"nth":1},"fault":{"delay_ms":5000}}"#,
-    ))
+    // 2 s: far above a /health poll on a loaded machine, far below the 20 s delay fault.
+    let (obs, stages, mut rig) = first_read_on(
+        rig_with_timeout(
+            plan(
+                r#"{"match":{"method":"GET","path":"/api/v1/gate/keepers"},"when":{"nth":1},"fault":{"delay_ms":20000}}"#,
+            ),
+            Some(Duration::from_secs(2)),
+        )
+        .await,
+    )
     .await;
     assert_eq!(roster_error(&obs), Some(&ClientError::Timeout));
     assert_eq!(stages[2].outcome.as_deref(), Some("timeout"));
