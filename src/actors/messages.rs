@@ -24,6 +24,10 @@ pub enum ObservationPayload {
     TaskBody(ReadResult<crate::protocol::tasks::TaskDetail>),
     TaskHistory(Box<crate::actors::work::HistoryPageRead>),
     GoalTimeline(ReadResult<crate::protocol::goals::GoalDetailRead>),
+    /// A Board posts page with the query it was dispatched with (E-11).
+    BoardPosts(Box<crate::actors::board::BoardPostsRead>),
+    HearthCensus(ReadResult<crate::protocol::board::HearthCensus>),
+    BoardPost(ReadResult<crate::protocol::board::BoardPostDetail>),
 }
 
 impl ObservationPayload {
@@ -44,6 +48,9 @@ impl ObservationPayload {
             Self::TaskBody(r) => class(r),
             Self::TaskHistory(h) => class(&h.result),
             Self::GoalTimeline(r) => crate::actors::work::goal_timeline::outcome_class(r),
+            Self::BoardPosts(p) => class(&p.result),
+            Self::HearthCensus(r) => class(r),
+            Self::BoardPost(r) => class(r),
         }
     }
 }
@@ -98,6 +105,8 @@ pub enum SourceCommand {
     InjectPanic,
     /// A chat command for the chat hub (`SourceKey::ChatHub`); other sources ignore it.
     Chat(crate::actors::chat::ChatCommand),
+    /// A Board command (query, open/close a post); only the Board source acts on it.
+    Board(crate::actors::board::BoardCommand),
 }
 
 /// Everything the view actor receives.

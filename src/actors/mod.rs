@@ -1,6 +1,7 @@
 //! Supervised actors: the workspace actor, one source actor per data source, save actors, and
 //! the supervisor. Sources and the view talk by casts only (architecture.md §4).
 
+pub mod board;
 pub mod chat;
 pub mod keepers;
 pub mod messages;

@@ -114,6 +114,9 @@ pub fn source_spawners(cfg: &RuntimeConfig) -> Vec<Arc<dyn SourceSpawner>> {
         Arc::new(crate::actors::work::WorkDetailSpawner {
             cadence: Duration::from_secs(10),
         }),
+        Arc::new(crate::actors::board::BoardSpawner {
+            cadence: Duration::from_secs(20),
+        }),
     ]
 }
 

@@ -27,6 +27,14 @@ pub enum SourceKey {
     TaskHistory(String),
     /// `GET /api/v1/dashboard/goals/detail?goal_id=` of this goal (B-1).
     GoalTimeline(String),
+    /// The Board source actor (supervision key); its reads carry the keys below.
+    Board,
+    /// `GET /api/v1/board` with the query fixed at dispatch (E-1, E-11).
+    BoardPosts,
+    /// `GET /api/v1/board/hearths`: the hearth census, a separate dataset slot (E-1, E-3).
+    HearthCensus,
+    /// `GET /api/v1/board/{post_id}?format=flat` of this post (E-8).
+    BoardPost(String),
 }
 
 impl SourceKey {
@@ -45,6 +53,10 @@ impl SourceKey {
             Self::TaskBody(_) => "task_body".to_string(),
             Self::TaskHistory(_) => "task_history".to_string(),
             Self::GoalTimeline(_) => "goal_timeline".to_string(),
+            Self::Board => "board".to_string(),
+            Self::BoardPosts => "board_posts".to_string(),
+            Self::HearthCensus => "hearth_census".to_string(),
+            Self::BoardPost(_) => "board_post".to_string(),
         }
     }
 }

@@ -196,6 +196,14 @@ impl<B: FrameSink> Actor for ViewActor<B> {
     }
 }
 
+/// The slots a demand of `source` reads (a multi-slot source's actor key names several).
+fn slot_keys(source: &SourceKey) -> Vec<SourceKey> {
+    match source {
+        SourceKey::Board => vec![SourceKey::BoardPosts, SourceKey::HearthCensus],
+        other => vec![other.clone()],
+    }
+}
+
 fn msg_kind(msg: &ViewMsg) -> &'static str {
     match msg {
         ViewMsg::SourceUp { .. } => "source_up",
@@ -347,6 +355,13 @@ impl<B: FrameSink> ViewState<B> {
                     }
                     self.want(myself, FrameRequest::Input);
                 }
+                UiCommand::Board(cmd) => {
+                    self.model.board.on_command(&cmd);
+                    if let Some(notice) = self.board_command(cmd) {
+                        self.ui.notice = Some(notice.into());
+                    }
+                    self.want(myself, FrameRequest::Input);
+                }
                 UiCommand::Quit(cause) => self.finish(myself, cause),
                 UiCommand::Suspend => self.suspend(myself),
             },
@@ -365,15 +380,28 @@ impl<B: FrameSink> ViewState<B> {
                 Ok(()) => {
                     // A read already in flight may take the demand (coalesce): its badge is
                     // now one the user asked for.
-                    if let Some(badge) = self.model.read_badge(source) {
-                        badge.mark_asked();
+                    for slot in slot_keys(source) {
+                        if let Some(badge) = self.model.read_badge(&slot) {
+                            badge.mark_asked();
+                        }
+                        self.asked_refresh.insert(slot);
                     }
-                    self.asked_refresh.insert(source.clone());
                     "refresh requested"
                 }
                 Err(_) => "refresh not sent: source stopped",
             },
             None => "refresh not sent: source not running",
+        }
+    }
+
+    /// Sends a Board command; `Some(notice)` when it could not be sent.
+    fn board_command(&self, cmd: crate::actors::board::BoardCommand) -> Option<&'static str> {
+        match self.sources.get(&SourceKey::Board) {
+            Some(handle) => handle
+                .cast(SourceCommand::Board(cmd))
+                .err()
+                .map(|_| "not sent: board source stopped"),
+            None => Some("not sent: board source not running"),
         }
     }
 

@@ -48,6 +48,8 @@ pub enum UiCommand {
     Chat(super::screens::chat::ChatUiCommand),
     /// A Work detail command for the Work detail source (open/close, `H`, `r`), then paint.
     Work(crate::actors::work::WorkCommand),
+    /// A Board command for the Board source (query, open/close a post), then paint.
+    Board(crate::actors::board::BoardCommand),
 }
 
 fn roster_len(model: &Model) -> usize {
@@ -140,6 +142,7 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         KeyCode::Char('r') => match ui.tab {
             Tab::Keepers | Tab::Overview => UiCommand::Refresh(SourceKey::KeepersRoster),
             Tab::Work => super::screens::work::keys::refresh(ui),
+            Tab::Board => super::screens::board::keys::refresh(&ui.board),
             _ => {
                 ui.notice = Some("nothing to refresh on this surface yet".into());
                 UiCommand::Repaint
@@ -150,6 +153,15 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
             changed(roster_key(&mut ui.roster, model, key, page))
         }
         _ if ui.tab == Tab::Work => changed(super::screens::work::keys::handle(ui, model, key)),
+        _ if ui.tab == Tab::Board => {
+            let rows = super::screens::body_area(ui.area).height;
+            changed(super::screens::board::keys::handle(
+                &mut ui.board,
+                model,
+                key,
+                rows,
+            ))
+        }
         _ => changed(UiCommand::None),
     }
 }

@@ -4,6 +4,7 @@
 //! stage event (`admit` / `reject{reason}`, architecture.md §3).
 
 use super::admission::{EpochGate, RejectReason, Slot};
+use super::board::BoardModel;
 use super::fetched::{Fetched, ReadBadge};
 use crate::actors::messages::{IdentityState, Observation, ObservationPayload};
 use crate::actors::ticket::{SourceKey, Ticket};
@@ -51,6 +52,8 @@ pub struct Model {
     pub chat: Option<crate::view::screens::chat::ChatPane>,
     /// Work: Planning, Task list, the open Task detail and Goal detail (`crate::view::work`).
     pub work: crate::view::work::WorkModel,
+    /// Board: posts, hearth census and the open post (`crate::view::board`).
+    pub board: crate::view::board::BoardModel,
 }
 
 impl Model {
@@ -85,7 +88,9 @@ impl Model {
             }
             Some(IdentityState::Unconfirmed { .. }) => ConnectionState::Connecting,
             Some(IdentityState::Confirmed { .. }) => {
-                if matches!(self.keepers.fetched, Fetched::Failed { .. }) || self.work.any_failed()
+                if matches!(self.keepers.fetched, Fetched::Failed { .. })
+                    || self.work.any_failed()
+                    || self.board.any_failed()
                 {
                     ConnectionState::Degraded
                 } else {
@@ -107,6 +112,9 @@ impl Model {
         if crate::view::work::WorkModel::owns(source) {
             return self.work.read_badge(source);
         }
+        if BoardModel::owns(source) {
+            return self.board.read_badge(source);
+        }
         self.slot_for(source)
             .map(|slot| &mut slot.fetched as &mut dyn ReadBadge)
     }
@@ -124,6 +132,9 @@ impl Model {
         }
         if crate::view::work::WorkModel::owns(&ticket.source) {
             return self.work.on_dispatched(ticket, &gate);
+        }
+        if BoardModel::owns(&ticket.source) {
+            return self.board.on_dispatched(ticket, &gate);
         }
         match self.slot_for(&ticket.source) {
             Some(slot) => slot.dispatched(ticket, &gate),
@@ -152,6 +163,13 @@ impl Model {
             stage_trace(&ticket, verdict);
             verdict?;
             self.work.apply(&ticket, payload, now);
+            return Ok(());
+        }
+        if BoardModel::owns(&ticket.source) {
+            let verdict = self.board.judge(&ticket, &payload, &self.gate);
+            stage_trace(&ticket, verdict);
+            verdict?;
+            self.board.apply(&ticket, payload, now);
             return Ok(());
         }
         let verdict = self.judge(&ticket, &payload);
@@ -192,6 +210,9 @@ impl Model {
         if crate::view::work::WorkModel::owns(&ticket.source) {
             return self.work.on_retired(ticket);
         }
+        if BoardModel::owns(&ticket.source) {
+            return self.board.on_retired(ticket);
+        }
         match self.slot_for(&ticket.source) {
             Some(slot) => slot.retired(ticket),
             None => false,
@@ -216,6 +237,7 @@ impl Model {
                         }
                     }
                     changed |= self.work.on_new_epoch(scope);
+                    changed |= self.board.on_new_epoch(scope);
                 }
             }
             IdentityState::Unconfirmed { .. }
@@ -227,6 +249,7 @@ impl Model {
                         changed |= pane.withdraw();
                     }
                     changed |= self.work.on_withdrawn();
+                    changed |= self.board.on_withdrawn();
                 }
             }
         }
@@ -239,6 +262,9 @@ impl Model {
         if crate::view::work::WorkModel::owns(source) {
             return self.work.on_source_restarted(source);
         }
+        if BoardModel::owns(source) {
+            return self.board.on_source_restarted(source);
+        }
         match self.slot_for(source) {
             Some(slot) => slot.source_restarted(),
             None => false,
@@ -248,6 +274,9 @@ impl Model {
     pub fn on_source_stopped(&mut self, source: &SourceKey) -> bool {
         if crate::view::work::WorkModel::owns(source) {
             return self.work.on_source_stopped(source);
+        }
+        if BoardModel::owns(source) {
+            return self.board.on_source_stopped(source);
         }
         match self.slot_for(source) {
             Some(slot) => slot.source_stopped(),

@@ -271,7 +271,8 @@ impl Actor for ChatHub {
             // No standing read: a chat is read when it is opened.
             SourceCommand::Demand(_)
             | SourceCommand::WorkerReturned(_)
-            | SourceCommand::Work(_) => {}
+            | SourceCommand::Work(_)
+            | SourceCommand::Board(_) => {}
             SourceCommand::InjectPanic => {
                 if state.args.fault_drills {
                     crate::actors::read::polled::panic_drill(SourceKey::ChatHub);

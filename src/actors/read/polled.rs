@@ -124,7 +124,7 @@ impl Actor for PolledSource {
                 }
             }
             // Chat commands are for the chat hub only.
-            SourceCommand::Chat(_) => {}
+            SourceCommand::Chat(_) | SourceCommand::Board(_) => {}
             SourceCommand::Work(_) => {
                 tracing::debug!(target: "masc_tui::read", source = %state.source, "work command ignored");
             }

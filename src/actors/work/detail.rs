@@ -396,7 +396,7 @@ impl Actor for WorkDetailSource {
                 }
             }
             // Chat commands are for the chat hub only.
-            SourceCommand::Chat(_) => {}
+            SourceCommand::Chat(_) | SourceCommand::Board(_) => {}
             SourceCommand::InjectPanic => {
                 if state.fault_drills {
                     panic_drill(SourceKey::WorkDetail);

@@ -31,6 +31,7 @@ pub fn keys_for(tab: Tab) -> &'static [(&'static str, &'static str)] {
     match tab {
         Tab::Keepers => ROSTER_KEYS,
         Tab::Work => super::work::keys::WORK_KEYS,
+        Tab::Board => super::board::keys::BOARD_KEYS,
         _ => &[],
     }
 }

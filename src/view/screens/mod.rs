@@ -4,6 +4,7 @@
 //! mode), the surface body, one footer row. Below [`MIN_WIDTH`]×[`MIN_HEIGHT`] a compact resize
 //! gate replaces the frame (T.5).
 
+pub mod board;
 pub mod chat;
 pub mod header;
 pub mod help;
@@ -104,6 +105,8 @@ pub struct Ui {
     pub drafts: crate::view::composer::DraftStore,
     /// Work surface state (`work::WorkUi`).
     pub work: work::WorkUi,
+    /// Board surface state (`board::BoardUi`).
+    pub board: board::BoardUi,
 }
 
 impl Default for Ui {
@@ -118,6 +121,7 @@ impl Default for Ui {
             chat: None,
             drafts: crate::view::composer::DraftStore::new(),
             work: work::WorkUi::default(),
+            board: board::BoardUi::default(),
         }
     }
 }
@@ -202,6 +206,7 @@ pub fn render_with_cursor(
         Tab::Keepers => keepers::render(model, &ui.roster, ctx, body, buf),
         Tab::Overview => placeholder::render_overview(model, ctx, body, buf),
         Tab::Work => work::render(model, ui, ctx, body, buf),
+        Tab::Board => board::render(model, &ui.board, ctx, body, buf),
         tab => placeholder::render_unbuilt(tab, ctx, body, buf),
     }
     let footer = Rect::new(
@@ -294,6 +299,9 @@ fn render_footer(ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
         }
         if ui.tab == Tab::Work {
             spans.extend(work::footer_spans(ui, theme).unwrap_or_default());
+        }
+        if ui.tab == Tab::Board {
+            spans.extend(board::footer_spans(&ui.board, theme));
         }
         Line::from(spans)
     };

@@ -360,7 +360,11 @@ impl WorkModel {
                     }
                 }
             }
-            ObservationPayload::KeepersRoster(_) | ObservationPayload::Chat(_) => {}
+            ObservationPayload::KeepersRoster(_)
+            | ObservationPayload::Chat(_)
+            | ObservationPayload::BoardPosts(_)
+            | ObservationPayload::HearthCensus(_)
+            | ObservationPayload::BoardPost(_) => {}
         }
     }
 

@@ -1,0 +1,252 @@
+//! The Board source actor: one owner with the posts and census slots (two datasets of one
+//! source, E-1), and one owner per open post for its detail (E-8).
+//!
+//! - Posts and census are standing slots: read on every confirmed epoch and on the cadence
+//!   (which shares a read in flight, G-3); `r` supersedes both. Each result consumes only its
+//!   own slot and whichever returns first is delivered first (E-1): they are independent
+//!   workers with their own tickets.
+//! - A query change re-plans the posts reader with the new query and supersedes the read in
+//!   flight; the payload carries the query fixed at dispatch (E-11, E-14). The census does
+//!   not depend on the query and is not re-read by it.
+//! - Opening a post builds a new owner: a re-opened id gets a later generation, so an old
+//!   response never fits (G-7). Closing retires it.
+//! - Withdrawal retires every read (G-6); the next confirmation reads the standing slots
+//!   again (the owner's standing rule) and the open post again if it is still open.
+
+use super::BoardCommand;
+use super::reads::{BoardQuery, census_slot, post_slot, posts_reader, posts_slot};
+use crate::actors::messages::{DemandKind, IdentityState, SourceCommand, ViewMsg};
+use crate::actors::read::polled::panic_drill;
+use crate::actors::read::{CadenceTimer, GenerationBook, ReadOwner, WorkerReturn};
+use crate::actors::supervisor::{SourceContext, SourceSpawner};
+use crate::actors::ticket::SourceKey;
+use crate::protocol::client::WorkspaceClient;
+use crate::timeline::stage;
+use futures::future::BoxFuture;
+use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
+use std::time::Duration;
+
+type Owner = ReadOwner<ActorRef<ViewMsg>, ActorRef<SourceCommand>>;
+
+struct PostReads {
+    post_id: String,
+    owner: Owner,
+}
+
+impl PostReads {
+    fn key(&self) -> SourceKey {
+        SourceKey::BoardPost(self.post_id.clone())
+    }
+}
+
+pub struct BoardSource;
+
+pub struct BoardArgs {
+    pub client: WorkspaceClient,
+    pub view: ActorRef<ViewMsg>,
+    pub generations: GenerationBook,
+    pub cadence: Duration,
+    pub fault_drills: bool,
+}
+
+pub struct BoardState {
+    client: WorkspaceClient,
+    view: ActorRef<ViewMsg>,
+    generations: GenerationBook,
+    identity: Option<IdentityState>,
+    lists: Owner,
+    query: BoardQuery,
+    post: Option<PostReads>,
+    cadence: CadenceTimer,
+    fault_drills: bool,
+}
+
+impl BoardState {
+    fn set_query(&mut self, query: BoardQuery) {
+        if query == self.query {
+            return;
+        }
+        self.lists
+            .set_reader(&SourceKey::BoardPosts, posts_reader(query.clone()));
+        self.query = query;
+        self.lists
+            .demand(&SourceKey::BoardPosts, DemandKind::Explicit);
+    }
+
+    fn open_post(&mut self, myself: &ActorRef<SourceCommand>, post_id: String) {
+        self.close_post("closed");
+        let key = SourceKey::BoardPost(post_id.clone());
+        let mut owner = ReadOwner::new(self.view.clone(), myself.clone(), self.client.clone());
+        owner.add_slot(post_slot(&post_id, self.generations.counter(&key)));
+        if let Some(identity) = &self.identity {
+            owner.identity(identity);
+        }
+        owner.demand(&key, DemandKind::Explicit);
+        self.post = Some(PostReads { post_id, owner });
+    }
+
+    fn close_post(&mut self, reason: &str) {
+        if let Some(mut post) = self.post.take() {
+            post.owner.retire_all(reason);
+        }
+    }
+
+    fn demand(&mut self, kind: DemandKind) {
+        self.lists.demand(&SourceKey::BoardPosts, kind);
+        self.lists.demand(&SourceKey::HearthCensus, kind);
+        if let Some(post) = self.post.as_mut() {
+            let key = post.key();
+            post.owner.demand(&key, kind);
+        }
+    }
+
+    fn identity(&mut self, identity: IdentityState) {
+        self.lists.identity(&identity);
+        if let Some(post) = self.post.as_mut() {
+            let was_withdrawn = post.owner.authority().is_none();
+            post.owner.identity(&identity);
+            if was_withdrawn && post.owner.authority().is_some() {
+                let key = post.key();
+                post.owner.demand(&key, DemandKind::Cadence);
+            }
+        }
+        if self.lists.authority().is_none() {
+            self.cadence.cancel();
+        }
+        self.identity = Some(identity);
+    }
+
+    /// Routes a worker's return to the owner of its key; a closed post's return is stale.
+    /// Returns `true` when a list read completed (the cadence re-arms after it).
+    fn worker_returned(&mut self, ret: WorkerReturn) -> bool {
+        match ret.ticket.source.clone() {
+            SourceKey::BoardPosts | SourceKey::HearthCensus => {
+                self.lists.worker_returned(ret).completed()
+            }
+            SourceKey::BoardPost(id) if self.post.as_ref().is_some_and(|p| p.post_id == id) => {
+                if let Some(post) = self.post.as_mut() {
+                    post.owner.worker_returned(ret);
+                }
+                false
+            }
+            _ => {
+                let outcome = match &ret.result {
+                    Ok(payload) => payload.outcome_class(),
+                    Err(_) => "worker_panicked".to_string(),
+                };
+                stage::observe(&ret.ticket, &outcome);
+                stage::reject(&ret.ticket, "late_after_retire");
+                false
+            }
+        }
+    }
+}
+
+impl Actor for BoardSource {
+    type Msg = SourceCommand;
+    type State = BoardState;
+    type Arguments = BoardArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<SourceCommand>,
+        args: BoardArgs,
+    ) -> Result<BoardState, ActorProcessingErr> {
+        let query = BoardQuery::default();
+        let mut lists = ReadOwner::new(args.view.clone(), myself, args.client.clone());
+        lists.add_slot(posts_slot(
+            query.clone(),
+            args.generations.counter(&SourceKey::BoardPosts),
+        ));
+        lists.add_slot(census_slot(
+            args.generations.counter(&SourceKey::HearthCensus),
+        ));
+        Ok(BoardState {
+            client: args.client,
+            view: args.view,
+            generations: args.generations,
+            identity: None,
+            lists,
+            query,
+            post: None,
+            cadence: CadenceTimer::new(args.cadence),
+            fault_drills: args.fault_drills,
+        })
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<SourceCommand>,
+        msg: SourceCommand,
+        state: &mut BoardState,
+    ) -> Result<(), ActorProcessingErr> {
+        match msg {
+            SourceCommand::Board(cmd) => match cmd {
+                BoardCommand::SetQuery(query) => state.set_query(query),
+                BoardCommand::OpenPost { post_id } => state.open_post(&myself, post_id),
+                BoardCommand::RefreshPost => {
+                    if let Some(post) = state.post.as_mut() {
+                        let key = post.key();
+                        post.owner.demand(&key, DemandKind::Explicit);
+                    }
+                }
+                BoardCommand::ClosePost => state.close_post("closed"),
+            },
+            SourceCommand::Demand(kind) => state.demand(kind),
+            SourceCommand::Identity(identity) => state.identity(identity),
+            SourceCommand::WorkerReturned(ret) => {
+                if state.worker_returned(ret) {
+                    state.cadence.reschedule(&myself);
+                }
+            }
+            SourceCommand::Chat(_) | SourceCommand::Work(_) => {}
+            SourceCommand::InjectPanic => {
+                if state.fault_drills {
+                    panic_drill(SourceKey::Board);
+                }
+                tracing::warn!(target: "masc_tui::read", source = "board", "panic drill ignored: fault drills are off");
+            }
+        }
+        Ok(())
+    }
+
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<SourceCommand>,
+        state: &mut BoardState,
+    ) -> Result<(), ActorProcessingErr> {
+        state.lists.retire_all("source_stopped");
+        state.close_post("source_stopped");
+        Ok(())
+    }
+}
+
+/// Spawns the Board source under the supervisor.
+pub struct BoardSpawner {
+    pub cadence: Duration,
+}
+
+impl SourceSpawner for BoardSpawner {
+    fn key(&self) -> SourceKey {
+        SourceKey::Board
+    }
+
+    fn spawn(
+        &self,
+        ctx: SourceContext,
+        supervisor: ActorCell,
+    ) -> BoxFuture<'static, Result<ActorRef<SourceCommand>, SpawnErr>> {
+        let args = BoardArgs {
+            client: ctx.client,
+            view: ctx.view,
+            generations: ctx.generations,
+            cadence: self.cadence,
+            fault_drills: ctx.fault_drills,
+        };
+        Box::pin(async move {
+            let (handle, _join) =
+                BoardSource::spawn_linked(None, BoardSource, args, supervisor).await?;
+            Ok(handle)
+        })
+    }
+}

@@ -1,0 +1,146 @@
+//! Board keys (surfaces.md "Board"): `j`/`k`, Home/End, PgUp/PgDn; Right/`Enter` read;
+//! Left/`Esc` back; `s` ranking (hot → trending → recent → updated → discussed); `f`/`F`
+//! next/previous hearth from the census (then back to every hearth); `r` re-reads (global).
+
+use super::{BoardUi, LIST_HEADER_ROWS, selected_index, shown_posts};
+use crate::actors::board::{BoardCommand, BoardQuery};
+use crate::view::keys::UiCommand;
+use crate::view::model::Model;
+use crossterm::event::{KeyCode, KeyEvent};
+
+pub const BOARD_KEYS: &[(&str, &str)] = &[
+    ("j / k, Down / Up", "move (list) · scroll (post)"),
+    ("Home / End, PgUp / PgDn", "first / last · page"),
+    ("Enter / Right", "read the selected post"),
+    ("Esc / Left", "back to the list"),
+    ("s", "order: hot → trending → recent → updated → discussed"),
+    (
+        "f / F",
+        "next / previous hearth (from the census), then all",
+    ),
+    (
+        "r",
+        "re-read posts and hearths (the post, when reading one)",
+    ),
+];
+
+/// `r` on the Board: the open post's detail, else the posts and the census.
+pub fn refresh(ui: &BoardUi) -> UiCommand {
+    if ui.open.is_some() {
+        UiCommand::Board(BoardCommand::RefreshPost)
+    } else {
+        UiCommand::Refresh(crate::actors::ticket::SourceKey::Board)
+    }
+}
+
+/// The hearth after (or before) `current` in the census order; `None` wraps to "all".
+fn step_hearth(model: &Model, current: Option<&str>, forward: bool) -> Option<String> {
+    let names: Vec<String> = model
+        .board
+        .census
+        .fetched
+        .last()
+        .map(|o| o.value.hearths.iter().map(|h| h.name.clone()).collect())
+        .unwrap_or_default();
+    if names.is_empty() {
+        return None;
+    }
+    let at = current.and_then(|c| names.iter().position(|n| n == c));
+    let next = match (at, forward) {
+        (None, true) => Some(0),
+        (None, false) => Some(names.len() - 1),
+        (Some(i), true) => (i + 1 < names.len()).then_some(i + 1),
+        (Some(i), false) => i.checked_sub(1),
+    };
+    next.and_then(|i| names.get(i).cloned())
+}
+
+fn set_query(ui: &mut BoardUi, query: BoardQuery) -> UiCommand {
+    ui.query = query.clone();
+    ui.offset = 0;
+    UiCommand::Board(BoardCommand::SetQuery(query))
+}
+
+pub fn handle(ui: &mut BoardUi, model: &Model, key: KeyEvent, body_rows: u16) -> UiCommand {
+    if let Some(open) = ui.open.clone() {
+        return match key.code {
+            KeyCode::Esc | KeyCode::Left | KeyCode::Char('h') => {
+                ui.open = None;
+                ui.selected = Some(open);
+                ui.scroll = 0;
+                UiCommand::Board(BoardCommand::ClosePost)
+            }
+            KeyCode::Char('j') | KeyCode::Down => {
+                ui.scroll += 1;
+                UiCommand::Repaint
+            }
+            KeyCode::Char('k') | KeyCode::Up => {
+                ui.scroll = ui.scroll.saturating_sub(1);
+                UiCommand::Repaint
+            }
+            KeyCode::PageDown => {
+                ui.scroll += body_rows.max(1) as usize;
+                UiCommand::Repaint
+            }
+            KeyCode::PageUp => {
+                ui.scroll = ui.scroll.saturating_sub(body_rows.max(1) as usize);
+                UiCommand::Repaint
+            }
+            KeyCode::Home => {
+                ui.scroll = 0;
+                UiCommand::Repaint
+            }
+            _ => UiCommand::None,
+        };
+    }
+    match key.code {
+        KeyCode::Char('s') => {
+            let query = BoardQuery {
+                sort: ui.query.sort.next(),
+                hearth: ui.query.hearth.clone(),
+            };
+            return set_query(ui, query);
+        }
+        KeyCode::Char('f') | KeyCode::Char('F') => {
+            let forward = key.code == KeyCode::Char('f');
+            let query = BoardQuery {
+                sort: ui.query.sort,
+                hearth: step_hearth(model, ui.query.hearth.as_deref(), forward),
+            };
+            if query == ui.query {
+                return UiCommand::None;
+            }
+            return set_query(ui, query);
+        }
+        _ => {}
+    }
+    let Some(obs) = shown_posts(model) else {
+        return UiCommand::None;
+    };
+    let posts = &obs.page.posts;
+    if posts.is_empty() {
+        return UiCommand::None;
+    }
+    let page = body_rows.saturating_sub(LIST_HEADER_ROWS).max(1) as usize;
+    let current = selected_index(ui, posts);
+    let target = match key.code {
+        KeyCode::Char('j') | KeyCode::Down => (current + 1).min(posts.len() - 1),
+        KeyCode::Char('k') | KeyCode::Up => current.saturating_sub(1),
+        KeyCode::Home | KeyCode::Char('g') => 0,
+        KeyCode::End | KeyCode::Char('G') => posts.len() - 1,
+        KeyCode::PageDown => (current + page).min(posts.len() - 1),
+        KeyCode::PageUp => current.saturating_sub(page),
+        KeyCode::Enter | KeyCode::Right | KeyCode::Char('l') => {
+            let id = posts[current].id.clone();
+            ui.selected = Some(id.clone());
+            ui.open = Some(id.clone());
+            ui.scroll = 0;
+            return UiCommand::Board(BoardCommand::OpenPost { post_id: id });
+        }
+        _ => return UiCommand::None,
+    };
+    ui.selected = Some(posts[target].id.clone());
+    ui.offset =
+        crate::view::screens::keepers::effective_offset(target, ui.offset, page, posts.len());
+    UiCommand::Repaint
+}
