@@ -16,12 +16,11 @@
 use super::BoardCommand;
 use super::reads::{BoardQuery, census_slot, post_slot, posts_reader, posts_slot};
 use crate::actors::messages::{DemandKind, IdentityState, SourceCommand, ViewMsg};
-use crate::actors::read::polled::panic_drill;
+use crate::actors::read::polled::inject_panic;
 use crate::actors::read::{CadenceTimer, GenerationBook, ReadOwner, WorkerReturn};
 use crate::actors::supervisor::{SourceContext, SourceSpawner};
 use crate::actors::ticket::SourceKey;
 use crate::protocol::client::WorkspaceClient;
-use crate::timeline::stage;
 use futures::future::BoxFuture;
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
 use std::time::Duration;
@@ -130,12 +129,7 @@ impl BoardState {
                 false
             }
             _ => {
-                let outcome = match &ret.result {
-                    Ok(payload) => payload.outcome_class(),
-                    Err(_) => "worker_panicked".to_string(),
-                };
-                stage::observe(&ret.ticket, &outcome);
-                stage::reject(&ret.ticket, "late_after_retire");
+                ret.reject_late();
                 false
             }
         }
@@ -200,12 +194,7 @@ impl Actor for BoardSource {
                 }
             }
             SourceCommand::Chat(_) | SourceCommand::Work(_) => {}
-            SourceCommand::InjectPanic => {
-                if state.fault_drills {
-                    panic_drill(SourceKey::Board);
-                }
-                tracing::warn!(target: "masc_tui::read", source = "board", "panic drill ignored: fault drills are off");
-            }
+            SourceCommand::InjectPanic => inject_panic(state.fault_drills, &SourceKey::Board),
         }
         Ok(())
     }

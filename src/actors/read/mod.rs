@@ -124,6 +124,23 @@ pub struct WorkerReturn {
     pub result: Result<ObservationPayload, WorkerFault>,
 }
 
+impl WorkerReturn {
+    /// The `outcome` of this return's stage events (`worker_panicked` for a caught panic).
+    pub fn outcome_class(&self) -> String {
+        match &self.result {
+            Ok(payload) => payload.outcome_class(),
+            Err(WorkerFault::Panicked) => "worker_panicked".to_string(),
+        }
+    }
+
+    /// A return no owner takes any more (its object was closed or re-opened under a new
+    /// owner): traced as observed and rejected, never forwarded (G-7).
+    pub fn reject_late(&self) {
+        crate::timeline::stage::observe(&self.ticket, &self.outcome_class());
+        crate::timeline::stage::reject(&self.ticket, "late_after_retire");
+    }
+}
+
 /// Where the owner sends view messages (the view actor; a channel in unit tests).
 pub trait ViewSink: Send + Sync + 'static {
     fn send(&self, msg: ViewMsg);

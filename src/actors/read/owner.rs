@@ -285,11 +285,8 @@ impl<V: ViewSink, R: ReturnSink> ReadOwner<V, R> {
 
     /// A worker finished. Forwarded only if its ticket still owns the slot (G-2, G-7).
     pub fn worker_returned(&mut self, ret: WorkerReturn) -> ReturnOutcome {
+        let outcome = ret.outcome_class();
         let WorkerReturn { ticket, result } = ret;
-        let outcome = match &result {
-            Ok(payload) => payload.outcome_class(),
-            Err(WorkerFault::Panicked) => "worker_panicked".to_string(),
-        };
         stage::observe(&ticket, &outcome);
         let owner = self.index(&ticket.source).filter(|&i| {
             self.slots[i]

@@ -59,6 +59,18 @@ pub struct PolledSourceState {
     fault_drills: bool,
 }
 
+/// `SourceCommand::InjectPanic` in any source: the drill when drills are on, else a warning.
+pub(crate) fn inject_panic(drills: bool, source: &SourceKey) {
+    if drills {
+        panic_drill(source.clone());
+    }
+    tracing::warn!(
+        target: "masc_tui::read",
+        source = %source,
+        "panic drill ignored: fault drills are off"
+    );
+}
+
 /// Carried by the drill panic so the payload says what it was.
 #[derive(Debug)]
 pub struct InjectedPanic(pub SourceKey);
@@ -128,16 +140,7 @@ impl Actor for PolledSource {
             SourceCommand::Work(_) => {
                 tracing::debug!(target: "masc_tui::read", source = %state.source, "work command ignored");
             }
-            SourceCommand::InjectPanic => {
-                if state.fault_drills {
-                    panic_drill(state.source.clone());
-                }
-                tracing::warn!(
-                    target: "masc_tui::read",
-                    source = %state.source,
-                    "panic drill ignored: fault drills are off"
-                );
-            }
+            SourceCommand::InjectPanic => inject_panic(state.fault_drills, &state.source),
         }
         Ok(())
     }

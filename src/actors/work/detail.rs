@@ -25,13 +25,12 @@ use super::{WorkCommand, page_demand};
 use crate::actors::messages::{
     DemandKind, IdentityState, ObservationPayload, SourceCommand, ViewMsg,
 };
-use crate::actors::read::polled::panic_drill;
+use crate::actors::read::polled::inject_panic;
 use crate::actors::read::{CadenceTimer, GenerationBook, ReadOwner, ReturnOutcome, WorkerReturn};
 use crate::actors::supervisor::{SourceContext, SourceSpawner};
 use crate::actors::ticket::SourceKey;
 use crate::protocol::admission::WorkspaceId;
 use crate::protocol::client::WorkspaceClient;
-use crate::timeline::stage;
 use futures::future::BoxFuture;
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
 use std::sync::Arc;
@@ -309,12 +308,7 @@ impl WorkDetailState {
             }
             _ => {
                 // Its object was closed (or re-opened under a new owner): never forwarded.
-                let outcome = match &ret.result {
-                    Ok(payload) => payload.outcome_class(),
-                    Err(_) => "worker_panicked".to_string(),
-                };
-                stage::observe(&ret.ticket, &outcome);
-                stage::reject(&ret.ticket, "late_after_retire");
+                ret.reject_late();
                 false
             }
         }
@@ -397,12 +391,7 @@ impl Actor for WorkDetailSource {
             }
             // Chat commands are for the chat hub only.
             SourceCommand::Chat(_) | SourceCommand::Board(_) => {}
-            SourceCommand::InjectPanic => {
-                if state.fault_drills {
-                    panic_drill(SourceKey::WorkDetail);
-                }
-                tracing::warn!(target: "masc_tui::read", source = "work_detail", "panic drill ignored: fault drills are off");
-            }
+            SourceCommand::InjectPanic => inject_panic(state.fault_drills, &SourceKey::WorkDetail),
         }
         Ok(())
     }
