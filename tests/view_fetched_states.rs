@@ -236,12 +236,16 @@ fn undecodable_rows_are_shown_as_such() {
 }
 
 #[test]
-fn unbuilt_surfaces_say_so_and_overview_counts() {
+fn surfaces_before_any_read_say_so_and_overview_counts() {
     let model = ready(3);
+    // Every surface is built: before any read each pane says so, never empty (G-5).
     let mut u = ui(100, 24);
     u.tab = Tab::System;
     let text = paint(&model, &u);
-    assert!(text.contains("not built yet in this version"));
+    assert!(
+        text.contains("runtime catalogue: (not loaded yet)"),
+        "{text}"
+    );
     assert!(text.contains("connected"), "header on every surface");
     // The Board is built: before any read it says so, never an empty board (G-5).
     let mut u = ui(100, 24);

@@ -28,6 +28,10 @@ pub enum ObservationPayload {
     BoardPosts(Box<crate::actors::board::BoardPostsRead>),
     HearthCensus(ReadResult<crate::protocol::board::HearthCensus>),
     BoardPost(ReadResult<crate::protocol::board::BoardPostDetail>),
+    ToolsInventory(ReadResult<crate::protocol::tools::ToolsInventoryRead>),
+    SkillsCatalog(ReadResult<crate::protocol::skills::SkillsSnapshotRead>),
+    AsyncRequests(ReadResult<crate::protocol::async_requests::AsyncRequestList>),
+    RuntimeCatalogue(ReadResult<crate::protocol::runtime::RuntimeResolved>),
 }
 
 impl ObservationPayload {
@@ -51,6 +55,10 @@ impl ObservationPayload {
             Self::BoardPosts(p) => class(&p.result),
             Self::HearthCensus(r) => class(r),
             Self::BoardPost(r) => class(r),
+            Self::ToolsInventory(r) => class(r),
+            Self::SkillsCatalog(r) => class(r),
+            Self::AsyncRequests(r) => class(r),
+            Self::RuntimeCatalogue(r) => class(r),
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod keepers;
 pub mod messages;
 pub mod read;
 pub mod supervisor;
+pub mod system;
 pub mod ticket;
 pub mod work;
 pub mod workspace;

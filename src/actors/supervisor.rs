@@ -117,6 +117,13 @@ pub fn source_spawners(cfg: &RuntimeConfig) -> Vec<Arc<dyn SourceSpawner>> {
         Arc::new(crate::actors::board::BoardSpawner {
             cadence: Duration::from_secs(20),
         }),
+        // 10 s: a cold inventory answers "warming" first (§6.1); the next poll settles it.
+        Arc::new(crate::actors::system::ToolsSpawner {
+            cadence: Duration::from_secs(10),
+        }),
+        Arc::new(crate::actors::system::RuntimeCatalogueSpawner {
+            cadence: Duration::from_secs(30),
+        }),
     ]
 }
 

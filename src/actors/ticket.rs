@@ -35,6 +35,16 @@ pub enum SourceKey {
     HearthCensus,
     /// `GET /api/v1/board/{post_id}?format=flat` of this post (E-8).
     BoardPost(String),
+    /// The Tools source actor (supervision key): three independent slots (T-1).
+    Tools,
+    /// `GET /api/v1/dashboard/tools` (§6.1).
+    ToolsInventory,
+    /// `GET /api/v1/skills` (§6.2).
+    SkillsCatalog,
+    /// `GET /api/v1/async-requests` (§6.3).
+    AsyncRequests,
+    /// `GET /api/v1/runtime/resolved` (§9.1): the shared Runtime catalogue and usage (F).
+    RuntimeCatalogue,
 }
 
 impl SourceKey {
@@ -57,6 +67,11 @@ impl SourceKey {
             Self::BoardPosts => "board_posts".to_string(),
             Self::HearthCensus => "hearth_census".to_string(),
             Self::BoardPost(_) => "board_post".to_string(),
+            Self::Tools => "tools".to_string(),
+            Self::ToolsInventory => "tools_inventory".to_string(),
+            Self::SkillsCatalog => "skills_catalog".to_string(),
+            Self::AsyncRequests => "async_requests".to_string(),
+            Self::RuntimeCatalogue => "runtime_catalogue".to_string(),
         }
     }
 }

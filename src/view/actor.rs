@@ -200,6 +200,11 @@ impl<B: FrameSink> Actor for ViewActor<B> {
 fn slot_keys(source: &SourceKey) -> Vec<SourceKey> {
     match source {
         SourceKey::Board => vec![SourceKey::BoardPosts, SourceKey::HearthCensus],
+        SourceKey::Tools => vec![
+            SourceKey::ToolsInventory,
+            SourceKey::SkillsCatalog,
+            SourceKey::AsyncRequests,
+        ],
         other => vec![other.clone()],
     }
 }

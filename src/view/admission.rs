@@ -227,6 +227,30 @@ impl<T: Clone> Slot<T> {
     }
 }
 
+/// The slot operations the epoch and supervision rules apply alike to every slot of a
+/// surface whatever its value type (Board, System), so one loop serves them all.
+pub trait SlotControl {
+    fn withdraw_read(&mut self) -> bool;
+    fn forget_other(&mut self, scope: &ReadScope) -> bool;
+    fn restarted(&mut self) -> bool;
+    fn stopped(&mut self);
+}
+
+impl<T: Clone> SlotControl for Slot<T> {
+    fn withdraw_read(&mut self) -> bool {
+        self.withdraw()
+    }
+    fn forget_other(&mut self, scope: &ReadScope) -> bool {
+        self.forget_other_workspace(scope)
+    }
+    fn restarted(&mut self) -> bool {
+        self.source_restarted()
+    }
+    fn stopped(&mut self) {
+        self.source_stopped();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

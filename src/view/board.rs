@@ -8,7 +8,7 @@
 //!   received with nothing pending (E-4, decided by the screen from `census_settled`).
 //! - A detail result updates only the open post's slot, never the list (E-8).
 
-use super::admission::{EpochGate, RejectReason, Slot};
+use super::admission::{EpochGate, RejectReason, Slot, SlotControl};
 use super::fetched::{Fetched, ReadBadge};
 use crate::actors::board::{BoardCommand, BoardQuery};
 use crate::actors::messages::ObservationPayload;
@@ -212,28 +212,5 @@ impl BoardModel {
     /// E-4: the census may be drawn as totals only when received with nothing pending.
     pub fn census_settled(&self) -> bool {
         matches!(self.census.fetched, Fetched::Ready(_)) && !self.census.in_flight()
-    }
-}
-
-/// The slot operations the epoch and supervision rules apply to every Board slot alike.
-trait SlotControl {
-    fn withdraw_read(&mut self) -> bool;
-    fn forget_other(&mut self, scope: &ReadScope) -> bool;
-    fn restarted(&mut self) -> bool;
-    fn stopped(&mut self);
-}
-
-impl<T: Clone> SlotControl for Slot<T> {
-    fn withdraw_read(&mut self) -> bool {
-        self.withdraw()
-    }
-    fn forget_other(&mut self, scope: &ReadScope) -> bool {
-        self.forget_other_workspace(scope)
-    }
-    fn restarted(&mut self) -> bool {
-        self.source_restarted()
-    }
-    fn stopped(&mut self) {
-        self.source_stopped();
     }
 }

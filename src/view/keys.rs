@@ -143,16 +143,21 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
             Tab::Keepers | Tab::Overview => UiCommand::Refresh(SourceKey::KeepersRoster),
             Tab::Work => super::screens::work::keys::refresh(ui),
             Tab::Board => super::screens::board::keys::refresh(&ui.board),
-            _ => {
-                ui.notice = Some("nothing to refresh on this surface yet".into());
-                UiCommand::Repaint
-            }
+            Tab::System => UiCommand::Refresh(ui.system.pane.source()),
         },
         _ if ui.tab == Tab::Keepers => {
             let page = ui_page(ui);
             changed(roster_key(&mut ui.roster, model, key, page))
         }
         _ if ui.tab == Tab::Work => changed(super::screens::work::keys::handle(ui, model, key)),
+        _ if ui.tab == Tab::System => {
+            let rows = super::screens::body_area(ui.area).height;
+            if super::screens::system::handle(&mut ui.system, key, rows) {
+                UiCommand::Repaint
+            } else {
+                changed(UiCommand::None)
+            }
+        }
         _ if ui.tab == Tab::Board => {
             let rows = super::screens::body_area(ui.area).height;
             changed(super::screens::board::keys::handle(

@@ -12,6 +12,7 @@ pub mod presenter;
 pub mod sample;
 pub mod schedule;
 pub mod screens;
+pub mod system;
 pub mod terminal;
 pub mod text;
 pub mod theme;

@@ -6,6 +6,7 @@
 use super::admission::{EpochGate, RejectReason, Slot};
 use super::board::BoardModel;
 use super::fetched::{Fetched, ReadBadge};
+use super::system::SystemModel;
 use crate::actors::messages::{IdentityState, Observation, ObservationPayload};
 use crate::actors::ticket::{SourceKey, Ticket};
 use crate::protocol::admission::AdmissionMode;
@@ -54,6 +55,8 @@ pub struct Model {
     pub work: crate::view::work::WorkModel,
     /// Board: posts, hearth census and the open post (`crate::view::board`).
     pub board: crate::view::board::BoardModel,
+    /// System: Tools inventory, Skills catalogue, async requests, Runtime catalogue.
+    pub system: SystemModel,
 }
 
 impl Model {
@@ -91,6 +94,7 @@ impl Model {
                 if matches!(self.keepers.fetched, Fetched::Failed { .. })
                     || self.work.any_failed()
                     || self.board.any_failed()
+                    || self.system.any_failed()
                 {
                     ConnectionState::Degraded
                 } else {
@@ -115,6 +119,9 @@ impl Model {
         if BoardModel::owns(source) {
             return self.board.read_badge(source);
         }
+        if SystemModel::owns(source) {
+            return self.system.read_badge(source);
+        }
         self.slot_for(source)
             .map(|slot| &mut slot.fetched as &mut dyn ReadBadge)
     }
@@ -135,6 +142,9 @@ impl Model {
         }
         if BoardModel::owns(&ticket.source) {
             return self.board.on_dispatched(ticket, &gate);
+        }
+        if SystemModel::owns(&ticket.source) {
+            return self.system.on_dispatched(ticket, &gate);
         }
         match self.slot_for(&ticket.source) {
             Some(slot) => slot.dispatched(ticket, &gate),
@@ -170,6 +180,13 @@ impl Model {
             stage_trace(&ticket, verdict);
             verdict?;
             self.board.apply(&ticket, payload, now);
+            return Ok(());
+        }
+        if SystemModel::owns(&ticket.source) {
+            let verdict = self.system.judge(&ticket, &payload, &self.gate);
+            stage_trace(&ticket, verdict);
+            verdict?;
+            self.system.apply(&ticket, payload, now);
             return Ok(());
         }
         let verdict = self.judge(&ticket, &payload);
@@ -213,6 +230,9 @@ impl Model {
         if BoardModel::owns(&ticket.source) {
             return self.board.on_retired(ticket);
         }
+        if SystemModel::owns(&ticket.source) {
+            return self.system.on_retired(ticket);
+        }
         match self.slot_for(&ticket.source) {
             Some(slot) => slot.retired(ticket),
             None => false,
@@ -238,6 +258,7 @@ impl Model {
                     }
                     changed |= self.work.on_new_epoch(scope);
                     changed |= self.board.on_new_epoch(scope);
+                    changed |= self.system.on_new_epoch(scope);
                 }
             }
             IdentityState::Unconfirmed { .. }
@@ -250,6 +271,7 @@ impl Model {
                     }
                     changed |= self.work.on_withdrawn();
                     changed |= self.board.on_withdrawn();
+                    changed |= self.system.on_withdrawn();
                 }
             }
         }
@@ -265,6 +287,9 @@ impl Model {
         if BoardModel::owns(source) {
             return self.board.on_source_restarted(source);
         }
+        if SystemModel::owns(source) {
+            return self.system.on_source_restarted(source);
+        }
         match self.slot_for(source) {
             Some(slot) => slot.source_restarted(),
             None => false,
@@ -277,6 +302,9 @@ impl Model {
         }
         if BoardModel::owns(source) {
             return self.board.on_source_stopped(source);
+        }
+        if SystemModel::owns(source) {
+            return self.system.on_source_stopped(source);
         }
         match self.slot_for(source) {
             Some(slot) => slot.source_stopped(),

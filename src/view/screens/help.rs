@@ -32,6 +32,7 @@ pub fn keys_for(tab: Tab) -> &'static [(&'static str, &'static str)] {
         Tab::Keepers => ROSTER_KEYS,
         Tab::Work => super::work::keys::WORK_KEYS,
         Tab::Board => super::board::keys::BOARD_KEYS,
+        Tab::System => super::system::SYSTEM_KEYS,
         _ => &[],
     }
 }

@@ -10,6 +10,7 @@ pub mod header;
 pub mod help;
 pub mod keepers;
 pub mod placeholder;
+pub mod system;
 pub mod work;
 
 use super::model::Model;
@@ -107,6 +108,8 @@ pub struct Ui {
     pub work: work::WorkUi,
     /// Board surface state (`board::BoardUi`).
     pub board: board::BoardUi,
+    /// System surface state (`system::SystemUi`).
+    pub system: system::SystemUi,
 }
 
 impl Default for Ui {
@@ -122,6 +125,7 @@ impl Default for Ui {
             drafts: crate::view::composer::DraftStore::new(),
             work: work::WorkUi::default(),
             board: board::BoardUi::default(),
+            system: system::SystemUi::default(),
         }
     }
 }
@@ -207,7 +211,7 @@ pub fn render_with_cursor(
         Tab::Overview => placeholder::render_overview(model, ctx, body, buf),
         Tab::Work => work::render(model, ui, ctx, body, buf),
         Tab::Board => board::render(model, &ui.board, ctx, body, buf),
-        tab => placeholder::render_unbuilt(tab, ctx, body, buf),
+        Tab::System => system::render(model, &ui.system, ctx, body, buf),
     }
     let footer = Rect::new(
         area.x,
@@ -302,6 +306,9 @@ fn render_footer(ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
         }
         if ui.tab == Tab::Board {
             spans.extend(board::footer_spans(&ui.board, theme));
+        }
+        if ui.tab == Tab::System {
+            spans.extend(system::footer_spans(theme));
         }
         Line::from(spans)
     };

@@ -1,7 +1,7 @@
-//! Surfaces this version has not built: they say so plainly instead of pretending (and the
-//! Overview shows the one thing it can already say truthfully: the Keepers slot).
+//! The Overview: the one thing it can already say truthfully, the Keepers slot; the other
+//! panels (decisions, Goals, Task flow, quota, Candle) say they are not built yet.
 
-use super::{ProjectionCtx, Tab};
+use super::ProjectionCtx;
 use crate::view::fetched::Fetched;
 use crate::view::model::Model;
 use crate::view::theme::Tone;
@@ -9,19 +9,6 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
-
-pub fn render_unbuilt(tab: Tab, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
-    let theme = ctx.theme;
-    Paragraph::new(vec![
-        Line::styled(tab.title().to_uppercase(), theme.style(Tone::Strong)),
-        Line::raw(format!("{} is not built yet in this version.", tab.title())),
-        Line::styled(
-            "Tab / Shift-Tab to another surface · 3 Keepers",
-            theme.style(Tone::Dim),
-        ),
-    ])
-    .render(area, buf);
-}
 
 pub fn render_overview(model: &Model, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
     let theme = ctx.theme;

@@ -364,7 +364,11 @@ impl WorkModel {
             | ObservationPayload::Chat(_)
             | ObservationPayload::BoardPosts(_)
             | ObservationPayload::HearthCensus(_)
-            | ObservationPayload::BoardPost(_) => {}
+            | ObservationPayload::BoardPost(_)
+            | ObservationPayload::ToolsInventory(_)
+            | ObservationPayload::SkillsCatalog(_)
+            | ObservationPayload::AsyncRequests(_)
+            | ObservationPayload::RuntimeCatalogue(_) => {}
         }
     }
 

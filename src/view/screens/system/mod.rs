@@ -1,0 +1,158 @@
+//! The System surface (surfaces.md "System", "Runtime", "Tools"): four panes cycled with
+//! `p` — Runtime catalogue, all tools (inventory), Skills catalogue, async runs. Each pane
+//! draws its own slot's pending, observation and failure (T-3); none waits for another (T-2).
+//! Read-only in this version.
+
+mod panes;
+mod runtime;
+
+use super::ProjectionCtx;
+use super::work::{annotation, no_value_line};
+use crate::view::fetched::Fetched;
+use crate::view::model::Model;
+use crate::view::theme::{Theme, Tone};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SystemPane {
+    #[default]
+    Runtime,
+    Tools,
+    Skills,
+    AsyncRuns,
+}
+
+impl SystemPane {
+    pub const ALL: [SystemPane; 4] = [Self::Runtime, Self::Tools, Self::Skills, Self::AsyncRuns];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Runtime => "Runtime",
+            Self::Tools => "all tools",
+            Self::Skills => "Skills",
+            Self::AsyncRuns => "async runs",
+        }
+    }
+
+    fn index(self) -> usize {
+        Self::ALL.iter().position(|p| *p == self).unwrap_or(0)
+    }
+
+    pub fn next(self) -> Self {
+        Self::ALL[(self.index() + 1) % Self::ALL.len()]
+    }
+
+    pub fn previous(self) -> Self {
+        Self::ALL[(self.index() + Self::ALL.len() - 1) % Self::ALL.len()]
+    }
+
+    /// The source `r` re-reads on this pane.
+    pub fn source(self) -> crate::actors::ticket::SourceKey {
+        match self {
+            Self::Runtime => crate::actors::ticket::SourceKey::RuntimeCatalogue,
+            _ => crate::actors::ticket::SourceKey::Tools,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SystemUi {
+    pub pane: SystemPane,
+    /// Scroll per pane, in rows.
+    pub scroll: [usize; 4],
+}
+
+impl SystemUi {
+    pub fn scroll_mut(&mut self) -> &mut usize {
+        &mut self.scroll[self.pane.index()]
+    }
+}
+
+pub const SYSTEM_KEYS: &[(&str, &str)] = &[
+    (
+        "p / P",
+        "next / previous pane: Runtime · all tools · Skills · async runs",
+    ),
+    ("j / k, PgUp / PgDn, Home", "scroll the pane"),
+    ("r", "re-read this pane's source (Tools: all three reads)"),
+];
+
+/// The status words of a slot beside (or instead of) its value: `None` when the value
+/// stands alone. Never "empty" for unread, warming or failed (G-5).
+pub fn slot_status<T: Clone>(
+    what: &str,
+    fetched: &Fetched<T>,
+    ctx: &ProjectionCtx,
+) -> Option<Line<'static>> {
+    if let Some(line) = no_value_line(what, fetched, ctx.theme) {
+        return Some(line);
+    }
+    annotation(fetched, ctx.now)
+        .map(|(text, tone)| Line::styled(format!("{what}: {text}"), ctx.theme.style(tone)))
+}
+
+fn pane_line(ui: &SystemUi, theme: Theme) -> Line<'static> {
+    let mut spans = vec![Span::styled("SYSTEM  ", theme.style(Tone::Strong))];
+    for pane in SystemPane::ALL {
+        let text = format!(" {} ", pane.title());
+        if pane == ui.pane {
+            spans.push(Span::styled(
+                format!("[{}]", text.trim()),
+                theme.style(Tone::Accent),
+            ));
+        } else {
+            spans.push(Span::styled(text, theme.style(Tone::Dim)));
+        }
+    }
+    Line::from(spans)
+}
+
+pub fn render(model: &Model, ui: &SystemUi, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    if area.height == 0 {
+        return;
+    }
+    pane_line(ui, ctx.theme).render(Rect::new(area.x, area.y, area.width, 1), buf);
+    let width = area.width as usize;
+    let lines = match ui.pane {
+        SystemPane::Runtime => runtime::lines(model, ctx, width),
+        SystemPane::Tools => panes::tools_lines(model, ctx, width),
+        SystemPane::Skills => panes::skills_lines(model, ctx, width),
+        SystemPane::AsyncRuns => panes::async_lines(model, ctx, width),
+    };
+    let body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
+    let scroll = ui.scroll[ui.pane.index()].min(lines.len().saturating_sub(1));
+    Paragraph::new(lines.into_iter().skip(scroll).collect::<Vec<_>>()).render(body, buf);
+}
+
+pub fn footer_spans(theme: Theme) -> Vec<Span<'static>> {
+    vec![Span::styled(
+        " · p pane · j/k scroll",
+        theme.style(Tone::Dim),
+    )]
+}
+
+/// System keys: `p`/`P` panes, scrolling; `r` is global.
+pub fn handle(ui: &mut SystemUi, key: crossterm::event::KeyEvent, body_rows: u16) -> bool {
+    use crossterm::event::KeyCode;
+    let page = body_rows.saturating_sub(1).max(1) as usize;
+    match key.code {
+        KeyCode::Char('p') => ui.pane = ui.pane.next(),
+        KeyCode::Char('P') => ui.pane = ui.pane.previous(),
+        KeyCode::Char('j') | KeyCode::Down => *ui.scroll_mut() += 1,
+        KeyCode::Char('k') | KeyCode::Up => {
+            let s = ui.scroll_mut();
+            *s = s.saturating_sub(1);
+        }
+        KeyCode::PageDown => *ui.scroll_mut() += page,
+        KeyCode::PageUp => {
+            let s = ui.scroll_mut();
+            *s = s.saturating_sub(page);
+        }
+        KeyCode::Home | KeyCode::Char('g') => *ui.scroll_mut() = 0,
+        _ => return false,
+    }
+    true
+}

@@ -1,0 +1,308 @@
+//! The Tools panes (surfaces.md "Tools"; sources.md T-3, T-4, T-14): all tools (inventory),
+//! the Skills catalogue and async runs, each from its own slot. The registered-tool count
+//! appears only with a settled inventory (T-4); warming, not-registered, uninitialised and
+//! unavailable read as what they are, never as 0 or empty (G-5).
+
+use super::slot_status;
+use crate::protocol::async_requests::{
+    AsyncRequestList, AsyncRequestStatus, AsyncUnavailable, WorkerOwnership,
+};
+use crate::protocol::skills::{SkillSurfaceKind, SkillsSnapshotRead};
+use crate::protocol::tools::ToolsInventoryRead;
+use crate::view::model::Model;
+use crate::view::screens::ProjectionCtx;
+use crate::view::text::{fit_width, pad_to, sanitize};
+use crate::view::theme::Tone;
+use ratatui::text::Line;
+
+fn fit(text: &str, width: usize) -> String {
+    fit_width(text, width).into_owned()
+}
+
+pub fn tools_lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'static>> {
+    let theme = ctx.theme;
+    let fetched = &model.system.tools.fetched;
+    let mut out = Vec::new();
+    if let Some(status) = slot_status("tool inventory", fetched, ctx) {
+        out.push(status);
+    }
+    let Some(observed) = fetched.last() else {
+        return out;
+    };
+    match observed.value.as_ref() {
+        ToolsInventoryRead::Warming { generated_at } => out.push(Line::styled(
+            format!(
+                "tool inventory: server still computing it (warming{}) — not 0 tools",
+                generated_at
+                    .as_deref()
+                    .map(|g| format!(", since {}", sanitize(g)))
+                    .unwrap_or_default()
+            ),
+            theme.style(Tone::Warn),
+        )),
+        ToolsInventoryRead::Settled(inv) => {
+            let section = &inv.tool_inventory;
+            out.push(Line::styled(
+                format!(
+                    "ALL TOOLS  {} registered · generated {}",
+                    section.count,
+                    sanitize(&inv.generated_at)
+                ),
+                theme.style(Tone::Strong),
+            ));
+            out.push(Line::styled(
+                "  NAME                         SCHEMA DISPATCH DIRECT  SURFACES / DESCRIPTION",
+                theme.style(Tone::Dim),
+            ));
+            let yes_no = |v: Option<bool>| match v {
+                Some(true) => "yes",
+                Some(false) => "no",
+                None => "?",
+            };
+            for t in &section.tools {
+                let surfaces = t
+                    .surfaces
+                    .as_ref()
+                    .map(|s| {
+                        s.iter()
+                            .map(|x| sanitize(x).into_owned())
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    })
+                    .unwrap_or_else(|| "?".into());
+                let text = format!(
+                    "  {} {:<6} {:<8} {:<6}  {} · {}",
+                    pad_to(&fit_width(&sanitize(&t.name), 28), 28),
+                    yes_no(t.registered_schema),
+                    yes_no(t.dispatch_registered),
+                    if t.direct_call_allowed { "yes" } else { "no" },
+                    surfaces,
+                    t.description
+                        .as_deref()
+                        .map(|d| sanitize(d).into_owned())
+                        .unwrap_or_default()
+                );
+                out.push(Line::raw(fit(&text, width)));
+            }
+        }
+    }
+    out
+}
+
+pub fn skills_lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'static>> {
+    let theme = ctx.theme;
+    let fetched = &model.system.skills.fetched;
+    let mut out = Vec::new();
+    if let Some(status) = slot_status("skills catalogue", fetched, ctx) {
+        out.push(status);
+    }
+    let Some(observed) = fetched.last() else {
+        return out;
+    };
+    let ready = match observed.value.as_ref() {
+        SkillsSnapshotRead::Ready(r) => r,
+        SkillsSnapshotRead::NotRegistered => {
+            out.push(Line::styled(
+                "skills catalogue: not registered on this server (no catalogue, not an empty one)",
+                theme.style(Tone::Warn),
+            ));
+            return out;
+        }
+        SkillsSnapshotRead::Uninitialized => {
+            out.push(Line::styled(
+                "skills catalogue: not initialised yet (no data, not an empty catalogue)",
+                theme.style(Tone::Warn),
+            ));
+            return out;
+        }
+        SkillsSnapshotRead::InvalidWorkspace => {
+            out.push(Line::styled(
+                "skills catalogue: the server rejected this workspace (invalid_workspace)",
+                theme.style(Tone::Bad),
+            ));
+            return out;
+        }
+    };
+    out.push(Line::styled(
+        format!(
+            "SKILLS  {} surfaces · {} rejected · revision {} · catalogue {}",
+            ready.surfaces.len(),
+            ready.snapshot.rejections.len(),
+            sanitize(&ready.snapshot.snapshot_revision),
+            sanitize(&ready.snapshot.catalog_revision)
+        ),
+        theme.style(Tone::Strong),
+    ));
+    match &ready.usage_coverage {
+        Some(c) if c.unavailable.is_empty() => out.push(Line::styled(
+            format!("usage from {} ledgers", c.ledgers_loaded),
+            theme.style(Tone::Dim),
+        )),
+        Some(c) => out.push(Line::styled(
+            format!(
+                "usage from {} ledgers · unavailable: {}",
+                c.ledgers_loaded,
+                c.unavailable
+                    .iter()
+                    .map(|u| sanitize(u).into_owned())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            theme.style(Tone::Warn),
+        )),
+        None => out.push(Line::styled(
+            "usage coverage not reported by this server",
+            theme.style(Tone::Dim),
+        )),
+    }
+    if ready.surfaces.is_empty() {
+        out.push(Line::styled("no skill surfaces", theme.style(Tone::Dim)));
+    }
+    for s in &ready.surfaces {
+        let kind = match s.kind {
+            SkillSurfaceKind::Instruction => "instruction",
+            SkillSurfaceKind::Composition => "composition",
+            SkillSurfaceKind::Unavailable => "unavailable",
+        };
+        let invocations: u64 = s.usage.iter().map(|u| u.invocations).sum();
+        let keepers: Vec<String> = s
+            .usage
+            .iter()
+            .map(|u| sanitize(&u.keeper).into_owned())
+            .collect();
+        let text = format!(
+            "  {} {:<11} {} invocations{}",
+            pad_to(&fit_width(&sanitize(&s.reference.identity.name), 28), 28),
+            kind,
+            invocations,
+            if keepers.is_empty() {
+                String::new()
+            } else {
+                format!(" · {}", keepers.join(", "))
+            }
+        );
+        let tone = if s.kind == SkillSurfaceKind::Unavailable {
+            Tone::Bad
+        } else {
+            Tone::Normal
+        };
+        out.push(Line::styled(fit(&text, width), theme.style(tone)));
+    }
+    for r in &ready.snapshot.rejections {
+        out.push(Line::styled(
+            fit(
+                &format!(
+                    "  rejected {} (source {}): {}",
+                    r.package_id
+                        .as_deref()
+                        .map(|p| sanitize(p).into_owned())
+                        .unwrap_or_else(|| "(no package id)".into()),
+                    sanitize(&r.source_id),
+                    sanitize(&r.reason.to_string())
+                ),
+                width,
+            ),
+            theme.style(Tone::Bad),
+        ));
+    }
+    out
+}
+
+fn status_word(s: AsyncRequestStatus) -> (&'static str, Tone) {
+    match s {
+        AsyncRequestStatus::Queued => ("queued", Tone::Dim),
+        AsyncRequestStatus::Running => ("running", Tone::Busy),
+        AsyncRequestStatus::Cancelling => ("cancelling", Tone::Warn),
+        AsyncRequestStatus::Done => ("done", Tone::Good),
+        AsyncRequestStatus::Error => ("error", Tone::Bad),
+        AsyncRequestStatus::Lost => ("lost", Tone::Bad),
+        AsyncRequestStatus::Cancelled => ("cancelled", Tone::Dim),
+        AsyncRequestStatus::PersistenceFailed => ("persistence_failed", Tone::Bad),
+    }
+}
+
+pub fn async_lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'static>> {
+    let theme = ctx.theme;
+    let fetched = &model.system.asyncs.fetched;
+    let mut out = Vec::new();
+    if let Some(status) = slot_status("async requests", fetched, ctx) {
+        out.push(status);
+    }
+    let Some(observed) = fetched.last() else {
+        return out;
+    };
+    match observed.value.as_ref() {
+        AsyncRequestList::Unavailable { error, .. } => {
+            let why = match error {
+                AsyncUnavailable::AccessRejected { reason } => {
+                    format!("access rejected: {}", sanitize(reason))
+                }
+                AsyncUnavailable::DirectoryRejected => "request directory rejected".into(),
+                AsyncUnavailable::DirectoryReadFailed { reason } => {
+                    format!("request directory read failed: {}", sanitize(reason))
+                }
+            };
+            out.push(Line::styled(
+                format!("async requests unavailable — {why} (not an empty queue)"),
+                theme.style(Tone::Bad),
+            ));
+        }
+        AsyncRequestList::Ready {
+            summary,
+            requests,
+            record_errors,
+            ..
+        } => {
+            out.push(Line::styled(
+                format!(
+                    "ASYNC RUNS  {} active · {} runtime-owned · {} ownership unknown · {} record errors",
+                    summary.active,
+                    summary.runtime_owned,
+                    summary.ownership_unknown,
+                    summary.record_errors
+                ),
+                theme.style(Tone::Strong),
+            ));
+            if requests.is_empty() {
+                out.push(Line::styled(
+                    "no active async requests",
+                    theme.style(Tone::Dim),
+                ));
+            }
+            for r in requests {
+                let (word, tone) = status_word(r.status);
+                let owner = match r.worker_ownership {
+                    WorkerOwnership::RuntimeOwned => "runtime",
+                    WorkerOwnership::DiskOnlyOwnershipUnknown => "ownership unknown",
+                };
+                // T-6: the row keeps who submitted it, its id and its target keeper.
+                let text = format!(
+                    "  {} {:<11} {} → {} · {:.0}s · {owner}",
+                    pad_to(&fit_width(&sanitize(&r.request_id), 28), 28),
+                    word,
+                    sanitize(&r.submitted_by),
+                    sanitize(&r.keeper_name),
+                    r.elapsed_sec
+                );
+                out.push(Line::styled(fit(&text, width), theme.style(tone)));
+            }
+            for e in record_errors {
+                out.push(Line::styled(
+                    fit(
+                        &format!(
+                            "  record error {}: {}",
+                            e.request_id
+                                .as_deref()
+                                .map(|i| sanitize(i).into_owned())
+                                .unwrap_or_else(|| "(no request id)".into()),
+                            sanitize(&e.kind)
+                        ),
+                        width,
+                    ),
+                    theme.style(Tone::Bad),
+                ));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,181 @@
+//! The System surface's model: the Tools inventory, the Skills catalogue, the async-request
+//! observation (three independent slots, T-1…T-3) and the Runtime catalogue (F-5), each
+//! admitted by its own ticket. A result or failure consumes only its own slot (T-2); a failed
+//! re-read keeps the last good value beside the failure (T-14, F-5).
+
+use super::admission::{EpochGate, RejectReason, Slot, SlotControl};
+use super::fetched::{Fetched, ReadBadge};
+use crate::actors::messages::ObservationPayload;
+use crate::actors::ticket::{SourceKey, Ticket};
+use crate::protocol::admission::ReadScope;
+use crate::protocol::async_requests::AsyncRequestList;
+use crate::protocol::runtime::RuntimeResolved;
+use crate::protocol::skills::SkillsSnapshotRead;
+use crate::protocol::tools::ToolsInventoryRead;
+use std::sync::Arc;
+use std::time::Instant;
+
+#[derive(Debug, Default)]
+pub struct SystemModel {
+    pub tools: Slot<Arc<ToolsInventoryRead>>,
+    pub skills: Slot<Arc<SkillsSnapshotRead>>,
+    pub asyncs: Slot<Arc<AsyncRequestList>>,
+    pub runtime: Slot<Arc<RuntimeResolved>>,
+}
+
+impl SystemModel {
+    /// Whether this model takes messages of `source` (actor keys included, for restarts).
+    pub fn owns(source: &SourceKey) -> bool {
+        matches!(
+            source,
+            SourceKey::Tools
+                | SourceKey::ToolsInventory
+                | SourceKey::SkillsCatalog
+                | SourceKey::AsyncRequests
+                | SourceKey::RuntimeCatalogue
+        )
+    }
+
+    fn slot(&mut self, source: &SourceKey) -> Option<&mut dyn SystemSlot> {
+        match source {
+            SourceKey::ToolsInventory => Some(&mut self.tools),
+            SourceKey::SkillsCatalog => Some(&mut self.skills),
+            SourceKey::AsyncRequests => Some(&mut self.asyncs),
+            SourceKey::RuntimeCatalogue => Some(&mut self.runtime),
+            _ => None,
+        }
+    }
+
+    /// The slots a supervised actor fills (its restart or stop touches only these).
+    fn slots_of(&mut self, actor: &SourceKey) -> Vec<&mut dyn SlotControl> {
+        match actor {
+            SourceKey::Tools => vec![
+                &mut self.tools as &mut dyn SlotControl,
+                &mut self.skills,
+                &mut self.asyncs,
+            ],
+            SourceKey::RuntimeCatalogue => vec![&mut self.runtime as &mut dyn SlotControl],
+            _ => Vec::new(),
+        }
+    }
+
+    fn all(&mut self) -> [&mut dyn SlotControl; 4] {
+        [
+            &mut self.tools,
+            &mut self.skills,
+            &mut self.asyncs,
+            &mut self.runtime,
+        ]
+    }
+
+    pub fn read_badge(&mut self, source: &SourceKey) -> Option<&mut dyn ReadBadge> {
+        self.slot(source).map(|s| s.badge())
+    }
+
+    pub fn on_dispatched(&mut self, ticket: Ticket, gate: &EpochGate) -> bool {
+        let source = ticket.source.clone();
+        self.slot(&source)
+            .is_some_and(|s| s.dispatched_by(ticket, gate))
+    }
+
+    pub fn judge(
+        &self,
+        ticket: &Ticket,
+        payload: &ObservationPayload,
+        gate: &EpochGate,
+    ) -> Result<(), RejectReason> {
+        match (&ticket.source, payload) {
+            (SourceKey::ToolsInventory, ObservationPayload::ToolsInventory(_)) => {
+                self.tools.judge(ticket, gate)
+            }
+            (SourceKey::SkillsCatalog, ObservationPayload::SkillsCatalog(_)) => {
+                self.skills.judge(ticket, gate)
+            }
+            (SourceKey::AsyncRequests, ObservationPayload::AsyncRequests(_)) => {
+                self.asyncs.judge(ticket, gate)
+            }
+            (SourceKey::RuntimeCatalogue, ObservationPayload::RuntimeCatalogue(_)) => {
+                self.runtime.judge(ticket, gate)
+            }
+            _ => Err(RejectReason::UnknownSlot),
+        }
+    }
+
+    /// Applies a judged observation to its own slot only (T-2).
+    pub fn apply(&mut self, ticket: &Ticket, payload: ObservationPayload, now: Instant) {
+        match payload {
+            ObservationPayload::ToolsInventory(r) => self.tools.apply_with(ticket, r, now, |v| v),
+            ObservationPayload::SkillsCatalog(r) => self.skills.apply_with(ticket, r, now, |v| v),
+            ObservationPayload::AsyncRequests(r) => self.asyncs.apply_with(ticket, r, now, |v| v),
+            ObservationPayload::RuntimeCatalogue(r) => {
+                self.runtime.apply_with(ticket, r, now, |v| v)
+            }
+            _ => {}
+        }
+    }
+
+    pub fn on_retired(&mut self, ticket: &Ticket) -> bool {
+        let source = ticket.source.clone();
+        self.slot(&source).is_some_and(|s| s.retired_by(ticket))
+    }
+
+    pub fn on_new_epoch(&mut self, scope: &ReadScope) -> bool {
+        let mut changed = false;
+        for slot in self.all() {
+            changed |= slot.withdraw_read();
+            changed |= slot.forget_other(scope);
+        }
+        changed
+    }
+
+    pub fn on_withdrawn(&mut self) -> bool {
+        let mut changed = false;
+        for slot in self.all() {
+            changed |= slot.withdraw_read();
+        }
+        changed
+    }
+
+    pub fn on_source_restarted(&mut self, actor: &SourceKey) -> bool {
+        let mut changed = false;
+        for slot in self.slots_of(actor) {
+            changed |= slot.restarted();
+        }
+        changed
+    }
+
+    pub fn on_source_stopped(&mut self, actor: &SourceKey) -> bool {
+        let slots = self.slots_of(actor);
+        let changed = !slots.is_empty();
+        for slot in slots {
+            slot.stopped();
+        }
+        changed
+    }
+
+    pub fn any_failed(&self) -> bool {
+        matches!(self.tools.fetched, Fetched::Failed { .. })
+            || matches!(self.skills.fetched, Fetched::Failed { .. })
+            || matches!(self.asyncs.fetched, Fetched::Failed { .. })
+            || matches!(self.runtime.fetched, Fetched::Failed { .. })
+    }
+}
+
+/// What the model needs of one System slot whatever its value type.
+trait SystemSlot {
+    fn badge(&mut self) -> &mut dyn ReadBadge;
+    fn dispatched_by(&mut self, ticket: Ticket, gate: &EpochGate) -> bool;
+    fn retired_by(&mut self, ticket: &Ticket) -> bool;
+}
+
+impl<T: Clone> SystemSlot for Slot<T> {
+    fn badge(&mut self) -> &mut dyn ReadBadge {
+        &mut self.fetched
+    }
+    fn dispatched_by(&mut self, ticket: Ticket, gate: &EpochGate) -> bool {
+        self.dispatched(ticket, gate)
+    }
+    fn retired_by(&mut self, ticket: &Ticket) -> bool {
+        self.retired(ticket)
+    }
+}

@@ -1,0 +1,210 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
+//! The System surface without a terminal (`TestBackend`): each pane says what its own slot
+//! knows (T-3), the tool count only with a settled inventory (T-4), closed non-ready states
+//! never read as empty (§6.2, §6.3, G-5), and the Runtime catalogue and usage stand apart (F-4).
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use masc_tui::actors::messages::{Observation, ObservationPayload};
+use masc_tui::actors::ticket::{SourceKey, Ticket};
+use masc_tui::protocol::admission::AdmissionMode;
+use masc_tui::protocol::async_requests::AsyncRequestList;
+use masc_tui::protocol::client::{Admitted, ClientError};
+use masc_tui::protocol::decode::{DecodeError, DecodeErrorKind, WireDecode};
+use masc_tui::protocol::runtime::{ProviderUsage, RuntimeResolved};
+use masc_tui::protocol::skills::SkillsSnapshotRead;
+use masc_tui::protocol::tools::ToolsInventoryRead;
+use masc_tui::view::keys::{UiCommand, handle_key};
+use masc_tui::view::model::Model;
+use masc_tui::view::sample::{self, buffer_text};
+use masc_tui::view::screens::system::SystemPane;
+use masc_tui::view::screens::{ProjectionCtx, Tab, Ui, render};
+use masc_tui::view::theme::Theme;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+use std::sync::Arc;
+use std::time::Instant;
+
+const INVENTORY: &str = r#"{"generated_at":"2026-08-23T09:00:00Z","tool_inventory":{"count":1,"surface_summary":{},"tools":[{"name":"masc_board_post","description":"Post to the board","registered_schema":true,"dispatch_registered":true,"direct_call_allowed":true,"surfaces":["public_mcp"],"doc_refs":[],"prompt_hints":[]}]},"tool_usage":{},"effective_keeper_surface":null,"skill_activations":null}"#;
+
+fn ticket(source: SourceKey, generation: u64) -> Ticket {
+    Ticket {
+        source,
+        generation,
+        scope: sample::scope(1),
+    }
+}
+
+fn ok<T>(value: T) -> Result<Admitted<T>, ClientError> {
+    Ok(Admitted {
+        value: Arc::new(value),
+        mode: AdmissionMode::Receipt,
+        from_cache: false,
+    })
+}
+
+fn model() -> Model {
+    let mut m = Model::default();
+    m.on_identity(sample::confirmed(1, AdmissionMode::Receipt));
+    m
+}
+
+fn deliver(m: &mut Model, source: SourceKey, generation: u64, payload: ObservationPayload) {
+    let t = ticket(source, generation);
+    m.on_dispatched(t.clone());
+    m.on_observed(Observation { ticket: t, payload }, Instant::now())
+        .unwrap();
+}
+
+fn pane(m: &Model, pane: SystemPane) -> String {
+    let ui = Ui {
+        area: Rect::new(0, 0, 120, 30),
+        tab: Tab::System,
+        system: masc_tui::view::screens::system::SystemUi {
+            pane,
+            ..Default::default()
+        },
+        ..Ui::default()
+    };
+    let mut t = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    let ctx = ProjectionCtx::now(Theme { color: false });
+    t.draw(|f| render(m, &ui, &ctx, f.area(), f.buffer_mut()))
+        .unwrap();
+    buffer_text(t.backend().buffer())
+}
+
+/// T-4, G-5: unread, warming and failed inventories never show a tool count; a settled one
+/// does.
+#[test]
+fn t4_the_tool_count_appears_only_with_a_settled_inventory() {
+    let mut m = model();
+    let unread = pane(&m, SystemPane::Tools);
+    assert!(unread.contains("tool inventory: (not loaded yet)"));
+    assert!(!unread.contains("registered"));
+    deliver(
+        &mut m,
+        SourceKey::ToolsInventory,
+        1,
+        ObservationPayload::ToolsInventory(ok(ToolsInventoryRead::Warming { generated_at: None })),
+    );
+    let warming = pane(&m, SystemPane::Tools);
+    assert!(warming.contains("not 0 tools") && !warming.contains("registered"));
+    deliver(
+        &mut m,
+        SourceKey::ToolsInventory,
+        2,
+        ObservationPayload::ToolsInventory(ok(
+            ToolsInventoryRead::decode(INVENTORY.as_bytes()).unwrap()
+        )),
+    );
+    let settled = pane(&m, SystemPane::Tools);
+    assert!(settled.contains("ALL TOOLS  1 registered") && settled.contains("masc_board_post"));
+    // T-14: a failed re-check keeps the last list beside the failure.
+    deliver(
+        &mut m,
+        SourceKey::ToolsInventory,
+        3,
+        ObservationPayload::ToolsInventory(Err(ClientError::Timeout)),
+    );
+    let failed = pane(&m, SystemPane::Tools);
+    assert!(failed.contains("masc_board_post") && failed.contains("read failed: timeout"));
+}
+
+/// §6.2, G-5: the closed non-ready Skills states read as what they are, never as an empty
+/// catalogue, and differently from each other.
+#[test]
+fn s6_2_skills_states_are_never_an_empty_catalogue() {
+    let texts: Vec<String> = [
+        SkillsSnapshotRead::NotRegistered,
+        SkillsSnapshotRead::Uninitialized,
+        SkillsSnapshotRead::InvalidWorkspace,
+    ]
+    .into_iter()
+    .map(|state| {
+        let mut m = model();
+        deliver(
+            &mut m,
+            SourceKey::SkillsCatalog,
+            1,
+            ObservationPayload::SkillsCatalog(ok(state)),
+        );
+        pane(&m, SystemPane::Skills)
+    })
+    .collect();
+    for (i, a) in texts.iter().enumerate() {
+        assert!(
+            !a.contains("no skill surfaces") && !a.contains("0 surfaces"),
+            "{a}"
+        );
+        for b in &texts[i + 1..] {
+            assert_ne!(a, b);
+        }
+    }
+}
+
+/// §6.3, T-2: an unavailable async-request observation is not an empty queue, and it leaves
+/// the sibling panes alone.
+#[test]
+fn s6_3_unavailable_async_requests_are_not_an_empty_queue() {
+    let mut m = model();
+    let body = br#"{"schema":"masc.async-request-observation/v1","status":"unavailable","startup_recovery":null,"error":{"kind":"access_rejected","reason":"admin token required"}}"#;
+    deliver(
+        &mut m,
+        SourceKey::AsyncRequests,
+        1,
+        ObservationPayload::AsyncRequests(ok(AsyncRequestList::decode(body).unwrap())),
+    );
+    let text = pane(&m, SystemPane::AsyncRuns);
+    assert!(text.contains("access rejected: admin token required"));
+    assert!(!text.contains("no active async requests"));
+    assert!(pane(&m, SystemPane::Tools).contains("tool inventory: (not loaded yet)"));
+}
+
+/// F-4: a catalogue decode error does not hide readable usage, and the reverse.
+#[test]
+fn f4_catalogue_and_usage_stand_apart() {
+    let bad = |path: &str| DecodeError::new(DecodeErrorKind::InvalidValue, path, "bad section");
+    let usage = ProviderUsage {
+        provider_usage_windows_since: 1_790_179_140.2,
+        provider_usage_windows: Vec::new(),
+    };
+    let mut m = model();
+    deliver(
+        &mut m,
+        SourceKey::RuntimeCatalogue,
+        1,
+        ObservationPayload::RuntimeCatalogue(ok(RuntimeResolved {
+            catalogue: Err(bad(".lanes[0]")),
+            usage: Ok(usage),
+        })),
+    );
+    let text = pane(&m, SystemPane::Runtime);
+    assert!(text.contains("catalogue unreadable") && text.contains(".lanes[0]"));
+    assert!(text.contains("USAGE  0 accounts"), "{text}");
+}
+
+/// `p` cycles the panes; `r` re-reads the pane's own source (the Tools source for the three
+/// Tools panes, the catalogue for Runtime).
+#[test]
+fn p_cycles_panes_and_r_names_the_panes_source() {
+    let m = model();
+    let mut ui = Ui {
+        area: Rect::new(0, 0, 120, 30),
+        tab: Tab::System,
+        ..Ui::default()
+    };
+    let key = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+    assert_eq!(
+        handle_key(&mut ui, &m, key('r')),
+        UiCommand::Refresh(SourceKey::RuntimeCatalogue)
+    );
+    handle_key(&mut ui, &m, key('p'));
+    assert_eq!(ui.system.pane, SystemPane::Tools);
+    assert_eq!(
+        handle_key(&mut ui, &m, key('r')),
+        UiCommand::Refresh(SourceKey::Tools)
+    );
+    handle_key(&mut ui, &m, key('P'));
+    handle_key(&mut ui, &m, key('P'));
+    assert_eq!(ui.system.pane, SystemPane::AsyncRuns);
+}
