@@ -30,6 +30,19 @@ pub struct PostsObservation {
 pub struct OpenPost {
     pub post_id: String,
     pub detail: Slot<Arc<BoardPostDetail>>,
+    /// The read view's rows for one admitted detail at one width and theme: built once
+    /// (Markdown, wrapping) and reused by every frame and scroll until either changes.
+    pub rendered: std::sync::Mutex<Option<RenderedPost>>,
+}
+
+/// Rows of the read view, keyed by the exact admitted value (held, so its identity cannot
+/// be reused by another allocation), the width and whether colour is on.
+#[derive(Debug)]
+pub struct RenderedPost {
+    pub detail: Arc<BoardPostDetail>,
+    pub width: usize,
+    pub color: bool,
+    pub lines: Arc<Vec<ratatui::text::Line<'static>>>,
 }
 
 #[derive(Debug, Default)]
@@ -58,7 +71,7 @@ impl BoardModel {
             BoardCommand::OpenPost { post_id } => {
                 self.post = Some(OpenPost {
                     post_id: post_id.clone(),
-                    detail: Slot::default(),
+                    ..OpenPost::default()
                 });
             }
             BoardCommand::ClosePost => self.post = None,

@@ -4,9 +4,9 @@
 
 use super::{BoardUi, shown_posts, unix_minute, when};
 use crate::protocol::board::{BoardComment, BoardPost, BoardPostDetail, PostKind};
+use crate::view::board::RenderedPost;
 use crate::view::chat::markdown::render_markdown;
 use crate::view::chat::wrap::wrap_lines;
-use crate::view::fetched::Fetched;
 use crate::view::model::Model;
 use crate::view::screens::ProjectionCtx;
 use crate::view::screens::work::{annotation, no_value_line};
@@ -17,6 +17,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
+use std::sync::Arc;
 
 /// The reading width (C-69's 100 cells applies to every long text).
 const READ_WIDTH: usize = 100;
@@ -147,6 +148,38 @@ fn detail_lines(detail: &BoardPostDetail, width: usize, theme: Theme) -> Vec<Lin
     out
 }
 
+/// The read view's rows for `detail` at `width`: built once per admitted value, width and
+/// theme, then reused by every frame and scroll (a 50 KB post costs its Markdown once).
+fn cached_lines(
+    model: &Model,
+    detail: &Arc<BoardPostDetail>,
+    width: usize,
+    theme: Theme,
+) -> Arc<Vec<Line<'static>>> {
+    let Some(open) = model.board.post.as_ref() else {
+        return Arc::new(detail_lines(detail, width, theme));
+    };
+    let mut cache = open
+        .rendered
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(r) = cache.as_ref()
+        && Arc::ptr_eq(&r.detail, detail)
+        && r.width == width
+        && r.color == theme.color
+    {
+        return r.lines.clone();
+    }
+    let lines = Arc::new(detail_lines(detail, width, theme));
+    *cache = Some(RenderedPost {
+        detail: detail.clone(),
+        width,
+        color: theme.color,
+        lines: lines.clone(),
+    });
+    lines
+}
+
 pub fn render(model: &Model, ui: &BoardUi, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
     let theme = ctx.theme;
     let width = area.width as usize;
@@ -157,29 +190,44 @@ pub fn render(model: &Model, ui: &BoardUi, ctx: &ProjectionCtx, area: Rect, buf:
         .as_ref()
         .filter(|p| p.post_id == open_id)
         .map(|p| &p.detail);
+    let height = area.height as usize;
+    // The admitted post: only the visible window of its cached rows is cloned per frame.
+    if let Some(fetched) = slot.map(|s| &s.fetched)
+        && let Some(o) = fetched.last()
+    {
+        let rows = cached_lines(model, &o.value, width, theme);
+        let badge =
+            annotation(fetched, ctx.now).map(|(text, tone)| Line::styled(text, theme.style(tone)));
+        let total = rows.len() + usize::from(badge.is_some());
+        let scroll = ui.scroll.min(total.saturating_sub(1));
+        let visible: Vec<Line<'static>> = rows
+            .iter()
+            .take(1)
+            .chain(badge.iter())
+            .chain(rows.iter().skip(1))
+            .skip(scroll)
+            .take(height)
+            .cloned()
+            .collect();
+        Paragraph::new(visible).render(area, buf);
+        return;
+    }
     let mut lines: Vec<Line<'static>> = Vec::new();
     match slot.map(|s| &s.fetched) {
         Some(fetched) => {
-            if let Some(o) = fetched.last() {
-                lines = detail_lines(&o.value, width, theme);
-                if let Some((text, tone)) = annotation(fetched, ctx.now) {
-                    lines.insert(1, Line::styled(text, theme.style(tone)));
-                }
-            } else {
-                // Not read yet (or failed with no value): the list's row stands in for the
-                // head, said as such; the status says what the detail read is doing.
-                if let Some(post) =
-                    shown_posts(model).and_then(|o| o.page.posts.iter().find(|p| p.id == open_id))
-                {
-                    head_lines(post, theme, &mut lines);
-                    lines.push(Line::styled(
-                        "(from the list; the post itself is not read yet)",
-                        theme.style(Tone::Dim),
-                    ));
-                }
-                if let Some(line) = no_value_line("post", fetched, theme) {
-                    lines.push(line);
-                }
+            // Not read yet (or failed with no value): the list's row stands in for the head,
+            // said as such; the status says what the detail read is doing.
+            if let Some(post) =
+                shown_posts(model).and_then(|o| o.page.posts.iter().find(|p| p.id == open_id))
+            {
+                head_lines(post, theme, &mut lines);
+                lines.push(Line::styled(
+                    "(from the list; the post itself is not read yet)",
+                    theme.style(Tone::Dim),
+                ));
+            }
+            if let Some(line) = no_value_line("post", fetched, theme) {
+                lines.push(line);
             }
         }
         None => lines.push(Line::styled(
@@ -187,14 +235,7 @@ pub fn render(model: &Model, ui: &BoardUi, ctx: &ProjectionCtx, area: Rect, buf:
             theme.style(Tone::Dim),
         )),
     }
-    if matches!(
-        slot.map(|s| &s.fetched),
-        Some(Fetched::Failed { last: Some(_), .. })
-    ) {
-        // The annotation above already names the failure beside the last value (G-4).
-    }
-    let scroll = ui.scroll.min(lines.len().saturating_sub(1));
-    Paragraph::new(lines.into_iter().skip(scroll).collect::<Vec<_>>()).render(area, buf);
+    Paragraph::new(lines).render(area, buf);
 }
 
 #[cfg(test)]
