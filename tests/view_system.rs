@@ -206,5 +206,79 @@ fn p_cycles_panes_and_r_names_the_panes_source() {
     );
     handle_key(&mut ui, &m, key('P'));
     handle_key(&mut ui, &m, key('P'));
-    assert_eq!(ui.system.pane, SystemPane::AsyncRuns);
+    assert_eq!(ui.system.pane, SystemPane::Connectors, "P wraps backwards");
+    assert_eq!(
+        handle_key(&mut ui, &m, key('r')),
+        UiCommand::Refresh(SourceKey::Connectors)
+    );
+}
+
+/// D-5, D-6 on screen: bindings are usable from the status alone (`id (name unknown)`); a
+/// chain's names resolve them as they arrive; reading, complete and failed-after-N-pages are
+/// separate stages, and a failure keeps the pages already read.
+#[test]
+fn d5_d6_bindings_first_then_names_by_stage() {
+    use masc_tui::actors::connectors::{NamesChain, NamesPageRead};
+    use masc_tui::protocol::connectors::{ConnectorStatusList, NameMapping, NameScope};
+    let status = r#"{"connectors":[{"connector_id":"discord","display_name":"Discord","status":"connected","available":true,"connected":true,"configured_bindings":[{"channel_id":"111","keeper_name":"rondo"},{"channel_id":"999","keeper_name":"하늘"}]}],"total":1,"active_count":1,"generated_at":"2026-09-20T10:00:00Z"}"#.as_bytes();
+    let mut m = model();
+    deliver(
+        &mut m,
+        SourceKey::ConnectorsStatus,
+        1,
+        ObservationPayload::ConnectorsStatus(ok(ConnectorStatusList::decode(status).unwrap())),
+    );
+    let early = pane(&m, SystemPane::Connectors);
+    assert!(early.contains("Discord  CONNECTED  2 bindings"));
+    assert!(early.contains("111 (name unknown) → rondo"), "{early}");
+    assert!(early.contains("channel: not read"));
+    let key = SourceKey::ConnectorNames {
+        connector: "discord".into(),
+        scope: "channel".into(),
+    };
+    let mut first = NamesChain::fresh("discord", NameScope::Channel);
+    first.mappings = vec![NameMapping {
+        id: "111".into(),
+        name: "general".into(),
+    }];
+    first.pages_read = 1;
+    first.next_after_id = Some("111".into());
+    let first = Arc::new(first);
+    deliver(
+        &mut m,
+        key.clone(),
+        2,
+        ObservationPayload::ConnectorNames(Box::new(NamesPageRead {
+            base: Arc::new(NamesChain::fresh("discord", NameScope::Channel)),
+            result: ok(first.as_ref().clone()),
+        })),
+    );
+    let reading = pane(&m, SystemPane::Connectors);
+    assert!(reading.contains("#general (111) → rondo"));
+    assert!(reading.contains("999 (name unknown) → 하늘"));
+    assert!(
+        reading.contains("channel: reading… 1 so far (1 page)"),
+        "{reading}"
+    );
+    deliver(
+        &mut m,
+        key,
+        3,
+        ObservationPayload::ConnectorNames(Box::new(NamesPageRead {
+            base: first,
+            result: Err(ClientError::Status {
+                status: 500,
+                body: String::new(),
+            }),
+        })),
+    );
+    let failed = pane(&m, SystemPane::Connectors);
+    assert!(
+        failed.contains("channel: 1 kept, read failed (status_500) after 1 page"),
+        "{failed}"
+    );
+    assert!(
+        failed.contains("#general (111) → rondo"),
+        "earlier pages kept (D-6)"
+    );
 }

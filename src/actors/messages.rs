@@ -32,6 +32,9 @@ pub enum ObservationPayload {
     SkillsCatalog(ReadResult<crate::protocol::skills::SkillsSnapshotRead>),
     AsyncRequests(ReadResult<crate::protocol::async_requests::AsyncRequestList>),
     RuntimeCatalogue(ReadResult<crate::protocol::runtime::RuntimeResolved>),
+    ConnectorsStatus(ReadResult<crate::protocol::connectors::ConnectorStatusList>),
+    /// One page of a name cursor chain, with the prefix it extends (D-1, D-6).
+    ConnectorNames(Box<crate::actors::connectors::NamesPageRead>),
 }
 
 impl ObservationPayload {
@@ -59,6 +62,8 @@ impl ObservationPayload {
             Self::SkillsCatalog(r) => class(r),
             Self::AsyncRequests(r) => class(r),
             Self::RuntimeCatalogue(r) => class(r),
+            Self::ConnectorsStatus(r) => class(r),
+            Self::ConnectorNames(n) => class(&n.result),
         }
     }
 }

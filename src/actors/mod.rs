@@ -3,6 +3,7 @@
 
 pub mod board;
 pub mod chat;
+pub mod connectors;
 pub mod keepers;
 pub mod messages;
 pub mod read;

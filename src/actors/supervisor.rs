@@ -124,6 +124,9 @@ pub fn source_spawners(cfg: &RuntimeConfig) -> Vec<Arc<dyn SourceSpawner>> {
         Arc::new(crate::actors::system::RuntimeCatalogueSpawner {
             cadence: Duration::from_secs(30),
         }),
+        Arc::new(crate::actors::connectors::ConnectorsSpawner {
+            cadence: Duration::from_secs(30),
+        }),
     ]
 }
 

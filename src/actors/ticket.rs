@@ -45,6 +45,12 @@ pub enum SourceKey {
     AsyncRequests,
     /// `GET /api/v1/runtime/resolved` (§9.1): the shared Runtime catalogue and usage (F).
     RuntimeCatalogue,
+    /// The Connectors source actor (supervision key).
+    Connectors,
+    /// `GET /api/v1/gate/connectors` (§7.1): status with bindings, delivered first (D-5).
+    ConnectorsStatus,
+    /// One name cursor chain (§7.2, D-1): `scope` is `server`, `channel` or `person`.
+    ConnectorNames { connector: String, scope: String },
 }
 
 impl SourceKey {
@@ -72,6 +78,12 @@ impl SourceKey {
             Self::SkillsCatalog => "skills_catalog".to_string(),
             Self::AsyncRequests => "async_requests".to_string(),
             Self::RuntimeCatalogue => "runtime_catalogue".to_string(),
+            Self::Connectors => "connectors".to_string(),
+            Self::ConnectorsStatus => "connectors_status".to_string(),
+            // Connector ids are identifiers (lower-case transport names), not body text.
+            Self::ConnectorNames { connector, scope } => {
+                format!("connector_names:{connector}:{scope}")
+            }
         }
     }
 }

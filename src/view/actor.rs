@@ -200,6 +200,7 @@ impl<B: FrameSink> Actor for ViewActor<B> {
 fn slot_keys(source: &SourceKey) -> Vec<SourceKey> {
     match source {
         SourceKey::Board => vec![SourceKey::BoardPosts, SourceKey::HearthCensus],
+        SourceKey::Connectors => vec![SourceKey::ConnectorsStatus],
         SourceKey::Tools => vec![
             SourceKey::ToolsInventory,
             SourceKey::SkillsCatalog,

@@ -5,13 +5,17 @@
 
 use super::admission::{EpochGate, RejectReason, Slot, SlotControl};
 use super::fetched::{Fetched, ReadBadge};
+use crate::actors::connectors::NamesChain;
+use crate::actors::connectors::chain::chain_key;
 use crate::actors::messages::ObservationPayload;
 use crate::actors::ticket::{SourceKey, Ticket};
 use crate::protocol::admission::ReadScope;
 use crate::protocol::async_requests::AsyncRequestList;
+use crate::protocol::connectors::{ConnectorStatusList, NameScope};
 use crate::protocol::runtime::RuntimeResolved;
 use crate::protocol::skills::SkillsSnapshotRead;
 use crate::protocol::tools::ToolsInventoryRead;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -21,6 +25,10 @@ pub struct SystemModel {
     pub skills: Slot<Arc<SkillsSnapshotRead>>,
     pub asyncs: Slot<Arc<AsyncRequestList>>,
     pub runtime: Slot<Arc<RuntimeResolved>>,
+    /// Connector status with bindings (§7.1), delivered before any name (D-5).
+    pub connectors: Slot<Arc<ConnectorStatusList>>,
+    /// One slot per name cursor chain, keyed by `SourceKey::ConnectorNames` (D-1).
+    pub names: BTreeMap<SourceKey, Slot<Arc<NamesChain>>>,
 }
 
 impl SystemModel {
@@ -33,6 +41,9 @@ impl SystemModel {
                 | SourceKey::SkillsCatalog
                 | SourceKey::AsyncRequests
                 | SourceKey::RuntimeCatalogue
+                | SourceKey::Connectors
+                | SourceKey::ConnectorsStatus
+                | SourceKey::ConnectorNames { .. }
         )
     }
 
@@ -42,6 +53,10 @@ impl SystemModel {
             SourceKey::SkillsCatalog => Some(&mut self.skills),
             SourceKey::AsyncRequests => Some(&mut self.asyncs),
             SourceKey::RuntimeCatalogue => Some(&mut self.runtime),
+            SourceKey::ConnectorsStatus => Some(&mut self.connectors),
+            SourceKey::ConnectorNames { .. } => {
+                self.names.get_mut(source).map(|s| s as &mut dyn SystemSlot)
+            }
             _ => None,
         }
     }
@@ -55,17 +70,23 @@ impl SystemModel {
                 &mut self.asyncs,
             ],
             SourceKey::RuntimeCatalogue => vec![&mut self.runtime as &mut dyn SlotControl],
+            SourceKey::Connectors => std::iter::once(&mut self.connectors as &mut dyn SlotControl)
+                .chain(self.names.values_mut().map(|s| s as &mut dyn SlotControl))
+                .collect(),
             _ => Vec::new(),
         }
     }
 
-    fn all(&mut self) -> [&mut dyn SlotControl; 4] {
-        [
+    fn all(&mut self) -> Vec<&mut dyn SlotControl> {
+        let mut all: Vec<&mut dyn SlotControl> = vec![
             &mut self.tools,
             &mut self.skills,
             &mut self.asyncs,
             &mut self.runtime,
-        ]
+            &mut self.connectors,
+        ];
+        all.extend(self.names.values_mut().map(|s| s as &mut dyn SlotControl));
+        all
     }
 
     pub fn read_badge(&mut self, source: &SourceKey) -> Option<&mut dyn ReadBadge> {
@@ -74,6 +95,10 @@ impl SystemModel {
 
     pub fn on_dispatched(&mut self, ticket: Ticket, gate: &EpochGate) -> bool {
         let source = ticket.source.clone();
+        if matches!(source, SourceKey::ConnectorNames { .. }) && gate.check(&ticket).is_ok() {
+            // A chain's slot exists from its first dispatch on.
+            self.names.entry(source.clone()).or_default();
+        }
         self.slot(&source)
             .is_some_and(|s| s.dispatched_by(ticket, gate))
     }
@@ -97,6 +122,15 @@ impl SystemModel {
             (SourceKey::RuntimeCatalogue, ObservationPayload::RuntimeCatalogue(_)) => {
                 self.runtime.judge(ticket, gate)
             }
+            (SourceKey::ConnectorsStatus, ObservationPayload::ConnectorsStatus(_)) => {
+                self.connectors.judge(ticket, gate)
+            }
+            (key @ SourceKey::ConnectorNames { .. }, ObservationPayload::ConnectorNames(_)) => {
+                match self.names.get(key) {
+                    Some(slot) => slot.judge(ticket, gate),
+                    None => gate.check(ticket).and(Err(RejectReason::Withdrawn)),
+                }
+            }
             _ => Err(RejectReason::UnknownSlot),
         }
     }
@@ -109,6 +143,28 @@ impl SystemModel {
             ObservationPayload::AsyncRequests(r) => self.asyncs.apply_with(ticket, r, now, |v| v),
             ObservationPayload::RuntimeCatalogue(r) => {
                 self.runtime.apply_with(ticket, r, now, |v| v)
+            }
+            ObservationPayload::ConnectorsStatus(r) => {
+                if let Ok(a) = &r {
+                    // Chains of connectors the new list no longer has are gone with them.
+                    let listed: Vec<&str> = a
+                        .value
+                        .connectors()
+                        .map(|c| c.connector_id.as_str())
+                        .collect();
+                    self.names.retain(|key, _| match key {
+                        SourceKey::ConnectorNames { connector, .. } => {
+                            listed.contains(&connector.as_str())
+                        }
+                        _ => false,
+                    });
+                }
+                self.connectors.apply_with(ticket, r, now, |v| v)
+            }
+            ObservationPayload::ConnectorNames(read) => {
+                if let Some(slot) = self.names.get_mut(&ticket.source) {
+                    slot.apply_with(ticket, read.result, now, |v| v);
+                }
             }
             _ => {}
         }
@@ -158,6 +214,12 @@ impl SystemModel {
             || matches!(self.skills.fetched, Fetched::Failed { .. })
             || matches!(self.asyncs.fetched, Fetched::Failed { .. })
             || matches!(self.runtime.fetched, Fetched::Failed { .. })
+            || matches!(self.connectors.fetched, Fetched::Failed { .. })
+    }
+
+    /// The chain of `connector`'s `scope` names, if it was ever dispatched.
+    pub fn chain(&self, connector: &str, scope: NameScope) -> Option<&Slot<Arc<NamesChain>>> {
+        self.names.get(&chain_key(connector, scope))
     }
 }
 

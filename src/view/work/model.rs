@@ -368,7 +368,9 @@ impl WorkModel {
             | ObservationPayload::ToolsInventory(_)
             | ObservationPayload::SkillsCatalog(_)
             | ObservationPayload::AsyncRequests(_)
-            | ObservationPayload::RuntimeCatalogue(_) => {}
+            | ObservationPayload::RuntimeCatalogue(_)
+            | ObservationPayload::ConnectorsStatus(_)
+            | ObservationPayload::ConnectorNames(_) => {}
         }
     }
 

@@ -3,6 +3,7 @@
 //! draws its own slot's pending, observation and failure (T-3); none waits for another (T-2).
 //! Read-only in this version.
 
+mod connectors;
 mod panes;
 mod runtime;
 
@@ -23,10 +24,17 @@ pub enum SystemPane {
     Tools,
     Skills,
     AsyncRuns,
+    Connectors,
 }
 
 impl SystemPane {
-    pub const ALL: [SystemPane; 4] = [Self::Runtime, Self::Tools, Self::Skills, Self::AsyncRuns];
+    pub const ALL: [SystemPane; 5] = [
+        Self::Runtime,
+        Self::Tools,
+        Self::Skills,
+        Self::AsyncRuns,
+        Self::Connectors,
+    ];
 
     pub fn title(self) -> &'static str {
         match self {
@@ -34,6 +42,7 @@ impl SystemPane {
             Self::Tools => "all tools",
             Self::Skills => "Skills",
             Self::AsyncRuns => "async runs",
+            Self::Connectors => "connectors",
         }
     }
 
@@ -53,6 +62,7 @@ impl SystemPane {
     pub fn source(self) -> crate::actors::ticket::SourceKey {
         match self {
             Self::Runtime => crate::actors::ticket::SourceKey::RuntimeCatalogue,
+            Self::Connectors => crate::actors::ticket::SourceKey::Connectors,
             _ => crate::actors::ticket::SourceKey::Tools,
         }
     }
@@ -62,7 +72,7 @@ impl SystemPane {
 pub struct SystemUi {
     pub pane: SystemPane,
     /// Scroll per pane, in rows.
-    pub scroll: [usize; 4],
+    pub scroll: [usize; 5],
 }
 
 impl SystemUi {
@@ -74,7 +84,7 @@ impl SystemUi {
 pub const SYSTEM_KEYS: &[(&str, &str)] = &[
     (
         "p / P",
-        "next / previous pane: Runtime · all tools · Skills · async runs",
+        "next / previous pane: Runtime · all tools · Skills · async runs · connectors",
     ),
     ("j / k, PgUp / PgDn, Home", "scroll the pane"),
     ("r", "re-read this pane's source (Tools: all three reads)"),
@@ -121,6 +131,7 @@ pub fn render(model: &Model, ui: &SystemUi, ctx: &ProjectionCtx, area: Rect, buf
         SystemPane::Tools => panes::tools_lines(model, ctx, width),
         SystemPane::Skills => panes::skills_lines(model, ctx, width),
         SystemPane::AsyncRuns => panes::async_lines(model, ctx, width),
+        SystemPane::Connectors => connectors::lines(model, ctx, width),
     };
     let body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
     let scroll = ui.scroll[ui.pane.index()].min(lines.len().saturating_sub(1));

@@ -1,0 +1,231 @@
+//! The Connectors source actor: the status list (one standing slot) and, once a status list
+//! is forwarded, one name cursor chain per (connector, scope) in a second owner (D-1, D-5).
+//!
+//! - The status is delivered first and on its own (D-5): chains start only after it, from
+//!   the connectors it lists, and are retired and restarted by the next admitted status.
+//! - Each chain reads its pages in order, each with the cursor the previous page returned; the
+//!   next page is dispatched only after the previous one was forwarded (D-1). Chains are
+//!   independent: a failed page ends only its chain, keeping its earlier pages (D-6); the
+//!   cadence does not loop a failed chain (D-14) — the next status read restarts it.
+//! - Withdrawal retires every read (G-6); the status is standing, so the next confirmation
+//!   reads it again and the chains follow.
+
+use super::chain::{NamesChain, SCOPES, chain_key, chain_slot, page_reader};
+use crate::actors::messages::{
+    DemandKind, IdentityState, ObservationPayload, SourceCommand, ViewMsg,
+};
+use crate::actors::read::polled::inject_panic;
+use crate::actors::read::{
+    CadenceTimer, ExplicitPolicy, GenerationBook, ReadOwner, ReturnOutcome, SlotSpec, WorkerReturn,
+    reader,
+};
+use crate::actors::supervisor::{SourceContext, SourceSpawner};
+use crate::actors::ticket::SourceKey;
+use crate::protocol::client::WorkspaceClient;
+use crate::protocol::connectors::ConnectorStatusList;
+use futures::future::BoxFuture;
+use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub const STATUS_PATH: &str = "/api/v1/gate/connectors";
+
+type Owner = ReadOwner<ActorRef<ViewMsg>, ActorRef<SourceCommand>>;
+
+fn status_slot(generations: &GenerationBook) -> SlotSpec {
+    SlotSpec {
+        key: SourceKey::ConnectorsStatus,
+        explicit: ExplicitPolicy::Supersede,
+        standing: true,
+        generations: generations.counter(&SourceKey::ConnectorsStatus),
+        reader: reader(|auth, client| async move {
+            ObservationPayload::ConnectorsStatus(
+                client.get::<ConnectorStatusList>(&auth, STATUS_PATH).await,
+            )
+        }),
+    }
+}
+
+pub struct ConnectorsSource;
+
+pub struct ConnectorsArgs {
+    pub client: WorkspaceClient,
+    pub view: ActorRef<ViewMsg>,
+    pub generations: GenerationBook,
+    pub cadence: Duration,
+    pub fault_drills: bool,
+}
+
+pub struct ConnectorsState {
+    client: WorkspaceClient,
+    view: ActorRef<ViewMsg>,
+    generations: GenerationBook,
+    identity: Option<IdentityState>,
+    status: Owner,
+    chains: Owner,
+    cadence: CadenceTimer,
+    fault_drills: bool,
+}
+
+impl ConnectorsState {
+    /// A status list was forwarded: the previous chains are retired and one fresh chain per
+    /// (listed connector, scope) starts (D-1, D-5).
+    fn restart_chains(&mut self, myself: &ActorRef<SourceCommand>, list: &ConnectorStatusList) {
+        self.chains.retire_all("superseded_by_status");
+        let mut owner: Owner =
+            ReadOwner::new(self.view.clone(), myself.clone(), self.client.clone());
+        if let Some(identity) = &self.identity {
+            owner.identity(identity);
+        }
+        let mut keys = Vec::new();
+        for row in list.connectors() {
+            for scope in SCOPES {
+                let key = chain_key(&row.connector_id, scope);
+                let fresh = Arc::new(NamesChain::fresh(&row.connector_id, scope));
+                owner.add_slot(chain_slot(fresh, self.generations.counter(&key)));
+                keys.push(key);
+            }
+        }
+        for key in &keys {
+            owner.demand(key, DemandKind::Explicit);
+        }
+        self.chains = owner;
+    }
+
+    /// Routes a worker's return. Returns `true` when the status read completed (the cadence
+    /// re-arms after it).
+    fn worker_returned(&mut self, myself: &ActorRef<SourceCommand>, ret: WorkerReturn) -> bool {
+        match ret.ticket.source.clone() {
+            SourceKey::ConnectorsStatus => {
+                let list = match &ret.result {
+                    Ok(ObservationPayload::ConnectorsStatus(Ok(a))) => Some(a.value.clone()),
+                    _ => None,
+                };
+                let outcome = self.status.worker_returned(ret);
+                if let (ReturnOutcome::Forwarded { .. }, Some(list)) = (&outcome, list) {
+                    self.restart_chains(myself, &list);
+                }
+                outcome.completed()
+            }
+            key @ SourceKey::ConnectorNames { .. } => {
+                let admitted = match &ret.result {
+                    Ok(ObservationPayload::ConnectorNames(read)) => {
+                        read.result.as_ref().ok().map(|a| a.value.clone())
+                    }
+                    _ => None,
+                };
+                let outcome = self.chains.worker_returned(ret);
+                // D-1: the next page only after this one was forwarded, with its cursor.
+                if let (ReturnOutcome::Forwarded { .. }, Some(chain)) = (&outcome, admitted)
+                    && !chain.complete
+                {
+                    self.chains.set_reader(&key, page_reader(chain));
+                    self.chains.demand(&key, DemandKind::Explicit);
+                }
+                false
+            }
+            _ => {
+                ret.reject_late();
+                false
+            }
+        }
+    }
+}
+
+impl Actor for ConnectorsSource {
+    type Msg = SourceCommand;
+    type State = ConnectorsState;
+    type Arguments = ConnectorsArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<SourceCommand>,
+        args: ConnectorsArgs,
+    ) -> Result<ConnectorsState, ActorProcessingErr> {
+        let mut status = ReadOwner::new(args.view.clone(), myself.clone(), args.client.clone());
+        status.add_slot(status_slot(&args.generations));
+        let chains = ReadOwner::new(args.view.clone(), myself, args.client.clone());
+        Ok(ConnectorsState {
+            client: args.client,
+            view: args.view,
+            generations: args.generations,
+            identity: None,
+            status,
+            chains,
+            cadence: CadenceTimer::new(args.cadence),
+            fault_drills: args.fault_drills,
+        })
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<SourceCommand>,
+        msg: SourceCommand,
+        state: &mut ConnectorsState,
+    ) -> Result<(), ActorProcessingErr> {
+        match msg {
+            // The status is the demanded read; chains follow each admitted status.
+            SourceCommand::Demand(kind) => {
+                state.status.demand(&SourceKey::ConnectorsStatus, kind);
+            }
+            SourceCommand::Identity(identity) => {
+                state.status.identity(&identity);
+                state.chains.identity(&identity);
+                if state.status.authority().is_none() {
+                    state.cadence.cancel();
+                }
+                state.identity = Some(identity);
+            }
+            SourceCommand::WorkerReturned(ret) => {
+                if state.worker_returned(&myself, ret) {
+                    state.cadence.reschedule(&myself);
+                }
+            }
+            SourceCommand::Chat(_) | SourceCommand::Work(_) | SourceCommand::Board(_) => {}
+            SourceCommand::InjectPanic => {
+                inject_panic(state.fault_drills, &SourceKey::Connectors);
+            }
+        }
+        Ok(())
+    }
+
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<SourceCommand>,
+        state: &mut ConnectorsState,
+    ) -> Result<(), ActorProcessingErr> {
+        state.status.retire_all("source_stopped");
+        state.chains.retire_all("source_stopped");
+        Ok(())
+    }
+}
+
+/// Spawns the Connectors source under the supervisor.
+pub struct ConnectorsSpawner {
+    pub cadence: Duration,
+}
+
+impl SourceSpawner for ConnectorsSpawner {
+    fn key(&self) -> SourceKey {
+        SourceKey::Connectors
+    }
+
+    fn spawn(
+        &self,
+        ctx: SourceContext,
+        supervisor: ActorCell,
+    ) -> BoxFuture<'static, Result<ActorRef<SourceCommand>, SpawnErr>> {
+        let args = ConnectorsArgs {
+            client: ctx.client,
+            view: ctx.view,
+            generations: ctx.generations,
+            cadence: self.cadence,
+            fault_drills: ctx.fault_drills,
+        };
+        Box::pin(async move {
+            let (handle, _join) =
+                ConnectorsSource::spawn_linked(None, ConnectorsSource, args, supervisor).await?;
+            Ok(handle)
+        })
+    }
+}

@@ -1,0 +1,186 @@
+//! The connectors pane (surfaces.md "Connectors"; sources.md D-5, D-6): one block per
+//! transport with its connection badge and bindings, usable as soon as the status arrives;
+//! the name chains are a separate stage per scope — reading, complete, or failed after N
+//! pages with the earlier pages kept. A binding shows `name (id)` or `id (name unknown)`.
+
+use super::slot_status;
+use crate::actors::connectors::SCOPES;
+use crate::actors::connectors::chain::scope_name;
+use crate::protocol::connectors::{ConnectorRow, ConnectorRowSlot, ConnectorStatus, NameScope};
+use crate::view::fetched::Fetched;
+use crate::view::model::Model;
+use crate::view::screens::ProjectionCtx;
+use crate::view::text::{fit_width, sanitize};
+use crate::view::theme::{Theme, Tone};
+use ratatui::text::Line;
+
+/// surfaces.md's connection badges from the validated (status, available, connected) triple.
+fn badge(row: &ConnectorRow) -> (&'static str, Tone) {
+    match (row.status, row.available, row.connected) {
+        (ConnectorStatus::Connected, true, true) => ("CONNECTED", Tone::Good),
+        (ConnectorStatus::Offline, false, true) => ("CONNECTED / UNAVAILABLE", Tone::Warn),
+        (ConnectorStatus::Disconnected, true, false) => ("DISCONNECTED", Tone::Bad),
+        (ConnectorStatus::Offline, false, false) => ("UNAVAILABLE", Tone::Bad),
+        (ConnectorStatus::Stale, true, false) => ("STALE", Tone::Warn),
+        _ => ("INVALID STATE", Tone::Bad),
+    }
+}
+
+/// One scope's stage (D-5): never "complete" before `has_more: false` was read.
+fn stage(model: &Model, connector: &str, scope: NameScope) -> (String, Tone) {
+    let name = scope_name(scope);
+    let Some(slot) = model.system.chain(connector, scope) else {
+        return (format!("{name}: not read"), Tone::Dim);
+    };
+    let chain = slot.fetched.last().map(|o| o.value.clone());
+    let pages = |n: usize| {
+        if n == 1 {
+            "1 page".to_string()
+        } else {
+            format!("{n} pages")
+        }
+    };
+    match (&slot.fetched, chain) {
+        (Fetched::Failed { error, .. }, Some(c)) => (
+            format!(
+                "{name}: {} kept, read failed ({}) after {}",
+                c.mappings.len(),
+                error.class,
+                pages(c.pages_read)
+            ),
+            Tone::Bad,
+        ),
+        (Fetched::Failed { error, .. }, None) => {
+            (format!("{name}: read failed ({})", error.class), Tone::Bad)
+        }
+        (_, Some(c)) if c.complete && !slot.in_flight() => (
+            format!("{name}: {} ({})", c.mappings.len(), pages(c.pages_read)),
+            Tone::Dim,
+        ),
+        (_, Some(c)) => (
+            format!(
+                "{name}: reading… {} so far ({})",
+                c.mappings.len(),
+                pages(c.pages_read)
+            ),
+            Tone::Busy,
+        ),
+        (_, None) => (format!("{name}: reading…"), Tone::Busy),
+    }
+}
+
+fn connector_lines(
+    model: &Model,
+    row: &ConnectorRow,
+    width: usize,
+    theme: Theme,
+    out: &mut Vec<Line<'static>>,
+) {
+    let (word, tone) = badge(row);
+    let mut head = format!(
+        "{}  {word}  {} bindings",
+        sanitize(&row.display_name),
+        row.configured_bindings.len()
+    );
+    for (label, value) in [("gateway", &row.gateway_state), ("poll", &row.poll_state)] {
+        if let Some(v) = value {
+            head.push_str(&format!(" · {label} {}", sanitize(&v.to_string())));
+        }
+    }
+    if let Some(e) = &row.error {
+        head.push_str(&format!(" · error {}", sanitize(&e.to_string())));
+    }
+    out.push(Line::styled(
+        fit_width(&head, width).into_owned(),
+        theme.style(tone),
+    ));
+    let stages: Vec<(String, Tone)> = SCOPES
+        .iter()
+        .map(|s| stage(model, &row.connector_id, *s))
+        .collect();
+    let worst = stages
+        .iter()
+        .map(|(_, t)| *t)
+        .find(|t| matches!(t, Tone::Bad | Tone::Busy))
+        .unwrap_or(Tone::Dim);
+    let joined: Vec<String> = stages.into_iter().map(|(t, _)| t).collect();
+    out.push(Line::styled(
+        fit_width(&format!("  names  {}", joined.join(" · ")), width).into_owned(),
+        theme.style(worst),
+    ));
+    let channels = model
+        .system
+        .chain(&row.connector_id, NameScope::Channel)
+        .and_then(|s| s.fetched.last().map(|o| o.value.clone()));
+    for b in &row.configured_bindings {
+        let id = sanitize(&b.channel_id).into_owned();
+        let channel = match channels.as_ref().and_then(|c| c.name_of(&b.channel_id)) {
+            Some(name) => format!("#{} ({id})", sanitize(name)),
+            None => format!("{id} (name unknown)"),
+        };
+        out.push(Line::raw(
+            fit_width(
+                &format!("  {channel} → {}", sanitize(&b.keeper_name)),
+                width,
+            )
+            .into_owned(),
+        ));
+    }
+}
+
+pub fn lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'static>> {
+    let theme = ctx.theme;
+    let fetched = &model.system.connectors.fetched;
+    let mut out = Vec::new();
+    if let Some(status) = slot_status("connectors", fetched, ctx) {
+        out.push(status);
+    }
+    let Some(observed) = fetched.last() else {
+        return out;
+    };
+    let list = &observed.value;
+    out.push(Line::styled(
+        format!(
+            "CONNECTORS  {} · {} active{}",
+            list.total,
+            list.active_count,
+            list.generated_at
+                .as_deref()
+                .map(|g| format!(" · generated {}", sanitize(g)))
+                .unwrap_or_default()
+        ),
+        theme.style(Tone::Strong),
+    ));
+    if list.rows.is_empty() {
+        out.push(Line::styled(
+            "no connectors configured",
+            theme.style(Tone::Dim),
+        ));
+    }
+    for slot in &list.rows {
+        match slot {
+            ConnectorRowSlot::Row(row) => connector_lines(model, row, width, theme, &mut out),
+            ConnectorRowSlot::Undecodable {
+                connector_id,
+                error,
+            } => out.push(Line::styled(
+                fit_width(
+                    &format!(
+                        "{}  refused row: {} at {}",
+                        connector_id
+                            .as_deref()
+                            .map(|c| sanitize(c).into_owned())
+                            .unwrap_or_else(|| "(no id)".into()),
+                        error.kind.reason(),
+                        error.path
+                    ),
+                    width,
+                )
+                .into_owned(),
+                theme.style(Tone::Bad),
+            )),
+        }
+        out.push(Line::raw(""));
+    }
+    out
+}
