@@ -4,26 +4,12 @@
 //! trace. Synchronisation is by view messages and stage records only.
 
 mod actor_support;
-use actor_support::{Rig, plan, start_rig};
+use actor_support::{Rig, plan, rig_with};
 use masc_tui::actors::board::{BoardCommand, BoardQuery, BoardSort};
-use masc_tui::actors::messages::{Observation, ObservationPayload, SourceCommand, ViewMsg};
+use masc_tui::actors::messages::{ObservationPayload, SourceCommand, ViewMsg};
 use masc_tui::actors::ticket::{SourceKey, Ticket};
 use masc_tui::protocol::client::ClientError;
-use masc_tui::server::ServeOptions;
-use masc_tui::server::faults::FaultPlan;
 use ractor::ActorRef;
-
-async fn rig(faults: FaultPlan) -> Rig {
-    start_rig(
-        ServeOptions {
-            faults,
-            ..ServeOptions::default()
-        },
-        None,
-        None,
-    )
-    .await
-}
 
 async fn board(rig: &mut Rig) -> ActorRef<SourceCommand> {
     match rig
@@ -47,38 +33,16 @@ async fn dispatched(rig: &mut Rig, key: &SourceKey) -> Ticket {
     }
 }
 
-/// The observation of `key`: one already received (the slots of one source arrive in any
-/// order, E-1/T-1), else the next one.
-async fn observed(rig: &mut Rig, key: &SourceKey) -> Observation {
-    let is_it = |m: &ViewMsg| matches!(m, ViewMsg::Observed(o) if o.ticket.source == *key);
-    if let Some(ViewMsg::Observed(o)) = rig.log.last_seen(is_it) {
-        return o.clone();
-    }
-    match rig
-        .log
-        .wait_for(|m| matches!(m, ViewMsg::Observed(o) if o.ticket.source == *key))
-        .await
-    {
-        Some(ViewMsg::Observed(o)) => o.clone(),
-        other => panic!("no observation of {key}: {other:?}"),
-    }
-}
-
-async fn finish(rig: Rig) {
-    rig.runtime.stop().await;
-    rig.server.shutdown().await;
-}
-
 /// E-1, P-1: posts and census are separate slots of one source: a failed census is a typed
 /// failure of its own slot, and the posts are admitted beside it with their own ticket.
 #[tokio::test]
 async fn e1_a_failed_census_fails_only_its_own_slot() {
-    let mut rig = rig(plan(
+    let mut rig = rig_with(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/board/hearths"},"when":{"every":true},"fault":{"status":500}}"#,
     ))
     .await;
-    let census = observed(&mut rig, &SourceKey::HearthCensus).await;
-    let posts = observed(&mut rig, &SourceKey::BoardPosts).await;
+    let census = rig.observed_of(&SourceKey::HearthCensus).await;
+    let posts = rig.observed_of(&SourceKey::BoardPosts).await;
     assert!(
         matches!(
             census.payload,
@@ -106,7 +70,7 @@ async fn e1_a_failed_census_fails_only_its_own_slot() {
     };
     assert_eq!(outcome("hearth_census").as_deref(), Some("status_500"));
     assert_eq!(outcome("board_posts").as_deref(), Some("ok"));
-    finish(rig).await;
+    rig.finish().await;
 }
 
 /// E-11, E-14, G-3: a query change while a posts read is in flight supersedes it (cancelled,
@@ -114,14 +78,14 @@ async fn e1_a_failed_census_fails_only_its_own_slot() {
 /// server for it. The census is not re-read by a query change.
 #[tokio::test]
 async fn e11_a_query_change_supersedes_the_read_in_flight_and_carries_its_query() {
-    let mut rig = rig(plan(
+    let mut rig = rig_with(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/board","query":"sort_by=hot"},"when":{"nth":1},"fault":{"delay_ms":20000}}"#,
     ))
     .await;
     let source = board(&mut rig).await;
     let slow = dispatched(&mut rig, &SourceKey::BoardPosts).await;
     // The census of this epoch has been read (it does not wait for the posts).
-    observed(&mut rig, &SourceKey::HearthCensus).await;
+    rig.observed_of(&SourceKey::HearthCensus).await;
     rig.recorder
         .wait_for(|r| r.stage == "worker_enter" && r.source == "board_posts")
         .await
@@ -136,7 +100,7 @@ async fn e11_a_query_change_supersedes_the_read_in_flight_and_carries_its_query(
         .unwrap();
     let fresh = dispatched(&mut rig, &SourceKey::BoardPosts).await;
     assert!(fresh.generation > slow.generation);
-    let obs = observed(&mut rig, &SourceKey::BoardPosts).await;
+    let obs = rig.observed_of(&SourceKey::BoardPosts).await;
     assert_eq!(obs.ticket, fresh, "only the superseding read is observed");
     let ObservationPayload::BoardPosts(read) = &obs.payload else {
         panic!("{:?}", obs.payload);
@@ -171,19 +135,19 @@ async fn e11_a_query_change_supersedes_the_read_in_flight_and_carries_its_query(
         census_reads,
         "the census does not depend on the query"
     );
-    finish(rig).await;
+    rig.finish().await;
 }
 
 /// E-8, §8.2: a post's detail is its own read, decoded with the id echo checked; a failed
 /// detail is a typed failure of that read only (the list is not read again for it).
 #[tokio::test]
 async fn e8_the_post_detail_is_its_own_read() {
-    let mut rig = rig(plan(
+    let mut rig = rig_with(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/board/post-1002"},"when":{"every":true},"fault":{"status":500,"body":{"error":"store locked"}}}"#,
     ))
     .await;
     let source = board(&mut rig).await;
-    observed(&mut rig, &SourceKey::BoardPosts).await;
+    rig.observed_of(&SourceKey::BoardPosts).await;
     let list_reads = rig.server.request_count("GET", "/api/v1/board");
     source
         .cast(SourceCommand::Board(BoardCommand::OpenPost {
@@ -191,7 +155,7 @@ async fn e8_the_post_detail_is_its_own_read() {
         }))
         .unwrap();
     let key = SourceKey::BoardPost("post-1001".into());
-    let ok = observed(&mut rig, &key).await;
+    let ok = rig.observed_of(&key).await;
     let ObservationPayload::BoardPost(Ok(detail)) = &ok.payload else {
         panic!("{:?}", ok.payload);
     };
@@ -202,7 +166,7 @@ async fn e8_the_post_detail_is_its_own_read() {
         }))
         .unwrap();
     let key2 = SourceKey::BoardPost("post-1002".into());
-    let failed = observed(&mut rig, &key2).await;
+    let failed = rig.observed_of(&key2).await;
     assert!(
         matches!(
             failed.payload,
@@ -216,14 +180,14 @@ async fn e8_the_post_detail_is_its_own_read() {
         list_reads,
         "opening posts does not re-read the list"
     );
-    finish(rig).await;
+    rig.finish().await;
 }
 
 /// G-7: a post closed while its detail is in flight: the read is cancelled and retired, and
 /// its result never reaches the view.
 #[tokio::test]
 async fn g7_closing_a_post_retires_its_read() {
-    let mut rig = rig(plan(
+    let mut rig = rig_with(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/board/post-1003"},"when":{"nth":1},"fault":{"delay_ms":20000}}"#,
     ))
     .await;
@@ -261,5 +225,5 @@ async fn g7_closing_a_post_retires_its_read() {
             .iter()
             .any(|m| matches!(m, ViewMsg::Observed(o) if o.ticket == ticket))
     );
-    finish(rig).await;
+    rig.finish().await;
 }

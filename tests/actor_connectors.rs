@@ -4,26 +4,13 @@
 //! synchronisation is by view messages and stage records only.
 
 mod actor_support;
-use actor_support::{Rig, plan, start_rig};
+use actor_support::{Rig, plan, rig_with};
 use masc_tui::actors::connectors::NamesChain;
 use masc_tui::actors::messages::{ObservationPayload, ViewMsg};
 use masc_tui::actors::ticket::SourceKey;
 use masc_tui::protocol::client::ClientError;
-use masc_tui::server::ServeOptions;
 use masc_tui::server::faults::FaultPlan;
 use std::sync::Arc;
-
-async fn rig(faults: FaultPlan) -> Rig {
-    start_rig(
-        ServeOptions {
-            faults,
-            ..ServeOptions::default()
-        },
-        None,
-        None,
-    )
-    .await
-}
 
 fn key(connector: &str, scope: &str) -> SourceKey {
     SourceKey::ConnectorNames {
@@ -72,17 +59,12 @@ async fn chain_settled(rig: &mut Rig, k: &SourceKey) {
         .expect("chain settles");
 }
 
-async fn finish(rig: Rig) {
-    rig.runtime.stop().await;
-    rig.server.shutdown().await;
-}
-
 /// D-5, D-1, D-4: the status list is delivered before any name page is even dispatched; each
 /// chain follows the cursor its previous page returned, one page at a time, until
 /// `has_more: false` (1,234 Discord channel names in three pages of 500).
 #[tokio::test]
 async fn d1_d5_status_first_then_each_chain_follows_its_cursor() {
-    let mut rig = rig(FaultPlan::none()).await;
+    let mut rig = rig_with(FaultPlan::none()).await;
     let channel = key("discord", "channel");
     chain_settled(&mut rig, &channel).await;
     let status_observed = rig
@@ -125,14 +107,14 @@ async fn d1_d5_status_first_then_each_chain_follows_its_cursor() {
         order.chunks(2).all(|p| p == ["dispatch", "observe"]),
         "{order:?}"
     );
-    finish(rig).await;
+    rig.finish().await;
 }
 
 /// D-6: a failed page ends only its chain and keeps the pages before it; sibling chains and
 /// the status are untouched.
 #[tokio::test]
 async fn d6_a_failed_page_keeps_the_earlier_pages_and_the_siblings() {
-    let mut rig = rig(plan(
+    let mut rig = rig_with(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/gate/connector/names","query":"scope=channel&limit=500&after_id="},"when":{"every":true},"fault":{"status":500,"body":{"error":"names store locked"}}}"#,
     ))
     .await;
@@ -154,5 +136,5 @@ async fn d6_a_failed_page_keeps_the_earlier_pages_and_the_siblings() {
         m,
         ViewMsg::Observed(o) if matches!(o.payload, ObservationPayload::ConnectorsStatus(Ok(_)))
     )));
-    finish(rig).await;
+    rig.finish().await;
 }

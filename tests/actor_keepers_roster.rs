@@ -99,11 +99,6 @@ impl Rig {
             r.source == "keepers_roster" && r.generation == Some(ticket.generation)
         })
     }
-
-    async fn finish(self) {
-        self.runtime.stop().await;
-        self.server.shutdown().await;
-    }
 }
 
 fn roster_error(o: &Observation) -> Option<&ClientError> {

@@ -4,60 +4,24 @@
 //! and the stage trace; synchronisation is by view messages and stage records only.
 
 mod actor_support;
-use actor_support::{Rig, plan, start_rig};
-use masc_tui::actors::messages::{Observation, ObservationPayload, ViewMsg};
+use actor_support::{plan, rig_with};
+use masc_tui::actors::messages::ObservationPayload;
 use masc_tui::actors::ticket::SourceKey;
 use masc_tui::protocol::async_requests::AsyncRequestList;
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::skills::SkillsSnapshotRead;
-use masc_tui::server::ServeOptions;
-use masc_tui::server::faults::FaultPlan;
-
-async fn rig(faults: FaultPlan) -> Rig {
-    start_rig(
-        ServeOptions {
-            faults,
-            ..ServeOptions::default()
-        },
-        None,
-        None,
-    )
-    .await
-}
-
-/// The observation of `key`: one already received (the slots of one source arrive in any
-/// order, E-1/T-1), else the next one.
-async fn observed(rig: &mut Rig, key: &SourceKey) -> Observation {
-    let is_it = |m: &ViewMsg| matches!(m, ViewMsg::Observed(o) if o.ticket.source == *key);
-    if let Some(ViewMsg::Observed(o)) = rig.log.last_seen(is_it) {
-        return o.clone();
-    }
-    match rig
-        .log
-        .wait_for(|m| matches!(m, ViewMsg::Observed(o) if o.ticket.source == *key))
-        .await
-    {
-        Some(ViewMsg::Observed(o)) => o.clone(),
-        other => panic!("no observation of {key}: {other:?}"),
-    }
-}
-
-async fn finish(rig: Rig) {
-    rig.runtime.stop().await;
-    rig.server.shutdown().await;
-}
 
 /// T-1, T-2: the three Tools reads start from one dispatch with their own tickets; a slow
 /// inventory blocks neither the Skills catalogue nor the async requests, which are observed
 /// while it is still in flight.
 #[tokio::test]
 async fn t1_t2_a_slow_inventory_blocks_neither_sibling() {
-    let mut rig = rig(plan(
+    let mut rig = rig_with(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/dashboard/tools"},"when":{"nth":1},"fault":{"delay_ms":20000}}"#,
     ))
     .await;
-    let skills = observed(&mut rig, &SourceKey::SkillsCatalog).await;
-    let asyncs = observed(&mut rig, &SourceKey::AsyncRequests).await;
+    let skills = rig.observed_of(&SourceKey::SkillsCatalog).await;
+    let asyncs = rig.observed_of(&SourceKey::AsyncRequests).await;
     assert!(matches!(
         &skills.payload,
         ObservationPayload::SkillsCatalog(Ok(a)) if matches!(a.value.as_ref(), SkillsSnapshotRead::Ready(_))
@@ -87,20 +51,20 @@ async fn t1_t2_a_slow_inventory_blocks_neither_sibling() {
         (1, 1, 1),
         "one dispatch each, none started from another's completion"
     );
-    finish(rig).await;
+    rig.finish().await;
 }
 
 /// T-2, T-3: a failed Skills read is a typed failure of its own slot; the siblings are
 /// admitted beside it.
 #[tokio::test]
 async fn t2_a_failed_skills_read_fails_only_its_slot() {
-    let mut rig = rig(plan(
+    let mut rig = rig_with(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/skills"},"when":{"every":true},"fault":{"status":500,"body":{"error":"catalogue locked"}}}"#,
     ))
     .await;
-    let skills = observed(&mut rig, &SourceKey::SkillsCatalog).await;
-    let inventory = observed(&mut rig, &SourceKey::ToolsInventory).await;
-    let asyncs = observed(&mut rig, &SourceKey::AsyncRequests).await;
+    let skills = rig.observed_of(&SourceKey::SkillsCatalog).await;
+    let inventory = rig.observed_of(&SourceKey::ToolsInventory).await;
+    let asyncs = rig.observed_of(&SourceKey::AsyncRequests).await;
     assert!(
         matches!(
             skills.payload,
@@ -117,18 +81,18 @@ async fn t2_a_failed_skills_read_fails_only_its_slot() {
         asyncs.payload,
         ObservationPayload::AsyncRequests(Ok(_))
     ));
-    finish(rig).await;
+    rig.finish().await;
 }
 
 /// F-5 / §9.1: the Runtime catalogue is its own source; a malformed body is a typed decode
 /// failure of that slot (never an empty catalogue), and the Tools reads are unaffected.
 #[tokio::test]
 async fn f5_a_malformed_runtime_catalogue_is_a_typed_failure_of_its_slot() {
-    let mut rig = rig(plan(
+    let mut rig = rig_with(plan(
         r#"{"match":{"method":"GET","path":"/api/v1/runtime/resolved"},"when":{"every":true},"fault":{"malformed":true}}"#,
     ))
     .await;
-    let runtime = observed(&mut rig, &SourceKey::RuntimeCatalogue).await;
+    let runtime = rig.observed_of(&SourceKey::RuntimeCatalogue).await;
     assert!(
         matches!(
             runtime.payload,
@@ -137,10 +101,10 @@ async fn f5_a_malformed_runtime_catalogue_is_a_typed_failure_of_its_slot() {
         "{:?}",
         runtime.payload
     );
-    let skills = observed(&mut rig, &SourceKey::SkillsCatalog).await;
+    let skills = rig.observed_of(&SourceKey::SkillsCatalog).await;
     assert!(matches!(
         skills.payload,
         ObservationPayload::SkillsCatalog(Ok(_))
     ));
-    finish(rig).await;
+    rig.finish().await;
 }

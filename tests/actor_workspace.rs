@@ -48,11 +48,6 @@ impl Rig {
             _ => panic!("view stopped"),
         }
     }
-
-    async fn finish(self) {
-        self.runtime.stop().await;
-        self.server.shutdown().await;
-    }
 }
 
 #[tokio::test]

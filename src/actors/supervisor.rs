@@ -87,6 +87,22 @@ pub struct SourceContext {
     pub fault_drills: bool,
 }
 
+/// Spawns `actor` linked to the supervisor and hands back its command handle: the one body of
+/// every `SourceSpawner::spawn` that is not a `PolledSource`.
+pub fn spawn_linked_source<A>(
+    actor: A,
+    args: A::Arguments,
+    supervisor: ractor::ActorCell,
+) -> futures::future::BoxFuture<'static, Result<ActorRef<SourceCommand>, ractor::SpawnErr>>
+where
+    A: ractor::Actor<Msg = SourceCommand>,
+{
+    Box::pin(async move {
+        let (handle, _join) = A::spawn_linked(None, actor, args, supervisor).await?;
+        Ok(handle)
+    })
+}
+
 /// How the supervisor (re)spawns one source. Each source module provides one; the list is in
 /// [`source_spawners`].
 pub trait SourceSpawner: Send + Sync + 'static {

@@ -4,8 +4,10 @@
 //! so tests run on the current-thread runtime.
 #![allow(dead_code, clippy::unwrap_used)]
 
+use masc_tui::actors::messages::{Observation, ViewMsg};
 use masc_tui::actors::read::testing::{ViewLog, collecting_view};
 use masc_tui::actors::supervisor::{RestartPolicy, RuntimeConfig, RuntimeHandle, start_runtime};
+use masc_tui::actors::ticket::SourceKey;
 use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
@@ -68,5 +70,39 @@ pub async fn start_rig(
         log,
         recorder,
         _trace: trace,
+    }
+}
+
+/// The rig on the default server with `faults` (the client's own timeouts).
+pub async fn rig_with(faults: FaultPlan) -> Rig {
+    start_rig(
+        ServeOptions {
+            faults,
+            ..ServeOptions::default()
+        },
+        None,
+        None,
+    )
+    .await
+}
+
+impl Rig {
+    /// The observation of `key`: one already received (the slots of one source arrive in any
+    /// order, E-1/T-1), else the next one.
+    pub async fn observed_of(&mut self, key: &SourceKey) -> Observation {
+        let is_it = |m: &ViewMsg| matches!(m, ViewMsg::Observed(o) if o.ticket.source == *key);
+        if let Some(ViewMsg::Observed(o)) = self.log.last_seen(is_it) {
+            return o.clone();
+        }
+        match self.log.wait_for(is_it).await {
+            Some(ViewMsg::Observed(o)) => o.clone(),
+            other => panic!("no observation of {key}: {other:?}"),
+        }
+    }
+
+    /// Stops the runtime, then the server.
+    pub async fn finish(self) {
+        self.runtime.stop().await;
+        self.server.shutdown().await;
     }
 }

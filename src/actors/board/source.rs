@@ -18,7 +18,7 @@ use super::reads::{BoardQuery, census_slot, post_slot, posts_reader, posts_slot}
 use crate::actors::messages::{DemandKind, IdentityState, SourceCommand, ViewMsg};
 use crate::actors::read::polled::inject_panic;
 use crate::actors::read::{CadenceTimer, GenerationBook, ReadOwner, WorkerReturn};
-use crate::actors::supervisor::{SourceContext, SourceSpawner};
+use crate::actors::supervisor::{SourceContext, SourceSpawner, spawn_linked_source};
 use crate::actors::ticket::SourceKey;
 use crate::protocol::client::WorkspaceClient;
 use futures::future::BoxFuture;
@@ -232,10 +232,6 @@ impl SourceSpawner for BoardSpawner {
             cadence: self.cadence,
             fault_drills: ctx.fault_drills,
         };
-        Box::pin(async move {
-            let (handle, _join) =
-                BoardSource::spawn_linked(None, BoardSource, args, supervisor).await?;
-            Ok(handle)
-        })
+        spawn_linked_source(BoardSource, args, supervisor)
     }
 }

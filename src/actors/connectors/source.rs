@@ -19,7 +19,7 @@ use crate::actors::read::{
     CadenceTimer, ExplicitPolicy, GenerationBook, ReadOwner, ReturnOutcome, SlotSpec, WorkerReturn,
     reader,
 };
-use crate::actors::supervisor::{SourceContext, SourceSpawner};
+use crate::actors::supervisor::{SourceContext, SourceSpawner, spawn_linked_source};
 use crate::actors::ticket::SourceKey;
 use crate::protocol::client::WorkspaceClient;
 use crate::protocol::connectors::ConnectorStatusList;
@@ -222,10 +222,6 @@ impl SourceSpawner for ConnectorsSpawner {
             cadence: self.cadence,
             fault_drills: ctx.fault_drills,
         };
-        Box::pin(async move {
-            let (handle, _join) =
-                ConnectorsSource::spawn_linked(None, ConnectorsSource, args, supervisor).await?;
-            Ok(handle)
-        })
+        spawn_linked_source(ConnectorsSource, args, supervisor)
     }
 }

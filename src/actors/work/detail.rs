@@ -27,7 +27,7 @@ use crate::actors::messages::{
 };
 use crate::actors::read::polled::inject_panic;
 use crate::actors::read::{CadenceTimer, GenerationBook, ReadOwner, ReturnOutcome, WorkerReturn};
-use crate::actors::supervisor::{SourceContext, SourceSpawner};
+use crate::actors::supervisor::{SourceContext, SourceSpawner, spawn_linked_source};
 use crate::actors::ticket::SourceKey;
 use crate::protocol::admission::WorkspaceId;
 use crate::protocol::client::WorkspaceClient;
@@ -428,10 +428,6 @@ impl SourceSpawner for WorkDetailSpawner {
             cadence: self.cadence,
             fault_drills: ctx.fault_drills,
         };
-        Box::pin(async move {
-            let (handle, _join) =
-                WorkDetailSource::spawn_linked(None, WorkDetailSource, args, supervisor).await?;
-            Ok(handle)
-        })
+        spawn_linked_source(WorkDetailSource, args, supervisor)
     }
 }
