@@ -256,7 +256,14 @@ fn surfaces_before_any_read_say_so_and_overview_counts() {
     let mut u = ui(100, 24);
     u.tab = Tab::Overview;
     let text = paint(&model, &u);
-    assert!(text.contains("Keepers: 3"));
+    let keepers = text.lines().find(|l| l.starts_with("Keepers")).unwrap();
+    assert!(keepers.contains(" 3 · "), "{keepers}");
+    // Panels whose slots were never read say so, never 0 (G-5).
+    for panel in ["Goals", "Task flow", "Quota"] {
+        let line = text.lines().find(|l| l.starts_with(panel)).unwrap();
+        assert!(line.contains("(not loaded yet)"), "{line}");
+    }
+    assert!(text.contains("approvals and asks are not read by this version"));
 }
 
 #[test]

@@ -282,3 +282,53 @@ fn d5_d6_bindings_first_then_names_by_stage() {
         "earlier pages kept (D-6)"
     );
 }
+
+/// surfaces.md Overview: Goals, Task flow, quota coverage and Attention come from the slots
+/// other surfaces own, as read; nothing is invented (an error keeper is named, a disconnected
+/// connector is named, at most two items).
+#[test]
+fn overview_panels_read_the_slots_they_name() {
+    use masc_tui::protocol::connectors::ConnectorStatusList;
+    use masc_tui::protocol::planning::PlanningRead;
+    let mut m = model();
+    let planning = br#"{"generated_at":"2026-11-20T09:00:00Z","goals":[{"id":"goal-2","title":"Chat parity","phase":"executing","priority":2},{"id":"goal-1","title":"Ship 1.0","phase":"executing","priority":1},{"id":"goal-9","title":"Old","phase":"completed","priority":1}],"rollup":{"active_count":2,"paused_count":0,"verifying_count":0,"done_count":1,"dropped_count":0},"task_backlog":{"todo":6,"claimed":7,"in_progress":8,"done":6,"cancelled":6}}"#;
+    deliver(
+        &mut m,
+        SourceKey::Planning,
+        1,
+        ObservationPayload::Planning(ok(PlanningRead::decode(planning).unwrap())),
+    );
+    let status = br#"{"connectors":[{"connector_id":"slack","display_name":"Slack","status":"stale","available":true,"connected":false,"configured_bindings":[]}],"total":1,"active_count":0}"#;
+    deliver(
+        &mut m,
+        SourceKey::ConnectorsStatus,
+        2,
+        ObservationPayload::ConnectorsStatus(ok(ConnectorStatusList::decode(status).unwrap())),
+    );
+    let ui = Ui {
+        area: Rect::new(0, 0, 120, 30),
+        tab: Tab::Overview,
+        ..Ui::default()
+    };
+    let mut t = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    let ctx = ProjectionCtx::now(Theme { color: false });
+    t.draw(|f| render(&m, &ui, &ctx, f.area(), f.buffer_mut()))
+        .unwrap();
+    let text = buffer_text(t.backend().buffer());
+    let goals: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Goals"))
+        .take(2)
+        .collect();
+    assert!(goals[0].contains("goal-1 Ship 1.0 · P1"), "{text}");
+    assert!(goals[1].contains("goal-2 Chat parity · P2"));
+    assert!(!text.contains("goal-9"), "only executing goals");
+    assert!(text.contains("todo 6 · claimed 7 · in progress 8 · done 6 · cancelled 6"));
+    assert!(
+        !text.contains("awaiting verification"),
+        "a count the server did not send is not shown"
+    );
+    assert!(text.contains("connector Slack is not connected"));
+    let quota = text.lines().find(|l| l.starts_with("Quota")).unwrap();
+    assert!(quota.contains("(not loaded yet)"));
+}

@@ -9,7 +9,7 @@ pub mod chat;
 pub mod header;
 pub mod help;
 pub mod keepers;
-pub mod placeholder;
+pub mod overview;
 pub mod system;
 pub mod work;
 
@@ -208,7 +208,7 @@ pub fn render_with_cursor(
     match ui.tab {
         _ if ui.chat.is_some() => cursor = chat::render(model, ui, ctx, body, buf),
         Tab::Keepers => keepers::render(model, &ui.roster, ctx, body, buf),
-        Tab::Overview => placeholder::render_overview(model, ctx, body, buf),
+        Tab::Overview => overview::render_overview(model, ctx, body, buf),
         Tab::Work => work::render(model, ui, ctx, body, buf),
         Tab::Board => board::render(model, &ui.board, ctx, body, buf),
         Tab::System => system::render(model, &ui.system, ctx, body, buf),

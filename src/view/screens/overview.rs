@@ -1,0 +1,263 @@
+//! The Overview (surfaces.md "Dashboard / Overview"): decisions first, then passive context —
+//! Keepers, two active Goals, Task flow, quota coverage, up to two Attention items, Candle.
+//! Every panel reads a slot another surface owns and says what that slot knows: not loaded,
+//! reading, failed (a failed count reads `0 · data unreliable`, surfaces.md), or its value.
+//! Approvals and asks are not read by this version, and the panel says so.
+
+use super::ProjectionCtx;
+use crate::protocol::connectors::ConnectorStatus;
+use crate::protocol::keepers::{Candle, KeeperRoster, KeeperStatus};
+use crate::protocol::planning::{GoalPhase, PlanningRead};
+use crate::protocol::runtime::UsageState;
+use crate::view::fetched::Fetched;
+use crate::view::model::Model;
+use crate::view::text::sanitize;
+use crate::view::theme::{Theme, Tone};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// What a slot knows when it has no value to show (`None`: it has one).
+fn no_value<T: Clone>(fetched: &Fetched<T>) -> Option<String> {
+    match fetched {
+        Fetched::NotRequested => Some("(not loaded yet)".into()),
+        Fetched::Loading => Some("reading…".into()),
+        Fetched::Warming { last: None } => Some("server warming up".into()),
+        Fetched::Failed {
+            last: None, error, ..
+        } => Some(format!(
+            "0 · data unreliable (read failed: {})",
+            error.class
+        )),
+        _ => None,
+    }
+}
+
+/// Beside a shown value: a failed re-read or a visible re-read.
+fn suffix<T: Clone>(fetched: &Fetched<T>, now: Instant) -> String {
+    match fetched {
+        Fetched::Failed { error, .. } => {
+            format!(" · data unreliable (read failed: {})", error.class)
+        }
+        Fetched::Refreshing { .. } if fetched.shows_reading(now) => " (reading…)".into(),
+        Fetched::Warming { .. } => " · server warming up".into(),
+        _ => String::new(),
+    }
+}
+
+fn label(text: &str, theme: Theme) -> Span<'static> {
+    Span::styled(format!("{text:<13}"), theme.style(Tone::Dim))
+}
+
+fn keepers_line(model: &Model, ctx: &ProjectionCtx) -> Line<'static> {
+    let theme = ctx.theme;
+    let fetched = &model.keepers.fetched;
+    let text = match (no_value(fetched), fetched.last()) {
+        (Some(words), _) => words,
+        (None, Some(o)) => {
+            let roster: &Arc<KeeperRoster> = &o.value;
+            let count = |s: KeeperStatus| roster.keepers().filter(|k| k.status == s).count();
+            format!(
+                "{} · busy {} · active {} · error {}{}",
+                roster.keepers().count(),
+                count(KeeperStatus::Busy),
+                count(KeeperStatus::Active),
+                count(KeeperStatus::Error),
+                suffix(fetched, ctx.now)
+            )
+        }
+        (None, None) => "(not loaded yet)".into(),
+    };
+    Line::from(vec![label("Keepers", theme), Span::raw(text)])
+}
+
+fn goals_and_flow(model: &Model, ctx: &ProjectionCtx, out: &mut Vec<Line<'static>>) {
+    let theme = ctx.theme;
+    let fetched = &model.work.planning.fetched;
+    if let Some(words) = no_value(fetched) {
+        out.push(Line::from(vec![
+            label("Goals", theme),
+            Span::raw(words.clone()),
+        ]));
+        out.push(Line::from(vec![
+            label("Task flow", theme),
+            Span::raw(words),
+        ]));
+        return;
+    }
+    let Some(o) = fetched.last() else {
+        return;
+    };
+    let tail = suffix(fetched, ctx.now);
+    match o.value.as_ref() {
+        PlanningRead::GoalStoreUnavailable { error } => {
+            let words = format!("goal store unavailable: {}", sanitize(error));
+            out.push(Line::from(vec![
+                label("Goals", theme),
+                Span::styled(words.clone(), theme.style(Tone::Bad)),
+            ]));
+            out.push(Line::from(vec![
+                label("Task flow", theme),
+                Span::styled(words, theme.style(Tone::Bad)),
+            ]));
+        }
+        PlanningRead::Snapshot(p) => {
+            let mut active: Vec<_> = p
+                .goals
+                .iter()
+                .filter(|g| g.phase == GoalPhase::Executing)
+                .collect();
+            active.sort_by_key(|g| g.priority);
+            if active.is_empty() {
+                out.push(Line::from(vec![
+                    label("Goals", theme),
+                    Span::raw(format!("no executing goal{tail}")),
+                ]));
+            }
+            for (i, g) in active.iter().take(2).enumerate() {
+                out.push(Line::from(vec![
+                    label(if i == 0 { "Goals" } else { "" }, theme),
+                    Span::raw(format!(
+                        "{} {} · P{}{}",
+                        sanitize(&g.id),
+                        sanitize(&g.title),
+                        g.priority,
+                        if i == 0 { tail.as_str() } else { "" }
+                    )),
+                ]));
+            }
+            let b = &p.task_backlog;
+            out.push(Line::from(vec![
+                label("Task flow", theme),
+                Span::raw(format!(
+                    "todo {} · claimed {} · in progress {}{} · done {} · cancelled {}",
+                    b.todo,
+                    b.claimed,
+                    b.in_progress,
+                    b.awaiting_verification
+                        .map(|a| format!(" · awaiting verification {a}"))
+                        .unwrap_or_default(),
+                    b.done,
+                    b.cancelled
+                )),
+            ]));
+        }
+    }
+}
+
+fn quota_line(model: &Model, ctx: &ProjectionCtx) -> Line<'static> {
+    let theme = ctx.theme;
+    let fetched = &model.system.runtime.fetched;
+    let text = match (no_value(fetched), fetched.last()) {
+        (Some(words), _) => words,
+        (None, Some(o)) => match &o.value.usage {
+            Ok(u) => {
+                let reported = u
+                    .provider_usage_windows
+                    .iter()
+                    .filter(|a| a.state == UsageState::Reported)
+                    .count();
+                format!(
+                    "{reported} of {} provider scopes reported{}",
+                    u.provider_usage_windows.len(),
+                    suffix(fetched, ctx.now)
+                )
+            }
+            Err(e) => format!("usage unreadable: {}", e.kind.reason()),
+        },
+        (None, None) => "(not loaded yet)".into(),
+    };
+    Line::from(vec![label("Quota", theme), Span::raw(text)])
+}
+
+/// Up to two things that need a look, from what is already read (never invented).
+fn attention(model: &Model) -> Vec<String> {
+    let mut items = Vec::new();
+    if let Some(o) = model.keepers.fetched.last() {
+        items.extend(
+            o.value
+                .keepers()
+                .filter(|k| k.status == KeeperStatus::Error)
+                .map(|k| format!("keeper {} is in error", sanitize(&k.name))),
+        );
+    }
+    if let Some(o) = model.system.connectors.fetched.last() {
+        items.extend(
+            o.value
+                .connectors()
+                .filter(|c| c.status != ConnectorStatus::Connected)
+                .map(|c| format!("connector {} is not connected", sanitize(&c.display_name))),
+        );
+    }
+    if let Some(Ok(c)) = model
+        .system
+        .runtime
+        .fetched
+        .last()
+        .map(|o| &o.value.catalogue)
+    {
+        items.extend(
+            c.runtimes
+                .iter()
+                .filter(|r| r.quota_exhausted == Some(true))
+                .map(|r| format!("runtime {} has exhausted its quota", sanitize(&r.id))),
+        );
+    }
+    items.truncate(2);
+    items
+}
+
+fn candle_line(model: &Model, theme: Theme) -> Line<'static> {
+    let text = match model.keepers.fetched.last().map(|o| &o.value.candle) {
+        None => "(not loaded yet)".to_string(),
+        Some(None) => "not reported by this server".to_string(),
+        Some(Some(Candle::Off {})) => "off".to_string(),
+        Some(Some(Candle::Disabled { reason })) => format!("disabled: {}", sanitize(reason)),
+        Some(Some(Candle::Ready {
+            issued_milli,
+            burned_milli,
+            circulating_milli,
+        })) => format!(
+            "circulating {} · issued {} · burned {} (millicandles)",
+            sanitize(circulating_milli),
+            sanitize(issued_milli),
+            sanitize(burned_milli)
+        ),
+    };
+    Line::from(vec![label("Candle", theme), Span::raw(text)])
+}
+
+pub fn render_overview(model: &Model, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    let theme = ctx.theme;
+    let mut lines = vec![
+        Line::styled("OVERVIEW", theme.style(Tone::Strong)),
+        Line::styled("DECISIONS", theme.style(Tone::Strong)),
+        Line::styled(
+            "  approvals and asks are not read by this version — see the web dashboard",
+            theme.style(Tone::Dim),
+        ),
+        Line::raw(""),
+        Line::styled("CONTEXT", theme.style(Tone::Strong)),
+        keepers_line(model, ctx),
+    ];
+    goals_and_flow(model, ctx, &mut lines);
+    lines.push(quota_line(model, ctx));
+    let items = attention(model);
+    if items.is_empty() {
+        lines.push(Line::from(vec![
+            label("Attention", theme),
+            Span::styled("nothing in what has been read", theme.style(Tone::Dim)),
+        ]));
+    }
+    for (i, item) in items.into_iter().enumerate() {
+        lines.push(Line::from(vec![
+            label(if i == 0 { "Attention" } else { "" }, theme),
+            Span::styled(item, theme.style(Tone::Warn)),
+        ]));
+    }
+    lines.push(candle_line(model, theme));
+    Paragraph::new(lines).render(area, buf);
+}
