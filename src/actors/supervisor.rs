@@ -87,6 +87,28 @@ pub struct SourceContext {
     pub fault_drills: bool,
 }
 
+/// What a hand-written source actor with a cadence starts with (Work detail, Board,
+/// Connectors): the supervisor's context and its poll period.
+pub struct CadencedSourceArgs {
+    pub client: WorkspaceClient,
+    pub view: ActorRef<ViewMsg>,
+    pub generations: GenerationBook,
+    pub cadence: Duration,
+    pub fault_drills: bool,
+}
+
+impl CadencedSourceArgs {
+    pub fn new(ctx: SourceContext, cadence: Duration) -> Self {
+        Self {
+            client: ctx.client,
+            view: ctx.view,
+            generations: ctx.generations,
+            cadence,
+            fault_drills: ctx.fault_drills,
+        }
+    }
+}
+
 /// Spawns `actor` linked to the supervisor and hands back its command handle: the one body of
 /// every `SourceSpawner::spawn` that is not a `PolledSource`.
 pub fn spawn_linked_source<A>(

@@ -18,7 +18,9 @@ use super::reads::{BoardQuery, census_slot, post_slot, posts_reader, posts_slot}
 use crate::actors::messages::{DemandKind, IdentityState, SourceCommand, ViewMsg};
 use crate::actors::read::polled::inject_panic;
 use crate::actors::read::{CadenceTimer, GenerationBook, ReadOwner, WorkerReturn};
-use crate::actors::supervisor::{SourceContext, SourceSpawner, spawn_linked_source};
+use crate::actors::supervisor::{
+    CadencedSourceArgs, SourceContext, SourceSpawner, spawn_linked_source,
+};
 use crate::actors::ticket::SourceKey;
 use crate::protocol::client::WorkspaceClient;
 use futures::future::BoxFuture;
@@ -40,13 +42,7 @@ impl PostReads {
 
 pub struct BoardSource;
 
-pub struct BoardArgs {
-    pub client: WorkspaceClient,
-    pub view: ActorRef<ViewMsg>,
-    pub generations: GenerationBook,
-    pub cadence: Duration,
-    pub fault_drills: bool,
-}
+pub type BoardArgs = CadencedSourceArgs;
 
 pub struct BoardState {
     client: WorkspaceClient,
@@ -225,13 +221,7 @@ impl SourceSpawner for BoardSpawner {
         ctx: SourceContext,
         supervisor: ActorCell,
     ) -> BoxFuture<'static, Result<ActorRef<SourceCommand>, SpawnErr>> {
-        let args = BoardArgs {
-            client: ctx.client,
-            view: ctx.view,
-            generations: ctx.generations,
-            cadence: self.cadence,
-            fault_drills: ctx.fault_drills,
-        };
+        let args = BoardArgs::new(ctx, self.cadence);
         spawn_linked_source(BoardSource, args, supervisor)
     }
 }

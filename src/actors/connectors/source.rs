@@ -19,7 +19,9 @@ use crate::actors::read::{
     CadenceTimer, ExplicitPolicy, GenerationBook, ReadOwner, ReturnOutcome, SlotSpec, WorkerReturn,
     reader,
 };
-use crate::actors::supervisor::{SourceContext, SourceSpawner, spawn_linked_source};
+use crate::actors::supervisor::{
+    CadencedSourceArgs, SourceContext, SourceSpawner, spawn_linked_source,
+};
 use crate::actors::ticket::SourceKey;
 use crate::protocol::client::WorkspaceClient;
 use crate::protocol::connectors::ConnectorStatusList;
@@ -48,13 +50,7 @@ fn status_slot(generations: &GenerationBook) -> SlotSpec {
 
 pub struct ConnectorsSource;
 
-pub struct ConnectorsArgs {
-    pub client: WorkspaceClient,
-    pub view: ActorRef<ViewMsg>,
-    pub generations: GenerationBook,
-    pub cadence: Duration,
-    pub fault_drills: bool,
-}
+pub type ConnectorsArgs = CadencedSourceArgs;
 
 pub struct ConnectorsState {
     client: WorkspaceClient,
@@ -215,13 +211,7 @@ impl SourceSpawner for ConnectorsSpawner {
         ctx: SourceContext,
         supervisor: ActorCell,
     ) -> BoxFuture<'static, Result<ActorRef<SourceCommand>, SpawnErr>> {
-        let args = ConnectorsArgs {
-            client: ctx.client,
-            view: ctx.view,
-            generations: ctx.generations,
-            cadence: self.cadence,
-            fault_drills: ctx.fault_drills,
-        };
+        let args = ConnectorsArgs::new(ctx, self.cadence);
         spawn_linked_source(ConnectorsSource, args, supervisor)
     }
 }

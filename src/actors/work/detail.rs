@@ -27,7 +27,9 @@ use crate::actors::messages::{
 };
 use crate::actors::read::polled::inject_panic;
 use crate::actors::read::{CadenceTimer, GenerationBook, ReadOwner, ReturnOutcome, WorkerReturn};
-use crate::actors::supervisor::{SourceContext, SourceSpawner, spawn_linked_source};
+use crate::actors::supervisor::{
+    CadencedSourceArgs, SourceContext, SourceSpawner, spawn_linked_source,
+};
 use crate::actors::ticket::SourceKey;
 use crate::protocol::admission::WorkspaceId;
 use crate::protocol::client::WorkspaceClient;
@@ -77,14 +79,7 @@ impl GoalReads {
 
 pub struct WorkDetailSource;
 
-pub struct WorkDetailArgs {
-    pub client: WorkspaceClient,
-    pub view: ActorRef<ViewMsg>,
-    pub generations: GenerationBook,
-    /// Body / goal timeline re-read period.
-    pub cadence: Duration,
-    pub fault_drills: bool,
-}
+pub type WorkDetailArgs = CadencedSourceArgs;
 
 pub struct WorkDetailState {
     client: WorkspaceClient,
@@ -421,13 +416,7 @@ impl SourceSpawner for WorkDetailSpawner {
         ctx: SourceContext,
         supervisor: ActorCell,
     ) -> BoxFuture<'static, Result<ActorRef<SourceCommand>, SpawnErr>> {
-        let args = WorkDetailArgs {
-            client: ctx.client,
-            view: ctx.view,
-            generations: ctx.generations,
-            cadence: self.cadence,
-            fault_drills: ctx.fault_drills,
-        };
+        let args = WorkDetailArgs::new(ctx, self.cadence);
         spawn_linked_source(WorkDetailSource, args, supervisor)
     }
 }
