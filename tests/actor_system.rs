@@ -108,3 +108,29 @@ async fn f5_a_malformed_runtime_catalogue_is_a_typed_failure_of_its_slot() {
     ));
     rig.finish().await;
 }
+
+/// §10.1, §10.5: approvals and open asks are two independent slots of the Decisions source; a
+/// failed asks read fails only its slot.
+#[tokio::test]
+async fn decisions_approvals_and_asks_are_independent_slots() {
+    let mut rig = rig_with(plan(
+        r#"{"match":{"method":"GET","path":"/api/v1/keepers/asks"},"when":{"every":true},"fault":{"status":500,"body":{"error":"asks store locked"}}}"#,
+    ))
+    .await;
+    let asks = rig.observed_of(&SourceKey::OpenAsks).await;
+    let approvals = rig.observed_of(&SourceKey::OperatorApprovals).await;
+    assert!(
+        matches!(
+            asks.payload,
+            ObservationPayload::OpenAsks(Err(ClientError::Status { status: 500, .. }))
+        ),
+        "{:?}",
+        asks.payload
+    );
+    let ObservationPayload::OperatorApprovals(Ok(a)) = &approvals.payload else {
+        panic!("{:?}", approvals.payload);
+    };
+    assert_eq!(a.value.actor_filter, "masc-tui");
+    assert_eq!(a.value.items.len() as u64, a.value.visible_count);
+    rig.finish().await;
+}

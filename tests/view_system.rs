@@ -332,3 +332,53 @@ fn overview_panels_read_the_slots_they_name() {
     let quota = text.lines().find(|l| l.starts_with("Quota")).unwrap();
     assert!(quota.contains("(not loaded yet)"));
 }
+
+/// surfaces.md "decisions first": the Overview lists this actor's pending approvals and the
+/// open asks as read; an approval the server still lists after it expired says so (§10.5); an
+/// unread or failed list is never "0 pending".
+#[test]
+fn overview_decisions_list_approvals_and_asks_as_read() {
+    use masc_tui::protocol::operator::OperatorApprovals;
+    let overview = |m: &Model| {
+        let ui = Ui {
+            area: Rect::new(0, 0, 120, 30),
+            tab: Tab::Overview,
+            ..Ui::default()
+        };
+        let mut t = Terminal::new(TestBackend::new(120, 30)).unwrap();
+        let ctx = ProjectionCtx::now(Theme { color: false });
+        t.draw(|f| render(m, &ui, &ctx, f.area(), f.buffer_mut()))
+            .unwrap();
+        buffer_text(t.backend().buffer())
+    };
+    let mut m = model();
+    let unread = overview(&m);
+    assert!(unread.contains("Approvals    (not loaded yet)"), "{unread}");
+    assert!(unread.contains("Asks         (not loaded yet)"));
+    let approvals = br#"{"pending_confirm_envelope":{"items":[{"confirm_token":"tok-1","trace_id":"tr-1","actor":"masc-tui","action_type":"namespace_pause","target_type":"workspace","target_id":null,"payload":{"reason":"operator requested"},"delegated_tool":"masc_pause","created_at":"2020-08-21T12:00:00Z","expires_at":"2020-08-21T12:15:00Z"}],"summary":{"actor_filter":"masc-tui","filter_active":true,"visible_count":1,"hidden_count":2,"total_count":3,"hidden_actors":["ops-bot"],"confirm_required_actions":[]}}}"#;
+    deliver(
+        &mut m,
+        SourceKey::OperatorApprovals,
+        1,
+        ObservationPayload::OperatorApprovals(ok(OperatorApprovals::decode(approvals).unwrap())),
+    );
+    deliver(
+        &mut m,
+        SourceKey::OpenAsks,
+        2,
+        ObservationPayload::OpenAsks(Err(ClientError::Timeout)),
+    );
+    let text = overview(&m);
+    assert!(text.contains("1 pending for masc-tui · 2 of other actors not listed"));
+    assert!(
+        text.contains(
+            "masc_pause → workspace · expired 2020-08-21 12:15 (still listed by the server)"
+        ),
+        "{text}"
+    );
+    let asks = text.lines().find(|l| l.starts_with("Asks")).unwrap();
+    assert!(
+        asks.contains("read failed: timeout") && !asks.contains("0 open"),
+        "{asks}"
+    );
+}

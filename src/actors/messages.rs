@@ -35,6 +35,8 @@ pub enum ObservationPayload {
     ConnectorsStatus(ReadResult<crate::protocol::connectors::ConnectorStatusList>),
     /// One page of a name cursor chain, with the prefix it extends (D-1, D-6).
     ConnectorNames(Box<crate::actors::connectors::NamesPageRead>),
+    OperatorApprovals(ReadResult<crate::protocol::operator::OperatorApprovals>),
+    OpenAsks(ReadResult<crate::protocol::asks::AskList>),
 }
 
 impl ObservationPayload {
@@ -64,6 +66,8 @@ impl ObservationPayload {
             Self::RuntimeCatalogue(r) => class(r),
             Self::ConnectorsStatus(r) => class(r),
             Self::ConnectorNames(n) => class(&n.result),
+            Self::OperatorApprovals(r) => class(r),
+            Self::OpenAsks(r) => class(r),
         }
     }
 }

@@ -165,6 +165,9 @@ pub fn source_spawners(cfg: &RuntimeConfig) -> Vec<Arc<dyn SourceSpawner>> {
         Arc::new(crate::actors::connectors::ConnectorsSpawner {
             cadence: Duration::from_secs(30),
         }),
+        Arc::new(crate::actors::system::DecisionsSpawner {
+            cadence: Duration::from_secs(15),
+        }),
     ]
 }
 

@@ -14,7 +14,9 @@ use crate::actors::read::polled::spawn_polled;
 use crate::actors::read::{ExplicitPolicy, GenerationBook, SlotSpec, reader};
 use crate::actors::supervisor::{SourceContext, SourceSpawner};
 use crate::actors::ticket::SourceKey;
+use crate::protocol::asks::AskList;
 use crate::protocol::async_requests::AsyncRequestList;
+use crate::protocol::operator::OperatorApprovals;
 use crate::protocol::runtime::RuntimeResolved;
 use crate::protocol::skills::SkillsSnapshotRead;
 use crate::protocol::tools::ToolsInventoryRead;
@@ -26,6 +28,10 @@ pub const TOOLS_PATH: &str = "/api/v1/dashboard/tools";
 pub const SKILLS_PATH: &str = "/api/v1/skills";
 pub const ASYNC_REQUESTS_PATH: &str = "/api/v1/async-requests";
 pub const RUNTIME_RESOLVED_PATH: &str = "/api/v1/runtime/resolved";
+/// Sent exactly as §10.5 says: the lightweight summary.
+pub const OPERATOR_APPROVALS_PATH: &str =
+    "/api/v1/operator?view=summary&include_messages=0&include_keepers=0";
+pub const OPEN_ASKS_PATH: &str = "/api/v1/keepers/asks";
 
 fn standing(
     key: SourceKey,
@@ -88,6 +94,51 @@ pub fn runtime_slot(generations: &GenerationBook) -> SlotSpec {
             )
         }),
     )
+}
+
+/// The Decisions slots (§10.1, §10.5): this actor's pending approvals and the open asks,
+/// independent reads of one source; read only in this version.
+pub fn decisions_slots(generations: &GenerationBook) -> Vec<SlotSpec> {
+    vec![
+        standing(
+            SourceKey::OperatorApprovals,
+            generations,
+            reader(|auth, client| async move {
+                ObservationPayload::OperatorApprovals(
+                    client
+                        .get::<OperatorApprovals>(&auth, OPERATOR_APPROVALS_PATH)
+                        .await,
+                )
+            }),
+        ),
+        standing(
+            SourceKey::OpenAsks,
+            generations,
+            reader(|auth, client| async move {
+                ObservationPayload::OpenAsks(client.get::<AskList>(&auth, OPEN_ASKS_PATH).await)
+            }),
+        ),
+    ]
+}
+
+/// Spawns the Decisions source (approvals and asks) under the supervisor.
+pub struct DecisionsSpawner {
+    pub cadence: Duration,
+}
+
+impl SourceSpawner for DecisionsSpawner {
+    fn key(&self) -> SourceKey {
+        SourceKey::Decisions
+    }
+
+    fn spawn(
+        &self,
+        ctx: SourceContext,
+        supervisor: ActorCell,
+    ) -> BoxFuture<'static, Result<ActorRef<SourceCommand>, SpawnErr>> {
+        let slots = decisions_slots(&ctx.generations);
+        spawn_polled(SourceKey::Decisions, slots, self.cadence, ctx, supervisor)
+    }
 }
 
 /// Spawns the Tools source (three slots) under the supervisor.

@@ -51,6 +51,12 @@ pub enum SourceKey {
     ConnectorsStatus,
     /// One name cursor chain (§7.2, D-1): `scope` is `server`, `channel` or `person`.
     ConnectorNames { connector: String, scope: String },
+    /// The Decisions source actor (supervision key): approvals and asks, read only.
+    Decisions,
+    /// `GET /api/v1/operator?view=summary…` (§10.5): this actor's pending approvals.
+    OperatorApprovals,
+    /// `GET /api/v1/keepers/asks` (§10.1): open asks of the fleet.
+    OpenAsks,
 }
 
 impl SourceKey {
@@ -84,6 +90,9 @@ impl SourceKey {
             Self::ConnectorNames { connector, scope } => {
                 format!("connector_names:{connector}:{scope}")
             }
+            Self::Decisions => "decisions".to_string(),
+            Self::OperatorApprovals => "operator_approvals".to_string(),
+            Self::OpenAsks => "open_asks".to_string(),
         }
     }
 }

@@ -10,8 +10,10 @@ use crate::actors::connectors::chain::chain_key;
 use crate::actors::messages::ObservationPayload;
 use crate::actors::ticket::{SourceKey, Ticket};
 use crate::protocol::admission::ReadScope;
+use crate::protocol::asks::AskList;
 use crate::protocol::async_requests::AsyncRequestList;
 use crate::protocol::connectors::{ConnectorStatusList, NameScope};
+use crate::protocol::operator::OperatorApprovals;
 use crate::protocol::runtime::RuntimeResolved;
 use crate::protocol::skills::SkillsSnapshotRead;
 use crate::protocol::tools::ToolsInventoryRead;
@@ -29,6 +31,10 @@ pub struct SystemModel {
     pub connectors: Slot<Arc<ConnectorStatusList>>,
     /// One slot per name cursor chain, keyed by `SourceKey::ConnectorNames` (D-1).
     pub names: BTreeMap<SourceKey, Slot<Arc<NamesChain>>>,
+    /// This actor's pending operator approvals (§10.5), shown on the Overview.
+    pub approvals: Slot<Arc<OperatorApprovals>>,
+    /// Open asks of the fleet (§10.1), shown on the Overview.
+    pub asks: Slot<Arc<AskList>>,
 }
 
 impl SystemModel {
@@ -44,6 +50,9 @@ impl SystemModel {
                 | SourceKey::Connectors
                 | SourceKey::ConnectorsStatus
                 | SourceKey::ConnectorNames { .. }
+                | SourceKey::Decisions
+                | SourceKey::OperatorApprovals
+                | SourceKey::OpenAsks
         )
     }
 
@@ -54,6 +63,8 @@ impl SystemModel {
             SourceKey::AsyncRequests => Some(&mut self.asyncs),
             SourceKey::RuntimeCatalogue => Some(&mut self.runtime),
             SourceKey::ConnectorsStatus => Some(&mut self.connectors),
+            SourceKey::OperatorApprovals => Some(&mut self.approvals),
+            SourceKey::OpenAsks => Some(&mut self.asks),
             SourceKey::ConnectorNames { .. } => {
                 self.names.get_mut(source).map(|s| s as &mut dyn SystemSlot)
             }
@@ -73,6 +84,9 @@ impl SystemModel {
             SourceKey::Connectors => std::iter::once(&mut self.connectors as &mut dyn SlotControl)
                 .chain(self.names.values_mut().map(|s| s as &mut dyn SlotControl))
                 .collect(),
+            SourceKey::Decisions => {
+                vec![&mut self.approvals as &mut dyn SlotControl, &mut self.asks]
+            }
             _ => Vec::new(),
         }
     }
@@ -84,6 +98,8 @@ impl SystemModel {
             &mut self.asyncs,
             &mut self.runtime,
             &mut self.connectors,
+            &mut self.approvals,
+            &mut self.asks,
         ];
         all.extend(self.names.values_mut().map(|s| s as &mut dyn SlotControl));
         all
@@ -125,6 +141,10 @@ impl SystemModel {
             (SourceKey::ConnectorsStatus, ObservationPayload::ConnectorsStatus(_)) => {
                 self.connectors.judge(ticket, gate)
             }
+            (SourceKey::OperatorApprovals, ObservationPayload::OperatorApprovals(_)) => {
+                self.approvals.judge(ticket, gate)
+            }
+            (SourceKey::OpenAsks, ObservationPayload::OpenAsks(_)) => self.asks.judge(ticket, gate),
             (key @ SourceKey::ConnectorNames { .. }, ObservationPayload::ConnectorNames(_)) => {
                 match self.names.get(key) {
                     Some(slot) => slot.judge(ticket, gate),
@@ -161,6 +181,10 @@ impl SystemModel {
                 }
                 self.connectors.apply_with(ticket, r, now, |v| v)
             }
+            ObservationPayload::OperatorApprovals(r) => {
+                self.approvals.apply_with(ticket, r, now, |v| v)
+            }
+            ObservationPayload::OpenAsks(r) => self.asks.apply_with(ticket, r, now, |v| v),
             ObservationPayload::ConnectorNames(read) => {
                 if let Some(slot) = self.names.get_mut(&ticket.source) {
                     slot.apply_with(ticket, read.result, now, |v| v);

@@ -2,7 +2,8 @@
 //! Keepers, two active Goals, Task flow, quota coverage, up to two Attention items, Candle.
 //! Every panel reads a slot another surface owns and says what that slot knows: not loaded,
 //! reading, failed (a failed count reads `0 · data unreliable`, surfaces.md), or its value.
-//! Approvals and asks are not read by this version, and the panel says so.
+//! Decisions lists this actor's pending approvals and the open asks as read (up to three of
+//! each); deciding and answering are not built in this version, and the panel says so.
 
 use super::ProjectionCtx;
 use crate::protocol::connectors::ConnectorStatus;
@@ -46,6 +47,108 @@ fn suffix<T: Clone>(fetched: &Fetched<T>, now: Instant) -> String {
         Fetched::Warming { .. } => " · server warming up".into(),
         _ => String::new(),
     }
+}
+
+/// The Decisions panel (surfaces.md: decisions first): what needs a person, as read.
+fn decisions(model: &Model, ctx: &ProjectionCtx, out: &mut Vec<Line<'static>>) {
+    let theme = ctx.theme;
+    let approvals = &model.system.approvals.fetched;
+    if let Some(words) = no_value(approvals) {
+        out.push(Line::from(vec![
+            label("Approvals", theme),
+            Span::raw(words),
+        ]));
+    }
+    if let Some(o) = approvals.last() {
+        let a = &o.value;
+        let tail = suffix(approvals, ctx.now);
+        out.push(Line::from(vec![
+            label("Approvals", theme),
+            Span::styled(
+                format!(
+                    "{} pending for {}{}{}",
+                    a.visible_count,
+                    sanitize(&a.actor_filter),
+                    if a.hidden_count > 0 {
+                        format!(" · {} of other actors not listed", a.hidden_count)
+                    } else {
+                        String::new()
+                    },
+                    tail
+                ),
+                theme.style(if a.items.is_empty() {
+                    Tone::Dim
+                } else {
+                    Tone::Warn
+                }),
+            ),
+        ]));
+        for item in a.items.iter().take(3) {
+            let target = match item.target_id.as_deref() {
+                Some(id) => format!("{} {}", sanitize(&item.target_type), sanitize(id)),
+                None => sanitize(&item.target_type).into_owned(),
+            };
+            // §10.5: MASC may still list an approval after it expired (its cache); say so.
+            let (expiry, tone) = match item.expires_at {
+                Some(e) if (e.unix_timestamp() as f64) < ctx.now_unix => (
+                    format!(" · expired {} (still listed by the server)", minute(e)),
+                    Tone::Dim,
+                ),
+                Some(e) => (format!(" · expires {}", minute(e)), Tone::Normal),
+                None => (" · no expiry".to_string(), Tone::Normal),
+            };
+            out.push(Line::from(vec![
+                label("", theme),
+                Span::styled(
+                    format!("{} → {target}{expiry}", sanitize(&item.delegated_tool)),
+                    theme.style(tone),
+                ),
+            ]));
+        }
+    }
+    let asks = &model.system.asks.fetched;
+    if let Some(words) = no_value(asks) {
+        out.push(Line::from(vec![label("Asks", theme), Span::raw(words)]));
+    }
+    if let Some(o) = asks.last() {
+        let list = &o.value;
+        out.push(Line::from(vec![
+            label("Asks", theme),
+            Span::styled(
+                format!("{} open{}", list.open_count, suffix(asks, ctx.now)),
+                theme.style(if list.asks.is_empty() {
+                    Tone::Dim
+                } else {
+                    Tone::Warn
+                }),
+            ),
+        ]));
+        for ask in list.asks.iter().take(3) {
+            let prompt = ask
+                .questions
+                .first()
+                .map(|q| sanitize(&q.prompt).into_owned())
+                .unwrap_or_default();
+            out.push(Line::from(vec![
+                label("", theme),
+                Span::raw(format!(
+                    "{} asks: {} ({} question{})",
+                    sanitize(&ask.keeper),
+                    prompt,
+                    ask.questions.len(),
+                    if ask.questions.len() == 1 { "" } else { "s" }
+                )),
+            ]));
+        }
+    }
+    out.push(Line::styled(
+        "  deciding and answering are not built in this version — use the web dashboard",
+        theme.style(Tone::Dim),
+    ));
+}
+
+fn minute(t: time::OffsetDateTime) -> String {
+    super::board::unix_minute(t.unix_timestamp() as f64)
 }
 
 fn label(text: &str, theme: Theme) -> Span<'static> {
@@ -235,14 +338,11 @@ pub fn render_overview(model: &Model, ctx: &ProjectionCtx, area: Rect, buf: &mut
     let mut lines = vec![
         Line::styled("OVERVIEW", theme.style(Tone::Strong)),
         Line::styled("DECISIONS", theme.style(Tone::Strong)),
-        Line::styled(
-            "  approvals and asks are not read by this version — see the web dashboard",
-            theme.style(Tone::Dim),
-        ),
-        Line::raw(""),
-        Line::styled("CONTEXT", theme.style(Tone::Strong)),
-        keepers_line(model, ctx),
     ];
+    decisions(model, ctx, &mut lines);
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("CONTEXT", theme.style(Tone::Strong)));
+    lines.push(keepers_line(model, ctx));
     goals_and_flow(model, ctx, &mut lines);
     lines.push(quota_line(model, ctx));
     let items = attention(model);

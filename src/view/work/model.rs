@@ -370,7 +370,9 @@ impl WorkModel {
             | ObservationPayload::AsyncRequests(_)
             | ObservationPayload::RuntimeCatalogue(_)
             | ObservationPayload::ConnectorsStatus(_)
-            | ObservationPayload::ConnectorNames(_) => {}
+            | ObservationPayload::ConnectorNames(_)
+            | ObservationPayload::OperatorApprovals(_)
+            | ObservationPayload::OpenAsks(_) => {}
         }
     }
 
