@@ -126,6 +126,20 @@ impl<T: Clone> Slot<T> {
         }
     }
 
+    /// Judges a result for a slot that may be gone: its object was closed or another one was
+    /// opened in its place. Such a result is never applied — `stale_epoch` when it belongs to
+    /// another epoch, else `withdrawn` (G-7).
+    pub fn judge_if_open(
+        slot: Option<&Self>,
+        ticket: &Ticket,
+        gate: &EpochGate,
+    ) -> Result<(), RejectReason> {
+        match slot {
+            Some(slot) => slot.judge(ticket, gate),
+            None => gate.check(ticket).and(Err(RejectReason::Withdrawn)),
+        }
+    }
+
     /// Applies an admitted result (the caller has judged it); `into` turns the admitted
     /// `Arc<U>` into the slot's value type. A warming answer is not a value (G-5); a failure
     /// keeps the last good value beside it (G-4).

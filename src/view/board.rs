@@ -123,11 +123,15 @@ impl BoardModel {
                 self.census.judge(ticket, gate)
             }
             (SourceKey::BoardPost(id), ObservationPayload::BoardPost(_)) => {
-                match self.post.as_ref().filter(|p| &p.post_id == id) {
-                    Some(p) => p.detail.judge(ticket, gate),
-                    // Not the open post (closed, or another one opened): never applied.
-                    None => gate.check(ticket).and(Err(RejectReason::Withdrawn)),
-                }
+                // Not the open post (closed, or another one opened): never applied.
+                Slot::judge_if_open(
+                    self.post
+                        .as_ref()
+                        .filter(|p| &p.post_id == id)
+                        .map(|p| &p.detail),
+                    ticket,
+                    gate,
+                )
             }
             _ => Err(RejectReason::UnknownSlot),
         }

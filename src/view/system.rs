@@ -146,10 +146,7 @@ impl SystemModel {
             }
             (SourceKey::OpenAsks, ObservationPayload::OpenAsks(_)) => self.asks.judge(ticket, gate),
             (key @ SourceKey::ConnectorNames { .. }, ObservationPayload::ConnectorNames(_)) => {
-                match self.names.get(key) {
-                    Some(slot) => slot.judge(ticket, gate),
-                    None => gate.check(ticket).and(Err(RejectReason::Withdrawn)),
-                }
+                Slot::judge_if_open(self.names.get(key), ticket, gate)
             }
             _ => Err(RejectReason::UnknownSlot),
         }

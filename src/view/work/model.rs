@@ -286,19 +286,31 @@ impl WorkModel {
         match &ticket.source {
             SourceKey::Planning => self.planning.judge(ticket, gate),
             SourceKey::TaskList => self.tasks.judge(ticket, gate),
-            SourceKey::TaskBody(id) => match self.task.as_ref().filter(|t| &t.task_id == id) {
-                Some(t) => t.body.judge(ticket, gate),
-                // Not the open task (closed, or another one opened): never applied.
-                None => gate.check(ticket).and(Err(RejectReason::Withdrawn)),
-            },
-            SourceKey::TaskHistory(id) => match self.task.as_ref().filter(|t| &t.task_id == id) {
-                Some(t) => t.history.judge(ticket, gate),
-                None => gate.check(ticket).and(Err(RejectReason::Withdrawn)),
-            },
-            SourceKey::GoalTimeline(id) => match self.goal.as_ref().filter(|g| &g.goal_id == id) {
-                Some(g) => g.timeline.judge(ticket, gate),
-                None => gate.check(ticket).and(Err(RejectReason::Withdrawn)),
-            },
+            // Not the open task or goal (closed, or another one opened): never applied.
+            SourceKey::TaskBody(id) => Slot::judge_if_open(
+                self.task
+                    .as_ref()
+                    .filter(|t| &t.task_id == id)
+                    .map(|t| &t.body),
+                ticket,
+                gate,
+            ),
+            SourceKey::TaskHistory(id) => Slot::judge_if_open(
+                self.task
+                    .as_ref()
+                    .filter(|t| &t.task_id == id)
+                    .map(|t| &t.history),
+                ticket,
+                gate,
+            ),
+            SourceKey::GoalTimeline(id) => Slot::judge_if_open(
+                self.goal
+                    .as_ref()
+                    .filter(|g| &g.goal_id == id)
+                    .map(|g| &g.timeline),
+                ticket,
+                gate,
+            ),
             _ => Err(RejectReason::UnknownSlot),
         }
     }
