@@ -9,6 +9,10 @@
 use super::draft::Draft;
 use super::state::RecallDirection;
 
+/// How far back recall reaches: the newest this many distinct inputs (a long transcript's
+/// whole history is never copied on a keypress).
+pub const RECALL_DEPTH: usize = 500;
+
 /// This Keeper's inputs in recall order: pending first, then sent; each newest first. A text
 /// appears once (its most recent place).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -23,13 +27,14 @@ impl RecallList {
         pending: impl DoubleEndedIterator<Item = &'a str>,
         sent: impl DoubleEndedIterator<Item = &'a str>,
     ) -> Self {
-        let mut texts: Vec<String> = Vec::new();
-        for text in pending.rev().chain(sent.rev()) {
-            if text.trim().is_empty() || texts.iter().any(|t| t == text) {
-                continue;
-            }
-            texts.push(text.to_string());
-        }
+        let mut seen = std::collections::HashSet::new();
+        let texts = pending
+            .rev()
+            .chain(sent.rev())
+            .filter(|text| !text.trim().is_empty() && seen.insert(*text))
+            .take(RECALL_DEPTH)
+            .map(str::to_string)
+            .collect();
         Self { texts }
     }
 
@@ -213,5 +218,15 @@ mod tests {
             cursor.step(RecallDirection::Newer, &short, || draft("x")),
             RecallStep::Restore(draft("typed"))
         );
+    }
+
+    #[test]
+    fn c65_recall_reaches_back_a_bounded_depth_of_distinct_inputs() {
+        let sent: Vec<String> = (0..RECALL_DEPTH * 3)
+            .map(|i| format!("m{}", i % (RECALL_DEPTH * 2)))
+            .collect();
+        let list = RecallList::new(std::iter::empty(), sent.iter().map(String::as_str));
+        assert_eq!(list.len(), RECALL_DEPTH);
+        assert_eq!(list.get(0), sent.last().map(String::as_str), "newest first");
     }
 }
