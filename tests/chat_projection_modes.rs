@@ -475,11 +475,11 @@ fn c50_live_stream_and_history_use_the_same_projection() {
             tool_call_name: "read_file".into(),
         },
         ChatStreamEvent::ToolCallArgs {
-            tool_call_id: Some("tc1".into()),
+            tool_call_id: "tc1".into(),
             args: ToolCallArgs::Delta("{\"path\":\"a.rs\"}".into()),
         },
         ChatStreamEvent::ToolCallEnd {
-            tool_call_id: Some("tc1".into()),
+            tool_call_id: "tc1".into(),
         },
         ChatStreamEvent::ToolResultReady,
         ChatStreamEvent::ToolCallStart {

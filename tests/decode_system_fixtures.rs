@@ -40,7 +40,10 @@ fn settled_empty_inventory_is_zero_tools_not_warming_s6_1() {
         panic!("a settled inventory")
     };
     assert!(inv.tool_inventory.tools.is_empty());
-    assert!(inv.effective_keeper_surface.is_none());
+    assert_eq!(
+        inv.effective_keeper_surface,
+        masc_tui::protocol::decode::SinceRelease::Sent(None)
+    );
 }
 
 #[test]
@@ -64,7 +67,9 @@ fn keeper_surface_available_carries_tools_s6_1() {
     let ToolsInventoryRead::Settled(inv) = ToolsInventoryRead::decode(&b).unwrap() else {
         panic!("a settled inventory")
     };
-    let Some(KeeperSurface::Available(s)) = inv.effective_keeper_surface else {
+    let masc_tui::protocol::decode::SinceRelease::Sent(Some(KeeperSurface::Available(s))) =
+        inv.effective_keeper_surface
+    else {
         panic!("an available surface")
     };
     assert_eq!(s.tools[0].origin.kind, "composition_skill");

@@ -437,7 +437,7 @@ async fn s6_1_s6_2_tools_warm_then_settle_and_skills_are_ready() {
     );
     assert!(settled.tool_inventory.count > 0);
     assert!(
-        settled.effective_keeper_surface.is_none(),
+        settled.effective_keeper_surface == masc_tui::protocol::decode::SinceRelease::Sent(None),
         "no keeper asked"
     );
     let ToolsInventoryRead::Settled(with_keeper) = &*env
@@ -446,7 +446,9 @@ async fn s6_1_s6_2_tools_warm_then_settle_and_skills_are_ready() {
     else {
         panic!("settled inventory with a keeper surface");
     };
-    let Some(KeeperSurface::Available(surface)) = &with_keeper.effective_keeper_surface else {
+    let masc_tui::protocol::decode::SinceRelease::Sent(Some(KeeperSurface::Available(surface))) =
+        &with_keeper.effective_keeper_surface
+    else {
         panic!("rondo's surface available");
     };
     let roster = env.read::<KeeperRoster>(ROSTER).await;
@@ -690,7 +692,7 @@ async fn s9_1_s9_2_s9_5_runtime_catalogue_raw_config_and_keeper_config_agree() {
         .await;
     assert!(resolved.first_error().is_none());
     let catalogue = resolved.catalogue.as_ref().unwrap();
-    let usage = resolved.usage.as_ref().unwrap();
+    let usage = resolved.usage.as_ref().unwrap().sent().unwrap();
     assert!(!usage.provider_usage_windows.is_empty());
     let runtime_ids: BTreeSet<&str> = catalogue.runtimes.iter().map(|r| r.id.as_str()).collect();
     let default = catalogue.default_runtime.as_ref().unwrap();

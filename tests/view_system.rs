@@ -175,7 +175,7 @@ fn f4_catalogue_and_usage_stand_apart() {
         1,
         ObservationPayload::RuntimeCatalogue(ok(RuntimeResolved {
             catalogue: Err(bad(".lanes[0]")),
-            usage: Ok(usage),
+            usage: Ok(masc_tui::protocol::decode::SinceRelease::Sent(usage)),
         })),
     );
     let text = pane(&m, SystemPane::Runtime);

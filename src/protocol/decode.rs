@@ -187,6 +187,47 @@ where
     <Option<T> as serde::Deserialize>::deserialize(de).map(Some)
 }
 
+/// A part of a payload that MASC added in a later release ("newer MASC" in protocol.md).
+/// `Sent` holds what the server sent; `NotInRelease` means the key is absent because this
+/// server's release does not send it. That part is unavailable — never a default value, never
+/// "empty", and never a failure of the rest of the payload (issue 13, Must-show 2).
+///
+/// Use with `#[serde(default)]`: an absent key is `NotInRelease`; a present key must decode
+/// as `T` (a present but malformed part still fails, at its own path).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum SinceRelease<T> {
+    Sent(T),
+    #[default]
+    NotInRelease,
+}
+
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for SinceRelease<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        T::deserialize(de).map(Self::Sent)
+    }
+}
+
+impl<T> SinceRelease<T> {
+    /// The sent value, if this release sends the part.
+    pub fn sent(&self) -> Option<&T> {
+        match self {
+            Self::Sent(v) => Some(v),
+            Self::NotInRelease => None,
+        }
+    }
+
+    pub fn is_sent(&self) -> bool {
+        matches!(self, Self::Sent(_))
+    }
+
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> SinceRelease<U> {
+        match self {
+            Self::Sent(v) => SinceRelease::Sent(f(v)),
+            Self::NotInRelease => SinceRelease::NotInRelease,
+        }
+    }
+}
+
 impl DecodeError {
     /// Re-root the error path under `prefix` (e.g. `.connectors[3]`) for sub-values decoded
     /// on their own.

@@ -32,10 +32,40 @@ pub struct Health {
     pub admission: Option<AdmissionAdvert>,
 }
 
+/// `build` of `/health` (§3), diagnostics only. MASC's `Build_identity.to_yojson`
+/// (lib/build_identity.ml) writes `commit` (+ `commit_source`) and, only for a binary stamped
+/// at build time, `binary_commit`; older embedded servers sent only `binary_commit`. Both are
+/// accepted; [`BuildInfo::commit`] prefers the spec's `commit` (issue 13, defect 7).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct BuildInfo {
     #[serde(default)]
+    pub commit: Option<String>,
+    #[serde(default)]
+    pub commit_source: Option<String>,
+    #[serde(default)]
     pub binary_commit: Option<String>,
+}
+
+/// Which `build` field named the commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitField {
+    /// `build.commit` (protocol.md §3).
+    Commit,
+    /// `build.binary_commit` (a stamped binary, or an older embedded server).
+    BinaryCommit,
+}
+
+impl BuildInfo {
+    /// The commit this server reports, and the field it came from: `commit` first, then
+    /// `binary_commit`. Blank values count as absent.
+    pub fn commit(&self) -> Option<(&str, CommitField)> {
+        fn nonblank(v: &Option<String>) -> Option<&str> {
+            v.as_deref().map(str::trim).filter(|s| !s.is_empty())
+        }
+        nonblank(&self.commit)
+            .map(|c| (c, CommitField::Commit))
+            .or_else(|| nonblank(&self.binary_commit).map(|c| (c, CommitField::BinaryCommit)))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -156,5 +186,34 @@ pub fn canonical_base(raw: &str) -> String {
             Err(_) => raw.to_string(),
         },
         Err(_) => raw.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod build_tests {
+    use super::*;
+
+    fn build_of(json: &str) -> BuildInfo {
+        let h = Health::decode(
+            format!(r#"{{"paths":{{"effective_base_path":"/w","effective_masc_root":"/w/.masc"}},"build":{json}}}"#)
+                .as_bytes(),
+        )
+        .unwrap();
+        h.build.unwrap()
+    }
+
+    #[test]
+    fn build_commit_is_the_spec_name_and_binary_commit_is_accepted_issue13_defect7() {
+        let masc = build_of(r#"{"commit":"341791ff6f","commit_source":"embedded"}"#);
+        assert_eq!(masc.commit(), Some(("341791ff6f", CommitField::Commit)));
+        let stamped = build_of(r#"{"binary_commit":"d541eb0750"}"#);
+        assert_eq!(
+            stamped.commit(),
+            Some(("d541eb0750", CommitField::BinaryCommit))
+        );
+        let both = build_of(r#"{"commit":"aaa","binary_commit":"bbb"}"#);
+        assert_eq!(both.commit(), Some(("aaa", CommitField::Commit)));
+        let blank = build_of(r#"{"commit":" ","binary_commit":null}"#);
+        assert_eq!(blank.commit(), None);
     }
 }

@@ -15,6 +15,7 @@ pub const KINDS: &[&str] = &[
     "gate_keepers",
     "keeper_chat_stream",
     "keeper_chat_history_page",
+    "keeper_chat_operation",
     "tasks_history",
     "goals_tree",
     "goals_detail",
@@ -55,4 +56,46 @@ pub fn decode_kind(kind: &str, bytes: &[u8]) -> Option<Result<KindSummary, Decod
         ".",
         format!("no decoder is built for kind {kind} yet"),
     )))
+}
+
+#[cfg(test)]
+mod compat_fixture_tests {
+    use super::*;
+    use crate::protocol::routes::{NotFoundMeaning, RouteFamily, classify_404};
+
+    /// Every row of `tests/fixtures/compat/MANIFEST.tsv` (issue 13: older MASC shapes built
+    /// from MASC's own encoders) decodes, is rejected, or — for 404 bodies — is judged exactly
+    /// as its `expect` column says.
+    #[test]
+    fn compat_fixtures_decode_or_reject_as_the_manifest_says_issue13() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/compat");
+        let manifest = std::fs::read_to_string(dir.join("MANIFEST.tsv")).unwrap();
+        let mut checked = 0;
+        let mut failures = Vec::new();
+        for line in manifest.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+            let cols: Vec<&str> = line.split('\t').collect();
+            assert_eq!(cols.len(), 6, "{line}");
+            let (file, kind, expect) = (cols[0], cols[1], cols[5]);
+            let bytes = std::fs::read(dir.join(file)).unwrap();
+            let got = if kind == "route_404" {
+                let (_, route) = expect.split_once('@').unwrap();
+                let family = RouteFamily::from_name(route).unwrap();
+                match classify_404(family, &bytes) {
+                    NotFoundMeaning::NotServed => format!("not_served@{route}"),
+                    NotFoundMeaning::ObjectNotFound => format!("object_not_found@{route}"),
+                }
+            } else {
+                match decode_kind(kind, &bytes).unwrap() {
+                    Ok(_) => "decode".to_string(),
+                    Err(e) => format!("reject:{}", e.reason()),
+                }
+            };
+            if got != expect {
+                failures.push(format!("{file}: expected {expect}, got {got}"));
+            }
+            checked += 1;
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        assert!(checked >= 13, "{checked} rows");
+    }
 }

@@ -5,7 +5,7 @@ use super::asks::{AskAnswerResponse, AskList};
 use super::async_requests::AsyncRequestList;
 use super::board::{BoardPostDetail, BoardPostsPage, DetailShape, HearthCensus};
 use super::connectors::{ConnectorNamesPage, ConnectorStatusList};
-use super::decode::{DecodeError, DecodeErrorKind, WireDecode, decode_object};
+use super::decode::{DecodeError, DecodeErrorKind, SinceRelease, WireDecode, decode_object};
 use super::keeper_config::{
     ConfigRevision, KeeperConfigFailure, KeeperConfigSaveResponse, KeeperConfigSnapshot,
     RuntimeAssignmentResponse, decode_assignment_conflict,
@@ -109,10 +109,11 @@ fn tools_summary(t: &ToolsInventoryRead) -> KindSummary {
         ToolsInventoryRead::Warming { .. } => "tools: warming".into(),
         ToolsInventoryRead::Settled(inv) => {
             let surface = match &inv.effective_keeper_surface {
-                None => "none",
-                Some(KeeperSurface::Warming) => "warming",
-                Some(KeeperSurface::Unavailable { .. }) => "unavailable",
-                Some(KeeperSurface::Available(_)) => "available",
+                SinceRelease::NotInRelease => "not sent by this release",
+                SinceRelease::Sent(None) => "none",
+                SinceRelease::Sent(Some(KeeperSurface::Warming)) => "warming",
+                SinceRelease::Sent(Some(KeeperSurface::Unavailable { .. })) => "unavailable",
+                SinceRelease::Sent(Some(KeeperSurface::Available(_))) => "available",
             };
             format!(
                 "tools: {} registered (count {}), keeper surface {surface}",
@@ -165,13 +166,15 @@ fn connectors(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
 fn runtime_resolved(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
     let r = RuntimeResolved::decode(bytes)?;
     let catalogue = r.catalogue.clone()?;
-    let usage = r.usage.clone()?;
+    let usage = match r.usage.clone()? {
+        SinceRelease::Sent(u) => format!("usage accounts {}", u.provider_usage_windows.len()),
+        SinceRelease::NotInRelease => "usage not sent by this release".to_string(),
+    };
     Ok(format!(
-        "runtimes: {}, lanes {}, assignments {}, usage accounts {}",
+        "runtimes: {}, lanes {}, assignments {}, {usage}",
         catalogue.runtimes.len(),
         catalogue.lanes.len(),
         catalogue.assignments.len(),
-        usage.provider_usage_windows.len()
     ))
 }
 

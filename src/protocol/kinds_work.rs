@@ -2,11 +2,12 @@
 //! decode a payload and summarise it in one line of typed facts.
 
 use super::chat::{
-    ChatHistoryPage, ChatPostAnswer, ChatRole, ChatStreamEvent, ChatStreamOutcome, ChatTranscript,
+    ChatHistoryPage, ChatOperationRecord, ChatPostAnswer, ChatRole, ChatStreamEvent,
+    ChatStreamOutcome, ChatTranscript, OperationProgress,
 };
 use super::decode::{DecodeError, DecodeErrorKind, WireDecode, decode_json};
 use super::goals::{ApprovalQueueState, GoalDetailRead, GoalsTree, Timeline};
-use super::health::Health;
+use super::health::{CommitField, Health};
 use super::keepers::{Candle, KeeperRoster};
 use super::kinds::KindSummary;
 use super::planning::{PlanningRead, ProofObservation};
@@ -20,6 +21,7 @@ pub fn decode(kind: &str, bytes: &[u8]) -> Option<Result<KindSummary, DecodeErro
         "gate_keepers" => gate_keepers(bytes),
         "keeper_chat_stream" => keeper_chat_stream(bytes),
         "keeper_chat_history_page" => chat_history_page(bytes),
+        "keeper_chat_operation" => chat_operation(bytes),
         "tasks_history" => tasks_history(bytes),
         "goals_tree" => goals_tree(bytes),
         "goals_detail" => goals_detail(bytes),
@@ -52,11 +54,37 @@ fn health(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
         None => "no startup block (older server)".to_string(),
     };
     let receipts = h.admission.as_ref().is_some_and(|a| a.receipts);
+    let commit = match h.build.as_ref().and_then(|b| b.commit()) {
+        Some((_, CommitField::Commit)) => "build.commit",
+        Some((_, CommitField::BinaryCommit)) => "build.binary_commit",
+        None => "no commit",
+    };
     Ok(format!(
-        "health: paths read (base {} chars, root {} chars), {startup}, receipts advertised {}",
+        "health: paths read (base {} chars, root {} chars), {startup}, receipts advertised {}, {commit}",
         h.paths.effective_base_path.chars().count(),
         h.paths.effective_masc_root.chars().count(),
         yes_no(receipts)
+    ))
+}
+
+/// §4.4 record (no request id to echo: the CLI reads the record alone).
+fn chat_operation(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
+    let r = ChatOperationRecord::decode(bytes)?;
+    let detail = match &r.progress {
+        OperationProgress::Failed {
+            outcome_ref,
+            failure_kind,
+            ..
+        } => format!(
+            " ({failure_kind}, outcome_ref {})",
+            if outcome_ref.is_some() { "set" } else { "null" }
+        ),
+        _ => String::new(),
+    };
+    Ok(format!(
+        "chat operation: state {}{detail}, cancellation {}",
+        r.progress.state().as_str(),
+        yes_no(r.progress.is_cancellation())
     ))
 }
 

@@ -21,6 +21,7 @@ pub mod kinds_work;
 pub mod operator;
 pub mod outcome;
 pub mod planning;
+pub mod routes;
 pub mod runtime;
 pub mod skills;
 pub mod sse;

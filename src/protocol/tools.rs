@@ -1,8 +1,13 @@
 //! `GET /api/v1/dashboard/tools` — the tool inventory (protocol.md §6.1).
 //!
 //! A cold server cache answers a warming placeholder; it is its own value, never "0 tools".
+//!
+//! `effective_keeper_surface` and `skill_activations` are newer MASC: the August 2026 releases
+//! (`dashboard_tools_http_json` in `lib/server/server_dashboard_http_runtime_info.ml` at MASC
+//! d541eb07) send neither key. Their absence is [`SinceRelease::NotInRelease`] — that part is
+//! unavailable, the settled inventory is still a settled inventory (issue 13, defect 3).
 
-use super::decode::{DecodeError, DecodeErrorKind, WireDecode, decode_value, required_nullable};
+use super::decode::{DecodeError, DecodeErrorKind, SinceRelease, WireDecode, decode_value};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -22,12 +27,12 @@ pub struct ToolsInventory {
     pub generated_at: String,
     pub tool_inventory: ToolInventorySection,
     pub tool_usage: Map<String, Value>,
-    /// `None`: no keeper was asked for (the key is still required).
-    #[serde(deserialize_with = "required_nullable")]
-    pub effective_keeper_surface: Option<KeeperSurface>,
-    /// `None`: no ledger was asked for (the key is still required).
-    #[serde(deserialize_with = "required_nullable")]
-    pub skill_activations: Option<SkillActivations>,
+    /// `Sent(None)`: no keeper was asked for. `NotInRelease`: this MASC does not send the key.
+    #[serde(default)]
+    pub effective_keeper_surface: SinceRelease<Option<KeeperSurface>>,
+    /// `Sent(None)`: no ledger was asked for. `NotInRelease`: this MASC does not send the key.
+    #[serde(default)]
+    pub skill_activations: SinceRelease<Option<SkillActivations>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -219,11 +224,33 @@ mod tests {
         ));
     }
 
+    /// The August 2026 settled shape (MASC d541eb07 `dashboard_tools_http_json`): no
+    /// `effective_keeper_surface`, no `skill_activations`. Settled, each part `NotInRelease`.
     #[test]
-    fn both_surface_keys_must_be_present_s6_1() {
-        let body = br#"{"generated_at":"x","tool_inventory":{"count":0,"tools":[],"surface_summary":{}},"tool_usage":{},"effective_keeper_surface":null}"#;
+    fn august_settled_inventory_without_surface_keys_is_settled_issue13_defect3() {
+        let body = br#"{"generated_at":"2026-08-23T09:00:00Z","config_resolution":{},"runtime_resolution":{},"tool_inventory":{"count":0,"tools":[],"surface_summary":{}},"tool_usage":{},"keeper_waiting_inventory":{}}"#;
+        let ToolsInventoryRead::Settled(inv) = ToolsInventoryRead::decode(body).unwrap() else {
+            panic!("expected settled")
+        };
+        assert_eq!(inv.effective_keeper_surface, SinceRelease::NotInRelease);
+        assert_eq!(inv.skill_activations, SinceRelease::NotInRelease);
+        let with_one = br#"{"generated_at":"x","tool_inventory":{"count":0,"tools":[],"surface_summary":{}},"tool_usage":{},"effective_keeper_surface":null}"#;
+        let ToolsInventoryRead::Settled(inv) = ToolsInventoryRead::decode(with_one).unwrap() else {
+            panic!("expected settled")
+        };
+        assert_eq!(inv.effective_keeper_surface, SinceRelease::Sent(None));
+        assert_eq!(inv.skill_activations, SinceRelease::NotInRelease);
+    }
+
+    #[test]
+    fn the_inventory_count_stays_required_s6_1() {
+        let body = br#"{"generated_at":"x","tool_inventory":{"tools":[],"surface_summary":{}},"tool_usage":{}}"#;
         let e = ToolsInventoryRead::decode(body).unwrap_err();
-        assert_eq!(e.kind, DecodeErrorKind::MissingField);
+        assert!(e.detail.contains("count"), "{e}");
+        assert_eq!(
+            (e.kind, e.path.as_str()),
+            (DecodeErrorKind::MissingField, ".tool_inventory")
+        );
     }
 
     #[test]
@@ -236,13 +263,13 @@ mod tests {
         };
         assert!(matches!(
             inv.effective_keeper_surface,
-            Some(KeeperSurface::Unavailable { .. })
+            SinceRelease::Sent(Some(KeeperSurface::Unavailable { .. }))
         ));
         assert_eq!(
             inv.skill_activations,
-            Some(SkillActivations::NoLedger {
+            SinceRelease::Sent(Some(SkillActivations::NoLedger {
                 status: "disabled".into()
-            })
+            }))
         );
     }
 }

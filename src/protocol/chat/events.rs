@@ -136,12 +136,16 @@ pub enum ChatStreamEvent {
         tool_call_id: Option<String>,
         tool_call_name: String,
     },
+    /// `toolCallId` is required and non-blank: it is the only link to the call it continues
+    /// (MASC's dashboard records a missing one as a stream protocol error,
+    /// dashboard/src/keeper-stream.ts; issue 13, defect 7).
     ToolCallArgs {
-        tool_call_id: Option<String>,
+        tool_call_id: String,
         args: ToolCallArgs,
     },
+    /// `toolCallId` required and non-blank, as for [`ChatStreamEvent::ToolCallArgs`].
     ToolCallEnd {
-        tool_call_id: Option<String>,
+        tool_call_id: String,
     },
     ToolResultReady,
     ReplyDetails(ReplyDetails),
@@ -259,6 +263,10 @@ fn typed_event(index: usize, wire: &EventWire) -> Result<ChatStreamEvent, Decode
             .clone()
             .ok_or_else(|| missing(index, "messageId", kind))
     };
+    let call_id = || match wire.tool_call_id.as_deref().map(str::trim) {
+        Some(id) if !id.is_empty() => Ok(id.to_string()),
+        _ => Err(missing(index, "toolCallId", kind)),
+    };
     Ok(match kind {
         "CUSTOM" => return custom_event(index, wire),
         "RUN_STARTED" => {
@@ -309,12 +317,12 @@ fn typed_event(index: usize, wire: &EventWire) -> Result<ChatStreamEvent, Decode
                 }
             };
             ChatStreamEvent::ToolCallArgs {
-                tool_call_id: wire.tool_call_id.clone(),
+                tool_call_id: call_id()?,
                 args,
             }
         }
         "TOOL_CALL_END" => ChatStreamEvent::ToolCallEnd {
-            tool_call_id: wire.tool_call_id.clone(),
+            tool_call_id: call_id()?,
         },
         "RUN_FINISHED" => ChatStreamEvent::RunFinished,
         "RUN_ERROR" => ChatStreamEvent::RunError {
@@ -381,4 +389,44 @@ pub(super) fn truncate(s: &str) -> String {
 /// A decode path without its leading `.` (`"."` becomes empty), for re-rooting it.
 pub(crate) fn inner_path(path: &str) -> &str {
     path.strip_prefix('.').unwrap_or(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(data: &str) -> (String, String) {
+        let e = parse_event(3, data).unwrap_err();
+        (e.reason().to_string(), e.path)
+    }
+
+    /// MASC's dashboard (dashboard/src/keeper-stream.ts, `TOOL_CALL_ARGS missing toolCallId`)
+    /// treats an args or end event that names no call as a stream protocol error.
+    #[test]
+    fn tool_call_args_and_end_without_tool_call_id_are_protocol_errors_issue13_defect7() {
+        let base = r#""threadId":"keeper:k","timestamp":1.0,"runId":"keeper-operation-run-r""#;
+        for data in [
+            format!(r#"{{"type":"TOOL_CALL_ARGS",{base},"delta":"{{}}"}}"#),
+            format!(r#"{{"type":"TOOL_CALL_ARGS",{base},"toolCallId":"  ","delta":"{{}}"}}"#),
+            format!(r#"{{"type":"TOOL_CALL_END",{base}}}"#),
+            format!(r#"{{"type":"TOOL_CALL_END",{base},"toolCallId":""}}"#),
+        ] {
+            assert_eq!(
+                refusal(&data),
+                (
+                    "malformed_event".to_string(),
+                    ".events[3].toolCallId".to_string()
+                ),
+                "{data}"
+            );
+        }
+        let named = format!(r#"{{"type":"TOOL_CALL_END",{base},"toolCallId":"tc-1"}}"#);
+        let (_, event) = parse_event(3, &named).unwrap();
+        assert_eq!(
+            event,
+            ChatStreamEvent::ToolCallEnd {
+                tool_call_id: "tc-1".into()
+            }
+        );
+    }
 }

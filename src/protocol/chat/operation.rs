@@ -1,7 +1,15 @@
 //! `GET /api/v1/keepers/{name}/chat/operations/{request_id}` (protocol.md §4.4).
+//!
+//! Shapes as MASC's own encoder writes them (`Keeper_chat_operation.to_json`,
+//! lib/keeper_chat_operations/keeper_chat_operation.ml at MASC d541eb07): a `Failed` record
+//! always carries the `outcome_ref` key, `null` when the turn left no outcome (a cancelled
+//! turn, a restart, an exception). That null is a settled failure, not an undecodable record
+//! (issue 13, defect 1).
 
 use super::events::OperationState;
-use crate::protocol::decode::{DecodeError, DecodeErrorKind, WireDecode, decode_json_object};
+use crate::protocol::decode::{
+    DecodeError, DecodeErrorKind, WireDecode, decode_json_object, present_nullable,
+};
 use serde::Deserialize;
 
 pub const CHAT_OPERATION_SCHEMA: &str = "masc.keeper_chat_operation.v1";
@@ -19,7 +27,8 @@ pub enum OperationProgress {
     },
     Failed {
         completed_at: f64,
-        outcome_ref: String,
+        /// `None`: the key was sent as `null` (the failed turn left no outcome to point at).
+        outcome_ref: Option<String>,
         failure_kind: String,
         failure_detail: serde_json::Value,
     },
@@ -28,7 +37,20 @@ pub enum OperationProgress {
     },
 }
 
+/// MASC's `failure_kind` of a cancelled turn (`Turn_cancelled`, keeper_chat_operation.ml).
+pub const FAILURE_TURN_CANCELLED: &str = "Turn_cancelled";
+
 impl OperationProgress {
+    /// The operation was cancelled: state `Cancelled`, or `Failed` with MASC's
+    /// `Turn_cancelled` failure kind (the stop of a running turn is recorded as a failure).
+    pub fn is_cancellation(&self) -> bool {
+        match self {
+            Self::Cancelled { .. } => true,
+            Self::Failed { failure_kind, .. } => failure_kind == FAILURE_TURN_CANCELLED,
+            _ => false,
+        }
+    }
+
     pub fn state(&self) -> OperationState {
         match self {
             Self::Queued => OperationState::Queued,
@@ -69,8 +91,9 @@ struct RecordWire {
     started_at: Option<f64>,
     #[serde(default)]
     completed_at: Option<f64>,
-    #[serde(default)]
-    outcome_ref: Option<String>,
+    /// Absent (`None`), present `null` (`Some(None)`) or a string.
+    #[serde(default, deserialize_with = "present_nullable")]
+    outcome_ref: Option<Option<String>>,
     #[serde(default)]
     failure_kind: Option<String>,
     #[serde(default)]
@@ -112,10 +135,13 @@ impl WireDecode for ChatOperationRecord {
             },
             OperationState::Succeeded => OperationProgress::Succeeded {
                 completed_at: need(w.completed_at, "completed_at", s)?,
-                outcome_ref: need(w.outcome_ref, "outcome_ref", s)?,
+                // A succeeded turn always names its outcome: null is refused.
+                outcome_ref: need(w.outcome_ref.flatten(), "outcome_ref", s)?,
             },
             OperationState::Failed => OperationProgress::Failed {
                 completed_at: need(w.completed_at, "completed_at", s)?,
+                // The key is required; its value may be null (MASC writes `Null` for
+                // `failure.outcome_ref = None`).
                 outcome_ref: need(w.outcome_ref, "outcome_ref", s)?,
                 failure_kind: need(w.failure_kind, "failure_kind", s)?,
                 failure_detail: need(w.failure_detail, "failure_detail", s)?,
@@ -148,5 +174,50 @@ impl ChatOperationRecord {
             ));
         }
         Ok(record)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// MASC's encoder for a Failed record whose turn left no outcome (cancelled turn).
+    const FAILED_NULL_REF: &[u8] = br#"{"schema":"masc.keeper_chat_operation.v1","operation_id":"tui-01","sequence":"7","created_at":1.0,"execution_digest":"d1","source":{},"input":null,"state":"Failed","completed_at":3.0,"failure_kind":"Turn_cancelled","failure_detail":"turn cancelled by operator","outcome_ref":null}"#;
+
+    #[test]
+    fn failed_with_null_outcome_ref_settles_issue13_defect1() {
+        let r = ChatOperationRecord::decode_for(FAILED_NULL_REF, "tui-01").unwrap();
+        assert_eq!(r.progress.state(), OperationState::Failed);
+        assert!(r.progress.state().is_terminal());
+        assert!(r.progress.is_cancellation());
+        match r.progress {
+            OperationProgress::Failed { outcome_ref, .. } => assert_eq!(outcome_ref, None),
+            other => panic!("expected Failed, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn failed_without_the_outcome_ref_key_is_still_refused_s4_4() {
+        let body = String::from_utf8_lossy(FAILED_NULL_REF).replace(r#","outcome_ref":null"#, "");
+        let e = ChatOperationRecord::decode(body.as_bytes()).unwrap_err();
+        assert_eq!(
+            (e.kind, e.path.as_str()),
+            (DecodeErrorKind::MissingField, ".outcome_ref")
+        );
+    }
+
+    #[test]
+    fn succeeded_with_null_outcome_ref_is_refused_s4_4() {
+        let body = br#"{"schema":"masc.keeper_chat_operation.v1","operation_id":"tui-01","sequence":"7","created_at":1.0,"execution_digest":"d1","source":{},"input":null,"state":"Succeeded","completed_at":3.0,"outcome_ref":null}"#;
+        let e = ChatOperationRecord::decode(body).unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::MissingField);
+    }
+
+    #[test]
+    fn a_failure_of_another_kind_is_not_a_cancellation() {
+        let body = String::from_utf8_lossy(FAILED_NULL_REF)
+            .replace("Turn_cancelled", "Interrupted_by_restart");
+        let r = ChatOperationRecord::decode(body.as_bytes()).unwrap();
+        assert!(!r.progress.is_cancellation());
     }
 }

@@ -1,8 +1,14 @@
 //! `GET /api/v1/runtime/resolved` (protocol.md §9.1). The catalogue and the usage section
 //! decode independently: each is its own `Result` inside the decoded value.
+//!
+//! Parts MASC added after its August 2026 releases (`provider_id` on a runtime, `declared` on a
+//! lane, `media_failover`, the two usage keys) are [`SinceRelease`]: an older server that does
+//! not send one makes only that part unavailable (issue 13; the August encoder is
+//! `lib/server/server_dashboard_runtime_resolved_json.ml` at MASC d541eb07).
 
 use crate::protocol::decode::{
-    DecodeError, DecodeErrorKind, WireDecode, decode_object, decode_value, required_nullable,
+    DecodeError, DecodeErrorKind, SinceRelease, WireDecode, decode_object, decode_value,
+    required_nullable,
 };
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -11,7 +17,9 @@ use serde_json::{Map, Value};
 pub struct ResolvedRuntime {
     pub id: String,
     pub provider: String,
-    pub provider_id: String,
+    /// Not sent by MASC's August releases (their runtime rows have `provider` only).
+    #[serde(default)]
+    pub provider_id: SinceRelease<String>,
     pub model: String,
     pub effective_max_context: u64,
     #[serde(default)]
@@ -35,7 +43,10 @@ pub struct ResolvedRuntime {
 pub struct RuntimeLane {
     pub id: String,
     pub runtime_ids: Vec<String>,
-    pub declared: bool,
+    /// Not sent by MASC's August releases: whether a `[runtime.lanes]` table declares the
+    /// lane is then unknown (never "declared", never "implicit").
+    #[serde(default)]
+    pub declared: SinceRelease<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -71,7 +82,9 @@ pub struct RuntimeCatalogue {
     pub runtimes: Vec<ResolvedRuntime>,
     pub lanes: Vec<RuntimeLane>,
     pub assignments: Vec<KeeperRuntimeAssignment>,
-    pub media_failover: Vec<String>,
+    /// Not sent by MASC's August releases.
+    #[serde(default)]
+    pub media_failover: SinceRelease<Vec<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -137,11 +150,13 @@ pub struct ProviderUsage {
     pub provider_usage_windows: Vec<UsageAccount>,
 }
 
-/// The resolved read: two independently decoded sections.
+/// The resolved read: two independently decoded sections. The usage section is
+/// `NotInRelease` when neither usage key is sent (MASC's August releases); one key without the
+/// other is a decode error of that section.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RuntimeResolved {
     pub catalogue: Result<RuntimeCatalogue, DecodeError>,
-    pub usage: Result<ProviderUsage, DecodeError>,
+    pub usage: Result<SinceRelease<ProviderUsage>, DecodeError>,
 }
 
 impl RuntimeResolved {
@@ -153,8 +168,11 @@ impl RuntimeResolved {
 
 const USAGE_KEYS: &[&str] = &["provider_usage_windows_since", "provider_usage_windows"];
 
-fn decode_usage(value: &Value) -> Result<ProviderUsage, DecodeError> {
-    let usage: ProviderUsage = decode_value(value)?;
+fn decode_usage(part: Map<String, Value>) -> Result<SinceRelease<ProviderUsage>, DecodeError> {
+    if part.is_empty() {
+        return Ok(SinceRelease::NotInRelease);
+    }
+    let usage: ProviderUsage = decode_value(&Value::Object(part))?;
     for (i, acct) in usage.provider_usage_windows.iter().enumerate() {
         let ok = match acct.state {
             UsageState::Reported => !acct.windows.is_empty(),
@@ -168,7 +186,7 @@ fn decode_usage(value: &Value) -> Result<ProviderUsage, DecodeError> {
             ));
         }
     }
-    Ok(usage)
+    Ok(SinceRelease::Sent(usage))
 }
 
 impl WireDecode for RuntimeResolved {
@@ -179,7 +197,7 @@ impl WireDecode for RuntimeResolved {
             .partition(|(k, _)| USAGE_KEYS.contains(&k.as_str()));
         Ok(Self {
             catalogue: decode_value(&Value::Object(catalogue_part)),
-            usage: decode_usage(&Value::Object(usage_part)),
+            usage: decode_usage(usage_part),
         })
     }
 }
@@ -211,6 +229,45 @@ mod tests {
         let r = RuntimeResolved::decode(body.as_bytes()).unwrap();
         assert!(r.usage.is_ok());
         assert!(r.catalogue.is_err());
+    }
+
+    /// The August 2026 shape (MASC d541eb07 encoder): runtime rows without `provider_id` or
+    /// quota fields, lanes without `declared`, no `media_failover`, no usage keys. The
+    /// catalogue decodes; each missing part is `NotInRelease`, not a default.
+    #[test]
+    fn august_shape_makes_only_the_missing_parts_unavailable_issue13_defect2() {
+        let body = r#"{"generated_at_iso":"2026-08-23T09:00:00Z","source":"/api/v1/runtime/resolved","config_path":"/w/runtime.toml",
+            "default_runtime":{"id":"codex.gpt-5","provider":"Codex","model":"gpt-5","effective_max_context":400000,"max_context_source":"capability","max_output_tokens":null,"is_local":false,"is_default":true,"keeper_dispatchable":true,"keeper_dispatch_blocked_reason":null},
+            "runtimes":[{"id":"codex.gpt-5","provider":"Codex","model":"gpt-5","effective_max_context":400000,"max_context_source":"capability","max_output_tokens":null,"is_local":false,"is_default":true,"keeper_dispatchable":true,"keeper_dispatch_blocked_reason":null}],
+            "lanes":[{"id":"primary","runtime_ids":["codex.gpt-5"],"preferred_candidate":null,"preferred_at_ts":null}],
+            "assignments":[{"keeper":"rondo","assignment_source":"default","resolved":{"kind":"lane","id":"primary"}}]}"#;
+        let r = RuntimeResolved::decode(body.as_bytes()).unwrap();
+        let c = r.catalogue.unwrap();
+        assert_eq!(c.runtimes[0].provider_id, SinceRelease::NotInRelease);
+        assert_eq!(c.runtimes[0].quota_exhausted, None);
+        assert_eq!(c.lanes[0].declared, SinceRelease::NotInRelease);
+        assert_eq!(c.media_failover, SinceRelease::NotInRelease);
+        assert_eq!(r.usage.unwrap(), SinceRelease::NotInRelease);
+    }
+
+    #[test]
+    fn one_usage_key_without_the_other_fails_the_usage_section_only() {
+        let body = EMPTY.replace(r#","provider_usage_windows":[]"#, "");
+        let r = RuntimeResolved::decode(body.as_bytes()).unwrap();
+        assert!(r.catalogue.is_ok());
+        let e = r.usage.unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::MissingField);
+    }
+
+    #[test]
+    fn a_present_but_malformed_newer_part_still_fails() {
+        let body = EMPTY.replace(r#""media_failover":[]"#, r#""media_failover":"x""#);
+        let r = RuntimeResolved::decode(body.as_bytes()).unwrap();
+        let e = r.catalogue.unwrap_err();
+        assert_eq!(
+            (e.kind, e.path.as_str()),
+            (DecodeErrorKind::WrongType, ".media_failover")
+        );
     }
 
     #[test]

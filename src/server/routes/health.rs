@@ -27,7 +27,7 @@ async fn health(State(state): State<AppState>) -> Response {
         "status": "ok",
         "server": "masc",
         "version": env!("CARGO_PKG_VERSION"),
-        "build": {"binary_commit": "masc-tui-embedded"},
+        "build": {"commit": "masc-tui-embedded", "commit_source": "embedded"},
         "paths": {
             "effective_base_path": id.base_path,
             "effective_masc_root": id.masc_root,

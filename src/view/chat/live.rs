@@ -5,7 +5,7 @@
 //! replaces it when the reply details name it.
 
 use super::model::{CallState, Entry, EntryKind, FailureOrigin, Speaker, ToolCall, Transcript};
-use crate::protocol::chat::{ChatStreamEvent, ToolCallArgs};
+use crate::protocol::chat::{ChatStreamEvent, OperationProgress, ToolCallArgs};
 
 /// Assembles the entries of one streamed turn.
 #[derive(Debug, Clone)]
@@ -18,6 +18,9 @@ pub struct LiveTurn {
     /// Tool entry ids by their wire call id (or position when the wire gave none).
     calls: Vec<(Option<String>, String)>,
     text_seen: bool,
+    /// Message ids of the streamed text of this turn: partial until the reply details name
+    /// the reply; never a reply when the run fails.
+    texts: Vec<String>,
     seq: u32,
 }
 
@@ -30,6 +33,7 @@ impl LiveTurn {
             thinking: None,
             calls: Vec::new(),
             text_seen: false,
+            texts: Vec::new(),
             seq: 0,
         }
     }
@@ -54,15 +58,12 @@ impl LiveTurn {
         id
     }
 
-    fn call_entry(&self, call_id: &Option<String>) -> Option<String> {
-        match call_id {
-            Some(_) => self
-                .calls
-                .iter()
-                .find(|(wire, _)| wire == call_id)
-                .map(|(_, id)| id.clone()),
-            None => self.calls.last().map(|(_, id)| id.clone()),
-        }
+    /// The tool entry of a wire call id (TOOL_CALL_ARGS / TOOL_CALL_END always name one).
+    fn call_entry(&self, call_id: &str) -> Option<String> {
+        self.calls
+            .iter()
+            .find(|(wire, _)| wire.as_deref() == Some(call_id))
+            .map(|(_, id)| id.clone())
     }
 
     fn keeper(&self) -> Speaker {
@@ -95,6 +96,7 @@ impl LiveTurn {
                     let entry =
                         Entry::new(message_id.clone(), self.keeper(), EntryKind::Utterance, "");
                     self.insert(transcript, entry, ts);
+                    self.texts.push(message_id.clone());
                 }
             }
             ChatStreamEvent::TextDelta { message_id, delta } => {
@@ -167,6 +169,7 @@ impl LiveTurn {
                 }
             }
             ChatStreamEvent::RunError { message, code } => {
+                self.drop_partial_text(transcript, ts);
                 let id = format!("{}:error", self.request_id);
                 let origin = FailureOrigin::Run {
                     code: code.as_ref().map(|c| c.as_str().to_string()),
@@ -188,6 +191,33 @@ impl LiveTurn {
         }
     }
 
+    /// `RUN_ERROR` after text deltas: the streamed text was never the reply (§4.3: only the
+    /// reply details are; seed 001 shows a request failure as its own type, never as the
+    /// Keeper's speech; C-2 `●` is the thing itself, C-9 the row's type decides). Its rows
+    /// leave the Keeper's lane and one status row (`○`) says how much partial text was not
+    /// kept — the same rule as a stream cut without a terminal event.
+    fn drop_partial_text(&mut self, transcript: &mut Transcript, ts: f64) {
+        let mut dropped = 0usize;
+        for id in std::mem::take(&mut self.texts) {
+            if let Some(entry) = transcript.get(&id) {
+                dropped += entry.text.len();
+            }
+            transcript.remove(&id);
+            self.created.retain(|c| c != &id);
+        }
+        if dropped == 0 {
+            return;
+        }
+        let id = format!("{}:partial", self.request_id);
+        let entry = Entry::new(
+            id,
+            Speaker::System,
+            EntryKind::Status,
+            format!("the run failed before its reply · {dropped} bytes of partial text not kept"),
+        );
+        self.insert(transcript, entry, ts);
+    }
+
     /// At the end of the run a call still without a result was never seen returning.
     fn close_calls(&self, transcript: &mut Transcript) {
         for (_, id) in &self.calls {
@@ -197,6 +227,54 @@ impl LiveTurn {
             });
         }
     }
+}
+
+/// A send whose outcome was unknown (a stream refused or cut, a restored send) is settled by
+/// its operation record (§4.4): the note that said "outcome unknown" is replaced by what the
+/// record says. A cancelled turn (`Cancelled`, or `Failed` with MASC's `Turn_cancelled`) reads
+/// as cancelled — a status (`○`), not an error (C-9: the record's type decides); another
+/// failure is an error row; a success says it was confirmed (the history reload that follows
+/// brings the reply). Queued and Running change nothing. Returns whether a row was written.
+pub fn settle_unknown_note(
+    transcript: &mut Transcript,
+    request_id: &str,
+    progress: &OperationProgress,
+) -> bool {
+    let (kind, text) = match progress {
+        OperationProgress::Queued | OperationProgress::Running { .. } => return false,
+        p if p.is_cancellation() => (
+            EntryKind::Status,
+            "cancelled · the operation record says the turn was stopped before its reply"
+                .to_string(),
+        ),
+        OperationProgress::Failed {
+            failure_kind,
+            failure_detail,
+            ..
+        } => (
+            EntryKind::Failure(FailureOrigin::Other("operation".into())),
+            match failure_detail.as_str().filter(|d| !d.trim().is_empty()) {
+                Some(detail) => format!("failed ({failure_kind}) · no reply · {detail}"),
+                None => format!("failed ({failure_kind}) · no reply"),
+            },
+        ),
+        OperationProgress::Cancelled { .. } => (
+            EntryKind::Status,
+            "cancelled · the operation record says the turn was stopped".to_string(),
+        ),
+        OperationProgress::Succeeded { .. } => (
+            EntryKind::Status,
+            "delivered · the operation record confirms the turn succeeded".to_string(),
+        ),
+    };
+    for stale in ["protocol", "interrupted"] {
+        transcript.remove(&format!("{request_id}:{stale}"));
+    }
+    transcript.upsert(
+        Entry::new(format!("{request_id}:settled"), Speaker::System, kind, text)
+            .with_request(request_id.to_string()),
+    );
+    true
 }
 
 fn call_state(transcript: &Transcript, id: &str) -> Option<CallState> {
@@ -220,5 +298,207 @@ fn set_call_state(
                 call.state = state;
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::chat::RunErrorCode;
+    use crate::view::chat::marks::Role;
+    use crate::view::chat::{ScrollPosition, TranscriptView};
+    use crate::view::theme::Theme;
+
+    const T0: f64 = 1_787_000_000.0;
+
+    fn rendered(t: Transcript) -> Vec<String> {
+        let mut v = TranscriptView::new(t, Theme { color: false });
+        v.render(80, 10, ScrollPosition::FromTop(0))
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect()
+    }
+
+    fn run_until_error(texts: &[&str]) -> Transcript {
+        let mut t = Transcript::new();
+        let mut live = LiveTurn::new("tui-1", "alpha");
+        let mut events = vec![
+            ChatStreamEvent::RunStarted,
+            ChatStreamEvent::TextStart {
+                message_id: "m-1".into(),
+            },
+        ];
+        events.extend(texts.iter().map(|d| ChatStreamEvent::TextDelta {
+            message_id: "m-1".into(),
+            delta: (*d).to_string(),
+        }));
+        events.push(ChatStreamEvent::RunError {
+            message: "provider timed out".into(),
+            code: Some(RunErrorCode::Unlisted("provider_timeout".into())),
+        });
+        for e in &events {
+            live.apply(&mut t, e, T0);
+        }
+        t
+    }
+
+    /// MASC's fixture `keeper_chat_stream__run_error_after_partial_delta.sse`
+    /// (test_run_error_never_returns_partial_delta): the accepted turn fails after a delta.
+    #[test]
+    fn run_error_mid_reply_never_draws_partial_text_as_a_reply_issue13_defect4() {
+        let t = run_until_error(&["half an ", "answer"]);
+        assert!(
+            t.entries().iter().all(|e| Role::of(e) != Role::Keeper),
+            "no Keeper speech row survives a failed run: {:?}",
+            t.entries()
+        );
+        assert!(t.get("m-1").is_none());
+        let status = t
+            .get("tui-1:partial")
+            .expect("a status row names the partial text");
+        assert_eq!(Role::of(status), Role::Status);
+        assert!(status.text.contains("14 bytes of partial text not kept"));
+        assert!(matches!(
+            t.get("tui-1:error").map(|e| &e.kind),
+            Some(EntryKind::Failure(FailureOrigin::Run { .. }))
+        ));
+        let rows = rendered(t);
+        assert!(
+            rows.iter().all(|r| !r.contains('●')),
+            "the reply mark is never drawn: {rows:?}"
+        );
+        assert!(rows.iter().all(|r| !r.contains("half an")));
+        assert!(
+            rows.iter()
+                .any(|r| r.contains('✗') && r.contains("provider timed out"))
+        );
+    }
+
+    /// A cancelled turn: `RUN_FINISHED` without `KEEPER_REPLY_DETAILS` (the stream is refused,
+    /// `missing_reply_details`, outcome unknown), then the §4.4 record MASC writes for it
+    /// (`Failed`, `Turn_cancelled`, `outcome_ref: null`). Once the record says so the chat
+    /// reads "cancelled", not "chat stream refused … outcome unknown", and nothing is pending.
+    #[test]
+    fn a_cancelled_turn_reads_as_cancelled_once_the_record_says_so_issue13_defect5() {
+        use crate::actors::chat::{
+            ChatObservation, Reconciliation, SendOutcome, SendStep, UnknownCause,
+        };
+        use crate::actors::ticket::{SourceKey, Ticket};
+        use crate::protocol::chat::{ChatOperationRecord, OperationState};
+        use crate::view::sample;
+        use crate::view::screens::chat::ChatPane;
+
+        let id = "tui-0190f5a0-0000-7000-8000-00000000cc01";
+        let t = Ticket {
+            source: SourceKey::Chat {
+                keeper: "rondo".into(),
+            },
+            generation: 3,
+            scope: sample::scope(1),
+        };
+        let mut pane = ChatPane::new("rondo", Some(sample::scope(1).workspace), Theme::default());
+        pane.register_send(id, "stop after this");
+        let step = |pane: &mut ChatPane, step: SendStep| {
+            pane.apply(
+                &t,
+                ChatObservation::Send {
+                    request_id: id.into(),
+                    step,
+                },
+            );
+        };
+        step(
+            &mut pane,
+            SendStep::Accepted {
+                state: OperationState::Queued,
+            },
+        );
+        step(&mut pane, SendStep::Event(ChatStreamEvent::RunStarted));
+        step(
+            &mut pane,
+            SendStep::Event(ChatStreamEvent::TextStart {
+                message_id: "m-1".into(),
+            }),
+        );
+        step(
+            &mut pane,
+            SendStep::Ended(SendOutcome::OutcomeUnknown {
+                cause: UnknownCause::ProtocolError {
+                    reason: "missing_reply_details".into(),
+                },
+                accepted: true,
+            }),
+        );
+        let before = pane
+            .view()
+            .transcript()
+            .get(&format!("{id}:protocol"))
+            .map(|e| e.text.clone());
+        assert!(
+            before.is_some_and(|t| t.contains("outcome unknown")),
+            "until the record is read the outcome is unknown"
+        );
+        assert!(pane.send(id).is_some_and(|s| s.outcome_unknown()));
+
+        let record = format!(
+            r#"{{"schema":"masc.keeper_chat_operation.v1","operation_id":"{id}","sequence":"9","created_at":1.0,"execution_digest":"e","source":{{}},"input":null,"state":"Failed","completed_at":2.0,"failure_kind":"Turn_cancelled","failure_detail":"cancelled by operator","outcome_ref":null}}"#
+        );
+        let record = ChatOperationRecord::decode_for(record.as_bytes(), id).unwrap();
+        pane.apply(
+            &t,
+            ChatObservation::Reconciled {
+                request_id: id.into(),
+                result: Reconciliation::Found(Box::new(record)),
+            },
+        );
+        assert!(pane.send(id).is_some_and(|s| !s.outcome_unknown()));
+        assert_eq!(pane.send(id).and_then(|s| s.pending_state()), None);
+        let view = pane.view();
+        let transcript = view.transcript();
+        assert!(transcript.get(&format!("{id}:protocol")).is_none());
+        let settled = transcript
+            .get(&format!("{id}:settled"))
+            .expect("a settled row replaces the unknown one");
+        assert_eq!(Role::of(settled), Role::Status);
+        assert!(settled.text.starts_with("cancelled"));
+        assert!(
+            transcript
+                .entries()
+                .iter()
+                .all(|e| !e.text.contains("outcome unknown")),
+            "{:?}",
+            transcript.entries()
+        );
+    }
+
+    #[test]
+    fn settling_a_record_that_is_still_running_changes_nothing() {
+        let mut t = Transcript::new();
+        assert!(!settle_unknown_note(
+            &mut t,
+            "tui-1",
+            &OperationProgress::Running { started_at: 1.0 }
+        ));
+        assert!(t.entries().is_empty());
+        assert!(settle_unknown_note(
+            &mut t,
+            "tui-1",
+            &OperationProgress::Failed {
+                completed_at: 2.0,
+                outcome_ref: None,
+                failure_kind: "Interrupted_by_restart".into(),
+                failure_detail: serde_json::json!("server restarted"),
+            }
+        ));
+        let row = t.get("tui-1:settled").unwrap();
+        assert_eq!(Role::of(row), Role::Error);
+        assert!(row.text.contains("Interrupted_by_restart"));
+    }
+
+    #[test]
+    fn run_error_before_any_text_adds_no_partial_row() {
+        let t = run_until_error(&[]);
+        assert!(t.get("tui-1:partial").is_none());
+        assert!(t.get("tui-1:error").is_some());
     }
 }

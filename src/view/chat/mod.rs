@@ -21,7 +21,7 @@ pub mod style;
 pub mod window;
 pub mod wrap;
 
-pub use live::LiveTurn;
+pub use live::{LiveTurn, settle_unknown_note};
 pub use model::{
     CallState, Entry, EntryKind, FailureOrigin, Origin, PendingState, SkillRun, SkillState,
     Speaker, ToolCall, Transcript,

@@ -7,6 +7,7 @@
 
 use super::ProjectionCtx;
 use crate::protocol::connectors::ConnectorStatus;
+use crate::protocol::decode::SinceRelease;
 use crate::protocol::keepers::{Candle, KeeperRoster, KeeperStatus};
 use crate::protocol::planning::{GoalPhase, PlanningRead};
 use crate::protocol::runtime::UsageState;
@@ -257,7 +258,10 @@ fn quota_line(model: &Model, ctx: &ProjectionCtx) -> Line<'static> {
     let text = match (no_value(fetched), fetched.last()) {
         (Some(words), _) => words,
         (None, Some(o)) => match &o.value.usage {
-            Ok(u) => {
+            Ok(SinceRelease::NotInRelease) => {
+                "not reported by this MASC release (no usage windows)".to_string()
+            }
+            Ok(SinceRelease::Sent(u)) => {
                 let reported = u
                     .provider_usage_windows
                     .iter()

@@ -15,6 +15,7 @@ use crate::protocol::chat::{ChatHistoryPage, ChatStreamEvent, OperationState};
 use crate::view::admission::{EpochGate, RejectReason};
 use crate::view::chat::{
     Entry, EntryKind, FailureOrigin, LiveTurn, PendingState, Speaker, Transcript, TranscriptView,
+    settle_unknown_note,
 };
 use crate::view::composer::RecallList;
 use crate::view::theme::Theme;
@@ -368,6 +369,14 @@ impl ChatPane {
                 self.owned.remove(ticket);
                 self.bound.remove(ticket);
                 if let Some(send) = self.sends.get_mut(&request_id) {
+                    // Issue 13 (defect 5): an unknown outcome settled by its record reads as
+                    // what the record says (cancelled, failed, confirmed).
+                    if send.outcome_unknown()
+                        && let Reconciliation::Found(r) = &result
+                    {
+                        let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
+                        settle_unknown_note(view.transcript_mut(), &request_id, &r.progress);
+                    }
                     if let Reconciliation::Found(r) = &result
                         && matches!(
                             r.progress.state(),

@@ -306,3 +306,134 @@ pub fn async_lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line
     }
     out
 }
+
+#[cfg(test)]
+mod compat_tests {
+    use super::super::SystemPane;
+    use crate::actors::messages::{Observation, ObservationPayload};
+    use crate::actors::ticket::{SourceKey, Ticket};
+    use crate::protocol::admission::AdmissionMode;
+    use crate::protocol::client::{Admitted, ClientError};
+    use crate::protocol::decode::WireDecode;
+    use crate::protocol::runtime::RuntimeResolved;
+    use crate::protocol::tools::ToolsInventoryRead;
+    use crate::view::model::Model;
+    use crate::view::sample::{self, buffer_text};
+    use crate::view::screens::{ProjectionCtx, Tab, Ui, render};
+    use crate::view::theme::Theme;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::layout::Rect;
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    const AUG_TOOLS: &[u8] = include_bytes!(
+        "../../../../tests/fixtures/compat/dashboard_tools__aug_settled_without_surface_keys.json"
+    );
+    const AUG_WARMING: &[u8] = include_bytes!(
+        "../../../../tests/fixtures/compat/dashboard_tools__aug_warming_placeholder.json"
+    );
+    const AUG_RUNTIME: &[u8] = include_bytes!(
+        "../../../../tests/fixtures/compat/runtime_resolved__aug_catalogue_without_newer_parts.json"
+    );
+
+    fn ok<T>(value: T) -> Result<Admitted<T>, ClientError> {
+        Ok(Admitted {
+            value: Arc::new(value),
+            mode: AdmissionMode::Health,
+            from_cache: false,
+        })
+    }
+
+    fn deliver(m: &mut Model, source: SourceKey, generation: u64, payload: ObservationPayload) {
+        let t = Ticket {
+            source,
+            generation,
+            scope: sample::scope(1),
+        };
+        m.on_dispatched(t.clone());
+        m.on_observed(Observation { ticket: t, payload }, Instant::now())
+            .unwrap();
+    }
+
+    fn screen(m: &Model, pane: SystemPane, tab: Tab) -> String {
+        let ui = Ui {
+            area: Rect::new(0, 0, 120, 40),
+            tab,
+            system: super::super::SystemUi {
+                pane,
+                ..Default::default()
+            },
+            ..Ui::default()
+        };
+        let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+        let ctx = ProjectionCtx::now(Theme { color: false });
+        t.draw(|f| render(m, &ui, &ctx, f.area(), f.buffer_mut()))
+            .unwrap();
+        buffer_text(t.backend().buffer())
+    }
+
+    fn model() -> Model {
+        let mut m = Model::default();
+        m.on_identity(sample::confirmed(1, AdmissionMode::Health));
+        m
+    }
+
+    /// An August MASC: the first read is the warming placeholder, the next a settled inventory
+    /// without `effective_keeper_surface` / `skill_activations`. The warming line clears and the
+    /// pane is not "data unreliable" (issue 13, defect 3; T-4, G-5).
+    #[test]
+    fn the_warming_line_clears_on_a_settled_august_inventory_issue13_defect3() {
+        let mut m = model();
+        deliver(
+            &mut m,
+            SourceKey::ToolsInventory,
+            1,
+            ObservationPayload::ToolsInventory(
+                ok(ToolsInventoryRead::decode(AUG_WARMING).unwrap()),
+            ),
+        );
+        let warming = screen(&m, SystemPane::Tools, Tab::System);
+        assert!(warming.contains("warming") && !warming.contains("registered"));
+        deliver(
+            &mut m,
+            SourceKey::ToolsInventory,
+            2,
+            ObservationPayload::ToolsInventory(ok(ToolsInventoryRead::decode(AUG_TOOLS).unwrap())),
+        );
+        let settled = screen(&m, SystemPane::Tools, Tab::System);
+        assert!(settled.contains("ALL TOOLS  2 registered"), "{settled}");
+        assert!(settled.contains("masc_task_list"));
+        assert!(!settled.contains("warming"), "{settled}");
+        assert!(!settled.contains("unreliable") && !settled.contains("read failed"));
+    }
+
+    /// An August runtime catalogue: the rest of the catalogue shows; lanes say `declared` is
+    /// not sent; usage says it is not sent by this release — never "unreadable" (issue 13,
+    /// defect 2; F-4). The Overview's quota line says the same, not "usage unreadable".
+    #[test]
+    fn an_august_runtime_catalogue_shows_with_only_the_missing_parts_unavailable_issue13_defect2() {
+        let mut m = model();
+        deliver(
+            &mut m,
+            SourceKey::RuntimeCatalogue,
+            1,
+            ObservationPayload::RuntimeCatalogue(ok(RuntimeResolved::decode(AUG_RUNTIME).unwrap())),
+        );
+        let runtime = screen(&m, SystemPane::Runtime, Tab::System);
+        assert!(
+            runtime.contains("CATALOGUE  2 runtimes · 1 lanes"),
+            "{runtime}"
+        );
+        assert!(runtime.contains("ollama.qwen3-coder"));
+        assert!(runtime.contains("primary (declared: not sent by this MASC)"));
+        assert!(runtime.contains("USAGE  not sent by this MASC release"));
+        assert!(!runtime.contains("unreadable"), "{runtime}");
+        let overview = screen(&m, SystemPane::Runtime, Tab::Overview);
+        assert!(
+            overview.contains("not reported by this MASC release"),
+            "{overview}"
+        );
+        assert!(!overview.contains("usage unreadable"));
+    }
+}

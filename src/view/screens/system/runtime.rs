@@ -3,6 +3,7 @@
 //! section never hides the catalogue, nor the reverse (F-4). Read-only.
 
 use super::slot_status;
+use crate::protocol::decode::SinceRelease;
 use crate::protocol::runtime::{
     AssignmentSource, ProviderUsage, ResolvedTarget, RuntimeCatalogue, UsageState, UsageWindowKind,
     UtilizationUnit,
@@ -85,7 +86,11 @@ fn catalogue_lines(c: &RuntimeCatalogue, width: usize, theme: Theme, out: &mut V
                 &format!(
                     "  {}{} → {}",
                     sanitize(&lane.id),
-                    if lane.declared { "" } else { " (implicit)" },
+                    match lane.declared {
+                        SinceRelease::Sent(true) => "",
+                        SinceRelease::Sent(false) => " (implicit)",
+                        SinceRelease::NotInRelease => " (declared: not sent by this MASC)",
+                    },
                     ids.join(" → ")
                 ),
                 width,
@@ -211,7 +216,11 @@ pub fn lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'stat
     }
     out.push(Line::raw(""));
     match &resolved.usage {
-        Ok(u) => usage_lines(u, width, theme, &mut out),
+        Ok(SinceRelease::Sent(u)) => usage_lines(u, width, theme, &mut out),
+        Ok(SinceRelease::NotInRelease) => out.push(Line::styled(
+            "USAGE  not sent by this MASC release (no usage windows in its catalogue)",
+            theme.style(Tone::Dim),
+        )),
         Err(e) => out.push(Line::styled(
             format!("usage unreadable: {} at {}", e.kind.reason(), e.path),
             theme.style(Tone::Bad),
