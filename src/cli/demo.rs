@@ -31,6 +31,10 @@ pub struct Args {
     /// Play an older MASC without workspace receipts (reads are admitted in health mode).
     #[arg(long)]
     pub legacy_no_receipts: bool,
+    /// Play a whole older MASC release: its route set (newer and masc-tui extension routes
+    /// answer MASC's unknown-route 404), its shapes, no receipts. Known: v0.24.0.
+    #[arg(long, value_name = "RELEASE", value_parser = crate::server::compat::parse_release)]
+    pub compat: Option<crate::server::compat::MascRelease>,
 }
 
 /// Runs the subcommand; returns the process exit code.
@@ -56,6 +60,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             auth: AuthMode::GeneratedToken,
             boot_delay_reads: args.boot_delay_reads,
             legacy_no_receipts: args.legacy_no_receipts,
+            compat: args.compat,
             ..ServeOptions::default()
         })
         .await

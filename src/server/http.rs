@@ -63,6 +63,8 @@ pub(crate) struct GuardSeen(pub Arc<AtomicBool>);
 pub struct RequestFaults {
     pub echo_wrong: bool,
     pub repeat_cursor: bool,
+    /// A scripted chat turn that ends without a reply (chat stream only).
+    pub chat_turn: Option<super::faults::ChatTurnFault>,
 }
 
 /// The fault flags of this request (default when none fired).

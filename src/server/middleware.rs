@@ -4,6 +4,7 @@
 //! Auth and the expected-root check live in the [`Guard`](super::http::Guard) extractor, so
 //! they run after routing but before the handler reads or writes anything.
 
+use super::compat;
 use super::conn::ConnKill;
 use super::faults::{DropPoint, FaultEngine, FiredFaults, ReceiptFault};
 use super::http::{
@@ -39,6 +40,8 @@ pub fn weak_etag(body: &[u8]) -> String {
 }
 
 struct Ctx {
+    method: Method,
+    path: String,
     is_get: bool,
     is_api: bool,
     is_admin: bool,
@@ -88,6 +91,8 @@ pub async fn workspace_layer(
     }
 
     let ctx = Ctx {
+        method: method.clone(),
+        path: path.clone(),
         is_get,
         is_api: path.starts_with("/api/v1/"),
         is_admin,
@@ -101,6 +106,7 @@ pub async fn workspace_layer(
     req.extensions_mut().insert(RequestFaults {
         echo_wrong: ctx.faults.echo_wrong,
         repeat_cursor: ctx.faults.repeat_cursor,
+        chat_turn: ctx.faults.chat_turn,
     });
     let seen = Arc::new(AtomicBool::new(false));
     req.extensions_mut().insert(GuardSeen(seen.clone()));
@@ -109,6 +115,12 @@ pub async fn workspace_layer(
         injected_status(status, body)
     } else if state.booting() && path.starts_with("/api/") {
         warming(&path)
+    } else if let Some(release) = state.release()
+        && !is_admin
+        && !release.serves(&method, &path)
+    {
+        // An older MASC release: a route it does not have (issue 13).
+        compat::route_miss(&path)
     } else {
         let resp = next.run(req).await;
         if ctx.is_api && !seen.load(Ordering::SeqCst) && resp.status() != StatusCode::NOT_FOUND {
@@ -235,6 +247,14 @@ async fn finish(state: &AppState, resp: Response, ctx: Ctx) -> Response {
                 .into_response();
         }
     };
+    if status == StatusCode::OK
+        && !ctx.is_admin
+        && let Some(release) = state.release()
+        && let Some(older) =
+            compat::reshape(release, &ctx.method, &ctx.path, &bytes, state.uptime_secs())
+    {
+        bytes = Bytes::from(older);
+    }
     if status.is_success() && (ctx.faults.echo_wrong || ctx.faults.repeat_cursor) {
         let echo = parts.extensions.get::<EchoFields>().cloned();
         let cursor = parts.extensions.get::<NextCursor>().cloned();

@@ -42,6 +42,9 @@
 //!    For `{"drop":"after_apply"}` on a write, commit in the handler before returning.
 //! 7. **Tests**: `tests/server_<family>.rs` through plain reqwest against `start(..)`.
 
+pub mod compat;
+#[cfg(test)]
+mod compat_tests;
 pub mod conn;
 pub mod faults;
 pub mod http;
@@ -50,6 +53,7 @@ pub mod routes;
 pub mod state;
 pub mod store;
 
+use compat::{MascRelease, Played};
 use faults::FaultPlan;
 use state::{AppState, AuthConfig, Identity};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -88,6 +92,9 @@ pub struct ServeOptions {
     /// `admission`, and no response carries `X-MASC-Workspace-Receipt` (protocol.md §2.3:
     /// reads are then admitted in health mode, flagged on every result).
     pub legacy_no_receipts: bool,
+    /// Play a whole older MASC release: its route set and shapes, no receipts (issue 13;
+    /// [`compat`]).
+    pub compat: Option<MascRelease>,
 }
 
 impl Default for ServeOptions {
@@ -101,6 +108,7 @@ impl Default for ServeOptions {
             auth: AuthMode::GeneratedToken,
             boot_delay_reads: 0,
             legacy_no_receipts: false,
+            compat: None,
         }
     }
 }
@@ -247,7 +255,10 @@ pub async fn start(opts: ServeOptions) -> Result<RunningServer, ServerError> {
         opts.test_mode,
         opts.faults.clone(),
         opts.boot_delay_reads,
-        opts.legacy_no_receipts,
+        Played {
+            no_receipts: opts.legacy_no_receipts,
+            release: opts.compat,
+        },
     );
     let bind = SocketAddr::new(opts.host, opts.port);
     let listener = tokio::net::TcpListener::bind(bind)
@@ -259,7 +270,12 @@ pub async fn start(opts: ServeOptions) -> Result<RunningServer, ServerError> {
     let app = routes::router(state.clone());
     let shutdown = CancellationToken::new();
     let task = tokio::spawn(conn::serve(listener, app, shutdown.clone()));
-    tracing::info!(%addr, base = %state.identity().base_path, "workspace server started");
+    tracing::info!(
+        %addr,
+        base = %state.identity().base_path,
+        release = %opts.compat.map(|r| r.to_string()).unwrap_or_else(|| "current".into()),
+        "workspace server started"
+    );
     Ok(RunningServer {
         addr,
         token,

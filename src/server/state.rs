@@ -1,5 +1,6 @@
 //! Shared server state: identity, boot phase, auth, fault engine, request counts, store.
 
+use super::compat::{MascRelease, Played};
 use super::faults::{FaultEngine, FaultPlan, FiredRule};
 use super::store::Store;
 use std::collections::HashMap;
@@ -35,8 +36,8 @@ pub(crate) struct Inner {
     pub requests: Mutex<HashMap<(String, String), usize>>,
     /// `/health` answers `state_ready:false` while this is above zero, and decrements it.
     pub boot_reads_left: AtomicU32,
-    /// An older MASC: no admission advert, no receipts (§2.3).
-    pub legacy_no_receipts: bool,
+    /// An older MASC: no admission advert, no receipts (§2.3), or a whole MASC release.
+    pub played: Played,
     pub started: Instant,
 }
 
@@ -48,7 +49,7 @@ impl AppState {
         test_mode: bool,
         faults: FaultPlan,
         boot_delay_reads: u32,
-        legacy_no_receipts: bool,
+        played: Played,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -59,7 +60,7 @@ impl AppState {
                 faults: Mutex::new(FaultEngine::new(faults)),
                 requests: Mutex::new(HashMap::new()),
                 boot_reads_left: AtomicU32::new(boot_delay_reads),
-                legacy_no_receipts,
+                played,
                 started: Instant::now(),
             }),
         }
@@ -67,7 +68,12 @@ impl AppState {
 
     /// Whether this server plays an older MASC without receipts (§2.3).
     pub fn legacy_no_receipts(&self) -> bool {
-        self.inner.legacy_no_receipts
+        self.inner.played.without_receipts()
+    }
+
+    /// The MASC release this server plays, if any (issue 13).
+    pub fn release(&self) -> Option<MascRelease> {
+        self.inner.played.release
     }
 
     /// The store every family reads and writes through.

@@ -162,6 +162,9 @@ pub enum Reconciliation {
     Absent,
     /// The record could not be read (auth, transport, decode, wrong echo): `class` says why.
     Unreadable { class: String },
+    /// This MASC does not serve the §4.4 route (its unknown-route 404): the outcome cannot be
+    /// reconciled here and is not re-checked (issue 13).
+    NotServed,
 }
 
 impl Reconciliation {
@@ -170,6 +173,7 @@ impl Reconciliation {
             Self::Found(r) => format!("found_{}", r.progress.state().as_str().to_lowercase()),
             Self::Absent => "absent".into(),
             Self::Unreadable { class } => format!("unreadable_{class}"),
+            Self::NotServed => "not_served".into(),
         }
     }
 
@@ -181,7 +185,7 @@ impl Reconciliation {
                 OperationState::Failed | OperationState::Cancelled => SendState::Failed,
                 OperationState::Queued | OperationState::Running => SendState::Accepted,
             }),
-            Self::Absent | Self::Unreadable { .. } => None,
+            Self::Absent | Self::Unreadable { .. } | Self::NotServed => None,
         }
     }
 }

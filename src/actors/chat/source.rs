@@ -267,6 +267,7 @@ impl ChatSourceState {
                     class: "decode_echo_mismatch".into(),
                 },
                 Err(ClientError::Status { status: 404, .. }) => Reconciliation::Absent,
+                Err(ClientError::NotServed { .. }) => Reconciliation::NotServed,
                 Err(e) => Reconciliation::Unreadable { class: e.class() },
             };
             if let (Some(outbox), Some(state)) = (outbox, result.send_state()) {
@@ -493,7 +494,7 @@ impl Actor for ChatSource {
                 let again = match &result {
                     Reconciliation::Found(r) => !r.progress.state().is_terminal(),
                     Reconciliation::Unreadable { .. } => true,
-                    Reconciliation::Absent => false,
+                    Reconciliation::Absent | Reconciliation::NotServed => false,
                 };
                 let confirmed = matches!(&result, Reconciliation::Found(r)
                     if r.progress.state() == crate::protocol::chat::OperationState::Succeeded);

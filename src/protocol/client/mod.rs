@@ -25,6 +25,9 @@ pub use stream::{SseEnd, SseOpenFailure, SseStream};
 use super::admission::AdmissionMode;
 use super::decode::{DecodeError, DecodeErrorKind, WireDecode};
 use super::health::Health;
+use super::routes::{
+    Capability, CapabilityTable, Method, NotFoundMeaning, RouteFamily, classify_404,
+};
 use cache::ReadCache;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use std::sync::{Arc, Mutex};
@@ -126,6 +129,11 @@ pub enum ClientError {
     /// root); nothing was sent.
     #[error("invalid request: {0}")]
     InvalidRequest(String),
+    /// This server answered the route with MASC's unknown-route 404 (or 405): it does not serve
+    /// it. Recorded in the client's [`CapabilityTable`]; later reads of the same family are
+    /// answered from the table without a request until the server changes (issue 13).
+    #[error("not served by this MASC: {route}")]
+    NotServed { route: RouteFamily },
 }
 
 impl ClientError {
@@ -147,6 +155,7 @@ impl ClientError {
             Self::HealthModeRefused => "health_mode_refused".into(),
             Self::NotEventStream { .. } => "not_event_stream".into(),
             Self::InvalidRequest(_) => "invalid_request".into(),
+            Self::NotServed { .. } => "not_served".into(),
         }
     }
 }
@@ -174,6 +183,35 @@ struct ClientInner {
     /// `None` until first needed; replaced on a 401 (§1.3).
     token: Mutex<Option<TokenState>>,
     cache: ReadCache,
+    /// What this server serves, per route family (issue 13).
+    capabilities: CapabilityTable,
+    /// The server identity and build the capability table was learned from.
+    server: Mutex<Option<ServerMark>>,
+}
+
+/// What, in a `/health` answer, changes when the server is another one or was upgraded: the
+/// capability table is forgotten when it changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ServerMark {
+    base: String,
+    root: String,
+    version: Option<String>,
+    commit: Option<String>,
+}
+
+impl ServerMark {
+    fn of(health: &Health) -> Self {
+        Self {
+            base: health.paths.effective_base_path.clone(),
+            root: health.paths.effective_masc_root.clone(),
+            version: health.version.clone(),
+            commit: health
+                .build
+                .as_ref()
+                .and_then(|b| b.commit())
+                .map(|(c, _)| c.to_string()),
+        }
+    }
 }
 
 /// The token as it can be sent.
@@ -296,6 +334,8 @@ impl WorkspaceClient {
                 http,
                 token: Mutex::new(None),
                 cache: ReadCache::default(),
+                capabilities: CapabilityTable::default(),
+                server: Mutex::new(None),
             }),
         })
     }
@@ -310,9 +350,57 @@ impl WorkspaceClient {
         self.inner.cache.sweep()
     }
 
-    /// Forget every cached read of a root whose epoch was withdrawn.
+    /// Forget every cached read of a root whose epoch was withdrawn, and what the server was
+    /// known to serve (a withdrawn epoch may be a restart into another release).
     pub fn forget_root(&self, root: &str) {
         self.inner.cache.forget_root(root);
+        self.inner.capabilities.reset();
+    }
+
+    /// The shared per-route capability table of this client's server (served / not served /
+    /// unknown per route family). Clones share the table.
+    pub fn capabilities(&self) -> CapabilityTable {
+        self.inner.capabilities.clone()
+    }
+
+    /// A read of a family already known not to be served: answered from the table, no request
+    /// (never retried in a loop; the table is forgotten when the server changes).
+    pub(crate) fn known_not_served(&self, method: Method, target: &str) -> Option<RouteFamily> {
+        let family = RouteFamily::of_target(method, target)?;
+        (self.inner.capabilities.get(family) == Capability::NotServed).then_some(family)
+    }
+
+    /// Learn from one answer of `target`: MASC's unknown-route 404 (or a 405) marks the family
+    /// not served and returns it; any other answer a route handler gives marks it served.
+    /// 401/403/429, 5xx and transport failures say nothing about the route.
+    pub(crate) fn observe_route(
+        &self,
+        method: Method,
+        target: &str,
+        status: u16,
+        body: &[u8],
+    ) -> Option<RouteFamily> {
+        let family = RouteFamily::of_target(method, target)?;
+        let learned = match status {
+            404 => match classify_404(family, body) {
+                NotFoundMeaning::NotServed => Capability::NotServed,
+                NotFoundMeaning::ObjectNotFound => Capability::Served,
+            },
+            405 => Capability::NotServed,
+            401 | 403 | 429 => return None,
+            s if (200..500).contains(&s) => Capability::Served,
+            _ => return None,
+        };
+        let before = self.inner.capabilities.record(family, learned);
+        if before != learned {
+            tracing::info!(
+                route = family.as_str(),
+                capability = learned.as_str(),
+                status,
+                "route capability learned"
+            );
+        }
+        (learned == Capability::NotServed).then_some(family)
     }
 
     /// Number of cached reads (diagnostics and tests).
@@ -337,7 +425,22 @@ impl WorkspaceClient {
                 body: cut_body(&body, ERROR_BODY_LIMIT),
             });
         }
-        Health::decode(&body).map_err(ClientError::Decode)
+        let health = Health::decode(&body).map_err(ClientError::Decode)?;
+        self.note_server(&health);
+        Ok(health)
+    }
+
+    /// Forget the capability table when `/health` shows another server or another build.
+    fn note_server(&self, health: &Health) {
+        let mark = ServerMark::of(health);
+        let mut held = self.inner.server.lock().unwrap_or_else(|e| e.into_inner());
+        if held.as_ref() != Some(&mark) {
+            if held.is_some() {
+                tracing::info!("server identity or build changed: route capabilities forgotten");
+            }
+            self.inner.capabilities.reset();
+            *held = Some(mark);
+        }
     }
 
     fn url(&self, target: &str) -> Result<String, ClientError> {

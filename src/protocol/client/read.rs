@@ -7,6 +7,7 @@ use super::{
 };
 use crate::protocol::admission::{AdmissionMode, ReadAuthority, decode_root_header};
 use crate::protocol::decode::{DecodeError, WireDecode};
+use crate::protocol::routes::Method;
 use reqwest::header::HeaderMap;
 use std::sync::Arc;
 
@@ -70,6 +71,9 @@ impl WorkspaceClient {
         F: FnOnce(&[u8]) -> Result<T, DecodeError> + Send + 'static,
     {
         self.check_authority(auth)?;
+        if let Some(route) = self.known_not_served(Method::Get, path_and_query) {
+            return Err(ClientError::NotServed { route });
+        }
         let key = CacheKey {
             root: auth.expected_root.clone(),
             target: path_and_query.to_string(),
@@ -83,6 +87,7 @@ impl WorkspaceClient {
         let (response, deadline) = self.send_read(&request).await?;
         let status = response.status();
         if status == reqwest::StatusCode::NOT_MODIFIED {
+            self.observe_route(Method::Get, path_and_query, status.as_u16(), &[]);
             check_receipt(auth, response.headers())?;
             let value = self
                 .inner
@@ -97,6 +102,7 @@ impl WorkspaceClient {
             });
         }
         if status.is_success() {
+            self.observe_route(Method::Get, path_and_query, status.as_u16(), &[]);
             // Admission before anything else: an unadmitted body is neither probed, decoded
             // nor cached, and the stored entry stays as it was (§2.2).
             check_receipt(auth, response.headers())?;
@@ -119,6 +125,10 @@ impl WorkspaceClient {
             });
         }
         let body = read_body(response, deadline).await?;
+        if let Some(route) = self.observe_route(Method::Get, path_and_query, status.as_u16(), &body)
+        {
+            return Err(ClientError::NotServed { route });
+        }
         Err(failure_for_status(status.as_u16(), &body))
     }
 

@@ -8,6 +8,7 @@ use super::{
     read_body,
 };
 use crate::protocol::admission::{AdmissionMode, ReadAuthority};
+use crate::protocol::routes::Method;
 use crate::protocol::sse::{SseFrame, SseFramer, SseFramingError};
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
@@ -221,12 +222,17 @@ impl WorkspaceClient {
         tracing::debug!(method = "POST", route = %target, status, "response received");
         if !response.status().is_success() {
             return Err(match read_body(response, deadline).await {
-                Ok(body) => SseOpenFailure::Responded { status, body },
+                Ok(body) => {
+                    // Learned, never short-circuited: a write is classified by its save kind.
+                    self.observe_route(Method::Post, path_and_query, status, &body);
+                    SseOpenFailure::Responded { status, body }
+                }
                 Err(err) => SseOpenFailure::OutcomeUnknown {
                     reason: format!("incomplete response body: {err}"),
                 },
             });
         }
+        self.observe_route(Method::Post, path_and_query, status, &[]);
         if let Err(content_type) = is_event_stream(response.headers()) {
             return Err(SseOpenFailure::NotEventStream {
                 status,
@@ -249,6 +255,9 @@ impl WorkspaceClient {
         path_and_query: &str,
     ) -> Result<SseStream, ClientError> {
         self.check_authority(auth)?;
+        if let Some(route) = self.known_not_served(Method::Get, path_and_query) {
+            return Err(ClientError::NotServed { route });
+        }
         let target = loggable_target(path_and_query);
         let request = ReadRequest {
             target: path_and_query,
@@ -260,8 +269,14 @@ impl WorkspaceClient {
         let status = response.status();
         if !status.is_success() {
             let body = read_body(response, deadline).await?;
+            if let Some(route) =
+                self.observe_route(Method::Get, path_and_query, status.as_u16(), &body)
+            {
+                return Err(ClientError::NotServed { route });
+            }
             return Err(failure_for_status(status.as_u16(), &body));
         }
+        self.observe_route(Method::Get, path_and_query, status.as_u16(), &[]);
         check_receipt(auth, response.headers())?;
         if let Err(content_type) = is_event_stream(response.headers()) {
             let body = read_body(response, deadline).await?;

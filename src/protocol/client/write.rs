@@ -6,6 +6,7 @@ use super::{
     loggable_target,
 };
 use crate::protocol::admission::{ReadAuthority, encode_root_header};
+use crate::protocol::routes::Method;
 use tokio::time::Instant;
 
 impl WorkspaceClient {
@@ -46,7 +47,11 @@ impl WorkspaceClient {
                 &target,
                 format!("incomplete response body: {}", describe_transport(&err)),
             ),
-            Ok(Ok(body)) => WriteExchange::Responded { status, body },
+            Ok(Ok(body)) => {
+                // Learned, never short-circuited: a write is classified by its save kind.
+                self.observe_route(Method::Post, path_and_query, status, &body);
+                WriteExchange::Responded { status, body }
+            }
         }
     }
 

@@ -140,6 +140,19 @@ pub enum EchoFault {
     Wrong,
 }
 
+/// How a scripted chat turn ends instead of replying (chat stream only; issue 13). Both record
+/// the operation `Failed` with `outcome_ref: null`, as MASC's `Keeper_chat_operation.to_json`
+/// writes a turn that left no outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatTurnFault {
+    /// Partial text, then `RUN_FINISHED` without `KEEPER_REPLY_DETAILS`; the operation is
+    /// `Failed` with `failure_kind: Turn_cancelled`.
+    Cancelled,
+    /// Partial text, then `RUN_ERROR`; the operation is `Failed` with `Turn_exception`.
+    RunError,
+}
+
 /// One injected fault. The JSON shape is the single key (plus `body` for status).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -176,6 +189,9 @@ pub enum Fault {
     Stale304 {
         stale_304: bool,
     },
+    ChatTurn {
+        chat_turn: ChatTurnFault,
+    },
 }
 
 /// The faults fired for one request, merged. Later rules win for single-valued faults; delays
@@ -192,6 +208,7 @@ pub struct FiredFaults {
     pub sse_cut_after: Option<usize>,
     pub repeat_cursor: bool,
     pub stale_304: bool,
+    pub chat_turn: Option<ChatTurnFault>,
 }
 
 impl FiredFaults {
@@ -213,6 +230,7 @@ impl FiredFaults {
             Fault::SseCut { sse_cut_after } => self.sse_cut_after = Some(*sse_cut_after),
             Fault::RepeatCursor { repeat_cursor } => self.repeat_cursor |= *repeat_cursor,
             Fault::Stale304 { stale_304 } => self.stale_304 |= *stale_304,
+            Fault::ChatTurn { chat_turn } => self.chat_turn = Some(*chat_turn),
         }
     }
 }
@@ -300,6 +318,22 @@ impl FaultEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_chat_turn_fault_parses_and_merges() {
+        let p = FaultPlan::from_json(
+            r#"{"rules":[{"match":{"path":"/api/v1/keepers/chat/stream"},"fault":{"chat_turn":"cancelled"}},
+            {"match":{"path":"/x"},"fault":{"chat_turn":"run_error"}}]}"#,
+        )
+        .unwrap();
+        let mut engine = FaultEngine::new(p);
+        let fired = engine.decide("POST", "/api/v1/keepers/chat/stream", "");
+        assert_eq!(
+            FaultEngine::merge(&fired).chat_turn,
+            Some(ChatTurnFault::Cancelled)
+        );
+        assert!(FaultPlan::from_json(r#"{"rules":[{"fault":{"chat_turn":"later"}}]}"#).is_err());
+    }
 
     fn plan(json: &str) -> FaultPlan {
         FaultPlan::from_json(json).unwrap()

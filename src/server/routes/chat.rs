@@ -1,6 +1,7 @@
 //! Chat family: the chat stream (§4.3, scripted SSE replies), operation reconciliation (§4.4)
 //! and the history page (§4.5).
 
+use crate::server::faults::ChatTurnFault;
 use crate::server::http::{
     ApiResult, Faults, Guard, Operator, Public, Read, clamp_limit, error_body, json_ok,
     json_status, parse_query, query_get, with_echo, with_next_cursor,
@@ -181,6 +182,7 @@ async fn stream(
                 message: req.message.clone(),
                 turn_ref: format!("trace-{}#{turn_no}", req.name),
                 echo_wrong: faults.echo_wrong,
+                ends: faults.chat_turn,
                 out: tx,
                 seq: 0,
             };
@@ -204,6 +206,8 @@ struct Script {
     message: String,
     turn_ref: String,
     echo_wrong: bool,
+    /// A scripted end without a reply (`{"chat_turn": …}` fault).
+    ends: Option<ChatTurnFault>,
     out: mpsc::Sender<Bytes>,
     seq: u64,
 }
@@ -328,6 +332,9 @@ impl Script {
         );
         self.emit(start).await;
         let reply = self.reply_text();
+        if let Some(end) = self.ends {
+            return self.end_without_reply(end, &message_id, &reply).await;
+        }
         let chars: Vec<char> = reply.chars().collect();
         for chunk in chars.chunks(12) {
             tokio::time::sleep(pause(30, 80)).await;
@@ -383,6 +390,49 @@ impl Script {
     }
 }
 
+impl Script {
+    /// Partial text, then the scripted end; the operation is recorded `Failed` with
+    /// `outcome_ref: null` before the terminal event (as a reconciling client will read it).
+    async fn end_without_reply(
+        mut self,
+        end: ChatTurnFault,
+        message_id: &str,
+        reply: &str,
+    ) -> Result<(), StoreError> {
+        let partial: String = reply.chars().take(24).collect();
+        let e = self.event(
+            "TEXT_MESSAGE_CONTENT",
+            json!({"messageId": message_id, "delta": partial}),
+        );
+        self.emit(e).await;
+        let (kind, detail) = match end {
+            ChatTurnFault::Cancelled => ("Turn_cancelled", "turn cancelled"),
+            ChatTurnFault::RunError => ("Turn_exception", "provider stream failed"),
+        };
+        let (id, keeper) = (self.request_id.clone(), self.keeper.clone());
+        self.state
+            .store()
+            .write(move |tx| {
+                chat::mark_failed(tx, &id, now_unix(), kind, detail)?;
+                keepers::set_chat_turn(tx, &keeper, None, None)
+            })
+            .await?;
+        let terminal = match end {
+            ChatTurnFault::Cancelled => {
+                let e = self.event("TEXT_MESSAGE_END", json!({"messageId": message_id}));
+                self.emit(e).await;
+                self.event("RUN_FINISHED", json!({}))
+            }
+            ChatTurnFault::RunError => self.event(
+                "RUN_ERROR",
+                json!({"message": detail, "code": "turn_exception"}),
+            ),
+        };
+        self.emit(terminal).await;
+        Ok(())
+    }
+}
+
 async fn operation(
     _: Guard<Read>,
     State(state): State<AppState>,
@@ -392,9 +442,15 @@ async fn operation(
     let op = state.store().read(move |c| chat::operation(c, &id)).await?;
     match op {
         Some(op) if op.keeper == name => Ok(with_echo(json_ok(op.to_json()), &["operation_id"])),
-        _ => Ok(error_body(
+        // MASC's `error_json` of lib/server/server_dashboard_http_keeper_chat_operations.ml:
+        // a 404 that names a missing operation, told apart from an unknown route (issue 13).
+        _ => Ok(crate::server::http::json_status(
             StatusCode::NOT_FOUND,
-            &format!("unknown operation: {request_id}"),
+            json!({
+                "schema": "masc.keeper_chat_operation.error.v1",
+                "error": "unknown_operation",
+                "message": format!("unknown Keeper chat operation {request_id}"),
+            }),
         )),
     }
 }

@@ -414,6 +414,22 @@ pub fn mark_succeeded(
     Ok(())
 }
 
+/// A turn that left no outcome (MASC: `Failed` with `outcome_ref = None`, written `null`).
+pub fn mark_failed(
+    tx: &Transaction<'_>,
+    id: &str,
+    at: f64,
+    failure_kind: &str,
+    failure_detail: &str,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "UPDATE chat_operations SET state = 'Failed', completed_at = ?2, outcome_ref = NULL,
+         failure_kind = ?3, failure_detail = ?4 WHERE operation_id = ?1",
+        params![id, at, failure_kind, failure_detail],
+    )?;
+    Ok(())
+}
+
 /// Number of assistant turns stored for a keeper (the next turn ref).
 pub fn turn_count(conn: &Connection, keeper: &str) -> Result<i64, StoreError> {
     Ok(conn.query_row(

@@ -1,0 +1,346 @@
+//! Older MASC releases the embedded server can play (issue 13, Must-show 3):
+//! `masc-tui serve --compat <release>` and `masc-tui demo --compat <release>`.
+//!
+//! A played release has that release's route set and shapes, from MASC's own source at the
+//! release's tag (jeong-sik/masc):
+//!
+//! - **No workspace receipts** and no `admission` advert on `/health` (every MASC release).
+//! - **Routes**: families of the client's contract whose origin is "newer MASC" or "masc-tui
+//!   extension" ([`crate::protocol::routes`]) answer as that MASC answers a route it does not
+//!   have: under `/api/v1/keepers/` the prefix handler's `404 {"error":"not found"}`
+//!   (`handle_keeper_get_subroutes`), anywhere else the router's `text/plain` `404 Not Found`
+//!   (`Router.dispatch`, lib/http_server_eio.ml).
+//! - **Shapes**: 200 JSON bodies are rewritten to the release's encoders (see [`reshape`]):
+//!   `/health` `build` as `Build_identity.to_yojson` writes it; runtime rows without
+//!   `provider_id` and quota fields, lanes without `declared`, no `media_failover` and no usage
+//!   windows (lib/server/server_dashboard_runtime_resolved_json.ml); the tools inventory
+//!   without `effective_keeper_surface` / `skill_activations`
+//!   (`dashboard_tools_http_json`); the roster without Candle and the newer row fields; planning
+//!   without the newer counts. A `Failed` chat operation already carries `outcome_ref: null`
+//!   exactly as `Keeper_chat_operation.to_json` writes it.
+
+use crate::protocol::routes::{Method, RouteFamily, RouteOrigin};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value, json};
+
+/// A MASC release the embedded server can play, named after its tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MascRelease {
+    /// MASC v0.24.0 (tag 2026-08-22, commit e2bb55f793). Its routes and encoders for
+    /// everything masc-tui reads equal the snapshot d541eb07 (2026-08-23) the shared fixtures
+    /// and protocol.md cite as "Aug"; v0.22.0 and v0.23.0 serve the same route set.
+    V0_24_0,
+}
+
+impl MascRelease {
+    pub const ALL: &'static [MascRelease] = &[MascRelease::V0_24_0];
+
+    /// The name `--compat` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::V0_24_0 => "v0.24.0",
+        }
+    }
+
+    /// The release version `/health` reports.
+    pub fn version(self) -> &'static str {
+        match self {
+            Self::V0_24_0 => "0.24.0",
+        }
+    }
+
+    /// The commit of the release tag (`build.commit`).
+    pub fn commit(self) -> &'static str {
+        match self {
+            Self::V0_24_0 => "e2bb55f793",
+        }
+    }
+
+    /// Parse a `--compat` value: `v0.24.0`, `0.24.0` or `masc-v0.24.0`.
+    pub fn parse(value: &str) -> Result<Self, String> {
+        let v = value.trim();
+        let v = v.strip_prefix("masc-").unwrap_or(v);
+        let v = v.strip_prefix('v').unwrap_or(v);
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|r| r.version() == v)
+            .ok_or_else(|| {
+                let known: Vec<&str> = Self::ALL.iter().map(|r| r.name()).collect();
+                format!(
+                    "unknown MASC release {value:?} (known: {})",
+                    known.join(", ")
+                )
+            })
+    }
+
+    /// Whether this release serves `method path`. Paths outside the client's contract (the
+    /// test-mode admin routes, other MASC routes) are left to the router.
+    pub fn serves(self, method: &axum::http::Method, path: &str) -> bool {
+        let method = match *method {
+            axum::http::Method::GET | axum::http::Method::HEAD => Method::Get,
+            axum::http::Method::POST => Method::Post,
+            _ => return true,
+        };
+        match RouteFamily::of_target(method, path) {
+            Some(family) => family.spec().origin == RouteOrigin::Masc,
+            None => true,
+        }
+    }
+}
+
+impl std::fmt::Display for MascRelease {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "MASC {} ({})", self.name(), self.commit())
+    }
+}
+
+/// clap value parser for `--compat`.
+pub fn parse_release(value: &str) -> Result<MascRelease, String> {
+    MascRelease::parse(value)
+}
+
+/// How the embedded server presents itself: the current protocol (receipts, every route), an
+/// older MASC without receipts only (`--legacy-no-receipts`), or a whole MASC release.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Played {
+    pub no_receipts: bool,
+    pub release: Option<MascRelease>,
+}
+
+impl Played {
+    /// No receipts and no admission advert: asked for, or implied by a MASC release.
+    pub fn without_receipts(self) -> bool {
+        self.no_receipts || self.release.is_some()
+    }
+}
+
+/// MASC's answer to a route it does not have (see the module doc).
+pub fn route_miss(path: &str) -> Response {
+    if path.starts_with("/api/v1/keepers/") {
+        return (
+            StatusCode::NOT_FOUND,
+            axum::Json(json!({"error": "not found"})),
+        )
+            .into_response();
+    }
+    let mut resp = (StatusCode::NOT_FOUND, "404 Not Found").into_response();
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    resp
+}
+
+/// Rewrite a 200 JSON body of `method path` to `release`'s shape. `None`: nothing to change.
+pub fn reshape(
+    release: MascRelease,
+    method: &axum::http::Method,
+    path: &str,
+    body: &[u8],
+    uptime_secs: u64,
+) -> Option<Vec<u8>> {
+    if *method != axum::http::Method::GET {
+        return None;
+    }
+    let family = RouteFamily::of_target(Method::Get, path)?;
+    let mut value: Value = serde_json::from_slice(body).ok()?;
+    let obj = value.as_object_mut()?;
+    match family {
+        RouteFamily::Health => health(release, obj, uptime_secs),
+        RouteFamily::RuntimeResolved => runtime_resolved(obj),
+        RouteFamily::ToolsInventory => tools_inventory(obj),
+        RouteFamily::Roster => roster(obj),
+        RouteFamily::Planning => planning(obj),
+        _ => return None,
+    }
+    serde_json::to_vec(&value).ok()
+}
+
+fn health(release: MascRelease, obj: &mut Map<String, Value>, uptime_secs: u64) {
+    obj.remove("admission");
+    obj.insert("version".into(), json!(release.version()));
+    obj.insert("release_version".into(), json!(release.version()));
+    obj.insert("health_detail".into(), json!("probe"));
+    // `Build_identity.to_yojson`: optional fields equal to `None` are left out
+    // (`[@default None]`), so an unstamped binary has `commit` and no `binary_commit`.
+    obj.insert(
+        "build".into(),
+        json!({
+            "release_version": release.version(),
+            "binary_version": release.version(),
+            "commit": release.commit(),
+            "commit_source": "embedded",
+            "executable_path": "",
+            "executable_dir": "",
+            "started_at": started_at(uptime_secs),
+            "uptime_seconds": uptime_secs,
+        }),
+    );
+}
+
+/// RFC 3339 time the server started (now minus its uptime).
+fn started_at(uptime_secs: u64) -> String {
+    let secs = i64::try_from(uptime_secs).unwrap_or(i64::MAX);
+    time::OffsetDateTime::now_utc()
+        .checked_sub(time::Duration::seconds(secs))
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_default()
+}
+
+/// `runtime_resolution_json` of the August encoder.
+fn august_runtime(row: &mut Value) {
+    let Some(r) = row.as_object_mut() else {
+        return;
+    };
+    for key in [
+        "provider_id",
+        "quota_exhausted",
+        "rate_limited",
+        "quota_scope",
+        "quota_resets_at",
+        "rate_limit_resets_at",
+    ] {
+        r.remove(key);
+    }
+    r.insert("max_context_source".into(), json!("capability"));
+    r.insert("keeper_dispatchable".into(), json!(true));
+    r.insert("keeper_dispatch_blocked_reason".into(), Value::Null);
+}
+
+fn runtime_resolved(obj: &mut Map<String, Value>) {
+    for key in [
+        "media_failover",
+        "provider_usage_windows_since",
+        "provider_usage_windows",
+    ] {
+        obj.remove(key);
+    }
+    if let Some(default) = obj.get_mut("default_runtime") {
+        august_runtime(default);
+    }
+    if let Some(Value::Array(rows)) = obj.get_mut("runtimes") {
+        rows.iter_mut().for_each(august_runtime);
+    }
+    if let Some(Value::Array(lanes)) = obj.get_mut("lanes") {
+        for lane in lanes.iter_mut().filter_map(Value::as_object_mut) {
+            lane.remove("declared");
+            lane.insert("preferred_candidate".into(), Value::Null);
+            lane.insert("preferred_at_ts".into(), Value::Null);
+        }
+    }
+    // `resolved_assignment_json` of August knows `lane` and `missing` only.
+    if let Some(Value::Array(rows)) = obj.get_mut("assignments") {
+        for resolved in rows
+            .iter_mut()
+            .filter_map(|a| a.get_mut("resolved"))
+            .filter(|r| r.get("kind").and_then(Value::as_str) == Some("unavailable"))
+        {
+            *resolved = json!({"kind": "missing", "id": null});
+        }
+    }
+}
+
+fn tools_inventory(obj: &mut Map<String, Value>) {
+    obj.remove("effective_keeper_surface");
+    obj.remove("skill_activations");
+    obj.entry("config_resolution").or_insert_with(|| json!({}));
+    obj.entry("runtime_resolution").or_insert_with(|| json!({}));
+    if !obj.contains_key("is_warming") {
+        obj.entry("keeper_waiting_inventory")
+            .or_insert_with(|| json!({}));
+    }
+}
+
+fn roster(obj: &mut Map<String, Value>) {
+    obj.remove("candle");
+    if let Some(Value::Array(rows)) = obj.get_mut("keepers") {
+        for row in rows.iter_mut().filter_map(Value::as_object_mut) {
+            for key in [
+                "health",
+                "paused",
+                "phase",
+                "activation_mode",
+                "candle_balance_milli",
+                // masc-tui demo extensions, never sent by MASC.
+                "current_task",
+                "turn_started_at",
+            ] {
+                row.remove(key);
+            }
+        }
+    }
+}
+
+fn planning(obj: &mut Map<String, Value>) {
+    obj.remove("goal_history");
+    if let Some(Value::Object(backlog)) = obj.get_mut("task_backlog") {
+        backlog.remove("awaiting_verification");
+    }
+    if let Some(Value::Object(rollup)) = obj.get_mut("rollup") {
+        rollup.remove("awaiting_confirmation_count");
+        rollup.remove("blocked_count");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn release_names_parse_in_every_spelling() {
+        for name in ["v0.24.0", "0.24.0", "masc-v0.24.0", " v0.24.0 "] {
+            assert_eq!(MascRelease::parse(name), Ok(MascRelease::V0_24_0), "{name}");
+        }
+        let err = MascRelease::parse("v9.9.9").unwrap_err();
+        assert!(err.contains("known: v0.24.0"), "{err}");
+    }
+
+    #[test]
+    fn the_august_release_serves_masc_routes_only() {
+        let r = MascRelease::V0_24_0;
+        let get = axum::http::Method::GET;
+        assert!(r.serves(&get, "/api/v1/gate/keepers"));
+        assert!(r.serves(&get, "/api/v1/keepers/rondo/chat/operations/tui-1"));
+        assert!(r.serves(&get, "/api/v1/dashboard/tasks/history"));
+        assert!(r.serves(&get, "/__admin/requests"));
+        for path in [
+            "/api/v1/dashboard/tasks",
+            "/api/v1/dashboard/tasks/detail",
+            "/api/v1/dashboard/tasks/history/page",
+            "/api/v1/skills",
+            "/api/v1/async-requests",
+            "/api/v1/async-requests/kmsg-1",
+            "/api/v1/keepers/asks",
+            "/api/v1/gate/connector/names",
+            "/api/v1/keepers/turns",
+        ] {
+            assert!(!r.serves(&get, path), "{path}");
+        }
+        assert!(!r.serves(&axum::http::Method::POST, "/api/v1/keepers"));
+    }
+
+    #[test]
+    fn reshaping_removes_the_newer_parts() {
+        let body = br#"{"generated_at_iso":"x","runtimes":[{"id":"a.b","provider_id":"a","quota_exhausted":false}],"lanes":[{"id":"l","runtime_ids":[],"declared":true}],"assignments":[{"keeper":"k","assignment_source":"explicit","resolved":{"kind":"unavailable","id":"z","reason":{}}}],"media_failover":[],"provider_usage_windows_since":1.0,"provider_usage_windows":[]}"#;
+        let out = reshape(
+            MascRelease::V0_24_0,
+            &axum::http::Method::GET,
+            "/api/v1/runtime/resolved",
+            body,
+            0,
+        )
+        .unwrap();
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        assert!(v.get("media_failover").is_none());
+        assert!(v.get("provider_usage_windows").is_none());
+        assert!(v["runtimes"][0].get("provider_id").is_none());
+        assert_eq!(v["runtimes"][0]["keeper_dispatchable"], json!(true));
+        assert!(v["lanes"][0].get("declared").is_none());
+        assert_eq!(v["assignments"][0]["resolved"]["kind"], json!("missing"));
+    }
+}
