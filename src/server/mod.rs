@@ -40,7 +40,7 @@
 //!    read `http::request_faults(&extensions)` and apply echo faults themselves; `sse_cut_after`,
 //!    delays, status, malformed, truncate, receipt and drop faults need nothing from a handler.
 //!    For `{"drop":"after_apply"}` on a write, commit in the handler before returning.
-//! 7. **Tests**: `tests/server_<family>.rs` through plain reqwest against `start(..)`.
+//! 7. **Tests**: `tests/server/server_<family>.rs` through plain reqwest against `start(..)`.
 
 pub mod compat;
 #[cfg(test)]

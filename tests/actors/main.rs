@@ -1,0 +1,24 @@
+//! Actor-level integration tests: every source actor (keepers roster, workspace, runtime, system,
+//! board, connectors, work list/detail, chat hub and sources, the outbox across a process death)
+//! driven through the supervisor, mostly against the embedded server with fault plans.
+//!
+//! One test binary; each module is one former `tests/<name>.rs` file (test names keep their
+//! rule ids). Shared rigs are declared here once.
+
+mod actor_support;
+mod chat_support;
+mod work_rig;
+
+mod actor_board;
+mod actor_connectors;
+mod actor_keepers_roster;
+mod actor_runtime;
+mod actor_system;
+mod actor_workspace;
+mod chat_outbox;
+mod chat_protocol;
+mod chat_source;
+mod work_goals;
+mod work_restart;
+mod work_task_detail;
+mod work_task_history;

@@ -1,0 +1,348 @@
+//! Shared rig of the Work ownership tests: the embedded server with a fault plan, the Work
+//! sources under the supervisor, a collecting view, and a view [`Model`] fed with exactly the
+//! messages the view received, in order (so the tests assert the typed state the screen
+//! would show). Synchronisation is by view messages and stage records only (no sleeps).
+#![allow(dead_code)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use masc_tui::actors::messages::{
+    DemandKind, IdentityState, Observation, ObservationPayload, SourceCommand, ViewMsg,
+};
+use masc_tui::actors::read::testing::{ViewLog, collecting_view};
+use masc_tui::actors::supervisor::{
+    RestartPolicy, RuntimeConfig, RuntimeHandle, SourceSpawner, start_runtime_with,
+};
+use masc_tui::actors::ticket::{SourceKey, Ticket};
+use masc_tui::actors::work::{
+    HistoryChain, PlanningSpawner, TaskListSpawner, WorkCommand, WorkDetailSpawner,
+};
+use masc_tui::protocol::client::{ClientConfig, ClientError, TokenSource, WorkspaceClient};
+use masc_tui::server::faults::FaultPlan;
+use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
+use masc_tui::timeline::capture::StageRecorder;
+use masc_tui::timeline::record::StageRecord;
+use masc_tui::view::admission::RejectReason;
+use masc_tui::view::model::Model;
+use masc_tui::view::work::TaskDetailModel;
+use ractor::ActorRef;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub const TOKEN: &str = "work-test-token";
+pub const LONG: &str = "task-1013";
+pub const EMPTY: &str = "task-1040";
+pub const PAGE: &str = "/api/v1/dashboard/tasks/history/page";
+pub const DETAIL: &str = "/api/v1/dashboard/tasks/detail";
+pub const LEGACY: &str = "/api/v1/dashboard/tasks/history";
+
+pub fn plan(rules: &str) -> FaultPlan {
+    FaultPlan::from_json(&format!(r#"{{"rules":[{rules}]}}"#)).unwrap()
+}
+
+pub struct Rig {
+    pub server: RunningServer,
+    pub runtime: RuntimeHandle,
+    pub log: ViewLog,
+    pub recorder: StageRecorder,
+    /// The view model, fed with every message in `log.seen` up to `applied`.
+    pub model: Model,
+    applied: usize,
+    /// Indexes of `log.seen` a wait already returned.
+    claimed: Vec<usize>,
+    /// Observations the model rejected, with why.
+    pub rejected: Vec<(Ticket, RejectReason)>,
+    _trace: tracing::subscriber::DefaultGuard,
+}
+
+/// Which Work sources run.
+pub enum Sources {
+    Detail,
+    All,
+}
+
+/// The embedded server (test mode, token auth, `faults`) and a client for it.
+pub async fn server_and_client(faults: FaultPlan) -> (RunningServer, WorkspaceClient) {
+    let server = start(ServeOptions {
+        faults,
+        test_mode: true,
+        auth: AuthMode::Token(TOKEN.into()),
+        ..ServeOptions::default()
+    })
+    .await
+    .unwrap();
+    let mut cc = ClientConfig::new(server.base_url());
+    cc.token = TokenSource::Fixed(TOKEN.into());
+    cc.request_timeout = Duration::from_secs(5);
+    let client = WorkspaceClient::new(cc).unwrap();
+    (server, client)
+}
+
+pub async fn rig(faults: FaultPlan, sources: Sources) -> Rig {
+    let recorder = StageRecorder::new();
+    let trace = tracing::subscriber::set_default(recorder.subscriber());
+    let (server, client) = server_and_client(faults).await;
+    let (view, log) = collecting_view().await.unwrap();
+    let cfg = RuntimeConfig {
+        expected_base: Some(server.base_path()),
+        health_interval: Duration::from_millis(20),
+        keepers_roster_interval: Duration::from_secs(3600),
+        restart: RestartPolicy {
+            initial_backoff: Duration::from_millis(1),
+            ..RestartPolicy::default()
+        },
+        fault_drills: true,
+    };
+    // Cadences far away: polls happen only when a test sends `Demand(Cadence)`.
+    let hour = Duration::from_secs(3600);
+    let mut spawners: Vec<Arc<dyn SourceSpawner>> =
+        vec![Arc::new(WorkDetailSpawner { cadence: hour })];
+    if matches!(sources, Sources::All) {
+        spawners.push(Arc::new(PlanningSpawner { cadence: hour }));
+        spawners.push(Arc::new(TaskListSpawner { cadence: hour }));
+    }
+    let runtime = start_runtime_with(client, view, cfg, spawners)
+        .await
+        .unwrap();
+    let mut rig = Rig {
+        server,
+        runtime,
+        log,
+        recorder,
+        model: Model::default(),
+        applied: 0,
+        claimed: Vec::new(),
+        rejected: Vec::new(),
+        _trace: trace,
+    };
+    rig.wait(|m| matches!(m, ViewMsg::Identity(IdentityState::Confirmed { .. })))
+        .await;
+    rig
+}
+
+impl Rig {
+    /// Applies every message seen so far to the model, in order.
+    fn sync(&mut self) {
+        let now = Instant::now();
+        while self.applied < self.log.seen.len() {
+            let msg = &self.log.seen[self.applied];
+            self.applied += 1;
+            match msg {
+                ViewMsg::Dispatched(t) => {
+                    self.model.on_dispatched(t.clone());
+                }
+                ViewMsg::Observed(o) => {
+                    if let Err(reason) = self.model.on_observed(o.clone(), now) {
+                        self.rejected.push((o.ticket.clone(), reason));
+                    }
+                }
+                ViewMsg::Retired(t) => {
+                    self.model.on_retired(t);
+                }
+                ViewMsg::Identity(i) => {
+                    self.model.on_identity(i.clone());
+                }
+                ViewMsg::SourceRestarted(s) => {
+                    self.model.on_source_restarted(s);
+                }
+                ViewMsg::SourceStopped(s) => {
+                    self.model.on_source_stopped(s);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The first message matching `pred` that no earlier wait took (already received or still
+    /// to come), so waits for messages that race (two reads returning) see each exactly once.
+    /// Applies everything received to the model.
+    pub async fn wait(&mut self, pred: impl Fn(&ViewMsg) -> bool) -> ViewMsg {
+        let earlier = (0..self.log.seen.len())
+            .find(|i| !self.claimed.contains(i) && pred(&self.log.seen[*i]));
+        let index = match earlier {
+            Some(i) => Some(i),
+            None => {
+                let hit = self.log.wait_for(&pred).await.is_some();
+                hit.then(|| self.log.seen.len() - 1)
+            }
+        };
+        if let Some(i) = index {
+            self.claimed.push(i);
+        }
+        let found = match index.map(|i| &self.log.seen[i]) {
+            Some(ViewMsg::Dispatched(t)) => ViewMsg::Dispatched(t.clone()),
+            Some(ViewMsg::Observed(o)) => ViewMsg::Observed(o.clone()),
+            Some(ViewMsg::Retired(t)) => ViewMsg::Retired(t.clone()),
+            Some(ViewMsg::Identity(i)) => ViewMsg::Identity(i.clone()),
+            Some(ViewMsg::SourceUp { source, handle }) => ViewMsg::SourceUp {
+                source: source.clone(),
+                handle: handle.clone(),
+            },
+            Some(ViewMsg::SourceRestarted(s)) => ViewMsg::SourceRestarted(s.clone()),
+            Some(other) => panic!("unexpected message kind {other:?}"),
+            None => {
+                let tail: Vec<String> = self
+                    .log
+                    .seen
+                    .iter()
+                    .rev()
+                    .take(12)
+                    .map(|m| match m {
+                        ViewMsg::Dispatched(t) => format!(
+                            "dispatched {} g{} e{}",
+                            t.source, t.generation, t.scope.epoch
+                        ),
+                        ViewMsg::Observed(o) => format!(
+                            "observed {} g{} e{}",
+                            o.ticket.source, o.ticket.generation, o.ticket.scope.epoch
+                        ),
+                        ViewMsg::Retired(t) => {
+                            format!("retired {} g{} e{}", t.source, t.generation, t.scope.epoch)
+                        }
+                        ViewMsg::Identity(i) => format!("identity {i:?}"),
+                        _ => "other".to_string(),
+                    })
+                    .collect();
+                panic!("the awaited view message never came; last seen (newest first): {tail:#?}")
+            }
+        };
+        self.sync();
+        found
+    }
+
+    pub async fn dispatched(&mut self, source: &SourceKey) -> Ticket {
+        match self
+            .wait(|m| matches!(m, ViewMsg::Dispatched(t) if &t.source == source))
+            .await
+        {
+            ViewMsg::Dispatched(t) => t,
+            _ => unreachable!(),
+        }
+    }
+
+    pub async fn observed(&mut self, source: &SourceKey) -> Observation {
+        match self
+            .wait(|m| matches!(m, ViewMsg::Observed(o) if &o.ticket.source == source))
+            .await
+        {
+            ViewMsg::Observed(o) => o,
+            _ => unreachable!(),
+        }
+    }
+
+    pub async fn observed_ticket(&mut self, ticket: &Ticket) -> Observation {
+        match self
+            .wait(|m| matches!(m, ViewMsg::Observed(o) if &o.ticket == ticket))
+            .await
+        {
+            ViewMsg::Observed(o) => o,
+            _ => unreachable!(),
+        }
+    }
+
+    pub async fn retired(&mut self, ticket: &Ticket) {
+        self.wait(|m| matches!(m, ViewMsg::Retired(t) if t == ticket))
+            .await;
+    }
+
+    pub async fn detail_source(&mut self) -> ActorRef<SourceCommand> {
+        if let Some(ViewMsg::SourceUp { handle, .. }) = self.log.last_seen(
+            |m| matches!(m, ViewMsg::SourceUp { source, .. } if *source == SourceKey::WorkDetail),
+        ) {
+            return handle.clone();
+        }
+        match self
+            .wait(|m| matches!(m, ViewMsg::SourceUp { source, .. } if *source == SourceKey::WorkDetail))
+            .await
+        {
+            ViewMsg::SourceUp { handle, .. } => handle,
+            _ => unreachable!(),
+        }
+    }
+
+    /// What the view actor does for a Work key: update the model, then tell the source.
+    pub async fn command(&mut self, cmd: WorkCommand) {
+        self.model.work.on_command(&cmd);
+        let source = self.detail_source().await;
+        source.cast(SourceCommand::Work(cmd)).unwrap();
+    }
+
+    pub async fn demand(&mut self, kind: DemandKind) {
+        let source = self.detail_source().await;
+        source.cast(SourceCommand::Demand(kind)).unwrap();
+    }
+
+    pub async fn open_task(&mut self, task_id: &str, page_rows: u32) -> (Ticket, Ticket) {
+        self.command(WorkCommand::OpenTask {
+            task_id: task_id.into(),
+            page_rows,
+        })
+        .await;
+        let body = self.dispatched(&body_key(task_id)).await;
+        let history = self.dispatched(&history_key(task_id)).await;
+        (body, history)
+    }
+
+    pub fn task(&self) -> &TaskDetailModel {
+        self.model.work.task.as_ref().expect("a task is open")
+    }
+
+    pub fn stages_of(&self, ticket: &Ticket) -> Vec<StageRecord> {
+        let name = ticket.source.name();
+        self.recorder.records_where(|r| {
+            r.source == name
+                && r.generation == Some(ticket.generation)
+                && r.epoch == Some(ticket.scope.epoch)
+        })
+    }
+
+    pub fn stage_names(&self, ticket: &Ticket) -> Vec<String> {
+        self.stages_of(ticket)
+            .into_iter()
+            .map(|r| r.stage)
+            .collect()
+    }
+
+    pub fn requests(&self, path: &str) -> usize {
+        self.server.request_count("GET", path)
+    }
+
+    pub async fn finish(self) {
+        self.runtime.stop().await;
+        self.server.shutdown().await;
+    }
+}
+
+pub fn body_key(id: &str) -> SourceKey {
+    SourceKey::TaskBody(id.into())
+}
+
+pub fn history_key(id: &str) -> SourceKey {
+    SourceKey::TaskHistory(id.into())
+}
+
+/// The history read of an observation.
+pub fn history_read(o: &Observation) -> &masc_tui::actors::work::HistoryPageRead {
+    match &o.payload {
+        ObservationPayload::TaskHistory(h) => h,
+        other => panic!("not a history read: {other:?}"),
+    }
+}
+
+pub fn history_chain(o: &Observation) -> Arc<HistoryChain> {
+    match &history_read(o).result {
+        Ok(a) => a.value.clone(),
+        Err(e) => panic!("history page failed: {e:?}"),
+    }
+}
+
+pub fn history_error(o: &Observation) -> ClientError {
+    match &history_read(o).result {
+        Ok(_) => panic!("history page succeeded"),
+        Err(e) => e.clone(),
+    }
+}
+
+/// The admitted prefix the model shows (the last good value).
+pub fn shown_chain(t: &TaskDetailModel) -> Option<Arc<HistoryChain>> {
+    t.history.fetched.last().map(|o| o.value.clone())
+}

@@ -1,0 +1,20 @@
+//! Embedded server integration tests: each route family over plain HTTP with its fault hooks,
+//! and every endpoint read and written through the client (protocol-coverage.md).
+//!
+//! One test binary; each module is one former `tests/<name>.rs` file (test names keep their
+//! rule ids). Shared rigs are declared here once.
+
+mod server_support;
+mod support_endpoints;
+
+mod endpoints_reads;
+mod endpoints_writes;
+mod server_asks;
+mod server_board;
+mod server_connectors;
+mod server_infra;
+mod server_keepers_chat;
+mod server_operator;
+mod server_runtime;
+mod server_tasks;
+mod server_tools;

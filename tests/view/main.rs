@@ -1,0 +1,24 @@
+//! View integration tests without a server: the view actor, admission, fetched states, each
+//! screen's projection and keys (Keepers, Work, Board, System, chat transcript and screen), and
+//! the composer.
+//!
+//! One test binary; each module is one former `tests/<name>.rs` file (test names keep their
+//! rule ids). Shared rigs are declared here once.
+
+mod work_build;
+
+mod chat_projection;
+mod chat_projection_modes;
+mod chat_screen;
+mod composer_behaviour;
+mod composer_editing;
+mod composer_props;
+mod composer_render;
+mod view_actor;
+mod view_admission;
+mod view_board;
+mod view_fetched_states;
+mod view_system;
+mod view_text;
+mod work_prep;
+mod work_screens;
