@@ -136,7 +136,9 @@ pub fn init_tracing(path: Option<PathBuf>) -> Result<TraceGuard, TracingInitErro
     Ok(TraceGuard { path })
 }
 
-/// A subscriber writing to `layer`, for tests (`tracing::subscriber::set_default`).
+/// A subscriber writing to `layer`, for tests (`tracing::subscriber::set_default`; feature
+/// `test-support`).
+#[cfg(feature = "test-support")]
 pub fn file_subscriber(layer: TimelineLayer) -> impl tracing::Subscriber + Send + Sync + 'static {
     tracing_subscriber::registry().with(layer.with_filter(LevelFilter::INFO))
 }

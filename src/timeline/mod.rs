@@ -3,12 +3,14 @@
 //! - [`stage`]: one emitter per stage; every actor and the view emit through these so the
 //!   fields are always the same (`stage`, `source`, `generation`, `epoch`, `reason`/`outcome`).
 //! - [`layer`]: the tracing `Layer` writing one JSON object per event to the trace file.
-//! - [`capture`]: an in-memory recorder of stage events for tests.
+//! - `capture`: an in-memory recorder of stage events for tests (unit tests and the
+//!   `test-support` feature only; not in the shipped binary).
 //! - [`report`]: `masc-tui timeline FILE` — per-source counts and latencies.
 //!
 //! Stage events are evidence of *reading*, never of Task progress or paint (G-1), and carry no
 //! body text, paths or declarations (G-10).
 
+#[cfg(any(test, feature = "test-support"))]
 pub mod capture;
 pub mod layer;
 pub mod record;

@@ -9,6 +9,8 @@ pub mod fetched;
 pub mod keys;
 pub mod model;
 pub mod presenter;
+/// Sample data for tests and benches (feature `test-support`; not in the shipped binary).
+#[cfg(feature = "test-support")]
 pub mod sample;
 pub mod schedule;
 pub mod screens;

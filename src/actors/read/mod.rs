@@ -20,6 +20,8 @@
 mod cadence;
 mod owner;
 pub mod polled;
+/// A collecting fake view for actor tests (feature `test-support`; not in the shipped binary).
+#[cfg(feature = "test-support")]
 pub mod testing;
 #[cfg(test)]
 mod tests;
