@@ -28,6 +28,9 @@ enum Command {
     Timeline(cli::timeline::Args),
     /// Check a Keeper final answer for hidden report lines that would leak.
     FinalCheck(cli::final_check::Args),
+    /// Check a live server endpoint by endpoint against the client's contract (reads only);
+    /// exit 0 every served route decodes, 1 some fail, 2 unreachable or unauthorised.
+    Doctor(cli::doctor::Args),
 }
 
 fn main() {
@@ -39,6 +42,7 @@ fn main() {
         Some(Command::Decode(a)) => cli::decode::run(a),
         Some(Command::Timeline(a)) => cli::timeline::run(a),
         Some(Command::FinalCheck(a)) => cli::final_check::run(a),
+        Some(Command::Doctor(a)) => cli::doctor::run(a),
     };
     let code = match result {
         Ok(code) => code,

@@ -3,6 +3,7 @@
 
 pub mod decode;
 pub mod demo;
+pub mod doctor;
 pub mod final_check;
 pub mod serve;
 pub mod timeline;

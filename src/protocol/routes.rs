@@ -65,8 +65,8 @@ pub enum RouteOrigin {
 impl RouteOrigin {
     pub fn as_str(self) -> &'static str {
         match self {
-            Self::Masc => "masc",
-            Self::NewerMasc => "newer masc",
+            Self::Masc => "MASC",
+            Self::NewerMasc => "newer MASC",
             Self::Extension => "masc-tui extension",
         }
     }

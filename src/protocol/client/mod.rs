@@ -15,11 +15,14 @@
 
 mod cache;
 mod encoding;
+mod probe;
 mod read;
 mod stream;
 mod write;
 
 pub use encoding::{QueryString, cut_body, loggable_target, path_segment};
+pub use probe::{ProbeCredentials, ProbeResponse};
+pub(crate) use read::{check_receipt, is_warming_body};
 pub use stream::{SseEnd, SseOpenFailure, SseStream};
 
 use super::admission::AdmissionMode;
