@@ -10,7 +10,9 @@
 pub mod actors;
 pub mod cli;
 pub mod outbox;
+pub mod private_file;
 pub mod protocol;
+pub mod sanitize;
 pub mod server;
 pub mod timeline;
 pub mod view;

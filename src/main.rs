@@ -47,7 +47,7 @@ fn main() {
     let code = match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("masc-tui: {err:#}");
+            eprintln!("{}", cli::out::error_line(&err));
             2
         }
     };

@@ -44,18 +44,20 @@ pub fn run_with(
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
     if !KINDS.contains(&args.kind.as_str()) {
-        writeln!(
+        super::out::text(
             err,
-            "masc-tui decode: unknown kind {:?}; valid kinds: {}",
-            args.kind,
-            KINDS.join(", ")
+            &format!(
+                "masc-tui decode: unknown kind \"{}\"; valid kinds: {}",
+                crate::sanitize::sanitize(&args.kind),
+                KINDS.join(", ")
+            ),
         )?;
         return Ok(EXIT_USAGE);
     }
     let bytes = if args.file.as_os_str() == "-" {
         let mut buf = Vec::new();
         if let Err(e) = stdin.read_to_end(&mut buf) {
-            writeln!(err, "masc-tui decode: cannot read stdin: {e}")?;
+            super::out::text(err, &format!("masc-tui decode: cannot read stdin: {e}"))?;
             return Ok(EXIT_USAGE);
         }
         buf
@@ -63,10 +65,12 @@ pub fn run_with(
         match std::fs::read(&args.file) {
             Ok(b) => b,
             Err(e) => {
-                writeln!(
+                super::out::text(
                     err,
-                    "masc-tui decode: cannot read {}: {e}",
-                    args.file.display()
+                    &format!(
+                        "masc-tui decode: cannot read {}: {e}",
+                        crate::sanitize::sanitize(&args.file.to_string_lossy())
+                    ),
                 )?;
                 return Ok(EXIT_USAGE);
             }
@@ -74,34 +78,36 @@ pub fn run_with(
     };
     match decode_kind(&args.kind, &bytes) {
         None => {
-            writeln!(err, "masc-tui decode: unknown kind {:?}", args.kind)?;
+            super::out::text(
+                err,
+                &format!(
+                    "masc-tui decode: unknown kind \"{}\"",
+                    crate::sanitize::sanitize(&args.kind)
+                ),
+            )?;
             Ok(EXIT_USAGE)
         }
         Some(Ok(summary)) => {
-            writeln!(out, "{summary}")?;
+            super::out::text(out, &summary)?;
             Ok(EXIT_DECODED)
         }
         Some(Err(e)) if e.reason() == "decoder_not_built" => {
-            writeln!(err, "masc-tui decode: {}", e.detail)?;
+            super::out::text(err, &format!("masc-tui decode: {}", e.detail))?;
             Ok(EXIT_USAGE)
         }
         Some(Err(e)) => {
-            writeln!(
+            // The path names keys of the payload and the detail may quote its tokens: one
+            // line, every control escaped by the one sanitiser.
+            super::out::text(
                 out,
-                "rejected: {} at {}: {}",
-                e.reason(),
-                e.path,
-                sanitize(&e.detail)
+                &format!(
+                    "rejected: {} at {}: {}",
+                    e.reason(),
+                    crate::sanitize::sanitize(&e.path),
+                    crate::sanitize::sanitize(&e.detail)
+                ),
             )?;
             Ok(EXIT_REJECTED)
         }
     }
-}
-
-/// Details may quote server tokens: keep one printable line.
-fn sanitize(detail: &str) -> String {
-    detail
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
 }

@@ -5,7 +5,6 @@ use super::tui::{TuiOptions, init_tracing, write_exit_line};
 use crate::protocol::client::{ClientConfig, TokenSource};
 use crate::server::faults::FaultPlan;
 use crate::server::{AuthMode, ServeOptions, start};
-use crate::view::keys::ExitCause;
 use anyhow::Context;
 use std::path::PathBuf;
 
@@ -87,8 +86,5 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     })?;
     let (cause, base) = cause;
     write_exit_line(Some(&base), &cause);
-    Ok(match cause {
-        ExitCause::Abnormal(_) => 1,
-        _ => 0,
-    })
+    Ok(super::tui::exit_code(&cause))
 }

@@ -21,17 +21,21 @@ pub struct Args {
 /// Runs the subcommand; returns the process exit code.
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let bytes = read_input(args.input.as_ref())?;
-    let text = String::from_utf8(bytes).context("the final answer is not valid UTF-8")?;
-    let analysis = analyse(&text);
-    let mut out = std::io::stdout().lock();
+    run_on(&args, &bytes, &mut std::io::stdout().lock())
+}
+
+/// The subcommand on given input bytes and output (tests drive this directly). The final is
+/// worker text: the report goes through `cli::out` (text sanitised line by line, JSON with
+/// every control escaped).
+pub fn run_on(args: &Args, bytes: &[u8], out: &mut dyn Write) -> anyhow::Result<i32> {
+    let text = std::str::from_utf8(bytes).context("the final answer is not valid UTF-8")?;
+    let analysis = analyse(text);
     if args.json {
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&json_report(&analysis))?
-        )?;
+        super::out::json(out, &json_report(&analysis))?;
     } else {
-        write_text_report(&mut out, &analysis)?;
+        let mut report = Vec::new();
+        write_text_report(&mut report, &analysis)?;
+        super::out::text(out, &String::from_utf8_lossy(&report))?;
     }
     Ok(if analysis.is_clean() { 0 } else { 1 })
 }
@@ -142,16 +146,8 @@ fn write_text_report(out: &mut impl Write, analysis: &FinalAnalysis) -> std::io:
     )
 }
 
-/// Worker text goes to a terminal: control characters are shown as `\u{..}` escapes.
-fn printable(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() && c != '\t' {
-                c.escape_unicode().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect()
+/// Worker text goes to a terminal: one line, every control escaped by the one sanitiser
+/// (the whole report passes `cli::out` again, which changes nothing already escaped).
+fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::sanitize::sanitize(text)
 }

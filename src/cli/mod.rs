@@ -5,6 +5,7 @@ pub mod decode;
 pub mod demo;
 pub mod doctor;
 pub mod final_check;
+pub mod out;
 pub mod serve;
 pub mod timeline;
 pub mod tui;

@@ -41,9 +41,13 @@ pub struct Args {
     /// answer MASC's unknown-route 404), its shapes, no receipts. Known: v0.24.0.
     #[arg(long, value_name = "RELEASE", value_parser = crate::server::compat::parse_release)]
     pub compat: Option<crate::server::compat::MascRelease>,
+    /// Also answer requests whose `Host` is NAME (with the listening port); repeatable. By
+    /// default only the listening address and `localhost` are answered (docs/security.md).
+    #[arg(long = "allow-host", value_name = "NAME")]
+    pub allow_host: Vec<String>,
 }
 
-fn shell_word(s: &str) -> String {
+pub fn shell_word(s: &str) -> String {
     if s.bytes()
         .all(|b| b.is_ascii_alphanumeric() || b"/._-:".contains(&b))
     {
@@ -53,10 +57,25 @@ fn shell_word(s: &str) -> String {
     }
 }
 
+/// The line `serve` prints: `MASC_URL=… MASC_TOKEN=… MASC_BASE_PATH=…`, each value a shell
+/// word. The token (`--token`) and the base path (`--data`) are the operator's, but a control
+/// in either would reach the terminal: each value passes the one sanitiser first (a path
+/// holding a control prints escaped, so it is shown, never obeyed).
+pub fn serve_line(server: &crate::server::RunningServer) -> String {
+    use crate::sanitize::sanitize;
+    format!(
+        "MASC_URL={} MASC_TOKEN={} MASC_BASE_PATH={}",
+        server.base_url(),
+        shell_word(&sanitize(&server.token().unwrap_or_default())),
+        shell_word(&sanitize(&server.base_path())),
+    )
+}
+
 /// Runs the subcommand; returns the process exit code.
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(|| super::out::SafeStderr)
+        .with_ansi(false)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
@@ -86,49 +105,47 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         boot_delay_reads: args.boot_delay_reads,
         legacy_no_receipts: args.legacy_no_receipts,
         compat: args.compat,
+        allowed_hosts: args.allow_host.clone(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("building the tokio runtime")?;
     runtime.block_on(async move {
+        let stop = stop_signal()?;
         let server = start(opts).await.context("starting the workspace server")?;
         {
             let mut out = std::io::stdout().lock();
-            writeln!(
-                out,
-                "MASC_URL={} MASC_TOKEN={} MASC_BASE_PATH={}",
-                server.base_url(),
-                shell_word(&server.token().unwrap_or_default()),
-                shell_word(&server.base_path()),
-            )?;
+            super::out::text(&mut out, &serve_line(&server))?;
             out.flush()?;
         }
-        wait_for_stop().await;
+        stop.await;
         tracing::info!("shutting down");
         server.shutdown().await;
         Ok::<i32, anyhow::Error>(0)
     })
 }
 
-async fn wait_for_stop() {
+/// Installs the SIGINT/SIGTERM handlers at once and returns the future that waits for
+/// either: the handlers must exist before the `MASC_URL=…` line is printed, so a script that
+/// reads the line and signals at once gets a clean shutdown, not the default action.
+fn stop_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
+        let mut term = signal(SignalKind::terminate()).context("installing SIGTERM handler")?;
+        let mut int = signal(SignalKind::interrupt()).context("installing SIGINT handler")?;
+        Ok(async move {
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
             }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
+        })
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
     }
 }

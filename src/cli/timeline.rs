@@ -17,15 +17,21 @@ pub struct Args {
 
 /// Runs the subcommand; returns the process exit code.
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    run_with(&args, &mut std::io::stdout().lock())
+}
+
+/// The subcommand over an explicit output (tests drive this directly). Source names, reasons
+/// and outcome classes come from the trace file (and through it from the server: connector
+/// ids become source names), so the report is printed through `cli::out`.
+pub fn run_with(args: &Args, out: &mut dyn Write) -> anyhow::Result<i32> {
     let file = std::fs::File::open(&args.file)
         .with_context(|| format!("cannot open {}", args.file.display()))?;
     let report = crate::timeline::report::read_report(std::io::BufReader::new(file))
         .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let text = if args.json {
-        serde_json::to_string_pretty(&report)?
+    if args.json {
+        super::out::json(out, &report)?;
     } else {
-        crate::timeline::report::render_text(&report)
-    };
-    writeln!(std::io::stdout().lock(), "{}", text.trim_end())?;
+        super::out::text(out, &crate::timeline::report::render_text(&report))?;
+    }
     Ok(0)
 }

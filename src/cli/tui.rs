@@ -9,7 +9,8 @@ use crate::view::actor::{ViewArgs, spawn_view};
 use crate::view::keys::ExitCause;
 use crate::view::presenter::sync_output_from_env;
 use crate::view::terminal::{
-    ExitCauseSlot, TerminalGuard, install_panic_hook, spawn_input_pump, spawn_signal_listener,
+    ExitCauseSlot, TerminalGuard, install_panic_hook, signal_number, spawn_input_pump,
+    spawn_signal_listener,
 };
 use crate::view::theme::Theme;
 use anyhow::Context as _;
@@ -76,7 +77,27 @@ impl Args {
     }
 }
 
-/// Runs the TUI; returns the process exit code (0 normal end, 1 abnormal).
+/// `q q`.
+pub const EXIT_QUIT: i32 = 0;
+/// An abnormal end (the view or the actor runtime failed).
+pub const EXIT_ABNORMAL: i32 = 1;
+/// The terminal went away: end of input or a read error on it (issue 16).
+pub const EXIT_TERMINAL_LOST: i32 = 3;
+
+/// The process exit status of a session (README "Exit codes"): 0 only for `q q`; a signal
+/// ends with the conventional 128 + its number (SIGHUP 129, SIGINT 130, SIGQUIT 131,
+/// SIGTERM 143); `Ctrl-C` typed in the TUI is an interrupt like SIGINT (130).
+pub fn exit_code(cause: &ExitCause) -> i32 {
+    match cause {
+        ExitCause::QuitKey | ExitCause::Shutdown => EXIT_QUIT,
+        ExitCause::Interrupt => 128 + signal_hook::consts::SIGINT,
+        ExitCause::Signal(name) => signal_number(name).map_or(EXIT_ABNORMAL, |n| 128 + n),
+        ExitCause::TerminalLost(_) => EXIT_TERMINAL_LOST,
+        ExitCause::Abnormal(_) => EXIT_ABNORMAL,
+    }
+}
+
+/// Runs the TUI; returns the process exit code ([`exit_code`]).
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let _trace = init_tracing(args.trace_file.as_deref())?;
     let cfg = args.client_config()?;
@@ -90,10 +111,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .context("tokio runtime")?;
     let cause = runtime.block_on(run_tui(cfg, options))?;
     write_exit_line(args.base_path.as_deref(), &cause);
-    Ok(match cause {
-        ExitCause::Abnormal(_) => 1,
-        _ => 0,
-    })
+    Ok(exit_code(&cause))
 }
 
 /// Owns the terminal for one session: enters it, starts the view actor, the input pump and
@@ -117,10 +135,25 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
         observer: None,
     };
     let (view, view_done) = spawn_view(args).await.context("starting the view")?;
-    let pump = spawn_input_pump(view.clone());
     let signal_cause: ExitCauseSlot = Arc::new(Mutex::new(None));
-    let (signals, signal_task) = spawn_signal_listener(view.clone(), Arc::clone(&signal_cause))
-        .context("installing signal handlers")?;
+    let (signals, signal_task) =
+        match spawn_signal_listener(view.clone(), Arc::clone(&signal_cause)) {
+            Ok(listener) => listener,
+            Err(err) => {
+                view.stop(None);
+                let _ = view_done.await;
+                guard.restore();
+                return Err(anyhow::Error::new(err).context("installing signal handlers"));
+            }
+        };
+    if let Err(err) = spawn_input_pump(view.clone(), Arc::clone(&signal_cause)) {
+        view.stop(None);
+        let _ = view_done.await;
+        signals.close();
+        signal_task.abort();
+        guard.restore();
+        return Err(anyhow::Error::new(err).context("reading the terminal"));
+    }
 
     let runtime_cfg = RuntimeConfig {
         expected_base: options
@@ -137,7 +170,6 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
             // the guard, never left raw.
             view.stop(None);
             let _ = view_done.await;
-            pump.abort();
             signals.close();
             signal_task.abort();
             guard.restore();
@@ -147,7 +179,6 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
 
     let joined = view_done.await;
     runtime.stop().await;
-    pump.abort();
     signals.close();
     signal_task.abort();
     guard.restore();
@@ -230,6 +261,21 @@ mod tests {
         assert_eq!(cfg.base_url, "http://h:1");
         assert_eq!(cfg.token, TokenSource::Fixed("t".into()));
         assert!(cfg.strict_receipts);
+    }
+
+    #[test]
+    fn issue16_exit_codes_tell_a_quit_from_a_signal_and_a_lost_terminal() {
+        assert_eq!(exit_code(&ExitCause::QuitKey), 0);
+        assert_eq!(exit_code(&ExitCause::Interrupt), 130);
+        assert_eq!(exit_code(&ExitCause::Signal("SIGHUP")), 129);
+        assert_eq!(exit_code(&ExitCause::Signal("SIGINT")), 130);
+        assert_eq!(exit_code(&ExitCause::Signal("SIGQUIT")), 131);
+        assert_eq!(exit_code(&ExitCause::Signal("SIGTERM")), 143);
+        assert_eq!(
+            exit_code(&ExitCause::TerminalLost("end of input".into())),
+            3
+        );
+        assert_eq!(exit_code(&ExitCause::Abnormal("x".into())), 1);
     }
 
     #[test]

@@ -206,6 +206,11 @@ impl Outbox {
                 source,
             })?;
         }
+        // Operator input lives here: owner-only (0600) before SQLite creates it (issue 16).
+        crate::private_file::ensure_private(path).map_err(|source| OutboxError::Dir {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let conn = Connection::open(path)?;
         // WAL + FULL: a committed write survives a crash of this process and of the machine.
         let _mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;

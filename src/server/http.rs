@@ -136,12 +136,7 @@ pub(crate) fn check_auth(
             "missing bearer token",
         )));
     };
-    let Some(presented) = value
-        .to_str()
-        .ok()
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim)
-    else {
+    let Some(presented) = value.to_str().ok().and_then(bearer_credentials) else {
         return Err(ApiError::from(unauthorized(
             "invalid_token",
             "authorization must be a Bearer token",
@@ -155,6 +150,18 @@ pub(crate) fn check_auth(
             "invalid bearer token",
         )))
     }
+}
+
+/// The credentials of a `Bearer` authorization value; the scheme is case-insensitive
+/// (RFC 9110 §11.1) and separated from the token by one or more spaces.
+pub(crate) fn bearer_credentials(value: &str) -> Option<&str> {
+    let value = value.trim_start();
+    let (scheme, rest) = value.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return None;
+    }
+    let token = rest.trim();
+    (!token.is_empty()).then_some(token)
 }
 
 pub(crate) fn check_expected_root(headers: &HeaderMap, state: &AppState) -> Result<(), ApiError> {
@@ -281,11 +288,31 @@ pub fn query_get<'a>(q: &'a [(String, String)], key: &str) -> Option<&'a str> {
     q.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }
 
-/// `limit` clamp shared by paged routes: absent or unparseable = default.
+/// `limit` / `offset` clamp shared by paged routes: absent or unparseable = default; an
+/// integer beyond `i64` clamps like any other out-of-range value (a huge `offset` is past the
+/// end, never a silent restart at 0 that would make an offset-paging client loop).
 pub fn clamp_limit(raw: Option<&str>, default: i64, min: i64, max: i64) -> i64 {
-    raw.and_then(|s| s.trim().parse::<i64>().ok())
-        .unwrap_or(default)
-        .clamp(min, max)
+    let Some(text) = raw.map(str::trim) else {
+        return default.clamp(min, max);
+    };
+    let value = match text.parse::<i64>() {
+        Ok(v) => v,
+        Err(_) => {
+            let (negative, digits) = match text.as_bytes().first() {
+                Some(b'-') => (true, &text[1..]),
+                Some(b'+') => (false, &text[1..]),
+                _ => (false, text),
+            };
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                default
+            } else if negative {
+                i64::MIN
+            } else {
+                i64::MAX
+            }
+        }
+    };
+    value.clamp(min, max)
 }
 
 #[cfg(test)]
@@ -302,10 +329,33 @@ mod tests {
     }
 
     #[test]
+    fn issue16_bearer_scheme_is_case_insensitive() {
+        assert_eq!(bearer_credentials("Bearer abc"), Some("abc"));
+        assert_eq!(bearer_credentials("bearer abc"), Some("abc"));
+        assert_eq!(bearer_credentials("BEARER   abc "), Some("abc"));
+        assert_eq!(bearer_credentials("Basic abc"), None);
+        assert_eq!(bearer_credentials("Bearer"), None);
+        assert_eq!(bearer_credentials("Bearer "), None);
+        assert_eq!(bearer_credentials("Bearerabc"), None);
+    }
+
+    #[test]
     fn limit_clamps() {
         assert_eq!(clamp_limit(None, 50, 1, 200), 50);
         assert_eq!(clamp_limit(Some("0"), 50, 1, 200), 1);
         assert_eq!(clamp_limit(Some("999"), 50, 1, 200), 200);
         assert_eq!(clamp_limit(Some("abc"), 50, 1, 200), 50);
+    }
+
+    #[test]
+    fn issue16_oversized_offset_clamps_to_the_maximum_not_zero() {
+        let huge = "99999999999999999999999999";
+        assert_eq!(clamp_limit(Some(huge), 0, 0, 5_000), 5_000);
+        assert_eq!(clamp_limit(Some(&format!("+{huge}")), 0, 0, 5_000), 5_000);
+        assert_eq!(clamp_limit(Some(&format!("-{huge}")), 0, 0, 5_000), 0);
+        assert_eq!(clamp_limit(Some(huge), 50, 1, 200), 200);
+        assert_eq!(clamp_limit(Some(huge), 0, 0, i64::MAX), i64::MAX);
+        assert_eq!(clamp_limit(Some("12x"), 0, 0, 5_000), 0, "not a number");
+        assert_eq!(clamp_limit(Some("-"), 7, 0, 5_000), 7);
     }
 }

@@ -56,6 +56,21 @@ pub async fn workspace_layer(
 ) -> Response {
     let method = req.method().clone();
     let path = req.uri().path().to_string();
+    // Who may talk to this server at all comes before anything else (docs/security.md):
+    // a refused request is not counted, faulted, authenticated or routed.
+    if let Err(refusal) = state
+        .origin_policy()
+        .check(&method, req.uri(), req.headers())
+    {
+        tracing::warn!(
+            target: "masc_tui::server::refused",
+            method = %method,
+            path = %path,
+            reason = refusal.as_str(),
+            "request refused"
+        );
+        return refusal.response();
+    }
     let query = req.uri().query().unwrap_or("").to_string();
     state.count_request(method.as_str(), &path);
     let is_admin = path.starts_with("/__admin/");
@@ -126,7 +141,7 @@ pub async fn workspace_layer(
         if ctx.is_api && !seen.load(Ordering::SeqCst) && resp.status() != StatusCode::NOT_FOUND {
             tracing::error!(path = %path, "route answered without running its Guard");
         }
-        resp
+        json_error_envelope(&path, resp).await
     };
 
     if ctx.faults.drop == Some(DropPoint::AfterApply) && !is_get {
@@ -134,6 +149,61 @@ pub async fn workspace_layer(
         return drop_connection(kill).await;
     }
     finish(&state, resp, ctx).await
+}
+
+/// Largest framework error text kept in an envelope.
+const FRAMEWORK_TEXT_LIMIT: usize = 16 * 1024;
+
+/// Every error a route answers is a §1.4 JSON envelope: errors the framework writes itself
+/// (405 without a body, extractor rejections in plain text, 413, …) are rewrapped in the
+/// envelope of the path's family — gate `{"ok":false,"error"}`, tool `{"ok":false,"message"}`,
+/// else `{"error"}` — with the framework's text (or the status reason) as the message.
+/// Injected fault statuses never pass here: their bodies are the plan's, verbatim.
+async fn json_error_envelope(path: &str, resp: Response) -> Response {
+    let status = resp.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return resp;
+    }
+    let is_json = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(';')
+                .next()
+                .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+        });
+    if is_json || is_sse(&resp) {
+        return resp;
+    }
+    let (parts, body) = resp.into_parts();
+    let text = match axum::body::to_bytes(body, FRAMEWORK_TEXT_LIMIT).await {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).trim().to_string(),
+        Err(_) => String::new(),
+    };
+    let message = if text.is_empty() {
+        status
+            .canonical_reason()
+            .unwrap_or("request failed")
+            .to_ascii_lowercase()
+    } else {
+        text
+    };
+    let body = if path.starts_with("/api/v1/gate/") {
+        json!({"ok": false, "error": message})
+    } else if path.starts_with("/api/v1/tools/") {
+        json!({"ok": false, "message": message})
+    } else {
+        json!({"error": message})
+    };
+    let mut out = (status, axum::Json(body)).into_response();
+    // Keep what the framework said besides the body (e.g. `allow` on a 405).
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            out.headers_mut().append(name.clone(), value.clone());
+        }
+    }
+    out
 }
 
 /// Close the connection with no response. With the per-connection kill switch the connection

@@ -49,12 +49,14 @@ pub mod conn;
 pub mod faults;
 pub mod http;
 pub mod middleware;
+pub mod origin;
 pub mod routes;
 pub mod state;
 pub mod store;
 
 use compat::{MascRelease, Played};
 use faults::FaultPlan;
+use origin::OriginPolicy;
 use state::{AppState, AuthConfig, Identity};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -95,6 +97,9 @@ pub struct ServeOptions {
     /// Play a whole older MASC release: its route set and shapes, no receipts (issue 13;
     /// [`compat`]).
     pub compat: Option<MascRelease>,
+    /// Host names besides the listening address and `localhost` that requests may name in
+    /// `Host` (`--allow-host`; docs/security.md). The port must still be the listening one.
+    pub allowed_hosts: Vec<String>,
 }
 
 impl Default for ServeOptions {
@@ -109,6 +114,7 @@ impl Default for ServeOptions {
             boot_delay_reads: 0,
             legacy_no_receipts: false,
             compat: None,
+            allowed_hosts: Vec::new(),
         }
     }
 }
@@ -233,6 +239,9 @@ pub async fn start(opts: ServeOptions) -> Result<RunningServer, ServerError> {
     let masc_root = base.join(".masc");
     std::fs::create_dir_all(&masc_root).map_err(io_err(&masc_root))?;
     let db_path = masc_root.join("masc-tui-server.sqlite3");
+    // The store holds the whole workspace: owner-only (0600) before SQLite creates it; its
+    // -wal and -shm files take the same mode (issue 16).
+    crate::private_file::ensure_private(&db_path).map_err(io_err(&db_path))?;
     let store = tokio::task::spawn_blocking(move || store::Store::open(&db_path))
         .await
         .map_err(|e| ServerError::Task(e.to_string()))??;
@@ -246,6 +255,13 @@ pub async fn start(opts: ServeOptions) -> Result<RunningServer, ServerError> {
         base_path: base.to_string_lossy().into_owned(),
         masc_root: masc_root.to_string_lossy().into_owned(),
     };
+    let bind = SocketAddr::new(opts.host, opts.port);
+    let listener = tokio::net::TcpListener::bind(bind)
+        .await
+        .map_err(|source| ServerError::Bind { addr: bind, source })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|source| ServerError::Bind { addr: bind, source })?;
     let state = AppState::new(
         store,
         identity,
@@ -259,14 +275,8 @@ pub async fn start(opts: ServeOptions) -> Result<RunningServer, ServerError> {
             no_receipts: opts.legacy_no_receipts,
             release: opts.compat,
         },
+        OriginPolicy::new(addr, &opts.allowed_hosts),
     );
-    let bind = SocketAddr::new(opts.host, opts.port);
-    let listener = tokio::net::TcpListener::bind(bind)
-        .await
-        .map_err(|source| ServerError::Bind { addr: bind, source })?;
-    let addr = listener
-        .local_addr()
-        .map_err(|source| ServerError::Bind { addr: bind, source })?;
     let app = routes::router(state.clone());
     let shutdown = CancellationToken::new();
     let task = tokio::spawn(conn::serve(listener, app, shutdown.clone()));

@@ -2,6 +2,7 @@
 
 use super::compat::{MascRelease, Played};
 use super::faults::{FaultEngine, FaultPlan, FiredRule};
+use super::origin::OriginPolicy;
 use super::store::Store;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -38,10 +39,13 @@ pub(crate) struct Inner {
     pub boot_reads_left: AtomicU32,
     /// An older MASC: no admission advert, no receipts (§2.3), or a whole MASC release.
     pub played: Played,
+    /// Host / Origin / content-type allow-list of the listening address (docs/security.md).
+    pub origin: OriginPolicy,
     pub started: Instant,
 }
 
 impl AppState {
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         store: Store,
         identity: Identity,
@@ -50,6 +54,7 @@ impl AppState {
         faults: FaultPlan,
         boot_delay_reads: u32,
         played: Played,
+        origin: OriginPolicy,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -61,6 +66,7 @@ impl AppState {
                 requests: Mutex::new(HashMap::new()),
                 boot_reads_left: AtomicU32::new(boot_delay_reads),
                 played,
+                origin,
                 started: Instant::now(),
             }),
         }
@@ -74,6 +80,11 @@ impl AppState {
     /// The MASC release this server plays, if any (issue 13).
     pub fn release(&self) -> Option<MascRelease> {
         self.inner.played.release
+    }
+
+    /// Who may address this server (checked first by the middleware).
+    pub fn origin_policy(&self) -> &OriginPolicy {
+        &self.inner.origin
     }
 
     /// The store every family reads and writes through.

@@ -10,7 +10,7 @@
 
 use super::record::{JsonFields, now_us, trace_origin};
 use super::stage::TARGET;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -53,11 +53,8 @@ impl TimelineLayer {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)?;
         }
-        let mut file = OpenOptions::new()
-            .create(true)
-            .write(true)
-            .truncate(true)
-            .open(path)?;
+        // Traces name server objects and errors: owner-only (0600), like the stores.
+        let mut file = crate::private_file::open_private(path, true)?;
         let origin = trace_origin();
         let started_unix_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

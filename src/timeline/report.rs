@@ -86,12 +86,18 @@ pub fn read_report(input: impl BufRead) -> std::io::Result<Report> {
     let mut tickets: HashMap<TicketKey, TicketTimes> = HashMap::new();
     let mut processes = std::collections::BTreeSet::new();
 
-    for line in input.lines() {
+    // Lines are read as bytes: a line that is not UTF-8 is an unparsed line, never the end of
+    // the report (a hostile or torn trace still reports everything else).
+    for line in input.split(b'\n') {
         let line = line?;
+        let Ok(line) = std::str::from_utf8(&line) else {
+            report.unparsed_lines += 1;
+            continue;
+        };
         if line.trim().is_empty() {
             continue;
         }
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(&line) else {
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
             report.unparsed_lines += 1;
             continue;
         };

@@ -17,6 +17,8 @@ pub enum ExitCause {
     Signal(&'static str),
     /// `ViewMsg::Shutdown` without a recorded cause.
     Shutdown,
+    /// The terminal stopped delivering input: end of input or a read error (issue 16).
+    TerminalLost(String),
     Abnormal(String),
 }
 
@@ -27,6 +29,7 @@ impl fmt::Display for ExitCause {
             Self::Interrupt => f.write_str("normal (interrupt)"),
             Self::Signal(name) => write!(f, "normal (signal {name})"),
             Self::Shutdown => f.write_str("normal (shutdown)"),
+            Self::TerminalLost(why) => write!(f, "normal (terminal lost: {why})"),
             Self::Abnormal(why) => write!(f, "abnormal ({why})"),
         }
     }

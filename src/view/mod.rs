@@ -18,4 +18,5 @@ pub mod system;
 pub mod terminal;
 pub mod text;
 pub mod theme;
+pub mod tty_input;
 pub mod work;

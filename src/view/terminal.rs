@@ -1,13 +1,14 @@
 //! The one owner of the terminal (architecture.md §4.2, T.6): raw mode, alternate screen,
 //! bracketed paste and a hidden cursor on enter; restored idempotently on quit, error, panic
 //! (by `Drop` once the actor system has ended) and signals. Also the input pump and the signal
-//! listener that turn terminal events and SIGTERM/SIGHUP/SIGINT into view messages.
+//! listener that turn terminal events, the terminal's end and SIGTERM/SIGHUP/SIGINT/SIGQUIT
+//! into view messages.
 
 use super::actor::Suspender;
 use super::keys::ExitCause;
 use crate::actors::messages::ViewMsg;
 use crossterm::cursor::{Hide, Show};
-use crossterm::event::{DisableBracketedPaste, EnableBracketedPaste, EventStream};
+use crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -119,51 +120,147 @@ pub fn install_panic_hook() {
     }));
 }
 
-/// Reads terminal events and casts them to the view as `ViewMsg::Input`; ends when the view
-/// is gone or the terminal stops delivering events.
-pub fn spawn_input_pump(view: ActorRef<ViewMsg>) -> JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut events = EventStream::new();
-        while let Some(event) = events.next().await {
-            match event {
-                Ok(event) => {
-                    if view.cast(ViewMsg::Input(event)).is_err() {
-                        break;
-                    }
-                }
-                Err(err) => {
-                    tracing::warn!(target: "masc_tui::terminal", error = %err, "input read failed");
-                    break;
-                }
-            }
-        }
-    })
+/// Reads terminal input on its own thread ([`super::tty_input`]) and casts each event to the
+/// view as `ViewMsg::Input`. When the terminal ends (end of input, `EIO`, hangup without a
+/// SIGHUP reaching us) the cause is recorded as [`ExitCause::TerminalLost`] — unless a signal
+/// or key already ended the session — and the view gets `ViewMsg::Shutdown`: the same path as
+/// `q q` (the view stops, the runtime and its outbox writes finish, the guard restores what is
+/// left of the terminal). Stops by itself once the view is gone.
+pub fn spawn_input_pump(view: ActorRef<ViewMsg>, cause: ExitCauseSlot) -> io::Result<()> {
+    let events_view = view.clone();
+    super::tty_input::spawn_input_reader(
+        move |event| events_view.cast(ViewMsg::Input(event)).is_ok(),
+        move |end| {
+            record_first(&cause, ExitCause::TerminalLost(end.to_string()));
+            let _ = view.cast(ViewMsg::Shutdown);
+        },
+    )
 }
 
-/// Where the signal listener records which signal ended the session.
+/// Where the signal listener and the input pump record why the session ended.
 pub type ExitCauseSlot = Arc<Mutex<Option<ExitCause>>>;
 
-/// SIGTERM, SIGHUP and SIGINT → record the cause and cast `ViewMsg::Shutdown` (clean shutdown:
-/// the view stops, the actor system ends, the guard restores the terminal).
+/// The first recorded cause wins: a SIGHUP followed by the end of input stays a SIGHUP.
+fn record_first(slot: &ExitCauseSlot, cause: ExitCause) {
+    let mut guard = match slot.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    if guard.is_none() {
+        *guard = Some(cause);
+    }
+}
+
+/// The name of an ending signal (`ExitCause::Signal`).
+fn signal_name(signal: i32) -> &'static str {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+    match signal {
+        SIGTERM => "SIGTERM",
+        SIGHUP => "SIGHUP",
+        SIGINT => "SIGINT",
+        SIGQUIT => "SIGQUIT",
+        _ => "signal",
+    }
+}
+
+/// The number of a signal named by [`ExitCause::Signal`] (for the 128+n exit status).
+pub fn signal_number(name: &str) -> Option<i32> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+    match name {
+        "SIGTERM" => Some(SIGTERM),
+        "SIGHUP" => Some(SIGHUP),
+        "SIGINT" => Some(SIGINT),
+        "SIGQUIT" => Some(SIGQUIT),
+        _ => None,
+    }
+}
+
+/// Whether `signal` was ignored (`SIG_IGN`) when this process started, from the `SigIgn` mask
+/// of `/proc/self/status` (Linux; elsewhere `false`). Read before any handler is installed.
+pub fn ignored_at_start(signal: i32) -> bool {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return false;
+    };
+    sig_ignored_in_status(&status, signal)
+}
+
+fn sig_ignored_in_status(status: &str, signal: i32) -> bool {
+    let Some(mask) = status
+        .lines()
+        .find_map(|line| line.strip_prefix("SigIgn:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+    else {
+        return false;
+    };
+    (1..=64).contains(&signal) && mask & (1u64 << (signal - 1)) != 0
+}
+
+/// SIGTERM, SIGHUP, SIGINT and SIGQUIT → record the cause and cast `ViewMsg::Shutdown` (clean
+/// shutdown: the view stops, the actor system ends, the guard restores the terminal; the
+/// process then exits 128 + the signal's number). SIGQUIT no longer dumps core with the
+/// terminal raw (issue 16). SIGWINCH → `Event::Resize` with the new size (the input reader
+/// only reads bytes). Later ending signals are ignored: the shutdown is already under way.
 pub fn spawn_signal_listener(
     view: ActorRef<ViewMsg>,
     cause: ExitCauseSlot,
 ) -> io::Result<(signal_hook_tokio::Handle, JoinHandle<()>)> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let mut signals = signal_hook_tokio::Signals::new([SIGTERM, SIGHUP, SIGINT])?;
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
+    let mut wanted = vec![SIGTERM, SIGINT, SIGQUIT, SIGWINCH];
+    // `nohup` or a wrapper asked for SIGHUP to be ignored: keep it ignored (installing a
+    // handler would undo that); the terminal's end still arrives as end of input.
+    if !ignored_at_start(SIGHUP) {
+        wanted.push(SIGHUP);
+    }
+    let mut signals = signal_hook_tokio::Signals::new(wanted)?;
     let handle = signals.handle();
     let task = tokio::spawn(async move {
-        if let Some(signal) = signals.next().await {
-            let name = match signal {
-                SIGTERM => "SIGTERM",
-                SIGHUP => "SIGHUP",
-                _ => "SIGINT",
-            };
-            if let Ok(mut slot) = cause.lock() {
-                *slot = Some(ExitCause::Signal(name));
+        let mut ending = false;
+        while let Some(signal) = signals.next().await {
+            if signal == SIGWINCH {
+                match crossterm::terminal::size() {
+                    Ok((w, h)) => {
+                        let _ = view.cast(ViewMsg::Input(crossterm::event::Event::Resize(w, h)));
+                    }
+                    Err(err) => {
+                        tracing::warn!(target: "masc_tui::terminal", error = %err, "size after SIGWINCH")
+                    }
+                }
+                continue;
             }
+            if ending {
+                continue;
+            }
+            ending = true;
+            record_first(&cause, ExitCause::Signal(signal_name(signal)));
             let _ = view.cast(ViewMsg::Shutdown);
         }
     });
     Ok((handle, task))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issue16_sighup_ignored_at_start_is_read_from_the_sigign_mask() {
+        let status = "Name:\tmasc-tui\nSigBlk:\t0000000000000000\nSigIgn:\t0000000000000001\n";
+        assert!(sig_ignored_in_status(status, signal_hook::consts::SIGHUP));
+        assert!(!sig_ignored_in_status(status, signal_hook::consts::SIGTERM));
+        assert!(!sig_ignored_in_status("SigIgn:\t0000000000000000\n", 1));
+        assert!(!sig_ignored_in_status("garbage", 1));
+    }
+
+    #[test]
+    fn the_first_recorded_cause_wins() {
+        let slot: ExitCauseSlot = Arc::new(Mutex::new(None));
+        record_first(&slot, ExitCause::Signal("SIGHUP"));
+        record_first(&slot, ExitCause::TerminalLost("end of input".into()));
+        assert_eq!(
+            slot.lock().unwrap().clone(),
+            Some(ExitCause::Signal("SIGHUP"))
+        );
+        assert_eq!(signal_number("SIGQUIT"), Some(3));
+        assert_eq!(signal_name(signal_hook::consts::SIGQUIT), "SIGQUIT");
+    }
 }

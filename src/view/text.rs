@@ -9,72 +9,14 @@
 //! emoji take 2 cells, combining marks 0.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
 /// The ellipsis used by [`fit_width`] and [`fit_middle`] (1 cell).
 pub const ELLIPSIS: char = '…';
 
-/// Bidirectional formatting controls that could reorder the rest of a row (Trojan-Source style):
-/// embeddings/overrides U+202A–U+202E, isolates U+2066–U+2069, and the marks U+200E, U+200F,
-/// U+061C. They are shown as inert `\uXXXX` text.
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
-}
-
-fn needs_escape(c: char) -> bool {
-    let u = c as u32;
-    u < 0x20 || u == 0x7F || (0x80..=0x9F).contains(&u) || is_bidi_control(c)
-}
-
-fn push_escaped(out: &mut String, c: char) {
-    let u = c as u32;
-    // Writing to a String cannot fail; the result is ignored deliberately.
-    let _ = if u < 0x20 || u == 0x7F {
-        write!(out, "\\x{u:02X}")
-    } else {
-        write!(out, "\\u{u:04X}")
-    };
-}
-
-/// T.7 for text that is already UTF-8: C0 and DEL become `\xNN`, C1 code points become
-/// `\u00NN`, bidi controls become `\uXXXX`; everything else passes unchanged.
-/// Borrowed when nothing needs escaping (the common case costs no allocation).
-pub fn sanitize(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(needs_escape) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if needs_escape(c) {
-            push_escaped(&mut out, c);
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
-
-/// T.7 for raw bytes: like [`sanitize`], and every byte that is not part of valid UTF-8
-/// (including a lone 0x80–0x9F byte) becomes `\xNN`.
-pub fn sanitize_bytes(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len());
-    for chunk in bytes.utf8_chunks() {
-        out.push_str(&sanitize(chunk.valid()));
-        for b in chunk.invalid() {
-            let _ = write!(out, "\\x{b:02X}");
-        }
-    }
-    out
-}
-
-/// Sanitises a multi-line body per line so authored line breaks survive (C-72, T.7).
-pub fn sanitize_lines(text: &str) -> Vec<String> {
-    text.split('\n')
-        .map(|line| sanitize(line.strip_suffix('\r').unwrap_or(line)).into_owned())
-        .collect()
-}
+// The one sanitiser is shared with the CLI (issue 16): `crate::sanitize`.
+pub use crate::sanitize::{sanitize, sanitize_bytes, sanitize_lines};
 
 /// Cells one grapheme cluster occupies (0 for clusters the buffer skips).
 pub fn grapheme_width(g: &str) -> usize {
@@ -183,35 +125,6 @@ pub fn head_and_tail(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn t7_c0_del_and_c1_become_literal_escapes() {
-        assert_eq!(sanitize("a\x1b[31mb"), "a\\x1B[31mb");
-        assert_eq!(sanitize("x\x7fy"), "x\\x7Fy");
-        assert_eq!(sanitize("\u{9b}31m"), "\\u009B31m");
-        assert_eq!(sanitize("tab\there"), "tab\\x09here");
-        assert!(matches!(sanitize("plain 한글 🙂"), Cow::Borrowed(_)));
-    }
-
-    #[test]
-    fn t7_invalid_utf8_and_lone_c1_bytes_become_hex() {
-        assert_eq!(sanitize_bytes(b"ok\x9b31m\xff"), "ok\\x9B31m\\xFF");
-        assert_eq!(sanitize_bytes("한".as_bytes()), "한");
-        assert_eq!(sanitize_bytes(b"\xc2\x9b"), "\\u009B");
-    }
-
-    #[test]
-    fn bidi_controls_are_neutralised() {
-        let s = sanitize("admin\u{202E}gpj.exe\u{2066}x\u{2069}\u{200F}\u{061C}");
-        assert!(!s.chars().any(is_bidi_control));
-        assert!(s.contains("\\u202E"));
-        assert!(s.contains("\\u061C"));
-    }
-
-    #[test]
-    fn c72_lines_survive_and_are_each_sanitised() {
-        assert_eq!(sanitize_lines("a\r\n\x07b"), vec!["a", "\\x07b"]);
-    }
 
     #[test]
     fn c70_widths_in_cells() {

@@ -364,6 +364,7 @@ async fn a5_cursor_invalidated_mid_chain_is_a_failure_never_the_end() {
             rig.server.base_url()
         ))
         .bearer_auth(TOKEN)
+        .header("Content-Type", "application/json")
         .send()
         .await
         .unwrap();

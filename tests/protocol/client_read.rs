@@ -315,7 +315,6 @@ async fn s1_4_warming_variants_are_warming() {
         good(r#"{"error":"not initialized"}"#),
         Reply::json(503, r#"{"error":"not initialized"}"#),
         Reply::json(500, r#"{"error":"not initialized"}"#),
-        Reply::json(503, r#"{"error":"something else"}"#),
     ];
     let count = variants.len();
     mock.route("GET", PATH, move |_, n| variants[n].clone());
@@ -326,6 +325,33 @@ async fn s1_4_warming_variants_are_warming() {
             .await
             .unwrap_err();
         assert_eq!(err, ClientError::Warming, "variant {i}");
+    }
+    assert_eq!(client.cached_reads(), 0);
+}
+
+/// §1.4, issue 16: warming is defined by its body; a 503 with another body (a proxy, an
+/// overloaded server) or none is a failed read, never "warming".
+#[tokio::test]
+async fn issue16_503_without_the_warming_body_is_a_failed_read_s1_4() {
+    let mock = MockServer::start().await;
+    let variants: Vec<Reply> = vec![
+        Reply::json(503, r#"{"error":"something else"}"#),
+        Reply::status(503),
+        Reply::status(503).header("content-type", "text/plain").body("Service Unavailable"),
+    ];
+    let count = variants.len();
+    mock.route("GET", PATH, move |_, n| variants[n].clone());
+    let client = client(&mock.base_url);
+    for i in 0..count {
+        let err = client
+            .get::<Doc>(&receipt_authority(), PATH)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, ClientError::Status { status: 503, .. }),
+            "variant {i}: {err:?}"
+        );
+        assert_eq!(err.class(), "status_503", "variant {i}");
     }
     assert_eq!(client.cached_reads(), 0);
 }

@@ -95,26 +95,8 @@ fn pty_demo_roster_and_quit() {
     assert_cooked_mode(&session);
 }
 
-/// Issue 3 / T.6: SIGTERM is a normal shutdown: exit status 0, terminal restored, and the
-/// session's exit line names the signal.
-#[test]
-fn pty_demo_sigterm_restores_terminal() {
-    let mut session = PtySession::demo(DemoOptions {
-        with_data_dir: true,
-        ..DemoOptions::default()
-    });
-    session.wait_for_roster();
-    let pid = session.pid();
-    let sent = std::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .expect("run kill");
-    assert!(sent.success());
-    let status = session.wait_exit();
-    assert!(status.success(), "exit status {status:?}");
-    assert_terminal_restored(&session.seen());
-    assert_cooked_mode(&session);
-
+/// The session's exit lines (T.6) in the demo's data dir.
+fn exit_lines(session: &PtySession, pid: u32) -> Vec<String> {
     let data = session.data_dir.clone().expect("data dir");
     let log = data
         .join(".masc")
@@ -122,10 +104,90 @@ fn pty_demo_sigterm_restores_terminal() {
         .join(format!("masc-tui-{pid}.log"));
     let text =
         std::fs::read_to_string(&log).unwrap_or_else(|e| panic!("exit log {}: {e}", log.display()));
+    text.lines().map(str::to_string).collect()
+}
+
+/// Sends `signal` to the demo and checks the clean shutdown: exit status 128 + its number
+/// (issue 16: a signal never exits 0 like `q q`), terminal restored, cooked mode, and one exit
+/// line naming the signal.
+fn signal_restores_terminal(signal: &str, status_code: u32) {
+    let mut session = PtySession::demo(DemoOptions {
+        with_data_dir: true,
+        ..DemoOptions::default()
+    });
+    session.wait_for_roster();
+    let pid = session.pid();
+    let sent = std::process::Command::new("kill")
+        .args([&format!("-{signal}"), &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(sent.success());
+    let status = session.wait_exit();
+    assert_eq!(status.exit_code(), status_code, "exit status {status:?}");
+    assert_terminal_restored(&session.seen());
+    assert_cooked_mode(&session);
     assert_eq!(
-        text.lines().collect::<Vec<_>>(),
-        ["[masc-tui] exit: normal (signal SIGTERM)"],
+        exit_lines(&session, pid),
+        [format!("[masc-tui] exit: normal (signal SIG{signal})")],
         "one exit line per session"
+    );
+}
+
+/// Issue 3 / T.6 / issue 16: SIGTERM shuts down cleanly and exits 143.
+#[test]
+fn pty_demo_sigterm_restores_terminal() {
+    signal_restores_terminal("TERM", 143);
+}
+
+/// Issue 16 item 3: SIGQUIT (`Ctrl-\` in a cooked terminal, `kill -QUIT`) restores the
+/// terminal like SIGTERM — no core dump with the terminal left raw — and exits 131.
+#[test]
+fn pty_demo_sigquit_restores_terminal() {
+    signal_restores_terminal("QUIT", 131);
+}
+
+/// Issue 16 item 2: the terminal goes away (every master descriptor closed) while SIGHUP is
+/// ignored, so the hangup reaches the TUI only as end of input / EIO on the terminal. It
+/// ends through the `q q` shutdown path (exit line, exit status 3) and never spins: its CPU
+/// time from the close to its exit, read from `/proc` while it is an unreaped zombie, stays
+/// small (a spinning reader burns a whole core until the failsafe).
+#[test]
+fn pty_demo_terminal_gone_with_sighup_ignored_exits_without_spinning() {
+    let mut session = PtySession::demo(DemoOptions {
+        with_data_dir: true,
+        ignore_sighup: true,
+        ..DemoOptions::default()
+    });
+    session.wait_for_roster();
+    let pid = session.pid();
+    let before = cpu_ticks(pid).expect("cpu ticks of the TUI");
+    let closed = std::time::Instant::now();
+    session.close_master();
+    let deadline = closed + FAILSAFE;
+    while !matches!(proc_state(pid), Some('Z') | None) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "failsafe: the TUI outlived its terminal (state {:?}, {} cpu ticks since the close)",
+            proc_state(pid),
+            cpu_ticks(pid).unwrap_or(0).saturating_sub(before)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let wall = closed.elapsed();
+    let after = cpu_ticks(pid).unwrap_or(before);
+    let status = session.reap();
+    let cpu_ms = after.saturating_sub(before) * 1000 / clock_ticks_per_second();
+    eprintln!("terminal gone → exit: {wall:?} wall, {cpu_ms} ms cpu");
+    assert!(
+        cpu_ms < 500,
+        "{cpu_ms} ms of CPU between the terminal's end and the exit: the reader spun"
+    );
+    assert_eq!(status.exit_code(), 3, "exit status {status:?}");
+    let lines = exit_lines(&session, pid);
+    assert_eq!(lines.len(), 1, "one exit line: {lines:?}");
+    assert!(
+        lines[0].starts_with("[masc-tui] exit: normal (terminal lost: "),
+        "{lines:?}"
     );
 }
 

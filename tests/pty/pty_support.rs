@@ -38,13 +38,16 @@ pub struct Seen {
 struct Shared {
     seen: Mutex<Seen>,
     changed: Condvar,
+    /// Set by [`PtySession::close_master`]: the reader drops its master descriptor after its
+    /// next read.
+    close_reader: std::sync::atomic::AtomicBool,
 }
 
 /// One child process in a PTY. Dropping it kills the child (and `extra_pids`) and waits.
 pub struct PtySession {
     child: Box<dyn Child + Send + Sync>,
-    writer: Box<dyn Write + Send>,
-    master: Box<dyn MasterPty + Send>,
+    writer: Option<Box<dyn Write + Send>>,
+    master: Option<Box<dyn MasterPty + Send>>,
     shared: Arc<Shared>,
     reader: Option<std::thread::JoinHandle<()>>,
     /// Processes to SIGKILL on drop besides the PTY child (e.g. the TUI under a wrapper shell).
@@ -64,6 +67,9 @@ pub struct DemoOptions {
     /// Run the TUI as a job of `bash -m` (job control) instead of directly as the session
     /// leader; see `pty_demo_ctrl_z`.
     pub under_job_control_shell: bool,
+    /// Start the TUI with SIGHUP ignored (`trap '' HUP; exec …`, like `nohup` or a wrapper
+    /// that ignores it): the terminal's end then reaches it only as end of input.
+    pub ignore_sighup: bool,
 }
 
 pub fn binary() -> &'static str {
@@ -108,6 +114,12 @@ impl PtySession {
             cmd.args(["--noprofile", "--norc", "-m", "-c", &script, binary()]);
             cmd.args(&demo_args);
             cmd
+        } else if opts.ignore_sighup {
+            // `exec` keeps the pid: the TUI is the session leader with SIGHUP ignored.
+            let mut cmd = CommandBuilder::new("sh");
+            cmd.args(["-c", "trap '' HUP; exec \"$0\" \"$@\"", binary()]);
+            cmd.args(&demo_args);
+            cmd
         } else {
             let mut cmd = CommandBuilder::new(binary());
             cmd.args(&demo_args);
@@ -149,6 +161,7 @@ impl PtySession {
                 eof: false,
             }),
             changed: Condvar::new(),
+            close_reader: std::sync::atomic::AtomicBool::new(false),
         });
         let feed = Arc::clone(&shared);
         let reader = std::thread::spawn(move || {
@@ -167,12 +180,16 @@ impl PtySession {
                 seen.parser.process(&buf[..n]);
                 seen.bytes.extend_from_slice(&buf[..n]);
                 feed.changed.notify_all();
+                if feed.close_reader.load(std::sync::atomic::Ordering::SeqCst) {
+                    // Dropping `reader` closes the last master descriptor.
+                    return;
+                }
             }
         });
         Self {
             child,
-            writer,
-            master: pair.master,
+            writer: Some(writer),
+            master: Some(pair.master),
             shared,
             reader: Some(reader),
             extra_pids: Vec::new(),
@@ -242,14 +259,45 @@ impl PtySession {
     }
 
     pub fn send(&mut self, bytes: &[u8]) {
-        self.writer.write_all(bytes).expect("write to pty");
-        self.writer.flush().expect("flush pty");
+        let writer = self.writer.as_mut().expect("the master is open");
+        writer.write_all(bytes).expect("write to pty");
+        writer.flush().expect("flush pty");
+    }
+
+    /// Closes every master descriptor (the terminal emulator going away): the reader is told
+    /// to stop after its next read, a resize makes the TUI repaint so that read comes, then
+    /// our writer and master are dropped and the reader is joined. The slave is hung up once
+    /// the reader's descriptor closes.
+    pub fn close_master(&mut self) {
+        self.shared
+            .close_reader
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        let master = self.master.take().expect("the master is open");
+        master
+            .resize(PtySize {
+                rows: ROWS,
+                cols: COLS - 1,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("resize");
+        drop(self.writer.take());
+        drop(master);
+        if let Some(reader) = self.reader.take() {
+            reader.join().expect("reader thread");
+        }
     }
 
     /// Waits for the PTY child to exit (failsafe) and returns its status. The reader has then
     /// also seen end of stream, so `bytes` holds everything the child wrote.
     pub fn wait_exit(&mut self) -> portable_pty::ExitStatus {
         self.wait_for("end of the child's output", |s| s.eof);
+        self.reap()
+    }
+
+    /// Waits (failsafe) for the PTY child to exit and reaps it, without waiting for the end of
+    /// its output (after [`close_master`](Self::close_master) nobody reads it any more).
+    pub fn reap(&mut self) -> portable_pty::ExitStatus {
         let deadline = Instant::now() + FAILSAFE;
         loop {
             if let Some(status) = self.child.try_wait().expect("try_wait") {
@@ -295,7 +343,7 @@ impl PtySession {
     /// the slave) and returns its output; `None` when that is not possible here.
     pub fn stty(&self) -> Option<String> {
         use std::os::fd::BorrowedFd;
-        let fd = self.master.as_raw_fd()?;
+        let fd = self.master.as_ref()?.as_raw_fd()?;
         // SAFETY: the master stays open for the whole call (we own it); the clone is our own.
         let owned = unsafe { BorrowedFd::borrow_raw(fd) }
             .try_clone_to_owned()
@@ -470,4 +518,27 @@ pub fn assert_raw_mode(session: &PtySession) {
         flags.contains(&"-icanon") && flags.contains(&"-echo"),
         "terminal not in raw mode: {text}"
     );
+}
+
+/// `utime + stime` of a process in clock ticks (`/proc/<pid>/stat` fields 14 and 15); also
+/// readable while it is a zombie, before it is reaped.
+pub fn cpu_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces: fields are counted after its `)`.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // `rest` starts at field 3 (state): utime is field 14, stime field 15.
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    Some(utime + stime)
+}
+
+/// Clock ticks per second (`getconf CLK_TCK`; 100 when that cannot be asked).
+pub fn clock_ticks_per_second() -> u64 {
+    std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+        .unwrap_or(100)
 }

@@ -563,6 +563,7 @@ async fn admin_routes_replace_faults_and_count_requests_in_test_mode() {
     let r = client()
         .post(format!("{}/__admin/faults", s.base_url()))
         .bearer_auth(&token)
+        .header("Content-Type", "application/json")
         .body(plan)
         .send()
         .await
@@ -575,6 +576,7 @@ async fn admin_routes_replace_faults_and_count_requests_in_test_mode() {
     let r = client()
         .post(format!("{}/__admin/faults", s.base_url()))
         .bearer_auth(&token)
+        .header("Content-Type", "application/json")
         .body("{\"rules\":[{\"bogus\":1}]}")
         .send()
         .await
@@ -602,6 +604,7 @@ async fn admin_routes_replace_faults_and_count_requests_in_test_mode() {
     let r = client()
         .post(format!("{}/__admin/faults", plain.base_url()))
         .bearer_auth(plain.token().unwrap())
+        .header("Content-Type", "application/json")
         .body("{\"rules\":[]}")
         .send()
         .await
@@ -612,4 +615,457 @@ async fn admin_routes_replace_faults_and_count_requests_in_test_mode() {
         "admin routes need --test-mode"
     );
     plain.shutdown().await;
+}
+
+// ---------------------------------------------------------------------------------------
+// Issue 16 item 1: no web page can drive the server (docs/security.md), in every mode.
+
+const BOARD_POST: &str = "/api/v1/tools/masc_board_post";
+const CHAT_STREAM: &str = "/api/v1/keepers/chat/stream";
+const OPERATOR: &str = "/api/v1/operator?view=summary&include_messages=0&include_keepers=0";
+
+async fn no_auth_server() -> RunningServer {
+    start(ServeOptions {
+        auth: AuthMode::NoAuth,
+        test_mode: true,
+        ..ServeOptions::default()
+    })
+    .await
+    .unwrap()
+}
+
+fn raw(s: &RunningServer, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+    let mut rb = client()
+        .request(method, format!("{}{}", s.base_url(), path))
+        .header("X-MASC-Agent", "masc-tui");
+    if let Some(t) = s.token() {
+        rb = rb.bearer_auth(t);
+    }
+    rb
+}
+
+async fn board_count(s: &RunningServer) -> usize {
+    let v: Value = raw(
+        s,
+        reqwest::Method::GET,
+        "/api/v1/board?limit=200&sort_by=recent",
+    )
+    .send()
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    v["posts"].as_array().unwrap().len()
+}
+
+async fn pending_tokens(s: &RunningServer) -> Vec<Value> {
+    let v: Value = raw(s, reqwest::Method::GET, OPERATOR)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    v["pending_confirm_envelope"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["confirm_token"].clone())
+        .collect()
+}
+
+/// The attack of issue 16: a `text/plain` POST from a page of another origin, against
+/// `--no-auth`. Every state-changing route refuses it before any effect; a correct request
+/// of our own client still works.
+#[tokio::test]
+async fn issue16_foreign_origin_and_text_plain_writes_have_no_effect_in_no_auth_mode() {
+    let s = no_auth_server().await;
+    let posts = board_count(&s).await;
+    let tokens = pending_tokens(&s).await;
+    assert!(!tokens.is_empty(), "the seed has pending approvals");
+    let token = tokens[0].clone();
+    let writes: Vec<(&str, Value)> = vec![
+        (
+            BOARD_POST,
+            serde_json::json!({"title": "pwned", "body": "b"}),
+        ),
+        (
+            CHAT_STREAM,
+            serde_json::json!({"request_id": "tui-evil-1", "name": "rondo", "message": "rm -rf"}),
+        ),
+        (
+            "/api/v1/gate/connector/bind?name=discord",
+            serde_json::json!({"channel_id": "666", "keeper_name": "mira"}),
+        ),
+        (
+            "/api/v1/operator/confirm",
+            serde_json::json!({"confirm_token": token, "decision": "approve"}),
+        ),
+    ];
+    for (path, body) in &writes {
+        // A page of another origin, the simple-request content type.
+        let r = raw(&s, reqwest::Method::POST, path)
+            .header("Origin", "http://evil.example")
+            .header("Content-Type", "text/plain")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::FORBIDDEN, "{path}");
+        let v: Value = r.json().await.unwrap();
+        assert_eq!(v["auth_error_code"], "same_origin_blocked", "{path}");
+        // JSON from a foreign origin (after a preflight a browser would never pass).
+        let r = raw(&s, reqwest::Method::POST, path)
+            .header("Origin", "null")
+            .json(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            r.status(),
+            StatusCode::FORBIDDEN,
+            "{path} with Origin: null"
+        );
+        // No Origin, but not JSON (a form, or a page whose browser omits Origin).
+        for ct in ["text/plain", "application/x-www-form-urlencoded"] {
+            let r = raw(&s, reqwest::Method::POST, path)
+                .header("Content-Type", ct)
+                .body(body.to_string())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(
+                r.status(),
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "{path} {ct}"
+            );
+            let v: Value = r.json().await.unwrap();
+            assert!(v["error"].as_str().unwrap().contains("application/json"));
+        }
+        let r = raw(&s, reqwest::Method::POST, path)
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            r.status(),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "{path} without a content type"
+        );
+    }
+    assert_eq!(board_count(&s).await, posts, "no board post was created");
+    assert_eq!(
+        pending_tokens(&s).await,
+        tokens,
+        "no approval was confirmed"
+    );
+    let r = raw(
+        &s,
+        reqwest::Method::GET,
+        "/api/v1/keepers/rondo/chat/operations/tui-evil-1",
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(
+        r.status(),
+        StatusCode::NOT_FOUND,
+        "no chat message was sent"
+    );
+    for (path, _) in &writes {
+        assert_eq!(s.request_count("POST", path.split('?').next().unwrap()), 0);
+    }
+    // Our own client's shape (JSON, no Origin, or our own origin) still writes.
+    let r = raw(&s, reqwest::Method::POST, BOARD_POST)
+        .header("Origin", s.base_url())
+        .json(&serde_json::json!({"title": "ours", "body": "b"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    assert_eq!(board_count(&s).await, posts + 1);
+    s.shutdown().await;
+}
+
+/// DNS rebinding: a request naming another host reaches the socket but is answered 421 on
+/// every route, public ones included, in every auth mode; the listening address, `localhost`
+/// and `--allow-host` names are served.
+#[tokio::test]
+async fn issue16_host_allow_list_refuses_rebinding_names_in_every_mode() {
+    for auth in [
+        AuthMode::NoAuth,
+        AuthMode::GeneratedToken,
+        AuthMode::Token("t".into()),
+    ] {
+        let s = start(ServeOptions {
+            auth: auth.clone(),
+            allowed_hosts: vec!["masc.test".into()],
+            ..ServeOptions::default()
+        })
+        .await
+        .unwrap();
+        let port = s.addr().port();
+        for path in [
+            "/health",
+            "/api/v1/keepers/rondo/chat/history/page",
+            OPERATOR,
+            "/api/v1/board",
+            "/nowhere",
+        ] {
+            for host in [
+                format!("evil.example:{port}"),
+                format!("127.0.0.1:{}", port.wrapping_add(1)),
+                "127.0.0.1".to_string(),
+                format!("masc.test.evil.example:{port}"),
+            ] {
+                let r = raw(&s, reqwest::Method::GET, path)
+                    .header("Host", &host)
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(
+                    r.status(),
+                    StatusCode::MISDIRECTED_REQUEST,
+                    "{auth:?} {path} Host: {host}"
+                );
+                let v: Value = r.json().await.unwrap();
+                assert!(v["error"].as_str().unwrap().starts_with("host_not_allowed"));
+            }
+        }
+        for host in [
+            format!("127.0.0.1:{port}"),
+            format!("localhost:{port}"),
+            format!("MASC.test:{port}"),
+        ] {
+            let r = raw(&s, reqwest::Method::GET, "/health")
+                .header("Host", &host)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), StatusCode::OK, "{auth:?} Host: {host}");
+        }
+        assert_eq!(
+            s.request_count("GET", "/nowhere"),
+            0,
+            "refused before routing"
+        );
+        s.shutdown().await;
+    }
+}
+
+/// A foreign `Origin` on a read is refused too (a cross-origin page learns nothing, not even
+/// through a CORS misconfiguration later); the test-mode admin routes follow the same rules.
+#[tokio::test]
+async fn issue16_foreign_origin_reads_and_admin_writes_are_refused() {
+    let s = no_auth_server().await;
+    let r = raw(&s, reqwest::Method::GET, OPERATOR)
+        .header("Origin", "http://evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    let r = raw(&s, reqwest::Method::POST, "/__admin/faults")
+        .header("Content-Type", "text/plain")
+        .body(r#"{"rules":[]}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let r = raw(&s, reqwest::Method::OPTIONS, BOARD_POST)
+        .header("Origin", "http://evil.example")
+        .header("Access-Control-Request-Method", "POST")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN, "a preflight is refused");
+    assert!(r.headers().get("access-control-allow-origin").is_none());
+    s.shutdown().await;
+}
+
+/// Issue 16 item 7: every error the framework writes is a §1.4 JSON envelope of the path's
+/// family (405, body rejections, bad path segments, oversized bodies).
+#[tokio::test]
+async fn issue16_framework_errors_are_json_envelopes_s1_4() {
+    let s = server().await;
+    let cases: Vec<(reqwest::Method, &str, Option<&str>, &str)> = vec![
+        (reqwest::Method::DELETE, "/health", None, "error"),
+        (reqwest::Method::PUT, ROSTER, Some("{}"), "gate"),
+        (reqwest::Method::GET, BOARD_POST, None, "tool"),
+        (
+            reqwest::Method::POST,
+            "/api/v1/operator",
+            Some("{}"),
+            "error",
+        ),
+        (reqwest::Method::GET, CHAT_STREAM, None, "error"),
+        (
+            reqwest::Method::POST,
+            "/api/v1/keepers/rondo/config",
+            Some("{not json"),
+            "error",
+        ),
+        (
+            reqwest::Method::POST,
+            "/api/v1/gate/connector/bind?name=discord",
+            Some("[1,"),
+            "gate",
+        ),
+        (
+            reqwest::Method::POST,
+            BOARD_POST,
+            Some("\"a string\""),
+            "tool",
+        ),
+        (
+            reqwest::Method::GET,
+            "/api/v1/keepers/%FF%FE/chat/history/page",
+            None,
+            "error",
+        ),
+    ];
+    for (method, path, body, family) in cases {
+        let mut rb = raw(&s, method.clone(), path);
+        if let Some(b) = body {
+            rb = rb
+                .header("Content-Type", "application/json")
+                .body(b.to_string());
+        }
+        let r = rb.send().await.unwrap();
+        let status = r.status();
+        assert!(
+            status.is_client_error() || status.is_server_error(),
+            "{method} {path}: {status}"
+        );
+        let ct = r
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        assert!(ct.starts_with("application/json"), "{method} {path}: {ct}");
+        let v: Value = r.json().await.unwrap();
+        match family {
+            "gate" => {
+                assert_eq!(v["ok"], false, "{method} {path}: {v}");
+                assert!(v["error"].is_string(), "{method} {path}: {v}");
+            }
+            "tool" => {
+                assert_eq!(v["ok"], false, "{method} {path}: {v}");
+                assert!(v["message"].is_string(), "{method} {path}: {v}");
+            }
+            _ => assert!(
+                v["error"].is_string() || v["error"]["message"].is_string(),
+                "{method} {path}: {v}"
+            ),
+        }
+    }
+    // An oversized body (over the framework's 2 MB limit).
+    let big = format!("{{\"title\":\"t\",\"body\":\"{}\"}}", "x".repeat(3 << 20));
+    let r = raw(&s, reqwest::Method::POST, BOARD_POST)
+        .header("Content-Type", "application/json")
+        .body(big)
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_client_error(), "{}", r.status());
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["ok"], false);
+    s.shutdown().await;
+}
+
+/// Issue 16 item 7: `bearer` in any case is the Bearer scheme (RFC 9110: schemes are
+/// case-insensitive); another scheme stays 401.
+#[tokio::test]
+async fn issue16_bearer_scheme_in_any_case_s1_3() {
+    let s = server().await;
+    let token = s.token().unwrap();
+    for scheme in ["bearer", "BEARER", "Bearer", "bEaReR"] {
+        let r = client()
+            .get(format!("{}{}", s.base_url(), ROSTER))
+            .header("Authorization", format!("{scheme} {token}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK, "{scheme}");
+    }
+    let r = client()
+        .get(format!("{}{}", s.base_url(), ROSTER))
+        .header("Authorization", format!("Token {token}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    s.shutdown().await;
+}
+
+/// Issue 16 item 7: an `offset` beyond any integer is past the end (clamped to the maximum,
+/// an empty page), never a silent 0 that makes an offset-paging client loop (§8.1).
+#[tokio::test]
+async fn issue16_oversized_offset_is_not_zero_s8_1() {
+    let s = server().await;
+    let huge = "99999999999999999999999";
+    let v: Value = raw(
+        &s,
+        reqwest::Method::GET,
+        &format!("/api/v1/board?offset={huge}"),
+    )
+    .send()
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(v["offset"], 5000);
+    assert_eq!(v["count"], 0);
+    let v: Value = raw(
+        &s,
+        reqwest::Method::GET,
+        &format!("/api/v1/gate/connector/names?name=discord&scope=channel&offset={huge}"),
+    )
+    .send()
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(v["offset"], i64::MAX);
+    assert_eq!(v["mappings"], serde_json::json!([]));
+    assert_eq!(v["has_more"], false);
+    s.shutdown().await;
+}
+
+/// Issue 16 item 7: the store and its WAL are owner-only (0600).
+#[cfg(unix)]
+#[tokio::test]
+async fn issue16_store_files_are_0600() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(ServeOptions {
+        data_dir: Some(dir.path().to_path_buf()),
+        ..ServeOptions::default()
+    })
+    .await
+    .unwrap();
+    let posted = raw(&s, reqwest::Method::POST, BOARD_POST)
+        .json(&serde_json::json!({"title": "t", "body": "b"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(posted.status(), StatusCode::CREATED);
+    let root = dir.path().join(".masc");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&root).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("masc-tui-server.sqlite3") {
+            let mode = masc_tui::private_file::mode_of(&path).unwrap();
+            assert_eq!(mode, 0o600, "{name}: {mode:o}");
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 2,
+        "the store and its WAL were checked ({checked})"
+    );
+    s.shutdown().await;
 }

@@ -236,6 +236,7 @@ async fn chat_stream_refuses_bad_bodies_before_the_stream_s4_3() {
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
     let r = reqwest::Client::new()
         .post(format!("{}{}", s.base_url(), STREAM))
+        .header("Content-Type", "application/json")
         .body(json!({"request_id":"tui-3","name":"rondo","message":"hi"}).to_string())
         .send()
         .await
@@ -494,5 +495,74 @@ async fn two_concurrent_posts_of_one_request_id_create_one_operation_s4_4() {
         .filter(|m| m["content"] == "동시에")
         .count();
     assert_eq!(users, 1, "one user row for one request_id");
+    s.shutdown().await;
+}
+
+/// Issue 16 item 5: a reused `request_id` naming another Keeper or another message is
+/// refused (409, the §1.4 `{"error"}` envelope) with nothing stored; only an identical
+/// re-post replays the acceptance. The client classifies that 409 as "not applied".
+#[tokio::test]
+async fn issue16_reused_request_id_with_other_keeper_or_message_is_409_s4_3() {
+    use masc_tui::actors::chat::send::classify_open_failure;
+    use masc_tui::protocol::client::SseOpenFailure;
+    let s = server().await;
+    let first = json!({"request_id": "tui-reuse", "name": "rondo", "message": "hello"}).to_string();
+    let evs = events(
+        &post_chat(&s, first.clone())
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+    );
+    assert_eq!(evs[0]["value"]["operation_id"], "tui-reuse");
+    let (_, before) = get_json(&s, "/api/v1/keepers/sangsu/chat/history/page").await;
+    for other in [
+        json!({"request_id": "tui-reuse", "name": "sangsu", "message": "hello"}),
+        json!({"request_id": "tui-reuse", "name": "rondo", "message": "another"}),
+        json!({"request_id": "tui-reuse", "name": "sangsu", "message": "another"}),
+    ] {
+        let r = post_chat(&s, other.to_string()).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::CONFLICT, "{other}");
+        assert!(
+            r.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("application/json")
+        );
+        let body = r.bytes().await.unwrap();
+        let v: Value = serde_json::from_slice(&body).unwrap();
+        assert!(
+            v["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("request_id_conflict"),
+            "{v}"
+        );
+        assert_eq!(v["request_id"], "tui-reuse");
+        let outcome = classify_open_failure(SseOpenFailure::Responded { status: 409, body });
+        assert_eq!(
+            outcome.send_state(),
+            masc_tui::outbox::SendState::NotApplied,
+            "{other}"
+        );
+    }
+    let (st, _) = get_json(&s, "/api/v1/keepers/sangsu/chat/operations/tui-reuse").await;
+    assert_eq!(st, StatusCode::NOT_FOUND, "nothing was stored for sangsu");
+    let (_, after) = get_json(&s, "/api/v1/keepers/sangsu/chat/history/page").await;
+    assert_eq!(
+        after["messages"], before["messages"],
+        "no row for the refused post"
+    );
+    let (st, op) = get_json(&s, "/api/v1/keepers/rondo/chat/operations/tui-reuse").await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(op["input"]["message"], "hello", "the first send stands");
+    // The identical re-post replays the acceptance.
+    let r = post_chat(&s, first).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let again = events(&r.text().await.unwrap());
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0]["value"]["operation_id"], "tui-reuse");
     s.shutdown().await;
 }

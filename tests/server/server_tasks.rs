@@ -193,6 +193,7 @@ async fn replaced_event_log_invalidates_cursors_409_s5_3() {
             s.base_url()
         ))
         .bearer_auth(s.token().unwrap())
+        .header("Content-Type", "application/json")
         .send()
         .await
         .unwrap();

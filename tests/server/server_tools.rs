@@ -318,6 +318,7 @@ async fn warming_setting_over_the_test_mode_admin_route_and_auth_s6_1_s1_3() {
         reqwest::Client::new()
             .post(format!("{}/__admin/tools-warming", s.base_url()))
             .bearer_auth(s.token().unwrap())
+            .header("Content-Type", "application/json")
             .body(body)
             .send()
     };
@@ -349,6 +350,7 @@ async fn warming_setting_over_the_test_mode_admin_route_and_auth_s6_1_s1_3() {
     let r = reqwest::Client::new()
         .post(format!("{}/__admin/tools-warming", plain.base_url()))
         .bearer_auth(plain.token().unwrap())
+        .header("Content-Type", "application/json")
         .body(r#"{"mode":"off"}"#)
         .send()
         .await

@@ -205,11 +205,35 @@ pub(crate) fn failure_for_status(status: u16, body: &[u8]) -> ClientError {
             served: m.served_root,
         };
     }
-    if status == 503 || is_warming_body(body) {
+    // Warming is defined by its body (§1.4), never by the status alone: a plain 503 (a proxy,
+    // an overloaded server) is a failed read (issue 16).
+    if is_warming_body(body) {
         return ClientError::Warming;
     }
     ClientError::Status {
         status,
         body: cut_body(body, ERROR_BODY_LIMIT),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issue16_503_is_warming_only_with_the_warming_body() {
+        let warming = failure_for_status(503, br#"{"error":"not initialized"}"#);
+        assert!(matches!(warming, ClientError::Warming));
+        let dashboard = failure_for_status(503, br#"{"status":"initializing","message":"x"}"#);
+        assert!(matches!(dashboard, ClientError::Warming));
+        for body in [&b""[..], b"Service Unavailable", br#"{"error":"down"}"#] {
+            let failed = failure_for_status(503, body);
+            assert!(
+                matches!(failed, ClientError::Status { status: 503, .. }),
+                "{:?} → {failed:?}",
+                String::from_utf8_lossy(body)
+            );
+            assert_ne!(failed.class(), "warming");
+        }
     }
 }

@@ -132,6 +132,7 @@ async fn stream(
         format!("{}\n{}\n{}", req.request_id, req.name, req.message).as_bytes(),
     ))[..16]
         .to_string();
+    let digest_again = digest.clone();
     let input = json!({"name": req.name, "message": req.message});
     let (id, keeper, message) = (
         req.request_id.clone(),
@@ -170,8 +171,21 @@ async fn stream(
         None => {
             let id = req.request_id.clone();
             let op = state.store().read(move |c| chat::operation(c, &id)).await?;
-            let op_state = op.map(|o| o.state).unwrap_or_else(|| "Queued".into());
-            let event = acceptance(&req.request_id, &op_state, faults.echo_wrong);
+            // A re-post replays the acceptance only when it is the same send: same Keeper,
+            // same message (the digest covers id, Keeper and message). Anything else reusing
+            // the id is refused before any effect (issue 16): nothing was stored for it.
+            let Some(op) =
+                op.filter(|o| o.keeper == req.name && o.execution_digest == digest_again)
+            else {
+                return Ok(json_status(
+                    StatusCode::CONFLICT,
+                    json!({
+                        "error": "request_id_conflict: this request_id belongs to another Keeper or message",
+                        "request_id": req.request_id,
+                    }),
+                ));
+            };
+            let event = acceptance(&req.request_id, &op.state, faults.echo_wrong);
             let _ = tx.send(frame(1, &event)).await;
         }
         Some(turn_no) => {

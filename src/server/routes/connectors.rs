@@ -82,7 +82,7 @@ async fn names(
         ));
     };
     let next = rows.last().map(|(id, _)| id.clone());
-    let has_more = total > offset + rows.len() as i64;
+    let has_more = total > offset.saturating_add(rows.len() as i64);
     let mappings: Vec<Value> = rows
         .into_iter()
         .map(|(id, name)| json!({"id": id, "name": name}))

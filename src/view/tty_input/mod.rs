@@ -1,0 +1,242 @@
+//! The terminal input reader (issue 16 item 2).
+//!
+//! crossterm's own reader (`EventStream`, `event::read`) cannot see a terminal that went away:
+//! on end of input its loop reads 0 bytes and reads again, and on `EIO` it ignores the error
+//! and reads again, forever, at 100 % of a core (crossterm 0.28 and 0.29,
+//! `event/source/unix/mio.rs`). This reader owns the terminal's input instead: one blocking
+//! thread reads the terminal (stdin when it is a terminal, else `/dev/tty`, like crossterm),
+//! feeds the bytes to crossterm's grammar ([`parse`], vendored) and hands each event to the
+//! caller. End of input (a read of 0 bytes) and any read error other than `EINTR` end the
+//! reader once, with an [`InputEnd`] saying which; the caller turns that into the same
+//! shutdown as `q q`. Nothing here loops without blocking in `read(2)`.
+
+mod parse;
+
+use crossterm::event::Event;
+use std::collections::VecDeque;
+use std::fmt;
+use std::io::{self, IsTerminal, Read};
+use std::time::Duration;
+
+/// One read; crossterm's size (a read that fills it means more bytes are waiting).
+const READ_BUFFER: usize = 1024;
+
+/// How long a reader waits before reading again when the terminal was left non-blocking by
+/// another program (`EAGAIN`): a bounded wait, never a busy loop.
+const WOULD_BLOCK_BACKOFF: Duration = Duration::from_millis(20);
+
+/// Why the terminal stopped delivering input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputEnd {
+    /// A read returned 0 bytes: the terminal hung up or input was closed.
+    EndOfInput,
+    /// A read failed (`EIO` on a terminal whose other side is gone, `EBADF`, …).
+    ReadError(String),
+}
+
+impl fmt::Display for InputEnd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::EndOfInput => f.write_str("end of input"),
+            Self::ReadError(why) => write!(f, "read error: {why}"),
+        }
+    }
+}
+
+/// crossterm's byte-at-a-time parser driver (`event/source/unix/mio.rs`, `Parser`).
+#[derive(Debug, Default)]
+pub struct InputParser {
+    buffer: Vec<u8>,
+    events: VecDeque<Event>,
+}
+
+impl InputParser {
+    /// Feeds bytes; `more` says more bytes are already waiting (a lone ESC then waits for
+    /// them instead of being read as the Esc key).
+    pub fn advance(&mut self, bytes: &[u8], more: bool) {
+        for (idx, byte) in bytes.iter().enumerate() {
+            let more = idx + 1 < bytes.len() || more;
+            self.buffer.push(*byte);
+            match parse::parse_event(&self.buffer, more) {
+                Ok(Some(parse::InternalEvent::Event(event))) => {
+                    self.events.push_back(event);
+                    self.buffer.clear();
+                }
+                // Replies to queries this program never sends: dropped.
+                Ok(Some(_)) => self.buffer.clear(),
+                // Not enough bytes for the current sequence yet.
+                Ok(None) => {}
+                // Not a sequence crossterm knows: dropped, parsing goes on.
+                Err(_) => self.buffer.clear(),
+            }
+        }
+    }
+
+    /// The next parsed event.
+    pub fn next_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// Bytes held for an unfinished sequence.
+    pub fn pending(&self) -> usize {
+        self.buffer.len()
+    }
+}
+
+/// Every event of `bytes` read in one go (fuzz corpus, benches, tests).
+pub fn parse_all(bytes: &[u8]) -> Vec<Event> {
+    let mut parser = InputParser::default();
+    parser.advance(bytes, false);
+    std::iter::from_fn(|| parser.next_event()).collect()
+}
+
+/// The terminal to read: stdin when it is a terminal, else `/dev/tty` (crossterm's choice).
+fn open_terminal() -> io::Result<std::fs::File> {
+    let stdin = io::stdin();
+    if stdin.is_terminal() {
+        use std::os::fd::AsFd;
+        return Ok(std::fs::File::from(stdin.as_fd().try_clone_to_owned()?));
+    }
+    std::fs::File::open("/dev/tty")
+}
+
+/// Reads `source` until it ends: each parsed event goes to `on_event` (which returns `false`
+/// when nobody listens any more: the reader then stops quietly), and the end of input or the
+/// read error goes to the returned value. Blocks; [`spawn_input_reader`] runs it on a thread.
+pub fn read_events(
+    source: &mut dyn Read,
+    on_event: &mut dyn FnMut(Event) -> bool,
+) -> Option<InputEnd> {
+    let mut parser = InputParser::default();
+    let mut buf = [0u8; READ_BUFFER];
+    loop {
+        match source.read(&mut buf) {
+            Ok(0) => return Some(InputEnd::EndOfInput),
+            Ok(n) => {
+                parser.advance(&buf[..n], n == buf.len());
+                while let Some(event) = parser.next_event() {
+                    if !on_event(event) {
+                        return None;
+                    }
+                }
+            }
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
+                std::thread::sleep(WOULD_BLOCK_BACKOFF);
+            }
+            Err(err) => return Some(InputEnd::ReadError(err.to_string())),
+        }
+    }
+}
+
+/// Starts the reader thread on the terminal. `on_end` runs once, on the reader thread, when
+/// the terminal ends (not when `on_event` stopped the reader).
+pub fn spawn_input_reader<E, F>(mut on_event: E, on_end: F) -> io::Result<()>
+where
+    E: FnMut(Event) -> bool + Send + 'static,
+    F: FnOnce(InputEnd) + Send + 'static,
+{
+    let mut terminal = open_terminal()?;
+    std::thread::Builder::new()
+        .name("masc-tui-input".into())
+        .spawn(move || {
+            if let Some(end) = read_events(&mut terminal, &mut on_event) {
+                tracing::warn!(target: "masc_tui::terminal", end = %end, "terminal input ended");
+                on_end(end);
+            }
+        })?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    struct Script(VecDeque<io::Result<Vec<u8>>>);
+
+    impl Read for Script {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            match self.0.pop_front() {
+                None => Ok(0),
+                Some(Err(e)) => Err(e),
+                Some(Ok(bytes)) => {
+                    buf[..bytes.len()].copy_from_slice(&bytes);
+                    Ok(bytes.len())
+                }
+            }
+        }
+    }
+
+    fn run(steps: Vec<io::Result<Vec<u8>>>) -> (Vec<Event>, Option<InputEnd>) {
+        let mut source = Script(steps.into());
+        let mut seen = Vec::new();
+        let end = read_events(&mut source, &mut |e| {
+            seen.push(e);
+            true
+        });
+        (seen, end)
+    }
+
+    #[test]
+    fn issue16_end_of_input_ends_the_reader_once() {
+        let (events, end) = run(vec![Ok(b"qq".to_vec())]);
+        assert_eq!(events.len(), 2);
+        assert_eq!(end, Some(InputEnd::EndOfInput));
+    }
+
+    #[test]
+    fn issue16_eio_ends_the_reader_and_eintr_does_not() {
+        let (events, end) = run(vec![
+            Err(io::Error::from(io::ErrorKind::Interrupted)),
+            Ok(b"j".to_vec()),
+            Err(io::Error::from_raw_os_error(5)),
+            Ok(b"never".to_vec()),
+        ]);
+        assert_eq!(
+            events,
+            vec![Event::Key(KeyEvent::new(
+                KeyCode::Char('j'),
+                KeyModifiers::NONE
+            ))]
+        );
+        assert!(matches!(end, Some(InputEnd::ReadError(_))), "{end:?}");
+    }
+
+    #[test]
+    fn a_listener_that_is_gone_stops_the_reader_quietly() {
+        let mut source = Script(vec![Ok(b"abc".to_vec())].into());
+        let mut n = 0;
+        let end = read_events(&mut source, &mut |_| {
+            n += 1;
+            false
+        });
+        assert_eq!((n, end), (1, None));
+    }
+
+    #[test]
+    fn sequences_split_across_reads_and_paste_parse_like_crossterm() {
+        let mut p = InputParser::default();
+        p.advance(b"\x1b[", true);
+        assert_eq!(p.next_event(), None);
+        assert_eq!(p.pending(), 2);
+        p.advance(b"A", false);
+        assert_eq!(
+            p.next_event(),
+            Some(Event::Key(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE)))
+        );
+        assert_eq!(
+            parse_all(b"\x1b[200~a\x1bb\x1b[201~"),
+            vec![Event::Paste("a\x1bb".into())]
+        );
+        assert_eq!(
+            parse_all(b"\x1b"),
+            vec![Event::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE))]
+        );
+        // A hostile X10 mouse report with coordinate bytes below 33 (crossterm overflows).
+        match parse_all(b"\x1b[M \x00\x00").as_slice() {
+            [Event::Mouse(m)] => assert_eq!((m.column, m.row), (0, 0)),
+            other => panic!("one mouse event, got {other:?}"),
+        }
+    }
+}
