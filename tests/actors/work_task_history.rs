@@ -397,14 +397,14 @@ async fn a5_cursor_invalidated_mid_chain_is_a_failure_never_the_end() {
 #[tokio::test]
 async fn a11_an_initial_failure_retry_stays_failed_with_its_cause_while_in_flight() {
     let mut rig = rig(
-        plan(r#"{"match":{"method":"GET","path":"/api/v1/dashboard/tasks/history/page"},"when":{"nth":1},"fault":{"status":503,"body":{"error":"busy"}}},
+        plan(r#"{"match":{"method":"GET","path":"/api/v1/dashboard/tasks/history/page"},"when":{"nth":1},"fault":{"status":503,"body":{"error":"not initialized"}}},
                 {"match":{"method":"GET","path":"/api/v1/dashboard/tasks/history/page"},"when":{"nth":2},"fault":{"status":500,"body":{"error":"store"}}}"#),
         Sources::Detail,
     )
     .await;
     let (_, h1) = rig.open_task(LONG, 10).await;
     let first = rig.observed_ticket(&h1).await;
-    // 503 is the warming class; the second reply is a plain failure.
+    // The warming body (§1.4) is the warming class; the second reply is a plain failure.
     assert_eq!(history_error(&first), ClientError::Warming);
     assert!(matches!(
         rig.task().history.fetched,
