@@ -218,7 +218,10 @@ async fn s13_embedded_common_read_faults_are_typed() {
         (r#"{"status":500,"body":{"error":"boom"}}"#, "status_500"),
         // Issue 16: a 503 without the warming body is a failed read, not "warming".
         (r#"{"status":503}"#, "status_503"),
-        (r#"{"status":503,"body":{"error":"overloaded"}}"#, "status_503"),
+        (
+            r#"{"status":503,"body":{"error":"overloaded"}}"#,
+            "status_503",
+        ),
         (r#"{"malformed":true}"#, "decode_syntax"),
         (r#"{"truncate_at":10}"#, "transport"),
         (r#"{"drop":"before_apply"}"#, "transport"),

@@ -337,7 +337,9 @@ async fn issue16_503_without_the_warming_body_is_a_failed_read_s1_4() {
     let variants: Vec<Reply> = vec![
         Reply::json(503, r#"{"error":"something else"}"#),
         Reply::status(503),
-        Reply::status(503).header("content-type", "text/plain").body("Service Unavailable"),
+        Reply::status(503)
+            .header("content-type", "text/plain")
+            .body("Service Unavailable"),
     ];
     let count = variants.len();
     mock.route("GET", PATH, move |_, n| variants[n].clone());
