@@ -229,6 +229,7 @@ async fn create_post_errors_are_400_tool_envelope_s8_4() {
         );
     }
     let r = req(&s, reqwest::Method::POST, POST)
+        .header("Content-Type", "application/json")
         .body("{oops")
         .send()
         .await

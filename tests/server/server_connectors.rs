@@ -242,6 +242,7 @@ async fn bind_errors_s7_3() {
         (StatusCode::NOT_FOUND, Some("unknown connector: teams"))
     );
     let r = req(&s, reqwest::Method::POST, url)
+        .header("Content-Type", "application/json")
         .body("{not json")
         .send()
         .await

@@ -333,6 +333,7 @@ async fn refusals_expired_actor_token_json_s10_5() {
         )
     );
     let r = req(&s, reqwest::Method::POST, CONFIRM, Some("masc-tui"))
+        .header("Content-Type", "application/json")
         .body("{nope")
         .send()
         .await
