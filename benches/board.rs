@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // bench harness
 
-use criterion::{Criterion, black_box, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use masc_tui::actors::board::{BoardCommand, BoardPostsRead, BoardQuery};
 use masc_tui::actors::messages::{Observation, ObservationPayload};
 use masc_tui::actors::ticket::{SourceKey, Ticket};
@@ -18,6 +18,7 @@ use masc_tui::view::screens::{ProjectionCtx, Tab, Ui, render};
 use masc_tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 

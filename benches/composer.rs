@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // bench harness
 
-use criterion::{BatchSize, Criterion, black_box, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::view::composer::render::{self, DEFAULT_PLACEHOLDER};
 use masc_tui::view::composer::{Composer, ComposerView, PendingInput, PendingState};
@@ -15,6 +15,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
 use ratatui::widgets::Paragraph;
 use ratatui::{Terminal, TerminalOptions, Viewport};
+use std::hint::black_box;
 use std::time::Instant;
 
 const AREA: Rect = Rect {

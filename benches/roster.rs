@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // bench harness
 
-use criterion::{Criterion, black_box, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::view::keys::handle_key;
@@ -15,6 +15,7 @@ use masc_tui::view::theme::Theme;
 use ratatui::backend::CrosstermBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use std::hint::black_box;
 use std::io::BufWriter;
 use std::time::Instant;
 

@@ -9,7 +9,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // bench harness
 
-use criterion::{Criterion, Throughput, black_box, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use masc_tui::protocol::admission::{ReadAuthority, ReadScope, WorkspaceId};
 use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
 use masc_tui::protocol::connectors::{ConnectorNamesPage, NameScope, NamesPageRequest};
@@ -18,6 +18,7 @@ use masc_tui::protocol::health::{IdentityVerdict, judge_identity};
 use masc_tui::protocol::keepers::KeeperRoster;
 use masc_tui::protocol::tasks::{PageRequest, TaskHistoryPage, TaskList};
 use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
+use std::hint::black_box;
 use std::time::{Duration, Instant};
 use tokio::runtime::Runtime;
 

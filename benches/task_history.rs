@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // bench harness
 
-use criterion::{Criterion, black_box, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use masc_tui::actors::messages::{IdentityState, Observation, ObservationPayload};
 use masc_tui::actors::ticket::{SourceKey, Ticket};
 use masc_tui::actors::work::{HistoryChain, HistoryPageRead};
@@ -19,6 +19,7 @@ use masc_tui::view::theme::Theme;
 use masc_tui::view::work::PrepJob;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 

@@ -5,11 +5,12 @@
 //! - a resize (reading width change → re-wrap) with 100k entries
 //! - resident memory with 100k entries (printed once: VmRSS from /proc/self/status)
 
-use criterion::{BatchSize, Criterion, black_box, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use masc_tui::view::chat::{
     CallState, Entry, EntryKind, ScrollPosition, Speaker, ToolCall, Transcript, TranscriptView,
 };
 use masc_tui::view::theme::Theme;
+use std::hint::black_box;
 use std::io::Write as _;
 
 const T0: f64 = 1_787_000_000.0;

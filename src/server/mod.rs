@@ -51,6 +51,7 @@ pub mod http;
 pub mod middleware;
 pub mod origin;
 pub mod routes;
+pub mod seeded;
 pub mod state;
 pub mod store;
 
@@ -206,9 +207,9 @@ impl RunningServer {
 }
 
 fn make_token() -> String {
-    use rand::Rng;
-    let mut rng = rand::thread_rng();
-    let bytes: [u8; 24] = rng.r#gen();
+    use rand::RngExt;
+    let mut rng = rand::rng();
+    let bytes: [u8; 24] = rng.random();
     format!("masc-tui-{}", hex::encode(bytes))
 }
 

@@ -22,6 +22,8 @@ const HIDE_CURSOR: &[u8] = b"\x1b[?25l";
 pub trait FrameSink: Backend + Send + 'static {
     fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()>;
     fn clear_all(&mut self) -> io::Result<()>;
+    /// The backend's own error (ratatui's `Backend::Error`) as the presenter's `io::Error`.
+    fn io_error(err: Self::Error) -> io::Error;
 }
 
 impl FrameSink for TestBackend {
@@ -29,7 +31,10 @@ impl FrameSink for TestBackend {
         Ok(())
     }
     fn clear_all(&mut self) -> io::Result<()> {
-        Backend::clear(self)
+        Backend::clear(self).map_err(Self::io_error)
+    }
+    fn io_error(err: std::convert::Infallible) -> io::Error {
+        match err {}
     }
 }
 
@@ -39,6 +44,9 @@ impl<W: Write + Send + 'static> FrameSink for CrosstermBackend<W> {
     }
     fn clear_all(&mut self) -> io::Result<()> {
         Write::write_all(self, CLEAR_ALL)
+    }
+    fn io_error(err: io::Error) -> io::Error {
+        err
     }
 }
 
@@ -160,20 +168,22 @@ impl<B: FrameSink> Presenter<B> {
             self.backend.clear_all()?;
             self.backend.write_raw(HIDE_CURSOR)?;
         }
-        self.backend.draw(diff.into_iter())?;
+        self.backend.draw(diff.into_iter()).map_err(B::io_error)?;
         match cursor {
             Some(at) => {
-                self.backend.set_cursor_position(at)?;
-                self.backend.show_cursor()?;
+                self.backend.set_cursor_position(at).map_err(B::io_error)?;
+                self.backend.show_cursor().map_err(B::io_error)?;
             }
             // Drawing moved the hidden cursor; it only needs hiding when it was shown.
-            None if self.cursor.is_some() && !full => self.backend.hide_cursor()?,
+            None if self.cursor.is_some() && !full => {
+                self.backend.hide_cursor().map_err(B::io_error)?
+            }
             None => {}
         }
         if self.sync {
             self.backend.write_raw(SYNC_END)?;
         }
-        Backend::flush(&mut self.backend)
+        Backend::flush(&mut self.backend).map_err(B::io_error)
     }
 }
 

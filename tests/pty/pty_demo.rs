@@ -45,7 +45,9 @@ fn assert_roster_columns(screen: &vt100::Screen) {
         "the second cell of 하 is its continuation"
     );
     assert_eq!(
-        screen.cell(sky, name_col + 2).map(|c| c.contents()),
+        screen
+            .cell(sky, name_col + 2)
+            .map(|c| c.contents().to_string()),
         Some("늘".to_string())
     );
 }

@@ -156,7 +156,11 @@ impl PtySession {
         let writer = pair.master.take_writer().expect("pty writer");
         let shared = Arc::new(Shared {
             seen: Mutex::new(Seen {
-                parser: vt100::Parser::new(ROWS, COLS, 0),
+                parser: vt100::Parser::new(
+                    std::num::NonZeroU16::new(ROWS).expect("ROWS is not 0"),
+                    std::num::NonZeroU16::new(COLS).expect("COLS is not 0"),
+                    0,
+                ),
                 bytes: Vec::new(),
                 eof: false,
             }),
@@ -416,7 +420,7 @@ fn cells_text(screen: &vt100::Screen, row: u16, col: u16, n: usize) -> Option<St
     while taken < n {
         let cell = screen.cell(row, c)?;
         if !cell.is_wide_continuation() {
-            out.push_str(&cell.contents());
+            out.push_str(cell.contents());
             taken += 1;
         }
         c += 1;

@@ -107,7 +107,13 @@ fn block_kind(tag: &Tag<'_>) -> Option<BlockKind> {
         | Tag::TableRow
         | Tag::TableCell
         | Tag::MetadataBlock(_) => BlockKind::Other,
-        Tag::Emphasis | Tag::Strong | Tag::Strikethrough | Tag::Link { .. } | Tag::Image { .. } => {
+        Tag::Emphasis
+        | Tag::Strong
+        | Tag::Strikethrough
+        | Tag::Superscript
+        | Tag::Subscript
+        | Tag::Link { .. }
+        | Tag::Image { .. } => {
             return None;
         }
     })

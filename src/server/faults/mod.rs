@@ -4,8 +4,7 @@
 //! [`FaultEngine`] decides, per request, which rules fire. Applying the fired faults to a
 //! response is the job of `server::middleware`.
 
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use crate::server::seeded::{SeededRng, seeded_rng};
 use serde::{Deserialize, Serialize};
 
 /// A whole plan: rules are checked in order and every rule that fires contributes its fault.
@@ -248,7 +247,7 @@ pub struct FiredRule {
 pub struct FaultEngine {
     plan: FaultPlan,
     matched: Vec<u64>,
-    rngs: Vec<Option<SmallRng>>,
+    rngs: Vec<Option<SeededRng>>,
 }
 
 impl FaultEngine {
@@ -258,7 +257,7 @@ impl FaultEngine {
             .rules
             .iter()
             .map(|r| match r.when {
-                When::Probability { seed, .. } => Some(SmallRng::seed_from_u64(seed)),
+                When::Probability { seed, .. } => Some(seeded_rng(seed)),
                 _ => None,
             })
             .collect();
@@ -290,7 +289,7 @@ impl FaultEngine {
                 When::First { first } => n <= *first,
                 When::Every { every } => *every,
                 When::Probability { probability, .. } => match self.rngs.get_mut(index) {
-                    Some(Some(rng)) => rng.r#gen::<f64>() < *probability,
+                    Some(Some(rng)) => rng.gen_f64() < *probability,
                     _ => false,
                 },
             };

@@ -6,6 +6,7 @@ use crate::server::http::{
     ApiResult, Faults, Guard, Operator, Public, Read, clamp_limit, error_body, json_ok,
     json_status, parse_query, query_get, with_echo, with_next_cursor,
 };
+use crate::server::seeded::seeded_rng;
 use crate::server::state::AppState;
 use crate::server::store::chat::{self, NewMessage};
 use crate::server::store::{StoreError, keepers, now_unix};
@@ -15,8 +16,6 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use axum::routing::{get, post};
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -258,7 +257,7 @@ impl Script {
     }
 
     async fn run(mut self) -> Result<(), StoreError> {
-        let mut rng = SmallRng::seed_from_u64(
+        let mut rng = seeded_rng(
             self.request_id
                 .bytes()
                 .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b))),

@@ -1,7 +1,6 @@
 //! Board: posts with comments (§8.1, §8.2), the hearth census (§8.3) and new posts (§8.4).
 
 use super::{Family, Migration, SEED_EPOCH, StoreError, rfc3339, seed_rng};
-use rand::Rng;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde_json::{Value, json};
 

@@ -1,7 +1,6 @@
 //! Keeper chat: per-keeper message history (§4.5) and chat operations (§4.3, §4.4).
 
 use super::{Family, Migration, SEED_EPOCH, StoreError, seed_rng};
-use rand::Rng;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde_json::{Map, Value, json};
 

@@ -2,7 +2,7 @@
 //! bind/unbind writes (§7.3, §7.4).
 
 use super::{Family, Migration, SEED_EPOCH, StoreError, rfc3339, seed_rng};
-use rand::Rng;
+use crate::server::seeded::SeededRng;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde_json::{Value, json};
 
@@ -136,7 +136,7 @@ pub const DIRECTORY_SIZES: &[(&str, &str, usize)] = &[
     ("slack", "server", 1),
 ];
 
-fn directory_id(connector: &str, scope: &str, i: usize, rng: &mut impl Rng) -> String {
+fn directory_id(connector: &str, scope: &str, i: usize, rng: &mut SeededRng) -> String {
     let step = 1_000 + rng.gen_range(0..997u64);
     match (connector, scope) {
         // Fixed-width snowflakes: byte order equals numeric order.
@@ -158,7 +158,7 @@ fn directory_id(connector: &str, scope: &str, i: usize, rng: &mut impl Rng) -> S
     }
 }
 
-fn directory_name(scope: &str, i: usize, rng: &mut impl Rng) -> String {
+fn directory_name(scope: &str, i: usize, rng: &mut SeededRng) -> String {
     match scope {
         "channel" => {
             let w = CHANNEL_WORDS[rng.gen_range(0..CHANNEL_WORDS.len())];

@@ -18,8 +18,7 @@ pub mod skills;
 pub mod tasks;
 pub mod tools;
 
-use rand::SeedableRng;
-use rand::rngs::SmallRng;
+use crate::server::seeded::{SeededRng, seeded_rng};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -77,13 +76,13 @@ pub const FAMILIES: &[&Family] = &[
 pub const SEED_EPOCH: i64 = 1_795_165_200;
 
 /// A deterministic RNG for a family's seed.
-pub fn seed_rng(family: &str) -> SmallRng {
+pub fn seed_rng(family: &str) -> SeededRng {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in family.bytes() {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x100_0000_01b3);
     }
-    SmallRng::seed_from_u64(h)
+    seeded_rng(h)
 }
 
 /// RFC 3339 UTC text of a unix time (seconds).

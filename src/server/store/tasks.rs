@@ -2,7 +2,7 @@
 //! (a replaced log gets a new generation, which invalidates older cursors, §5.3).
 
 use super::{Family, Migration, SEED_EPOCH, StoreError, rfc3339, seed_rng};
-use rand::Rng;
+use crate::server::seeded::SeededRng;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde_json::{Value, json};
 
@@ -226,7 +226,7 @@ fn seed_events(
     agent: &str,
     created: i64,
     n: usize,
-    rng: &mut impl Rng,
+    rng: &mut SeededRng,
 ) -> Vec<Value> {
     const NOTES: &[&str] = &[
         "ran cargo test --lib protocol",

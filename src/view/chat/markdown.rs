@@ -236,7 +236,21 @@ impl Renderer {
                 self.modifiers.push(Modifier::UNDERLINED);
                 self.link_dest.push((dest_url.to_string(), self.runs.len()));
             }
-            _ => {}
+            // Listed rather than `_` so a new pulldown-cmark tag is a compile error here. None of
+            // these is parsed without an extension option (we parse plain CommonMark); their
+            // text still arrives as `Text` events and renders inline at the surrounding style
+            // (superscript and subscript have no terminal form).
+            Tag::Superscript
+            | Tag::Subscript
+            | Tag::FootnoteDefinition(_)
+            | Tag::DefinitionList
+            | Tag::DefinitionListTitle
+            | Tag::DefinitionListDefinition
+            | Tag::Table(_)
+            | Tag::TableHead
+            | Tag::TableRow
+            | Tag::TableCell
+            | Tag::MetadataBlock(_) => {}
         }
     }
 
@@ -290,7 +304,18 @@ impl Renderer {
                     }
                 }
             }
-            _ => {}
+            // See `start`: inline at the surrounding style, text kept.
+            TagEnd::Superscript
+            | TagEnd::Subscript
+            | TagEnd::FootnoteDefinition
+            | TagEnd::DefinitionList
+            | TagEnd::DefinitionListTitle
+            | TagEnd::DefinitionListDefinition
+            | TagEnd::Table
+            | TagEnd::TableHead
+            | TagEnd::TableRow
+            | TagEnd::TableCell
+            | TagEnd::MetadataBlock(_) => {}
         }
     }
 }
