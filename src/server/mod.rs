@@ -43,8 +43,6 @@
 //! 7. **Tests**: `tests/server/server_<family>.rs` through plain reqwest against `start(..)`.
 
 pub mod compat;
-#[cfg(test)]
-mod compat_tests;
 pub mod conn;
 pub mod faults;
 pub mod http;

@@ -7,6 +7,7 @@
 mod server_support;
 mod support_endpoints;
 
+mod compat_masc;
 mod endpoints_reads;
 mod endpoints_writes;
 mod server_asks;

@@ -177,6 +177,18 @@ impl Reconciliation {
         }
     }
 
+    /// Whether the source reads the record again (after `recheck_after`): only a record still
+    /// queued or running, or one that could not be read. A terminal record — `Failed` with
+    /// `outcome_ref: null` included (issue 13, defect 1) — an absent operation and a route
+    /// this MASC does not serve are never re-read.
+    pub fn needs_recheck(&self) -> bool {
+        match self {
+            Self::Found(r) => !r.progress.state().is_terminal(),
+            Self::Unreadable { .. } => true,
+            Self::Absent | Self::NotServed => false,
+        }
+    }
+
     /// The outbox state a reconciliation moves an unsettled send to, if it moves it.
     pub fn send_state(&self) -> Option<SendState> {
         match self {
@@ -241,6 +253,31 @@ impl ChatObservation {
 #[cfg(test)]
 mod outcome_class_tests {
     use super::*;
+    use crate::protocol::decode::WireDecode;
+
+    /// Issue 13, defect 1: MASC's record of a cancelled turn (`Failed`, `outcome_ref: null`)
+    /// settles the send and ends reconciliation; so do an absent operation and a route this
+    /// MASC does not serve. Only an unsettled or unreadable record is read again.
+    #[test]
+    fn a_failed_record_with_null_outcome_ref_ends_reconciliation_issue13_defect1() {
+        let record = ChatOperationRecord::decode(include_bytes!(
+            "../../../tests/fixtures/compat/chat_operation__failed_turn_cancelled_null_outcome_ref.json"
+        ))
+        .unwrap();
+        let failed = Reconciliation::Found(Box::new(record));
+        assert!(!failed.needs_recheck());
+        assert_eq!(failed.send_state(), Some(SendState::Failed));
+        assert_eq!(failed.class(), "found_failed");
+        assert!(!Reconciliation::NotServed.needs_recheck());
+        assert_eq!(Reconciliation::NotServed.send_state(), None);
+        assert!(!Reconciliation::Absent.needs_recheck());
+        assert!(
+            Reconciliation::Unreadable {
+                class: "timeout".into()
+            }
+            .needs_recheck()
+        );
+    }
 
     #[test]
     fn a_completed_send_traces_ok_and_an_unknown_one_its_cause() {

@@ -491,11 +491,7 @@ impl Actor for ChatSource {
                 }
                 state.reconciling.remove(&request_id);
                 stage::unregistered(&ticket, "returned");
-                let again = match &result {
-                    Reconciliation::Found(r) => !r.progress.state().is_terminal(),
-                    Reconciliation::Unreadable { .. } => true,
-                    Reconciliation::Absent | Reconciliation::NotServed => false,
-                };
+                let again = result.needs_recheck();
                 let confirmed = matches!(&result, Reconciliation::Found(r)
                     if r.progress.state() == crate::protocol::chat::OperationState::Succeeded);
                 state.forward(

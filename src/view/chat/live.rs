@@ -345,7 +345,7 @@ mod tests {
     /// MASC's fixture `keeper_chat_stream__run_error_after_partial_delta.sse`
     /// (test_run_error_never_returns_partial_delta): the accepted turn fails after a delta.
     #[test]
-    fn run_error_mid_reply_never_draws_partial_text_as_a_reply_issue13_defect4() {
+    fn c2_c9_run_error_mid_reply_never_draws_partial_text_as_a_reply_issue13_defect4() {
         let t = run_until_error(&["half an ", "answer"]);
         assert!(
             t.entries().iter().all(|e| Role::of(e) != Role::Keeper),
@@ -379,7 +379,7 @@ mod tests {
     /// (`Failed`, `Turn_cancelled`, `outcome_ref: null`). Once the record says so the chat
     /// reads "cancelled", not "chat stream refused … outcome unknown", and nothing is pending.
     #[test]
-    fn a_cancelled_turn_reads_as_cancelled_once_the_record_says_so_issue13_defect5() {
+    fn c9_a_cancelled_turn_reads_as_cancelled_once_the_record_says_so_issue13_defect5() {
         use crate::actors::chat::{
             ChatObservation, Reconciliation, SendOutcome, SendStep, UnknownCause,
         };

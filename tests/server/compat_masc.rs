@@ -3,22 +3,23 @@
 //! client records them "not served" without asking again (Must-show 1); the older shapes
 //! decode with only their missing parts unavailable (Must-show 2); a cancelled and a failed
 //! chat turn settle through their `Failed` record with `outcome_ref: null` (defects 1, 4, 5).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 
-use super::compat::MascRelease;
-use super::faults::{ChatTurnFault, Fault, FaultPlan, FaultRule, When};
-use super::{AuthMode, RunningServer, ServeOptions, start};
-use crate::protocol::admission::{AdmissionMode, ReadAuthority, ReadScope, WorkspaceId};
-use crate::protocol::chat::{
+use masc_tui::protocol::admission::{AdmissionMode, ReadAuthority, ReadScope, WorkspaceId};
+use masc_tui::protocol::chat::{
     ChatOperationRecord, ChatStreamOutcome, ChatStreamValidator, OperationProgress,
 };
-use crate::protocol::client::{ClientConfig, ClientError, TokenSource, WorkspaceClient};
-use crate::protocol::decode::SinceRelease;
-use crate::protocol::health::{CommitField, IdentityVerdict, judge_identity};
-use crate::protocol::keepers::KeeperRoster;
-use crate::protocol::routes::{Capability, RouteFamily};
-use crate::protocol::runtime::RuntimeResolved;
-use crate::protocol::tasks::TaskList;
-use crate::protocol::tools::ToolsInventoryRead;
+use masc_tui::protocol::client::{ClientConfig, ClientError, TokenSource, WorkspaceClient};
+use masc_tui::protocol::decode::SinceRelease;
+use masc_tui::protocol::health::{CommitField, IdentityVerdict, judge_identity};
+use masc_tui::protocol::keepers::KeeperRoster;
+use masc_tui::protocol::routes::{Capability, RouteFamily};
+use masc_tui::protocol::runtime::RuntimeResolved;
+use masc_tui::protocol::tasks::TaskList;
+use masc_tui::protocol::tools::ToolsInventoryRead;
+use masc_tui::server::compat::MascRelease;
+use masc_tui::server::faults::{ChatTurnFault, Fault, FaultPlan, FaultRule, When};
+use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
 use std::time::Duration;
 
 async fn august(faults: FaultPlan) -> (RunningServer, WorkspaceClient, ReadAuthority) {
@@ -82,7 +83,7 @@ async fn the_august_release_404s_extension_routes_and_the_client_never_asks_twic
     assert_eq!(caps.get(RouteFamily::TaskList), Capability::NotServed);
     // Under /api/v1/keepers/ MASC's prefix handler answers {"error":"not found"}.
     match client
-        .get::<crate::protocol::asks::AskList>(&auth, "/api/v1/keepers/asks")
+        .get::<masc_tui::protocol::asks::AskList>(&auth, "/api/v1/keepers/asks")
         .await
     {
         Err(e) => assert_eq!(
@@ -177,7 +178,7 @@ async fn send_turn(
     client: &WorkspaceClient,
     auth: &ReadAuthority,
     request_id: &str,
-) -> Result<ChatStreamOutcome, crate::protocol::decode::DecodeError> {
+) -> Result<ChatStreamOutcome, masc_tui::protocol::decode::DecodeError> {
     let body = serde_json::json!({"request_id": request_id, "name": "rondo", "message": "stop?"});
     let mut stream = client
         .post_sse(auth, "/api/v1/keepers/chat/stream", &body)

@@ -1,0 +1,112 @@
+//! `masc-tui doctor` as a process (issue 13, Must-show 4): exit 0 when every served route
+//! decodes (also on MASC v0.24.0, whose extension routes are not served), 1 when a route fails
+//! to decode, 2 when nothing answers; `--json` is one JSON document with the same verdicts.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+
+use masc_tui::server::compat::MascRelease;
+use masc_tui::server::faults::{Fault, FaultPlan, FaultRule, When};
+use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
+use serde_json::Value;
+
+const TOKEN: &str = "doctor-cli-token";
+
+async fn server(compat: Option<MascRelease>, faults: FaultPlan) -> RunningServer {
+    start(ServeOptions {
+        auth: AuthMode::Token(TOKEN.into()),
+        compat,
+        faults,
+        ..ServeOptions::default()
+    })
+    .await
+    .unwrap()
+}
+
+async fn doctor(args: &[&str]) -> (i32, String) {
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_masc-tui"))
+        .arg("doctor")
+        .args(args)
+        .env_remove("MASC_TOKEN")
+        .env_remove("MASC_BASE_PATH")
+        .output()
+        .await
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_json_on_masc_v0_24_0_exits_0_and_names_the_routes_not_served() {
+    let s = server(Some(MascRelease::V0_24_0), FaultPlan::none()).await;
+    let (url, base) = (s.base_url(), s.base_path());
+    let (code, out) = doctor(&[
+        "--url",
+        &url,
+        "--token",
+        TOKEN,
+        "--base-path",
+        &base,
+        "--json",
+    ])
+    .await;
+    assert_eq!(code, 0, "{out}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["exit_code"], 0);
+    assert_eq!(report["admission"], "health");
+    assert_eq!(report["health"]["commit"], "e2bb55f793");
+    let result = |route: &str| {
+        report["routes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["route"] == route)
+            .map(|r| r["result"].as_str().unwrap().to_string())
+    };
+    assert_eq!(result("task_list").as_deref(), Some("not_served"));
+    assert_eq!(result("skills").as_deref(), Some("not_served"));
+    assert_eq!(result("roster").as_deref(), Some("decodes"));
+    assert_eq!(result("runtime_resolved").as_deref(), Some("decodes"));
+    assert_eq!(report["summary"]["not_served"], 7);
+    s.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_exits_1_with_the_json_path_when_a_route_fails_to_decode() {
+    let plan = FaultPlan::single(FaultRule::new(
+        "GET",
+        "/api/v1/gate/keepers",
+        When::Every { every: true },
+        Fault::Status {
+            status: 200,
+            body: Some(
+                serde_json::json!({"count":1,"total":1,"truncated":false,"keepers":[{"name":"a","status":"running"}]}),
+            ),
+        },
+    ));
+    let s = server(None, plan).await;
+    let (url, base) = (s.base_url(), s.base_path());
+    let (code, out) = doctor(&["--url", &url, "--token", TOKEN, "--base-path", &base]).await;
+    assert_eq!(code, 1, "{out}");
+    let roster = out
+        .lines()
+        .find(|l| l.starts_with("GET /api/v1/gate/keepers"))
+        .unwrap();
+    assert!(
+        roster.contains("fails to decode · unknown_variant at .keepers[0].status"),
+        "{roster}"
+    );
+    assert!(out.contains("exit 1"));
+    s.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_exits_2_when_nothing_answers() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let (code, out) = doctor(&["--url", &url, "--token", TOKEN, "--timeout", "5"]).await;
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("reachable   no"), "{out}");
+}
