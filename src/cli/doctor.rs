@@ -14,8 +14,9 @@
 //! Exit: 0 every served route decodes; 1 some route fails (or the identity is not a match);
 //! 2 the server is unreachable (or `/health` does not decode) or refuses the credentials.
 //!
-//! Everything printed that the server controls is sanitised first (`view::text::sanitize`,
-//! T.7: no control or bidi characters reach the terminal), in the text and the JSON output.
+//! Everything printed that the server controls is sanitised: each string of the report when it
+//! is built (`crate::sanitize::sanitize`, T.7 plus bidi controls), and the output once more on
+//! the way out through the CLI's one writer (`cli::out::text` / `cli::out::json`, issue 16).
 
 use crate::actors::board::reads::{BoardQuery, BoardSort, post_path};
 use crate::actors::chat::source::history_path;
@@ -49,7 +50,7 @@ use crate::protocol::tasks::{
     LegacyTaskEvents, PageRequest, TaskDetail, TaskHistoryPage, TaskList,
 };
 use crate::protocol::tools::ToolsInventoryRead;
-use crate::view::text::sanitize;
+use crate::sanitize::sanitize;
 use anyhow::Context;
 use serde::Serialize;
 use std::io::Write;
@@ -307,10 +308,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let report = runtime.block_on(diagnose(config));
     let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &report).context("writing the report")?;
-        writeln!(out)?;
+        super::out::json(&mut out, &report).context("writing the report")?;
     } else {
-        out.write_all(render_text(&report).as_bytes())?;
+        super::out::text(&mut out, &render_text(&report)).context("writing the report")?;
     }
     out.flush()?;
     Ok(report.exit_code)
@@ -909,8 +909,7 @@ impl Prober {
             }
             s => {
                 report.result = RouteResult::Failed;
-                let body =
-                    crate::view::text::sanitize_bytes(&resp.body[..resp.body.len().min(160)]);
+                let body = crate::sanitize::sanitize_bytes(&resp.body[..resp.body.len().min(160)]);
                 report.detail = format!("HTTP {s}: {body}");
                 return None;
             }

@@ -70,6 +70,8 @@ pub struct DemoOptions {
     /// Start the TUI with SIGHUP ignored (`trap '' HUP; exec …`, like `nohup` or a wrapper
     /// that ignores it): the terminal's end then reaches it only as end of input.
     pub ignore_sighup: bool,
+    /// Pass `--compat <release>`: the embedded server plays that MASC release (issue 13).
+    pub compat: Option<&'static str>,
 }
 
 pub fn binary() -> &'static str {
@@ -98,6 +100,10 @@ impl PtySession {
         if let Some(data) = &data_dir {
             demo_args.push("--data".into());
             demo_args.push(data.display().to_string());
+        }
+        if let Some(release) = opts.compat {
+            demo_args.push("--compat".into());
+            demo_args.push(release.into());
         }
         let mut cmd = if opts.under_job_control_shell {
             // `bash -m`: job control without an interactive shell. The TUI becomes its own
