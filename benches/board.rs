@@ -4,9 +4,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // bench harness
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use masc_tui::actors::board::{BoardCommand, BoardPostsRead, BoardQuery};
-use masc_tui::actors::messages::{Observation, ObservationPayload};
-use masc_tui::actors::ticket::{SourceKey, Ticket};
+use masc_tui::actors::board::{
+    BoardCommand, BoardObservation, BoardPostsRead, BoardQuery, BoardSlot,
+};
+use masc_tui::actors::contract::{SlotEvent, Ticket};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::board::{
     BoardComment, BoardPost, BoardPostDetail, BoardPostsPage, CreatedAt, DetailShape,
@@ -46,15 +47,19 @@ fn post(i: usize, body: &str) -> BoardPost {
     }
 }
 
-fn deliver(m: &mut Model, source: SourceKey, generation: u64, payload: ObservationPayload) {
+fn deliver(m: &mut Model, slot: BoardSlot, generation: u64, payload: BoardObservation) {
     let ticket = Ticket {
-        source,
+        slot,
         generation,
         scope: scope(1),
     };
-    m.on_dispatched(ticket.clone());
-    m.on_observed(Observation { ticket, payload }, Instant::now())
-        .unwrap();
+    let now = Instant::now();
+    m.deliver(
+        SlotEvent::<_, BoardObservation>::Dispatched(ticket.clone()),
+        now,
+    );
+    let drained = m.deliver(SlotEvent::Observed(ticket, payload), now);
+    assert!(drained.rejected.is_empty(), "{:?}", drained.rejected);
 }
 
 fn admitted<T>(value: T) -> Admitted<T> {
@@ -71,9 +76,9 @@ fn bench_board(c: &mut Criterion) {
     let posts: Vec<BoardPost> = (0..100).map(|i| post(i, "short")).collect();
     deliver(
         &mut m,
-        SourceKey::BoardPosts,
+        BoardSlot::Posts,
         1,
-        ObservationPayload::BoardPosts(Box::new(BoardPostsRead {
+        BoardObservation::Posts(Box::new(BoardPostsRead {
             query: BoardQuery::default(),
             result: Ok(admitted(BoardPostsPage {
                 count: Some(100),
@@ -118,9 +123,9 @@ fn bench_board(c: &mut Criterion) {
     });
     deliver(
         &mut m,
-        SourceKey::BoardPost("post-7".into()),
+        BoardSlot::Post("post-7".into()),
         2,
-        ObservationPayload::BoardPost(Ok(admitted(BoardPostDetail {
+        BoardObservation::Post(Ok(admitted(BoardPostDetail {
             post: post(7, &body),
             comments,
             shape: DetailShape::Flat,

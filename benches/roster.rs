@@ -5,6 +5,8 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use masc_tui::actors::contract::SlotEvent;
+use masc_tui::actors::keepers::KeepersObservation;
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::view::keys::handle_key;
 use masc_tui::view::model::Model;
@@ -24,12 +26,15 @@ const ROWS: usize = 1_000;
 fn model() -> Model {
     let mut m = Model::default();
     m.on_identity(confirmed(1, AdmissionMode::Receipt));
-    m.on_dispatched(roster_ticket(1, 1));
-    m.on_observed(
+    m.deliver(
+        SlotEvent::<_, KeepersObservation>::Dispatched(roster_ticket(1, 1)),
+        Instant::now(),
+    );
+    let drained = m.deliver(
         roster_observation(roster_ticket(1, 1), roster(ROWS), AdmissionMode::Receipt),
         Instant::now(),
-    )
-    .unwrap();
+    );
+    assert!(drained.rejected.is_empty(), "{:?}", drained.rejected);
     m
 }
 

@@ -5,9 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // bench harness
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use masc_tui::actors::messages::{IdentityState, Observation, ObservationPayload};
-use masc_tui::actors::ticket::{SourceKey, Ticket};
-use masc_tui::actors::work::{HistoryChain, HistoryPageRead};
+use masc_tui::actors::contract::{IdentityState, SlotEvent, Ticket};
+use masc_tui::actors::work::{HistoryChain, HistoryPageRead, WorkObservation, WorkSlot};
 use masc_tui::protocol::admission::{AdmissionMode, ReadScope, WorkspaceId};
 use masc_tui::protocol::client::Admitted;
 use masc_tui::protocol::tasks::{PageRequest, TaskHistoryPage};
@@ -93,16 +92,19 @@ fn detail_model(full: &Arc<HistoryChain>, before: &Arc<HistoryChain>, width: u16
     });
     m.work.open_task(TASK);
     let ticket = Ticket {
-        source: SourceKey::TaskHistory(TASK.into()),
+        slot: WorkSlot::TaskHistory(TASK.into()),
         generation: 1,
         scope: scope(),
     };
-    m.on_dispatched(ticket.clone());
+    m.deliver(
+        SlotEvent::<_, WorkObservation>::Dispatched(ticket.clone()),
+        Instant::now(),
+    );
     let request = before.next_request(PAGE as u32).unwrap();
-    m.on_observed(
-        Observation {
+    let drained = m.deliver(
+        SlotEvent::Observed(
             ticket,
-            payload: ObservationPayload::TaskHistory(Box::new(HistoryPageRead {
+            WorkObservation::TaskHistory(Box::new(HistoryPageRead {
                 base: before.clone(),
                 request,
                 result: Ok(Admitted {
@@ -111,10 +113,10 @@ fn detail_model(full: &Arc<HistoryChain>, before: &Arc<HistoryChain>, width: u16
                     from_cache: false,
                 }),
             })),
-        },
+        ),
         Instant::now(),
-    )
-    .unwrap();
+    );
+    assert!(drained.rejected.is_empty(), "{:?}", drained.rejected);
     for job in m.work.prep.jobs(m.work.task.as_ref(), width) {
         let p = job.run();
         m.work.prep.on_prepared(p, m.work.task.as_ref(), width);

@@ -1,14 +1,19 @@
 //! Supervised actors: the workspace actor, one source actor per data source, save actors, and
 //! the supervisor. Sources and the view talk by casts only (architecture.md §4).
+//!
+//! Layers (docs/architecture.md, "Layers"): `contract` (keys, tickets, inboxes, control) ←
+//! each source's own types ← `read` (the generic read machinery) ← the sources ← `registry` ←
+//! `supervisor`. Nothing here imports `crate::view`.
 
 pub mod board;
 pub mod chat;
 pub mod connectors;
+pub mod contract;
+pub mod decisions;
 pub mod keepers;
-pub mod messages;
 pub mod read;
+pub mod registry;
 pub mod supervisor;
 pub mod system;
-pub mod ticket;
 pub mod work;
 pub mod workspace;

@@ -1,21 +1,25 @@
-//! The root actor: spawns the workspace actor and every source linked to itself, restarts a
-//! failed child with capped exponential backoff under a restart-intensity limit, and tells the
-//! view (`SourceRestarted`, `SourceUp`, `SourceStopped`). No terminal code lives here: a panic
-//! in a source is a supervision event, never a terminal event (architecture.md §4.2).
+//! The root actor: spawns the workspace actor and every source the registry lists, linked to
+//! itself, restarts a failed child with capped exponential backoff under a restart-intensity
+//! limit, and tells the view (`SourceRestarted`, `SourceUp`, `SourceStopped`). It only
+//! supervises: which sources exist is `crate::actors::registry`'s business. No terminal code
+//! lives here: a panic in a source is a supervision event, never a terminal event
+//! (architecture.md §4.2).
 //!
 //! Generation and epoch counters live here, outside any child, so restarts never reset them
 //! (G-6). A restarted source registers with the workspace actor, which sends it the current
 //! identity; its standing slots are re-dispatched on the next confirmed epoch.
 
-use crate::actors::keepers::roster::KeepersRosterSpawner;
-use crate::actors::messages::{IdentityState, SourceCommand, ViewMsg};
-use crate::actors::read::GenerationBook;
-use crate::actors::ticket::SourceKey;
-use crate::actors::workspace::{EpochCounter, WorkspaceActor, WorkspaceArgs, WorkspaceMsg};
+use crate::actors::contract::{
+    EventSink, GenerationBook, IdentityState, Inboxes, SourceContext, SourceControl, SourceEvent,
+    SourceHandle, SourceKey, SourceSpawner,
+};
+use crate::actors::registry::{self, SourceEntry};
+use crate::actors::workspace::{
+    EpochCounter, HealthProbe, WorkspaceActor, WorkspaceArgs, WorkspaceMsg,
+};
 use crate::protocol::client::WorkspaceClient;
 use crate::timeline::stage;
-use futures::future::BoxFuture;
-use ractor::{Actor, ActorCell, ActorId, ActorProcessingErr, ActorRef, SpawnErr, SupervisionEvent};
+use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, SpawnErr, SupervisionEvent};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -78,99 +82,6 @@ impl Default for RuntimeConfig {
     }
 }
 
-/// What every source gets when (re)spawned.
-#[derive(Clone)]
-pub struct SourceContext {
-    pub client: WorkspaceClient,
-    pub view: ActorRef<ViewMsg>,
-    pub generations: GenerationBook,
-    pub fault_drills: bool,
-}
-
-/// What a hand-written source actor with a cadence starts with (Work detail, Board,
-/// Connectors): the supervisor's context and its poll period.
-pub struct CadencedSourceArgs {
-    pub client: WorkspaceClient,
-    pub view: ActorRef<ViewMsg>,
-    pub generations: GenerationBook,
-    pub cadence: Duration,
-    pub fault_drills: bool,
-}
-
-impl CadencedSourceArgs {
-    pub fn new(ctx: SourceContext, cadence: Duration) -> Self {
-        Self {
-            client: ctx.client,
-            view: ctx.view,
-            generations: ctx.generations,
-            cadence,
-            fault_drills: ctx.fault_drills,
-        }
-    }
-}
-
-/// Spawns `actor` linked to the supervisor and hands back its command handle: the one body of
-/// every `SourceSpawner::spawn` that is not a `PolledSource`.
-pub fn spawn_linked_source<A>(
-    actor: A,
-    args: A::Arguments,
-    supervisor: ractor::ActorCell,
-) -> futures::future::BoxFuture<'static, Result<ActorRef<SourceCommand>, ractor::SpawnErr>>
-where
-    A: ractor::Actor<Msg = SourceCommand>,
-{
-    Box::pin(async move {
-        let (handle, _join) = A::spawn_linked(None, actor, args, supervisor).await?;
-        Ok(handle)
-    })
-}
-
-/// How the supervisor (re)spawns one source. Each source module provides one; the list is in
-/// [`source_spawners`].
-pub trait SourceSpawner: Send + Sync + 'static {
-    fn key(&self) -> SourceKey;
-    fn spawn(
-        &self,
-        ctx: SourceContext,
-        supervisor: ActorCell,
-    ) -> BoxFuture<'static, Result<ActorRef<SourceCommand>, SpawnErr>>;
-}
-
-/// Every supervised source. New sources add their spawner here.
-pub fn source_spawners(cfg: &RuntimeConfig) -> Vec<Arc<dyn SourceSpawner>> {
-    vec![
-        Arc::new(KeepersRosterSpawner {
-            cadence: cfg.keepers_roster_interval,
-        }),
-        Arc::new(crate::actors::chat::ChatHubSpawner::default()),
-        Arc::new(crate::actors::work::PlanningSpawner {
-            cadence: Duration::from_secs(15),
-        }),
-        Arc::new(crate::actors::work::TaskListSpawner {
-            cadence: Duration::from_secs(10),
-        }),
-        Arc::new(crate::actors::work::WorkDetailSpawner {
-            cadence: Duration::from_secs(10),
-        }),
-        Arc::new(crate::actors::board::BoardSpawner {
-            cadence: Duration::from_secs(20),
-        }),
-        // 10 s: a cold inventory answers "warming" first (§6.1); the next poll settles it.
-        Arc::new(crate::actors::system::ToolsSpawner {
-            cadence: Duration::from_secs(10),
-        }),
-        Arc::new(crate::actors::system::RuntimeCatalogueSpawner {
-            cadence: Duration::from_secs(30),
-        }),
-        Arc::new(crate::actors::connectors::ConnectorsSpawner {
-            cadence: Duration::from_secs(30),
-        }),
-        Arc::new(crate::actors::system::DecisionsSpawner {
-            cadence: Duration::from_secs(15),
-        }),
-    ]
-}
-
 pub enum SupervisorMsg {
     /// Backoff elapsed: start this child again.
     Restart(SourceKey),
@@ -188,7 +99,8 @@ struct Child {
 
 pub struct SupervisorState {
     client: WorkspaceClient,
-    view: ActorRef<ViewMsg>,
+    view: Arc<dyn EventSink>,
+    inboxes: Inboxes,
     cfg: RuntimeConfig,
     epochs: EpochCounter,
     generations: GenerationBook,
@@ -197,7 +109,7 @@ pub struct SupervisorState {
     /// Live incarnations: actor id → child.
     live: HashMap<ActorId, SourceKey>,
     workspace: Option<ActorRef<WorkspaceMsg>>,
-    sources: BTreeMap<SourceKey, ActorRef<SourceCommand>>,
+    sources: BTreeMap<SourceKey, SourceHandle>,
     shutting_down: bool,
 }
 
@@ -207,22 +119,22 @@ impl SupervisorState {
         key: &SourceKey,
         myself: &ActorRef<SupervisorMsg>,
     ) -> Result<(), SpawnErr> {
-        if key == &SourceKey::Workspace {
+        if key == &SourceKey::WORKSPACE {
             let args = WorkspaceArgs {
                 client: self.client.clone(),
                 view: self.view.clone(),
                 expected_base: self.cfg.expected_base.clone(),
                 interval: self.cfg.health_interval,
                 epochs: self.epochs.clone(),
-                probes: self.generations.counter(&SourceKey::Workspace),
+                probes: self.generations.counter(&HealthProbe),
                 fault_drills: self.cfg.fault_drills,
             };
             let (ws, _) =
                 WorkspaceActor::spawn_linked(None, WorkspaceActor, args, myself.get_cell()).await?;
-            self.live.insert(ws.get_id(), key.clone());
+            self.live.insert(ws.get_id(), *key);
             for (source, handle) in &self.sources {
                 let _ = ws.cast(WorkspaceMsg::Register {
-                    source: source.clone(),
+                    source: *source,
                     handle: handle.clone(),
                 });
             }
@@ -236,21 +148,22 @@ impl SupervisorState {
         };
         let ctx = SourceContext {
             client: self.client.clone(),
-            view: self.view.clone(),
+            events: self.view.clone(),
+            inboxes: self.inboxes.clone(),
             generations: self.generations.clone(),
             fault_drills: self.cfg.fault_drills,
         };
         let handle = spawner.spawn(ctx, myself.get_cell()).await?;
-        self.live.insert(handle.get_id(), key.clone());
-        self.sources.insert(key.clone(), handle.clone());
+        self.live.insert(handle.actor_id(), *key);
+        self.sources.insert(*key, handle.clone());
         if let Some(ws) = &self.workspace {
             let _ = ws.cast(WorkspaceMsg::Register {
-                source: key.clone(),
+                source: *key,
                 handle: handle.clone(),
             });
         }
-        let _ = self.view.cast(ViewMsg::SourceUp {
-            source: key.clone(),
+        self.view.send(SourceEvent::SourceUp {
+            source: *key,
             handle,
         });
         Ok(())
@@ -258,14 +171,14 @@ impl SupervisorState {
 
     /// A child exited or failed to start: schedule a restart or give it up.
     fn child_down(&mut self, key: SourceKey, myself: &ActorRef<SupervisorMsg>) {
-        if key == SourceKey::Workspace {
+        if key == SourceKey::WORKSPACE {
             self.workspace = None;
         } else {
             self.sources.remove(&key);
         }
         let policy = self.cfg.restart.clone();
         let now = Instant::now();
-        let child = self.children.entry(key.clone()).or_insert(Child {
+        let child = self.children.entry(key).or_insert(Child {
             restarts: VecDeque::new(),
             given_up: false,
         });
@@ -283,16 +196,16 @@ impl SupervisorState {
             child.given_up = true;
             stage::restart(&key, attempt, "gave_up");
             tracing::warn!(target: "masc_tui::supervisor", source = %key, "restart intensity exceeded; source stopped");
-            let _ = self.view.cast(ViewMsg::SourceStopped(key.clone()));
-            if key == SourceKey::Workspace {
+            self.view.send(SourceEvent::SourceStopped(key));
+            if key == SourceKey::WORKSPACE {
                 // Without a workspace actor nothing can vouch for an epoch: withdraw.
                 self.epochs.advance();
                 let withdrawn = IdentityState::Unconfirmed {
                     reason: "workspace actor stopped".to_string(),
                 };
-                let _ = self.view.cast(ViewMsg::Identity(withdrawn.clone()));
+                self.view.send(SourceEvent::Identity(withdrawn.clone()));
                 for handle in self.sources.values() {
-                    let _ = handle.cast(SourceCommand::Identity(withdrawn.clone()));
+                    handle.send_control(SourceControl::Identity(withdrawn.clone()));
                 }
             }
             return;
@@ -314,9 +227,10 @@ pub struct Supervisor;
 
 pub struct SupervisorArgs {
     pub client: WorkspaceClient,
-    pub view: ActorRef<ViewMsg>,
+    pub view: Arc<dyn EventSink>,
+    pub inboxes: Inboxes,
     pub cfg: RuntimeConfig,
-    pub spawners: Vec<Arc<dyn SourceSpawner>>,
+    pub sources: Vec<SourceEntry>,
 }
 
 impl Actor for Supervisor {
@@ -329,10 +243,15 @@ impl Actor for Supervisor {
         myself: ActorRef<SupervisorMsg>,
         args: SupervisorArgs,
     ) -> Result<SupervisorState, ActorProcessingErr> {
-        let spawners: BTreeMap<_, _> = args.spawners.into_iter().map(|s| (s.key(), s)).collect();
+        let spawners: BTreeMap<_, _> = args
+            .sources
+            .into_iter()
+            .map(|e| (e.key(), e.spawner))
+            .collect();
         let mut state = SupervisorState {
             client: args.client,
             view: args.view,
+            inboxes: args.inboxes,
             cfg: args.cfg,
             epochs: EpochCounter::new(),
             generations: GenerationBook::new(),
@@ -344,11 +263,11 @@ impl Actor for Supervisor {
             shutting_down: false,
         };
         // Sources first, so the workspace actor's first identity reaches all of them.
-        let keys: Vec<SourceKey> = state.spawners.keys().cloned().collect();
+        let keys: Vec<SourceKey> = state.spawners.keys().copied().collect();
         for key in keys {
             state.start_child(&key, &myself).await?;
         }
-        state.start_child(&SourceKey::Workspace, &myself).await?;
+        state.start_child(&SourceKey::WORKSPACE, &myself).await?;
         Ok(state)
     }
 
@@ -369,7 +288,7 @@ impl Actor for Supervisor {
                     .map(|c| u32::try_from(c.restarts.len()).unwrap_or(u32::MAX))
                     .unwrap_or(0);
                 // The view first fails the dead incarnation's slots, then learns the new handle.
-                let _ = state.view.cast(ViewMsg::SourceRestarted(key.clone()));
+                state.view.send(SourceEvent::SourceRestarted(key));
                 match state.start_child(&key, &myself).await {
                     Ok(()) => stage::restart(&key, attempt, "restarted"),
                     Err(_) => {
@@ -379,12 +298,12 @@ impl Actor for Supervisor {
                 }
             }
             SupervisorMsg::InjectPanic(key) => {
-                if key == SourceKey::Workspace {
+                if key == SourceKey::WORKSPACE {
                     if let Some(ws) = &state.workspace {
                         let _ = ws.cast(WorkspaceMsg::InjectPanic);
                     }
                 } else if let Some(handle) = state.sources.get(&key) {
-                    let _ = handle.cast(SourceCommand::InjectPanic);
+                    handle.send_control(SourceControl::InjectPanic);
                 }
             }
             SupervisorMsg::Shutdown => {
@@ -430,7 +349,7 @@ impl Actor for Supervisor {
 #[derive(Debug, thiserror::Error)]
 pub enum RuntimeError {
     #[error("the runtime could not start: {0}")]
-    Spawn(String),
+    Spawn(#[source] SpawnErr),
 }
 
 /// The running actor tree.
@@ -457,32 +376,35 @@ impl RuntimeHandle {
     }
 }
 
-/// Starts the supervisor with the workspace actor and every source of [`source_spawners`].
+/// Starts the supervisor with the workspace actor and every source of the registry.
 pub async fn start_runtime(
     client: WorkspaceClient,
-    view: ActorRef<ViewMsg>,
+    view: Arc<dyn EventSink>,
+    inboxes: Inboxes,
     cfg: RuntimeConfig,
 ) -> Result<RuntimeHandle, RuntimeError> {
-    let spawners = source_spawners(&cfg);
-    start_runtime_with(client, view, cfg, spawners).await
+    let sources = registry::sources(cfg.keepers_roster_interval);
+    start_runtime_with(client, view, inboxes, cfg, sources).await
 }
 
 /// [`start_runtime`] with an explicit list of sources (tests, partial runtimes).
 pub async fn start_runtime_with(
     client: WorkspaceClient,
-    view: ActorRef<ViewMsg>,
+    view: Arc<dyn EventSink>,
+    inboxes: Inboxes,
     cfg: RuntimeConfig,
-    spawners: Vec<Arc<dyn SourceSpawner>>,
+    sources: Vec<SourceEntry>,
 ) -> Result<RuntimeHandle, RuntimeError> {
     let args = SupervisorArgs {
         client,
         view,
+        inboxes,
         cfg,
-        spawners,
+        sources,
     };
     let (supervisor, join) = Supervisor::spawn(None, Supervisor, args)
         .await
-        .map_err(|e| RuntimeError::Spawn(e.to_string()))?;
+        .map_err(RuntimeError::Spawn)?;
     Ok(RuntimeHandle { supervisor, join })
 }
 

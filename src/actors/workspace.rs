@@ -9,9 +9,10 @@
 //! epoch. Only this cadence changes identity: a read rejected by the server is that source's
 //! failure, not an identity observation (§2.1).
 
-use crate::actors::messages::{IdentityState, SourceCommand, ViewMsg};
-use crate::actors::read::GenerationCounter;
-use crate::actors::ticket::{SourceKey, Ticket};
+use crate::actors::contract::{
+    EventSink, GenerationCounter, IdentityState, SlotKey, SourceControl, SourceEvent, SourceHandle,
+    SourceKey, Ticket,
+};
 use crate::protocol::admission::{ReadScope, WorkspaceId};
 use crate::protocol::client::{ClientError, WorkspaceClient};
 use crate::protocol::health::Health;
@@ -119,6 +120,20 @@ pub(crate) fn transition(
     }
 }
 
+/// The `/health` probe's slot (traced as source `workspace`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct HealthProbe;
+
+impl SlotKey for HealthProbe {
+    fn trace_name(&self) -> String {
+        "workspace".to_string()
+    }
+
+    fn source(&self) -> SourceKey {
+        SourceKey::WORKSPACE
+    }
+}
+
 fn kind(state: &IdentityState) -> &'static str {
     match state {
         IdentityState::Unconfirmed { .. } => "unconfirmed",
@@ -132,7 +147,7 @@ pub struct WorkspaceActor;
 
 pub struct WorkspaceArgs {
     pub client: WorkspaceClient,
-    pub view: ActorRef<ViewMsg>,
+    pub view: Arc<dyn EventSink>,
     /// The operator's expected base path (`MASC_BASE_PATH`); `None` accepts the served one.
     pub expected_base: Option<String>,
     pub interval: Duration,
@@ -146,24 +161,24 @@ pub enum WorkspaceMsg {
     /// Cadence tick: probe `/health` unless a probe is in flight.
     Probe,
     ProbeReturned {
-        ticket: Ticket,
+        ticket: Ticket<HealthProbe>,
         /// Boxed: a `Health` is large next to the other variants.
         result: Box<Result<Health, ClientError>>,
     },
     /// A source (re)started: it gets the current identity now and every change after.
     Register {
         source: SourceKey,
-        handle: ActorRef<SourceCommand>,
+        handle: SourceHandle,
     },
-    /// Supervision drill (see `SourceCommand::InjectPanic`).
+    /// Supervision drill (see `SourceControl::InjectPanic`).
     InjectPanic,
 }
 
 pub struct WorkspaceState {
     args: WorkspaceArgs,
     identity: IdentityState,
-    sources: BTreeMap<SourceKey, ActorRef<SourceCommand>>,
-    probe: Option<(Ticket, tokio::task::JoinHandle<()>)>,
+    sources: BTreeMap<SourceKey, SourceHandle>,
+    probe: Option<(Ticket<HealthProbe>, tokio::task::JoinHandle<()>)>,
     timer: Option<tokio::task::JoinHandle<Result<(), ractor::MessagingErr<WorkspaceMsg>>>>,
 }
 
@@ -180,27 +195,22 @@ impl WorkspaceState {
             "identity changed"
         );
         self.identity = next;
-        if self
-            .args
+        self.args
             .view
-            .cast(ViewMsg::Identity(self.identity.clone()))
-            .is_err()
-        {
-            tracing::debug!(target: "masc_tui::workspace", "view is gone");
-        }
+            .send(SourceEvent::Identity(self.identity.clone()));
         for handle in self.sources.values() {
             // A dead source is replaced and re-registered by the supervisor.
-            let _ = handle.cast(SourceCommand::Identity(self.identity.clone()));
+            handle.send_control(SourceControl::Identity(self.identity.clone()));
         }
     }
 
-    fn probe_ticket(&self) -> Ticket {
+    fn probe_ticket(&self) -> Ticket<HealthProbe> {
         let workspace = match &self.identity {
             IdentityState::Confirmed { scope, .. } => scope.workspace.clone(),
             _ => WorkspaceId(String::new()),
         };
         Ticket {
-            source: SourceKey::Workspace,
+            slot: HealthProbe,
             generation: self.args.probes.next(),
             scope: ReadScope {
                 workspace,
@@ -276,7 +286,7 @@ impl Actor for WorkspaceActor {
                     let result = client.health().await;
                     let outcome = match &result {
                         Ok(_) => "ok".to_string(),
-                        Err(e) => e.class(),
+                        Err(e) => e.class().to_string(),
                     };
                     stage::worker_return(&worker_ticket, &outcome);
                     let _ = me.cast(WorkspaceMsg::ProbeReturned {
@@ -289,7 +299,7 @@ impl Actor for WorkspaceActor {
             WorkspaceMsg::ProbeReturned { ticket, result } => {
                 let outcome = match result.as_ref() {
                     Ok(_) => "ok".to_string(),
-                    Err(e) => e.class(),
+                    Err(e) => e.class().to_string(),
                 };
                 stage::observe(&ticket, &outcome);
                 if state.probe.as_ref().map(|(t, _)| t) != Some(&ticket) {
@@ -307,13 +317,14 @@ impl Actor for WorkspaceActor {
                 state.arm(&myself);
             }
             WorkspaceMsg::Register { source, handle } => {
-                let _ = handle.cast(SourceCommand::Identity(state.identity.clone()));
+                handle.send_control(SourceControl::Identity(state.identity.clone()));
                 state.sources.insert(source, handle);
             }
             WorkspaceMsg::InjectPanic => {
-                if state.args.fault_drills {
-                    crate::actors::read::polled::panic_drill(SourceKey::Workspace);
-                }
+                crate::actors::read::drill::inject_panic(
+                    state.args.fault_drills,
+                    SourceKey::WORKSPACE,
+                );
             }
         }
         Ok(())

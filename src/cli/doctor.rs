@@ -773,7 +773,7 @@ impl Prober {
         .await;
         self.check(
             RouteFamily::Asks,
-            Some(crate::actors::system::OPEN_ASKS_PATH.to_string()),
+            Some(crate::actors::decisions::OPEN_ASKS_PATH.to_string()),
             |b| {
                 let l = AskList::decode(b)?;
                 let n = l.asks.len();
@@ -783,7 +783,7 @@ impl Prober {
         .await;
         self.check(
             RouteFamily::OperatorSummary,
-            Some(crate::actors::system::OPERATOR_APPROVALS_PATH.to_string()),
+            Some(crate::actors::decisions::OPERATOR_APPROVALS_PATH.to_string()),
             |b| {
                 let a = OperatorApprovals::decode(b)?;
                 let n = a.items.len();
@@ -830,7 +830,7 @@ impl Prober {
                 .await
             {
                 Ok(r) => r.status.to_string(),
-                Err(e) => e.class(),
+                Err(e) => e.class().to_string(),
             },
         );
         let value = match self

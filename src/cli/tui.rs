@@ -3,6 +3,7 @@
 //! `run` parses nothing itself (clap did), sets up tracing and a tokio runtime and calls
 //! [`run_tui`], which owns the terminal for the session and returns why it ended.
 
+use crate::actors::contract::{EventSink, Inboxes};
 use crate::actors::supervisor::{RuntimeConfig, start_runtime};
 use crate::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
 use crate::view::actor::{ViewArgs, spawn_view};
@@ -126,7 +127,10 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
     // One frame = one write: the buffer is flushed once per frame by the presenter.
     let backend = CrosstermBackend::new(BufWriter::with_capacity(1 << 20, std::io::stdout()));
     let (exit_tx, exit_rx) = tokio::sync::oneshot::channel();
+    // The view drains these inboxes; the runtime's sources post into them.
+    let inboxes = Inboxes::new();
     let args = ViewArgs {
+        inboxes: inboxes.clone(),
         backend,
         sync_output: sync_output_from_env(),
         theme: Theme::from_env(),
@@ -163,7 +167,8 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
         fault_drills: options.fault_drills,
         ..RuntimeConfig::default()
     };
-    let runtime = match start_runtime(client.clone(), view.clone(), runtime_cfg).await {
+    let events: Arc<dyn EventSink> = Arc::new(view.clone());
+    let runtime = match start_runtime(client.clone(), events, inboxes, runtime_cfg).await {
         Ok(runtime) => runtime,
         Err(err) => {
             // Tear the session down in order before reporting: the terminal is restored by

@@ -5,7 +5,7 @@ use std::fmt;
 
 /// Why a payload was refused. `reason()` gives a stable snake_case name
 /// (aligned with the `reject:` names of the fixture manifest where one exists).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DecodeErrorKind {
     /// Not JSON at all (or truncated JSON).
     Syntax,

@@ -16,8 +16,6 @@ pub mod health;
 pub mod keeper_config;
 pub mod keepers;
 pub mod kinds;
-pub mod kinds_system;
-pub mod kinds_work;
 pub mod operator;
 pub mod outcome;
 pub mod planning;

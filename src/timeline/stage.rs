@@ -4,7 +4,7 @@
 //! (`outcome` is `"ok"` or a `ClientError::class()`). Values are closed vocabularies: no body
 //! text, paths or declarations ever reach these fields (G-10).
 
-use crate::actors::ticket::{SourceKey, Ticket};
+use std::fmt::Display;
 
 /// The tracing target every stage event uses; the timeline layer keys on it.
 pub const TARGET: &str = "masc_tui::stage";
@@ -72,67 +72,75 @@ impl Stage {
     }
 }
 
+/// What a stage event needs of a ticket: the slot's trace name, its generation and epoch.
+/// Implemented by the actors' `Ticket` (and by test doubles), so this module names no actor.
+pub trait StageTicket {
+    fn stage_source(&self) -> String;
+    fn stage_generation(&self) -> u64;
+    fn stage_epoch(&self) -> u64;
+}
+
 macro_rules! ticket_event {
     ($stage:expr, $ticket:expr $(, $k:ident = $v:expr)*) => {
         tracing::info!(
             target: "masc_tui::stage",
             stage = $stage.as_str(),
-            source = %$ticket.source,
-            generation = $ticket.generation,
-            epoch = $ticket.scope.epoch,
+            source = %$ticket.stage_source(),
+            generation = $ticket.stage_generation(),
+            epoch = $ticket.stage_epoch(),
             $($k = $v,)*
         )
     };
 }
 
 /// The owner allocated `ticket` and spawned its worker.
-pub fn dispatch(ticket: &Ticket) {
+pub fn dispatch(ticket: &impl StageTicket) {
     ticket_event!(Stage::Dispatch, ticket);
 }
 
 /// The worker of `ticket` started running.
-pub fn worker_enter(ticket: &Ticket) {
+pub fn worker_enter(ticket: &impl StageTicket) {
     ticket_event!(Stage::WorkerEnter, ticket);
 }
 
 /// The worker of `ticket` finished with `outcome` (`"ok"` or an error class).
-pub fn worker_return(ticket: &Ticket, outcome: &str) {
+pub fn worker_return(ticket: &impl StageTicket, outcome: &str) {
     ticket_event!(Stage::WorkerReturn, ticket, outcome = outcome);
 }
 
 /// The owning actor received the worker's result.
-pub fn observe(ticket: &Ticket, outcome: &str) {
+pub fn observe(ticket: &impl StageTicket, outcome: &str) {
     ticket_event!(Stage::Observe, ticket, outcome = outcome);
 }
 
 /// The consumer applied the result of `ticket`.
-pub fn admit(ticket: &Ticket) {
+pub fn admit(ticket: &impl StageTicket) {
     ticket_event!(Stage::Admit, ticket);
 }
 
 /// The result of `ticket` was not applied, for `reason` (e.g. `stale_epoch`, `not_owner`).
-pub fn reject(ticket: &Ticket, reason: &str) {
+pub fn reject(ticket: &impl StageTicket, reason: &str) {
     ticket_event!(Stage::Reject, ticket, reason = reason);
 }
 
 /// The read of `ticket` ended without a result.
-pub fn retire(ticket: &Ticket, reason: &str) {
+pub fn retire(ticket: &impl StageTicket, reason: &str) {
     ticket_event!(Stage::Retire, ticket, reason = reason);
 }
 
 /// The owner asked the worker of `ticket` to stop.
-pub fn cancel_requested(ticket: &Ticket, reason: &str) {
+pub fn cancel_requested(ticket: &impl StageTicket, reason: &str) {
     ticket_event!(Stage::CancelRequested, ticket, reason = reason);
 }
 
 /// The owner released the worker registration of `ticket`.
-pub fn unregistered(ticket: &Ticket, reason: &str) {
+pub fn unregistered(ticket: &impl StageTicket, reason: &str) {
     ticket_event!(Stage::Unregistered, ticket, reason = reason);
 }
 
 /// The supervisor restarted `source` (attempt `attempt` in the current window), or gave up
 /// (`reason = "gave_up"`). No ticket: restarts are per source.
-pub fn restart(source: &SourceKey, attempt: u32, reason: &str) {
+pub fn restart(source: &dyn Display, attempt: u32, reason: &str) {
     tracing::info!(
         target: "masc_tui::stage",
         stage = Stage::Restart.as_str(),
@@ -143,7 +151,7 @@ pub fn restart(source: &SourceKey, attempt: u32, reason: &str) {
 }
 
 /// A demand for `source` was refused before a ticket existed (e.g. no confirmed epoch).
-pub fn refused(source: &SourceKey, reason: &str) {
+pub fn refused(source: &dyn Display, reason: &str) {
     tracing::info!(
         target: "masc_tui::stage",
         stage = Stage::Refused.as_str(),

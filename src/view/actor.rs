@@ -6,18 +6,22 @@
 use super::fetched::SLOW_READ_BADGE_AFTER;
 use super::keys::{ExitCause, UiCommand, handle_key};
 use super::model::Model;
+use super::msg::ViewMsg;
 use super::presenter::{FrameSink, FrameStats, Presenter};
 use super::schedule::{FrameDecision, FrameRequest, FrameSchedule};
 use super::screens::{self, ProjectionCtx, Ui};
 use super::theme::Theme;
-use crate::actors::messages::{DemandKind, SourceCommand, ViewMsg};
-use crate::actors::ticket::SourceKey;
+use crate::actors::board::{BOARD, BoardCommand};
+use crate::actors::contract::{
+    DemandKind, Inboxes, SourceControl, SourceEvent, SourceHandle, SourceKey,
+};
+use crate::actors::work::{WORK_DETAIL, WorkCommand};
 use crate::view::admission::RejectReason;
 use crossterm::event::Event;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SpawnErr};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Instant;
@@ -52,11 +56,14 @@ pub struct ViewArgs<B: FrameSink> {
     /// Receives the exit cause once when the view stops itself.
     pub exit: Option<oneshot::Sender<ExitCause>>,
     pub observer: Option<mpsc::UnboundedSender<ViewEvent>>,
+    /// The inboxes the model drains; the runtime started for this view posts into the same.
+    pub inboxes: Inboxes,
 }
 
 impl<B: FrameSink> ViewArgs<B> {
     pub fn new(backend: B) -> Self {
         Self {
+            inboxes: Inboxes::new(),
             backend,
             sync_output: true,
             theme: Theme::default(),
@@ -73,7 +80,7 @@ pub struct ViewState<B: FrameSink> {
     presenter: Presenter<B>,
     schedule: FrameSchedule,
     theme: Theme,
-    sources: HashMap<SourceKey, ActorRef<SourceCommand>>,
+    sources: HashMap<SourceKey, SourceHandle>,
     suspender: Option<Arc<dyn Suspender>>,
     exit: Option<oneshot::Sender<ExitCause>>,
     observer: Option<mpsc::UnboundedSender<ViewEvent>>,
@@ -83,8 +90,6 @@ pub struct ViewState<B: FrameSink> {
     due_at: Option<Instant>,
     /// The model or UI changed since the last painted frame.
     dirty: bool,
-    /// Sources the user asked to refresh whose read has not been dispatched yet.
-    asked_refresh: HashSet<SourceKey>,
 }
 
 /// The view actor, generic over the ratatui backend (tests use `TestBackend`).
@@ -119,7 +124,7 @@ impl<B: FrameSink> Actor for ViewActor<B> {
             ..Ui::default()
         };
         let mut state = ViewState {
-            model: Model::default(),
+            model: Model::new(args.inboxes),
             ui,
             presenter,
             schedule: FrameSchedule::new(),
@@ -131,7 +136,6 @@ impl<B: FrameSink> Actor for ViewActor<B> {
             due_now: false,
             due_at: None,
             dirty: true,
-            asked_refresh: HashSet::new(),
         };
         // The fresh schedule holds a pending Force: the first frame.
         state.arm(&myself);
@@ -146,48 +150,14 @@ impl<B: FrameSink> Actor for ViewActor<B> {
     ) -> Result<(), ActorProcessingErr> {
         let kind = msg_kind(&msg);
         match msg {
-            ViewMsg::SourceUp { source, handle } => {
-                let restarted = state.sources.insert(source.clone(), handle).is_some();
-                if restarted && source == SourceKey::WorkDetail {
-                    state.reopen_work_detail();
-                }
-            }
-            ViewMsg::Dispatched(ticket) => {
-                let source = ticket.source.clone();
-                let changed = state.model.on_dispatched(ticket);
-                state.on_dispatched(&myself, &source, changed);
-            }
-            ViewMsg::Observed(obs) => match state.model.on_observed(obs, Instant::now()) {
-                Ok(()) => {
-                    screens::chat::after_observed(&mut state.model, &mut state.ui);
-                    state.changed(&myself, true)
-                }
-                Err(reason) => state.report(ViewEvent::Rejected(reason)),
-            },
-            ViewMsg::Retired(ticket) => {
-                let changed = state.model.on_retired(&ticket);
-                state.changed(&myself, changed);
-            }
-            ViewMsg::Identity(identity) => {
-                let changed = state.model.on_identity(identity);
-                state.changed(&myself, changed);
-            }
-            ViewMsg::SourceRestarted(source) => {
-                let changed = state.model.on_source_restarted(&source);
-                state.changed(&myself, changed);
-            }
-            ViewMsg::SourceStopped(source) => {
-                state.sources.remove(&source);
-                let changed = state.model.on_source_stopped(&source);
-                state.changed(&myself, changed);
-            }
+            ViewMsg::Source(event) => state.on_source_event(&myself, event),
             ViewMsg::Input(event) => state.on_input(&myself, event),
             ViewMsg::WorkPrepared(prepared) => {
                 let changed = state.on_work_prepared(*prepared);
                 state.changed(&myself, changed);
             }
             ViewMsg::FrameDue => state.on_frame_due(&myself),
-            ViewMsg::ReadAged(source) => state.on_read_aged(&myself, &source),
+            ViewMsg::ReadAged(inbox) => state.on_read_aged(&myself, inbox),
             ViewMsg::Shutdown => state.finish(&myself, ExitCause::Shutdown),
         }
         state.schedule_work_prep(&myself);
@@ -196,29 +166,13 @@ impl<B: FrameSink> Actor for ViewActor<B> {
     }
 }
 
-/// The slots a demand of `source` reads (a multi-slot source's actor key names several).
-fn slot_keys(source: &SourceKey) -> Vec<SourceKey> {
-    match source {
-        SourceKey::Board => vec![SourceKey::BoardPosts, SourceKey::HearthCensus],
-        SourceKey::Connectors => vec![SourceKey::ConnectorsStatus],
-        SourceKey::Tools => vec![
-            SourceKey::ToolsInventory,
-            SourceKey::SkillsCatalog,
-            SourceKey::AsyncRequests,
-        ],
-        other => vec![other.clone()],
-    }
-}
-
 fn msg_kind(msg: &ViewMsg) -> &'static str {
     match msg {
-        ViewMsg::SourceUp { .. } => "source_up",
-        ViewMsg::Dispatched(_) => "dispatched",
-        ViewMsg::Observed(_) => "observed",
-        ViewMsg::Retired(_) => "retired",
-        ViewMsg::Identity(_) => "identity",
-        ViewMsg::SourceRestarted(_) => "source_restarted",
-        ViewMsg::SourceStopped(_) => "source_stopped",
+        ViewMsg::Source(SourceEvent::SourceUp { .. }) => "source_up",
+        ViewMsg::Source(SourceEvent::Delivered { .. }) => "delivered",
+        ViewMsg::Source(SourceEvent::Identity(_)) => "identity",
+        ViewMsg::Source(SourceEvent::SourceRestarted(_)) => "source_restarted",
+        ViewMsg::Source(SourceEvent::SourceStopped(_)) => "source_stopped",
         ViewMsg::Input(_) => "input",
         ViewMsg::WorkPrepared(_) => "work_prepared",
         ViewMsg::FrameDue => "frame_due",
@@ -240,33 +194,56 @@ impl<B: FrameSink> ViewState<B> {
         }
     }
 
-    /// T.2: an idle view writes nothing, so a background re-read that keeps the last value on
-    /// screen changes nothing visible: its "reading" badge appears only once the read is slow
-    /// (`SLOW_READ_BADGE_AFTER`, checked by a `ReadAged` message then), whatever else paints
-    /// meanwhile. A first load and a read the user asked for paint at once.
-    fn on_dispatched(&mut self, myself: &ActorRef<ViewMsg>, source: &SourceKey, changed: bool) {
-        let asked = self.asked_refresh.remove(source);
-        if !changed {
-            return;
-        }
-        match self.model.read_badge(source) {
-            Some(badge) if badge.is_refreshing() => {
-                if asked {
-                    badge.mark_asked();
+    fn on_source_event(&mut self, myself: &ActorRef<ViewMsg>, event: SourceEvent) {
+        match event {
+            SourceEvent::Delivered { inbox, upto } => {
+                let drained = self.model.on_delivered(inbox, upto, Instant::now());
+                for reason in &drained.rejected {
+                    self.report(ViewEvent::Rejected(*reason));
+                }
+                if drained.changed {
+                    screens::chat::after_observed(&mut self.model, &mut self.ui);
                     self.want(myself, FrameRequest::Background);
-                } else {
-                    let source = source.clone();
-                    myself.send_after(SLOW_READ_BADGE_AFTER, move || ViewMsg::ReadAged(source));
+                }
+                // T.2: an idle view writes nothing, so a background re-read that keeps the
+                // last value on screen changes nothing visible: its "reading" badge appears
+                // only once the read is slow (`SLOW_READ_BADGE_AFTER`, checked by a
+                // `ReadAged` message then), whatever else paints meanwhile. A first load and
+                // a read the user asked for paint at once.
+                if drained.background_reread {
+                    myself.send_after(SLOW_READ_BADGE_AFTER, move || ViewMsg::ReadAged(inbox));
                 }
             }
-            _ => self.want(myself, FrameRequest::Background),
+            SourceEvent::Identity(identity) => {
+                let changed = self.model.on_identity(identity);
+                self.changed(myself, changed);
+            }
+            SourceEvent::SourceUp { source, handle } => {
+                let restarted = self.sources.insert(source, handle).is_some();
+                if restarted && source == WORK_DETAIL {
+                    self.reopen_work_detail();
+                }
+            }
+            SourceEvent::SourceRestarted(source) => {
+                let changed = self.model.on_source_restarted(source);
+                self.changed(myself, changed);
+            }
+            SourceEvent::SourceStopped(source) => {
+                self.sources.remove(&source);
+                let changed = self.model.on_source_stopped(source);
+                self.changed(myself, changed);
+            }
         }
     }
 
     /// A background re-read may have become slow: paint if it is still in flight (the
     /// presenter writes nothing when its badge was already shown or the rows are unchanged).
-    fn on_read_aged(&mut self, myself: &ActorRef<ViewMsg>, source: &SourceKey) {
-        if self.model.is_refreshing(source) {
+    fn on_read_aged(
+        &mut self,
+        myself: &ActorRef<ViewMsg>,
+        inbox: crate::actors::contract::InboxId,
+    ) {
+        if self.model.any_refreshing(inbox) {
             self.want(myself, FrameRequest::Background);
         }
     }
@@ -344,12 +321,15 @@ impl<B: FrameSink> ViewState<B> {
                     self.want(myself, FrameRequest::Input);
                 }
                 UiCommand::Chat(cmd) => {
-                    let hub = self.sources.get(&SourceKey::ChatHub);
+                    let hub = self
+                        .sources
+                        .get(&crate::actors::chat::CHAT_HUB)
+                        .and_then(|h| h.commands::<crate::actors::chat::ChatCommand>());
                     self.ui.notice = screens::chat::dispatch(
                         cmd,
                         &mut self.model,
                         &mut self.ui,
-                        hub,
+                        hub.as_ref(),
                         self.theme,
                     );
                     self.want(myself, FrameRequest::Input);
@@ -382,32 +362,35 @@ impl<B: FrameSink> ViewState<B> {
 
     fn demand(&mut self, source: &SourceKey) -> &'static str {
         match self.sources.get(source) {
-            Some(handle) => match handle.cast(SourceCommand::Demand(DemandKind::Explicit)) {
-                Ok(()) => {
+            Some(handle) => {
+                if handle.send_control(SourceControl::Demand(DemandKind::Explicit)) {
                     // A read already in flight may take the demand (coalesce): its badge is
-                    // now one the user asked for.
-                    for slot in slot_keys(source) {
-                        if let Some(badge) = self.model.read_badge(&slot) {
-                            badge.mark_asked();
-                        }
-                        self.asked_refresh.insert(slot);
-                    }
+                    // now one the user asked for, and so is the next dispatch's.
+                    self.model.mark_asked(*source);
                     "refresh requested"
+                } else {
+                    "refresh not sent: source stopped"
                 }
-                Err(_) => "refresh not sent: source stopped",
-            },
+            }
             None => "refresh not sent: source not running",
         }
     }
 
+    /// Sends a source's own command through its typed handle; `Err(running)` when it could
+    /// not be sent (`running`: the source has a handle but its mailbox is closed).
+    fn command<C: 'static>(&self, source: SourceKey, cmd: C) -> Result<(), bool> {
+        match self.sources.get(&source).and_then(|h| h.commands::<C>()) {
+            Some(handle) => handle.send_message(cmd).map_err(|_| true),
+            None => Err(false),
+        }
+    }
+
     /// Sends a Board command; `Some(notice)` when it could not be sent.
-    fn board_command(&self, cmd: crate::actors::board::BoardCommand) -> Option<&'static str> {
-        match self.sources.get(&SourceKey::Board) {
-            Some(handle) => handle
-                .cast(SourceCommand::Board(cmd))
-                .err()
-                .map(|_| "not sent: board source stopped"),
-            None => Some("not sent: board source not running"),
+    fn board_command(&self, cmd: BoardCommand) -> Option<&'static str> {
+        match self.command(BOARD, cmd) {
+            Ok(()) => None,
+            Err(true) => Some("not sent: board source stopped"),
+            Err(false) => Some("not sent: board source not running"),
         }
     }
 
@@ -422,13 +405,11 @@ impl<B: FrameSink> ViewState<B> {
         }
     }
 
-    fn work_command(&self, cmd: crate::actors::work::WorkCommand) -> Option<&'static str> {
-        match self.sources.get(&SourceKey::WorkDetail) {
-            Some(handle) => handle
-                .cast(SourceCommand::Work(cmd))
-                .err()
-                .map(|_| "not sent: work detail source stopped"),
-            None => Some("not sent: work detail source not running"),
+    fn work_command(&self, cmd: WorkCommand) -> Option<&'static str> {
+        match self.command(WORK_DETAIL, cmd) {
+            Ok(()) => None,
+            Err(true) => Some("not sent: work detail source stopped"),
+            Err(false) => Some("not sent: work detail source not running"),
         }
     }
 

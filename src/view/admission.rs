@@ -4,8 +4,8 @@
 //! its ticket *is* that owner and its scope is the current read scope; anything else is
 //! rejected with a typed reason and traced, and never touches the slot.
 
-use super::fetched::{Fetched, Observed, SlotFailure};
-use crate::actors::ticket::Ticket;
+use super::fetched::{FailureClass, Fetched, Observed, SlotFailure};
+use crate::actors::contract::Ticket;
 use crate::protocol::admission::{AdmissionMode, ReadScope};
 use crate::protocol::client::{Admitted, ClientError};
 use std::sync::Arc;
@@ -65,22 +65,47 @@ impl EpochGate {
     }
 
     /// Whether a ticket's scope is the open one.
-    pub fn check(&self, ticket: &Ticket) -> Result<(), RejectReason> {
+    pub fn check<S>(&self, ticket: &Ticket<S>) -> Result<(), RejectReason> {
+        self.check_scope(&ticket.scope)
+    }
+
+    /// Whether `scope` is the open one.
+    pub fn check_scope(&self, scope: &ReadScope) -> Result<(), RejectReason> {
         match &self.current {
             None => Err(RejectReason::Withdrawn),
-            Some(scope) if *scope == ticket.scope => Ok(()),
+            Some(current) if current == scope => Ok(()),
             Some(_) => Err(RejectReason::StaleEpoch),
         }
     }
 }
 
-/// One owned read slot: the owner ticket of the read in flight (if any) and what is known.
+/// Which dispatch owns a slot: the generation and scope of its ticket. The slot key itself is
+/// implied by the slot the ticket was routed to (a ticket of another key never reaches it).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct OwnerId {
+    pub generation: u64,
+    pub scope: ReadScope,
+}
+
+impl OwnerId {
+    pub fn of<S>(ticket: &Ticket<S>) -> Self {
+        Self {
+            generation: ticket.generation,
+            scope: ticket.scope.clone(),
+        }
+    }
+}
+
+/// One owned read slot: the owner of the read in flight (if any) and what is known.
 #[derive(Debug, Clone)]
 pub struct Slot<T> {
-    owner: Option<Ticket>,
+    owner: Option<OwnerId>,
     pub fetched: Fetched<T>,
     /// The scope the current value was admitted under (a new workspace never borrows it, G-6).
     value_scope: Option<ReadScope>,
+    /// The user asked for a re-read that is not dispatched yet: its badge shows at once when
+    /// it is (T.2).
+    ask_next: bool,
 }
 
 impl<T> Default for Slot<T> {
@@ -89,12 +114,13 @@ impl<T> Default for Slot<T> {
             owner: None,
             fetched: Fetched::NotRequested,
             value_scope: None,
+            ask_next: false,
         }
     }
 }
 
 impl<T: Clone> Slot<T> {
-    pub fn owner(&self) -> Option<&Ticket> {
+    pub fn owner(&self) -> Option<&OwnerId> {
         self.owner.as_ref()
     }
 
@@ -105,22 +131,27 @@ impl<T: Clone> Slot<T> {
 
     /// A read was dispatched; its ticket owns the slot from now on. Returns `false` (and leaves
     /// the slot alone) when the ticket's scope is not the open one.
-    pub fn dispatched(&mut self, ticket: Ticket, gate: &EpochGate) -> bool {
-        if gate.check(&ticket).is_err() {
+    pub fn dispatched<S>(&mut self, ticket: &Ticket<S>, gate: &EpochGate) -> bool {
+        if gate.check(ticket).is_err() {
             return false;
         }
         if self.owner.is_none() {
             self.fetched.begin_read();
         }
-        self.owner = Some(ticket);
+        if std::mem::take(&mut self.ask_next) {
+            self.fetched.mark_asked();
+        }
+        self.owner = Some(OwnerId::of(ticket));
         true
     }
 
     /// Whether `ticket`'s result may be applied.
-    pub fn judge(&self, ticket: &Ticket, gate: &EpochGate) -> Result<(), RejectReason> {
+    pub fn judge<S>(&self, ticket: &Ticket<S>, gate: &EpochGate) -> Result<(), RejectReason> {
         gate.check(ticket)?;
         match &self.owner {
-            Some(owner) if owner == ticket => Ok(()),
+            Some(owner) if owner.generation == ticket.generation && owner.scope == ticket.scope => {
+                Ok(())
+            }
             Some(_) => Err(RejectReason::Superseded),
             None => Err(RejectReason::Withdrawn),
         }
@@ -129,9 +160,9 @@ impl<T: Clone> Slot<T> {
     /// Judges a result for a slot that may be gone: its object was closed or another one was
     /// opened in its place. Such a result is never applied — `stale_epoch` when it belongs to
     /// another epoch, else `withdrawn` (G-7).
-    pub fn judge_if_open(
+    pub fn judge_if_open<S>(
         slot: Option<&Self>,
-        ticket: &Ticket,
+        ticket: &Ticket<S>,
         gate: &EpochGate,
     ) -> Result<(), RejectReason> {
         match slot {
@@ -143,9 +174,9 @@ impl<T: Clone> Slot<T> {
     /// Applies an admitted result (the caller has judged it); `into` turns the admitted
     /// `Arc<U>` into the slot's value type. A warming answer is not a value (G-5); a failure
     /// keeps the last good value beside it (G-4).
-    pub fn apply_with<U>(
+    pub fn apply_with<S, U>(
         &mut self,
-        ticket: &Ticket,
+        ticket: &Ticket<S>,
         result: Result<Admitted<U>, ClientError>,
         now: Instant,
         into: impl FnOnce(Arc<U>) -> T,
@@ -161,13 +192,7 @@ impl<T: Clone> Slot<T> {
                 });
             }
             Err(ClientError::Warming) => self.fetched.warming(),
-            Err(err) => self.fetched.fail(
-                SlotFailure {
-                    class: err.class(),
-                    detail: err.to_string(),
-                },
-                false,
-            ),
+            Err(err) => self.fetched.fail(SlotFailure::of_client(&err), false),
         }
     }
 
@@ -179,8 +204,8 @@ impl<T: Clone> Slot<T> {
     }
 
     /// The read of `ticket` ended without a result. Returns `true` when it owned the slot.
-    pub fn retired(&mut self, ticket: &Ticket) -> bool {
-        if self.owner.as_ref() != Some(ticket) {
+    pub fn retired<S>(&mut self, ticket: &Ticket<S>) -> bool {
+        if self.owner.as_ref() != Some(&OwnerId::of(ticket)) {
             return false;
         }
         self.owner = None;
@@ -217,7 +242,7 @@ impl<T: Clone> Slot<T> {
         }
         self.fetched.fail(
             SlotFailure {
-                class: "source_restarted".into(),
+                class: FailureClass::SourceRestarted,
                 detail: "the source actor restarted during the read".into(),
             },
             false,
@@ -231,7 +256,7 @@ impl<T: Clone> Slot<T> {
         self.owner = None;
         self.fetched.fail(
             SlotFailure {
-                class: "source_stopped".into(),
+                class: FailureClass::SourceStopped,
                 detail: "the source stopped after repeated failures; restart masc-tui to retry"
                     .into(),
             },
@@ -241,16 +266,30 @@ impl<T: Clone> Slot<T> {
     }
 }
 
-/// The slot operations the epoch and supervision rules apply alike to every slot of a
-/// surface whatever its value type (Board, System), so one loop serves them all.
-pub trait SlotControl {
+/// What the epoch, supervision and badge rules need of any slot, whatever its value type:
+/// one trait, so every surface runs the same loop over its slots.
+pub trait ReadSlot {
+    /// Authority withdrawn or a new epoch opened: the read in flight loses its ownership.
     fn withdraw_read(&mut self) -> bool;
+    /// A different workspace opened: drop a value of another workspace (G-6).
     fn forget_other(&mut self, scope: &ReadScope) -> bool;
+    /// The owning source restarted: a read in flight fails with `source_restarted`.
     fn restarted(&mut self) -> bool;
-    fn stopped(&mut self);
+    /// The owning source was given up: whatever was in flight never returns and no further
+    /// read comes; the slot fails with `source_stopped`, its last value kept. Always a change.
+    fn stopped(&mut self) -> bool;
+    /// The last read failed (with or without a last value).
+    fn failed(&self) -> bool;
+    /// A re-read is in flight with the last value still shown (G-4).
+    fn is_refreshing(&self) -> bool;
+    /// A re-read whose badge shows at once (the user asked for it, T.2).
+    fn is_asked(&self) -> bool;
+    /// The user asked for a re-read: an in-flight re-read shows its badge now, and the next
+    /// dispatch is marked asked.
+    fn mark_asked(&mut self);
 }
 
-impl<T: Clone> SlotControl for Slot<T> {
+impl<T: Clone> ReadSlot for Slot<T> {
     fn withdraw_read(&mut self) -> bool {
         self.withdraw()
     }
@@ -260,15 +299,31 @@ impl<T: Clone> SlotControl for Slot<T> {
     fn restarted(&mut self) -> bool {
         self.source_restarted()
     }
-    fn stopped(&mut self) {
-        self.source_stopped();
+    fn stopped(&mut self) -> bool {
+        self.source_stopped()
+    }
+    fn failed(&self) -> bool {
+        matches!(self.fetched, Fetched::Failed { .. })
+    }
+    fn is_refreshing(&self) -> bool {
+        self.fetched.is_refreshing()
+    }
+    fn is_asked(&self) -> bool {
+        matches!(self.fetched, Fetched::Refreshing { asked: true, .. })
+    }
+    fn mark_asked(&mut self) {
+        if self.fetched.is_refreshing() {
+            self.fetched.mark_asked();
+        } else {
+            self.ask_next = true;
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::actors::ticket::SourceKey;
+    use crate::actors::keepers::KeepersSlot;
     use crate::protocol::admission::WorkspaceId;
 
     fn scope(epoch: u64) -> ReadScope {
@@ -277,9 +332,9 @@ mod tests {
             epoch,
         }
     }
-    fn ticket(generation: u64, epoch: u64) -> Ticket {
+    fn ticket(generation: u64, epoch: u64) -> Ticket<KeepersSlot> {
         Ticket {
-            source: SourceKey::KeepersRoster,
+            slot: KeepersSlot::Roster,
             generation,
             scope: scope(epoch),
         }
@@ -291,7 +346,7 @@ mod tests {
             from_cache: false,
         })
     }
-    fn apply(slot: &mut Slot<u32>, t: &Ticket, r: Result<Admitted<u32>, ClientError>) {
+    fn apply(slot: &mut Slot<u32>, t: &Ticket<KeepersSlot>, r: Result<Admitted<u32>, ClientError>) {
         slot.apply_with(t, r, Instant::now(), |a| *a);
     }
 
@@ -300,7 +355,7 @@ mod tests {
         let mut gate = EpochGate::default();
         gate.confirm(scope(1));
         let mut slot: Slot<u32> = Slot::default();
-        assert!(slot.dispatched(ticket(1, 1), &gate));
+        assert!(slot.dispatched(&ticket(1, 1), &gate));
         assert!(matches!(slot.fetched, Fetched::Loading));
         assert_eq!(slot.judge(&ticket(1, 1), &gate), Ok(()));
         apply(&mut slot, &ticket(1, 1), ok(7));
@@ -313,8 +368,8 @@ mod tests {
         let mut gate = EpochGate::default();
         gate.confirm(scope(1));
         let mut slot: Slot<u32> = Slot::default();
-        slot.dispatched(ticket(1, 1), &gate);
-        slot.dispatched(ticket(2, 1), &gate);
+        slot.dispatched(&ticket(1, 1), &gate);
+        slot.dispatched(&ticket(2, 1), &gate);
         assert_eq!(
             slot.judge(&ticket(1, 1), &gate),
             Err(RejectReason::Superseded)
@@ -327,9 +382,9 @@ mod tests {
         let mut gate = EpochGate::default();
         gate.confirm(scope(1));
         let mut slot: Slot<u32> = Slot::default();
-        slot.dispatched(ticket(1, 1), &gate);
+        slot.dispatched(&ticket(1, 1), &gate);
         apply(&mut slot, &ticket(1, 1), ok(5));
-        slot.dispatched(ticket(2, 1), &gate);
+        slot.dispatched(&ticket(2, 1), &gate);
         assert!(matches!(slot.fetched, Fetched::Refreshing { .. }));
         gate.withdraw();
         assert!(slot.withdraw());
@@ -345,7 +400,7 @@ mod tests {
             Err(RejectReason::StaleEpoch)
         );
         // A dispatch under the old scope never takes the slot.
-        assert!(!slot.dispatched(ticket(3, 1), &gate));
+        assert!(!slot.dispatched(&ticket(3, 1), &gate));
         assert!(!slot.in_flight());
     }
 
@@ -354,12 +409,12 @@ mod tests {
         let mut gate = EpochGate::default();
         gate.confirm(scope(1));
         let mut slot: Slot<u32> = Slot::default();
-        slot.dispatched(ticket(1, 1), &gate);
+        slot.dispatched(&ticket(1, 1), &gate);
         apply(&mut slot, &ticket(1, 1), Err(ClientError::Warming));
         assert!(matches!(slot.fetched, Fetched::Warming { last: None }));
-        slot.dispatched(ticket(2, 1), &gate);
+        slot.dispatched(&ticket(2, 1), &gate);
         apply(&mut slot, &ticket(2, 1), ok(9));
-        slot.dispatched(ticket(3, 1), &gate);
+        slot.dispatched(&ticket(3, 1), &gate);
         apply(&mut slot, &ticket(3, 1), Err(ClientError::Timeout));
         match &slot.fetched {
             Fetched::Failed {
@@ -368,7 +423,7 @@ mod tests {
                 ..
             } => {
                 assert_eq!(o.value, 9);
-                assert_eq!(error.class, "timeout");
+                assert_eq!(error.class.to_string(), "timeout");
             }
             other => panic!("unexpected {other:?}"),
         }
@@ -380,10 +435,10 @@ mod tests {
         gate.confirm(scope(1));
         let mut slot: Slot<u32> = Slot::default();
         assert!(!slot.source_restarted());
-        slot.dispatched(ticket(1, 1), &gate);
+        slot.dispatched(&ticket(1, 1), &gate);
         assert!(slot.source_restarted());
         assert!(
-            matches!(&slot.fetched, Fetched::Failed { last: None, error, .. } if error.class == "source_restarted")
+            matches!(&slot.fetched, Fetched::Failed { last: None, error, .. } if error.class == FailureClass::SourceRestarted)
         );
         assert_eq!(
             slot.judge(&ticket(1, 1), &gate),
@@ -396,7 +451,7 @@ mod tests {
         let mut gate = EpochGate::default();
         gate.confirm(scope(1));
         let mut slot: Slot<u32> = Slot::default();
-        slot.dispatched(ticket(1, 1), &gate);
+        slot.dispatched(&ticket(1, 1), &gate);
         apply(&mut slot, &ticket(1, 1), ok(5));
         assert!(!slot.forget_other_workspace(&scope(2)));
         let other = ReadScope {
@@ -412,7 +467,7 @@ mod tests {
         let mut gate = EpochGate::default();
         gate.confirm(scope(1));
         let mut slot: Slot<u32> = Slot::default();
-        slot.dispatched(ticket(1, 1), &gate);
+        slot.dispatched(&ticket(1, 1), &gate);
         assert!(!slot.retired(&ticket(9, 1)));
         assert!(slot.retired(&ticket(1, 1)));
         assert!(matches!(slot.fetched, Fetched::NotRequested));

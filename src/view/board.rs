@@ -8,12 +8,11 @@
 //!   received with nothing pending (E-4, decided by the screen from `census_settled`).
 //! - A detail result updates only the open post's slot, never the list (E-8).
 
-use super::admission::{EpochGate, RejectReason, Slot, SlotControl};
-use super::fetched::{Fetched, ReadBadge};
-use crate::actors::board::{BoardCommand, BoardQuery};
-use crate::actors::messages::ObservationPayload;
-use crate::actors::ticket::{SourceKey, Ticket};
-use crate::protocol::admission::ReadScope;
+use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
+use super::fetched::Fetched;
+use super::surface::SurfaceModel;
+use crate::actors::board::{BOARD, BoardCommand, BoardObservation, BoardQuery, BoardSlot};
+use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
 use crate::protocol::board::{BoardPostDetail, BoardPostsPage, HearthCensus};
 use std::sync::Arc;
 use std::time::Instant;
@@ -45,23 +44,29 @@ pub struct RenderedPost {
     pub lines: Arc<Vec<ratatui::text::Line<'static>>>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct BoardModel {
+    inbox: Inbox<BoardSlot, BoardObservation>,
     pub posts: Slot<Arc<PostsObservation>>,
     pub census: Slot<Arc<HearthCensus>>,
     pub post: Option<OpenPost>,
 }
 
+impl Default for BoardModel {
+    /// A model with an inbox of its own (tests, screens rendered without a runtime).
+    fn default() -> Self {
+        Self::new(&Inboxes::new())
+    }
+}
+
 impl BoardModel {
-    /// Whether this model takes messages of `source` (the actor key included, for restarts).
-    pub fn owns(source: &SourceKey) -> bool {
-        matches!(
-            source,
-            SourceKey::Board
-                | SourceKey::BoardPosts
-                | SourceKey::HearthCensus
-                | SourceKey::BoardPost(_)
-        )
+    pub fn new(inboxes: &Inboxes) -> Self {
+        Self {
+            inbox: inboxes.get(),
+            posts: Slot::default(),
+            census: Slot::default(),
+            post: None,
+        }
     }
 
     /// The view asked the source for this: open/close posts locally at once, so the detail
@@ -86,43 +91,41 @@ impl BoardModel {
             .map(|p| &mut p.detail)
     }
 
-    pub fn read_badge(&mut self, source: &SourceKey) -> Option<&mut dyn ReadBadge> {
-        match source {
-            SourceKey::BoardPosts => Some(&mut self.posts.fetched),
-            SourceKey::HearthCensus => Some(&mut self.census.fetched),
-            SourceKey::BoardPost(id) => self
-                .detail_for(id)
-                .map(|s| &mut s.fetched as &mut dyn ReadBadge),
-            _ => None,
-        }
+    /// E-4: the census may be drawn as totals only when received with nothing pending.
+    pub fn census_settled(&self) -> bool {
+        matches!(self.census.fetched, Fetched::Ready(_)) && !self.census.in_flight()
+    }
+}
+
+impl SurfaceModel for BoardModel {
+    type Slot = BoardSlot;
+    type Payload = BoardObservation;
+
+    fn inbox(&self) -> &Inbox<BoardSlot, BoardObservation> {
+        &self.inbox
     }
 
-    pub fn on_dispatched(&mut self, ticket: Ticket, gate: &EpochGate) -> bool {
-        match ticket.source.clone() {
-            SourceKey::BoardPosts => self.posts.dispatched(ticket, gate),
-            SourceKey::HearthCensus => self.census.dispatched(ticket, gate),
-            SourceKey::BoardPost(id) => match self.detail_for(&id) {
+    fn dispatched(&mut self, ticket: &Ticket<BoardSlot>, gate: &EpochGate) -> bool {
+        match &ticket.slot {
+            BoardSlot::Posts => self.posts.dispatched(ticket, gate),
+            BoardSlot::Census => self.census.dispatched(ticket, gate),
+            BoardSlot::Post(id) => match self.detail_for(id) {
                 Some(slot) => slot.dispatched(ticket, gate),
                 None => false,
             },
-            _ => false,
         }
     }
 
-    pub fn judge(
-        &self,
-        ticket: &Ticket,
-        payload: &ObservationPayload,
+    fn judge(
+        &mut self,
+        ticket: &Ticket<BoardSlot>,
+        payload: &BoardObservation,
         gate: &EpochGate,
     ) -> Result<(), RejectReason> {
-        match (&ticket.source, payload) {
-            (SourceKey::BoardPosts, ObservationPayload::BoardPosts(_)) => {
-                self.posts.judge(ticket, gate)
-            }
-            (SourceKey::HearthCensus, ObservationPayload::HearthCensus(_)) => {
-                self.census.judge(ticket, gate)
-            }
-            (SourceKey::BoardPost(id), ObservationPayload::BoardPost(_)) => {
+        match (&ticket.slot, payload) {
+            (BoardSlot::Posts, BoardObservation::Posts(_)) => self.posts.judge(ticket, gate),
+            (BoardSlot::Census, BoardObservation::Census(_)) => self.census.judge(ticket, gate),
+            (BoardSlot::Post(id), BoardObservation::Post(_)) => {
                 // Not the open post (closed, or another one opened): never applied.
                 Slot::judge_if_open(
                     self.post
@@ -138,96 +141,59 @@ impl BoardModel {
     }
 
     /// Applies a judged observation to its own slot only (E-1, E-8).
-    pub fn apply(&mut self, ticket: &Ticket, payload: ObservationPayload, now: Instant) {
+    fn apply(&mut self, ticket: &Ticket<BoardSlot>, payload: BoardObservation, now: Instant) {
         match payload {
-            ObservationPayload::BoardPosts(read) => {
+            BoardObservation::Posts(read) => {
                 let query = read.query;
                 self.posts
                     .apply_with(ticket, read.result, now, move |page| {
                         Arc::new(PostsObservation { query, page })
                     });
             }
-            ObservationPayload::HearthCensus(result) => {
+            BoardObservation::Census(result) => {
                 self.census.apply_with(ticket, result, now, |v| v);
             }
-            ObservationPayload::BoardPost(result) => {
-                if let SourceKey::BoardPost(id) = &ticket.source
+            BoardObservation::Post(result) => {
+                if let BoardSlot::Post(id) = &ticket.slot
                     && let Some(slot) = self.detail_for(id)
                 {
                     slot.apply_with(ticket, result, now, |v| v);
                 }
             }
-            _ => {}
         }
     }
 
-    pub fn on_retired(&mut self, ticket: &Ticket) -> bool {
-        match ticket.source.clone() {
-            SourceKey::BoardPosts => self.posts.retired(ticket),
-            SourceKey::HearthCensus => self.census.retired(ticket),
-            SourceKey::BoardPost(id) => self.detail_for(&id).is_some_and(|s| s.retired(ticket)),
-            _ => false,
+    fn retired(&mut self, ticket: &Ticket<BoardSlot>) -> bool {
+        match &ticket.slot {
+            BoardSlot::Posts => self.posts.retired(ticket),
+            BoardSlot::Census => self.census.retired(ticket),
+            BoardSlot::Post(id) => self.detail_for(id).is_some_and(|s| s.retired(ticket)),
         }
     }
 
-    fn slots(&mut self) -> [Option<&mut dyn SlotControl>; 3] {
-        [
-            Some(&mut self.posts as &mut dyn SlotControl),
-            Some(&mut self.census as &mut dyn SlotControl),
-            self.post
-                .as_mut()
-                .map(|p| &mut p.detail as &mut dyn SlotControl),
-        ]
+    fn slot(&mut self, key: &BoardSlot) -> Option<&mut dyn ReadSlot> {
+        match key {
+            BoardSlot::Posts => Some(&mut self.posts),
+            BoardSlot::Census => Some(&mut self.census),
+            BoardSlot::Post(id) => self.detail_for(id).map(|s| s as &mut dyn ReadSlot),
+        }
     }
 
-    /// A new epoch: reads in flight lose their slots; another workspace's values go (G-6,
-    /// E-5: withdrawal clears the census and its candidates in another workspace).
-    pub fn on_new_epoch(&mut self, scope: &ReadScope) -> bool {
-        let mut changed = false;
-        for slot in self.slots().into_iter().flatten() {
-            changed |= slot.withdraw_read();
-            changed |= slot.forget_other(scope);
+    /// E-5: a new epoch of another workspace clears the census with the posts (the default
+    /// rule drops every value of another workspace).
+    fn slots(&mut self) -> Vec<(SourceKey, &mut dyn ReadSlot)> {
+        let mut all: Vec<(SourceKey, &mut dyn ReadSlot)> = vec![
+            (BOARD, &mut self.posts as &mut dyn ReadSlot),
+            (BOARD, &mut self.census),
+        ];
+        if let Some(p) = self.post.as_mut() {
+            all.push((BOARD, &mut p.detail));
         }
-        changed
-    }
-
-    pub fn on_withdrawn(&mut self) -> bool {
-        let mut changed = false;
-        for slot in self.slots().into_iter().flatten() {
-            changed |= slot.withdraw_read();
-        }
-        changed
-    }
-
-    pub fn on_source_restarted(&mut self, source: &SourceKey) -> bool {
-        if *source != SourceKey::Board {
-            return false;
-        }
-        let mut changed = false;
-        for slot in self.slots().into_iter().flatten() {
-            changed |= slot.restarted();
-        }
-        changed
-    }
-
-    pub fn on_source_stopped(&mut self, source: &SourceKey) -> bool {
-        if *source != SourceKey::Board {
-            return false;
-        }
-        for slot in self.slots().into_iter().flatten() {
-            slot.stopped();
-        }
-        true
+        all
     }
 
     /// Some Board read's last result failed (the header's "degraded").
-    pub fn any_failed(&self) -> bool {
-        matches!(self.posts.fetched, Fetched::Failed { .. })
-            || matches!(self.census.fetched, Fetched::Failed { .. })
-    }
-
-    /// E-4: the census may be drawn as totals only when received with nothing pending.
-    pub fn census_settled(&self) -> bool {
-        matches!(self.census.fetched, Fetched::Ready(_)) && !self.census.in_flight()
+    fn any_failed(&self) -> bool {
+        self.posts.failed() || self.census.failed()
     }
 }

@@ -3,6 +3,8 @@
 //! Unread, loading, ready-empty, refreshing and failed are different values: a failure never
 //! reads as empty, and a failed re-read keeps the last good value beside the failure.
 
+use crate::protocol::client::{ClientError, ErrorClass};
+use std::fmt;
 use std::time::{Duration, Instant};
 
 /// A background re-read that keeps the last value on screen shows its "reading" badge only
@@ -19,12 +21,47 @@ pub struct Observed<T> {
     pub health_admitted: bool,
 }
 
-/// A typed failure as the view shows it. `class` is a stable snake_case name
-/// (`timeout`, `status_500`, `decode`, `receipt_missing`, `source_restarted`, ...).
+/// Why a slot's read failed: a closed set, shown by its stable snake_case name (`Display`:
+/// `timeout`, `status_500`, `decode_echo_mismatch`, `source_restarted`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FailureClass {
+    /// The admitted read failed (transport, status, decode, receipt, auth...).
+    Read(ErrorClass),
+    /// The source actor restarted while the read was in flight.
+    SourceRestarted,
+    /// The supervisor gave the source up; no further read comes.
+    SourceStopped,
+    /// The server answered that the goal does not exist (§5.6 `ok: false`).
+    GoalNotFound,
+}
+
+impl fmt::Display for FailureClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Read(class) => class.fmt(f),
+            Self::SourceRestarted => f.write_str("source_restarted"),
+            Self::SourceStopped => f.write_str("source_stopped"),
+            Self::GoalNotFound => f.write_str("goal_not_found"),
+        }
+    }
+}
+
+/// A typed failure as the view shows it: its class and a detail line (no body text beyond
+/// what the error itself names).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SlotFailure {
-    pub class: String,
+    pub class: FailureClass,
     pub detail: String,
+}
+
+impl SlotFailure {
+    /// The failure of an admitted read.
+    pub fn of_client(err: &ClientError) -> Self {
+        Self {
+            class: FailureClass::Read(err.class()),
+            detail: err.to_string(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -120,27 +157,19 @@ impl<T: Clone> Fetched<T> {
     }
 }
 
-/// What the view needs of a slot's read state whatever its value type: whether a re-read is
-/// in flight, and marking it as asked for by the user.
-pub trait ReadBadge {
-    fn is_refreshing(&self) -> bool;
-    /// The in-flight re-read was asked for by the user: its badge shows at once.
-    fn mark_asked(&mut self);
-}
-
-impl<T: Clone> ReadBadge for Fetched<T> {
-    fn is_refreshing(&self) -> bool {
+impl<T: Clone> Fetched<T> {
+    /// A re-read is in flight with the last value still shown.
+    pub fn is_refreshing(&self) -> bool {
         matches!(self, Self::Refreshing { .. })
     }
 
-    fn mark_asked(&mut self) {
+    /// The in-flight re-read was asked for by the user: its badge shows at once.
+    pub fn mark_asked(&mut self) {
         if let Self::Refreshing { asked, .. } = self {
             *asked = true;
         }
     }
-}
 
-impl<T: Clone> Fetched<T> {
     /// Whether a "reading" badge belongs beside the shown value at `now`: a re-read the user
     /// asked for, or a background one in flight for [`SLOW_READ_BADGE_AFTER`] or longer.
     pub fn shows_reading(&self, now: Instant) -> bool {
@@ -173,20 +202,14 @@ mod tests {
         f.admit(obs(3));
         f.begin_read();
         assert!(matches!(f, Fetched::Refreshing { .. }));
-        f.fail(
-            SlotFailure {
-                class: "timeout".into(),
-                detail: "10 s".into(),
-            },
-            false,
-        );
+        f.fail(SlotFailure::of_client(&ClientError::Timeout), false);
         assert_eq!(f.last().map(|o| o.value), Some(3));
         let mut g: Fetched<u32> = Fetched::Loading;
         g.fail(
-            SlotFailure {
-                class: "status_500".into(),
-                detail: String::new(),
-            },
+            SlotFailure::of_client(&ClientError::Status {
+                status: 500,
+                body: String::new(),
+            }),
             false,
         );
         assert!(matches!(g, Fetched::Failed { last: None, .. }));

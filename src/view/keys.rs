@@ -4,60 +4,15 @@
 use super::model::Model;
 use super::screens::keepers::{effective_offset, row_matches};
 use super::screens::{RosterUi, Search, Tab, Ui};
-use crate::actors::ticket::SourceKey;
 use crate::protocol::keepers::KeeperRowSlot;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use std::fmt;
 
-/// Why the TUI ended (T.6 wording).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ExitCause {
-    QuitKey,
-    Interrupt,
-    Signal(&'static str),
-    /// `ViewMsg::Shutdown` without a recorded cause.
-    Shutdown,
-    /// The terminal stopped delivering input: end of input or a read error (issue 16).
-    TerminalLost(String),
-    Abnormal(String),
-}
-
-impl fmt::Display for ExitCause {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::QuitKey => f.write_str("normal (quit key)"),
-            Self::Interrupt => f.write_str("normal (interrupt)"),
-            Self::Signal(name) => write!(f, "normal (signal {name})"),
-            Self::Shutdown => f.write_str("normal (shutdown)"),
-            Self::TerminalLost(why) => write!(f, "normal (terminal lost: {why})"),
-            Self::Abnormal(why) => write!(f, "abnormal ({why})"),
-        }
-    }
-}
-
-/// What the actor must do after a key.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UiCommand {
-    /// Nothing changed.
-    None,
-    /// UI state changed: paint.
-    Repaint,
-    /// Explicit refresh of a source (G-3), then paint.
-    Refresh(SourceKey),
-    Quit(ExitCause),
-    /// Ctrl-Z.
-    Suspend,
-    /// A chat screen command (open, close, send, older page).
-    Chat(super::screens::chat::ChatUiCommand),
-    /// A Work detail command for the Work detail source (open/close, `H`, `r`), then paint.
-    Work(crate::actors::work::WorkCommand),
-    /// A Board command for the Board source (query, open/close a post), then paint.
-    Board(crate::actors::board::BoardCommand),
-}
+pub use super::command::{ExitCause, UiCommand};
 
 fn roster_len(model: &Model) -> usize {
     model
         .keepers
+        .roster
         .fetched
         .last()
         .map_or(0, |o| o.value.rows.len())
@@ -143,7 +98,7 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
             UiCommand::Repaint
         }
         KeyCode::Char('r') => match ui.tab {
-            Tab::Keepers | Tab::Overview => UiCommand::Refresh(SourceKey::KeepersRoster),
+            Tab::Keepers | Tab::Overview => UiCommand::Refresh(crate::actors::keepers::ROSTER),
             Tab::Work => super::screens::work::keys::refresh(ui),
             Tab::Board => super::screens::board::keys::refresh(&ui.board),
             Tab::System => UiCommand::Refresh(ui.system.pane.source()),
@@ -215,6 +170,7 @@ fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) 
         KeyCode::Char('c') | KeyCode::Char('m') if len > 0 => {
             let name = match model
                 .keepers
+                .roster
                 .fetched
                 .last()
                 .and_then(|o| o.value.rows.get(cur))
@@ -265,7 +221,7 @@ fn jump(
     let Some(query) = roster.search.as_ref().map(|s| s.query.to_lowercase()) else {
         return UiCommand::None;
     };
-    let Some(value) = model.keepers.fetched.last() else {
+    let Some(value) = model.keepers.roster.fetched.last() else {
         return UiCommand::None;
     };
     let rows = &value.value.rows;

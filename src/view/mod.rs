@@ -4,16 +4,21 @@ pub mod actor;
 pub mod admission;
 pub mod board;
 pub mod chat;
+pub mod command;
 pub mod composer;
+pub mod decisions;
 pub mod fetched;
+pub mod keepers;
 pub mod keys;
 pub mod model;
+pub mod msg;
 pub mod presenter;
 /// Sample data for tests and benches (feature `test-support`; not in the shipped binary).
 #[cfg(feature = "test-support")]
 pub mod sample;
 pub mod schedule;
 pub mod screens;
+pub mod surface;
 pub mod system;
 pub mod terminal;
 pub mod text;

@@ -1,17 +1,20 @@
-//! The view's model: workspace identity, the epoch gate and one [`Slot`] per owned read.
+//! The view's model: workspace identity, the epoch gate and one model per surface.
 //!
-//! Pure: messages in, changed-or-not out. Every admission verdict on a result is traced as a
+//! Pure: messages in, changed-or-not out. Every surface model implements one trait
+//! ([`SurfaceModel`](super::surface::SurfaceModel)); this file routes source events to them
+//! with one loop over [`Model::surfaces`]. Every admission verdict on a result is traced as a
 //! stage event (`admit` / `reject{reason}`, architecture.md §3).
 
-use super::admission::{EpochGate, RejectReason, Slot};
+use super::admission::EpochGate;
 use super::board::BoardModel;
-use super::fetched::{Fetched, ReadBadge};
+use super::chat::ChatModel;
+use super::decisions::DecisionsModel;
+use super::keepers::KeepersModel;
+use super::surface::{AnySurface, Drained};
 use super::system::SystemModel;
-use crate::actors::messages::{IdentityState, Observation, ObservationPayload};
-use crate::actors::ticket::{SourceKey, Ticket};
+use super::work::WorkModel;
+use crate::actors::contract::{IdentityState, InboxId, Inboxes, SlotEvent, SourceKey};
 use crate::protocol::admission::AdmissionMode;
-use crate::protocol::keepers::KeeperRoster;
-use std::sync::Arc;
 use std::time::Instant;
 
 /// The connection state the header shows (surfaces.md: header connection states).
@@ -42,24 +45,81 @@ impl ConnectionState {
 }
 
 /// The model every projection reads.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Model {
     /// The last identity judgement, `None` before the workspace actor said anything.
     pub identity: Option<IdentityState>,
     ever_confirmed: bool,
     gate: EpochGate,
-    pub keepers: Slot<Arc<KeeperRoster>>,
+    /// The inboxes the surfaces drain (shared with the runtime's sources).
+    inboxes: Inboxes,
+    /// Keepers: the roster.
+    pub keepers: KeepersModel,
     /// The open Keeper chat (the chat target), if any.
-    pub chat: Option<crate::view::screens::chat::ChatPane>,
-    /// Work: Planning, Task list, the open Task detail and Goal detail (`crate::view::work`).
-    pub work: crate::view::work::WorkModel,
-    /// Board: posts, hearth census and the open post (`crate::view::board`).
-    pub board: crate::view::board::BoardModel,
-    /// System: Tools inventory, Skills catalogue, async requests, Runtime catalogue.
+    pub chat: ChatModel,
+    /// Work: Planning, Task list, the open Task detail and Goal detail.
+    pub work: WorkModel,
+    /// Board: posts, hearth census and the open post.
+    pub board: BoardModel,
+    /// System: Tools inventory, Skills catalogue, async requests, Runtime catalogue,
+    /// connectors.
     pub system: SystemModel,
+    /// Decisions: this actor's pending approvals and the open asks.
+    pub decisions: DecisionsModel,
+}
+
+impl Default for Model {
+    /// A model with inboxes of its own (tests, benches, screens without a runtime).
+    fn default() -> Self {
+        Self::new(Inboxes::new())
+    }
 }
 
 impl Model {
+    /// A model draining `inboxes` (the runtime's sources post into the same ones).
+    pub fn new(inboxes: Inboxes) -> Self {
+        Self {
+            identity: None,
+            ever_confirmed: false,
+            gate: EpochGate::default(),
+            keepers: KeepersModel::new(&inboxes),
+            chat: ChatModel::new(&inboxes),
+            work: WorkModel::new(&inboxes),
+            board: BoardModel::new(&inboxes),
+            system: SystemModel::new(&inboxes),
+            decisions: DecisionsModel::new(&inboxes),
+            inboxes,
+        }
+    }
+
+    /// The inboxes this model drains (a runtime started for it posts into these).
+    pub fn inboxes(&self) -> &Inboxes {
+        &self.inboxes
+    }
+
+    /// Every surface, for the one routing loop. A new surface is one line here.
+    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 6] {
+        [
+            &mut self.keepers,
+            &mut self.chat,
+            &mut self.work,
+            &mut self.board,
+            &mut self.system,
+            &mut self.decisions,
+        ]
+    }
+
+    fn surfaces_ref(&self) -> [&dyn AnySurface; 6] {
+        [
+            &self.keepers,
+            &self.chat,
+            &self.work,
+            &self.board,
+            &self.system,
+            &self.decisions,
+        ]
+    }
+
     pub fn gate(&self) -> &EpochGate {
         &self.gate
     }
@@ -91,11 +151,7 @@ impl Model {
             }
             Some(IdentityState::Unconfirmed { .. }) => ConnectionState::Connecting,
             Some(IdentityState::Confirmed { .. }) => {
-                if matches!(self.keepers.fetched, Fetched::Failed { .. })
-                    || self.work.any_failed()
-                    || self.board.any_failed()
-                    || self.system.any_failed()
-                {
+                if self.surfaces_ref().iter().any(|s| s.any_failed()) {
                     ConnectionState::Degraded
                 } else {
                     ConnectionState::Connected
@@ -104,138 +160,40 @@ impl Model {
         }
     }
 
-    fn slot_for(&mut self, source: &SourceKey) -> Option<&mut Slot<Arc<KeeperRoster>>> {
-        match source {
-            SourceKey::KeepersRoster => Some(&mut self.keepers),
-            _ => None,
-        }
-    }
-
-    /// The read state of `source`'s slot, whatever its value type (None: no such slot).
-    pub fn read_badge(&mut self, source: &SourceKey) -> Option<&mut dyn ReadBadge> {
-        if crate::view::work::WorkModel::owns(source) {
-            return self.work.read_badge(source);
-        }
-        if BoardModel::owns(source) {
-            return self.board.read_badge(source);
-        }
-        if SystemModel::owns(source) {
-            return self.system.read_badge(source);
-        }
-        self.slot_for(source)
-            .map(|slot| &mut slot.fetched as &mut dyn ReadBadge)
-    }
-
-    /// Whether `source`'s slot is re-reading with its last value still shown (G-4).
-    pub fn is_refreshing(&mut self, source: &SourceKey) -> bool {
-        self.read_badge(source).is_some_and(|b| b.is_refreshing())
-    }
-
-    /// `Dispatched`: the ticket owns its slot. Returns `true` when the model changed.
-    pub fn on_dispatched(&mut self, ticket: Ticket) -> bool {
+    /// `Delivered`: the surface owning `inbox` handles its events up to `upto`.
+    pub fn on_delivered(&mut self, inbox: InboxId, upto: u64, now: Instant) -> Drained {
         let gate = self.gate.clone();
-        if let (SourceKey::Chat { .. }, Some(pane)) = (&ticket.source, self.chat.as_mut()) {
-            return pane.dispatched(ticket, &gate);
-        }
-        if crate::view::work::WorkModel::owns(&ticket.source) {
-            return self.work.on_dispatched(ticket, &gate);
-        }
-        if BoardModel::owns(&ticket.source) {
-            return self.board.on_dispatched(ticket, &gate);
-        }
-        if SystemModel::owns(&ticket.source) {
-            return self.system.on_dispatched(ticket, &gate);
-        }
-        match self.slot_for(&ticket.source) {
-            Some(slot) => slot.dispatched(ticket, &gate),
-            None => false,
-        }
-    }
-
-    /// `Observed`: admitted and applied, or rejected (and never applied). Traced either way.
-    pub fn on_observed(&mut self, obs: Observation, now: Instant) -> Result<(), RejectReason> {
-        let Observation { ticket, payload } = obs;
-        if let ObservationPayload::Chat(chat) = payload {
-            let gate = self.gate.clone();
-            let verdict = match self.chat.as_mut() {
-                Some(pane) => pane.judge(&ticket, &chat, &gate),
-                None => Err(RejectReason::OtherTarget),
-            };
-            stage_trace(&ticket, verdict);
-            verdict?;
-            if let Some(pane) = self.chat.as_mut() {
-                pane.apply(&ticket, *chat);
+        for surface in self.surfaces() {
+            if surface.inbox_id() == inbox {
+                return surface.drain(upto, &gate, now);
             }
-            return Ok(());
         }
-        if crate::view::work::WorkModel::owns(&ticket.source) {
-            let verdict = self.work.judge(&ticket, &payload, &self.gate);
-            stage_trace(&ticket, verdict);
-            verdict?;
-            self.work.apply(&ticket, payload, now);
-            return Ok(());
-        }
-        if BoardModel::owns(&ticket.source) {
-            let verdict = self.board.judge(&ticket, &payload, &self.gate);
-            stage_trace(&ticket, verdict);
-            verdict?;
-            self.board.apply(&ticket, payload, now);
-            return Ok(());
-        }
-        if SystemModel::owns(&ticket.source) {
-            let verdict = self.system.judge(&ticket, &payload, &self.gate);
-            stage_trace(&ticket, verdict);
-            verdict?;
-            self.system.apply(&ticket, payload, now);
-            return Ok(());
-        }
-        let verdict = self.judge(&ticket, &payload);
-        stage_trace(&ticket, verdict);
-        verdict?;
-        match payload {
-            ObservationPayload::KeepersRoster(result) => {
-                self.keepers.apply_with(&ticket, result, now, |v| v);
-            }
-            _ => return Err(RejectReason::UnknownSlot),
-        }
-        Ok(())
+        Drained::default()
     }
 
-    fn judge(&mut self, ticket: &Ticket, payload: &ObservationPayload) -> Result<(), RejectReason> {
-        let fits = matches!(
-            (&ticket.source, payload),
-            (
-                SourceKey::KeepersRoster,
-                ObservationPayload::KeepersRoster(_)
-            )
-        );
-        if !fits {
-            return Err(RejectReason::UnknownSlot);
-        }
-        let gate = self.gate.clone();
-        match self.slot_for(&ticket.source) {
-            Some(slot) => slot.judge(ticket, &gate),
-            None => Err(RejectReason::UnknownSlot),
-        }
+    /// Posts `event` into its surface's inbox and handles it at once (tests, benches and
+    /// anything driving a model without a runtime; the actor path is the same drain).
+    pub fn deliver<S: Send + 'static, P: Send + 'static>(
+        &mut self,
+        event: SlotEvent<S, P>,
+        now: Instant,
+    ) -> Drained {
+        let inbox = self.inboxes.get::<S, P>();
+        let upto = inbox.push(event);
+        self.on_delivered(inbox.id(), upto, now)
     }
 
-    /// `Retired`: the owner's read ended without a result.
-    pub fn on_retired(&mut self, ticket: &Ticket) -> bool {
-        if let (SourceKey::Chat { .. }, Some(pane)) = (&ticket.source, self.chat.as_mut()) {
-            return pane.retired(ticket);
-        }
-        if crate::view::work::WorkModel::owns(&ticket.source) {
-            return self.work.on_retired(ticket);
-        }
-        if BoardModel::owns(&ticket.source) {
-            return self.board.on_retired(ticket);
-        }
-        if SystemModel::owns(&ticket.source) {
-            return self.system.on_retired(ticket);
-        }
-        match self.slot_for(&ticket.source) {
-            Some(slot) => slot.retired(ticket),
-            None => false,
+    /// Whether a slot of `inbox`'s surface is re-reading with its last value shown (G-4).
+    pub fn any_refreshing(&mut self, inbox: InboxId) -> bool {
+        self.surfaces()
+            .into_iter()
+            .any(|s| s.inbox_id() == inbox && s.any_refreshing())
+    }
+
+    /// The user asked `source` for a re-read: its slots' badges show at once (T.2).
+    pub fn mark_asked(&mut self, source: SourceKey) {
+        for surface in self.surfaces() {
+            surface.mark_asked(source);
         }
     }
 
@@ -247,31 +205,18 @@ impl Model {
             IdentityState::Confirmed { scope, .. } => {
                 self.ever_confirmed = true;
                 if self.gate.confirm(scope.clone()) {
-                    changed |= self.keepers.withdraw();
-                    changed |= self.keepers.forget_other_workspace(scope);
-                    if let Some(pane) = self.chat.as_mut() {
-                        changed |= pane.withdraw();
-                        if pane.workspace.as_ref() != Some(&scope.workspace) {
-                            pane.reset_for(scope.workspace.clone());
-                            changed = true;
-                        }
+                    for surface in self.surfaces() {
+                        changed |= surface.on_new_epoch(scope);
                     }
-                    changed |= self.work.on_new_epoch(scope);
-                    changed |= self.board.on_new_epoch(scope);
-                    changed |= self.system.on_new_epoch(scope);
                 }
             }
             IdentityState::Unconfirmed { .. }
             | IdentityState::Booting
             | IdentityState::Mismatch { .. } => {
                 if self.gate.withdraw() {
-                    changed |= self.keepers.withdraw();
-                    if let Some(pane) = self.chat.as_mut() {
-                        changed |= pane.withdraw();
+                    for surface in self.surfaces() {
+                        changed |= surface.on_withdrawn();
                     }
-                    changed |= self.work.on_withdrawn();
-                    changed |= self.board.on_withdrawn();
-                    changed |= self.system.on_withdrawn();
                 }
             }
         }
@@ -279,44 +224,21 @@ impl Model {
         changed
     }
 
-    /// `SourceRestarted`: that source's read in flight fails with `source_restarted`.
-    pub fn on_source_restarted(&mut self, source: &SourceKey) -> bool {
-        if crate::view::work::WorkModel::owns(source) {
-            return self.work.on_source_restarted(source);
+    /// `SourceRestarted`: that source's reads in flight fail with `source_restarted`.
+    pub fn on_source_restarted(&mut self, source: SourceKey) -> bool {
+        let mut changed = false;
+        for surface in self.surfaces() {
+            changed |= surface.on_source_restarted(source);
         }
-        if BoardModel::owns(source) {
-            return self.board.on_source_restarted(source);
-        }
-        if SystemModel::owns(source) {
-            return self.system.on_source_restarted(source);
-        }
-        match self.slot_for(source) {
-            Some(slot) => slot.source_restarted(),
-            None => false,
-        }
+        changed
     }
 
-    pub fn on_source_stopped(&mut self, source: &SourceKey) -> bool {
-        if crate::view::work::WorkModel::owns(source) {
-            return self.work.on_source_stopped(source);
+    /// `SourceStopped`: that source's slots keep their last value, marked `source_stopped`.
+    pub fn on_source_stopped(&mut self, source: SourceKey) -> bool {
+        let mut changed = false;
+        for surface in self.surfaces() {
+            changed |= surface.on_source_stopped(source);
         }
-        if BoardModel::owns(source) {
-            return self.board.on_source_stopped(source);
-        }
-        if SystemModel::owns(source) {
-            return self.system.on_source_stopped(source);
-        }
-        match self.slot_for(source) {
-            Some(slot) => slot.source_stopped(),
-            None => false,
-        }
-    }
-}
-
-/// The one place stage events of admission are emitted.
-fn stage_trace(ticket: &Ticket, verdict: Result<(), RejectReason>) {
-    match verdict {
-        Ok(()) => crate::timeline::stage::admit(ticket),
-        Err(reason) => crate::timeline::stage::reject(ticket, reason.as_str()),
+        changed
     }
 }

@@ -1,8 +1,8 @@
 //! Sample data for view tests, benches and demos: rosters, tickets and identities built in
 //! code (no network, no fixtures), and a buffer-to-text helper for assertions.
 
-use crate::actors::messages::{IdentityState, Observation, ObservationPayload};
-use crate::actors::ticket::{SourceKey, Ticket};
+use crate::actors::contract::{IdentityState, SlotEvent, Ticket};
+use crate::actors::keepers::{KeepersObservation, KeepersSlot};
 use crate::protocol::admission::{AdmissionMode, ReadScope, WorkspaceId};
 use crate::protocol::client::{Admitted, ClientError};
 use crate::protocol::keepers::{
@@ -29,9 +29,9 @@ pub fn confirmed(epoch: u64, mode: AdmissionMode) -> IdentityState {
     }
 }
 
-pub fn roster_ticket(generation: u64, epoch: u64) -> Ticket {
+pub fn roster_ticket(generation: u64, epoch: u64) -> Ticket<KeepersSlot> {
     Ticket {
-        source: SourceKey::KeepersRoster,
+        slot: KeepersSlot::Roster,
         generation,
         scope: scope(epoch),
     }
@@ -118,26 +118,28 @@ pub fn roster(n: usize) -> KeeperRoster {
     )
 }
 
+/// The roster read of `ticket` produced `roster`.
 pub fn roster_observation(
-    ticket: Ticket,
+    ticket: Ticket<KeepersSlot>,
     roster: KeeperRoster,
     mode: AdmissionMode,
-) -> Observation {
-    Observation {
+) -> SlotEvent<KeepersSlot, KeepersObservation> {
+    SlotEvent::Observed(
         ticket,
-        payload: ObservationPayload::KeepersRoster(Ok(Admitted {
+        KeepersObservation::Roster(Ok(Admitted {
             value: Arc::new(roster),
             mode,
             from_cache: false,
         })),
-    }
+    )
 }
 
-pub fn roster_failure(ticket: Ticket, error: ClientError) -> Observation {
-    Observation {
-        ticket,
-        payload: ObservationPayload::KeepersRoster(Err(error)),
-    }
+/// The roster read of `ticket` failed with `error`.
+pub fn roster_failure(
+    ticket: Ticket<KeepersSlot>,
+    error: ClientError,
+) -> SlotEvent<KeepersSlot, KeepersObservation> {
+    SlotEvent::Observed(ticket, KeepersObservation::Roster(Err(error)))
 }
 
 /// The buffer's symbols, one `String` per row (wide graphemes once, their hidden cells

@@ -1,19 +1,17 @@
 //! The System surface's model: the Tools inventory, the Skills catalogue, the async-request
 //! observation (three independent slots, T-1…T-3) and the Runtime catalogue (F-5), each
 //! admitted by its own ticket. A result or failure consumes only its own slot (T-2); a failed
-//! re-read keeps the last good value beside the failure (T-14, F-5).
+//! re-read keeps the last good value beside the failure (T-14, F-5). Connector status and
+//! its name chains fill this surface too (D-1, D-5).
 
-use super::admission::{EpochGate, RejectReason, Slot, SlotControl};
-use super::fetched::{Fetched, ReadBadge};
+use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
+use super::surface::SurfaceModel;
 use crate::actors::connectors::NamesChain;
 use crate::actors::connectors::chain::chain_key;
-use crate::actors::messages::ObservationPayload;
-use crate::actors::ticket::{SourceKey, Ticket};
-use crate::protocol::admission::ReadScope;
-use crate::protocol::asks::AskList;
+use crate::actors::contract::{Inbox, Inboxes, SlotKey, SourceKey, Ticket};
+use crate::actors::system::{SystemObservation, SystemSlot};
 use crate::protocol::async_requests::AsyncRequestList;
 use crate::protocol::connectors::{ConnectorStatusList, NameScope};
-use crate::protocol::operator::OperatorApprovals;
 use crate::protocol::runtime::RuntimeResolved;
 use crate::protocol::skills::SkillsSnapshotRead;
 use crate::protocol::tools::ToolsInventoryRead;
@@ -21,221 +19,37 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SystemModel {
+    inbox: Inbox<SystemSlot, SystemObservation>,
     pub tools: Slot<Arc<ToolsInventoryRead>>,
     pub skills: Slot<Arc<SkillsSnapshotRead>>,
     pub asyncs: Slot<Arc<AsyncRequestList>>,
     pub runtime: Slot<Arc<RuntimeResolved>>,
     /// Connector status with bindings (§7.1), delivered before any name (D-5).
     pub connectors: Slot<Arc<ConnectorStatusList>>,
-    /// One slot per name cursor chain, keyed by `SourceKey::ConnectorNames` (D-1).
-    pub names: BTreeMap<SourceKey, Slot<Arc<NamesChain>>>,
-    /// This actor's pending operator approvals (§10.5), shown on the Overview.
-    pub approvals: Slot<Arc<OperatorApprovals>>,
-    /// Open asks of the fleet (§10.1), shown on the Overview.
-    pub asks: Slot<Arc<AskList>>,
+    /// One slot per name cursor chain, keyed by `SystemSlot::ConnectorNames` (D-1).
+    pub names: BTreeMap<SystemSlot, Slot<Arc<NamesChain>>>,
+}
+
+impl Default for SystemModel {
+    /// A model with an inbox of its own (tests, screens rendered without a runtime).
+    fn default() -> Self {
+        Self::new(&Inboxes::new())
+    }
 }
 
 impl SystemModel {
-    /// Whether this model takes messages of `source` (actor keys included, for restarts).
-    pub fn owns(source: &SourceKey) -> bool {
-        matches!(
-            source,
-            SourceKey::Tools
-                | SourceKey::ToolsInventory
-                | SourceKey::SkillsCatalog
-                | SourceKey::AsyncRequests
-                | SourceKey::RuntimeCatalogue
-                | SourceKey::Connectors
-                | SourceKey::ConnectorsStatus
-                | SourceKey::ConnectorNames { .. }
-                | SourceKey::Decisions
-                | SourceKey::OperatorApprovals
-                | SourceKey::OpenAsks
-        )
-    }
-
-    fn slot(&mut self, source: &SourceKey) -> Option<&mut dyn SystemSlot> {
-        match source {
-            SourceKey::ToolsInventory => Some(&mut self.tools),
-            SourceKey::SkillsCatalog => Some(&mut self.skills),
-            SourceKey::AsyncRequests => Some(&mut self.asyncs),
-            SourceKey::RuntimeCatalogue => Some(&mut self.runtime),
-            SourceKey::ConnectorsStatus => Some(&mut self.connectors),
-            SourceKey::OperatorApprovals => Some(&mut self.approvals),
-            SourceKey::OpenAsks => Some(&mut self.asks),
-            SourceKey::ConnectorNames { .. } => {
-                self.names.get_mut(source).map(|s| s as &mut dyn SystemSlot)
-            }
-            _ => None,
+    pub fn new(inboxes: &Inboxes) -> Self {
+        Self {
+            inbox: inboxes.get(),
+            tools: Slot::default(),
+            skills: Slot::default(),
+            asyncs: Slot::default(),
+            runtime: Slot::default(),
+            connectors: Slot::default(),
+            names: BTreeMap::new(),
         }
-    }
-
-    /// The slots a supervised actor fills (its restart or stop touches only these).
-    fn slots_of(&mut self, actor: &SourceKey) -> Vec<&mut dyn SlotControl> {
-        match actor {
-            SourceKey::Tools => vec![
-                &mut self.tools as &mut dyn SlotControl,
-                &mut self.skills,
-                &mut self.asyncs,
-            ],
-            SourceKey::RuntimeCatalogue => vec![&mut self.runtime as &mut dyn SlotControl],
-            SourceKey::Connectors => std::iter::once(&mut self.connectors as &mut dyn SlotControl)
-                .chain(self.names.values_mut().map(|s| s as &mut dyn SlotControl))
-                .collect(),
-            SourceKey::Decisions => {
-                vec![&mut self.approvals as &mut dyn SlotControl, &mut self.asks]
-            }
-            _ => Vec::new(),
-        }
-    }
-
-    fn all(&mut self) -> Vec<&mut dyn SlotControl> {
-        let mut all: Vec<&mut dyn SlotControl> = vec![
-            &mut self.tools,
-            &mut self.skills,
-            &mut self.asyncs,
-            &mut self.runtime,
-            &mut self.connectors,
-            &mut self.approvals,
-            &mut self.asks,
-        ];
-        all.extend(self.names.values_mut().map(|s| s as &mut dyn SlotControl));
-        all
-    }
-
-    pub fn read_badge(&mut self, source: &SourceKey) -> Option<&mut dyn ReadBadge> {
-        self.slot(source).map(|s| s.badge())
-    }
-
-    pub fn on_dispatched(&mut self, ticket: Ticket, gate: &EpochGate) -> bool {
-        let source = ticket.source.clone();
-        if matches!(source, SourceKey::ConnectorNames { .. }) && gate.check(&ticket).is_ok() {
-            // A chain's slot exists from its first dispatch on.
-            self.names.entry(source.clone()).or_default();
-        }
-        self.slot(&source)
-            .is_some_and(|s| s.dispatched_by(ticket, gate))
-    }
-
-    pub fn judge(
-        &self,
-        ticket: &Ticket,
-        payload: &ObservationPayload,
-        gate: &EpochGate,
-    ) -> Result<(), RejectReason> {
-        match (&ticket.source, payload) {
-            (SourceKey::ToolsInventory, ObservationPayload::ToolsInventory(_)) => {
-                self.tools.judge(ticket, gate)
-            }
-            (SourceKey::SkillsCatalog, ObservationPayload::SkillsCatalog(_)) => {
-                self.skills.judge(ticket, gate)
-            }
-            (SourceKey::AsyncRequests, ObservationPayload::AsyncRequests(_)) => {
-                self.asyncs.judge(ticket, gate)
-            }
-            (SourceKey::RuntimeCatalogue, ObservationPayload::RuntimeCatalogue(_)) => {
-                self.runtime.judge(ticket, gate)
-            }
-            (SourceKey::ConnectorsStatus, ObservationPayload::ConnectorsStatus(_)) => {
-                self.connectors.judge(ticket, gate)
-            }
-            (SourceKey::OperatorApprovals, ObservationPayload::OperatorApprovals(_)) => {
-                self.approvals.judge(ticket, gate)
-            }
-            (SourceKey::OpenAsks, ObservationPayload::OpenAsks(_)) => self.asks.judge(ticket, gate),
-            (key @ SourceKey::ConnectorNames { .. }, ObservationPayload::ConnectorNames(_)) => {
-                Slot::judge_if_open(self.names.get(key), ticket, gate)
-            }
-            _ => Err(RejectReason::UnknownSlot),
-        }
-    }
-
-    /// Applies a judged observation to its own slot only (T-2).
-    pub fn apply(&mut self, ticket: &Ticket, payload: ObservationPayload, now: Instant) {
-        match payload {
-            ObservationPayload::ToolsInventory(r) => self.tools.apply_with(ticket, r, now, |v| v),
-            ObservationPayload::SkillsCatalog(r) => self.skills.apply_with(ticket, r, now, |v| v),
-            ObservationPayload::AsyncRequests(r) => self.asyncs.apply_with(ticket, r, now, |v| v),
-            ObservationPayload::RuntimeCatalogue(r) => {
-                self.runtime.apply_with(ticket, r, now, |v| v)
-            }
-            ObservationPayload::ConnectorsStatus(r) => {
-                if let Ok(a) = &r {
-                    // Chains of connectors the new list no longer has are gone with them.
-                    let listed: Vec<&str> = a
-                        .value
-                        .connectors()
-                        .map(|c| c.connector_id.as_str())
-                        .collect();
-                    self.names.retain(|key, _| match key {
-                        SourceKey::ConnectorNames { connector, .. } => {
-                            listed.contains(&connector.as_str())
-                        }
-                        _ => false,
-                    });
-                }
-                self.connectors.apply_with(ticket, r, now, |v| v)
-            }
-            ObservationPayload::OperatorApprovals(r) => {
-                self.approvals.apply_with(ticket, r, now, |v| v)
-            }
-            ObservationPayload::OpenAsks(r) => self.asks.apply_with(ticket, r, now, |v| v),
-            ObservationPayload::ConnectorNames(read) => {
-                if let Some(slot) = self.names.get_mut(&ticket.source) {
-                    slot.apply_with(ticket, read.result, now, |v| v);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    pub fn on_retired(&mut self, ticket: &Ticket) -> bool {
-        let source = ticket.source.clone();
-        self.slot(&source).is_some_and(|s| s.retired_by(ticket))
-    }
-
-    pub fn on_new_epoch(&mut self, scope: &ReadScope) -> bool {
-        let mut changed = false;
-        for slot in self.all() {
-            changed |= slot.withdraw_read();
-            changed |= slot.forget_other(scope);
-        }
-        changed
-    }
-
-    pub fn on_withdrawn(&mut self) -> bool {
-        let mut changed = false;
-        for slot in self.all() {
-            changed |= slot.withdraw_read();
-        }
-        changed
-    }
-
-    pub fn on_source_restarted(&mut self, actor: &SourceKey) -> bool {
-        let mut changed = false;
-        for slot in self.slots_of(actor) {
-            changed |= slot.restarted();
-        }
-        changed
-    }
-
-    pub fn on_source_stopped(&mut self, actor: &SourceKey) -> bool {
-        let slots = self.slots_of(actor);
-        let changed = !slots.is_empty();
-        for slot in slots {
-            slot.stopped();
-        }
-        changed
-    }
-
-    pub fn any_failed(&self) -> bool {
-        matches!(self.tools.fetched, Fetched::Failed { .. })
-            || matches!(self.skills.fetched, Fetched::Failed { .. })
-            || matches!(self.asyncs.fetched, Fetched::Failed { .. })
-            || matches!(self.runtime.fetched, Fetched::Failed { .. })
-            || matches!(self.connectors.fetched, Fetched::Failed { .. })
     }
 
     /// The chain of `connector`'s `scope` names, if it was ever dispatched.
@@ -244,21 +58,171 @@ impl SystemModel {
     }
 }
 
-/// What the model needs of one System slot whatever its value type.
-trait SystemSlot {
-    fn badge(&mut self) -> &mut dyn ReadBadge;
-    fn dispatched_by(&mut self, ticket: Ticket, gate: &EpochGate) -> bool;
-    fn retired_by(&mut self, ticket: &Ticket) -> bool;
+impl SurfaceModel for SystemModel {
+    type Slot = SystemSlot;
+    type Payload = SystemObservation;
+
+    fn inbox(&self) -> &Inbox<SystemSlot, SystemObservation> {
+        &self.inbox
+    }
+
+    fn dispatched(&mut self, ticket: &Ticket<SystemSlot>, gate: &EpochGate) -> bool {
+        if matches!(ticket.slot, SystemSlot::ConnectorNames { .. }) && gate.check(ticket).is_ok() {
+            // A chain's slot exists from its first dispatch on.
+            self.names.entry(ticket.slot.clone()).or_default();
+        }
+        match self.slot_mut(&ticket.slot) {
+            Some(slot) => slot.dispatched(ticket, gate),
+            None => false,
+        }
+    }
+
+    fn judge(
+        &mut self,
+        ticket: &Ticket<SystemSlot>,
+        payload: &SystemObservation,
+        gate: &EpochGate,
+    ) -> Result<(), RejectReason> {
+        let fits = matches!(
+            (&ticket.slot, payload),
+            (
+                SystemSlot::ToolsInventory,
+                SystemObservation::ToolsInventory(_)
+            ) | (
+                SystemSlot::SkillsCatalog,
+                SystemObservation::SkillsCatalog(_)
+            ) | (
+                SystemSlot::AsyncRequests,
+                SystemObservation::AsyncRequests(_)
+            ) | (
+                SystemSlot::RuntimeCatalogue,
+                SystemObservation::RuntimeCatalogue(_)
+            ) | (
+                SystemSlot::ConnectorsStatus,
+                SystemObservation::ConnectorsStatus(_)
+            ) | (
+                SystemSlot::ConnectorNames { .. },
+                SystemObservation::ConnectorNames(_)
+            )
+        );
+        if !fits {
+            return Err(RejectReason::UnknownSlot);
+        }
+        match &ticket.slot {
+            key @ SystemSlot::ConnectorNames { .. } => {
+                Slot::judge_if_open(self.names.get(key), ticket, gate)
+            }
+            key => match self.slot_mut(key) {
+                Some(slot) => slot.judge(ticket, gate),
+                None => Err(RejectReason::UnknownSlot),
+            },
+        }
+    }
+
+    /// Applies a judged observation to its own slot only (T-2).
+    fn apply(&mut self, ticket: &Ticket<SystemSlot>, payload: SystemObservation, now: Instant) {
+        match payload {
+            SystemObservation::ToolsInventory(r) => self.tools.apply_with(ticket, r, now, |v| v),
+            SystemObservation::SkillsCatalog(r) => self.skills.apply_with(ticket, r, now, |v| v),
+            SystemObservation::AsyncRequests(r) => self.asyncs.apply_with(ticket, r, now, |v| v),
+            SystemObservation::RuntimeCatalogue(r) => {
+                self.runtime.apply_with(ticket, r, now, |v| v)
+            }
+            SystemObservation::ConnectorsStatus(r) => {
+                if let Ok(a) = &r {
+                    // Chains of connectors the new list no longer has are gone with them.
+                    let listed: Vec<&str> = a
+                        .value
+                        .connectors()
+                        .map(|c| c.connector_id.as_str())
+                        .collect();
+                    self.names.retain(|key, _| match key {
+                        SystemSlot::ConnectorNames { connector, .. } => {
+                            listed.contains(&connector.as_str())
+                        }
+                        _ => false,
+                    });
+                }
+                self.connectors.apply_with(ticket, r, now, |v| v)
+            }
+            SystemObservation::ConnectorNames(read) => {
+                if let Some(slot) = self.names.get_mut(&ticket.slot) {
+                    slot.apply_with(ticket, read.result, now, |v| v);
+                }
+            }
+        }
+    }
+
+    fn retired(&mut self, ticket: &Ticket<SystemSlot>) -> bool {
+        self.slot_mut(&ticket.slot)
+            .is_some_and(|s| s.retired(ticket))
+    }
+
+    fn slot(&mut self, key: &SystemSlot) -> Option<&mut dyn ReadSlot> {
+        self.slot_mut(key).map(|s| s.as_read_slot())
+    }
+
+    fn slots(&mut self) -> Vec<(SourceKey, &mut dyn ReadSlot)> {
+        let mut all: Vec<(SourceKey, &mut dyn ReadSlot)> = vec![
+            (
+                SystemSlot::ToolsInventory.source(),
+                &mut self.tools as &mut dyn ReadSlot,
+            ),
+            (SystemSlot::SkillsCatalog.source(), &mut self.skills),
+            (SystemSlot::AsyncRequests.source(), &mut self.asyncs),
+            (SystemSlot::RuntimeCatalogue.source(), &mut self.runtime),
+            (SystemSlot::ConnectorsStatus.source(), &mut self.connectors),
+        ];
+        for (key, slot) in self.names.iter_mut() {
+            all.push((key.source(), slot));
+        }
+        all
+    }
+
+    fn any_failed(&self) -> bool {
+        self.tools.failed()
+            || self.skills.failed()
+            || self.asyncs.failed()
+            || self.runtime.failed()
+            || self.connectors.failed()
+    }
 }
 
-impl<T: Clone> SystemSlot for Slot<T> {
-    fn badge(&mut self) -> &mut dyn ReadBadge {
-        &mut self.fetched
+/// The System slots have different value types; this is what dispatch, judge and retire need
+/// of them through one key lookup.
+trait SystemSlotOps {
+    fn dispatched(&mut self, ticket: &Ticket<SystemSlot>, gate: &EpochGate) -> bool;
+    fn judge(&self, ticket: &Ticket<SystemSlot>, gate: &EpochGate) -> Result<(), RejectReason>;
+    fn retired(&mut self, ticket: &Ticket<SystemSlot>) -> bool;
+    fn as_read_slot(&mut self) -> &mut dyn ReadSlot;
+}
+
+impl<T: Clone> SystemSlotOps for Slot<T> {
+    fn dispatched(&mut self, ticket: &Ticket<SystemSlot>, gate: &EpochGate) -> bool {
+        Slot::dispatched(self, ticket, gate)
     }
-    fn dispatched_by(&mut self, ticket: Ticket, gate: &EpochGate) -> bool {
-        self.dispatched(ticket, gate)
+    fn judge(&self, ticket: &Ticket<SystemSlot>, gate: &EpochGate) -> Result<(), RejectReason> {
+        Slot::judge(self, ticket, gate)
     }
-    fn retired_by(&mut self, ticket: &Ticket) -> bool {
-        self.retired(ticket)
+    fn retired(&mut self, ticket: &Ticket<SystemSlot>) -> bool {
+        Slot::retired(self, ticket)
+    }
+    fn as_read_slot(&mut self) -> &mut dyn ReadSlot {
+        self
+    }
+}
+
+impl SystemModel {
+    fn slot_mut(&mut self, key: &SystemSlot) -> Option<&mut dyn SystemSlotOps> {
+        match key {
+            SystemSlot::ToolsInventory => Some(&mut self.tools),
+            SystemSlot::SkillsCatalog => Some(&mut self.skills),
+            SystemSlot::AsyncRequests => Some(&mut self.asyncs),
+            SystemSlot::RuntimeCatalogue => Some(&mut self.runtime),
+            SystemSlot::ConnectorsStatus => Some(&mut self.connectors),
+            SystemSlot::ConnectorNames { .. } => {
+                self.names.get_mut(key).map(|s| s as &mut dyn SystemSlotOps)
+            }
+        }
     }
 }

@@ -5,8 +5,8 @@
 //! into view messages.
 
 use super::actor::Suspender;
-use super::keys::ExitCause;
-use crate::actors::messages::ViewMsg;
+use super::command::ExitCause;
+use crate::view::msg::ViewMsg;
 use crossterm::cursor::{Hide, Show};
 use crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
 use crossterm::execute;

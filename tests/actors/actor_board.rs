@@ -4,32 +4,25 @@
 //! trace. Synchronisation is by view messages and stage records only.
 
 use crate::actor_support::{Rig, plan, rig_with};
-use masc_tui::actors::board::{BoardCommand, BoardQuery, BoardSort};
-use masc_tui::actors::messages::{ObservationPayload, SourceCommand, ViewMsg};
-use masc_tui::actors::ticket::{SourceKey, Ticket};
+use masc_tui::actors::board::{
+    BOARD, BoardCommand, BoardObservation, BoardQuery, BoardSlot, BoardSort,
+};
+use masc_tui::actors::contract::{SlotEvent, Ticket};
 use masc_tui::protocol::client::ClientError;
-use ractor::ActorRef;
+use ractor::DerivedActorRef;
 
-async fn board(rig: &mut Rig) -> ActorRef<SourceCommand> {
-    match rig
-        .log
-        .wait_for(|m| matches!(m, ViewMsg::SourceUp { source, .. } if *source == SourceKey::Board))
+type Event = SlotEvent<BoardSlot, BoardObservation>;
+
+/// The Board source's typed command handle.
+async fn board(rig: &mut Rig) -> DerivedActorRef<BoardCommand> {
+    rig.source_handle(BOARD)
         .await
-    {
-        Some(ViewMsg::SourceUp { handle, .. }) => handle.clone(),
-        other => panic!("no Board SourceUp: {other:?}"),
-    }
+        .commands::<BoardCommand>()
+        .expect("the Board source takes Board commands")
 }
 
-async fn dispatched(rig: &mut Rig, key: &SourceKey) -> Ticket {
-    match rig
-        .log
-        .wait_for(|m| matches!(m, ViewMsg::Dispatched(t) if t.source == *key))
-        .await
-    {
-        Some(ViewMsg::Dispatched(t)) => t.clone(),
-        other => panic!("no dispatch of {key}: {other:?}"),
-    }
+async fn dispatched(rig: &mut Rig, key: &BoardSlot) -> Ticket<BoardSlot> {
+    rig.dispatched_of::<BoardSlot, BoardObservation>(key).await
 }
 
 /// E-1, P-1: posts and census are separate slots of one source: a failed census is a typed
@@ -40,17 +33,21 @@ async fn e1_a_failed_census_fails_only_its_own_slot() {
         r#"{"match":{"method":"GET","path":"/api/v1/board/hearths"},"when":{"every":true},"fault":{"status":500}}"#,
     ))
     .await;
-    let census = rig.observed_of(&SourceKey::HearthCensus).await;
-    let posts = rig.observed_of(&SourceKey::BoardPosts).await;
+    let census = rig
+        .observed_of::<_, BoardObservation>(&BoardSlot::Census)
+        .await;
+    let posts = rig
+        .observed_of::<_, BoardObservation>(&BoardSlot::Posts)
+        .await;
     assert!(
         matches!(
             census.payload,
-            ObservationPayload::HearthCensus(Err(ClientError::Status { status: 500, .. }))
+            BoardObservation::Census(Err(ClientError::Status { status: 500, .. }))
         ),
         "{:?}",
         census.payload
     );
-    let ObservationPayload::BoardPosts(read) = &posts.payload else {
+    let BoardObservation::Posts(read) = &posts.payload else {
         panic!("{:?}", posts.payload);
     };
     let page = read.result.as_ref().expect("posts admitted");
@@ -60,7 +57,7 @@ async fn e1_a_failed_census_fails_only_its_own_slot() {
         BoardQuery::default(),
         "the query fixed at dispatch"
     );
-    assert_ne!(census.ticket.source, posts.ticket.source);
+    assert_ne!(census.ticket.slot, posts.ticket.slot);
     let outcome = |source: &str| {
         rig.recorder
             .records_where(|r| r.source == source && r.stage == "worker_return")
@@ -82,9 +79,10 @@ async fn e11_a_query_change_supersedes_the_read_in_flight_and_carries_its_query(
     ))
     .await;
     let source = board(&mut rig).await;
-    let slow = dispatched(&mut rig, &SourceKey::BoardPosts).await;
+    let slow = dispatched(&mut rig, &BoardSlot::Posts).await;
     // The census of this epoch has been read (it does not wait for the posts).
-    rig.observed_of(&SourceKey::HearthCensus).await;
+    rig.observed_of::<_, BoardObservation>(&BoardSlot::Census)
+        .await;
     rig.recorder
         .wait_for(|r| r.stage == "worker_enter" && r.source == "board_posts")
         .await
@@ -95,13 +93,15 @@ async fn e11_a_query_change_supersedes_the_read_in_flight_and_carries_its_query(
         hearth: Some("ops".into()),
     };
     source
-        .cast(SourceCommand::Board(BoardCommand::SetQuery(recent.clone())))
+        .send_message(BoardCommand::SetQuery(recent.clone()))
         .unwrap();
-    let fresh = dispatched(&mut rig, &SourceKey::BoardPosts).await;
+    let fresh = dispatched(&mut rig, &BoardSlot::Posts).await;
     assert!(fresh.generation > slow.generation);
-    let obs = rig.observed_of(&SourceKey::BoardPosts).await;
+    let obs = rig
+        .observed_of::<_, BoardObservation>(&BoardSlot::Posts)
+        .await;
     assert_eq!(obs.ticket, fresh, "only the superseding read is observed");
-    let ObservationPayload::BoardPosts(read) = &obs.payload else {
+    let BoardObservation::Posts(read) = &obs.payload else {
         panic!("{:?}", obs.payload);
     };
     assert_eq!(read.query, recent);
@@ -116,10 +116,10 @@ async fn e11_a_query_change_supersedes_the_read_in_flight_and_carries_its_query(
         "the server answered the planned hearth"
     );
     assert!(
-        rig.log
-            .seen
+        rig.view
+            .slot_events::<BoardSlot, BoardObservation>()
             .iter()
-            .any(|m| matches!(m, ViewMsg::Retired(t) if *t == slow))
+            .any(|e| matches!(e, SlotEvent::Retired(t) if t == &slow))
     );
     let old: Vec<String> = rig
         .recorder
@@ -146,30 +146,31 @@ async fn e8_the_post_detail_is_its_own_read() {
     ))
     .await;
     let source = board(&mut rig).await;
-    rig.observed_of(&SourceKey::BoardPosts).await;
+    rig.observed_of::<_, BoardObservation>(&BoardSlot::Posts)
+        .await;
     let list_reads = rig.server.request_count("GET", "/api/v1/board");
     source
-        .cast(SourceCommand::Board(BoardCommand::OpenPost {
+        .send_message(BoardCommand::OpenPost {
             post_id: "post-1001".into(),
-        }))
+        })
         .unwrap();
-    let key = SourceKey::BoardPost("post-1001".into());
-    let ok = rig.observed_of(&key).await;
-    let ObservationPayload::BoardPost(Ok(detail)) = &ok.payload else {
+    let key = BoardSlot::Post("post-1001".into());
+    let ok = rig.observed_of::<_, BoardObservation>(&key).await;
+    let BoardObservation::Post(Ok(detail)) = &ok.payload else {
         panic!("{:?}", ok.payload);
     };
     assert_eq!(detail.value.post.id, "post-1001");
     source
-        .cast(SourceCommand::Board(BoardCommand::OpenPost {
+        .send_message(BoardCommand::OpenPost {
             post_id: "post-1002".into(),
-        }))
+        })
         .unwrap();
-    let key2 = SourceKey::BoardPost("post-1002".into());
-    let failed = rig.observed_of(&key2).await;
+    let key2 = BoardSlot::Post("post-1002".into());
+    let failed = rig.observed_of::<_, BoardObservation>(&key2).await;
     assert!(
         matches!(
             failed.payload,
-            ObservationPayload::BoardPost(Err(ClientError::Status { status: 500, .. }))
+            BoardObservation::Post(Err(ClientError::Status { status: 500, .. }))
         ),
         "{:?}",
         failed.payload
@@ -191,23 +192,21 @@ async fn g7_closing_a_post_retires_its_read() {
     ))
     .await;
     let source = board(&mut rig).await;
-    let key = SourceKey::BoardPost("post-1003".into());
+    let key = BoardSlot::Post("post-1003".into());
     source
-        .cast(SourceCommand::Board(BoardCommand::OpenPost {
+        .send_message(BoardCommand::OpenPost {
             post_id: "post-1003".into(),
-        }))
+        })
         .unwrap();
     let ticket = dispatched(&mut rig, &key).await;
     rig.recorder
         .wait_for(|r| r.stage == "worker_enter" && r.source == "board_post")
         .await
         .unwrap();
-    source
-        .cast(SourceCommand::Board(BoardCommand::ClosePost))
-        .unwrap();
+    source.send_message(BoardCommand::ClosePost).unwrap();
     let retired = rig
-        .log
-        .wait_for(|m| matches!(m, ViewMsg::Retired(t) if *t == ticket))
+        .view
+        .wait_slot(|e: &Event| matches!(e, SlotEvent::Retired(t) if *t == ticket))
         .await;
     assert!(retired.is_some());
     let stages: Vec<String> = rig
@@ -219,10 +218,10 @@ async fn g7_closing_a_post_retires_its_read() {
     assert!(stages.contains(&"retire".to_string()), "{stages:?}");
     assert!(!stages.contains(&"observe".to_string()), "{stages:?}");
     assert!(
-        !rig.log
-            .seen
+        !rig.view
+            .slot_events::<BoardSlot, BoardObservation>()
             .iter()
-            .any(|m| matches!(m, ViewMsg::Observed(o) if o.ticket == ticket))
+            .any(|e| matches!(e, SlotEvent::Observed(t, _) if t == &ticket))
     );
     rig.finish().await;
 }

@@ -5,38 +5,37 @@
 
 use crate::actor_support::{Rig, plan, rig_with};
 use masc_tui::actors::connectors::NamesChain;
-use masc_tui::actors::messages::{ObservationPayload, ViewMsg};
-use masc_tui::actors::ticket::SourceKey;
+use masc_tui::actors::contract::SlotEvent;
+use masc_tui::actors::system::{SystemObservation, SystemSlot};
 use masc_tui::protocol::client::ClientError;
 use masc_tui::server::faults::FaultPlan;
 use std::sync::Arc;
 
-fn key(connector: &str, scope: &str) -> SourceKey {
-    SourceKey::ConnectorNames {
+type Event = SlotEvent<SystemSlot, SystemObservation>;
+
+fn key(connector: &str, scope: &str) -> SystemSlot {
+    SystemSlot::ConnectorNames {
         connector: connector.into(),
         scope: scope.into(),
     }
 }
 
 /// Every admitted page of one chain so far, in arrival order (`Ok` chains and `Err` pages).
-fn pages(rig: &Rig, k: &SourceKey) -> Vec<Result<Arc<NamesChain>, ClientError>> {
-    rig.log
-        .seen
+fn pages(rig: &mut Rig, k: &SystemSlot) -> Vec<Result<Arc<NamesChain>, ClientError>> {
+    rig.view
+        .slot_events::<SystemSlot, SystemObservation>()
         .iter()
-        .filter_map(|m| match m {
-            ViewMsg::Observed(o) if o.ticket.source == *k => match &o.payload {
-                ObservationPayload::ConnectorNames(read) => {
-                    Some(read.result.clone().map(|a| a.value))
-                }
-                _ => None,
-            },
+        .filter_map(|e| match e {
+            SlotEvent::Observed(t, SystemObservation::ConnectorNames(read)) if t.slot == *k => {
+                Some(read.result.clone().map(|a| a.value))
+            }
             _ => None,
         })
         .collect()
 }
 
 /// Waits until the chain of `k` is complete or has failed.
-async fn chain_settled(rig: &mut Rig, k: &SourceKey) {
+async fn chain_settled(rig: &mut Rig, k: &SystemSlot) {
     if pages(rig, k)
         .last()
         .is_some_and(|p| p.as_ref().map_or(true, |c| c.complete))
@@ -44,14 +43,11 @@ async fn chain_settled(rig: &mut Rig, k: &SourceKey) {
         return;
     }
     let k2 = k.clone();
-    rig.log
-        .wait_for(move |m| match m {
-            ViewMsg::Observed(o) if o.ticket.source == k2 => match &o.payload {
-                ObservationPayload::ConnectorNames(read) => {
-                    read.result.as_ref().map_or(true, |a| a.value.complete)
-                }
-                _ => false,
-            },
+    rig.view
+        .wait_slot(move |e: &Event| match e {
+            SlotEvent::Observed(t, SystemObservation::ConnectorNames(read)) if t.slot == k2 => {
+                read.result.as_ref().map_or(true, |a| a.value.complete)
+            }
             _ => false,
         })
         .await
@@ -76,7 +72,7 @@ async fn d1_d5_status_first_then_each_chain_follows_its_cursor() {
         status_observed[0].ts_us <= first_names_dispatch[0].ts_us,
         "D-5: status first"
     );
-    let chain: Vec<Arc<NamesChain>> = pages(&rig, &channel)
+    let chain: Vec<Arc<NamesChain>> = pages(&mut rig, &channel)
         .into_iter()
         .map(|p| p.unwrap())
         .collect();
@@ -121,7 +117,7 @@ async fn d6_a_failed_page_keeps_the_earlier_pages_and_the_siblings() {
     let person = key("discord", "person");
     chain_settled(&mut rig, &channel).await;
     chain_settled(&mut rig, &person).await;
-    let got = pages(&rig, &channel);
+    let got = pages(&mut rig, &channel);
     assert_eq!(got.len(), 2, "page 1 admitted, page 2 failed");
     let first = got[0].as_ref().unwrap();
     assert_eq!((first.pages_read, first.mappings.len()), (1, 500));
@@ -129,11 +125,16 @@ async fn d6_a_failed_page_keeps_the_earlier_pages_and_the_siblings() {
         got[1],
         Err(ClientError::Status { status: 500, .. })
     ));
-    let person_last = pages(&rig, &person).last().unwrap().clone().unwrap();
+    let person_last = pages(&mut rig, &person).last().unwrap().clone().unwrap();
     assert!(person_last.complete && person_last.mappings.len() == 640);
-    assert!(rig.log.seen.iter().any(|m| matches!(
-        m,
-        ViewMsg::Observed(o) if matches!(o.payload, ObservationPayload::ConnectorsStatus(Ok(_)))
-    )));
+    assert!(
+        rig.view
+            .slot_events::<SystemSlot, SystemObservation>()
+            .iter()
+            .any(|e| matches!(
+                e,
+                SlotEvent::Observed(_, SystemObservation::ConnectorsStatus(Ok(_)))
+            ))
+    );
     rig.finish().await;
 }

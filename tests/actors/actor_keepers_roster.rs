@@ -3,20 +3,21 @@
 //! sources.md G-2..G-7, G-9). Each test asserts the typed slot result the view receives and the
 //! stage trace. Synchronisation is by view messages and stage records only.
 
-use crate::actor_support::{Rig, plan, start_rig};
-use masc_tui::actors::messages::{
-    DemandKind, IdentityState, Observation, ObservationPayload, SourceCommand, ViewMsg,
+use crate::actor_support::{Obs, Rig, obs_of, plan, start_rig};
+use masc_tui::actors::contract::{
+    DemandKind, IdentityState, SlotEvent, SourceControl, SourceEvent, SourceHandle, Ticket,
 };
-use masc_tui::actors::ticket::{SourceKey, Ticket};
+use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot, ROSTER as KEY};
 use masc_tui::protocol::client::ClientError;
 use masc_tui::server::ServeOptions;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::timeline::record::StageRecord;
-use ractor::ActorRef;
 use std::time::Duration;
 
-const KEY: SourceKey = SourceKey::KeepersRoster;
 const ROSTER: &str = "/api/v1/gate/keepers";
+
+type Observation = Obs<KeepersSlot, KeepersObservation>;
+type Event = SlotEvent<KeepersSlot, KeepersObservation>;
 
 async fn rig(faults: FaultPlan) -> Rig {
     rig_with_timeout(faults, None).await
@@ -38,71 +39,70 @@ async fn rig_with_timeout(faults: FaultPlan, request_timeout: Option<Duration>) 
 
 impl Rig {
     /// The current source handle (the latest `SourceUp`, already seen or still to come).
-    async fn source(&mut self) -> ActorRef<SourceCommand> {
-        if let Some(ViewMsg::SourceUp { handle, .. }) = self
-            .log
-            .last_seen(|m| matches!(m, ViewMsg::SourceUp { source, .. } if *source == KEY))
-        {
-            return handle.clone();
-        }
-        self.next_source_up().await
+    async fn source(&mut self) -> SourceHandle {
+        self.source_handle(KEY).await
     }
 
     /// The next `SourceUp` (after a restart).
-    async fn next_source_up(&mut self) -> ActorRef<SourceCommand> {
+    async fn next_source_up(&mut self) -> SourceHandle {
         match self
-            .log
-            .wait_for(|m| matches!(m, ViewMsg::SourceUp { source, .. } if *source == KEY))
+            .view
+            .wait_event(|e| matches!(e, SourceEvent::SourceUp { source, .. } if source == &KEY))
             .await
         {
-            Some(ViewMsg::SourceUp { handle, .. }) => handle.clone(),
+            Some(SourceEvent::SourceUp { handle, .. }) => handle.clone(),
             _ => panic!("no SourceUp"),
         }
     }
 
-    async fn dispatched(&mut self) -> Ticket {
+    async fn dispatched(&mut self) -> Ticket<KeepersSlot> {
         match self
-            .log
-            .wait_for(|m| matches!(m, ViewMsg::Dispatched(t) if t.source == KEY))
+            .view
+            .wait_slot(|e: &Event| matches!(e, SlotEvent::Dispatched(_)))
             .await
         {
-            Some(ViewMsg::Dispatched(t)) => t.clone(),
+            Some(SlotEvent::Dispatched(t)) => t.clone(),
             _ => panic!("no Dispatched"),
         }
     }
 
     async fn observed(&mut self) -> Observation {
         match self
-            .log
-            .wait_for(|m| matches!(m, ViewMsg::Observed(o) if o.ticket.source == KEY))
+            .view
+            .wait_slot(|e: &Event| matches!(e, SlotEvent::Observed(..)))
             .await
         {
-            Some(ViewMsg::Observed(o)) => o.clone(),
+            Some(e) => obs_of(e).unwrap(),
             _ => panic!("no Observed"),
         }
     }
 
     async fn confirmed_epoch(&mut self) -> u64 {
         match self
-            .log
-            .wait_for(|m| matches!(m, ViewMsg::Identity(IdentityState::Confirmed { .. })))
+            .view
+            .wait_event(|e| matches!(e, SourceEvent::Identity(IdentityState::Confirmed { .. })))
             .await
         {
-            Some(ViewMsg::Identity(IdentityState::Confirmed { scope, .. })) => scope.epoch,
+            Some(SourceEvent::Identity(IdentityState::Confirmed { scope, .. })) => scope.epoch,
             _ => panic!("no confirmation"),
         }
     }
 
-    fn stages_of(&self, ticket: &Ticket) -> Vec<StageRecord> {
+    fn stages_of(&self, ticket: &Ticket<KeepersSlot>) -> Vec<StageRecord> {
         self.recorder.records_where(|r| {
             r.source == "keepers_roster" && r.generation == Some(ticket.generation)
         })
     }
 }
 
+/// An explicit refresh through the source's control handle (what `r` does).
+fn refresh(source: &SourceHandle) {
+    assert!(source.send_control(SourceControl::Demand(DemandKind::Explicit)));
+}
+
 fn roster_error(o: &Observation) -> Option<&ClientError> {
     match &o.payload {
-        ObservationPayload::KeepersRoster(Err(e)) => Some(e),
+        KeepersObservation::Roster(Err(e)) => Some(e),
         _ => None,
     }
 }
@@ -130,7 +130,7 @@ async fn first_read_on(mut rig: Rig) -> (Observation, Vec<StageRecord>, Rig) {
 #[tokio::test]
 async fn a_clean_read_is_observed_with_the_epoch_and_a_receipt() {
     let (obs, stages, rig) = first_read(FaultPlan::none()).await;
-    let ObservationPayload::KeepersRoster(Ok(admitted)) = &obs.payload else {
+    let KeepersObservation::Roster(Ok(admitted)) = &obs.payload else {
         panic!("{:?}", obs.payload);
     };
     assert!(admitted.value.count > 0, "the seeded roster has keepers");
@@ -166,22 +166,21 @@ async fn g9_timeout_fails_the_roster_slot_only() {
     assert_eq!(roster_error(&obs), Some(&ClientError::Timeout));
     assert_eq!(stages[2].outcome.as_deref(), Some("timeout"));
     // Not an identity observation: the epoch stays confirmed (§2.1), and a refresh recovers.
+    rig.view.drain_ready();
     let confirmed_at = rig
-        .log
-        .seen
+        .view
+        .events
         .iter()
-        .position(|m| matches!(m, ViewMsg::Identity(IdentityState::Confirmed { .. })))
+        .position(|e| matches!(e, SourceEvent::Identity(IdentityState::Confirmed { .. })))
         .unwrap();
     assert!(
-        !rig.log.seen[confirmed_at + 1..]
+        !rig.view.events[confirmed_at + 1..]
             .iter()
-            .any(|m| matches!(m, ViewMsg::Identity(_))),
+            .any(|e| matches!(e, SourceEvent::Identity(_))),
         "a failed read is not an identity observation"
     );
     let source = rig.source().await;
-    source
-        .cast(SourceCommand::Demand(DemandKind::Explicit))
-        .unwrap();
+    refresh(&source);
     let again = rig.observed().await;
     assert_eq!(again.ticket.scope.epoch, obs.ticket.scope.epoch);
     assert!(roster_error(&again).is_none(), "{:?}", again.payload);
@@ -292,19 +291,17 @@ async fn g3_explicit_refresh_supersedes_an_in_flight_read() {
         .wait_for(|r| r.stage == "worker_enter" && r.generation == Some(slow.generation))
         .await
         .unwrap();
-    source
-        .cast(SourceCommand::Demand(DemandKind::Explicit))
-        .unwrap();
+    refresh(&source);
     let fresh = rig.dispatched().await;
     assert!(fresh.generation > slow.generation);
     let obs = rig.observed().await;
     assert_eq!(obs.ticket, fresh, "only the superseding read is observed");
     assert!(roster_error(&obs).is_none(), "{:?}", obs.payload);
     assert!(
-        rig.log
-            .seen
+        rig.view
+            .slot_events::<KeepersSlot, KeepersObservation>()
             .iter()
-            .any(|m| matches!(m, ViewMsg::Retired(t) if *t == slow))
+            .any(|e| matches!(e, SlotEvent::Retired(t) if t == &slow))
     );
     let old = rig.stages_of(&slow);
     let names = stage_names(&old);
@@ -376,8 +373,8 @@ async fn g7_late_result_after_withdrawal_never_reaches_the_view() {
         r#"{"match":{"method":"GET","path":"/health"},"fault":{"status":500,"body":"down"}},
            {"match":{"method":"GET","path":"/api/v1/gate/keepers"},"fault":{"delay_ms":5000}}"#,
     ));
-    rig.log
-        .wait_for(|m| matches!(m, ViewMsg::Retired(t) if *t == old))
+    rig.view
+        .wait_slot(|e: &Event| matches!(e, SlotEvent::Retired(t) if *t == old))
         .await
         .unwrap();
     // Health comes back: a new epoch and a new read; the old one never shows up.
@@ -388,10 +385,10 @@ async fn g7_late_result_after_withdrawal_never_reaches_the_view() {
     assert_ne!(obs.ticket, old);
     assert_eq!(obs.ticket.scope.epoch, new_epoch);
     assert!(
-        !rig.log
-            .seen
+        !rig.view
+            .slot_events::<KeepersSlot, KeepersObservation>()
             .iter()
-            .any(|m| matches!(m, ViewMsg::Observed(o) if o.ticket == old))
+            .any(|e| matches!(e, SlotEvent::Observed(t, _) if t == &old))
     );
     let old_stages = rig.stages_of(&old);
     let names = stage_names(&old_stages);
@@ -411,12 +408,12 @@ async fn a_source_panic_restarts_it_and_redispatches_the_read() {
     let first_handle = rig.source().await;
     let first = rig.observed().await;
     rig.runtime.inject_panic(KEY);
-    rig.log
-        .wait_for(|m| matches!(m, ViewMsg::SourceRestarted(s) if *s == KEY))
+    rig.view
+        .wait_event(|e| matches!(e, SourceEvent::SourceRestarted(s) if s == &KEY))
         .await
         .unwrap();
     let second_handle = rig.next_source_up().await;
-    assert_ne!(first_handle.get_id(), second_handle.get_id());
+    assert_ne!(first_handle.actor_id(), second_handle.actor_id());
     // The new incarnation gets the current identity and reads again, with a later generation.
     let again = rig.observed().await;
     assert!(again.ticket.generation > first.ticket.generation);
@@ -445,17 +442,11 @@ async fn dropped_connection_is_a_transport_failure_of_this_slot_only() {
     assert_eq!(stages[2].outcome.as_deref(), Some("transport"));
     // The identity is untouched (G-9): an explicit refresh in the same epoch succeeds.
     let epoch = obs.ticket.scope.epoch;
-    rig.source()
-        .await
-        .cast(SourceCommand::Demand(DemandKind::Explicit))
-        .unwrap();
+    refresh(&rig.source().await);
     let next = rig.observed().await;
     assert_eq!(next.ticket.scope.epoch, epoch);
     assert!(next.ticket.generation > obs.ticket.generation);
-    assert!(matches!(
-        next.payload,
-        ObservationPayload::KeepersRoster(Ok(_))
-    ));
+    assert!(matches!(next.payload, KeepersObservation::Roster(Ok(_))));
     rig.finish().await;
 }
 
@@ -528,14 +519,12 @@ async fn unauthorized_twice_is_typed_and_not_retried_again() {
 #[tokio::test]
 async fn an_unchanged_reread_reuses_the_cached_value_by_etag() {
     let (first, _, mut rig) = first_read(FaultPlan::none()).await;
-    let ObservationPayload::KeepersRoster(Ok(a)) = &first.payload else {
+    let KeepersObservation::Roster(Ok(a)) = &first.payload else {
         panic!("{:?}", first.payload);
     };
     assert!(!a.from_cache);
     let source = rig.source().await;
-    source
-        .cast(SourceCommand::Demand(DemandKind::Explicit))
-        .unwrap();
+    refresh(&source);
     let second = loop {
         let obs = rig.observed().await;
         if obs.ticket != first.ticket {
@@ -543,7 +532,7 @@ async fn an_unchanged_reread_reuses_the_cached_value_by_etag() {
         }
     };
     assert!(second.ticket.generation > first.ticket.generation);
-    let ObservationPayload::KeepersRoster(Ok(b)) = &second.payload else {
+    let KeepersObservation::Roster(Ok(b)) = &second.payload else {
         panic!("{:?}", second.payload);
     };
     assert!(b.from_cache, "answered 304 and served from the ETag cache");
@@ -572,17 +561,17 @@ async fn a_server_without_receipts_is_admitted_in_health_mode_and_says_so() {
     )
     .await;
     let confirmed = rig
-        .log
-        .wait_for(|m| matches!(m, ViewMsg::Identity(IdentityState::Confirmed { .. })))
+        .view
+        .wait_event(|e| matches!(e, SourceEvent::Identity(IdentityState::Confirmed { .. })))
         .await;
-    let Some(ViewMsg::Identity(IdentityState::Confirmed { mode, .. })) = confirmed else {
+    let Some(SourceEvent::Identity(IdentityState::Confirmed { mode, .. })) = confirmed else {
         panic!("no confirmation: {confirmed:?}");
     };
     assert_eq!(mode.as_str(), "health");
     let ticket = rig.dispatched().await;
     let obs = rig.observed().await;
     assert_eq!(obs.ticket, ticket);
-    let ObservationPayload::KeepersRoster(Ok(admitted)) = &obs.payload else {
+    let KeepersObservation::Roster(Ok(admitted)) = &obs.payload else {
         panic!("{:?}", obs.payload);
     };
     assert_eq!(admitted.mode.as_str(), "health", "flagged on the result");

@@ -3,40 +3,41 @@
 //! fake workers and hand-sent identities, and the supervisor's restart policy driven with
 //! panic drills. Synchronisation is by messages (the fake view) and stage records only.
 
-use masc_tui::actors::messages::{
-    DemandKind, IdentityState, ObservationPayload, SourceCommand, ViewMsg,
+use masc_tui::actors::contract::{
+    DemandKind, GenerationBook, IdentityState, SlotEvent, SourceContext, SourceControl,
+    SourceEvent, SourceHandle, SourceKey, SourceSpawner,
 };
-use masc_tui::actors::read::polled::{PolledSource, PolledSourceArgs};
-use masc_tui::actors::read::testing::{ViewLog, collecting_view};
-use masc_tui::actors::read::{ExplicitPolicy, GenerationBook, Reader, SlotSpec, reader};
-use masc_tui::actors::supervisor::{
-    RestartPolicy, RuntimeConfig, SourceContext, SourceSpawner, start_runtime_with,
-};
-use masc_tui::actors::ticket::SourceKey;
+use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot, ROSTER as KEY};
+use masc_tui::actors::read::polled::{PolledMsg, PolledSource, PolledSourceArgs};
+use masc_tui::actors::read::testing::{CollectingView, collecting_view};
+use masc_tui::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader, spawn_source};
+use masc_tui::actors::registry::SourceEntry;
+use masc_tui::actors::supervisor::{RestartPolicy, RuntimeConfig, start_runtime_with};
 use masc_tui::protocol::admission::{AdmissionMode, ReadScope, WorkspaceId};
 use masc_tui::protocol::client::{ClientConfig, ClientError, WorkspaceClient};
 use masc_tui::timeline::capture::StageRecorder;
 use ractor::{Actor, ActorCell, ActorRef, SpawnErr};
-use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
-const KEY: SourceKey = SourceKey::KeepersRoster;
+const SLOT: KeepersSlot = KeepersSlot::Roster;
+
+type Event = SlotEvent<KeepersSlot, KeepersObservation>;
 
 fn client() -> WorkspaceClient {
     WorkspaceClient::new(ClientConfig::new("http://127.0.0.1:9")).unwrap()
 }
 
-fn marked(status: u16) -> ObservationPayload {
-    ObservationPayload::KeepersRoster(Err(ClientError::Status {
+fn marked(status: u16) -> KeepersObservation {
+    KeepersObservation::Roster(Err(ClientError::Status {
         status,
         body: String::new(),
     }))
 }
 
-type Parked = oneshot::Sender<ObservationPayload>;
+type Parked = oneshot::Sender<KeepersObservation>;
 
-fn gated_reader(tx: mpsc::UnboundedSender<Parked>) -> Reader {
+fn gated_reader(tx: mpsc::UnboundedSender<Parked>) -> Reader<KeepersObservation> {
     reader(move |_auth, _client| {
         let tx = tx.clone();
         async move {
@@ -58,116 +59,139 @@ fn confirmed(epoch: u64) -> IdentityState {
     }
 }
 
-async fn polled(
-    view: ActorRef<ViewMsg>,
-    cadence: Option<Duration>,
+fn roster_slot(
+    generations: &GenerationBook,
     policy: ExplicitPolicy,
-) -> (ActorRef<SourceCommand>, mpsc::UnboundedReceiver<Parked>) {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let args = PolledSourceArgs {
-        source: KEY,
-        slots: vec![SlotSpec {
-            key: KEY,
-            explicit: policy,
-            standing: true,
-            generations: GenerationBook::new().counter(&KEY),
-            reader: gated_reader(tx),
-        }],
-        cadence,
-        client: client(),
-        view,
-        fault_drills: false,
-    };
-    let (actor, _) = PolledSource::spawn(None, PolledSource, args).await.unwrap();
-    (actor, rx)
+    tx: mpsc::UnboundedSender<Parked>,
+) -> SlotSpec<KeepersSlot, KeepersObservation> {
+    SlotSpec {
+        key: SLOT,
+        explicit: policy,
+        standing: true,
+        generations: generations.counter(&SLOT),
+        reader: gated_reader(tx),
+    }
 }
 
-fn dispatched_gen(m: &ViewMsg) -> Option<u64> {
-    match m {
-        ViewMsg::Dispatched(t) => Some(t.generation),
+/// A polled source with the roster slot and a gated reader, reporting to `view`, spawned
+/// without a supervisor. Returns its actor (to stop it) and its control handle.
+async fn polled(
+    view: &CollectingView,
+    cadence: Option<Duration>,
+    policy: ExplicitPolicy,
+) -> (
+    ActorRef<PolledMsg<KeepersSlot, KeepersObservation>>,
+    SourceHandle,
+    mpsc::UnboundedReceiver<Parked>,
+) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let generations = GenerationBook::new();
+    let args = PolledSourceArgs {
+        source: KEY,
+        slots: vec![roster_slot(&generations, policy, tx)],
+        cadence,
+        ctx: SourceContext {
+            client: client(),
+            events: view.sink(),
+            inboxes: view.inboxes(),
+            generations,
+            fault_drills: false,
+        },
+    };
+    let (actor, _) = PolledSource::spawn(None, PolledSource::default(), args)
+        .await
+        .unwrap();
+    let handle = SourceHandle::new(&actor);
+    (actor, handle, rx)
+}
+
+fn dispatched_gen(e: &Event) -> Option<u64> {
+    match e {
+        SlotEvent::Dispatched(t) => Some(t.generation),
         _ => None,
     }
 }
 
+fn identity(source: &SourceHandle, state: IdentityState) {
+    assert!(source.send_control(SourceControl::Identity(state)));
+}
+
 #[tokio::test]
 async fn polled_source_reads_on_confirmation_and_rearms_its_cadence_after_each_read() {
-    let (view, mut log) = collecting_view().await.unwrap();
-    let (source, mut parked) = polled(
-        view,
+    let mut view = collecting_view();
+    let (actor, source, mut parked) = polled(
+        &view,
         Some(Duration::from_millis(1)),
         ExplicitPolicy::Supersede,
     )
     .await;
-    source.cast(SourceCommand::Identity(confirmed(1))).unwrap();
+    identity(&source, confirmed(1));
     // The standing slot reads at once under the new epoch.
-    log.wait_for(|m| dispatched_gen(m) == Some(1))
+    view.wait_slot(|e: &Event| dispatched_gen(e) == Some(1))
         .await
         .unwrap();
     parked.recv().await.unwrap().send(marked(500)).unwrap();
-    log.wait_for(|m| matches!(m, ViewMsg::Observed(o) if o.ticket.generation == 1))
+    view.wait_slot(|e: &Event| matches!(e, SlotEvent::Observed(t, _) if t.generation == 1))
         .await
         .unwrap();
     // The cadence was re-armed by that completed read: a second read follows.
-    log.wait_for(|m| dispatched_gen(m) == Some(2))
+    view.wait_slot(|e: &Event| dispatched_gen(e) == Some(2))
         .await
         .unwrap();
-    source.stop(None);
+    actor.stop(None);
 }
 
 #[tokio::test]
 async fn g3_explicit_refresh_supersedes_through_the_actor() {
-    let (view, mut log) = collecting_view().await.unwrap();
-    let (source, mut parked) = polled(view, None, ExplicitPolicy::Supersede).await;
-    source.cast(SourceCommand::Identity(confirmed(1))).unwrap();
+    let mut view = collecting_view();
+    let (actor, source, mut parked) = polled(&view, None, ExplicitPolicy::Supersede).await;
+    identity(&source, confirmed(1));
     let mut first = parked.recv().await.unwrap();
-    source
-        .cast(SourceCommand::Demand(DemandKind::Explicit))
-        .unwrap();
-    log.wait_for(|m| dispatched_gen(m) == Some(2))
+    assert!(source.send_control(SourceControl::Demand(DemandKind::Explicit)));
+    view.wait_slot(|e: &Event| dispatched_gen(e) == Some(2))
         .await
         .unwrap();
     first.closed().await; // the superseded worker was aborted
     parked.recv().await.unwrap().send(marked(501)).unwrap();
-    log.wait_for(|m| matches!(m, ViewMsg::Observed(_)))
+    view.wait_slot(|e: &Event| matches!(e, SlotEvent::Observed(..)))
         .await
         .unwrap();
-    let order: Vec<String> = log
-        .seen
+    let order: Vec<String> = view
+        .slot_events::<KeepersSlot, KeepersObservation>()
         .iter()
-        .filter_map(|m| match m {
-            ViewMsg::Dispatched(t) => Some(format!("d{}", t.generation)),
-            ViewMsg::Retired(t) => Some(format!("r{}", t.generation)),
-            ViewMsg::Observed(o) => Some(format!("o{}", o.ticket.generation)),
-            _ => None,
+        .map(|e| match e {
+            SlotEvent::Dispatched(t) => format!("d{}", t.generation),
+            SlotEvent::Retired(t) => format!("r{}", t.generation),
+            SlotEvent::Observed(t, _) => format!("o{}", t.generation),
         })
         .collect();
     assert_eq!(order, ["d1", "r1", "d2", "o2"]);
-    source.stop(None);
+    actor.stop(None);
 }
 
 #[tokio::test]
 async fn g6_withdrawal_through_the_actor_retires_and_reconfirmation_redispatches() {
-    let (view, mut log) = collecting_view().await.unwrap();
-    let (source, mut parked) = polled(view, None, ExplicitPolicy::Supersede).await;
-    source.cast(SourceCommand::Identity(confirmed(1))).unwrap();
+    let mut view = collecting_view();
+    let (actor, source, mut parked) = polled(&view, None, ExplicitPolicy::Supersede).await;
+    identity(&source, confirmed(1));
     let mut first = parked.recv().await.unwrap();
-    source
-        .cast(SourceCommand::Identity(IdentityState::Booting))
-        .unwrap();
-    log.wait_for(|m| matches!(m, ViewMsg::Retired(t) if t.generation == 1))
+    identity(&source, IdentityState::Booting);
+    view.wait_slot(|e: &Event| matches!(e, SlotEvent::Retired(t) if t.generation == 1))
         .await
         .unwrap();
     first.closed().await;
-    source.cast(SourceCommand::Identity(confirmed(3))).unwrap();
-    let hit = log
-        .wait_for(|m| matches!(m, ViewMsg::Dispatched(_)) && dispatched_gen(m) == Some(2))
+    identity(&source, confirmed(3));
+    let hit = view
+        .wait_slot(|e: &Event| {
+            matches!(e, SlotEvent::Dispatched(_)) && dispatched_gen(e) == Some(2)
+        })
         .await
         .unwrap();
-    let ViewMsg::Dispatched(t) = hit else {
+    let SlotEvent::Dispatched(t) = hit else {
         unreachable!()
     };
     assert_eq!(t.scope.epoch, 3);
-    source.stop(None);
+    actor.stop(None);
 }
 
 /// A source that is only the roster slot with a gated reader, for supervision tests.
@@ -183,28 +207,22 @@ impl SourceSpawner for GatedSpawner {
         &self,
         ctx: SourceContext,
         supervisor: ActorCell,
-    ) -> futures::future::BoxFuture<'static, Result<ActorRef<SourceCommand>, SpawnErr>> {
+    ) -> futures::future::BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
         let args = PolledSourceArgs {
             source: KEY,
-            slots: vec![SlotSpec {
-                key: KEY,
-                explicit: ExplicitPolicy::Supersede,
-                standing: true,
-                generations: ctx.generations.counter(&KEY),
-                reader: gated_reader(self.parked.clone()),
-            }],
+            slots: vec![roster_slot(
+                &ctx.generations,
+                ExplicitPolicy::Supersede,
+                self.parked.clone(),
+            )],
             cadence: None,
-            client: ctx.client,
-            view: ctx.view,
-            fault_drills: ctx.fault_drills,
+            ctx,
         };
-        Box::pin(async move {
-            Ok(
-                PolledSource::spawn_linked(None, PolledSource, args, supervisor)
-                    .await?
-                    .0,
-            )
-        })
+        spawn_source(
+            PolledSource::<KeepersSlot, KeepersObservation>::default(),
+            args,
+            supervisor,
+        )
     }
 }
 
@@ -223,45 +241,53 @@ fn drill_config(max_restarts: u32) -> RuntimeConfig {
     }
 }
 
-async fn source_up(log: &mut ViewLog) -> ActorRef<SourceCommand> {
-    match log
-        .wait_for(|m| matches!(m, ViewMsg::SourceUp { source, .. } if *source == KEY))
+async fn source_up(view: &mut CollectingView) -> SourceHandle {
+    match view
+        .wait_event(|e| matches!(e, SourceEvent::SourceUp { source, .. } if source == &KEY))
         .await
     {
-        Some(ViewMsg::SourceUp { handle, .. }) => handle.clone(),
+        Some(SourceEvent::SourceUp { handle, .. }) => handle.clone(),
         _ => panic!("view stopped before SourceUp"),
     }
+}
+
+/// The gated roster source as the runtime's only source.
+fn gated_entry(parked: mpsc::UnboundedSender<Parked>) -> Vec<SourceEntry> {
+    vec![crate::actor_support::registry_entry(GatedSpawner {
+        parked,
+    })]
 }
 
 #[tokio::test]
 async fn a_source_panic_restarts_it_and_the_view_gets_the_new_handle() {
     let recorder = StageRecorder::new();
     let _trace = tracing::subscriber::set_default(recorder.subscriber());
-    let (view, mut log) = collecting_view().await.unwrap();
+    let mut view = collecting_view();
     let (tx, _parked) = mpsc::unbounded_channel();
     let runtime = start_runtime_with(
         client(),
-        view,
+        view.sink(),
+        view.inboxes(),
         drill_config(5),
-        vec![Arc::new(GatedSpawner { parked: tx })],
+        gated_entry(tx),
     )
     .await
     .unwrap();
-    let first = source_up(&mut log).await;
+    let first = source_up(&mut view).await;
     runtime.inject_panic(KEY);
-    log.wait_for(|m| matches!(m, ViewMsg::SourceRestarted(s) if *s == KEY))
+    view.wait_event(|e| matches!(e, SourceEvent::SourceRestarted(s) if s == &KEY))
         .await
         .unwrap();
-    let second = source_up(&mut log).await;
-    assert_ne!(first.get_id(), second.get_id());
+    let second = source_up(&mut view).await;
+    assert_ne!(first.actor_id(), second.actor_id());
     let restart = recorder
         .wait_for(|r| r.stage == "restart" && r.reason.as_deref() == Some("restarted"))
         .await
         .unwrap();
     assert_eq!(restart.source, "keepers_roster");
     // The view (and the rest of the tree) is untouched: the new source answers.
-    second.cast(SourceCommand::Identity(confirmed(50))).unwrap();
-    log.wait_for(|m| matches!(m, ViewMsg::Dispatched(_)))
+    identity(&second, confirmed(50));
+    view.wait_slot(|e: &Event| matches!(e, SlotEvent::Dispatched(_)))
         .await
         .unwrap();
     runtime.stop().await;
@@ -271,23 +297,24 @@ async fn a_source_panic_restarts_it_and_the_view_gets_the_new_handle() {
 async fn restart_intensity_exceeded_stops_the_source_and_keeps_the_runtime() {
     let recorder = StageRecorder::new();
     let _trace = tracing::subscriber::set_default(recorder.subscriber());
-    let (view, mut log) = collecting_view().await.unwrap();
+    let mut view = collecting_view();
     let (tx, _parked) = mpsc::unbounded_channel();
     let runtime = start_runtime_with(
         client(),
-        view,
+        view.sink(),
+        view.inboxes(),
         drill_config(2),
-        vec![Arc::new(GatedSpawner { parked: tx })],
+        gated_entry(tx),
     )
     .await
     .unwrap();
-    source_up(&mut log).await;
+    source_up(&mut view).await;
     for _ in 0..2 {
         runtime.inject_panic(KEY);
-        source_up(&mut log).await;
+        source_up(&mut view).await;
     }
     runtime.inject_panic(KEY);
-    log.wait_for(|m| matches!(m, ViewMsg::SourceStopped(s) if *s == KEY))
+    view.wait_event(|e| matches!(e, SourceEvent::SourceStopped(s) if s == &KEY))
         .await
         .unwrap();
     let gave_up = recorder

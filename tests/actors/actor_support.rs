@@ -4,10 +4,11 @@
 //! so tests run on the current-thread runtime.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test rig
 
-use masc_tui::actors::messages::{Observation, ViewMsg};
-use masc_tui::actors::read::testing::{ViewLog, collecting_view};
+use masc_tui::actors::contract::{
+    SlotEvent, SlotKey, SourceEvent, SourceHandle, SourceKey, Ticket,
+};
+use masc_tui::actors::read::testing::{CollectingView, collecting_view};
 use masc_tui::actors::supervisor::{RestartPolicy, RuntimeConfig, RuntimeHandle, start_runtime};
-use masc_tui::actors::ticket::SourceKey;
 use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
@@ -19,9 +20,27 @@ const TOKEN: &str = "actor-test-token";
 pub struct Rig {
     pub server: RunningServer,
     pub runtime: RuntimeHandle,
-    pub log: ViewLog,
+    pub view: CollectingView,
     pub recorder: StageRecorder,
     _trace: tracing::subscriber::DefaultGuard,
+}
+
+/// One observation of a slot: the ticket it carried and its payload.
+#[derive(Debug, Clone)]
+pub struct Obs<S, P> {
+    pub ticket: Ticket<S>,
+    pub payload: P,
+}
+
+/// The observation in a slot event, if it is one.
+pub fn obs_of<S: Clone, P: Clone>(e: &SlotEvent<S, P>) -> Option<Obs<S, P>> {
+    match e {
+        SlotEvent::Observed(ticket, payload) => Some(Obs {
+            ticket: ticket.clone(),
+            payload: payload.clone(),
+        }),
+        _ => None,
+    }
 }
 
 /// A fault plan from the JSON of its rules.
@@ -52,7 +71,7 @@ pub async fn start_rig(
         cc.request_timeout = timeout;
     }
     let client = WorkspaceClient::new(cc).unwrap();
-    let (view, log) = collecting_view().await.unwrap();
+    let view = collecting_view();
     let cfg = RuntimeConfig {
         expected_base: Some(expected_base.map_or_else(|| server.base_path(), str::to_string)),
         health_interval: Duration::from_millis(20),
@@ -63,11 +82,13 @@ pub async fn start_rig(
         },
         fault_drills: true,
     };
-    let runtime = start_runtime(client, view, cfg).await.unwrap();
+    let runtime = start_runtime(client, view.sink(), view.inboxes(), cfg)
+        .await
+        .unwrap();
     Rig {
         server,
         runtime,
-        log,
+        view,
         recorder,
         _trace: trace,
     }
@@ -87,16 +108,49 @@ pub async fn rig_with(faults: FaultPlan) -> Rig {
 }
 
 impl Rig {
-    /// The observation of `key`: one already received (the slots of one source arrive in any
+    /// The observation of `slot`: one already received (the slots of one source arrive in any
     /// order, E-1/T-1), else the next one.
-    pub async fn observed_of(&mut self, key: &SourceKey) -> Observation {
-        let is_it = |m: &ViewMsg| matches!(m, ViewMsg::Observed(o) if o.ticket.source == *key);
-        if let Some(ViewMsg::Observed(o)) = self.log.last_seen(is_it) {
-            return o.clone();
+    pub async fn observed_of<S, P>(&mut self, slot: &S) -> Obs<S, P>
+    where
+        S: SlotKey,
+        P: Clone + Send + std::fmt::Debug + 'static,
+    {
+        let is_it = |e: &SlotEvent<S, P>| matches!(e, SlotEvent::Observed(t, _) if t.slot == *slot);
+        if let Some(o) = self.view.last_slot(is_it).and_then(obs_of) {
+            return o;
         }
-        match self.log.wait_for(is_it).await {
-            Some(ViewMsg::Observed(o)) => o.clone(),
-            other => panic!("no observation of {key}: {other:?}"),
+        match self.view.wait_slot(is_it).await {
+            Some(e) => obs_of(e).unwrap(),
+            None => panic!("no observation of {slot:?}"),
+        }
+    }
+
+    /// The next `Dispatched` of `slot` no earlier wait of this surface looked at.
+    pub async fn dispatched_of<S, P>(&mut self, slot: &S) -> Ticket<S>
+    where
+        S: SlotKey,
+        P: Send + std::fmt::Debug + 'static,
+    {
+        match self
+            .view
+            .wait_slot::<S, P>(|e| matches!(e, SlotEvent::Dispatched(t) if t.slot == *slot))
+            .await
+        {
+            Some(e) => e.ticket().clone(),
+            None => panic!("no dispatch of {slot:?}"),
+        }
+    }
+
+    /// The handle of `source`: the latest `SourceUp` already received, else the next one.
+    pub async fn source_handle(&mut self, source: SourceKey) -> SourceHandle {
+        let is_it =
+            |e: &SourceEvent| matches!(e, SourceEvent::SourceUp { source: s, .. } if *s == source);
+        if let Some(SourceEvent::SourceUp { handle, .. }) = self.view.last_event(is_it) {
+            return handle.clone();
+        }
+        match self.view.wait_event(is_it).await {
+            Some(SourceEvent::SourceUp { handle, .. }) => handle.clone(),
+            other => panic!("no SourceUp of {source}: {other:?}"),
         }
     }
 
@@ -104,5 +158,52 @@ impl Rig {
     pub async fn finish(self) {
         self.runtime.stop().await;
         self.server.shutdown().await;
+    }
+}
+
+/// Every `Dispatched` of every surface received so far, as (slot trace name, read scope).
+pub fn all_dispatched(
+    view: &mut CollectingView,
+) -> Vec<(String, masc_tui::protocol::admission::ReadScope)> {
+    use masc_tui::actors::board::{BoardObservation, BoardSlot};
+    use masc_tui::actors::chat::{ChatObservation, ChatSlot};
+    use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
+    use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot};
+    use masc_tui::actors::system::{SystemObservation, SystemSlot};
+    use masc_tui::actors::work::{WorkObservation, WorkSlot};
+    fn of<S: SlotKey, P: Send + 'static>(
+        view: &mut CollectingView,
+    ) -> Vec<(String, masc_tui::protocol::admission::ReadScope)> {
+        view.slot_events::<S, P>()
+            .iter()
+            .filter_map(|e| match e {
+                SlotEvent::Dispatched(t) => Some((t.slot.trace_name(), t.scope.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+    let mut all = of::<KeepersSlot, KeepersObservation>(view);
+    all.extend(of::<ChatSlot, ChatObservation>(view));
+    all.extend(of::<WorkSlot, WorkObservation>(view));
+    all.extend(of::<BoardSlot, BoardObservation>(view));
+    all.extend(of::<SystemSlot, SystemObservation>(view));
+    all.extend(of::<DecisionsSlot, DecisionsObservation>(view));
+    all
+}
+
+/// `spawner` as a registry entry, with the slot kinds the registry lists for its source (so a
+/// partial runtime of a test declares the same slots as the real one).
+pub fn registry_entry(
+    spawner: impl masc_tui::actors::contract::SourceSpawner,
+) -> masc_tui::actors::registry::SourceEntry {
+    let key = spawner.key();
+    let slots = masc_tui::actors::registry::sources(Duration::from_secs(5))
+        .into_iter()
+        .find(|e| e.key() == key)
+        .map(|e| e.slots)
+        .unwrap_or_else(|| panic!("{key} is not in the registry"));
+    masc_tui::actors::registry::SourceEntry {
+        spawner: std::sync::Arc::new(spawner),
+        slots,
     }
 }

@@ -4,8 +4,8 @@
 //! and the stage trace; synchronisation is by view messages and stage records only.
 
 use crate::actor_support::{plan, rig_with};
-use masc_tui::actors::messages::ObservationPayload;
-use masc_tui::actors::ticket::SourceKey;
+use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
+use masc_tui::actors::system::{SystemObservation, SystemSlot};
 use masc_tui::protocol::async_requests::AsyncRequestList;
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::skills::SkillsSnapshotRead;
@@ -19,15 +19,19 @@ async fn t1_t2_a_slow_inventory_blocks_neither_sibling() {
         r#"{"match":{"method":"GET","path":"/api/v1/dashboard/tools"},"when":{"nth":1},"fault":{"delay_ms":20000}}"#,
     ))
     .await;
-    let skills = rig.observed_of(&SourceKey::SkillsCatalog).await;
-    let asyncs = rig.observed_of(&SourceKey::AsyncRequests).await;
+    let skills = rig
+        .observed_of::<_, SystemObservation>(&SystemSlot::SkillsCatalog)
+        .await;
+    let asyncs = rig
+        .observed_of::<_, SystemObservation>(&SystemSlot::AsyncRequests)
+        .await;
     assert!(matches!(
         &skills.payload,
-        ObservationPayload::SkillsCatalog(Ok(a)) if matches!(a.value.as_ref(), SkillsSnapshotRead::Ready(_))
+        SystemObservation::SkillsCatalog(Ok(a)) if matches!(a.value.as_ref(), SkillsSnapshotRead::Ready(_))
     ));
     assert!(matches!(
         &asyncs.payload,
-        ObservationPayload::AsyncRequests(Ok(a)) if matches!(a.value.as_ref(), AsyncRequestList::Ready { .. })
+        SystemObservation::AsyncRequests(Ok(a)) if matches!(a.value.as_ref(), AsyncRequestList::Ready { .. })
     ));
     let inventory_done = rig
         .recorder
@@ -61,24 +65,30 @@ async fn t2_a_failed_skills_read_fails_only_its_slot() {
         r#"{"match":{"method":"GET","path":"/api/v1/skills"},"when":{"every":true},"fault":{"status":500,"body":{"error":"catalogue locked"}}}"#,
     ))
     .await;
-    let skills = rig.observed_of(&SourceKey::SkillsCatalog).await;
-    let inventory = rig.observed_of(&SourceKey::ToolsInventory).await;
-    let asyncs = rig.observed_of(&SourceKey::AsyncRequests).await;
+    let skills = rig
+        .observed_of::<_, SystemObservation>(&SystemSlot::SkillsCatalog)
+        .await;
+    let inventory = rig
+        .observed_of::<_, SystemObservation>(&SystemSlot::ToolsInventory)
+        .await;
+    let asyncs = rig
+        .observed_of::<_, SystemObservation>(&SystemSlot::AsyncRequests)
+        .await;
     assert!(
         matches!(
             skills.payload,
-            ObservationPayload::SkillsCatalog(Err(ClientError::Status { status: 500, .. }))
+            SystemObservation::SkillsCatalog(Err(ClientError::Status { status: 500, .. }))
         ),
         "{:?}",
         skills.payload
     );
     assert!(matches!(
         inventory.payload,
-        ObservationPayload::ToolsInventory(Ok(_))
+        SystemObservation::ToolsInventory(Ok(_))
     ));
     assert!(matches!(
         asyncs.payload,
-        ObservationPayload::AsyncRequests(Ok(_))
+        SystemObservation::AsyncRequests(Ok(_))
     ));
     rig.finish().await;
 }
@@ -91,19 +101,23 @@ async fn f5_a_malformed_runtime_catalogue_is_a_typed_failure_of_its_slot() {
         r#"{"match":{"method":"GET","path":"/api/v1/runtime/resolved"},"when":{"every":true},"fault":{"malformed":true}}"#,
     ))
     .await;
-    let runtime = rig.observed_of(&SourceKey::RuntimeCatalogue).await;
+    let runtime = rig
+        .observed_of::<_, SystemObservation>(&SystemSlot::RuntimeCatalogue)
+        .await;
     assert!(
         matches!(
             runtime.payload,
-            ObservationPayload::RuntimeCatalogue(Err(ClientError::Decode(_)))
+            SystemObservation::RuntimeCatalogue(Err(ClientError::Decode(_)))
         ),
         "{:?}",
         runtime.payload
     );
-    let skills = rig.observed_of(&SourceKey::SkillsCatalog).await;
+    let skills = rig
+        .observed_of::<_, SystemObservation>(&SystemSlot::SkillsCatalog)
+        .await;
     assert!(matches!(
         skills.payload,
-        ObservationPayload::SkillsCatalog(Ok(_))
+        SystemObservation::SkillsCatalog(Ok(_))
     ));
     rig.finish().await;
 }
@@ -116,17 +130,21 @@ async fn decisions_approvals_and_asks_are_independent_slots() {
         r#"{"match":{"method":"GET","path":"/api/v1/keepers/asks"},"when":{"every":true},"fault":{"status":500,"body":{"error":"asks store locked"}}}"#,
     ))
     .await;
-    let asks = rig.observed_of(&SourceKey::OpenAsks).await;
-    let approvals = rig.observed_of(&SourceKey::OperatorApprovals).await;
+    let asks = rig
+        .observed_of::<_, DecisionsObservation>(&DecisionsSlot::Asks)
+        .await;
+    let approvals = rig
+        .observed_of::<_, DecisionsObservation>(&DecisionsSlot::Approvals)
+        .await;
     assert!(
         matches!(
             asks.payload,
-            ObservationPayload::OpenAsks(Err(ClientError::Status { status: 500, .. }))
+            DecisionsObservation::Asks(Err(ClientError::Status { status: 500, .. }))
         ),
         "{:?}",
         asks.payload
     );
-    let ObservationPayload::OperatorApprovals(Ok(a)) = &approvals.payload else {
+    let DecisionsObservation::Approvals(Ok(a)) = &approvals.payload else {
         panic!("{:?}", approvals.payload);
     };
     assert_eq!(a.value.actor_filter, "masc-tui");

@@ -2,9 +2,9 @@
 //! WorkspaceActor against the embedded server (protocol.md §2.1, §3, §13 `/health` faults;
 //! sources.md G-6): identity judgement, epochs, withdrawal, and what sources see of it.
 
-use crate::actor_support::{Rig, plan, start_rig};
-use masc_tui::actors::messages::{IdentityState, ViewMsg};
-use masc_tui::actors::ticket::{SourceKey, Ticket};
+use crate::actor_support::{Rig, all_dispatched, plan, start_rig};
+use masc_tui::actors::contract::{IdentityState, SlotEvent, SourceEvent, SourceKey, Ticket};
+use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::server::ServeOptions;
 use masc_tui::server::faults::FaultPlan;
@@ -16,11 +16,11 @@ async fn rig(opts: ServeOptions, expected_base: Option<&str>) -> Rig {
 impl Rig {
     async fn identity(&mut self, pred: impl Fn(&IdentityState) -> bool) -> IdentityState {
         match self
-            .log
-            .wait_for(|m| matches!(m, ViewMsg::Identity(s) if pred(s)))
+            .view
+            .wait_event(|e| matches!(e, SourceEvent::Identity(s) if pred(s)))
             .await
         {
-            Some(ViewMsg::Identity(s)) => s.clone(),
+            Some(SourceEvent::Identity(s)) => s.clone(),
             _ => panic!("view stopped"),
         }
     }
@@ -35,15 +35,23 @@ impl Rig {
         }
     }
 
-    async fn roster_dispatched(&mut self) -> Ticket {
+    /// The next roster `Dispatched` no earlier wait looked at.
+    async fn roster_dispatched(&mut self) -> Ticket<KeepersSlot> {
+        self.roster_dispatched_from(0).await
+    }
+
+    /// The next roster `Dispatched` of epoch `epoch` or later no earlier wait looked at. (Slot
+    /// events and identity events are no longer one list: "the dispatch after this
+    /// confirmation" is the dispatch under its epoch.)
+    async fn roster_dispatched_from(&mut self, epoch: u64) -> Ticket<KeepersSlot> {
         match self
-            .log
-            .wait_for(
-                |m| matches!(m, ViewMsg::Dispatched(t) if t.source == SourceKey::KeepersRoster),
-            )
+            .view
+            .wait_slot(|e: &SlotEvent<KeepersSlot, KeepersObservation>| {
+                matches!(e, SlotEvent::Dispatched(t) if t.scope.epoch >= epoch)
+            })
             .await
         {
-            Some(ViewMsg::Dispatched(t)) => t.clone(),
+            Some(SlotEvent::Dispatched(t)) => t.clone(),
             _ => panic!("view stopped"),
         }
     }
@@ -87,20 +95,29 @@ async fn a_booting_server_is_not_confirmed_until_ready() {
     let (epoch, _, _) = rig.confirmed().await;
     let ticket = rig.roster_dispatched().await;
     assert_eq!(ticket.scope.epoch, epoch);
-    // Nothing was dispatched while booting: the first dispatch follows the confirmation.
-    let first_dispatch = rig
-        .log
-        .seen
+    // Nothing was dispatched while booting: the first dispatch follows the confirmation. A
+    // dispatch reaches the view with the `Delivered` of its surface's inbox, so the first
+    // `Delivered` of any surface comes after the confirmation in the view's mailbox.
+    rig.view.drain_ready();
+    let first_delivery = rig
+        .view
+        .events
         .iter()
-        .position(|m| matches!(m, ViewMsg::Dispatched(_)))
+        .position(|e| matches!(e, SourceEvent::Delivered { .. }))
         .unwrap();
     let confirmation = rig
-        .log
-        .seen
+        .view
+        .events
         .iter()
-        .position(|m| matches!(m, ViewMsg::Identity(IdentityState::Confirmed { .. })))
+        .position(|e| matches!(e, SourceEvent::Identity(IdentityState::Confirmed { .. })))
         .unwrap();
-    assert!(confirmation < first_dispatch);
+    assert!(confirmation < first_delivery);
+    assert!(
+        all_dispatched(&mut rig.view)
+            .iter()
+            .all(|(_, scope)| scope.epoch >= epoch),
+        "no ticket of an earlier (booting) epoch"
+    );
     rig.finish().await;
 }
 
@@ -122,8 +139,12 @@ async fn g6_a_failed_probe_withdraws_the_epoch_and_recovery_opens_a_new_one() {
     let (second, _, _) = rig.confirmed().await;
     // One advance for the withdrawal, one for the confirmation.
     assert_eq!(second, first + 2);
-    let ticket = rig.roster_dispatched().await;
+    let first_ticket = rig.roster_dispatched().await;
+    assert_eq!(first_ticket.scope.epoch, first);
+    // The roster is read again after recovery, under the new epoch, as a new read.
+    let ticket = rig.roster_dispatched_from(second).await;
     assert!(ticket.scope.epoch >= second);
+    assert!(ticket.generation > first_ticket.generation);
     rig.finish().await;
 }
 
@@ -147,10 +168,7 @@ async fn a_base_mismatch_is_reported_and_no_read_is_dispatched() {
         .await
         .unwrap();
     assert!(
-        !rig.log
-            .seen
-            .iter()
-            .any(|m| matches!(m, ViewMsg::Dispatched(_))),
+        all_dispatched(&mut rig.view).is_empty(),
         "no ticket without a confirmed epoch"
     );
     assert!(
@@ -188,9 +206,9 @@ async fn a_workspace_actor_panic_withdraws_then_reconfirms_under_a_new_epoch() {
     let mut rig = rig(ServeOptions::default(), None).await;
     let (first, _, _) = rig.confirmed().await;
     rig.roster_dispatched().await;
-    rig.runtime.inject_panic(SourceKey::Workspace);
-    rig.log
-        .wait_for(|m| matches!(m, ViewMsg::SourceRestarted(SourceKey::Workspace)))
+    rig.runtime.inject_panic(SourceKey::WORKSPACE);
+    rig.view
+        .wait_event(|e| matches!(e, SourceEvent::SourceRestarted(SourceKey::WORKSPACE)))
         .await
         .unwrap();
     rig.identity(|s| matches!(s, IdentityState::Unconfirmed { .. }))

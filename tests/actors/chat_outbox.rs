@@ -48,6 +48,7 @@ async fn child_sends_then_waits() {
     let id = rig.send("rondo", TEXT);
     rig.pump_until(|m| {
         m.chat
+            .pane
             .as_ref()
             .and_then(|p| p.send(&id))
             .is_some_and(|s| s.phase == SendPhase::Sending)
@@ -118,6 +119,7 @@ async fn outbox_survives_a_kill_between_written_and_confirmed() {
     rig.open("rondo");
     rig.pump_until(|m| {
         m.chat
+            .pane
             .as_ref()
             .and_then(|p| p.send(&id))
             .is_some_and(|s| s.reconciliation.is_some())

@@ -117,6 +117,7 @@ async fn ready(dir: &tempfile::TempDir) -> (Rig, Mock) {
     rig.open("alpha");
     rig.pump_until(|m| {
         m.chat
+            .pane
             .as_ref()
             .is_some_and(|p| p.history == HistoryState::Ready)
     })
@@ -162,6 +163,7 @@ async fn duplicate_acceptance_is_a_surfaced_protocol_error() {
     // Reconciliation by exact id: the mock holds no record (404 → Absent), not resent.
     rig.pump_until(|m| {
         m.chat
+            .pane
             .as_ref()
             .and_then(|p| p.send(&id))
             .is_some_and(|s| s.reconciliation.is_some())

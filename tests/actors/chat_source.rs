@@ -5,8 +5,11 @@
 //! admission verdicts are the view's own), and asserts typed state and traced stages — never
 //! wording. Synchronisation is by view messages only.
 
-use crate::chat_support::{Rig, STREAM, TOKEN, rig};
-use masc_tui::actors::chat::{ChatCommand, Reconciliation, SendOutcome, UnknownCause};
+use crate::chat_support::{Rig, STREAM, TOKEN, ViewMsg, rig};
+use masc_tui::actors::chat::{
+    ChatCommand, ChatObservation, ChatSlot, Reconciliation, SendOutcome, SendStep, UnknownCause,
+};
+use masc_tui::actors::contract::{SlotEvent, Ticket};
 use masc_tui::outbox::SendState;
 use masc_tui::protocol::chat::OperationState;
 use masc_tui::server::faults::FaultPlan;
@@ -63,6 +66,7 @@ async fn open_ready(rig: &mut Rig, keeper: &str) {
     rig.open(keeper);
     rig.pump_until(|m| {
         m.chat
+            .pane
             .as_ref()
             .is_some_and(|p| p.history == masc_tui::view::screens::chat::HistoryState::Ready)
     })
@@ -84,11 +88,11 @@ async fn history_paging_prepends_older_pages_until_has_more_is_false() {
     while rig.pane().has_more {
         let before_len = rig.pane().view().transcript().len();
         let oldest_ts = rig.pane().view().transcript().entries()[0].ts.unwrap();
-        rig.model.chat.as_mut().unwrap().loading_older = true;
+        rig.model.chat.pane.as_mut().unwrap().loading_older = true;
         rig.cast(ChatCommand::LoadOlder {
             keeper: KEEPER.into(),
         });
-        rig.pump_until(|m| !m.chat.as_ref().unwrap().loading_older)
+        rig.pump_until(|m| !m.chat.pane.as_ref().unwrap().loading_older)
             .await;
         let view = rig.pane().view();
         let t = view.transcript();
@@ -110,7 +114,7 @@ async fn history_paging_prepends_older_pages_until_has_more_is_false() {
         .recorder
         .wait_for(|r| {
             r.stage == "refused"
-                && r.source == "chat:rondo"
+                && r.source == "chat_history:rondo"
                 && r.reason.as_deref() == Some("history_exhausted")
         })
         .await;
@@ -119,7 +123,7 @@ async fn history_paging_prepends_older_pages_until_has_more_is_false() {
     // Every page was admitted with its ticket.
     let admits = rig
         .recorder
-        .records_where(|r| r.stage == "admit" && r.source == "chat:rondo");
+        .records_where(|r| r.stage == "admit" && r.source == "chat_history:rondo");
     assert!(admits.len() >= pages);
     rig.stop().await;
     server.shutdown().await;
@@ -179,6 +183,7 @@ async fn sse_cut_mid_turn_is_interrupted_and_partial_text_is_never_a_reply() {
     // Reconciled by the exact id until the operation's real terminal state.
     rig.pump_until(|m| {
         m.chat
+            .pane
             .as_ref()
             .and_then(|p| p.send(&id))
             .is_some_and(|s| s.reconciliation.is_some() && !s.outcome_unknown())
@@ -221,7 +226,7 @@ async fn forbidden_before_acceptance_is_not_applied_and_keeps_the_draft() {
             cause: "status_403".into()
         })
     );
-    let effects = rig.model.chat.as_mut().unwrap().take_effects();
+    let effects = rig.model.chat.pane.as_mut().unwrap().take_effects();
     assert!(effects.iter().any(|e| matches!(e,
         ChatEffect::RestoreDraft { keeper, text, .. } if keeper == KEEPER && text == "please deploy 🚀")));
     {
@@ -265,6 +270,7 @@ async fn dropped_after_send_is_unknown_then_reconciled_by_exact_id() {
     ));
     rig.pump_until(|m| {
         m.chat
+            .pane
             .as_ref()
             .and_then(|p| p.send(&id))
             .is_some_and(|s| !s.outcome_unknown())
@@ -295,6 +301,7 @@ async fn late_stream_events_after_switching_keeper_are_rejected_and_traced() {
     let id = rig.send(KEEPER, "long question");
     rig.pump_until(|m| {
         m.chat
+            .pane
             .as_ref()
             .and_then(|p| p.send(&id))
             .is_some_and(|s| s.promoted)
@@ -308,10 +315,8 @@ async fn late_stream_events_after_switching_keeper_are_rejected_and_traced() {
         let done = rig.verdicts[before..].iter().any(|(rid, v)| {
             rid.as_deref() == Some(id.as_str()) && *v == Err(RejectReason::OtherTarget)
         }) && rig.log.seen.iter().any(|m| {
-            matches!(m, masc_tui::actors::messages::ViewMsg::Observed(o)
-                if matches!(&o.payload, masc_tui::actors::messages::ObservationPayload::Chat(c)
-                    if matches!(c.as_ref(), masc_tui::actors::chat::ChatObservation::Send {
-                        request_id, step: masc_tui::actors::chat::SendStep::Ended(_) } if *request_id == id)))
+            matches!(m, ViewMsg::Slot(SlotEvent::Observed(_, ChatObservation::Send {
+                request_id, step: SendStep::Ended(_) })) if *request_id == id)
         });
         if done {
             break;
@@ -331,7 +336,7 @@ async fn late_stream_events_after_switching_keeper_are_rejected_and_traced() {
     assert!(
         !rig.recorder
             .records_where(|r| r.stage == "reject"
-                && r.source == "chat:rondo"
+                && r.source == "chat_send:rondo"
                 && r.reason.as_deref() == Some("other_target"))
             .is_empty()
     );
@@ -389,5 +394,143 @@ async fn a_clean_turn_is_confirmed_from_its_stream_without_reconciliation() {
     let op = format!("/api/v1/keepers/rondo/chat/operations/{id}");
     assert_eq!(server.request_count("GET", &op), 0);
     assert_eq!(server.request_count("POST", STREAM), 1);
+    server.shutdown().await;
+}
+
+/// The ticket of the next history-page `Retired` or `Observed` the view handles, pumping the
+/// model as it goes.
+async fn page_end(rig: &mut Rig, keeper: &str) -> (Ticket<ChatSlot>, bool) {
+    let history = ChatSlot::History {
+        keeper: keeper.into(),
+    };
+    let from = rig.log.seen.len();
+    loop {
+        let end = rig.log.seen[from..].iter().find_map(|m| match m {
+            ViewMsg::Slot(SlotEvent::Retired(t)) if t.slot == history => Some((t.clone(), false)),
+            ViewMsg::Slot(SlotEvent::Observed(t, _)) if t.slot == history => {
+                Some((t.clone(), true))
+            }
+            _ => None,
+        });
+        if let Some(end) = end {
+            return end;
+        }
+        rig.pump_one().await;
+    }
+}
+
+/// G-7 (issue 8 item 5): a history-page worker that panics is caught in the worker. Its read
+/// is retired — the page is not left in flight, the chat source and the hub keep running —
+/// and the next PgUp (`LoadOlder`) reads the older page, without reopening the chat.
+#[tokio::test]
+async fn g7_a_panicking_page_worker_is_caught_and_pgup_loads_the_older_page_again() {
+    let (server, mut rig, _dir) = setup(FaultPlan::none()).await;
+    open_ready(&mut rig, KEEPER).await;
+    assert!(rig.pane().has_more, "rondo has older pages");
+    let newest_len = rig.pane().view().transcript().len();
+    let oldest_ts = rig.pane().view().transcript().entries()[0].ts.unwrap();
+    let gets = server.request_count("GET", HISTORY);
+    assert_eq!(gets, 1, "the newest page");
+
+    // The next page worker panics inside the worker.
+    rig.page_panics
+        .store(1, std::sync::atomic::Ordering::SeqCst);
+    rig.model.chat.pane.as_mut().unwrap().loading_older = true;
+    rig.cast(ChatCommand::LoadOlder {
+        keeper: KEEPER.into(),
+    });
+    let (panicked, observed) = page_end(&mut rig, KEEPER).await;
+    assert!(
+        !observed,
+        "the panicked page read ends retired, without a result"
+    );
+    assert_eq!(rig.page_panics.load(std::sync::atomic::Ordering::SeqCst), 0);
+    let stages: Vec<_> = rig.recorder.records_where(|r| {
+        r.source == "chat_history:rondo" && r.generation == Some(panicked.generation)
+    });
+    assert!(
+        stages
+            .iter()
+            .any(|r| r.stage == "worker_return" && r.outcome.as_deref() == Some("worker_panicked")),
+        "{stages:?}"
+    );
+    assert!(
+        stages
+            .iter()
+            .any(|r| r.stage == "retire" && r.reason.as_deref() == Some("worker_panicked")),
+        "{stages:?}"
+    );
+    assert!(
+        stages.iter().any(|r| r.stage == "unregistered"),
+        "the page read is no longer registered in flight: {stages:?}"
+    );
+    // The view is not left waiting for it; what was shown stays.
+    assert!(!rig.pane().loading_older);
+    assert!(rig.pane().has_more);
+    assert_eq!(rig.pane().view().transcript().len(), newest_len);
+    assert_eq!(
+        server.request_count("GET", HISTORY),
+        gets,
+        "it died before its GET"
+    );
+
+    // PgUp again, on the same open chat: the older page is read and prepended.
+    rig.model.chat.pane.as_mut().unwrap().loading_older = true;
+    rig.cast(ChatCommand::LoadOlder {
+        keeper: KEEPER.into(),
+    });
+    // The source answers with a new page read, not a refusal (`page_in_flight` if the
+    // panicked read had been left registered).
+    let answer = rig
+        .recorder
+        .wait_for(|r| {
+            r.source == "chat_history:rondo"
+                && ((r.stage == "dispatch" && r.generation > Some(panicked.generation))
+                    || (r.stage == "refused" && r.reason.as_deref() != Some("no_epoch")))
+        })
+        .await
+        .expect("the second PgUp was answered");
+    assert_eq!(answer.stage, "dispatch", "{answer:?}");
+    let (page, observed) = page_end(&mut rig, KEEPER).await;
+    assert!(observed, "the older page was read");
+    assert!(page.generation > panicked.generation);
+    assert_eq!(page.scope, panicked.scope, "same epoch, same chat");
+    rig.pump_until(|m| !m.chat.pane.as_ref().unwrap().loading_older)
+        .await;
+    {
+        let view = rig.pane().view();
+        let t = view.transcript();
+        assert!(t.len() > newest_len, "older rows were prepended");
+        assert!(
+            t.entries()[0].ts.unwrap() < oldest_ts,
+            "the prepended rows are older"
+        );
+    }
+    assert_eq!(rig.pane().older_failure, None);
+    assert_eq!(
+        server.request_count("GET", HISTORY),
+        gets + 1,
+        "one GET: the older page"
+    );
+    assert!(
+        rig.recorder
+            .records_where(|r| r.source == "chat_history:rondo"
+                && r.reason.as_deref() == Some("page_in_flight"))
+            .is_empty(),
+        "the panicked read was not left in flight"
+    );
+    // Nothing restarted: the panic stayed in its worker.
+    assert!(
+        !rig.log
+            .seen
+            .iter()
+            .any(|m| matches!(m, ViewMsg::SourceRestarted(_)))
+    );
+    assert!(
+        rig.recorder
+            .records_where(|r| r.stage == "restart")
+            .is_empty()
+    );
+    rig.stop().await;
     server.shutdown().await;
 }

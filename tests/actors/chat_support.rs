@@ -1,16 +1,19 @@
 //! Shared rig of the chat runtime tests: the embedded server (or any base URL), the supervisor
-//! with only the chat hub, a collecting view whose messages are fed into a real view `Model`
-//! (so admission verdicts are the real ones), and the stage recorder.
+//! with only the chat hub, an ordered view log whose messages are fed, in the view's order,
+//! into a real view `Model` (so admission verdicts are the real ones), and the stage recorder.
 #![allow(dead_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use masc_tui::actors::chat::{ChatCommand, ChatHubConfig, ChatHubSpawner, ChatSourceConfig};
-use masc_tui::actors::messages::{IdentityState, SourceCommand, ViewMsg};
-use masc_tui::actors::read::testing::{ViewLog, collecting_view};
+use crate::actor_support::registry_entry;
+use crate::ordered_view::{OrderedView, Seen};
+use masc_tui::actors::chat::{
+    CHAT_HUB, ChatCommand, ChatHubConfig, ChatHubSpawner, ChatObservation, ChatSlot,
+    ChatSourceConfig,
+};
+use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::supervisor::{
     RestartPolicy, RuntimeConfig, RuntimeHandle, start_runtime_with,
 };
-use masc_tui::actors::ticket::SourceKey;
 use masc_tui::outbox::{Outbox, OutboxLocation};
 use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
 use masc_tui::timeline::capture::StageRecorder;
@@ -18,23 +21,31 @@ use masc_tui::view::admission::RejectReason;
 use masc_tui::view::model::Model;
 use masc_tui::view::screens::chat::ChatPane;
 use masc_tui::view::theme::Theme;
-use ractor::ActorRef;
+use ractor::DerivedActorRef;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
 use std::time::Duration;
 
 pub const TOKEN: &str = "chat-test-token";
 pub const STREAM: &str = "/api/v1/keepers/chat/stream";
 
+/// What the view handles, for the chat surface.
+pub type ViewMsg = Seen<ChatSlot, ChatObservation>;
+
 pub struct Rig {
     pub runtime: RuntimeHandle,
-    pub log: ViewLog,
+    pub log: OrderedView<ChatSlot, ChatObservation>,
     pub model: Model,
-    pub hub: Option<ActorRef<SourceCommand>>,
+    /// The chat hub's typed command handle (from its latest `SourceUp`).
+    pub hub: Option<DerivedActorRef<ChatCommand>>,
     pub recorder: StageRecorder,
     pub outbox_path: PathBuf,
     /// Every admission verdict of a chat observation: (request id, verdict).
     pub verdicts: Vec<(Option<String>, Result<(), RejectReason>)>,
+    /// The chat sources' page-worker panic drill: the next N history-page workers panic
+    /// (`ChatSourceConfig::drill_page_panics`).
+    pub page_panics: Arc<AtomicU32>,
     _trace: tracing::subscriber::DefaultGuard,
 }
 
@@ -51,7 +62,7 @@ pub fn client(base_url: &str, token: Option<&str>) -> WorkspaceClient {
 pub async fn rig(base_url: &str, token: Option<&str>, outbox_path: PathBuf) -> Rig {
     let recorder = StageRecorder::new();
     let trace = tracing::subscriber::set_default(recorder.subscriber());
-    let (view, log) = collecting_view().await.unwrap();
+    let log = OrderedView::new();
     let cfg = RuntimeConfig {
         expected_base: None,
         health_interval: Duration::from_millis(50),
@@ -62,18 +73,27 @@ pub async fn rig(base_url: &str, token: Option<&str>, outbox_path: PathBuf) -> R
         },
         fault_drills: false,
     };
+    let page_panics = Arc::new(AtomicU32::new(0));
     let hub = ChatHubSpawner {
         config: ChatHubConfig {
             outbox: OutboxLocation::File(outbox_path.clone()),
             source: ChatSourceConfig {
                 recheck_after: Duration::from_millis(25),
                 max_rechecks: 800,
+                drill_page_panics: page_panics.clone(),
             },
         },
     };
-    let runtime = start_runtime_with(client(base_url, token), view, cfg, vec![Arc::new(hub)])
-        .await
-        .unwrap();
+    let entries = vec![registry_entry(hub)];
+    let runtime = start_runtime_with(
+        client(base_url, token),
+        log.sink(),
+        log.inboxes(),
+        cfg,
+        entries,
+    )
+    .await
+    .unwrap();
     let mut rig = Rig {
         runtime,
         log,
@@ -82,6 +102,7 @@ pub async fn rig(base_url: &str, token: Option<&str>, outbox_path: PathBuf) -> R
         recorder,
         outbox_path,
         verdicts: Vec::new(),
+        page_panics,
         _trace: trace,
     };
     rig.pump_until(|m| m.gate().current().is_some()).await;
@@ -99,48 +120,42 @@ impl Rig {
         }
     }
 
-    /// Feeds the next view message into the model.
+    /// Feeds the next view message into the model (in the view's order).
     pub async fn pump_one(&mut self) {
         self.log
             .wait_for(|_| true)
             .await
             .expect("failsafe: no further view message");
-        let msg = self.log.seen.last().unwrap();
-        {
-            match msg {
-                ViewMsg::SourceUp { source, handle } if *source == SourceKey::ChatHub => {
-                    self.hub = Some(handle.clone());
-                }
-                ViewMsg::Identity(state) => {
-                    let s: IdentityState = state.clone();
-                    self.model.on_identity(s);
-                }
-                ViewMsg::Dispatched(t) => {
-                    self.model.on_dispatched(t.clone());
-                }
-                ViewMsg::Retired(t) => {
-                    self.model.on_retired(&t.clone());
-                }
-                ViewMsg::Observed(obs) => {
-                    let obs = obs.clone();
-                    let rid = match &obs.payload {
-                        masc_tui::actors::messages::ObservationPayload::Chat(c) => {
-                            c.request_id().map(str::to_string)
-                        }
-                        _ => None,
+        let msg = self.log.seen.last().unwrap().clone();
+        match msg {
+            ViewMsg::SourceUp { source, handle } if source == CHAT_HUB => {
+                self.hub = handle.commands::<ChatCommand>();
+            }
+            ViewMsg::Identity(state) => {
+                self.model.on_identity(state);
+            }
+            ViewMsg::Slot(event) => {
+                let rid = match &event {
+                    SlotEvent::Observed(_, c) => Some(c.request_id().map(str::to_string)),
+                    _ => None,
+                };
+                let drained = self.model.deliver(event, std::time::Instant::now());
+                if let Some(rid) = rid {
+                    let verdict = match drained.rejected.first() {
+                        Some(reason) => Err(*reason),
+                        None => Ok(()),
                     };
-                    let verdict = self.model.on_observed(obs, std::time::Instant::now());
                     self.verdicts.push((rid, verdict));
                 }
-                _ => {}
             }
+            _ => {}
         }
     }
 
     /// Opens `keeper`'s chat the way the chat screen does (pane first, then the hub).
     pub fn open(&mut self, keeper: &str) {
         let ws = self.model.gate().current().map(|s| s.workspace.clone());
-        self.model.chat = Some(ChatPane::new(keeper, ws, Theme { color: false }));
+        self.model.chat.pane = Some(ChatPane::new(keeper, ws, Theme { color: false }));
         self.cast(ChatCommand::Open {
             keeper: keeper.into(),
         });
@@ -152,6 +167,7 @@ impl Rig {
         let request_id = masc_tui::outbox::new_request_id();
         self.model
             .chat
+            .pane
             .as_mut()
             .unwrap()
             .register_send(&request_id, text);
@@ -165,15 +181,11 @@ impl Rig {
     }
 
     pub fn cast(&self, cmd: ChatCommand) {
-        self.hub
-            .as_ref()
-            .unwrap()
-            .cast(SourceCommand::Chat(cmd))
-            .unwrap();
+        self.hub.as_ref().unwrap().send_message(cmd).unwrap();
     }
 
     pub fn pane(&self) -> &ChatPane {
-        self.model.chat.as_ref().unwrap()
+        self.model.chat.pane.as_ref().unwrap()
     }
 
     pub fn outbox(&self) -> Outbox {

@@ -7,6 +7,7 @@
 
 mod actor_support;
 mod chat_support;
+mod ordered_view;
 mod work_rig;
 
 mod actor_board;

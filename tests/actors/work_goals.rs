@@ -3,9 +3,8 @@
 //! Task list coverage (§5.1) against the embedded server with fault plans.
 
 use crate::work_rig::*;
-use masc_tui::actors::messages::{DemandKind, ObservationPayload, SourceCommand, ViewMsg};
-use masc_tui::actors::ticket::SourceKey;
-use masc_tui::actors::work::WorkCommand;
+use masc_tui::actors::contract::{DemandKind, IdentityState, SourceControl};
+use masc_tui::actors::work::{PLANNING, WorkCommand, WorkObservation, WorkSlot};
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::goals::{GoalDetailRead, Timeline};
 use masc_tui::protocol::planning::PlanningRead;
@@ -14,11 +13,11 @@ use masc_tui::view::fetched::Fetched;
 
 const GOAL_DETAIL: &str = "/api/v1/dashboard/goals/detail";
 
-fn goal(id: &str) -> SourceKey {
-    SourceKey::GoalTimeline(id.into())
+fn goal(id: &str) -> WorkSlot {
+    WorkSlot::GoalTimeline(id.into())
 }
 
-async fn open_goal(rig: &mut Rig, id: &str) -> masc_tui::actors::ticket::Ticket {
+async fn open_goal(rig: &mut Rig, id: &str) -> WorkTicket {
     rig.command(WorkCommand::OpenGoal { goal_id: id.into() })
         .await;
     rig.dispatched(&goal(id)).await
@@ -29,7 +28,7 @@ async fn b1_the_goal_timeline_is_its_own_owned_read() {
     let mut rig = rig(FaultPlan::none(), Sources::Detail).await;
     let t = open_goal(&mut rig, "goal-2").await;
     let obs = rig.observed_ticket(&t).await;
-    let ObservationPayload::GoalTimeline(Ok(read)) = &obs.payload else {
+    let WorkObservation::GoalTimeline(Ok(read)) = &obs.payload else {
         panic!("{:?}", obs.payload);
     };
     let GoalDetailRead::Found(detail) = read.value.as_ref() else {
@@ -55,10 +54,10 @@ async fn b1_the_goal_timeline_is_its_own_owned_read() {
 #[tokio::test]
 async fn b1_an_unknown_goal_is_a_typed_failure_of_that_read_only() {
     let mut rig = rig(FaultPlan::none(), Sources::All).await;
-    rig.observed(&SourceKey::Planning).await;
+    rig.observed(&WorkSlot::Planning).await;
     let t = open_goal(&mut rig, "goal-404").await;
     let obs = rig.observed_ticket(&t).await;
-    let ObservationPayload::GoalTimeline(Ok(read)) = &obs.payload else {
+    let WorkObservation::GoalTimeline(Ok(read)) = &obs.payload else {
         panic!("HTTP 200 ok:false is an answer: {:?}", obs.payload);
     };
     assert!(
@@ -73,7 +72,7 @@ async fn b1_an_unknown_goal_is_a_typed_failure_of_that_read_only() {
     let g = rig.model.work.goal.as_ref().unwrap();
     assert!(matches!(
         g.timeline.fetched,
-        Fetched::Failed { last: None, ref error, .. } if error.class == "goal_not_found"
+        Fetched::Failed { last: None, ref error, .. } if error.class.to_string() == "goal_not_found"
     ));
     // Only that read failed: the planning rollup is untouched.
     assert!(matches!(rig.model.work.planning.fetched, Fetched::Ready(_)));
@@ -98,7 +97,7 @@ async fn b1_timeline_null_is_unavailable_never_empty() {
     .await;
     let t = open_goal(&mut rig, "goal-3").await;
     let obs = rig.observed_ticket(&t).await;
-    let ObservationPayload::GoalTimeline(Ok(read)) = &obs.payload else {
+    let WorkObservation::GoalTimeline(Ok(read)) = &obs.payload else {
         panic!("{:?}", obs.payload);
     };
     let GoalDetailRead::Found(detail) = read.value.as_ref() else {
@@ -127,7 +126,7 @@ async fn b2_a_rejected_timeline_get_keeps_the_last_good_timeline() {
     let obs = rig.observed_ticket(&t2).await;
     assert!(matches!(
         &obs.payload,
-        ObservationPayload::GoalTimeline(Err(ClientError::ReceiptMismatch { .. }))
+        WorkObservation::GoalTimeline(Err(ClientError::ReceiptMismatch { .. }))
     ));
     match &rig.model.work.goal.as_ref().unwrap().timeline.fetched {
         Fetched::Failed {
@@ -135,7 +134,7 @@ async fn b2_a_rejected_timeline_get_keeps_the_last_good_timeline() {
             error,
             ..
         } => {
-            assert_eq!(error.class, "receipt_mismatch");
+            assert_eq!(error.class.to_string(), "receipt_mismatch");
             assert!(matches!(o.value.as_ref(), GoalDetailRead::Found(_)));
         }
         other => panic!("{other:?}"),
@@ -145,12 +144,7 @@ async fn b2_a_rejected_timeline_get_keeps_the_last_good_timeline() {
         .log
         .seen
         .iter()
-        .position(|m| {
-            matches!(
-                m,
-                ViewMsg::Identity(masc_tui::actors::messages::IdentityState::Confirmed { .. })
-            )
-        })
+        .position(|m| matches!(m, ViewMsg::Identity(IdentityState::Confirmed { .. })))
         .unwrap();
     assert!(
         !rig.log.seen[confirmed_at + 1..]
@@ -168,10 +162,10 @@ async fn g5_planning_warming_is_warming_never_an_empty_rollup() {
         Sources::All,
     )
     .await;
-    let first = rig.observed(&SourceKey::Planning).await;
+    let first = rig.observed(&WorkSlot::Planning).await;
     assert!(matches!(
         &first.payload,
-        ObservationPayload::Planning(Err(ClientError::Warming))
+        WorkObservation::Planning(Err(ClientError::Warming))
     ));
     assert!(matches!(
         rig.model.work.planning.fetched,
@@ -182,17 +176,16 @@ async fn g5_planning_warming_is_warming_never_an_empty_rollup() {
         "warming is no reading"
     );
     // An explicit refresh after warming reads the real rollup.
-    let source = match rig.log.last_seen(
-        |m| matches!(m, ViewMsg::SourceUp { source, .. } if *source == SourceKey::Planning),
-    ) {
+    let source = match rig
+        .log
+        .last_seen(|m| matches!(m, ViewMsg::SourceUp { source, .. } if *source == PLANNING))
+    {
         Some(ViewMsg::SourceUp { handle, .. }) => handle.clone(),
         _ => panic!("planning source up"),
     };
-    source
-        .cast(SourceCommand::Demand(DemandKind::Explicit))
-        .unwrap();
-    let second = rig.observed(&SourceKey::Planning).await;
-    let ObservationPayload::Planning(Ok(read)) = &second.payload else {
+    assert!(source.send_control(SourceControl::Demand(DemandKind::Explicit)));
+    let second = rig.observed(&WorkSlot::Planning).await;
+    let WorkObservation::Planning(Ok(read)) = &second.payload else {
         panic!("{:?}", second.payload);
     };
     assert!(matches!(read.value.as_ref(), PlanningRead::Snapshot(p) if !p.goals.is_empty()));
@@ -215,8 +208,8 @@ async fn s5_1_an_unavailable_task_list_part_reaches_the_view_typed() {
         Sources::All,
     )
     .await;
-    let obs = rig.observed(&SourceKey::TaskList).await;
-    let ObservationPayload::TaskList(Ok(list)) = &obs.payload else {
+    let obs = rig.observed(&WorkSlot::TaskList).await;
+    let WorkObservation::TaskList(Ok(list)) = &obs.payload else {
         panic!("{:?}", obs.payload);
     };
     assert!(list.value.tasks.is_empty());
@@ -231,8 +224,8 @@ async fn s5_1_an_unavailable_task_list_part_reaches_the_view_typed() {
 async fn s5_7_the_proof_ledger_is_read_per_goal_and_absent_is_not_idle() {
     use masc_tui::protocol::planning::ProofObservation;
     let mut rig = rig(FaultPlan::none(), Sources::All).await;
-    let obs = rig.observed(&SourceKey::Planning).await;
-    let ObservationPayload::Planning(Ok(read)) = &obs.payload else {
+    let obs = rig.observed(&WorkSlot::Planning).await;
+    let WorkObservation::Planning(Ok(read)) = &obs.payload else {
         panic!("{:?}", obs.payload);
     };
     let PlanningRead::Snapshot(planning) = read.value.as_ref() else {

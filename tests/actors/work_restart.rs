@@ -6,17 +6,16 @@
 //! history prefix, admitted; the task stays on screen throughout (last values kept until
 //! replaced). Synchronisation is by stage records and view events only.
 
+use crate::work_rig::{task_list_entry, work_detail_entry};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use masc_tui::actors::messages::ViewMsg;
-use masc_tui::actors::supervisor::{
-    RestartPolicy, RuntimeConfig, SourceSpawner, start_runtime_with,
-};
-use masc_tui::actors::ticket::SourceKey;
-use masc_tui::actors::work::{TaskListSpawner, WorkDetailSpawner};
+use masc_tui::actors::contract::Inboxes;
+use masc_tui::actors::supervisor::{RestartPolicy, RuntimeConfig, start_runtime_with};
+use masc_tui::actors::work::WORK_DETAIL;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::timeline::capture::StageRecorder;
 use masc_tui::timeline::record::StageRecord;
 use masc_tui::view::actor::{ViewArgs, ViewEvent, spawn_view};
+use masc_tui::view::msg::ViewMsg;
 use masc_tui::view::sample::buffer_text;
 use ratatui::backend::TestBackend;
 use std::sync::Arc;
@@ -59,17 +58,17 @@ async fn a_restarted_work_detail_source_reopens_the_task_on_screen() {
     let _trace = tracing::subscriber::set_default(recorder.subscriber());
     let (server, client) = crate::work_rig::server_and_client(FaultPlan::none()).await;
     let (tx, mut events) = mpsc::unbounded_channel();
+    let inboxes = Inboxes::new();
     let mut args = ViewArgs::new(TestBackend::new(120, 40));
     args.observer = Some(tx);
+    args.inboxes = inboxes.clone();
     let (view, _done) = spawn_view(args).await.unwrap();
     let hour = Duration::from_secs(3600);
-    let spawners: Vec<Arc<dyn SourceSpawner>> = vec![
-        Arc::new(WorkDetailSpawner { cadence: hour }),
-        Arc::new(TaskListSpawner { cadence: hour }),
-    ];
+    let entries = vec![work_detail_entry(hour), task_list_entry(hour)];
     let runtime = start_runtime_with(
         client,
-        view.clone(),
+        Arc::new(view.clone()),
+        inboxes,
         RuntimeConfig {
             expected_base: Some(server.base_path()),
             health_interval: Duration::from_millis(50),
@@ -80,7 +79,7 @@ async fn a_restarted_work_detail_source_reopens_the_task_on_screen() {
             },
             fault_drills: true,
         },
-        spawners,
+        entries,
     )
     .await
     .unwrap();
@@ -107,7 +106,7 @@ async fn a_restarted_work_detail_source_reopens_the_task_on_screen() {
         .map(|l| l.trim().to_string())
         .unwrap();
 
-    runtime.inject_panic(SourceKey::WorkDetail);
+    runtime.inject_panic(WORK_DETAIL);
     stage(&recorder, |r| {
         r.source == "work_detail" && r.stage == "restart"
     })

@@ -1,20 +1,22 @@
 //! Shared rig of the Work ownership tests: the embedded server with a fault plan, the Work
-//! sources under the supervisor, a collecting view, and a view [`Model`] fed with exactly the
-//! messages the view received, in order (so the tests assert the typed state the screen
-//! would show). Synchronisation is by view messages and stage records only (no sleeps).
+//! sources under the supervisor, an ordered view log, and a view [`Model`] fed with exactly the
+//! messages the view received, in the view's order (so the tests assert the typed state the
+//! screen would show). Synchronisation is by view messages and stage records only (no sleeps).
 #![allow(dead_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use masc_tui::actors::messages::{
-    DemandKind, IdentityState, Observation, ObservationPayload, SourceCommand, ViewMsg,
+use crate::actor_support::registry_entry;
+use crate::ordered_view::{OrderedView, Seen};
+use masc_tui::actors::contract::{
+    DemandKind, IdentityState, SlotEvent, SourceControl, SourceHandle, SourceKey, Ticket,
 };
-use masc_tui::actors::read::testing::{ViewLog, collecting_view};
+use masc_tui::actors::registry::SourceEntry;
 use masc_tui::actors::supervisor::{
-    RestartPolicy, RuntimeConfig, RuntimeHandle, SourceSpawner, start_runtime_with,
+    RestartPolicy, RuntimeConfig, RuntimeHandle, start_runtime_with,
 };
-use masc_tui::actors::ticket::{SourceKey, Ticket};
 use masc_tui::actors::work::{
-    HistoryChain, PlanningSpawner, TaskListSpawner, WorkCommand, WorkDetailSpawner,
+    HistoryChain, PlanningSpawner, TaskListSpawner, WORK_DETAIL, WorkCommand, WorkDetailSpawner,
+    WorkObservation, WorkSlot,
 };
 use masc_tui::protocol::client::{ClientConfig, ClientError, TokenSource, WorkspaceClient};
 use masc_tui::server::faults::FaultPlan;
@@ -24,7 +26,6 @@ use masc_tui::timeline::record::StageRecord;
 use masc_tui::view::admission::RejectReason;
 use masc_tui::view::model::Model;
 use masc_tui::view::work::TaskDetailModel;
-use ractor::ActorRef;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -35,6 +36,17 @@ pub const PAGE: &str = "/api/v1/dashboard/tasks/history/page";
 pub const DETAIL: &str = "/api/v1/dashboard/tasks/detail";
 pub const LEGACY: &str = "/api/v1/dashboard/tasks/history";
 
+/// What the view handles, for the Work surface.
+pub type ViewMsg = Seen<WorkSlot, WorkObservation>;
+pub type WorkTicket = Ticket<WorkSlot>;
+
+/// One observation: the ticket it carried and its payload.
+#[derive(Debug, Clone)]
+pub struct Observation {
+    pub ticket: WorkTicket,
+    pub payload: WorkObservation,
+}
+
 pub fn plan(rules: &str) -> FaultPlan {
     FaultPlan::from_json(&format!(r#"{{"rules":[{rules}]}}"#)).unwrap()
 }
@@ -42,7 +54,7 @@ pub fn plan(rules: &str) -> FaultPlan {
 pub struct Rig {
     pub server: RunningServer,
     pub runtime: RuntimeHandle,
-    pub log: ViewLog,
+    pub log: OrderedView<WorkSlot, WorkObservation>,
     pub recorder: StageRecorder,
     /// The view model, fed with every message in `log.seen` up to `applied`.
     pub model: Model,
@@ -50,7 +62,7 @@ pub struct Rig {
     /// Indexes of `log.seen` a wait already returned.
     claimed: Vec<usize>,
     /// Observations the model rejected, with why.
-    pub rejected: Vec<(Ticket, RejectReason)>,
+    pub rejected: Vec<(WorkTicket, RejectReason)>,
     _trace: tracing::subscriber::DefaultGuard,
 }
 
@@ -77,11 +89,21 @@ pub async fn server_and_client(faults: FaultPlan) -> (RunningServer, WorkspaceCl
     (server, client)
 }
 
+/// The Work detail source with `cadence`, as the registry lists it.
+pub fn work_detail_entry(cadence: Duration) -> SourceEntry {
+    registry_entry(WorkDetailSpawner { cadence })
+}
+
+/// The Task list source with `cadence`, as the registry lists it.
+pub fn task_list_entry(cadence: Duration) -> SourceEntry {
+    registry_entry(TaskListSpawner { cadence })
+}
+
 pub async fn rig(faults: FaultPlan, sources: Sources) -> Rig {
     let recorder = StageRecorder::new();
     let trace = tracing::subscriber::set_default(recorder.subscriber());
     let (server, client) = server_and_client(faults).await;
-    let (view, log) = collecting_view().await.unwrap();
+    let log = OrderedView::new();
     let cfg = RuntimeConfig {
         expected_base: Some(server.base_path()),
         health_interval: Duration::from_millis(20),
@@ -94,13 +116,12 @@ pub async fn rig(faults: FaultPlan, sources: Sources) -> Rig {
     };
     // Cadences far away: polls happen only when a test sends `Demand(Cadence)`.
     let hour = Duration::from_secs(3600);
-    let mut spawners: Vec<Arc<dyn SourceSpawner>> =
-        vec![Arc::new(WorkDetailSpawner { cadence: hour })];
+    let mut entries = vec![work_detail_entry(hour)];
     if matches!(sources, Sources::All) {
-        spawners.push(Arc::new(PlanningSpawner { cadence: hour }));
-        spawners.push(Arc::new(TaskListSpawner { cadence: hour }));
+        entries.push(registry_entry(PlanningSpawner { cadence: hour }));
+        entries.push(task_list_entry(hour));
     }
-    let runtime = start_runtime_with(client, view, cfg, spawners)
+    let runtime = start_runtime_with(client, log.sink(), log.inboxes(), cfg, entries)
         .await
         .unwrap();
     let mut rig = Rig {
@@ -124,22 +145,18 @@ impl Rig {
     fn sync(&mut self) {
         let now = Instant::now();
         while self.applied < self.log.seen.len() {
-            let msg = &self.log.seen[self.applied];
+            let msg = self.log.seen[self.applied].clone();
             self.applied += 1;
             match msg {
-                ViewMsg::Dispatched(t) => {
-                    self.model.on_dispatched(t.clone());
-                }
-                ViewMsg::Observed(o) => {
-                    if let Err(reason) = self.model.on_observed(o.clone(), now) {
-                        self.rejected.push((o.ticket.clone(), reason));
+                ViewMsg::Slot(event) => {
+                    let ticket = event.ticket().clone();
+                    let drained = self.model.deliver(event, now);
+                    for reason in drained.rejected {
+                        self.rejected.push((ticket.clone(), reason));
                     }
                 }
-                ViewMsg::Retired(t) => {
-                    self.model.on_retired(t);
-                }
                 ViewMsg::Identity(i) => {
-                    self.model.on_identity(i.clone());
+                    self.model.on_identity(i);
                 }
                 ViewMsg::SourceRestarted(s) => {
                     self.model.on_source_restarted(s);
@@ -147,7 +164,7 @@ impl Rig {
                 ViewMsg::SourceStopped(s) => {
                     self.model.on_source_stopped(s);
                 }
-                _ => {}
+                ViewMsg::SourceUp { .. } => {}
             }
         }
     }
@@ -169,16 +186,7 @@ impl Rig {
             self.claimed.push(i);
         }
         let found = match index.map(|i| &self.log.seen[i]) {
-            Some(ViewMsg::Dispatched(t)) => ViewMsg::Dispatched(t.clone()),
-            Some(ViewMsg::Observed(o)) => ViewMsg::Observed(o.clone()),
-            Some(ViewMsg::Retired(t)) => ViewMsg::Retired(t.clone()),
-            Some(ViewMsg::Identity(i)) => ViewMsg::Identity(i.clone()),
-            Some(ViewMsg::SourceUp { source, handle }) => ViewMsg::SourceUp {
-                source: source.clone(),
-                handle: handle.clone(),
-            },
-            Some(ViewMsg::SourceRestarted(s)) => ViewMsg::SourceRestarted(s.clone()),
-            Some(other) => panic!("unexpected message kind {other:?}"),
+            Some(m) => m.clone(),
             None => {
                 let tail: Vec<String> = self
                     .log
@@ -187,16 +195,15 @@ impl Rig {
                     .rev()
                     .take(12)
                     .map(|m| match m {
-                        ViewMsg::Dispatched(t) => format!(
-                            "dispatched {} g{} e{}",
-                            t.source, t.generation, t.scope.epoch
+                        ViewMsg::Slot(SlotEvent::Dispatched(t)) => format!(
+                            "dispatched {:?} g{} e{}",
+                            t.slot, t.generation, t.scope.epoch
                         ),
-                        ViewMsg::Observed(o) => format!(
-                            "observed {} g{} e{}",
-                            o.ticket.source, o.ticket.generation, o.ticket.scope.epoch
-                        ),
-                        ViewMsg::Retired(t) => {
-                            format!("retired {} g{} e{}", t.source, t.generation, t.scope.epoch)
+                        ViewMsg::Slot(SlotEvent::Observed(t, _)) => {
+                            format!("observed {:?} g{} e{}", t.slot, t.generation, t.scope.epoch)
+                        }
+                        ViewMsg::Slot(SlotEvent::Retired(t)) => {
+                            format!("retired {:?} g{} e{}", t.slot, t.generation, t.scope.epoch)
                         }
                         ViewMsg::Identity(i) => format!("identity {i:?}"),
                         _ => "other".to_string(),
@@ -209,69 +216,82 @@ impl Rig {
         found
     }
 
-    pub async fn dispatched(&mut self, source: &SourceKey) -> Ticket {
+    pub async fn dispatched(&mut self, slot: &WorkSlot) -> WorkTicket {
         match self
-            .wait(|m| matches!(m, ViewMsg::Dispatched(t) if &t.source == source))
+            .wait(|m| matches!(m, ViewMsg::Slot(SlotEvent::Dispatched(t)) if &t.slot == slot))
             .await
         {
-            ViewMsg::Dispatched(t) => t,
+            ViewMsg::Slot(SlotEvent::Dispatched(t)) => t,
             _ => unreachable!(),
         }
     }
 
-    pub async fn observed(&mut self, source: &SourceKey) -> Observation {
+    pub async fn observed(&mut self, slot: &WorkSlot) -> Observation {
         match self
-            .wait(|m| matches!(m, ViewMsg::Observed(o) if &o.ticket.source == source))
+            .wait(|m| matches!(m, ViewMsg::Slot(SlotEvent::Observed(t, _)) if &t.slot == slot))
             .await
         {
-            ViewMsg::Observed(o) => o,
+            ViewMsg::Slot(SlotEvent::Observed(ticket, payload)) => Observation { ticket, payload },
             _ => unreachable!(),
         }
     }
 
-    pub async fn observed_ticket(&mut self, ticket: &Ticket) -> Observation {
+    pub async fn observed_ticket(&mut self, ticket: &WorkTicket) -> Observation {
         match self
-            .wait(|m| matches!(m, ViewMsg::Observed(o) if &o.ticket == ticket))
+            .wait(|m| matches!(m, ViewMsg::Slot(SlotEvent::Observed(t, _)) if t == ticket))
             .await
         {
-            ViewMsg::Observed(o) => o,
+            ViewMsg::Slot(SlotEvent::Observed(ticket, payload)) => Observation { ticket, payload },
             _ => unreachable!(),
         }
     }
 
-    pub async fn retired(&mut self, ticket: &Ticket) {
-        self.wait(|m| matches!(m, ViewMsg::Retired(t) if t == ticket))
+    pub async fn retired(&mut self, ticket: &WorkTicket) {
+        self.wait(|m| matches!(m, ViewMsg::Slot(SlotEvent::Retired(t)) if t == ticket))
             .await;
     }
 
-    pub async fn detail_source(&mut self) -> ActorRef<SourceCommand> {
-        if let Some(ViewMsg::SourceUp { handle, .. }) = self.log.last_seen(
-            |m| matches!(m, ViewMsg::SourceUp { source, .. } if *source == SourceKey::WorkDetail),
-        ) {
+    /// Whether the view received an observation carrying `pred`'s ticket.
+    pub fn any_observed(&self, pred: impl Fn(&WorkTicket) -> bool) -> bool {
+        self.log
+            .seen
+            .iter()
+            .any(|m| matches!(m, ViewMsg::Slot(SlotEvent::Observed(t, _)) if pred(t)))
+    }
+
+    /// The handle of `source` (the latest `SourceUp`, already received or still to come).
+    pub async fn source_handle(&mut self, source: SourceKey) -> SourceHandle {
+        let is_it = |m: &ViewMsg| matches!(m, ViewMsg::SourceUp { source: s, .. } if *s == source);
+        if let Some(ViewMsg::SourceUp { handle, .. }) = self.log.last_seen(is_it) {
             return handle.clone();
         }
-        match self
-            .wait(|m| matches!(m, ViewMsg::SourceUp { source, .. } if *source == SourceKey::WorkDetail))
-            .await
-        {
+        match self.wait(is_it).await {
             ViewMsg::SourceUp { handle, .. } => handle,
             _ => unreachable!(),
         }
+    }
+
+    pub async fn detail_source(&mut self) -> SourceHandle {
+        self.source_handle(WORK_DETAIL).await
     }
 
     /// What the view actor does for a Work key: update the model, then tell the source.
     pub async fn command(&mut self, cmd: WorkCommand) {
         self.model.work.on_command(&cmd);
         let source = self.detail_source().await;
-        source.cast(SourceCommand::Work(cmd)).unwrap();
+        source
+            .commands::<WorkCommand>()
+            .expect("the Work detail source takes Work commands")
+            .send_message(cmd)
+            .unwrap();
     }
 
     pub async fn demand(&mut self, kind: DemandKind) {
         let source = self.detail_source().await;
-        source.cast(SourceCommand::Demand(kind)).unwrap();
+        assert!(source.send_control(SourceControl::Demand(kind)));
     }
 
-    pub async fn open_task(&mut self, task_id: &str, page_rows: u32) -> (Ticket, Ticket) {
+    pub async fn open_task(&mut self, task_id: &str, page_rows: u32) -> (WorkTicket, WorkTicket) {
         self.command(WorkCommand::OpenTask {
             task_id: task_id.into(),
             page_rows,
@@ -286,8 +306,9 @@ impl Rig {
         self.model.work.task.as_ref().expect("a task is open")
     }
 
-    pub fn stages_of(&self, ticket: &Ticket) -> Vec<StageRecord> {
-        let name = ticket.source.name();
+    pub fn stages_of(&self, ticket: &WorkTicket) -> Vec<StageRecord> {
+        use masc_tui::actors::contract::SlotKey;
+        let name = ticket.slot.trace_name();
         self.recorder.records_where(|r| {
             r.source == name
                 && r.generation == Some(ticket.generation)
@@ -295,7 +316,7 @@ impl Rig {
         })
     }
 
-    pub fn stage_names(&self, ticket: &Ticket) -> Vec<String> {
+    pub fn stage_names(&self, ticket: &WorkTicket) -> Vec<String> {
         self.stages_of(ticket)
             .into_iter()
             .map(|r| r.stage)
@@ -312,18 +333,18 @@ impl Rig {
     }
 }
 
-pub fn body_key(id: &str) -> SourceKey {
-    SourceKey::TaskBody(id.into())
+pub fn body_key(id: &str) -> WorkSlot {
+    WorkSlot::TaskBody(id.into())
 }
 
-pub fn history_key(id: &str) -> SourceKey {
-    SourceKey::TaskHistory(id.into())
+pub fn history_key(id: &str) -> WorkSlot {
+    WorkSlot::TaskHistory(id.into())
 }
 
 /// The history read of an observation.
 pub fn history_read(o: &Observation) -> &masc_tui::actors::work::HistoryPageRead {
     match &o.payload {
-        ObservationPayload::TaskHistory(h) => h,
+        WorkObservation::TaskHistory(h) => h,
         other => panic!("not a history read: {other:?}"),
     }
 }

@@ -4,8 +4,8 @@
 //! workspace withdrawal retires both together (A-12, G-6). Embedded server with fault plans.
 
 use crate::work_rig::*;
-use masc_tui::actors::messages::{IdentityState, Observation, ObservationPayload, ViewMsg};
-use masc_tui::actors::work::WorkCommand;
+use masc_tui::actors::contract::{DemandKind, IdentityState, SlotEvent};
+use masc_tui::actors::work::{WorkCommand, WorkObservation};
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::decode::DecodeErrorKind;
 use masc_tui::protocol::tasks::GoalObservation;
@@ -16,7 +16,7 @@ use std::time::Instant;
 
 fn body_error(o: &Observation) -> ClientError {
     match &o.payload {
-        ObservationPayload::TaskBody(Err(e)) => e.clone(),
+        WorkObservation::TaskBody(Err(e)) => e.clone(),
         other => panic!("not a failed body: {other:?}"),
     }
 }
@@ -38,7 +38,7 @@ async fn a6_body_fails_while_history_succeeds() {
     assert_eq!(history_chain(&history).len(), 20);
     let t = rig.task();
     assert!(
-        matches!(t.body.fetched, Fetched::Failed { last: None, ref error, .. } if error.class == "status_500")
+        matches!(t.body.fetched, Fetched::Failed { last: None, ref error, .. } if error.class.to_string() == "status_500")
     );
     assert!(matches!(t.history.fetched, Fetched::Ready(ref o) if o.value.len() == 20));
     assert_eq!(
@@ -75,14 +75,14 @@ async fn a6_history_fails_while_body_succeeds_and_a_pending_body_is_untouched() 
         Fetched::Failed { last: None, .. }
     ));
     let body = rig.observed_ticket(&b).await;
-    let ObservationPayload::TaskBody(Ok(detail)) = &body.payload else {
+    let WorkObservation::TaskBody(Ok(detail)) = &body.payload else {
         panic!("{:?}", body.payload);
     };
     assert_eq!(detail.value.task_id, LONG);
     let t = rig.task();
     assert!(matches!(t.body.fetched, Fetched::Ready(_)));
     assert!(
-        matches!(t.history.fetched, Fetched::Failed { last: None, ref error, .. } if error.class == "status_500")
+        matches!(t.history.fetched, Fetched::Failed { last: None, ref error, .. } if error.class.to_string() == "status_500")
     );
     rig.finish().await;
 }
@@ -116,7 +116,7 @@ async fn a9_body_carries_the_canonical_goal_observation() {
     let mut rig = rig(FaultPlan::none(), Sources::Detail).await;
     let (b, _) = rig.open_task(LONG, 10).await;
     let body = rig.observed_ticket(&b).await;
-    let ObservationPayload::TaskBody(Ok(detail)) = &body.payload else {
+    let WorkObservation::TaskBody(Ok(detail)) = &body.payload else {
         panic!("{:?}", body.payload);
     };
     assert_eq!(detail.value.task.id, LONG);
@@ -173,15 +173,12 @@ async fn a10_a17_reopening_the_same_task_never_applies_an_old_response() {
     rig.observed_ticket(&new_history).await;
     assert!(matches!(rig.task().body.fetched, Fetched::Ready(_)));
     // An old response arriving now is rejected by the view, never applied.
-    let late = Observation {
-        ticket: old_history.clone(),
-        payload: old_page.payload.clone(),
-    };
-    let verdict = rig.model.on_observed(late, Instant::now());
+    let late = SlotEvent::Observed(old_history.clone(), old_page.payload.clone());
+    let verdict = rig.model.deliver(late, Instant::now()).rejected;
     assert!(
         matches!(
-            verdict,
-            Err(RejectReason::Superseded | RejectReason::Withdrawn)
+            verdict.as_slice(),
+            [RejectReason::Superseded | RejectReason::Withdrawn]
         ),
         "{verdict:?}"
     );
@@ -195,10 +192,7 @@ async fn a10_a17_reopening_the_same_task_never_applies_an_old_response() {
         .unwrap();
     assert_eq!(retire.reason.as_deref(), Some("closed"));
     assert!(
-        !rig.log
-            .seen
-            .iter()
-            .any(|m| matches!(m, ViewMsg::Observed(o) if o.ticket == old_body)),
+        !rig.any_observed(|t| *t == old_body),
         "the retired body read never reached the view"
     );
     rig.finish().await;
@@ -216,8 +210,7 @@ async fn a12_epoch_withdrawal_mid_chain_retires_both_reads_together() {
     rig.observed_ticket(&b1).await;
     rig.observed_ticket(&h1).await;
     // Both reads in flight: a cadence body re-read and the next page.
-    rig.demand(masc_tui::actors::messages::DemandKind::Cadence)
-        .await;
+    rig.demand(DemandKind::Cadence).await;
     let b2 = rig.dispatched(&body_key(LONG)).await;
     rig.command(WorkCommand::OlderHistory { page_rows: 15 })
         .await;
@@ -258,10 +251,7 @@ async fn a12_epoch_withdrawal_mid_chain_retires_both_reads_together() {
     assert_eq!(history_chain(&fresh).len(), 15);
     assert!(!rig.task().withdrawn);
     assert!(
-        !rig.log
-            .seen
-            .iter()
-            .any(|m| matches!(m, ViewMsg::Observed(o) if o.ticket == h2 || o.ticket == b2)),
+        !rig.any_observed(|t| *t == h2 || *t == b2),
         "no late result of the withdrawn epoch"
     );
     rig.finish().await;
@@ -301,7 +291,7 @@ async fn g6_another_workspace_never_borrows_the_open_task_reads() {
         !rig.log
             .seen
             .iter()
-            .any(|m| matches!(m, ViewMsg::Dispatched(t)
+            .any(|m| matches!(m, ViewMsg::Slot(SlotEvent::Dispatched(t))
             if t.scope.workspace.0.ends_with(".masc-other"))),
         "the request is not carried into another workspace"
     );

@@ -4,7 +4,7 @@
 //! state and the traced stages.
 
 use crate::work_rig::*;
-use masc_tui::actors::messages::DemandKind;
+use masc_tui::actors::contract::DemandKind;
 use masc_tui::actors::work::{ChainNext, WorkCommand};
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::decode::DecodeErrorKind;
@@ -13,7 +13,7 @@ use masc_tui::view::fetched::Fetched;
 
 fn decode_kind(e: &ClientError) -> DecodeErrorKind {
     match e {
-        ClientError::Decode(d) => d.kind.clone(),
+        ClientError::Decode(d) => d.kind,
         other => panic!("not a decode failure: {other:?}"),
     }
 }
@@ -102,7 +102,7 @@ async fn a3_page_2_fails_then_h_retries_with_the_same_cursor() {
             ..
         } => {
             assert_eq!(o.value.len(), 40);
-            assert_eq!(error.class, "status_500");
+            assert_eq!(error.class.to_string(), "status_500");
         }
         other => panic!("{other:?}"),
     }
@@ -173,7 +173,7 @@ async fn a9_a_page_with_rows_of_another_task_is_rejected_and_earlier_rows_stay()
         } => {
             assert_eq!(o.value.len(), 30, "the earlier rows stay");
             assert!(o.value.rows().all(|r| r.task_id == LONG));
-            assert_eq!(error.class, "decode_identity_mismatch");
+            assert_eq!(error.class.to_string(), "decode_identity_mismatch");
         }
         other => panic!("{other:?}"),
     }
@@ -222,7 +222,7 @@ async fn a1_a_repeating_cursor_stops_with_a_typed_error_not_a_loop() {
             ..
         } => {
             assert_eq!(o.value.len(), 25);
-            assert_eq!(error.class, "decode_repeating_cursor");
+            assert_eq!(error.class.to_string(), "decode_repeating_cursor");
         }
         other => panic!("{other:?}"),
     }
@@ -261,11 +261,7 @@ async fn a2_r_during_an_in_flight_page_supersedes_it_and_its_late_page_is_reject
     assert_ne!(chain.prefix_id, old_prefix);
     assert_eq!(chain.len(), 20);
     // The superseded page never reaches the view; its stages say why.
-    assert!(
-        !rig.log.seen.iter().any(
-            |m| matches!(m, masc_tui::actors::messages::ViewMsg::Observed(o) if o.ticket == h2)
-        )
-    );
+    assert!(!rig.any_observed(|t| *t == h2));
     let names = rig.stage_names(&h2);
     assert!(names.contains(&"cancel_requested".to_string()), "{names:?}");
     let retire = rig
@@ -382,7 +378,7 @@ async fn a5_cursor_invalidated_mid_chain_is_a_failure_never_the_end() {
     assert!(matches!(shown.next, ChainNext::Older { .. }), "not the end");
     assert!(matches!(
         rig.task().history.fetched,
-        Fetched::Failed { ref error, .. } if error.class == "status_409"
+        Fetched::Failed { ref error, .. } if error.class.to_string() == "status_409"
     ));
     // r starts a fresh prefix over the replaced file.
     rig.command(WorkCommand::RefreshTask { page_rows: 50 })
@@ -421,7 +417,7 @@ async fn a11_an_initial_failure_retry_stays_failed_with_its_cause_while_in_fligh
     );
     assert!(matches!(
         rig.task().history.fetched,
-        Fetched::Failed { last: None, ref error, retrying: false } if error.class == "status_500"
+        Fetched::Failed { last: None, ref error, retrying: false } if error.class.to_string() == "status_500"
     ));
     // The retry: still Failed with the known cause, marked in flight; never empty.
     rig.command(WorkCommand::OlderHistory { page_rows: 10 })
@@ -429,7 +425,7 @@ async fn a11_an_initial_failure_retry_stays_failed_with_its_cause_while_in_fligh
     let h3 = rig.dispatched(&history_key(LONG)).await;
     assert!(matches!(
         rig.task().history.fetched,
-        Fetched::Failed { last: None, ref error, retrying: true } if error.class == "status_500"
+        Fetched::Failed { last: None, ref error, retrying: true } if error.class.to_string() == "status_500"
     ));
     rig.observed_ticket(&h3).await;
     assert!(matches!(rig.task().history.fetched, Fetched::Ready(ref o) if o.value.len() == 10));

@@ -2,7 +2,8 @@
 //! The timeline report on synthetic traces (G-1: read-path evidence only), and a round trip
 //! through the file layer.
 
-use masc_tui::actors::ticket::{SourceKey, Ticket};
+use masc_tui::actors::contract::Ticket;
+use masc_tui::actors::keepers::{KeepersSlot, ROSTER};
 use masc_tui::protocol::admission::{ReadScope, WorkspaceId};
 use masc_tui::timeline::layer::{TimelineLayer, file_subscriber};
 use masc_tui::timeline::report::{Report, read_report, render_text};
@@ -145,7 +146,7 @@ fn the_file_layer_writes_records_the_report_reads() {
     let path = dir.path().join("nested/trace.jsonl");
     let layer = TimelineLayer::create(&path).unwrap();
     let ticket = Ticket {
-        source: SourceKey::KeepersRoster,
+        slot: KeepersSlot::Roster,
         generation: 3,
         scope: ReadScope {
             workspace: WorkspaceId("/w/.masc".into()),
@@ -159,7 +160,7 @@ fn the_file_layer_writes_records_the_report_reads() {
         stage::worker_return(&ticket, "receipt_missing");
         stage::observe(&ticket, "receipt_missing");
         stage::reject(&ticket, "stale_epoch");
-        stage::refused(&SourceKey::KeepersRoster, "no_epoch");
+        stage::refused(&ROSTER, "no_epoch");
         tracing::info!(target: "masc_tui::other", "plain event");
         tracing::debug!(target: "masc_tui::other", "below the file level");
     }

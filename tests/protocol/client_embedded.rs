@@ -126,7 +126,7 @@ async fn s2_2_embedded_receipt_faults_fail_the_read_and_spare_the_cache() {
             r#"{{"rules":[{{"match":{{"path":"{ROSTER}"}},"fault":{{"receipt":"{receipt}"}}}}]}}"#
         )));
         let err = client.get::<KeeperRoster>(&auth, ROSTER).await.unwrap_err();
-        assert_eq!(err.class(), expected);
+        assert_eq!(err.class().to_string(), expected);
     }
     // On a 200 (no cache entry under this target) too.
     server.set_faults(plan(&format!(
@@ -237,7 +237,7 @@ async fn s13_embedded_common_read_faults_are_typed() {
             .get::<KeeperRoster>(&auth, &target)
             .await
             .unwrap_err();
-        assert_eq!(err.class(), class, "fault {fault}");
+        assert_eq!(err.class().to_string(), class, "fault {fault}");
     }
     assert_eq!(client.cached_reads(), 0);
 }

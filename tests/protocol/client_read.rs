@@ -353,7 +353,11 @@ async fn issue16_503_without_the_warming_body_is_a_failed_read_s1_4() {
             matches!(err, ClientError::Status { status: 503, .. }),
             "variant {i}: {err:?}"
         );
-        assert_eq!(err.class(), "status_503", "variant {i}");
+        assert_eq!(
+            err.class(),
+            masc_tui::protocol::client::ErrorClass::Status(503),
+            "variant {i}"
+        );
     }
     assert_eq!(client.cached_reads(), 0);
 }
@@ -518,7 +522,12 @@ async fn decode_errors_keep_the_field_path_and_are_not_cached() {
     };
     assert_eq!(decode.path, ".rows[1].n");
     assert_eq!(decode.kind, DecodeErrorKind::WrongType);
-    assert_eq!(err.class(), "decode_wrong_type");
+    assert_eq!(
+        err.class(),
+        masc_tui::protocol::client::ErrorClass::Decode(
+            masc_tui::protocol::decode::DecodeErrorKind::WrongType
+        )
+    );
     assert_eq!(client.cached_reads(), 0);
 }
 
@@ -580,7 +589,10 @@ async fn non_2xx_is_status_with_the_body_cut_to_2_kib() {
     };
     assert_eq!(*status, 500);
     assert_eq!(body.len(), 2048);
-    assert_eq!(err.class(), "status_500");
+    assert_eq!(
+        err.class(),
+        masc_tui::protocol::client::ErrorClass::Status(500)
+    );
     // A 409 that is not the workspace_mismatch envelope stays a plain status.
     assert!(matches!(
         client

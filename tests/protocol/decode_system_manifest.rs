@@ -3,7 +3,7 @@
 
 // Tests may unwrap (house rules); the helpers below are test-only.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-use masc_tui::protocol::kinds_system;
+use masc_tui::protocol::kinds::system as kinds_system;
 use std::path::{Path, PathBuf};
 
 const SYSTEM_KINDS: &[&str] = &[

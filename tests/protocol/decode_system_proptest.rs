@@ -15,7 +15,7 @@ use masc_tui::protocol::keeper_config::{
     ManifestRevision, RuntimeAssignmentRequest, RuntimeAssignmentResponse,
     RuntimeAssignmentRevision,
 };
-use masc_tui::protocol::kinds_system;
+use masc_tui::protocol::kinds::system as kinds_system;
 use masc_tui::protocol::operator::{
     ApprovalDecisionReply, ApprovalDecisionRequest, Decision, OperatorApprovals,
 };

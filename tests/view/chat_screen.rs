@@ -6,8 +6,8 @@
 //! and on the absence of JSON, not on wording.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use masc_tui::actors::chat::{ChatObservation, SendStep};
-use masc_tui::actors::ticket::{SourceKey, Ticket};
+use masc_tui::actors::chat::{ChatObservation, ChatSlot, SendStep};
+use masc_tui::actors::contract::Ticket;
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::chat::{
     ChatHistoryPage, ChatHistoryRow, ChatRole, ChatStreamEvent, OperationState,
@@ -54,10 +54,23 @@ fn row(id: &str, role: ChatRole, content: &str, ts: f64) -> ChatHistoryRow {
     }
 }
 
-fn chat_ticket(keeper: &str, generation: u64) -> Ticket {
+/// A ticket of `keeper`'s history page slot.
+fn chat_ticket(keeper: &str, generation: u64) -> Ticket<ChatSlot> {
     Ticket {
-        source: SourceKey::Chat {
+        slot: ChatSlot::History {
             keeper: keeper.into(),
+        },
+        generation,
+        scope: sample::scope(1),
+    }
+}
+
+/// A ticket of `keeper`'s send `request_id`.
+fn send_ticket(keeper: &str, request_id: &str, generation: u64) -> Ticket<ChatSlot> {
+    Ticket {
+        slot: ChatSlot::Send {
+            keeper: keeper.into(),
+            request_id: request_id.into(),
         },
         generation,
         scope: sample::scope(1),
@@ -85,13 +98,12 @@ fn opened(keeper_index: usize) -> (Model, Ui, String) {
     let mut model = Model::default();
     model.on_identity(sample::confirmed(1, AdmissionMode::Receipt));
     let t = sample::roster_ticket(1, 1);
-    model.on_dispatched(t.clone());
-    model
-        .on_observed(
-            sample::roster_observation(t, sample::roster(5), AdmissionMode::Receipt),
-            std::time::Instant::now(),
-        )
-        .unwrap();
+    crate::rig::dispatch(&mut model, t.clone());
+    crate::rig::observe(
+        &mut model,
+        sample::roster_observation(t, sample::roster(5), AdmissionMode::Receipt),
+    )
+    .unwrap();
     let mut ui = Ui {
         area: Rect::new(0, 0, 120, 40),
         tab: Tab::Keepers,
@@ -102,7 +114,8 @@ fn opened(keeper_index: usize) -> (Model, Ui, String) {
     let UiCommand::Chat(ChatUiCommand::Open { keeper }) = cmd else {
         panic!("{cmd:?}");
     };
-    let KeeperRowSlot::Row(r) = &model.keepers.fetched.last().unwrap().value.rows[keeper_index]
+    let KeeperRowSlot::Row(r) =
+        &model.keepers.roster.fetched.last().unwrap().value.rows[keeper_index]
     else {
         panic!()
     };
@@ -122,7 +135,7 @@ fn opened(keeper_index: usize) -> (Model, Ui, String) {
 #[test]
 fn broken_coop_report_json_never_shows_in_the_chat_screen() {
     let (mut model, mut ui, keeper) = opened(0);
-    let pane = model.chat.as_mut().unwrap();
+    let pane = model.chat.pane.as_mut().unwrap();
     pane.apply(
         &chat_ticket(&keeper, 1),
         page(vec![
@@ -200,7 +213,7 @@ fn esc_closes_and_drafts_are_kept_per_keeper_and_workspace() {
         panic!("{cmd:?}")
     };
     dispatch(close, &mut model, &mut ui, None, THEME);
-    assert!(ui.chat.is_none() && model.chat.is_none());
+    assert!(ui.chat.is_none() && model.chat.pane.is_none());
     // Another Keeper starts empty.
     ui.roster.selected = 3;
     let UiCommand::Chat(open) = handle_key(&mut ui, &model, key(KeyCode::Char('m'))) else {
@@ -241,8 +254,8 @@ fn esc_closes_and_drafts_are_kept_per_keeper_and_workspace() {
 #[test]
 fn c34_receipt_is_not_processing_and_c39_progress_follows_observed_deltas() {
     let mut pane = ChatPane::new("rondo", Some(sample::scope(1).workspace), THEME);
-    let t = chat_ticket("rondo", 7);
     let id = "tui-0190f5a0-0000-7000-8000-000000000001";
+    let t = send_ticket("rondo", id, 7);
     pane.register_send(id, "status?");
     assert_eq!(pane.progress(), Progress::Sending);
     let step = |pane: &mut ChatPane, step: SendStep| {
@@ -324,7 +337,7 @@ fn c34_receipt_is_not_processing_and_c39_progress_follows_observed_deltas() {
     let mut other = ChatPane::new("sangsu", Some(sample::scope(1).workspace), THEME);
     let mut gate = masc_tui::view::admission::EpochGate::default();
     gate.confirm(sample::scope(1));
-    assert!(!other.dispatched(t.clone(), &gate));
+    assert!(!other.dispatched(&t, &gate));
     assert_eq!(
         other.judge(
             &t,
@@ -341,15 +354,16 @@ fn c34_receipt_is_not_processing_and_c39_progress_follows_observed_deltas() {
 #[test]
 fn a_newest_page_reload_keeps_only_inputs_still_pending() {
     let mut pane = ChatPane::new("rondo", Some(sample::scope(1).workspace), THEME);
-    let t = chat_ticket("rondo", 3);
     let (done, waiting) = (
         "tui-0190f5a0-0000-7000-8000-00000000000a",
         "tui-0190f5a0-0000-7000-8000-00000000000b",
     );
+    let sent = send_ticket("rondo", done, 3);
+    let history = chat_ticket("rondo", 3);
     pane.register_send(done, "processed");
     pane.register_send(waiting, "still waiting");
     pane.apply(
-        &t,
+        &sent,
         ChatObservation::Send {
             request_id: done.into(),
             step: SendStep::Event(ChatStreamEvent::RunStarted),
@@ -357,7 +371,7 @@ fn a_newest_page_reload_keeps_only_inputs_still_pending() {
     );
     // The reload holds the persisted input of the processed send.
     pane.apply(
-        &t,
+        &history,
         page(vec![row("m-done-user", ChatRole::User, "processed", 1.5)]),
     );
     let view = pane.view();
@@ -485,7 +499,7 @@ fn ctrl_j_newline_paste_and_unhandled_keys_reach_the_screen() {
 #[test]
 fn c65_up_down_recall_pending_then_sent_and_return_the_draft() {
     let (mut model, mut ui, keeper) = opened(0);
-    let pane = model.chat.as_mut().unwrap();
+    let pane = model.chat.pane.as_mut().unwrap();
     pane.apply(
         &chat_ticket(&keeper, 1),
         page(vec![
@@ -532,7 +546,7 @@ fn c65_ctrl_g_next_keeper_not_while_a_turn_is_in_flight() {
     let ctrl_g = KeyEvent::new(KeyCode::Char('g'), KeyModifiers::CONTROL);
     let names: Vec<String> = {
         let (model, _, _) = opened(0);
-        let roster = &model.keepers.fetched.last().unwrap().value;
+        let roster = &model.keepers.roster.fetched.last().unwrap().value;
         roster.keepers().map(|r| r.name.clone()).collect()
     };
     let (mut model, mut ui, keeper) = opened(0);
@@ -553,10 +567,14 @@ fn c65_ctrl_g_next_keeper_not_while_a_turn_is_in_flight() {
     );
     model
         .chat
+        .pane
         .as_mut()
         .unwrap()
         .register_send("tui-0190f5a0-0000-7000-8000-00000000000b", "busy?");
-    assert_eq!(model.chat.as_ref().unwrap().progress(), Progress::Sending);
+    assert_eq!(
+        model.chat.pane.as_ref().unwrap().progress(),
+        Progress::Sending
+    );
     let cmd = handle_key(&mut ui, &model, ctrl_g);
     assert_eq!(cmd, UiCommand::Repaint, "refused, not switched");
     let chat = ui.chat.as_ref().unwrap();

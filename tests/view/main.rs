@@ -5,6 +5,7 @@
 //! One test binary; each module is one former `tests/<name>.rs` file (test names keep their
 //! rule ids). Shared rigs are declared here once.
 
+mod rig;
 mod work_build;
 
 mod chat_projection;

@@ -4,18 +4,22 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use masc_tui::actors::messages::{DemandKind, SourceCommand, ViewMsg};
-use masc_tui::actors::ticket::SourceKey;
+use masc_tui::actors::contract::{
+    DemandKind, IdentityState, Inboxes, Outlet, SlotSink, SourceControl, SourceEvent, SourceHandle,
+};
+use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot, ROSTER};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::view::actor::{ViewArgs, ViewEvent, spawn_view};
 use masc_tui::view::admission::RejectReason;
 use masc_tui::view::fetched::SLOW_READ_BADGE_AFTER;
 use masc_tui::view::keys::ExitCause;
+use masc_tui::view::msg::ViewMsg;
 use masc_tui::view::presenter::{ByteCounter, FrameSink};
 use masc_tui::view::sample::{buffer_text, confirmed, roster, roster_observation, roster_ticket};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use ratatui::backend::{CrosstermBackend, TestBackend};
 use ratatui::style::Modifier;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
@@ -63,38 +67,46 @@ struct Spawned {
     events: Events,
     exit: oneshot::Receiver<ExitCause>,
     done: tokio::task::JoinHandle<()>,
+    /// The fake roster source's way to the view: its surface's inbox, then a notification.
+    roster: Outlet<KeepersSlot, KeepersObservation>,
+}
+
+impl Spawned {
+    fn identity(&self, state: IdentityState) {
+        self.view
+            .cast(ViewMsg::Source(SourceEvent::Identity(state)))
+            .unwrap();
+    }
 }
 
 async fn spawn<B: FrameSink>(backend: B) -> Spawned {
     let (tx, events) = mpsc::unbounded_channel();
     let (exit_tx, exit) = oneshot::channel();
+    let inboxes = Inboxes::new();
     let mut args = ViewArgs::new(backend);
     args.observer = Some(tx);
     args.exit = Some(exit_tx);
+    args.inboxes = inboxes.clone();
     let (view, done) = spawn_view(args).await.unwrap();
+    let roster = Outlet::new(&inboxes, Arc::new(view.clone()));
     Spawned {
         view,
         events,
         exit,
         done,
+        roster,
     }
 }
 
 /// Confirms epoch 1 and admits a roster of `n` under generation 1.
 async fn load(s: &mut Spawned, n: usize) {
-    s.view
-        .cast(ViewMsg::Identity(confirmed(1, AdmissionMode::Receipt)))
-        .unwrap();
-    s.view
-        .cast(ViewMsg::Dispatched(roster_ticket(1, 1)))
-        .unwrap();
-    s.view
-        .cast(ViewMsg::Observed(roster_observation(
-            roster_ticket(1, 1),
-            roster(n),
-            AdmissionMode::Receipt,
-        )))
-        .unwrap();
+    s.identity(confirmed(1, AdmissionMode::Receipt));
+    s.roster.dispatched(roster_ticket(1, 1));
+    s.roster.slot_event(roster_observation(
+        roster_ticket(1, 1),
+        roster(n),
+        AdmissionMode::Receipt,
+    ));
     frame_with(&mut s.events, &format!("KEEPERS {n}")).await;
 }
 
@@ -104,28 +116,22 @@ async fn g7_actor_paints_admitted_data_and_rejects_a_late_result() {
     frame_with(&mut s.events, "(not loaded yet)").await;
     load(&mut s, 3).await;
     // A second read is dispatched; the first generation's late answer arrives after it.
-    s.view
-        .cast(ViewMsg::Dispatched(roster_ticket(2, 1)))
-        .unwrap();
-    s.view
-        .cast(ViewMsg::Observed(roster_observation(
-            roster_ticket(1, 1),
-            roster(8),
-            AdmissionMode::Receipt,
-        )))
-        .unwrap();
+    s.roster.dispatched(roster_ticket(2, 1));
+    s.roster.slot_event(roster_observation(
+        roster_ticket(1, 1),
+        roster(8),
+        AdmissionMode::Receipt,
+    ));
     let rejected = wait_for(&mut s.events, |e| matches!(e, ViewEvent::Rejected(_))).await;
     assert!(matches!(
         rejected,
         ViewEvent::Rejected(RejectReason::Superseded)
     ));
-    s.view
-        .cast(ViewMsg::Observed(roster_observation(
-            roster_ticket(2, 1),
-            roster(4),
-            AdmissionMode::Receipt,
-        )))
-        .unwrap();
+    s.roster.slot_event(roster_observation(
+        roster_ticket(2, 1),
+        roster(4),
+        AdmissionMode::Receipt,
+    ));
     let buf = frame_with(&mut s.events, "KEEPERS 4").await;
     let text = buffer_text(&buf);
     assert!(text.contains("keeper-0003"));
@@ -147,10 +153,8 @@ async fn t2_idle_view_writes_zero_bytes() {
     // Messages that change nothing: an unbound key, a retire of a ticket that owns nothing,
     // a stale-epoch dispatch, a spurious frame tick.
     s.view.cast(key('x')).unwrap();
-    s.view.cast(ViewMsg::Retired(roster_ticket(9, 1))).unwrap();
-    s.view
-        .cast(ViewMsg::Dispatched(roster_ticket(10, 0)))
-        .unwrap();
+    s.roster.retired(roster_ticket(9, 1));
+    s.roster.dispatched(roster_ticket(10, 0));
     s.view.cast(ViewMsg::FrameDue).unwrap();
     handled(&mut s.events, "frame_due").await;
     assert_eq!(counter.bytes(), settled, "an idle TUI writes nothing");
@@ -179,9 +183,7 @@ async fn t2_background_reread_badge_only_when_slow() {
     let mut s = spawn(TestBackend::new(100, 30)).await;
     load(&mut s, 3).await;
     let dispatched_at = std::time::Instant::now();
-    s.view
-        .cast(ViewMsg::Dispatched(roster_ticket(2, 1)))
-        .unwrap();
+    s.roster.dispatched(roster_ticket(2, 1));
     s.view.cast(key('j')).unwrap();
     let ViewEvent::Frame { buffer, .. } =
         wait_for(&mut s.events, |e| matches!(e, ViewEvent::Frame { .. })).await
@@ -198,13 +200,11 @@ async fn t2_background_reread_badge_only_when_slow() {
     handled(&mut s.events, "read_aged").await;
     assert!(dispatched_at.elapsed() >= SLOW_READ_BADGE_AFTER);
     frame_with(&mut s.events, "reading").await;
-    s.view
-        .cast(ViewMsg::Observed(roster_observation(
-            roster_ticket(2, 1),
-            roster(3),
-            AdmissionMode::Receipt,
-        )))
-        .unwrap();
+    s.roster.slot_event(roster_observation(
+        roster_ticket(2, 1),
+        roster(3),
+        AdmissionMode::Receipt,
+    ));
     let ViewEvent::Frame { buffer, .. } =
         wait_for(&mut s.events, |e| matches!(e, ViewEvent::Frame { .. })).await
     else {
@@ -256,26 +256,35 @@ async fn ctrl_c_quits_as_interrupt() {
     assert_eq!(s.exit.await.unwrap(), ExitCause::Interrupt);
 }
 
+/// A source's mailbox with control only (like a polled source without commands of its own).
+#[derive(Debug)]
+enum FakeMsg {
+    Control(SourceControl),
+}
+
+masc_tui::source_message!(FakeMsg);
+
 struct FakeSource;
 
 impl Actor for FakeSource {
-    type Msg = SourceCommand;
-    type State = mpsc::UnboundedSender<SourceCommand>;
-    type Arguments = mpsc::UnboundedSender<SourceCommand>;
+    type Msg = FakeMsg;
+    type State = mpsc::UnboundedSender<SourceControl>;
+    type Arguments = mpsc::UnboundedSender<SourceControl>;
     async fn pre_start(
         &self,
-        _myself: ActorRef<SourceCommand>,
+        _myself: ActorRef<FakeMsg>,
         args: Self::Arguments,
     ) -> Result<Self::State, ActorProcessingErr> {
         Ok(args)
     }
     async fn handle(
         &self,
-        _myself: ActorRef<SourceCommand>,
-        msg: SourceCommand,
+        _myself: ActorRef<FakeMsg>,
+        msg: FakeMsg,
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
-        let _ = state.send(msg);
+        let FakeMsg::Control(control) = msg;
+        let _ = state.send(control);
         Ok(())
     }
 }
@@ -286,14 +295,14 @@ async fn g3_r_sends_an_explicit_demand_to_the_source() {
     let (tx, mut demands) = mpsc::unbounded_channel();
     let (source, _) = Actor::spawn(None, FakeSource, tx).await.unwrap();
     s.view
-        .cast(ViewMsg::SourceUp {
-            source: SourceKey::KeepersRoster,
-            handle: source,
-        })
+        .cast(ViewMsg::Source(SourceEvent::SourceUp {
+            source: ROSTER,
+            handle: SourceHandle::new(&source),
+        }))
         .unwrap();
     s.view.cast(key('r')).unwrap();
     let got = demands.recv().await.unwrap();
-    assert!(matches!(got, SourceCommand::Demand(DemandKind::Explicit)));
+    assert!(matches!(got, SourceControl::Demand(DemandKind::Explicit)));
     frame_with(&mut s.events, "refresh requested").await;
 }
 
@@ -301,11 +310,9 @@ async fn g3_r_sends_an_explicit_demand_to_the_source() {
 async fn source_restart_shows_the_failure_beside_the_last_value() {
     let mut s = spawn(TestBackend::new(100, 30)).await;
     load(&mut s, 3).await;
+    s.roster.dispatched(roster_ticket(2, 1));
     s.view
-        .cast(ViewMsg::Dispatched(roster_ticket(2, 1)))
-        .unwrap();
-    s.view
-        .cast(ViewMsg::SourceRestarted(SourceKey::KeepersRoster))
+        .cast(ViewMsg::Source(SourceEvent::SourceRestarted(ROSTER)))
         .unwrap();
     let buf = frame_with(&mut s.events, "source_restarted").await;
     assert!(buffer_text(&buf).contains("keeper-0002"));

@@ -3,8 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers
 
-use masc_tui::actors::messages::IdentityState;
-use masc_tui::actors::ticket::{SourceKey, Ticket};
+use crate::rig::{dispatch, observe};
+use masc_tui::actors::contract::{IdentityState, SlotEvent, Ticket};
+use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
+use masc_tui::actors::keepers::{KeepersSlot, ROSTER};
 use masc_tui::protocol::admission::{AdmissionMode, ReadScope, WorkspaceId};
 use masc_tui::protocol::client::ClientError;
 use masc_tui::view::admission::RejectReason;
@@ -15,7 +17,6 @@ use masc_tui::view::sample::{
 };
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 use tracing::field::{Field, Visit};
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::{Context, SubscriberExt};
@@ -59,7 +60,12 @@ fn traced<R>(f: impl FnOnce() -> R) -> (R, Vec<HashMap<String, String>>) {
 }
 
 fn last_names(model: &Model) -> Option<usize> {
-    model.keepers.fetched.last().map(|o| o.value.rows.len())
+    model
+        .keepers
+        .roster
+        .fetched
+        .last()
+        .map(|o| o.value.rows.len())
 }
 
 fn assert_rejected(events: &[HashMap<String, String>], reason: &str, generation: u64, epoch: u64) {
@@ -75,21 +81,21 @@ fn assert_rejected(events: &[HashMap<String, String>], reason: &str, generation:
 fn g7_superseded_result_is_rejected_traced_and_not_applied() {
     let mut m = Model::default();
     m.on_identity(confirmed(1, AdmissionMode::Receipt));
-    m.on_dispatched(roster_ticket(1, 1));
-    m.on_dispatched(roster_ticket(2, 1));
+    dispatch(&mut m, roster_ticket(1, 1));
+    dispatch(&mut m, roster_ticket(2, 1));
     let (verdict, events) = traced(|| {
-        m.on_observed(
+        observe(
+            &mut m,
             roster_observation(roster_ticket(1, 1), roster(5), AdmissionMode::Receipt),
-            Instant::now(),
         )
     });
     assert_eq!(verdict, Err(RejectReason::Superseded));
     assert_rejected(&events, "superseded", 1, 1);
-    assert!(matches!(m.keepers.fetched, Fetched::Loading));
+    assert!(matches!(m.keepers.roster.fetched, Fetched::Loading));
     let (verdict, events) = traced(|| {
-        m.on_observed(
+        observe(
+            &mut m,
             roster_observation(roster_ticket(2, 1), roster(2), AdmissionMode::Receipt),
-            Instant::now(),
         )
     });
     assert_eq!(verdict, Ok(()));
@@ -107,51 +113,51 @@ fn g7_superseded_result_is_rejected_traced_and_not_applied() {
 fn g2_stale_epoch_result_is_rejected_and_not_applied() {
     let mut m = Model::default();
     m.on_identity(confirmed(1, AdmissionMode::Receipt));
-    m.on_dispatched(roster_ticket(1, 1));
-    m.on_observed(
+    dispatch(&mut m, roster_ticket(1, 1));
+    observe(
+        &mut m,
         roster_observation(roster_ticket(1, 1), roster(3), AdmissionMode::Receipt),
-        Instant::now(),
     )
     .unwrap();
-    m.on_dispatched(roster_ticket(2, 1));
+    dispatch(&mut m, roster_ticket(2, 1));
     // A new epoch opens while generation 2 is in flight.
     m.on_identity(confirmed(2, AdmissionMode::Receipt));
     let (verdict, events) = traced(|| {
-        m.on_observed(
+        observe(
+            &mut m,
             roster_observation(roster_ticket(2, 1), roster(9), AdmissionMode::Receipt),
-            Instant::now(),
         )
     });
     assert_eq!(verdict, Err(RejectReason::StaleEpoch));
     assert_rejected(&events, "stale_epoch", 2, 1);
     assert_eq!(last_names(&m), Some(3));
-    assert!(matches!(m.keepers.fetched, Fetched::Ready(_)));
+    assert!(matches!(m.keepers.roster.fetched, Fetched::Ready(_)));
 }
 
 #[test]
 fn g6_withdrawn_result_is_rejected_and_last_value_kept() {
     let mut m = Model::default();
     m.on_identity(confirmed(1, AdmissionMode::Receipt));
-    m.on_dispatched(roster_ticket(1, 1));
-    m.on_observed(
+    dispatch(&mut m, roster_ticket(1, 1));
+    observe(
+        &mut m,
         roster_observation(roster_ticket(1, 1), roster(3), AdmissionMode::Receipt),
-        Instant::now(),
     )
     .unwrap();
-    m.on_dispatched(roster_ticket(2, 1));
+    dispatch(&mut m, roster_ticket(2, 1));
     m.on_identity(IdentityState::Unconfirmed {
         reason: "health read failed".into(),
     });
     let (verdict, events) = traced(|| {
-        m.on_observed(
+        observe(
+            &mut m,
             roster_failure(roster_ticket(2, 1), ClientError::Timeout),
-            Instant::now(),
         )
     });
     assert_eq!(verdict, Err(RejectReason::Withdrawn));
     assert_rejected(&events, "withdrawn", 2, 1);
     // Not applied: no failure recorded; the last value stays.
-    assert!(matches!(m.keepers.fetched, Fetched::Ready(_)));
+    assert!(matches!(m.keepers.roster.fetched, Fetched::Ready(_)));
     assert_eq!(last_names(&m), Some(3));
 }
 
@@ -159,10 +165,10 @@ fn g6_withdrawn_result_is_rejected_and_last_value_kept() {
 fn g6_another_workspace_never_borrows_the_value_or_the_read() {
     let mut m = Model::default();
     m.on_identity(confirmed(1, AdmissionMode::Receipt));
-    m.on_dispatched(roster_ticket(1, 1));
-    m.on_observed(
+    dispatch(&mut m, roster_ticket(1, 1));
+    observe(
+        &mut m,
         roster_observation(roster_ticket(1, 1), roster(3), AdmissionMode::Receipt),
-        Instant::now(),
     )
     .unwrap();
     let other = ReadScope {
@@ -174,10 +180,10 @@ fn g6_another_workspace_never_borrows_the_value_or_the_read() {
         base_path: "/srv/other".into(),
         mode: AdmissionMode::Receipt,
     });
-    assert!(matches!(m.keepers.fetched, Fetched::NotRequested));
+    assert!(matches!(m.keepers.roster.fetched, Fetched::NotRequested));
     // Same generation number and epoch, old workspace: stale.
     let old = Ticket {
-        source: SourceKey::KeepersRoster,
+        slot: KeepersSlot::Roster,
         generation: 1,
         scope: ReadScope {
             workspace: WorkspaceId("/home/op/demo/.masc".into()),
@@ -185,27 +191,35 @@ fn g6_another_workspace_never_borrows_the_value_or_the_read() {
         },
     };
     let (verdict, _) = traced(|| {
-        m.on_observed(
+        observe(
+            &mut m,
             roster_observation(old, roster(1), AdmissionMode::Receipt),
-            Instant::now(),
         )
     });
     assert_eq!(verdict, Err(RejectReason::StaleEpoch));
 }
 
+/// A result that does not fit the slot its ticket names is never applied. Slot types are per
+/// surface now, so a ticket of another surface's slot cannot even reach this one; what remains
+/// expressible is a payload of another slot of the same surface (here: an asks result under
+/// the approvals slot's own, owning ticket).
 #[test]
 fn unknown_slot_is_rejected() {
     let mut m = Model::default();
     m.on_identity(confirmed(1, AdmissionMode::Receipt));
     let ticket = Ticket {
-        source: SourceKey::Workspace,
+        slot: DecisionsSlot::Approvals,
         generation: 1,
         scope: masc_tui::view::sample::scope(1),
     };
+    dispatch(&mut m, ticket.clone());
     let (verdict, events) = traced(|| {
-        m.on_observed(
-            roster_observation(ticket, roster(1), AdmissionMode::Receipt),
-            Instant::now(),
+        observe(
+            &mut m,
+            SlotEvent::Observed(
+                ticket,
+                DecisionsObservation::Asks(Err(ClientError::Timeout)),
+            ),
         )
     });
     assert_eq!(verdict, Err(RejectReason::UnknownSlot));
@@ -216,36 +230,46 @@ fn unknown_slot_is_rejected() {
             .map(String::as_str),
         Some("unknown_slot")
     );
-    assert!(matches!(m.keepers.fetched, Fetched::NotRequested));
+    assert_eq!(
+        events
+            .last()
+            .and_then(|e| e.get("source"))
+            .map(String::as_str),
+        Some("operator_approvals")
+    );
+    // Neither slot took it: the approvals read is still in flight, the asks never read.
+    assert!(matches!(m.decisions.approvals.fetched, Fetched::Loading));
+    assert!(matches!(m.decisions.asks.fetched, Fetched::NotRequested));
+    assert!(matches!(m.keepers.roster.fetched, Fetched::NotRequested));
 }
 
 #[test]
 fn source_restart_fails_the_read_and_rejects_its_late_result() {
     let mut m = Model::default();
     m.on_identity(confirmed(1, AdmissionMode::Receipt));
-    m.on_dispatched(roster_ticket(1, 1));
-    m.on_observed(
+    dispatch(&mut m, roster_ticket(1, 1));
+    observe(
+        &mut m,
         roster_observation(roster_ticket(1, 1), roster(3), AdmissionMode::Receipt),
-        Instant::now(),
     )
     .unwrap();
-    m.on_dispatched(roster_ticket(2, 1));
-    assert!(m.on_source_restarted(&SourceKey::KeepersRoster));
-    match &m.keepers.fetched {
+    dispatch(&mut m, roster_ticket(2, 1));
+    assert!(m.on_source_restarted(ROSTER));
+    match &m.keepers.roster.fetched {
         Fetched::Failed {
             last: Some(o),
             error,
             ..
         } => {
-            assert_eq!(error.class, "source_restarted");
+            assert_eq!(error.class.to_string(), "source_restarted");
             assert_eq!(o.value.rows.len(), 3);
         }
         other => panic!("unexpected {other:?}"),
     }
     let (verdict, _) = traced(|| {
-        m.on_observed(
+        observe(
+            &mut m,
             roster_observation(roster_ticket(2, 1), roster(7), AdmissionMode::Receipt),
-            Instant::now(),
         )
     });
     assert_eq!(verdict, Err(RejectReason::Withdrawn));

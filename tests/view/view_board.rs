@@ -4,10 +4,12 @@
 //! touching only its post (E-8), and failures that never read as empty or 0 (G-4, G-5).
 //! Assertions are on typed state first, on the absence of invented values second.
 
+use crate::rig::{deliver, dispatch, observe};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use masc_tui::actors::board::{BoardCommand, BoardPostsRead, BoardQuery, BoardSort};
-use masc_tui::actors::messages::{Observation, ObservationPayload};
-use masc_tui::actors::ticket::{SourceKey, Ticket};
+use masc_tui::actors::board::{
+    BoardCommand, BoardObservation, BoardPostsRead, BoardQuery, BoardSlot, BoardSort,
+};
+use masc_tui::actors::contract::{SlotEvent, Ticket};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::board::{
     BoardPost, BoardPostDetail, BoardPostsPage, CreatedAt, DetailShape, Hearth, HearthCensus,
@@ -23,11 +25,10 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use std::sync::Arc;
-use std::time::Instant;
 
-fn ticket(source: SourceKey, generation: u64) -> Ticket {
+fn ticket(slot: BoardSlot, generation: u64) -> Ticket<BoardSlot> {
     Ticket {
-        source,
+        slot,
         generation,
         scope: sample::scope(1),
     }
@@ -89,15 +90,9 @@ fn connected() -> Model {
     m
 }
 
-fn deliver(m: &mut Model, ticket: Ticket, payload: ObservationPayload) {
-    m.on_dispatched(ticket.clone());
-    m.on_observed(Observation { ticket, payload }, Instant::now())
-        .unwrap();
-}
-
-fn posts_read(query: BoardQuery, posts: Vec<BoardPost>) -> ObservationPayload {
+fn posts_read(query: BoardQuery, posts: Vec<BoardPost>) -> BoardObservation {
     let sort = query.sort;
-    ObservationPayload::BoardPosts(Box::new(BoardPostsRead {
+    BoardObservation::Posts(Box::new(BoardPostsRead {
         query,
         result: Ok(admitted(page(posts, sort))),
     }))
@@ -133,32 +128,29 @@ fn e3_e4_census_states_and_totals_only_when_settled() {
     let ui = ui();
     let mut m = connected();
     let unread = census_row(&paint(&m, &ui));
-    m.on_dispatched(ticket(SourceKey::HearthCensus, 1));
+    dispatch(&mut m, ticket(BoardSlot::Census, 1));
     let loading = census_row(&paint(&m, &ui));
-    m.on_observed(
-        Observation {
-            ticket: ticket(SourceKey::HearthCensus, 1),
-            payload: ObservationPayload::HearthCensus(Ok(admitted(census(&[
-                ("verification", 10),
-                ("ops", 5),
-            ])))),
-        },
-        Instant::now(),
+    observe(
+        &mut m,
+        SlotEvent::Observed(
+            ticket(BoardSlot::Census, 1),
+            BoardObservation::Census(Ok(admitted(census(&[("verification", 10), ("ops", 5)])))),
+        ),
     )
     .unwrap();
     assert!(m.board.census_settled());
     let received = census_row(&paint(&m, &ui));
     assert!(received.contains("2, 15 posts"), "{received}");
-    m.on_dispatched(ticket(SourceKey::HearthCensus, 2));
+    dispatch(&mut m, ticket(BoardSlot::Census, 2));
     assert!(!m.board.census_settled());
     let pending = census_row(&paint(&m, &ui));
     assert!(pending.contains("last observation") && !pending.contains("15 posts"));
-    m.on_observed(
-        Observation {
-            ticket: ticket(SourceKey::HearthCensus, 2),
-            payload: ObservationPayload::HearthCensus(Err(ClientError::Timeout)),
-        },
-        Instant::now(),
+    observe(
+        &mut m,
+        SlotEvent::Observed(
+            ticket(BoardSlot::Census, 2),
+            BoardObservation::Census(Err(ClientError::Timeout)),
+        ),
     )
     .unwrap();
     let failed_with_last = census_row(&paint(&m, &ui));
@@ -170,8 +162,8 @@ fn e3_e4_census_states_and_totals_only_when_settled() {
     let mut none = connected();
     deliver(
         &mut none,
-        ticket(SourceKey::HearthCensus, 1),
-        ObservationPayload::HearthCensus(Err(ClientError::Status {
+        ticket(BoardSlot::Census, 1),
+        BoardObservation::Census(Err(ClientError::Status {
             status: 500,
             body: String::new(),
         })),
@@ -181,8 +173,8 @@ fn e3_e4_census_states_and_totals_only_when_settled() {
     let mut empty = connected();
     deliver(
         &mut empty,
-        ticket(SourceKey::HearthCensus, 1),
-        ObservationPayload::HearthCensus(Ok(admitted(census(&[])))),
+        ticket(BoardSlot::Census, 1),
+        BoardObservation::Census(Ok(admitted(census(&[])))),
     );
     let normal_empty = census_row(&paint(&empty, &ui));
     let all = [
@@ -210,7 +202,7 @@ fn e12_kept_posts_are_never_relabelled_with_the_current_controls() {
     let mut m = connected();
     deliver(
         &mut m,
-        ticket(SourceKey::BoardPosts, 1),
+        ticket(BoardSlot::Posts, 1),
         posts_read(BoardQuery::default(), vec![post("post-1", "Nightly")]),
     );
     let settled = paint(&m, &ui);
@@ -245,7 +237,7 @@ fn e9_selection_follows_the_post_not_the_row() {
     let mut m = connected();
     deliver(
         &mut m,
-        ticket(SourceKey::BoardPosts, 1),
+        ticket(BoardSlot::Posts, 1),
         posts_read(
             BoardQuery::default(),
             vec![
@@ -263,7 +255,7 @@ fn e9_selection_follows_the_post_not_the_row() {
     assert_eq!(ui.board.selected.as_deref(), Some("post-2"));
     deliver(
         &mut m,
-        ticket(SourceKey::BoardPosts, 2),
+        ticket(BoardSlot::Posts, 2),
         posts_read(
             BoardQuery::default(),
             vec![
@@ -297,19 +289,19 @@ fn e8_a_detail_touches_only_its_post() {
     let mut m = connected();
     deliver(
         &mut m,
-        ticket(SourceKey::BoardPosts, 1),
+        ticket(BoardSlot::Posts, 1),
         posts_read(BoardQuery::default(), vec![post("post-1", "a")]),
     );
-    m.on_dispatched(ticket(SourceKey::BoardPosts, 2));
-    m.on_observed(
-        Observation {
-            ticket: ticket(SourceKey::BoardPosts, 2),
-            payload: ObservationPayload::BoardPosts(Box::new(BoardPostsRead {
+    dispatch(&mut m, ticket(BoardSlot::Posts, 2));
+    observe(
+        &mut m,
+        SlotEvent::Observed(
+            ticket(BoardSlot::Posts, 2),
+            BoardObservation::Posts(Box::new(BoardPostsRead {
                 query: BoardQuery::default(),
                 result: Err(ClientError::Timeout),
             })),
-        },
-        Instant::now(),
+        ),
     )
     .unwrap();
     let list_before = format!("{:?}", m.board.posts.fetched);
@@ -320,8 +312,8 @@ fn e8_a_detail_touches_only_its_post() {
     detailed.votes = 99;
     deliver(
         &mut m,
-        ticket(SourceKey::BoardPost("post-1".into()), 3),
-        ObservationPayload::BoardPost(Ok(admitted(BoardPostDetail {
+        ticket(BoardSlot::Post("post-1".into()), 3),
+        BoardObservation::Post(Ok(admitted(BoardPostDetail {
             post: detailed,
             comments: Vec::new(),
             shape: DetailShape::Flat,
@@ -332,15 +324,12 @@ fn e8_a_detail_touches_only_its_post() {
     let open = m.board.post.as_ref().unwrap();
     assert_eq!(open.detail.fetched.last().unwrap().value.post.votes, 99);
     // Another post's detail never fits.
-    let other = ticket(SourceKey::BoardPost("post-9".into()), 4);
-    m.on_dispatched(other.clone());
+    let other = ticket(BoardSlot::Post("post-9".into()), 4);
+    dispatch(&mut m, other.clone());
     assert!(
-        m.on_observed(
-            Observation {
-                ticket: other,
-                payload: ObservationPayload::BoardPost(Err(ClientError::Timeout)),
-            },
-            Instant::now(),
+        observe(
+            &mut m,
+            SlotEvent::Observed(other, BoardObservation::Post(Err(ClientError::Timeout)))
         )
         .is_err()
     );
@@ -368,8 +357,8 @@ fn g5_posts_failures_never_read_as_an_empty_board() {
     let mut m = connected();
     deliver(
         &mut m,
-        ticket(SourceKey::BoardPosts, 1),
-        ObservationPayload::BoardPosts(Box::new(BoardPostsRead {
+        ticket(BoardSlot::Posts, 1),
+        BoardObservation::Posts(Box::new(BoardPostsRead {
             query: BoardQuery::default(),
             result: Err(ClientError::Status {
                 status: 500,
@@ -383,7 +372,7 @@ fn g5_posts_failures_never_read_as_an_empty_board() {
     let mut empty = connected();
     deliver(
         &mut empty,
-        ticket(SourceKey::BoardPosts, 1),
+        ticket(BoardSlot::Posts, 1),
         posts_read(BoardQuery::default(), Vec::new()),
     );
     assert!(paint(&empty, &ui).contains("no posts for order hot"));

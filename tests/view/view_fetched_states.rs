@@ -3,8 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers
 
-use masc_tui::actors::messages::IdentityState;
-use masc_tui::actors::ticket::SourceKey;
+use crate::rig::{dispatch, observe};
+use masc_tui::actors::contract::IdentityState;
+use masc_tui::actors::keepers::ROSTER;
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::decode::{DecodeError, DecodeErrorKind};
@@ -56,10 +57,10 @@ fn connected() -> Model {
 
 fn ready(n: usize) -> Model {
     let mut m = connected();
-    m.on_dispatched(roster_ticket(1, 1));
-    m.on_observed(
+    dispatch(&mut m, roster_ticket(1, 1));
+    observe(
+        &mut m,
         roster_observation(roster_ticket(1, 1), roster(n), AdmissionMode::Receipt),
-        Instant::now(),
     )
     .unwrap();
     m
@@ -68,54 +69,47 @@ fn ready(n: usize) -> Model {
 fn states() -> Vec<(&'static str, Model)> {
     let not_requested = connected();
     let mut loading = connected();
-    loading.on_dispatched(roster_ticket(1, 1));
+    dispatch(&mut loading, roster_ticket(1, 1));
     let empty = ready(0);
     let filled = ready(3);
     // A re-read the user asked for (`r`): its badge shows at once.
     let mut refreshing = ready(3);
-    refreshing.on_dispatched(roster_ticket(2, 1));
-    refreshing
-        .read_badge(&SourceKey::KeepersRoster)
-        .unwrap()
-        .mark_asked();
+    dispatch(&mut refreshing, roster_ticket(2, 1));
+    refreshing.mark_asked(ROSTER);
     let mut failed_with_last = ready(3);
-    failed_with_last.on_dispatched(roster_ticket(2, 1));
-    failed_with_last
-        .on_observed(
-            roster_failure(roster_ticket(2, 1), ClientError::Timeout),
-            Instant::now(),
-        )
-        .unwrap();
+    dispatch(&mut failed_with_last, roster_ticket(2, 1));
+    observe(
+        &mut failed_with_last,
+        roster_failure(roster_ticket(2, 1), ClientError::Timeout),
+    )
+    .unwrap();
     let mut failed_none = connected();
-    failed_none.on_dispatched(roster_ticket(1, 1));
-    failed_none
-        .on_observed(
-            roster_failure(
-                roster_ticket(1, 1),
-                ClientError::Status {
-                    status: 500,
-                    body: String::new(),
-                },
-            ),
-            Instant::now(),
-        )
-        .unwrap();
+    dispatch(&mut failed_none, roster_ticket(1, 1));
+    observe(
+        &mut failed_none,
+        roster_failure(
+            roster_ticket(1, 1),
+            ClientError::Status {
+                status: 500,
+                body: String::new(),
+            },
+        ),
+    )
+    .unwrap();
     let mut warming = connected();
-    warming.on_dispatched(roster_ticket(1, 1));
-    warming
-        .on_observed(
-            roster_failure(roster_ticket(1, 1), ClientError::Warming),
-            Instant::now(),
-        )
-        .unwrap();
+    dispatch(&mut warming, roster_ticket(1, 1));
+    observe(
+        &mut warming,
+        roster_failure(roster_ticket(1, 1), ClientError::Warming),
+    )
+    .unwrap();
     let mut warming_with_last = ready(3);
-    warming_with_last.on_dispatched(roster_ticket(2, 1));
-    warming_with_last
-        .on_observed(
-            roster_failure(roster_ticket(2, 1), ClientError::Warming),
-            Instant::now(),
-        )
-        .unwrap();
+    dispatch(&mut warming_with_last, roster_ticket(2, 1));
+    observe(
+        &mut warming_with_last,
+        roster_failure(roster_ticket(2, 1), ClientError::Warming),
+    )
+    .unwrap();
     vec![
         ("not_requested", not_requested),
         ("loading", loading),
@@ -167,13 +161,12 @@ fn header_shows_connection_workspace_and_mode() {
     assert!(text.contains("receipts"));
 
     let mut failed = ready(1);
-    failed.on_dispatched(roster_ticket(2, 1));
-    failed
-        .on_observed(
-            roster_failure(roster_ticket(2, 1), ClientError::Timeout),
-            Instant::now(),
-        )
-        .unwrap();
+    dispatch(&mut failed, roster_ticket(2, 1));
+    observe(
+        &mut failed,
+        roster_failure(roster_ticket(2, 1), ClientError::Timeout),
+    )
+    .unwrap();
     assert!(paint(&failed, &ui(100, 24)).contains("degraded"));
 
     assert!(paint(&Model::default(), &ui(100, 24)).contains("connecting..."));
@@ -194,10 +187,10 @@ fn header_shows_connection_workspace_and_mode() {
 fn health_admitted_data_is_marked() {
     let mut m = Model::default();
     m.on_identity(confirmed(1, AdmissionMode::Health));
-    m.on_dispatched(roster_ticket(1, 1));
-    m.on_observed(
+    dispatch(&mut m, roster_ticket(1, 1));
+    observe(
+        &mut m,
         roster_observation(roster_ticket(1, 1), roster(2), AdmissionMode::Health),
-        Instant::now(),
     )
     .unwrap();
     let text = paint(&m, &ui(120, 24));
@@ -209,7 +202,7 @@ fn health_admitted_data_is_marked() {
 #[test]
 fn undecodable_rows_are_shown_as_such() {
     let mut m = connected();
-    m.on_dispatched(roster_ticket(1, 1));
+    dispatch(&mut m, roster_ticket(1, 1));
     let rows = vec![
         KeeperRowSlot::Row(Box::new(bare_row("alpha", KeeperStatus::Idle))),
         KeeperRowSlot::Undecodable {
@@ -221,9 +214,9 @@ fn undecodable_rows_are_shown_as_such() {
             ),
         },
     ];
-    m.on_observed(
+    observe(
+        &mut m,
         roster_observation(roster_ticket(1, 1), roster_of(rows), AdmissionMode::Receipt),
-        Instant::now(),
     )
     .unwrap();
     let text = paint(&m, &ui(100, 24));
@@ -304,13 +297,12 @@ fn detail_pane_shows_the_full_row() {
 #[test]
 fn no_color_keeps_meaning_in_marks_and_words() {
     let mut failed = ready(2);
-    failed.on_dispatched(roster_ticket(2, 1));
-    failed
-        .on_observed(
-            roster_failure(roster_ticket(2, 1), ClientError::Timeout),
-            Instant::now(),
-        )
-        .unwrap();
+    dispatch(&mut failed, roster_ticket(2, 1));
+    observe(
+        &mut failed,
+        roster_failure(roster_ticket(2, 1), ClientError::Timeout),
+    )
+    .unwrap();
     let u = ui(100, 24);
     let mut buf = Buffer::empty(u.area);
     render(&failed, &u, &ctx(), u.area, &mut buf);
@@ -331,7 +323,7 @@ fn t2_background_reread_shows_badge_only_when_slow() {
     let settled = paint(&ready(3), &ui(100, 24));
     let mut background = ready(3);
     let dispatched_at = Instant::now();
-    background.on_dispatched(roster_ticket(2, 1));
+    dispatch(&mut background, roster_ticket(2, 1));
     let at = |now: Instant| {
         let mut terminal = Terminal::new(TestBackend::new(100, 24)).unwrap();
         let ctx = ProjectionCtx { now, ..ctx() };

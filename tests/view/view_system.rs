@@ -3,9 +3,12 @@
 //! knows (T-3), the tool count only with a settled inventory (T-4), closed non-ready states
 //! never read as empty (§6.2, §6.3, G-5), and the Runtime catalogue and usage stand apart (F-4).
 
+use crate::rig::SurfaceSlot;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use masc_tui::actors::messages::{Observation, ObservationPayload};
-use masc_tui::actors::ticket::{SourceKey, Ticket};
+use masc_tui::actors::contract::Ticket;
+use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
+use masc_tui::actors::system::{CONNECTORS, RUNTIME, SystemObservation, SystemSlot, TOOLS};
+use masc_tui::actors::work::{WorkObservation, WorkSlot};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::async_requests::AsyncRequestList;
 use masc_tui::protocol::client::{Admitted, ClientError};
@@ -23,13 +26,12 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use std::sync::Arc;
-use std::time::Instant;
 
 const INVENTORY: &str = r#"{"generated_at":"2026-08-23T09:00:00Z","tool_inventory":{"count":1,"surface_summary":{},"tools":[{"name":"masc_board_post","description":"Post to the board","registered_schema":true,"dispatch_registered":true,"direct_call_allowed":true,"surfaces":["public_mcp"],"doc_refs":[],"prompt_hints":[]}]},"tool_usage":{},"effective_keeper_surface":null,"skill_activations":null}"#;
 
-fn ticket(source: SourceKey, generation: u64) -> Ticket {
+fn ticket<S>(slot: S, generation: u64) -> Ticket<S> {
     Ticket {
-        source,
+        slot,
         generation,
         scope: sample::scope(1),
     }
@@ -49,11 +51,8 @@ fn model() -> Model {
     m
 }
 
-fn deliver(m: &mut Model, source: SourceKey, generation: u64, payload: ObservationPayload) {
-    let t = ticket(source, generation);
-    m.on_dispatched(t.clone());
-    m.on_observed(Observation { ticket: t, payload }, Instant::now())
-        .unwrap();
+fn deliver<S: SurfaceSlot + Clone>(m: &mut Model, slot: S, generation: u64, payload: S::Payload) {
+    crate::rig::deliver(m, ticket(slot, generation), payload);
 }
 
 fn pane(m: &Model, pane: SystemPane) -> String {
@@ -83,17 +82,17 @@ fn t4_the_tool_count_appears_only_with_a_settled_inventory() {
     assert!(!unread.contains("registered"));
     deliver(
         &mut m,
-        SourceKey::ToolsInventory,
+        SystemSlot::ToolsInventory,
         1,
-        ObservationPayload::ToolsInventory(ok(ToolsInventoryRead::Warming { generated_at: None })),
+        SystemObservation::ToolsInventory(ok(ToolsInventoryRead::Warming { generated_at: None })),
     );
     let warming = pane(&m, SystemPane::Tools);
     assert!(warming.contains("not 0 tools") && !warming.contains("registered"));
     deliver(
         &mut m,
-        SourceKey::ToolsInventory,
+        SystemSlot::ToolsInventory,
         2,
-        ObservationPayload::ToolsInventory(ok(
+        SystemObservation::ToolsInventory(ok(
             ToolsInventoryRead::decode(INVENTORY.as_bytes()).unwrap()
         )),
     );
@@ -102,9 +101,9 @@ fn t4_the_tool_count_appears_only_with_a_settled_inventory() {
     // T-14: a failed re-check keeps the last list beside the failure.
     deliver(
         &mut m,
-        SourceKey::ToolsInventory,
+        SystemSlot::ToolsInventory,
         3,
-        ObservationPayload::ToolsInventory(Err(ClientError::Timeout)),
+        SystemObservation::ToolsInventory(Err(ClientError::Timeout)),
     );
     let failed = pane(&m, SystemPane::Tools);
     assert!(failed.contains("masc_board_post") && failed.contains("read failed: timeout"));
@@ -124,9 +123,9 @@ fn s6_2_skills_states_are_never_an_empty_catalogue() {
         let mut m = model();
         deliver(
             &mut m,
-            SourceKey::SkillsCatalog,
+            SystemSlot::SkillsCatalog,
             1,
-            ObservationPayload::SkillsCatalog(ok(state)),
+            SystemObservation::SkillsCatalog(ok(state)),
         );
         pane(&m, SystemPane::Skills)
     })
@@ -150,9 +149,9 @@ fn s6_3_unavailable_async_requests_are_not_an_empty_queue() {
     let body = br#"{"schema":"masc.async-request-observation/v1","status":"unavailable","startup_recovery":null,"error":{"kind":"access_rejected","reason":"admin token required"}}"#;
     deliver(
         &mut m,
-        SourceKey::AsyncRequests,
+        SystemSlot::AsyncRequests,
         1,
-        ObservationPayload::AsyncRequests(ok(AsyncRequestList::decode(body).unwrap())),
+        SystemObservation::AsyncRequests(ok(AsyncRequestList::decode(body).unwrap())),
     );
     let text = pane(&m, SystemPane::AsyncRuns);
     assert!(text.contains("access rejected: admin token required"));
@@ -171,9 +170,9 @@ fn f4_catalogue_and_usage_stand_apart() {
     let mut m = model();
     deliver(
         &mut m,
-        SourceKey::RuntimeCatalogue,
+        SystemSlot::RuntimeCatalogue,
         1,
-        ObservationPayload::RuntimeCatalogue(ok(RuntimeResolved {
+        SystemObservation::RuntimeCatalogue(ok(RuntimeResolved {
             catalogue: Err(bad(".lanes[0]")),
             usage: Ok(masc_tui::protocol::decode::SinceRelease::Sent(usage)),
         })),
@@ -196,20 +195,17 @@ fn p_cycles_panes_and_r_names_the_panes_source() {
     let key = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
     assert_eq!(
         handle_key(&mut ui, &m, key('r')),
-        UiCommand::Refresh(SourceKey::RuntimeCatalogue)
+        UiCommand::Refresh(RUNTIME)
     );
     handle_key(&mut ui, &m, key('p'));
     assert_eq!(ui.system.pane, SystemPane::Tools);
-    assert_eq!(
-        handle_key(&mut ui, &m, key('r')),
-        UiCommand::Refresh(SourceKey::Tools)
-    );
+    assert_eq!(handle_key(&mut ui, &m, key('r')), UiCommand::Refresh(TOOLS));
     handle_key(&mut ui, &m, key('P'));
     handle_key(&mut ui, &m, key('P'));
     assert_eq!(ui.system.pane, SystemPane::Connectors, "P wraps backwards");
     assert_eq!(
         handle_key(&mut ui, &m, key('r')),
-        UiCommand::Refresh(SourceKey::Connectors)
+        UiCommand::Refresh(CONNECTORS)
     );
 }
 
@@ -224,15 +220,15 @@ fn d5_d6_bindings_first_then_names_by_stage() {
     let mut m = model();
     deliver(
         &mut m,
-        SourceKey::ConnectorsStatus,
+        SystemSlot::ConnectorsStatus,
         1,
-        ObservationPayload::ConnectorsStatus(ok(ConnectorStatusList::decode(status).unwrap())),
+        SystemObservation::ConnectorsStatus(ok(ConnectorStatusList::decode(status).unwrap())),
     );
     let early = pane(&m, SystemPane::Connectors);
     assert!(early.contains("Discord  CONNECTED  2 bindings"));
     assert!(early.contains("111 (name unknown) → rondo"), "{early}");
     assert!(early.contains("channel: not read"));
-    let key = SourceKey::ConnectorNames {
+    let key = SystemSlot::ConnectorNames {
         connector: "discord".into(),
         scope: "channel".into(),
     };
@@ -248,7 +244,7 @@ fn d5_d6_bindings_first_then_names_by_stage() {
         &mut m,
         key.clone(),
         2,
-        ObservationPayload::ConnectorNames(Box::new(NamesPageRead {
+        SystemObservation::ConnectorNames(Box::new(NamesPageRead {
             base: Arc::new(NamesChain::fresh("discord", NameScope::Channel)),
             result: ok(first.as_ref().clone()),
         })),
@@ -264,7 +260,7 @@ fn d5_d6_bindings_first_then_names_by_stage() {
         &mut m,
         key,
         3,
-        ObservationPayload::ConnectorNames(Box::new(NamesPageRead {
+        SystemObservation::ConnectorNames(Box::new(NamesPageRead {
             base: first,
             result: Err(ClientError::Status {
                 status: 500,
@@ -294,16 +290,16 @@ fn overview_panels_read_the_slots_they_name() {
     let planning = br#"{"generated_at":"2026-11-20T09:00:00Z","goals":[{"id":"goal-2","title":"Chat parity","phase":"executing","priority":2},{"id":"goal-1","title":"Ship 1.0","phase":"executing","priority":1},{"id":"goal-9","title":"Old","phase":"completed","priority":1}],"rollup":{"active_count":2,"paused_count":0,"verifying_count":0,"done_count":1,"dropped_count":0},"task_backlog":{"todo":6,"claimed":7,"in_progress":8,"done":6,"cancelled":6}}"#;
     deliver(
         &mut m,
-        SourceKey::Planning,
+        WorkSlot::Planning,
         1,
-        ObservationPayload::Planning(ok(PlanningRead::decode(planning).unwrap())),
+        WorkObservation::Planning(ok(PlanningRead::decode(planning).unwrap())),
     );
     let status = br#"{"connectors":[{"connector_id":"slack","display_name":"Slack","status":"stale","available":true,"connected":false,"configured_bindings":[]}],"total":1,"active_count":0}"#;
     deliver(
         &mut m,
-        SourceKey::ConnectorsStatus,
+        SystemSlot::ConnectorsStatus,
         2,
-        ObservationPayload::ConnectorsStatus(ok(ConnectorStatusList::decode(status).unwrap())),
+        SystemObservation::ConnectorsStatus(ok(ConnectorStatusList::decode(status).unwrap())),
     );
     let ui = Ui {
         area: Rect::new(0, 0, 120, 30),
@@ -358,15 +354,15 @@ fn overview_decisions_list_approvals_and_asks_as_read() {
     let approvals = br#"{"pending_confirm_envelope":{"items":[{"confirm_token":"tok-1","trace_id":"tr-1","actor":"masc-tui","action_type":"namespace_pause","target_type":"workspace","target_id":null,"payload":{"reason":"operator requested"},"delegated_tool":"masc_pause","created_at":"2020-08-21T12:00:00Z","expires_at":"2020-08-21T12:15:00Z"}],"summary":{"actor_filter":"masc-tui","filter_active":true,"visible_count":1,"hidden_count":2,"total_count":3,"hidden_actors":["ops-bot"],"confirm_required_actions":[]}}}"#;
     deliver(
         &mut m,
-        SourceKey::OperatorApprovals,
+        DecisionsSlot::Approvals,
         1,
-        ObservationPayload::OperatorApprovals(ok(OperatorApprovals::decode(approvals).unwrap())),
+        DecisionsObservation::Approvals(ok(OperatorApprovals::decode(approvals).unwrap())),
     );
     deliver(
         &mut m,
-        SourceKey::OpenAsks,
+        DecisionsSlot::Asks,
         2,
-        ObservationPayload::OpenAsks(Err(ClientError::Timeout)),
+        DecisionsObservation::Asks(Err(ClientError::Timeout)),
     );
     let text = overview(&m);
     assert!(text.contains("1 pending for masc-tui · 2 of other actors not listed"));

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers
 
+use crate::rig::{dispatch, observe};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::keepers::{KeeperRowSlot, KeeperStatus};
 use masc_tui::view::model::Model;
@@ -41,10 +42,10 @@ fn is_forbidden(c: char) -> bool {
 fn model_with(rows: Vec<KeeperRowSlot>) -> Model {
     let mut m = Model::default();
     m.on_identity(confirmed(1, AdmissionMode::Receipt));
-    m.on_dispatched(roster_ticket(1, 1));
-    m.on_observed(
+    dispatch(&mut m, roster_ticket(1, 1));
+    observe(
+        &mut m,
         roster_observation(roster_ticket(1, 1), roster_of(rows), AdmissionMode::Receipt),
-        Instant::now(),
     )
     .unwrap();
     m

@@ -2,11 +2,10 @@
 //! history pages as the Work detail source would deliver them.
 
 #![allow(dead_code)]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers
 
-use masc_tui::actors::messages::{IdentityState, Observation, ObservationPayload};
-use masc_tui::actors::ticket::{SourceKey, Ticket};
-use masc_tui::actors::work::{HistoryChain, HistoryPageRead};
+use masc_tui::actors::contract::{IdentityState, SlotEvent, Ticket};
+use masc_tui::actors::work::{HistoryChain, HistoryPageRead, WorkObservation, WorkSlot};
 use masc_tui::protocol::admission::{AdmissionMode, ReadScope, WorkspaceId};
 use masc_tui::protocol::client::{Admitted, ClientError};
 use masc_tui::protocol::decode::WireDecode;
@@ -15,7 +14,9 @@ use masc_tui::protocol::tasks::{
 };
 use masc_tui::view::model::Model;
 use std::sync::Arc;
-use std::time::Instant;
+
+/// A Work result as the Work sources post it: its ticket and its payload.
+pub type Observation = SlotEvent<WorkSlot, WorkObservation>;
 
 pub fn scope() -> ReadScope {
     ReadScope {
@@ -34,9 +35,9 @@ pub fn confirmed_model() -> Model {
     m
 }
 
-pub fn ticket(source: SourceKey, generation: u64) -> Ticket {
+pub fn ticket(slot: WorkSlot, generation: u64) -> Ticket<WorkSlot> {
     Ticket {
-        source,
+        slot,
         generation,
         scope: scope(),
     }
@@ -93,9 +94,9 @@ pub fn history_obs(
 ) -> (Observation, Arc<HistoryChain>) {
     let (request, page) = next_page(base, n, last);
     let chain = Arc::new(base.append(&request, page).expect("appends"));
-    let obs = Observation {
-        ticket: ticket(SourceKey::TaskHistory(base.task_id.clone()), generation),
-        payload: ObservationPayload::TaskHistory(Box::new(HistoryPageRead {
+    let obs = SlotEvent::Observed(
+        ticket(WorkSlot::TaskHistory(base.task_id.clone()), generation),
+        WorkObservation::TaskHistory(Box::new(HistoryPageRead {
             base: base.clone(),
             request,
             result: Ok(Admitted {
@@ -104,7 +105,7 @@ pub fn history_obs(
                 from_cache: false,
             }),
         })),
-    };
+    );
     (obs, chain)
 }
 
@@ -114,14 +115,14 @@ pub fn failed_history_obs(
     err: ClientError,
 ) -> Observation {
     let request = base.next_request(200).expect("chain continues");
-    Observation {
-        ticket: ticket(SourceKey::TaskHistory(base.task_id.clone()), generation),
-        payload: ObservationPayload::TaskHistory(Box::new(HistoryPageRead {
+    SlotEvent::Observed(
+        ticket(WorkSlot::TaskHistory(base.task_id.clone()), generation),
+        WorkObservation::TaskHistory(Box::new(HistoryPageRead {
             base: base.clone(),
             request,
             result: Err(err),
         })),
-    }
+    )
 }
 
 pub fn body_obs(task: &str, generation: u64) -> Observation {
@@ -130,18 +131,18 @@ pub fn body_obs(task: &str, generation: u64) -> Observation {
         "task":{{"id":"{task}","title":"Write decoder","description":"Typed decoder.\nSecond line with 한국어 text.","priority":2,"files":["src/a.rs"],"created_at":"2026-10-01T09:00:00Z","status":"in_progress","assignee":"alpha","started_at":"2026-10-02T10:00:00Z"}}}}"#
     );
     let detail = TaskDetail::decode(body.as_bytes()).expect("valid body");
-    Observation {
-        ticket: ticket(SourceKey::TaskBody(task.into()), generation),
-        payload: ObservationPayload::TaskBody(Ok(Admitted {
+    SlotEvent::Observed(
+        ticket(WorkSlot::TaskBody(task.into()), generation),
+        WorkObservation::TaskBody(Ok(Admitted {
             value: Arc::new(detail),
             mode: AdmissionMode::Receipt,
             from_cache: false,
         })),
-    }
+    )
 }
 
 /// Dispatch + observe through the model (as the view would).
 pub fn deliver(model: &mut Model, obs: Observation) {
-    model.on_dispatched(obs.ticket.clone());
-    model.on_observed(obs, Instant::now()).expect("admitted");
+    crate::rig::dispatch(model, obs.ticket().clone());
+    crate::rig::observe(model, obs).expect("admitted");
 }

@@ -97,7 +97,7 @@ fn a13_a_result_for_another_task_or_after_withdrawal_is_dropped() {
     // The same task again, then the workspace withdrawn before the result returns.
     let (mut m, _) = model_with_history(10);
     let jobs = m.work.prep.jobs(m.work.task.as_ref(), 60);
-    m.on_identity(masc_tui::actors::messages::IdentityState::Unconfirmed {
+    m.on_identity(masc_tui::actors::contract::IdentityState::Unconfirmed {
         reason: "health probe failed".into(),
     });
     for p in run_all(jobs) {

@@ -5,11 +5,11 @@
 //! (A-12), `timeline: null` is "unavailable" (B-1), and the Goals/Tasks keys (`t`, `f`, `s`,
 //! `/`, Enter) do what surfaces.md says.
 
+use crate::rig::{dispatch, observe};
 use crate::work_build::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use masc_tui::actors::messages::{IdentityState, Observation, ObservationPayload};
-use masc_tui::actors::ticket::SourceKey;
-use masc_tui::actors::work::{HistoryChain, WorkCommand};
+use masc_tui::actors::contract::{IdentityState, SlotEvent};
+use masc_tui::actors::work::{HistoryChain, TASK_LIST, WorkCommand, WorkObservation, WorkSlot};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::client::{Admitted, ClientError};
 use masc_tui::protocol::decode::WireDecode;
@@ -26,7 +26,6 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use std::sync::Arc;
-use std::time::Instant;
 
 const T: &str = "task-1013";
 
@@ -85,7 +84,7 @@ fn g5_never_read_reading_failed_and_normal_empty_history_look_different() {
     // Reading.
     let mut reading = confirmed_model();
     reading.work.open_task(T);
-    reading.on_dispatched(ticket(SourceKey::TaskHistory(T.into()), 1));
+    dispatch(&mut reading, ticket(WorkSlot::TaskHistory(T.into()), 1));
     // Failed with no value.
     let mut failed = confirmed_model();
     failed.work.open_task(T);
@@ -221,18 +220,18 @@ fn planning_model() -> Model {
             PlanningRead::decode(inline).unwrap()
         }
     };
-    let t = ticket(SourceKey::Planning, 1);
-    m.on_dispatched(t.clone());
-    m.on_observed(
-        Observation {
-            ticket: t,
-            payload: ObservationPayload::Planning(Ok(Admitted {
+    let t = ticket(WorkSlot::Planning, 1);
+    dispatch(&mut m, t.clone());
+    observe(
+        &mut m,
+        SlotEvent::Observed(
+            t,
+            WorkObservation::Planning(Ok(Admitted {
                 value: Arc::new(read),
                 mode: AdmissionMode::Receipt,
                 from_cache: false,
             })),
-        },
-        Instant::now(),
+        ),
     )
     .unwrap();
     m
@@ -291,7 +290,7 @@ fn goals_rollup_phase_groups_filter_sort_and_t_toggle() {
     // r on each pane refreshes its own source.
     assert_eq!(
         handle_key(&mut ui, &m, key(KeyCode::Char('r'))),
-        UiCommand::Refresh(SourceKey::TaskList)
+        UiCommand::Refresh(TASK_LIST)
     );
 }
 
@@ -302,18 +301,18 @@ fn s5_1_coverage_line_names_an_unavailable_part_and_search_filters() {
                {"id":"task-1040","title":"Empty-history placeholder task","status":"todo","priority":3,"assignee":null,"created_at":"2026-10-01T09:00:00Z","completed_at":null,"archived":false,"goal_ids":null}]}"#;
     let list = TaskList::decode(body).unwrap();
     let mut m = confirmed_model();
-    let t = ticket(SourceKey::TaskList, 1);
-    m.on_dispatched(t.clone());
-    m.on_observed(
-        Observation {
-            ticket: t,
-            payload: ObservationPayload::TaskList(Ok(Admitted {
+    let t = ticket(WorkSlot::TaskList, 1);
+    dispatch(&mut m, t.clone());
+    observe(
+        &mut m,
+        SlotEvent::Observed(
+            t,
+            WorkObservation::TaskList(Ok(Admitted {
                 value: Arc::new(list),
                 mode: AdmissionMode::Receipt,
                 from_cache: false,
             })),
-        },
-        Instant::now(),
+        ),
     )
     .unwrap();
     let mut ui = Ui {
@@ -359,18 +358,18 @@ fn b1_timeline_null_reads_unavailable_and_not_found_is_a_failure() {
     m.work.open_goal("goal-1");
     let null = br#"{"approval_queue_state":{"state":"ready"},"goal":{"id":"goal-1","title":"G","phase":"executing"},"linked_keepers":[],"timeline":null}"#;
     let read = GoalDetailRead::decode_for(null, "goal-1").unwrap();
-    let t = ticket(SourceKey::GoalTimeline("goal-1".into()), 1);
-    m.on_dispatched(t.clone());
-    m.on_observed(
-        Observation {
-            ticket: t,
-            payload: ObservationPayload::GoalTimeline(Ok(Admitted {
+    let t = ticket(WorkSlot::GoalTimeline("goal-1".into()), 1);
+    dispatch(&mut m, t.clone());
+    observe(
+        &mut m,
+        SlotEvent::Observed(
+            t,
+            WorkObservation::GoalTimeline(Ok(Admitted {
                 value: Arc::new(read),
                 mode: AdmissionMode::Receipt,
                 from_cache: false,
             })),
-        },
-        Instant::now(),
+        ),
     )
     .unwrap();
     let text = screen(&mut m, &ui);
@@ -382,18 +381,18 @@ fn b1_timeline_null_reads_unavailable_and_not_found_is_a_failure() {
     // Not found: the failure of this read, named.
     m.work.open_goal("goal-1");
     let nf = br#"{"ok":false,"error":"Goal goal-1 not found","goal_id":"goal-1"}"#;
-    let t = ticket(SourceKey::GoalTimeline("goal-1".into()), 2);
-    m.on_dispatched(t.clone());
-    m.on_observed(
-        Observation {
-            ticket: t,
-            payload: ObservationPayload::GoalTimeline(Ok(Admitted {
+    let t = ticket(WorkSlot::GoalTimeline("goal-1".into()), 2);
+    dispatch(&mut m, t.clone());
+    observe(
+        &mut m,
+        SlotEvent::Observed(
+            t,
+            WorkObservation::GoalTimeline(Ok(Admitted {
                 value: Arc::new(GoalDetailRead::decode_for(nf, "goal-1").unwrap()),
                 mode: AdmissionMode::Receipt,
                 from_cache: false,
             })),
-        },
-        Instant::now(),
+        ),
     )
     .unwrap();
     let text = screen(&mut m, &ui);

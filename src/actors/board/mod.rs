@@ -7,10 +7,62 @@
 pub mod reads;
 pub mod source;
 
+use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
+use crate::protocol::board::{BoardPostDetail, HearthCensus};
+
 pub use reads::{BoardPostsRead, BoardQuery, BoardSort, POSTS_PAGE_LIMIT};
 pub use source::{BoardSource, BoardSpawner};
 
-/// What the view asks of the Board source (`SourceCommand::Board`).
+/// The Board source (supervision key).
+pub const BOARD: SourceKey = SourceKey("board");
+
+/// The slots of the Board surface.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum BoardSlot {
+    /// `GET /api/v1/board` with the query fixed at dispatch (E-1, E-11).
+    Posts,
+    /// `GET /api/v1/board/hearths`: the hearth census, a separate dataset slot (E-1, E-3).
+    Census,
+    /// `GET /api/v1/board/{post_id}?format=flat` of this post (E-8).
+    Post(String),
+}
+
+impl SlotKey for BoardSlot {
+    fn trace_name(&self) -> String {
+        match self {
+            Self::Posts => "board_posts",
+            Self::Census => "hearth_census",
+            // The post id stays out of the trace name (G-10): the ticket identifies it.
+            Self::Post(_) => "board_post",
+        }
+        .to_string()
+    }
+
+    fn source(&self) -> SourceKey {
+        BOARD
+    }
+}
+
+/// What the Board source observes.
+#[derive(Debug, Clone)]
+pub enum BoardObservation {
+    /// A posts page with the query it was dispatched with (E-11).
+    Posts(Box<BoardPostsRead>),
+    Census(ReadResult<HearthCensus>),
+    Post(ReadResult<BoardPostDetail>),
+}
+
+impl Payload for BoardObservation {
+    fn outcome(&self) -> String {
+        match self {
+            Self::Posts(p) => read_outcome(&p.result),
+            Self::Census(r) => read_outcome(r),
+            Self::Post(r) => read_outcome(r),
+        }
+    }
+}
+
+/// What the view asks of the Board source (through its typed handle).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BoardCommand {
     /// The list's controls changed (`s`, `f`/`F`): the posts read is re-planned with this

@@ -1,9 +1,9 @@
 //! Board reads: the posts list with the query fixed at dispatch (§8.1, E-11), the hearth
 //! census (§8.3, E-3) and a post's detail (§8.2, E-8).
 
-use crate::actors::messages::{ObservationPayload, ReadResult};
-use crate::actors::read::{ExplicitPolicy, GenerationCounter, Reader, SlotSpec, reader};
-use crate::actors::ticket::SourceKey;
+use super::{BoardObservation, BoardSlot};
+use crate::actors::contract::{GenerationCounter, ReadResult};
+use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
 use crate::protocol::board::{BoardPostDetail, BoardPostsPage, HearthCensus};
 use crate::protocol::client::QueryString;
 
@@ -82,19 +82,21 @@ pub struct BoardPostsRead {
     pub result: ReadResult<BoardPostsPage>,
 }
 
-pub fn posts_reader(query: BoardQuery) -> Reader {
+pub fn posts_reader(query: BoardQuery) -> Reader<BoardObservation> {
     reader(move |auth, client| {
         let query = query.clone();
         async move {
             let result = client.get::<BoardPostsPage>(&auth, &query.path()).await;
-            ObservationPayload::BoardPosts(Box::new(BoardPostsRead { query, result }))
+            BoardObservation::Posts(Box::new(BoardPostsRead { query, result }))
         }
     })
 }
 
-pub fn posts_slot(query: BoardQuery, generations: GenerationCounter) -> SlotSpec {
+type BoardSlotSpec = SlotSpec<BoardSlot, BoardObservation>;
+
+pub fn posts_slot(query: BoardQuery, generations: GenerationCounter) -> BoardSlotSpec {
     SlotSpec {
-        key: SourceKey::BoardPosts,
+        key: BoardSlot::Posts,
         explicit: ExplicitPolicy::Supersede,
         standing: true,
         generations,
@@ -102,14 +104,14 @@ pub fn posts_slot(query: BoardQuery, generations: GenerationCounter) -> SlotSpec
     }
 }
 
-pub fn census_slot(generations: GenerationCounter) -> SlotSpec {
+pub fn census_slot(generations: GenerationCounter) -> BoardSlotSpec {
     SlotSpec {
-        key: SourceKey::HearthCensus,
+        key: BoardSlot::Census,
         explicit: ExplicitPolicy::Supersede,
         standing: true,
         generations,
         reader: reader(|auth, client| async move {
-            ObservationPayload::HearthCensus(client.get::<HearthCensus>(&auth, HEARTHS_PATH).await)
+            BoardObservation::Census(client.get::<HearthCensus>(&auth, HEARTHS_PATH).await)
         }),
     }
 }
@@ -124,10 +126,10 @@ pub fn post_path(post_id: &str) -> String {
 }
 
 /// The detail read of one post; the id echo is checked inside the admitted read (§8.2).
-pub fn post_slot(post_id: &str, generations: GenerationCounter) -> SlotSpec {
+pub fn post_slot(post_id: &str, generations: GenerationCounter) -> BoardSlotSpec {
     let id = post_id.to_string();
     SlotSpec {
-        key: SourceKey::BoardPost(id.clone()),
+        key: BoardSlot::Post(id.clone()),
         explicit: ExplicitPolicy::Supersede,
         standing: false,
         generations,
@@ -140,7 +142,7 @@ pub fn post_slot(post_id: &str, generations: GenerationCounter) -> SlotSpec {
                         BoardPostDetail::decode_for(b, &id)
                     })
                     .await;
-                ObservationPayload::BoardPost(result)
+                BoardObservation::Post(result)
             }
         }),
     }

@@ -13,21 +13,25 @@
 //! - Withdrawal retires every read (G-6); the next confirmation reads the standing slots
 //!   again (the owner's standing rule) and the open post again if it is still open.
 
-use super::BoardCommand;
 use super::reads::{BoardQuery, census_slot, post_slot, posts_reader, posts_slot};
-use crate::actors::messages::{DemandKind, IdentityState, SourceCommand, ViewMsg};
-use crate::actors::read::polled::inject_panic;
-use crate::actors::read::{CadenceTimer, GenerationBook, ReadOwner, WorkerReturn};
-use crate::actors::supervisor::{
-    CadencedSourceArgs, SourceContext, SourceSpawner, spawn_linked_source,
+use super::{BOARD, BoardCommand, BoardObservation, BoardSlot};
+use crate::actors::contract::{
+    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceControl, SourceHandle,
+    SourceKey, SourceSpawner,
 };
-use crate::actors::ticket::SourceKey;
+use crate::actors::read::drill::inject_panic;
+use crate::actors::read::{
+    CadenceTimer, CadencedArgs, ReadOwner, SourceMsg, WorkerReturn, spawn_source_with,
+};
 use crate::protocol::client::WorkspaceClient;
 use futures::future::BoxFuture;
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
 use std::time::Duration;
 
-type Owner = ReadOwner<ActorRef<ViewMsg>, ActorRef<SourceCommand>>;
+type Msg = SourceMsg<BoardSlot, BoardObservation, BoardCommand>;
+type Owner = ReadOwner<BoardSlot, BoardObservation, ActorRef<Msg>>;
+
+crate::source_commands!(BoardSlot, BoardObservation, BoardCommand);
 
 struct PostReads {
     post_id: String,
@@ -35,24 +39,24 @@ struct PostReads {
 }
 
 impl PostReads {
-    fn key(&self) -> SourceKey {
-        SourceKey::BoardPost(self.post_id.clone())
+    fn key(&self) -> BoardSlot {
+        BoardSlot::Post(self.post_id.clone())
     }
 }
 
 pub struct BoardSource;
 
-pub type BoardArgs = CadencedSourceArgs;
+pub type BoardArgs = CadencedArgs;
 
 pub struct BoardState {
     client: WorkspaceClient,
-    view: ActorRef<ViewMsg>,
+    outlet: Outlet<BoardSlot, BoardObservation>,
     generations: GenerationBook,
     identity: Option<IdentityState>,
     lists: Owner,
     query: BoardQuery,
     post: Option<PostReads>,
-    cadence: CadenceTimer,
+    cadence: CadenceTimer<Msg>,
     fault_drills: bool,
 }
 
@@ -62,16 +66,15 @@ impl BoardState {
             return;
         }
         self.lists
-            .set_reader(&SourceKey::BoardPosts, posts_reader(query.clone()));
+            .set_reader(&BoardSlot::Posts, posts_reader(query.clone()));
         self.query = query;
-        self.lists
-            .demand(&SourceKey::BoardPosts, DemandKind::Explicit);
+        self.lists.demand(&BoardSlot::Posts, DemandKind::Explicit);
     }
 
-    fn open_post(&mut self, myself: &ActorRef<SourceCommand>, post_id: String) {
+    fn open_post(&mut self, myself: &ActorRef<Msg>, post_id: String) {
         self.close_post("closed");
-        let key = SourceKey::BoardPost(post_id.clone());
-        let mut owner = ReadOwner::new(self.view.clone(), myself.clone(), self.client.clone());
+        let key = BoardSlot::Post(post_id.clone());
+        let mut owner = ReadOwner::new(self.outlet.clone(), myself.clone(), self.client.clone());
         owner.add_slot(post_slot(&post_id, self.generations.counter(&key)));
         if let Some(identity) = &self.identity {
             owner.identity(identity);
@@ -87,8 +90,8 @@ impl BoardState {
     }
 
     fn demand(&mut self, kind: DemandKind) {
-        self.lists.demand(&SourceKey::BoardPosts, kind);
-        self.lists.demand(&SourceKey::HearthCensus, kind);
+        self.lists.demand(&BoardSlot::Posts, kind);
+        self.lists.demand(&BoardSlot::Census, kind);
         if let Some(post) = self.post.as_mut() {
             let key = post.key();
             post.owner.demand(&key, kind);
@@ -113,12 +116,10 @@ impl BoardState {
 
     /// Routes a worker's return to the owner of its key; a closed post's return is stale.
     /// Returns `true` when a list read completed (the cadence re-arms after it).
-    fn worker_returned(&mut self, ret: WorkerReturn) -> bool {
-        match ret.ticket.source.clone() {
-            SourceKey::BoardPosts | SourceKey::HearthCensus => {
-                self.lists.worker_returned(ret).completed()
-            }
-            SourceKey::BoardPost(id) if self.post.as_ref().is_some_and(|p| p.post_id == id) => {
+    fn worker_returned(&mut self, ret: WorkerReturn<BoardSlot, BoardObservation>) -> bool {
+        match ret.ticket.slot.clone() {
+            BoardSlot::Posts | BoardSlot::Census => self.lists.worker_returned(ret).completed(),
+            BoardSlot::Post(id) if self.post.as_ref().is_some_and(|p| p.post_id == id) => {
                 if let Some(post) = self.post.as_mut() {
                     post.owner.worker_returned(ret);
                 }
@@ -133,45 +134,45 @@ impl BoardState {
 }
 
 impl Actor for BoardSource {
-    type Msg = SourceCommand;
+    type Msg = Msg;
     type State = BoardState;
     type Arguments = BoardArgs;
 
     async fn pre_start(
         &self,
-        myself: ActorRef<SourceCommand>,
+        myself: ActorRef<Msg>,
         args: BoardArgs,
     ) -> Result<BoardState, ActorProcessingErr> {
+        let ctx = args.ctx;
+        let outlet = ctx.outlet::<BoardSlot, BoardObservation>();
         let query = BoardQuery::default();
-        let mut lists = ReadOwner::new(args.view.clone(), myself, args.client.clone());
+        let mut lists = ReadOwner::new(outlet.clone(), myself, ctx.client.clone());
         lists.add_slot(posts_slot(
             query.clone(),
-            args.generations.counter(&SourceKey::BoardPosts),
+            ctx.generations.counter(&BoardSlot::Posts),
         ));
-        lists.add_slot(census_slot(
-            args.generations.counter(&SourceKey::HearthCensus),
-        ));
+        lists.add_slot(census_slot(ctx.generations.counter(&BoardSlot::Census)));
         Ok(BoardState {
-            client: args.client,
-            view: args.view,
-            generations: args.generations,
+            client: ctx.client,
+            outlet,
+            generations: ctx.generations,
             identity: None,
             lists,
             query,
             post: None,
             cadence: CadenceTimer::new(args.cadence),
-            fault_drills: args.fault_drills,
+            fault_drills: ctx.fault_drills,
         })
     }
 
     async fn handle(
         &self,
-        myself: ActorRef<SourceCommand>,
-        msg: SourceCommand,
+        myself: ActorRef<Msg>,
+        msg: Msg,
         state: &mut BoardState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            SourceCommand::Board(cmd) => match cmd {
+            SourceMsg::Command(cmd) => match cmd {
                 BoardCommand::SetQuery(query) => state.set_query(query),
                 BoardCommand::OpenPost { post_id } => state.open_post(&myself, post_id),
                 BoardCommand::RefreshPost => {
@@ -182,22 +183,23 @@ impl Actor for BoardSource {
                 }
                 BoardCommand::ClosePost => state.close_post("closed"),
             },
-            SourceCommand::Demand(kind) => state.demand(kind),
-            SourceCommand::Identity(identity) => state.identity(identity),
-            SourceCommand::WorkerReturned(ret) => {
+            SourceMsg::Control(SourceControl::Demand(kind)) => state.demand(kind),
+            SourceMsg::Control(SourceControl::Identity(identity)) => state.identity(identity),
+            SourceMsg::Returned(ret) => {
                 if state.worker_returned(ret) {
                     state.cadence.reschedule(&myself);
                 }
             }
-            SourceCommand::Chat(_) | SourceCommand::Work(_) => {}
-            SourceCommand::InjectPanic => inject_panic(state.fault_drills, &SourceKey::Board),
+            SourceMsg::Control(SourceControl::InjectPanic) => {
+                inject_panic(state.fault_drills, BOARD)
+            }
         }
         Ok(())
     }
 
     async fn post_stop(
         &self,
-        _myself: ActorRef<SourceCommand>,
+        _myself: ActorRef<Msg>,
         state: &mut BoardState,
     ) -> Result<(), ActorProcessingErr> {
         state.lists.retire_all("source_stopped");
@@ -213,15 +215,18 @@ pub struct BoardSpawner {
 
 impl SourceSpawner for BoardSpawner {
     fn key(&self) -> SourceKey {
-        SourceKey::Board
+        BOARD
     }
 
     fn spawn(
         &self,
         ctx: SourceContext,
         supervisor: ActorCell,
-    ) -> BoxFuture<'static, Result<ActorRef<SourceCommand>, SpawnErr>> {
-        let args = BoardArgs::new(ctx, self.cadence);
-        spawn_linked_source(BoardSource, args, supervisor)
+    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
+        let args = BoardArgs {
+            ctx,
+            cadence: self.cadence,
+        };
+        spawn_source_with::<_, BoardCommand>(BoardSource, args, supervisor)
     }
 }

@@ -7,13 +7,13 @@
 //! "outcome unknown" (or its actor dies) the hub asks that Keeper's chat source to reconcile the
 //! exact request id; it never re-sends.
 
-use super::observation::ChatCommand;
+use super::observation::{CHAT_HUB, ChatCommand, ChatHubMsg, ChatObservation, ChatSlot};
 use super::send::{SendArgs, SendOperation};
 use super::source::{ChatSource, ChatSourceArgs, ChatSourceConfig, ChatSourceMsg};
-use crate::actors::messages::{IdentityState, SourceCommand, ViewMsg};
-use crate::actors::read::GenerationBook;
-use crate::actors::supervisor::{SourceContext, SourceSpawner};
-use crate::actors::ticket::{SourceKey, Ticket};
+use crate::actors::contract::{
+    GenerationBook, IdentityState, Outlet, SlotKey, SourceContext, SourceControl, SourceHandle,
+    SourceKey, SourceSpawner, Ticket,
+};
 use crate::outbox::{Outbox, OutboxLocation, SendState};
 use crate::protocol::admission::ReadAuthority;
 use crate::protocol::client::WorkspaceClient;
@@ -46,31 +46,31 @@ pub struct ChatHubSpawner {
 
 impl SourceSpawner for ChatHubSpawner {
     fn key(&self) -> SourceKey {
-        SourceKey::ChatHub
+        CHAT_HUB
     }
 
     fn spawn(
         &self,
         ctx: SourceContext,
         supervisor: ActorCell,
-    ) -> BoxFuture<'static, Result<ActorRef<SourceCommand>, SpawnErr>> {
+    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
         let args = ChatHubArgs {
+            outlet: ctx.outlet::<ChatSlot, ChatObservation>(),
             client: ctx.client,
-            view: ctx.view,
             generations: ctx.generations,
             config: self.config.clone(),
             fault_drills: ctx.fault_drills,
         };
         Box::pin(async move {
             let (handle, _join) = ChatHub::spawn_linked(None, ChatHub, args, supervisor).await?;
-            Ok(handle)
+            Ok(SourceHandle::new(&handle).with_commands::<ChatHubMsg, ChatCommand>(&handle))
         })
     }
 }
 
 pub struct ChatHubArgs {
     pub client: WorkspaceClient,
-    pub view: ActorRef<ViewMsg>,
+    pub outlet: Outlet<ChatSlot, ChatObservation>,
     pub generations: GenerationBook,
     pub config: ChatHubConfig,
     pub fault_drills: bool,
@@ -87,20 +87,13 @@ pub struct ChatHubState {
     outbox: Option<Result<Outbox, String>>,
     sources: BTreeMap<String, ActorRef<ChatSourceMsg>>,
     /// Sends whose actor runs in this process: request id → (keeper, ticket).
-    live: HashMap<String, (String, Ticket)>,
+    live: HashMap<String, (String, Ticket<ChatSlot>)>,
     children: HashMap<ActorId, Child>,
 }
 
 impl ChatHubState {
     fn authority(&self) -> Option<ReadAuthority> {
-        match &self.identity {
-            IdentityState::Confirmed { scope, mode, .. } => Some(ReadAuthority {
-                scope: scope.clone(),
-                expected_root: scope.workspace.0.clone(),
-                mode: *mode,
-            }),
-            _ => None,
-        }
+        self.identity.authority()
     }
 
     fn outbox(&mut self) -> Option<Outbox> {
@@ -113,7 +106,7 @@ impl ChatHubState {
         opened.as_ref().ok().cloned()
     }
 
-    fn live_of(&self, keeper: &str) -> HashMap<String, Ticket> {
+    fn live_of(&self, keeper: &str) -> HashMap<String, Ticket<ChatSlot>> {
         self.live
             .iter()
             .filter(|(_, (k, _))| k == keeper)
@@ -123,20 +116,17 @@ impl ChatHubState {
 
     async fn source(
         &mut self,
-        myself: &ActorRef<SourceCommand>,
+        myself: &ActorRef<ChatHubMsg>,
         keeper: &str,
     ) -> Option<ActorRef<ChatSourceMsg>> {
         if let Some(s) = self.sources.get(keeper) {
             return Some(s.clone());
         }
-        let key = SourceKey::Chat {
-            keeper: keeper.to_string(),
-        };
         let args = ChatSourceArgs {
             keeper: keeper.to_string(),
             client: self.args.client.clone(),
-            view: self.args.view.clone(),
-            generations: self.args.generations.counter(&key),
+            outlet: self.args.outlet.clone(),
+            generations: self.args.generations.clone(),
             outbox: self.outbox(),
             config: self.args.config.source.clone(),
         };
@@ -166,40 +156,38 @@ impl ChatHubState {
 
     async fn send(
         &mut self,
-        myself: &ActorRef<SourceCommand>,
+        myself: &ActorRef<ChatHubMsg>,
         keeper: String,
         request_id: String,
         text: String,
         scope: crate::protocol::admission::ReadScope,
     ) {
-        let key = SourceKey::Chat {
+        let key = ChatSlot::Send {
             keeper: keeper.clone(),
+            request_id: request_id.clone(),
         };
         // The ticket is cut in the scope the operator saw; a changed epoch makes the send
         // "not sent" (never sent under an authority the operator did not see).
         let ticket = Ticket {
-            source: key.clone(),
+            slot: key.clone(),
             generation: self.args.generations.counter(&key).next(),
             scope: scope.clone(),
         };
         let authority = self.authority().filter(|a| a.scope == scope);
         let outbox = self.outbox();
         let Some(authority) = authority else {
-            stage::refused(&key, "no_epoch");
+            stage::refused(&key.trace_name(), "no_epoch");
             stage::dispatch(&ticket);
-            let view = &self.args.view;
-            let _ = view.cast(ViewMsg::Dispatched(ticket.clone()));
-            let _ = view.cast(ViewMsg::Observed(crate::actors::messages::Observation {
+            self.args.outlet.dispatched(ticket.clone());
+            self.args.outlet.observed(
                 ticket,
-                payload: crate::actors::messages::ObservationPayload::Chat(Box::new(
-                    super::ChatObservation::Send {
-                        request_id,
-                        step: super::SendStep::Ended(super::SendOutcome::NotSent {
-                            cause: "no_epoch".into(),
-                        }),
-                    },
-                )),
-            }));
+                ChatObservation::Send {
+                    request_id,
+                    step: super::SendStep::Ended(super::SendOutcome::NotSent {
+                        cause: "no_epoch".into(),
+                    }),
+                },
+            );
             return;
         };
         let args = SendArgs {
@@ -209,7 +197,7 @@ impl ChatHubState {
             authority,
             ticket: ticket.clone(),
             client: self.args.client.clone(),
-            view: self.args.view.clone(),
+            outlet: self.args.outlet.clone(),
             outbox,
             hub: myself.clone(),
         };
@@ -234,13 +222,13 @@ impl ChatHubState {
 pub struct ChatHub;
 
 impl Actor for ChatHub {
-    type Msg = SourceCommand;
+    type Msg = ChatHubMsg;
     type State = ChatHubState;
     type Arguments = ChatHubArgs;
 
     async fn pre_start(
         &self,
-        _myself: ActorRef<SourceCommand>,
+        _myself: ActorRef<ChatHubMsg>,
         args: ChatHubArgs,
     ) -> Result<ChatHubState, ActorProcessingErr> {
         Ok(ChatHubState {
@@ -257,28 +245,23 @@ impl Actor for ChatHub {
 
     async fn handle(
         &self,
-        myself: ActorRef<SourceCommand>,
-        msg: SourceCommand,
+        myself: ActorRef<ChatHubMsg>,
+        msg: ChatHubMsg,
         state: &mut ChatHubState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            SourceCommand::Identity(identity) => {
+            ChatHubMsg::Control(SourceControl::Identity(identity)) => {
                 for source in state.sources.values() {
                     let _ = source.cast(ChatSourceMsg::Identity(identity.clone()));
                 }
                 state.identity = identity;
             }
             // No standing read: a chat is read when it is opened.
-            SourceCommand::Demand(_)
-            | SourceCommand::WorkerReturned(_)
-            | SourceCommand::Work(_)
-            | SourceCommand::Board(_) => {}
-            SourceCommand::InjectPanic => {
-                if state.args.fault_drills {
-                    crate::actors::read::polled::panic_drill(SourceKey::ChatHub);
-                }
+            ChatHubMsg::Control(SourceControl::Demand(_)) => {}
+            ChatHubMsg::Control(SourceControl::InjectPanic) => {
+                crate::actors::read::drill::inject_panic(state.args.fault_drills, CHAT_HUB);
             }
-            SourceCommand::Chat(cmd) => match cmd {
+            ChatHubMsg::Command(cmd) => match cmd {
                 ChatCommand::Open { keeper } => {
                     let live = state.live_of(&keeper);
                     if let Some(source) = state.source(&myself, &keeper).await {
@@ -303,7 +286,8 @@ impl Actor for ChatHub {
                 } => {
                     if state.live.contains_key(&request_id) {
                         // One actor per request id, ever in this process.
-                        stage::refused(&SourceKey::Chat { keeper }, "duplicate_request");
+                        let slot = ChatSlot::Send { keeper, request_id };
+                        stage::refused(&slot.trace_name(), "duplicate_request");
                     } else {
                         state.send(&myself, keeper, request_id, text, scope).await;
                     }
@@ -328,7 +312,7 @@ impl Actor for ChatHub {
 
     async fn handle_supervisor_evt(
         &self,
-        _myself: ActorRef<SourceCommand>,
+        _myself: ActorRef<ChatHubMsg>,
         evt: SupervisionEvent,
         state: &mut ChatHubState,
     ) -> Result<(), ActorProcessingErr> {

@@ -17,6 +17,7 @@ pub mod source;
 
 pub use hub::{ChatHub, ChatHubConfig, ChatHubSpawner};
 pub use observation::{
-    ChatCommand, ChatObservation, Reconciliation, RestoredSend, SendOutcome, SendStep, UnknownCause,
+    CHAT_HUB, ChatCommand, ChatHubMsg, ChatObservation, ChatSlot, Reconciliation, RestoredSend,
+    SendOutcome, SendStep, UnknownCause,
 };
 pub use source::ChatSourceConfig;

@@ -1,19 +1,73 @@
 //! What the chat actors tell the view, and what the view asks of them.
 //!
-//! Every [`ChatObservation`] travels in a `ViewMsg::Observed` whose ticket names the Keeper's
-//! chat (`SourceKey::Chat { keeper }`), a generation of that chat and the read scope; the view
-//! admits it only for the chat it has open, in the current epoch, from a ticket it owns, and for
-//! the request that ticket was bound to (G-2, G-7).
+//! Every [`ChatObservation`] is posted to the chat inbox with a ticket naming its [`ChatSlot`]
+//! (the Keeper, and for sends and reconciliations the exact request id), a generation of that
+//! slot and the read scope; the view admits it only for the chat it has open, in the current
+//! epoch, from a ticket it owns, and for the request its slot names (G-2, G-7).
 
-use crate::actors::messages::ReadResult;
-use crate::actors::ticket::Ticket;
+use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceControl, SourceKey, Ticket};
 use crate::outbox::SendState;
 use crate::protocol::admission::ReadScope;
 use crate::protocol::chat::{
     ChatHistoryPage, ChatOperationRecord, ChatStreamEvent, OperationState, ReplyDetails,
 };
 
-/// Commands to the chat hub (`SourceCommand::Chat`).
+/// The chat hub (supervision key): spawns one chat source per open Keeper and one actor per
+/// send.
+pub const CHAT_HUB: SourceKey = SourceKey("chat_hub");
+
+/// The slots of the chat surface: each read of one Keeper's chat is its own slot (a history
+/// page, the outbox restore, the reconciliation of one request id, one send), so a panicking
+/// or late worker of one never holds another (G-7).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ChatSlot {
+    /// History pages (§4.5): at most one page read in flight.
+    History { keeper: String },
+    /// The outbox restore on open.
+    Restore { keeper: String },
+    /// Reconciliation of one exact request id (§4.4).
+    Reconcile { keeper: String, request_id: String },
+    /// One send operation (§4.3).
+    Send { keeper: String, request_id: String },
+}
+
+impl ChatSlot {
+    pub fn keeper(&self) -> &str {
+        match self {
+            Self::History { keeper }
+            | Self::Restore { keeper }
+            | Self::Reconcile { keeper, .. }
+            | Self::Send { keeper, .. } => keeper,
+        }
+    }
+
+    /// The request id this slot is bound to (sends and reconciliations).
+    pub fn request_id(&self) -> Option<&str> {
+        match self {
+            Self::Reconcile { request_id, .. } | Self::Send { request_id, .. } => Some(request_id),
+            Self::History { .. } | Self::Restore { .. } => None,
+        }
+    }
+}
+
+impl SlotKey for ChatSlot {
+    fn trace_name(&self) -> String {
+        // The keeper name is an identifier, not body text; request ids stay out (G-10).
+        let (kind, keeper) = match self {
+            Self::History { keeper } => ("chat_history", keeper),
+            Self::Restore { keeper } => ("chat_restore", keeper),
+            Self::Reconcile { keeper, .. } => ("chat_reconcile", keeper),
+            Self::Send { keeper, .. } => ("chat_send", keeper),
+        };
+        format!("{kind}:{keeper}")
+    }
+
+    fn source(&self) -> SourceKey {
+        CHAT_HUB
+    }
+}
+
+/// Commands to the chat hub (through its typed handle).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChatCommand {
     /// Open (or re-open) `keeper`'s chat: newest history page and its unsettled sends.
@@ -41,6 +95,31 @@ pub enum ChatCommand {
     },
 }
 
+/// The hub's mailbox: control like every source, and the chat commands of the view.
+#[derive(Debug)]
+pub enum ChatHubMsg {
+    Control(SourceControl),
+    Command(ChatCommand),
+}
+
+crate::source_message!(ChatHubMsg);
+
+impl From<ChatCommand> for ChatHubMsg {
+    fn from(c: ChatCommand) -> Self {
+        Self::Command(c)
+    }
+}
+
+impl TryFrom<ChatHubMsg> for ChatCommand {
+    type Error = ChatHubMsg;
+    fn try_from(m: ChatHubMsg) -> Result<Self, ChatHubMsg> {
+        match m {
+            ChatHubMsg::Command(c) => Ok(c),
+            other => Err(other),
+        }
+    }
+}
+
 /// One unsettled send read back from the outbox when a chat opens.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RestoredSend {
@@ -50,7 +129,7 @@ pub struct RestoredSend {
     pub stored: SendState,
     /// The ticket of the send actor still running in this process, if any; otherwise the send
     /// belongs to an earlier run (crash, restart, closed chat) and is "outcome unknown".
-    pub live: Option<Ticket>,
+    pub live: Option<Ticket<ChatSlot>>,
 }
 
 /// Why a send's outcome is unknown (§11: the request may have had an effect).
@@ -129,6 +208,18 @@ impl SendOutcome {
             Self::NotApplied { cause } => format!("not_applied_{cause}"),
             Self::Failed { .. } => "failed".into(),
             Self::OutcomeUnknown { cause, .. } => format!("unknown_{}", cause.class()),
+        }
+    }
+
+    /// The `outcome` of this send's stage events: a completed turn is the successful end of
+    /// the operation (`ok`); the timeline report counts every other outcome by its class.
+    pub fn trace_outcome(&self) -> String {
+        match self {
+            Self::Completed { .. }
+            | Self::Replayed {
+                state: OperationState::Succeeded,
+            } => "ok".into(),
+            other => other.class(),
         }
     }
 
@@ -221,20 +312,23 @@ pub enum ChatObservation {
     },
 }
 
+impl Payload for ChatObservation {
+    fn outcome(&self) -> String {
+        self.outcome_class()
+    }
+}
+
 impl ChatObservation {
     /// `outcome` of the stage events (closed vocabulary, G-10).
     pub fn outcome_class(&self) -> String {
         match self {
             Self::HistoryPage { result, .. } => match result {
                 Ok(_) => "ok".into(),
-                Err(e) => e.class(),
+                Err(e) => e.class().to_string(),
             },
             Self::Restored { .. } => "ok".into(),
             Self::Send { step, .. } => match step {
-                // A completed turn is the successful end of the read; the timeline report counts
-                // every other outcome by its class.
-                SendStep::Ended(SendOutcome::Completed { .. }) => "ok".into(),
-                SendStep::Ended(outcome) => outcome.class(),
+                SendStep::Ended(outcome) => outcome.trace_outcome(),
                 _ => "ok".into(),
             },
             Self::Reconciled { result, .. } => result.class(),
@@ -292,6 +386,16 @@ mod outcome_class_tests {
             }),
         };
         assert_eq!(completed.outcome_class(), "ok");
+        // Issue 8 item 10: the send's own worker_return uses the same outcome, so the
+        // timeline report never counts a completed send as failed.
+        let replayed = SendOutcome::Replayed {
+            state: OperationState::Succeeded,
+        };
+        assert_eq!(replayed.trace_outcome(), "ok");
+        let failed = SendOutcome::Replayed {
+            state: OperationState::Failed,
+        };
+        assert_eq!(failed.trace_outcome(), "replayed_failed");
         let not_sent = ChatObservation::Send {
             request_id: "tui-1".into(),
             step: SendStep::Ended(SendOutcome::NotSent {

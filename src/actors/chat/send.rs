@@ -7,12 +7,12 @@
 //! connection or a stream without a terminal event is "outcome unknown" and goes to
 //! reconciliation by the exact request id.
 //!
-//! Every step is an observation with this send's ticket (`SourceKey::Chat { keeper }`).
+//! Every step is an observation with this send's ticket (`ChatSlot::Send { keeper, request_id }`).
 
-use super::observation::{ChatCommand, ChatObservation, SendOutcome, SendStep, UnknownCause};
-use crate::actors::messages::{Observation, ObservationPayload, SourceCommand, ViewMsg};
-use crate::actors::read::ViewSink;
-use crate::actors::ticket::Ticket;
+use super::observation::{
+    ChatCommand, ChatHubMsg, ChatObservation, ChatSlot, SendOutcome, SendStep, UnknownCause,
+};
+use crate::actors::contract::{Outlet, Ticket};
 use crate::outbox::{NewSend, Outbox, SendState};
 use crate::protocol::admission::ReadAuthority;
 use crate::protocol::chat::{ChatStreamEvent, ChatStreamOutcome, ChatStreamValidator};
@@ -27,12 +27,12 @@ pub struct SendArgs {
     pub request_id: String,
     pub text: String,
     pub authority: ReadAuthority,
-    pub ticket: Ticket,
+    pub ticket: Ticket<ChatSlot>,
     pub client: WorkspaceClient,
-    pub view: ActorRef<ViewMsg>,
+    pub outlet: Outlet<ChatSlot, ChatObservation>,
     /// `None` when the outbox could not be opened: the send is then refused before it leaves.
     pub outbox: Option<Outbox>,
-    pub hub: ActorRef<SourceCommand>,
+    pub hub: ActorRef<ChatHubMsg>,
 }
 
 pub struct SendOperation;
@@ -48,7 +48,7 @@ impl Actor for SendOperation {
         args: SendArgs,
     ) -> Result<Option<SendArgs>, ActorProcessingErr> {
         stage::dispatch(&args.ticket);
-        args.view.send(ViewMsg::Dispatched(args.ticket.clone()));
+        args.outlet.dispatched(args.ticket.clone());
         Ok(Some(args))
     }
 
@@ -66,13 +66,13 @@ impl Actor for SendOperation {
 }
 
 fn step(args: &SendArgs, step: SendStep) {
-    args.view.send(ViewMsg::Observed(Observation {
-        ticket: args.ticket.clone(),
-        payload: ObservationPayload::Chat(Box::new(ChatObservation::Send {
+    args.outlet.observed(
+        args.ticket.clone(),
+        ChatObservation::Send {
             request_id: args.request_id.clone(),
             step,
-        })),
-    }));
+        },
+    );
 }
 
 async fn write_state(args: &SendArgs, state: SendState, cause: Option<String>) -> bool {
@@ -96,9 +96,9 @@ async fn run(args: &SendArgs) {
     let outcome = drive(args).await;
     let state = outcome.send_state();
     write_state(args, state, Some(outcome.class())).await;
-    stage::worker_return(&args.ticket, &outcome.class());
+    stage::worker_return(&args.ticket, &outcome.trace_outcome());
     step(args, SendStep::Ended(outcome));
-    let _ = args.hub.cast(SourceCommand::Chat(ChatCommand::Settled {
+    let _ = args.hub.cast(ChatHubMsg::Command(ChatCommand::Settled {
         keeper: args.keeper.clone(),
         request_id: args.request_id.clone(),
         state,

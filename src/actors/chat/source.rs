@@ -1,17 +1,28 @@
 //! The chat source of one open Keeper: history pages (§4.5), the outbox restore on open, and
-//! reconciliation of exact request ids (§4.4).
+//! reconciliation of exact request ids (§4.4), all on the shared read owner
+//! (`crate::actors::read`): every read has its own slot ([`ChatSlot`]), ticket and worker with
+//! the owner's panic catch, so a panicking worker retires only its own read.
 //!
-//! Ownership: every result carries a ticket of `SourceKey::Chat { keeper }` (generation from
-//! the supervisor's book, never reset; scope = the epoch it was read under). At most one page
-//! read is in flight: a newest-window load supersedes an older-page read (retired, G-3); an
-//! older-page demand during a read is dropped (the next PgUp asks again). `has_more: false`
-//! stops paging (`refused{history_exhausted}`). A withdrawn epoch retires every owned read
-//! (G-6); a late worker result is dropped here (`reject{late_after_retire}`), never forwarded.
+//! - History: at most one page read in flight. A newest-window load supersedes an older-page
+//!   read (retired, G-3); an older-page demand during a read is refused (`page_in_flight`; the
+//!   next PgUp asks again). `has_more: false` stops paging (`refused{history_exhausted}`).
+//! - Restore: the outbox rows of this Keeper and workspace not owned by a live send actor are
+//!   "outcome unknown", durably, and each is reconciled by its exact request id; never resent.
+//! - Reconcile: one slot per request id; a demand while one is in flight shares it. A record
+//!   still queued or running, or unreadable, is re-checked after `recheck_after`, at most
+//!   `max_rechecks` times (an explicit `Reconcile` always runs).
+//! - A withdrawn epoch retires every owned read (G-6); a late worker result is dropped by the
+//!   owner (`reject{late_after_retire}`), never forwarded. Demand made without an epoch is
+//!   served on the next confirmation of the same workspace; a different workspace reloads the
+//!   newest window and never borrows this one's history.
 
-use super::observation::{ChatObservation, Reconciliation, RestoredSend};
-use crate::actors::messages::{IdentityState, Observation, ObservationPayload, ViewMsg};
-use crate::actors::read::{GenerationCounter, ViewSink};
-use crate::actors::ticket::{SourceKey, Ticket};
+use super::observation::{ChatObservation, ChatSlot, Reconciliation, RestoredSend};
+use crate::actors::contract::{
+    DemandKind, GenerationBook, IdentityState, Outlet, ReadResult, SlotKey, Ticket,
+};
+use crate::actors::read::{
+    ExplicitPolicy, ReadOwner, Reader, ReturnOutcome, SlotSpec, WorkerReturn, reader,
+};
 use crate::outbox::{Outbox, SendState};
 use crate::protocol::admission::{ReadAuthority, WorkspaceId};
 use crate::protocol::chat::{ChatHistoryPage, ChatOperationRecord};
@@ -20,6 +31,8 @@ use crate::protocol::decode::{DecodeError, DecodeErrorKind};
 use crate::timeline::stage;
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 /// Tuning of one chat source.
@@ -30,6 +43,9 @@ pub struct ChatSourceConfig {
     pub recheck_after: Duration,
     /// Automatic re-checks per request id (an explicit `Reconcile` always runs).
     pub max_rechecks: u32,
+    /// Supervision drill: this many of the next history-page workers panic inside the worker
+    /// (tests only; 0 in production).
+    pub drill_page_panics: Arc<AtomicU32>,
 }
 
 impl Default for ChatSourceConfig {
@@ -37,6 +53,7 @@ impl Default for ChatSourceConfig {
         Self {
             recheck_after: Duration::from_secs(3),
             max_rechecks: 20,
+            drill_page_panics: Arc::new(AtomicU32::new(0)),
         }
     }
 }
@@ -45,158 +62,271 @@ pub enum ChatSourceMsg {
     Identity(IdentityState),
     /// Newest page + outbox restore. `live`: sends of this Keeper whose actors still run here.
     Load {
-        live: HashMap<String, Ticket>,
+        live: HashMap<String, Ticket<ChatSlot>>,
     },
     LoadOlder,
     Reconcile {
         request_id: String,
         explicit: bool,
     },
-    PageReturned {
-        ticket: Ticket,
-        before: Option<f64>,
-        result: Box<crate::actors::messages::ReadResult<ChatHistoryPage>>,
-    },
-    ReconcileReturned {
-        ticket: Ticket,
-        request_id: String,
-        result: Reconciliation,
-    },
-    RestoreReturned {
-        ticket: Ticket,
-        sends: Vec<RestoredSend>,
-    },
+    /// A worker of this source finished (the owner checks the ticket, G-7).
+    Returned(WorkerReturn<ChatSlot, ChatObservation>),
+}
+
+impl From<WorkerReturn<ChatSlot, ChatObservation>> for ChatSourceMsg {
+    fn from(r: WorkerReturn<ChatSlot, ChatObservation>) -> Self {
+        Self::Returned(r)
+    }
 }
 
 pub struct ChatSourceArgs {
     pub keeper: String,
     pub client: WorkspaceClient,
-    pub view: ActorRef<ViewMsg>,
-    pub generations: GenerationCounter,
+    pub outlet: Outlet<ChatSlot, ChatObservation>,
+    pub generations: GenerationBook,
     pub outbox: Option<Outbox>,
     pub config: ChatSourceConfig,
 }
 
-struct InFlight {
-    ticket: Ticket,
-    task: tokio::task::JoinHandle<()>,
-}
+type Owner = ReadOwner<ChatSlot, ChatObservation, ActorRef<ChatSourceMsg>>;
 
 pub struct ChatSourceState {
-    args: ChatSourceArgs,
-    source: SourceKey,
-    authority: Option<ReadAuthority>,
-    page: Option<(InFlight, Option<f64>)>,
+    keeper: String,
+    outbox: Option<Outbox>,
+    config: ChatSourceConfig,
+    generations: GenerationBook,
+    owner: Owner,
     /// Cursor of the next older page; `None` before the newest page or when exhausted.
     next_before: Option<f64>,
     has_more: bool,
     /// The workspace whose history is loaded (a new workspace reloads, G-6).
     loaded_in: Option<WorkspaceId>,
-    /// A load asked while no epoch was open; served on the next confirmation.
-    wanted_load: Option<HashMap<String, Ticket>>,
-    reconciling: HashMap<String, InFlight>,
     rechecks: HashMap<String, u32>,
-    restore: Option<InFlight>,
 }
 
 impl ChatSourceState {
-    fn ticket(&self) -> Option<(Ticket, ReadAuthority)> {
-        let auth = self.authority.clone()?;
-        let ticket = Ticket {
-            source: self.source.clone(),
-            generation: self.args.generations.next(),
-            scope: auth.scope.clone(),
-        };
-        stage::dispatch(&ticket);
-        self.args.view.send(ViewMsg::Dispatched(ticket.clone()));
-        Some((ticket, auth))
-    }
-
-    fn forward(&self, ticket: Ticket, obs: ChatObservation) {
-        self.args.view.send(ViewMsg::Observed(Observation {
-            ticket,
-            payload: ObservationPayload::Chat(Box::new(obs)),
-        }));
-    }
-
-    fn retire(&self, flight: InFlight, reason: &str) {
-        stage::cancel_requested(&flight.ticket, reason);
-        flight.task.abort();
-        self.args.view.send(ViewMsg::Retired(flight.ticket.clone()));
-        stage::retire(&flight.ticket, reason);
-        stage::unregistered(&flight.ticket, reason);
-    }
-
-    fn retire_all(&mut self, reason: &str) {
-        if let Some((flight, _)) = self.page.take() {
-            self.retire(flight, reason);
-        }
-        if let Some(flight) = self.restore.take() {
-            self.retire(flight, reason);
-        }
-        let recs: Vec<InFlight> = self.reconciling.drain().map(|(_, f)| f).collect();
-        for flight in recs {
-            self.retire(flight, reason);
+    fn history_key(&self) -> ChatSlot {
+        ChatSlot::History {
+            keeper: self.keeper.clone(),
         }
     }
 
-    fn load(&mut self, myself: &ActorRef<ChatSourceMsg>, live: HashMap<String, Ticket>) {
-        if self.authority.is_none() {
-            stage::refused(&self.source, "no_epoch");
-            self.wanted_load = Some(live);
-            return;
+    fn restore_key(&self) -> ChatSlot {
+        ChatSlot::Restore {
+            keeper: self.keeper.clone(),
         }
-        if let Some((flight, _)) = self.page.take() {
-            self.retire(flight, "superseded");
+    }
+
+    fn reconcile_key(&self, request_id: &str) -> ChatSlot {
+        ChatSlot::Reconcile {
+            keeper: self.keeper.clone(),
+            request_id: request_id.to_string(),
         }
+    }
+
+    fn page_in_flight(&self) -> bool {
+        self.owner
+            .snapshot(&self.history_key())
+            .is_some_and(|s| s.in_flight.is_some())
+    }
+
+    /// Newest window and outbox restore. Without an epoch the demand waits for the next
+    /// confirmation (the owner keeps it).
+    fn load(&mut self, live: HashMap<String, Ticket<ChatSlot>>) {
         self.next_before = None;
         self.has_more = false;
-        self.loaded_in = self.authority.as_ref().map(|a| a.scope.workspace.clone());
-        self.dispatch_page(myself, None);
-        self.dispatch_restore(myself, live);
+        self.loaded_in = self.owner.authority().map(|a| a.scope.workspace.clone());
+        let history = self.history_key();
+        self.owner.set_reader(
+            &history,
+            page_reader(
+                self.keeper.clone(),
+                None,
+                self.config.drill_page_panics.clone(),
+            ),
+        );
+        // A newest-window load supersedes a page read in flight (G-3).
+        self.owner.demand(&history, DemandKind::Explicit);
+        if let Some(outbox) = self.outbox.clone() {
+            let restore = self.restore_key();
+            self.owner
+                .set_reader(&restore, restore_reader(outbox, self.keeper.clone(), live));
+            self.owner.demand(&restore, DemandKind::Explicit);
+        }
     }
 
-    fn dispatch_page(&mut self, myself: &ActorRef<ChatSourceMsg>, before: Option<f64>) {
-        let Some((ticket, auth)) = self.ticket() else {
+    fn load_older(&mut self) {
+        let history = self.history_key();
+        if self.page_in_flight() {
+            // A page read is in flight: its result moves the cursor first.
+            stage::refused(&history.trace_name(), "page_in_flight");
+        } else if !self.has_more || self.next_before.is_none() {
+            stage::refused(&history.trace_name(), "history_exhausted");
+        } else {
+            self.owner.set_reader(
+                &history,
+                page_reader(
+                    self.keeper.clone(),
+                    self.next_before,
+                    self.config.drill_page_panics.clone(),
+                ),
+            );
+            self.owner.demand(&history, DemandKind::Explicit);
+        }
+    }
+
+    /// Reconciles `request_id` (§4.4); shares a reconciliation already in flight.
+    fn reconcile(&mut self, request_id: &str) {
+        let key = self.reconcile_key(request_id);
+        if self.owner.snapshot(&key).is_none() {
+            self.owner.add_slot(SlotSpec {
+                key: key.clone(),
+                explicit: ExplicitPolicy::Coalesce,
+                standing: false,
+                generations: self.generations.counter(&key),
+                reader: reconcile_reader(
+                    self.keeper.clone(),
+                    request_id.to_string(),
+                    self.outbox.clone(),
+                ),
+            });
+        }
+        self.owner.demand(&key, DemandKind::Cadence);
+    }
+
+    fn identity(&mut self, identity: &IdentityState) {
+        let before = self.owner.authority().cloned();
+        self.owner.identity(identity);
+        let Some(now) = self.owner.authority() else {
             return;
         };
-        let client = self.args.client.clone();
-        let me = myself.clone();
-        let path = history_path(&self.args.keeper, before);
-        let worker_ticket = ticket.clone();
-        let task = tokio::spawn(async move {
-            stage::worker_enter(&worker_ticket);
-            let result = read_page(&client, &auth, &path, before).await;
-            let outcome = match &result {
-                Ok(_) => "ok".to_string(),
-                Err(e) => e.class(),
-            };
-            stage::worker_return(&worker_ticket, &outcome);
-            let _ = me.cast(ChatSourceMsg::PageReturned {
-                ticket: worker_ticket,
-                before,
-                result: Box::new(result),
-            });
-        });
-        self.page = Some((InFlight { ticket, task }, before));
+        if before.as_ref() == Some(now) {
+            return;
+        }
+        let other_workspace = self
+            .loaded_in
+            .as_ref()
+            .is_some_and(|w| *w != now.scope.workspace);
+        if other_workspace {
+            // A different workspace never borrows this one's history (G-6).
+            self.load(HashMap::new());
+        } else if self.loaded_in.is_none() {
+            self.loaded_in = Some(now.scope.workspace.clone());
+        }
     }
 
-    fn dispatch_restore(
+    fn returned(
         &mut self,
         myself: &ActorRef<ChatSourceMsg>,
-        live: HashMap<String, Ticket>,
+        ret: WorkerReturn<ChatSlot, ChatObservation>,
     ) {
-        let Some(outbox) = self.args.outbox.clone() else {
-            return;
+        let admitted_page = match &ret.result {
+            Ok(ChatObservation::HistoryPage {
+                result: Ok(page), ..
+            }) => Some((page.value.has_more, page.value.next_before)),
+            _ => None,
         };
-        let Some((ticket, auth)) = self.ticket() else {
-            return;
+        let unknown: Vec<String> = match &ret.result {
+            Ok(ChatObservation::Restored { sends }) => sends
+                .iter()
+                .filter(|s| s.live.is_none())
+                .map(|s| s.request_id.clone())
+                .collect(),
+            _ => Vec::new(),
         };
-        let keeper = self.args.keeper.clone();
-        let me = myself.clone();
-        let worker_ticket = ticket.clone();
-        let task = tokio::spawn(async move {
-            stage::worker_enter(&worker_ticket);
+        let reconciled = match &ret.result {
+            Ok(ChatObservation::Reconciled { request_id, result }) => Some((
+                request_id.clone(),
+                result.needs_recheck(),
+                matches!(result, Reconciliation::Found(r)
+                    if r.progress.state() == crate::protocol::chat::OperationState::Succeeded),
+            )),
+            _ => None,
+        };
+        let outcome = self.owner.worker_returned(ret);
+        if !matches!(outcome, ReturnOutcome::Forwarded { .. }) {
+            return;
+        }
+        if let Some((has_more, next_before)) = admitted_page {
+            self.has_more = has_more;
+            self.next_before = next_before;
+        }
+        // Reconciled by exact id; never resent (§11).
+        for id in unknown {
+            self.reconcile(&id);
+        }
+        if let Some((request_id, again, confirmed)) = reconciled {
+            if again {
+                let n = self.rechecks.entry(request_id.clone()).or_insert(0);
+                *n += 1;
+                if *n <= self.config.max_rechecks {
+                    myself.send_after(self.config.recheck_after, move || {
+                        ChatSourceMsg::Reconcile {
+                            request_id,
+                            explicit: false,
+                        }
+                    });
+                }
+            } else {
+                self.rechecks.remove(&request_id);
+            }
+            if confirmed && !self.page_in_flight() {
+                // The persisted input and reply are in history now (C-34).
+                self.next_before = None;
+                self.has_more = false;
+                let history = self.history_key();
+                self.owner.set_reader(
+                    &history,
+                    page_reader(
+                        self.keeper.clone(),
+                        None,
+                        self.config.drill_page_panics.clone(),
+                    ),
+                );
+                self.owner.demand(&history, DemandKind::Explicit);
+            }
+        }
+    }
+}
+
+fn page_reader(
+    keeper: String,
+    before: Option<f64>,
+    drill: Arc<AtomicU32>,
+) -> Reader<ChatObservation> {
+    let path = history_path(&keeper, before);
+    reader(move |auth, client| {
+        let path = path.clone();
+        let drill = drill.clone();
+        async move {
+            drill_panic(&drill);
+            let result = read_page(&client, &auth, &path, before).await;
+            ChatObservation::HistoryPage { before, result }
+        }
+    })
+}
+
+/// The page-worker drill: a real panic inside the worker when the test asked for one.
+#[allow(clippy::panic)]
+fn drill_panic(drill: &AtomicU32) {
+    let armed = drill
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+        .is_ok();
+    if armed {
+        panic!("chat page worker drill");
+    }
+}
+
+fn restore_reader(
+    outbox: Outbox,
+    keeper: String,
+    live: HashMap<String, Ticket<ChatSlot>>,
+) -> Reader<ChatObservation> {
+    reader(move |auth, _client| {
+        let outbox = outbox.clone();
+        let keeper = keeper.clone();
+        let live = live.clone();
+        async move {
             let workspace = auth.scope.workspace.0.clone();
             let read = tokio::task::spawn_blocking(move || {
                 let rows = outbox.unsettled(&keeper, &workspace)?;
@@ -231,34 +361,26 @@ impl ChatSourceState {
                 }
                 Err(_) => Vec::new(),
             };
-            stage::worker_return(&worker_ticket, "ok");
-            let _ = me.cast(ChatSourceMsg::RestoreReturned {
-                ticket: worker_ticket,
-                sends,
-            });
-        });
-        self.restore = Some(InFlight { ticket, task });
-    }
-
-    fn reconcile(&mut self, myself: &ActorRef<ChatSourceMsg>, request_id: String) {
-        if self.reconciling.contains_key(&request_id) {
-            return;
+            ChatObservation::Restored { sends }
         }
-        let Some((ticket, auth)) = self.ticket() else {
-            return;
-        };
-        let client = self.args.client.clone();
-        let path = format!(
-            "/api/v1/keepers/{}/chat/operations/{}",
-            path_segment(&self.args.keeper),
-            path_segment(&request_id)
-        );
-        let outbox = self.args.outbox.clone();
-        let me = myself.clone();
-        let worker_ticket = ticket.clone();
+    })
+}
+
+fn reconcile_reader(
+    keeper: String,
+    request_id: String,
+    outbox: Option<Outbox>,
+) -> Reader<ChatObservation> {
+    let path = format!(
+        "/api/v1/keepers/{}/chat/operations/{}",
+        path_segment(&keeper),
+        path_segment(&request_id)
+    );
+    reader(move |auth, client| {
+        let path = path.clone();
         let id = request_id.clone();
-        let task = tokio::spawn(async move {
-            stage::worker_enter(&worker_ticket);
+        let outbox = outbox.clone();
+        async move {
             let result = match client.get::<ChatOperationRecord>(&auth, &path).await {
                 Ok(admitted) if admitted.value.operation_id == id => {
                     Reconciliation::Found(Box::new((*admitted.value).clone()))
@@ -268,7 +390,9 @@ impl ChatSourceState {
                 },
                 Err(ClientError::Status { status: 404, .. }) => Reconciliation::Absent,
                 Err(ClientError::NotServed { .. }) => Reconciliation::NotServed,
-                Err(e) => Reconciliation::Unreadable { class: e.class() },
+                Err(e) => Reconciliation::Unreadable {
+                    class: e.class().to_string(),
+                },
             };
             if let (Some(outbox), Some(state)) = (outbox, result.send_state()) {
                 let rid = id.clone();
@@ -280,26 +404,12 @@ impl ChatSourceState {
                     tracing::warn!(target: "masc_tui::chat", "outbox update after reconciliation failed");
                 }
             }
-            stage::worker_return(&worker_ticket, &result.class());
-            let _ = me.cast(ChatSourceMsg::ReconcileReturned {
-                ticket: worker_ticket,
+            ChatObservation::Reconciled {
                 request_id: id,
                 result,
-            });
-        });
-        self.reconciling
-            .insert(request_id, InFlight { ticket, task });
-    }
-
-    /// Whether `ticket` is still the owner of its read; drops and traces it otherwise.
-    fn owns(&self, owner: Option<&Ticket>, ticket: &Ticket) -> bool {
-        let current = self.authority.as_ref().map(|a| &a.scope);
-        if owner == Some(ticket) && current == Some(&ticket.scope) {
-            return true;
+            }
         }
-        stage::reject(ticket, "late_after_retire");
-        false
-    }
+    })
 }
 
 /// `…/chat/history/page[?before=<17 significant digits>]` (§4.5).
@@ -329,7 +439,7 @@ async fn read_page(
     auth: &ReadAuthority,
     path: &str,
     before: Option<f64>,
-) -> crate::actors::messages::ReadResult<ChatHistoryPage> {
+) -> ReadResult<ChatHistoryPage> {
     let admitted = client.get::<ChatHistoryPage>(auth, path).await?;
     // §4.5: a next_before that does not move older than the request repeats the cursor.
     if let (true, Some(next), Some(asked)) =
@@ -354,23 +464,46 @@ impl Actor for ChatSource {
 
     async fn pre_start(
         &self,
-        _myself: ActorRef<ChatSourceMsg>,
+        myself: ActorRef<ChatSourceMsg>,
         args: ChatSourceArgs,
     ) -> Result<ChatSourceState, ActorProcessingErr> {
+        let mut owner = ReadOwner::new(args.outlet, myself, args.client);
+        let history = ChatSlot::History {
+            keeper: args.keeper.clone(),
+        };
+        owner.add_slot(SlotSpec {
+            generations: args.generations.counter(&history),
+            reader: page_reader(
+                args.keeper.clone(),
+                None,
+                args.config.drill_page_panics.clone(),
+            ),
+            key: history,
+            explicit: ExplicitPolicy::Supersede,
+            standing: false,
+        });
+        let restore = ChatSlot::Restore {
+            keeper: args.keeper.clone(),
+        };
+        owner.add_slot(SlotSpec {
+            generations: args.generations.counter(&restore),
+            reader: reader(|_auth, _client| async {
+                ChatObservation::Restored { sends: Vec::new() }
+            }),
+            key: restore,
+            explicit: ExplicitPolicy::Supersede,
+            standing: false,
+        });
         Ok(ChatSourceState {
-            source: SourceKey::Chat {
-                keeper: args.keeper.clone(),
-            },
-            args,
-            authority: None,
-            page: None,
+            keeper: args.keeper,
+            outbox: args.outbox,
+            config: args.config,
+            generations: args.generations,
+            owner,
             next_before: None,
             has_more: false,
             loaded_in: None,
-            wanted_load: None,
-            reconciling: HashMap::new(),
             rechecks: HashMap::new(),
-            restore: None,
         })
     }
 
@@ -381,48 +514,9 @@ impl Actor for ChatSource {
         state: &mut ChatSourceState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            ChatSourceMsg::Identity(identity) => match identity {
-                IdentityState::Confirmed { scope, mode, .. } => {
-                    let next = ReadAuthority {
-                        expected_root: scope.workspace.0.clone(),
-                        scope: scope.clone(),
-                        mode,
-                    };
-                    if state.authority.as_ref() == Some(&next) {
-                        return Ok(());
-                    }
-                    state.retire_all("epoch_changed");
-                    state.authority = Some(next);
-                    let other_workspace = state
-                        .loaded_in
-                        .as_ref()
-                        .is_some_and(|w| *w != scope.workspace);
-                    if let Some(live) = state.wanted_load.take() {
-                        state.load(&myself, live);
-                    } else if other_workspace {
-                        // A different workspace never borrows this one's history (G-6).
-                        state.load(&myself, HashMap::new());
-                    }
-                }
-                IdentityState::Unconfirmed { .. }
-                | IdentityState::Booting
-                | IdentityState::Mismatch { .. } => {
-                    state.authority = None;
-                    state.retire_all("withdrawn");
-                }
-            },
-            ChatSourceMsg::Load { live } => state.load(&myself, live),
-            ChatSourceMsg::LoadOlder => {
-                if state.page.is_some() {
-                    // A page read is in flight: its result moves the cursor first.
-                    stage::refused(&state.source, "page_in_flight");
-                } else if !state.has_more || state.next_before.is_none() {
-                    stage::refused(&state.source, "history_exhausted");
-                } else {
-                    let before = state.next_before;
-                    state.dispatch_page(&myself, before);
-                }
-            }
+            ChatSourceMsg::Identity(identity) => state.identity(&identity),
+            ChatSourceMsg::Load { live } => state.load(live),
+            ChatSourceMsg::LoadOlder => state.load_older(),
             ChatSourceMsg::Reconcile {
                 request_id,
                 explicit,
@@ -430,99 +524,9 @@ impl Actor for ChatSource {
                 if explicit {
                     state.rechecks.remove(&request_id);
                 }
-                state.reconcile(&myself, request_id);
+                state.reconcile(&request_id);
             }
-            ChatSourceMsg::PageReturned {
-                ticket,
-                before,
-                result,
-            } => {
-                let owner = state.page.as_ref().map(|(f, _)| &f.ticket);
-                let outcome = match result.as_ref() {
-                    Ok(_) => "ok".to_string(),
-                    Err(e) => e.class(),
-                };
-                stage::observe(&ticket, &outcome);
-                if !state.owns(owner, &ticket) {
-                    return Ok(());
-                }
-                state.page = None;
-                stage::unregistered(&ticket, "returned");
-                if let Ok(page) = result.as_ref() {
-                    state.has_more = page.value.has_more;
-                    state.next_before = page.value.next_before;
-                }
-                state.forward(
-                    ticket,
-                    ChatObservation::HistoryPage {
-                        before,
-                        result: *result,
-                    },
-                );
-            }
-            ChatSourceMsg::RestoreReturned { ticket, sends } => {
-                stage::observe(&ticket, "ok");
-                let owner = state.restore.as_ref().map(|f| &f.ticket);
-                if !state.owns(owner, &ticket) {
-                    return Ok(());
-                }
-                state.restore = None;
-                stage::unregistered(&ticket, "returned");
-                let unknown: Vec<String> = sends
-                    .iter()
-                    .filter(|s| s.live.is_none())
-                    .map(|s| s.request_id.clone())
-                    .collect();
-                state.forward(ticket, ChatObservation::Restored { sends });
-                // Reconciled by exact id; never resent (§11).
-                for id in unknown {
-                    state.reconcile(&myself, id);
-                }
-            }
-            ChatSourceMsg::ReconcileReturned {
-                ticket,
-                request_id,
-                result,
-            } => {
-                stage::observe(&ticket, &result.class());
-                let owner = state.reconciling.get(&request_id).map(|f| &f.ticket);
-                if !state.owns(owner, &ticket) {
-                    return Ok(());
-                }
-                state.reconciling.remove(&request_id);
-                stage::unregistered(&ticket, "returned");
-                let again = result.needs_recheck();
-                let confirmed = matches!(&result, Reconciliation::Found(r)
-                    if r.progress.state() == crate::protocol::chat::OperationState::Succeeded);
-                state.forward(
-                    ticket,
-                    ChatObservation::Reconciled {
-                        request_id: request_id.clone(),
-                        result,
-                    },
-                );
-                if again {
-                    let n = state.rechecks.entry(request_id.clone()).or_insert(0);
-                    *n += 1;
-                    if *n <= state.args.config.max_rechecks {
-                        let id = request_id.clone();
-                        myself.send_after(state.args.config.recheck_after, move || {
-                            ChatSourceMsg::Reconcile {
-                                request_id: id,
-                                explicit: false,
-                            }
-                        });
-                    }
-                } else {
-                    state.rechecks.remove(&request_id);
-                }
-                if confirmed && state.page.is_none() {
-                    // The persisted input and reply are in history now (C-34).
-                    state.next_before = None;
-                    state.has_more = false;
-                    state.dispatch_page(&myself, None);
-                }
-            }
+            ChatSourceMsg::Returned(ret) => state.returned(&myself, ret),
         }
         Ok(())
     }
@@ -532,7 +536,7 @@ impl Actor for ChatSource {
         _myself: ActorRef<ChatSourceMsg>,
         state: &mut ChatSourceState,
     ) -> Result<(), ActorProcessingErr> {
-        state.retire_all("chat_closed");
+        state.owner.retire_all("chat_closed");
         Ok(())
     }
 }

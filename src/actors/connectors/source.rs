@@ -11,18 +11,16 @@
 //!   reads it again and the chains follow.
 
 use super::chain::{NamesChain, SCOPES, chain_key, chain_slot, page_reader};
-use crate::actors::messages::{
-    DemandKind, IdentityState, ObservationPayload, SourceCommand, ViewMsg,
+use crate::actors::contract::{
+    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceControl, SourceHandle,
+    SourceKey, SourceSpawner,
 };
-use crate::actors::read::polled::inject_panic;
+use crate::actors::read::drill::inject_panic;
 use crate::actors::read::{
-    CadenceTimer, ExplicitPolicy, GenerationBook, ReadOwner, ReturnOutcome, SlotSpec, WorkerReturn,
-    reader,
+    CadenceTimer, CadencedArgs, ExplicitPolicy, NoCommands, ReadOwner, ReturnOutcome, SlotSpec,
+    SourceMsg, WorkerReturn, reader, spawn_source,
 };
-use crate::actors::supervisor::{
-    CadencedSourceArgs, SourceContext, SourceSpawner, spawn_linked_source,
-};
-use crate::actors::ticket::SourceKey;
+use crate::actors::system::{CONNECTORS, SystemObservation, SystemSlot};
 use crate::protocol::client::WorkspaceClient;
 use crate::protocol::connectors::ConnectorStatusList;
 use futures::future::BoxFuture;
@@ -32,16 +30,17 @@ use std::time::Duration;
 
 pub const STATUS_PATH: &str = "/api/v1/gate/connectors";
 
-type Owner = ReadOwner<ActorRef<ViewMsg>, ActorRef<SourceCommand>>;
+type Msg = SourceMsg<SystemSlot, SystemObservation, NoCommands>;
+type Owner = ReadOwner<SystemSlot, SystemObservation, ActorRef<Msg>>;
 
-fn status_slot(generations: &GenerationBook) -> SlotSpec {
+fn status_slot(generations: &GenerationBook) -> SlotSpec<SystemSlot, SystemObservation> {
     SlotSpec {
-        key: SourceKey::ConnectorsStatus,
+        key: SystemSlot::ConnectorsStatus,
         explicit: ExplicitPolicy::Supersede,
         standing: true,
-        generations: generations.counter(&SourceKey::ConnectorsStatus),
+        generations: generations.counter(&SystemSlot::ConnectorsStatus),
         reader: reader(|auth, client| async move {
-            ObservationPayload::ConnectorsStatus(
+            SystemObservation::ConnectorsStatus(
                 client.get::<ConnectorStatusList>(&auth, STATUS_PATH).await,
             )
         }),
@@ -50,26 +49,26 @@ fn status_slot(generations: &GenerationBook) -> SlotSpec {
 
 pub struct ConnectorsSource;
 
-pub type ConnectorsArgs = CadencedSourceArgs;
+pub type ConnectorsArgs = CadencedArgs;
 
 pub struct ConnectorsState {
     client: WorkspaceClient,
-    view: ActorRef<ViewMsg>,
+    outlet: Outlet<SystemSlot, SystemObservation>,
     generations: GenerationBook,
     identity: Option<IdentityState>,
     status: Owner,
     chains: Owner,
-    cadence: CadenceTimer,
+    cadence: CadenceTimer<Msg>,
     fault_drills: bool,
 }
 
 impl ConnectorsState {
     /// A status list was forwarded: the previous chains are retired and one fresh chain per
     /// (listed connector, scope) starts (D-1, D-5).
-    fn restart_chains(&mut self, myself: &ActorRef<SourceCommand>, list: &ConnectorStatusList) {
+    fn restart_chains(&mut self, myself: &ActorRef<Msg>, list: &ConnectorStatusList) {
         self.chains.retire_all("superseded_by_status");
         let mut owner: Owner =
-            ReadOwner::new(self.view.clone(), myself.clone(), self.client.clone());
+            ReadOwner::new(self.outlet.clone(), myself.clone(), self.client.clone());
         if let Some(identity) = &self.identity {
             owner.identity(identity);
         }
@@ -90,11 +89,15 @@ impl ConnectorsState {
 
     /// Routes a worker's return. Returns `true` when the status read completed (the cadence
     /// re-arms after it).
-    fn worker_returned(&mut self, myself: &ActorRef<SourceCommand>, ret: WorkerReturn) -> bool {
-        match ret.ticket.source.clone() {
-            SourceKey::ConnectorsStatus => {
+    fn worker_returned(
+        &mut self,
+        myself: &ActorRef<Msg>,
+        ret: WorkerReturn<SystemSlot, SystemObservation>,
+    ) -> bool {
+        match ret.ticket.slot.clone() {
+            SystemSlot::ConnectorsStatus => {
                 let list = match &ret.result {
-                    Ok(ObservationPayload::ConnectorsStatus(Ok(a))) => Some(a.value.clone()),
+                    Ok(SystemObservation::ConnectorsStatus(Ok(a))) => Some(a.value.clone()),
                     _ => None,
                 };
                 let outcome = self.status.worker_returned(ret);
@@ -103,9 +106,9 @@ impl ConnectorsState {
                 }
                 outcome.completed()
             }
-            key @ SourceKey::ConnectorNames { .. } => {
+            key @ SystemSlot::ConnectorNames { .. } => {
                 let admitted = match &ret.result {
-                    Ok(ObservationPayload::ConnectorNames(read)) => {
+                    Ok(SystemObservation::ConnectorNames(read)) => {
                         read.result.as_ref().ok().map(|a| a.value.clone())
                     }
                     _ => None,
@@ -129,42 +132,44 @@ impl ConnectorsState {
 }
 
 impl Actor for ConnectorsSource {
-    type Msg = SourceCommand;
+    type Msg = Msg;
     type State = ConnectorsState;
     type Arguments = ConnectorsArgs;
 
     async fn pre_start(
         &self,
-        myself: ActorRef<SourceCommand>,
+        myself: ActorRef<Msg>,
         args: ConnectorsArgs,
     ) -> Result<ConnectorsState, ActorProcessingErr> {
-        let mut status = ReadOwner::new(args.view.clone(), myself.clone(), args.client.clone());
-        status.add_slot(status_slot(&args.generations));
-        let chains = ReadOwner::new(args.view.clone(), myself, args.client.clone());
+        let ctx = args.ctx;
+        let outlet = ctx.outlet::<SystemSlot, SystemObservation>();
+        let mut status = ReadOwner::new(outlet.clone(), myself.clone(), ctx.client.clone());
+        status.add_slot(status_slot(&ctx.generations));
+        let chains = ReadOwner::new(outlet.clone(), myself, ctx.client.clone());
         Ok(ConnectorsState {
-            client: args.client,
-            view: args.view,
-            generations: args.generations,
+            client: ctx.client,
+            outlet,
+            generations: ctx.generations,
             identity: None,
             status,
             chains,
             cadence: CadenceTimer::new(args.cadence),
-            fault_drills: args.fault_drills,
+            fault_drills: ctx.fault_drills,
         })
     }
 
     async fn handle(
         &self,
-        myself: ActorRef<SourceCommand>,
-        msg: SourceCommand,
+        myself: ActorRef<Msg>,
+        msg: Msg,
         state: &mut ConnectorsState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
             // The status is the demanded read; chains follow each admitted status.
-            SourceCommand::Demand(kind) => {
-                state.status.demand(&SourceKey::ConnectorsStatus, kind);
+            SourceMsg::Control(SourceControl::Demand(kind)) => {
+                state.status.demand(&SystemSlot::ConnectorsStatus, kind);
             }
-            SourceCommand::Identity(identity) => {
+            SourceMsg::Control(SourceControl::Identity(identity)) => {
                 state.status.identity(&identity);
                 state.chains.identity(&identity);
                 if state.status.authority().is_none() {
@@ -172,22 +177,22 @@ impl Actor for ConnectorsSource {
                 }
                 state.identity = Some(identity);
             }
-            SourceCommand::WorkerReturned(ret) => {
+            SourceMsg::Returned(ret) => {
                 if state.worker_returned(&myself, ret) {
                     state.cadence.reschedule(&myself);
                 }
             }
-            SourceCommand::Chat(_) | SourceCommand::Work(_) | SourceCommand::Board(_) => {}
-            SourceCommand::InjectPanic => {
-                inject_panic(state.fault_drills, &SourceKey::Connectors);
+            SourceMsg::Control(SourceControl::InjectPanic) => {
+                inject_panic(state.fault_drills, CONNECTORS);
             }
+            SourceMsg::Command(never) => match never {},
         }
         Ok(())
     }
 
     async fn post_stop(
         &self,
-        _myself: ActorRef<SourceCommand>,
+        _myself: ActorRef<Msg>,
         state: &mut ConnectorsState,
     ) -> Result<(), ActorProcessingErr> {
         state.status.retire_all("source_stopped");
@@ -203,15 +208,18 @@ pub struct ConnectorsSpawner {
 
 impl SourceSpawner for ConnectorsSpawner {
     fn key(&self) -> SourceKey {
-        SourceKey::Connectors
+        CONNECTORS
     }
 
     fn spawn(
         &self,
         ctx: SourceContext,
         supervisor: ActorCell,
-    ) -> BoxFuture<'static, Result<ActorRef<SourceCommand>, SpawnErr>> {
-        let args = ConnectorsArgs::new(ctx, self.cadence);
-        spawn_linked_source(ConnectorsSource, args, supervisor)
+    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
+        let args = ConnectorsArgs {
+            ctx,
+            cadence: self.cadence,
+        };
+        spawn_source(ConnectorsSource, args, supervisor)
     }
 }

@@ -1,36 +1,37 @@
 //! The Keepers roster source: `GET /api/v1/gate/keepers?detailed=true` (protocol.md §4.1).
 //!
-//! Ownership (docs/audits/keepers-roster.md): one slot, `SourceKey::KeepersRoster`, standing
+//! Ownership (docs/audits/keepers-roster.md): one slot, [`KeepersSlot::Roster`], standing
 //! (read on every confirmed epoch); cadence poll re-armed after each read (default 5 s) shares an
 //! in-flight read; an explicit refresh (`r`) supersedes it (G-3). Results arrive as
-//! `ObservationPayload::KeepersRoster`.
+//! [`KeepersObservation::Roster`].
 
-use crate::actors::messages::ObservationPayload;
+use super::{KeepersObservation, KeepersSlot, ROSTER};
+use crate::actors::contract::{
+    GenerationBook, SourceContext, SourceHandle, SourceKey, SourceSpawner,
+};
 use crate::actors::read::polled::spawn_polled;
-use crate::actors::read::{ExplicitPolicy, GenerationBook, Reader, SlotSpec, reader};
-use crate::actors::supervisor::{SourceContext, SourceSpawner};
-use crate::actors::ticket::SourceKey;
+use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
 use crate::protocol::keepers::KeeperRoster;
 use futures::future::BoxFuture;
-use ractor::{ActorCell, ActorRef, SpawnErr};
+use ractor::{ActorCell, SpawnErr};
 use std::time::Duration;
 
 pub const ROSTER_PATH: &str = "/api/v1/gate/keepers?detailed=true";
 
 /// The roster read: one admitted GET.
-pub fn roster_reader() -> Reader {
+pub fn roster_reader() -> Reader<KeepersObservation> {
     reader(|auth, client| async move {
-        ObservationPayload::KeepersRoster(client.get::<KeeperRoster>(&auth, ROSTER_PATH).await)
+        KeepersObservation::Roster(client.get::<KeeperRoster>(&auth, ROSTER_PATH).await)
     })
 }
 
 /// The roster slot.
-pub fn roster_slot(generations: &GenerationBook) -> SlotSpec {
+pub fn roster_slot(generations: &GenerationBook) -> SlotSpec<KeepersSlot, KeepersObservation> {
     SlotSpec {
-        key: SourceKey::KeepersRoster,
+        key: KeepersSlot::Roster,
         explicit: ExplicitPolicy::Supersede,
         standing: true,
-        generations: generations.counter(&SourceKey::KeepersRoster),
+        generations: generations.counter(&KeepersSlot::Roster),
         reader: roster_reader(),
     }
 }
@@ -42,22 +43,15 @@ pub struct KeepersRosterSpawner {
 
 impl SourceSpawner for KeepersRosterSpawner {
     fn key(&self) -> SourceKey {
-        SourceKey::KeepersRoster
+        ROSTER
     }
 
     fn spawn(
         &self,
         ctx: SourceContext,
         supervisor: ActorCell,
-    ) -> BoxFuture<'static, Result<ActorRef<crate::actors::messages::SourceCommand>, SpawnErr>>
-    {
+    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
         let slots = vec![roster_slot(&ctx.generations)];
-        spawn_polled(
-            SourceKey::KeepersRoster,
-            slots,
-            self.cadence,
-            ctx,
-            supervisor,
-        )
+        spawn_polled(ROSTER, slots, self.cadence, ctx, supervisor)
     }
 }

@@ -1,36 +1,35 @@
 //! [`ReadOwner`]: the per-source owner of read slots (see the module docs of `read`).
 
-use super::{
-    ExplicitPolicy, GenerationCounter, Reader, ReturnSink, ViewSink, WorkerFault, WorkerHandle,
-    WorkerReturn,
+use super::{ExplicitPolicy, Reader, ReturnSink, WorkerFault, WorkerHandle, WorkerReturn};
+use crate::actors::contract::{
+    DemandKind, GenerationCounter, IdentityState, Payload, SlotEvent, SlotKey, SlotSink, Ticket,
 };
-use crate::actors::messages::{DemandKind, IdentityState, Observation, ViewMsg};
-use crate::actors::ticket::{SourceKey, Ticket};
 use crate::protocol::admission::{ReadAuthority, WorkspaceId};
 use crate::protocol::client::WorkspaceClient;
 use crate::timeline::stage;
 use futures::FutureExt;
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 
 /// How one slot is owned.
-pub struct SlotSpec {
-    pub key: SourceKey,
+pub struct SlotSpec<S, P> {
+    pub key: S,
     pub explicit: ExplicitPolicy,
     /// A standing slot wants a read whenever an epoch is open (polled sources): it is read on
     /// every confirmation, even in a different workspace.
     pub standing: bool,
     pub generations: GenerationCounter,
-    pub reader: Reader,
+    pub reader: Reader<P>,
 }
 
-struct InFlight {
-    ticket: Ticket,
+struct InFlight<S> {
+    ticket: Ticket<S>,
     worker: WorkerHandle,
 }
 
-struct ReadSlot {
-    spec: SlotSpec,
-    in_flight: Option<InFlight>,
+struct ReadSlot<S, P> {
+    spec: SlotSpec<S, P>,
+    in_flight: Option<InFlight<S>>,
     /// Exactly one follow-up read after the in-flight one (Coalesce).
     follow_up: bool,
     /// Demand that could not be served (no epoch, or withdrawn mid-read); served on the next
@@ -40,18 +39,18 @@ struct ReadSlot {
 
 /// What a demand did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DemandOutcome {
-    Dispatched(Ticket),
+pub enum DemandOutcome<S> {
+    Dispatched(Ticket<S>),
     /// A cadence demand joined the in-flight read.
-    Shared(Ticket),
+    Shared(Ticket<S>),
     /// An explicit demand retired `retired` and dispatched `dispatched`.
     Superseded {
-        retired: Ticket,
-        dispatched: Ticket,
+        retired: Ticket<S>,
+        dispatched: Ticket<S>,
     },
     /// An explicit demand will run exactly one follow-up read after `in_flight`.
     Coalesced {
-        in_flight: Ticket,
+        in_flight: Ticket<S>,
     },
     Refused(Refusal),
 }
@@ -75,32 +74,41 @@ impl Refusal {
 }
 
 /// What an identity change did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct IdentityOutcome {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdentityOutcome<S> {
     /// Tickets retired because their epoch ended.
-    pub retired: Vec<Ticket>,
+    pub retired: Vec<Ticket<S>>,
     /// Tickets dispatched under the new epoch.
-    pub dispatched: Vec<Ticket>,
+    pub dispatched: Vec<Ticket<S>>,
+}
+
+impl<S> Default for IdentityOutcome<S> {
+    fn default() -> Self {
+        Self {
+            retired: Vec::new(),
+            dispatched: Vec::new(),
+        }
+    }
 }
 
 /// What a worker's return did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReturnOutcome {
+pub enum ReturnOutcome<S> {
     /// The result went to the view; `follow_up` is the coalesced read dispatched after it.
     Forwarded {
-        ticket: Ticket,
-        follow_up: Option<Ticket>,
+        ticket: Ticket<S>,
+        follow_up: Option<Ticket<S>>,
     },
     /// The worker panicked; its ticket was retired.
     WorkerPanicked {
-        ticket: Ticket,
-        follow_up: Option<Ticket>,
+        ticket: Ticket<S>,
+        follow_up: Option<Ticket<S>>,
     },
     /// The ticket no longer owns its slot (superseded, withdrawn): dropped, never forwarded.
-    Stale(Ticket),
+    Stale(Ticket<S>),
 }
 
-impl ReturnOutcome {
+impl<S> ReturnOutcome<S> {
     /// A read of the slot completed (the cadence may re-arm).
     pub fn completed(&self) -> bool {
         !matches!(self, Self::Stale(_))
@@ -109,27 +117,27 @@ impl ReturnOutcome {
 
 /// A read-only view of one slot, for tests and diagnostics.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SlotSnapshot {
+pub struct SlotSnapshot<S> {
     pub last_generation: u64,
-    pub in_flight: Option<Ticket>,
+    pub in_flight: Option<Ticket<S>>,
     pub follow_up: bool,
     pub wanted: bool,
 }
 
 /// The owner of a source's read slots.
-pub struct ReadOwner<V: ViewSink, R: ReturnSink> {
-    view: V,
+pub struct ReadOwner<S: SlotKey, P: Payload, R: ReturnSink<S, P>> {
+    view: Arc<dyn SlotSink<S, P>>,
     returns: R,
     client: WorkspaceClient,
     authority: Option<ReadAuthority>,
     last_workspace: Option<WorkspaceId>,
-    slots: Vec<ReadSlot>,
+    slots: Vec<ReadSlot<S, P>>,
 }
 
-impl<V: ViewSink, R: ReturnSink> ReadOwner<V, R> {
-    pub fn new(view: V, returns: R, client: WorkspaceClient) -> Self {
+impl<S: SlotKey, P: Payload, R: ReturnSink<S, P>> ReadOwner<S, P, R> {
+    pub fn new(view: impl SlotSink<S, P>, returns: R, client: WorkspaceClient) -> Self {
         Self {
-            view,
+            view: Arc::new(view),
             returns,
             client,
             authority: None,
@@ -139,7 +147,7 @@ impl<V: ViewSink, R: ReturnSink> ReadOwner<V, R> {
     }
 
     /// Adds a slot. A slot that is `standing` starts out wanted (read on the first epoch).
-    pub fn add_slot(&mut self, spec: SlotSpec) {
+    pub fn add_slot(&mut self, spec: SlotSpec<S, P>) {
         let wanted = spec.standing;
         self.slots.push(ReadSlot {
             spec,
@@ -150,7 +158,7 @@ impl<V: ViewSink, R: ReturnSink> ReadOwner<V, R> {
     }
 
     /// Replaces a slot's reader (parameterised sources); the in-flight read keeps its own.
-    pub fn set_reader(&mut self, key: &SourceKey, reader: Reader) -> bool {
+    pub fn set_reader(&mut self, key: &S, reader: Reader<P>) -> bool {
         match self.index(key) {
             Some(i) => {
                 self.slots[i].spec.reader = reader;
@@ -165,7 +173,7 @@ impl<V: ViewSink, R: ReturnSink> ReadOwner<V, R> {
         self.authority.as_ref()
     }
 
-    pub fn snapshot(&self, key: &SourceKey) -> Option<SlotSnapshot> {
+    pub fn snapshot(&self, key: &S) -> Option<SlotSnapshot<S>> {
         let slot = self.slots.get(self.index(key)?)?;
         Some(SlotSnapshot {
             last_generation: slot.spec.generations.current(),
@@ -175,19 +183,19 @@ impl<V: ViewSink, R: ReturnSink> ReadOwner<V, R> {
         })
     }
 
-    fn index(&self, key: &SourceKey) -> Option<usize> {
+    fn index(&self, key: &S) -> Option<usize> {
         self.slots.iter().position(|s| &s.spec.key == key)
     }
 
     /// A demand for `key` (G-3).
-    pub fn demand(&mut self, key: &SourceKey, kind: DemandKind) -> DemandOutcome {
+    pub fn demand(&mut self, key: &S, kind: DemandKind) -> DemandOutcome<S> {
         let Some(i) = self.index(key) else {
-            stage::refused(key, Refusal::UnknownSlot.as_str());
+            stage::refused(&key.trace_name(), Refusal::UnknownSlot.as_str());
             return DemandOutcome::Refused(Refusal::UnknownSlot);
         };
         if self.authority.is_none() {
             self.slots[i].wanted = true;
-            stage::refused(key, Refusal::NoEpoch.as_str());
+            stage::refused(&key.trace_name(), Refusal::NoEpoch.as_str());
             return DemandOutcome::Refused(Refusal::NoEpoch);
         }
         let slot = &mut self.slots[i];
@@ -214,7 +222,7 @@ impl<V: ViewSink, R: ReturnSink> ReadOwner<V, R> {
         }
     }
 
-    fn dispatch_or_refuse(&mut self, i: usize) -> DemandOutcome {
+    fn dispatch_or_refuse(&mut self, i: usize) -> DemandOutcome<S> {
         match self.dispatch(i) {
             Some(t) => DemandOutcome::Dispatched(t),
             None => DemandOutcome::Refused(Refusal::NoEpoch),
@@ -223,7 +231,7 @@ impl<V: ViewSink, R: ReturnSink> ReadOwner<V, R> {
 
     /// The workspace actor's identity judgement (G-6): a confirmation of a new epoch retires
     /// reads of older epochs and serves outstanding demand; anything else withdraws authority.
-    pub fn identity(&mut self, state: &IdentityState) -> IdentityOutcome {
+    pub fn identity(&mut self, state: &IdentityState) -> IdentityOutcome<S> {
         let mut out = IdentityOutcome::default();
         match state {
             IdentityState::Confirmed { scope, mode, .. } => {
@@ -269,7 +277,7 @@ impl<V: ViewSink, R: ReturnSink> ReadOwner<V, R> {
 
     /// Retires every in-flight read (withdrawal, shutdown). Their demand is kept as `wanted`,
     /// folded with any follow-up into one read on the next confirmation (F-6).
-    pub fn retire_all(&mut self, reason: &str) -> Vec<Ticket> {
+    pub fn retire_all(&mut self, reason: &str) -> Vec<Ticket<S>> {
         let mut retired = Vec::new();
         for i in 0..self.slots.len() {
             if let Some(t) = self.cancel(i, reason) {
@@ -284,11 +292,11 @@ impl<V: ViewSink, R: ReturnSink> ReadOwner<V, R> {
     }
 
     /// A worker finished. Forwarded only if its ticket still owns the slot (G-2, G-7).
-    pub fn worker_returned(&mut self, ret: WorkerReturn) -> ReturnOutcome {
+    pub fn worker_returned(&mut self, ret: WorkerReturn<S, P>) -> ReturnOutcome<S> {
         let outcome = ret.outcome_class();
         let WorkerReturn { ticket, result } = ret;
         stage::observe(&ticket, &outcome);
-        let owner = self.index(&ticket.source).filter(|&i| {
+        let owner = self.index(&ticket.slot).filter(|&i| {
             self.slots[i]
                 .in_flight
                 .as_ref()
@@ -306,14 +314,12 @@ impl<V: ViewSink, R: ReturnSink> ReadOwner<V, R> {
         stage::unregistered(&ticket, "returned");
         let panicked = match result {
             Ok(payload) => {
-                self.view.send(ViewMsg::Observed(Observation {
-                    ticket: ticket.clone(),
-                    payload,
-                }));
+                self.view
+                    .slot_event(SlotEvent::Observed(ticket.clone(), payload));
                 false
             }
             Err(WorkerFault::Panicked) => {
-                self.view.send(ViewMsg::Retired(ticket.clone()));
+                self.view.slot_event(SlotEvent::Retired(ticket.clone()));
                 stage::retire(&ticket, "worker_panicked");
                 true
             }
@@ -331,12 +337,12 @@ impl<V: ViewSink, R: ReturnSink> ReadOwner<V, R> {
     }
 
     /// Cancels slot `i`'s in-flight read: abort the worker, retire the ticket to the view.
-    fn cancel(&mut self, i: usize, reason: &str) -> Option<Ticket> {
+    fn cancel(&mut self, i: usize, reason: &str) -> Option<Ticket<S>> {
         let in_flight = self.slots[i].in_flight.take()?;
         let ticket = in_flight.ticket.clone();
         stage::cancel_requested(&ticket, reason);
         in_flight.worker.abort();
-        self.view.send(ViewMsg::Retired(ticket.clone()));
+        self.view.slot_event(SlotEvent::Retired(ticket.clone()));
         stage::retire(&ticket, reason);
         drop(in_flight);
         stage::unregistered(&ticket, reason);
@@ -344,16 +350,16 @@ impl<V: ViewSink, R: ReturnSink> ReadOwner<V, R> {
     }
 
     /// Allocates a generation, tells the view, spawns the worker. `None` without an epoch.
-    fn dispatch(&mut self, i: usize) -> Option<Ticket> {
+    fn dispatch(&mut self, i: usize) -> Option<Ticket<S>> {
         let auth = self.authority.clone()?;
         let slot = &mut self.slots[i];
         let ticket = Ticket {
-            source: slot.spec.key.clone(),
+            slot: slot.spec.key.clone(),
             generation: slot.spec.generations.next(),
             scope: auth.scope.clone(),
         };
         stage::dispatch(&ticket);
-        self.view.send(ViewMsg::Dispatched(ticket.clone()));
+        self.view.slot_event(SlotEvent::Dispatched(ticket.clone()));
         let reader = slot.spec.reader.clone();
         let client = self.client.clone();
         let returns = self.returns.clone();
@@ -366,7 +372,7 @@ impl<V: ViewSink, R: ReturnSink> ReadOwner<V, R> {
                 .await
                 .map_err(|_| WorkerFault::Panicked);
             let outcome = match &result {
-                Ok(payload) => payload.outcome_class(),
+                Ok(payload) => payload.outcome(),
                 Err(WorkerFault::Panicked) => "worker_panicked".to_string(),
             };
             stage::worker_return(&worker_ticket, &outcome);
@@ -384,7 +390,7 @@ impl<V: ViewSink, R: ReturnSink> ReadOwner<V, R> {
     }
 }
 
-impl<V: ViewSink, R: ReturnSink> Drop for ReadOwner<V, R> {
+impl<S: SlotKey, P: Payload, R: ReturnSink<S, P>> Drop for ReadOwner<S, P, R> {
     fn drop(&mut self) {
         // Workers die with their owner (WorkerHandle aborts on drop); nothing is retired here
         // because the view learns of a dead source from the supervisor (SourceRestarted).

@@ -5,95 +5,75 @@
 //! `Demand(kind)` demands every slot of the source. After each completed read the cadence is
 //! re-armed (`send_after`), so a slow read delays the next poll instead of queueing ticks.
 
+use super::drill::inject_panic;
+use super::msg::{NoCommands, SourceMsg, spawn_source};
 use super::{CadenceTimer, ReadOwner, SlotSpec};
-use crate::actors::messages::{SourceCommand, ViewMsg};
-use crate::actors::ticket::SourceKey;
-use crate::protocol::client::WorkspaceClient;
+use crate::actors::contract::{
+    Payload, SlotKey, SourceContext, SourceControl, SourceHandle, SourceKey,
+};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
+use std::marker::PhantomData;
 use std::time::Duration;
 
+/// What a polled source's mailbox carries: control and its workers' returns.
+pub type PolledMsg<S, P> = SourceMsg<S, P, NoCommands>;
+
 /// The actor; one instance per source.
-pub struct PolledSource;
+pub struct PolledSource<S, P>(PhantomData<fn() -> (S, P)>);
+
+impl<S, P> Default for PolledSource<S, P> {
+    fn default() -> Self {
+        Self(PhantomData)
+    }
+}
 
 /// Spawns a polled source linked to the supervisor: the one body every slot-plus-poll
 /// source's `SourceSpawner::spawn` delegates to.
-pub fn spawn_polled(
+pub fn spawn_polled<S: SlotKey, P: Payload>(
     source: SourceKey,
-    slots: Vec<SlotSpec>,
+    slots: Vec<SlotSpec<S, P>>,
     cadence: Duration,
-    ctx: crate::actors::supervisor::SourceContext,
+    ctx: SourceContext,
     supervisor: ractor::ActorCell,
-) -> futures::future::BoxFuture<'static, Result<ActorRef<SourceCommand>, ractor::SpawnErr>> {
+) -> futures::future::BoxFuture<'static, Result<SourceHandle, ractor::SpawnErr>> {
     let args = PolledSourceArgs {
         source,
         slots,
         cadence: Some(cadence),
-        client: ctx.client,
-        view: ctx.view,
-        fault_drills: ctx.fault_drills,
+        ctx,
     };
-    Box::pin(async move {
-        let (handle, _join) =
-            PolledSource::spawn_linked(None, PolledSource, args, supervisor).await?;
-        Ok(handle)
-    })
+    spawn_source(PolledSource::<S, P>::default(), args, supervisor)
 }
 
-pub struct PolledSourceArgs {
+pub struct PolledSourceArgs<S, P> {
     /// The source's name in supervision and traces.
     pub source: SourceKey,
-    pub slots: Vec<SlotSpec>,
+    pub slots: Vec<SlotSpec<S, P>>,
     /// Cadence period; `None` for a source read only on explicit demand.
     pub cadence: Option<Duration>,
-    pub client: WorkspaceClient,
-    pub view: ActorRef<ViewMsg>,
-    /// Honour `SourceCommand::InjectPanic` (supervision drills).
-    pub fault_drills: bool,
+    pub ctx: SourceContext,
 }
 
-pub struct PolledSourceState {
+pub struct PolledSourceState<S: SlotKey, P: Payload> {
     source: SourceKey,
-    keys: Vec<SourceKey>,
-    owner: ReadOwner<ActorRef<ViewMsg>, ActorRef<SourceCommand>>,
-    cadence: Option<CadenceTimer>,
+    keys: Vec<S>,
+    owner: ReadOwner<S, P, ActorRef<PolledMsg<S, P>>>,
+    cadence: Option<CadenceTimer<PolledMsg<S, P>>>,
     fault_drills: bool,
 }
 
-/// `SourceCommand::InjectPanic` in any source: the drill when drills are on, else a warning.
-pub(crate) fn inject_panic(drills: bool, source: &SourceKey) {
-    if drills {
-        panic_drill(source.clone());
-    }
-    tracing::warn!(
-        target: "masc_tui::read",
-        source = %source,
-        "panic drill ignored: fault drills are off"
-    );
-}
-
-/// Carried by the drill panic so the payload says what it was.
-#[derive(Debug)]
-pub struct InjectedPanic(pub SourceKey);
-
-/// The supervision drill: a real panic inside an actor handler, so the tested restart path is
-/// the one a bug would take. Only reachable with `RuntimeConfig::fault_drills`.
-#[allow(clippy::panic)]
-pub(crate) fn panic_drill(source: SourceKey) -> ! {
-    std::panic::panic_any(InjectedPanic(source))
-}
-
-impl Actor for PolledSource {
-    type Msg = SourceCommand;
-    type State = PolledSourceState;
-    type Arguments = PolledSourceArgs;
+impl<S: SlotKey, P: Payload> Actor for PolledSource<S, P> {
+    type Msg = PolledMsg<S, P>;
+    type State = PolledSourceState<S, P>;
+    type Arguments = PolledSourceArgs<S, P>;
 
     async fn pre_start(
         &self,
-        myself: ActorRef<SourceCommand>,
-        args: PolledSourceArgs,
-    ) -> Result<PolledSourceState, ActorProcessingErr> {
+        myself: ActorRef<Self::Msg>,
+        args: Self::Arguments,
+    ) -> Result<Self::State, ActorProcessingErr> {
         let keys = args.slots.iter().map(|s| s.key.clone()).collect();
-        let mut owner = ReadOwner::new(args.view, myself, args.client);
+        let mut owner = ReadOwner::new(args.ctx.outlet::<S, P>(), myself, args.ctx.client);
         for slot in args.slots {
             owner.add_slot(slot);
         }
@@ -102,23 +82,23 @@ impl Actor for PolledSource {
             keys,
             owner,
             cadence: args.cadence.map(CadenceTimer::new),
-            fault_drills: args.fault_drills,
+            fault_drills: args.ctx.fault_drills,
         })
     }
 
     async fn handle(
         &self,
-        myself: ActorRef<SourceCommand>,
-        msg: SourceCommand,
-        state: &mut PolledSourceState,
+        myself: ActorRef<Self::Msg>,
+        msg: Self::Msg,
+        state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            SourceCommand::Demand(kind) => {
+            SourceMsg::Control(SourceControl::Demand(kind)) => {
                 for key in &state.keys {
                     state.owner.demand(key, kind);
                 }
             }
-            SourceCommand::Identity(identity) => {
+            SourceMsg::Control(SourceControl::Identity(identity)) => {
                 state.owner.identity(&identity);
                 if state.owner.authority().is_none()
                     && let Some(c) = state.cadence.as_mut()
@@ -128,27 +108,25 @@ impl Actor for PolledSource {
                     c.cancel();
                 }
             }
-            SourceCommand::WorkerReturned(ret) => {
+            SourceMsg::Control(SourceControl::InjectPanic) => {
+                inject_panic(state.fault_drills, state.source)
+            }
+            SourceMsg::Returned(ret) => {
                 if state.owner.worker_returned(ret).completed()
                     && let Some(c) = state.cadence.as_mut()
                 {
                     c.reschedule(&myself);
                 }
             }
-            // Chat commands are for the chat hub only.
-            SourceCommand::Chat(_) | SourceCommand::Board(_) => {}
-            SourceCommand::Work(_) => {
-                tracing::debug!(target: "masc_tui::read", source = %state.source, "work command ignored");
-            }
-            SourceCommand::InjectPanic => inject_panic(state.fault_drills, &state.source),
+            SourceMsg::Command(never) => match never {},
         }
         Ok(())
     }
 
     async fn post_stop(
         &self,
-        _myself: ActorRef<SourceCommand>,
-        state: &mut PolledSourceState,
+        _myself: ActorRef<Self::Msg>,
+        state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
         state.owner.retire_all("source_stopped");
         Ok(())

@@ -2,26 +2,28 @@
 //! ordering is decided by the test, never by timing.
 
 use super::*;
-use crate::actors::messages::{DemandKind, IdentityState, ViewMsg};
-use crate::actors::ticket::SourceKey;
+use crate::actors::contract::{DemandKind, GenerationCounter, IdentityState, SlotEvent};
+use crate::actors::keepers::{KeepersObservation, KeepersSlot};
 use crate::protocol::admission::{AdmissionMode, ReadScope, WorkspaceId};
 use crate::protocol::client::{ClientConfig, ClientError, WorkspaceClient};
 use crate::timeline::capture::StageRecorder;
 use crate::timeline::record::StageRecord;
 use tokio::sync::{mpsc, oneshot};
 
-type Owner = ReadOwner<mpsc::UnboundedSender<ViewMsg>, mpsc::UnboundedSender<WorkerReturn>>;
+type Return = WorkerReturn<KeepersSlot, KeepersObservation>;
+type Event = SlotEvent<KeepersSlot, KeepersObservation>;
+type Owner = ReadOwner<KeepersSlot, KeepersObservation, mpsc::UnboundedSender<Return>>;
 
 /// A parked fake worker: the epoch it was dispatched under and its release switch.
 struct Parked {
     epoch: u64,
-    release: oneshot::Sender<ObservationPayload>,
+    release: oneshot::Sender<KeepersObservation>,
 }
 
 struct Harness {
     owner: Owner,
-    view: mpsc::UnboundedReceiver<ViewMsg>,
-    returns: mpsc::UnboundedReceiver<WorkerReturn>,
+    view: mpsc::UnboundedReceiver<Event>,
+    returns: mpsc::UnboundedReceiver<Return>,
     parked: mpsc::UnboundedReceiver<Parked>,
     generations: GenerationCounter,
     recorder: StageRecorder,
@@ -29,21 +31,21 @@ struct Harness {
 }
 
 /// A payload the test can recognise: `status` marks which release produced it.
-fn marked(status: u16) -> ObservationPayload {
-    ObservationPayload::KeepersRoster(Err(ClientError::Status {
+fn marked(status: u16) -> KeepersObservation {
+    KeepersObservation::Roster(Err(ClientError::Status {
         status,
         body: String::new(),
     }))
 }
 
-fn status_of(payload: &ObservationPayload) -> Option<u16> {
+fn status_of(payload: &KeepersObservation) -> Option<u16> {
     match payload {
-        ObservationPayload::KeepersRoster(Err(ClientError::Status { status, .. })) => Some(*status),
+        KeepersObservation::Roster(Err(ClientError::Status { status, .. })) => Some(*status),
         _ => None,
     }
 }
 
-fn gated_reader(tx: mpsc::UnboundedSender<Parked>) -> Reader {
+fn gated_reader(tx: mpsc::UnboundedSender<Parked>) -> Reader<KeepersObservation> {
     reader(move |auth, _client| {
         let tx = tx.clone();
         async move {
@@ -66,7 +68,7 @@ fn harness(policy: ExplicitPolicy, standing: bool, generations: GenerationCounte
     let client = WorkspaceClient::new(ClientConfig::new("http://127.0.0.1:9")).unwrap();
     let mut owner = ReadOwner::new(view_tx, ret_tx, client);
     owner.add_slot(SlotSpec {
-        key: SourceKey::KeepersRoster,
+        key: KeepersSlot::Roster,
         explicit: policy,
         standing,
         generations: generations.clone(),
@@ -100,18 +102,18 @@ fn withdrawn() -> IdentityState {
     }
 }
 
-const KEY: SourceKey = SourceKey::KeepersRoster;
+const KEY: KeepersSlot = KeepersSlot::Roster;
 
 impl Harness {
     async fn next_parked(&mut self) -> Parked {
         self.parked.recv().await.unwrap()
     }
 
-    async fn next_return(&mut self) -> WorkerReturn {
+    async fn next_return(&mut self) -> Return {
         self.returns.recv().await.unwrap()
     }
 
-    fn drain_view(&mut self) -> Vec<ViewMsg> {
+    fn drain_view(&mut self) -> Vec<Event> {
         let mut out = Vec::new();
         while let Ok(m) = self.view.try_recv() {
             out.push(m);
@@ -124,18 +126,17 @@ impl Harness {
     }
 }
 
-fn describe(msgs: &[ViewMsg]) -> Vec<String> {
+fn describe(msgs: &[Event]) -> Vec<String> {
     msgs.iter()
         .map(|m| match m {
-            ViewMsg::Dispatched(t) => format!("dispatched g{} e{}", t.generation, t.scope.epoch),
-            ViewMsg::Retired(t) => format!("retired g{} e{}", t.generation, t.scope.epoch),
-            ViewMsg::Observed(o) => format!(
+            SlotEvent::Dispatched(t) => format!("dispatched g{} e{}", t.generation, t.scope.epoch),
+            SlotEvent::Retired(t) => format!("retired g{} e{}", t.generation, t.scope.epoch),
+            SlotEvent::Observed(t, p) => format!(
                 "observed g{} e{} {:?}",
-                o.ticket.generation,
-                o.ticket.scope.epoch,
-                status_of(&o.payload)
+                t.generation,
+                t.scope.epoch,
+                status_of(p)
             ),
-            other => format!("{other:?}"),
         })
         .collect()
 }
@@ -330,11 +331,7 @@ async fn g6_g7_late_worker_after_withdrawal_never_reaches_the_new_epoch() {
         .drain_view()
         .into_iter()
         .filter_map(|m| match m {
-            ViewMsg::Observed(o) => Some((
-                o.ticket.generation,
-                o.ticket.scope.epoch,
-                status_of(&o.payload),
-            )),
+            SlotEvent::Observed(t, p) => Some((t.generation, t.scope.epoch, status_of(&p))),
             _ => None,
         })
         .collect();

@@ -21,16 +21,16 @@ use super::chain::HistoryChain;
 use super::goal_timeline::goal_timeline_slot;
 use super::task_body::task_body_slot;
 use super::task_history::{page_reader, task_history_slot};
-use super::{WorkCommand, page_demand};
-use crate::actors::messages::{
-    DemandKind, IdentityState, ObservationPayload, SourceCommand, ViewMsg,
+use super::{WORK_DETAIL, WorkCommand, WorkObservation, WorkSlot, page_demand};
+use crate::actors::contract::{
+    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceControl, SourceHandle,
+    SourceKey, SourceSpawner,
 };
-use crate::actors::read::polled::inject_panic;
-use crate::actors::read::{CadenceTimer, GenerationBook, ReadOwner, ReturnOutcome, WorkerReturn};
-use crate::actors::supervisor::{
-    CadencedSourceArgs, SourceContext, SourceSpawner, spawn_linked_source,
+use crate::actors::read::drill::inject_panic;
+use crate::actors::read::{
+    CadenceTimer, CadencedArgs, ReadOwner, ReturnOutcome, SourceMsg, WorkerReturn,
+    spawn_source_with,
 };
-use crate::actors::ticket::SourceKey;
 use crate::protocol::admission::WorkspaceId;
 use crate::protocol::client::WorkspaceClient;
 use futures::future::BoxFuture;
@@ -38,7 +38,10 @@ use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
 use std::sync::Arc;
 use std::time::Duration;
 
-type Owner = ReadOwner<ActorRef<ViewMsg>, ActorRef<SourceCommand>>;
+type Msg = SourceMsg<WorkSlot, WorkObservation, WorkCommand>;
+type Owner = ReadOwner<WorkSlot, WorkObservation, ActorRef<Msg>>;
+
+crate::source_commands!(WorkSlot, WorkObservation, WorkCommand);
 
 /// The reads of the open task.
 struct TaskReads {
@@ -54,12 +57,12 @@ struct TaskReads {
 }
 
 impl TaskReads {
-    fn body_key(&self) -> SourceKey {
-        SourceKey::TaskBody(self.task_id.clone())
+    fn body_key(&self) -> WorkSlot {
+        WorkSlot::TaskBody(self.task_id.clone())
     }
 
-    fn history_key(&self) -> SourceKey {
-        SourceKey::TaskHistory(self.task_id.clone())
+    fn history_key(&self) -> WorkSlot {
+        WorkSlot::TaskHistory(self.task_id.clone())
     }
 }
 
@@ -72,23 +75,23 @@ struct GoalReads {
 }
 
 impl GoalReads {
-    fn key(&self) -> SourceKey {
-        SourceKey::GoalTimeline(self.goal_id.clone())
+    fn key(&self) -> WorkSlot {
+        WorkSlot::GoalTimeline(self.goal_id.clone())
     }
 }
 
 pub struct WorkDetailSource;
 
-pub type WorkDetailArgs = CadencedSourceArgs;
+pub type WorkDetailArgs = CadencedArgs;
 
 pub struct WorkDetailState {
     client: WorkspaceClient,
-    view: ActorRef<ViewMsg>,
+    outlet: Outlet<WorkSlot, WorkObservation>,
     generations: GenerationBook,
     identity: Option<IdentityState>,
     task: Option<TaskReads>,
     goal: Option<GoalReads>,
-    cadence: CadenceTimer,
+    cadence: CadenceTimer<Msg>,
     fault_drills: bool,
 }
 
@@ -100,16 +103,16 @@ fn confirmed_workspace(identity: Option<&IdentityState>) -> Option<WorkspaceId> 
 }
 
 impl WorkDetailState {
-    fn new_owner(&self, myself: &ActorRef<SourceCommand>) -> Owner {
-        ReadOwner::new(self.view.clone(), myself.clone(), self.client.clone())
+    fn new_owner(&self, myself: &ActorRef<Msg>) -> Owner {
+        ReadOwner::new(self.outlet.clone(), myself.clone(), self.client.clone())
     }
 
-    fn open_task(&mut self, myself: &ActorRef<SourceCommand>, task_id: String, page_rows: u32) {
+    fn open_task(&mut self, myself: &ActorRef<Msg>, task_id: String, page_rows: u32) {
         self.close_task("closed");
         let page_rows = page_demand(page_rows as usize);
         let mut owner = self.new_owner(myself);
-        let body_key = SourceKey::TaskBody(task_id.clone());
-        let history_key = SourceKey::TaskHistory(task_id.clone());
+        let body_key = WorkSlot::TaskBody(task_id.clone());
+        let history_key = WorkSlot::TaskHistory(task_id.clone());
         owner.add_slot(task_body_slot(
             &task_id,
             self.generations.counter(&body_key),
@@ -143,10 +146,10 @@ impl WorkDetailState {
         }
     }
 
-    fn open_goal(&mut self, myself: &ActorRef<SourceCommand>, goal_id: String) {
+    fn open_goal(&mut self, myself: &ActorRef<Msg>, goal_id: String) {
         self.close_goal("closed");
         let mut owner = self.new_owner(myself);
-        let key = SourceKey::GoalTimeline(goal_id.clone());
+        let key = WorkSlot::GoalTimeline(goal_id.clone());
         owner.add_slot(goal_timeline_slot(&goal_id, self.generations.counter(&key)));
         if let Some(identity) = &self.identity {
             owner.identity(identity);
@@ -275,17 +278,17 @@ impl WorkDetailState {
     }
 
     /// A worker returned: to the owner of its key, or stale when that object was closed.
-    fn worker_returned(&mut self, ret: WorkerReturn) -> bool {
-        let source = ret.ticket.source.clone();
+    fn worker_returned(&mut self, ret: WorkerReturn<WorkSlot, WorkObservation>) -> bool {
+        let source = ret.ticket.slot.clone();
         match &source {
-            SourceKey::TaskBody(id) | SourceKey::TaskHistory(id)
+            WorkSlot::TaskBody(id) | WorkSlot::TaskHistory(id)
                 if self.task.as_ref().is_some_and(|t| &t.task_id == id) =>
             {
                 let Some(task) = self.task.as_mut() else {
                     return false;
                 };
                 let admitted_chain = match &ret.result {
-                    Ok(ObservationPayload::TaskHistory(read)) => {
+                    Ok(WorkObservation::TaskHistory(read)) => {
                         read.result.as_ref().ok().map(|a| a.value.clone())
                     }
                     _ => None,
@@ -294,9 +297,9 @@ impl WorkDetailState {
                 if let (ReturnOutcome::Forwarded { .. }, Some(chain)) = (&outcome, admitted_chain) {
                     task.chain = chain;
                 }
-                matches!(source, SourceKey::TaskBody(_)) && outcome.completed()
+                matches!(source, WorkSlot::TaskBody(_)) && outcome.completed()
             }
-            SourceKey::GoalTimeline(id) if self.goal.as_ref().is_some_and(|g| &g.goal_id == id) => {
+            WorkSlot::GoalTimeline(id) if self.goal.as_ref().is_some_and(|g| &g.goal_id == id) => {
                 self.goal
                     .as_mut()
                     .is_some_and(|g| g.owner.worker_returned(ret).completed())
@@ -330,35 +333,36 @@ fn start_fresh_prefix(task: &mut TaskReads) {
 }
 
 impl Actor for WorkDetailSource {
-    type Msg = SourceCommand;
+    type Msg = Msg;
     type State = WorkDetailState;
     type Arguments = WorkDetailArgs;
 
     async fn pre_start(
         &self,
-        _myself: ActorRef<SourceCommand>,
+        _myself: ActorRef<Msg>,
         args: WorkDetailArgs,
     ) -> Result<WorkDetailState, ActorProcessingErr> {
+        let ctx = args.ctx;
         Ok(WorkDetailState {
-            client: args.client,
-            view: args.view,
-            generations: args.generations,
+            outlet: ctx.outlet::<WorkSlot, WorkObservation>(),
+            client: ctx.client,
+            generations: ctx.generations,
             identity: None,
             task: None,
             goal: None,
             cadence: CadenceTimer::new(args.cadence),
-            fault_drills: args.fault_drills,
+            fault_drills: ctx.fault_drills,
         })
     }
 
     async fn handle(
         &self,
-        myself: ActorRef<SourceCommand>,
-        msg: SourceCommand,
+        myself: ActorRef<Msg>,
+        msg: Msg,
         state: &mut WorkDetailState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            SourceCommand::Work(cmd) => match cmd {
+            SourceMsg::Command(cmd) => match cmd {
                 WorkCommand::OpenTask { task_id, page_rows } => {
                     state.open_task(&myself, task_id, page_rows);
                     state.cadence.reschedule(&myself);
@@ -373,27 +377,27 @@ impl Actor for WorkDetailSource {
                 WorkCommand::RefreshGoal => state.refresh_goal(),
                 WorkCommand::CloseGoal => state.close_goal("closed"),
             },
-            SourceCommand::Demand(DemandKind::Cadence) => state.poll(),
-            SourceCommand::Demand(DemandKind::Explicit) => {
+            SourceMsg::Control(SourceControl::Demand(DemandKind::Cadence)) => state.poll(),
+            SourceMsg::Control(SourceControl::Demand(DemandKind::Explicit)) => {
                 state.refresh_task(None);
                 state.refresh_goal();
             }
-            SourceCommand::Identity(identity) => state.identity(identity),
-            SourceCommand::WorkerReturned(ret) => {
+            SourceMsg::Control(SourceControl::Identity(identity)) => state.identity(identity),
+            SourceMsg::Returned(ret) => {
                 if state.worker_returned(ret) {
                     state.cadence.reschedule(&myself);
                 }
             }
-            // Chat commands are for the chat hub only.
-            SourceCommand::Chat(_) | SourceCommand::Board(_) => {}
-            SourceCommand::InjectPanic => inject_panic(state.fault_drills, &SourceKey::WorkDetail),
+            SourceMsg::Control(SourceControl::InjectPanic) => {
+                inject_panic(state.fault_drills, WORK_DETAIL)
+            }
         }
         Ok(())
     }
 
     async fn post_stop(
         &self,
-        _myself: ActorRef<SourceCommand>,
+        _myself: ActorRef<Msg>,
         state: &mut WorkDetailState,
     ) -> Result<(), ActorProcessingErr> {
         state.retire_everything("source_stopped");
@@ -408,15 +412,18 @@ pub struct WorkDetailSpawner {
 
 impl SourceSpawner for WorkDetailSpawner {
     fn key(&self) -> SourceKey {
-        SourceKey::WorkDetail
+        WORK_DETAIL
     }
 
     fn spawn(
         &self,
         ctx: SourceContext,
         supervisor: ActorCell,
-    ) -> BoxFuture<'static, Result<ActorRef<SourceCommand>, SpawnErr>> {
-        let args = WorkDetailArgs::new(ctx, self.cadence);
-        spawn_linked_source(WorkDetailSource, args, supervisor)
+    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
+        let args = WorkDetailArgs {
+            ctx,
+            cadence: self.cadence,
+        };
+        spawn_source_with::<_, WorkCommand>(WorkDetailSource, args, supervisor)
     }
 }

@@ -5,9 +5,9 @@
 //! `Timeline::Unavailable` (never empty); an unknown goal (HTTP 200 `ok:false`) decodes as the
 //! typed `GoalDetailRead::NotFound`, which the view shows as a failure of this read only.
 
-use crate::actors::messages::{ObservationPayload, ReadResult};
-use crate::actors::read::{ExplicitPolicy, GenerationCounter, Reader, SlotSpec, reader};
-use crate::actors::ticket::SourceKey;
+use super::{WorkObservation, WorkSlot};
+use crate::actors::contract::{GenerationCounter, ReadResult};
+use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
 use crate::protocol::client::QueryString;
 use crate::protocol::goals::GoalDetailRead;
 
@@ -26,11 +26,11 @@ pub fn outcome_class(r: &ReadResult<GoalDetailRead>) -> String {
             GoalDetailRead::Found(_) => "ok".to_string(),
             GoalDetailRead::NotFound { .. } => "goal_not_found".to_string(),
         },
-        Err(e) => e.class(),
+        Err(e) => e.class().to_string(),
     }
 }
 
-pub fn goal_timeline_reader(goal_id: String) -> Reader {
+pub fn goal_timeline_reader(goal_id: String) -> Reader<WorkObservation> {
     reader(move |auth, client| {
         let goal_id = goal_id.clone();
         async move {
@@ -40,14 +40,17 @@ pub fn goal_timeline_reader(goal_id: String) -> Reader {
                     GoalDetailRead::decode_for(b, &goal_id)
                 })
                 .await;
-            ObservationPayload::GoalTimeline(result)
+            WorkObservation::GoalTimeline(result)
         }
     })
 }
 
-pub fn goal_timeline_slot(goal_id: &str, generations: GenerationCounter) -> SlotSpec {
+pub fn goal_timeline_slot(
+    goal_id: &str,
+    generations: GenerationCounter,
+) -> SlotSpec<WorkSlot, WorkObservation> {
     SlotSpec {
-        key: SourceKey::GoalTimeline(goal_id.to_string()),
+        key: WorkSlot::GoalTimeline(goal_id.to_string()),
         explicit: ExplicitPolicy::Supersede,
         standing: false,
         generations,

@@ -18,11 +18,79 @@ pub use detail::{WorkDetailSource, WorkDetailSpawner};
 pub use planning::PlanningSpawner;
 pub use task_list::TaskListSpawner;
 
-use crate::actors::messages::ReadResult;
-use crate::protocol::tasks::PageRequest;
+use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
+use crate::protocol::goals::GoalDetailRead;
+use crate::protocol::planning::PlanningRead;
+use crate::protocol::tasks::{PageRequest, TaskDetail, TaskList};
 use std::sync::Arc;
 
-/// What the view asks of the Work detail source (`SourceCommand::Work`).
+/// The Planning source (supervision key).
+pub const PLANNING: SourceKey = SourceKey("planning");
+/// The Task list source (supervision key).
+pub const TASK_LIST: SourceKey = SourceKey("task_list");
+/// The Work detail source (supervision key): the open task's and goal's reads.
+pub const WORK_DETAIL: SourceKey = SourceKey("work_detail");
+
+/// The slots of the Work surface.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum WorkSlot {
+    /// `GET /api/v1/dashboard/planning` (Work → Goals rollup).
+    Planning,
+    /// `GET /api/v1/dashboard/tasks` (Work → Tasks list).
+    TaskList,
+    /// `GET /api/v1/dashboard/tasks/detail?task_id=` of this task.
+    TaskBody(String),
+    /// `GET /api/v1/dashboard/tasks/history/page` chain of this task.
+    TaskHistory(String),
+    /// `GET /api/v1/dashboard/goals/detail?goal_id=` of this goal (B-1).
+    GoalTimeline(String),
+}
+
+impl SlotKey for WorkSlot {
+    fn trace_name(&self) -> String {
+        // Object ids stay out of trace names (G-10): the ticket identifies the object.
+        match self {
+            Self::Planning => "planning",
+            Self::TaskList => "task_list",
+            Self::TaskBody(_) => "task_body",
+            Self::TaskHistory(_) => "task_history",
+            Self::GoalTimeline(_) => "goal_timeline",
+        }
+        .to_string()
+    }
+
+    fn source(&self) -> SourceKey {
+        match self {
+            Self::Planning => PLANNING,
+            Self::TaskList => TASK_LIST,
+            Self::TaskBody(_) | Self::TaskHistory(_) | Self::GoalTimeline(_) => WORK_DETAIL,
+        }
+    }
+}
+
+/// What the Work sources observe.
+#[derive(Debug, Clone)]
+pub enum WorkObservation {
+    Planning(ReadResult<PlanningRead>),
+    TaskList(ReadResult<TaskList>),
+    TaskBody(ReadResult<TaskDetail>),
+    TaskHistory(Box<HistoryPageRead>),
+    GoalTimeline(ReadResult<GoalDetailRead>),
+}
+
+impl Payload for WorkObservation {
+    fn outcome(&self) -> String {
+        match self {
+            Self::Planning(r) => planning::outcome_class(r),
+            Self::TaskList(r) => read_outcome(r),
+            Self::TaskBody(r) => read_outcome(r),
+            Self::TaskHistory(h) => read_outcome(&h.result),
+            Self::GoalTimeline(r) => goal_timeline::outcome_class(r),
+        }
+    }
+}
+
+/// What the view asks of the Work detail source (through its typed handle).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WorkCommand {
     /// Open (or re-open) a task: its body and its history start as two new owned reads with

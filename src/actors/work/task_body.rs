@@ -4,9 +4,9 @@
 //! canonical goal observation; `TaskDetail::decode_for` checks both at decode time, with
 //! the request's id captured when the read is dispatched.
 
-use crate::actors::messages::ObservationPayload;
-use crate::actors::read::{ExplicitPolicy, GenerationCounter, Reader, SlotSpec, reader};
-use crate::actors::ticket::SourceKey;
+use super::{WorkObservation, WorkSlot};
+use crate::actors::contract::GenerationCounter;
+use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
 use crate::protocol::client::QueryString;
 use crate::protocol::tasks::TaskDetail;
 
@@ -18,7 +18,7 @@ pub fn task_body_path(task_id: &str) -> String {
         .append_to(TASK_DETAIL_PATH)
 }
 
-pub fn task_body_reader(task_id: String) -> Reader {
+pub fn task_body_reader(task_id: String) -> Reader<WorkObservation> {
     reader(move |auth, client| {
         let task_id = task_id.clone();
         async move {
@@ -28,15 +28,18 @@ pub fn task_body_reader(task_id: String) -> Reader {
                     TaskDetail::decode_for(b, &task_id)
                 })
                 .await;
-            ObservationPayload::TaskBody(result)
+            WorkObservation::TaskBody(result)
         }
     })
 }
 
 /// The body slot of one task: an explicit refresh supersedes, the cadence shares.
-pub fn task_body_slot(task_id: &str, generations: GenerationCounter) -> SlotSpec {
+pub fn task_body_slot(
+    task_id: &str,
+    generations: GenerationCounter,
+) -> SlotSpec<WorkSlot, WorkObservation> {
     SlotSpec {
-        key: SourceKey::TaskBody(task_id.to_string()),
+        key: WorkSlot::TaskBody(task_id.to_string()),
         explicit: ExplicitPolicy::Supersede,
         standing: false,
         generations,

@@ -8,11 +8,10 @@
 //! failure carries the same prefix back, so the view keeps its rows and the retry cursor.
 //! The legacy §5.4 array is never read here.
 
-use super::HistoryPageRead;
 use super::chain::HistoryChain;
-use crate::actors::messages::ObservationPayload;
-use crate::actors::read::{ExplicitPolicy, GenerationCounter, Reader, SlotSpec, reader};
-use crate::actors::ticket::SourceKey;
+use super::{HistoryPageRead, WorkObservation, WorkSlot};
+use crate::actors::contract::GenerationCounter;
+use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
 use crate::protocol::client::{Admitted, ClientError, QueryString};
 use crate::protocol::tasks::{PageRequest, TaskHistoryPage};
 use std::sync::Arc;
@@ -28,7 +27,7 @@ pub fn page_path(request: &PageRequest) -> String {
 }
 
 /// Reads the page `request` and appends it to `base` (the captured prefix).
-pub fn page_reader(base: Arc<HistoryChain>, request: PageRequest) -> Reader {
+pub fn page_reader(base: Arc<HistoryChain>, request: PageRequest) -> Reader<WorkObservation> {
     reader(move |auth, client| {
         let base = base.clone();
         let request = request.clone();
@@ -50,7 +49,7 @@ pub fn page_reader(base: Arc<HistoryChain>, request: PageRequest) -> Reader {
                     })
                     .map_err(ClientError::Decode)
             });
-            ObservationPayload::TaskHistory(Box::new(HistoryPageRead {
+            WorkObservation::TaskHistory(Box::new(HistoryPageRead {
                 base,
                 request,
                 result,
@@ -65,9 +64,9 @@ pub fn task_history_slot(
     base: Arc<HistoryChain>,
     request: PageRequest,
     generations: GenerationCounter,
-) -> SlotSpec {
+) -> SlotSpec<WorkSlot, WorkObservation> {
     SlotSpec {
-        key: SourceKey::TaskHistory(base.task_id.clone()),
+        key: WorkSlot::TaskHistory(base.task_id.clone()),
         explicit: ExplicitPolicy::Supersede,
         standing: false,
         generations,

@@ -140,25 +140,71 @@ pub enum ClientError {
 }
 
 impl ClientError {
-    /// Stable snake_case class for traces and the view (`timeout`, `status_500`, ...).
-    pub fn class(&self) -> String {
+    /// The typed failure class for traces and the view (`timeout`, `status_500`, ...).
+    pub fn class(&self) -> ErrorClass {
         match self {
-            Self::Transport(_) => "transport".into(),
-            Self::Timeout => "timeout".into(),
-            Self::Status { status, .. } => format!("status_{status}"),
-            Self::Decode(e) => format!("decode_{}", e.reason()),
-            Self::ReceiptMissing => "receipt_missing".into(),
-            Self::ReceiptDuplicated => "receipt_duplicated".into(),
-            Self::ReceiptMismatch { .. } => "receipt_mismatch".into(),
-            Self::WorkspaceMismatch { .. } => "workspace_mismatch".into(),
-            Self::Warming => "warming".into(),
-            Self::NoToken => "no_token".into(),
-            Self::Unauthorized { status, .. } => format!("unauthorized_{status}"),
-            Self::NotModifiedWithoutEntry => "not_modified_without_entry".into(),
-            Self::HealthModeRefused => "health_mode_refused".into(),
-            Self::NotEventStream { .. } => "not_event_stream".into(),
-            Self::InvalidRequest(_) => "invalid_request".into(),
-            Self::NotServed { .. } => "not_served".into(),
+            Self::Transport(_) => ErrorClass::Transport,
+            Self::Timeout => ErrorClass::Timeout,
+            Self::Status { status, .. } => ErrorClass::Status(*status),
+            Self::Decode(e) => ErrorClass::Decode(e.kind),
+            Self::ReceiptMissing => ErrorClass::ReceiptMissing,
+            Self::ReceiptDuplicated => ErrorClass::ReceiptDuplicated,
+            Self::ReceiptMismatch { .. } => ErrorClass::ReceiptMismatch,
+            Self::WorkspaceMismatch { .. } => ErrorClass::WorkspaceMismatch,
+            Self::Warming => ErrorClass::Warming,
+            Self::NoToken => ErrorClass::NoToken,
+            Self::Unauthorized { status, .. } => ErrorClass::Unauthorized(*status),
+            Self::NotModifiedWithoutEntry => ErrorClass::NotModifiedWithoutEntry,
+            Self::HealthModeRefused => ErrorClass::HealthModeRefused,
+            Self::NotEventStream { .. } => ErrorClass::NotEventStream,
+            Self::InvalidRequest(_) => ErrorClass::InvalidRequest,
+            Self::NotServed { .. } => ErrorClass::NotServed,
+        }
+    }
+}
+
+/// The class of a [`ClientError`]: a closed set, shown and traced by its stable snake_case
+/// name (`Display`), compared as a value (never as text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorClass {
+    Transport,
+    Timeout,
+    Status(u16),
+    Decode(DecodeErrorKind),
+    ReceiptMissing,
+    ReceiptDuplicated,
+    ReceiptMismatch,
+    WorkspaceMismatch,
+    Warming,
+    NoToken,
+    Unauthorized(u16),
+    NotModifiedWithoutEntry,
+    HealthModeRefused,
+    NotEventStream,
+    InvalidRequest,
+    /// This MASC does not serve the route (its unknown-route 404, issue 13).
+    NotServed,
+}
+
+impl std::fmt::Display for ErrorClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Transport => f.write_str("transport"),
+            Self::Timeout => f.write_str("timeout"),
+            Self::Status(status) => write!(f, "status_{status}"),
+            Self::Decode(kind) => write!(f, "decode_{}", kind.reason()),
+            Self::ReceiptMissing => f.write_str("receipt_missing"),
+            Self::ReceiptDuplicated => f.write_str("receipt_duplicated"),
+            Self::ReceiptMismatch => f.write_str("receipt_mismatch"),
+            Self::WorkspaceMismatch => f.write_str("workspace_mismatch"),
+            Self::Warming => f.write_str("warming"),
+            Self::NoToken => f.write_str("no_token"),
+            Self::Unauthorized(status) => write!(f, "unauthorized_{status}"),
+            Self::NotModifiedWithoutEntry => f.write_str("not_modified_without_entry"),
+            Self::HealthModeRefused => f.write_str("health_mode_refused"),
+            Self::NotEventStream => f.write_str("not_event_stream"),
+            Self::InvalidRequest => f.write_str("invalid_request"),
+            Self::NotServed => f.write_str("not_served"),
         }
     }
 }

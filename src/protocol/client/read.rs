@@ -233,7 +233,7 @@ mod tests {
                 "{:?} → {failed:?}",
                 String::from_utf8_lossy(body)
             );
-            assert_ne!(failed.class(), "warming");
+            assert_ne!(failed.class(), super::super::ErrorClass::Warming);
         }
     }
 }

@@ -380,18 +380,20 @@ mod tests {
     /// reads "cancelled", not "chat stream refused … outcome unknown", and nothing is pending.
     #[test]
     fn c9_a_cancelled_turn_reads_as_cancelled_once_the_record_says_so_issue13_defect5() {
+        use crate::actors::chat::ChatSlot;
         use crate::actors::chat::{
             ChatObservation, Reconciliation, SendOutcome, SendStep, UnknownCause,
         };
-        use crate::actors::ticket::{SourceKey, Ticket};
+        use crate::actors::contract::Ticket;
         use crate::protocol::chat::{ChatOperationRecord, OperationState};
+        use crate::view::chat::ChatPane;
         use crate::view::sample;
-        use crate::view::screens::chat::ChatPane;
 
         let id = "tui-0190f5a0-0000-7000-8000-00000000cc01";
         let t = Ticket {
-            source: SourceKey::Chat {
+            slot: ChatSlot::Send {
                 keeper: "rondo".into(),
+                request_id: id.into(),
             },
             generation: 3,
             scope: sample::scope(1),

@@ -6,6 +6,8 @@
 //! - [`marks`], [`rail`], [`gutter`], [`style`]: the symbol system and brightness levels.
 //! - [`markdown`], [`wrap`]: bodies into rows; [`project`]: block bodies per mode.
 //! - [`plan`], [`window`]: the visible blocks and windowed, cached rendering.
+//! - [`pane`]: the open chat in the model (its sends, progress and admission), and
+//!   [`surface`]: the chat surface model that owns it and the chat inbox.
 
 pub mod gutter;
 pub mod live;
@@ -14,10 +16,12 @@ pub mod marks;
 pub mod model;
 pub mod modes;
 mod paint;
+pub mod pane;
 pub mod plan;
 pub mod project;
 pub mod rail;
 pub mod style;
+pub mod surface;
 pub mod window;
 pub mod wrap;
 
@@ -27,4 +31,6 @@ pub use model::{
     Speaker, ToolCall, Transcript,
 };
 pub use modes::{JournalMode, OriginMode, ReasoningMode, ToolVisibility, ViewModes, ViewToggle};
+pub use pane::{Activity, ChatEffect, ChatPane, HistoryState, PendingSend, Progress, SendPhase};
+pub use surface::ChatModel;
 pub use window::{ChatGate, FrameInfo, ScrollPosition, TranscriptView, chat_gate};

@@ -2,7 +2,7 @@
 //! admission mode (surfaces.md header states; protocol.md §2.2/§2.3 modes).
 
 use super::{ProjectionCtx, Tab, Ui};
-use crate::actors::messages::IdentityState;
+use crate::actors::contract::IdentityState;
 use crate::protocol::admission::AdmissionMode;
 use crate::view::model::{ConnectionState, Model};
 use crate::view::text::{fit_middle, sanitize};

@@ -317,7 +317,7 @@ fn no_value_lines(fetched: &Fetched<Arc<KeeperRoster>>, theme: Theme) -> Vec<Lin
 
 pub fn render(model: &Model, ui: &RosterUi, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
     let theme = ctx.theme;
-    let fetched = &model.keepers.fetched;
+    let fetched = &model.keepers.roster.fetched;
     let Some(value) = fetched.last() else {
         let mut lines = vec![Line::styled("KEEPERS", theme.style(Tone::Strong))];
         lines.extend(no_value_lines(fetched, theme));

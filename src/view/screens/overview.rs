@@ -53,7 +53,7 @@ fn suffix<T: Clone>(fetched: &Fetched<T>, now: Instant) -> String {
 /// The Decisions panel (surfaces.md: decisions first): what needs a person, as read.
 fn decisions(model: &Model, ctx: &ProjectionCtx, out: &mut Vec<Line<'static>>) {
     let theme = ctx.theme;
-    let approvals = &model.system.approvals.fetched;
+    let approvals = &model.decisions.approvals.fetched;
     if let Some(words) = no_value(approvals) {
         out.push(Line::from(vec![
             label("Approvals", theme),
@@ -107,7 +107,7 @@ fn decisions(model: &Model, ctx: &ProjectionCtx, out: &mut Vec<Line<'static>>) {
             ]));
         }
     }
-    let asks = &model.system.asks.fetched;
+    let asks = &model.decisions.asks.fetched;
     if let Some(words) = no_value(asks) {
         out.push(Line::from(vec![label("Asks", theme), Span::raw(words)]));
     }
@@ -158,7 +158,7 @@ fn label(text: &str, theme: Theme) -> Span<'static> {
 
 fn keepers_line(model: &Model, ctx: &ProjectionCtx) -> Line<'static> {
     let theme = ctx.theme;
-    let fetched = &model.keepers.fetched;
+    let fetched = &model.keepers.roster.fetched;
     let text = match (no_value(fetched), fetched.last()) {
         (Some(words), _) => words,
         (None, Some(o)) => {
@@ -283,7 +283,7 @@ fn quota_line(model: &Model, ctx: &ProjectionCtx) -> Line<'static> {
 /// Up to two things that need a look, from what is already read (never invented).
 fn attention(model: &Model) -> Vec<String> {
     let mut items = Vec::new();
-    if let Some(o) = model.keepers.fetched.last() {
+    if let Some(o) = model.keepers.roster.fetched.last() {
         items.extend(
             o.value
                 .keepers()
@@ -318,7 +318,7 @@ fn attention(model: &Model) -> Vec<String> {
 }
 
 fn candle_line(model: &Model, theme: Theme) -> Line<'static> {
-    let text = match model.keepers.fetched.last().map(|o| &o.value.candle) {
+    let text = match model.keepers.roster.fetched.last().map(|o| &o.value.candle) {
         None => "(not loaded yet)".to_string(),
         Some(None) => "not reported by this server".to_string(),
         Some(Some(Candle::Off {})) => "off".to_string(),

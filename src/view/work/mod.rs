@@ -1,8 +1,11 @@
-//! Work surface state off the screens: the Work part of the model ([`model`]) and the display
-//! preparation that runs off the view actor ([`prep`], sources.md ).
+//! Work surface state off the screens: the Work part of the model ([`model`]), the open
+//! detail's slots ([`detail`]) and the display preparation that runs off the view actor
+//! ([`prep`], sources.md ).
 
+pub mod detail;
 pub mod model;
 pub mod prep;
 
-pub use model::{GoalDetailModel, PageOutcome, TaskDetailModel, WorkModel};
+pub use detail::{GoalDetailModel, PageOutcome, TaskDetailModel};
+pub use model::WorkModel;
 pub use prep::{PrepJob, PrepKey, PrepPart, PrepState, Prepared, PreparedLine, Shown};

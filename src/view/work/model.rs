@@ -6,63 +6,21 @@
 //! Opening a task or goal (again) starts from fresh slots, so an old ticket of the same id is
 //! rejected. Withdrawal drops the detail values and owners together.
 
+use super::detail::{GoalDetailModel, PageOutcome, TaskDetailModel};
 use super::prep::PrepState;
-use crate::actors::messages::ObservationPayload;
-use crate::actors::ticket::{SourceKey, Ticket};
-use crate::actors::work::{HistoryChain, HistoryPageRead};
+use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
+use crate::actors::work::{
+    HistoryPageRead, PLANNING, TASK_LIST, WORK_DETAIL, WorkObservation, WorkSlot,
+};
 use crate::protocol::admission::ReadScope;
-use crate::protocol::client::ClientError;
 use crate::protocol::goals::GoalDetailRead;
 use crate::protocol::planning::{PlanningRead, Rollup};
-use crate::protocol::tasks::{PageRequest, TaskDetail, TaskList};
-use crate::view::admission::{EpochGate, RejectReason, Slot};
-use crate::view::fetched::{Fetched, ReadBadge, SlotFailure};
+use crate::protocol::tasks::TaskList;
+use crate::view::admission::{EpochGate, ReadSlot, RejectReason, Slot};
+use crate::view::fetched::{FailureClass, Fetched, SlotFailure};
+use crate::view::surface::SurfaceModel;
 use std::sync::Arc;
 use std::time::Instant;
-
-/// How the last history page read ended (for the retry cursor and the failure line).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PageOutcome {
-    pub request: PageRequest,
-    /// `true` when the page started a fresh prefix (`r`, or the first page).
-    pub fresh: bool,
-    /// `None`: admitted.
-    pub failure: Option<SlotFailure>,
-}
-
-/// The open Task detail.
-#[derive(Debug, Clone)]
-pub struct TaskDetailModel {
-    pub task_id: String,
-    pub body: Slot<Arc<TaskDetail>>,
-    /// Generation of the ticket whose body is shown (identifies the observation for A-13).
-    pub body_generation: Option<u64>,
-    pub history: Slot<Arc<HistoryChain>>,
-    pub last_page: Option<PageOutcome>,
-    /// A withdrawal dropped both values; cleared by the next dispatch.
-    pub withdrawn: bool,
-}
-
-impl TaskDetailModel {
-    pub fn new(task_id: impl Into<String>) -> Self {
-        Self {
-            task_id: task_id.into(),
-            body: Slot::default(),
-            body_generation: None,
-            history: Slot::default(),
-            last_page: None,
-            withdrawn: false,
-        }
-    }
-}
-
-/// The open Goal detail.
-#[derive(Debug, Clone)]
-pub struct GoalDetailModel {
-    pub goal_id: String,
-    pub timeline: Slot<Arc<GoalDetailRead>>,
-    pub withdrawn: bool,
-}
 
 /// Goal counts of the first Planning reading of this session (surfaces.md: net change).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,8 +28,9 @@ pub struct FirstPlanning {
     pub rollup: Rollup,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct WorkModel {
+    inbox: Inbox<WorkSlot, WorkObservation>,
     pub planning: Slot<Arc<PlanningRead>>,
     pub first_planning: Option<FirstPlanning>,
     pub tasks: Slot<Arc<TaskList>>,
@@ -83,7 +42,11 @@ pub struct WorkModel {
 
 /// a retry after a failure with no value stays `Failed` (its cause kept) with the retry
 /// marked in flight; it never reads as loading-from-nothing or as recovered.
-fn dispatch_keeping_cause<T: Clone>(slot: &mut Slot<T>, ticket: Ticket, gate: &EpochGate) -> bool {
+fn dispatch_keeping_cause<T: Clone>(
+    slot: &mut Slot<T>,
+    ticket: &Ticket<WorkSlot>,
+    gate: &EpochGate,
+) -> bool {
     let cause = match &slot.fetched {
         Fetched::Failed {
             last: None, error, ..
@@ -104,7 +67,7 @@ fn dispatch_keeping_cause<T: Clone>(slot: &mut Slot<T>, ticket: Ticket, gate: &E
 }
 
 /// a retired retry withdraws only the retry marker; the cause stays.
-fn retire_keeping_cause<T: Clone>(slot: &mut Slot<T>, ticket: &Ticket) -> bool {
+fn retire_keeping_cause<T: Clone>(slot: &mut Slot<T>, ticket: &Ticket<WorkSlot>) -> bool {
     if !slot.retired(ticket) {
         return false;
     }
@@ -122,14 +85,26 @@ fn withdraw_keeping_cause<T: Clone>(slot: &mut Slot<T>) -> bool {
     changed
 }
 
-fn failure_of(err: &ClientError) -> SlotFailure {
-    SlotFailure {
-        class: err.class(),
-        detail: err.to_string(),
+impl Default for WorkModel {
+    /// A model with an inbox of its own (tests, screens rendered without a runtime).
+    fn default() -> Self {
+        Self::new(&Inboxes::new())
     }
 }
 
 impl WorkModel {
+    pub fn new(inboxes: &Inboxes) -> Self {
+        Self {
+            inbox: inboxes.get(),
+            planning: Slot::default(),
+            first_planning: None,
+            tasks: Slot::default(),
+            task: None,
+            goal: None,
+            prep: PrepState::default(),
+        }
+    }
+
     /// The view opened a task: fresh slots, so nothing of an earlier opening applies.
     pub fn open_task(&mut self, task_id: &str) {
         self.task = Some(TaskDetailModel::new(task_id));
@@ -195,220 +170,7 @@ impl WorkModel {
         self.goal.as_mut().filter(|g| g.goal_id == id)
     }
 
-    /// Whether `source` is a Work key (then every verdict below is this model's).
-    pub fn owns(source: &SourceKey) -> bool {
-        matches!(
-            source,
-            SourceKey::Planning
-                | SourceKey::TaskList
-                | SourceKey::WorkDetail
-                | SourceKey::TaskBody(_)
-                | SourceKey::TaskHistory(_)
-                | SourceKey::GoalTimeline(_)
-        )
-    }
-
-    /// `Dispatched`. A ticket of an object that is not open changes nothing.
-    pub fn on_dispatched(&mut self, ticket: Ticket, gate: &EpochGate) -> bool {
-        match ticket.source.clone() {
-            SourceKey::Planning => self.planning.dispatched(ticket, gate),
-            SourceKey::TaskList => self.tasks.dispatched(ticket, gate),
-            SourceKey::TaskBody(id) => match self.task_for(&id) {
-                Some(t) => {
-                    let changed = dispatch_keeping_cause(&mut t.body, ticket, gate);
-                    t.withdrawn &= !changed;
-                    changed
-                }
-                None => false,
-            },
-            SourceKey::TaskHistory(id) => match self.task_for(&id) {
-                Some(t) => {
-                    let changed = dispatch_keeping_cause(&mut t.history, ticket, gate);
-                    t.withdrawn &= !changed;
-                    changed
-                }
-                None => false,
-            },
-            SourceKey::GoalTimeline(id) => match self.goal_for(&id) {
-                Some(g) => {
-                    let changed = dispatch_keeping_cause(&mut g.timeline, ticket, gate);
-                    g.withdrawn &= !changed;
-                    changed
-                }
-                None => false,
-            },
-            _ => false,
-        }
-    }
-
-    /// The read state of `source`'s slot (None: not open, or not a Work source).
-    pub fn read_badge(&mut self, source: &SourceKey) -> Option<&mut dyn ReadBadge> {
-        match source {
-            SourceKey::Planning => Some(&mut self.planning.fetched),
-            SourceKey::TaskList => Some(&mut self.tasks.fetched),
-            SourceKey::TaskBody(id) => self
-                .task_for(id)
-                .map(|t| &mut t.body.fetched as &mut dyn ReadBadge),
-            SourceKey::TaskHistory(id) => self
-                .task_for(id)
-                .map(|t| &mut t.history.fetched as &mut dyn ReadBadge),
-            SourceKey::GoalTimeline(id) => self
-                .goal_for(id)
-                .map(|g| &mut g.timeline.fetched as &mut dyn ReadBadge),
-            _ => None,
-        }
-    }
-
-    /// Whether the result of `ticket` may be applied (the payload must fit the key too).
-    pub fn judge(
-        &self,
-        ticket: &Ticket,
-        payload: &ObservationPayload,
-        gate: &EpochGate,
-    ) -> Result<(), RejectReason> {
-        let fits = matches!(
-            (&ticket.source, payload),
-            (SourceKey::Planning, ObservationPayload::Planning(_))
-                | (SourceKey::TaskList, ObservationPayload::TaskList(_))
-                | (SourceKey::TaskBody(_), ObservationPayload::TaskBody(_))
-                | (
-                    SourceKey::TaskHistory(_),
-                    ObservationPayload::TaskHistory(_)
-                )
-                | (
-                    SourceKey::GoalTimeline(_),
-                    ObservationPayload::GoalTimeline(_)
-                )
-        );
-        if !fits {
-            return Err(RejectReason::UnknownSlot);
-        }
-        match &ticket.source {
-            SourceKey::Planning => self.planning.judge(ticket, gate),
-            SourceKey::TaskList => self.tasks.judge(ticket, gate),
-            // Not the open task or goal (closed, or another one opened): never applied.
-            SourceKey::TaskBody(id) => Slot::judge_if_open(
-                self.task
-                    .as_ref()
-                    .filter(|t| &t.task_id == id)
-                    .map(|t| &t.body),
-                ticket,
-                gate,
-            ),
-            SourceKey::TaskHistory(id) => Slot::judge_if_open(
-                self.task
-                    .as_ref()
-                    .filter(|t| &t.task_id == id)
-                    .map(|t| &t.history),
-                ticket,
-                gate,
-            ),
-            SourceKey::GoalTimeline(id) => Slot::judge_if_open(
-                self.goal
-                    .as_ref()
-                    .filter(|g| &g.goal_id == id)
-                    .map(|g| &g.timeline),
-                ticket,
-                gate,
-            ),
-            _ => Err(RejectReason::UnknownSlot),
-        }
-    }
-
-    /// Applies a judged observation.
-    pub fn apply(&mut self, ticket: &Ticket, payload: ObservationPayload, now: Instant) {
-        match payload {
-            ObservationPayload::Planning(result) => {
-                if let Ok(a) = &result
-                    && let PlanningRead::Snapshot(p) = a.value.as_ref()
-                    && self.first_planning.is_none()
-                {
-                    self.first_planning = Some(FirstPlanning {
-                        rollup: p.rollup.clone(),
-                    });
-                }
-                self.planning.apply_with(ticket, result, now, |v| v);
-            }
-            ObservationPayload::TaskList(result) => {
-                self.tasks.apply_with(ticket, result, now, |v| v);
-            }
-            ObservationPayload::TaskBody(result) => {
-                let generation = ticket.generation;
-                if let SourceKey::TaskBody(id) = &ticket.source
-                    && let Some(t) = self.task_for(id)
-                {
-                    if result.is_ok() {
-                        t.body_generation = Some(generation);
-                    }
-                    t.body.apply_with(ticket, result, now, |v| v);
-                }
-            }
-            ObservationPayload::TaskHistory(read) => {
-                if let SourceKey::TaskHistory(id) = &ticket.source
-                    && let Some(t) = self.task_for(id)
-                {
-                    apply_history(t, ticket, *read, now);
-                }
-            }
-            ObservationPayload::GoalTimeline(result) => {
-                if let SourceKey::GoalTimeline(id) = &ticket.source
-                    && let Some(g) = self.goal_for(id)
-                {
-                    match &result {
-                        Ok(a) => match a.value.as_ref() {
-                            GoalDetailRead::NotFound { .. } => {
-                                // An unknown goal is a typed failure of this read only; the
-                                // last good timeline stays beside it (B-2).
-                                g.timeline.apply_failure(SlotFailure {
-                                    class: "goal_not_found".into(),
-                                    detail: "the server does not know this goal".into(),
-                                });
-                            }
-                            GoalDetailRead::Found(_) => {
-                                g.timeline.apply_with(ticket, result, now, |v| v)
-                            }
-                        },
-                        Err(_) => g.timeline.apply_with(ticket, result, now, |v| v),
-                    }
-                }
-            }
-            ObservationPayload::KeepersRoster(_)
-            | ObservationPayload::Chat(_)
-            | ObservationPayload::BoardPosts(_)
-            | ObservationPayload::HearthCensus(_)
-            | ObservationPayload::BoardPost(_)
-            | ObservationPayload::ToolsInventory(_)
-            | ObservationPayload::SkillsCatalog(_)
-            | ObservationPayload::AsyncRequests(_)
-            | ObservationPayload::RuntimeCatalogue(_)
-            | ObservationPayload::ConnectorsStatus(_)
-            | ObservationPayload::ConnectorNames(_)
-            | ObservationPayload::OperatorApprovals(_)
-            | ObservationPayload::OpenAsks(_) => {}
-        }
-    }
-
-    /// `Retired`.
-    pub fn on_retired(&mut self, ticket: &Ticket) -> bool {
-        match ticket.source.clone() {
-            SourceKey::Planning => self.planning.retired(ticket),
-            SourceKey::TaskList => self.tasks.retired(ticket),
-            SourceKey::TaskBody(id) => self
-                .task_for(&id)
-                .is_some_and(|t| retire_keeping_cause(&mut t.body, ticket)),
-            SourceKey::TaskHistory(id) => self
-                .task_for(&id)
-                .is_some_and(|t| retire_keeping_cause(&mut t.history, ticket)),
-            SourceKey::GoalTimeline(id) => self
-                .goal_for(&id)
-                .is_some_and(|g| retire_keeping_cause(&mut g.timeline, ticket)),
-            _ => false,
-        }
-    }
-
-    /// A new epoch opened: reads of older epochs lose their slots; another workspace never
-    /// shows this one's values (G-6).
-    pub fn on_new_epoch(&mut self, scope: &ReadScope) -> bool {
+    fn new_epoch(&mut self, scope: &ReadScope) -> bool {
         let mut changed = self.planning.withdraw() | self.tasks.withdraw();
         if self.planning.forget_other_workspace(scope) {
             // The net change is counted from the first reading of *this* workspace.
@@ -429,9 +191,7 @@ impl WorkModel {
         changed
     }
 
-    /// Authority withdrawn: list slots keep their last value (G-6); the Task detail drops both
-    /// values and their owners together, and so does the goal timeline (B-1).
-    pub fn on_withdrawn(&mut self) -> bool {
+    fn withdrawn(&mut self) -> bool {
         let mut changed = withdraw_keeping_cause(&mut self.planning);
         changed |= withdraw_keeping_cause(&mut self.tasks);
         if let Some(t) = self.task.as_mut() {
@@ -450,68 +210,227 @@ impl WorkModel {
         }
         changed
     }
+}
 
-    fn detail_slots(
+impl SurfaceModel for WorkModel {
+    type Slot = WorkSlot;
+    type Payload = WorkObservation;
+
+    fn inbox(&self) -> &Inbox<WorkSlot, WorkObservation> {
+        &self.inbox
+    }
+
+    /// A ticket of an object that is not open changes nothing.
+    fn dispatched(&mut self, ticket: &Ticket<WorkSlot>, gate: &EpochGate) -> bool {
+        match &ticket.slot {
+            WorkSlot::Planning => self.planning.dispatched(ticket, gate),
+            WorkSlot::TaskList => self.tasks.dispatched(ticket, gate),
+            WorkSlot::TaskBody(id) => match self.task_for(id) {
+                Some(t) => {
+                    let changed = dispatch_keeping_cause(&mut t.body, ticket, gate);
+                    t.withdrawn &= !changed;
+                    changed
+                }
+                None => false,
+            },
+            WorkSlot::TaskHistory(id) => match self.task_for(id) {
+                Some(t) => {
+                    let changed = dispatch_keeping_cause(&mut t.history, ticket, gate);
+                    t.withdrawn &= !changed;
+                    changed
+                }
+                None => false,
+            },
+            WorkSlot::GoalTimeline(id) => match self.goal_for(id) {
+                Some(g) => {
+                    let changed = dispatch_keeping_cause(&mut g.timeline, ticket, gate);
+                    g.withdrawn &= !changed;
+                    changed
+                }
+                None => false,
+            },
+        }
+    }
+
+    /// Whether the result of `ticket` may be applied (the payload must fit the key too).
+    fn judge(
         &mut self,
-        source: &SourceKey,
-        f: &mut dyn FnMut(&mut dyn SlotOps) -> bool,
-    ) -> bool {
-        match source {
-            SourceKey::Planning => f(&mut self.planning),
-            SourceKey::TaskList => f(&mut self.tasks),
-            SourceKey::WorkDetail => {
-                let mut changed = false;
-                if let Some(t) = self.task.as_mut() {
-                    changed |= f(&mut t.body);
-                    changed |= f(&mut t.history);
+        ticket: &Ticket<WorkSlot>,
+        payload: &WorkObservation,
+        gate: &EpochGate,
+    ) -> Result<(), RejectReason> {
+        let fits = matches!(
+            (&ticket.slot, payload),
+            (WorkSlot::Planning, WorkObservation::Planning(_))
+                | (WorkSlot::TaskList, WorkObservation::TaskList(_))
+                | (WorkSlot::TaskBody(_), WorkObservation::TaskBody(_))
+                | (WorkSlot::TaskHistory(_), WorkObservation::TaskHistory(_))
+                | (WorkSlot::GoalTimeline(_), WorkObservation::GoalTimeline(_))
+        );
+        if !fits {
+            return Err(RejectReason::UnknownSlot);
+        }
+        match &ticket.slot {
+            WorkSlot::Planning => self.planning.judge(ticket, gate),
+            WorkSlot::TaskList => self.tasks.judge(ticket, gate),
+            // Not the open task or goal (closed, or another one opened): never applied.
+            WorkSlot::TaskBody(id) => Slot::judge_if_open(
+                self.task
+                    .as_ref()
+                    .filter(|t| &t.task_id == id)
+                    .map(|t| &t.body),
+                ticket,
+                gate,
+            ),
+            WorkSlot::TaskHistory(id) => Slot::judge_if_open(
+                self.task
+                    .as_ref()
+                    .filter(|t| &t.task_id == id)
+                    .map(|t| &t.history),
+                ticket,
+                gate,
+            ),
+            WorkSlot::GoalTimeline(id) => Slot::judge_if_open(
+                self.goal
+                    .as_ref()
+                    .filter(|g| &g.goal_id == id)
+                    .map(|g| &g.timeline),
+                ticket,
+                gate,
+            ),
+        }
+    }
+
+    fn apply(&mut self, ticket: &Ticket<WorkSlot>, payload: WorkObservation, now: Instant) {
+        match payload {
+            WorkObservation::Planning(result) => {
+                if let Ok(a) = &result
+                    && let PlanningRead::Snapshot(p) = a.value.as_ref()
+                    && self.first_planning.is_none()
+                {
+                    self.first_planning = Some(FirstPlanning {
+                        rollup: p.rollup.clone(),
+                    });
                 }
-                if let Some(g) = self.goal.as_mut() {
-                    changed |= f(&mut g.timeline);
-                }
-                changed
+                self.planning.apply_with(ticket, result, now, |v| v);
             }
-            _ => false,
+            WorkObservation::TaskList(result) => {
+                self.tasks.apply_with(ticket, result, now, |v| v);
+            }
+            WorkObservation::TaskBody(result) => {
+                let generation = ticket.generation;
+                if let WorkSlot::TaskBody(id) = &ticket.slot
+                    && let Some(t) = self.task_for(id)
+                {
+                    if result.is_ok() {
+                        t.body_generation = Some(generation);
+                    }
+                    t.body.apply_with(ticket, result, now, |v| v);
+                }
+            }
+            WorkObservation::TaskHistory(read) => {
+                if let WorkSlot::TaskHistory(id) = &ticket.slot
+                    && let Some(t) = self.task_for(id)
+                {
+                    apply_history(t, ticket, *read, now);
+                }
+            }
+            WorkObservation::GoalTimeline(result) => {
+                if let WorkSlot::GoalTimeline(id) = &ticket.slot
+                    && let Some(g) = self.goal_for(id)
+                {
+                    match &result {
+                        Ok(a) => match a.value.as_ref() {
+                            GoalDetailRead::NotFound { .. } => {
+                                // An unknown goal is a typed failure of this read only; the
+                                // last good timeline stays beside it (B-2).
+                                g.timeline.apply_failure(SlotFailure {
+                                    class: FailureClass::GoalNotFound,
+                                    detail: "the server does not know this goal".into(),
+                                });
+                            }
+                            GoalDetailRead::Found(_) => {
+                                g.timeline.apply_with(ticket, result, now, |v| v)
+                            }
+                        },
+                        Err(_) => g.timeline.apply_with(ticket, result, now, |v| v),
+                    }
+                }
+            }
         }
     }
 
-    /// `SourceRestarted`: the reads in flight of that source fail with `source_restarted`.
-    pub fn on_source_restarted(&mut self, source: &SourceKey) -> bool {
-        self.detail_slots(source, &mut |s| s.restarted())
-    }
-
-    pub fn on_source_stopped(&mut self, source: &SourceKey) -> bool {
-        self.detail_slots(source, &mut |s| s.stopped())
-    }
-
-    /// Some Work read's last result is a failure (header: degraded).
-    pub fn any_failed(&self) -> bool {
-        matches!(self.planning.fetched, Fetched::Failed { .. })
-            || matches!(self.tasks.fetched, Fetched::Failed { .. })
-    }
-}
-
-/// Object-safe access to the slot operations restart/stop need.
-trait SlotOps {
-    fn restarted(&mut self) -> bool;
-    fn stopped(&mut self) -> bool;
-}
-
-impl<T: Clone> SlotOps for Slot<T> {
-    fn restarted(&mut self) -> bool {
-        self.source_restarted()
-    }
-    fn stopped(&mut self) -> bool {
-        // Only slots that were ever asked for show "source stopped".
-        if matches!(self.fetched, Fetched::NotRequested) && !self.in_flight() {
-            return false;
+    fn retired(&mut self, ticket: &Ticket<WorkSlot>) -> bool {
+        match &ticket.slot {
+            WorkSlot::Planning => self.planning.retired(ticket),
+            WorkSlot::TaskList => self.tasks.retired(ticket),
+            WorkSlot::TaskBody(id) => self
+                .task_for(id)
+                .is_some_and(|t| retire_keeping_cause(&mut t.body, ticket)),
+            WorkSlot::TaskHistory(id) => self
+                .task_for(id)
+                .is_some_and(|t| retire_keeping_cause(&mut t.history, ticket)),
+            WorkSlot::GoalTimeline(id) => self
+                .goal_for(id)
+                .is_some_and(|g| retire_keeping_cause(&mut g.timeline, ticket)),
         }
-        self.source_stopped()
+    }
+
+    fn slot(&mut self, key: &WorkSlot) -> Option<&mut dyn ReadSlot> {
+        match key {
+            WorkSlot::Planning => Some(&mut self.planning),
+            WorkSlot::TaskList => Some(&mut self.tasks),
+            WorkSlot::TaskBody(id) => self.task_for(id).map(|t| &mut t.body as &mut dyn ReadSlot),
+            WorkSlot::TaskHistory(id) => self
+                .task_for(id)
+                .map(|t| &mut t.history as &mut dyn ReadSlot),
+            WorkSlot::GoalTimeline(id) => self
+                .goal_for(id)
+                .map(|g| &mut g.timeline as &mut dyn ReadSlot),
+        }
+    }
+
+    fn slots(&mut self) -> Vec<(SourceKey, &mut dyn ReadSlot)> {
+        let mut all: Vec<(SourceKey, &mut dyn ReadSlot)> = vec![
+            (PLANNING, &mut self.planning as &mut dyn ReadSlot),
+            (TASK_LIST, &mut self.tasks),
+        ];
+        if let Some(t) = self.task.as_mut() {
+            all.push((WORK_DETAIL, &mut t.body));
+            all.push((WORK_DETAIL, &mut t.history));
+        }
+        if let Some(g) = self.goal.as_mut() {
+            all.push((WORK_DETAIL, &mut g.timeline));
+        }
+        all
+    }
+
+    /// A new epoch opened: reads of older epochs lose their slots; another workspace never
+    /// shows this one's values (G-6).
+    fn on_new_epoch(&mut self, scope: &ReadScope) -> bool {
+        self.new_epoch(scope)
+    }
+
+    /// Authority withdrawn: list slots keep their last value (G-6); the Task detail drops both
+    /// values and their owners together, and so does the goal timeline (B-1).
+    fn on_withdrawn(&mut self) -> bool {
+        self.withdrawn()
+    }
+
+    /// Some Work list read's last result is a failure (header: degraded).
+    fn any_failed(&self) -> bool {
+        self.planning.failed() || self.tasks.failed()
     }
 }
 
 /// A history page result: admitted → the new prefix; failed → the prefix stays with the
 /// failure and the same retry cursor, never an empty list or a fallback.
-fn apply_history(t: &mut TaskDetailModel, ticket: &Ticket, read: HistoryPageRead, now: Instant) {
+fn apply_history(
+    t: &mut TaskDetailModel,
+    ticket: &Ticket<WorkSlot>,
+    read: HistoryPageRead,
+    now: Instant,
+) {
     let HistoryPageRead {
         base,
         request,
@@ -521,7 +440,7 @@ fn apply_history(t: &mut TaskDetailModel, ticket: &Ticket, read: HistoryPageRead
     t.last_page = Some(PageOutcome {
         request,
         fresh,
-        failure: result.as_ref().err().map(failure_of),
+        failure: result.as_ref().err().map(SlotFailure::of_client),
     });
     t.history.apply_with(ticket, result, now, |v| v);
 }

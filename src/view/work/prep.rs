@@ -11,7 +11,7 @@
 //! History preparation is incremental: the prefix is immutable, so a preparation of the same
 //! prefix at the same width is extended with the new page's rows only.
 
-use super::model::TaskDetailModel;
+use super::detail::TaskDetailModel;
 use crate::actors::work::HistoryChain;
 use crate::protocol::tasks::{GoalObservation, Task, TaskDetail, TaskEventRow, TaskState};
 use crate::view::text::{display_width, grapheme_width, sanitize, sanitize_lines};

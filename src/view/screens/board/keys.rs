@@ -4,7 +4,7 @@
 
 use super::{BoardUi, LIST_HEADER_ROWS, selected_index, shown_posts};
 use crate::actors::board::{BoardCommand, BoardQuery};
-use crate::view::keys::UiCommand;
+use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crossterm::event::{KeyCode, KeyEvent};
 
@@ -29,7 +29,7 @@ pub fn refresh(ui: &BoardUi) -> UiCommand {
     if ui.open.is_some() {
         UiCommand::Board(BoardCommand::RefreshPost)
     } else {
-        UiCommand::Refresh(crate::actors::ticket::SourceKey::Board)
+        UiCommand::Refresh(crate::actors::board::BOARD)
     }
 }
 

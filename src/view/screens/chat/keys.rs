@@ -5,11 +5,11 @@
 
 use super::{ChatUi, ChatUiCommand, Progress, composer_layout, transcript_rows};
 use crate::view::chat::{ReasoningMode, ScrollPosition, ToolVisibility, ViewToggle};
+use crate::view::command::UiCommand;
 use crate::view::composer::slash::{ThinkingChoice, ToolsChoice};
 use crate::view::composer::{
     ComposerAction, PasteStamp, RecallDirection, RecallStep, SlashCommand,
 };
-use crate::view::keys::UiCommand;
 use crate::view::model::Model;
 use crate::view::screens::Ui;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -75,6 +75,7 @@ fn recall(chat: &mut ChatUi, model: &Model, direction: RecallDirection) -> UiCom
     }
     let list = model
         .chat
+        .pane
         .as_ref()
         .filter(|p| p.keeper == chat.keeper)
         .map(|p| p.recall_list())
@@ -94,6 +95,7 @@ fn next_keeper(chat: &mut ChatUi, model: &Model) -> UiCommand {
     let now = Instant::now();
     let in_flight = model
         .chat
+        .pane
         .as_ref()
         .filter(|p| p.keeper == chat.keeper)
         .is_some_and(|p| {
@@ -111,6 +113,7 @@ fn next_keeper(chat: &mut ChatUi, model: &Model) -> UiCommand {
     }
     let names: Vec<&str> = model
         .keepers
+        .roster
         .fetched
         .last()
         .map(|o| o.value.keepers().map(|r| r.name.as_str()).collect())
@@ -157,6 +160,7 @@ fn screen_key(chat: &mut ChatUi, model: &Model, key: KeyEvent, page: usize) -> U
         KeyCode::PageUp => {
             let at_top = model
                 .chat
+                .pane
                 .as_ref()
                 .filter(|p| p.keeper == chat.keeper)
                 .is_some_and(|p| p.view().last_frame().at_top);

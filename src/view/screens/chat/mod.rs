@@ -12,13 +12,13 @@
 //! goes on the screen's footer row.
 
 pub mod keys;
-pub mod pane;
 
-pub use pane::{Activity, ChatEffect, ChatPane, HistoryState, PendingSend, Progress, SendPhase};
+pub use crate::view::chat::{
+    Activity, ChatEffect, ChatPane, HistoryState, PendingSend, Progress, SendPhase,
+};
 
 use super::{ProjectionCtx, Ui, body_area};
 use crate::actors::chat::ChatCommand;
-use crate::actors::messages::SourceCommand;
 use crate::protocol::admission::WorkspaceId;
 use crate::protocol::keepers::{ActivationMode, KeeperRow, KeeperRowSlot};
 use crate::view::chat::{ScrollPosition, ViewModes};
@@ -51,26 +51,7 @@ pub struct ChatUi {
     pub recall: RecallCursor,
 }
 
-/// What a chat key asks the view actor to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ChatUiCommand {
-    Open {
-        keeper: String,
-    },
-    Close {
-        keeper: String,
-    },
-    /// `text` is what is posted (`OutgoingMessage::inline_text`); `draft` is what goes back
-    /// into the composer when the send cannot leave.
-    Send {
-        keeper: String,
-        text: String,
-        draft: Draft,
-    },
-    LoadOlder {
-        keeper: String,
-    },
-}
+pub use crate::view::command::ChatUiCommand;
 
 /// The chat pane inside the body: everything below the title row.
 fn pane_area(body: Rect) -> Rect {
@@ -137,11 +118,11 @@ pub fn dispatch(
     cmd: ChatUiCommand,
     model: &mut Model,
     ui: &mut Ui,
-    hub: Option<&ractor::ActorRef<SourceCommand>>,
+    hub: Option<&ractor::DerivedActorRef<ChatCommand>>,
     theme: Theme,
 ) -> Option<String> {
     let cast = |c: ChatCommand| match hub {
-        Some(h) => h.cast(SourceCommand::Chat(c)).is_ok(),
+        Some(h) => h.send_message(c).is_ok(),
         None => false,
     };
     match cmd {
@@ -155,7 +136,7 @@ pub fn dispatch(
                 .drafts
                 .take(&draft_key(&workspace, &keeper))
                 .map_or_else(Composer::new, Composer::from_draft);
-            model.chat = Some(ChatPane::new(
+            model.chat.pane = Some(ChatPane::new(
                 keeper.clone(),
                 model.gate().current().map(|s| s.workspace.clone()),
                 theme,
@@ -173,12 +154,12 @@ pub fn dispatch(
         }
         ChatUiCommand::Close { keeper } => {
             save_draft(ui);
-            model.chat = None;
+            model.chat.pane = None;
             cast(ChatCommand::Close { keeper });
             None
         }
         ChatUiCommand::LoadOlder { keeper } => {
-            let pane = model.chat.as_mut().filter(|p| p.keeper == keeper)?;
+            let pane = model.chat.pane.as_mut().filter(|p| p.keeper == keeper)?;
             if !pane.has_more {
                 return Some("start of the stored history".into());
             }
@@ -195,7 +176,7 @@ pub fn dispatch(
             draft,
         } => {
             let scope = model.gate().current().cloned();
-            let (Some(scope), Some(pane)) = (scope, model.chat.as_mut()) else {
+            let (Some(scope), Some(pane)) = (scope, model.chat.pane.as_mut()) else {
                 restore_draft(ui, &workspace_of(model), &keeper, draft);
                 return Some("not sent: workspace not confirmed".into());
             };
@@ -251,7 +232,7 @@ fn restore_draft(ui: &mut Ui, workspace: &str, keeper: &str, draft: Draft) {
 
 /// After an admitted observation: apply the pane's side effects to UI state.
 pub fn after_observed(model: &mut Model, ui: &mut Ui) -> bool {
-    let Some(pane) = model.chat.as_mut() else {
+    let Some(pane) = model.chat.pane.as_mut() else {
         return false;
     };
     let effects = pane.take_effects();
@@ -276,7 +257,7 @@ pub fn after_observed(model: &mut Model, ui: &mut Ui) -> bool {
 }
 
 fn roster_row<'a>(model: &'a Model, keeper: &str) -> Option<&'a KeeperRow> {
-    model.keepers.fetched.last().and_then(|o| {
+    model.keepers.roster.fetched.last().and_then(|o| {
         o.value.rows.iter().find_map(|r| match r {
             KeeperRowSlot::Row(row) if row.name == keeper => Some(row.as_ref()),
             _ => None,
@@ -299,7 +280,7 @@ pub fn render(
     if body.height < 6 {
         return None;
     }
-    let pane = model.chat.as_ref().filter(|p| p.keeper == chat.keeper);
+    let pane = model.chat.pane.as_ref().filter(|p| p.keeper == chat.keeper);
     let row = |i: u16| Rect::new(body.x, body.y + i, body.width, 1);
     let width = usize::from(body.width);
 

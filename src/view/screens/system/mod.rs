@@ -59,11 +59,11 @@ impl SystemPane {
     }
 
     /// The source `r` re-reads on this pane.
-    pub fn source(self) -> crate::actors::ticket::SourceKey {
+    pub fn source(self) -> crate::actors::contract::SourceKey {
         match self {
-            Self::Runtime => crate::actors::ticket::SourceKey::RuntimeCatalogue,
-            Self::Connectors => crate::actors::ticket::SourceKey::Connectors,
-            _ => crate::actors::ticket::SourceKey::Tools,
+            Self::Runtime => crate::actors::system::RUNTIME,
+            Self::Connectors => crate::actors::system::CONNECTORS,
+            _ => crate::actors::system::TOOLS,
         }
     }
 }

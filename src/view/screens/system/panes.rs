@@ -310,8 +310,8 @@ pub fn async_lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line
 #[cfg(test)]
 mod compat_tests {
     use super::super::SystemPane;
-    use crate::actors::messages::{Observation, ObservationPayload};
-    use crate::actors::ticket::{SourceKey, Ticket};
+    use crate::actors::contract::{SlotEvent, Ticket};
+    use crate::actors::system::{SystemObservation, SystemSlot};
     use crate::protocol::admission::AdmissionMode;
     use crate::protocol::client::{Admitted, ClientError};
     use crate::protocol::decode::WireDecode;
@@ -345,15 +345,18 @@ mod compat_tests {
         })
     }
 
-    fn deliver(m: &mut Model, source: SourceKey, generation: u64, payload: ObservationPayload) {
+    fn deliver(m: &mut Model, slot: SystemSlot, generation: u64, payload: SystemObservation) {
         let t = Ticket {
-            source,
+            slot,
             generation,
             scope: sample::scope(1),
         };
-        m.on_dispatched(t.clone());
-        m.on_observed(Observation { ticket: t, payload }, Instant::now())
-            .unwrap();
+        m.deliver(
+            SlotEvent::<_, SystemObservation>::Dispatched(t.clone()),
+            Instant::now(),
+        );
+        let drained = m.deliver(SlotEvent::Observed(t, payload), Instant::now());
+        assert!(drained.rejected.is_empty(), "{:?}", drained.rejected);
     }
 
     fn screen(m: &Model, pane: SystemPane, tab: Tab) -> String {
@@ -387,19 +390,17 @@ mod compat_tests {
         let mut m = model();
         deliver(
             &mut m,
-            SourceKey::ToolsInventory,
+            SystemSlot::ToolsInventory,
             1,
-            ObservationPayload::ToolsInventory(
-                ok(ToolsInventoryRead::decode(AUG_WARMING).unwrap()),
-            ),
+            SystemObservation::ToolsInventory(ok(ToolsInventoryRead::decode(AUG_WARMING).unwrap())),
         );
         let warming = screen(&m, SystemPane::Tools, Tab::System);
         assert!(warming.contains("warming") && !warming.contains("registered"));
         deliver(
             &mut m,
-            SourceKey::ToolsInventory,
+            SystemSlot::ToolsInventory,
             2,
-            ObservationPayload::ToolsInventory(ok(ToolsInventoryRead::decode(AUG_TOOLS).unwrap())),
+            SystemObservation::ToolsInventory(ok(ToolsInventoryRead::decode(AUG_TOOLS).unwrap())),
         );
         let settled = screen(&m, SystemPane::Tools, Tab::System);
         assert!(settled.contains("ALL TOOLS  2 registered"), "{settled}");
@@ -416,9 +417,9 @@ mod compat_tests {
         let mut m = model();
         deliver(
             &mut m,
-            SourceKey::RuntimeCatalogue,
+            SystemSlot::RuntimeCatalogue,
             1,
-            ObservationPayload::RuntimeCatalogue(ok(RuntimeResolved::decode(AUG_RUNTIME).unwrap())),
+            SystemObservation::RuntimeCatalogue(ok(RuntimeResolved::decode(AUG_RUNTIME).unwrap())),
         );
         let runtime = screen(&m, SystemPane::Runtime, Tab::System);
         assert!(

@@ -307,7 +307,7 @@ pub fn render_goal(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf:
             last: None,
             error,
             retrying,
-        } if error.class == "goal_not_found" => Some((
+        } if error.class == crate::view::fetched::FailureClass::GoalNotFound => Some((
             format!(
                 "goal not found by the server (this read only){}",
                 if *retrying { " · retrying…" } else { "" }

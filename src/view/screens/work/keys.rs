@@ -7,10 +7,9 @@
 
 use super::state::{goal_order, page_rows_for, prep_width_for, task_order};
 use super::{WorkPane, WorkUi};
-use crate::actors::ticket::SourceKey;
 use crate::actors::work::WorkCommand;
 use crate::protocol::planning::PlanningRead;
-use crate::view::keys::UiCommand;
+use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crate::view::screens::keepers::effective_offset;
 use crate::view::screens::work::state::detail_layout_for;
@@ -74,7 +73,7 @@ pub fn refresh(ui: &mut Ui) -> UiCommand {
     let work = &mut ui.work;
     match work.pane {
         WorkPane::Goals if work.goals.open.is_some() => UiCommand::Work(WorkCommand::RefreshGoal),
-        WorkPane::Goals => UiCommand::Refresh(SourceKey::Planning),
+        WorkPane::Goals => UiCommand::Refresh(crate::actors::work::PLANNING),
         WorkPane::Tasks if work.tasks.open.is_some() => {
             // A fresh prefix is read from its newest row.
             work.tasks.history_scroll = 0;
@@ -82,7 +81,7 @@ pub fn refresh(ui: &mut Ui) -> UiCommand {
                 page_rows: page_rows_for(area),
             })
         }
-        WorkPane::Tasks => UiCommand::Refresh(SourceKey::TaskList),
+        WorkPane::Tasks => UiCommand::Refresh(crate::actors::work::TASK_LIST),
     }
 }
 

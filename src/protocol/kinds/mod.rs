@@ -1,6 +1,9 @@
 //! The fixture-manifest kind names (`../shared/fixtures/masc/MANIFEST.tsv`) mapped to decoders.
 //! Used by `masc-tui decode --as KIND FILE` and by the manifest test.
 
+pub mod system;
+pub mod work;
+
 use super::decode::{DecodeError, DecodeErrorKind};
 
 /// A decoded payload summarised in one short line (typed values rendered, no raw body text).
@@ -45,7 +48,7 @@ pub fn decode_kind(kind: &str, bytes: &[u8]) -> Option<Result<KindSummary, Decod
         return None;
     }
     // Each family registers its kinds in its own dispatcher; the first that knows the kind wins.
-    let dispatchers: &[KindDecoder] = &[super::kinds_work::decode, super::kinds_system::decode];
+    let dispatchers: &[KindDecoder] = &[work::decode, system::decode];
     for d in dispatchers {
         if let Some(r) = d(kind, bytes) {
             return Some(r);

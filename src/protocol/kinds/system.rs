@@ -1,24 +1,26 @@
 //! Manifest kinds of the system families (tools, skills, async requests, connectors, board,
 //! runtime, keeper config, asks, operator approvals) mapped to their decoders.
 
-use super::asks::{AskAnswerResponse, AskList};
-use super::async_requests::AsyncRequestList;
-use super::board::{BoardPostDetail, BoardPostsPage, DetailShape, HearthCensus};
-use super::connectors::{ConnectorNamesPage, ConnectorStatusList};
-use super::decode::{DecodeError, DecodeErrorKind, SinceRelease, WireDecode, decode_object};
-use super::keeper_config::{
+use super::KindSummary;
+use crate::protocol::asks::{AskAnswerResponse, AskList};
+use crate::protocol::async_requests::AsyncRequestList;
+use crate::protocol::board::{BoardPostDetail, BoardPostsPage, DetailShape, HearthCensus};
+use crate::protocol::connectors::{ConnectorNamesPage, ConnectorStatusList};
+use crate::protocol::decode::{
+    DecodeError, DecodeErrorKind, SinceRelease, WireDecode, decode_object,
+};
+use crate::protocol::keeper_config::{
     ConfigRevision, KeeperConfigFailure, KeeperConfigSaveResponse, KeeperConfigSnapshot,
     RuntimeAssignmentResponse, decode_assignment_conflict,
 };
-use super::kinds::KindSummary;
-use super::operator::OperatorApprovals;
-use super::outcome::{SaveOutcome, classify_runtime_raw_save_body};
-use super::runtime::{
+use crate::protocol::operator::OperatorApprovals;
+use crate::protocol::outcome::{SaveOutcome, classify_runtime_raw_save_body};
+use crate::protocol::runtime::{
     CommitReceipt, ModelTable, RuntimeConfigConflict, RuntimeConfigPreview, RuntimeConfigRaw,
     RuntimeResolved,
 };
-use super::skills::SkillsSnapshotRead;
-use super::tools::{KeeperSurface, ToolsInventoryRead};
+use crate::protocol::skills::SkillsSnapshotRead;
+use crate::protocol::tools::{KeeperSurface, ToolsInventoryRead};
 use serde_json::Value;
 
 /// Decode `bytes` as one of this family's kinds; `None` for kinds of other families.

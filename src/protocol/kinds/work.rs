@@ -1,17 +1,17 @@
 //! Manifest kinds of the work families (health, keepers, chat, tasks, goals, planning):
 //! decode a payload and summarise it in one line of typed facts.
 
-use super::chat::{
+use super::KindSummary;
+use crate::protocol::chat::{
     ChatHistoryPage, ChatOperationRecord, ChatPostAnswer, ChatRole, ChatStreamEvent,
     ChatStreamOutcome, ChatTranscript, OperationProgress,
 };
-use super::decode::{DecodeError, DecodeErrorKind, WireDecode, decode_json};
-use super::goals::{ApprovalQueueState, GoalDetailRead, GoalsTree, Timeline};
-use super::health::{CommitField, Health};
-use super::keepers::{Candle, KeeperRoster};
-use super::kinds::KindSummary;
-use super::planning::{PlanningRead, ProofObservation};
-use super::tasks::LegacyTaskEvents;
+use crate::protocol::decode::{DecodeError, DecodeErrorKind, WireDecode, decode_json};
+use crate::protocol::goals::{ApprovalQueueState, GoalDetailRead, GoalsTree, Timeline};
+use crate::protocol::health::{CommitField, Health};
+use crate::protocol::keepers::{Candle, KeeperRoster};
+use crate::protocol::planning::{PlanningRead, ProofObservation};
+use crate::protocol::tasks::LegacyTaskEvents;
 use std::collections::BTreeMap;
 
 /// Kind dispatcher of these families (registered in `kinds::decode_kind`).

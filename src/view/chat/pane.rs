@@ -4,14 +4,15 @@
 //! Admission order for a chat observation: epoch gate (stale epoch / withdrawn) → the ticket
 //! names this pane's Keeper and workspace (else `other_target`) → the ticket is owned by this
 //! pane (registered on `Dispatched`, else `withdrawn`) → a send or reconciliation names a
-//! request this pane holds and the request its ticket is bound to (else `other_target`).
+//! request this pane holds and the request its ticket's slot names (else `other_target`).
 
 use crate::actors::chat::{
-    ChatObservation, Reconciliation, RestoredSend, SendOutcome, SendStep, UnknownCause,
+    ChatObservation, ChatSlot, Reconciliation, RestoredSend, SendOutcome, SendStep, UnknownCause,
 };
-use crate::actors::ticket::{SourceKey, Ticket};
+use crate::actors::contract::Ticket;
 use crate::protocol::admission::WorkspaceId;
 use crate::protocol::chat::{ChatHistoryPage, ChatStreamEvent, OperationState};
+use crate::protocol::client::ErrorClass;
 use crate::view::admission::{EpochGate, RejectReason};
 use crate::view::chat::{
     Entry, EntryKind, FailureOrigin, LiveTurn, PendingState, Speaker, Transcript, TranscriptView,
@@ -134,7 +135,7 @@ pub enum HistoryState {
     Ready,
     /// The first page failed (G-5: never an empty chat).
     Failed {
-        class: String,
+        class: ErrorClass,
     },
 }
 
@@ -156,13 +157,12 @@ pub struct ChatPane {
     pub workspace: Option<WorkspaceId>,
     theme: Theme,
     view: Mutex<TranscriptView>,
-    owned: HashSet<Ticket>,
-    bound: HashMap<Ticket, String>,
+    owned: HashSet<Ticket<ChatSlot>>,
     pub history: HistoryState,
     pub has_more: bool,
     pub loading_older: bool,
     /// The last older-page failure (the rows already shown stay, A-3 style).
-    pub older_failure: Option<String>,
+    pub older_failure: Option<ErrorClass>,
     /// Sends by request id (`tui-<uuidv7>` sorts by time).
     pub sends: BTreeMap<String, PendingSend>,
     live: HashMap<String, LiveTurn>,
@@ -195,7 +195,6 @@ impl ChatPane {
             theme,
             view: Mutex::new(TranscriptView::new(Transcript::new(), theme)),
             owned: HashSet::new(),
-            bound: HashMap::new(),
             history: HistoryState::Loading,
             has_more: false,
             loading_older: false,
@@ -211,17 +210,11 @@ impl ChatPane {
         self.view.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn source(&self) -> SourceKey {
-        SourceKey::Chat {
-            keeper: self.keeper.clone(),
-        }
-    }
-
     pub fn send(&self, request_id: &str) -> Option<&PendingSend> {
         self.sends.get(request_id)
     }
 
-    pub fn owns(&self, ticket: &Ticket) -> bool {
+    pub fn owns(&self, ticket: &Ticket<ChatSlot>) -> bool {
         self.owned.contains(ticket)
     }
 
@@ -259,15 +252,14 @@ impl ChatPane {
     }
 
     /// `Dispatched`: the ticket of a read or send of this chat now belongs to the pane.
-    pub fn dispatched(&mut self, ticket: Ticket, gate: &EpochGate) -> bool {
-        if gate.check(&ticket).is_err() || ticket.source != self.source() {
+    pub fn dispatched(&mut self, ticket: &Ticket<ChatSlot>, gate: &EpochGate) -> bool {
+        if gate.check(ticket).is_err() || ticket.slot.keeper() != self.keeper {
             return false;
         }
-        self.owned.insert(ticket)
+        self.owned.insert(ticket.clone())
     }
 
-    pub fn retired(&mut self, ticket: &Ticket) -> bool {
-        self.bound.remove(ticket);
+    pub fn retired(&mut self, ticket: &Ticket<ChatSlot>) -> bool {
         let was = self.owned.remove(ticket);
         if was && self.loading_older {
             self.loading_older = false;
@@ -279,7 +271,6 @@ impl ChatPane {
     pub fn withdraw(&mut self) -> bool {
         let changed = !self.owned.is_empty();
         self.owned.clear();
-        self.bound.clear();
         self.loading_older = false;
         changed
     }
@@ -294,12 +285,12 @@ impl ChatPane {
     /// The admission verdict of a chat observation (G-2, G-7).
     pub fn judge(
         &mut self,
-        ticket: &Ticket,
+        ticket: &Ticket<ChatSlot>,
         obs: &ChatObservation,
         gate: &EpochGate,
     ) -> Result<(), RejectReason> {
         gate.check(ticket)?;
-        if ticket.source != self.source()
+        if ticket.slot.keeper() != self.keeper
             || self
                 .workspace
                 .as_ref()
@@ -310,23 +301,21 @@ impl ChatPane {
         if !self.owned.contains(ticket) {
             return Err(RejectReason::Withdrawn);
         }
-        if let Some(request_id) = obs.request_id() {
-            if !self.sends.contains_key(request_id) {
-                return Err(RejectReason::OtherTarget);
-            }
-            match self.bound.get(ticket) {
-                Some(bound) if bound != request_id => return Err(RejectReason::OtherTarget),
-                Some(_) => {}
-                None => {
-                    self.bound.insert(ticket.clone(), request_id.to_string());
-                }
-            }
+        // A send or reconciliation result must name the request its slot is bound to, and a
+        // request this pane holds; a history or restore slot never carries one.
+        if obs.request_id() != ticket.slot.request_id() {
+            return Err(RejectReason::OtherTarget);
+        }
+        if let Some(request_id) = obs.request_id()
+            && !self.sends.contains_key(request_id)
+        {
+            return Err(RejectReason::OtherTarget);
         }
         Ok(())
     }
 
     /// Applies an admitted observation.
-    pub fn apply(&mut self, ticket: &Ticket, obs: ChatObservation) {
+    pub fn apply(&mut self, ticket: &Ticket<ChatSlot>, obs: ChatObservation) {
         match obs {
             ChatObservation::HistoryPage { before, result } => {
                 self.owned.remove(ticket);
@@ -361,13 +350,11 @@ impl ChatPane {
             ChatObservation::Send { request_id, step } => {
                 if matches!(step, SendStep::Ended(_)) {
                     self.owned.remove(ticket);
-                    self.bound.remove(ticket);
                 }
                 self.step(&request_id, step);
             }
             ChatObservation::Reconciled { request_id, result } => {
                 self.owned.remove(ticket);
-                self.bound.remove(ticket);
                 if let Some(send) = self.sends.get_mut(&request_id) {
                     // Issue 13 (defect 5): an unknown outcome settled by its record reads as
                     // what the record says (cancelled, failed, confirmed).
@@ -420,8 +407,7 @@ impl ChatPane {
     fn restore(&mut self, restored: RestoredSend) {
         let phase = match restored.live {
             Some(ticket) => {
-                self.owned.insert(ticket.clone());
-                self.bound.insert(ticket, restored.request_id.clone());
+                self.owned.insert(ticket);
                 match restored.stored {
                     crate::outbox::SendState::Written => SendPhase::Written,
                     crate::outbox::SendState::Sending => SendPhase::Sending,

@@ -1,0 +1,120 @@
+//! The Decisions source (§10.1, §10.5): this actor's pending operator approvals and the open
+//! asks, independent standing reads of one polled source. Ownership contract and tested
+//! faults: docs/audits/decisions.md.
+
+use crate::actors::contract::{
+    GenerationBook, Payload, ReadResult, SlotKey, SourceContext, SourceHandle, SourceKey,
+    SourceSpawner, read_outcome,
+};
+use crate::actors::read::polled::spawn_polled;
+use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
+use crate::protocol::asks::AskList;
+use crate::protocol::operator::OperatorApprovals;
+use futures::future::BoxFuture;
+use ractor::{ActorCell, SpawnErr};
+use std::time::Duration;
+
+/// Sent exactly as §10.5 says: the lightweight summary.
+pub const OPERATOR_APPROVALS_PATH: &str =
+    "/api/v1/operator?view=summary&include_messages=0&include_keepers=0";
+pub const OPEN_ASKS_PATH: &str = "/api/v1/keepers/asks";
+
+/// The Decisions source (supervision key).
+pub const DECISIONS: SourceKey = SourceKey("decisions");
+
+/// The slots of the Decisions surface.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum DecisionsSlot {
+    /// `GET /api/v1/operator?view=summary…` (§10.5): this actor's pending approvals.
+    Approvals,
+    /// `GET /api/v1/keepers/asks` (§10.1): open asks of the fleet.
+    Asks,
+}
+
+impl SlotKey for DecisionsSlot {
+    fn trace_name(&self) -> String {
+        match self {
+            Self::Approvals => "operator_approvals".to_string(),
+            Self::Asks => "open_asks".to_string(),
+        }
+    }
+
+    fn source(&self) -> SourceKey {
+        DECISIONS
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum DecisionsObservation {
+    Approvals(ReadResult<OperatorApprovals>),
+    Asks(ReadResult<AskList>),
+}
+
+impl Payload for DecisionsObservation {
+    fn outcome(&self) -> String {
+        match self {
+            Self::Approvals(r) => read_outcome(r),
+            Self::Asks(r) => read_outcome(r),
+        }
+    }
+}
+
+fn standing(
+    key: DecisionsSlot,
+    generations: &GenerationBook,
+    r: Reader<DecisionsObservation>,
+) -> SlotSpec<DecisionsSlot, DecisionsObservation> {
+    SlotSpec {
+        generations: generations.counter(&key),
+        key,
+        explicit: ExplicitPolicy::Supersede,
+        standing: true,
+        reader: r,
+    }
+}
+
+/// The Decisions slots: independent reads of one source.
+pub fn decisions_slots(
+    generations: &GenerationBook,
+) -> Vec<SlotSpec<DecisionsSlot, DecisionsObservation>> {
+    vec![
+        standing(
+            DecisionsSlot::Approvals,
+            generations,
+            reader(|auth, client| async move {
+                DecisionsObservation::Approvals(
+                    client
+                        .get::<OperatorApprovals>(&auth, OPERATOR_APPROVALS_PATH)
+                        .await,
+                )
+            }),
+        ),
+        standing(
+            DecisionsSlot::Asks,
+            generations,
+            reader(|auth, client| async move {
+                DecisionsObservation::Asks(client.get::<AskList>(&auth, OPEN_ASKS_PATH).await)
+            }),
+        ),
+    ]
+}
+
+/// Spawns the Decisions source (approvals and asks) under the supervisor.
+pub struct DecisionsSpawner {
+    pub cadence: Duration,
+}
+
+impl SourceSpawner for DecisionsSpawner {
+    fn key(&self) -> SourceKey {
+        DECISIONS
+    }
+
+    fn spawn(
+        &self,
+        ctx: SourceContext,
+        supervisor: ActorCell,
+    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
+        let slots = decisions_slots(&ctx.generations);
+        spawn_polled(DECISIONS, slots, self.cadence, ctx, supervisor)
+    }
+}

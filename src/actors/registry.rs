@@ -1,0 +1,171 @@
+//! The one list of sources: what the supervisor spawns, each source's cadence, and the slots
+//! it owns (the trace names of the slot kinds whose `SlotKey::source` is that source; a test
+//! holds the two in step). A new source is its own folder plus one line here.
+
+use crate::actors::contract::{SourceKey, SourceSpawner};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One supervised source.
+#[derive(Clone)]
+pub struct SourceEntry {
+    pub spawner: Arc<dyn SourceSpawner>,
+    /// The slot kinds it owns, by trace name.
+    pub slots: &'static [&'static str],
+}
+
+impl SourceEntry {
+    pub fn key(&self) -> SourceKey {
+        self.spawner.key()
+    }
+}
+
+fn entry(slots: &'static [&'static str], spawner: impl SourceSpawner) -> SourceEntry {
+    SourceEntry {
+        spawner: Arc::new(spawner),
+        slots,
+    }
+}
+
+const fn secs(n: u64) -> Duration {
+    Duration::from_secs(n)
+}
+
+/// Every supervised source (the workspace actor aside, which the supervisor starts itself).
+/// `roster` is the Keepers roster cadence (configurable for tests).
+pub fn sources(roster: Duration) -> Vec<SourceEntry> {
+    use crate::actors::{board, chat, connectors, decisions, keepers, system, work};
+    vec![
+        entry(
+            &["keepers_roster"],
+            keepers::KeepersRosterSpawner { cadence: roster },
+        ),
+        // The chat hub has no cadence: its sources read on open, PgUp and reconciliation.
+        entry(
+            &[
+                "chat_history",
+                "chat_restore",
+                "chat_reconcile",
+                "chat_send",
+            ],
+            chat::ChatHubSpawner::default(),
+        ),
+        entry(&["planning"], work::PlanningSpawner { cadence: secs(15) }),
+        entry(&["task_list"], work::TaskListSpawner { cadence: secs(10) }),
+        entry(
+            &["task_body", "task_history", "goal_timeline"],
+            work::WorkDetailSpawner { cadence: secs(10) },
+        ),
+        entry(
+            &["board_posts", "hearth_census", "board_post"],
+            board::BoardSpawner { cadence: secs(20) },
+        ),
+        // 10 s: a cold inventory answers "warming" first (§6.1); the next poll settles it.
+        entry(
+            &["tools_inventory", "skills_catalog", "async_requests"],
+            system::ToolsSpawner { cadence: secs(10) },
+        ),
+        entry(
+            &["runtime_catalogue"],
+            system::RuntimeCatalogueSpawner { cadence: secs(30) },
+        ),
+        entry(
+            &["connectors_status", "connector_names"],
+            connectors::ConnectorsSpawner { cadence: secs(30) },
+        ),
+        entry(
+            &["operator_approvals", "open_asks"],
+            decisions::DecisionsSpawner { cadence: secs(15) },
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actors::contract::SlotKey;
+
+    fn owner_of<S: SlotKey>(slots: &[S]) -> Vec<(String, SourceKey)> {
+        slots.iter().map(|s| (s.trace_name(), s.source())).collect()
+    }
+
+    /// The registry's slot lists and the slot types' own `source()` say the same thing.
+    #[test]
+    fn every_slot_kind_is_listed_under_the_source_that_owns_it() {
+        use crate::actors::board::BoardSlot;
+        use crate::actors::decisions::DecisionsSlot;
+        use crate::actors::keepers::KeepersSlot;
+        use crate::actors::system::SystemSlot;
+        use crate::actors::work::WorkSlot;
+        let mut kinds = Vec::new();
+        kinds.extend(owner_of(&[KeepersSlot::Roster]));
+        kinds.extend(owner_of(&[
+            WorkSlot::Planning,
+            WorkSlot::TaskList,
+            WorkSlot::TaskBody("t".into()),
+            WorkSlot::TaskHistory("t".into()),
+            WorkSlot::GoalTimeline("g".into()),
+        ]));
+        kinds.extend(owner_of(&[
+            BoardSlot::Posts,
+            BoardSlot::Census,
+            BoardSlot::Post("p".into()),
+        ]));
+        kinds.extend(owner_of(&[
+            SystemSlot::ToolsInventory,
+            SystemSlot::SkillsCatalog,
+            SystemSlot::AsyncRequests,
+            SystemSlot::RuntimeCatalogue,
+            SystemSlot::ConnectorsStatus,
+        ]));
+        let names = SystemSlot::ConnectorNames {
+            connector: "discord".into(),
+            scope: "channel".into(),
+        };
+        assert_eq!(names.trace_name(), "connector_names:discord:channel");
+        kinds.push(("connector_names".into(), names.source()));
+        kinds.extend(owner_of(&[DecisionsSlot::Approvals, DecisionsSlot::Asks]));
+        for (kind, slot) in [
+            (
+                "chat_history",
+                crate::actors::chat::ChatSlot::History { keeper: "k".into() },
+            ),
+            (
+                "chat_restore",
+                crate::actors::chat::ChatSlot::Restore { keeper: "k".into() },
+            ),
+            (
+                "chat_reconcile",
+                crate::actors::chat::ChatSlot::Reconcile {
+                    keeper: "k".into(),
+                    request_id: "r".into(),
+                },
+            ),
+            (
+                "chat_send",
+                crate::actors::chat::ChatSlot::Send {
+                    keeper: "k".into(),
+                    request_id: "r".into(),
+                },
+            ),
+        ] {
+            assert!(slot.trace_name().starts_with(&format!("{kind}:")));
+            kinds.push((kind.into(), slot.source()));
+        }
+        let registry = sources(Duration::from_secs(5));
+        for (name, owner) in &kinds {
+            let listed: Vec<SourceKey> = registry
+                .iter()
+                .filter(|e| e.slots.contains(&name.as_str()))
+                .map(SourceEntry::key)
+                .collect();
+            assert_eq!(listed, vec![*owner], "slot kind {name}");
+        }
+        let total: usize = registry.iter().map(|e| e.slots.len()).sum();
+        assert_eq!(total, kinds.len(), "a listed slot kind has no slot type");
+        let mut keys: Vec<SourceKey> = registry.iter().map(SourceEntry::key).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), registry.len(), "a source is listed twice");
+    }
+}

@@ -1,0 +1,99 @@
+//! System sources and the System surface's own types (protocol.md §6.1–§6.3, §7, §9.1;
+//! sources.md T-1…T-4, T-14, F-1…F-5, D-1…D-7):
+//!
+//! - [`tools`]: the Tools source — inventory, Skills catalogue and async-request observation
+//!   as three standing slots. Each starts from the same dispatch with its own worker and
+//!   ticket; none waits for or starts from another (T-1), a delay or failure of one never
+//!   blocks or overwrites its siblings (T-2).
+//! - [`runtime`]: the Runtime catalogue source — one slot; its catalogue and usage sections
+//!   decode independently inside one typed value (F-3, F-4).
+//! - The Connectors source (`crate::actors::connectors`) fills this surface's connector slots.
+//!
+//! Cadence shares a read in flight; `r` supersedes (G-3, F-5).
+
+pub mod runtime;
+pub mod tools;
+
+use crate::actors::connectors::NamesPageRead;
+use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
+use crate::protocol::async_requests::AsyncRequestList;
+use crate::protocol::connectors::ConnectorStatusList;
+use crate::protocol::runtime::RuntimeResolved;
+use crate::protocol::skills::SkillsSnapshotRead;
+use crate::protocol::tools::ToolsInventoryRead;
+
+pub use runtime::{RUNTIME_RESOLVED_PATH, RuntimeCatalogueSpawner};
+pub use tools::{ASYNC_REQUESTS_PATH, SKILLS_PATH, TOOLS_PATH, ToolsSpawner};
+
+/// The Tools source (supervision key): three independent slots (T-1).
+pub const TOOLS: SourceKey = SourceKey("tools");
+/// The Runtime catalogue source (supervision key).
+pub const RUNTIME: SourceKey = SourceKey("runtime_catalogue");
+/// The Connectors source (supervision key).
+pub const CONNECTORS: SourceKey = SourceKey("connectors");
+
+/// The slots of the System surface.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SystemSlot {
+    /// `GET /api/v1/dashboard/tools` (§6.1).
+    ToolsInventory,
+    /// `GET /api/v1/skills` (§6.2).
+    SkillsCatalog,
+    /// `GET /api/v1/async-requests` (§6.3).
+    AsyncRequests,
+    /// `GET /api/v1/runtime/resolved` (§9.1): the shared Runtime catalogue and usage (F).
+    RuntimeCatalogue,
+    /// `GET /api/v1/gate/connectors` (§7.1): status with bindings, delivered first (D-5).
+    ConnectorsStatus,
+    /// One name cursor chain (§7.2, D-1): `scope` is `server`, `channel` or `person`.
+    ConnectorNames { connector: String, scope: String },
+}
+
+impl SlotKey for SystemSlot {
+    fn trace_name(&self) -> String {
+        match self {
+            Self::ToolsInventory => "tools_inventory".to_string(),
+            Self::SkillsCatalog => "skills_catalog".to_string(),
+            Self::AsyncRequests => "async_requests".to_string(),
+            Self::RuntimeCatalogue => "runtime_catalogue".to_string(),
+            Self::ConnectorsStatus => "connectors_status".to_string(),
+            // Connector ids are identifiers (lower-case transport names), not body text.
+            Self::ConnectorNames { connector, scope } => {
+                format!("connector_names:{connector}:{scope}")
+            }
+        }
+    }
+
+    fn source(&self) -> SourceKey {
+        match self {
+            Self::ToolsInventory | Self::SkillsCatalog | Self::AsyncRequests => TOOLS,
+            Self::RuntimeCatalogue => RUNTIME,
+            Self::ConnectorsStatus | Self::ConnectorNames { .. } => CONNECTORS,
+        }
+    }
+}
+
+/// What the System sources observe, one variant per slot kind.
+#[derive(Debug, Clone)]
+pub enum SystemObservation {
+    ToolsInventory(ReadResult<ToolsInventoryRead>),
+    SkillsCatalog(ReadResult<SkillsSnapshotRead>),
+    AsyncRequests(ReadResult<AsyncRequestList>),
+    RuntimeCatalogue(ReadResult<RuntimeResolved>),
+    ConnectorsStatus(ReadResult<ConnectorStatusList>),
+    /// One page of a name cursor chain, with the prefix it extends (D-1, D-6).
+    ConnectorNames(Box<NamesPageRead>),
+}
+
+impl Payload for SystemObservation {
+    fn outcome(&self) -> String {
+        match self {
+            Self::ToolsInventory(r) => read_outcome(r),
+            Self::SkillsCatalog(r) => read_outcome(r),
+            Self::AsyncRequests(r) => read_outcome(r),
+            Self::RuntimeCatalogue(r) => read_outcome(r),
+            Self::ConnectorsStatus(r) => read_outcome(r),
+            Self::ConnectorNames(n) => read_outcome(&n.result),
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! The chat surface's model: the chat inbox and the open chat, if any. Every chat observation
+//! is judged by the open pane (its Keeper, workspace, owned tickets and request ids); with no
+//! chat open, every result is `other_target` and never applied.
+
+use super::pane::ChatPane;
+use crate::actors::chat::{ChatObservation, ChatSlot};
+use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
+use crate::protocol::admission::ReadScope;
+use crate::view::admission::{EpochGate, ReadSlot, RejectReason};
+use crate::view::surface::SurfaceModel;
+use std::time::Instant;
+
+#[derive(Debug)]
+pub struct ChatModel {
+    inbox: Inbox<ChatSlot, ChatObservation>,
+    /// The open Keeper chat (the chat target), if any.
+    pub pane: Option<ChatPane>,
+}
+
+impl Default for ChatModel {
+    /// A model with an inbox of its own (tests, screens rendered without a runtime).
+    fn default() -> Self {
+        Self::new(&Inboxes::new())
+    }
+}
+
+impl ChatModel {
+    pub fn new(inboxes: &Inboxes) -> Self {
+        Self {
+            inbox: inboxes.get(),
+            pane: None,
+        }
+    }
+}
+
+impl SurfaceModel for ChatModel {
+    type Slot = ChatSlot;
+    type Payload = ChatObservation;
+
+    fn inbox(&self) -> &Inbox<ChatSlot, ChatObservation> {
+        &self.inbox
+    }
+
+    fn dispatched(&mut self, ticket: &Ticket<ChatSlot>, gate: &EpochGate) -> bool {
+        self.pane
+            .as_mut()
+            .is_some_and(|pane| pane.dispatched(ticket, gate))
+    }
+
+    fn judge(
+        &mut self,
+        ticket: &Ticket<ChatSlot>,
+        payload: &ChatObservation,
+        gate: &EpochGate,
+    ) -> Result<(), RejectReason> {
+        match self.pane.as_mut() {
+            Some(pane) => pane.judge(ticket, payload, gate),
+            None => Err(RejectReason::OtherTarget),
+        }
+    }
+
+    fn apply(&mut self, ticket: &Ticket<ChatSlot>, payload: ChatObservation, _now: Instant) {
+        if let Some(pane) = self.pane.as_mut() {
+            pane.apply(ticket, payload);
+        }
+    }
+
+    fn retired(&mut self, ticket: &Ticket<ChatSlot>) -> bool {
+        self.pane.as_mut().is_some_and(|pane| pane.retired(ticket))
+    }
+
+    /// The chat keeps its own read states (history, older page, sends), not `Slot`s.
+    fn slot(&mut self, _key: &ChatSlot) -> Option<&mut dyn ReadSlot> {
+        None
+    }
+
+    fn slots(&mut self) -> Vec<(SourceKey, &mut dyn ReadSlot)> {
+        Vec::new()
+    }
+
+    /// A new epoch: reads in flight lose their ownership; another workspace starts the chat
+    /// over (its history and sends are never shown there, G-6).
+    fn on_new_epoch(&mut self, scope: &ReadScope) -> bool {
+        let Some(pane) = self.pane.as_mut() else {
+            return false;
+        };
+        let mut changed = pane.withdraw();
+        if pane.workspace.as_ref() != Some(&scope.workspace) {
+            pane.reset_for(scope.workspace.clone());
+            changed = true;
+        }
+        changed
+    }
+
+    fn on_withdrawn(&mut self) -> bool {
+        self.pane.as_mut().is_some_and(|pane| pane.withdraw())
+    }
+
+    /// A failed chat read is shown in the chat, not as a degraded connection.
+    fn any_failed(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,73 @@
+//! What key handling asks the view actor to do, and why the TUI ends. A leaf of the view:
+//! the global key dispatcher and every screen's keys produce these, the actor consumes them.
+
+use crate::actors::contract::SourceKey;
+use crate::view::composer::Draft;
+use std::fmt;
+
+/// Why the TUI ended (T.6 wording).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExitCause {
+    QuitKey,
+    Interrupt,
+    Signal(&'static str),
+    /// `ViewMsg::Shutdown` without a recorded cause.
+    Shutdown,
+    /// The terminal stopped delivering input: end of input or a read error (issue 16).
+    TerminalLost(String),
+    Abnormal(String),
+}
+
+impl fmt::Display for ExitCause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::QuitKey => f.write_str("normal (quit key)"),
+            Self::Interrupt => f.write_str("normal (interrupt)"),
+            Self::Signal(name) => write!(f, "normal (signal {name})"),
+            Self::Shutdown => f.write_str("normal (shutdown)"),
+            Self::TerminalLost(why) => write!(f, "normal (terminal lost: {why})"),
+            Self::Abnormal(why) => write!(f, "abnormal ({why})"),
+        }
+    }
+}
+
+/// What the actor must do after a key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UiCommand {
+    /// Nothing changed.
+    None,
+    /// UI state changed: paint.
+    Repaint,
+    /// Explicit refresh of a source (G-3), then paint.
+    Refresh(SourceKey),
+    Quit(ExitCause),
+    /// Ctrl-Z.
+    Suspend,
+    /// A chat screen command (open, close, send, older page).
+    Chat(ChatUiCommand),
+    /// A Work detail command for the Work detail source (open/close, `H`, `r`), then paint.
+    Work(crate::actors::work::WorkCommand),
+    /// A Board command for the Board source (query, open/close a post), then paint.
+    Board(crate::actors::board::BoardCommand),
+}
+
+/// What a chat key asks the view actor to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChatUiCommand {
+    Open {
+        keeper: String,
+    },
+    Close {
+        keeper: String,
+    },
+    /// `text` is what is posted (`OutgoingMessage::inline_text`); `draft` is what goes back
+    /// into the composer when the send cannot leave.
+    Send {
+        keeper: String,
+        text: String,
+        draft: Draft,
+    },
+    LoadOlder {
+        keeper: String,
+    },
+}

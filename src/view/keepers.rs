@@ -1,0 +1,94 @@
+//! The Keepers surface's model: the roster slot (protocol.md §4.1; docs/audits/keepers-roster.md).
+
+use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
+use super::surface::SurfaceModel;
+use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
+use crate::actors::keepers::{KeepersObservation, KeepersSlot, ROSTER};
+use crate::protocol::admission::ReadScope;
+use crate::protocol::keepers::KeeperRoster;
+use std::sync::Arc;
+use std::time::Instant;
+
+#[derive(Debug)]
+pub struct KeepersModel {
+    inbox: Inbox<KeepersSlot, KeepersObservation>,
+    pub roster: Slot<Arc<KeeperRoster>>,
+}
+
+impl Default for KeepersModel {
+    /// A model with an inbox of its own (tests, screens rendered without a runtime).
+    fn default() -> Self {
+        Self::new(&Inboxes::new())
+    }
+}
+
+impl KeepersModel {
+    pub fn new(inboxes: &Inboxes) -> Self {
+        Self {
+            inbox: inboxes.get(),
+            roster: Slot::default(),
+        }
+    }
+}
+
+impl SurfaceModel for KeepersModel {
+    type Slot = KeepersSlot;
+    type Payload = KeepersObservation;
+
+    fn inbox(&self) -> &Inbox<KeepersSlot, KeepersObservation> {
+        &self.inbox
+    }
+
+    fn dispatched(&mut self, ticket: &Ticket<KeepersSlot>, gate: &EpochGate) -> bool {
+        match ticket.slot {
+            KeepersSlot::Roster => self.roster.dispatched(ticket, gate),
+        }
+    }
+
+    fn judge(
+        &mut self,
+        ticket: &Ticket<KeepersSlot>,
+        payload: &KeepersObservation,
+        gate: &EpochGate,
+    ) -> Result<(), RejectReason> {
+        match (&ticket.slot, payload) {
+            (KeepersSlot::Roster, KeepersObservation::Roster(_)) => self.roster.judge(ticket, gate),
+        }
+    }
+
+    fn apply(&mut self, ticket: &Ticket<KeepersSlot>, payload: KeepersObservation, now: Instant) {
+        match payload {
+            KeepersObservation::Roster(result) => {
+                self.roster.apply_with(ticket, result, now, |v| v);
+            }
+        }
+    }
+
+    fn retired(&mut self, ticket: &Ticket<KeepersSlot>) -> bool {
+        match ticket.slot {
+            KeepersSlot::Roster => self.roster.retired(ticket),
+        }
+    }
+
+    fn slot(&mut self, key: &KeepersSlot) -> Option<&mut dyn ReadSlot> {
+        match key {
+            KeepersSlot::Roster => Some(&mut self.roster),
+        }
+    }
+
+    fn slots(&mut self) -> Vec<(SourceKey, &mut dyn ReadSlot)> {
+        vec![(ROSTER, &mut self.roster as &mut dyn ReadSlot)]
+    }
+
+    fn any_failed(&self) -> bool {
+        self.roster.failed()
+    }
+}
+
+impl KeepersModel {
+    /// A different workspace was confirmed: the roster of another workspace is never shown
+    /// (G-6); the same workspace's new epoch keeps it.
+    pub fn forget_other_workspace(&mut self, scope: &ReadScope) -> bool {
+        self.roster.forget_other_workspace(scope)
+    }
+}

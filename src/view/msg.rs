@@ -1,0 +1,37 @@
+//! The view actor's mailbox. The view owns this type; actors reach it only through the
+//! [`EventSink`] implementation below, with payload-free [`SourceEvent`]s (their slot events
+//! wait in the surfaces' typed inboxes).
+
+use crate::actors::contract::{EventSink, InboxId, SourceEvent};
+use ractor::ActorRef;
+
+/// Everything the view actor receives.
+#[derive(Debug)]
+pub enum ViewMsg {
+    /// From the actors: slot events delivered, identity, supervision.
+    Source(SourceEvent),
+    Input(crossterm::event::Event),
+    /// Display rows of the Work detail prepared off the view actor.
+    WorkPrepared(Box<crate::view::work::Prepared>),
+    /// The frame scheduler's deadline passed.
+    FrameDue,
+    /// A background re-read of a slot of this inbox's surface was dispatched
+    /// `SLOW_READ_BADGE_AFTER` ago: if one is still in flight its "reading" badge is now due
+    /// (T.2).
+    ReadAged(InboxId),
+    Shutdown,
+}
+
+impl From<SourceEvent> for ViewMsg {
+    fn from(event: SourceEvent) -> Self {
+        Self::Source(event)
+    }
+}
+
+impl EventSink for ActorRef<ViewMsg> {
+    fn send(&self, event: SourceEvent) {
+        if self.cast(ViewMsg::Source(event)).is_err() {
+            tracing::debug!(target: "masc_tui::view", "view is gone; event dropped");
+        }
+    }
+}

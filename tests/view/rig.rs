@@ -1,0 +1,102 @@
+//! Feeding a model without a runtime, as the view actor does: every slot event goes into its
+//! surface's typed inbox and is drained at once (`Model::deliver`). The slot type names its
+//! payload type here, so a dispatch or retire (which carries no payload) always lands in the
+//! inbox its surface drains.
+
+#![allow(dead_code)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers
+
+use masc_tui::actors::board::{BoardObservation, BoardSlot};
+use masc_tui::actors::chat::{ChatObservation, ChatSlot};
+use masc_tui::actors::contract::{SlotEvent, Ticket};
+use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
+use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot};
+use masc_tui::actors::system::{SystemObservation, SystemSlot};
+use masc_tui::actors::work::{WorkObservation, WorkSlot};
+use masc_tui::view::admission::RejectReason;
+use masc_tui::view::model::Model;
+use masc_tui::view::surface::Drained;
+use std::time::Instant;
+
+/// A surface's slot type and the payload type of its inbox.
+pub trait SurfaceSlot: Send + Sized + 'static {
+    type Payload: Send + 'static;
+}
+
+impl SurfaceSlot for KeepersSlot {
+    type Payload = KeepersObservation;
+}
+impl SurfaceSlot for WorkSlot {
+    type Payload = WorkObservation;
+}
+impl SurfaceSlot for BoardSlot {
+    type Payload = BoardObservation;
+}
+impl SurfaceSlot for SystemSlot {
+    type Payload = SystemObservation;
+}
+impl SurfaceSlot for DecisionsSlot {
+    type Payload = DecisionsObservation;
+}
+impl SurfaceSlot for ChatSlot {
+    type Payload = ChatObservation;
+}
+
+/// `Dispatched`: what draining it did (`changed`, or `background_reread` for a re-read that
+/// keeps its last value shown).
+pub fn dispatch<S: SurfaceSlot>(m: &mut Model, ticket: Ticket<S>) -> Drained {
+    m.deliver(
+        SlotEvent::<S, S::Payload>::Dispatched(ticket),
+        Instant::now(),
+    )
+}
+
+/// `Retired`.
+pub fn retire<S: SurfaceSlot>(m: &mut Model, ticket: Ticket<S>) -> Drained {
+    m.deliver(SlotEvent::<S, S::Payload>::Retired(ticket), Instant::now())
+}
+
+/// `Observed` at `now`: `Ok` when admitted and applied, else the reject reason.
+pub fn observe_at<S: SurfaceSlot>(
+    m: &mut Model,
+    event: SlotEvent<S, S::Payload>,
+    now: Instant,
+) -> Result<(), RejectReason> {
+    assert!(
+        matches!(event, SlotEvent::Observed(..)),
+        "observe takes an Observed event"
+    );
+    verdict(m.deliver(event, now))
+}
+
+/// `Observed` now: `Ok` when admitted and applied, else the reject reason.
+pub fn observe<S: SurfaceSlot>(
+    m: &mut Model,
+    event: SlotEvent<S, S::Payload>,
+) -> Result<(), RejectReason> {
+    observe_at(m, event, Instant::now())
+}
+
+/// The verdict on the one result a drain handled.
+pub fn verdict(drained: Drained) -> Result<(), RejectReason> {
+    assert!(
+        drained.rejected.len() <= 1,
+        "one result, one verdict: {drained:?}"
+    );
+    match drained.rejected.first() {
+        Some(reason) => Err(*reason),
+        None => {
+            assert!(drained.changed, "an admitted result changes the model");
+            Ok(())
+        }
+    }
+}
+
+/// Dispatch, then observe `payload` under the same ticket; panics unless admitted.
+pub fn deliver<S: SurfaceSlot>(m: &mut Model, ticket: Ticket<S>, payload: S::Payload)
+where
+    Ticket<S>: Clone,
+{
+    dispatch(m, ticket.clone());
+    observe(m, SlotEvent::Observed(ticket, payload)).expect("admitted");
+}
