@@ -2,21 +2,11 @@
 //! handles its own keys first (surfaces.md, global keys).
 
 use super::model::Model;
-use super::screens::keepers::{effective_offset, row_matches};
-use super::screens::{RosterUi, Search, Tab, Ui};
-use crate::protocol::keepers::KeeperRowSlot;
+use super::screens::widgets::Ring;
+use super::screens::{Tab, Ui, screen_of};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 pub use super::command::{ExitCause, UiCommand};
-
-fn roster_len(model: &Model) -> usize {
-    model
-        .keepers
-        .roster
-        .fetched
-        .last()
-        .map_or(0, |o| o.value.rows.len())
-}
 
 /// Handles one key event.
 pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
@@ -52,12 +42,9 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
     if ui.chat.is_some() {
         return changed(super::screens::chat::keys::handle(ui, model, key));
     }
-    if ui.roster.search.as_ref().is_some_and(|s| s.typing) {
-        let page = ui_page(ui);
-        return changed(search_typing(&mut ui.roster, model, key, page));
-    }
-    if ui.tab == Tab::Work && ui.work.typing() && !ui.help_open {
-        return changed(super::screens::work::keys::typing(ui, key));
+    let screen = screen_of(ui.tab);
+    if screen.typing(ui) && !ui.help_open {
+        return changed(screen.typing_key(ui, model, key));
     }
     if ui.help_open {
         if matches!(key.code, KeyCode::Esc | KeyCode::Char('?')) {
@@ -97,209 +84,18 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
             ui.help_open = true;
             UiCommand::Repaint
         }
-        KeyCode::Char('r') => match ui.tab {
-            Tab::Keepers | Tab::Overview => UiCommand::Refresh(crate::actors::keepers::ROSTER),
-            Tab::Work => super::screens::work::keys::refresh(ui),
-            Tab::Board => super::screens::board::keys::refresh(&ui.board),
-            Tab::System => UiCommand::Refresh(ui.system.pane.source()),
-        },
-        _ if ui.tab == Tab::Keepers => {
-            let page = ui_page(ui);
-            changed(roster_key(&mut ui.roster, model, key, page))
-        }
-        _ if ui.tab == Tab::Work => changed(super::screens::work::keys::handle(ui, model, key)),
-        _ if ui.tab == Tab::System => {
-            let rows = super::screens::body_area(ui.area).height;
-            if super::screens::system::handle(&mut ui.system, key, rows) {
-                UiCommand::Repaint
-            } else {
-                changed(UiCommand::None)
-            }
-        }
-        _ if ui.tab == Tab::Board => {
-            let rows = super::screens::body_area(ui.area).height;
-            changed(super::screens::board::keys::handle(
-                &mut ui.board,
-                model,
-                key,
-                rows,
-            ))
-        }
-        _ => changed(UiCommand::None),
+        KeyCode::Char('r') => screen.refresh(ui),
+        _ => changed(screen.handle_key(ui, model, key)),
     }
 }
 
-fn ui_page(ui: &Ui) -> usize {
-    ui.roster_page_rows().max(1)
-}
-
-fn select(roster: &mut RosterUi, index: usize, len: usize, page: usize) -> UiCommand {
-    if len == 0 {
-        return UiCommand::None;
-    }
-    let index = index.min(len - 1);
-    let offset = effective_offset(index, roster.offset, page, len);
-    if index == roster.selected && offset == roster.offset {
-        return UiCommand::None;
-    }
-    roster.selected = index;
-    roster.offset = offset;
-    UiCommand::Repaint
-}
-
-fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) -> UiCommand {
-    let len = roster_len(model);
-    let cur = roster.selected.min(len.saturating_sub(1));
-    if roster.detail_open {
-        return match key.code {
-            KeyCode::Esc | KeyCode::Left => {
-                roster.detail_open = false;
-                UiCommand::Repaint
-            }
-            _ => UiCommand::None,
-        };
-    }
-    match key.code {
-        KeyCode::Char('j') | KeyCode::Down => select(roster, cur + 1, len, page),
-        KeyCode::Char('k') | KeyCode::Up => select(roster, cur.saturating_sub(1), len, page),
-        KeyCode::Home | KeyCode::Char('g') => select(roster, 0, len, page),
-        KeyCode::End | KeyCode::Char('G') => select(roster, len.saturating_sub(1), len, page),
-        KeyCode::PageDown => select(roster, cur + page, len, page),
-        KeyCode::PageUp => select(roster, cur.saturating_sub(page), len, page),
-        // `c` / `m` open the selected Keeper's chat (as in MASC).
-        KeyCode::Char('c') | KeyCode::Char('m') if len > 0 => {
-            let name = match model
-                .keepers
-                .roster
-                .fetched
-                .last()
-                .and_then(|o| o.value.rows.get(cur))
-            {
-                Some(KeeperRowSlot::Row(row)) => Some(row.name.clone()),
-                Some(KeeperRowSlot::Undecodable { name, .. }) => name.clone(),
-                None => None,
-            };
-            match name {
-                Some(keeper) => {
-                    UiCommand::Chat(super::screens::chat::ChatUiCommand::Open { keeper })
-                }
-                None => UiCommand::None,
-            }
-        }
-        KeyCode::Enter | KeyCode::Right if len > 0 => {
-            roster.detail_open = true;
-            UiCommand::Repaint
-        }
-        KeyCode::Char('/') => {
-            roster.search = Some(Search {
-                query: String::new(),
-                typing: true,
-            });
-            roster.search_missed = false;
-            UiCommand::Repaint
-        }
-        KeyCode::Char('n') => jump(roster, model, cur, true, true, page),
-        KeyCode::Char('N') => jump(roster, model, cur, false, true, page),
-        KeyCode::Esc if roster.search.is_some() => {
-            roster.search = None;
-            roster.search_missed = false;
-            UiCommand::Repaint
-        }
-        _ => UiCommand::None,
-    }
-}
-
-/// Moves to the next (or previous) row matching the search, wrapping; `skip_current` for n/N.
-fn jump(
-    roster: &mut RosterUi,
-    model: &Model,
-    from: usize,
-    forward: bool,
-    skip_current: bool,
-    page: usize,
-) -> UiCommand {
-    let Some(query) = roster.search.as_ref().map(|s| s.query.to_lowercase()) else {
-        return UiCommand::None;
-    };
-    let Some(value) = model.keepers.roster.fetched.last() else {
-        return UiCommand::None;
-    };
-    let rows = &value.value.rows;
-    let len = rows.len();
-    if len == 0 || query.is_empty() {
-        return UiCommand::None;
-    }
-    let start = usize::from(skip_current);
-    let found = (start..len + start).map(|step| {
-        if forward {
-            (from + step) % len
-        } else {
-            (from + len * 2 - step) % len
-        }
-    });
-    let hit = found.into_iter().find(|&i| row_matches(&rows[i], &query));
-    let missed = hit.is_none();
-    let was_missed = std::mem::replace(&mut roster.search_missed, missed);
-    match hit {
-        Some(i) => match select(roster, i, len, page) {
-            UiCommand::None if was_missed != missed => UiCommand::Repaint,
-            other => other,
-        },
-        None if was_missed != missed => UiCommand::Repaint,
-        None => UiCommand::None,
-    }
-}
-
-fn search_typing(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) -> UiCommand {
-    let cur = roster.selected;
-    let Some(search) = roster.search.as_mut() else {
-        return UiCommand::None;
-    };
-    match key.code {
-        KeyCode::Esc => {
-            roster.search = None;
-            roster.search_missed = false;
-            UiCommand::Repaint
-        }
-        KeyCode::Enter => {
-            search.typing = false;
-            UiCommand::Repaint
-        }
-        KeyCode::Backspace => {
-            search.query.pop();
-            let _ = jump(roster, model, cur, true, false, page);
-            UiCommand::Repaint
-        }
-        // T.7: typed keys are filtered one scalar at a time; only printable ones enter the field.
-        KeyCode::Char(c) if !c.is_control() && !('\u{80}'..='\u{9f}').contains(&c) => {
-            search.query.push(c);
-            let _ = jump(roster, model, cur, true, false, page);
-            UiCommand::Repaint
-        }
-        _ => UiCommand::None,
-    }
-}
-
-/// Bracketed paste: into the search field only; non-printables become spaces (T.7).
+/// Bracketed paste: into the chat composer, else into the active field of the surface.
 /// Returns `true` when the UI changed.
 pub fn handle_paste(ui: &mut Ui, model: &Model, text: &str) -> bool {
     if ui.chat.is_some() {
         return super::screens::chat::keys::paste(ui, text);
     }
-    let page = ui_page(ui);
-    let cur = ui.roster.selected;
-    let Some(search) = ui.roster.search.as_mut().filter(|s| s.typing) else {
-        return false;
-    };
-    search.query.extend(text.chars().map(|c| {
-        if c.is_control() || ('\u{80}'..='\u{9f}').contains(&c) {
-            ' '
-        } else {
-            c
-        }
-    }));
-    let _ = jump(&mut ui.roster, model, cur, true, false, page);
-    true
+    screen_of(ui.tab).paste(ui, model, text)
 }
 
 #[cfg(test)]

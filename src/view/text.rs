@@ -122,6 +122,42 @@ pub fn head_and_tail(
     (head, used, tail, tail_used)
 }
 
+/// Word-wraps sanitised text to `width` cells (graphemes never split; over-long words cut).
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut out = Vec::new();
+    let mut line = String::new();
+    let mut used = 0usize;
+    for word in text.split_word_bounds() {
+        let w = display_width(word);
+        if used + w > width && used > 0 {
+            out.push(std::mem::take(&mut line).trim_end().to_string());
+            used = 0;
+            if word.trim().is_empty() {
+                continue;
+            }
+        }
+        if w > width {
+            for g in word.graphemes(true) {
+                let gw = grapheme_width(g);
+                if used + gw > width && used > 0 {
+                    out.push(std::mem::take(&mut line));
+                    used = 0;
+                }
+                line.push_str(g);
+                used += gw;
+            }
+            continue;
+        }
+        line.push_str(word);
+        used += w;
+    }
+    if !line.is_empty() || out.is_empty() {
+        out.push(line.trim_end().to_string());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,7 +16,8 @@ use masc_tui::view::sample::{
     bare_row, buffer_text, confirmed, roster, roster_failure, roster_observation, roster_of,
     roster_ticket,
 };
-use masc_tui::view::screens::help::{GLOBAL_KEYS, ROSTER_KEYS};
+use masc_tui::view::screens::help::GLOBAL_KEYS;
+use masc_tui::view::screens::keepers::keys::ROSTER_KEYS;
 use masc_tui::view::screens::{ProjectionCtx, Tab, Ui, render};
 use masc_tui::view::theme::Theme;
 use ratatui::Terminal;

@@ -15,7 +15,7 @@ use ratatui::widgets::Widget;
 pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
     let theme = ctx.theme;
     let mut tabs = vec![Span::styled("masc-tui ", theme.style(Tone::Strong))];
-    for tab in Tab::RING {
+    for &tab in <Tab as super::widgets::Ring>::RING {
         tabs.push(Span::raw(" "));
         if tab == ui.tab {
             // Brackets keep the active tab visible without colour or reverse video.

@@ -17,24 +17,9 @@ pub const GLOBAL_KEYS: &[(&str, &str)] = &[
     ("Ctrl-Z", "suspend (fg resumes)"),
 ];
 
-pub const ROSTER_KEYS: &[(&str, &str)] = &[
-    ("j / k, Down / Up", "move selection"),
-    ("Home / End", "first / last keeper"),
-    ("PgUp / PgDn", "page up / down"),
-    ("/", "search by name (live jump)"),
-    ("n / N", "next / previous match"),
-    ("Enter / Right", "detail of the selected row"),
-    ("Esc / Left", "close detail"),
-];
-
+/// Every key of `tab`'s screen.
 pub fn keys_for(tab: Tab) -> &'static [(&'static str, &'static str)] {
-    match tab {
-        Tab::Keepers => ROSTER_KEYS,
-        Tab::Work => super::work::keys::WORK_KEYS,
-        Tab::Board => super::board::keys::BOARD_KEYS,
-        Tab::System => super::system::SYSTEM_KEYS,
-        _ => &[],
-    }
+    super::screen_of(tab).help_keys()
 }
 
 pub fn render(tab: Tab, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {

@@ -10,7 +10,9 @@ pub mod header;
 pub mod help;
 pub mod keepers;
 pub mod overview;
+pub mod screen;
 pub mod system;
+pub mod widgets;
 pub mod work;
 
 use super::model::Model;
@@ -37,15 +39,17 @@ pub enum Tab {
     System,
 }
 
-impl Tab {
-    pub const RING: [Tab; 5] = [
+impl widgets::Ring for Tab {
+    const RING: &'static [Self] = &[
         Tab::Overview,
         Tab::Work,
         Tab::Keepers,
         Tab::Board,
         Tab::System,
     ];
+}
 
+impl Tab {
     pub fn title(self) -> &'static str {
         match self {
             Self::Overview => "Overview",
@@ -54,18 +58,6 @@ impl Tab {
             Self::Board => "Board",
             Self::System => "System",
         }
-    }
-
-    fn index(self) -> usize {
-        Self::RING.iter().position(|t| *t == self).unwrap_or(0)
-    }
-
-    pub fn next(self) -> Self {
-        Self::RING[(self.index() + 1) % Self::RING.len()]
-    }
-
-    pub fn previous(self) -> Self {
-        Self::RING[(self.index() + Self::RING.len() - 1) % Self::RING.len()]
     }
 }
 
@@ -178,6 +170,17 @@ pub fn body_area(area: Rect) -> Rect {
     )
 }
 
+/// The screen of `tab`: the one table that maps the ring to its screens.
+pub fn screen_of(tab: Tab) -> &'static dyn screen::Screen {
+    match tab {
+        Tab::Overview => &overview::OverviewScreen,
+        Tab::Work => &work::WorkScreen,
+        Tab::Keepers => &keepers::KeepersScreen,
+        Tab::Board => &board::BoardScreen,
+        Tab::System => &system::SystemScreen,
+    }
+}
+
 /// Paints one whole frame.
 pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
     render_with_cursor(model, ui, ctx, area, buf);
@@ -205,13 +208,10 @@ pub fn render_with_cursor(
     );
     let body = body_area(area);
     let mut cursor = None;
-    match ui.tab {
-        _ if ui.chat.is_some() => cursor = chat::render(model, ui, ctx, body, buf),
-        Tab::Keepers => keepers::render(model, &ui.roster, ctx, body, buf),
-        Tab::Overview => overview::render_overview(model, ctx, body, buf),
-        Tab::Work => work::render(model, ui, ctx, body, buf),
-        Tab::Board => board::render(model, &ui.board, ctx, body, buf),
-        Tab::System => system::render(model, &ui.system, ctx, body, buf),
+    if ui.chat.is_some() {
+        cursor = chat::render(model, ui, ctx, body, buf);
+    } else {
+        screen_of(ui.tab).render(model, ui, ctx, body, buf);
     }
     let footer = Rect::new(
         area.x,
@@ -263,19 +263,8 @@ fn render_footer(ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
     } else if ui.chat.is_some() {
         // The chat screen painted its own footer (the composer's, C-63).
         return;
-    } else if ui.tab == Tab::Work && ui.work.typing() {
-        Line::from(work::footer_spans(ui, theme).unwrap_or_default())
-    } else if let Some(search) = ui.roster.search.as_ref().filter(|s| s.typing) {
-        let mut spans = vec![
-            Span::styled("/", theme.style(Tone::Accent)),
-            Span::raw(sanitize(&search.query).into_owned()),
-            Span::styled("▏", theme.style(Tone::Accent)),
-            Span::styled("  Enter keep · Esc cancel", theme.style(Tone::Dim)),
-        ];
-        if ui.roster.search_missed {
-            spans.push(Span::styled("  no match", theme.style(Tone::Warn)));
-        }
-        Line::from(spans)
+    } else if screen_of(ui.tab).typing(ui) {
+        Line::from(screen_of(ui.tab).typing_footer(ui, theme))
     } else {
         // The notice and the search go first: hints are what a narrow footer may lose.
         let mut spans = Vec::new();
@@ -295,21 +284,7 @@ fn render_footer(ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
             "Tab surfaces · ? help · r refresh · q q quit",
             theme.style(Tone::Dim),
         ));
-        if ui.tab == Tab::Keepers {
-            spans.push(Span::styled(
-                " · j/k move · / search · Enter detail",
-                theme.style(Tone::Dim),
-            ));
-        }
-        if ui.tab == Tab::Work {
-            spans.extend(work::footer_spans(ui, theme).unwrap_or_default());
-        }
-        if ui.tab == Tab::Board {
-            spans.extend(board::footer_spans(&ui.board, theme));
-        }
-        if ui.tab == Tab::System {
-            spans.extend(system::footer_spans(theme));
-        }
+        spans.extend(screen_of(ui.tab).footer(ui, theme));
         Line::from(spans)
     };
     line.render(area, buf);

@@ -365,3 +365,40 @@ pub fn render_overview(model: &Model, ctx: &ProjectionCtx, area: Rect, buf: &mut
     lines.push(candle_line(model, theme));
     Paragraph::new(lines).render(area, buf);
 }
+
+/// The Overview as a [`Screen`](super::screen::Screen): read-only, `r` re-reads the roster.
+pub struct OverviewScreen;
+
+impl super::screen::Screen for OverviewScreen {
+    fn render(
+        &self,
+        model: &Model,
+        _ui: &super::Ui,
+        ctx: &ProjectionCtx,
+        area: Rect,
+        buf: &mut Buffer,
+    ) {
+        render_overview(model, ctx, area, buf);
+    }
+
+    fn footer(&self, _ui: &super::Ui, _theme: Theme) -> Vec<ratatui::text::Span<'static>> {
+        Vec::new()
+    }
+
+    fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+
+    fn handle_key(
+        &self,
+        _ui: &mut super::Ui,
+        _model: &Model,
+        _key: crossterm::event::KeyEvent,
+    ) -> crate::view::command::UiCommand {
+        crate::view::command::UiCommand::None
+    }
+
+    fn refresh(&self, _ui: &mut super::Ui) -> crate::view::command::UiCommand {
+        crate::view::command::UiCommand::Refresh(crate::actors::keepers::ROSTER)
+    }
+}

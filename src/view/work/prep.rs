@@ -14,10 +14,9 @@
 use super::detail::TaskDetailModel;
 use crate::actors::work::HistoryChain;
 use crate::protocol::tasks::{GoalObservation, Task, TaskDetail, TaskEventRow, TaskState};
-use crate::view::text::{display_width, grapheme_width, sanitize, sanitize_lines};
+use crate::view::text::{display_width, sanitize, sanitize_lines, wrap};
 use crate::view::theme::Tone;
 use std::sync::Arc;
-use unicode_segmentation::UnicodeSegmentation;
 
 /// Which part of the detail a preparation is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -286,42 +285,6 @@ impl PrepState {
     pub fn running(&self) -> usize {
         self.in_flight.len()
     }
-}
-
-/// Word-wraps sanitised text to `width` cells (graphemes never split; over-long words cut).
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(1);
-    let mut out = Vec::new();
-    let mut line = String::new();
-    let mut used = 0usize;
-    for word in text.split_word_bounds() {
-        let w = display_width(word);
-        if used + w > width && used > 0 {
-            out.push(std::mem::take(&mut line).trim_end().to_string());
-            used = 0;
-            if word.trim().is_empty() {
-                continue;
-            }
-        }
-        if w > width {
-            for g in word.graphemes(true) {
-                let gw = grapheme_width(g);
-                if used + gw > width && used > 0 {
-                    out.push(std::mem::take(&mut line));
-                    used = 0;
-                }
-                line.push_str(g);
-                used += gw;
-            }
-            continue;
-        }
-        line.push_str(word);
-        used += w;
-    }
-    if !line.is_empty() || out.is_empty() {
-        out.push(line.trim_end().to_string());
-    }
-    out
 }
 
 fn push_wrapped(out: &mut Vec<PreparedLine>, tone: Tone, indent: &str, text: &str, width: usize) {

@@ -141,6 +141,6 @@ pub fn handle(ui: &mut BoardUi, model: &Model, key: KeyEvent, body_rows: u16) ->
     };
     ui.selected = Some(posts[target].id.clone());
     ui.offset =
-        crate::view::screens::keepers::effective_offset(target, ui.offset, page, posts.len());
+        crate::view::screens::widgets::effective_offset(target, ui.offset, page, posts.len());
     UiCommand::Repaint
 }

@@ -9,7 +9,7 @@ pub mod keys;
 mod post;
 
 use super::ProjectionCtx;
-use super::work::{annotation, failure_text, no_value_line, row};
+use super::widgets::{annotation, effective_offset, failure_text, no_value_line, row};
 use crate::actors::board::{BoardQuery, BoardSort};
 use crate::protocol::board::{BoardPost, CreatedAt};
 use crate::view::board::PostsObservation;
@@ -256,7 +256,7 @@ pub fn render(model: &Model, ui: &BoardUi, ctx: &ProjectionCtx, area: Rect, buf:
     }
     let page = area.height.saturating_sub(LIST_HEADER_ROWS) as usize;
     let selected = selected_index(ui, posts);
-    let offset = super::keepers::effective_offset(selected, ui.offset, page, posts.len());
+    let offset = effective_offset(selected, ui.offset, page, posts.len());
     for (i, post) in posts.iter().enumerate().skip(offset).take(page) {
         put(
             post_row(
@@ -279,4 +279,42 @@ pub fn footer_spans(ui: &BoardUi, theme: Theme) -> Vec<Span<'static>> {
         " · j/k move · Enter read · s order · f/F hearth"
     };
     vec![Span::styled(text, theme.style(Tone::Dim))]
+}
+
+/// The Board as a [`Screen`](super::screen::Screen).
+pub struct BoardScreen;
+
+impl super::screen::Screen for BoardScreen {
+    fn render(
+        &self,
+        model: &Model,
+        ui: &super::Ui,
+        ctx: &ProjectionCtx,
+        area: Rect,
+        buf: &mut Buffer,
+    ) {
+        render(model, &ui.board, ctx, area, buf);
+    }
+
+    fn footer(&self, ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
+        footer_spans(&ui.board, theme)
+    }
+
+    fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
+        keys::BOARD_KEYS
+    }
+
+    fn handle_key(
+        &self,
+        ui: &mut super::Ui,
+        model: &Model,
+        key: crossterm::event::KeyEvent,
+    ) -> crate::view::command::UiCommand {
+        let rows = super::body_area(ui.area).height;
+        keys::handle(&mut ui.board, model, key, rows)
+    }
+
+    fn refresh(&self, ui: &mut super::Ui) -> crate::view::command::UiCommand {
+        keys::refresh(&ui.board)
+    }
 }

@@ -426,7 +426,7 @@ pub fn status_line(
     ];
     match row {
         Some(r) => {
-            let (mark, tone) = super::keepers::status_mark(r.status);
+            let (mark, tone) = super::widgets::status_mark(r.status);
             spans.push(sep());
             spans.push(Span::styled(
                 format!("{mark} {}", format!("{:?}", r.status).to_lowercase()),

@@ -8,8 +8,8 @@ mod panes;
 mod runtime;
 
 use super::ProjectionCtx;
-use super::work::{annotation, no_value_line};
-use crate::view::fetched::Fetched;
+use super::widgets::Ring;
+pub use super::widgets::slot_status;
 use crate::view::model::Model;
 use crate::view::theme::{Theme, Tone};
 use ratatui::buffer::Buffer;
@@ -25,6 +25,10 @@ pub enum SystemPane {
     Skills,
     AsyncRuns,
     Connectors,
+}
+
+impl super::widgets::Ring for SystemPane {
+    const RING: &'static [Self] = &Self::ALL;
 }
 
 impl SystemPane {
@@ -46,18 +50,6 @@ impl SystemPane {
         }
     }
 
-    fn index(self) -> usize {
-        Self::ALL.iter().position(|p| *p == self).unwrap_or(0)
-    }
-
-    pub fn next(self) -> Self {
-        Self::ALL[(self.index() + 1) % Self::ALL.len()]
-    }
-
-    pub fn previous(self) -> Self {
-        Self::ALL[(self.index() + Self::ALL.len() - 1) % Self::ALL.len()]
-    }
-
     /// The source `r` re-reads on this pane.
     pub fn source(self) -> crate::actors::contract::SourceKey {
         match self {
@@ -77,7 +69,7 @@ pub struct SystemUi {
 
 impl SystemUi {
     pub fn scroll_mut(&mut self) -> &mut usize {
-        &mut self.scroll[self.pane.index()]
+        &mut self.scroll[self.pane.position()]
     }
 }
 
@@ -89,20 +81,6 @@ pub const SYSTEM_KEYS: &[(&str, &str)] = &[
     ("j / k, PgUp / PgDn, Home", "scroll the pane"),
     ("r", "re-read this pane's source (Tools: all three reads)"),
 ];
-
-/// The status words of a slot beside (or instead of) its value: `None` when the value
-/// stands alone. Never "empty" for unread, warming or failed (G-5).
-pub fn slot_status<T: Clone>(
-    what: &str,
-    fetched: &Fetched<T>,
-    ctx: &ProjectionCtx,
-) -> Option<Line<'static>> {
-    if let Some(line) = no_value_line(what, fetched, ctx.theme) {
-        return Some(line);
-    }
-    annotation(fetched, ctx.now)
-        .map(|(text, tone)| Line::styled(format!("{what}: {text}"), ctx.theme.style(tone)))
-}
 
 fn pane_line(ui: &SystemUi, theme: Theme) -> Line<'static> {
     let mut spans = vec![Span::styled("SYSTEM  ", theme.style(Tone::Strong))];
@@ -134,7 +112,7 @@ pub fn render(model: &Model, ui: &SystemUi, ctx: &ProjectionCtx, area: Rect, buf
         SystemPane::Connectors => connectors::lines(model, ctx, width),
     };
     let body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
-    let scroll = ui.scroll[ui.pane.index()].min(lines.len().saturating_sub(1));
+    let scroll = ui.scroll[ui.pane.position()].min(lines.len().saturating_sub(1));
     Paragraph::new(lines.into_iter().skip(scroll).collect::<Vec<_>>()).render(body, buf);
 }
 
@@ -166,4 +144,46 @@ pub fn handle(ui: &mut SystemUi, key: crossterm::event::KeyEvent, body_rows: u16
         _ => return false,
     }
     true
+}
+
+/// The System surface as a [`Screen`](super::screen::Screen).
+pub struct SystemScreen;
+
+impl super::screen::Screen for SystemScreen {
+    fn render(
+        &self,
+        model: &Model,
+        ui: &super::Ui,
+        ctx: &ProjectionCtx,
+        area: Rect,
+        buf: &mut Buffer,
+    ) {
+        render(model, &ui.system, ctx, area, buf);
+    }
+
+    fn footer(&self, _ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
+        footer_spans(theme)
+    }
+
+    fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
+        SYSTEM_KEYS
+    }
+
+    fn handle_key(
+        &self,
+        ui: &mut super::Ui,
+        _model: &Model,
+        key: crossterm::event::KeyEvent,
+    ) -> crate::view::command::UiCommand {
+        let rows = super::body_area(ui.area).height;
+        if handle(&mut ui.system, key, rows) {
+            crate::view::command::UiCommand::Repaint
+        } else {
+            crate::view::command::UiCommand::None
+        }
+    }
+
+    fn refresh(&self, ui: &mut super::Ui) -> crate::view::command::UiCommand {
+        crate::view::command::UiCommand::Refresh(ui.system.pane.source())
+    }
 }

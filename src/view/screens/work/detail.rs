@@ -6,11 +6,11 @@
 //! with the retry cursor, and a withdrawal says the values were dropped.
 
 use super::state::detail_layout;
-use super::{annotation, failure_text, row};
 use crate::actors::work::{ChainNext, HistoryChain};
 use crate::protocol::goals::{GoalDetailRead, Timeline, TimelineSeverity};
 use crate::view::fetched::Fetched;
 use crate::view::model::Model;
+use crate::view::screens::widgets::{annotation, failure_text, row};
 use crate::view::screens::{ProjectionCtx, Ui};
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};

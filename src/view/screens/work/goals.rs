@@ -4,11 +4,11 @@
 //! count that was not sent is not shown as 0.
 
 use super::state::{goal_order, phase_group};
-use super::{GoalSort, GoalsUi, annotation, no_value_line, row};
+use super::{GoalSort, GoalsUi};
 use crate::protocol::planning::{Planning, PlanningRead, ProofObservation, Rollup};
 use crate::view::model::Model;
 use crate::view::screens::ProjectionCtx;
-use crate::view::screens::keepers::effective_offset;
+use crate::view::screens::widgets::{annotation, effective_offset, no_value_line, row};
 use crate::view::text::{fit_width, pad_to, sanitize};
 use crate::view::theme::{Theme, Tone};
 use ratatui::buffer::Buffer;

@@ -11,7 +11,7 @@ use crate::actors::work::WorkCommand;
 use crate::protocol::planning::PlanningRead;
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
-use crate::view::screens::keepers::effective_offset;
+use crate::view::screens::widgets::{Ring, effective_offset};
 use crate::view::screens::work::state::detail_layout_for;
 use crate::view::screens::{Search, Ui};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

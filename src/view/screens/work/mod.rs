@@ -10,15 +10,14 @@ pub mod keys;
 pub mod state;
 pub mod tasks;
 
+use super::widgets::Ring;
 use super::{ProjectionCtx, Search, Ui};
-use crate::view::fetched::{Fetched, SlotFailure};
 use crate::view::model::Model;
 use crate::view::text::sanitize;
 use crate::view::theme::{Theme, Tone};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
-use std::time::Instant;
+use ratatui::text::Span;
 
 /// Which Work pane is shown (`t` toggles).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -38,16 +37,11 @@ pub enum GoalFilter {
     Dropped,
 }
 
-impl GoalFilter {
-    pub fn next(self) -> Self {
-        match self {
-            Self::All => Self::Active,
-            Self::Active => Self::Completed,
-            Self::Completed => Self::Dropped,
-            Self::Dropped => Self::All,
-        }
-    }
+impl Ring for GoalFilter {
+    const RING: &'static [Self] = &[Self::All, Self::Active, Self::Completed, Self::Dropped];
+}
 
+impl GoalFilter {
     pub fn label(self) -> &'static str {
         match self {
             Self::All => "all",
@@ -67,15 +61,11 @@ pub enum GoalSort {
     Due,
 }
 
-impl GoalSort {
-    pub fn next(self) -> Self {
-        match self {
-            Self::PhasePriority => Self::Updated,
-            Self::Updated => Self::Due,
-            Self::Due => Self::PhasePriority,
-        }
-    }
+impl Ring for GoalSort {
+    const RING: &'static [Self] = &[Self::PhasePriority, Self::Updated, Self::Due];
+}
 
+impl GoalSort {
     pub fn label(self) -> &'static str {
         match self {
             Self::PhasePriority => "phase/P1-P5",
@@ -166,58 +156,49 @@ pub fn footer_spans(ui: &Ui, theme: Theme) -> Option<Vec<Span<'static>>> {
     Some(vec![Span::styled(hint, theme.style(Tone::Dim))])
 }
 
-/// One status line for a slot without a usable value (never read / reading / warming /
-/// failed), or `None` when there is a value to show.
-pub fn no_value_line<T: Clone>(
-    what: &str,
-    fetched: &Fetched<T>,
-    theme: Theme,
-) -> Option<Line<'static>> {
-    let (text, tone) = match fetched {
-        Fetched::NotRequested => (format!("{what}: (not loaded yet)"), Tone::Dim),
-        Fetched::Loading => (format!("{what}: reading…"), Tone::Busy),
-        Fetched::Warming { last: None } => (format!("{what}: server warming up"), Tone::Warn),
-        Fetched::Failed {
-            last: None,
-            error,
-            retrying,
-        } => (failure_text(what, error, *retrying), Tone::Bad),
-        _ => return None,
-    };
-    Some(Line::styled(text, theme.style(tone)))
-}
+/// The Work surface as a [`Screen`](super::screen::Screen).
+pub struct WorkScreen;
 
-pub fn failure_text(what: &str, error: &SlotFailure, retrying: bool) -> String {
-    let retry = if retrying { " · retrying…" } else { "" };
-    format!("{what}: read failed ({}){retry}", error.class)
-}
-
-/// The annotation beside a shown value (re-reading, warming, failed re-read).
-pub fn annotation<T: Clone>(fetched: &Fetched<T>, now: Instant) -> Option<(String, Tone)> {
-    match fetched {
-        Fetched::Refreshing { .. } if fetched.shows_reading(now) => {
-            Some(("reading…".into(), Tone::Busy))
-        }
-        Fetched::Warming { last: Some(_) } => {
-            Some(("server warming up · last observation".into(), Tone::Warn))
-        }
-        Fetched::Failed {
-            last: Some(_),
-            error,
-            retrying,
-        } => Some((
-            format!(
-                "data unreliable (read failed: {}){} · last observation",
-                error.class,
-                if *retrying { " · retrying…" } else { "" }
-            ),
-            Tone::Bad,
-        )),
-        _ => None,
+impl super::screen::Screen for WorkScreen {
+    fn render(&self, model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+        render(model, ui, ctx, area, buf);
     }
-}
 
-/// A rect's row `i` (1 high), clipped to the rect.
-pub fn row(area: Rect, i: u16) -> Option<Rect> {
-    (i < area.height).then(|| Rect::new(area.x, area.y + i, area.width, 1))
+    fn footer(&self, ui: &Ui, theme: Theme) -> Vec<Span<'static>> {
+        footer_spans(ui, theme).unwrap_or_default()
+    }
+
+    fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
+        keys::WORK_KEYS
+    }
+
+    fn handle_key(
+        &self,
+        ui: &mut Ui,
+        model: &Model,
+        key: crossterm::event::KeyEvent,
+    ) -> crate::view::command::UiCommand {
+        keys::handle(ui, model, key)
+    }
+
+    fn refresh(&self, ui: &mut Ui) -> crate::view::command::UiCommand {
+        keys::refresh(ui)
+    }
+
+    fn typing(&self, ui: &Ui) -> bool {
+        ui.work.typing()
+    }
+
+    fn typing_key(
+        &self,
+        ui: &mut Ui,
+        _model: &Model,
+        key: crossterm::event::KeyEvent,
+    ) -> crate::view::command::UiCommand {
+        keys::typing(ui, key)
+    }
+
+    fn typing_footer(&self, ui: &Ui, theme: Theme) -> Vec<Span<'static>> {
+        footer_spans(ui, theme).unwrap_or_default()
+    }
 }

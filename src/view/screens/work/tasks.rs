@@ -1,12 +1,12 @@
 //! Work → Tasks: the task list with its coverage line (per-part read states: backlog, archive,
 //! goal links; an unavailable part is named, never read as "no tasks"), j/k, paging, search.
 
+use super::TasksUi;
 use super::state::task_order;
-use super::{TasksUi, annotation, no_value_line, row};
 use crate::protocol::tasks::{SourceRead, TaskList, TaskStatus};
 use crate::view::model::Model;
 use crate::view::screens::ProjectionCtx;
-use crate::view::screens::keepers::effective_offset;
+use crate::view::screens::widgets::{annotation, effective_offset, no_value_line, row};
 use crate::view::text::{fit_width, pad_to, sanitize};
 use crate::view::theme::{Theme, Tone};
 use ratatui::buffer::Buffer;

@@ -5,10 +5,11 @@
 //! An absent field is shown as absent (`?` for flags, `-` elsewhere), never as false or 0.
 //! Every `Fetched` state has its own wording (G-4, G-5).
 
+pub mod keys;
+
+use super::widgets::{effective_offset, status_mark};
 use super::{ProjectionCtx, RosterUi};
-use crate::protocol::keepers::{
-    ActivationMode, KeeperRoster, KeeperRow, KeeperRowSlot, KeeperStatus,
-};
+use crate::protocol::keepers::{ActivationMode, KeeperRoster, KeeperRow, KeeperRowSlot};
 use crate::view::fetched::{Fetched, Observed};
 use crate::view::model::Model;
 use crate::view::text::{display_width, fit_middle, fit_width, pad_to, sanitize};
@@ -41,18 +42,6 @@ impl Columns {
             lifecycle,
             task: rest - lifecycle,
         }
-    }
-}
-
-pub fn status_mark(status: KeeperStatus) -> (&'static str, Tone) {
-    match status {
-        KeeperStatus::Active => ("●", Tone::Good),
-        KeeperStatus::Busy => ("◆", Tone::Busy),
-        KeeperStatus::Listening => ("◎", Tone::Accent),
-        KeeperStatus::Idle => ("○", Tone::Normal),
-        KeeperStatus::Inactive => ("◌", Tone::Dim),
-        KeeperStatus::Offline => ("·", Tone::Dim),
-        KeeperStatus::Error => ("✗", Tone::Bad),
     }
 }
 
@@ -202,21 +191,6 @@ pub fn row_matches(slot: &KeeperRowSlot, query_lower: &str) -> bool {
         KeeperRowSlot::Undecodable { name, .. } => name.as_deref(),
     };
     name.is_some_and(|n| n.to_lowercase().contains(query_lower))
-}
-
-/// The first visible row, keeping `selected` on screen.
-pub fn effective_offset(selected: usize, offset: usize, page: usize, len: usize) -> usize {
-    if page == 0 || len == 0 {
-        return 0;
-    }
-    let max_offset = len.saturating_sub(page);
-    let mut off = offset.min(max_offset);
-    if selected < off {
-        off = selected;
-    } else if selected >= off + page {
-        off = selected + 1 - page;
-    }
-    off.min(max_offset)
 }
 
 /// What the title row says about the slot beside the value (G-4).
@@ -489,6 +463,79 @@ fn render_detail(slot: &KeeperRowSlot, ctx: &ProjectionCtx, area: Rect, buf: &mu
         .render(pane, buf);
 }
 
+/// The Keepers roster as a [`Screen`](super::screen::Screen).
+pub struct KeepersScreen;
+
+impl super::screen::Screen for KeepersScreen {
+    fn render(
+        &self,
+        model: &Model,
+        ui: &super::Ui,
+        ctx: &ProjectionCtx,
+        area: Rect,
+        buf: &mut Buffer,
+    ) {
+        render(model, &ui.roster, ctx, area, buf);
+    }
+
+    fn footer(&self, _ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
+        vec![Span::styled(
+            " · j/k move · / search · Enter detail",
+            theme.style(Tone::Dim),
+        )]
+    }
+
+    fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
+        keys::ROSTER_KEYS
+    }
+
+    fn handle_key(
+        &self,
+        ui: &mut super::Ui,
+        model: &Model,
+        key: crossterm::event::KeyEvent,
+    ) -> crate::view::command::UiCommand {
+        keys::handle(ui, model, key)
+    }
+
+    fn refresh(&self, _ui: &mut super::Ui) -> crate::view::command::UiCommand {
+        crate::view::command::UiCommand::Refresh(crate::actors::keepers::ROSTER)
+    }
+
+    fn typing(&self, ui: &super::Ui) -> bool {
+        keys::typing(ui)
+    }
+
+    fn typing_key(
+        &self,
+        ui: &mut super::Ui,
+        model: &Model,
+        key: crossterm::event::KeyEvent,
+    ) -> crate::view::command::UiCommand {
+        keys::typing_key(ui, model, key)
+    }
+
+    fn typing_footer(&self, ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
+        let Some(search) = ui.roster.search.as_ref() else {
+            return Vec::new();
+        };
+        let mut spans = vec![
+            Span::styled("/", theme.style(Tone::Accent)),
+            Span::raw(sanitize(&search.query).into_owned()),
+            Span::styled("▏", theme.style(Tone::Accent)),
+            Span::styled("  Enter keep · Esc cancel", theme.style(Tone::Dim)),
+        ];
+        if ui.roster.search_missed {
+            spans.push(Span::styled("  no match", theme.style(Tone::Warn)));
+        }
+        spans
+    }
+
+    fn paste(&self, ui: &mut super::Ui, model: &Model, text: &str) -> bool {
+        keys::paste(ui, model, text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -507,14 +554,5 @@ mod tests {
         assert_eq!(turn_age(Some(90.0), 100.0), "10s");
         assert_eq!(turn_age(Some(0.0), 7200.0), "2h");
         assert_eq!(turn_age(Some(f64::NAN), 1.0), "-");
-    }
-
-    #[test]
-    fn offset_keeps_selection_visible() {
-        assert_eq!(effective_offset(0, 0, 10, 100), 0);
-        assert_eq!(effective_offset(15, 0, 10, 100), 6);
-        assert_eq!(effective_offset(3, 6, 10, 100), 3);
-        assert_eq!(effective_offset(99, 0, 10, 100), 90);
-        assert_eq!(effective_offset(0, 50, 10, 5), 0);
     }
 }

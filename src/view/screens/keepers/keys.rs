@@ -1,0 +1,210 @@
+//! Keys of the Keepers roster: selection, `/` live search (`n`/`N`), the detail pane, and
+//! `c`/`m` to open the selected Keeper's chat.
+
+use super::row_matches;
+use crate::protocol::keepers::KeeperRowSlot;
+use crate::view::command::{ChatUiCommand, UiCommand};
+use crate::view::model::Model;
+use crate::view::screens::widgets::effective_offset;
+use crate::view::screens::{RosterUi, Search, Ui};
+use crossterm::event::{KeyCode, KeyEvent};
+
+pub const ROSTER_KEYS: &[(&str, &str)] = &[
+    ("j / k, Down / Up", "move selection"),
+    ("Home / End", "first / last keeper"),
+    ("PgUp / PgDn", "page up / down"),
+    ("/", "search by name (live jump)"),
+    ("n / N", "next / previous match"),
+    ("Enter / Right", "detail of the selected row"),
+    ("Esc / Left", "close detail"),
+];
+
+fn roster_len(model: &Model) -> usize {
+    model
+        .keepers
+        .roster
+        .fetched
+        .last()
+        .map_or(0, |o| o.value.rows.len())
+}
+
+/// A key on the roster (no field active).
+pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
+    let page = ui.roster_page_rows().max(1);
+    roster_key(&mut ui.roster, model, key, page)
+}
+
+/// Whether the `/` search field takes every key.
+pub fn typing(ui: &Ui) -> bool {
+    ui.roster.search.as_ref().is_some_and(|s| s.typing)
+}
+
+/// A key while the search field is active.
+pub fn typing_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
+    let page = ui.roster_page_rows().max(1);
+    search_typing(&mut ui.roster, model, key, page)
+}
+
+fn select(roster: &mut RosterUi, index: usize, len: usize, page: usize) -> UiCommand {
+    if len == 0 {
+        return UiCommand::None;
+    }
+    let index = index.min(len - 1);
+    let offset = effective_offset(index, roster.offset, page, len);
+    if index == roster.selected && offset == roster.offset {
+        return UiCommand::None;
+    }
+    roster.selected = index;
+    roster.offset = offset;
+    UiCommand::Repaint
+}
+
+fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) -> UiCommand {
+    let len = roster_len(model);
+    let cur = roster.selected.min(len.saturating_sub(1));
+    if roster.detail_open {
+        return match key.code {
+            KeyCode::Esc | KeyCode::Left => {
+                roster.detail_open = false;
+                UiCommand::Repaint
+            }
+            _ => UiCommand::None,
+        };
+    }
+    match key.code {
+        KeyCode::Char('j') | KeyCode::Down => select(roster, cur + 1, len, page),
+        KeyCode::Char('k') | KeyCode::Up => select(roster, cur.saturating_sub(1), len, page),
+        KeyCode::Home | KeyCode::Char('g') => select(roster, 0, len, page),
+        KeyCode::End | KeyCode::Char('G') => select(roster, len.saturating_sub(1), len, page),
+        KeyCode::PageDown => select(roster, cur + page, len, page),
+        KeyCode::PageUp => select(roster, cur.saturating_sub(page), len, page),
+        // `c` / `m` open the selected Keeper's chat (as in MASC).
+        KeyCode::Char('c') | KeyCode::Char('m') if len > 0 => {
+            let name = match model
+                .keepers
+                .roster
+                .fetched
+                .last()
+                .and_then(|o| o.value.rows.get(cur))
+            {
+                Some(KeeperRowSlot::Row(row)) => Some(row.name.clone()),
+                Some(KeeperRowSlot::Undecodable { name, .. }) => name.clone(),
+                None => None,
+            };
+            match name {
+                Some(keeper) => UiCommand::Chat(ChatUiCommand::Open { keeper }),
+                None => UiCommand::None,
+            }
+        }
+        KeyCode::Enter | KeyCode::Right if len > 0 => {
+            roster.detail_open = true;
+            UiCommand::Repaint
+        }
+        KeyCode::Char('/') => {
+            roster.search = Some(Search {
+                query: String::new(),
+                typing: true,
+            });
+            roster.search_missed = false;
+            UiCommand::Repaint
+        }
+        KeyCode::Char('n') => jump(roster, model, cur, true, true, page),
+        KeyCode::Char('N') => jump(roster, model, cur, false, true, page),
+        KeyCode::Esc if roster.search.is_some() => {
+            roster.search = None;
+            roster.search_missed = false;
+            UiCommand::Repaint
+        }
+        _ => UiCommand::None,
+    }
+}
+
+/// Moves to the next (or previous) row matching the search, wrapping; `skip_current` for n/N.
+fn jump(
+    roster: &mut RosterUi,
+    model: &Model,
+    from: usize,
+    forward: bool,
+    skip_current: bool,
+    page: usize,
+) -> UiCommand {
+    let Some(query) = roster.search.as_ref().map(|s| s.query.to_lowercase()) else {
+        return UiCommand::None;
+    };
+    let Some(value) = model.keepers.roster.fetched.last() else {
+        return UiCommand::None;
+    };
+    let rows = &value.value.rows;
+    let len = rows.len();
+    if len == 0 || query.is_empty() {
+        return UiCommand::None;
+    }
+    let start = usize::from(skip_current);
+    let found = (start..len + start).map(|step| {
+        if forward {
+            (from + step) % len
+        } else {
+            (from + len * 2 - step) % len
+        }
+    });
+    let hit = found.into_iter().find(|&i| row_matches(&rows[i], &query));
+    let missed = hit.is_none();
+    let was_missed = std::mem::replace(&mut roster.search_missed, missed);
+    match hit {
+        Some(i) => match select(roster, i, len, page) {
+            UiCommand::None if was_missed != missed => UiCommand::Repaint,
+            other => other,
+        },
+        None if was_missed != missed => UiCommand::Repaint,
+        None => UiCommand::None,
+    }
+}
+
+fn search_typing(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) -> UiCommand {
+    let cur = roster.selected;
+    let Some(search) = roster.search.as_mut() else {
+        return UiCommand::None;
+    };
+    match key.code {
+        KeyCode::Esc => {
+            roster.search = None;
+            roster.search_missed = false;
+            UiCommand::Repaint
+        }
+        KeyCode::Enter => {
+            search.typing = false;
+            UiCommand::Repaint
+        }
+        KeyCode::Backspace => {
+            search.query.pop();
+            let _ = jump(roster, model, cur, true, false, page);
+            UiCommand::Repaint
+        }
+        // T.7: typed keys are filtered one scalar at a time; only printable ones enter the field.
+        KeyCode::Char(c) if !c.is_control() && !('\u{80}'..='\u{9f}').contains(&c) => {
+            search.query.push(c);
+            let _ = jump(roster, model, cur, true, false, page);
+            UiCommand::Repaint
+        }
+        _ => UiCommand::None,
+    }
+}
+
+/// Bracketed paste into the roster: into the search field only; non-printables become spaces (T.7).
+/// Returns `true` when the UI changed.
+pub fn paste(ui: &mut Ui, model: &Model, text: &str) -> bool {
+    let page = ui.roster_page_rows().max(1);
+    let cur = ui.roster.selected;
+    let Some(search) = ui.roster.search.as_mut().filter(|s| s.typing) else {
+        return false;
+    };
+    search.query.extend(text.chars().map(|c| {
+        if c.is_control() || ('\u{80}'..='\u{9f}').contains(&c) {
+            ' '
+        } else {
+            c
+        }
+    }));
+    let _ = jump(&mut ui.roster, model, cur, true, false, page);
+    true
+}
