@@ -13,7 +13,7 @@ use super::keepers::KeepersModel;
 use super::surface::{AnySurface, Drained};
 use super::system::SystemModel;
 use super::work::WorkModel;
-use crate::actors::contract::{IdentityState, InboxId, Inboxes, SlotEvent, SourceKey};
+use crate::actors::contract::{IdentityState, InboxId, Inboxes, SlotEvent, SlotKey, SourceKey};
 use crate::protocol::admission::AdmissionMode;
 use std::time::Instant;
 
@@ -168,19 +168,34 @@ impl Model {
                 return surface.drain(upto, &gate, now);
             }
         }
+        // A source posted into an inbox no surface drains: a wiring fault, never silent.
+        tracing::warn!(target: "masc_tui::view", inbox = inbox.0, "events for an inbox no surface drains");
         Drained::default()
     }
 
     /// Posts `event` into its surface's inbox and handles it at once (tests, benches and
     /// anything driving a model without a runtime; the actor path is the same drain).
-    pub fn deliver<S: Send + 'static, P: Send + 'static>(
+    /// Events of a slot and payload type no surface drains are rejected (`unknown_slot`,
+    /// traced), never lost silently.
+    pub fn deliver<S: SlotKey, P: Send + 'static>(
         &mut self,
         event: SlotEvent<S, P>,
         now: Instant,
     ) -> Drained {
         let inbox = self.inboxes.get::<S, P>();
         let upto = inbox.push(event);
-        self.on_delivered(inbox.id(), upto, now)
+        if self.surfaces().iter().any(|s| s.inbox_id() == inbox.id()) {
+            return self.on_delivered(inbox.id(), upto, now);
+        }
+        let mut out = Drained::default();
+        for event in inbox.drain_upto(upto) {
+            if let SlotEvent::Observed(ticket, _) = event {
+                let reason = super::admission::RejectReason::UnknownSlot;
+                super::surface::trace_verdict(&ticket, Err(reason));
+                out.rejected.push(reason);
+            }
+        }
+        out
     }
 
     /// Whether a slot of `inbox`'s surface is re-reading with its last value shown (G-4).

@@ -19,7 +19,7 @@ use masc_tui::view::surface::Drained;
 use std::time::Instant;
 
 /// A surface's slot type and the payload type of its inbox.
-pub trait SurfaceSlot: Send + Sized + 'static {
+pub trait SurfaceSlot: masc_tui::actors::contract::SlotKey {
     type Payload: Send + 'static;
 }
 
