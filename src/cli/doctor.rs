@@ -306,6 +306,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .build()
         .context("tokio runtime")?;
     let report = runtime.block_on(diagnose(config));
+    // Through the CLI's one output path (issue 16): server strings are already cleaned, and
+    // anything else (the URL given, a detail built from an error) is escaped here.
     let mut out = std::io::stdout().lock();
     if args.json {
         super::out::json(&mut out, &report).context("writing the report")?;

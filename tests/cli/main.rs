@@ -1,9 +1,11 @@
 //! The `masc-tui` subcommands run as processes: `decode`, `doctor`, `final-check` and
-//! `timeline`.
+//! `timeline`, and everything every subcommand prints passes the one sanitiser (`cli_output`,
+//! issue 16).
 //!
 //! One test binary; each module is one former `tests/<name>.rs` file (test names keep their
 //! rule ids). Shared rigs are declared here once.
 
+mod cli_output;
 mod decode_cli;
 mod doctor_cli;
 mod final_check_cli;

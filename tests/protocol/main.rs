@@ -22,3 +22,4 @@ mod decode_system_proptest;
 mod final_check;
 mod final_check_props;
 mod fixture_manifest;
+mod fuzz_corpus;

@@ -233,6 +233,15 @@ mod tests {
             parse_all(b"\x1b"),
             vec![Event::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE))]
         );
+        // Zero coordinates (crossterm subtracts 1 and panics in debug builds; found by the
+        // fuzz corpus): parsed or dropped, never a panic.
+        for zero in [&b"\x1b[12;0R"[..], b"\x1b[0;0;0M", b"\x1b[<0;0;0M"] {
+            let _ = parse_all(zero);
+        }
+        match parse_all(b"\x1b[<0;0;0M").as_slice() {
+            [Event::Mouse(m)] => assert_eq!((m.column, m.row), (0, 0)),
+            other => panic!("one mouse event, got {other:?}"),
+        }
         // A hostile X10 mouse report with coordinate bytes below 33 (crossterm overflows).
         match parse_all(b"\x1b[M \x00\x00").as_slice() {
             [Event::Mouse(m)] => assert_eq!((m.column, m.row), (0, 0)),

@@ -253,6 +253,18 @@ fn issue16_error_lines_of_every_subcommand_are_sanitised() {
         assert!(stderr.starts_with("masc-tui: "), "{stderr}");
         assert!(stderr.contains("\\x1B]0;pwned"), "{stderr}");
     }
+    // `doctor` against an unreachable URL that carries controls: the report, text or JSON,
+    // shows them escaped.
+    let url = format!("http://127.0.0.1:9/{}", HOSTILE[0]);
+    for json in [false, true] {
+        let mut args = vec!["doctor", "--url", url.as_str(), "--timeout", "2"];
+        if json {
+            args.push("--json");
+        }
+        let out = run(&args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        assert_safe(&out, &format!("{args:?}"));
+    }
     // A final that is not UTF-8.
     let out = run(&["final-check"], b"ok\xff\x9b");
     assert_eq!(out.status.code(), Some(2));
