@@ -13,6 +13,7 @@ pub mod decisions;
 pub mod keepers;
 pub mod read;
 pub mod registry;
+pub mod saves;
 pub mod supervisor;
 pub mod system;
 pub mod work;

@@ -34,7 +34,7 @@ const fn secs(n: u64) -> Duration {
 /// Every supervised source (the workspace actor aside, which the supervisor starts itself).
 /// `roster` is the Keepers roster cadence (configurable for tests).
 pub fn sources(roster: Duration) -> Vec<SourceEntry> {
-    use crate::actors::{board, chat, connectors, decisions, keepers, system, work};
+    use crate::actors::{board, chat, connectors, decisions, keepers, saves, system, work};
     vec![
         entry(
             &["keepers_roster"],
@@ -76,6 +76,11 @@ pub fn sources(roster: Duration) -> Vec<SourceEntry> {
         entry(
             &["operator_approvals", "open_asks"],
             decisions::DecisionsSpawner { cadence: secs(15) },
+        ),
+        // Saves have no cadence: each is one submitted write (its kinds: saves::registry).
+        entry(
+            &["save:approval_decision"],
+            saves::SaveHubSpawner::default(),
         ),
     ]
 }
@@ -124,7 +129,11 @@ mod tests {
         };
         assert_eq!(names.trace_name(), "connector_names:discord:channel");
         kinds.push(("connector_names".into(), names.source()));
-        kinds.extend(owner_of(&[DecisionsSlot::Approvals, DecisionsSlot::Asks]));
+        kinds.extend(owner_of(&[
+            DecisionsSlot::Approvals,
+            DecisionsSlot::Asks,
+            DecisionsSlot::Decision(crate::actors::saves::SaveId("save-1".into())),
+        ]));
         for (kind, slot) in [
             (
                 "chat_history",

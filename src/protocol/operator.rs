@@ -5,12 +5,12 @@ use super::decode::{
     DecodeError, DecodeErrorKind, WireDecode, decode_object, decode_value_at, required_key,
     required_nullable,
 };
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ActionType {
     Broadcast,
@@ -280,7 +280,8 @@ impl WireDecode for OperatorApprovals {
 
 // ---- confirm / deny ----
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Decision {
     Confirm,
     Deny,

@@ -203,7 +203,15 @@ impl<B: FrameSink> ViewState<B> {
                 }
                 if drained.changed {
                     screens::chat::after_observed(&mut self.model, &mut self.ui);
+                    if let Some(view) = self.ui.approvals.as_mut() {
+                        screens::approvals::keys::settle(view, &self.model);
+                    }
                     self.want(myself, FrameRequest::Background);
+                }
+                // What applied events call for (e.g. the approvals list after a receipt,
+                // §10.5); a re-read never replaces the receipt.
+                for source in drained.demands {
+                    let _ = self.demand(&source);
                 }
                 // T.2: an idle view writes nothing, so a background re-read that keeps the
                 // last value on screen changes nothing visible: its "reading" badge appears
@@ -348,6 +356,10 @@ impl<B: FrameSink> ViewState<B> {
                     }
                     self.want(myself, FrameRequest::Input);
                 }
+                UiCommand::Decide(intent) => {
+                    self.ui.notice = self.decide(intent).map(str::to_string);
+                    self.want(myself, FrameRequest::Input);
+                }
                 UiCommand::Quit(cause) => self.finish(myself, cause),
                 UiCommand::Suspend => self.suspend(myself),
             },
@@ -383,6 +395,56 @@ impl<B: FrameSink> ViewState<B> {
             Some(handle) => handle.send_message(cmd).map_err(|_| true),
             None => Err(false),
         }
+    }
+
+    /// Submits an approval decision as a save (issue 9): registered in the model first (so its
+    /// receipt has a place to land), then handed to the save hub. Key handling never awaits:
+    /// this is a cast. `Some(notice)` when nothing was submitted.
+    fn decide(
+        &mut self,
+        intent: crate::actors::saves::approval::DecisionIntent,
+    ) -> Option<&'static str> {
+        use crate::actors::saves::approval::ApprovalDecision;
+        use crate::actors::saves::{SAVES, SaveCommand, SaveId, hub::Save};
+        let Some(scope) = self.model.gate().current().cloned() else {
+            return Some("not sent: workspace not confirmed");
+        };
+        let workspace = scope.workspace.0.clone();
+        if self
+            .model
+            .decisions
+            .decisions
+            .in_flight(&intent.confirm_token, &workspace)
+            .is_some()
+        {
+            // The same intent shares the job in flight.
+            return Some("a decision on this approval is already in flight");
+        }
+        let save_id = SaveId::fresh();
+        self.model
+            .decisions
+            .decisions
+            .submit(save_id.clone(), intent.clone(), workspace);
+        let hub = self
+            .sources
+            .get(&SAVES)
+            .and_then(|h| h.commands::<SaveCommand>());
+        let sent = hub.is_some_and(|hub| {
+            hub.send_message(SaveCommand::Submit(Save::<ApprovalDecision>::submission(
+                save_id.clone(),
+                intent,
+                scope,
+            )))
+            .is_ok()
+        });
+        if sent {
+            return None;
+        }
+        self.model
+            .decisions
+            .decisions
+            .refuse_locally(&save_id, "the save hub is not running");
+        Some("not sent: save hub not running")
     }
 
     /// Sends a Board command; `Some(notice)` when it could not be sent.

@@ -49,6 +49,8 @@ pub enum UiCommand {
     Work(crate::actors::work::WorkCommand),
     /// A Board command for the Board source (query, open/close a post), then paint.
     Board(crate::actors::board::BoardCommand),
+    /// Decide an approval (the second `y` or `n`, or `R`): a save of the decision.
+    Decide(crate::actors::saves::approval::DecisionIntent),
 }
 
 /// What a chat key asks the view actor to do.

@@ -5,8 +5,10 @@ use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
 use super::surface::SurfaceModel;
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
 use crate::actors::decisions::{DECISIONS, DecisionsObservation, DecisionsSlot};
+use crate::actors::saves::approval::ApprovalDecision;
 use crate::protocol::asks::AskList;
 use crate::protocol::operator::OperatorApprovals;
+use crate::view::saves::SaveBook;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -17,6 +19,10 @@ pub struct DecisionsModel {
     pub approvals: Slot<Arc<OperatorApprovals>>,
     /// Open asks of the fleet (§10.1), shown on the Overview.
     pub asks: Slot<Arc<AskList>>,
+    /// Approval decisions this session made (or read back after a crash), each its own slot.
+    pub decisions: SaveBook<ApprovalDecision>,
+    /// A receipt landed: the list is re-read (§10.5; the re-read never replaces the receipt).
+    reread: bool,
 }
 
 impl Default for DecisionsModel {
@@ -32,13 +38,8 @@ impl DecisionsModel {
             inbox: inboxes.get(),
             approvals: Slot::default(),
             asks: Slot::default(),
-        }
-    }
-
-    fn slot_of(&mut self, key: &DecisionsSlot) -> &mut dyn ReadSlot {
-        match key {
-            DecisionsSlot::Approvals => &mut self.approvals,
-            DecisionsSlot::Asks => &mut self.asks,
+            decisions: SaveBook::default(),
+            reread: false,
         }
     }
 }
@@ -52,9 +53,10 @@ impl SurfaceModel for DecisionsModel {
     }
 
     fn dispatched(&mut self, ticket: &Ticket<DecisionsSlot>, gate: &EpochGate) -> bool {
-        match ticket.slot {
+        match &ticket.slot {
             DecisionsSlot::Approvals => self.approvals.dispatched(ticket, gate),
             DecisionsSlot::Asks => self.asks.dispatched(ticket, gate),
+            DecisionsSlot::Decision(save_id) => self.decisions.dispatched(save_id, ticket),
         }
     }
 
@@ -69,6 +71,11 @@ impl SurfaceModel for DecisionsModel {
                 self.approvals.judge(ticket, gate)
             }
             (DecisionsSlot::Asks, DecisionsObservation::Asks(_)) => self.asks.judge(ticket, gate),
+            (DecisionsSlot::Decision(id), DecisionsObservation::Decision(event))
+                if *id == event.save_id =>
+            {
+                self.decisions.judge(ticket, event)
+            }
             _ => Err(RejectReason::UnknownSlot),
         }
     }
@@ -82,18 +89,33 @@ impl SurfaceModel for DecisionsModel {
         match payload {
             DecisionsObservation::Approvals(r) => self.approvals.apply_with(ticket, r, now, |v| v),
             DecisionsObservation::Asks(r) => self.asks.apply_with(ticket, r, now, |v| v),
+            DecisionsObservation::Decision(event) => {
+                let receipt = matches!(
+                    event.step,
+                    crate::actors::saves::SaveStep::Ended(_)
+                        | crate::actors::saves::SaveStep::Restored(_)
+                );
+                self.decisions.apply(*event);
+                self.reread |= receipt;
+            }
         }
     }
 
     fn retired(&mut self, ticket: &Ticket<DecisionsSlot>) -> bool {
-        match ticket.slot {
+        match &ticket.slot {
             DecisionsSlot::Approvals => self.approvals.retired(ticket),
             DecisionsSlot::Asks => self.asks.retired(ticket),
+            DecisionsSlot::Decision(save_id) => self.decisions.retired(save_id, ticket),
         }
     }
 
     fn slot(&mut self, key: &DecisionsSlot) -> Option<&mut dyn ReadSlot> {
-        Some(self.slot_of(key))
+        match key {
+            DecisionsSlot::Approvals => Some(&mut self.approvals),
+            DecisionsSlot::Asks => Some(&mut self.asks),
+            // A save is not a read: no reading badge, no epoch rule.
+            DecisionsSlot::Decision(_) => None,
+        }
     }
 
     fn slots(&mut self) -> Vec<(SourceKey, &mut dyn ReadSlot)> {
@@ -101,6 +123,14 @@ impl SurfaceModel for DecisionsModel {
             (DECISIONS, &mut self.approvals as &mut dyn ReadSlot),
             (DECISIONS, &mut self.asks),
         ]
+    }
+
+    fn take_demands(&mut self) -> Vec<SourceKey> {
+        if std::mem::take(&mut self.reread) {
+            vec![DECISIONS]
+        } else {
+            Vec::new()
+        }
     }
 
     /// A failed approvals or asks read is shown where it is read (`data unreliable`), not as

@@ -63,6 +63,15 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
     if ctrl {
         return changed(UiCommand::None);
     }
+    if let Some(view) = ui.approvals.as_mut() {
+        match key.code {
+            // A surface change closes the view (and disarms).
+            KeyCode::Tab | KeyCode::BackTab => ui.approvals = None,
+            // Quitting and help stay global; they disarm too.
+            KeyCode::Char('q') | KeyCode::Char('?') => view.armed = None,
+            _ => return changed(super::screens::approvals::keys::handle(ui, model, key)),
+        }
+    }
     match key.code {
         KeyCode::Char('q') => {
             ui.quit_armed = true;

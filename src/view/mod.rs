@@ -16,6 +16,7 @@ pub mod presenter;
 /// Sample data for tests and benches (feature `test-support`; not in the shipped binary).
 #[cfg(feature = "test-support")]
 pub mod sample;
+pub mod saves;
 pub mod schedule;
 pub mod screens;
 pub mod surface;

@@ -22,6 +22,8 @@ pub struct Drained {
     pub background_reread: bool,
     /// Verdicts of results that were not applied, in order.
     pub rejected: Vec<RejectReason>,
+    /// Sources to re-read because of what was applied (e.g. the list after a save's receipt).
+    pub demands: Vec<SourceKey>,
 }
 
 /// A surface's model, typed by its slot and payload types.
@@ -111,6 +113,11 @@ pub trait SurfaceModel {
         }
     }
 
+    /// Sources the applied events call for a re-read of (taken once; default none).
+    fn take_demands(&mut self) -> Vec<SourceKey> {
+        Vec::new()
+    }
+
     /// Handles, in order, the events of the inbox up to `upto` (the notification being
     /// handled). Every verdict on a result is traced (`admit` / `reject{reason}`).
     fn drain(&mut self, upto: u64, gate: &EpochGate, now: Instant) -> Drained {
@@ -143,6 +150,7 @@ pub trait SurfaceModel {
                 SlotEvent::Retired(ticket) => out.changed |= self.retired(&ticket),
             }
         }
+        out.demands = self.take_demands();
         out
     }
 }

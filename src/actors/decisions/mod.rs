@@ -8,6 +8,8 @@ use crate::actors::contract::{
 };
 use crate::actors::read::polled::spawn_polled;
 use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
+use crate::actors::saves::approval::ApprovalDecision;
+use crate::actors::saves::{SAVES, SaveEvent, SaveId, SaveKind};
 use crate::protocol::asks::AskList;
 use crate::protocol::operator::OperatorApprovals;
 use futures::future::BoxFuture;
@@ -29,6 +31,8 @@ pub enum DecisionsSlot {
     Approvals,
     /// `GET /api/v1/keepers/asks` (§10.1): open asks of the fleet.
     Asks,
+    /// One approval decision save (§10.5 confirm or deny): its own slot per save.
+    Decision(SaveId),
 }
 
 impl SlotKey for DecisionsSlot {
@@ -36,11 +40,15 @@ impl SlotKey for DecisionsSlot {
         match self {
             Self::Approvals => "operator_approvals".to_string(),
             Self::Asks => "open_asks".to_string(),
+            Self::Decision(_) => format!("save:{}", ApprovalDecision::KIND),
         }
     }
 
     fn source(&self) -> SourceKey {
-        DECISIONS
+        match self {
+            Self::Approvals | Self::Asks => DECISIONS,
+            Self::Decision(_) => SAVES,
+        }
     }
 }
 
@@ -48,6 +56,8 @@ impl SlotKey for DecisionsSlot {
 pub enum DecisionsObservation {
     Approvals(ReadResult<OperatorApprovals>),
     Asks(ReadResult<AskList>),
+    /// A step or the receipt of an approval decision.
+    Decision(Box<SaveEvent<ApprovalDecision>>),
 }
 
 impl Payload for DecisionsObservation {
@@ -55,6 +65,7 @@ impl Payload for DecisionsObservation {
         match self {
             Self::Approvals(r) => read_outcome(r),
             Self::Asks(r) => read_outcome(r),
+            Self::Decision(e) => e.step.trace_outcome(),
         }
     }
 }

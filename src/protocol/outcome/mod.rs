@@ -33,16 +33,77 @@ pub enum SaveOutcome<A, C> {
     OutcomeUnknown { reason: String },
 }
 
+/// The six outcomes of a write (§11), without their detail: what the outbox stores and the
+/// traces name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SaveClass {
+    NotSent,
+    NotApplied,
+    Applied,
+    Unchanged,
+    Conflict,
+    OutcomeUnknown,
+}
+
+impl SaveClass {
+    pub const ALL: [SaveClass; 6] = [
+        Self::NotSent,
+        Self::NotApplied,
+        Self::Applied,
+        Self::Unchanged,
+        Self::Conflict,
+        Self::OutcomeUnknown,
+    ];
+
+    /// Stable snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::NotSent => "not_sent",
+            Self::NotApplied => "not_applied",
+            Self::Applied => "applied",
+            Self::Unchanged => "unchanged",
+            Self::Conflict => "conflict",
+            Self::OutcomeUnknown => "outcome_unknown",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+
+    /// The outcome is known (everything but "unknown").
+    pub fn is_settled(self) -> bool {
+        self != Self::OutcomeUnknown
+    }
+}
+
 impl<A, C> SaveOutcome<A, C> {
     /// Stable snake_case name of the outcome.
     pub fn class(&self) -> &'static str {
+        self.save_class().as_str()
+    }
+
+    /// The outcome without its detail.
+    pub fn save_class(&self) -> SaveClass {
         match self {
-            Self::NotSent { .. } => "not_sent",
-            Self::NotApplied { .. } => "not_applied",
-            Self::Applied { .. } => "applied",
-            Self::Unchanged => "unchanged",
-            Self::Conflict { .. } => "conflict",
-            Self::OutcomeUnknown { .. } => "outcome_unknown",
+            Self::NotSent { .. } => SaveClass::NotSent,
+            Self::NotApplied { .. } => SaveClass::NotApplied,
+            Self::Applied { .. } => SaveClass::Applied,
+            Self::Unchanged => SaveClass::Unchanged,
+            Self::Conflict { .. } => SaveClass::Conflict,
+            Self::OutcomeUnknown { .. } => SaveClass::OutcomeUnknown,
+        }
+    }
+
+    /// The reason or warning the outcome carries, if any (our vocabulary plus the server's
+    /// error token; sanitised before display).
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Self::NotSent { reason }
+            | Self::NotApplied { reason }
+            | Self::OutcomeUnknown { reason } => Some(reason),
+            Self::Applied { warning, .. } => warning.as_deref(),
+            Self::Unchanged | Self::Conflict { .. } => None,
         }
     }
 

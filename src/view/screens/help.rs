@@ -23,12 +23,22 @@ pub fn keys_for(tab: Tab) -> &'static [(&'static str, &'static str)] {
 }
 
 pub fn render(tab: Tab, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    render_keys(tab.title(), keys_for(tab), ctx, area, buf);
+}
+
+/// The help overlay for a view titled `title` with its own `surface` keys.
+pub fn render_keys(
+    title: &str,
+    surface: &[(&str, &str)],
+    ctx: &ProjectionCtx,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let theme = ctx.theme;
     let mut lines = vec![Line::styled(
-        format!("{} keys", tab.title()),
+        format!("{title} keys"),
         theme.style(Tone::Strong),
     )];
-    let surface = keys_for(tab);
     if surface.is_empty() {
         lines.push(Line::styled(
             "(no keys of its own in this version)",

@@ -4,6 +4,7 @@
 //! mode), the surface body, one footer row. Below [`MIN_WIDTH`]×[`MIN_HEIGHT`] a compact resize
 //! gate replaces the frame (T.5).
 
+pub mod approvals;
 pub mod board;
 pub mod chat;
 pub mod header;
@@ -102,6 +103,8 @@ pub struct Ui {
     pub board: board::BoardUi,
     /// System surface state (`system::SystemUi`).
     pub system: system::SystemUi,
+    /// The approvals view, when open (drawn over the surface it was opened from).
+    pub approvals: Option<approvals::ApprovalsUi>,
 }
 
 impl Default for Ui {
@@ -118,6 +121,7 @@ impl Default for Ui {
             work: work::WorkUi::default(),
             board: board::BoardUi::default(),
             system: system::SystemUi::default(),
+            approvals: None,
         }
     }
 }
@@ -210,6 +214,8 @@ pub fn render_with_cursor(
     let mut cursor = None;
     if ui.chat.is_some() {
         cursor = chat::render(model, ui, ctx, body, buf);
+    } else if let Some(view) = &ui.approvals {
+        approvals::render(model, view, ctx, body, buf);
     } else {
         screen_of(ui.tab).render(model, ui, ctx, body, buf);
     }
@@ -219,9 +225,12 @@ pub fn render_with_cursor(
         area.width,
         1,
     );
-    render_footer(ui, ctx, footer, buf);
+    render_footer(model, ui, ctx, footer, buf);
     if ui.help_open {
-        help::render(ui.tab, ctx, area, buf);
+        match &ui.approvals {
+            Some(_) => help::render_keys("Approvals", approvals::APPROVALS_KEYS, ctx, area, buf),
+            None => help::render(ui.tab, ctx, area, buf),
+        }
         return None;
     }
     cursor.filter(|_| !ui.quit_armed)
@@ -253,7 +262,7 @@ fn render_resize_gate(area: Rect, buf: &mut Buffer, theme: Theme) {
     }
 }
 
-fn render_footer(ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+fn render_footer(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
     let theme = ctx.theme;
     let line = if ui.quit_armed {
         Line::from(vec![Span::styled(
@@ -280,11 +289,22 @@ fn render_footer(ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
                 theme.style(Tone::Accent),
             ));
         }
-        spans.push(Span::styled(
-            "Tab surfaces · ? help · r refresh · q q quit",
-            theme.style(Tone::Dim),
-        ));
-        spans.extend(screen_of(ui.tab).footer(ui, theme));
+        match &ui.approvals {
+            Some(view) if view.armed.is_some() => {
+                spans.extend(approvals::footer_spans(model, view, theme));
+            }
+            Some(view) => {
+                spans.push(Span::styled("? help · q q quit", theme.style(Tone::Dim)));
+                spans.extend(approvals::footer_spans(model, view, theme));
+            }
+            None => {
+                spans.push(Span::styled(
+                    "Tab surfaces · ? help · r refresh · q q quit",
+                    theme.style(Tone::Dim),
+                ));
+                spans.extend(screen_of(ui.tab).footer(ui, theme));
+            }
+        }
         Line::from(spans)
     };
     line.render(area, buf);

@@ -143,7 +143,7 @@ fn decisions(model: &Model, ctx: &ProjectionCtx, out: &mut Vec<Line<'static>>) {
         }
     }
     out.push(Line::styled(
-        "  deciding and answering are not built in this version — use the web dashboard",
+        "  Enter: Approvals (decide there) · answering asks is not built in this version",
         theme.style(Tone::Dim),
     ));
 }
@@ -386,16 +386,23 @@ impl super::screen::Screen for OverviewScreen {
     }
 
     fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
-        &[]
+        &[("Enter", "Approvals: decide this actor's pending approvals")]
     }
 
+    /// `Enter` opens the Approvals view (it never decides anything itself).
     fn handle_key(
         &self,
-        _ui: &mut super::Ui,
+        ui: &mut super::Ui,
         _model: &Model,
-        _key: crossterm::event::KeyEvent,
+        key: crossterm::event::KeyEvent,
     ) -> crate::view::command::UiCommand {
-        crate::view::command::UiCommand::None
+        match key.code {
+            crossterm::event::KeyCode::Enter => {
+                ui.approvals = Some(super::approvals::ApprovalsUi::new(super::Tab::Overview));
+                crate::view::command::UiCommand::Repaint
+            }
+            _ => crate::view::command::UiCommand::None,
+        }
     }
 
     fn refresh(&self, _ui: &mut super::Ui) -> crate::view::command::UiCommand {

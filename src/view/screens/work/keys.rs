@@ -28,6 +28,7 @@ pub const WORK_KEYS: &[(&str, &str)] = &[
     ("H", "task: read the next older history page"),
     ("r", "task: re-read body + fresh history prefix"),
     ("J / K", "task: scroll the document"),
+    ("p", "Approvals (from the lists)"),
 ];
 
 fn goal_ids(model: &Model, ui: &WorkUi) -> Vec<String> {

@@ -1,0 +1,563 @@
+//! The save hub: one supervised source (`SAVES`) that spawns, linked to itself, one
+//! [`SaveOperation`] per submitted save, refuses a save whose submit-time scope is not the
+//! current one (K-5), lets a repeated submit of the same intent share the running job, and,
+//! once per workspace and session, reads back the saves an earlier run left unsettled
+//! (H-16: a receipt survives; no new authority is granted — they are shown, never resent).
+
+use super::operation::{SaveArgs, SaveOperation};
+use super::registry;
+use super::{SAVES, SaveEvent, SaveId, SaveKind, SaveStep, SubmitScope};
+use crate::actors::contract::{
+    EventSink, GenerationBook, IdentityState, Inboxes, Outlet, SlotKey, SourceContext,
+    SourceControl, SourceHandle, SourceKey, SourceSpawner, Ticket,
+};
+use crate::outbox::{Outbox, OutboxLocation, SaveRow, SaveRowState};
+use crate::protocol::admission::{ReadAuthority, WorkspaceId};
+use crate::protocol::client::WorkspaceClient;
+use crate::protocol::outcome::SaveClass;
+use crate::timeline::stage;
+use futures::future::BoxFuture;
+use ractor::{Actor, ActorCell, ActorId, ActorProcessingErr, ActorRef, SpawnErr, SupervisionEvent};
+use std::collections::{HashMap, HashSet};
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+/// What the view asks of the hub (through its typed handle).
+pub enum SaveCommand {
+    Submit(Submission),
+}
+
+impl std::fmt::Debug for SaveCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Submit(s) => write!(f, "Submit({} {})", s.kind(), s.save_id()),
+        }
+    }
+}
+
+/// The hub's own messages.
+#[derive(Debug)]
+pub enum HubMsg {
+    /// A save operation ended with this outcome (sent by the operation itself).
+    Settled { save_id: SaveId, class: SaveClass },
+    /// The orphans of a workspace were read back from the outbox.
+    Restored { workspace: WorkspaceId },
+}
+
+/// The hub's mailbox.
+#[derive(Debug)]
+pub enum SaveHubMsg {
+    Control(SourceControl),
+    Command(SaveCommand),
+    Hub(HubMsg),
+}
+
+crate::source_message!(SaveHubMsg);
+
+impl From<SaveCommand> for SaveHubMsg {
+    fn from(c: SaveCommand) -> Self {
+        Self::Command(c)
+    }
+}
+
+impl TryFrom<SaveHubMsg> for SaveCommand {
+    type Error = SaveHubMsg;
+    fn try_from(m: SaveHubMsg) -> Result<Self, SaveHubMsg> {
+        match m {
+            SaveHubMsg::Command(c) => Ok(c),
+            other => Err(other),
+        }
+    }
+}
+
+/// What a save needs from its hub.
+#[derive(Clone)]
+pub struct SaveEnv {
+    pub client: WorkspaceClient,
+    pub outbox: Option<Outbox>,
+    pub inboxes: Inboxes,
+    pub events: Arc<dyn EventSink>,
+    pub generations: GenerationBook,
+    pub hub: ActorRef<SaveHubMsg>,
+}
+
+impl SaveEnv {
+    fn outlet<K: SaveKind>(&self) -> Outlet<K::Slot, K::Payload> {
+        Outlet::new(&self.inboxes, self.events.clone())
+    }
+
+    fn ticket<K: SaveKind>(
+        &self,
+        save_id: &SaveId,
+        intent: &K::Intent,
+        scope: &SubmitScope,
+    ) -> Ticket<K::Slot> {
+        let slot = K::slot(save_id, intent);
+        Ticket {
+            generation: self.generations.counter(&slot).next(),
+            slot,
+            scope: scope.clone(),
+        }
+    }
+}
+
+/// A submitted save of some kind, on its way to the hub.
+pub type Submission = Box<dyn SubmitSave>;
+
+/// A save of kind `K` as the view submits it.
+pub struct Save<K: SaveKind> {
+    pub save_id: SaveId,
+    pub intent: K::Intent,
+    /// The epoch the operator saw when submitting (K-5).
+    pub scope: SubmitScope,
+}
+
+impl<K: SaveKind> Save<K> {
+    pub fn submission(save_id: SaveId, intent: K::Intent, scope: SubmitScope) -> Submission {
+        Box::new(Self {
+            save_id,
+            intent,
+            scope,
+        })
+    }
+}
+
+/// A live save's report, should its actor die without settling.
+pub trait CrashReport: Send + 'static {
+    fn report(self: Box<Self>, env: &SaveEnv);
+}
+
+/// The object-safe face of a [`Save`], so the hub spawns any kind.
+pub trait SubmitSave: Send + 'static {
+    fn kind(&self) -> &'static str;
+    fn save_id(&self) -> &SaveId;
+    fn intent_key(&self) -> String;
+    fn scope(&self) -> &SubmitScope;
+    /// Spawns the save's operation linked to the hub.
+    fn start(
+        self: Box<Self>,
+        env: SaveEnv,
+        authority: ReadAuthority,
+    ) -> BoxFuture<'static, Result<(ActorCell, Box<dyn CrashReport>), SpawnErr>>;
+    /// Ends the save without sending anything: a not-sent receipt on its slot.
+    fn refuse(self: Box<Self>, env: &SaveEnv, reason: &str);
+}
+
+/// Posts one step of a save with its own ticket (dispatch first).
+fn post_once<K: SaveKind>(
+    env: &SaveEnv,
+    ticket: Ticket<K::Slot>,
+    save_id: SaveId,
+    intent: K::Intent,
+    step: SaveStep<K::Receipt>,
+) {
+    let outlet = env.outlet::<K>();
+    stage::dispatch(&ticket);
+    outlet.dispatched(ticket.clone());
+    stage::worker_return(&ticket, &step.trace_outcome());
+    outlet.observed(
+        ticket.clone(),
+        K::payload(SaveEvent {
+            save_id,
+            intent,
+            workspace: ticket.scope.workspace.0.clone(),
+            step,
+        }),
+    );
+}
+
+struct Crashed<K: SaveKind> {
+    save_id: SaveId,
+    intent: K::Intent,
+    scope: SubmitScope,
+}
+
+impl<K: SaveKind> CrashReport for Crashed<K> {
+    fn report(self: Box<Self>, env: &SaveEnv) {
+        let reason = "the save's actor ended without a receipt".to_string();
+        if let Some(outbox) = env.outbox.clone() {
+            let id = self.save_id.0.clone();
+            let why = reason.clone();
+            // Fire and forget on the blocking pool: the hub never waits on disk.
+            tokio::task::spawn_blocking(move || {
+                let _ = outbox.save_state(
+                    &id,
+                    SaveRowState::Settled(SaveClass::OutcomeUnknown),
+                    Some(&why),
+                );
+            });
+        }
+        let ticket = env.ticket::<K>(&self.save_id, &self.intent, &self.scope);
+        let receipt = <K::Receipt as super::Receipt>::unknown(reason);
+        post_once::<K>(
+            env,
+            ticket,
+            self.save_id,
+            self.intent,
+            SaveStep::Ended(receipt),
+        );
+    }
+}
+
+impl<K: SaveKind> SubmitSave for Save<K> {
+    fn kind(&self) -> &'static str {
+        K::KIND
+    }
+    fn save_id(&self) -> &SaveId {
+        &self.save_id
+    }
+    fn intent_key(&self) -> String {
+        K::intent_key(&self.intent)
+    }
+    fn scope(&self) -> &SubmitScope {
+        &self.scope
+    }
+
+    fn start(
+        self: Box<Self>,
+        env: SaveEnv,
+        authority: ReadAuthority,
+    ) -> BoxFuture<'static, Result<(ActorCell, Box<dyn CrashReport>), SpawnErr>> {
+        Box::pin(async move {
+            let ticket = env.ticket::<K>(&self.save_id, &self.intent, &self.scope);
+            let crash = Crashed::<K> {
+                save_id: self.save_id.clone(),
+                intent: self.intent.clone(),
+                scope: self.scope.clone(),
+            };
+            let args = SaveArgs::<K> {
+                save_id: self.save_id,
+                intent: self.intent,
+                authority,
+                ticket,
+                client: env.client.clone(),
+                outbox: env.outbox.clone(),
+                outlet: env.outlet::<K>(),
+                hub: env.hub.clone(),
+            };
+            let (op, _) = SaveOperation::<K>::spawn_linked(
+                None,
+                SaveOperation::default(),
+                args,
+                env.hub.get_cell(),
+            )
+            .await?;
+            Ok((op.get_cell(), Box::new(crash) as Box<dyn CrashReport>))
+        })
+    }
+
+    fn refuse(self: Box<Self>, env: &SaveEnv, reason: &str) {
+        let slot = K::slot(&self.save_id, &self.intent);
+        stage::refused(&slot.trace_name(), reason);
+        let ticket = env.ticket::<K>(&self.save_id, &self.intent, &self.scope);
+        let receipt = <K::Receipt as super::Receipt>::not_sent(reason.to_string());
+        post_once::<K>(
+            env,
+            ticket,
+            self.save_id,
+            self.intent,
+            SaveStep::Ended(receipt),
+        );
+    }
+}
+
+/// Reads back, for one kind, a row an earlier run left unsettled.
+pub trait RestoreSave: Sync {
+    fn kind(&self) -> &'static str;
+    /// Posts the row's restored receipt on its slot (`class`: not sent or outcome unknown).
+    fn restore(&self, row: &SaveRow, class: SaveClass, env: &SaveEnv, scope: &SubmitScope);
+}
+
+/// The [`RestoreSave`] of kind `K`.
+pub struct Restorer<K>(PhantomData<fn() -> K>);
+
+impl<K> Restorer<K> {
+    pub const NEW: Self = Self(PhantomData);
+}
+
+impl<K: SaveKind> RestoreSave for Restorer<K> {
+    fn kind(&self) -> &'static str {
+        K::KIND
+    }
+
+    fn restore(&self, row: &SaveRow, class: SaveClass, env: &SaveEnv, scope: &SubmitScope) {
+        let Ok(intent) = serde_json::from_str::<K::Intent>(&row.intent) else {
+            tracing::warn!(target: "masc_tui::saves", kind = K::KIND, "stored inputs unreadable");
+            return;
+        };
+        let save_id = SaveId(row.save_id.clone());
+        let reason = match class {
+            SaveClass::NotSent => "left by an earlier run before it was sent".to_string(),
+            _ => "left by an earlier run while it may have been sent".to_string(),
+        };
+        let receipt = match class {
+            SaveClass::NotSent => <K::Receipt as super::Receipt>::not_sent(reason),
+            _ => <K::Receipt as super::Receipt>::unknown(reason),
+        };
+        let ticket = env.ticket::<K>(&save_id, &intent, scope);
+        post_once::<K>(env, ticket, save_id, intent, SaveStep::Restored(receipt));
+    }
+}
+
+/// Spawns the hub under the supervisor.
+#[derive(Debug, Clone)]
+pub struct SaveHubSpawner {
+    pub outbox: OutboxLocation,
+}
+
+impl Default for SaveHubSpawner {
+    fn default() -> Self {
+        Self {
+            outbox: OutboxLocation::StateDir,
+        }
+    }
+}
+
+impl SourceSpawner for SaveHubSpawner {
+    fn key(&self) -> SourceKey {
+        SAVES
+    }
+
+    fn spawn(
+        &self,
+        ctx: SourceContext,
+        supervisor: ActorCell,
+    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
+        let args = SaveHubArgs {
+            ctx,
+            outbox: self.outbox.clone(),
+        };
+        Box::pin(async move {
+            let (handle, _join) = SaveHub::spawn_linked(None, SaveHub, args, supervisor).await?;
+            Ok(SourceHandle::new(&handle).with_commands::<SaveHubMsg, SaveCommand>(&handle))
+        })
+    }
+}
+
+pub struct SaveHubArgs {
+    pub ctx: SourceContext,
+    pub outbox: OutboxLocation,
+}
+
+struct LiveSave {
+    save_id: SaveId,
+    intent: (&'static str, String),
+    crash: Box<dyn CrashReport>,
+}
+
+pub struct SaveHubState {
+    ctx: SourceContext,
+    outbox_at: OutboxLocation,
+    outbox: Option<Result<Outbox, String>>,
+    identity: IdentityState,
+    live: HashMap<ActorId, LiveSave>,
+    /// (kind, intent key) of every save in flight: a repeated submit shares the job.
+    intents: HashSet<(&'static str, String)>,
+    /// Workspaces whose orphans this session has read back.
+    restored: HashSet<WorkspaceId>,
+}
+
+impl SaveHubState {
+    fn outbox(&mut self) -> Option<Outbox> {
+        let at = &self.outbox_at;
+        let opened = self.outbox.get_or_insert_with(|| {
+            Outbox::open(at).map_err(|e| {
+                tracing::warn!(target: "masc_tui::saves", error = e.class(), "outbox unavailable");
+                e.to_string()
+            })
+        });
+        opened.as_ref().ok().cloned()
+    }
+
+    fn env(&mut self, myself: &ActorRef<SaveHubMsg>) -> SaveEnv {
+        SaveEnv {
+            client: self.ctx.client.clone(),
+            outbox: self.outbox(),
+            inboxes: self.ctx.inboxes.clone(),
+            events: self.ctx.events.clone(),
+            generations: self.ctx.generations.clone(),
+            hub: myself.clone(),
+        }
+    }
+
+    async fn submit(&mut self, myself: &ActorRef<SaveHubMsg>, save: Submission) {
+        let env = self.env(myself);
+        let intent = (save.kind(), save.intent_key());
+        if self.intents.contains(&intent) {
+            // The same intent is running: it is that job's receipt the operator will see.
+            stage::refused(&format!("save:{}", save.kind()), "duplicate_intent");
+            return;
+        }
+        let authority = self
+            .identity
+            .authority()
+            .filter(|a| &a.scope == save.scope());
+        let Some(authority) = authority else {
+            // K-5: a save is made under the epoch the operator saw, or not at all.
+            save.refuse(&env, "no_epoch");
+            return;
+        };
+        let save_id = save.save_id().clone();
+        match save.start(env, authority).await {
+            Ok((cell, crash)) => {
+                self.intents.insert(intent.clone());
+                self.live.insert(
+                    cell.get_id(),
+                    LiveSave {
+                        save_id,
+                        intent,
+                        crash,
+                    },
+                );
+            }
+            Err(err) => {
+                tracing::warn!(target: "masc_tui::saves", error = %err, "save actor did not start");
+            }
+        }
+    }
+
+    fn settled(&mut self, save_id: &SaveId) {
+        let found = self
+            .live
+            .iter()
+            .find(|(_, l)| &l.save_id == save_id)
+            .map(|(id, _)| id.clone());
+        if let Some(id) = found
+            && let Some(live) = self.live.remove(&id)
+        {
+            self.intents.remove(&live.intent);
+        }
+    }
+
+    /// Once per workspace and session: the saves an earlier run left unsettled.
+    fn restore(&mut self, myself: &ActorRef<SaveHubMsg>) {
+        let Some(auth) = self.identity.authority() else {
+            return;
+        };
+        let workspace = auth.scope.workspace.clone();
+        if !self.restored.insert(workspace.clone()) {
+            return;
+        }
+        let env = self.env(myself);
+        let Some(outbox) = env.outbox.clone() else {
+            return;
+        };
+        let scope = auth.scope.clone();
+        tokio::spawn(async move {
+            let ws = scope.workspace.0.clone();
+            let rows = tokio::task::spawn_blocking(move || {
+                let rows = outbox.unsettled_saves(&ws)?;
+                let mut orphans = Vec::new();
+                for row in rows {
+                    if let Some(class) = row.orphan_class(outbox.session()) {
+                        outbox.save_state(
+                            &row.save_id,
+                            SaveRowState::Settled(class),
+                            Some("restored"),
+                        )?;
+                        orphans.push((row, class));
+                    }
+                }
+                Ok::<_, crate::outbox::OutboxError>(orphans)
+            })
+            .await;
+            match rows {
+                Ok(Ok(orphans)) => {
+                    for (row, class) in orphans {
+                        match registry::kinds().iter().find(|k| k.kind() == row.kind) {
+                            Some(kind) => kind.restore(&row, class, &env, &scope),
+                            None => tracing::warn!(
+                                target: "masc_tui::saves",
+                                "a stored save of a kind this version does not know"
+                            ),
+                        }
+                    }
+                }
+                _ => {
+                    tracing::warn!(target: "masc_tui::saves", "outbox unreadable; saves not restored")
+                }
+            }
+            let _ = env.hub.cast(SaveHubMsg::Hub(HubMsg::Restored {
+                workspace: scope.workspace,
+            }));
+        });
+    }
+}
+
+pub struct SaveHub;
+
+impl Actor for SaveHub {
+    type Msg = SaveHubMsg;
+    type State = SaveHubState;
+    type Arguments = SaveHubArgs;
+
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<SaveHubMsg>,
+        args: SaveHubArgs,
+    ) -> Result<SaveHubState, ActorProcessingErr> {
+        Ok(SaveHubState {
+            ctx: args.ctx,
+            outbox_at: args.outbox,
+            outbox: None,
+            identity: IdentityState::Unconfirmed {
+                reason: "not confirmed yet".into(),
+            },
+            live: HashMap::new(),
+            intents: HashSet::new(),
+            restored: HashSet::new(),
+        })
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<SaveHubMsg>,
+        msg: SaveHubMsg,
+        state: &mut SaveHubState,
+    ) -> Result<(), ActorProcessingErr> {
+        match msg {
+            SaveHubMsg::Control(SourceControl::Identity(identity)) => {
+                // Saves in flight keep their submit-time authority (K-5); a new epoch only
+                // decides what later submits may use.
+                state.identity = identity;
+                state.restore(&myself);
+            }
+            // Nothing is read on demand: saves start from submits only.
+            SaveHubMsg::Control(SourceControl::Demand(_)) => {}
+            SaveHubMsg::Control(SourceControl::InjectPanic) => {
+                crate::actors::read::drill::inject_panic(state.ctx.fault_drills, SAVES);
+            }
+            SaveHubMsg::Command(SaveCommand::Submit(save)) => state.submit(&myself, save).await,
+            SaveHubMsg::Hub(HubMsg::Settled { save_id, class }) => {
+                tracing::debug!(target: "masc_tui::saves", class = class.as_str(), "save settled");
+                state.settled(&save_id);
+            }
+            SaveHubMsg::Hub(HubMsg::Restored { .. }) => {}
+        }
+        Ok(())
+    }
+
+    async fn handle_supervisor_evt(
+        &self,
+        myself: ActorRef<SaveHubMsg>,
+        evt: SupervisionEvent,
+        state: &mut SaveHubState,
+    ) -> Result<(), ActorProcessingErr> {
+        // Overridden: a save's end never stops the hub (ractor's default would).
+        let (id, failed) = match &evt {
+            SupervisionEvent::ActorFailed(cell, _) => (cell.get_id(), true),
+            SupervisionEvent::ActorTerminated(cell, _, _) => (cell.get_id(), false),
+            _ => return Ok(()),
+        };
+        // A normal stop always settles first (its `Settled` may arrive after this event, so
+        // only a failure counts): a save whose actor failed is "outcome unknown", its inputs
+        // kept, never resent.
+        if failed && let Some(live) = state.live.remove(&id) {
+            state.intents.remove(&live.intent);
+            tracing::warn!(target: "masc_tui::saves", "save actor failed without a receipt");
+            let env = state.env(&myself);
+            live.crash.report(&env);
+        }
+        Ok(())
+    }
+}

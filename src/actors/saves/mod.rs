@@ -1,0 +1,174 @@
+//! Save operations (issue 9; architecture.md "How to add a save"; sources.md H-4…H-6, H-15,
+//! H-16, I-2, I-5, K-1…K-5).
+//!
+//! One generic operation ([`operation::SaveOperation`]) over a per-kind definition
+//! ([`SaveKind`]: the intent, the request, the §11 classifier, the surface slot its receipt
+//! lands in). Every submitted save is its own actor, spawned and supervised by one hub
+//! ([`hub::SaveHub`]). Its order: outbox row `written` (durable before anything leaves) →
+//! fresh `/health` pre-check of the submit-time epoch (§2.4) → outbox `sending` → the request
+//! → the typed receipt, written to the outbox and then posted to the surface's inbox once (an
+//! unbounded queue: never dropped, the worker never waits for space). Never resent: a save
+//! whose outcome is unknown keeps its inputs and waits for the operator. Navigation is not
+//! cancellation (H-5): nothing but the hub's shutdown stops a save in flight.
+//!
+//! Kinds: [`approval`] (operator approval decisions, §10.5). The list of kinds the hub restores
+//! after a crash is [`registry::kinds`].
+
+pub mod approval;
+pub mod hub;
+pub mod operation;
+pub mod registry;
+
+use crate::actors::contract::{Payload, SlotKey, SourceKey};
+use crate::protocol::admission::{ReadAuthority, ReadScope};
+use crate::protocol::client::WorkspaceClient;
+use crate::protocol::outcome::{SaveClass, SaveOutcome};
+use futures::future::BoxFuture;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::fmt;
+
+pub use hub::{SaveCommand, SaveHubSpawner, Submission};
+
+/// The save hub (supervision key).
+pub const SAVES: SourceKey = SourceKey("saves");
+
+/// One save: `save-<uuidv7>`, made once by the view when the operator submits.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SaveId(pub String);
+
+impl SaveId {
+    pub fn fresh() -> Self {
+        Self(format!("save-{}", uuid::Uuid::now_v7()))
+    }
+}
+
+impl fmt::Display for SaveId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What every receipt says about itself: its §11 class and reason, and the receipts the
+/// machinery itself makes (refused before sending; left unsettled by an earlier run).
+pub trait Receipt: Clone + fmt::Debug + Send + Sync + 'static {
+    fn class(&self) -> SaveClass;
+    fn reason(&self) -> Option<String>;
+    fn not_sent(reason: String) -> Self;
+    fn unknown(reason: String) -> Self;
+}
+
+impl<A, C> Receipt for SaveOutcome<A, C>
+where
+    A: Clone + fmt::Debug + Send + Sync + 'static,
+    C: Clone + fmt::Debug + Send + Sync + 'static,
+{
+    fn class(&self) -> SaveClass {
+        self.save_class()
+    }
+    fn reason(&self) -> Option<String> {
+        SaveOutcome::reason(self).map(str::to_string)
+    }
+    fn not_sent(reason: String) -> Self {
+        SaveOutcome::NotSent { reason }
+    }
+    fn unknown(reason: String) -> Self {
+        SaveOutcome::OutcomeUnknown { reason }
+    }
+}
+
+/// One step of a save, in order, as its surface receives it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SaveStep<R> {
+    /// The outbox holds it; nothing has left the machine.
+    Written,
+    /// The request may be on the wire from now on.
+    Sending,
+    /// The typed receipt (posted once).
+    Ended(R),
+    /// A save an earlier run left unsettled, read back from the outbox: not sent (it never
+    /// reached the network) or outcome unknown (it may have). Never resent.
+    Restored(R),
+}
+
+impl<R: Receipt> SaveStep<R> {
+    /// The `outcome` of this step's stage events.
+    pub fn trace_outcome(&self) -> String {
+        match self {
+            Self::Written | Self::Sending => "ok".into(),
+            Self::Ended(r) | Self::Restored(r) => match r.class() {
+                SaveClass::Applied | SaveClass::Unchanged => "ok".into(),
+                other => other.as_str().into(),
+            },
+        }
+    }
+}
+
+/// A save event of kind `K`, as carried in its surface's payload.
+pub struct SaveEvent<K: SaveKind> {
+    pub save_id: SaveId,
+    pub intent: K::Intent,
+    /// The workspace the save was submitted in (receipts never touch another, I-5).
+    pub workspace: String,
+    pub step: SaveStep<K::Receipt>,
+}
+
+impl<K: SaveKind> Clone for SaveEvent<K> {
+    fn clone(&self) -> Self {
+        Self {
+            save_id: self.save_id.clone(),
+            intent: self.intent.clone(),
+            workspace: self.workspace.clone(),
+            step: self.step.clone(),
+        }
+    }
+}
+
+impl<K: SaveKind> fmt::Debug for SaveEvent<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SaveEvent")
+            .field("kind", &K::KIND)
+            .field("save_id", &self.save_id)
+            .field("step", &self.step)
+            .finish()
+    }
+}
+
+/// One save kind: its intent, its request and classifier, and where its receipts land.
+pub trait SaveKind: Send + Sync + Sized + 'static {
+    /// Stable name: the outbox's `kind`, and traces (`save:<kind>`).
+    const KIND: &'static str;
+    /// The surface slot type and payload type its receipts land in.
+    type Slot: SlotKey;
+    type Payload: Payload;
+    /// What the operator asked for, stored verbatim in the outbox before the request leaves.
+    type Intent: Clone
+        + fmt::Debug
+        + PartialEq
+        + Serialize
+        + DeserializeOwned
+        + Send
+        + Sync
+        + 'static;
+    type Receipt: Receipt;
+
+    /// The save's own slot.
+    fn slot(save_id: &SaveId, intent: &Self::Intent) -> Self::Slot;
+    /// Equal intents share one job (a repeated submit of the same intent).
+    fn intent_key(intent: &Self::Intent) -> String;
+    /// What it acts on, for the outbox (identifiers only, G-10).
+    fn target(intent: &Self::Intent) -> String;
+    /// The request and its §11 classification. Runs once, after the pre-check and with
+    /// `sending` on disk; it never resends.
+    fn perform(
+        client: WorkspaceClient,
+        auth: ReadAuthority,
+        intent: Self::Intent,
+    ) -> BoxFuture<'static, Self::Receipt>;
+    /// The payload that carries `event` into the surface's inbox.
+    fn payload(event: SaveEvent<Self>) -> Self::Payload;
+}
+
+/// The scope a save was submitted under (K-5: completion uses it; missing authority is never
+/// back-filled later).
+pub type SubmitScope = ReadScope;

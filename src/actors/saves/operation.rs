@@ -1,0 +1,165 @@
+//! [`SaveOperation`]: the one generic save actor. It runs one save of kind `K` from the outbox
+//! row to the receipt and stops; it never resends (sources.md H-4, H-5, H-15, I-2, K-1).
+
+use super::hub::{HubMsg, SaveHubMsg};
+use super::{Receipt, SaveEvent, SaveId, SaveKind, SaveStep};
+use crate::actors::contract::{Outlet, Ticket};
+use crate::outbox::{NewSave, Outbox, SaveRowState};
+use crate::protocol::admission::ReadAuthority;
+use crate::protocol::client::WorkspaceClient;
+use crate::protocol::outcome::SaveClass;
+use crate::timeline::stage;
+use ractor::{Actor, ActorProcessingErr, ActorRef};
+use std::marker::PhantomData;
+
+/// Everything one save needs, captured at submit.
+pub struct SaveArgs<K: SaveKind> {
+    pub save_id: SaveId,
+    pub intent: K::Intent,
+    /// The submit-time authority (K-5): the save is made under it or not at all.
+    pub authority: ReadAuthority,
+    pub ticket: Ticket<K::Slot>,
+    pub client: WorkspaceClient,
+    pub outbox: Option<Outbox>,
+    pub outlet: Outlet<K::Slot, K::Payload>,
+    pub hub: ActorRef<SaveHubMsg>,
+}
+
+impl<K: SaveKind> SaveArgs<K> {
+    fn post(&self, step: SaveStep<K::Receipt>) {
+        self.outlet.observed(
+            self.ticket.clone(),
+            K::payload(SaveEvent {
+                save_id: self.save_id.clone(),
+                intent: self.intent.clone(),
+                workspace: self.authority.scope.workspace.0.clone(),
+                step,
+            }),
+        );
+    }
+
+    async fn record(&self, state: SaveRowState, reason: Option<String>) -> bool {
+        let Some(outbox) = self.outbox.clone() else {
+            return false;
+        };
+        let id = self.save_id.0.clone();
+        let done =
+            tokio::task::spawn_blocking(move || outbox.save_state(&id, state, reason.as_deref()))
+                .await;
+        match done {
+            Ok(Ok(_)) => true,
+            _ => {
+                tracing::warn!(target: "masc_tui::saves", kind = K::KIND, state = %state.as_str(), "outbox state not written");
+                false
+            }
+        }
+    }
+}
+
+/// The actor; one per submitted save.
+pub struct SaveOperation<K>(PhantomData<fn() -> K>);
+
+impl<K> Default for SaveOperation<K> {
+    fn default() -> Self {
+        Self(PhantomData)
+    }
+}
+
+impl<K: SaveKind> Actor for SaveOperation<K> {
+    type Msg = ();
+    type State = Option<SaveArgs<K>>;
+    type Arguments = SaveArgs<K>;
+
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<()>,
+        args: SaveArgs<K>,
+    ) -> Result<Self::State, ActorProcessingErr> {
+        stage::dispatch(&args.ticket);
+        args.outlet.dispatched(args.ticket.clone());
+        Ok(Some(args))
+    }
+
+    async fn post_start(
+        &self,
+        myself: ActorRef<()>,
+        state: &mut Self::State,
+    ) -> Result<(), ActorProcessingErr> {
+        if let Some(args) = state.take() {
+            run(&args).await;
+        }
+        myself.stop(Some("save ended".into()));
+        Ok(())
+    }
+}
+
+async fn run<K: SaveKind>(args: &SaveArgs<K>) {
+    stage::worker_enter(&args.ticket);
+    let receipt = drive(args).await;
+    let class = receipt.class();
+    args.record(SaveRowState::Settled(class), receipt.reason())
+        .await;
+    let step = SaveStep::Ended(receipt);
+    stage::worker_return(&args.ticket, &step.trace_outcome());
+    // The receipt goes to the surface's own inbox first (unbounded: never dropped, never
+    // waited for), then the hub hears the job is over (H-15, K-1).
+    args.post(step);
+    let _ = args.hub.cast(SaveHubMsg::Hub(HubMsg::Settled {
+        save_id: args.save_id.clone(),
+        class,
+    }));
+}
+
+async fn drive<K: SaveKind>(args: &SaveArgs<K>) -> K::Receipt {
+    // 1. Durable before anything leaves.
+    let Some(outbox) = args.outbox.clone() else {
+        return K::Receipt::not_sent("outbox unavailable".into());
+    };
+    let intent = match serde_json::to_string(&args.intent) {
+        Ok(json) => json,
+        Err(_) => return K::Receipt::not_sent("inputs could not be recorded".into()),
+    };
+    let row = NewSave {
+        save_id: args.save_id.0.clone(),
+        kind: K::KIND.to_string(),
+        workspace: args.authority.scope.workspace.0.clone(),
+        target: K::target(&args.intent),
+        intent_key: K::intent_key(&args.intent),
+        intent,
+    };
+    let written = tokio::task::spawn_blocking(move || outbox.save_written(&row)).await;
+    if !matches!(written, Ok(Ok(()))) {
+        return K::Receipt::not_sent("outbox unwritable".into());
+    }
+    args.post(SaveStep::Written);
+
+    // 2. §2.4: confirm the submit-time epoch with a fresh /health before the write.
+    match args.client.health().await {
+        Ok(h) if h.paths.effective_masc_root == args.authority.expected_root && !h.is_booting() => {
+        }
+        Ok(_) => return K::Receipt::not_sent("workspace changed before sending".into()),
+        Err(e) => {
+            return K::Receipt::not_sent(format!("health pre-check failed ({})", e.class()));
+        }
+    }
+
+    // 3. From here the request may be on the wire: say so durably first.
+    if !args.record(SaveRowState::Sending, None).await {
+        return K::Receipt::not_sent("outbox unwritable".into());
+    }
+    args.post(SaveStep::Sending);
+
+    // 4. The request and its classification; never repeated.
+    let receipt = K::perform(
+        args.client.clone(),
+        args.authority.clone(),
+        args.intent.clone(),
+    )
+    .await;
+    if receipt.class() == SaveClass::NotSent {
+        // Only the transport can prove it never left; anything else after `sending` is as
+        // the classifier says.
+        tracing::debug!(target: "masc_tui::saves", kind = K::KIND, "refused before sending");
+    }
+    receipt
+}

@@ -1,0 +1,231 @@
+//! Saves as a surface shows them: one [`SaveEntry`] per save of a kind, its own slot (issue 9;
+//! sources.md H-5, H-6, H-15, H-16, I-5, K-1…K-3, K-5).
+//!
+//! A save is registered when the operator submits it; its operation's steps and receipt are
+//! admitted only from the ticket its dispatch recorded, and only for the workspace it was
+//! submitted in. Unlike a read, a receipt is not gated by the current epoch: it is the result
+//! of a write already made, and survives withdrawal and workspace switches for the session
+//! (it grants no new authority: nothing here sends). The receipt lands once; a later one for
+//! the same save is rejected.
+
+use super::admission::{OwnerId, RejectReason};
+use crate::actors::contract::Ticket;
+use crate::actors::saves::{Receipt, SaveEvent, SaveId, SaveKind, SaveStep};
+use crate::protocol::outcome::SaveClass;
+use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
+
+/// Where one save stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SavePhase<R> {
+    /// Submitted by the operator; no step seen yet.
+    Submitted,
+    /// In the outbox; nothing has left.
+    Written,
+    /// May be on the wire.
+    Sending,
+    /// The receipt.
+    Ended(R),
+    /// Read back from an earlier run: not sent, or outcome unknown. Never resent.
+    Restored(R),
+}
+
+impl<R: Receipt> SavePhase<R> {
+    pub fn receipt(&self) -> Option<&R> {
+        match self {
+            Self::Ended(r) | Self::Restored(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Still in flight (no receipt yet).
+    pub fn in_flight(&self) -> bool {
+        self.receipt().is_none()
+    }
+
+    /// The class of the receipt, if any.
+    pub fn class(&self) -> Option<SaveClass> {
+        self.receipt().map(Receipt::class)
+    }
+}
+
+/// One save of kind `K`.
+#[derive(Debug)]
+pub struct SaveEntry<K: SaveKind> {
+    pub save_id: SaveId,
+    pub intent: K::Intent,
+    /// The workspace it was submitted in.
+    pub workspace: String,
+    pub phase: SavePhase<K::Receipt>,
+    pub submitted_at: Instant,
+    /// When its receipt landed (a re-read observed later can tell whether it is still there).
+    pub settled_at: Option<Instant>,
+    owner: Option<OwnerId>,
+}
+
+/// Every save of kind `K` this session made or restored.
+#[derive(Debug)]
+pub struct SaveBook<K: SaveKind> {
+    entries: BTreeMap<SaveId, SaveEntry<K>>,
+    /// Dispatches of saves not registered here yet (restored ones announce themselves first).
+    announced: HashMap<SaveId, OwnerId>,
+}
+
+impl<K: SaveKind> Default for SaveBook<K> {
+    fn default() -> Self {
+        Self {
+            entries: BTreeMap::new(),
+            announced: HashMap::new(),
+        }
+    }
+}
+
+impl<K: SaveKind> SaveBook<K> {
+    /// The operator submitted `intent` as `save_id` in `workspace`.
+    pub fn submit(&mut self, save_id: SaveId, intent: K::Intent, workspace: String) {
+        self.entries.insert(
+            save_id.clone(),
+            SaveEntry {
+                save_id,
+                intent,
+                workspace,
+                phase: SavePhase::Submitted,
+                submitted_at: Instant::now(),
+                settled_at: None,
+                owner: None,
+            },
+        );
+    }
+
+    /// The save could not even be handed to its hub: settled here as not sent.
+    pub fn refuse_locally(&mut self, save_id: &SaveId, reason: &str) {
+        if let Some(entry) = self.entries.get_mut(save_id)
+            && entry.phase.in_flight()
+        {
+            entry.phase = SavePhase::Ended(K::Receipt::not_sent(reason.to_string()));
+            entry.settled_at = Some(Instant::now());
+        }
+    }
+
+    pub fn get(&self, save_id: &SaveId) -> Option<&SaveEntry<K>> {
+        self.entries.get(save_id)
+    }
+
+    /// Every save, oldest first (save ids sort by time).
+    pub fn entries(&self) -> impl DoubleEndedIterator<Item = &SaveEntry<K>> {
+        self.entries.values()
+    }
+
+    /// The save of this intent still in flight in `workspace`, if any: a repeated submit
+    /// shares it instead of making a second request.
+    pub fn in_flight(&self, intent_key: &str, workspace: &str) -> Option<&SaveEntry<K>> {
+        self.entries.values().find(|e| {
+            e.phase.in_flight()
+                && e.workspace == workspace
+                && K::intent_key(&e.intent) == intent_key
+        })
+    }
+
+    /// The newest save of this intent in `workspace` (for showing its receipt).
+    pub fn latest(&self, intent_key: &str, workspace: &str) -> Option<&SaveEntry<K>> {
+        self.entries
+            .values()
+            .rev()
+            .find(|e| e.workspace == workspace && K::intent_key(&e.intent) == intent_key)
+    }
+
+    /// A save's operation was dispatched: its ticket owns the save from now on.
+    pub fn dispatched<S>(&mut self, save_id: &SaveId, ticket: &Ticket<S>) -> bool {
+        let owner = OwnerId::of(ticket);
+        match self.entries.get_mut(save_id) {
+            Some(entry) if entry.workspace == ticket.scope.workspace.0 => {
+                entry.owner = Some(owner);
+                true
+            }
+            Some(_) => false,
+            None => {
+                self.announced.insert(save_id.clone(), owner);
+                false
+            }
+        }
+    }
+
+    /// Whether an event of `ticket` may be applied (I-5: another workspace or another ticket
+    /// never touches the save; the receipt lands once).
+    pub fn judge<S>(&self, ticket: &Ticket<S>, event: &SaveEvent<K>) -> Result<(), RejectReason> {
+        if event.workspace != ticket.scope.workspace.0 {
+            return Err(RejectReason::OtherTarget);
+        }
+        let owner = OwnerId::of(ticket);
+        match self.entries.get(&event.save_id) {
+            Some(entry) => {
+                if entry.workspace != event.workspace {
+                    return Err(RejectReason::OtherTarget);
+                }
+                if entry.owner.as_ref() != Some(&owner) {
+                    return Err(RejectReason::Superseded);
+                }
+                if !entry.phase.in_flight() {
+                    // The receipt already landed (K-1: stored once).
+                    return Err(RejectReason::Withdrawn);
+                }
+                Ok(())
+            }
+            None => match (&event.step, self.announced.get(&event.save_id)) {
+                (SaveStep::Restored(_) | SaveStep::Ended(_), Some(announced))
+                    if *announced == owner =>
+                {
+                    Ok(())
+                }
+                _ => Err(RejectReason::UnknownSlot),
+            },
+        }
+    }
+
+    /// Applies a judged event.
+    pub fn apply(&mut self, event: SaveEvent<K>) {
+        let SaveEvent {
+            save_id,
+            intent,
+            workspace,
+            step,
+        } = event;
+        let entry = match self.entries.get_mut(&save_id) {
+            Some(entry) => entry,
+            None => {
+                let owner = self.announced.remove(&save_id);
+                self.entries.entry(save_id.clone()).or_insert(SaveEntry {
+                    save_id: save_id.clone(),
+                    intent,
+                    workspace,
+                    phase: SavePhase::Submitted,
+                    submitted_at: Instant::now(),
+                    settled_at: None,
+                    owner,
+                })
+            }
+        };
+        entry.phase = match step {
+            SaveStep::Written => SavePhase::Written,
+            SaveStep::Sending => SavePhase::Sending,
+            SaveStep::Ended(r) => SavePhase::Ended(r),
+            SaveStep::Restored(r) => SavePhase::Restored(r),
+        };
+        if !entry.phase.in_flight() {
+            entry.settled_at = Some(Instant::now());
+        }
+    }
+
+    /// A save's ticket ended without a receipt (its actor is gone; the hub reports it as
+    /// outcome unknown with a new ticket).
+    pub fn retired<S>(&mut self, save_id: &SaveId, ticket: &Ticket<S>) -> bool {
+        let owner = OwnerId::of(ticket);
+        match self.entries.get_mut(save_id) {
+            Some(entry) if entry.owner.as_ref() == Some(&owner) => {
+                entry.owner = None;
+                true
+            }
+            _ => false,
+        }
+    }
+}
