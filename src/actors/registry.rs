@@ -3,6 +3,7 @@
 //! holds the two in step). A new source is its own folder plus one line here.
 
 use crate::actors::contract::{SourceKey, SourceSpawner};
+use crate::outbox::OutboxLocation;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -32,8 +33,9 @@ const fn secs(n: u64) -> Duration {
 }
 
 /// Every supervised source (the workspace actor aside, which the supervisor starts itself).
-/// `roster` is the Keepers roster cadence (configurable for tests).
-pub fn sources(roster: Duration) -> Vec<SourceEntry> {
+/// `roster` is the Keepers roster cadence and `outbox` where chat sends and saves are
+/// recorded (both configurable for tests).
+pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
     use crate::actors::{board, chat, connectors, decisions, keepers, saves, system, work};
     vec![
         entry(
@@ -48,7 +50,12 @@ pub fn sources(roster: Duration) -> Vec<SourceEntry> {
                 "chat_reconcile",
                 "chat_send",
             ],
-            chat::ChatHubSpawner::default(),
+            chat::ChatHubSpawner {
+                config: chat::ChatHubConfig {
+                    outbox: outbox.clone(),
+                    ..chat::ChatHubConfig::default()
+                },
+            },
         ),
         entry(&["planning"], work::PlanningSpawner { cadence: secs(15) }),
         entry(&["task_list"], work::TaskListSpawner { cadence: secs(10) }),
@@ -80,7 +87,9 @@ pub fn sources(roster: Duration) -> Vec<SourceEntry> {
         // Saves have no cadence: each is one submitted write (its kinds: saves::registry).
         entry(
             &["save:approval_decision"],
-            saves::SaveHubSpawner::default(),
+            saves::SaveHubSpawner {
+                outbox: outbox.clone(),
+            },
         ),
     ]
 }
@@ -161,7 +170,7 @@ mod tests {
             assert!(slot.trace_name().starts_with(&format!("{kind}:")));
             kinds.push((kind.into(), slot.source()));
         }
-        let registry = sources(Duration::from_secs(5));
+        let registry = sources(Duration::from_secs(5), &OutboxLocation::StateDir);
         for (name, owner) in &kinds {
             let listed: Vec<SourceKey> = registry
                 .iter()

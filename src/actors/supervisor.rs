@@ -68,6 +68,8 @@ pub struct RuntimeConfig {
     pub restart: RestartPolicy,
     /// Honour panic drills (`RuntimeHandle::inject_panic`); tests and `demo` only.
     pub fault_drills: bool,
+    /// Where the durable outbox of chat sends and saves lives (tests use a temporary file).
+    pub outbox: crate::outbox::OutboxLocation,
 }
 
 impl Default for RuntimeConfig {
@@ -78,6 +80,7 @@ impl Default for RuntimeConfig {
             keepers_roster_interval: Duration::from_secs(5),
             restart: RestartPolicy::default(),
             fault_drills: false,
+            outbox: crate::outbox::OutboxLocation::StateDir,
         }
     }
 }
@@ -383,7 +386,7 @@ pub async fn start_runtime(
     inboxes: Inboxes,
     cfg: RuntimeConfig,
 ) -> Result<RuntimeHandle, RuntimeError> {
-    let sources = registry::sources(cfg.keepers_roster_interval);
+    let sources = registry::sources(cfg.keepers_roster_interval, &cfg.outbox);
     start_runtime_with(client, view, inboxes, cfg, sources).await
 }
 

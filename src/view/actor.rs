@@ -402,9 +402,9 @@ impl<B: FrameSink> ViewState<B> {
     /// this is a cast. `Some(notice)` when nothing was submitted.
     fn decide(
         &mut self,
-        intent: crate::actors::saves::approval::DecisionIntent,
+        intent: crate::actors::decisions::approval::DecisionIntent,
     ) -> Option<&'static str> {
-        use crate::actors::saves::approval::ApprovalDecision;
+        use crate::actors::decisions::approval::ApprovalDecision;
         use crate::actors::saves::{SAVES, SaveCommand, SaveId, hub::Save};
         let Some(scope) = self.model.gate().current().cloned() else {
             return Some("not sent: workspace not confirmed");

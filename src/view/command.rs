@@ -50,7 +50,7 @@ pub enum UiCommand {
     /// A Board command for the Board source (query, open/close a post), then paint.
     Board(crate::actors::board::BoardCommand),
     /// Decide an approval (the second `y` or `n`, or `R`): a save of the decision.
-    Decide(crate::actors::saves::approval::DecisionIntent),
+    Decide(crate::actors::decisions::approval::DecisionIntent),
 }
 
 /// What a chat key asks the view actor to do.

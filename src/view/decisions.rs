@@ -4,8 +4,8 @@
 use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
 use super::surface::SurfaceModel;
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
+use crate::actors::decisions::approval::ApprovalDecision;
 use crate::actors::decisions::{DECISIONS, DecisionsObservation, DecisionsSlot};
-use crate::actors::saves::approval::ApprovalDecision;
 use crate::protocol::asks::AskList;
 use crate::protocol::operator::OperatorApprovals;
 use crate::view::saves::SaveBook;

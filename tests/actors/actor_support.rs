@@ -23,6 +23,7 @@ pub struct Rig {
     pub view: CollectingView,
     pub recorder: StageRecorder,
     _trace: tracing::subscriber::DefaultGuard,
+    _state: tempfile::TempDir,
 }
 
 /// One observation of a slot: the ticket it carried and its payload.
@@ -41,6 +42,14 @@ pub fn obs_of<S: Clone, P: Clone>(e: &SlotEvent<S, P>) -> Option<Obs<S, P>> {
         }),
         _ => None,
     }
+}
+
+/// An outbox file of its own for one rig, in a directory removed when the rig drops the
+/// returned guard (never the operator's state directory).
+pub fn scratch_outbox() -> (tempfile::TempDir, masc_tui::outbox::OutboxLocation) {
+    let dir = tempfile::tempdir().unwrap();
+    let at = masc_tui::outbox::OutboxLocation::File(dir.path().join("outbox.sqlite3"));
+    (dir, at)
 }
 
 /// A fault plan from the JSON of its rules.
@@ -72,6 +81,7 @@ pub async fn start_rig(
     }
     let client = WorkspaceClient::new(cc).unwrap();
     let view = collecting_view();
+    let (state, state_at) = crate::actor_support::scratch_outbox();
     let cfg = RuntimeConfig {
         expected_base: Some(expected_base.map_or_else(|| server.base_path(), str::to_string)),
         health_interval: Duration::from_millis(20),
@@ -81,6 +91,7 @@ pub async fn start_rig(
             ..RestartPolicy::default()
         },
         fault_drills: true,
+        outbox: state_at,
     };
     let runtime = start_runtime(client, view.sink(), view.inboxes(), cfg)
         .await
@@ -91,6 +102,7 @@ pub async fn start_rig(
         view,
         recorder,
         _trace: trace,
+        _state: state,
     }
 }
 
@@ -197,11 +209,14 @@ pub fn registry_entry(
     spawner: impl masc_tui::actors::contract::SourceSpawner,
 ) -> masc_tui::actors::registry::SourceEntry {
     let key = spawner.key();
-    let slots = masc_tui::actors::registry::sources(Duration::from_secs(5))
-        .into_iter()
-        .find(|e| e.key() == key)
-        .map(|e| e.slots)
-        .unwrap_or_else(|| panic!("{key} is not in the registry"));
+    let slots = masc_tui::actors::registry::sources(
+        Duration::from_secs(5),
+        &masc_tui::outbox::OutboxLocation::StateDir,
+    )
+    .into_iter()
+    .find(|e| e.key() == key)
+    .map(|e| e.slots)
+    .unwrap_or_else(|| panic!("{key} is not in the registry"));
     masc_tui::actors::registry::SourceEntry {
         spawner: std::sync::Arc::new(spawner),
         slots,

@@ -47,6 +47,7 @@ pub struct Rig {
     /// (`ChatSourceConfig::drill_page_panics`).
     pub page_panics: Arc<AtomicU32>,
     _trace: tracing::subscriber::DefaultGuard,
+    _state: tempfile::TempDir,
 }
 
 pub fn client(base_url: &str, token: Option<&str>) -> WorkspaceClient {
@@ -63,6 +64,7 @@ pub async fn rig(base_url: &str, token: Option<&str>, outbox_path: PathBuf) -> R
     let recorder = StageRecorder::new();
     let trace = tracing::subscriber::set_default(recorder.subscriber());
     let log = OrderedView::new();
+    let (state, state_at) = crate::actor_support::scratch_outbox();
     let cfg = RuntimeConfig {
         expected_base: None,
         health_interval: Duration::from_millis(50),
@@ -72,6 +74,7 @@ pub async fn rig(base_url: &str, token: Option<&str>, outbox_path: PathBuf) -> R
             ..RestartPolicy::default()
         },
         fault_drills: false,
+        outbox: state_at,
     };
     let page_panics = Arc::new(AtomicU32::new(0));
     let hub = ChatHubSpawner {
@@ -104,6 +107,7 @@ pub async fn rig(base_url: &str, token: Option<&str>, outbox_path: PathBuf) -> R
         verdicts: Vec::new(),
         page_panics,
         _trace: trace,
+        _state: state,
     };
     rig.pump_until(|m| m.gate().current().is_some()).await;
     while rig.hub.is_none() {

@@ -8,6 +8,7 @@
 mod actor_support;
 mod chat_support;
 mod ordered_view;
+mod save_approval;
 mod work_rig;
 
 mod actor_board;

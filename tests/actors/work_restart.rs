@@ -78,6 +78,7 @@ async fn a_restarted_work_detail_source_reopens_the_task_on_screen() {
                 ..RestartPolicy::default()
             },
             fault_drills: true,
+            ..RuntimeConfig::default()
         },
         entries,
     )

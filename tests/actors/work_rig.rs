@@ -64,6 +64,7 @@ pub struct Rig {
     /// Observations the model rejected, with why.
     pub rejected: Vec<(WorkTicket, RejectReason)>,
     _trace: tracing::subscriber::DefaultGuard,
+    _state: tempfile::TempDir,
 }
 
 /// Which Work sources run.
@@ -104,6 +105,7 @@ pub async fn rig(faults: FaultPlan, sources: Sources) -> Rig {
     let trace = tracing::subscriber::set_default(recorder.subscriber());
     let (server, client) = server_and_client(faults).await;
     let log = OrderedView::new();
+    let (state, state_at) = crate::actor_support::scratch_outbox();
     let cfg = RuntimeConfig {
         expected_base: Some(server.base_path()),
         health_interval: Duration::from_millis(20),
@@ -113,6 +115,7 @@ pub async fn rig(faults: FaultPlan, sources: Sources) -> Rig {
             ..RestartPolicy::default()
         },
         fault_drills: true,
+        outbox: state_at,
     };
     // Cadences far away: polls happen only when a test sends `Demand(Cadence)`.
     let hour = Duration::from_secs(3600);
@@ -134,6 +137,7 @@ pub async fn rig(faults: FaultPlan, sources: Sources) -> Rig {
         claimed: Vec::new(),
         rejected: Vec::new(),
         _trace: trace,
+        _state: state,
     };
     rig.wait(|m| matches!(m, ViewMsg::Identity(IdentityState::Confirmed { .. })))
         .await;

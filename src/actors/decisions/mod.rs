@@ -8,10 +8,12 @@ use crate::actors::contract::{
 };
 use crate::actors::read::polled::spawn_polled;
 use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
-use crate::actors::saves::approval::ApprovalDecision;
+pub mod approval;
+
 use crate::actors::saves::{SAVES, SaveEvent, SaveId, SaveKind};
 use crate::protocol::asks::AskList;
 use crate::protocol::operator::OperatorApprovals;
+use approval::ApprovalDecision;
 use futures::future::BoxFuture;
 use ractor::{ActorCell, SpawnErr};
 use std::time::Duration;

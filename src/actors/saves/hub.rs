@@ -4,102 +4,22 @@
 //! once per workspace and session, reads back the saves an earlier run left unsettled
 //! (H-16: a receipt survives; no new authority is granted — they are shown, never resent).
 
+use super::env::{SaveEnv, post_once};
 use super::operation::{SaveArgs, SaveOperation};
 use super::registry;
-use super::{SAVES, SaveEvent, SaveId, SaveKind, SaveStep, SubmitScope};
-use crate::actors::contract::{
-    EventSink, GenerationBook, IdentityState, Inboxes, Outlet, SlotKey, SourceContext,
-    SourceControl, SourceHandle, SourceKey, SourceSpawner, Ticket,
+use super::{
+    HubMsg, Receipt, SAVES, SaveCommand, SaveHubMsg, SaveId, SaveKind, SaveStep, SubmitScope,
 };
-use crate::outbox::{Outbox, OutboxLocation, SaveRow, SaveRowState};
+use crate::actors::contract::{
+    IdentityState, SlotKey, SourceContext, SourceControl, SourceHandle, SourceKey, SourceSpawner,
+};
+use crate::outbox::{Outbox, OutboxLocation, SaveRowState};
 use crate::protocol::admission::{ReadAuthority, WorkspaceId};
-use crate::protocol::client::WorkspaceClient;
 use crate::protocol::outcome::SaveClass;
 use crate::timeline::stage;
 use futures::future::BoxFuture;
 use ractor::{Actor, ActorCell, ActorId, ActorProcessingErr, ActorRef, SpawnErr, SupervisionEvent};
 use std::collections::{HashMap, HashSet};
-use std::marker::PhantomData;
-use std::sync::Arc;
-
-/// What the view asks of the hub (through its typed handle).
-pub enum SaveCommand {
-    Submit(Submission),
-}
-
-impl std::fmt::Debug for SaveCommand {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Submit(s) => write!(f, "Submit({} {})", s.kind(), s.save_id()),
-        }
-    }
-}
-
-/// The hub's own messages.
-#[derive(Debug)]
-pub enum HubMsg {
-    /// A save operation ended with this outcome (sent by the operation itself).
-    Settled { save_id: SaveId, class: SaveClass },
-    /// The orphans of a workspace were read back from the outbox.
-    Restored { workspace: WorkspaceId },
-}
-
-/// The hub's mailbox.
-#[derive(Debug)]
-pub enum SaveHubMsg {
-    Control(SourceControl),
-    Command(SaveCommand),
-    Hub(HubMsg),
-}
-
-crate::source_message!(SaveHubMsg);
-
-impl From<SaveCommand> for SaveHubMsg {
-    fn from(c: SaveCommand) -> Self {
-        Self::Command(c)
-    }
-}
-
-impl TryFrom<SaveHubMsg> for SaveCommand {
-    type Error = SaveHubMsg;
-    fn try_from(m: SaveHubMsg) -> Result<Self, SaveHubMsg> {
-        match m {
-            SaveHubMsg::Command(c) => Ok(c),
-            other => Err(other),
-        }
-    }
-}
-
-/// What a save needs from its hub.
-#[derive(Clone)]
-pub struct SaveEnv {
-    pub client: WorkspaceClient,
-    pub outbox: Option<Outbox>,
-    pub inboxes: Inboxes,
-    pub events: Arc<dyn EventSink>,
-    pub generations: GenerationBook,
-    pub hub: ActorRef<SaveHubMsg>,
-}
-
-impl SaveEnv {
-    fn outlet<K: SaveKind>(&self) -> Outlet<K::Slot, K::Payload> {
-        Outlet::new(&self.inboxes, self.events.clone())
-    }
-
-    fn ticket<K: SaveKind>(
-        &self,
-        save_id: &SaveId,
-        intent: &K::Intent,
-        scope: &SubmitScope,
-    ) -> Ticket<K::Slot> {
-        let slot = K::slot(save_id, intent);
-        Ticket {
-            generation: self.generations.counter(&slot).next(),
-            slot,
-            scope: scope.clone(),
-        }
-    }
-}
 
 /// A submitted save of some kind, on its way to the hub.
 pub type Submission = Box<dyn SubmitSave>;
@@ -127,6 +47,9 @@ pub trait CrashReport: Send + 'static {
     fn report(self: Box<Self>, env: &SaveEnv);
 }
 
+/// A started save: its actor and what to report should it die without a receipt.
+pub type Started = BoxFuture<'static, Result<(ActorCell, Box<dyn CrashReport>), SpawnErr>>;
+
 /// The object-safe face of a [`Save`], so the hub spawns any kind.
 pub trait SubmitSave: Send + 'static {
     fn kind(&self) -> &'static str;
@@ -134,36 +57,9 @@ pub trait SubmitSave: Send + 'static {
     fn intent_key(&self) -> String;
     fn scope(&self) -> &SubmitScope;
     /// Spawns the save's operation linked to the hub.
-    fn start(
-        self: Box<Self>,
-        env: SaveEnv,
-        authority: ReadAuthority,
-    ) -> BoxFuture<'static, Result<(ActorCell, Box<dyn CrashReport>), SpawnErr>>;
+    fn start(self: Box<Self>, env: SaveEnv, authority: ReadAuthority) -> Started;
     /// Ends the save without sending anything: a not-sent receipt on its slot.
     fn refuse(self: Box<Self>, env: &SaveEnv, reason: &str);
-}
-
-/// Posts one step of a save with its own ticket (dispatch first).
-fn post_once<K: SaveKind>(
-    env: &SaveEnv,
-    ticket: Ticket<K::Slot>,
-    save_id: SaveId,
-    intent: K::Intent,
-    step: SaveStep<K::Receipt>,
-) {
-    let outlet = env.outlet::<K>();
-    stage::dispatch(&ticket);
-    outlet.dispatched(ticket.clone());
-    stage::worker_return(&ticket, &step.trace_outcome());
-    outlet.observed(
-        ticket.clone(),
-        K::payload(SaveEvent {
-            save_id,
-            intent,
-            workspace: ticket.scope.workspace.0.clone(),
-            step,
-        }),
-    );
 }
 
 struct Crashed<K: SaveKind> {
@@ -188,7 +84,7 @@ impl<K: SaveKind> CrashReport for Crashed<K> {
             });
         }
         let ticket = env.ticket::<K>(&self.save_id, &self.intent, &self.scope);
-        let receipt = <K::Receipt as super::Receipt>::unknown(reason);
+        let receipt = <K::Receipt as Receipt>::unknown(reason);
         post_once::<K>(
             env,
             ticket,
@@ -213,11 +109,7 @@ impl<K: SaveKind> SubmitSave for Save<K> {
         &self.scope
     }
 
-    fn start(
-        self: Box<Self>,
-        env: SaveEnv,
-        authority: ReadAuthority,
-    ) -> BoxFuture<'static, Result<(ActorCell, Box<dyn CrashReport>), SpawnErr>> {
+    fn start(self: Box<Self>, env: SaveEnv, authority: ReadAuthority) -> Started {
         Box::pin(async move {
             let ticket = env.ticket::<K>(&self.save_id, &self.intent, &self.scope);
             let crash = Crashed::<K> {
@@ -250,7 +142,7 @@ impl<K: SaveKind> SubmitSave for Save<K> {
         let slot = K::slot(&self.save_id, &self.intent);
         stage::refused(&slot.trace_name(), reason);
         let ticket = env.ticket::<K>(&self.save_id, &self.intent, &self.scope);
-        let receipt = <K::Receipt as super::Receipt>::not_sent(reason.to_string());
+        let receipt = <K::Receipt as Receipt>::not_sent(reason.to_string());
         post_once::<K>(
             env,
             ticket,
@@ -258,44 +150,6 @@ impl<K: SaveKind> SubmitSave for Save<K> {
             self.intent,
             SaveStep::Ended(receipt),
         );
-    }
-}
-
-/// Reads back, for one kind, a row an earlier run left unsettled.
-pub trait RestoreSave: Sync {
-    fn kind(&self) -> &'static str;
-    /// Posts the row's restored receipt on its slot (`class`: not sent or outcome unknown).
-    fn restore(&self, row: &SaveRow, class: SaveClass, env: &SaveEnv, scope: &SubmitScope);
-}
-
-/// The [`RestoreSave`] of kind `K`.
-pub struct Restorer<K>(PhantomData<fn() -> K>);
-
-impl<K> Restorer<K> {
-    pub const NEW: Self = Self(PhantomData);
-}
-
-impl<K: SaveKind> RestoreSave for Restorer<K> {
-    fn kind(&self) -> &'static str {
-        K::KIND
-    }
-
-    fn restore(&self, row: &SaveRow, class: SaveClass, env: &SaveEnv, scope: &SubmitScope) {
-        let Ok(intent) = serde_json::from_str::<K::Intent>(&row.intent) else {
-            tracing::warn!(target: "masc_tui::saves", kind = K::KIND, "stored inputs unreadable");
-            return;
-        };
-        let save_id = SaveId(row.save_id.clone());
-        let reason = match class {
-            SaveClass::NotSent => "left by an earlier run before it was sent".to_string(),
-            _ => "left by an earlier run while it may have been sent".to_string(),
-        };
-        let receipt = match class {
-            SaveClass::NotSent => <K::Receipt as super::Receipt>::not_sent(reason),
-            _ => <K::Receipt as super::Receipt>::unknown(reason),
-        };
-        let ticket = env.ticket::<K>(&save_id, &intent, scope);
-        post_once::<K>(env, ticket, save_id, intent, SaveStep::Restored(receipt));
     }
 }
 
@@ -421,7 +275,7 @@ impl SaveHubState {
             .live
             .iter()
             .find(|(_, l)| &l.save_id == save_id)
-            .map(|(id, _)| id.clone());
+            .map(|(id, _)| *id);
         if let Some(id) = found
             && let Some(live) = self.live.remove(&id)
         {

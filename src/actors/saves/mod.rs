@@ -11,13 +11,15 @@
 //! whose outcome is unknown keeps its inputs and waits for the operator. Navigation is not
 //! cancellation (H-5): nothing but the hub's shutdown stops a save in flight.
 //!
-//! Kinds: [`approval`] (operator approval decisions, §10.5). The list of kinds the hub restores
-//! after a crash is [`registry::kinds`].
+//! Each kind lives beside the surface that shows it (the approval decision:
+//! `crate::actors::decisions::approval`); the list of kinds the hub restores after a crash is
+//! [`registry::kinds`].
 
-pub mod approval;
+pub mod env;
 pub mod hub;
 pub mod operation;
 pub mod registry;
+pub mod restore;
 
 use crate::actors::contract::{Payload, SlotKey, SourceKey};
 use crate::protocol::admission::{ReadAuthority, ReadScope};
@@ -28,7 +30,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt;
 
-pub use hub::{SaveCommand, SaveHubSpawner, Submission};
+pub use hub::{SaveHubSpawner, Submission};
+
+use crate::actors::contract::SourceControl;
 
 /// The save hub (supervision key).
 pub const SAVES: SourceKey = SourceKey("saves");
@@ -172,3 +176,53 @@ pub trait SaveKind: Send + Sync + Sized + 'static {
 /// The scope a save was submitted under (K-5: completion uses it; missing authority is never
 /// back-filled later).
 pub type SubmitScope = ReadScope;
+
+/// What the view asks of the hub (through its typed handle).
+pub enum SaveCommand {
+    Submit(Submission),
+}
+
+impl std::fmt::Debug for SaveCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Submit(s) => write!(f, "Submit({} {})", s.kind(), s.save_id()),
+        }
+    }
+}
+
+/// The hub's own messages.
+#[derive(Debug)]
+pub enum HubMsg {
+    /// A save operation ended with this outcome (sent by the operation itself).
+    Settled { save_id: SaveId, class: SaveClass },
+    /// The orphans of a workspace were read back from the outbox.
+    Restored {
+        workspace: crate::protocol::admission::WorkspaceId,
+    },
+}
+
+/// The hub's mailbox.
+#[derive(Debug)]
+pub enum SaveHubMsg {
+    Control(SourceControl),
+    Command(SaveCommand),
+    Hub(HubMsg),
+}
+
+crate::source_message!(SaveHubMsg);
+
+impl From<SaveCommand> for SaveHubMsg {
+    fn from(c: SaveCommand) -> Self {
+        Self::Command(c)
+    }
+}
+
+impl TryFrom<SaveHubMsg> for SaveCommand {
+    type Error = SaveHubMsg;
+    fn try_from(m: SaveHubMsg) -> Result<Self, SaveHubMsg> {
+        match m {
+            SaveHubMsg::Command(c) => Ok(c),
+            other => Err(other),
+        }
+    }
+}

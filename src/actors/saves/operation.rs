@@ -1,8 +1,7 @@
 //! [`SaveOperation`]: the one generic save actor. It runs one save of kind `K` from the outbox
 //! row to the receipt and stops; it never resends (sources.md H-4, H-5, H-15, I-2, K-1).
 
-use super::hub::{HubMsg, SaveHubMsg};
-use super::{Receipt, SaveEvent, SaveId, SaveKind, SaveStep};
+use super::{HubMsg, Receipt, SaveEvent, SaveHubMsg, SaveId, SaveKind, SaveStep};
 use crate::actors::contract::{Outlet, Ticket};
 use crate::outbox::{NewSave, Outbox, SaveRowState};
 use crate::protocol::admission::ReadAuthority;

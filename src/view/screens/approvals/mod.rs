@@ -13,7 +13,7 @@ pub mod keys;
 
 use super::widgets::{annotation, effective_offset, no_value_line, row};
 use super::{ProjectionCtx, Tab};
-use crate::actors::saves::approval::{ApprovalDecision, DecisionIntent};
+use crate::actors::decisions::approval::{ApprovalDecision, DecisionIntent};
 use crate::protocol::operator::{Approval, Decision, DecisionResult};
 use crate::protocol::outcome::{ApprovalDecisionOutcome, SaveClass, SaveOutcome};
 use crate::view::fetched::Observed;

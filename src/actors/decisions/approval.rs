@@ -3,8 +3,8 @@
 //! sent once, never resent; one decision per approval in flight at a time (the intent key is
 //! the confirm token, whatever the decision).
 
-use super::{SaveEvent, SaveId, SaveKind};
-use crate::actors::decisions::{DecisionsObservation, DecisionsSlot};
+use super::{DecisionsObservation, DecisionsSlot};
+use crate::actors::saves::{SaveEvent, SaveId, SaveKind};
 use crate::protocol::admission::ReadAuthority;
 use crate::protocol::client::WorkspaceClient;
 use crate::protocol::operator::{ActionType, ApprovalDecisionRequest, Decision};
