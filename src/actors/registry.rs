@@ -3,7 +3,7 @@
 //! holds the two in step). A new source is its own folder plus one line here.
 
 use crate::actors::contract::{SourceKey, SourceSpawner};
-use crate::outbox::OutboxLocation;
+use crate::outbox::{OutboxLocation, SharedOutbox};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -33,10 +33,13 @@ const fn secs(n: u64) -> Duration {
 }
 
 /// Every supervised source (the workspace actor aside, which the supervisor starts itself).
-/// `roster` is the Keepers roster cadence and `outbox` where chat sends and saves are
+/// `roster` is the Keepers roster cadence and `outbox` where saves (chat sends included) are
 /// recorded (both configurable for tests).
 pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
     use crate::actors::{board, chat, connectors, decisions, keepers, saves, system, work};
+    // One outbox (one session) for the runtime: the save hub writes every save, the chat
+    // sources read their sends back.
+    let outbox = SharedOutbox::new(outbox.clone());
     vec![
         entry(
             &["keepers_roster"],
@@ -44,12 +47,7 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
         ),
         // The chat hub has no cadence: its sources read on open, PgUp and reconciliation.
         entry(
-            &[
-                "chat_history",
-                "chat_restore",
-                "chat_reconcile",
-                "chat_send",
-            ],
+            &["chat_history", "chat_restore", "chat_reconcile"],
             chat::ChatHubSpawner {
                 config: chat::ChatHubConfig {
                     outbox: outbox.clone(),
@@ -86,10 +84,8 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
         ),
         // Saves have no cadence: each is one submitted write (its kinds: saves::registry).
         entry(
-            &["save:approval_decision"],
-            saves::SaveHubSpawner {
-                outbox: outbox.clone(),
-            },
+            &["save:approval_decision", "save:chat_send"],
+            saves::SaveHubSpawner { outbox },
         ),
     ]
 }
@@ -160,7 +156,7 @@ mod tests {
                 },
             ),
             (
-                "chat_send",
+                "save:chat_send",
                 crate::actors::chat::ChatSlot::Send {
                     keeper: "k".into(),
                     request_id: "r".into(),

@@ -1,22 +1,23 @@
 //! The durable local outbox (protocol.md §2.4, §4.3, §11; issue 9): every write masc-tui
 //! makes is recorded here before it leaves the machine.
 //!
-//! One SQLite file (WAL, `synchronous=FULL`: a row is on disk when the write returns) with two
-//! tables: [`chat`] sends (`chat_outbox`, since issue 4) and every other save ([`saves`]:
-//! approval decisions, ask answers, …). Each step of a write is recorded, rows only move
-//! forward, and after a crash or restart a row left unsettled is shown as "not sent" (it never
-//! reached the network) or "outcome unknown" (it may have), with its inputs, and is never
-//! resent automatically.
+//! One SQLite file (WAL, `synchronous=FULL`: a row is on disk when the write returns) with one
+//! table of [`saves`] of every kind: chat sends, approval decisions, ask answers, … (the chat
+//! sends' own table of issue 4, `chat_outbox`, is moved into it when the file is opened:
+//! [`legacy`]). Each step of a write is recorded, rows only move forward, and after a crash or
+//! restart a row left unsettled is shown as "not sent" (it never reached the network) or
+//! "outcome unknown" (it may have), with its inputs, and is never resent automatically.
 //!
 //! The file lives under `$XDG_STATE_HOME/masc-tui/` (else `~/.local/state/masc-tui/`); tests
 //! inject a path. Every call is blocking (SQLite + fsync): actors call it through
 //! `tokio::task::spawn_blocking`.
 
-mod chat;
+mod legacy;
 mod saves;
+mod shared;
 
-pub use chat::{NewSend, OutboxEntry, SendState};
 pub use saves::{NewSave, SaveRow, SaveRowState};
+pub use shared::SharedOutbox;
 
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
@@ -36,11 +37,7 @@ pub enum OutboxError {
     },
     #[error("outbox database: {0}")]
     Sql(#[from] rusqlite::Error),
-    #[error("request id {0} is already in the outbox")]
-    DuplicateRequest(String),
-    #[error("request id {0} is not in the outbox")]
-    UnknownRequest(String),
-    #[error("stored state {0:?} is not a known send state")]
+    #[error("stored state {0:?} is not a known save state")]
     BadState(String),
     #[error("save {0} is already in the outbox")]
     DuplicateSave(String),
@@ -55,8 +52,6 @@ impl OutboxError {
             Self::NoStateDir => "no_state_dir",
             Self::Dir { .. } => "dir",
             Self::Sql(_) => "sql",
-            Self::DuplicateRequest(_) => "duplicate_request",
-            Self::UnknownRequest(_) => "unknown_request",
             Self::BadState(_) => "bad_state",
             Self::DuplicateSave(_) => "duplicate_save",
             Self::UnknownSave(_) => "unknown_save",
@@ -93,18 +88,9 @@ impl OutboxLocation {
     }
 }
 
-const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS chat_outbox (
-    request_id TEXT PRIMARY KEY,
-    keeper TEXT NOT NULL,
-    workspace TEXT NOT NULL,
-    text TEXT NOT NULL,
-    state TEXT NOT NULL,
-    cause TEXT,
-    written_at_ms INTEGER NOT NULL,
-    updated_at_ms INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS chat_outbox_by_target ON chat_outbox (workspace, keeper, written_at_ms);
-CREATE TABLE IF NOT EXISTS saves (
+/// `epoch` and `generation` are the ticket the save's operation posts its steps with: a chat
+/// re-opened while its send still runs in this session admits the rest of that send's steps.
+const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS saves (
     save_id TEXT PRIMARY KEY,
     kind TEXT NOT NULL,
     workspace TEXT NOT NULL,
@@ -115,9 +101,12 @@ CREATE TABLE IF NOT EXISTS saves (
     reason TEXT,
     session TEXT NOT NULL,
     written_at_ms INTEGER NOT NULL,
-    updated_at_ms INTEGER NOT NULL
+    updated_at_ms INTEGER NOT NULL,
+    epoch INTEGER NOT NULL DEFAULT 0,
+    generation INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS saves_by_workspace ON saves (workspace, state, written_at_ms);";
+CREATE INDEX IF NOT EXISTS saves_by_workspace ON saves (workspace, state, written_at_ms);
+CREATE INDEX IF NOT EXISTS saves_by_target ON saves (kind, workspace, target, written_at_ms);";
 
 /// A handle on the outbox file; cheap to clone (one connection behind a mutex).
 #[derive(Clone)]
@@ -167,6 +156,8 @@ impl Outbox {
         conn.execute_batch("PRAGMA synchronous=FULL;")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(SCHEMA)?;
+        saves::add_ticket_columns(&conn)?;
+        legacy::move_chat_outbox(&conn)?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
             path: path.to_path_buf(),

@@ -17,6 +17,9 @@ pub enum SaveRowState {
     Written,
     /// The request may be on the wire from now on.
     Sending,
+    /// The server acknowledged the request; its outcome is still to come (the chat send's
+    /// acceptance: queued, not processed, C-34).
+    Accepted,
     /// The outcome is known (or, for `OutcomeUnknown`, known to be unknown).
     Settled(SaveClass),
 }
@@ -26,6 +29,7 @@ impl SaveRowState {
         match self {
             Self::Written => "written".into(),
             Self::Sending => "sending".into(),
+            Self::Accepted => "accepted".into(),
             Self::Settled(class) => format!("settled:{}", class.as_str()),
         }
     }
@@ -34,6 +38,7 @@ impl SaveRowState {
         match s {
             "written" => Some(Self::Written),
             "sending" => Some(Self::Sending),
+            "accepted" => Some(Self::Accepted),
             other => other
                 .strip_prefix("settled:")
                 .and_then(SaveClass::parse)
@@ -46,8 +51,9 @@ impl SaveRowState {
         match self {
             Self::Written => 0,
             Self::Sending => 1,
-            Self::Settled(SaveClass::OutcomeUnknown) => 2,
-            Self::Settled(_) => 3,
+            Self::Accepted => 2,
+            Self::Settled(SaveClass::OutcomeUnknown) => 3,
+            Self::Settled(_) => 4,
         }
     }
 }
@@ -66,6 +72,9 @@ pub struct NewSave {
     pub intent_key: String,
     /// The operator's inputs, as JSON, verbatim.
     pub intent: String,
+    /// The epoch and generation of the ticket the save's steps are posted with.
+    pub epoch: u64,
+    pub generation: u64,
 }
 
 /// One stored save.
@@ -83,6 +92,10 @@ pub struct SaveRow {
     /// The session that wrote it.
     pub session: String,
     pub written_at_ms: i64,
+    /// The epoch and generation of the ticket its steps were posted with (0 for rows moved
+    /// from an earlier version's table).
+    pub epoch: u64,
+    pub generation: u64,
 }
 
 impl SaveRow {
@@ -94,16 +107,44 @@ impl SaveRow {
         }
         match self.state {
             SaveRowState::Written => Some(SaveClass::NotSent),
-            SaveRowState::Sending | SaveRowState::Settled(SaveClass::OutcomeUnknown) => {
-                Some(SaveClass::OutcomeUnknown)
-            }
+            SaveRowState::Sending
+            | SaveRowState::Accepted
+            | SaveRowState::Settled(SaveClass::OutcomeUnknown) => Some(SaveClass::OutcomeUnknown),
             SaveRowState::Settled(_) => None,
         }
     }
 }
 
-const COLUMNS: &str =
-    "save_id, kind, workspace, target, intent_key, intent, state, reason, session, written_at_ms";
+const COLUMNS: &str = "save_id, kind, workspace, target, intent_key, intent, state, reason, \
+     session, written_at_ms, epoch, generation";
+
+/// The rows a save of this kind is not settled in: still to be shown as pending, not sent or
+/// outcome unknown.
+const UNSETTLED: &str = "('written', 'sending', 'accepted', 'settled:outcome_unknown')";
+
+/// Adds the ticket columns to a `saves` table written before they existed.
+pub(super) fn add_ticket_columns(conn: &rusqlite::Connection) -> Result<(), OutboxError> {
+    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('saves')")?;
+    let names = stmt
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    for column in ["epoch", "generation"] {
+        if !names.iter().any(|n| n == column) {
+            conn.execute_batch(&format!(
+                "ALTER TABLE saves ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0;"
+            ))?;
+        }
+    }
+    Ok(())
+}
+
+fn u64_of(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+fn i64_of(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
 
 fn row_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<(SaveRow, String)> {
     let state: String = r.get(6)?;
@@ -119,6 +160,8 @@ fn row_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<(SaveRow, String)> {
             reason: r.get(7)?,
             session: r.get(8)?,
             written_at_ms: r.get(9)?,
+            epoch: u64_of(r.get(10)?),
+            generation: u64_of(r.get(11)?),
         },
         state,
     ))
@@ -136,8 +179,8 @@ impl Outbox {
         let n = self.lock().execute(
             "INSERT OR IGNORE INTO saves
                 (save_id, kind, workspace, target, intent_key, intent, state, reason, session,
-                 written_at_ms, updated_at_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'written', NULL, ?7, ?8, ?8)",
+                 written_at_ms, updated_at_ms, epoch, generation)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'written', NULL, ?7, ?8, ?8, ?9, ?10)",
             params![
                 save.save_id,
                 save.kind,
@@ -146,7 +189,9 @@ impl Outbox {
                 save.intent_key,
                 save.intent,
                 self.session(),
-                now
+                now,
+                i64_of(save.epoch),
+                i64_of(save.generation)
             ],
         )?;
         if n == 0 {
@@ -197,18 +242,33 @@ impl Outbox {
         row.map(finish).transpose()
     }
 
-    /// Every save of `workspace` not settled with a known outcome (written, sending, outcome
-    /// unknown), oldest first.
+    /// Every save of `workspace` not settled with a known outcome (written, sending,
+    /// accepted, outcome unknown), oldest first.
     pub fn unsettled_saves(&self, workspace: &str) -> Result<Vec<SaveRow>, OutboxError> {
         let conn = self.lock();
         let mut stmt = conn.prepare(&format!(
             "SELECT {COLUMNS} FROM saves
-             WHERE workspace = ?1
-               AND state IN ('written', 'sending', 'settled:outcome_unknown')
+             WHERE workspace = ?1 AND state IN {UNSETTLED}
              ORDER BY written_at_ms, rowid"
         ))?;
         let rows = stmt
             .query_map(params![workspace], row_of)?
+            .collect::<Result<Vec<_>, _>>()?;
+        rows.into_iter().map(finish).collect()
+    }
+
+    /// The chat sends to `keeper` in `workspace` not settled with a known outcome, oldest
+    /// first (a chat shows them on open and reconciles the unknown ones).
+    pub fn chat_sends(&self, keeper: &str, workspace: &str) -> Result<Vec<SaveRow>, OutboxError> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM saves
+             WHERE kind = 'chat_send' AND workspace = ?1 AND target = ?2
+               AND state IN {UNSETTLED}
+             ORDER BY written_at_ms, rowid"
+        ))?;
+        let rows = stmt
+            .query_map(params![workspace, keeper], row_of)?
             .collect::<Result<Vec<_>, _>>()?;
         rows.into_iter().map(finish).collect()
     }
@@ -227,14 +287,20 @@ mod tests {
             target: "opc_1".into(),
             intent_key: "opc_1".into(),
             intent: r#"{"confirm_token":"opc_1","decision":"confirm"}"#.into(),
+            epoch: 3,
+            generation: 7,
         }
     }
 
     #[test]
     fn states_round_trip() {
-        for s in [SaveRowState::Written, SaveRowState::Sending]
-            .into_iter()
-            .chain(SaveClass::ALL.map(SaveRowState::Settled))
+        for s in [
+            SaveRowState::Written,
+            SaveRowState::Sending,
+            SaveRowState::Accepted,
+        ]
+        .into_iter()
+        .chain(SaveClass::ALL.map(SaveRowState::Settled))
         {
             assert_eq!(SaveRowState::parse(&s.as_str()), Some(s));
         }
@@ -312,5 +378,141 @@ mod tests {
             ]
         );
         assert_eq!(rows[0].intent, save("save-w", "/w").intent);
+    }
+
+    fn chat(id: &str, keeper: &str, ws: &str) -> NewSave {
+        NewSave {
+            save_id: id.into(),
+            kind: "chat_send".into(),
+            workspace: ws.into(),
+            target: keeper.into(),
+            intent_key: id.into(),
+            intent: format!(r#"{{"keeper":"{keeper}","request_id":"{id}","text":"안녕 👋"}}"#),
+            epoch: 1,
+            generation: 1,
+        }
+    }
+
+    /// The file is WAL with synchronous=FULL; a written row and its ticket survive reopening.
+    #[test]
+    fn written_rows_survive_reopen_with_their_ticket_on_a_durable_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested").join(OUTBOX_FILE);
+        let outbox = Outbox::open(&crate::outbox::OutboxLocation::File(path.clone())).unwrap();
+        outbox.save_written(&save("save-1", "/w")).unwrap();
+        drop(outbox);
+        let again = Outbox::open_path(&path).unwrap();
+        let row = again.save_row("save-1").unwrap().unwrap();
+        assert_eq!((row.epoch, row.generation), (3, 7));
+        assert_eq!(row.state, SaveRowState::Written);
+        let mode: String = again
+            .lock()
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        let sync: i64 = again
+            .lock()
+            .query_row("PRAGMA synchronous", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(sync, 2, "synchronous=FULL");
+    }
+
+    /// A chat send's acceptance is recorded and may still end unknown; an unknown row is not
+    /// moved back to `accepted` by a later reconciliation that finds it queued (it stays to be
+    /// reconciled), and a known outcome replaces it.
+    #[test]
+    fn h15_accepted_moves_on_to_unknown_and_unknown_only_to_a_known_outcome() {
+        let dir = tempfile::tempdir().unwrap();
+        let outbox = Outbox::open_path(&dir.path().join(OUTBOX_FILE)).unwrap();
+        outbox.save_written(&chat("tui-1", "rondo", "/w")).unwrap();
+        for state in [SaveRowState::Sending, SaveRowState::Accepted] {
+            assert_eq!(outbox.save_state("tui-1", state, None).unwrap(), state);
+        }
+        let unknown = SaveRowState::Settled(SaveClass::OutcomeUnknown);
+        assert_eq!(outbox.save_state("tui-1", unknown, None).unwrap(), unknown);
+        assert_eq!(
+            outbox
+                .save_state("tui-1", SaveRowState::Accepted, Some("reconciled"))
+                .unwrap(),
+            unknown
+        );
+        let applied = SaveRowState::Settled(SaveClass::Applied);
+        assert_eq!(
+            outbox
+                .save_state("tui-1", applied, Some("reconciled"))
+                .unwrap(),
+            applied
+        );
+    }
+
+    #[test]
+    fn chat_sends_are_per_keeper_and_workspace_and_skip_settled_rows_and_other_kinds() {
+        let dir = tempfile::tempdir().unwrap();
+        let outbox = Outbox::open_path(&dir.path().join(OUTBOX_FILE)).unwrap();
+        for (id, k, w) in [
+            ("tui-1", "rondo", "/w"),
+            ("tui-2", "rondo", "/w"),
+            ("tui-3", "mira", "/w"),
+            ("tui-4", "rondo", "/other"),
+            ("tui-5", "rondo", "/w"),
+        ] {
+            outbox.save_written(&chat(id, k, w)).unwrap();
+        }
+        outbox.save_written(&save("save-1", "/w")).unwrap();
+        outbox
+            .save_state("tui-2", SaveRowState::Settled(SaveClass::Applied), None)
+            .unwrap();
+        outbox
+            .save_state(
+                "tui-5",
+                SaveRowState::Settled(SaveClass::OutcomeUnknown),
+                None,
+            )
+            .unwrap();
+        let ids: Vec<String> = outbox
+            .chat_sends("rondo", "/w")
+            .unwrap()
+            .into_iter()
+            .map(|e| e.save_id)
+            .collect();
+        assert_eq!(ids, ["tui-1", "tui-5"]);
+    }
+
+    /// A `saves` table of the first saves version (no ticket columns) gains them on open.
+    #[test]
+    fn an_older_saves_table_gains_the_ticket_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(OUTBOX_FILE);
+        {
+            let conn = rusqlite::Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE saves (save_id TEXT PRIMARY KEY, kind TEXT NOT NULL,
+                 workspace TEXT NOT NULL, target TEXT NOT NULL, intent_key TEXT NOT NULL,
+                 intent TEXT NOT NULL, state TEXT NOT NULL, reason TEXT, session TEXT NOT NULL,
+                 written_at_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);
+                 INSERT INTO saves VALUES ('save-0', 'approval_decision', '/w', 't', 't', '{}',
+                 'sending', NULL, 's-old', 1, 1);",
+            )
+            .unwrap();
+        }
+        let outbox = Outbox::open_path(&path).unwrap();
+        let old = outbox.save_row("save-0").unwrap().unwrap();
+        assert_eq!((old.epoch, old.generation), (0, 0));
+        assert_eq!(
+            old.orphan_class(outbox.session()),
+            Some(SaveClass::OutcomeUnknown)
+        );
+        outbox.save_written(&save("save-1", "/w")).unwrap();
+        let new = outbox.save_row("save-1").unwrap().unwrap();
+        assert_eq!((new.epoch, new.generation), (3, 7));
+    }
+
+    #[test]
+    fn request_ids_are_uuid_v7_with_the_tui_prefix() {
+        let a = crate::outbox::new_request_id();
+        let b = crate::outbox::new_request_id();
+        assert_ne!(a, b);
+        let uuid = uuid::Uuid::parse_str(a.strip_prefix("tui-").unwrap()).unwrap();
+        assert_eq!(uuid.get_version_num(), 7);
     }
 }

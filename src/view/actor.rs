@@ -202,7 +202,11 @@ impl<B: FrameSink> ViewState<B> {
                     self.report(ViewEvent::Rejected(*reason));
                 }
                 if drained.changed {
-                    screens::chat::after_observed(&mut self.model, &mut self.ui);
+                    let chat = self
+                        .sources
+                        .get(&crate::actors::chat::CHAT_HUB)
+                        .and_then(|h| h.commands::<crate::actors::chat::ChatCommand>());
+                    screens::chat::after_observed(&mut self.model, &mut self.ui, chat.as_ref());
                     if let Some(view) = self.ui.approvals.as_mut() {
                         screens::approvals::keys::settle(view, &self.model);
                     }
@@ -329,15 +333,23 @@ impl<B: FrameSink> ViewState<B> {
                     self.want(myself, FrameRequest::Input);
                 }
                 UiCommand::Chat(cmd) => {
-                    let hub = self
+                    let chat = self
                         .sources
                         .get(&crate::actors::chat::CHAT_HUB)
                         .and_then(|h| h.commands::<crate::actors::chat::ChatCommand>());
+                    let saves = self
+                        .sources
+                        .get(&crate::actors::saves::SAVES)
+                        .and_then(|h| h.commands::<crate::actors::saves::SaveCommand>());
+                    let hubs = screens::chat::ChatHandles {
+                        chat: chat.as_ref(),
+                        saves: saves.as_ref(),
+                    };
                     self.ui.notice = screens::chat::dispatch(
                         cmd,
                         &mut self.model,
                         &mut self.ui,
-                        hub.as_ref(),
+                        hubs,
                         self.theme,
                     );
                     self.want(myself, FrameRequest::Input);

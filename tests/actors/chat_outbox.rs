@@ -11,7 +11,9 @@
 //! POST.
 
 use crate::chat_support::{STREAM, TOKEN, rig};
-use masc_tui::outbox::{Outbox, SendState};
+use masc_tui::actors::chat::ChatSendIntent;
+use masc_tui::outbox::{Outbox, SaveRowState};
+use masc_tui::protocol::outcome::SaveClass;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::server::{AuthMode, ServeOptions, start};
 use masc_tui::view::chat::PendingState;
@@ -109,10 +111,18 @@ async fn outbox_survives_a_kill_between_written_and_confirmed() {
     child.wait().unwrap();
 
     // On disk: written, not confirmed, same id and text.
-    let row = Outbox::open_path(&path).unwrap().get(&id).unwrap().unwrap();
-    assert_eq!(row.state, SendState::Sending);
-    assert_eq!(row.text, TEXT);
-    assert_eq!(row.keeper, "rondo");
+    let row = Outbox::open_path(&path)
+        .unwrap()
+        .save_row(&id)
+        .unwrap()
+        .unwrap();
+    assert_eq!(row.state, SaveRowState::Sending);
+    assert_eq!(row.kind, "chat_send");
+    assert_eq!(row.target, "rondo");
+    let intent: ChatSendIntent = serde_json::from_str(&row.intent).unwrap();
+    assert_eq!(intent.text, TEXT);
+    assert_eq!(intent.keeper, "rondo");
+    assert_eq!(intent.request_id, id);
 
     // Restart on the same outbox file.
     let mut rig = rig(&server.base_url(), Some(TOKEN), path.clone()).await;
@@ -141,8 +151,8 @@ async fn outbox_survives_a_kill_between_written_and_confirmed() {
         assert_eq!(row.text, TEXT);
     }
     assert_eq!(
-        rig.outbox().get(&id).unwrap().unwrap().state,
-        SendState::OutcomeUnknown,
+        rig.outbox().save_row(&id).unwrap().unwrap().state,
+        SaveRowState::Settled(SaveClass::OutcomeUnknown),
         "restored durably as outcome unknown"
     );
     let op = format!("/api/v1/keepers/rondo/chat/operations/{id}");

@@ -12,7 +12,8 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use masc_tui::actors::chat::{Reconciliation, SendOutcome, UnknownCause};
-use masc_tui::outbox::SendState;
+use masc_tui::outbox::SaveRowState;
+use masc_tui::protocol::outcome::SaveClass;
 use masc_tui::view::chat::{EntryKind, FailureOrigin};
 use masc_tui::view::screens::chat::{HistoryState, SendPhase};
 use serde_json::{Value, json};
@@ -174,11 +175,20 @@ async fn duplicate_acceptance_is_a_surfaced_protocol_error() {
         Some(Reconciliation::Absent)
     );
     assert!(rig.pane().send(&id).unwrap().outcome_unknown());
+    // Issue 16 leftover: reconciled as not recorded, it is no longer "reconciling" (C-44).
+    assert_eq!(
+        rig.pane().progress(),
+        masc_tui::view::chat::Progress::Unconfirmed(masc_tui::view::chat::Unconfirmed {
+            reconciling: 0,
+            not_recorded: 1,
+            unreconcilable: 0,
+        })
+    );
     assert_eq!(mock.operation_gets.load(Ordering::SeqCst), 1);
     assert_eq!(mock.posts.load(Ordering::SeqCst), 1);
     assert_eq!(
-        rig.outbox().get(&id).unwrap().unwrap().state,
-        SendState::OutcomeUnknown
+        rig.outbox().save_row(&id).unwrap().unwrap().state,
+        SaveRowState::Settled(SaveClass::OutcomeUnknown)
     );
     rig.stop().await;
 }
@@ -199,8 +209,8 @@ async fn run_error_before_acceptance_with_a_listed_code_is_not_applied() {
     );
     assert!(outcome.keeps_draft());
     assert_eq!(
-        rig.outbox().get(&id).unwrap().unwrap().state,
-        SendState::NotApplied
+        rig.outbox().save_row(&id).unwrap().unwrap().state,
+        SaveRowState::Settled(SaveClass::NotApplied)
     );
     assert_eq!(mock.posts.load(Ordering::SeqCst), 1);
     assert_eq!(

@@ -10,8 +10,9 @@ use masc_tui::actors::chat::{
     ChatCommand, ChatObservation, ChatSlot, Reconciliation, SendOutcome, SendStep, UnknownCause,
 };
 use masc_tui::actors::contract::{SlotEvent, Ticket};
-use masc_tui::outbox::SendState;
+use masc_tui::outbox::SaveRowState;
 use masc_tui::protocol::chat::OperationState;
+use masc_tui::protocol::outcome::SaveClass;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
 use masc_tui::view::admission::RejectReason;
@@ -197,8 +198,8 @@ async fn sse_cut_mid_turn_is_interrupted_and_partial_text_is_never_a_reply() {
     assert!(server.request_count("GET", &op_path) >= 1);
     assert_eq!(server.request_count("POST", STREAM), 1, "never resent");
     assert_eq!(
-        rig.outbox().get(&id).unwrap().unwrap().state,
-        SendState::Confirmed
+        rig.outbox().save_row(&id).unwrap().unwrap().state,
+        SaveRowState::Settled(SaveClass::Applied)
     );
     rig.stop().await;
     server.shutdown().await;
@@ -226,8 +227,7 @@ async fn forbidden_before_acceptance_is_not_applied_and_keeps_the_draft() {
             cause: "status_403".into()
         })
     );
-    let effects = rig.model.chat.pane.as_mut().unwrap().take_effects();
-    assert!(effects.iter().any(|e| matches!(e,
+    assert!(rig.effects.iter().any(|e| matches!(e,
         ChatEffect::RestoreDraft { keeper, text, .. } if keeper == KEEPER && text == "please deploy 🚀")));
     {
         let t = rig.pane().view();
@@ -236,8 +236,8 @@ async fn forbidden_before_acceptance_is_not_applied_and_keeps_the_draft() {
         assert!(matches!(refused.kind, EntryKind::Failure(_)));
     }
     assert_eq!(
-        rig.outbox().get(&id).unwrap().unwrap().state,
-        SendState::NotApplied
+        rig.outbox().save_row(&id).unwrap().unwrap().state,
+        SaveRowState::Settled(SaveClass::NotApplied)
     );
     assert_eq!(server.request_count("POST", STREAM), 1);
     rig.stop().await;
@@ -336,7 +336,7 @@ async fn late_stream_events_after_switching_keeper_are_rejected_and_traced() {
     assert!(
         !rig.recorder
             .records_where(|r| r.stage == "reject"
-                && r.source == "chat_send:rondo"
+                && r.source == "save:chat_send:rondo"
                 && r.reason.as_deref() == Some("other_target"))
             .is_empty()
     );
@@ -351,8 +351,8 @@ async fn late_stream_events_after_switching_keeper_are_rejected_and_traced() {
             .all(|e| e.origin.request_id.as_deref() != Some(id.as_str()))
     );
     assert_eq!(
-        rig.outbox().get(&id).unwrap().unwrap().state,
-        SendState::Confirmed,
+        rig.outbox().save_row(&id).unwrap().unwrap().state,
+        SaveRowState::Settled(SaveClass::Applied),
         "navigation is not cancellation"
     );
     rig.stop().await;
@@ -377,8 +377,8 @@ async fn a_clean_turn_is_confirmed_from_its_stream_without_reconciliation() {
         Some(SendOutcome::Completed { .. })
     ));
     assert_eq!(
-        rig.outbox().get(&id).unwrap().unwrap().state,
-        SendState::Confirmed
+        rig.outbox().save_row(&id).unwrap().unwrap().state,
+        SaveRowState::Settled(SaveClass::Applied)
     );
     // Stop the runtime first so any late reconciliation would have been counted.
     let inputs = rig

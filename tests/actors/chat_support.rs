@@ -7,14 +7,16 @@
 use crate::actor_support::registry_entry;
 use crate::ordered_view::{OrderedView, Seen};
 use masc_tui::actors::chat::{
-    CHAT_HUB, ChatCommand, ChatHubConfig, ChatHubSpawner, ChatObservation, ChatSlot,
-    ChatSourceConfig,
+    CHAT_HUB, ChatCommand, ChatHubConfig, ChatHubSpawner, ChatObservation, ChatSend,
+    ChatSendIntent, ChatSlot, ChatSourceConfig,
 };
 use masc_tui::actors::contract::SlotEvent;
+use masc_tui::actors::saves::hub::Save;
+use masc_tui::actors::saves::{SAVES, SaveCommand, SaveHubSpawner};
 use masc_tui::actors::supervisor::{
     RestartPolicy, RuntimeConfig, RuntimeHandle, start_runtime_with,
 };
-use masc_tui::outbox::{Outbox, OutboxLocation};
+use masc_tui::outbox::{Outbox, OutboxLocation, SharedOutbox};
 use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
 use masc_tui::timeline::capture::StageRecorder;
 use masc_tui::view::admission::RejectReason;
@@ -39,6 +41,10 @@ pub struct Rig {
     pub model: Model,
     /// The chat hub's typed command handle (from its latest `SourceUp`).
     pub hub: Option<DerivedActorRef<ChatCommand>>,
+    /// The save hub's (sends are saves).
+    pub saves: Option<DerivedActorRef<SaveCommand>>,
+    /// Every side effect the open pane asked for, in order (applied as the view does).
+    pub effects: Vec<masc_tui::view::screens::chat::ChatEffect>,
     pub recorder: StageRecorder,
     pub outbox_path: PathBuf,
     /// Every admission verdict of a chat observation: (request id, verdict).
@@ -47,7 +53,6 @@ pub struct Rig {
     /// (`ChatSourceConfig::drill_page_panics`).
     pub page_panics: Arc<AtomicU32>,
     _trace: tracing::subscriber::DefaultGuard,
-    _state: tempfile::TempDir,
 }
 
 pub fn client(base_url: &str, token: Option<&str>) -> WorkspaceClient {
@@ -64,7 +69,6 @@ pub async fn rig(base_url: &str, token: Option<&str>, outbox_path: PathBuf) -> R
     let recorder = StageRecorder::new();
     let trace = tracing::subscriber::set_default(recorder.subscriber());
     let log = OrderedView::new();
-    let (state, state_at) = crate::actor_support::scratch_outbox();
     let cfg = RuntimeConfig {
         expected_base: None,
         health_interval: Duration::from_millis(50),
@@ -74,12 +78,13 @@ pub async fn rig(base_url: &str, token: Option<&str>, outbox_path: PathBuf) -> R
             ..RestartPolicy::default()
         },
         fault_drills: false,
-        outbox: state_at,
+        outbox: OutboxLocation::File(outbox_path.clone()),
     };
     let page_panics = Arc::new(AtomicU32::new(0));
+    let outbox = SharedOutbox::new(OutboxLocation::File(outbox_path.clone()));
     let hub = ChatHubSpawner {
         config: ChatHubConfig {
-            outbox: OutboxLocation::File(outbox_path.clone()),
+            outbox: outbox.clone(),
             source: ChatSourceConfig {
                 recheck_after: Duration::from_millis(25),
                 max_rechecks: 800,
@@ -87,7 +92,10 @@ pub async fn rig(base_url: &str, token: Option<&str>, outbox_path: PathBuf) -> R
             },
         },
     };
-    let entries = vec![registry_entry(hub)];
+    let entries = vec![
+        registry_entry(hub),
+        registry_entry(SaveHubSpawner { outbox }),
+    ];
     let runtime = start_runtime_with(
         client(base_url, token),
         log.sink(),
@@ -102,15 +110,16 @@ pub async fn rig(base_url: &str, token: Option<&str>, outbox_path: PathBuf) -> R
         log,
         model: Model::default(),
         hub: None,
+        saves: None,
+        effects: Vec::new(),
         recorder,
         outbox_path,
         verdicts: Vec::new(),
         page_panics,
         _trace: trace,
-        _state: state,
     };
     rig.pump_until(|m| m.gate().current().is_some()).await;
-    while rig.hub.is_none() {
+    while rig.hub.is_none() || rig.saves.is_none() {
         rig.pump_one().await;
     }
     rig
@@ -135,6 +144,9 @@ impl Rig {
             ViewMsg::SourceUp { source, handle } if source == CHAT_HUB => {
                 self.hub = handle.commands::<ChatCommand>();
             }
+            ViewMsg::SourceUp { source, handle } if source == SAVES => {
+                self.saves = handle.commands::<SaveCommand>();
+            }
             ViewMsg::Identity(state) => {
                 self.model.on_identity(state);
             }
@@ -144,6 +156,7 @@ impl Rig {
                     _ => None,
                 };
                 let drained = self.model.deliver(event, std::time::Instant::now());
+                self.apply_effects();
                 if let Some(rid) = rid {
                     let verdict = match drained.rejected.first() {
                         Some(reason) => Err(*reason),
@@ -168,20 +181,57 @@ impl Rig {
     /// Sends `text` the way the chat screen does; returns the request id.
     pub fn send(&mut self, keeper: &str, text: &str) -> String {
         let scope = self.model.gate().current().cloned().unwrap();
-        let request_id = masc_tui::outbox::new_request_id();
+        let intent = ChatSendIntent {
+            keeper: keeper.into(),
+            request_id: masc_tui::outbox::new_request_id(),
+            text: text.into(),
+        };
         self.model
             .chat
             .pane
             .as_mut()
             .unwrap()
-            .register_send(&request_id, text);
-        self.cast(ChatCommand::Send {
-            keeper: keeper.into(),
-            request_id: request_id.clone(),
-            text: text.into(),
-            scope,
-        });
-        request_id
+            .register_send(&intent.request_id, text);
+        self.submit(intent.clone(), scope);
+        intent.request_id
+    }
+
+    /// Submits a send to the save hub the way the chat screen does (the pane registers it
+    /// first: see [`Rig::send`]).
+    pub fn submit(&self, intent: ChatSendIntent, scope: masc_tui::protocol::admission::ReadScope) {
+        self.saves
+            .as_ref()
+            .unwrap()
+            .send_message(SaveCommand::Submit(Save::<ChatSend>::submission(
+                intent.save_id(),
+                intent,
+                scope,
+            )))
+            .unwrap();
+    }
+
+    /// Applies the pane's side effects the way the view does after an admitted observation:
+    /// a send that ended unknown is reconciled by its chat source. Every effect is kept in
+    /// [`Rig::effects`].
+    fn apply_effects(&mut self) {
+        let effects = self
+            .model
+            .chat
+            .pane
+            .as_mut()
+            .map(|p| p.take_effects())
+            .unwrap_or_default();
+        for effect in &effects {
+            if let masc_tui::view::screens::chat::ChatEffect::Reconcile { keeper, request_id } =
+                effect
+            {
+                self.cast(ChatCommand::Reconcile {
+                    keeper: keeper.clone(),
+                    request_id: request_id.clone(),
+                });
+            }
+        }
+        self.effects.extend(effects);
     }
 
     pub fn cast(&self, cmd: ChatCommand) {

@@ -19,6 +19,7 @@ mod actor_system;
 mod actor_workspace;
 mod chat_outbox;
 mod chat_protocol;
+mod chat_saves;
 mod chat_source;
 mod work_goals;
 mod work_restart;

@@ -543,8 +543,8 @@ async fn issue16_reused_request_id_with_other_keeper_or_message_is_409_s4_3() {
         assert_eq!(v["request_id"], "tui-reuse");
         let outcome = classify_open_failure(SseOpenFailure::Responded { status: 409, body });
         assert_eq!(
-            outcome.send_state(),
-            masc_tui::outbox::SendState::NotApplied,
+            masc_tui::actors::saves::Receipt::class(&outcome),
+            masc_tui::protocol::outcome::SaveClass::NotApplied,
             "{other}"
         );
     }

@@ -19,7 +19,9 @@ use masc_tui::view::chat::{OriginMode, PendingState, ScrollPosition, ToolVisibil
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{self, buffer_lines, buffer_text};
-use masc_tui::view::screens::chat::{Activity, ChatPane, ChatUiCommand, Progress, dispatch};
+use masc_tui::view::screens::chat::{
+    Activity, ChatHandles, ChatPane, ChatUiCommand, Progress, dispatch,
+};
 use masc_tui::view::screens::{ProjectionCtx, Tab, Ui, render};
 use masc_tui::view::theme::Theme;
 use ratatui::Terminal;
@@ -126,7 +128,7 @@ fn opened(keeper_index: usize) -> (Model, Ui, String) {
         },
         &mut model,
         &mut ui,
-        None,
+        ChatHandles::default(),
         THEME,
     );
     (model, ui, keeper)
@@ -212,14 +214,14 @@ fn esc_closes_and_drafts_are_kept_per_keeper_and_workspace() {
     let UiCommand::Chat(close) = cmd else {
         panic!("{cmd:?}")
     };
-    dispatch(close, &mut model, &mut ui, None, THEME);
+    dispatch(close, &mut model, &mut ui, ChatHandles::default(), THEME);
     assert!(ui.chat.is_none() && model.chat.pane.is_none());
     // Another Keeper starts empty.
     ui.roster.selected = 3;
     let UiCommand::Chat(open) = handle_key(&mut ui, &model, key(KeyCode::Char('m'))) else {
         panic!()
     };
-    dispatch(open, &mut model, &mut ui, None, THEME);
+    dispatch(open, &mut model, &mut ui, ChatHandles::default(), THEME);
     assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "");
     // Back to the first: its draft is there.
     dispatch(
@@ -228,7 +230,7 @@ fn esc_closes_and_drafts_are_kept_per_keeper_and_workspace() {
         },
         &mut model,
         &mut ui,
-        None,
+        ChatHandles::default(),
         THEME,
     );
     assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "half-typed 초안");
@@ -246,7 +248,7 @@ fn esc_closes_and_drafts_are_kept_per_keeper_and_workspace() {
     assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "");
     // No hub: the send is refused before anything leaves and the draft comes back.
     let UiCommand::Chat(send) = cmd else { panic!() };
-    let notice = dispatch(send, &mut model, &mut ui, None, THEME);
+    let notice = dispatch(send, &mut model, &mut ui, ChatHandles::default(), THEME);
     assert!(notice.is_some());
     assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "half-typed 초안");
 }

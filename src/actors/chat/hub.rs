@@ -1,41 +1,30 @@
-//! The chat hub: one supervised source (`SourceKey::ChatHub`) that spawns, linked to itself,
-//! one [`ChatSource`] per open Keeper and one [`SendOperation`] per send, hands them the
-//! workspace identity, and opens the outbox lazily (a runtime that never opens a chat never
-//! touches the state file).
+//! The chat hub: one supervised source (`CHAT_HUB`) that spawns, linked to itself, one
+//! [`ChatSource`] per open Keeper and hands it the workspace identity and the runtime's
+//! outbox (opened lazily: a runtime that never opens a chat never touches the state file).
 //!
-//! Sends outlive their chat screen (H-5: navigation is not cancellation). When a send ends
-//! "outcome unknown" (or its actor dies) the hub asks that Keeper's chat source to reconcile the
-//! exact request id; it never re-sends.
+//! Sends are saves, run by the save hub (issue 9: one write path); they outlive their chat
+//! screen (H-5: navigation is not cancellation). A send that ended "outcome unknown" is
+//! reconciled by its exact request id when the chat pane asks ([`ChatCommand::Reconcile`]) or
+//! when the chat opens again; it is never re-sent.
 
 use super::observation::{CHAT_HUB, ChatCommand, ChatHubMsg, ChatObservation, ChatSlot};
-use super::send::{SendArgs, SendOperation};
 use super::source::{ChatSource, ChatSourceArgs, ChatSourceConfig, ChatSourceMsg};
 use crate::actors::contract::{
-    GenerationBook, IdentityState, Outlet, SlotKey, SourceContext, SourceControl, SourceHandle,
-    SourceKey, SourceSpawner, Ticket,
+    GenerationBook, IdentityState, Outlet, SourceContext, SourceControl, SourceHandle, SourceKey,
+    SourceSpawner,
 };
-use crate::outbox::{Outbox, OutboxLocation, SendState};
-use crate::protocol::admission::ReadAuthority;
+use crate::outbox::SharedOutbox;
 use crate::protocol::client::WorkspaceClient;
-use crate::timeline::stage;
 use futures::future::BoxFuture;
 use ractor::{Actor, ActorCell, ActorId, ActorProcessingErr, ActorRef, SpawnErr, SupervisionEvent};
 use std::collections::{BTreeMap, HashMap};
 
 /// How the hub is configured.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ChatHubConfig {
-    pub outbox: OutboxLocation,
+    /// The runtime's outbox (shared with the save hub, which writes the sends).
+    pub outbox: SharedOutbox,
     pub source: ChatSourceConfig,
-}
-
-impl Default for ChatHubConfig {
-    fn default() -> Self {
-        Self {
-            outbox: OutboxLocation::StateDir,
-            source: ChatSourceConfig::default(),
-        }
-    }
 }
 
 /// Spawns the hub under the supervisor.
@@ -76,44 +65,15 @@ pub struct ChatHubArgs {
     pub fault_drills: bool,
 }
 
-enum Child {
-    Source(String),
-    Send { keeper: String, request_id: String },
-}
-
 pub struct ChatHubState {
     args: ChatHubArgs,
     identity: IdentityState,
-    outbox: Option<Result<Outbox, String>>,
     sources: BTreeMap<String, ActorRef<ChatSourceMsg>>,
-    /// Sends whose actor runs in this process: request id → (keeper, ticket).
-    live: HashMap<String, (String, Ticket<ChatSlot>)>,
-    children: HashMap<ActorId, Child>,
+    /// Each chat source's actor, by id: its Keeper.
+    children: HashMap<ActorId, String>,
 }
 
 impl ChatHubState {
-    fn authority(&self) -> Option<ReadAuthority> {
-        self.identity.authority()
-    }
-
-    fn outbox(&mut self) -> Option<Outbox> {
-        let opened = self.outbox.get_or_insert_with(|| {
-            Outbox::open(&self.args.config.outbox).map_err(|e| {
-                tracing::warn!(target: "masc_tui::chat", error = e.class(), "outbox unavailable");
-                e.to_string()
-            })
-        });
-        opened.as_ref().ok().cloned()
-    }
-
-    fn live_of(&self, keeper: &str) -> HashMap<String, Ticket<ChatSlot>> {
-        self.live
-            .iter()
-            .filter(|(_, (k, _))| k == keeper)
-            .map(|(id, (_, t))| (id.clone(), t.clone()))
-            .collect()
-    }
-
     async fn source(
         &mut self,
         myself: &ActorRef<ChatHubMsg>,
@@ -127,14 +87,13 @@ impl ChatHubState {
             client: self.args.client.clone(),
             outlet: self.args.outlet.clone(),
             generations: self.args.generations.clone(),
-            outbox: self.outbox(),
+            outbox: self.args.config.outbox.get(),
             config: self.args.config.source.clone(),
         };
         match ChatSource::spawn_linked(None, ChatSource, args, myself.get_cell()).await {
             Ok((source, _)) => {
                 let _ = source.cast(ChatSourceMsg::Identity(self.identity.clone()));
-                self.children
-                    .insert(source.get_id(), Child::Source(keeper.to_string()));
+                self.children.insert(source.get_id(), keeper.to_string());
                 self.sources.insert(keeper.to_string(), source.clone());
                 Some(source)
             }
@@ -151,70 +110,6 @@ impl ChatHubState {
                 request_id,
                 explicit,
             });
-        }
-    }
-
-    async fn send(
-        &mut self,
-        myself: &ActorRef<ChatHubMsg>,
-        keeper: String,
-        request_id: String,
-        text: String,
-        scope: crate::protocol::admission::ReadScope,
-    ) {
-        let key = ChatSlot::Send {
-            keeper: keeper.clone(),
-            request_id: request_id.clone(),
-        };
-        // The ticket is cut in the scope the operator saw; a changed epoch makes the send
-        // "not sent" (never sent under an authority the operator did not see).
-        let ticket = Ticket {
-            slot: key.clone(),
-            generation: self.args.generations.counter(&key).next(),
-            scope: scope.clone(),
-        };
-        let authority = self.authority().filter(|a| a.scope == scope);
-        let outbox = self.outbox();
-        let Some(authority) = authority else {
-            stage::refused(&key.trace_name(), "no_epoch");
-            stage::dispatch(&ticket);
-            self.args.outlet.dispatched(ticket.clone());
-            self.args.outlet.observed(
-                ticket,
-                ChatObservation::Send {
-                    request_id,
-                    step: super::SendStep::Ended(super::SendOutcome::NotSent {
-                        cause: "no_epoch".into(),
-                    }),
-                },
-            );
-            return;
-        };
-        let args = SendArgs {
-            keeper: keeper.clone(),
-            request_id: request_id.clone(),
-            text,
-            authority,
-            ticket: ticket.clone(),
-            client: self.args.client.clone(),
-            outlet: self.args.outlet.clone(),
-            outbox,
-            hub: myself.clone(),
-        };
-        match SendOperation::spawn_linked(None, SendOperation, args, myself.get_cell()).await {
-            Ok((op, _)) => {
-                self.children.insert(
-                    op.get_id(),
-                    Child::Send {
-                        keeper: keeper.clone(),
-                        request_id: request_id.clone(),
-                    },
-                );
-                self.live.insert(request_id, (keeper, ticket));
-            }
-            Err(err) => {
-                tracing::warn!(target: "masc_tui::chat", error = %err, "send actor did not start");
-            }
         }
     }
 }
@@ -236,9 +131,7 @@ impl Actor for ChatHub {
             identity: IdentityState::Unconfirmed {
                 reason: "not confirmed yet".into(),
             },
-            outbox: None,
             sources: BTreeMap::new(),
-            live: HashMap::new(),
             children: HashMap::new(),
         })
     }
@@ -263,9 +156,8 @@ impl Actor for ChatHub {
             }
             ChatHubMsg::Command(cmd) => match cmd {
                 ChatCommand::Open { keeper } => {
-                    let live = state.live_of(&keeper);
                     if let Some(source) = state.source(&myself, &keeper).await {
-                        let _ = source.cast(ChatSourceMsg::Load { live });
+                        let _ = source.cast(ChatSourceMsg::Load);
                     }
                 }
                 ChatCommand::Close { keeper } => {
@@ -278,32 +170,8 @@ impl Actor for ChatHub {
                         let _ = source.cast(ChatSourceMsg::LoadOlder);
                     }
                 }
-                ChatCommand::Send {
-                    keeper,
-                    request_id,
-                    text,
-                    scope,
-                } => {
-                    if state.live.contains_key(&request_id) {
-                        // One actor per request id, ever in this process.
-                        let slot = ChatSlot::Send { keeper, request_id };
-                        stage::refused(&slot.trace_name(), "duplicate_request");
-                    } else {
-                        state.send(&myself, keeper, request_id, text, scope).await;
-                    }
-                }
                 ChatCommand::Reconcile { keeper, request_id } => {
                     state.reconcile(&keeper, request_id, true);
-                }
-                ChatCommand::Settled {
-                    keeper,
-                    request_id,
-                    state: settled,
-                } => {
-                    state.live.remove(&request_id);
-                    if settled == SendState::OutcomeUnknown {
-                        state.reconcile(&keeper, request_id, false);
-                    }
                 }
             },
         }
@@ -322,25 +190,13 @@ impl Actor for ChatHub {
             SupervisionEvent::ActorTerminated(cell, _, _) => (cell.get_id(), false),
             _ => return Ok(()),
         };
-        match state.children.remove(&id) {
-            Some(Child::Source(keeper)) => {
-                if state.sources.get(&keeper).is_some_and(|s| s.get_id() == id) {
-                    state.sources.remove(&keeper);
-                }
-                if failed {
-                    tracing::warn!(target: "masc_tui::chat", "chat source failed");
-                }
+        if let Some(keeper) = state.children.remove(&id) {
+            if state.sources.get(&keeper).is_some_and(|s| s.get_id() == id) {
+                state.sources.remove(&keeper);
             }
-            // A send actor that failed without settling leaves its outcome unknown. (A normal
-            // stop always settles first, but its supervision event can overtake the `Settled`
-            // cast, so only a failure counts here.)
-            Some(Child::Send { keeper, request_id })
-                if failed && state.live.remove(&request_id).is_some() =>
-            {
-                tracing::warn!(target: "masc_tui::chat", "send actor ended without settling");
-                state.reconcile(&keeper, request_id, false);
+            if failed {
+                tracing::warn!(target: "masc_tui::chat", "chat source failed");
             }
-            Some(Child::Send { .. }) | None => {}
         }
         Ok(())
     }

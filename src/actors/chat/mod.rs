@@ -1,9 +1,12 @@
-//! Keeper chat actors (issue 4 items 1 and 5; protocol.md §4.3–§4.5, §11; sources.md G-1…G-10).
+//! Keeper chat actors (issue 4 items 1 and 5, issue 9 item 2; protocol.md §4.3–§4.5, §11;
+//! sources.md G-1…G-10).
 //!
-//! - [`hub`]: the supervised `ChatHub` source; spawns the two actor kinds below, linked to it.
+//! - [`hub`]: the supervised `ChatHub` source; spawns one chat source per open Keeper, linked
+//!   to it.
 //! - [`source`]: one `ChatSource` per open Keeper: history pages (PgUp at the top loads the
 //!   next older page), the outbox restore on open, reconciliation of exact request ids.
-//! - [`send`]: one `SendOperation` per send: outbox first, then the POST and its stream.
+//! - [`send`]: the chat send as a save kind ([`ChatSend`]): the save hub runs each send as
+//!   its own actor, outbox first, then the POST and its stream (one write path, issue 9).
 //! - [`observation`]: what they tell the view ([`ChatObservation`]) and the commands the view
 //!   sends ([`ChatCommand`]).
 //!
@@ -20,4 +23,5 @@ pub use observation::{
     CHAT_HUB, ChatCommand, ChatHubMsg, ChatObservation, ChatSlot, Reconciliation, RestoredSend,
     SendOutcome, SendStep, UnknownCause,
 };
+pub use send::{ChatSend, ChatSendIntent};
 pub use source::ChatSourceConfig;

@@ -6,14 +6,15 @@
 //! epoch, from a ticket it owns, and for the request its slot names (G-2, G-7).
 
 use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceControl, SourceKey, Ticket};
-use crate::outbox::SendState;
-use crate::protocol::admission::ReadScope;
+use crate::actors::saves::SAVES;
+use crate::outbox::SaveRowState;
 use crate::protocol::chat::{
     ChatHistoryPage, ChatOperationRecord, ChatStreamEvent, OperationState, ReplyDetails,
 };
+use crate::protocol::outcome::SaveClass;
 
-/// The chat hub (supervision key): spawns one chat source per open Keeper and one actor per
-/// send.
+/// The chat hub (supervision key): spawns one chat source per open Keeper. Sends are saves
+/// (`crate::actors::saves`, kind [`super::ChatSend`]).
 pub const CHAT_HUB: SourceKey = SourceKey("chat_hub");
 
 /// The slots of the chat surface: each read of one Keeper's chat is its own slot (a history
@@ -27,7 +28,7 @@ pub enum ChatSlot {
     Restore { keeper: String },
     /// Reconciliation of one exact request id (§4.4).
     Reconcile { keeper: String, request_id: String },
-    /// One send operation (§4.3).
+    /// One send (§4.3): a save of kind `chat_send`, run by the save hub.
     Send { keeper: String, request_id: String },
 }
 
@@ -57,13 +58,16 @@ impl SlotKey for ChatSlot {
             Self::History { keeper } => ("chat_history", keeper),
             Self::Restore { keeper } => ("chat_restore", keeper),
             Self::Reconcile { keeper, .. } => ("chat_reconcile", keeper),
-            Self::Send { keeper, .. } => ("chat_send", keeper),
+            Self::Send { keeper, .. } => ("save:chat_send", keeper),
         };
         format!("{kind}:{keeper}")
     }
 
     fn source(&self) -> SourceKey {
-        CHAT_HUB
+        match self {
+            Self::Send { .. } => SAVES,
+            Self::History { .. } | Self::Restore { .. } | Self::Reconcile { .. } => CHAT_HUB,
+        }
     }
 }
 
@@ -73,26 +77,12 @@ pub enum ChatCommand {
     /// Open (or re-open) `keeper`'s chat: newest history page and its unsettled sends.
     Open { keeper: String },
     /// The chat screen closed: retire that chat's reads. Sends keep running (H-5: navigation
-    /// is not cancellation).
+    /// is not cancellation; they are saves, owned by the save hub).
     Close { keeper: String },
     /// PgUp at the top: the next older history page, if the last page said `has_more`.
     LoadOlder { keeper: String },
-    /// Send `text` with `request_id` (made once by the view; never replaced for this text).
-    /// `scope` is the epoch the view saw when the operator pressed Enter.
-    Send {
-        keeper: String,
-        request_id: String,
-        text: String,
-        scope: ReadScope,
-    },
-    /// Reconcile an exact request id with §4.4.
+    /// Reconcile an exact request id with §4.4 (a send that ended "outcome unknown").
     Reconcile { keeper: String, request_id: String },
-    /// Internal: a send operation ended in `state` (sent by the send actor to the hub).
-    Settled {
-        keeper: String,
-        request_id: String,
-        state: SendState,
-    },
 }
 
 /// The hub's mailbox: control like every source, and the chat commands of the view.
@@ -126,10 +116,13 @@ pub struct RestoredSend {
     pub request_id: String,
     pub text: String,
     /// The stored state (before this restore).
-    pub stored: SendState,
-    /// The ticket of the send actor still running in this process, if any; otherwise the send
-    /// belongs to an earlier run (crash, restart, closed chat) and is "outcome unknown".
+    pub stored: SaveRowState,
+    /// The ticket of the send still running in this session, if any: the rest of its steps
+    /// are admitted with it.
     pub live: Option<Ticket<ChatSlot>>,
+    /// Not live: what it is now — not sent (an earlier run stopped before it left) or outcome
+    /// unknown (it may have left, or ended unknown here). Never resent.
+    pub now: Option<SaveClass>,
 }
 
 /// Why a send's outcome is unknown (§11: the request may have had an effect).
@@ -147,6 +140,8 @@ pub enum UnknownCause {
     Unclassified { status: u16 },
     /// Read back from the outbox after a crash or restart.
     Restored,
+    /// The send's actor ended without a receipt (`reason`: the save machinery's token).
+    NoReceipt { reason: String },
 }
 
 impl UnknownCause {
@@ -157,6 +152,7 @@ impl UnknownCause {
             Self::Transport => "transport",
             Self::Unclassified { .. } => "unclassified_status",
             Self::Restored => "restored",
+            Self::NoReceipt { .. } => "no_receipt",
         }
     }
 }
@@ -184,21 +180,6 @@ pub enum SendOutcome {
 }
 
 impl SendOutcome {
-    /// The outbox state this outcome settles to.
-    pub fn send_state(&self) -> SendState {
-        match self {
-            Self::Completed { .. } => SendState::Confirmed,
-            Self::Replayed { state } => match state {
-                OperationState::Succeeded => SendState::Confirmed,
-                OperationState::Failed | OperationState::Cancelled => SendState::Failed,
-                OperationState::Queued | OperationState::Running => SendState::Accepted,
-            },
-            Self::NotSent { .. } | Self::NotApplied { .. } => SendState::NotApplied,
-            Self::Failed { .. } => SendState::Failed,
-            Self::OutcomeUnknown { .. } => SendState::OutcomeUnknown,
-        }
-    }
-
     /// Stable class for traces and cause columns (no body text, G-10).
     pub fn class(&self) -> String {
         match self {
@@ -280,13 +261,27 @@ impl Reconciliation {
         }
     }
 
-    /// The outbox state a reconciliation moves an unsettled send to, if it moves it.
-    pub fn send_state(&self) -> Option<SendState> {
+    /// The outbox state (and reason) a reconciliation moves an unsettled send to, if it
+    /// moves it: a terminal record settles it (the input reached the Keeper), a queued or
+    /// running one says it was accepted (an "outcome unknown" row stays to be reconciled).
+    pub fn save_state(&self) -> Option<(SaveRowState, &'static str)> {
         match self {
             Self::Found(r) => Some(match r.progress.state() {
-                OperationState::Succeeded => SendState::Confirmed,
-                OperationState::Failed | OperationState::Cancelled => SendState::Failed,
-                OperationState::Queued | OperationState::Running => SendState::Accepted,
+                OperationState::Succeeded => (
+                    SaveRowState::Settled(SaveClass::Applied),
+                    "reconciled_succeeded",
+                ),
+                OperationState::Failed => (
+                    SaveRowState::Settled(SaveClass::Applied),
+                    "reconciled_failed",
+                ),
+                OperationState::Cancelled => (
+                    SaveRowState::Settled(SaveClass::Applied),
+                    "reconciled_cancelled",
+                ),
+                OperationState::Queued | OperationState::Running => {
+                    (SaveRowState::Accepted, "reconciled_pending")
+                }
             }),
             Self::Absent | Self::Unreadable { .. } | Self::NotServed => None,
         }
@@ -360,10 +355,16 @@ mod outcome_class_tests {
         .unwrap();
         let failed = Reconciliation::Found(Box::new(record));
         assert!(!failed.needs_recheck());
-        assert_eq!(failed.send_state(), Some(SendState::Failed));
+        assert_eq!(
+            failed.save_state(),
+            Some((
+                SaveRowState::Settled(SaveClass::Applied),
+                "reconciled_failed"
+            ))
+        );
         assert_eq!(failed.class(), "found_failed");
         assert!(!Reconciliation::NotServed.needs_recheck());
-        assert_eq!(Reconciliation::NotServed.send_state(), None);
+        assert_eq!(Reconciliation::NotServed.save_state(), None);
         assert!(!Reconciliation::Absent.needs_recheck());
         assert!(
             Reconciliation::Unreadable {

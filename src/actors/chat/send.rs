@@ -1,166 +1,164 @@
-//! One send = one actor (protocol.md §4.3, §11; issue 4 item 5).
+//! The chat send as a save kind (protocol.md §4.3, §11; issue 4 item 5, issue 9 item 2): one
+//! write path for every save, the chat send included.
 //!
-//! Order: outbox `written` (on disk before anything leaves) → `/health` pre-check of the epoch
-//! (§2.4) → outbox `sending` → `POST /api/v1/keepers/chat/stream` → acceptance (outbox
-//! `accepted`: queued, not processed) → events → one [`SendOutcome`], written to the outbox
-//! before the view and the hub hear of it. The POST is never repeated by this actor: a lost
-//! connection or a stream without a terminal event is "outcome unknown" and goes to
-//! reconciliation by the exact request id.
+//! The generic save operation (`crate::actors::saves::operation`) does the order: outbox
+//! `written` (on disk before anything leaves) → `/health` pre-check of the submit-time epoch
+//! (§2.4) → outbox `sending` → this kind's request, `POST /api/v1/keepers/chat/stream` →
+//! acceptance (outbox `accepted`: queued, not processed) → events → one [`SendOutcome`],
+//! written to the outbox before the view hears of it. The POST is never repeated: a lost
+//! connection or a stream without a terminal event is "outcome unknown", reconciled by the
+//! exact request id (the chat pane asks its chat source, §4.4) and never resent.
 //!
-//! Every step is an observation with this send's ticket (`ChatSlot::Send { keeper, request_id }`).
+//! Every step is an observation with this send's ticket (`ChatSlot::Send { keeper,
+//! request_id }`); the save id is the request id.
 
-use super::observation::{
-    ChatCommand, ChatHubMsg, ChatObservation, ChatSlot, SendOutcome, SendStep, UnknownCause,
-};
-use crate::actors::contract::{Outlet, Ticket};
-use crate::outbox::{NewSend, Outbox, SendState};
+use super::observation::{ChatObservation, ChatSlot, SendOutcome, SendStep, UnknownCause};
+use crate::actors::saves::{Receipt, SaveEvent, SaveId, SaveKind, SaveRun, SaveStep};
+use crate::outbox::SaveRowState;
 use crate::protocol::admission::ReadAuthority;
 use crate::protocol::chat::{ChatStreamEvent, ChatStreamOutcome, ChatStreamValidator};
 use crate::protocol::client::{SseEnd, SseOpenFailure, WorkspaceClient};
-use crate::timeline::stage;
-use ractor::{Actor, ActorProcessingErr, ActorRef};
+use crate::protocol::outcome::SaveClass;
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
 
 pub const CHAT_STREAM_PATH: &str = "/api/v1/keepers/chat/stream";
 
-pub struct SendArgs {
+/// The chat send kind.
+pub struct ChatSend;
+
+/// What the operator sent: stored verbatim in the outbox before the POST leaves.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatSendIntent {
     pub keeper: String,
+    /// `tui-<uuidv7>`, made once by the view for this text; also the save id.
     pub request_id: String,
     pub text: String,
-    pub authority: ReadAuthority,
-    pub ticket: Ticket<ChatSlot>,
-    pub client: WorkspaceClient,
-    pub outlet: Outlet<ChatSlot, ChatObservation>,
-    /// `None` when the outbox could not be opened: the send is then refused before it leaves.
-    pub outbox: Option<Outbox>,
-    pub hub: ActorRef<ChatHubMsg>,
 }
 
-pub struct SendOperation;
-
-impl Actor for SendOperation {
-    type Msg = ();
-    type State = Option<SendArgs>;
-    type Arguments = SendArgs;
-
-    async fn pre_start(
-        &self,
-        _myself: ActorRef<()>,
-        args: SendArgs,
-    ) -> Result<Option<SendArgs>, ActorProcessingErr> {
-        stage::dispatch(&args.ticket);
-        args.outlet.dispatched(args.ticket.clone());
-        Ok(Some(args))
+impl ChatSendIntent {
+    /// The save id of this send (its request id).
+    pub fn save_id(&self) -> SaveId {
+        SaveId(self.request_id.clone())
     }
+}
 
-    async fn post_start(
-        &self,
-        myself: ActorRef<()>,
-        state: &mut Option<SendArgs>,
-    ) -> Result<(), ActorProcessingErr> {
-        if let Some(args) = state.take() {
-            run(&args).await;
+impl Receipt for SendOutcome {
+    fn class(&self) -> SaveClass {
+        match self {
+            // The input reached the Keeper, whatever its turn did afterwards.
+            Self::Completed { .. } | Self::Failed { .. } => SaveClass::Applied,
+            // A re-POST of an operation that already existed applied nothing anew.
+            Self::Replayed { .. } => SaveClass::Unchanged,
+            Self::NotSent { .. } => SaveClass::NotSent,
+            Self::NotApplied { .. } => SaveClass::NotApplied,
+            Self::OutcomeUnknown { .. } => SaveClass::OutcomeUnknown,
         }
-        myself.stop(Some("send ended".into()));
-        Ok(())
+    }
+
+    fn reason(&self) -> Option<String> {
+        Some(match self {
+            Self::Failed { .. } => "turn_failed".into(),
+            other => other.class(),
+        })
+    }
+
+    fn not_sent(reason: String) -> Self {
+        Self::NotSent { cause: reason }
+    }
+
+    fn unknown(reason: String) -> Self {
+        Self::OutcomeUnknown {
+            cause: UnknownCause::NoReceipt { reason },
+            accepted: false,
+        }
     }
 }
 
-fn step(args: &SendArgs, step: SendStep) {
-    args.outlet.observed(
-        args.ticket.clone(),
+impl SaveKind for ChatSend {
+    const KIND: &'static str = "chat_send";
+    type Slot = ChatSlot;
+    type Payload = ChatObservation;
+    type Intent = ChatSendIntent;
+    type Receipt = SendOutcome;
+
+    fn slot(_save_id: &SaveId, intent: &ChatSendIntent) -> ChatSlot {
+        ChatSlot::Send {
+            keeper: intent.keeper.clone(),
+            request_id: intent.request_id.clone(),
+        }
+    }
+
+    /// One job per request id.
+    fn intent_key(intent: &ChatSendIntent) -> String {
+        intent.request_id.clone()
+    }
+
+    fn target(intent: &ChatSendIntent) -> String {
+        intent.keeper.clone()
+    }
+
+    /// The send without progress observations (the operation runs [`ChatSend::run`]).
+    fn perform(
+        client: WorkspaceClient,
+        auth: ReadAuthority,
+        intent: ChatSendIntent,
+    ) -> BoxFuture<'static, SendOutcome> {
+        Box::pin(async move { stream(&client, &auth, &intent, |_| {}, None).await })
+    }
+
+    fn run(run: SaveRun<Self>) -> BoxFuture<'static, SendOutcome> {
+        Box::pin(async move {
+            let request_id = run.intent.request_id.clone();
+            let observe = |step: SendStep| {
+                run.observe(ChatObservation::Send {
+                    request_id: request_id.clone(),
+                    step,
+                });
+            };
+            stream(
+                &run.client,
+                &run.authority,
+                &run.intent,
+                observe,
+                Some(&run),
+            )
+            .await
+        })
+    }
+
+    fn payload(event: SaveEvent<Self>) -> ChatObservation {
+        let step = match event.step {
+            SaveStep::Written => SendStep::Written,
+            SaveStep::Sending => SendStep::Sending,
+            SaveStep::Ended(outcome) | SaveStep::Restored(outcome) => SendStep::Ended(outcome),
+        };
         ChatObservation::Send {
-            request_id: args.request_id.clone(),
+            request_id: event.intent.request_id,
             step,
-        },
-    );
-}
-
-async fn write_state(args: &SendArgs, state: SendState, cause: Option<String>) -> bool {
-    let Some(outbox) = args.outbox.clone() else {
-        return false;
-    };
-    let id = args.request_id.clone();
-    let done =
-        tokio::task::spawn_blocking(move || outbox.set_state(&id, state, cause.as_deref())).await;
-    match done {
-        Ok(Ok(_)) => true,
-        _ => {
-            tracing::warn!(target: "masc_tui::chat", state = state.as_str(), "outbox state not written");
-            false
         }
     }
 }
 
-async fn run(args: &SendArgs) {
-    stage::worker_enter(&args.ticket);
-    let outcome = drive(args).await;
-    let state = outcome.send_state();
-    write_state(args, state, Some(outcome.class())).await;
-    stage::worker_return(&args.ticket, &outcome.trace_outcome());
-    step(args, SendStep::Ended(outcome));
-    let _ = args.hub.cast(ChatHubMsg::Command(ChatCommand::Settled {
-        keeper: args.keeper.clone(),
-        request_id: args.request_id.clone(),
-        state,
-    }));
-}
-
-async fn drive(args: &SendArgs) -> SendOutcome {
-    // 1. Durable before it leaves.
-    let Some(outbox) = args.outbox.clone() else {
-        return SendOutcome::NotSent {
-            cause: "outbox_unavailable".into(),
-        };
-    };
-    let new = NewSend {
-        request_id: args.request_id.clone(),
-        keeper: args.keeper.clone(),
-        workspace: args.authority.scope.workspace.0.clone(),
-        text: args.text.clone(),
-    };
-    let written = tokio::task::spawn_blocking(move || outbox.record_written(&new)).await;
-    if !matches!(written, Ok(Ok(()))) {
-        return SendOutcome::NotSent {
-            cause: "outbox_unwritable".into(),
-        };
-    }
-    step(args, SendStep::Written);
-
-    // 2. §2.4: confirm the epoch with a fresh /health before the write.
-    match args.client.health().await {
-        Ok(h) if h.paths.effective_masc_root == args.authority.expected_root && !h.is_booting() => {
-        }
-        Ok(_) => {
-            return SendOutcome::NotSent {
-                cause: "precheck_identity".into(),
-            };
-        }
-        Err(_) => {
-            return SendOutcome::NotSent {
-                cause: "precheck_failed".into(),
-            };
-        }
-    }
-
-    // 3. From here the request may be on the wire.
-    write_state(args, SendState::Sending, None).await;
-    step(args, SendStep::Sending);
+/// The POST and its stream, validated event by event; every step after the acceptance goes to
+/// `observe`, the acceptance also to the outbox (through `run`).
+async fn stream(
+    client: &WorkspaceClient,
+    auth: &ReadAuthority,
+    intent: &ChatSendIntent,
+    observe: impl Fn(SendStep),
+    run: Option<&SaveRun<ChatSend>>,
+) -> SendOutcome {
     let body = serde_json::json!({
-        "request_id": args.request_id,
-        "name": args.keeper,
-        "message": args.text,
+        "request_id": intent.request_id,
+        "name": intent.keeper,
+        "message": intent.text,
     });
-    let mut stream = match args
-        .client
-        .post_sse(&args.authority, CHAT_STREAM_PATH, &body)
-        .await
-    {
+    let mut stream = match client.post_sse(auth, CHAT_STREAM_PATH, &body).await {
         Ok(stream) => stream,
         Err(failure) => return classify_open_failure(failure),
     };
-
-    // 4. The stream, validated event by event.
-    let mut validator = ChatStreamValidator::new(Some(&args.request_id), Some(&args.keeper));
+    let mut validator = ChatStreamValidator::new(Some(&intent.request_id), Some(&intent.keeper));
     while let Some(item) = stream.next().await {
         let frame = match item {
             Ok(frame) => frame,
@@ -174,10 +172,12 @@ async fn drive(args: &SendArgs) -> SendOutcome {
         match validator.push_frame(&frame) {
             Ok(None) => {}
             Ok(Some(ChatStreamEvent::Accepted { state, .. })) => {
-                write_state(args, SendState::Accepted, None).await;
-                step(args, SendStep::Accepted { state });
+                if let Some(run) = run {
+                    run.record(SaveRowState::Accepted, None).await;
+                }
+                observe(SendStep::Accepted { state });
             }
-            Ok(Some(event)) => step(args, SendStep::Event(event)),
+            Ok(Some(event)) => observe(SendStep::Event(event)),
             Err(err) => {
                 // The stream is no longer trustworthy; what the server did is unknown.
                 return SendOutcome::OutcomeUnknown {
@@ -275,7 +275,7 @@ mod tests {
                 body: bytes::Bytes::new(),
             });
             assert!(o.keeps_draft(), "{status}");
-            assert_eq!(o.send_state(), SendState::NotApplied);
+            assert_eq!(Receipt::class(&o), SaveClass::NotApplied);
         }
         let o = classify_open_failure(SseOpenFailure::Responded {
             status: 502,
@@ -285,7 +285,7 @@ mod tests {
         let o = classify_open_failure(SseOpenFailure::OutcomeUnknown {
             reason: "reset".into(),
         });
-        assert_eq!(o.send_state(), SendState::OutcomeUnknown);
+        assert_eq!(Receipt::class(&o), SaveClass::OutcomeUnknown);
     }
 
     #[test]
@@ -312,7 +312,8 @@ mod tests {
             code: Some(RunErrorCode::InvalidInput),
             message: "boom".into(),
         });
-        assert_eq!(after.send_state(), SendState::Failed);
+        assert_eq!(Receipt::class(&after), SaveClass::Applied);
+        assert_eq!(Receipt::reason(&after).as_deref(), Some("turn_failed"));
         assert!(!after.keeps_draft());
     }
 

@@ -6,8 +6,11 @@
 //! - History: at most one page read in flight. A newest-window load supersedes an older-page
 //!   read (retired, G-3); an older-page demand during a read is refused (`page_in_flight`; the
 //!   next PgUp asks again). `has_more: false` stops paging (`refused{history_exhausted}`).
-//! - Restore: the outbox rows of this Keeper and workspace not owned by a live send actor are
-//!   "outcome unknown", durably, and each is reconciled by its exact request id; never resent.
+//! - Restore: the unsettled chat-send rows of this Keeper and workspace. A row this session
+//!   wrote and still runs is live (its ticket is rebuilt from the row, so the reopened chat
+//!   admits the rest of its steps); a row an earlier run left `written` is "not sent", any
+//!   other is "outcome unknown", durably, and reconciled by its exact request id. Never
+//!   resent.
 //! - Reconcile: one slot per request id; a demand while one is in flight shares it. A record
 //!   still queued or running, or unreadable, is re-checked after `recheck_after`, at most
 //!   `max_rechecks` times (an explicit `Reconcile` always runs).
@@ -23,11 +26,12 @@ use crate::actors::contract::{
 use crate::actors::read::{
     ExplicitPolicy, ReadOwner, Reader, ReturnOutcome, SlotSpec, WorkerReturn, reader,
 };
-use crate::outbox::{Outbox, SendState};
-use crate::protocol::admission::{ReadAuthority, WorkspaceId};
+use crate::outbox::{Outbox, SaveRow, SaveRowState};
+use crate::protocol::admission::{ReadAuthority, ReadScope, WorkspaceId};
 use crate::protocol::chat::{ChatHistoryPage, ChatOperationRecord};
 use crate::protocol::client::{ClientError, WorkspaceClient, path_segment};
 use crate::protocol::decode::{DecodeError, DecodeErrorKind};
+use crate::protocol::outcome::SaveClass;
 use crate::timeline::stage;
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::collections::HashMap;
@@ -60,10 +64,8 @@ impl Default for ChatSourceConfig {
 
 pub enum ChatSourceMsg {
     Identity(IdentityState),
-    /// Newest page + outbox restore. `live`: sends of this Keeper whose actors still run here.
-    Load {
-        live: HashMap<String, Ticket<ChatSlot>>,
-    },
+    /// Newest page + outbox restore.
+    Load,
     LoadOlder,
     Reconcile {
         request_id: String,
@@ -132,7 +134,7 @@ impl ChatSourceState {
 
     /// Newest window and outbox restore. Without an epoch the demand waits for the next
     /// confirmation (the owner keeps it).
-    fn load(&mut self, live: HashMap<String, Ticket<ChatSlot>>) {
+    fn load(&mut self) {
         self.next_before = None;
         self.has_more = false;
         self.loaded_in = self.owner.authority().map(|a| a.scope.workspace.clone());
@@ -150,7 +152,7 @@ impl ChatSourceState {
         if let Some(outbox) = self.outbox.clone() {
             let restore = self.restore_key();
             self.owner
-                .set_reader(&restore, restore_reader(outbox, self.keeper.clone(), live));
+                .set_reader(&restore, restore_reader(outbox, self.keeper.clone()));
             self.owner.demand(&restore, DemandKind::Explicit);
         }
     }
@@ -209,7 +211,7 @@ impl ChatSourceState {
             .is_some_and(|w| *w != now.scope.workspace);
         if other_workspace {
             // A different workspace never borrows this one's history (G-6).
-            self.load(HashMap::new());
+            self.load();
         } else if self.loaded_in.is_none() {
             self.loaded_in = Some(now.scope.workspace.clone());
         }
@@ -229,7 +231,7 @@ impl ChatSourceState {
         let unknown: Vec<String> = match &ret.result {
             Ok(ChatObservation::Restored { sends }) => sends
                 .iter()
-                .filter(|s| s.live.is_none())
+                .filter(|s| s.now == Some(SaveClass::OutcomeUnknown))
                 .map(|s| s.request_id.clone())
                 .collect(),
             _ => Vec::new(),
@@ -317,42 +319,15 @@ fn drill_panic(drill: &AtomicU32) {
     }
 }
 
-fn restore_reader(
-    outbox: Outbox,
-    keeper: String,
-    live: HashMap<String, Ticket<ChatSlot>>,
-) -> Reader<ChatObservation> {
+fn restore_reader(outbox: Outbox, keeper: String) -> Reader<ChatObservation> {
     reader(move |auth, _client| {
         let outbox = outbox.clone();
         let keeper = keeper.clone();
-        let live = live.clone();
         async move {
             let workspace = auth.scope.workspace.0.clone();
-            let read = tokio::task::spawn_blocking(move || {
-                let rows = outbox.unsettled(&keeper, &workspace)?;
-                // A send no actor of this process owns is from an earlier run (crash,
-                // restart) or ended unknown: it is "outcome unknown" now, durably.
-                for row in rows.iter().filter(|r| !live.contains_key(&r.request_id)) {
-                    if row.state != SendState::OutcomeUnknown {
-                        outbox.set_state(
-                            &row.request_id,
-                            SendState::OutcomeUnknown,
-                            Some("restored"),
-                        )?;
-                    }
-                }
-                Ok::<_, crate::outbox::OutboxError>(
-                    rows.into_iter()
-                        .map(|r| RestoredSend {
-                            live: live.get(&r.request_id).cloned(),
-                            request_id: r.request_id,
-                            text: r.text,
-                            stored: r.state,
-                        })
-                        .collect::<Vec<_>>(),
-                )
-            })
-            .await;
+            let read =
+                tokio::task::spawn_blocking(move || restore_rows(&outbox, &keeper, &workspace))
+                    .await;
             let sends = match read {
                 Ok(Ok(sends)) => sends,
                 Ok(Err(err)) => {
@@ -363,6 +338,68 @@ fn restore_reader(
             };
             ChatObservation::Restored { sends }
         }
+    })
+}
+
+/// The unsettled sends of `keeper` in `workspace`, each live (this session runs it) or what it
+/// is now, recorded durably: a row another run left `written` never left ("not sent"), any
+/// other unsettled row may have ("outcome unknown").
+fn restore_rows(
+    outbox: &Outbox,
+    keeper: &str,
+    workspace: &str,
+) -> Result<Vec<RestoredSend>, crate::outbox::OutboxError> {
+    let mut sends = Vec::new();
+    for row in outbox.chat_sends(keeper, workspace)? {
+        let Ok(intent) = serde_json::from_str::<super::ChatSendIntent>(&row.intent) else {
+            tracing::warn!(target: "masc_tui::chat", "stored send unreadable");
+            continue;
+        };
+        let live = live_ticket(&row, outbox.session(), keeper);
+        let now = match &live {
+            Some(_) => None,
+            None => {
+                let class = row
+                    .orphan_class(outbox.session())
+                    .unwrap_or(SaveClass::OutcomeUnknown);
+                if row.state != SaveRowState::Settled(class) {
+                    let reason = match class {
+                        SaveClass::NotSent => crate::actors::saves::refusal::RESTORED_UNSENT,
+                        _ => crate::actors::saves::refusal::RESTORED_UNKNOWN,
+                    };
+                    outbox.save_state(&row.save_id, SaveRowState::Settled(class), Some(reason))?;
+                }
+                Some(class)
+            }
+        };
+        sends.push(RestoredSend {
+            request_id: intent.request_id,
+            text: intent.text,
+            stored: row.state,
+            live,
+            now,
+        });
+    }
+    Ok(sends)
+}
+
+/// The ticket of a send this session still runs: written by this session and not settled (an
+/// operation settles its row before it ends, a crashed one is settled by the save hub).
+fn live_ticket(row: &SaveRow, session: &str, keeper: &str) -> Option<Ticket<ChatSlot>> {
+    let running = matches!(
+        row.state,
+        SaveRowState::Written | SaveRowState::Sending | SaveRowState::Accepted
+    );
+    (row.session == session && running).then(|| Ticket {
+        slot: ChatSlot::Send {
+            keeper: keeper.to_string(),
+            request_id: row.save_id.clone(),
+        },
+        generation: row.generation,
+        scope: ReadScope {
+            workspace: WorkspaceId(row.workspace.clone()),
+            epoch: row.epoch,
+        },
     })
 }
 
@@ -394,10 +431,10 @@ fn reconcile_reader(
                     class: e.class().to_string(),
                 },
             };
-            if let (Some(outbox), Some(state)) = (outbox, result.send_state()) {
+            if let (Some(outbox), Some((state, reason))) = (outbox, result.save_state()) {
                 let rid = id.clone();
                 let written = tokio::task::spawn_blocking(move || {
-                    outbox.set_state(&rid, state, Some("reconciled"))
+                    outbox.save_state(&rid, state, Some(reason))
                 })
                 .await;
                 if !matches!(written, Ok(Ok(_))) {
@@ -515,7 +552,7 @@ impl Actor for ChatSource {
     ) -> Result<(), ActorProcessingErr> {
         match msg {
             ChatSourceMsg::Identity(identity) => state.identity(&identity),
-            ChatSourceMsg::Load { live } => state.load(live),
+            ChatSourceMsg::Load => state.load(),
             ChatSourceMsg::LoadOlder => state.load_older(),
             ChatSourceMsg::Reconcile {
                 request_id,

@@ -6,14 +6,14 @@
 
 use super::env::{SaveEnv, post_once};
 use super::operation::{SaveArgs, SaveOperation};
-use super::registry;
 use super::{
     HubMsg, Receipt, SAVES, SaveCommand, SaveHubMsg, SaveId, SaveKind, SaveStep, SubmitScope,
 };
+use super::{refusal, registry};
 use crate::actors::contract::{
     IdentityState, SlotKey, SourceContext, SourceControl, SourceHandle, SourceKey, SourceSpawner,
 };
-use crate::outbox::{Outbox, OutboxLocation, SaveRowState};
+use crate::outbox::{Outbox, SaveRowState, SharedOutbox};
 use crate::protocol::admission::{ReadAuthority, WorkspaceId};
 use crate::protocol::outcome::SaveClass;
 use crate::timeline::stage;
@@ -70,7 +70,7 @@ struct Crashed<K: SaveKind> {
 
 impl<K: SaveKind> CrashReport for Crashed<K> {
     fn report(self: Box<Self>, env: &SaveEnv) {
-        let reason = "the save's actor ended without a receipt".to_string();
+        let reason = refusal::NO_RECEIPT.to_string();
         if let Some(outbox) = env.outbox.clone() {
             let id = self.save_id.0.clone();
             let why = reason.clone();
@@ -154,17 +154,10 @@ impl<K: SaveKind> SubmitSave for Save<K> {
 }
 
 /// Spawns the hub under the supervisor.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct SaveHubSpawner {
-    pub outbox: OutboxLocation,
-}
-
-impl Default for SaveHubSpawner {
-    fn default() -> Self {
-        Self {
-            outbox: OutboxLocation::StateDir,
-        }
-    }
+    /// The runtime's outbox (shared with the chat sources, which read the chat sends back).
+    pub outbox: SharedOutbox,
 }
 
 impl SourceSpawner for SaveHubSpawner {
@@ -190,7 +183,7 @@ impl SourceSpawner for SaveHubSpawner {
 
 pub struct SaveHubArgs {
     pub ctx: SourceContext,
-    pub outbox: OutboxLocation,
+    pub outbox: SharedOutbox,
 }
 
 struct LiveSave {
@@ -201,8 +194,7 @@ struct LiveSave {
 
 pub struct SaveHubState {
     ctx: SourceContext,
-    outbox_at: OutboxLocation,
-    outbox: Option<Result<Outbox, String>>,
+    outbox: SharedOutbox,
     identity: IdentityState,
     live: HashMap<ActorId, LiveSave>,
     /// (kind, intent key) of every save in flight: a repeated submit shares the job.
@@ -213,14 +205,7 @@ pub struct SaveHubState {
 
 impl SaveHubState {
     fn outbox(&mut self) -> Option<Outbox> {
-        let at = &self.outbox_at;
-        let opened = self.outbox.get_or_insert_with(|| {
-            Outbox::open(at).map_err(|e| {
-                tracing::warn!(target: "masc_tui::saves", error = e.class(), "outbox unavailable");
-                e.to_string()
-            })
-        });
-        opened.as_ref().ok().cloned()
+        self.outbox.get()
     }
 
     fn env(&mut self, myself: &ActorRef<SaveHubMsg>) -> SaveEnv {
@@ -248,7 +233,7 @@ impl SaveHubState {
             .filter(|a| &a.scope == save.scope());
         let Some(authority) = authority else {
             // K-5: a save is made under the epoch the operator saw, or not at all.
-            save.refuse(&env, "no_epoch");
+            save.refuse(&env, refusal::NO_EPOCH);
             return;
         };
         let save_id = save.save_id().clone();
@@ -283,7 +268,8 @@ impl SaveHubState {
         }
     }
 
-    /// Once per workspace and session: the saves an earlier run left unsettled.
+    /// Once per workspace and session: the saves an earlier run left unsettled, of the kinds
+    /// the hub restores (a chat reads its own sends back when it opens).
     fn restore(&mut self, myself: &ActorRef<SaveHubMsg>) {
         let Some(auth) = self.identity.authority() else {
             return;
@@ -303,6 +289,9 @@ impl SaveHubState {
                 let rows = outbox.unsettled_saves(&ws)?;
                 let mut orphans = Vec::new();
                 for row in rows {
+                    if !registry::kinds().iter().any(|k| k.kind() == row.kind) {
+                        continue;
+                    }
                     if let Some(class) = row.orphan_class(outbox.session()) {
                         outbox.save_state(
                             &row.save_id,
@@ -318,12 +307,9 @@ impl SaveHubState {
             match rows {
                 Ok(Ok(orphans)) => {
                     for (row, class) in orphans {
-                        match registry::kinds().iter().find(|k| k.kind() == row.kind) {
-                            Some(kind) => kind.restore(&row, class, &env, &scope),
-                            None => tracing::warn!(
-                                target: "masc_tui::saves",
-                                "a stored save of a kind this version does not know"
-                            ),
+                        if let Some(kind) = registry::kinds().iter().find(|k| k.kind() == row.kind)
+                        {
+                            kind.restore(&row, class, &env, &scope);
                         }
                     }
                 }
@@ -352,8 +338,7 @@ impl Actor for SaveHub {
     ) -> Result<SaveHubState, ActorProcessingErr> {
         Ok(SaveHubState {
             ctx: args.ctx,
-            outbox_at: args.outbox,
-            outbox: None,
+            outbox: args.outbox,
             identity: IdentityState::Unconfirmed {
                 reason: "not confirmed yet".into(),
             },

@@ -18,8 +18,10 @@
 pub mod env;
 pub mod hub;
 pub mod operation;
+pub mod refusal;
 pub mod registry;
 pub mod restore;
+pub mod run;
 
 use crate::actors::contract::{Payload, SlotKey, SourceKey};
 use crate::protocol::admission::{ReadAuthority, ReadScope};
@@ -31,6 +33,7 @@ use serde::de::DeserializeOwned;
 use std::fmt;
 
 pub use hub::{SaveHubSpawner, Submission};
+pub use run::SaveRun;
 
 use crate::actors::contract::SourceControl;
 
@@ -169,6 +172,16 @@ pub trait SaveKind: Send + Sync + Sized + 'static {
         auth: ReadAuthority,
         intent: Self::Intent,
     ) -> BoxFuture<'static, Self::Receipt>;
+    /// [`SaveKind::perform`] as the operation runs it, with the save's own ticket at hand: a
+    /// kind whose request reports progress before its receipt (the chat send's stream)
+    /// overrides this to post those observations and record an acceptance.
+    fn run(run: SaveRun<Self>) -> BoxFuture<'static, Self::Receipt> {
+        Self::perform(
+            run.client.clone(),
+            run.authority.clone(),
+            run.intent.clone(),
+        )
+    }
     /// The payload that carries `event` into the surface's inbox.
     fn payload(event: SaveEvent<Self>) -> Self::Payload;
 }

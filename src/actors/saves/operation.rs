@@ -1,7 +1,8 @@
 //! [`SaveOperation`]: the one generic save actor. It runs one save of kind `K` from the outbox
 //! row to the receipt and stops; it never resends (sources.md H-4, H-5, H-15, I-2, K-1).
 
-use super::{HubMsg, Receipt, SaveEvent, SaveHubMsg, SaveId, SaveKind, SaveStep};
+use super::refusal;
+use super::{HubMsg, Receipt, SaveEvent, SaveHubMsg, SaveId, SaveKind, SaveRun, SaveStep};
 use crate::actors::contract::{Outlet, Ticket};
 use crate::outbox::{NewSave, Outbox, SaveRowState};
 use crate::protocol::admission::ReadAuthority;
@@ -37,21 +38,20 @@ impl<K: SaveKind> SaveArgs<K> {
         );
     }
 
-    async fn record(&self, state: SaveRowState, reason: Option<String>) -> bool {
-        let Some(outbox) = self.outbox.clone() else {
-            return false;
-        };
-        let id = self.save_id.0.clone();
-        let done =
-            tokio::task::spawn_blocking(move || outbox.save_state(&id, state, reason.as_deref()))
-                .await;
-        match done {
-            Ok(Ok(_)) => true,
-            _ => {
-                tracing::warn!(target: "masc_tui::saves", kind = K::KIND, state = %state.as_str(), "outbox state not written");
-                false
-            }
+    fn run(&self) -> SaveRun<K> {
+        SaveRun {
+            save_id: self.save_id.clone(),
+            intent: self.intent.clone(),
+            authority: self.authority.clone(),
+            client: self.client.clone(),
+            ticket: self.ticket.clone(),
+            outlet: self.outlet.clone(),
+            outbox: self.outbox.clone(),
         }
+    }
+
+    async fn record(&self, state: SaveRowState, reason: Option<String>) -> bool {
+        self.run().record(state, reason).await
     }
 }
 
@@ -112,11 +112,11 @@ async fn run<K: SaveKind>(args: &SaveArgs<K>) {
 async fn drive<K: SaveKind>(args: &SaveArgs<K>) -> K::Receipt {
     // 1. Durable before anything leaves.
     let Some(outbox) = args.outbox.clone() else {
-        return K::Receipt::not_sent("outbox unavailable".into());
+        return K::Receipt::not_sent(refusal::OUTBOX_UNAVAILABLE.into());
     };
     let intent = match serde_json::to_string(&args.intent) {
         Ok(json) => json,
-        Err(_) => return K::Receipt::not_sent("inputs could not be recorded".into()),
+        Err(_) => return K::Receipt::not_sent(refusal::INPUTS_UNRECORDABLE.into()),
     };
     let row = NewSave {
         save_id: args.save_id.0.clone(),
@@ -125,10 +125,12 @@ async fn drive<K: SaveKind>(args: &SaveArgs<K>) -> K::Receipt {
         target: K::target(&args.intent),
         intent_key: K::intent_key(&args.intent),
         intent,
+        epoch: args.ticket.scope.epoch,
+        generation: args.ticket.generation,
     };
     let written = tokio::task::spawn_blocking(move || outbox.save_written(&row)).await;
     if !matches!(written, Ok(Ok(()))) {
-        return K::Receipt::not_sent("outbox unwritable".into());
+        return K::Receipt::not_sent(refusal::OUTBOX_UNWRITABLE.into());
     }
     args.post(SaveStep::Written);
 
@@ -136,25 +138,20 @@ async fn drive<K: SaveKind>(args: &SaveArgs<K>) -> K::Receipt {
     match args.client.health().await {
         Ok(h) if h.paths.effective_masc_root == args.authority.expected_root && !h.is_booting() => {
         }
-        Ok(_) => return K::Receipt::not_sent("workspace changed before sending".into()),
+        Ok(_) => return K::Receipt::not_sent(refusal::PRECHECK_IDENTITY.into()),
         Err(e) => {
-            return K::Receipt::not_sent(format!("health pre-check failed ({})", e.class()));
+            return K::Receipt::not_sent(format!("{}_{}", refusal::PRECHECK_FAILED, e.class()));
         }
     }
 
     // 3. From here the request may be on the wire: say so durably first.
     if !args.record(SaveRowState::Sending, None).await {
-        return K::Receipt::not_sent("outbox unwritable".into());
+        return K::Receipt::not_sent(refusal::OUTBOX_UNWRITABLE.into());
     }
     args.post(SaveStep::Sending);
 
     // 4. The request and its classification; never repeated.
-    let receipt = K::perform(
-        args.client.clone(),
-        args.authority.clone(),
-        args.intent.clone(),
-    )
-    .await;
+    let receipt = K::run(args.run()).await;
     if receipt.class() == SaveClass::NotSent {
         // Only the transport can prove it never left; anything else after `sending` is as
         // the classifier says.

@@ -1,5 +1,7 @@
-//! The save kinds this version knows: the hub reads their unsettled rows back after a crash.
-//! A new save kind is its own file in this folder plus one line here.
+//! The save kinds the hub reads back after a crash (their unsettled rows of an earlier run are
+//! posted as restored receipts once per workspace). A new save kind is its own file beside its
+//! surface plus one line here. The chat send (`chat_send`) is not listed: its chat reads its
+//! sends back itself when it opens, because a chat shows only the Keeper it is open on.
 
 use super::restore::{RestoreSave, Restorer};
 use crate::actors::decisions::approval::ApprovalDecision;

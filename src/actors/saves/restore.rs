@@ -33,8 +33,8 @@ impl<K: SaveKind> RestoreSave for Restorer<K> {
         };
         let save_id = SaveId(row.save_id.clone());
         let reason = match class {
-            SaveClass::NotSent => "left by an earlier run before it was sent".to_string(),
-            _ => "left by an earlier run while it may have been sent".to_string(),
+            SaveClass::NotSent => super::refusal::RESTORED_UNSENT.to_string(),
+            _ => super::refusal::RESTORED_UNKNOWN.to_string(),
         };
         let receipt = match class {
             SaveClass::NotSent => <K::Receipt as Receipt>::not_sent(reason),

@@ -31,6 +31,9 @@ pub use model::{
     Speaker, ToolCall, Transcript,
 };
 pub use modes::{JournalMode, OriginMode, ReasoningMode, ToolVisibility, ViewModes, ViewToggle};
-pub use pane::{Activity, ChatEffect, ChatPane, HistoryState, PendingSend, Progress, SendPhase};
+pub use pane::{
+    Activity, ChatEffect, ChatPane, HistoryState, PendingSend, Progress, SendPhase, Unconfirmed,
+    UnknownStanding,
+};
 pub use surface::ChatModel;
 pub use window::{ChatGate, FrameInfo, ScrollPosition, TranscriptView, chat_gate};

@@ -10,9 +10,12 @@ use crate::actors::chat::{
     ChatObservation, ChatSlot, Reconciliation, RestoredSend, SendOutcome, SendStep, UnknownCause,
 };
 use crate::actors::contract::Ticket;
+use crate::actors::saves::refusal;
+use crate::outbox::SaveRowState;
 use crate::protocol::admission::WorkspaceId;
 use crate::protocol::chat::{ChatHistoryPage, ChatStreamEvent, OperationState};
 use crate::protocol::client::ErrorClass;
+use crate::protocol::outcome::SaveClass;
 use crate::view::admission::{EpochGate, RejectReason};
 use crate::view::chat::{
     Entry, EntryKind, FailureOrigin, LiveTurn, PendingState, Speaker, Transcript, TranscriptView,
@@ -94,6 +97,22 @@ impl PendingSend {
         unknown && !settled
     }
 
+    /// Where an unknown outcome stands: still being reconciled, or reconciled as far as the
+    /// server allows (no operation recorded for the id; a MASC without the §4.4 route).
+    /// `None` when the outcome is not unknown.
+    pub fn unknown_standing(&self) -> Option<UnknownStanding> {
+        if !self.outcome_unknown() {
+            return None;
+        }
+        Some(match &self.reconciliation {
+            Some(Reconciliation::Absent) => UnknownStanding::NotRecorded,
+            Some(Reconciliation::NotServed) => UnknownStanding::Unreconcilable,
+            None | Some(Reconciliation::Found(_)) | Some(Reconciliation::Unreadable { .. }) => {
+                UnknownStanding::Reconciling
+            }
+        })
+    }
+
     /// The pending label of C-33, or `None` once the input left the pending list.
     pub fn pending_state(&self) -> Option<PendingState> {
         if self.promoted {
@@ -116,6 +135,31 @@ impl PendingSend {
     }
 }
 
+/// Where one send with an unknown outcome stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnknownStanding {
+    /// Its exact request id is being read (or will be read again).
+    Reconciling,
+    /// The server holds no operation with its id (§4.4 404): not recorded; never resent.
+    NotRecorded,
+    /// This MASC does not serve the §4.4 route: it cannot be reconciled here.
+    Unreconcilable,
+}
+
+/// The sends of the chat target whose outcome is unknown, by where they stand (C-44).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Unconfirmed {
+    pub reconciling: usize,
+    pub not_recorded: usize,
+    pub unreconcilable: usize,
+}
+
+impl Unconfirmed {
+    pub fn total(&self) -> usize {
+        self.reconciling + self.not_recorded + self.unreconcilable
+    }
+}
+
 /// The one progress row (C-40): the chat target's current call and response state only.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Progress {
@@ -125,7 +169,7 @@ pub enum Progress {
     Queued,
     Active(Activity),
     /// Unconfirmed send results (always visible, C-44).
-    Unconfirmed(usize),
+    Unconfirmed(Unconfirmed),
 }
 
 /// The newest-window history state.
@@ -148,6 +192,9 @@ pub enum ChatEffect {
         keeper: String,
         text: String,
     },
+    /// A send of this chat ended "outcome unknown": its chat source reconciles the exact
+    /// request id (§4.4); nothing is resent.
+    Reconcile { keeper: String, request_id: String },
 }
 
 /// The open chat.
@@ -251,6 +298,12 @@ impl ChatPane {
         self.sync_entry(request_id);
     }
 
+    /// A registered send that never reached any actor: gone from the pane and its transcript.
+    pub fn forget(&mut self, request_id: &str) {
+        self.sends.remove(request_id);
+        self.view().transcript_mut().remove(request_id);
+    }
+
     /// `Dispatched`: the ticket of a read or send of this chat now belongs to the pane.
     pub fn dispatched(&mut self, ticket: &Ticket<ChatSlot>, gate: &EpochGate) -> bool {
         if gate.check(ticket).is_err() || ticket.slot.keeper() != self.keeper {
@@ -283,12 +336,20 @@ impl ChatPane {
     }
 
     /// The admission verdict of a chat observation (G-2, G-7).
+    ///
+    /// A send's steps are a save's (K-1, H-15, H-16): bound to this chat's Keeper and
+    /// workspace and to a request this pane holds, they land whatever the epoch became since
+    /// the send was submitted (a renewed epoch withdraws reads, not receipts), and its receipt
+    /// lands once (`superseded` after it).
     pub fn judge(
         &mut self,
         ticket: &Ticket<ChatSlot>,
         obs: &ChatObservation,
         gate: &EpochGate,
     ) -> Result<(), RejectReason> {
+        if let ChatSlot::Send { .. } = &ticket.slot {
+            return self.judge_send(ticket, obs);
+        }
         gate.check(ticket)?;
         if ticket.slot.keeper() != self.keeper
             || self
@@ -312,6 +373,28 @@ impl ChatPane {
             return Err(RejectReason::OtherTarget);
         }
         Ok(())
+    }
+
+    fn judge_send(
+        &self,
+        ticket: &Ticket<ChatSlot>,
+        obs: &ChatObservation,
+    ) -> Result<(), RejectReason> {
+        let same_chat = ticket.slot.keeper() == self.keeper
+            && self.workspace.as_ref() == Some(&ticket.scope.workspace);
+        let request = obs
+            .request_id()
+            .filter(|id| Some(*id) == ticket.slot.request_id());
+        let (true, Some(request)) = (same_chat, request) else {
+            return Err(RejectReason::OtherTarget);
+        };
+        match self.sends.get(request) {
+            None => Err(RejectReason::OtherTarget),
+            Some(send) if matches!(send.phase, SendPhase::Ended(_)) => {
+                Err(RejectReason::Superseded)
+            }
+            Some(_) => Ok(()),
+        }
     }
 
     /// Applies an admitted observation.
@@ -405,17 +488,32 @@ impl ChatPane {
     }
 
     fn restore(&mut self, restored: RestoredSend) {
-        let phase = match restored.live {
-            Some(ticket) => {
+        let phase = match (restored.live, restored.now) {
+            (Some(ticket), _) => {
                 self.owned.insert(ticket);
                 match restored.stored {
-                    crate::outbox::SendState::Written => SendPhase::Written,
-                    crate::outbox::SendState::Sending => SendPhase::Sending,
+                    SaveRowState::Written => SendPhase::Written,
+                    SaveRowState::Sending => SendPhase::Sending,
                     _ => SendPhase::Accepted(OperationState::Queued),
                 }
             }
-            None => SendPhase::Restored,
+            // An earlier run stopped before it left: nothing reached the Keeper.
+            (None, Some(SaveClass::NotSent)) => SendPhase::Ended(SendOutcome::NotSent {
+                cause: refusal::RESTORED_UNSENT.into(),
+            }),
+            (None, _) => SendPhase::Restored,
         };
+        if let SendPhase::Ended(outcome) = &phase
+            && outcome.keeps_draft()
+            && !self.sends.contains_key(&restored.request_id)
+            && let Some(workspace) = &self.workspace
+        {
+            self.effects.push(ChatEffect::RestoreDraft {
+                workspace: workspace.0.clone(),
+                keeper: self.keeper.clone(),
+                text: restored.text.clone(),
+            });
+        }
         let entry = self
             .sends
             .entry(restored.request_id.clone())
@@ -490,6 +588,10 @@ impl ChatPane {
                         });
                     }
                     SendOutcome::OutcomeUnknown { cause, .. } => {
+                        self.effects.push(ChatEffect::Reconcile {
+                            keeper: keeper.clone(),
+                            request_id: request_id.to_string(),
+                        });
                         let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
                         let t = view.transcript_mut();
                         // Partial text of a turn without a terminal event is never a reply:
@@ -600,7 +702,18 @@ impl ChatPane {
 
     /// The progress row of the chat target (C-39…C-42, C-44).
     pub fn progress(&self) -> Progress {
-        let unconfirmed = self.sends.values().filter(|s| s.outcome_unknown()).count();
+        let mut unconfirmed = Unconfirmed::default();
+        for standing in self
+            .sends
+            .values()
+            .filter_map(PendingSend::unknown_standing)
+        {
+            match standing {
+                UnknownStanding::Reconciling => unconfirmed.reconciling += 1,
+                UnknownStanding::NotRecorded => unconfirmed.not_recorded += 1,
+                UnknownStanding::Unreconcilable => unconfirmed.unreconcilable += 1,
+            }
+        }
         let current = self
             .sends
             .values()
@@ -613,7 +726,7 @@ impl ChatPane {
             }
             Some((SendPhase::Accepted(_), _)) => Progress::Queued,
             Some((SendPhase::Running, None)) => Progress::Active(Activity::Working),
-            _ if unconfirmed > 0 => Progress::Unconfirmed(unconfirmed),
+            _ if unconfirmed.total() > 0 => Progress::Unconfirmed(unconfirmed),
             _ => Progress::Idle,
         }
     }

@@ -14,6 +14,7 @@ pub mod keys;
 use super::widgets::{annotation, effective_offset, no_value_line, row};
 use super::{ProjectionCtx, Tab};
 use crate::actors::decisions::approval::{ApprovalDecision, DecisionIntent};
+use crate::actors::saves::refusal;
 use crate::protocol::operator::{Approval, Decision, DecisionResult};
 use crate::protocol::outcome::{ApprovalDecisionOutcome, SaveClass, SaveOutcome};
 use crate::view::fetched::Observed;
@@ -170,13 +171,13 @@ pub fn decision_words(entry: &SaveEntry<ApprovalDecision>) -> (String, Tone) {
             Tone::Bad,
         ),
         SaveOutcome::NotSent { reason } => (
-            format!("{what}: not sent · {}", sanitize(reason)),
+            format!("{what}: not sent · {}", sanitize(refusal::describe(reason))),
             Tone::Bad,
         ),
         SaveOutcome::OutcomeUnknown { reason } => (
             format!(
                 "{what}: outcome unknown · {} · re-read before deciding again (never resent)",
-                sanitize(reason)
+                sanitize(refusal::describe(reason))
             ),
             Tone::Bad,
         ),

@@ -18,7 +18,9 @@ pub use crate::view::chat::{
 };
 
 use super::{ProjectionCtx, Ui, body_area};
-use crate::actors::chat::ChatCommand;
+use crate::actors::chat::{ChatCommand, ChatSend, ChatSendIntent};
+use crate::actors::saves::SaveCommand;
+use crate::actors::saves::hub::Save;
 use crate::protocol::admission::WorkspaceId;
 use crate::protocol::keepers::{ActivationMode, KeeperRow, KeeperRowSlot};
 use crate::view::chat::{ScrollPosition, ViewModes};
@@ -112,16 +114,23 @@ fn save_draft(ui: &mut Ui) {
     }
 }
 
-/// Applies a chat key's command: model and UI first, then the hub (never awaited). Returns a
+/// The actors a chat command goes to: the chat hub (reads) and the save hub (sends).
+#[derive(Clone, Copy, Default)]
+pub struct ChatHandles<'a> {
+    pub chat: Option<&'a ractor::DerivedActorRef<ChatCommand>>,
+    pub saves: Option<&'a ractor::DerivedActorRef<SaveCommand>>,
+}
+
+/// Applies a chat key's command: model and UI first, then the hubs (never awaited). Returns a
 /// footer notice when something could not be done.
 pub fn dispatch(
     cmd: ChatUiCommand,
     model: &mut Model,
     ui: &mut Ui,
-    hub: Option<&ractor::DerivedActorRef<ChatCommand>>,
+    hubs: ChatHandles<'_>,
     theme: Theme,
 ) -> Option<String> {
-    let cast = |c: ChatCommand| match hub {
+    let cast = |c: ChatCommand| match hubs.chat {
         Some(h) => h.send_message(c).is_ok(),
         None => false,
     };
@@ -180,19 +189,31 @@ pub fn dispatch(
                 restore_draft(ui, &workspace_of(model), &keeper, draft);
                 return Some("not sent: workspace not confirmed".into());
             };
-            if hub.is_none() {
+            let Some(saves) = hubs.saves else {
                 restore_draft(ui, &scope.workspace.0, &keeper, draft);
-                return Some("not sent: chat source not running".into());
-            }
-            let request_id = crate::outbox::new_request_id();
-            pane.register_send(&request_id, &text);
-            cast(ChatCommand::Send {
+                return Some("not sent: save hub not running".into());
+            };
+            let intent = ChatSendIntent {
                 keeper,
-                request_id,
+                request_id: crate::outbox::new_request_id(),
                 text,
-                scope,
-            });
-            None
+            };
+            pane.register_send(&intent.request_id, &intent.text);
+            let submitted = saves
+                .send_message(SaveCommand::Submit(Save::<ChatSend>::submission(
+                    intent.save_id(),
+                    intent.clone(),
+                    scope,
+                )))
+                .is_ok();
+            if submitted {
+                return None;
+            }
+            // The hub's mailbox is closed: nothing left; the text goes back to the draft.
+            pane.forget(&intent.request_id);
+            let workspace = workspace_of(model);
+            restore_draft(ui, &workspace, &intent.keeper, draft);
+            Some("not sent: save hub stopped".into())
         }
     }
 }
@@ -230,8 +251,13 @@ fn restore_draft(ui: &mut Ui, workspace: &str, keeper: &str, draft: Draft) {
     ui.drafts.put(key, merged(current, draft));
 }
 
-/// After an admitted observation: apply the pane's side effects to UI state.
-pub fn after_observed(model: &mut Model, ui: &mut Ui) -> bool {
+/// After an admitted observation: apply the pane's side effects to UI state (and ask the chat
+/// hub to reconcile a send that ended unknown).
+pub fn after_observed(
+    model: &mut Model,
+    ui: &mut Ui,
+    chat: Option<&ractor::DerivedActorRef<ChatCommand>>,
+) -> bool {
     let Some(pane) = model.chat.pane.as_mut() else {
         return false;
     };
@@ -250,6 +276,11 @@ pub fn after_observed(model: &mut Model, ui: &mut Ui) -> bool {
                     spills: Vec::new(),
                 };
                 restore_draft(ui, &workspace, &keeper, draft);
+            }
+            ChatEffect::Reconcile { keeper, request_id } => {
+                if let Some(hub) = chat {
+                    let _ = hub.send_message(ChatCommand::Reconcile { keeper, request_id });
+                }
             }
         }
     }
@@ -399,17 +430,38 @@ fn progress_line(progress: &Progress, theme: Theme, width: usize) -> Line<'stati
         Progress::Active(Activity::Tool(name)) => {
             (format!("○ tool · {}", sanitize(name)), Tone::Dim)
         }
-        Progress::Unconfirmed(n) => (
-            format!(
-                "✗ 전송 확인 중 · {n} send(s) with unknown outcome · reconciling by request id"
-            ),
-            Tone::Warn,
-        ),
+        Progress::Unconfirmed(u) => (unconfirmed_text(u), Tone::Warn),
     };
     Line::from(Span::styled(
         fit_width(&text, width).into_owned(),
         theme.style(tone),
     ))
+}
+
+/// C-44: what the unknown outcomes are waiting for, by where they stand — "reconciling" only
+/// while a reconciliation is still to come (issue 16: a send reconciled as not recorded is
+/// no longer "reconciling").
+fn unconfirmed_text(u: &crate::view::chat::Unconfirmed) -> String {
+    let mut parts = Vec::new();
+    if u.reconciling > 0 {
+        parts.push(format!(
+            "✗ 전송 확인 중 · {} send(s) with unknown outcome · reconciling by request id",
+            u.reconciling
+        ));
+    }
+    if u.not_recorded > 0 {
+        parts.push(format!(
+            "✗ {} send(s) not recorded by the server · not resent",
+            u.not_recorded
+        ));
+    }
+    if u.unreconcilable > 0 {
+        parts.push(format!(
+            "✗ {} send(s) with unknown outcome · this MASC cannot reconcile them",
+            u.unreconcilable
+        ));
+    }
+    parts.join(" · ")
 }
 
 /// The status line: chat target, health, mode, gate, context (C-57, C-58).
@@ -463,4 +515,33 @@ pub fn status_line(
         ));
     }
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::chat::Unconfirmed;
+
+    /// C-44 and issue 16: "reconciling" only while a reconciliation is still to come; a send
+    /// reconciled as not recorded, or one this MASC cannot reconcile, says so instead.
+    #[test]
+    fn c44_reconciling_is_said_only_while_a_reconciliation_is_to_come() {
+        let only_absent = unconfirmed_text(&Unconfirmed {
+            reconciling: 0,
+            not_recorded: 2,
+            unreconcilable: 0,
+        });
+        assert!(!only_absent.contains("reconciling"), "{only_absent}");
+        assert!(
+            only_absent.contains("2 send(s) not recorded"),
+            "{only_absent}"
+        );
+        let mixed = unconfirmed_text(&Unconfirmed {
+            reconciling: 1,
+            not_recorded: 0,
+            unreconcilable: 3,
+        });
+        assert!(mixed.contains("1 send(s) with unknown outcome · reconciling"));
+        assert!(mixed.contains("3 send(s) with unknown outcome · this MASC cannot reconcile"));
+    }
 }

@@ -1,0 +1,48 @@
+//! [`SaveRun`]: one save while its request runs, as its kind sees it — the request's inputs,
+//! and the save's own ticket for what the kind reports before its receipt (progress
+//! observations, an acceptance recorded in the outbox).
+
+use super::{SaveId, SaveKind};
+use crate::actors::contract::{Outlet, Ticket};
+use crate::outbox::{Outbox, SaveRowState};
+use crate::protocol::admission::ReadAuthority;
+use crate::protocol::client::WorkspaceClient;
+
+/// One save of kind `K` while its request runs.
+pub struct SaveRun<K: SaveKind> {
+    pub save_id: SaveId,
+    pub intent: K::Intent,
+    /// The submit-time authority (K-5).
+    pub authority: ReadAuthority,
+    pub client: WorkspaceClient,
+    pub(super) ticket: Ticket<K::Slot>,
+    pub(super) outlet: Outlet<K::Slot, K::Payload>,
+    pub(super) outbox: Option<Outbox>,
+}
+
+impl<K: SaveKind> SaveRun<K> {
+    /// Posts a progress observation with the save's own ticket (the receipt comes later,
+    /// from the operation).
+    pub fn observe(&self, payload: K::Payload) {
+        self.outlet.observed(self.ticket.clone(), payload);
+    }
+
+    /// Records a step of the save durably (off the runtime's threads); `false` when the
+    /// outbox did not take it.
+    pub async fn record(&self, state: SaveRowState, reason: Option<String>) -> bool {
+        let Some(outbox) = self.outbox.clone() else {
+            return false;
+        };
+        let id = self.save_id.0.clone();
+        let done =
+            tokio::task::spawn_blocking(move || outbox.save_state(&id, state, reason.as_deref()))
+                .await;
+        match done {
+            Ok(Ok(_)) => true,
+            _ => {
+                tracing::warn!(target: "masc_tui::saves", kind = K::KIND, state = %state.as_str(), "outbox state not written");
+                false
+            }
+        }
+    }
+}
