@@ -6,9 +6,10 @@ use super::surface::SurfaceModel;
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
 use crate::actors::decisions::approval::ApprovalDecision;
 use crate::actors::decisions::{DECISIONS, DecisionsObservation, DecisionsSlot};
+use crate::protocol::admission::ReadScope;
 use crate::protocol::asks::AskList;
 use crate::protocol::operator::OperatorApprovals;
-use crate::view::saves::SaveBook;
+use crate::view::saves::{Rereads, SaveBook};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -21,8 +22,13 @@ pub struct DecisionsModel {
     pub asks: Slot<Arc<AskList>>,
     /// Approval decisions this session made (or read back after a crash), each its own slot.
     pub decisions: SaveBook<ApprovalDecision>,
+    /// Which reads of the approvals list were made after which receipt (`R` waits for one).
+    pub rereads: Rereads,
     /// A receipt landed: the list is re-read (§10.5; the re-read never replaces the receipt).
     reread: bool,
+    /// The workspace whose approvals and decisions are on screen: the confirmed one, kept
+    /// while authority is withdrawn (its list stays, G-6; its receipts survive, H-16).
+    workspace: Option<String>,
 }
 
 impl Default for DecisionsModel {
@@ -39,8 +45,16 @@ impl DecisionsModel {
             approvals: Slot::default(),
             asks: Slot::default(),
             decisions: SaveBook::default(),
+            rereads: Rereads::default(),
             reread: false,
+            workspace: None,
         }
+    }
+
+    /// The workspace whose approvals and decisions are shown: the current one, or while
+    /// authority is withdrawn the last confirmed one. Showing grants no authority (K-5).
+    pub fn workspace(&self) -> Option<&str> {
+        self.workspace.as_deref()
     }
 }
 
@@ -54,7 +68,13 @@ impl SurfaceModel for DecisionsModel {
 
     fn dispatched(&mut self, ticket: &Ticket<DecisionsSlot>, gate: &EpochGate) -> bool {
         match &ticket.slot {
-            DecisionsSlot::Approvals => self.approvals.dispatched(ticket, gate),
+            DecisionsSlot::Approvals => {
+                let taken = self.approvals.dispatched(ticket, gate);
+                if taken {
+                    self.rereads.dispatched(ticket.generation);
+                }
+                taken
+            }
             DecisionsSlot::Asks => self.asks.dispatched(ticket, gate),
             DecisionsSlot::Decision(save_id) => self.decisions.dispatched(save_id, ticket),
         }
@@ -87,7 +107,12 @@ impl SurfaceModel for DecisionsModel {
         now: Instant,
     ) {
         match payload {
-            DecisionsObservation::Approvals(r) => self.approvals.apply_with(ticket, r, now, |v| v),
+            DecisionsObservation::Approvals(r) => {
+                if r.is_ok() {
+                    self.rereads.shown(ticket.generation);
+                }
+                self.approvals.apply_with(ticket, r, now, |v| v)
+            }
             DecisionsObservation::Asks(r) => self.asks.apply_with(ticket, r, now, |v| v),
             DecisionsObservation::Decision(event) => {
                 let receipt = matches!(
@@ -95,6 +120,9 @@ impl SurfaceModel for DecisionsModel {
                     crate::actors::saves::SaveStep::Ended(_)
                         | crate::actors::saves::SaveStep::Restored(_)
                 );
+                if receipt {
+                    self.rereads.receipt(&event.save_id);
+                }
                 self.decisions.apply(*event);
                 self.reread |= receipt;
             }
@@ -123,6 +151,21 @@ impl SurfaceModel for DecisionsModel {
             (DECISIONS, &mut self.approvals as &mut dyn ReadSlot),
             (DECISIONS, &mut self.asks),
         ]
+    }
+
+    /// A new epoch: reads in flight lose their ownership, another workspace's values go
+    /// (G-6), and that workspace's decisions are the ones shown from now on (I-5).
+    fn on_new_epoch(&mut self, scope: &ReadScope) -> bool {
+        let mut changed = false;
+        for (_, slot) in self.slots() {
+            changed |= slot.withdraw_read();
+            changed |= slot.forget_other(scope);
+        }
+        if self.workspace.as_deref() != Some(scope.workspace.0.as_str()) {
+            self.workspace = Some(scope.workspace.0.clone());
+            changed = true;
+        }
+        changed
     }
 
     fn take_demands(&mut self) -> Vec<SourceKey> {

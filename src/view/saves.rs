@@ -229,3 +229,41 @@ impl<K: SaveKind> SaveBook<K> {
         }
     }
 }
+
+/// Whether a surface's list was re-read after a save's receipt landed (§11: an unknown outcome
+/// requires a re-read before any retry; K-2: the re-read is observed apart from the receipt and
+/// never replaces it). Reads are told apart by their tickets' generations (one counter per
+/// slot, never reused), not by when they arrived: a read already in flight when the receipt
+/// landed may show the list from before the write, so it never counts.
+#[derive(Debug, Default)]
+pub struct Rereads {
+    /// The newest generation dispatched for the list.
+    dispatched: u64,
+    /// The generation of the read whose value is shown.
+    shown: Option<u64>,
+    /// Per save: the newest generation dispatched when its receipt landed.
+    receipts: HashMap<SaveId, u64>,
+}
+
+impl Rereads {
+    /// A read of the list was dispatched (and taken by its slot).
+    pub fn dispatched(&mut self, generation: u64) {
+        self.dispatched = self.dispatched.max(generation);
+    }
+
+    /// The value of the read `generation` is now the one shown.
+    pub fn shown(&mut self, generation: u64) {
+        self.shown = Some(generation);
+    }
+
+    /// The receipt of `save_id` landed (the first one counts: it lands once).
+    pub fn receipt(&mut self, save_id: &SaveId) {
+        let dispatched = self.dispatched;
+        self.receipts.entry(save_id.clone()).or_insert(dispatched);
+    }
+
+    /// Whether the list shown comes from a read dispatched after `save_id`'s receipt landed.
+    pub fn since_receipt(&self, save_id: &SaveId) -> bool {
+        matches!((self.shown, self.receipts.get(save_id)), (Some(shown), Some(at)) if shown > *at)
+    }
+}

@@ -22,6 +22,8 @@ pub struct Rig {
     pub runtime: RuntimeHandle,
     pub view: CollectingView,
     pub recorder: StageRecorder,
+    /// The rig's own outbox file (chat sends and saves).
+    pub outbox_path: std::path::PathBuf,
     _trace: tracing::subscriber::DefaultGuard,
     _state: tempfile::TempDir,
 }
@@ -82,6 +84,10 @@ pub async fn start_rig(
     let client = WorkspaceClient::new(cc).unwrap();
     let view = collecting_view();
     let (state, state_at) = crate::actor_support::scratch_outbox();
+    let outbox_path = match &state_at {
+        masc_tui::outbox::OutboxLocation::File(p) => p.clone(),
+        masc_tui::outbox::OutboxLocation::StateDir => unreachable!("scratch outboxes are files"),
+    };
     let cfg = RuntimeConfig {
         expected_base: Some(expected_base.map_or_else(|| server.base_path(), str::to_string)),
         health_interval: Duration::from_millis(20),
@@ -101,6 +107,7 @@ pub async fn start_rig(
         runtime,
         view,
         recorder,
+        outbox_path,
         _trace: trace,
         _state: state,
     }

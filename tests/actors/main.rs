@@ -7,8 +7,12 @@
 
 mod actor_support;
 mod chat_support;
+mod decisions_rig;
 mod ordered_view;
 mod save_approval;
+mod save_approval_crash;
+mod save_approval_model;
+mod save_approval_results;
 mod work_rig;
 
 mod actor_board;

@@ -1,9 +1,10 @@
-//! End-to-end runs of the `masc-tui` binary in a pseudo-terminal (demo, chat).
+//! End-to-end runs of the `masc-tui` binary in a pseudo-terminal (demo, chat, approvals).
 //!
 //! One test binary; each module is one former `tests/<name>.rs` file (test names keep their
 //! rule ids). Shared rigs are declared here once.
 
 mod pty_support;
 
+mod pty_approvals;
 mod pty_chat;
 mod pty_demo;

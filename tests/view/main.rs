@@ -17,6 +17,7 @@ mod composer_props;
 mod composer_render;
 mod view_actor;
 mod view_admission;
+mod view_approvals;
 mod view_board;
 mod view_fetched_states;
 mod view_system;

@@ -393,12 +393,15 @@ impl super::screen::Screen for OverviewScreen {
     fn handle_key(
         &self,
         ui: &mut super::Ui,
-        _model: &Model,
+        model: &Model,
         key: crossterm::event::KeyEvent,
     ) -> crate::view::command::UiCommand {
         match key.code {
             crossterm::event::KeyCode::Enter => {
-                ui.approvals = Some(super::approvals::ApprovalsUi::new(super::Tab::Overview));
+                ui.approvals = Some(super::approvals::ApprovalsUi::opened(
+                    super::Tab::Overview,
+                    model,
+                ));
                 crate::view::command::UiCommand::Repaint
             }
             _ => crate::view::command::UiCommand::None,

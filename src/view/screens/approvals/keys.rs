@@ -1,8 +1,10 @@
 //! Keys of the approvals view: `j`/`k` move; `y` `y` confirm and `n` `n` deny (the first press
-//! arms, the second sends; another key, leaving the view, or the approval leaving the list or
-//! being decided disarms); `Enter` the field list; `R` retry only when offered; `r` re-read.
+//! arms, the second sends; another key, leaving the view, a workspace change, or the approval
+//! leaving the list or a decision of it starting or ending disarms); `Enter` the field list of
+//! the selected approval (the selection follows the approval across re-reads); `R` retry only
+//! when offered; `r` re-read.
 
-use super::{ApprovalsUi, intent_of, latest, listed, retry_offered};
+use super::{ApprovalsUi, ArmedOver, intent_of, latest, listed, retry_offered};
 use crate::actors::decisions::DECISIONS;
 use crate::protocol::operator::Decision;
 use crate::view::command::UiCommand;
@@ -27,6 +29,7 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         };
     }
     let armed = view.armed.take();
+    let armed_over = view.armed_over.take();
     let decision = match key.code {
         KeyCode::Char('y') => Some(Decision::Confirm),
         KeyCode::Char('n') => Some(Decision::Deny),
@@ -40,12 +43,21 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
             // One decision per approval in flight at a time (§10.5).
             return UiCommand::Repaint;
         }
+        // The second press sends only what the first armed, over the same workspace and
+        // decision state (checked here too: an identity change may not have been settled).
+        let over = ArmedOver::now(model, &approval.confirm_token);
         return match armed {
-            Some((token, d)) if token == approval.confirm_token && d == decision => {
+            Some((token, d))
+                if token == approval.confirm_token
+                    && d == decision
+                    && armed_over.as_ref() == Some(&over) =>
+            {
                 UiCommand::Decide(intent_of(approval, decision))
             }
             _ => {
+                view.anchor = Some(approval.confirm_token.clone());
                 view.armed = Some((approval.confirm_token.clone(), decision));
+                view.armed_over = Some(over);
                 UiCommand::Repaint
             }
         };
@@ -60,22 +72,24 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
             UiCommand::Repaint
         }
         KeyCode::Char('j') | KeyCode::Down => {
-            view.selected = (view.selected + 1).min(len.saturating_sub(1));
+            select(view, model, (view.selected + 1).min(len.saturating_sub(1)));
             UiCommand::Repaint
         }
         KeyCode::Char('k') | KeyCode::Up => {
-            view.selected = view.selected.saturating_sub(1);
+            select(view, model, view.selected.saturating_sub(1));
             UiCommand::Repaint
         }
         KeyCode::Home | KeyCode::Char('g') => {
-            view.selected = 0;
+            select(view, model, 0);
             UiCommand::Repaint
         }
         KeyCode::End | KeyCode::Char('G') => {
-            view.selected = len.saturating_sub(1);
+            select(view, model, len.saturating_sub(1));
             UiCommand::Repaint
         }
         KeyCode::Enter | KeyCode::Right if len > 0 => {
+            let selected = view.selected;
+            select(view, model, selected);
             view.detail_open = true;
             UiCommand::Repaint
         }
@@ -99,21 +113,50 @@ fn repaint_if(changed: bool) -> UiCommand {
     }
 }
 
-/// Keeps the view consistent with what was read: the selection stays in the list, and an
-/// armed decision whose approval left the list or was decided meanwhile is disarmed.
+/// Selects row `index` and anchors the selection on its approval.
+fn select(view: &mut ApprovalsUi, model: &Model, index: usize) {
+    view.selected = index;
+    view.anchor = listed(model).get(index).map(|a| a.confirm_token.clone());
+}
+
+/// Keeps the view consistent with what was read: the selection follows its approval (a
+/// re-read that moves the list never moves the selection, or an open detail, onto another
+/// approval; if the approval left the list, the detail closes and the nearest row is
+/// selected), and an armed decision is disarmed when its approval left the list, the
+/// workspace changed, or a decision of it started or ended meanwhile.
 pub fn settle(ui: &mut ApprovalsUi, model: &Model) -> bool {
     let items = listed(model);
     let mut changed = false;
-    if ui.selected >= items.len() && !items.is_empty() {
-        ui.selected = items.len() - 1;
-        changed = true;
+    let found = ui
+        .anchor
+        .as_ref()
+        .and_then(|t| items.iter().position(|a| &a.confirm_token == t));
+    match found {
+        Some(i) if i != ui.selected => {
+            ui.selected = i;
+            changed = true;
+        }
+        Some(_) => {}
+        None => {
+            if ui.anchor.is_some() && ui.detail_open {
+                ui.detail_open = false;
+                changed = true;
+            }
+            if ui.selected >= items.len() && !items.is_empty() {
+                ui.selected = items.len() - 1;
+                changed = true;
+            }
+            ui.anchor = items.get(ui.selected).map(|a| a.confirm_token.clone());
+        }
     }
     let still_armable = ui.armed.as_ref().is_some_and(|(token, _)| {
         items.iter().any(|a| &a.confirm_token == token)
             && !latest(model, token).is_some_and(|e| e.phase.in_flight())
+            && ui.armed_over.as_ref() == Some(&ArmedOver::now(model, token))
     });
     if ui.armed.is_some() && !still_armable {
         ui.armed = None;
+        ui.armed_over = None;
         changed = true;
     }
     changed

@@ -34,8 +34,13 @@ use std::time::Instant;
 pub struct ApprovalsUi {
     pub selected: usize,
     pub offset: usize,
+    /// The token of the selected approval: the selection (and an open detail) follows the
+    /// approval, not its row, when a re-read moves the list.
+    pub anchor: Option<String>,
     /// The first `y` or `n` armed this decision on this approval (the second sends it).
     pub armed: Option<(String, Decision)>,
+    /// What the armed decision was armed against; a change disarms.
+    pub armed_over: Option<ArmedOver>,
     /// The field-list detail of the selected approval is open.
     pub detail_open: bool,
     /// Where `Esc` returns.
@@ -47,9 +52,38 @@ impl ApprovalsUi {
         Self {
             selected: 0,
             offset: 0,
+            anchor: None,
             armed: None,
+            armed_over: None,
             detail_open: false,
             opened_from,
+        }
+    }
+
+    /// The view as opened over `opened_from`, its selection on the first approval listed.
+    pub fn opened(opened_from: Tab, model: &Model) -> Self {
+        Self {
+            anchor: listed(model).first().map(|a| a.confirm_token.clone()),
+            ..Self::new(opened_from)
+        }
+    }
+}
+
+/// What an armed decision was armed against: the confirmed workspace and the approval's
+/// newest decision at the first press. Either changing before the second press disarms
+/// (surfaces.md: a surface change or the request's completion disarms): a decision is sent
+/// only in the workspace, and over the decision state, the operator saw when arming.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArmedOver {
+    pub workspace: Option<String>,
+    pub decision: Option<crate::actors::saves::SaveId>,
+}
+
+impl ArmedOver {
+    pub fn now(model: &Model, token: &str) -> Self {
+        Self {
+            workspace: model.gate().current().map(|s| s.workspace.0.clone()),
+            decision: latest(model, token).map(|e| e.save_id.clone()),
         }
     }
 }
@@ -64,9 +98,11 @@ pub fn listed(model: &Model) -> &[Approval] {
         .map_or(&[], |o| o.value.items.as_slice())
 }
 
-/// The workspace decisions belong to (the confirmed one).
+/// The workspace whose decisions are shown: the confirmed one, or while authority is
+/// withdrawn the last confirmed one (its list stays on screen, G-6; its receipts survive
+/// beside it, H-16). Another workspace's decisions are never shown (I-5).
 pub fn workspace(model: &Model) -> Option<String> {
-    model.gate().current().map(|s| s.workspace.0.clone())
+    model.decisions.workspace().map(str::to_string)
 }
 
 /// The intent of deciding `approval` this way.
@@ -89,25 +125,23 @@ pub fn latest<'a>(model: &'a Model, token: &str) -> Option<&'a SaveEntry<Approva
     model.decisions.decisions.latest(token, &ws)
 }
 
-/// Whether `R` may send the same decision again: only when nothing can have run — the
-/// decision was not sent, or refused while the server was warming — or, for an unknown
-/// outcome, once a re-read made after it still lists the approval (§11: an unknown outcome
-/// requires a re-read before any retry; never resent by itself).
+/// Whether `R` may send the same decision again: only with authority in the workspace shown,
+/// and only when nothing can have run — the decision was not sent, or refused while the
+/// server was warming — or, for an unknown outcome, once a read of the list dispatched after
+/// the receipt landed still lists the approval (§11: an unknown outcome requires a re-read
+/// before any retry; a read already in flight then may show the list from before the write).
+/// Never resent by itself.
 pub fn retry_offered(model: &Model, approval: &Approval) -> Option<DecisionIntent> {
+    let current = model.gate().current()?;
+    if model.decisions.workspace() != Some(current.workspace.0.as_str()) {
+        return None;
+    }
     let entry = latest(model, &approval.confirm_token)?;
     let receipt = entry.phase.receipt()?;
     let offered = match receipt {
         SaveOutcome::NotSent { .. } => true,
         SaveOutcome::NotApplied { reason } => reason.contains("warming"),
-        SaveOutcome::OutcomeUnknown { .. } => {
-            let reread = model
-                .decisions
-                .approvals
-                .fetched
-                .last()
-                .map(|o| o.observed_at);
-            matches!((reread, entry.settled_at), (Some(r), Some(s)) if r > s)
-        }
+        SaveOutcome::OutcomeUnknown { .. } => model.decisions.rereads.since_receipt(&entry.save_id),
         SaveOutcome::Applied { .. } | SaveOutcome::Unchanged | SaveOutcome::Conflict { .. } => {
             false
         }

@@ -181,7 +181,10 @@ impl super::screen::Screen for WorkScreen {
         // `p`: Approvals and questions (surfaces.md, Work → Goals), from the lists.
         let in_detail = ui.work.goals.open.is_some() || ui.work.tasks.open.is_some();
         if key.code == crossterm::event::KeyCode::Char('p') && !in_detail {
-            ui.approvals = Some(super::approvals::ApprovalsUi::new(super::Tab::Work));
+            ui.approvals = Some(super::approvals::ApprovalsUi::opened(
+                super::Tab::Work,
+                model,
+            ));
             return crate::view::command::UiCommand::Repaint;
         }
         keys::handle(ui, model, key)
