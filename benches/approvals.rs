@@ -29,7 +29,7 @@ use masc_tui::actors::registry::{SourceEntry, sources};
 use masc_tui::actors::saves::hub::Save;
 use masc_tui::actors::saves::{SAVES, SaveCommand, SaveHubSpawner, SaveId};
 use masc_tui::actors::supervisor::{RuntimeConfig, RuntimeHandle, start_runtime_with};
-use masc_tui::outbox::OutboxLocation;
+use masc_tui::outbox::{OutboxLocation, SharedOutbox};
 use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
 use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
 use masc_tui::view::command::UiCommand;
@@ -98,7 +98,9 @@ impl Rig {
             ..RuntimeConfig::default()
         };
         let entries = vec![
-            entry_of(SaveHubSpawner { outbox }),
+            entry_of(SaveHubSpawner {
+                outbox: SharedOutbox::new(outbox),
+            }),
             // Reads once per epoch and on demand only: no cadence read lands mid-measurement.
             entry_of(DecisionsSpawner {
                 cadence: Duration::from_secs(3600),
@@ -124,8 +126,7 @@ impl Rig {
             made: 0,
             _state: state,
         };
-        while rig.model.gate().current().is_none() || rig.hub.is_none() || rig.decisions.is_none()
-        {
+        while rig.model.gate().current().is_none() || rig.hub.is_none() || rig.decisions.is_none() {
             rig.pump_one().await;
         }
         rig
@@ -221,10 +222,11 @@ impl Rig {
         };
         let scope = self.model.gate().current().cloned().unwrap();
         let id = SaveId::fresh();
-        self.model
-            .decisions
-            .decisions
-            .submit(id.clone(), intent.clone(), scope.workspace.0.clone());
+        self.model.decisions.decisions.submit(
+            id.clone(),
+            intent.clone(),
+            scope.workspace.0.clone(),
+        );
         self.hub
             .as_ref()
             .unwrap()

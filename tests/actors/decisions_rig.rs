@@ -19,7 +19,7 @@ use masc_tui::actors::saves::{SAVES, SaveCommand, SaveHubSpawner, SaveId};
 use masc_tui::actors::supervisor::{
     RestartPolicy, RuntimeConfig, RuntimeHandle, start_runtime_with,
 };
-use masc_tui::outbox::{Outbox, OutboxLocation, SaveRow};
+use masc_tui::outbox::{Outbox, OutboxLocation, SaveRow, SharedOutbox};
 use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
 use masc_tui::timeline::capture::{FAILSAFE, StageRecorder};
 use masc_tui::view::admission::RejectReason;
@@ -123,7 +123,7 @@ pub async fn decisions_rig(client: WorkspaceClient, outbox_path: PathBuf) -> Dec
     };
     let entries = vec![
         registry_entry(SaveHubSpawner {
-            outbox: OutboxLocation::File(outbox_path.clone()),
+            outbox: SharedOutbox::new(OutboxLocation::File(outbox_path.clone())),
         }),
         registry_entry(DecisionsSpawner {
             cadence: Duration::from_secs(3600),

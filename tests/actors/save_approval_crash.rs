@@ -234,6 +234,8 @@ async fn h16_a_row_left_written_restores_as_not_sent_and_nothing_is_sent() {
         target: INJECT.into(),
         intent_key: INJECT.into(),
         intent: serde_json::to_string(&intent).unwrap(),
+        epoch: 1,
+        generation: 1,
     };
     let here = SaveId::fresh();
     let elsewhere = SaveId::fresh();

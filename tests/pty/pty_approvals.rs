@@ -71,7 +71,11 @@ fn pty_approvals_y_y_confirms_one_approval_exactly_once() {
     // The first `y` arms and says what will run; nothing is sent.
     session.send(b"y");
     session.wait_for_text(&format!("press y again to CONFIRM {INJECT_ROW}"));
-    assert_eq!(session.trace_count("dispatch", SOURCE), 0, "armed, not sent");
+    assert_eq!(
+        session.trace_count("dispatch", SOURCE),
+        0,
+        "armed, not sent"
+    );
 
     // The second `y` sends; the receipt shows (on the row, or under "decisions this
     // session" once the re-read no longer lists the approval).
