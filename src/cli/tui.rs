@@ -14,6 +14,7 @@ use crate::view::terminal::{
     spawn_signal_listener,
 };
 use crate::view::theme::Theme;
+use crate::view::tty_input::InputGate;
 use anyhow::Context as _;
 use ratatui::backend::CrosstermBackend;
 use std::io::{BufWriter, Write};
@@ -124,6 +125,8 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
     install_panic_hook();
     let client = WorkspaceClient::new(client_cfg).context("workspace client")?;
     let guard = TerminalGuard::enter().context("entering the terminal")?;
+    // Parks the terminal reader while `$EDITOR` owns the terminal.
+    let input_gate = InputGate::default();
     // One frame = one write: the buffer is flushed once per frame by the presenter.
     let backend = CrosstermBackend::new(BufWriter::with_capacity(1 << 20, std::io::stdout()));
     let (exit_tx, exit_rx) = tokio::sync::oneshot::channel();
@@ -134,14 +137,15 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
         backend,
         sync_output: sync_output_from_env(),
         theme: Theme::from_env(),
-        suspender: Some(guard.suspender()),
+        suspender: Some(guard.suspender(input_gate.clone())),
         exit: Some(exit_tx),
         observer: None,
+        editor: None,
     };
     let (view, view_done) = spawn_view(args).await.context("starting the view")?;
     let signal_cause: ExitCauseSlot = Arc::new(Mutex::new(None));
     let (signals, signal_task) =
-        match spawn_signal_listener(view.clone(), Arc::clone(&signal_cause)) {
+        match spawn_signal_listener(view.clone(), Arc::clone(&signal_cause), input_gate.clone()) {
             Ok(listener) => listener,
             Err(err) => {
                 view.stop(None);
@@ -150,7 +154,7 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
                 return Err(anyhow::Error::new(err).context("installing signal handlers"));
             }
         };
-    if let Err(err) = spawn_input_pump(view.clone(), Arc::clone(&signal_cause)) {
+    if let Err(err) = spawn_input_pump(view.clone(), Arc::clone(&signal_cause), input_gate) {
         view.stop(None);
         let _ = view_done.await;
         signals.close();

@@ -51,6 +51,9 @@ pub enum UiCommand {
     Board(crate::actors::board::BoardCommand),
     /// Decide an approval (the second `y` or `n`, or `R`): a save of the decision.
     Decide(crate::actors::decisions::approval::DecisionIntent),
+    /// Open the operator's editor (`VISUAL`/`EDITOR`/`vi`) on this text; the result goes to
+    /// the surface in front now (`Screen::edited`).
+    Edit(crate::view::editor::EditRequest),
 }
 
 /// What a chat key asks the view actor to do.

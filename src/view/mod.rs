@@ -7,6 +7,7 @@ pub mod chat;
 pub mod command;
 pub mod composer;
 pub mod decisions;
+pub mod editor;
 pub mod fetched;
 pub mod keepers;
 pub mod keys;

@@ -6,6 +6,7 @@
 
 use super::actor::Suspender;
 use super::command::ExitCause;
+use super::tty_input::InputGate;
 use crate::view::msg::ViewMsg;
 use crossterm::cursor::{Hide, Show};
 use crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
@@ -71,10 +72,12 @@ impl TerminalGuard {
         self.inner.restore();
     }
 
-    /// The Ctrl-Z handler for the view actor.
-    pub fn suspender(&self) -> Arc<dyn Suspender> {
+    /// The Ctrl-Z and `$EDITOR` handover of the view actor; `input` is the gate of the
+    /// terminal reader ([`spawn_input_pump`]).
+    pub fn suspender(&self, input: InputGate) -> Arc<dyn Suspender> {
         Arc::new(TerminalSuspender {
             inner: Arc::clone(&self.inner),
+            input,
         })
     }
 }
@@ -87,7 +90,11 @@ impl Drop for TerminalGuard {
 
 struct TerminalSuspender {
     inner: Arc<GuardInner>,
+    input: InputGate,
 }
+
+/// How long a handover waits for the reader to park (it checks every poll interval).
+const PARK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl Suspender for TerminalSuspender {
     fn suspend(&self) {
@@ -96,6 +103,29 @@ impl Suspender for TerminalSuspender {
         if let Err(err) = signal_hook::low_level::raise(signal_hook::consts::SIGTSTP) {
             tracing::warn!(target: "masc_tui::terminal", error = %err, "could not suspend");
         }
+        if let Err(err) = self.inner.enter() {
+            tracing::warn!(target: "masc_tui::terminal", error = %err, "could not re-enter raw mode");
+        }
+    }
+
+    fn park_input(&self) -> bool {
+        let parked = self.input.pause(PARK_TIMEOUT);
+        if !parked {
+            tracing::warn!(target: "masc_tui::terminal", "input reader did not park");
+            self.input.resume();
+        }
+        parked
+    }
+
+    fn resume_input(&self) {
+        self.input.resume();
+    }
+
+    fn release(&self) {
+        self.inner.restore();
+    }
+
+    fn reclaim(&self) {
         if let Err(err) = self.inner.enter() {
             tracing::warn!(target: "masc_tui::terminal", error = %err, "could not re-enter raw mode");
         }
@@ -126,9 +156,14 @@ pub fn install_panic_hook() {
 /// or key already ended the session — and the view gets `ViewMsg::Shutdown`: the same path as
 /// `q q` (the view stops, the runtime and its outbox writes finish, the guard restores what is
 /// left of the terminal). Stops by itself once the view is gone.
-pub fn spawn_input_pump(view: ActorRef<ViewMsg>, cause: ExitCauseSlot) -> io::Result<()> {
+pub fn spawn_input_pump(
+    view: ActorRef<ViewMsg>,
+    cause: ExitCauseSlot,
+    gate: InputGate,
+) -> io::Result<()> {
     let events_view = view.clone();
     super::tty_input::spawn_input_reader(
+        gate,
         move |event| events_view.cast(ViewMsg::Input(event)).is_ok(),
         move |end| {
             record_first(&cause, ExitCause::TerminalLost(end.to_string()));
@@ -203,6 +238,7 @@ fn sig_ignored_in_status(status: &str, signal: i32) -> bool {
 pub fn spawn_signal_listener(
     view: ActorRef<ViewMsg>,
     cause: ExitCauseSlot,
+    input: InputGate,
 ) -> io::Result<(signal_hook_tokio::Handle, JoinHandle<()>)> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
     let mut wanted = vec![SIGTERM, SIGINT, SIGQUIT, SIGWINCH];
@@ -228,6 +264,12 @@ pub fn spawn_signal_listener(
                 continue;
             }
             if ending {
+                continue;
+            }
+            if matches!(signal, SIGINT | SIGQUIT) && input.handed_over() {
+                // The operator's editor owns the terminal: Ctrl-C / Ctrl-\ typed there are
+                // its own (as git does while an editor runs), not a request to end the TUI.
+                tracing::info!(target: "masc_tui::terminal", signal = signal_name(signal), "ignored while the editor owns the terminal");
                 continue;
             }
             ending = true;

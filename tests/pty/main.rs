@@ -8,3 +8,4 @@ mod pty_support;
 mod pty_approvals;
 mod pty_chat;
 mod pty_demo;
+mod pty_editor;

@@ -72,6 +72,8 @@ pub struct DemoOptions {
     pub ignore_sighup: bool,
     /// Pass `--compat <release>`: the embedded server plays that MASC release (issue 13).
     pub compat: Option<&'static str>,
+    /// `VISUAL` for the session (`EDITOR` and a developer's own `VISUAL` are removed).
+    pub visual: Option<String>,
 }
 
 pub fn binary() -> &'static str {
@@ -143,8 +145,13 @@ impl PtySession {
             "MASC_HTTP_PORT",
             "MASC_BASE_PATH",
             "RUST_LOG",
+            "VISUAL",
+            "EDITOR",
         ] {
             cmd.env_remove(var);
+        }
+        if let Some(visual) = &opts.visual {
+            cmd.env("VISUAL", visual);
         }
 
         let pair = native_pty_system()

@@ -19,6 +19,7 @@ mod view_actor;
 mod view_admission;
 mod view_approvals;
 mod view_board;
+mod view_editor;
 mod view_fetched_states;
 mod view_system;
 mod view_text;

@@ -105,6 +105,9 @@ pub struct Ui {
     pub system: system::SystemUi,
     /// The approvals view, when open (drawn over the surface it was opened from).
     pub approvals: Option<approvals::ApprovalsUi>,
+    /// An edit asked for outside key handling (e.g. when a snapshot to edit arrived): the view
+    /// actor starts it after the message that asked ([`Ui::request_edit`]).
+    pub edit_request: Option<crate::view::editor::EditRequest>,
 }
 
 impl Default for Ui {
@@ -122,6 +125,7 @@ impl Default for Ui {
             board: board::BoardUi::default(),
             system: system::SystemUi::default(),
             approvals: None,
+            edit_request: None,
         }
     }
 }
@@ -134,6 +138,54 @@ impl Ui {
 
     pub fn too_small(&self) -> bool {
         too_small(self.area)
+    }
+
+    /// Asks the view actor to open the operator's editor on `request` once the current
+    /// message is handled; the result goes to the screen the operator is on now
+    /// ([`edit_owner`]), through [`screen::Screen::edited`].
+    pub fn request_edit(&mut self, request: crate::view::editor::EditRequest) {
+        self.edit_request = Some(request);
+    }
+}
+
+/// Where an edit was asked from, and where its result goes: the open chat, the approvals
+/// view, or a surface. An edit whose owner is no longer in front when the editor would open is
+/// cancelled (H-2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditOwner {
+    Chat { workspace: String, keeper: String },
+    Approvals,
+    Surface(Tab),
+}
+
+/// What is in front now.
+pub fn edit_owner(ui: &Ui) -> EditOwner {
+    if let Some(chat) = &ui.chat {
+        EditOwner::Chat {
+            workspace: chat.workspace.clone(),
+            keeper: chat.keeper.clone(),
+        }
+    } else if ui.approvals.is_some() {
+        EditOwner::Approvals
+    } else {
+        EditOwner::Surface(ui.tab)
+    }
+}
+
+/// Hands an edit's result to its owner's continuation.
+pub fn edited(
+    owner: EditOwner,
+    ui: &mut Ui,
+    model: &Model,
+    result: crate::view::editor::EditResult,
+) -> crate::view::command::UiCommand {
+    match owner {
+        EditOwner::Chat { workspace, keeper } => chat::edited(ui, &workspace, &keeper, result),
+        EditOwner::Approvals => {
+            ui.notice = Some(result.notice());
+            crate::view::command::UiCommand::Repaint
+        }
+        EditOwner::Surface(tab) => screen_of(tab).edited(ui, model, result),
     }
 }
 

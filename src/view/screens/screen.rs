@@ -3,6 +3,7 @@
 
 use super::{ProjectionCtx, Ui};
 use crate::view::command::UiCommand;
+use crate::view::editor::EditResult;
 use crate::view::model::Model;
 use crate::view::theme::Theme;
 use crossterm::event::KeyEvent;
@@ -39,6 +40,14 @@ pub trait Screen: Sync {
     /// The footer while [`Screen::typing`] (the field replaces the hints).
     fn typing_footer(&self, _ui: &Ui, _theme: Theme) -> Vec<Span<'static>> {
         Vec::new()
+    }
+
+    /// The result of an `$EDITOR` handoff this surface asked for (`UiCommand::Edit` or
+    /// `Ui::request_edit`). The default shows what happened; a surface that edits something
+    /// matches `result.purpose` and answers with the command that saves it.
+    fn edited(&self, ui: &mut Ui, _model: &Model, result: EditResult) -> UiCommand {
+        ui.notice = Some(result.notice());
+        UiCommand::Repaint
     }
 
     /// Bracketed paste outside a chat; `true` when the UI changed.

@@ -8,15 +8,26 @@
 //! feeds the bytes to crossterm's grammar ([`parse`], vendored) and hands each event to the
 //! caller. End of input (a read of 0 bytes) and any read error other than `EINTR` end the
 //! reader once, with an [`InputEnd`] saying which; the caller turns that into the same
-//! shutdown as `q q`. Nothing here loops without blocking in `read(2)`.
+//! shutdown as `q q`. Nothing here loops without blocking in `poll(2)` or `read(2)`.
+//!
+//! The reader can be parked ([`InputGate`]) while another program owns the terminal (the
+//! operator's `$EDITOR`): it waits for readable input with a bounded `poll(2)` and checks the
+//! gate before every read, so nothing typed into the editor is ever read here.
 
+mod gate;
 mod parse;
+
+pub use gate::InputGate;
 
 use crossterm::event::Event;
 use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, IsTerminal, Read};
 use std::time::Duration;
+
+/// How long one wait for input lasts before the gate is checked again: a paused reader parks
+/// within this bound.
+const POLL_INTERVAL: Duration = Duration::from_millis(25);
 
 /// One read; crossterm's size (a read that fills it means more bytes are waiting).
 const READ_BUFFER: usize = 1024;
@@ -100,16 +111,56 @@ fn open_terminal() -> io::Result<std::fs::File> {
     std::fs::File::open("/dev/tty")
 }
 
+/// Where the reader reads: bytes, and a bounded wait for them.
+pub trait InputSource: Read {
+    /// Waits at most `timeout` for input; `true` when a read would not block (input, end of
+    /// input or an error waiting to be read).
+    fn wait_readable(&mut self, timeout: Duration) -> io::Result<bool>;
+}
+
+impl InputSource for std::fs::File {
+    fn wait_readable(&mut self, timeout: Duration) -> io::Result<bool> {
+        use rustix::event::{PollFd, PollFlags, Timespec, poll};
+        let mut fds = [PollFd::new(self, PollFlags::IN)];
+        let timeout = Timespec {
+            tv_sec: 0,
+            tv_nsec: i64::from(timeout.subsec_nanos()),
+        };
+        match poll(&mut fds, Some(&timeout)) {
+            Ok(n) => Ok(n > 0),
+            Err(rustix::io::Errno::INTR) => Ok(false),
+            Err(e) => Err(io::Error::from(e)),
+        }
+    }
+}
+
 /// Reads `source` until it ends: each parsed event goes to `on_event` (which returns `false`
 /// when nobody listens any more: the reader then stops quietly), and the end of input or the
-/// read error goes to the returned value. Blocks; [`spawn_input_reader`] runs it on a thread.
+/// read error goes to the returned value. Before every read the `gate` is checked: a paused
+/// gate parks the reader (nothing is read) until it is resumed. Blocks;
+/// [`spawn_input_reader`] runs it on a thread.
 pub fn read_events(
-    source: &mut dyn Read,
+    source: &mut dyn InputSource,
+    gate: &InputGate,
     on_event: &mut dyn FnMut(Event) -> bool,
 ) -> Option<InputEnd> {
     let mut parser = InputParser::default();
     let mut buf = [0u8; READ_BUFFER];
     loop {
+        if gate.park_if_paused() && parser.pending() > 0 {
+            // A sequence cut by another program's use of the terminal is not a key.
+            tracing::debug!(target: "masc_tui::terminal", bytes = parser.pending(), "partial sequence dropped at handover");
+            parser = InputParser::default();
+        }
+        match source.wait_readable(POLL_INTERVAL) {
+            Ok(true) => {}
+            Ok(false) => continue,
+            Err(err) => return Some(InputEnd::ReadError(err.to_string())),
+        }
+        if gate.pause_requested() {
+            // Handed over between the wait and the read: the bytes are the other program's.
+            continue;
+        }
         match source.read(&mut buf) {
             Ok(0) => return Some(InputEnd::EndOfInput),
             Ok(n) => {
@@ -129,9 +180,10 @@ pub fn read_events(
     }
 }
 
-/// Starts the reader thread on the terminal. `on_end` runs once, on the reader thread, when
-/// the terminal ends (not when `on_event` stopped the reader).
-pub fn spawn_input_reader<E, F>(mut on_event: E, on_end: F) -> io::Result<()>
+/// Starts the reader thread on the terminal, parked whenever `gate` is paused. `on_end` runs
+/// once, on the reader thread, when the terminal ends (not when `on_event` stopped the
+/// reader). The gate hears the reader's end too (a pause then never waits for it).
+pub fn spawn_input_reader<E, F>(gate: InputGate, mut on_event: E, on_end: F) -> io::Result<()>
 where
     E: FnMut(Event) -> bool + Send + 'static,
     F: FnOnce(InputEnd) + Send + 'static,
@@ -140,7 +192,9 @@ where
     std::thread::Builder::new()
         .name("masc-tui-input".into())
         .spawn(move || {
-            if let Some(end) = read_events(&mut terminal, &mut on_event) {
+            let end = read_events(&mut terminal, &gate, &mut on_event);
+            gate.reader_gone();
+            if let Some(end) = end {
                 tracing::warn!(target: "masc_tui::terminal", end = %end, "terminal input ended");
                 on_end(end);
             }
@@ -154,6 +208,12 @@ mod tests {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     struct Script(VecDeque<io::Result<Vec<u8>>>);
+
+    impl InputSource for Script {
+        fn wait_readable(&mut self, _timeout: Duration) -> io::Result<bool> {
+            Ok(true)
+        }
+    }
 
     impl Read for Script {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -171,7 +231,7 @@ mod tests {
     fn run(steps: Vec<io::Result<Vec<u8>>>) -> (Vec<Event>, Option<InputEnd>) {
         let mut source = Script(steps.into());
         let mut seen = Vec::new();
-        let end = read_events(&mut source, &mut |e| {
+        let end = read_events(&mut source, &InputGate::default(), &mut |e| {
             seen.push(e);
             true
         });
@@ -207,7 +267,7 @@ mod tests {
     fn a_listener_that_is_gone_stops_the_reader_quietly() {
         let mut source = Script(vec![Ok(b"abc".to_vec())].into());
         let mut n = 0;
-        let end = read_events(&mut source, &mut |_| {
+        let end = read_events(&mut source, &InputGate::default(), &mut |_| {
             n += 1;
             false
         });

@@ -10,6 +10,7 @@ use crate::view::composer::slash::{ThinkingChoice, ToolsChoice};
 use crate::view::composer::{
     ComposerAction, PasteStamp, RecallDirection, RecallStep, SlashCommand,
 };
+use crate::view::editor::{EditPurpose, EditRequest};
 use crate::view::model::Model;
 use crate::view::screens::Ui;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -134,6 +135,23 @@ fn next_keeper(chat: &mut ChatUi, model: &Model) -> UiCommand {
     }
 }
 
+/// `Ctrl-X`: the draft goes to the operator's `$EDITOR`; what comes back replaces it (it is
+/// not sent: `Enter` sends). A draft holding pasted blocks (C-68) stays in the composer.
+fn edit_draft(chat: &mut ChatUi) -> UiCommand {
+    if !chat.composer.spills().is_empty() {
+        chat.composer.report_failure(
+            "Ctrl-X: the draft holds pasted blocks; send or clear them first",
+            Instant::now(),
+        );
+        return UiCommand::Repaint;
+    }
+    UiCommand::Edit(EditRequest::new(
+        EditPurpose::ChatMessage,
+        chat.composer.text(),
+        ".md",
+    ))
+}
+
 /// A key the composer left to the screen.
 fn screen_key(chat: &mut ChatUi, model: &Model, key: KeyEvent, page: usize) -> UiCommand {
     if key.modifiers.contains(KeyModifiers::CONTROL) {
@@ -148,6 +166,7 @@ fn screen_key(chat: &mut ChatUi, model: &Model, key: KeyEvent, page: usize) -> U
                 return UiCommand::Repaint;
             }
             KeyCode::Char('g') => return next_keeper(chat, model),
+            KeyCode::Char('x') => return edit_draft(chat),
             _ => return UiCommand::None,
         };
         chat.modes.toggle(toggle);

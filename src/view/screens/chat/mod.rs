@@ -11,7 +11,10 @@
 //! what is left above it, the status line takes the plan's footer row and the composer footer
 //! goes on the screen's footer row.
 
+mod edit;
 pub mod keys;
+
+pub use edit::edited;
 
 pub use crate::view::chat::{
     Activity, ChatEffect, ChatPane, HistoryState, PendingSend, Progress, SendPhase,

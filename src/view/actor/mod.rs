@@ -27,10 +27,27 @@ use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 
-/// Suspends the process with the terminal restored (Ctrl-Z) and re-enters raw mode on resume.
+mod edit;
+
+/// Suspends the process with the terminal restored (Ctrl-Z) and re-enters raw mode on resume;
+/// hands the terminal to another program (the operator's `$EDITOR`) and takes it back.
 pub trait Suspender: Send + Sync + 'static {
     /// Blocks until the process is continued (`fg`).
     fn suspend(&self);
+
+    /// Parks the terminal reader once every byte it already read has been handed on (H-3).
+    /// Blocks (call it off the actor) for about the reader's poll interval; `false` when it
+    /// did not park (the terminal is then not handed over, and the reader reads on).
+    fn park_input(&self) -> bool;
+
+    /// Wakes a parked reader.
+    fn resume_input(&self);
+
+    /// Restores the terminal's modes for another program (the reader stays parked).
+    fn release(&self);
+
+    /// Takes the terminal back (raw mode, alternate screen, paste mode, hidden cursor).
+    fn reclaim(&self);
 }
 
 /// What the view reports to an observer (tests, benches, the timeline): deterministic signals
@@ -58,6 +75,9 @@ pub struct ViewArgs<B: FrameSink> {
     pub observer: Option<mpsc::UnboundedSender<ViewEvent>>,
     /// The inboxes the model drains; the runtime started for this view posts into the same.
     pub inboxes: Inboxes,
+    /// The editor for `$EDITOR` handoffs; `None`: `VISUAL`, `EDITOR`, then `vi`, read at each
+    /// edit.
+    pub editor: Option<crate::view::editor::EditorCommand>,
 }
 
 impl<B: FrameSink> ViewArgs<B> {
@@ -70,6 +90,7 @@ impl<B: FrameSink> ViewArgs<B> {
             suspender: None,
             exit: None,
             observer: None,
+            editor: None,
         }
     }
 }
@@ -90,6 +111,11 @@ pub struct ViewState<B: FrameSink> {
     due_at: Option<Instant>,
     /// The model or UI changed since the last painted frame.
     dirty: bool,
+    /// The `$EDITOR` handoff in progress (`edit.rs`).
+    edit: Option<edit::EditFlow>,
+    /// Numbers each handoff: a late step of an earlier one is ignored.
+    edit_seq: u64,
+    editor: Option<crate::view::editor::EditorCommand>,
 }
 
 /// The view actor, generic over the ratatui backend (tests use `TestBackend`).
@@ -136,6 +162,9 @@ impl<B: FrameSink> Actor for ViewActor<B> {
             due_now: false,
             due_at: None,
             dirty: true,
+            edit: None,
+            edit_seq: 0,
+            editor: args.editor,
         };
         // The fresh schedule holds a pending Force: the first frame.
         state.arm(&myself);
@@ -158,7 +187,11 @@ impl<B: FrameSink> Actor for ViewActor<B> {
             }
             ViewMsg::FrameDue => state.on_frame_due(&myself),
             ViewMsg::ReadAged(inbox) => state.on_read_aged(&myself, inbox),
+            ViewMsg::Edit(step) => state.on_edit_msg(&myself, step),
             ViewMsg::Shutdown => state.finish(&myself, ExitCause::Shutdown),
+        }
+        if let Some(request) = state.ui.edit_request.take() {
+            state.start_edit(&myself, request);
         }
         state.schedule_work_prep(&myself);
         state.report(ViewEvent::Handled(kind));
@@ -177,6 +210,8 @@ fn msg_kind(msg: &ViewMsg) -> &'static str {
         ViewMsg::WorkPrepared(_) => "work_prepared",
         ViewMsg::FrameDue => "frame_due",
         ViewMsg::ReadAged(_) => "read_aged",
+        ViewMsg::Edit(crate::view::editor::EditMsg::Parked { .. }) => "editor_parked",
+        ViewMsg::Edit(crate::view::editor::EditMsg::Exited { .. }) => "editor_exited",
         ViewMsg::Shutdown => "shutdown",
     }
 }
@@ -300,6 +335,11 @@ impl<B: FrameSink> ViewState<B> {
     }
 
     fn paint(&mut self, kind: FrameRequest) {
+        if self.terminal_handed_over() {
+            // The editor owns the terminal; the frame after it comes back is a full one.
+            self.dirty = true;
+            return;
+        }
         if kind == FrameRequest::Force {
             self.presenter.invalidate();
         } else if !self.dirty {
@@ -325,62 +365,70 @@ impl<B: FrameSink> ViewState<B> {
                 self.ui.area = Rect::new(0, 0, width, height);
                 self.want(myself, FrameRequest::Force);
             }
-            Event::Key(key) => match handle_key(&mut self.ui, &self.model, key) {
-                UiCommand::None => {}
-                UiCommand::Repaint => self.want(myself, FrameRequest::Input),
-                UiCommand::Refresh(source) => {
-                    self.ui.notice = Some(self.demand(&source).into());
-                    self.want(myself, FrameRequest::Input);
+            Event::Key(key) => {
+                if key.code == crossterm::event::KeyCode::Esc && self.escape_pending_edit() {
+                    // H-2: Esc before the editor opened cancels the edit, nothing else.
+                    return;
                 }
-                UiCommand::Chat(cmd) => {
-                    let chat = self
-                        .sources
-                        .get(&crate::actors::chat::CHAT_HUB)
-                        .and_then(|h| h.commands::<crate::actors::chat::ChatCommand>());
-                    let saves = self
-                        .sources
-                        .get(&crate::actors::saves::SAVES)
-                        .and_then(|h| h.commands::<crate::actors::saves::SaveCommand>());
-                    let hubs = screens::chat::ChatHandles {
-                        chat: chat.as_ref(),
-                        saves: saves.as_ref(),
-                    };
-                    self.ui.notice = screens::chat::dispatch(
-                        cmd,
-                        &mut self.model,
-                        &mut self.ui,
-                        hubs,
-                        self.theme,
-                    );
-                    self.want(myself, FrameRequest::Input);
-                }
-                UiCommand::Work(cmd) => {
-                    self.model.work.on_command(&cmd);
-                    if let Some(notice) = self.work_command(cmd) {
-                        self.ui.notice = Some(notice.into());
-                    }
-                    self.want(myself, FrameRequest::Input);
-                }
-                UiCommand::Board(cmd) => {
-                    self.model.board.on_command(&cmd);
-                    if let Some(notice) = self.board_command(cmd) {
-                        self.ui.notice = Some(notice.into());
-                    }
-                    self.want(myself, FrameRequest::Input);
-                }
-                UiCommand::Decide(intent) => {
-                    self.ui.notice = self.decide(intent).map(str::to_string);
-                    self.want(myself, FrameRequest::Input);
-                }
-                UiCommand::Quit(cause) => self.finish(myself, cause),
-                UiCommand::Suspend => self.suspend(myself),
-            },
+                let cmd = handle_key(&mut self.ui, &self.model, key);
+                self.on_command(myself, cmd);
+            }
             Event::Paste(text) => {
                 if super::keys::handle_paste(&mut self.ui, &self.model, &text) {
                     self.want(myself, FrameRequest::Input);
                 }
             }
             Event::FocusGained | Event::FocusLost | Event::Mouse(_) => {}
+        }
+    }
+
+    /// Runs what a key (or an edit's continuation) asked for.
+    fn on_command(&mut self, myself: &ActorRef<ViewMsg>, cmd: UiCommand) {
+        match cmd {
+            UiCommand::None => {}
+            UiCommand::Repaint => self.want(myself, FrameRequest::Input),
+            UiCommand::Refresh(source) => {
+                self.ui.notice = Some(self.demand(&source).into());
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Chat(cmd) => {
+                let chat = self
+                    .sources
+                    .get(&crate::actors::chat::CHAT_HUB)
+                    .and_then(|h| h.commands::<crate::actors::chat::ChatCommand>());
+                let saves = self
+                    .sources
+                    .get(&crate::actors::saves::SAVES)
+                    .and_then(|h| h.commands::<crate::actors::saves::SaveCommand>());
+                let hubs = screens::chat::ChatHandles {
+                    chat: chat.as_ref(),
+                    saves: saves.as_ref(),
+                };
+                self.ui.notice =
+                    screens::chat::dispatch(cmd, &mut self.model, &mut self.ui, hubs, self.theme);
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Work(cmd) => {
+                self.model.work.on_command(&cmd);
+                if let Some(notice) = self.work_command(cmd) {
+                    self.ui.notice = Some(notice.into());
+                }
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Board(cmd) => {
+                self.model.board.on_command(&cmd);
+                if let Some(notice) = self.board_command(cmd) {
+                    self.ui.notice = Some(notice.into());
+                }
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Decide(intent) => {
+                self.ui.notice = self.decide(intent).map(str::to_string);
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Edit(request) => self.start_edit(myself, request),
+            UiCommand::Quit(cause) => self.finish(myself, cause),
+            UiCommand::Suspend => self.suspend(myself),
         }
     }
 

@@ -1,0 +1,72 @@
+//! What comes back from `Ctrl-X` (the draft in the operator's `$EDITOR`): an edited text
+//! becomes the draft of the chat it was opened from — never sent by itself. Anything else
+//! leaves the draft as it was and says why on the composer's footer.
+
+use super::Ui;
+use crate::protocol::admission::WorkspaceId;
+use crate::view::command::UiCommand;
+use crate::view::composer::paste::clean_foreign_text;
+use crate::view::composer::{Draft, DraftKey};
+use crate::view::editor::{EditOutcome, EditPurpose, EditResult};
+use std::time::Instant;
+
+/// The continuation of an edit asked for while this chat was in front.
+pub fn edited(ui: &mut Ui, workspace: &str, keeper: &str, result: EditResult) -> UiCommand {
+    let now = Instant::now();
+    let same_chat = ui
+        .chat
+        .as_ref()
+        .is_some_and(|c| c.keeper == keeper && c.workspace == workspace);
+    let text = match (&result.purpose, &result.outcome) {
+        (EditPurpose::ChatMessage, EditOutcome::Edited(text)) => draft_text(text),
+        _ => {
+            match ui.chat.as_mut().filter(|_| same_chat) {
+                Some(chat) => chat.composer.report_failure(result.notice(), now),
+                None => ui.notice = Some(result.notice()),
+            }
+            return UiCommand::Repaint;
+        }
+    };
+    match ui.chat.as_mut().filter(|_| same_chat) {
+        Some(chat) => chat.composer.set_text(&text),
+        None => {
+            // The chat closed while the editor was open (a withdrawal): the text is kept as
+            // that Keeper's draft, as navigation keeps drafts.
+            let cursor = text.len();
+            ui.drafts.put(
+                DraftKey::new(WorkspaceId(workspace.to_string()), keeper),
+                Draft {
+                    text,
+                    cursor,
+                    spills: Vec::new(),
+                },
+            );
+            ui.notice = Some(format!(
+                "edited text kept as the draft for {}",
+                crate::view::text::sanitize(keeper)
+            ));
+        }
+    }
+    UiCommand::Repaint
+}
+
+/// Editors end a file with a newline; a message does not. Control characters other than
+/// newlines become spaces, as for a paste.
+fn draft_text(text: &str) -> String {
+    let text = text.strip_suffix('\n').unwrap_or(text);
+    let text = text.strip_suffix('\r').unwrap_or(text);
+    clean_foreign_text(text).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_editors_final_newline_and_control_bytes_do_not_reach_the_draft() {
+        assert_eq!(draft_text("hello\n"), "hello");
+        assert_eq!(draft_text("a\nb\n\n"), "a\nb\n");
+        assert_eq!(draft_text("x\x1b[2Jy"), clean_foreign_text("x\x1b[2Jy"));
+        assert!(!draft_text("x\x1b[2Jy").contains('\x1b'));
+    }
+}
