@@ -159,6 +159,11 @@ fn bench_requests(c: &mut Criterion) {
     group.bench_function("task_history_page_200_rows", |b| {
         b.iter(|| TaskHistoryPage::decode_for(black_box(&history), &history_req, &[]).unwrap())
     });
+    // The floor: serde_json reading the same bytes into an untyped value (issue 15 compares
+    // the echo-checked decode with it).
+    group.bench_function("task_history_page_serde_json_value_only", |b| {
+        b.iter(|| serde_json::from_slice::<serde_json::Value>(black_box(&history)).unwrap())
+    });
     group.throughput(Throughput::Bytes(names.len() as u64));
     group.bench_function("connector_names_page_500", |b| {
         b.iter(|| ConnectorNamesPage::decode_for(black_box(&names), &names_req).unwrap())

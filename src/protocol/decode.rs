@@ -95,7 +95,20 @@ pub trait WireDecode: Sized {
 }
 
 /// serde decode with the path of the failing field and a classified kind.
+///
+/// Fast path first: plain `serde_json::from_slice`, which is what serde reads at full speed.
+/// Only a body that fails it is decoded again through `serde_path_to_error` to name the path
+/// and kind of the failure, so a refused body costs two parses and an accepted one costs one,
+/// and both give exactly what the tracked decode alone gave (issue 15).
 pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, DecodeError> {
+    match serde_json::from_slice::<T>(bytes) {
+        Ok(value) => Ok(value),
+        Err(_) => decode_json_tracked(bytes),
+    }
+}
+
+/// The tracked decode: names the path and kind of a failure (the slow path of [`decode_json`]).
+fn decode_json_tracked<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, DecodeError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let result: Result<T, _> = serde_path_to_error::deserialize(&mut de);
     match result {
@@ -114,7 +127,15 @@ pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, DecodeError> 
 /// [`decode_json`] for a body that must be a JSON object: any other JSON value (an array
 /// where an envelope is expected) is `WrongType` at the root, not a serde length error.
 pub fn decode_json_object<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, DecodeError> {
-    let value: serde_json::Value = decode_json(bytes)?;
+    // Fast path: an object decoded straight into `T`. Whatever it accepts, the path below
+    // accepts with the same value (a duplicate key is the one difference, and it only makes
+    // the fast path refuse); anything it refuses is judged by the path below.
+    if first_byte(bytes) == Some(b'{')
+        && let Ok(value) = serde_json::from_slice::<T>(bytes)
+    {
+        return Ok(value);
+    }
+    let value: serde_json::Value = decode_json_tracked(bytes)?;
     if !value.is_object() {
         return Err(DecodeError::new(
             DecodeErrorKind::WrongType,
@@ -125,8 +146,20 @@ pub fn decode_json_object<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Decode
     decode_value(&value)
 }
 
+/// The first byte of a body that is not JSON whitespace.
+pub fn first_byte(bytes: &[u8]) -> Option<u8> {
+    bytes
+        .iter()
+        .copied()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
 /// Decode from an already parsed value (used by decoders that look at the shape first).
 pub fn decode_value<T: DeserializeOwned>(value: &serde_json::Value) -> Result<T, DecodeError> {
+    // Fast path as in [`decode_json`]: the tracked decode only names a failure.
+    if let Ok(v) = T::deserialize(value) {
+        return Ok(v);
+    }
     let result: Result<T, _> = serde_path_to_error::deserialize(value);
     result.map_err(|err| {
         let path = render_path(&err.path().to_string());

@@ -4,7 +4,7 @@ use super::decode::{DecodeError, DecodeErrorKind, WireDecode, decode_value};
 use serde::{Deserialize, Serialize};
 
 /// `surface_status` vocabulary of a roster row. Anything else refuses that row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum KeeperStatus {
     Active,
@@ -182,7 +182,7 @@ impl KeeperRoster {
 }
 
 #[derive(Deserialize)]
-struct RosterWire {
+struct RosterWire<R> {
     count: u64,
     total: u64,
     #[serde(default)]
@@ -190,12 +190,39 @@ struct RosterWire {
     truncated: bool,
     #[serde(default)]
     candle: Option<Candle>,
-    keepers: Vec<serde_json::Value>,
+    keepers: Vec<R>,
 }
 
 impl WireDecode for KeeperRoster {
     fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
-        let wire: RosterWire = super::decode::decode_json(bytes)?;
+        // Fast path (issue 15): every row typed straight from the body. When it succeeds each
+        // row is exactly what the per-row decode below gives it; a body with any refused row
+        // (or any other failure) takes the per-row path, which says which row and why.
+        if let Ok(wire) = serde_json::from_slice::<RosterWire<KeeperRow>>(bytes)
+            && wire.count == wire.keepers.len() as u64
+        {
+            let candle_ready = matches!(wire.candle, Some(Candle::Ready { .. }));
+            if !candle_ready
+                || wire
+                    .keepers
+                    .iter()
+                    .all(|r| r.candle_balance_milli.is_some())
+            {
+                return Ok(Self {
+                    count: wire.count,
+                    total: wire.total,
+                    limit: wire.limit,
+                    truncated: wire.truncated,
+                    candle: wire.candle,
+                    rows: wire
+                        .keepers
+                        .into_iter()
+                        .map(|row| KeeperRowSlot::Row(Box::new(row)))
+                        .collect(),
+                });
+            }
+        }
+        let wire: RosterWire<serde_json::Value> = super::decode::decode_json(bytes)?;
         if wire.count != wire.keepers.len() as u64 {
             return Err(DecodeError::new(
                 DecodeErrorKind::CountMismatch,

@@ -41,7 +41,7 @@ pub fn percentile(sorted: &[u64], p: u32) -> Option<u64> {
     sorted.get(idx).copied()
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SourceReport {
     pub source: String,
     pub dispatched: u64,
@@ -57,15 +57,74 @@ pub struct SourceReport {
     pub unfinished: u64,
     pub dispatch_to_worker_return: Latency,
     pub worker_return_to_admit: Latency,
+    /// Dispatches per minute over the trace's span (`None` for a span under a second).
+    pub dispatched_per_minute: Option<f64>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// The HTTP reads of one route family (the client's `masc_tui::request` events, issue 15).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RouteRequests {
+    pub route: String,
+    pub requests: u64,
+    /// Answered 304 (nothing sent but headers).
+    pub not_modified: u64,
+    /// Answered neither 2xx nor 304.
+    pub failed: u64,
+    /// Response body bytes.
+    pub bytes: u64,
+    /// Over the trace's span (`None` for a span under a second).
+    pub per_minute: Option<f64>,
+    pub bytes_per_minute: Option<f64>,
+    /// Hand-off to the decode pool until the value was back (G-8), decoded bodies only.
+    pub decode_wait: Latency,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Report {
     pub sources: Vec<SourceReport>,
+    /// HTTP reads per route family, with rates per minute.
+    pub requests: Vec<RouteRequests>,
     pub stage_records: u64,
+    /// `masc_tui::request` events (not counted in `other_lines`).
+    pub request_lines: u64,
     pub other_lines: u64,
     pub unparsed_lines: u64,
     pub processes: u64,
+    /// Microseconds between the first and the last line of each process, summed.
+    pub span_us: u64,
+}
+
+/// The client's per-read event target (`protocol::client::REQUEST_TARGET`).
+const REQUEST_TARGET: &str = "masc_tui::request";
+
+/// `count` per minute over `span_us` (`None` under a second of trace).
+fn per_minute(count: u64, span_us: u64) -> Option<f64> {
+    (span_us >= 1_000_000).then(|| count as f64 * 60_000_000.0 / span_us as f64)
+}
+
+#[derive(Default)]
+struct RouteTally {
+    requests: u64,
+    not_modified: u64,
+    failed: u64,
+    bytes: u64,
+    waits: Vec<u64>,
+}
+
+impl RouteTally {
+    fn add(&mut self, fields: &serde_json::Value) {
+        let number = |k: &str| fields.get(k).and_then(serde_json::Value::as_u64);
+        self.requests += 1;
+        match number("status") {
+            Some(304) => self.not_modified += 1,
+            Some(s) if (200..300).contains(&s) => {}
+            _ => self.failed += 1,
+        }
+        self.bytes += number("bytes").unwrap_or(0);
+        if let Some(wait) = number("decode_wait_us") {
+            self.waits.push(wait);
+        }
+    }
 }
 
 type TicketKey = (Option<u32>, String, u64);
@@ -85,6 +144,8 @@ pub fn read_report(input: impl BufRead) -> std::io::Result<Report> {
     let mut per_source: BTreeMap<String, SourceReport> = BTreeMap::new();
     let mut tickets: HashMap<TicketKey, TicketTimes> = HashMap::new();
     let mut processes = std::collections::BTreeSet::new();
+    let mut routes: BTreeMap<String, RouteTally> = BTreeMap::new();
+    let mut spans: HashMap<Option<u32>, (u64, u64)> = HashMap::new();
 
     // Lines are read as bytes: a line that is not UTF-8 is an unparsed line, never the end of
     // the report (a hostile or torn trace still reports everything else).
@@ -101,6 +162,16 @@ pub fn read_report(input: impl BufRead) -> std::io::Result<Report> {
             report.unparsed_lines += 1;
             continue;
         };
+        if let Some(ts) = value.get("ts_us").and_then(serde_json::Value::as_u64) {
+            let pid = value
+                .get("pid")
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|p| u32::try_from(p).ok())
+                .or(current_pid);
+            let span = spans.entry(pid).or_insert((ts, ts));
+            span.0 = span.0.min(ts);
+            span.1 = span.1.max(ts);
+        }
         if value.get("kind").and_then(|k| k.as_str()) == Some("process") {
             current_pid = value
                 .get("pid")
@@ -110,7 +181,18 @@ pub fn read_report(input: impl BufRead) -> std::io::Result<Report> {
             continue;
         }
         if value.get("stage").is_none() {
-            report.other_lines += 1;
+            if value.get("target").and_then(|t| t.as_str()) == Some(REQUEST_TARGET) {
+                let fields = value.get("fields").cloned().unwrap_or_default();
+                let route = fields
+                    .get("route")
+                    .and_then(|r| r.as_str())
+                    .unwrap_or("unspecified")
+                    .to_string();
+                routes.entry(route).or_default().add(&fields);
+                report.request_lines += 1;
+            } else {
+                report.other_lines += 1;
+            }
             continue;
         }
         let Ok(mut record) = serde_json::from_value::<StageRecord>(value) else {
@@ -155,7 +237,25 @@ pub fn read_report(input: impl BufRead) -> std::io::Result<Report> {
         entry.worker_return_to_admit =
             Latency::from_samples(to_admit.remove(source).unwrap_or_default());
     }
+    report.span_us = spans.values().map(|(a, b)| b - a).sum();
+    let span = report.span_us;
+    for entry in per_source.values_mut() {
+        entry.dispatched_per_minute = per_minute(entry.dispatched, span);
+    }
     report.sources = per_source.into_values().collect();
+    report.requests = routes
+        .into_iter()
+        .map(|(route, t)| RouteRequests {
+            route,
+            requests: t.requests,
+            not_modified: t.not_modified,
+            failed: t.failed,
+            bytes: t.bytes,
+            per_minute: per_minute(t.requests, span),
+            bytes_per_minute: per_minute(t.bytes, span),
+            decode_wait: Latency::from_samples(t.waits),
+        })
+        .collect();
     report.processes = processes.len() as u64;
     Ok(report)
 }
@@ -228,12 +328,20 @@ fn counts(map: &BTreeMap<String, u64>) -> String {
         .join(" ")
 }
 
-/// Plain-text rendering, one block per source.
+fn rate(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}"))
+}
+
+/// Plain-text rendering, one block per source, then the HTTP reads per route.
 pub fn render_text(report: &Report) -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "{} stage records from {} process(es); {} other lines, {} unparsed\n",
         report.stage_records, report.processes, report.other_lines, report.unparsed_lines
+    ));
+    out.push_str(&format!(
+        "trace span {:.1} s\n",
+        report.span_us as f64 / 1_000_000.0
     ));
     for s in &report.sources {
         let rejected: u64 = s.rejected.values().sum();
@@ -265,6 +373,35 @@ pub fn render_text(report: &Report) -> String {
             ms(s.worker_return_to_admit.p95_us),
             s.worker_return_to_admit.pairs
         ));
+        out.push_str(&format!(
+            "  dispatches per minute {}\n",
+            rate(s.dispatched_per_minute)
+        ));
+    }
+    if !report.requests.is_empty() {
+        let total: u64 = report.requests.iter().map(|r| r.requests).sum();
+        let bytes: u64 = report.requests.iter().map(|r| r.bytes).sum();
+        out.push_str(&format!(
+            "\nHTTP reads per route ({} requests, {} body bytes; {} per minute, {} bytes per minute)\n",
+            total,
+            bytes,
+            rate(per_minute(total, report.span_us)),
+            rate(per_minute(bytes, report.span_us)),
+        ));
+        for r in &report.requests {
+            out.push_str(&format!(
+                "  {:<28} {:>6} req  {:>7}/min  304 {:>5}  failed {:>4}  {:>9} B  {:>9} B/min  decode_wait ms p50 {} p95 {}\n",
+                r.route,
+                r.requests,
+                rate(r.per_minute),
+                r.not_modified,
+                r.failed,
+                r.bytes,
+                rate(r.bytes_per_minute),
+                ms(r.decode_wait.p50_us),
+                ms(r.decode_wait.p95_us),
+            ));
+        }
     }
     out
 }

@@ -25,7 +25,17 @@ pub fn grapheme_width(g: &str) -> usize {
 
 /// Display width of a (sanitised) string in terminal cells.
 pub fn display_width(text: &str) -> usize {
+    // Printable ASCII is one grapheme of one cell per byte: the common case needs no
+    // segmentation (issue 15; same answer, tested below).
+    if is_printable_ascii(text) {
+        return text.len();
+    }
     text.graphemes(true).map(grapheme_width).sum()
+}
+
+/// Every byte is printable ASCII (space to `~`).
+fn is_printable_ascii(text: &str) -> bool {
+    text.bytes().all(|b| (0x20..0x7f).contains(&b))
 }
 
 /// Cuts `text` to at most `max` cells, appending [`ELLIPSIS`] when something was cut. A wide
@@ -168,6 +178,20 @@ mod tests {
         assert_eq!(display_width("한글"), 4);
         assert_eq!(display_width("🙂"), 2);
         assert_eq!(display_width("e\u{301}"), 1);
+    }
+
+    /// The printable-ASCII fast path of `display_width` gives what grapheme segmentation gives.
+    #[test]
+    fn c70_ascii_fast_path_matches_segmentation() {
+        let printable: String = (0x20u8..0x7f).map(char::from).collect();
+        for text in [printable.as_str(), "", " ", "a b", "~~~", "rebased on main"] {
+            assert!(is_printable_ascii(text));
+            let segmented: usize = text.graphemes(true).map(grapheme_width).sum();
+            assert_eq!(display_width(text), segmented, "{text:?}");
+        }
+        for text in ["a\tb", "a\u{7f}", "é", "e\u{301}", "한", "a\r\nb"] {
+            assert!(!is_printable_ascii(text), "{text:?}");
+        }
     }
 
     #[test]

@@ -138,3 +138,56 @@ async fn d6_a_failed_page_keeps_the_earlier_pages_and_the_siblings() {
     );
     rig.finish().await;
 }
+
+/// The number of name-page dispatches recorded so far (every chain).
+fn names_dispatches(rig: &Rig) -> usize {
+    rig.recorder
+        .records_where(|r| r.source.starts_with("connector_names") && r.stage == "dispatch")
+        .len()
+}
+
+/// Waits for the next admitted status list no earlier wait looked at.
+async fn next_status(rig: &mut Rig) {
+    rig.view
+        .wait_slot(|e: &Event| {
+            matches!(
+                e,
+                SlotEvent::Observed(_, SystemObservation::ConnectorsStatus(Ok(_)))
+            )
+        })
+        .await
+        .expect("a status list");
+}
+
+/// D-5, D-14, issue 15 (a quiet idle): a cadence status read of an unchanged status (same
+/// connectors, same bindings) leaves the admitted name chains standing — no name page is read
+/// again — while the operator's explicit refresh reads the names again.
+#[tokio::test]
+async fn d5_an_unchanged_status_does_not_reread_the_names_but_a_refresh_does() {
+    use masc_tui::actors::contract::{DemandKind, SourceControl};
+    let mut rig = rig_with(FaultPlan::none()).await;
+    for scope in ["server", "channel", "person"] {
+        chain_settled(&mut rig, &key("discord", scope)).await;
+    }
+    let settled = names_dispatches(&rig);
+    assert!(settled >= 3, "every chain read: {settled}");
+    let handle = rig
+        .source_handle(masc_tui::actors::system::CONNECTORS)
+        .await;
+    for _ in 0..2 {
+        handle.send_control(SourceControl::Demand(DemandKind::Cadence));
+        next_status(&mut rig).await;
+    }
+    // Dispatches follow a status in the same turn of the source, before its next status
+    // read: two more statuses were observed and no name page was dispatched.
+    assert_eq!(names_dispatches(&rig), settled, "names not re-read");
+    handle.send_control(SourceControl::Demand(DemandKind::Explicit));
+    next_status(&mut rig).await;
+    rig.dispatched_of::<SystemSlot, SystemObservation>(&key("discord", "channel"))
+        .await;
+    assert!(
+        names_dispatches(&rig) > settled,
+        "a refresh reads the names again"
+    );
+    rig.finish().await;
+}

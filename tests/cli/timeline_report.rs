@@ -239,3 +239,60 @@ fn the_cli_prints_the_report_as_json_and_text() {
         .unwrap();
     assert!(!missing.status.success());
 }
+
+/// Issue 15 (idle network, G-8): the client's one event per HTTP read is counted per route
+/// family with its 304s, failures, body bytes and rates per minute over the trace's span, and
+/// the decode wait of decoded bodies; it is neither a stage record nor an "other" line.
+#[test]
+fn issue15_requests_per_route_per_minute_and_decode_wait() {
+    fn read(ts: u64, route: &str, status: u16, bytes: u64, wait: Option<u64>) -> String {
+        let timing = wait.map_or(String::new(), |w| {
+            format!(r#","decode_wait_us":{w},"decode_us":{}"#, w / 2)
+        });
+        format!(
+            r#"{{"ts_us":{ts},"pid":7,"level":"INFO","target":"masc_tui::request","message":"read","fields":{{"route":"{route}","status":{status},"bytes":{bytes},"conditional":true{timing}}}}}"#
+        )
+    }
+    let mut lines = vec![r#"{"kind":"process","pid":7,"ts_us":0}"#.to_string()];
+    // Two minutes of trace: 6 roster reads (4 of them 304), 2 health reads (one failed).
+    for i in 0..6u64 {
+        let (status, bytes, wait) = if i < 2 {
+            (200, 1000, Some(400 + i * 100))
+        } else {
+            (304, 0, None)
+        };
+        lines.push(read(i * 20_000_000, "gate_keepers", status, bytes, wait));
+    }
+    lines.push(read(30_000_000, "health", 200, 300, Some(50)));
+    lines.push(read(60_000_000, "health", 503, 10, None));
+    lines.push(line(70_000_000, 7, "dispatch", "keepers_roster", 1, ""));
+    lines.push(
+        r#"{"ts_us":120000000,"pid":7,"level":"INFO","target":"masc_tui::other","message":"x"}"#
+            .to_string(),
+    );
+    let r = report_of(&lines);
+    assert_eq!(r.span_us, 120_000_000);
+    assert_eq!((r.request_lines, r.other_lines, r.stage_records), (8, 1, 1));
+    let roster = r
+        .requests
+        .iter()
+        .find(|q| q.route == "gate_keepers")
+        .unwrap();
+    assert_eq!(
+        (
+            roster.requests,
+            roster.not_modified,
+            roster.failed,
+            roster.bytes
+        ),
+        (6, 4, 0, 2000)
+    );
+    assert_eq!(roster.per_minute, Some(3.0));
+    assert_eq!(roster.bytes_per_minute, Some(1000.0));
+    assert_eq!(roster.decode_wait.pairs, 2);
+    let health = r.requests.iter().find(|q| q.route == "health").unwrap();
+    assert_eq!((health.requests, health.failed, health.bytes), (2, 1, 310));
+    assert_eq!(r.sources[0].dispatched_per_minute, Some(0.5));
+    let text = render_text(&r);
+    assert!(text.contains("HTTP reads per route (8 requests, 2310 body bytes; 4.0 per minute"));
+}

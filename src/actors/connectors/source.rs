@@ -9,6 +9,10 @@
 //!   cadence does not loop a failed chain (D-14) — the next status read restarts it.
 //! - Withdrawal retires every read (G-6); the status is standing, so the next confirmation
 //!   reads it again and the chains follow.
+//! - A quiet idle (issue 15): a cadence status read restarts the chains only when the status
+//!   says the connectors or their bindings changed ([`ChainsBasis`]), when a chain failed
+//!   (D-14: the next status read restarts it), after an identity change, or after an explicit
+//!   demand (the operator's refresh). An unchanged status leaves the admitted names standing.
 
 use super::chain::{NamesChain, SCOPES, chain_key, chain_slot, page_reader};
 use crate::actors::contract::{
@@ -22,7 +26,7 @@ use crate::actors::read::{
 };
 use crate::actors::system::{CONNECTORS, SystemObservation, SystemSlot};
 use crate::protocol::client::WorkspaceClient;
-use crate::protocol::connectors::ConnectorStatusList;
+use crate::protocol::connectors::{ConnectorRow, ConnectorStatusList};
 use futures::future::BoxFuture;
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
 use std::sync::Arc;
@@ -60,12 +64,37 @@ pub struct ConnectorsState {
     chains: Owner,
     cadence: CadenceTimer<Msg>,
     fault_drills: bool,
+    /// What the running chains were started from; `None` restarts them at the next status.
+    chains_basis: Option<ChainsBasis>,
+}
+
+/// What of a status list the name chains depend on: each listed connector and its configured
+/// bindings, in list order. Another value means the chains are read again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainsBasis(Vec<(String, Vec<(String, String)>)>);
+
+impl ChainsBasis {
+    pub fn of(list: &ConnectorStatusList) -> Self {
+        Self(
+            list.connectors()
+                .map(|row: &ConnectorRow| {
+                    let bindings = row
+                        .configured_bindings
+                        .iter()
+                        .map(|b| (b.channel_id.clone(), b.keeper_name.clone()))
+                        .collect();
+                    (row.connector_id.clone(), bindings)
+                })
+                .collect(),
+        )
+    }
 }
 
 impl ConnectorsState {
     /// A status list was forwarded: the previous chains are retired and one fresh chain per
     /// (listed connector, scope) starts (D-1, D-5).
     fn restart_chains(&mut self, myself: &ActorRef<Msg>, list: &ConnectorStatusList) {
+        self.chains_basis = Some(ChainsBasis::of(list));
         self.chains.retire_all("superseded_by_status");
         let mut owner: Owner =
             ReadOwner::new(self.outlet.clone(), myself.clone(), self.client.clone());
@@ -101,7 +130,9 @@ impl ConnectorsState {
                     _ => None,
                 };
                 let outcome = self.status.worker_returned(ret);
-                if let (ReturnOutcome::Forwarded { .. }, Some(list)) = (&outcome, list) {
+                if let (ReturnOutcome::Forwarded { .. }, Some(list)) = (&outcome, list)
+                    && self.chains_basis.as_ref() != Some(&ChainsBasis::of(&list))
+                {
                     self.restart_chains(myself, &list);
                 }
                 outcome.completed()
@@ -113,6 +144,10 @@ impl ConnectorsState {
                     }
                     _ => None,
                 };
+                if admitted.is_none() {
+                    // D-14: a failed chain is restarted by the next status read.
+                    self.chains_basis = None;
+                }
                 let outcome = self.chains.worker_returned(ret);
                 // D-1: the next page only after this one was forwarded, with its cursor.
                 if let (ReturnOutcome::Forwarded { .. }, Some(chain)) = (&outcome, admitted)
@@ -155,6 +190,7 @@ impl Actor for ConnectorsSource {
             chains,
             cadence: CadenceTimer::new(args.cadence),
             fault_drills: ctx.fault_drills,
+            chains_basis: None,
         })
     }
 
@@ -167,9 +203,14 @@ impl Actor for ConnectorsSource {
         match msg {
             // The status is the demanded read; chains follow each admitted status.
             SourceMsg::Control(SourceControl::Demand(kind)) => {
+                if kind == DemandKind::Explicit {
+                    // The operator's refresh reads the names again too.
+                    state.chains_basis = None;
+                }
                 state.status.demand(&SystemSlot::ConnectorsStatus, kind);
             }
             SourceMsg::Control(SourceControl::Identity(identity)) => {
+                state.chains_basis = None;
                 state.status.identity(&identity);
                 state.chains.identity(&identity);
                 if state.status.authority().is_none() {

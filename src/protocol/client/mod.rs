@@ -47,8 +47,14 @@ pub const AGENT_HEADER: &str = "x-masc-agent";
 pub const AGENT_NAME: &str = "masc-tui";
 /// Error bodies kept in `ClientError::Status` are cut to this many bytes.
 pub const ERROR_BODY_LIMIT: usize = 2048;
-/// Bodies larger than this are decoded on the blocking pool, off the caller (G-8).
-pub const OFFLOAD_DECODE_ABOVE: usize = 64 * 1024;
+/// Bodies larger than this are decoded on the blocking pool, off the caller (G-8). Since
+/// issue 15 that is every body: decode never runs on the caller's task.
+pub const OFFLOAD_DECODE_ABOVE: usize = 0;
+
+/// The tracing target of the one event per HTTP read (`route`, `status`, `bytes`,
+/// `conditional`, and for a decoded 200 `decode_wait_us` / `decode_us`); the timeline report
+/// counts requests per minute per route from it.
+pub const REQUEST_TARGET: &str = "masc_tui::request";
 
 /// Where the bearer token comes from; re-read on 401 (§1.3).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -457,7 +463,8 @@ impl WorkspaceClient {
         self.inner.cache.len()
     }
 
-    /// `GET /health` (§3): never conditional, no expected root, no receipt check.
+    /// `GET /health` (§3): unconditional, no expected root, no receipt check (the write
+    /// pre-check of §2.4 and `doctor` use this one).
     pub async fn health(&self) -> Result<Health, ClientError> {
         let request = ReadRequest {
             target: "/health",
@@ -469,12 +476,16 @@ impl WorkspaceClient {
         let status = response.status().as_u16();
         let body = read_body(response, deadline).await?;
         if !(200..300).contains(&status) {
+            note_request("/health", status, body.len(), false, None);
             return Err(ClientError::Status {
                 status,
                 body: cut_body(&body, ERROR_BODY_LIMIT),
             });
         }
-        let health = Health::decode(&body).map_err(ClientError::Decode)?;
+        let bytes = body.len();
+        let (decoded, timing) = decode_off_caller_with(body, Health::decode).await;
+        note_request("/health", status, bytes, false, Some(timing));
+        let health = decoded?;
         self.note_server(&health);
         Ok(health)
     }
@@ -648,29 +659,85 @@ pub(crate) async fn read_body(
         .map_err(|e| read_transport_error(&e))
 }
 
-/// Decode a body with the caller's decoder; large bodies go to the blocking pool so the
-/// caller's task stays free (G-8).
+/// How long one decode took: `wait` from handing the body to the pool until the value was
+/// back on the caller (pool wait, decode and return: the `decode_wait` of G-8), `run` the
+/// decoder alone.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DecodeTiming {
+    pub wait: std::time::Duration,
+    pub run: std::time::Duration,
+}
+
+/// Decode a body with the caller's decoder on the blocking pool, so the caller's task never
+/// runs a JSON decode or a projection (G-8). Returns the result and its [`DecodeTiming`].
 pub(crate) async fn decode_off_caller_with<T, F>(
     body: bytes::Bytes,
     decode: F,
-) -> Result<T, ClientError>
+) -> (Result<T, ClientError>, DecodeTiming)
 where
     T: Send + 'static,
     F: FnOnce(&[u8]) -> Result<T, DecodeError> + Send + 'static,
 {
-    if body.len() <= OFFLOAD_DECODE_ABOVE {
-        return decode(&body).map_err(ClientError::Decode);
-    }
-    match tokio::task::spawn_blocking(move || decode(&body)).await {
-        Ok(result) => result.map_err(ClientError::Decode),
-        Err(join) => Err(ClientError::Decode(DecodeError::new(
-            DecodeErrorKind::Other("decode_task_failed"),
-            ".",
-            if join.is_panic() {
-                "decoder panicked"
-            } else {
-                "decoder cancelled"
+    let handed = std::time::Instant::now();
+    let joined = tokio::task::spawn_blocking(move || {
+        let started = std::time::Instant::now();
+        let result = decode(&body);
+        (result, started.elapsed())
+    })
+    .await;
+    let wait = handed.elapsed();
+    match joined {
+        Ok((result, run)) => (
+            result.map_err(ClientError::Decode),
+            DecodeTiming { wait, run },
+        ),
+        Err(join) => (
+            Err(ClientError::Decode(DecodeError::new(
+                DecodeErrorKind::Other("decode_task_failed"),
+                ".",
+                if join.is_panic() {
+                    "decoder panicked"
+                } else {
+                    "decoder cancelled"
+                },
+            ))),
+            DecodeTiming {
+                wait,
+                run: std::time::Duration::ZERO,
             },
-        ))),
+        ),
+    }
+}
+
+/// The one event per HTTP read (target [`REQUEST_TARGET`]): which route family, what came
+/// back and, for a decoded body, how long the decode took including the pool wait.
+pub(crate) fn note_request(
+    target: &str,
+    status: u16,
+    bytes: usize,
+    conditional: bool,
+    decoded: Option<DecodeTiming>,
+) {
+    let route = RouteFamily::of_target(Method::Get, target).map_or("unlisted", |f| f.as_str());
+    let micros = |d: std::time::Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+    match decoded {
+        Some(t) => tracing::info!(
+            target: "masc_tui::request",
+            route,
+            status,
+            bytes = bytes as u64,
+            conditional,
+            decode_wait_us = micros(t.wait),
+            decode_us = micros(t.run),
+            "read"
+        ),
+        None => tracing::info!(
+            target: "masc_tui::request",
+            route,
+            status,
+            bytes = bytes as u64,
+            conditional,
+            "read"
+        ),
     }
 }

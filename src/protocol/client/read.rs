@@ -3,7 +3,7 @@
 use super::cache::{CacheKey, CachedValue};
 use super::{
     Admitted, ClientError, ERROR_BODY_LIMIT, RECEIPT_HEADER, ReadRequest, WorkspaceClient,
-    cut_body, decode_off_caller_with, loggable_target, read_body,
+    cut_body, decode_off_caller_with, loggable_target, note_request, read_body,
 };
 use crate::protocol::admission::{AdmissionMode, ReadAuthority, decode_root_header};
 use crate::protocol::decode::{DecodeError, WireDecode};
@@ -84,9 +84,11 @@ impl WorkspaceClient {
             if_none_match: self.inner.cache.tag_for::<T>(&key),
             event_stream: false,
         };
+        let conditional = request.if_none_match.is_some();
         let (response, deadline) = self.send_read(&request).await?;
         let status = response.status();
         if status == reqwest::StatusCode::NOT_MODIFIED {
+            note_request(path_and_query, status.as_u16(), 0, conditional, None);
             self.observe_route(Method::Get, path_and_query, status.as_u16(), &[]);
             check_receipt(auth, response.headers())?;
             let value = self
@@ -112,10 +114,23 @@ impl WorkspaceClient {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_string);
             let body = read_body(response, deadline).await?;
-            if is_warming_body(&body) {
-                return Err(ClientError::Warming);
-            }
-            let value = Arc::new(decode_off_caller_with(body, decode).await?);
+            let bytes = body.len();
+            // The warming probe is a decode too: it runs on the pool with the decoder (G-8).
+            let (decoded, timing) = decode_off_caller_with(body, move |body| {
+                if is_warming_body(body) {
+                    return Ok(None);
+                }
+                decode(body).map(Some)
+            })
+            .await;
+            note_request(
+                path_and_query,
+                status.as_u16(),
+                bytes,
+                conditional,
+                Some(timing),
+            );
+            let value = Arc::new(decoded?.ok_or(ClientError::Warming)?);
             let cached: CachedValue = value.clone();
             self.inner.cache.store(key, etag, cached);
             return Ok(Admitted {
@@ -125,6 +140,13 @@ impl WorkspaceClient {
             });
         }
         let body = read_body(response, deadline).await?;
+        note_request(
+            path_and_query,
+            status.as_u16(),
+            body.len(),
+            conditional,
+            None,
+        );
         if let Some(route) = self.observe_route(Method::Get, path_and_query, status.as_u16(), &body)
         {
             return Err(ClientError::NotServed { route });
@@ -178,6 +200,12 @@ pub(crate) fn check_receipt(auth: &ReadAuthority, headers: &HeaderMap) -> Result
 /// The warming shapes of §1.4: `{"status":"initializing",...}` or `{"error":"not initialized"}`.
 pub(crate) fn is_warming_body(body: &[u8]) -> bool {
     if body.len() > WARMING_PROBE_LIMIT {
+        return false;
+    }
+    // Both shapes name one of these words; a body without either (and without an escape
+    // that could spell one) is not parsed at all.
+    let mentions = |word: &[u8]| body.windows(word.len()).any(|w| w == word);
+    if !body.contains(&b'\\') && !mentions(b"initializing") && !mentions(b"not initialized") {
         return false;
     }
     let Ok(object) = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(body)

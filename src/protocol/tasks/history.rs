@@ -4,6 +4,7 @@
 use super::reroot;
 use crate::protocol::decode::{
     DecodeError, DecodeErrorKind, WireDecode, decode_json, decode_json_object, decode_value,
+    first_byte,
 };
 use serde::Deserialize;
 use time::OffsetDateTime;
@@ -76,11 +77,11 @@ pub struct TaskHistoryPage {
 }
 
 #[derive(Deserialize)]
-struct PageWire {
+struct PageWire<R> {
     schema: String,
     task_id: String,
     cursor: Option<String>,
-    rows: Vec<serde_json::Value>,
+    rows: Vec<R>,
     next_cursor: Option<String>,
     has_more: bool,
 }
@@ -101,7 +102,28 @@ impl TaskHistoryPage {
     /// `request`: the echoes are checked right after the schema, before any row, so a page
     /// for another task reads as an echo mismatch rather than as rows of another task.
     fn decode_checked(bytes: &[u8], request: Option<&PageRequest>) -> Result<Self, DecodeError> {
-        let w: PageWire = decode_json_object(bytes)?;
+        // Fast path (issue 15): rows typed straight from the body. When that decode succeeds,
+        // the checks below run in the same order on the same values as on the slow path, so
+        // the answer is the same; any body it refuses takes the slow path, which names the
+        // failure exactly as before.
+        if first_byte(bytes) == Some(b'{')
+            && let Ok(w) = serde_json::from_slice::<PageWire<TaskEventRow>>(bytes)
+        {
+            return Self::checked(w, request, |i, row, task_id| {
+                check_row(i, &row, task_id)?;
+                Ok(row)
+            });
+        }
+        let w: PageWire<serde_json::Value> = decode_json_object(bytes)?;
+        Self::checked(w, request, |i, v, task_id| decode_row(i, &v, task_id))
+    }
+
+    /// The envelope checks, then each row through `row` (index, wire row, envelope task id).
+    fn checked<R>(
+        w: PageWire<R>,
+        request: Option<&PageRequest>,
+        row: impl Fn(usize, R, &str) -> Result<TaskEventRow, DecodeError>,
+    ) -> Result<Self, DecodeError> {
         if w.schema != TASK_HISTORY_PAGE_SCHEMA {
             return Err(err(
                 DecodeErrorKind::InvalidValue,
@@ -143,14 +165,15 @@ impl TaskHistoryPage {
                 "an empty page with has_more",
             ));
         }
+        let task_id = w.task_id;
         let rows = w
             .rows
-            .iter()
+            .into_iter()
             .enumerate()
-            .map(|(i, v)| decode_row(i, v, &w.task_id))
+            .map(|(i, r)| row(i, r, &task_id))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Self {
-            task_id: w.task_id,
+            task_id,
             cursor: w.cursor,
             rows,
             continuation,
@@ -159,37 +182,100 @@ impl TaskHistoryPage {
 }
 
 fn decode_row(i: usize, v: &serde_json::Value, task_id: &str) -> Result<TaskEventRow, DecodeError> {
-    let at = format!(".rows[{i}]");
     if v.is_object() && v.get("task_id").is_none() {
         return Err(err(
             DecodeErrorKind::IdentityMismatch,
-            format!("{at}.task_id"),
+            format!(".rows[{i}].task_id"),
             "row without task_id",
         ));
     }
-    let row: TaskEventRow = decode_value(v).map_err(|e| reroot(e, &at))?;
+    let row: TaskEventRow = decode_value(v).map_err(|e| reroot(e, &format!(".rows[{i}]")))?;
+    check_row(i, &row, task_id)?;
+    Ok(row)
+}
+
+/// The checks of a decoded row: its task, and an RFC 3339 `ts`.
+fn check_row(i: usize, row: &TaskEventRow, task_id: &str) -> Result<(), DecodeError> {
     if row.task_id != task_id {
         return Err(err(
             DecodeErrorKind::IdentityMismatch,
-            format!("{at}.task_id"),
+            format!(".rows[{i}].task_id"),
             "row of another task",
         ));
     }
     if row.task.as_deref().is_some_and(|t| t != task_id) {
         return Err(err(
             DecodeErrorKind::IdentityMismatch,
-            format!("{at}.task"),
+            format!(".rows[{i}].task"),
             "row task differs from task_id",
         ));
     }
-    if OffsetDateTime::parse(&row.ts, &Rfc3339).is_err() {
+    if !is_rfc3339(&row.ts) {
         return Err(err(
             DecodeErrorKind::InvalidValue,
-            format!("{at}.ts"),
+            format!(".rows[{i}].ts"),
             "ts is not RFC 3339",
         ));
     }
-    Ok(row)
+    Ok(())
+}
+
+/// Whether `ts` parses as RFC 3339 (the `time` crate's parser decides). The common shape
+/// `YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]` with in-range fields is accepted without it: every
+/// string [`rfc3339_plain`] accepts, the parser accepts too (tested below).
+pub(crate) fn is_rfc3339(ts: &str) -> bool {
+    rfc3339_plain(ts.as_bytes()) || OffsetDateTime::parse(ts, &Rfc3339).is_ok()
+}
+
+/// The plain RFC 3339 shape with every field in range; `false` means "ask the parser".
+fn rfc3339_plain(b: &[u8]) -> bool {
+    fn digits(b: &[u8]) -> Option<u32> {
+        b.iter().try_fold(0u32, |acc, &c| {
+            c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0'))
+        })
+    }
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' {
+        return false;
+    }
+    if b[13] != b':' || b[16] != b':' {
+        return false;
+    }
+    let (Some(year), Some(month), Some(day)) =
+        (digits(&b[0..4]), digits(&b[5..7]), digits(&b[8..10]))
+    else {
+        return false;
+    };
+    let (Some(hour), Some(minute), Some(second)) =
+        (digits(&b[11..13]), digits(&b[14..16]), digits(&b[17..19]))
+    else {
+        return false;
+    };
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    if year == 0 || day == 0 || day > days || hour > 23 || minute > 59 || second > 59 {
+        return false;
+    }
+    let mut rest = &b[19..];
+    if let Some((&b'.', frac)) = rest.split_first() {
+        let n = frac.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 || n > 9 {
+            return false;
+        }
+        rest = &frac[n..];
+    }
+    match rest {
+        [b'Z'] => true,
+        [b'+' | b'-', h1, h2, b':', m1, m2] => {
+            matches!((digits(&[*h1, *h2]), digits(&[*m1, *m2])), (Some(h), Some(m)) if h <= 23 && m <= 59)
+        }
+        _ => false,
+    }
 }
 
 impl TaskHistoryPage {
@@ -259,5 +345,72 @@ impl WireDecode for LegacyTaskEvents {
         Ok(Self {
             events: decode_json(bytes)?,
         })
+    }
+}
+
+#[cfg(test)]
+mod rfc3339_tests {
+    use super::*;
+
+    /// Every string the plain check accepts, `time`'s RFC 3339 parser accepts; the plain
+    /// check refuses only what the parser then judges.
+    #[test]
+    fn the_plain_check_accepts_nothing_the_parser_refuses() {
+        let mut accepted = 0;
+        let years = ["0000", "0001", "1999", "2000", "2024", "2100", "9999"];
+        let fields = ["00", "01", "02", "12", "13", "28", "29", "30", "31", "32"];
+        let tails = [
+            "Z",
+            "z",
+            "+00:00",
+            "-00:00",
+            "+09:00",
+            "-23:59",
+            "+24:00",
+            "+23:60",
+            "+0900",
+            ".5Z",
+            ".123456789Z",
+            ".1234567891Z",
+            ".Z",
+            ".12+01:00",
+            "",
+            "ZZ",
+            " Z",
+        ];
+        for y in years {
+            for mo in fields {
+                for d in fields {
+                    for (h, mi, s) in [
+                        ("00", "00", "00"),
+                        ("23", "59", "59"),
+                        ("24", "00", "00"),
+                        ("12", "60", "00"),
+                        ("12", "30", "60"),
+                    ] {
+                        for tail in tails {
+                            for sep in ["T", "t"] {
+                                let ts = format!("{y}-{mo}-{d}{sep}{h}:{mi}:{s}{tail}");
+                                let plain = rfc3339_plain(ts.as_bytes());
+                                let parsed = OffsetDateTime::parse(&ts, &Rfc3339).is_ok();
+                                assert!(!plain || parsed, "{ts}: plain accepts, parser refuses");
+                                accepted += usize::from(plain);
+                                assert_eq!(is_rfc3339(&ts), parsed, "{ts}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(accepted > 1000, "the plain check took {accepted}");
+        for odd in [
+            "",
+            "2026",
+            "2026-10-01T00:00:00",
+            "२०२६-10-01T00:00:00Z",
+            "2026-1O-01T00:00:00Z",
+        ] {
+            assert!(!rfc3339_plain(odd.as_bytes()), "{odd}");
+        }
     }
 }
