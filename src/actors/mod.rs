@@ -10,6 +10,7 @@ pub mod chat;
 pub mod connectors;
 pub mod contract;
 pub mod decisions;
+pub mod keeper_detail;
 pub mod keepers;
 pub mod read;
 pub mod registry;

@@ -36,7 +36,9 @@ const fn secs(n: u64) -> Duration {
 /// `roster` is the Keepers roster cadence and `outbox` where saves (chat sends included) are
 /// recorded (both configurable for tests).
 pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
-    use crate::actors::{board, chat, connectors, decisions, keepers, saves, system, work};
+    use crate::actors::{
+        board, chat, connectors, decisions, keeper_detail, keepers, saves, system, work,
+    };
     // One outbox (one session) for the runtime: the save hub writes every save, the chat
     // sources read their sends back.
     let outbox = SharedOutbox::new(outbox.clone());
@@ -44,6 +46,10 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
         entry(
             &["keepers_roster"],
             keepers::KeepersRosterSpawner { cadence: roster },
+        ),
+        entry(
+            &["keeper_meta", "keeper_context", "keeper_metrics"],
+            keeper_detail::KeeperDetailSpawner { cadence: secs(15) },
         ),
         // The chat hub has no cadence: its sources read on open, PgUp and reconciliation.
         entry(
@@ -109,6 +115,14 @@ mod tests {
         use crate::actors::work::WorkSlot;
         let mut kinds = Vec::new();
         kinds.extend(owner_of(&[KeepersSlot::Roster]));
+        {
+            use crate::actors::keeper_detail::KeeperDetailSlot as D;
+            kinds.extend(owner_of(&[
+                D::Meta("k".into()),
+                D::Context("k".into()),
+                D::Metrics("k".into()),
+            ]));
+        }
         kinds.extend(owner_of(&[
             WorkSlot::Planning,
             WorkSlot::TaskList,

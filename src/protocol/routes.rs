@@ -112,6 +112,9 @@ pub enum RouteFamily {
     TurnTranscript,
     OperatorSummary,
     OperatorConfirm,
+    KeeperStatus,
+    KeeperContext,
+    KeeperMetricsTail,
 }
 
 /// What the contract says about one family.
@@ -475,6 +478,33 @@ pub const ROUTES: &[RouteSpec] = &[
         None,
         "§10.5",
     ),
+    spec(
+        F::KeeperStatus,
+        Get,
+        "/api/v1/gate/keeper-status",
+        Operator,
+        Masc,
+        Some("keeper"),
+        "§14.7",
+    ),
+    spec(
+        F::KeeperContext,
+        Get,
+        "/api/v1/keepers/{name}/context",
+        Read,
+        Extension,
+        Some("keeper"),
+        "§14.8",
+    ),
+    spec(
+        F::KeeperMetricsTail,
+        Get,
+        "/api/v1/keepers/{name}/metrics-tail",
+        Read,
+        Extension,
+        Some("keeper"),
+        "§14.9",
+    ),
 ];
 
 impl RouteFamily {
@@ -527,6 +557,9 @@ impl RouteFamily {
             Self::TurnTranscript => "turn_transcript",
             Self::OperatorSummary => "operator_summary",
             Self::OperatorConfirm => "operator_confirm",
+            Self::KeeperStatus => "keeper_status",
+            Self::KeeperContext => "keeper_context",
+            Self::KeeperMetricsTail => "keeper_metrics_tail",
         }
     }
 
@@ -724,6 +757,17 @@ mod tests {
                 Some(F::ChatHistoryPage),
             ),
             (Get, "/api/v1/keepers/rondo/config", Some(F::KeeperConfig)),
+            (Get, "/api/v1/keepers/rondo/context", Some(F::KeeperContext)),
+            (
+                Get,
+                "/api/v1/keepers/rondo/metrics-tail?limit=200",
+                Some(F::KeeperMetricsTail),
+            ),
+            (
+                Get,
+                "/api/v1/gate/keeper-status?name=rondo",
+                Some(F::KeeperStatus),
+            ),
             (Post, "/api/v1/keepers/rondo/config", None),
             (Get, "/api/v1/dashboard/tasks", Some(F::TaskList)),
             (

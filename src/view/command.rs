@@ -49,6 +49,8 @@ pub enum UiCommand {
     Work(crate::actors::work::WorkCommand),
     /// A Board command for the Board source (query, open/close a post), then paint.
     Board(crate::actors::board::BoardCommand),
+    /// A Keeper detail command (watch, unwatch, refresh) for the Keeper detail source.
+    KeeperDetail(crate::actors::keeper_detail::KeeperDetailCommand),
     /// Decide an approval (the second `y` or `n`, or `R`): a save of the decision.
     Decide(crate::actors::decisions::approval::DecisionIntent),
     /// Open the operator's editor (`VISUAL`/`EDITOR`/`vi`) on this text; the result goes to

@@ -9,6 +9,7 @@ pub mod composer;
 pub mod decisions;
 pub mod editor;
 pub mod fetched;
+pub mod keeper_detail;
 pub mod keepers;
 pub mod keys;
 pub mod model;

@@ -9,6 +9,7 @@ use super::admission::EpochGate;
 use super::board::BoardModel;
 use super::chat::ChatModel;
 use super::decisions::DecisionsModel;
+use super::keeper_detail::KeeperDetailModel;
 use super::keepers::KeepersModel;
 use super::surface::{AnySurface, Drained};
 use super::system::SystemModel;
@@ -55,6 +56,8 @@ pub struct Model {
     inboxes: Inboxes,
     /// Keepers: the roster.
     pub keepers: KeepersModel,
+    /// Keeper detail: per watched Keeper its metadata, Live Context and metrics.
+    pub keeper_detail: KeeperDetailModel,
     /// The open Keeper chat (the chat target), if any.
     pub chat: ChatModel,
     /// Work: Planning, Task list, the open Task detail and Goal detail.
@@ -83,6 +86,7 @@ impl Model {
             ever_confirmed: false,
             gate: EpochGate::default(),
             keepers: KeepersModel::new(&inboxes),
+            keeper_detail: KeeperDetailModel::new(&inboxes),
             chat: ChatModel::new(&inboxes),
             work: WorkModel::new(&inboxes),
             board: BoardModel::new(&inboxes),
@@ -98,9 +102,10 @@ impl Model {
     }
 
     /// Every surface, for the one routing loop. A new surface is one line here.
-    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 6] {
+    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 7] {
         [
             &mut self.keepers,
+            &mut self.keeper_detail,
             &mut self.chat,
             &mut self.work,
             &mut self.board,
@@ -109,9 +114,10 @@ impl Model {
         ]
     }
 
-    fn surfaces_ref(&self) -> [&dyn AnySurface; 6] {
+    fn surfaces_ref(&self) -> [&dyn AnySurface; 7] {
         [
             &self.keepers,
+            &self.keeper_detail,
             &self.chat,
             &self.work,
             &self.board,

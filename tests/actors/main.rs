@@ -17,6 +17,7 @@ mod work_rig;
 
 mod actor_board;
 mod actor_connectors;
+mod actor_keeper_detail;
 mod actor_keepers_roster;
 mod actor_runtime;
 mod actor_system;

@@ -14,6 +14,7 @@ mod server_asks;
 mod server_board;
 mod server_connectors;
 mod server_infra;
+mod server_keeper_detail;
 mod server_keepers_chat;
 mod server_operator;
 mod server_runtime;

@@ -41,6 +41,9 @@ impl SurfaceSlot for DecisionsSlot {
 impl SurfaceSlot for ChatSlot {
     type Payload = ChatObservation;
 }
+impl SurfaceSlot for masc_tui::actors::keeper_detail::KeeperDetailSlot {
+    type Payload = masc_tui::actors::keeper_detail::KeeperDetailObservation;
+}
 
 /// `Dispatched`: what draining it did (`changed`, or `background_reread` for a re-read that
 /// keeps its last value shown).

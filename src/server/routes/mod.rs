@@ -9,6 +9,7 @@ pub mod connectors;
 pub mod goals;
 pub mod health;
 pub mod keeper_config;
+pub mod keeper_detail;
 pub mod keepers;
 pub mod operator;
 pub mod runtime;
@@ -38,6 +39,7 @@ pub fn router(state: AppState) -> Router {
         .merge(board::router())
         .merge(runtime::router())
         .merge(keeper_config::router())
+        .merge(keeper_detail::router())
         .merge(asks::router())
         .merge(operator::router());
     if state.test_mode() {

@@ -11,6 +11,7 @@ pub mod chat;
 pub mod connectors;
 pub mod goals;
 pub mod keeper_config;
+pub mod keeper_detail;
 pub mod keepers;
 pub mod operator;
 pub mod runtime;
@@ -67,6 +68,7 @@ pub const FAMILIES: &[&Family] = &[
     &board::FAMILY,
     &runtime::FAMILY,
     &keeper_config::FAMILY,
+    &keeper_detail::FAMILY,
     &asks::FAMILY,
     &operator::FAMILY,
 ];

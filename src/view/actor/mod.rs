@@ -3,6 +3,7 @@
 //! the [`FrameSchedule`] for a frame; `FrameDue` (sent to itself, immediately or with
 //! `send_after`) paints at most what the schedule allows; an unchanged frame writes nothing.
 
+use super::command::ChatUiCommand;
 use super::fetched::SLOW_READ_BADGE_AFTER;
 use super::keys::{ExitCause, UiCommand, handle_key};
 use super::model::Model;
@@ -15,6 +16,7 @@ use crate::actors::board::{BOARD, BoardCommand};
 use crate::actors::contract::{
     DemandKind, Inboxes, SourceControl, SourceEvent, SourceHandle, SourceKey,
 };
+use crate::actors::keeper_detail::{KEEPER_DETAIL, KeeperDetailCommand, Viewer};
 use crate::actors::work::{WORK_DETAIL, WorkCommand};
 use crate::view::admission::RejectReason;
 use crossterm::event::Event;
@@ -270,6 +272,12 @@ impl<B: FrameSink> ViewState<B> {
                 if restarted && source == WORK_DETAIL {
                     self.reopen_work_detail();
                 }
+                if restarted && source == KEEPER_DETAIL {
+                    // A restarted source lost its watches: watch again (new tickets).
+                    for cmd in self.model.keeper_detail.rewatch_commands() {
+                        let _ = self.keeper_detail_command(cmd);
+                    }
+                }
             }
             SourceEvent::SourceRestarted(source) => {
                 let changed = self.model.on_source_restarted(source);
@@ -392,6 +400,21 @@ impl<B: FrameSink> ViewState<B> {
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Chat(cmd) => {
+                // The chat target owns its Live Context and metadata reads (L-2, C-57).
+                let watch = match &cmd {
+                    ChatUiCommand::Open { keeper } => Some(KeeperDetailCommand::Watch {
+                        viewer: Viewer::Chat,
+                        keeper: keeper.clone(),
+                    }),
+                    ChatUiCommand::Close { .. } => Some(KeeperDetailCommand::Unwatch {
+                        viewer: Viewer::Chat,
+                    }),
+                    _ => None,
+                };
+                if let Some(watch) = watch {
+                    self.model.keeper_detail.on_command(&watch);
+                    let _ = self.keeper_detail_command(watch);
+                }
                 let chat = self
                     .sources
                     .get(&crate::actors::chat::CHAT_HUB)
@@ -418,6 +441,13 @@ impl<B: FrameSink> ViewState<B> {
             UiCommand::Board(cmd) => {
                 self.model.board.on_command(&cmd);
                 if let Some(notice) = self.board_command(cmd) {
+                    self.ui.notice = Some(notice.into());
+                }
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::KeeperDetail(cmd) => {
+                self.model.keeper_detail.on_command(&cmd);
+                if let Some(notice) = self.keeper_detail_command(cmd) {
                     self.ui.notice = Some(notice.into());
                 }
                 self.want(myself, FrameRequest::Input);
@@ -524,6 +554,15 @@ impl<B: FrameSink> ViewState<B> {
             if let Some(notice) = self.work_command(cmd) {
                 self.ui.notice = Some(notice.into());
             }
+        }
+    }
+
+    /// Sends a Keeper detail command; `Some(notice)` when it could not be sent.
+    fn keeper_detail_command(&self, cmd: KeeperDetailCommand) -> Option<&'static str> {
+        match self.command(KEEPER_DETAIL, cmd) {
+            Ok(()) => None,
+            Err(true) => Some("not sent: keeper detail source stopped"),
+            Err(false) => Some("not sent: keeper detail source not running"),
         }
     }
 

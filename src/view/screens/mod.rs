@@ -77,6 +77,8 @@ pub struct RosterUi {
     pub offset: usize,
     pub search: Option<Search>,
     pub detail_open: bool,
+    /// The detail pane's tab, scroll and logs (`keepers::detail`).
+    pub detail: keepers::detail::DetailUi,
     /// The last search found nothing (footer says so).
     pub search_missed: bool,
 }

@@ -11,9 +11,11 @@
 //! what is left above it, the status line takes the plan's footer row and the composer footer
 //! goes on the screen's footer row.
 
+mod context;
 mod edit;
 pub mod keys;
 
+pub use context::context_words;
 pub use edit::edited;
 
 pub use crate::view::chat::{
@@ -31,6 +33,7 @@ use crate::view::composer::render::{self, DEFAULT_PLACEHOLDER, footer_text};
 use crate::view::composer::{
     Composer, ComposerLayout, ComposerView, Draft, DraftKey, RecallCursor,
 };
+use crate::view::keeper_detail::KeeperDetail;
 use crate::view::model::Model;
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};
@@ -412,8 +415,14 @@ pub fn render(
 
     // Status line (C-57, C-58): the chat target, never the roster cursor.
     if status_row.height > 0 {
-        status_line(&chat.keeper, roster_row(model, &chat.keeper), theme, width)
-            .render(status_row, buf);
+        status_line(
+            &chat.keeper,
+            roster_row(model, &chat.keeper),
+            model.keeper_detail.of(&chat.keeper),
+            theme,
+            width,
+        )
+        .render(status_row, buf);
     }
     cursor
 }
@@ -471,6 +480,7 @@ fn unconfirmed_text(u: &crate::view::chat::Unconfirmed) -> String {
 pub fn status_line(
     keeper: &str,
     row: Option<&KeeperRow>,
+    detail: Option<&KeeperDetail>,
     theme: Theme,
     width: usize,
 ) -> Line<'static> {
@@ -508,7 +518,8 @@ pub fn status_line(
     spans.push(sep());
     spans.push(Span::styled("gate: not loaded", theme.style(Tone::Dim)));
     spans.push(sep());
-    spans.push(Span::styled("context unavailable", theme.style(Tone::Dim)));
+    let (context, tone) = context_words(detail.map(|d| &d.context.fetched));
+    spans.push(Span::styled(context, theme.style(tone)));
     let line = Line::from(spans);
     if line.width() > width {
         let plain: String = line.spans.iter().map(|s| s.content.as_ref()).collect();

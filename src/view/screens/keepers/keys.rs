@@ -1,7 +1,9 @@
 //! Keys of the Keepers roster: selection, `/` live search (`n`/`N`), the detail pane, and
 //! `c`/`m` to open the selected Keeper's chat.
 
+use super::detail::DetailUi;
 use super::row_matches;
+use crate::actors::keeper_detail::{KeeperDetailCommand, Viewer};
 use crate::protocol::keepers::KeeperRowSlot;
 use crate::view::command::{ChatUiCommand, UiCommand};
 use crate::view::model::Model;
@@ -16,7 +18,14 @@ pub const ROSTER_KEYS: &[(&str, &str)] = &[
     ("/", "search by name (live jump)"),
     ("n / N", "next / previous match"),
     ("Enter / Right", "detail of the selected row"),
-    ("Esc / Left", "close detail"),
+    ("Esc / Left", "close detail (logs: back to detail)"),
+    ("[ / ] (detail)", "Info / Instructions tab"),
+    ("j / k (detail, logs)", "scroll"),
+    ("o (detail)", "Keeper logs: newest 200 metrics rows"),
+    (
+        "r (detail, logs)",
+        "re-read metadata, live context, metrics",
+    ),
 ];
 
 fn roster_len(model: &Model) -> usize {
@@ -59,17 +68,89 @@ fn select(roster: &mut RosterUi, index: usize, len: usize, page: usize) -> UiCom
     UiCommand::Repaint
 }
 
-fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) -> UiCommand {
-    let len = roster_len(model);
-    let cur = roster.selected.min(len.saturating_sub(1));
-    if roster.detail_open {
+/// The name of roster row `index` (an undecodable row's name when it had one).
+fn row_name(model: &Model, index: usize) -> Option<String> {
+    match model
+        .keepers
+        .roster
+        .fetched
+        .last()
+        .and_then(|o| o.value.rows.get(index))
+    {
+        Some(KeeperRowSlot::Row(row)) => Some(row.name.clone()),
+        Some(KeeperRowSlot::Undecodable { name, .. }) => name.clone(),
+        None => None,
+    }
+}
+
+/// A key in the open detail pane (or its logs).
+fn detail_key(roster: &mut RosterUi, key: KeyEvent) -> UiCommand {
+    let d = &mut roster.detail;
+    if let Some(scroll) = d.logs.as_mut() {
         return match key.code {
             KeyCode::Esc | KeyCode::Left => {
-                roster.detail_open = false;
+                d.logs = None;
+                UiCommand::Repaint
+            }
+            KeyCode::Char('j') | KeyCode::Down => {
+                *scroll = scroll.saturating_add(1);
+                UiCommand::Repaint
+            }
+            KeyCode::Char('k') | KeyCode::Up => {
+                *scroll = scroll.saturating_sub(1);
+                UiCommand::Repaint
+            }
+            KeyCode::PageDown => {
+                *scroll = scroll.saturating_add(20);
+                UiCommand::Repaint
+            }
+            KeyCode::PageUp => {
+                *scroll = scroll.saturating_sub(20);
+                UiCommand::Repaint
+            }
+            KeyCode::Home => {
+                *scroll = 0;
                 UiCommand::Repaint
             }
             _ => UiCommand::None,
         };
+    }
+    match key.code {
+        KeyCode::Esc | KeyCode::Left => {
+            roster.detail_open = false;
+            roster.detail = DetailUi::default();
+            // Leaving retires the reads; the last observations stay (N-6).
+            UiCommand::KeeperDetail(KeeperDetailCommand::Unwatch {
+                viewer: Viewer::Detail,
+            })
+        }
+        KeyCode::Char(']') | KeyCode::Char('[') => {
+            d.tab = d.tab.step(key.code == KeyCode::Char(']'));
+            d.scroll = 0;
+            UiCommand::Repaint
+        }
+        KeyCode::Char('j') | KeyCode::Down => {
+            d.scroll = d.scroll.saturating_add(1);
+            UiCommand::Repaint
+        }
+        KeyCode::Char('k') | KeyCode::Up => {
+            d.scroll = d.scroll.saturating_sub(1);
+            UiCommand::Repaint
+        }
+        // `o`: the Keeper logs (the metrics the activity summary shares, N-5).
+        KeyCode::Char('o') => {
+            d.logs = Some(0);
+            UiCommand::Repaint
+        }
+        _ => UiCommand::None,
+    }
+}
+
+fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) -> UiCommand {
+    let len = roster_len(model);
+    let cur = roster.selected.min(len.saturating_sub(1));
+    if roster.detail_open {
+        return detail_key(roster, key);
     }
     match key.code {
         KeyCode::Char('j') | KeyCode::Down => select(roster, cur + 1, len, page),
@@ -79,26 +160,25 @@ fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) 
         KeyCode::PageDown => select(roster, cur + page, len, page),
         KeyCode::PageUp => select(roster, cur.saturating_sub(page), len, page),
         // `c` / `m` open the selected Keeper's chat (as in MASC).
-        KeyCode::Char('c') | KeyCode::Char('m') if len > 0 => {
-            let name = match model
-                .keepers
-                .roster
-                .fetched
-                .last()
-                .and_then(|o| o.value.rows.get(cur))
-            {
-                Some(KeeperRowSlot::Row(row)) => Some(row.name.clone()),
-                Some(KeeperRowSlot::Undecodable { name, .. }) => name.clone(),
-                None => None,
-            };
-            match name {
-                Some(keeper) => UiCommand::Chat(ChatUiCommand::Open { keeper }),
-                None => UiCommand::None,
-            }
-        }
+        KeyCode::Char('c') | KeyCode::Char('m') if len > 0 => match row_name(model, cur) {
+            Some(keeper) => UiCommand::Chat(ChatUiCommand::Open { keeper }),
+            None => UiCommand::None,
+        },
         KeyCode::Enter | KeyCode::Right if len > 0 => {
             roster.detail_open = true;
-            UiCommand::Repaint
+            let keeper = row_name(model, cur);
+            roster.detail = DetailUi {
+                keeper: keeper.clone(),
+                ..DetailUi::default()
+            };
+            match keeper {
+                // The detail reads of this Keeper (§14.7–§14.9), owned by the detail viewer.
+                Some(keeper) => UiCommand::KeeperDetail(KeeperDetailCommand::Watch {
+                    viewer: Viewer::Detail,
+                    keeper,
+                }),
+                None => UiCommand::Repaint,
+            }
         }
         KeyCode::Char('/') => {
             roster.search = Some(Search {

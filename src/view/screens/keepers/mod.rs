@@ -5,7 +5,9 @@
 //! An absent field is shown as absent (`?` for flags, `-` elsewhere), never as false or 0.
 //! Every `Fetched` state has its own wording (G-4, G-5).
 
+pub mod detail;
 pub mod keys;
+pub mod logs;
 
 use super::widgets::{effective_offset, status_mark};
 use super::{ProjectionCtx, RosterUi};
@@ -333,7 +335,7 @@ pub fn render(model: &Model, ui: &RosterUi, ctx: &ProjectionCtx, area: Rect, buf
     if ui.detail_open
         && let Some(slot) = roster.rows.get(selected)
     {
-        render_detail(slot, ctx, area, buf);
+        render_detail(model, slot, &ui.detail, ctx, area, buf);
     }
 }
 
@@ -438,7 +440,46 @@ pub fn detail_lines(slot: &KeeperRowSlot, ctx: &ProjectionCtx) -> Vec<Line<'stat
     }
 }
 
-fn render_detail(slot: &KeeperRowSlot, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+fn render_detail(
+    model: &Model,
+    slot: &KeeperRowSlot,
+    ui: &detail::DetailUi,
+    ctx: &ProjectionCtx,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let theme = ctx.theme;
+    let name = match slot {
+        KeeperRowSlot::Row(r) => Some(r.name.as_str()),
+        KeeperRowSlot::Undecodable { name, .. } => name.as_deref(),
+    };
+    let reads = ui
+        .keeper
+        .as_deref()
+        .filter(|k| Some(*k) == name)
+        .and_then(|k| model.keeper_detail.of(k));
+    if let Some(scroll) = ui.logs {
+        // The logs take the whole surface (surfaces.md "Keeper logs").
+        Clear.render(area, buf);
+        let keeper = name.unwrap_or("(no name)");
+        let title = logs::title_line(
+            keeper,
+            reads
+                .and_then(|d| d.metrics.fetched.last())
+                .map(|o| &*o.value),
+            theme,
+        );
+        title.render(Rect::new(area.x, area.y, area.width, 1), buf);
+        let body = Rect::new(
+            area.x,
+            area.y + 1,
+            area.width,
+            area.height.saturating_sub(1),
+        );
+        Paragraph::new(logs::body_lines(reads, scroll, body.height as usize, ctx))
+            .render(body, buf);
+        return;
+    }
     let title = match slot {
         KeeperRowSlot::Row(r) => format!(" KEEPER {} · Esc closes ", sanitize(&r.name)),
         KeeperRowSlot::Undecodable { .. } => " UNDECODABLE ROW · Esc closes ".to_string(),
@@ -453,9 +494,33 @@ fn render_detail(slot: &KeeperRowSlot, ctx: &ProjectionCtx, area: Rect, buf: &mu
     } else {
         area
     };
+    let mut tabs = Vec::new();
+    for tab in detail::DetailTab::ALL {
+        let tone = if tab == ui.tab {
+            Tone::Accent
+        } else {
+            Tone::Dim
+        };
+        tabs.push(Span::styled(
+            format!("[{}] ", tab.label()),
+            theme.style(tone),
+        ));
+    }
+    let mut lines = vec![Line::from(tabs)];
+    match ui.tab {
+        detail::DetailTab::Info => {
+            lines.extend(detail::info_lines(reads, ctx));
+            lines.push(Line::styled("ROSTER ROW", theme.style(Tone::Strong)));
+            lines.extend(detail_lines(slot, ctx));
+        }
+        detail::DetailTab::Instructions => {
+            lines.extend(detail::instructions_lines(reads, ctx));
+        }
+    }
     Clear.render(pane, buf);
-    Paragraph::new(detail_lines(slot, ctx))
+    Paragraph::new(lines)
         .wrap(Wrap { trim: false })
+        .scroll((ui.scroll, 0))
         .block(
             Block::bordered()
                 .title(fit_width(&title, pane.width.saturating_sub(2) as usize).into_owned()),
@@ -478,11 +543,15 @@ impl super::screen::Screen for KeepersScreen {
         render(model, &ui.roster, ctx, area, buf);
     }
 
-    fn footer(&self, _ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
-        vec![Span::styled(
-            " · j/k move · / search · Enter detail",
-            theme.style(Tone::Dim),
-        )]
+    fn footer(&self, ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
+        let text = if ui.roster.detail_open && ui.roster.detail.logs.is_some() {
+            " · j/k scroll · r re-read · Esc back to detail"
+        } else if ui.roster.detail_open {
+            " · [/] tabs · j/k scroll · o logs · r re-read · Esc close"
+        } else {
+            " · j/k move · / search · Enter detail"
+        };
+        vec![Span::styled(text, theme.style(Tone::Dim))]
     }
 
     fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
@@ -498,8 +567,16 @@ impl super::screen::Screen for KeepersScreen {
         keys::handle(ui, model, key)
     }
 
-    fn refresh(&self, _ui: &mut super::Ui) -> crate::view::command::UiCommand {
-        crate::view::command::UiCommand::Refresh(crate::actors::keepers::ROSTER)
+    fn refresh(&self, ui: &mut super::Ui) -> crate::view::command::UiCommand {
+        use crate::actors::keeper_detail::KeeperDetailCommand;
+        use crate::view::command::UiCommand;
+        // In the detail (and its logs) `r` re-reads that Keeper's detail (L-4, N-3).
+        match ui.roster.detail.keeper.clone() {
+            Some(keeper) if ui.roster.detail_open => {
+                UiCommand::KeeperDetail(KeeperDetailCommand::Refresh { keeper })
+            }
+            _ => UiCommand::Refresh(crate::actors::keepers::ROSTER),
+        }
     }
 
     fn typing(&self, ui: &super::Ui) -> bool {

@@ -1,0 +1,106 @@
+//! The Keeper detail source (protocol.md §14.7–§14.9; sources.md L-1…L-4, N-1…N-7): per
+//! watched Keeper, its metadata, its Live Context and its metrics tail (logs and activity
+//! summary), three slots with their own tickets and failures. Ownership contract and tested
+//! faults: docs/audits/keeper-detail.md.
+//!
+//! - [`reads`]: the readers and slots (the context reader carries the owner it was launched
+//!   for, L-2).
+//! - [`source`]: the actor owning them (who watches which Keeper, the metadata → context
+//!   sequencing, the cadence).
+
+pub mod reads;
+pub mod source;
+
+use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
+use crate::protocol::keeper_detail::{KeeperStatus, MetricsTail};
+
+pub use reads::{ContextOwner, ContextRead};
+pub use source::{KeeperDetailSource, KeeperDetailSpawner};
+
+/// The Keeper detail source (supervision key).
+pub const KEEPER_DETAIL: SourceKey = SourceKey("keeper_detail");
+
+/// The slots of the Keeper detail reads, one set per watched Keeper.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KeeperDetailSlot {
+    /// `GET /api/v1/gate/keeper-status?name=` (§14.7, N-1).
+    Meta(String),
+    /// `GET /api/v1/keepers/{name}/context` (§14.8, L-1…L-4).
+    Context(String),
+    /// `GET /api/v1/keepers/{name}/metrics-tail?limit=200` (§14.9, N-5…N-7).
+    Metrics(String),
+}
+
+impl KeeperDetailSlot {
+    pub fn keeper(&self) -> &str {
+        match self {
+            Self::Meta(k) | Self::Context(k) | Self::Metrics(k) => k,
+        }
+    }
+}
+
+impl SlotKey for KeeperDetailSlot {
+    fn trace_name(&self) -> String {
+        // The Keeper stays out of the trace name (G-10): the ticket identifies it.
+        match self {
+            Self::Meta(_) => "keeper_meta",
+            Self::Context(_) => "keeper_context",
+            Self::Metrics(_) => "keeper_metrics",
+        }
+        .to_string()
+    }
+
+    fn source(&self) -> SourceKey {
+        KEEPER_DETAIL
+    }
+}
+
+/// What the Keeper detail source observes.
+#[derive(Debug, Clone)]
+pub enum KeeperDetailObservation {
+    Meta(ReadResult<KeeperStatus>),
+    Context(Box<ContextRead>),
+    Metrics(ReadResult<MetricsTail>),
+}
+
+impl Payload for KeeperDetailObservation {
+    fn outcome(&self) -> String {
+        match self {
+            Self::Meta(r) => read_outcome(r),
+            Self::Context(read) if read.owner_changed() => "owner_changed".to_string(),
+            Self::Context(read) => read_outcome(&read.result),
+            Self::Metrics(r) => read_outcome(r),
+        }
+    }
+}
+
+/// Who watches a Keeper's detail. In chat the chat target owns Live Context, never the
+/// roster cursor (L-2, C-57): the two are separate viewers, each of one Keeper at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Viewer {
+    /// The Keepers surface's detail pane and logs (metadata, context, metrics).
+    Detail,
+    /// The open chat's status line (metadata, context; no metrics, N-6).
+    Chat,
+}
+
+impl Viewer {
+    /// Whether this viewer shows the activity summary or logs (N-6).
+    pub fn wants_metrics(self) -> bool {
+        matches!(self, Self::Detail)
+    }
+}
+
+/// What the view asks of the Keeper detail source (through its typed handle).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeeperDetailCommand {
+    /// `viewer` now shows `keeper`: its reads start (or are shared with the other viewer of
+    /// the same Keeper); the viewer's previous Keeper is left (N-6, L-3).
+    Watch { viewer: Viewer, keeper: String },
+    /// `viewer` shows no Keeper any more: a Keeper nobody watches has its reads retired; the
+    /// view keeps the last observations (N-6).
+    Unwatch { viewer: Viewer },
+    /// `r`: re-read `keeper`'s metadata (then its context) and metrics, superseding reads in
+    /// flight (L-4: only the cadence and an explicit refresh re-read a key).
+    Refresh { keeper: String },
+}

@@ -1,0 +1,339 @@
+//! The Keeper detail source actor: one read owner per watched Keeper.
+//!
+//! - Two viewers (the Keepers detail pane and the open chat's status line) each watch at most
+//!   one Keeper; a Keeper watched by both shares one owner. A Keeper nobody watches any more
+//!   has its reads retired (N-6, L-3: a selection change cancel-requests the old reads); the
+//!   view keeps their last observations.
+//! - Metadata (§14.7) is read first; Live Context (§14.8) is launched only for the owner the
+//!   metadata names (`meta.trace_id`, `meta.generation`, L-2). Another owner in a later
+//!   metadata re-plans the context reader and supersedes a context read in flight; a context
+//!   answer for another owner is retired unshown by the view and a fresh metadata read is
+//!   demanded here (L-2, L-3).
+//! - Metrics (§14.9) are read only while the detail viewer watches the Keeper (N-6).
+//! - Cadence (default 15 s, re-armed after each completed read) shares reads in flight;
+//!   `Refresh` supersedes them (L-4). A completed or failed key is never retried otherwise.
+//! - Withdrawal retires every read; the next confirmation reads the wanted slots again.
+
+use super::reads::{ContextOwner, context_reader, context_slot, meta_slot, metrics_slot};
+use super::{
+    KEEPER_DETAIL, KeeperDetailCommand, KeeperDetailObservation, KeeperDetailSlot, Viewer,
+};
+use crate::actors::contract::{
+    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceControl, SourceHandle,
+    SourceKey, SourceSpawner,
+};
+use crate::actors::read::drill::inject_panic;
+use crate::actors::read::{
+    CadenceTimer, CadencedArgs, ReadOwner, SourceMsg, WorkerReturn, spawn_source_with,
+};
+use crate::protocol::client::WorkspaceClient;
+use futures::future::BoxFuture;
+use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+type Msg = SourceMsg<KeeperDetailSlot, KeeperDetailObservation, KeeperDetailCommand>;
+type Owner = ReadOwner<KeeperDetailSlot, KeeperDetailObservation, ActorRef<Msg>>;
+
+crate::source_commands!(
+    KeeperDetailSlot,
+    KeeperDetailObservation,
+    KeeperDetailCommand
+);
+
+/// The reads of one watched Keeper.
+struct KeeperReads {
+    keeper: String,
+    owner: Owner,
+    viewers: BTreeSet<Viewer>,
+    /// The owner the context reader is planned for (`None` until the first metadata).
+    context_owner: Option<ContextOwner>,
+    /// How the context is demanded once the metadata in flight returns.
+    context_demand: Option<DemandKind>,
+}
+
+impl KeeperReads {
+    fn meta_key(&self) -> KeeperDetailSlot {
+        KeeperDetailSlot::Meta(self.keeper.clone())
+    }
+
+    fn context_key(&self) -> KeeperDetailSlot {
+        KeeperDetailSlot::Context(self.keeper.clone())
+    }
+
+    fn metrics_key(&self) -> KeeperDetailSlot {
+        KeeperDetailSlot::Metrics(self.keeper.clone())
+    }
+
+    fn wants_metrics(&self) -> bool {
+        self.viewers.iter().any(|v| v.wants_metrics())
+    }
+
+    /// Demands the metadata (the context follows it) and, when wanted, the metrics.
+    fn demand(&mut self, kind: DemandKind) {
+        self.context_demand = Some(match (self.context_demand, kind) {
+            (Some(DemandKind::Explicit), _) | (_, DemandKind::Explicit) => DemandKind::Explicit,
+            _ => DemandKind::Cadence,
+        });
+        let meta = self.meta_key();
+        self.owner.demand(&meta, kind);
+        if self.wants_metrics() {
+            let metrics = self.metrics_key();
+            self.owner.demand(&metrics, kind);
+        }
+    }
+}
+
+pub struct KeeperDetailSource;
+
+pub type KeeperDetailArgs = CadencedArgs;
+
+pub struct KeeperDetailState {
+    client: WorkspaceClient,
+    outlet: Outlet<KeeperDetailSlot, KeeperDetailObservation>,
+    generations: GenerationBook,
+    identity: Option<IdentityState>,
+    watched: Vec<KeeperReads>,
+    cadence: CadenceTimer<Msg>,
+    fault_drills: bool,
+}
+
+impl KeeperDetailState {
+    fn reads_of(&mut self, keeper: &str) -> Option<&mut KeeperReads> {
+        self.watched.iter_mut().find(|r| r.keeper == keeper)
+    }
+
+    fn new_reads(&self, myself: &ActorRef<Msg>, keeper: &str) -> KeeperReads {
+        let mut owner = ReadOwner::new(self.outlet.clone(), myself.clone(), self.client.clone());
+        let meta = KeeperDetailSlot::Meta(keeper.to_string());
+        owner.add_slot(meta_slot(keeper, self.generations.counter(&meta)));
+        let metrics = KeeperDetailSlot::Metrics(keeper.to_string());
+        owner.add_slot(metrics_slot(keeper, self.generations.counter(&metrics)));
+        if let Some(identity) = &self.identity {
+            owner.identity(identity);
+        }
+        KeeperReads {
+            keeper: keeper.to_string(),
+            owner,
+            viewers: BTreeSet::new(),
+            context_owner: None,
+            context_demand: None,
+        }
+    }
+
+    /// Removes `viewer` from whatever Keeper it watched; retires a Keeper left unwatched.
+    fn leave(&mut self, viewer: Viewer) {
+        for reads in &mut self.watched {
+            reads.viewers.remove(&viewer);
+        }
+        let (kept, left): (Vec<_>, Vec<_>) = std::mem::take(&mut self.watched)
+            .into_iter()
+            .partition(|r| !r.viewers.is_empty());
+        self.watched = kept;
+        for mut reads in left {
+            reads.owner.retire_all("closed");
+        }
+        if self.watched.is_empty() {
+            self.cadence.cancel();
+        }
+    }
+
+    fn watch(&mut self, myself: &ActorRef<Msg>, viewer: Viewer, keeper: String) {
+        let already = self
+            .watched
+            .iter()
+            .any(|r| r.keeper == keeper && r.viewers.contains(&viewer));
+        if already {
+            return;
+        }
+        self.leave(viewer);
+        if self.reads_of(&keeper).is_none() {
+            let reads = self.new_reads(myself, &keeper);
+            self.watched.push(reads);
+        }
+        let Some(reads) = self.reads_of(&keeper) else {
+            return;
+        };
+        let first = reads.viewers.is_empty();
+        let gains_metrics = viewer.wants_metrics() && !reads.wants_metrics();
+        reads.viewers.insert(viewer);
+        if first {
+            reads.demand(DemandKind::Explicit);
+        } else if gains_metrics {
+            let metrics = reads.metrics_key();
+            reads.owner.demand(&metrics, DemandKind::Explicit);
+        }
+    }
+
+    fn demand_all(&mut self, kind: DemandKind) {
+        for reads in &mut self.watched {
+            reads.demand(kind);
+        }
+    }
+
+    fn identity(&mut self, identity: IdentityState) {
+        for reads in &mut self.watched {
+            reads.owner.identity(&identity);
+        }
+        if identity.authority().is_none() {
+            self.cadence.cancel();
+        }
+        self.identity = Some(identity);
+    }
+
+    /// Metadata arrived: plan (or re-plan) the context for the owner it names and demand it.
+    fn metadata_returned(&mut self, keeper: &str, owner: ContextOwner) {
+        let generations = self.generations.clone();
+        let Some(reads) = self.reads_of(keeper) else {
+            return;
+        };
+        let key = reads.context_key();
+        let kind = reads.context_demand.take().unwrap_or(DemandKind::Cadence);
+        let kind = match &reads.context_owner {
+            None => {
+                reads.owner.add_slot(context_slot(
+                    keeper,
+                    owner.clone(),
+                    generations.counter(&key),
+                ));
+                kind
+            }
+            Some(current) if *current != owner => {
+                reads
+                    .owner
+                    .set_reader(&key, context_reader(keeper.to_string(), owner.clone()));
+                // The read in flight was launched for the old owner: supersede it (L-3).
+                DemandKind::Explicit
+            }
+            Some(_) => kind,
+        };
+        reads.context_owner = Some(owner);
+        reads.owner.demand(&key, kind);
+    }
+
+    /// Routes a worker's return to the owner of its Keeper (a Keeper no longer watched: stale).
+    /// Returns `true` when a read completed (the cadence re-arms after it).
+    fn worker_returned(
+        &mut self,
+        ret: WorkerReturn<KeeperDetailSlot, KeeperDetailObservation>,
+    ) -> bool {
+        let keeper = ret.ticket.slot.keeper().to_string();
+        let meta_owner = match &ret.result {
+            Ok(KeeperDetailObservation::Meta(Ok(admitted))) => {
+                Some(ContextOwner::of(&admitted.value))
+            }
+            _ => None,
+        };
+        let is_meta = matches!(ret.ticket.slot, KeeperDetailSlot::Meta(_));
+        let owner_changed = matches!(
+            &ret.result,
+            Ok(KeeperDetailObservation::Context(read)) if read.owner_changed()
+        );
+        let Some(reads) = self.reads_of(&keeper) else {
+            ret.reject_late();
+            return false;
+        };
+        if !reads.owner.worker_returned(ret).completed() {
+            return false;
+        }
+        if let Some(owner) = meta_owner {
+            self.metadata_returned(&keeper, owner);
+        } else if is_meta {
+            // A failed metadata read launches no context: its owner is unknown (L-2).
+            reads.context_demand = None;
+        } else if owner_changed {
+            // Another trace or generation answered: ask who owns it now (L-2).
+            reads.demand(DemandKind::Explicit);
+        }
+        true
+    }
+}
+
+impl Actor for KeeperDetailSource {
+    type Msg = Msg;
+    type State = KeeperDetailState;
+    type Arguments = KeeperDetailArgs;
+
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<Msg>,
+        args: KeeperDetailArgs,
+    ) -> Result<KeeperDetailState, ActorProcessingErr> {
+        let ctx = args.ctx;
+        Ok(KeeperDetailState {
+            outlet: ctx.outlet::<KeeperDetailSlot, KeeperDetailObservation>(),
+            client: ctx.client,
+            generations: ctx.generations,
+            identity: None,
+            watched: Vec::new(),
+            cadence: CadenceTimer::new(args.cadence),
+            fault_drills: ctx.fault_drills,
+        })
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<Msg>,
+        msg: Msg,
+        state: &mut KeeperDetailState,
+    ) -> Result<(), ActorProcessingErr> {
+        match msg {
+            SourceMsg::Command(cmd) => match cmd {
+                KeeperDetailCommand::Watch { viewer, keeper } => {
+                    state.watch(&myself, viewer, keeper)
+                }
+                KeeperDetailCommand::Unwatch { viewer } => state.leave(viewer),
+                KeeperDetailCommand::Refresh { keeper } => {
+                    if let Some(reads) = state.reads_of(&keeper) {
+                        reads.demand(DemandKind::Explicit);
+                    }
+                }
+            },
+            SourceMsg::Control(SourceControl::Demand(kind)) => state.demand_all(kind),
+            SourceMsg::Control(SourceControl::Identity(identity)) => state.identity(identity),
+            SourceMsg::Returned(ret) => {
+                if state.worker_returned(ret) && !state.watched.is_empty() {
+                    state.cadence.reschedule(&myself);
+                }
+            }
+            SourceMsg::Control(SourceControl::InjectPanic) => {
+                inject_panic(state.fault_drills, KEEPER_DETAIL)
+            }
+        }
+        Ok(())
+    }
+
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<Msg>,
+        state: &mut KeeperDetailState,
+    ) -> Result<(), ActorProcessingErr> {
+        for reads in &mut state.watched {
+            reads.owner.retire_all("source_stopped");
+        }
+        Ok(())
+    }
+}
+
+/// Spawns the Keeper detail source under the supervisor.
+pub struct KeeperDetailSpawner {
+    pub cadence: Duration,
+}
+
+impl SourceSpawner for KeeperDetailSpawner {
+    fn key(&self) -> SourceKey {
+        KEEPER_DETAIL
+    }
+
+    fn spawn(
+        &self,
+        ctx: SourceContext,
+        supervisor: ActorCell,
+    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
+        let args = KeeperDetailArgs {
+            ctx,
+            cadence: self.cadence,
+        };
+        spawn_source_with::<_, KeeperDetailCommand>(KeeperDetailSource, args, supervisor)
+    }
+}

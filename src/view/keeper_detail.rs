@@ -1,0 +1,227 @@
+//! The Keeper detail reads' model (protocol.md §14.7–§14.9; docs/audits/keeper-detail.md):
+//! per Keeper, its metadata, Live Context and metrics slots, each admitted by its own ticket.
+//!
+//! - Values are kept per Keeper name, so a new chat target or detail row never borrows
+//!   another Keeper's value (L-3); leaving a Keeper keeps its last observations (N-6). Another
+//!   workspace's values are dropped on its confirmation (G-6, the surface default).
+//! - A Live Context answer for another trace or generation than the owner its read was
+//!   launched for is rejected unshown (`other_target`, L-2); the source re-reads metadata.
+//! - The five states stay apart: not requested (`NotRequested`), pending (`Loading` /
+//!   `Refreshing`), not served by this MASC (`Failed` with `not_served`: only that part),
+//!   failed with the last good value (`Failed { last }`), and normal-empty (`Ready` of an
+//!   empty tail or a not-observed context, which carry their own reasons).
+
+use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
+use super::surface::SurfaceModel;
+use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
+use crate::actors::keeper_detail::{
+    KEEPER_DETAIL, KeeperDetailCommand, KeeperDetailObservation, KeeperDetailSlot, Viewer,
+};
+use crate::protocol::client::ErrorClass;
+use crate::protocol::keeper_detail::{KeeperStatus, LiveContext, MetricsTail};
+use crate::view::fetched::{FailureClass, Fetched};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The detail reads of one Keeper.
+#[derive(Debug, Default)]
+pub struct KeeperDetail {
+    pub meta: Slot<Arc<KeeperStatus>>,
+    pub context: Slot<Arc<LiveContext>>,
+    pub metrics: Slot<Arc<MetricsTail>>,
+}
+
+#[derive(Debug)]
+pub struct KeeperDetailModel {
+    inbox: Inbox<KeeperDetailSlot, KeeperDetailObservation>,
+    keepers: BTreeMap<String, KeeperDetail>,
+    /// Which Keeper each viewer watches (mirrors the commands sent to the source).
+    watching: BTreeMap<Viewer, String>,
+}
+
+impl Default for KeeperDetailModel {
+    /// A model with an inbox of its own (tests, screens rendered without a runtime).
+    fn default() -> Self {
+        Self::new(&Inboxes::new())
+    }
+}
+
+impl KeeperDetailModel {
+    pub fn new(inboxes: &Inboxes) -> Self {
+        Self {
+            inbox: inboxes.get(),
+            keepers: BTreeMap::new(),
+            watching: BTreeMap::new(),
+        }
+    }
+
+    /// The view asked the source for this: record who watches whom at once.
+    pub fn on_command(&mut self, cmd: &KeeperDetailCommand) {
+        match cmd {
+            KeeperDetailCommand::Watch { viewer, keeper } => {
+                self.keepers.entry(keeper.clone()).or_default();
+                self.watching.insert(*viewer, keeper.clone());
+            }
+            KeeperDetailCommand::Unwatch { viewer } => {
+                self.watching.remove(viewer);
+            }
+            KeeperDetailCommand::Refresh { .. } => {}
+        }
+    }
+
+    /// The Keeper `viewer` watches, if any.
+    pub fn watched_by(&self, viewer: Viewer) -> Option<&str> {
+        self.watching.get(&viewer).map(String::as_str)
+    }
+
+    /// The commands that re-establish every watch (after the source restarted).
+    pub fn rewatch_commands(&self) -> Vec<KeeperDetailCommand> {
+        self.watching
+            .iter()
+            .map(|(viewer, keeper)| KeeperDetailCommand::Watch {
+                viewer: *viewer,
+                keeper: keeper.clone(),
+            })
+            .collect()
+    }
+
+    /// What is known of `keeper` (`None`: never watched in this session).
+    pub fn of(&self, keeper: &str) -> Option<&KeeperDetail> {
+        self.keepers.get(keeper)
+    }
+
+    fn slot_mut(&mut self, key: &KeeperDetailSlot) -> Option<&mut dyn ReadSlot> {
+        let detail = self.keepers.get_mut(key.keeper())?;
+        Some(match key {
+            KeeperDetailSlot::Meta(_) => &mut detail.meta,
+            KeeperDetailSlot::Context(_) => &mut detail.context,
+            KeeperDetailSlot::Metrics(_) => &mut detail.metrics,
+        })
+    }
+}
+
+/// Whether a failure is "this MASC does not serve the route" (only that part unavailable).
+pub fn not_served(class: FailureClass) -> bool {
+    class == FailureClass::Read(ErrorClass::NotServed)
+}
+
+/// The class of a slot's current failure, if it failed.
+pub fn failure_class<T: Clone>(slot: &Slot<T>) -> Option<FailureClass> {
+    match &slot.fetched {
+        Fetched::Failed { error, .. } => Some(error.class),
+        _ => None,
+    }
+}
+
+impl SurfaceModel for KeeperDetailModel {
+    type Slot = KeeperDetailSlot;
+    type Payload = KeeperDetailObservation;
+
+    fn inbox(&self) -> &Inbox<KeeperDetailSlot, KeeperDetailObservation> {
+        &self.inbox
+    }
+
+    fn dispatched(&mut self, ticket: &Ticket<KeeperDetailSlot>, gate: &EpochGate) -> bool {
+        let detail = self
+            .keepers
+            .entry(ticket.slot.keeper().to_string())
+            .or_default();
+        match &ticket.slot {
+            KeeperDetailSlot::Meta(_) => detail.meta.dispatched(ticket, gate),
+            KeeperDetailSlot::Context(_) => detail.context.dispatched(ticket, gate),
+            KeeperDetailSlot::Metrics(_) => detail.metrics.dispatched(ticket, gate),
+        }
+    }
+
+    fn judge(
+        &mut self,
+        ticket: &Ticket<KeeperDetailSlot>,
+        payload: &KeeperDetailObservation,
+        gate: &EpochGate,
+    ) -> Result<(), RejectReason> {
+        let detail = self.keepers.get(ticket.slot.keeper());
+        match (&ticket.slot, payload) {
+            (KeeperDetailSlot::Meta(_), KeeperDetailObservation::Meta(_)) => {
+                Slot::judge_if_open(detail.map(|d| &d.meta), ticket, gate)
+            }
+            (KeeperDetailSlot::Context(_), KeeperDetailObservation::Context(read)) => {
+                Slot::judge_if_open(detail.map(|d| &d.context), ticket, gate)?;
+                // L-2: launched for another owner than the one that answered.
+                if read.owner_changed() {
+                    return Err(RejectReason::OtherTarget);
+                }
+                Ok(())
+            }
+            (KeeperDetailSlot::Metrics(_), KeeperDetailObservation::Metrics(_)) => {
+                Slot::judge_if_open(detail.map(|d| &d.metrics), ticket, gate)
+            }
+            _ => Err(RejectReason::UnknownSlot),
+        }
+    }
+
+    fn apply(
+        &mut self,
+        ticket: &Ticket<KeeperDetailSlot>,
+        payload: KeeperDetailObservation,
+        now: Instant,
+    ) {
+        let Some(detail) = self.keepers.get_mut(ticket.slot.keeper()) else {
+            return;
+        };
+        match payload {
+            KeeperDetailObservation::Meta(result) => {
+                detail.meta.apply_with(ticket, result, now, |v| v);
+            }
+            KeeperDetailObservation::Context(read) => {
+                detail.context.apply_with(ticket, read.result, now, |v| v);
+            }
+            KeeperDetailObservation::Metrics(result) => {
+                detail.metrics.apply_with(ticket, result, now, |v| v);
+            }
+        }
+    }
+
+    fn retired(&mut self, ticket: &Ticket<KeeperDetailSlot>) -> bool {
+        let Some(detail) = self.keepers.get_mut(ticket.slot.keeper()) else {
+            return false;
+        };
+        match &ticket.slot {
+            KeeperDetailSlot::Meta(_) => detail.meta.retired(ticket),
+            KeeperDetailSlot::Context(_) => detail.context.retired(ticket),
+            KeeperDetailSlot::Metrics(_) => detail.metrics.retired(ticket),
+        }
+    }
+
+    fn slot(&mut self, key: &KeeperDetailSlot) -> Option<&mut dyn ReadSlot> {
+        self.slot_mut(key)
+    }
+
+    fn slots(&mut self) -> Vec<(SourceKey, &mut dyn ReadSlot)> {
+        let mut all: Vec<(SourceKey, &mut dyn ReadSlot)> = Vec::new();
+        for detail in self.keepers.values_mut() {
+            all.push((KEEPER_DETAIL, &mut detail.meta));
+            all.push((KEEPER_DETAIL, &mut detail.context));
+            all.push((KEEPER_DETAIL, &mut detail.metrics));
+        }
+        all
+    }
+
+    /// A failed detail read of a watched Keeper degrades the header; a route this MASC does
+    /// not serve does not (that part is unavailable, not failing).
+    fn any_failed(&self) -> bool {
+        self.watching
+            .values()
+            .filter_map(|k| self.keepers.get(k))
+            .any(|d| {
+                [
+                    failure_class(&d.meta),
+                    failure_class(&d.context),
+                    failure_class(&d.metrics),
+                ]
+                .into_iter()
+                .flatten()
+                .any(|class| !not_served(class))
+            })
+    }
+}
