@@ -51,6 +51,10 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
             &["keeper_meta", "keeper_context", "keeper_metrics"],
             keeper_detail::KeeperDetailSpawner { cadence: secs(15) },
         ),
+        entry(
+            &["workspace_gate"],
+            keeper_detail::WorkspaceGateSpawner { cadence: secs(30) },
+        ),
         // The chat hub has no cadence: its sources read on open, PgUp and reconciliation.
         entry(
             &["chat_history", "chat_restore", "chat_reconcile"],
@@ -121,6 +125,7 @@ mod tests {
                 D::Meta("k".into()),
                 D::Context("k".into()),
                 D::Metrics("k".into()),
+                D::WorkspaceGate,
             ]));
         }
         kinds.extend(owner_of(&[

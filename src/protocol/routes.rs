@@ -115,6 +115,7 @@ pub enum RouteFamily {
     KeeperStatus,
     KeeperContext,
     KeeperMetricsTail,
+    DashboardGate,
 }
 
 /// What the contract says about one family.
@@ -505,6 +506,15 @@ pub const ROUTES: &[RouteSpec] = &[
         Some("keeper"),
         "§14.9",
     ),
+    spec(
+        F::DashboardGate,
+        Get,
+        "/api/v1/dashboard/gate",
+        Public,
+        Masc,
+        None,
+        "§14.4",
+    ),
 ];
 
 impl RouteFamily {
@@ -560,6 +570,7 @@ impl RouteFamily {
             Self::KeeperStatus => "keeper_status",
             Self::KeeperContext => "keeper_context",
             Self::KeeperMetricsTail => "keeper_metrics_tail",
+            Self::DashboardGate => "dashboard_gate",
         }
     }
 

@@ -16,9 +16,10 @@ use super::surface::SurfaceModel;
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
 use crate::actors::keeper_detail::{
     KEEPER_DETAIL, KeeperDetailCommand, KeeperDetailObservation, KeeperDetailSlot, Viewer,
+    WORKSPACE_GATE,
 };
 use crate::protocol::client::ErrorClass;
-use crate::protocol::keeper_detail::{KeeperStatus, LiveContext, MetricsTail};
+use crate::protocol::keeper_detail::{DashboardGate, KeeperStatus, LiveContext, MetricsTail};
 use crate::view::fetched::{FailureClass, Fetched};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -35,6 +36,8 @@ pub struct KeeperDetail {
 #[derive(Debug)]
 pub struct KeeperDetailModel {
     inbox: Inbox<KeeperDetailSlot, KeeperDetailObservation>,
+    /// The workspace Gate mode (§14.4), a standing read of the `workspace_gate` source.
+    pub gate: Slot<Arc<DashboardGate>>,
     keepers: BTreeMap<String, KeeperDetail>,
     /// Which Keeper each viewer watches (mirrors the commands sent to the source).
     watching: BTreeMap<Viewer, String>,
@@ -51,6 +54,7 @@ impl KeeperDetailModel {
     pub fn new(inboxes: &Inboxes) -> Self {
         Self {
             inbox: inboxes.get(),
+            gate: Slot::default(),
             keepers: BTreeMap::new(),
             watching: BTreeMap::new(),
         }
@@ -92,11 +96,15 @@ impl KeeperDetailModel {
     }
 
     fn slot_mut(&mut self, key: &KeeperDetailSlot) -> Option<&mut dyn ReadSlot> {
-        let detail = self.keepers.get_mut(key.keeper())?;
+        let Some(keeper) = key.keeper() else {
+            return Some(&mut self.gate);
+        };
+        let detail = self.keepers.get_mut(keeper)?;
         Some(match key {
             KeeperDetailSlot::Meta(_) => &mut detail.meta,
             KeeperDetailSlot::Context(_) => &mut detail.context,
             KeeperDetailSlot::Metrics(_) => &mut detail.metrics,
+            KeeperDetailSlot::WorkspaceGate => &mut self.gate,
         })
     }
 }
@@ -123,14 +131,15 @@ impl SurfaceModel for KeeperDetailModel {
     }
 
     fn dispatched(&mut self, ticket: &Ticket<KeeperDetailSlot>, gate: &EpochGate) -> bool {
-        let detail = self
-            .keepers
-            .entry(ticket.slot.keeper().to_string())
-            .or_default();
+        let Some(keeper) = ticket.slot.keeper() else {
+            return self.gate.dispatched(ticket, gate);
+        };
+        let detail = self.keepers.entry(keeper.to_string()).or_default();
         match &ticket.slot {
             KeeperDetailSlot::Meta(_) => detail.meta.dispatched(ticket, gate),
             KeeperDetailSlot::Context(_) => detail.context.dispatched(ticket, gate),
             KeeperDetailSlot::Metrics(_) => detail.metrics.dispatched(ticket, gate),
+            KeeperDetailSlot::WorkspaceGate => false,
         }
     }
 
@@ -140,8 +149,11 @@ impl SurfaceModel for KeeperDetailModel {
         payload: &KeeperDetailObservation,
         gate: &EpochGate,
     ) -> Result<(), RejectReason> {
-        let detail = self.keepers.get(ticket.slot.keeper());
+        let detail = ticket.slot.keeper().and_then(|k| self.keepers.get(k));
         match (&ticket.slot, payload) {
+            (KeeperDetailSlot::WorkspaceGate, KeeperDetailObservation::Gate(_)) => {
+                self.gate.judge(ticket, gate)
+            }
             (KeeperDetailSlot::Meta(_), KeeperDetailObservation::Meta(_)) => {
                 Slot::judge_if_open(detail.map(|d| &d.meta), ticket, gate)
             }
@@ -166,7 +178,11 @@ impl SurfaceModel for KeeperDetailModel {
         payload: KeeperDetailObservation,
         now: Instant,
     ) {
-        let Some(detail) = self.keepers.get_mut(ticket.slot.keeper()) else {
+        if let KeeperDetailObservation::Gate(result) = payload {
+            self.gate.apply_with(ticket, result, now, |v| v);
+            return;
+        }
+        let Some(detail) = ticket.slot.keeper().and_then(|k| self.keepers.get_mut(k)) else {
             return;
         };
         match payload {
@@ -179,17 +195,22 @@ impl SurfaceModel for KeeperDetailModel {
             KeeperDetailObservation::Metrics(result) => {
                 detail.metrics.apply_with(ticket, result, now, |v| v);
             }
+            KeeperDetailObservation::Gate(_) => {}
         }
     }
 
     fn retired(&mut self, ticket: &Ticket<KeeperDetailSlot>) -> bool {
-        let Some(detail) = self.keepers.get_mut(ticket.slot.keeper()) else {
+        let Some(keeper) = ticket.slot.keeper() else {
+            return self.gate.retired(ticket);
+        };
+        let Some(detail) = self.keepers.get_mut(keeper) else {
             return false;
         };
         match &ticket.slot {
             KeeperDetailSlot::Meta(_) => detail.meta.retired(ticket),
             KeeperDetailSlot::Context(_) => detail.context.retired(ticket),
             KeeperDetailSlot::Metrics(_) => detail.metrics.retired(ticket),
+            KeeperDetailSlot::WorkspaceGate => false,
         }
     }
 
@@ -198,7 +219,7 @@ impl SurfaceModel for KeeperDetailModel {
     }
 
     fn slots(&mut self) -> Vec<(SourceKey, &mut dyn ReadSlot)> {
-        let mut all: Vec<(SourceKey, &mut dyn ReadSlot)> = Vec::new();
+        let mut all: Vec<(SourceKey, &mut dyn ReadSlot)> = vec![(WORKSPACE_GATE, &mut self.gate)];
         for detail in self.keepers.values_mut() {
             all.push((KEEPER_DETAIL, &mut detail.meta));
             all.push((KEEPER_DETAIL, &mut detail.context));

@@ -96,3 +96,15 @@ async fn s14_9_the_limit_clamps_and_rows_keep_their_window_slots() {
     assert_eq!(body["rows"].as_array().unwrap().len(), 3);
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn s14_4_the_dashboard_gate_decodes() {
+    use masc_tui::protocol::decode::WireDecode;
+    use masc_tui::protocol::keeper_detail::DashboardGate;
+    let s = server().await;
+    let (st, body) = get(&s, "/api/v1/dashboard/gate").await;
+    assert_eq!(st, StatusCode::OK);
+    let gate = DashboardGate::decode(&serde_json::to_vec(&body).unwrap()).unwrap();
+    assert_eq!(gate.status_words(), "gate: Auto Judge");
+    s.shutdown().await;
+}

@@ -469,3 +469,36 @@ fn c58_status_line_context_words() {
     });
     assert!(kept.starts_with("context 50%") && kept.contains("(last; re-read failed: timeout)"));
 }
+
+/// C-57, §14.4: the status line's `gate:` is the workspace Gate mode read — `gate: not
+/// loaded` until it is read, the mode word once it is, a kept value marked after a failure.
+#[test]
+fn c57_status_line_gate_words() {
+    use masc_tui::protocol::decode::WireDecode;
+    use masc_tui::protocol::keeper_detail::DashboardGate;
+    use masc_tui::view::screens::chat::gate_words;
+    let mut m = connected();
+    assert_eq!(
+        gate_words(&m.keeper_detail.gate.fetched).0,
+        "gate: not loaded"
+    );
+    let body = br#"{"hitl":{"gate_mode":{"mode":"auto_judge","configured":true,"state":"ready"}}}"#;
+    crate::rig::deliver(
+        &mut m,
+        ticket(KeeperDetailSlot::WorkspaceGate, 1),
+        KeeperDetailObservation::Gate(Ok(admitted(DashboardGate::decode(body).unwrap()))),
+    );
+    assert_eq!(
+        gate_words(&m.keeper_detail.gate.fetched).0,
+        "gate: Auto Judge"
+    );
+    crate::rig::deliver(
+        &mut m,
+        ticket(KeeperDetailSlot::WorkspaceGate, 2),
+        KeeperDetailObservation::Gate(Err(ClientError::Timeout)),
+    );
+    assert_eq!(
+        gate_words(&m.keeper_detail.gate.fetched).0,
+        "gate: Auto Judge (last)"
+    );
+}

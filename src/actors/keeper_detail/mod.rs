@@ -8,17 +8,21 @@
 //! - [`source`]: the actor owning them (who watches which Keeper, the metadata → context
 //!   sequencing, the cadence).
 
+pub mod gate;
 pub mod reads;
 pub mod source;
 
 use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
-use crate::protocol::keeper_detail::{KeeperStatus, MetricsTail};
+use crate::protocol::keeper_detail::{DashboardGate, KeeperStatus, MetricsTail};
 
+pub use gate::WorkspaceGateSpawner;
 pub use reads::{ContextOwner, ContextRead};
 pub use source::{KeeperDetailSource, KeeperDetailSpawner};
 
 /// The Keeper detail source (supervision key).
 pub const KEEPER_DETAIL: SourceKey = SourceKey("keeper_detail");
+/// The workspace Gate mode source (`GET /api/v1/dashboard/gate`, §14.4; supervision key).
+pub const WORKSPACE_GATE: SourceKey = SourceKey("workspace_gate");
 
 /// The slots of the Keeper detail reads, one set per watched Keeper.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -29,12 +33,17 @@ pub enum KeeperDetailSlot {
     Context(String),
     /// `GET /api/v1/keepers/{name}/metrics-tail?limit=200` (§14.9, N-5…N-7).
     Metrics(String),
+    /// `GET /api/v1/dashboard/gate` (§14.4): the workspace Gate mode (a standing read of
+    /// [`WORKSPACE_GATE`], not per Keeper).
+    WorkspaceGate,
 }
 
 impl KeeperDetailSlot {
-    pub fn keeper(&self) -> &str {
+    /// The Keeper of a per-Keeper slot (`None` for the workspace gate).
+    pub fn keeper(&self) -> Option<&str> {
         match self {
-            Self::Meta(k) | Self::Context(k) | Self::Metrics(k) => k,
+            Self::Meta(k) | Self::Context(k) | Self::Metrics(k) => Some(k),
+            Self::WorkspaceGate => None,
         }
     }
 }
@@ -46,12 +55,16 @@ impl SlotKey for KeeperDetailSlot {
             Self::Meta(_) => "keeper_meta",
             Self::Context(_) => "keeper_context",
             Self::Metrics(_) => "keeper_metrics",
+            Self::WorkspaceGate => "workspace_gate",
         }
         .to_string()
     }
 
     fn source(&self) -> SourceKey {
-        KEEPER_DETAIL
+        match self {
+            Self::WorkspaceGate => WORKSPACE_GATE,
+            _ => KEEPER_DETAIL,
+        }
     }
 }
 
@@ -61,6 +74,7 @@ pub enum KeeperDetailObservation {
     Meta(ReadResult<KeeperStatus>),
     Context(Box<ContextRead>),
     Metrics(ReadResult<MetricsTail>),
+    Gate(ReadResult<DashboardGate>),
 }
 
 impl Payload for KeeperDetailObservation {
@@ -70,6 +84,7 @@ impl Payload for KeeperDetailObservation {
             Self::Context(read) if read.owner_changed() => "owner_changed".to_string(),
             Self::Context(read) => read_outcome(&read.result),
             Self::Metrics(r) => read_outcome(r),
+            Self::Gate(r) => read_outcome(r),
         }
     }
 }

@@ -217,7 +217,11 @@ impl KeeperDetailState {
         &mut self,
         ret: WorkerReturn<KeeperDetailSlot, KeeperDetailObservation>,
     ) -> bool {
-        let keeper = ret.ticket.slot.keeper().to_string();
+        let Some(keeper) = ret.ticket.slot.keeper().map(str::to_string) else {
+            // The workspace gate is another source's slot: never this actor's.
+            ret.reject_late();
+            return false;
+        };
         let meta_owner = match &ret.result {
             Ok(KeeperDetailObservation::Meta(Ok(admitted))) => {
                 Some(ContextOwner::of(&admitted.value))

@@ -4,6 +4,8 @@
 //!   `meta.trace_id` and `meta.generation` own Live Context (L-2).
 //! - [`context`]: `GET /api/v1/keepers/{name}/context` — Live Context (§14.8, masc-tui
 //!   extension; L-1…L-4, C-57, C-58).
+//! - [`gate`]: `GET /api/v1/dashboard/gate` — the workspace Gate mode of the chat status
+//!   line's `gate:` (§14.4, C-57).
 //! - [`metrics`]: `GET /api/v1/keepers/{name}/metrics-tail?limit=` — Keeper logs and the
 //!   activity summary (§14.9, masc-tui extension; N-5…N-7).
 //!
@@ -12,10 +14,12 @@
 //! protocol is closed (§14.8, §14.9 bodies, echoes, vocabularies).
 
 pub mod context;
+pub mod gate;
 pub mod metrics;
 pub mod status;
 
 pub use context::{ContextObservation, ContextUnavailableReason, LiveContext, context_path};
+pub use gate::{DashboardGate, GATE_PATH, GateModeState};
 pub use metrics::{
     ActivitySummary, METRICS_TAIL_LIMIT, MetricsChannel, MetricsEntry, MetricsRecord, MetricsRow,
     MetricsRowKind, MetricsTail, TurnMode, TurnUsage, metrics_tail_path,

@@ -2,8 +2,8 @@
 //! tail (§14.9), the last two masc-tui extensions (docs/protocol-extensions.md).
 
 use crate::server::http::{
-    ApiResult, Guard, Operator, Read, clamp_limit, error_body, gate_error, json_ok, json_status,
-    parse_query, query_get, with_echo,
+    ApiResult, Guard, Operator, Public, Read, clamp_limit, error_body, gate_error, json_ok,
+    json_status, parse_query, query_get, with_echo,
 };
 use crate::server::state::AppState;
 use crate::server::store::keeper_detail::{self as store, DetailRead};
@@ -20,6 +20,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/gate/keeper-status", get(keeper_status))
         .route("/api/v1/keepers/{name}/context", get(context))
         .route("/api/v1/keepers/{name}/metrics-tail", get(metrics_tail))
+        .route("/api/v1/dashboard/gate", get(dashboard_gate))
 }
 
 /// MASC's keeper-name check, as far as the demo needs it: non-empty, no path or control
@@ -128,4 +129,13 @@ async fn metrics_tail(
             json!({"error": "metrics_read_failed", "detail": why}),
         ),
     })
+}
+
+/// §14.4: the workspace Gate mode (the demo workspace runs Auto Judge, configured).
+async fn dashboard_gate(_: Guard<Public>) -> ApiResult {
+    Ok(json_ok(json!({
+        "hitl": {
+            "gate_mode": {"mode": "auto_judge", "configured": true, "state": "ready"},
+        },
+    })))
 }

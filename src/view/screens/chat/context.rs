@@ -1,7 +1,7 @@
 //! The chat status line's context (C-57, C-58): the chat target's Live Context (§14.8),
 //! owned by the chat target, never the roster cursor (L-2).
 
-use crate::protocol::keeper_detail::{ContextObservation, LiveContext};
+use crate::protocol::keeper_detail::{ContextObservation, DashboardGate, LiveContext};
 use crate::view::fetched::Fetched;
 use crate::view::screens::keepers::detail::thousands;
 use crate::view::theme::Tone;
@@ -72,5 +72,23 @@ pub fn context_words(fetched: Option<&Fetched<Arc<LiveContext>>>) -> (String, To
                 (format!("context unavailable ({})", error.class), Tone::Warn)
             }
         }
+    }
+}
+
+/// The status line's `gate:` (C-57, §14.4): the workspace Gate mode read; `gate: not loaded`
+/// while unread or failed with nothing before; a kept value after a failed re-read is marked.
+pub fn gate_words(fetched: &Fetched<Arc<DashboardGate>>) -> (String, Tone) {
+    match fetched {
+        Fetched::Ready(o) | Fetched::Refreshing { last: o, .. } => {
+            (o.value.status_words(), Tone::Dim)
+        }
+        Fetched::Warming { last: Some(o) } => (o.value.status_words(), Tone::Dim),
+        Fetched::Failed { last: Some(o), .. } => {
+            (format!("{} (last)", o.value.status_words()), Tone::Warn)
+        }
+        Fetched::NotRequested
+        | Fetched::Loading
+        | Fetched::Warming { last: None }
+        | Fetched::Failed { last: None, .. } => ("gate: not loaded".into(), Tone::Dim),
     }
 }

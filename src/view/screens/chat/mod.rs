@@ -15,7 +15,7 @@ mod context;
 mod edit;
 pub mod keys;
 
-pub use context::context_words;
+pub use context::{context_words, gate_words};
 pub use edit::edited;
 
 pub use crate::view::chat::{
@@ -27,12 +27,14 @@ use crate::actors::chat::{ChatCommand, ChatSend, ChatSendIntent};
 use crate::actors::saves::SaveCommand;
 use crate::actors::saves::hub::Save;
 use crate::protocol::admission::WorkspaceId;
+use crate::protocol::keeper_detail::DashboardGate;
 use crate::protocol::keepers::{ActivationMode, KeeperRow, KeeperRowSlot};
 use crate::view::chat::{ScrollPosition, ViewModes};
 use crate::view::composer::render::{self, DEFAULT_PLACEHOLDER, footer_text};
 use crate::view::composer::{
     Composer, ComposerLayout, ComposerView, Draft, DraftKey, RecallCursor,
 };
+use crate::view::fetched::Fetched;
 use crate::view::keeper_detail::KeeperDetail;
 use crate::view::model::Model;
 use crate::view::text::{fit_width, sanitize};
@@ -41,6 +43,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Transcript rows the composer's slash menu always leaves (C-62).
@@ -419,6 +422,7 @@ pub fn render(
             &chat.keeper,
             roster_row(model, &chat.keeper),
             model.keeper_detail.of(&chat.keeper),
+            &model.keeper_detail.gate.fetched,
             theme,
             width,
         )
@@ -481,6 +485,7 @@ pub fn status_line(
     keeper: &str,
     row: Option<&KeeperRow>,
     detail: Option<&KeeperDetail>,
+    gate: &Fetched<Arc<DashboardGate>>,
     theme: Theme,
     width: usize,
 ) -> Line<'static> {
@@ -516,7 +521,8 @@ pub fn status_line(
         }
     }
     spans.push(sep());
-    spans.push(Span::styled("gate: not loaded", theme.style(Tone::Dim)));
+    let (gate_text, gate_tone) = context::gate_words(gate);
+    spans.push(Span::styled(gate_text, theme.style(gate_tone)));
     spans.push(sep());
     let (context, tone) = context_words(detail.map(|d| &d.context.fetched));
     spans.push(Span::styled(context, theme.style(tone)));
