@@ -42,6 +42,8 @@ pub(crate) struct Inner {
     /// Host / Origin / content-type allow-list of the listening address (docs/security.md).
     pub origin: OriginPolicy,
     pub started: Instant,
+    /// When the runtime probe was last "run" (its cache; `routes::runtime_probe`).
+    pub probe_refreshed: Mutex<Option<Instant>>,
 }
 
 impl AppState {
@@ -68,6 +70,7 @@ impl AppState {
                 played,
                 origin,
                 started: Instant::now(),
+                probe_refreshed: Mutex::new(None),
             }),
         }
     }
@@ -85,6 +88,14 @@ impl AppState {
     /// Who may address this server (checked first by the middleware).
     pub fn origin_policy(&self) -> &OriginPolicy {
         &self.inner.origin
+    }
+
+    /// Reads and updates the runtime probe's cache time under its lock.
+    pub fn probe_cache<T>(&self, f: impl FnOnce(&mut Option<Instant>) -> T) -> T {
+        match self.inner.probe_refreshed.lock() {
+            Ok(mut g) => f(&mut g),
+            Err(poisoned) => f(&mut poisoned.into_inner()),
+        }
     }
 
     /// The store every family reads and writes through.

@@ -3,16 +3,23 @@
 //! admitted by its own ticket. A result or failure consumes only its own slot (T-2); a failed
 //! re-read keeps the last good value beside the failure (T-14, F-5). Connector status and
 //! its name chains fill this surface too (D-1, D-5).
+//!
+//! The Runtime catalogue is one joined load (F-7): one ticket owns two view slots, the
+//! catalogue (`runtime`, read by System › Runtime, Overview and the forms alike, F-1) and the
+//! reachability probe (`probe`). A load's parts are applied each to its own slot, so a probe
+//! failure alone keeps the lanes with the last good probe, and a catalogue failure keeps the
+//! last joined rows under the error (F-7); what each part came to is kept for the header
+//! (`runtime_end`, P-1, P-2).
 
 use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
 use super::surface::SurfaceModel;
 use crate::actors::connectors::NamesChain;
 use crate::actors::connectors::chain::chain_key;
 use crate::actors::contract::{Inbox, Inboxes, SlotKey, SourceKey, Ticket};
-use crate::actors::system::{SystemObservation, SystemSlot};
+use crate::actors::system::{LoadPart, PartOutcome, SystemObservation, SystemSlot};
 use crate::protocol::async_requests::AsyncRequestList;
 use crate::protocol::connectors::{ConnectorStatusList, NameScope};
-use crate::protocol::runtime::RuntimeResolved;
+use crate::protocol::runtime::{RuntimeProbe, RuntimeResolved};
 use crate::protocol::skills::SkillsSnapshotRead;
 use crate::protocol::tools::ToolsInventoryRead;
 use std::collections::BTreeMap;
@@ -26,6 +33,10 @@ pub struct SystemModel {
     pub skills: Slot<Arc<SkillsSnapshotRead>>,
     pub asyncs: Slot<Arc<AsyncRequestList>>,
     pub runtime: Slot<Arc<RuntimeResolved>>,
+    /// The reachability probe of the same joined load (F-7).
+    pub probe: Slot<Arc<RuntimeProbe>>,
+    /// What the joined loads came to (P-1, P-2).
+    pub runtime_loads: RuntimeLoads,
     /// Connector status with bindings (§7.1), delivered before any name (D-5).
     pub connectors: Slot<Arc<ConnectorStatusList>>,
     /// One slot per name cursor chain, keyed by `SystemSlot::ConnectorNames` (D-1).
@@ -47,6 +58,8 @@ impl SystemModel {
             skills: Slot::default(),
             asyncs: Slot::default(),
             runtime: Slot::default(),
+            probe: Slot::default(),
+            runtime_loads: RuntimeLoads::default(),
             connectors: Slot::default(),
             names: BTreeMap::new(),
         }
@@ -70,6 +83,10 @@ impl SurfaceModel for SystemModel {
         if matches!(ticket.slot, SystemSlot::ConnectorNames { .. }) && gate.check(ticket).is_ok() {
             // A chain's slot exists from its first dispatch on.
             self.names.entry(ticket.slot.clone()).or_default();
+        }
+        if ticket.slot == SystemSlot::RuntimeCatalogue && self.probe.dispatched(ticket, gate) {
+            // One ticket owns both parts of the joined load.
+            self.runtime_loads.last_dispatched = Some(ticket.generation);
         }
         match self.slot_mut(&ticket.slot) {
             Some(slot) => slot.dispatched(ticket, gate),
@@ -125,8 +142,15 @@ impl SurfaceModel for SystemModel {
             SystemObservation::ToolsInventory(r) => self.tools.apply_with(ticket, r, now, |v| v),
             SystemObservation::SkillsCatalog(r) => self.skills.apply_with(ticket, r, now, |v| v),
             SystemObservation::AsyncRequests(r) => self.asyncs.apply_with(ticket, r, now, |v| v),
-            SystemObservation::RuntimeCatalogue(r) => {
-                self.runtime.apply_with(ticket, r, now, |v| v)
+            SystemObservation::RuntimeCatalogue(load) => {
+                self.runtime_loads.settled = Some(SettledLoad {
+                    generation: ticket.generation,
+                    parts: load.parts(),
+                    forced: load.forced,
+                });
+                let load = *load;
+                self.runtime.apply_with(ticket, load.resolved, now, |v| v);
+                self.probe.apply_with(ticket, load.probe, now, |v| v);
             }
             SystemObservation::ConnectorsStatus(r) => {
                 if let Ok(a) = &r {
@@ -154,6 +178,9 @@ impl SurfaceModel for SystemModel {
     }
 
     fn retired(&mut self, ticket: &Ticket<SystemSlot>) -> bool {
+        if ticket.slot == SystemSlot::RuntimeCatalogue {
+            self.probe.retired(ticket);
+        }
         self.slot_mut(&ticket.slot)
             .is_some_and(|s| s.retired(ticket))
     }
@@ -171,6 +198,7 @@ impl SurfaceModel for SystemModel {
             (SystemSlot::SkillsCatalog.source(), &mut self.skills),
             (SystemSlot::AsyncRequests.source(), &mut self.asyncs),
             (SystemSlot::RuntimeCatalogue.source(), &mut self.runtime),
+            (SystemSlot::RuntimeCatalogue.source(), &mut self.probe),
             (SystemSlot::ConnectorsStatus.source(), &mut self.connectors),
         ];
         for (key, slot) in self.names.iter_mut() {
@@ -184,7 +212,62 @@ impl SurfaceModel for SystemModel {
             || self.skills.failed()
             || self.asyncs.failed()
             || self.runtime.failed()
+            || (self.probe.failed() && !self.probe_not_served())
             || self.connectors.failed()
+    }
+}
+
+/// A joined Runtime load whose worker returned: what each part came to (P-1) and whether it
+/// asked for a fresh probe (`force=1`, F-7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettledLoad {
+    pub generation: u64,
+    pub parts: [(LoadPart, PartOutcome); 3],
+    pub forced: bool,
+}
+
+/// The Runtime loads as the header tells them (P-2).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RuntimeLoads {
+    /// The generation of the newest load dispatched under the open epoch.
+    pub last_dispatched: Option<u64>,
+    /// The newest load that returned.
+    pub settled: Option<SettledLoad>,
+}
+
+/// Where the newest Runtime load stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadState {
+    /// No load was dispatched yet.
+    NotRequested,
+    /// The newest load is in flight.
+    Reading,
+    /// The newest dispatched load returned.
+    Settled,
+    /// The newest dispatched load ended without a result — cancelled (withdrawn, superseded)
+    /// — so the parts shown are the previous load's, never invented (P-2).
+    Interrupted,
+}
+
+impl RuntimeLoads {
+    pub fn state(&self, in_flight: bool) -> LoadState {
+        match (self.last_dispatched, &self.settled) {
+            (None, _) => LoadState::NotRequested,
+            _ if in_flight => LoadState::Reading,
+            (Some(d), Some(s)) if s.generation >= d => LoadState::Settled,
+            _ => LoadState::Interrupted,
+        }
+    }
+}
+
+impl SystemModel {
+    /// The probe part is not served by this MASC (an older release): not a failure to flag.
+    pub fn probe_not_served(&self) -> bool {
+        self.runtime_loads.settled.as_ref().is_some_and(|s| {
+            s.parts
+                .iter()
+                .any(|(p, o)| *p == LoadPart::Probe && *o == PartOutcome::NotServed)
+        })
     }
 }
 

@@ -106,8 +106,8 @@ async fn f5_a_malformed_runtime_catalogue_is_a_typed_failure_of_its_slot() {
         .await;
     assert!(
         matches!(
-            runtime.payload,
-            SystemObservation::RuntimeCatalogue(Err(ClientError::Decode(_)))
+            &runtime.payload,
+            SystemObservation::RuntimeCatalogue(load) if matches!(load.resolved, Err(ClientError::Decode(_)))
         ),
         "{:?}",
         runtime.payload

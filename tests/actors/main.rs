@@ -20,6 +20,7 @@ mod actor_connectors;
 mod actor_keeper_detail;
 mod actor_keepers_roster;
 mod actor_runtime;
+mod actor_runtime_catalogue;
 mod actor_system;
 mod actor_workspace;
 mod chat_outbox;

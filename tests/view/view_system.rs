@@ -7,7 +7,9 @@ use crate::rig::SurfaceSlot;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::contract::Ticket;
 use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
-use masc_tui::actors::system::{CONNECTORS, RUNTIME, SystemObservation, SystemSlot, TOOLS};
+use masc_tui::actors::system::{
+    CONNECTORS, RUNTIME, RuntimeLoad, SystemObservation, SystemSlot, TOOLS,
+};
 use masc_tui::actors::work::{WorkObservation, WorkSlot};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::async_requests::AsyncRequestList;
@@ -172,9 +174,13 @@ fn f4_catalogue_and_usage_stand_apart() {
         &mut m,
         SystemSlot::RuntimeCatalogue,
         1,
-        SystemObservation::RuntimeCatalogue(ok(RuntimeResolved {
-            catalogue: Err(bad(".lanes[0]")),
-            usage: Ok(masc_tui::protocol::decode::SinceRelease::Sent(usage)),
+        SystemObservation::RuntimeCatalogue(Box::new(RuntimeLoad {
+            resolved: ok(RuntimeResolved {
+                catalogue: Err(bad(".lanes[0]")),
+                usage: Ok(masc_tui::protocol::decode::SinceRelease::Sent(usage)),
+            }),
+            probe: Err(ClientError::Timeout),
+            forced: false,
         })),
     );
     let text = pane(&m, SystemPane::Runtime);

@@ -5,11 +5,13 @@
 //!   as three standing slots. Each starts from the same dispatch with its own worker and
 //!   ticket; none waits for or starts from another (T-1), a delay or failure of one never
 //!   blocks or overwrites its siblings (T-2).
-//! - [`runtime`]: the Runtime catalogue source — one slot; its catalogue and usage sections
-//!   decode independently inside one typed value (F-3, F-4).
+//! - [`runtime`]: the Runtime catalogue source — one shared slot filled by a joined load (the
+//!   catalogue, whose catalogue and usage sections decode independently, F-3, F-4, and the
+//!   provider reachability probe, F-7); an explicit demand coalesces into one follow-up (F-2).
 //! - The Connectors source (`crate::actors::connectors`) fills this surface's connector slots.
 //!
-//! Cadence shares a read in flight; `r` supersedes (G-3, F-5).
+//! Cadence shares a read in flight; `r` supersedes the Tools reads (G-3) and coalesces the
+//! Runtime load (F-2).
 
 pub mod runtime;
 pub mod tools;
@@ -18,11 +20,13 @@ use crate::actors::connectors::NamesPageRead;
 use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
 use crate::protocol::async_requests::AsyncRequestList;
 use crate::protocol::connectors::ConnectorStatusList;
-use crate::protocol::runtime::RuntimeResolved;
 use crate::protocol::skills::SkillsSnapshotRead;
 use crate::protocol::tools::ToolsInventoryRead;
 
-pub use runtime::{RUNTIME_RESOLVED_PATH, RuntimeCatalogueSpawner};
+pub use runtime::{
+    LoadOutcome, LoadPart, PartOutcome, RUNTIME_PROBE_PATH, RUNTIME_RESOLVED_PATH,
+    RuntimeCatalogueSpawner, RuntimeLoad,
+};
 pub use tools::{ASYNC_REQUESTS_PATH, SKILLS_PATH, TOOLS_PATH, ToolsSpawner};
 
 /// The Tools source (supervision key): three independent slots (T-1).
@@ -41,7 +45,8 @@ pub enum SystemSlot {
     SkillsCatalog,
     /// `GET /api/v1/async-requests` (§6.3).
     AsyncRequests,
-    /// `GET /api/v1/runtime/resolved` (§9.1): the shared Runtime catalogue and usage (F).
+    /// `GET /api/v1/runtime/resolved` (§9.1) joined with `GET /api/v1/dashboard/runtime-probe`:
+    /// the shared Runtime catalogue, usage and reachability (F).
     RuntimeCatalogue,
     /// `GET /api/v1/gate/connectors` (§7.1): status with bindings, delivered first (D-5).
     ConnectorsStatus,
@@ -79,7 +84,8 @@ pub enum SystemObservation {
     ToolsInventory(ReadResult<ToolsInventoryRead>),
     SkillsCatalog(ReadResult<SkillsSnapshotRead>),
     AsyncRequests(ReadResult<AsyncRequestList>),
-    RuntimeCatalogue(ReadResult<RuntimeResolved>),
+    /// One joined load: catalogue + usage + probe (F-7, P-1).
+    RuntimeCatalogue(Box<RuntimeLoad>),
     ConnectorsStatus(ReadResult<ConnectorStatusList>),
     /// One page of a name cursor chain, with the prefix it extends (D-1, D-6).
     ConnectorNames(Box<NamesPageRead>),
@@ -91,7 +97,7 @@ impl Payload for SystemObservation {
             Self::ToolsInventory(r) => read_outcome(r),
             Self::SkillsCatalog(r) => read_outcome(r),
             Self::AsyncRequests(r) => read_outcome(r),
-            Self::RuntimeCatalogue(r) => read_outcome(r),
+            Self::RuntimeCatalogue(load) => load.trace_outcome(),
             Self::ConnectorsStatus(r) => read_outcome(r),
             Self::ConnectorNames(n) => read_outcome(&n.result),
         }

@@ -1,8 +1,10 @@
 //! Runtime catalogue and configuration (protocol.md §9.1–§9.4).
 
+pub mod probe;
 pub mod raw;
 pub mod resolved;
 
+pub use probe::*;
 pub use raw::*;
 pub use resolved::*;
 

@@ -85,6 +85,98 @@ pub struct RuntimeCatalogue {
     /// Not sent by MASC's August releases.
     #[serde(default)]
     pub media_failover: SinceRelease<Vec<String>>,
+    /// What the full decoder's validation found (F-3: lane references, duplicate runtimes,
+    /// default consistency), computed once at decode; the catalogue is still shown.
+    #[serde(skip)]
+    pub findings: Vec<CatalogueFinding>,
+}
+
+/// A consistency finding of the catalogue (F-3). Real MASC catalogues carry some of these (a
+/// `default_runtime` with no row flagged `is_default`), so they are shown beside the
+/// catalogue, never a reason to hide it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CatalogueFinding {
+    /// Two rows share a runtime id: a join by exact id cannot tell them apart.
+    DuplicateRuntime { id: String },
+    /// A lane names a runtime the catalogue does not list.
+    LaneUnknownRuntime { lane: String, runtime_id: String },
+    /// `default_runtime` names a runtime the catalogue does not list.
+    DefaultNotListed { id: String },
+    /// The rows flagged `is_default` are not exactly the `default_runtime`.
+    DefaultFlagMismatch {
+        default: Option<String>,
+        flagged: Vec<String>,
+    },
+}
+
+impl std::fmt::Display for CatalogueFinding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::DuplicateRuntime { id } => write!(f, "runtime {id} is listed twice"),
+            Self::LaneUnknownRuntime { lane, runtime_id } => {
+                write!(f, "lane {lane} names {runtime_id}, which is not listed")
+            }
+            Self::DefaultNotListed { id } => write!(f, "default runtime {id} is not listed"),
+            Self::DefaultFlagMismatch { default, flagged } => write!(
+                f,
+                "default runtime {} but rows flagged default: {}",
+                default.as_deref().unwrap_or("none"),
+                if flagged.is_empty() {
+                    "none".to_string()
+                } else {
+                    flagged.join(", ")
+                }
+            ),
+        }
+    }
+}
+
+impl RuntimeCatalogue {
+    /// F-3: the validation the full decoder runs once.
+    pub fn validate(&self) -> Vec<CatalogueFinding> {
+        let mut out = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for r in &self.runtimes {
+            if !seen.insert(r.id.as_str()) {
+                out.push(CatalogueFinding::DuplicateRuntime { id: r.id.clone() });
+            }
+        }
+        for lane in &self.lanes {
+            for id in &lane.runtime_ids {
+                if !seen.contains(id.as_str()) {
+                    out.push(CatalogueFinding::LaneUnknownRuntime {
+                        lane: lane.id.clone(),
+                        runtime_id: id.clone(),
+                    });
+                }
+            }
+        }
+        let default = self.default_runtime.as_ref().map(|d| d.id.clone());
+        if let Some(d) = &default
+            && !seen.contains(d.as_str())
+        {
+            out.push(CatalogueFinding::DefaultNotListed { id: d.clone() });
+        }
+        let flagged: Vec<String> = self
+            .runtimes
+            .iter()
+            .filter(|r| r.is_default)
+            .map(|r| r.id.clone())
+            .collect();
+        let consistent = match &default {
+            Some(d) => flagged.is_empty() || flagged == [d.clone()],
+            None => flagged.is_empty(),
+        };
+        if !consistent {
+            out.push(CatalogueFinding::DefaultFlagMismatch { default, flagged });
+        }
+        out
+    }
+
+    /// Whether `id` names exactly one row (an exact join is possible).
+    pub fn unique(&self, id: &str) -> bool {
+        self.runtimes.iter().filter(|r| r.id == id).count() == 1
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -195,8 +287,13 @@ impl WireDecode for RuntimeResolved {
         let (usage_part, catalogue_part): (Map<String, Value>, Map<String, Value>) = obj
             .into_iter()
             .partition(|(k, _)| USAGE_KEYS.contains(&k.as_str()));
+        let catalogue =
+            decode_value::<RuntimeCatalogue>(&Value::Object(catalogue_part)).map(|mut c| {
+                c.findings = c.validate();
+                c
+            });
         Ok(Self {
-            catalogue: decode_value(&Value::Object(catalogue_part)),
+            catalogue,
             usage: decode_usage(usage_part),
         })
     }
@@ -248,6 +345,40 @@ mod tests {
         assert_eq!(c.lanes[0].declared, SinceRelease::NotInRelease);
         assert_eq!(c.media_failover, SinceRelease::NotInRelease);
         assert_eq!(r.usage.unwrap(), SinceRelease::NotInRelease);
+    }
+
+    /// F-3: the validation runs once at decode and keeps the catalogue.
+    #[test]
+    fn f3_findings_are_computed_at_decode_and_keep_the_catalogue() {
+        let body = EMPTY
+            .replace(
+                r#""runtimes":[]"#,
+                r#""runtimes":[{"id":"a.x","provider":"A","model":"x","effective_max_context":1,"is_local":false,"is_default":true},{"id":"a.x","provider":"A","model":"x","effective_max_context":1,"is_local":false,"is_default":false}]"#,
+            )
+            .replace(
+                r#""lanes":[]"#,
+                r#""lanes":[{"id":"p","runtime_ids":["a.x","b.y"],"declared":true}]"#,
+            );
+        let c = RuntimeResolved::decode(body.as_bytes())
+            .unwrap()
+            .catalogue
+            .unwrap();
+        assert_eq!(c.runtimes.len(), 2);
+        assert!(!c.unique("a.x"));
+        assert_eq!(
+            c.findings,
+            vec![
+                CatalogueFinding::DuplicateRuntime { id: "a.x".into() },
+                CatalogueFinding::LaneUnknownRuntime {
+                    lane: "p".into(),
+                    runtime_id: "b.y".into()
+                },
+                CatalogueFinding::DefaultFlagMismatch {
+                    default: None,
+                    flagged: vec!["a.x".into()]
+                },
+            ]
+        );
     }
 
     #[test]

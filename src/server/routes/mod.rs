@@ -13,6 +13,7 @@ pub mod keeper_detail;
 pub mod keepers;
 pub mod operator;
 pub mod runtime;
+pub mod runtime_probe;
 pub mod skills;
 pub mod tasks;
 pub mod tools;
@@ -38,6 +39,7 @@ pub fn router(state: AppState) -> Router {
         .merge(connectors::router())
         .merge(board::router())
         .merge(runtime::router())
+        .merge(runtime_probe::router())
         .merge(keeper_config::router())
         .merge(keeper_detail::router())
         .merge(asks::router())

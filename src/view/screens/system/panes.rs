@@ -419,7 +419,14 @@ mod compat_tests {
             &mut m,
             SystemSlot::RuntimeCatalogue,
             1,
-            SystemObservation::RuntimeCatalogue(ok(RuntimeResolved::decode(AUG_RUNTIME).unwrap())),
+            SystemObservation::RuntimeCatalogue(Box::new(crate::actors::system::RuntimeLoad {
+                resolved: ok(RuntimeResolved::decode(AUG_RUNTIME).unwrap()),
+                // An August MASC has no probe route.
+                probe: Err(crate::protocol::client::ClientError::NotServed {
+                    route: crate::protocol::routes::RouteFamily::RuntimeProbe,
+                }),
+                forced: false,
+            })),
         );
         let runtime = screen(&m, SystemPane::Runtime, Tab::System);
         assert!(

@@ -1,15 +1,20 @@
-//! The Runtime pane (surfaces.md "Runtime"; sources.md F-3…F-5): the catalogue (default,
-//! runtimes, lanes, keeper assignments) and provider usage, decoded independently — a bad usage
-//! section never hides the catalogue, nor the reverse (F-4). Read-only.
+//! The Runtime pane (surfaces.md "Runtime"; sources.md F-3…F-7, P-1, P-2): the joined load's
+//! header (which parts were received, which failed, `partial`, interrupted), the catalogue
+//! (default, runtimes, lanes joined by exact `runtime_id` to the reachability probe with its
+//! freshness badge, keeper assignments) and provider usage, decoded independently — a bad
+//! usage section never hides the catalogue, nor the reverse (F-4).
 
 use super::slot_status;
+use crate::actors::system::PartOutcome;
 use crate::protocol::decode::SinceRelease;
 use crate::protocol::runtime::{
-    AssignmentSource, ProviderUsage, ResolvedTarget, RuntimeCatalogue, UsageState, UsageWindowKind,
-    UtilizationUnit,
+    AssignmentSource, ProviderUsage, ResolvedTarget, RuntimeCatalogue, RuntimeProbe, UsageState,
+    UsageWindowKind, UtilizationUnit,
 };
+use crate::view::fetched::{FailureClass, Fetched};
 use crate::view::model::Model;
 use crate::view::screens::ProjectionCtx;
+use crate::view::system::{LoadState, SystemModel};
 use crate::view::text::{fit_width, pad_to, sanitize};
 use crate::view::theme::{Theme, Tone};
 use ratatui::text::Line;
@@ -22,7 +27,34 @@ fn flag(on: Option<bool>, word: &str) -> String {
     }
 }
 
-fn catalogue_lines(c: &RuntimeCatalogue, width: usize, theme: Theme, out: &mut Vec<Line<'static>>) {
+/// The probe's word for one runtime, joined by exact id (F-7): `None` probe = unobserved.
+fn reachability(probe: Option<&RuntimeProbe>, runtime_id: &str) -> (String, Tone) {
+    let Some(p) = probe else {
+        return ("unobserved".into(), Tone::Dim);
+    };
+    match p.row(runtime_id) {
+        None => ("no probe row".into(), Tone::Dim),
+        Some(r) => match r.reachable {
+            Some(true) => (
+                match r.latency_ms {
+                    Some(ms) => format!("reachable {ms:.0}ms"),
+                    None => "reachable".into(),
+                },
+                Tone::Good,
+            ),
+            Some(false) => (format!("✗ {}", sanitize(&r.status)), Tone::Bad),
+            None => (format!("not probed ({})", sanitize(&r.status)), Tone::Dim),
+        },
+    }
+}
+
+fn catalogue_lines(
+    c: &RuntimeCatalogue,
+    probe: Option<&RuntimeProbe>,
+    width: usize,
+    theme: Theme,
+    out: &mut Vec<Line<'static>>,
+) {
     out.push(Line::styled(
         format!(
             "CATALOGUE  {} runtimes · {} lanes · default {} · config {} · generated {}",
@@ -40,6 +72,12 @@ fn catalogue_lines(c: &RuntimeCatalogue, width: usize, theme: Theme, out: &mut V
         ),
         theme.style(Tone::Strong),
     ));
+    for finding in &c.findings {
+        out.push(Line::styled(
+            fit_width(&format!("  ! {}", sanitize(&finding.to_string())), width).into_owned(),
+            theme.style(Tone::Warn),
+        ));
+    }
     if c.runtimes.is_empty() {
         out.push(Line::styled(
             "no runtimes configured",
@@ -76,27 +114,37 @@ fn catalogue_lines(c: &RuntimeCatalogue, width: usize, theme: Theme, out: &mut V
         out.push(Line::styled("no lanes", theme.style(Tone::Dim)));
     }
     for lane in &c.lanes {
-        let ids: Vec<String> = lane
-            .runtime_ids
-            .iter()
-            .map(|i| sanitize(i).into_owned())
-            .collect();
         out.push(Line::raw(
             fit_width(
                 &format!(
-                    "  {}{} → {}",
+                    "  {}{}",
                     sanitize(&lane.id),
                     match lane.declared {
                         SinceRelease::Sent(true) => "",
                         SinceRelease::Sent(false) => " (implicit)",
                         SinceRelease::NotInRelease => " (declared: not sent by this MASC)",
                     },
-                    ids.join(" → ")
                 ),
                 width,
             )
             .into_owned(),
         ));
+        // Candidate order, each joined to the probe by exact runtime id (F-7).
+        for (n, id) in lane.runtime_ids.iter().enumerate() {
+            let (word, tone) = reachability(probe, id);
+            out.push(Line::styled(
+                fit_width(
+                    &format!(
+                        "    {}. {} {word}",
+                        n + 1,
+                        pad_to(&fit_width(&sanitize(id), 40), 40)
+                    ),
+                    width,
+                )
+                .into_owned(),
+                theme.style(tone),
+            ));
+        }
     }
     out.push(Line::raw(""));
     out.push(Line::styled("ASSIGNMENTS", theme.style(Tone::Strong)));
@@ -196,19 +244,136 @@ fn usage_lines(u: &ProviderUsage, width: usize, theme: Theme, out: &mut Vec<Line
     }
 }
 
+/// The joined load's header (P-1, P-2): received and failed parts together, `partial` for a
+/// mix, and a cancelled load told apart from one that never finished.
+pub fn load_line(system: &SystemModel, theme: Theme) -> Option<Line<'static>> {
+    let unfinished = matches!(
+        &system.runtime.fetched,
+        Fetched::Failed { error, .. }
+            if matches!(error.class, FailureClass::SourceRestarted | FailureClass::SourceStopped)
+    );
+    if unfinished {
+        return Some(Line::styled(
+            "LOAD  unfinished: the source stopped before the load returned; parts shown are the last received",
+            theme.style(Tone::Warn),
+        ));
+    }
+    let state = system.runtime_loads.state(system.runtime.in_flight());
+    let settled = system.runtime_loads.settled.as_ref();
+    match state {
+        LoadState::NotRequested => None,
+        LoadState::Interrupted => Some(Line::styled(
+            "LOAD  interrupted: the newest load was cancelled; parts shown are from the previous load",
+            theme.style(Tone::Warn),
+        )),
+        LoadState::Reading if settled.is_none() => None,
+        LoadState::Reading | LoadState::Settled => {
+            let s = settled?;
+            let names = |want: fn(&PartOutcome) -> bool| -> Vec<String> {
+                s.parts
+                    .iter()
+                    .filter(|(_, o)| want(o))
+                    .map(|(p, o)| match o {
+                        PartOutcome::Failed(class) => format!("{} ({class})", p.as_str()),
+                        _ => p.as_str().to_string(),
+                    })
+                    .collect()
+            };
+            let received = names(|o| *o == PartOutcome::Received);
+            let failed = names(|o| matches!(o, PartOutcome::Failed(_)));
+            let not_served = names(|o| *o == PartOutcome::NotServed);
+            let word = match (received.is_empty(), failed.is_empty()) {
+                (_, true) => "received",
+                (true, false) => "failed",
+                (false, false) => "partial",
+            };
+            let mut text = format!("LOAD  {word}");
+            if !received.is_empty() {
+                text.push_str(&format!(" · received: {}", received.join(", ")));
+            }
+            if !failed.is_empty() {
+                text.push_str(&format!(" · failed: {}", failed.join(", ")));
+            }
+            if !not_served.is_empty() {
+                text.push_str(&format!(
+                    " · not served by this MASC: {}",
+                    not_served.join(", ")
+                ));
+            }
+            if s.forced {
+                text.push_str(" · forced probe");
+            }
+            if state == LoadState::Reading {
+                text.push_str(" · re-reading");
+            }
+            let tone = if failed.is_empty() {
+                Tone::Dim
+            } else {
+                Tone::Warn
+            };
+            Some(Line::styled(text, theme.style(tone)))
+        }
+    }
+}
+
+/// The probe's freshness badge (`fresh` / `recent` / `stale` / `warming`) and state (F-7).
+fn probe_line(system: &SystemModel, ctx: &ProjectionCtx) -> Line<'static> {
+    let theme = ctx.theme;
+    if system.probe_not_served() {
+        return Line::styled(
+            "PROBE  not served by this MASC (no reachability to join)",
+            theme.style(Tone::Dim),
+        );
+    }
+    let Some(p) = system.probe.fetched.last() else {
+        let word = match &system.probe.fetched {
+            Fetched::Failed { error, .. } => format!("unobserved · failed: {}", error.class),
+            _ => "unobserved".to_string(),
+        };
+        return Line::styled(format!("PROBE  {word}"), theme.style(Tone::Dim));
+    };
+    let probe = &p.value;
+    let badge = probe.badge().unwrap_or("freshness not sent");
+    let mut text = format!(
+        "PROBE  [{badge}] {}{}",
+        sanitize(&probe.body.status),
+        probe
+            .cache_age_sec
+            .map(|a| format!(" · age {a:.0}s"))
+            .unwrap_or_default()
+    );
+    if let Fetched::Failed { error, .. } = &system.probe.fetched {
+        text.push_str(&format!(
+            " · last probe kept, re-read failed: {}",
+            error.class
+        ));
+    }
+    let tone = match probe.badge() {
+        Some("fresh") | Some("recent") => Tone::Normal,
+        _ => Tone::Warn,
+    };
+    Line::styled(text, theme.style(tone))
+}
+
 pub fn lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'static>> {
     let theme = ctx.theme;
-    let fetched = &model.system.runtime.fetched;
+    let system = &model.system;
+    let fetched = &system.runtime.fetched;
     let mut out = Vec::new();
+    if let Some(load) = load_line(system, theme) {
+        out.push(load);
+    }
     if let Some(status) = slot_status("runtime catalogue", fetched, ctx) {
         out.push(status);
     }
     let Some(observed) = fetched.last() else {
         return out;
     };
+    out.push(probe_line(system, ctx));
+    let probe = system.probe.fetched.last().map(|p| &*p.value);
     let resolved = &observed.value;
     match &resolved.catalogue {
-        Ok(c) => catalogue_lines(c, width, theme, &mut out),
+        Ok(c) => catalogue_lines(c, probe, width, theme, &mut out),
         Err(e) => out.push(Line::styled(
             format!("catalogue unreadable: {} at {}", e.kind.reason(), e.path),
             theme.style(Tone::Bad),
