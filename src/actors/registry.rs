@@ -84,6 +84,8 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
             &["runtime_catalogue"],
             system::RuntimeCatalogueSpawner { cadence: secs(30) },
         ),
+        // Read on demand only: opening a form, a base re-read.
+        entry(&["runtime_config"], system::RuntimeConfigSpawner),
         entry(
             &["connectors_status", "connector_names"],
             connectors::ConnectorsSpawner { cadence: secs(30) },
@@ -94,7 +96,11 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
         ),
         // Saves have no cadence: each is one submitted write (its kinds: saves::registry).
         entry(
-            &["save:approval_decision", "save:chat_send"],
+            &[
+                "save:approval_decision",
+                "save:chat_send",
+                "save:runtime_form",
+            ],
             saves::SaveHubSpawner { outbox },
         ),
     ]
@@ -145,6 +151,8 @@ mod tests {
             SystemSlot::SkillsCatalog,
             SystemSlot::AsyncRequests,
             SystemSlot::RuntimeCatalogue,
+            SystemSlot::RuntimeConfig,
+            SystemSlot::RuntimeForm(crate::actors::saves::SaveId("save-1".into())),
             SystemSlot::ConnectorsStatus,
         ]));
         let names = SystemSlot::ConnectorNames {

@@ -40,6 +40,8 @@ pub enum UiCommand {
     Repaint,
     /// Explicit refresh of a source (G-3), then paint.
     Refresh(SourceKey),
+    /// A model/account form on System › Runtime (I-1…I-4).
+    RuntimeForm(RuntimeFormCommand),
     Quit(ExitCause),
     /// Ctrl-Z.
     Suspend,
@@ -77,4 +79,15 @@ pub enum ChatUiCommand {
     LoadOlder {
         keeper: String,
     },
+}
+
+/// What a form key asks the view actor to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuntimeFormCommand {
+    /// Open a form: read the source it opens on (§9.2).
+    Open,
+    /// `Enter`: save the form's intent (a save job; nothing waits here).
+    Submit(crate::actors::system::runtime_form::FormIntent),
+    /// `Ctrl-X` after a terminal result: recovery closed; re-read the catalogue and the source.
+    CloseRecovery,
 }

@@ -16,12 +16,17 @@ use super::surface::SurfaceModel;
 use crate::actors::connectors::NamesChain;
 use crate::actors::connectors::chain::chain_key;
 use crate::actors::contract::{Inbox, Inboxes, SlotKey, SourceKey, Ticket};
-use crate::actors::system::{LoadPart, PartOutcome, SystemObservation, SystemSlot};
+use crate::actors::system::runtime_form::RuntimeForm;
+use crate::actors::system::{
+    LoadPart, PartOutcome, RUNTIME, RUNTIME_CONFIG, SystemObservation, SystemSlot,
+};
 use crate::protocol::async_requests::AsyncRequestList;
 use crate::protocol::connectors::{ConnectorStatusList, NameScope};
-use crate::protocol::runtime::{RuntimeProbe, RuntimeResolved};
+use crate::protocol::outcome::SaveClass;
+use crate::protocol::runtime::{RuntimeConfigRaw, RuntimeProbe, RuntimeResolved};
 use crate::protocol::skills::SkillsSnapshotRead;
 use crate::protocol::tools::ToolsInventoryRead;
+use crate::view::saves::SaveBook;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -37,6 +42,12 @@ pub struct SystemModel {
     pub probe: Slot<Arc<RuntimeProbe>>,
     /// What the joined loads came to (P-1, P-2).
     pub runtime_loads: RuntimeLoads,
+    /// The raw runtime config the forms open on (§9.2), read on demand.
+    pub config: Slot<Arc<RuntimeConfigRaw>>,
+    /// Model and account form saves this session made or read back (I-1…I-5).
+    pub forms: SaveBook<RuntimeForm>,
+    /// A form save's receipt landed: the catalogue and the source are re-read (F-2, I-4).
+    reread: bool,
     /// Connector status with bindings (§7.1), delivered before any name (D-5).
     pub connectors: Slot<Arc<ConnectorStatusList>>,
     /// One slot per name cursor chain, keyed by `SystemSlot::ConnectorNames` (D-1).
@@ -60,6 +71,9 @@ impl SystemModel {
             runtime: Slot::default(),
             probe: Slot::default(),
             runtime_loads: RuntimeLoads::default(),
+            config: Slot::default(),
+            forms: SaveBook::default(),
+            reread: false,
             connectors: Slot::default(),
             names: BTreeMap::new(),
         }
@@ -80,6 +94,10 @@ impl SurfaceModel for SystemModel {
     }
 
     fn dispatched(&mut self, ticket: &Ticket<SystemSlot>, gate: &EpochGate) -> bool {
+        if let SystemSlot::RuntimeForm(save_id) = &ticket.slot {
+            // A save is admitted by its own book, not the epoch (H-16, K-5).
+            return self.forms.dispatched(save_id, ticket);
+        }
         if matches!(ticket.slot, SystemSlot::ConnectorNames { .. }) && gate.check(ticket).is_ok() {
             // A chain's slot exists from its first dispatch on.
             self.names.entry(ticket.slot.clone()).or_default();
@@ -115,6 +133,9 @@ impl SurfaceModel for SystemModel {
                 SystemSlot::RuntimeCatalogue,
                 SystemObservation::RuntimeCatalogue(_)
             ) | (
+                SystemSlot::RuntimeConfig,
+                SystemObservation::RuntimeConfig(_)
+            ) | (
                 SystemSlot::ConnectorsStatus,
                 SystemObservation::ConnectorsStatus(_)
             ) | (
@@ -122,6 +143,15 @@ impl SurfaceModel for SystemModel {
                 SystemObservation::ConnectorNames(_)
             )
         );
+        if let (SystemSlot::RuntimeForm(id), SystemObservation::RuntimeForm(event)) =
+            (&ticket.slot, payload)
+        {
+            return if *id == event.save_id {
+                self.forms.judge(ticket, event)
+            } else {
+                Err(RejectReason::UnknownSlot)
+            };
+        }
         if !fits {
             return Err(RejectReason::UnknownSlot);
         }
@@ -152,6 +182,24 @@ impl SurfaceModel for SystemModel {
                 self.runtime.apply_with(ticket, load.resolved, now, |v| v);
                 self.probe.apply_with(ticket, load.probe, now, |v| v);
             }
+            SystemObservation::RuntimeConfig(r) => self.config.apply_with(ticket, r, now, |v| v),
+            SystemObservation::RuntimeForm(event) => {
+                let receipt = matches!(
+                    event.step,
+                    crate::actors::saves::SaveStep::Ended(_)
+                        | crate::actors::saves::SaveStep::Restored(_)
+                );
+                let applied = receipt
+                    && matches!(&event.step, crate::actors::saves::SaveStep::Ended(r)
+                        if crate::actors::saves::Receipt::class(r) == SaveClass::Applied);
+                if applied {
+                    // Any load dispatched so far predates the save (F-2).
+                    self.runtime_loads.saved_after =
+                        Some(self.runtime_loads.last_dispatched.unwrap_or(0));
+                }
+                self.forms.apply(*event);
+                self.reread |= receipt;
+            }
             SystemObservation::ConnectorsStatus(r) => {
                 if let Ok(a) = &r {
                     // Chains of connectors the new list no longer has are gone with them.
@@ -178,6 +226,9 @@ impl SurfaceModel for SystemModel {
     }
 
     fn retired(&mut self, ticket: &Ticket<SystemSlot>) -> bool {
+        if let SystemSlot::RuntimeForm(save_id) = &ticket.slot {
+            return self.forms.retired(save_id, ticket);
+        }
         if ticket.slot == SystemSlot::RuntimeCatalogue {
             self.probe.retired(ticket);
         }
@@ -199,12 +250,22 @@ impl SurfaceModel for SystemModel {
             (SystemSlot::AsyncRequests.source(), &mut self.asyncs),
             (SystemSlot::RuntimeCatalogue.source(), &mut self.runtime),
             (SystemSlot::RuntimeCatalogue.source(), &mut self.probe),
+            (SystemSlot::RuntimeConfig.source(), &mut self.config),
             (SystemSlot::ConnectorsStatus.source(), &mut self.connectors),
         ];
         for (key, slot) in self.names.iter_mut() {
             all.push((key.source(), slot));
         }
         all
+    }
+
+    fn take_demands(&mut self) -> Vec<SourceKey> {
+        if std::mem::take(&mut self.reread) {
+            // The post-save demand: coalesces with a read in flight (F-2).
+            vec![RUNTIME, RUNTIME_CONFIG]
+        } else {
+            Vec::new()
+        }
     }
 
     fn any_failed(&self) -> bool {
@@ -233,6 +294,9 @@ pub struct RuntimeLoads {
     pub last_dispatched: Option<u64>,
     /// The newest load that returned.
     pub settled: Option<SettledLoad>,
+    /// A save committed when loads up to this generation were already dispatched: their
+    /// responses predate it and are never "latest after save" (F-2).
+    pub saved_after: Option<u64>,
 }
 
 /// Where the newest Runtime load stands.
@@ -250,6 +314,13 @@ pub enum LoadState {
 }
 
 impl RuntimeLoads {
+    /// After a committed save: whether the shown catalogue was read after it (`Some(true)`),
+    /// or predates it (`Some(false)`); `None` without a committed save.
+    pub fn after_save(&self) -> Option<bool> {
+        let mark = self.saved_after?;
+        Some(self.settled.as_ref().is_some_and(|s| s.generation > mark))
+    }
+
     pub fn state(&self, in_flight: bool) -> LoadState {
         match (self.last_dispatched, &self.settled) {
             (None, _) => LoadState::NotRequested,
@@ -302,6 +373,8 @@ impl SystemModel {
             SystemSlot::SkillsCatalog => Some(&mut self.skills),
             SystemSlot::AsyncRequests => Some(&mut self.asyncs),
             SystemSlot::RuntimeCatalogue => Some(&mut self.runtime),
+            SystemSlot::RuntimeConfig => Some(&mut self.config),
+            SystemSlot::RuntimeForm(_) => None,
             SystemSlot::ConnectorsStatus => Some(&mut self.connectors),
             SystemSlot::ConnectorNames { .. } => {
                 self.names.get_mut(key).map(|s| s as &mut dyn SystemSlotOps)

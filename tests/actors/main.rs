@@ -13,6 +13,7 @@ mod save_approval;
 mod save_approval_crash;
 mod save_approval_model;
 mod save_approval_results;
+mod save_runtime_form;
 mod work_rig;
 
 mod actor_board;

@@ -5,7 +5,11 @@
 
 use super::restore::{RestoreSave, Restorer};
 use crate::actors::decisions::approval::ApprovalDecision;
+use crate::actors::system::runtime_form::RuntimeForm;
 
 pub fn kinds() -> &'static [&'static dyn RestoreSave] {
-    &[&Restorer::<ApprovalDecision>::NEW]
+    &[
+        &Restorer::<ApprovalDecision>::NEW,
+        &Restorer::<RuntimeForm>::NEW,
+    ]
 }

@@ -1,5 +1,6 @@
 //! Runtime catalogue and configuration (protocol.md §9.1–§9.4).
 
+pub mod form;
 pub mod probe;
 pub mod raw;
 pub mod resolved;

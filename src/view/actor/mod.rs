@@ -30,6 +30,7 @@ use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 
 mod edit;
+mod runtime_form;
 
 /// Suspends the process with the terminal restored (Ctrl-Z) and re-enters raw mode on resume;
 /// hands the terminal to another program (the operator's `$EDITOR`) and takes it back.
@@ -247,6 +248,7 @@ impl<B: FrameSink> ViewState<B> {
                     if let Some(view) = self.ui.approvals.as_mut() {
                         screens::approvals::keys::settle(view, &self.model);
                     }
+                    screens::system::form::settle(&mut self.ui.system.forms, &self.model);
                     self.want(myself, FrameRequest::Background);
                 }
                 // What applied events call for (e.g. the approvals list after a receipt,
@@ -454,6 +456,10 @@ impl<B: FrameSink> ViewState<B> {
             }
             UiCommand::Decide(intent) => {
                 self.ui.notice = self.decide(intent).map(str::to_string);
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::RuntimeForm(cmd) => {
+                self.ui.notice = self.runtime_form(cmd);
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Edit(request) => self.start_edit(myself, request),

@@ -1,9 +1,11 @@
 //! The System surface (surfaces.md "System", "Runtime", "Tools"): four panes cycled with
 //! `p` — Runtime catalogue, all tools (inventory), Skills catalogue, async runs. Each pane
 //! draws its own slot's pending, observation and failure (T-3); none waits for another (T-2).
-//! Read-only in this version.
+//! On the Runtime pane `j`/`k` select a model; `Enter`, `x` and `a` open the model and account
+//! forms (`form`, issue 11).
 
 mod connectors;
+pub mod form;
 mod panes;
 mod runtime;
 
@@ -65,6 +67,10 @@ pub struct SystemUi {
     pub pane: SystemPane,
     /// Scroll per pane, in rows.
     pub scroll: [usize; 5],
+    /// The selected model on the Runtime pane (index into the catalogue's runtimes).
+    pub runtime_selected: usize,
+    /// The open model/account form and the ones left with `Esc` (I-3).
+    pub forms: form::Forms,
 }
 
 impl SystemUi {
@@ -78,8 +84,22 @@ pub const SYSTEM_KEYS: &[(&str, &str)] = &[
         "p / P",
         "next / previous pane: Runtime · all tools · Skills · async runs · connectors",
     ),
-    ("j / k, PgUp / PgDn, Home", "scroll the pane"),
-    ("r", "re-read this pane's source (Tools: all three reads)"),
+    (
+        "j / k, PgUp / PgDn, Home",
+        "scroll the pane (Runtime: j / k select a model)",
+    ),
+    (
+        "r",
+        "re-read this pane's source (Tools: all three reads; Runtime: one forced follow-up)",
+    ),
+    (
+        "Runtime: Enter / x / a",
+        "edit the model's context override / clear it / add an account (a form; Enter saves)",
+    ),
+    (
+        "form: Tab, Esc, Ctrl-X",
+        "next field; leave (input kept, nothing cancelled); close a finished save",
+    ),
 ];
 
 fn pane_line(ui: &SystemUi, theme: Theme) -> Line<'static> {
@@ -105,7 +125,7 @@ pub fn render(model: &Model, ui: &SystemUi, ctx: &ProjectionCtx, area: Rect, buf
     pane_line(ui, ctx.theme).render(Rect::new(area.x, area.y, area.width, 1), buf);
     let width = area.width as usize;
     let lines = match ui.pane {
-        SystemPane::Runtime => runtime::lines(model, ctx, width),
+        SystemPane::Runtime => runtime::lines(model, ui, ctx, width),
         SystemPane::Tools => panes::tools_lines(model, ctx, width),
         SystemPane::Skills => panes::skills_lines(model, ctx, width),
         SystemPane::AsyncRuns => panes::async_lines(model, ctx, width),
@@ -116,11 +136,60 @@ pub fn render(model: &Model, ui: &SystemUi, ctx: &ProjectionCtx, area: Rect, buf
     Paragraph::new(lines.into_iter().skip(scroll).collect::<Vec<_>>()).render(body, buf);
 }
 
-pub fn footer_spans(theme: Theme) -> Vec<Span<'static>> {
-    vec![Span::styled(
-        " · p pane · j/k scroll",
-        theme.style(Tone::Dim),
-    )]
+pub fn footer_spans(ui: &SystemUi, theme: Theme) -> Vec<Span<'static>> {
+    let text = if ui.pane == SystemPane::Runtime {
+        " · p pane · j/k model · Enter edit · x clear · a account"
+    } else {
+        " · p pane · j/k scroll"
+    };
+    vec![Span::styled(text, theme.style(Tone::Dim))]
+}
+
+/// The ids of the catalogue's runtimes, as listed (the Runtime pane's selection).
+fn runtime_ids(model: &Model) -> Vec<String> {
+    model
+        .system
+        .runtime
+        .fetched
+        .last()
+        .and_then(|o| o.value.catalogue.as_ref().ok())
+        .map(|c| c.runtimes.iter().map(|r| r.id.clone()).collect())
+        .unwrap_or_default()
+}
+
+/// Runtime pane keys: `j`/`k` select a model; `Enter`, `x`, `a` open a form.
+fn runtime_key(
+    ui: &mut SystemUi,
+    model: &Model,
+    key: crossterm::event::KeyEvent,
+) -> Option<crate::view::command::UiCommand> {
+    use crate::view::command::{RuntimeFormCommand, UiCommand};
+    use crossterm::event::KeyCode;
+    let ids = runtime_ids(model);
+    let open = |ui: &mut SystemUi, kind: form::FormKind| {
+        ui.forms.open(kind);
+        Some(UiCommand::RuntimeForm(RuntimeFormCommand::Open))
+    };
+    match key.code {
+        KeyCode::Char('j') | KeyCode::Down => {
+            ui.runtime_selected = (ui.runtime_selected + 1).min(ids.len().saturating_sub(1));
+            Some(UiCommand::Repaint)
+        }
+        KeyCode::Char('k') | KeyCode::Up => {
+            ui.runtime_selected = ui.runtime_selected.saturating_sub(1);
+            Some(UiCommand::Repaint)
+        }
+        KeyCode::Enter => {
+            let id = ids.get(ui.runtime_selected)?.clone();
+            open(ui, form::FormKind::ContextOverride { runtime_id: id })
+        }
+        KeyCode::Char('x') => {
+            let id = ids.get(ui.runtime_selected)?.clone();
+            open(ui, form::FormKind::ClearOverride { runtime_id: id })
+        }
+        KeyCode::Char('a') => open(ui, form::FormKind::AddAccount),
+        _ => None,
+    }
 }
 
 /// System keys: `p`/`P` panes, scrolling; `r` is global.
@@ -161,8 +230,28 @@ impl super::screen::Screen for SystemScreen {
         render(model, &ui.system, ctx, area, buf);
     }
 
-    fn footer(&self, _ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
-        footer_spans(theme)
+    fn footer(&self, ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
+        footer_spans(&ui.system, theme)
+    }
+
+    fn typing(&self, ui: &super::Ui) -> bool {
+        ui.system.pane == SystemPane::Runtime && ui.system.forms.open.is_some()
+    }
+
+    fn typing_key(
+        &self,
+        ui: &mut super::Ui,
+        model: &Model,
+        key: crossterm::event::KeyEvent,
+    ) -> crate::view::command::UiCommand {
+        form::key(&mut ui.system.forms, model, key)
+    }
+
+    fn typing_footer(&self, _ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
+        vec![Span::styled(
+            " form · Enter save · Tab field · Esc leave · Ctrl-X close a finished save",
+            theme.style(Tone::Dim),
+        )]
     }
 
     fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
@@ -172,9 +261,14 @@ impl super::screen::Screen for SystemScreen {
     fn handle_key(
         &self,
         ui: &mut super::Ui,
-        _model: &Model,
+        model: &Model,
         key: crossterm::event::KeyEvent,
     ) -> crate::view::command::UiCommand {
+        if ui.system.pane == SystemPane::Runtime
+            && let Some(cmd) = runtime_key(&mut ui.system, model, key)
+        {
+            return cmd;
+        }
         let rows = super::body_area(ui.area).height;
         if handle(&mut ui.system, key, rows) {
             crate::view::command::UiCommand::Repaint

@@ -51,6 +51,7 @@ fn reachability(probe: Option<&RuntimeProbe>, runtime_id: &str) -> (String, Tone
 fn catalogue_lines(
     c: &RuntimeCatalogue,
     probe: Option<&RuntimeProbe>,
+    selected: usize,
     width: usize,
     theme: Theme,
     out: &mut Vec<Line<'static>>,
@@ -84,9 +85,10 @@ fn catalogue_lines(
             theme.style(Tone::Dim),
         ));
     }
-    for r in &c.runtimes {
+    for (i, r) in c.runtimes.iter().enumerate() {
         let text = format!(
-            "  {} {} ctx {}{}{}{}{}{}",
+            "{} {} {} ctx {}{}{}{}{}{}",
+            if i == selected { "›" } else { " " },
             pad_to(&fit_width(&sanitize(&r.id), 40), 40),
             pad_to(&fit_width(&sanitize(&r.provider), 12), 12),
             r.effective_max_context,
@@ -355,11 +357,19 @@ fn probe_line(system: &SystemModel, ctx: &ProjectionCtx) -> Line<'static> {
     Line::styled(text, theme.style(tone))
 }
 
-pub fn lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'static>> {
+pub fn lines(
+    model: &Model,
+    ui: &super::SystemUi,
+    ctx: &ProjectionCtx,
+    width: usize,
+) -> Vec<Line<'static>> {
     let theme = ctx.theme;
     let system = &model.system;
     let fetched = &system.runtime.fetched;
     let mut out = Vec::new();
+    if let Some(form) = &ui.forms.open {
+        out.extend(super::form::lines(model, form, width, theme));
+    }
     if let Some(load) = load_line(system, theme) {
         out.push(load);
     }
@@ -373,7 +383,7 @@ pub fn lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'stat
     let probe = system.probe.fetched.last().map(|p| &*p.value);
     let resolved = &observed.value;
     match &resolved.catalogue {
-        Ok(c) => catalogue_lines(c, probe, width, theme, &mut out),
+        Ok(c) => catalogue_lines(c, probe, ui.runtime_selected, width, theme, &mut out),
         Err(e) => out.push(Line::styled(
             format!("catalogue unreadable: {} at {}", e.kind.reason(), e.path),
             theme.style(Tone::Bad),

@@ -1,0 +1,416 @@
+//! The model and account forms on System › Runtime (surfaces.md System / Config and Runtime;
+//! sources.md I-1…I-5): `Enter` edits the selected model's context override, `x` clears it,
+//! `a` adds an account. A form opens on the raw config read (§9.2) it demands; its input and
+//! that read's path, revision and text are the save's intent (I-1). `Enter` submits (the save
+//! job previews and commits — nothing waits in key handling); `Esc` leaves the form, never
+//! claiming the commit was cancelled, and the same key reopens it with its input (I-3); a save
+//! whose outcome is unknown blocks a resend until `Ctrl-X` closes recovery, which re-reads the
+//! catalogue and the source (I-4).
+
+use crate::actors::saves::SaveId;
+use crate::actors::system::runtime_form::FormIntent;
+use crate::protocol::outcome::{SaveClass, SaveOutcome};
+use crate::protocol::runtime::form::FormEdit;
+use crate::protocol::runtime::{ModelTable, RuntimeConfigRaw};
+use crate::view::fetched::Fetched;
+use crate::view::model::Model;
+use crate::view::saves::SavePhase;
+use crate::view::text::{fit_width, sanitize};
+use crate::view::theme::{Theme, Tone};
+use ratatui::text::Line;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// Which form.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FormKind {
+    /// `Enter` on a model: its `max_context_override`.
+    ContextOverride { runtime_id: String },
+    /// `x` on a model: clear its override.
+    ClearOverride { runtime_id: String },
+    /// `a`: a new account.
+    AddAccount,
+}
+
+impl FormKind {
+    pub fn title(&self) -> String {
+        match self {
+            Self::ContextOverride { runtime_id } => {
+                format!("EDIT {} · max_context_override", sanitize(runtime_id))
+            }
+            Self::ClearOverride { runtime_id } => {
+                format!("CLEAR {} · max_context_override", sanitize(runtime_id))
+            }
+            Self::AddAccount => "ADD ACCOUNT".into(),
+        }
+    }
+
+    fn labels(&self) -> &'static [&'static str] {
+        match self {
+            Self::ContextOverride { .. } => &["max_context_override"],
+            Self::ClearOverride { .. } => &[],
+            Self::AddAccount => &["integration_id", "group", "email"],
+        }
+    }
+}
+
+/// The source a form opened on: the raw config read's path, revision and text (I-1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormBase {
+    pub path: String,
+    pub revision: String,
+    pub source_text: String,
+}
+
+/// One form: its input, the read it opened on, and the save it submitted.
+#[derive(Debug, Clone)]
+pub struct FormUi {
+    pub kind: FormKind,
+    pub fields: Vec<String>,
+    pub focus: usize,
+    /// When it opened: the source it opens on is the first raw config read observed since.
+    pub opened_at: Instant,
+    pub base: Option<FormBase>,
+    /// The save this form submitted (its receipt is shown; I-4).
+    pub submitted: Option<SaveId>,
+    /// Why the last `Enter` could not submit (shown until the next key).
+    pub problem: Option<&'static str>,
+}
+
+impl FormUi {
+    pub fn new(kind: FormKind) -> Self {
+        let fields = vec![String::new(); kind.labels().len()];
+        Self {
+            kind,
+            fields,
+            focus: 0,
+            opened_at: Instant::now(),
+            base: None,
+            submitted: None,
+            problem: None,
+        }
+    }
+
+    /// Takes the base from the raw config read once one observed since opening is there.
+    pub fn adopt_base(&mut self, config: &Fetched<std::sync::Arc<RuntimeConfigRaw>>) {
+        if self.base.is_some() {
+            return;
+        }
+        let Fetched::Ready(o) = config else {
+            return;
+        };
+        if o.observed_at < self.opened_at {
+            return;
+        }
+        let raw = &o.value;
+        self.base = Some(FormBase {
+            path: raw.path.clone(),
+            revision: raw.source_revision.clone(),
+            source_text: raw.source_text.clone(),
+        });
+        // Prefill the override from the server's model table of the same read (J-5).
+        if let (FormKind::ContextOverride { runtime_id }, ModelTable::Ready(bindings)) =
+            (&self.kind, &raw.model_table)
+            && self.fields[0].is_empty()
+            && let Some(v) = bindings
+                .iter()
+                .find(|b| &b.runtime_id == runtime_id)
+                .and_then(|b| b.max_context_override)
+        {
+            self.fields[0] = v.to_string();
+        }
+    }
+
+    /// The intent of this form, or why it cannot be submitted.
+    pub fn intent(&self) -> Result<FormIntent, &'static str> {
+        let Some(base) = &self.base else {
+            return Err("runtime.toml not read yet");
+        };
+        let edit = match &self.kind {
+            FormKind::ContextOverride { runtime_id } => {
+                let value: u64 = self.fields[0]
+                    .trim()
+                    .parse()
+                    .map_err(|_| "max_context_override must be a whole number")?;
+                FormEdit::SetContextOverride {
+                    runtime_id: runtime_id.clone(),
+                    value,
+                }
+            }
+            FormKind::ClearOverride { runtime_id } => FormEdit::ClearContextOverride {
+                runtime_id: runtime_id.clone(),
+            },
+            FormKind::AddAccount => {
+                let opt = |s: &String| Some(s.trim().to_string()).filter(|s| !s.is_empty());
+                FormEdit::AddAccount {
+                    integration_id: self.fields[0].trim().to_string(),
+                    group: opt(&self.fields[1]),
+                    email: opt(&self.fields[2]),
+                }
+            }
+        };
+        Ok(FormIntent {
+            path: base.path.clone(),
+            opening_revision: base.revision.clone(),
+            source_text: base.source_text.clone(),
+            edit,
+        })
+    }
+}
+
+/// The open form and the ones left with `Esc` (their input kept, I-3).
+#[derive(Debug, Clone, Default)]
+pub struct Forms {
+    pub open: Option<FormUi>,
+    pub left: BTreeMap<FormKind, FormUi>,
+}
+
+impl Forms {
+    /// Opens `kind`: the form left earlier with its input, else a new one (I-3).
+    pub fn open(&mut self, kind: FormKind) {
+        if let Some(current) = self.open.take() {
+            self.left.insert(current.kind.clone(), current);
+        }
+        self.open = Some(self.left.remove(&kind).unwrap_or_else(|| FormUi::new(kind)));
+    }
+
+    /// `Esc`: the form is left, its input and save kept; nothing is cancelled (I-3).
+    pub fn leave(&mut self) {
+        if let Some(current) = self.open.take() {
+            self.left.insert(current.kind.clone(), current);
+        }
+    }
+}
+
+/// Where the open form's save stands, for its keys.
+pub fn save_phase(
+    model: &Model,
+    form: &FormUi,
+) -> Option<SavePhase<crate::protocol::outcome::RuntimeRawSaveOutcome>> {
+    let id = form.submitted.as_ref()?;
+    model.system.forms.get(id).map(|e| e.phase.clone())
+}
+
+/// Whether `Enter` may submit again: not while the save runs, and after a terminal result
+/// only when it was refused before any effect (fix and resend on the same base). An unknown
+/// outcome, a commit, an unchanged file or a conflict wait for `Ctrl-X` (I-3, I-4).
+pub fn blocks_resend(
+    phase: &Option<SavePhase<crate::protocol::outcome::RuntimeRawSaveOutcome>>,
+) -> bool {
+    match phase {
+        None => false,
+        Some(p) if p.in_flight() => true,
+        Some(p) => !matches!(
+            p.class(),
+            Some(SaveClass::NotSent) | Some(SaveClass::NotApplied)
+        ),
+    }
+}
+
+/// The form's lines (drawn at the top of the Runtime pane).
+pub fn lines(model: &Model, form: &FormUi, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    let mut out = vec![Line::styled(
+        fit_width(&format!("┌ {}", form.kind.title()), width).into_owned(),
+        theme.style(Tone::Accent),
+    )];
+    match &form.base {
+        None => out.push(Line::styled(
+            "│ reading runtime.toml (the form opens on this read)…",
+            theme.style(Tone::Dim),
+        )),
+        Some(b) => out.push(Line::styled(
+            fit_width(
+                &format!(
+                    "│ opened on {} @ {}",
+                    sanitize(&b.path),
+                    b.revision.get(..12).unwrap_or(&b.revision)
+                ),
+                width,
+            )
+            .into_owned(),
+            theme.style(Tone::Dim),
+        )),
+    }
+    for (i, label) in form.kind.labels().iter().enumerate() {
+        let cursor = if i == form.focus { "▏" } else { "" };
+        out.push(Line::styled(
+            fit_width(
+                &format!("│ {label:<22} {}{cursor}", sanitize(&form.fields[i])),
+                width,
+            )
+            .into_owned(),
+            theme.style(if i == form.focus {
+                Tone::Strong
+            } else {
+                Tone::Normal
+            }),
+        ));
+    }
+    if let Some(problem) = form.problem {
+        out.push(Line::styled(
+            fit_width(&format!("│ {problem}"), width).into_owned(),
+            theme.style(Tone::Warn),
+        ));
+    }
+    let phase = save_phase(model, form);
+    let (text, tone) = match &phase {
+        None => (
+            "│ Enter preview and save · Tab next field · Esc leave (input kept)".to_string(),
+            Tone::Dim,
+        ),
+        Some(p) => receipt_words(p, model),
+    };
+    out.push(Line::styled(
+        fit_width(&text, width).into_owned(),
+        theme.style(tone),
+    ));
+    out
+}
+
+fn receipt_words(
+    phase: &SavePhase<crate::protocol::outcome::RuntimeRawSaveOutcome>,
+    model: &Model,
+) -> (String, Tone) {
+    let receipt = match phase {
+        SavePhase::Submitted | SavePhase::Written => {
+            return ("│ saving: recorded, not sent yet".into(), Tone::Dim);
+        }
+        SavePhase::Sending => {
+            return ("│ saving: preview and commit in flight".into(), Tone::Dim);
+        }
+        SavePhase::Ended(r) | SavePhase::Restored(r) => r,
+    };
+    match receipt {
+        SaveOutcome::Applied { detail, warning } => {
+            let reread = match model.system.runtime_loads.after_save() {
+                Some(true) => "catalogue re-read after the save",
+                Some(false) | None => "catalogue re-read pending (what shows predates the save)",
+            };
+            (
+                format!(
+                    "│ committed @ {}{} · {reread} · Ctrl-X close",
+                    detail
+                        .commit
+                        .source_revision
+                        .get(..12)
+                        .unwrap_or(&detail.commit.source_revision),
+                    warning
+                        .as_deref()
+                        .map(|w| format!(" · warning: {}", sanitize(w)))
+                        .unwrap_or_default()
+                ),
+                Tone::Good,
+            )
+        }
+        SaveOutcome::Unchanged => (
+            "│ unchanged: the file already says this; nothing sent · Ctrl-X close".into(),
+            Tone::Normal,
+        ),
+        SaveOutcome::NotSent { reason } => (
+            format!("│ not sent: {} · fix and Enter again", sanitize(reason)),
+            Tone::Warn,
+        ),
+        SaveOutcome::NotApplied { reason } => (
+            format!(
+                "│ refused, not applied: {} · fix and Enter again",
+                sanitize(reason)
+            ),
+            Tone::Warn,
+        ),
+        SaveOutcome::Conflict { current } => (
+            format!(
+                "│ conflict: the file changed (now @ {}) · Ctrl-X closes and re-reads",
+                current
+                    .source_revision
+                    .get(..12)
+                    .unwrap_or(&current.source_revision)
+            ),
+            Tone::Bad,
+        ),
+        SaveOutcome::OutcomeUnknown { reason } => (
+            format!(
+                "│ outcome unknown: {} · not resent; Ctrl-X closes recovery and re-reads",
+                sanitize(reason)
+            ),
+            Tone::Bad,
+        ),
+    }
+}
+
+/// After observations were applied: the open form takes the source it opens on (I-1).
+pub fn settle(forms: &mut Forms, model: &Model) {
+    if let Some(form) = forms.open.as_mut() {
+        form.adopt_base(&model.system.config.fetched);
+    }
+}
+
+/// A key while a form is open (it takes every key, like a text field).
+pub fn key(
+    forms: &mut Forms,
+    model: &Model,
+    key: crossterm::event::KeyEvent,
+) -> crate::view::command::UiCommand {
+    use crate::view::command::{RuntimeFormCommand, UiCommand};
+    use crossterm::event::{KeyCode, KeyModifiers};
+    let Some(form) = forms.open.as_mut() else {
+        return UiCommand::None;
+    };
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let phase = save_phase(model, form);
+    form.problem = None;
+    match key.code {
+        KeyCode::Char('x') if ctrl => {
+            // Only after a terminal result (I-4); in flight there is nothing to close.
+            if phase.as_ref().is_some_and(|p| !p.in_flight()) {
+                let kind = form.kind.clone();
+                forms.open = None;
+                forms.left.remove(&kind);
+                UiCommand::RuntimeForm(RuntimeFormCommand::CloseRecovery)
+            } else {
+                UiCommand::None
+            }
+        }
+        KeyCode::Esc => {
+            forms.leave();
+            UiCommand::Repaint
+        }
+        KeyCode::Tab | KeyCode::Down => {
+            let n = form.fields.len().max(1);
+            form.focus = (form.focus + 1) % n;
+            UiCommand::Repaint
+        }
+        KeyCode::BackTab | KeyCode::Up => {
+            let n = form.fields.len().max(1);
+            form.focus = (form.focus + n - 1) % n;
+            UiCommand::Repaint
+        }
+        KeyCode::Backspace => {
+            if let Some(f) = form.fields.get_mut(form.focus) {
+                f.pop();
+            }
+            UiCommand::Repaint
+        }
+        KeyCode::Enter => {
+            if blocks_resend(&phase) {
+                // An unconfirmed (or still running) save blocks a resend (I-3).
+                form.problem =
+                    Some("not resent: the last save is in flight or ended; Ctrl-X closes it");
+                return UiCommand::Repaint;
+            }
+            match form.intent() {
+                Ok(intent) => UiCommand::RuntimeForm(RuntimeFormCommand::Submit(intent)),
+                Err(why) => {
+                    form.problem = Some(why);
+                    UiCommand::Repaint
+                }
+            }
+        }
+        KeyCode::Char(c) if !ctrl => {
+            if let Some(f) = form.fields.get_mut(form.focus) {
+                f.push(c);
+            }
+            UiCommand::Repaint
+        }
+        _ => UiCommand::None,
+    }
+}

@@ -1,0 +1,329 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
+//! The model and account forms on System › Runtime (sources.md I-1, I-3, I-4, I-5, F-2): keys
+//! and projection without a runtime — the form opens on the raw config read, `Esc` leaves it
+//! with its input, an unfinished or unknown save blocks a resend, `Ctrl-X` closes recovery, and
+//! a catalogue read that predates a committed save is never "after the save".
+
+use crate::rig::{deliver, dispatch, observe};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use masc_tui::actors::contract::{SlotEvent, Ticket};
+use masc_tui::actors::saves::{SaveEvent, SaveId, SaveStep};
+use masc_tui::actors::system::runtime_form::{FormIntent, RuntimeForm};
+use masc_tui::actors::system::{RuntimeLoad, SystemObservation, SystemSlot};
+use masc_tui::protocol::admission::AdmissionMode;
+use masc_tui::protocol::client::{Admitted, ClientError};
+use masc_tui::protocol::decode::WireDecode;
+use masc_tui::protocol::outcome::SaveOutcome;
+use masc_tui::protocol::runtime::form::FormEdit;
+use masc_tui::protocol::runtime::{
+    CommitReceipt, RuntimeConfigCurrent, RuntimeConfigRaw, RuntimeResolved,
+};
+use masc_tui::view::command::{RuntimeFormCommand, UiCommand};
+use masc_tui::view::keys::handle_key;
+use masc_tui::view::model::Model;
+use masc_tui::view::sample::{self, buffer_text};
+use masc_tui::view::screens::system::SystemPane;
+use masc_tui::view::screens::{ProjectionCtx, Tab, Ui, render};
+use masc_tui::view::theme::Theme;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+use std::sync::Arc;
+
+const RESOLVED: &str = r#"{"generated_at_iso":"2026-11-20T09:00:00Z","source":"/api/v1/runtime/resolved","config_path":"/srv/config/runtime.toml",
+ "default_runtime":null,
+ "runtimes":[{"id":"acme.big","provider":"Acme","provider_id":"acme","model":"big","effective_max_context":200000,"max_output_tokens":null,"is_local":false,"is_default":false,"quota_exhausted":false,"rate_limited":false,"quota_scope":null,"quota_resets_at":null,"rate_limit_resets_at":null}],
+ "lanes":[],"assignments":[],"media_failover":[],"provider_usage_windows_since":1790179140.2,"provider_usage_windows":[]}"#;
+
+const REV: &str = "9f2c0a5e8d1b4c7a6e3f0b2d5c8a1e4f7b0d3c6a9e2f5b8d1c4a7e0f3b6d9c2a";
+
+fn raw_body() -> String {
+    format!(
+        r#"{{"ok":true,"source_revision":"{REV}","path":"/srv/config/runtime.toml","file_name":"runtime.toml",
+        "source_text":"[[models]]\nruntime_id = \"acme.big\"\nmax_context_override = 150000\n","validation":{{"valid":true,"issues":[]}},
+        "account_groups":[],"account_emails":[],
+        "model_bindings":{{"state":"ready","path":"/srv/config/runtime.toml","source_revision":"{REV}",
+          "bindings":[{{"runtime_id":"acme.big","provider_id":"acme","model_id":"big","max_context_override":150000}}]}}}}"#
+    )
+}
+
+fn ok<T>(value: T) -> Result<Admitted<T>, ClientError> {
+    Ok(Admitted {
+        value: Arc::new(value),
+        mode: AdmissionMode::Receipt,
+        from_cache: false,
+    })
+}
+
+fn ticket(slot: SystemSlot, generation: u64) -> Ticket<SystemSlot> {
+    Ticket {
+        slot,
+        generation,
+        scope: sample::scope(1),
+    }
+}
+
+fn load() -> SystemObservation {
+    SystemObservation::RuntimeCatalogue(Box::new(RuntimeLoad {
+        resolved: ok(RuntimeResolved::decode(RESOLVED.as_bytes()).unwrap()),
+        probe: Err(ClientError::Timeout),
+        forced: false,
+    }))
+}
+
+fn model() -> Model {
+    let mut m = Model::default();
+    m.on_identity(sample::confirmed(1, AdmissionMode::Receipt));
+    deliver(&mut m, ticket(SystemSlot::RuntimeCatalogue, 1), load());
+    m
+}
+
+fn ui() -> Ui {
+    Ui {
+        area: Rect::new(0, 0, 120, 40),
+        tab: Tab::System,
+        system: masc_tui::view::screens::system::SystemUi {
+            pane: SystemPane::Runtime,
+            ..Default::default()
+        },
+        ..Ui::default()
+    }
+}
+
+fn key(c: KeyCode) -> KeyEvent {
+    KeyEvent::new(c, KeyModifiers::NONE)
+}
+
+fn ch(c: char) -> KeyEvent {
+    key(KeyCode::Char(c))
+}
+
+fn screen(m: &Model, ui: &Ui) -> String {
+    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let ctx = ProjectionCtx::now(Theme { color: false });
+    t.draw(|f| render(m, ui, &ctx, f.area(), f.buffer_mut()))
+        .unwrap();
+    buffer_text(t.backend().buffer())
+}
+
+/// The raw config read lands (after the form opened) and the actor settles the form on it.
+fn config_lands(m: &mut Model, ui: &mut Ui, generation: u64) {
+    deliver(
+        m,
+        ticket(SystemSlot::RuntimeConfig, generation),
+        SystemObservation::RuntimeConfig(ok(
+            RuntimeConfigRaw::decode(raw_body().as_bytes()).unwrap()
+        )),
+    );
+    masc_tui::view::screens::system::form::settle(&mut ui.system.forms, m);
+}
+
+fn submitted(cmd: UiCommand) -> FormIntent {
+    match cmd {
+        UiCommand::RuntimeForm(RuntimeFormCommand::Submit(intent)) => intent,
+        other => panic!("not a submit: {other:?}"),
+    }
+}
+
+/// I-1: `Enter` opens the form and asks for the source read; before that read lands `Enter`
+/// submits nothing; once it lands the form is prefilled from the server's model table of the
+/// same read (J-5) and submits the input with the read's path, revision and text.
+#[test]
+fn i1_a_form_opens_on_the_source_read_and_submits_its_revision() {
+    let mut m = model();
+    let mut ui = ui();
+    assert_eq!(
+        handle_key(&mut ui, &m, key(KeyCode::Enter)),
+        UiCommand::RuntimeForm(RuntimeFormCommand::Open)
+    );
+    assert_eq!(
+        handle_key(&mut ui, &m, key(KeyCode::Enter)),
+        UiCommand::Repaint
+    );
+    assert!(screen(&m, &ui).contains("runtime.toml not read yet"));
+    config_lands(&mut m, &mut ui, 1);
+    let text = screen(&m, &ui);
+    assert!(text.contains("max_context_override   150000"), "{text}");
+    for _ in 0..6 {
+        handle_key(&mut ui, &m, key(KeyCode::Backspace));
+    }
+    for c in "180000".chars() {
+        handle_key(&mut ui, &m, ch(c));
+    }
+    let intent = submitted(handle_key(&mut ui, &m, key(KeyCode::Enter)));
+    assert_eq!(intent.opening_revision, REV);
+    assert_eq!(intent.path, "/srv/config/runtime.toml");
+    assert_eq!(
+        intent.edit,
+        FormEdit::SetContextOverride {
+            runtime_id: "acme.big".into(),
+            value: 180_000
+        }
+    );
+}
+
+/// I-3: `Esc` leaves the form (no "cancelled" anywhere) and the same key brings it back with
+/// its input; the form takes every key while open (`q` is text, not quit).
+#[test]
+fn i3_esc_leaves_the_form_and_the_same_key_restores_its_input() {
+    let mut m = model();
+    let mut ui = ui();
+    handle_key(&mut ui, &m, ch('a'));
+    config_lands(&mut m, &mut ui, 1);
+    for c in "team-q".chars() {
+        handle_key(&mut ui, &m, ch(c));
+    }
+    assert!(!ui.quit_armed);
+    assert_eq!(
+        handle_key(&mut ui, &m, key(KeyCode::Esc)),
+        UiCommand::Repaint
+    );
+    assert!(ui.system.forms.open.is_none());
+    let text = screen(&m, &ui);
+    assert!(!text.to_lowercase().contains("cancel"), "{text}");
+    handle_key(&mut ui, &m, ch('a'));
+    let text = screen(&m, &ui);
+    assert!(text.contains("integration_id         team-q"), "{text}");
+}
+
+type RawOutcome = SaveOutcome<CommitReceipt, RuntimeConfigCurrent>;
+
+fn receipt_lands(m: &mut Model, id: &SaveId, intent: FormIntent, outcome: RawOutcome) {
+    let workspace = sample::scope(1).workspace.0.clone();
+    m.system
+        .forms
+        .submit(id.clone(), intent.clone(), workspace.clone());
+    let t = ticket(SystemSlot::RuntimeForm(id.clone()), 1);
+    dispatch(m, t.clone());
+    let event = SaveEvent::<RuntimeForm> {
+        save_id: id.clone(),
+        intent,
+        workspace,
+        step: SaveStep::Ended(outcome),
+    };
+    observe(
+        m,
+        SlotEvent::Observed(t, SystemObservation::RuntimeForm(Box::new(event))),
+    )
+    .unwrap();
+}
+
+/// I-3, I-4: a save whose outcome is unknown blocks a resend (Enter submits nothing); `Ctrl-X`
+/// closes recovery (the catalogue and the source are re-read) and a new form may open.
+#[test]
+fn i3_i4_an_unknown_outcome_blocks_resend_until_ctrl_x() {
+    let mut m = model();
+    let mut ui = ui();
+    handle_key(&mut ui, &m, key(KeyCode::Enter));
+    config_lands(&mut m, &mut ui, 1);
+    let intent = submitted(handle_key(&mut ui, &m, key(KeyCode::Enter)));
+    let id = SaveId::fresh();
+    ui.system.forms.open.as_mut().unwrap().submitted = Some(id.clone());
+    receipt_lands(
+        &mut m,
+        &id,
+        intent,
+        SaveOutcome::OutcomeUnknown {
+            reason: "connection dropped".into(),
+        },
+    );
+    let text = screen(&m, &ui);
+    assert!(text.contains("outcome unknown"), "{text}");
+    assert_eq!(
+        handle_key(&mut ui, &m, key(KeyCode::Enter)),
+        UiCommand::Repaint
+    );
+    assert!(screen(&m, &ui).contains("not resent"));
+    assert_eq!(
+        handle_key(
+            &mut ui,
+            &m,
+            KeyEvent::new(KeyCode::Char('x'), KeyModifiers::CONTROL)
+        ),
+        UiCommand::RuntimeForm(RuntimeFormCommand::CloseRecovery)
+    );
+    assert!(ui.system.forms.open.is_none());
+    // A new form opens without the old save.
+    handle_key(&mut ui, &m, key(KeyCode::Enter));
+    assert!(ui.system.forms.open.as_ref().unwrap().submitted.is_none());
+}
+
+/// F-2: after a committed save, a catalogue load dispatched before the receipt is never "after
+/// the save"; the follow-up load is.
+#[test]
+fn f2_an_earlier_catalogue_response_is_never_latest_after_save() {
+    let mut m = model();
+    let mut ui = ui();
+    handle_key(&mut ui, &m, key(KeyCode::Enter));
+    config_lands(&mut m, &mut ui, 1);
+    let intent = submitted(handle_key(&mut ui, &m, key(KeyCode::Enter)));
+    let id = SaveId::fresh();
+    ui.system.forms.open.as_mut().unwrap().submitted = Some(id.clone());
+    // A periodic load is in flight when the receipt lands.
+    dispatch(&mut m, ticket(SystemSlot::RuntimeCatalogue, 2));
+    let receipt = CommitReceipt::decode(
+        format!(r#"{{"ok":true,"state":"committed","commit":{{"source_revision":"{REV}","order":"2","durability":"durable","warnings":[]}},"application":{{"operation":"raw_save"}}}}"#)
+            .as_bytes(),
+    )
+    .unwrap();
+    receipt_lands(
+        &mut m,
+        &id,
+        intent,
+        SaveOutcome::Applied {
+            detail: receipt,
+            warning: None,
+        },
+    );
+    assert_eq!(m.system.runtime_loads.after_save(), Some(false));
+    observe(
+        &mut m,
+        SlotEvent::Observed(ticket(SystemSlot::RuntimeCatalogue, 2), load()),
+    )
+    .unwrap();
+    assert_eq!(
+        m.system.runtime_loads.after_save(),
+        Some(false),
+        "load 2 predates the save"
+    );
+    assert!(screen(&m, &ui).contains("re-read pending"));
+    deliver(&mut m, ticket(SystemSlot::RuntimeCatalogue, 3), load());
+    assert_eq!(m.system.runtime_loads.after_save(), Some(true));
+    assert!(screen(&m, &ui).contains("catalogue re-read after the save"));
+}
+
+/// I-5: a form receipt for another workspace is never applied.
+#[test]
+fn i5_a_receipt_of_another_workspace_is_rejected() {
+    let mut m = model();
+    let id = SaveId::fresh();
+    let intent = FormIntent {
+        path: "/p".into(),
+        opening_revision: REV.into(),
+        source_text: String::new(),
+        edit: FormEdit::ClearContextOverride {
+            runtime_id: "acme.big".into(),
+        },
+    };
+    m.system.forms.submit(
+        id.clone(),
+        intent.clone(),
+        sample::scope(1).workspace.0.clone(),
+    );
+    let t = ticket(SystemSlot::RuntimeForm(id.clone()), 1);
+    dispatch(&mut m, t.clone());
+    let event = SaveEvent::<RuntimeForm> {
+        save_id: id.clone(),
+        intent,
+        workspace: "/elsewhere/.masc".into(),
+        step: SaveStep::Ended(SaveOutcome::Unchanged),
+    };
+    assert!(
+        observe(
+            &mut m,
+            SlotEvent::Observed(t, SystemObservation::RuntimeForm(Box::new(event)))
+        )
+        .is_err()
+    );
+    assert!(m.system.forms.get(&id).unwrap().phase.in_flight());
+}
