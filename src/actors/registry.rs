@@ -66,9 +66,17 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
             },
         ),
         entry(&["planning"], work::PlanningSpawner { cadence: secs(15) }),
-        entry(&["task_list"], work::TaskListSpawner { cadence: secs(10) }),
         entry(
-            &["task_body", "task_history", "goal_timeline"],
+            &["task_list", "goal_linked_tasks"],
+            work::TaskListSpawner { cadence: secs(10) },
+        ),
+        entry(
+            &[
+                "task_body",
+                "task_history",
+                "task_history_legacy",
+                "goal_timeline",
+            ],
             work::WorkDetailSpawner { cadence: secs(10) },
         ),
         entry(
@@ -137,8 +145,10 @@ mod tests {
         kinds.extend(owner_of(&[
             WorkSlot::Planning,
             WorkSlot::TaskList,
+            WorkSlot::GoalLinkedTasks,
             WorkSlot::TaskBody("t".into()),
             WorkSlot::TaskHistory("t".into()),
+            WorkSlot::TaskHistoryLegacy("t".into()),
             WorkSlot::GoalTimeline("g".into()),
         ]));
         kinds.extend(owner_of(&[

@@ -8,6 +8,7 @@ use super::fetched::{FailureClass, Fetched, Observed, SlotFailure};
 use crate::actors::contract::Ticket;
 use crate::protocol::admission::{AdmissionMode, ReadScope};
 use crate::protocol::client::{Admitted, ClientError};
+use crate::protocol::routes::RouteFamily;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -192,6 +193,7 @@ impl<T: Clone> Slot<T> {
                 });
             }
             Err(ClientError::Warming) => self.fetched.warming(),
+            Err(ClientError::NotServed { route }) => self.fetched.set_not_served(route),
             Err(err) => self.fetched.fail(SlotFailure::of_client(&err), false),
         }
     }
@@ -278,8 +280,12 @@ pub trait ReadSlot {
     /// The owning source was given up: whatever was in flight never returns and no further
     /// read comes; the slot fails with `source_stopped`, its last value kept. Always a change.
     fn stopped(&mut self) -> bool;
-    /// The last read failed (with or without a last value).
+    /// The last read failed (with or without a last value). A route this MASC does not serve
+    /// is not a failure (issue 13): see [`ReadSlot::not_served`].
     fn failed(&self) -> bool;
+    /// The route family this MASC does not serve, when that is the slot's state (issue 13):
+    /// a known absence the surface shows and the header lists, never `degraded`.
+    fn not_served(&self) -> Option<RouteFamily>;
     /// A re-read is in flight with the last value still shown (G-4).
     fn is_refreshing(&self) -> bool;
     /// A re-read whose badge shows at once (the user asked for it, T.2).
@@ -304,6 +310,9 @@ impl<T: Clone> ReadSlot for Slot<T> {
     }
     fn failed(&self) -> bool {
         matches!(self.fetched, Fetched::Failed { .. })
+    }
+    fn not_served(&self) -> Option<RouteFamily> {
+        self.fetched.not_served()
     }
     fn is_refreshing(&self) -> bool {
         self.fetched.is_refreshing()

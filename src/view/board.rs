@@ -10,10 +10,11 @@
 
 use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
 use super::fetched::Fetched;
-use super::surface::SurfaceModel;
+use super::surface::{SurfaceModel, not_served_of};
 use crate::actors::board::{BOARD, BoardCommand, BoardObservation, BoardQuery, BoardSlot};
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
 use crate::protocol::board::{BoardPostDetail, BoardPostsPage, HearthCensus};
+use crate::protocol::routes::RouteFamily;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -195,5 +196,13 @@ impl SurfaceModel for BoardModel {
     /// Some Board read's last result failed (the header's "degraded").
     fn any_failed(&self) -> bool {
         self.posts.failed() || self.census.failed()
+    }
+
+    fn not_served(&self) -> Vec<RouteFamily> {
+        let mut slots: Vec<&dyn ReadSlot> = vec![&self.posts, &self.census];
+        if let Some(open) = &self.post {
+            slots.push(&open.detail);
+        }
+        not_served_of(&slots)
     }
 }

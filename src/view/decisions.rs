@@ -2,13 +2,14 @@
 //! (§10.1), two independent slots (docs/audits/decisions.md).
 
 use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
-use super::surface::SurfaceModel;
+use super::surface::{SurfaceModel, not_served_of};
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
 use crate::actors::decisions::approval::ApprovalDecision;
 use crate::actors::decisions::{DECISIONS, DecisionsObservation, DecisionsSlot};
 use crate::protocol::admission::ReadScope;
 use crate::protocol::asks::AskList;
 use crate::protocol::operator::OperatorApprovals;
+use crate::protocol::routes::RouteFamily;
 use crate::view::saves::{Rereads, SaveBook};
 use std::sync::Arc;
 use std::time::Instant;
@@ -180,5 +181,10 @@ impl SurfaceModel for DecisionsModel {
     /// a degraded connection.
     fn any_failed(&self) -> bool {
         false
+    }
+
+    /// Asks are newer MASC (§10.1): on an older MASC the header lists them as absent.
+    fn not_served(&self) -> Vec<RouteFamily> {
+        not_served_of(&[&self.approvals, &self.asks])
     }
 }

@@ -1,9 +1,12 @@
 //! `Fetched<T>`: what the view knows about one slot (architecture.md §3, sources.md G-4, G-5).
 //!
-//! Unread, loading, ready-empty, refreshing and failed are different values: a failure never
-//! reads as empty, and a failed re-read keeps the last good value beside the failure.
+//! Unread, loading, ready-empty, refreshing, failed and not served are different values: a
+//! failure never reads as empty, a failed re-read keeps the last good value beside the failure,
+//! and a route this MASC does not serve is a known absence of its own (issue 13), never a
+//! failure, never empty, never `0`.
 
 use crate::protocol::client::{ClientError, ErrorClass};
+use crate::protocol::routes::RouteFamily;
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -89,6 +92,14 @@ pub enum Fetched<T> {
         error: SlotFailure,
         retrying: bool,
     },
+    /// This MASC does not serve the slot's route (`ClientError::NotServed`, issue 13): a known
+    /// absence, not a failure — the header never calls it degraded and no screen reads it as
+    /// empty, `0` or "data unreliable". `last` is a value read while the route was served (the
+    /// server changed under it), kept and marked.
+    NotServed {
+        route: RouteFamily,
+        last: Option<Observed<T>>,
+    },
 }
 
 impl<T: Clone> Fetched<T> {
@@ -96,7 +107,9 @@ impl<T: Clone> Fetched<T> {
     pub fn last(&self) -> Option<&Observed<T>> {
         match self {
             Self::Ready(o) | Self::Refreshing { last: o, .. } => Some(o),
-            Self::Warming { last } | Self::Failed { last, .. } => last.as_ref(),
+            Self::Warming { last } | Self::Failed { last, .. } | Self::NotServed { last, .. } => {
+                last.as_ref()
+            }
             Self::NotRequested | Self::Loading => None,
         }
     }
@@ -106,10 +119,13 @@ impl<T: Clone> Fetched<T> {
         self.begin_read_at(Instant::now());
     }
 
-    /// A read was dispatched for this slot at `now`.
+    /// A read was dispatched for this slot at `now`. A route known not served stays so while
+    /// it is asked again (the client answers from its capability table, and a server that
+    /// changed answers the read): no "reading" flash on every cadence.
     pub fn begin_read_at(&mut self, now: Instant) {
         let next = match std::mem::take(self) {
             Self::Refreshing { last, since, asked } => Self::Refreshing { last, since, asked },
+            not_served @ Self::NotServed { .. } => not_served,
             Self::Ready(o)
             | Self::Failed { last: Some(o), .. }
             | Self::Warming { last: Some(o) } => Self::Refreshing {
@@ -140,6 +156,13 @@ impl<T: Clone> Fetched<T> {
         };
     }
 
+    /// This MASC does not serve the route: a known absence; the last good value stays,
+    /// marked (issue 13).
+    pub fn set_not_served(&mut self, route: RouteFamily) {
+        let last = self.last().cloned();
+        *self = Self::NotServed { route, last };
+    }
+
     /// An admitted warming answer: keeps the last good value, never reads as empty (G-5).
     pub fn warming(&mut self) {
         let last = self.last().cloned();
@@ -158,6 +181,14 @@ impl<T: Clone> Fetched<T> {
 }
 
 impl<T: Clone> Fetched<T> {
+    /// The route family this MASC does not serve (issue 13), if that is the state.
+    pub fn not_served(&self) -> Option<RouteFamily> {
+        match self {
+            Self::NotServed { route, .. } => Some(*route),
+            _ => None,
+        }
+    }
+
     /// A re-read is in flight with the last value still shown.
     pub fn is_refreshing(&self) -> bool {
         matches!(self, Self::Refreshing { .. })
@@ -213,6 +244,30 @@ mod tests {
             false,
         );
         assert!(matches!(g, Fetched::Failed { last: None, .. }));
+    }
+
+    /// Issue 13: a route this MASC does not serve is its own value — not a failure, never
+    /// empty; it keeps a value read earlier, and stays while it is asked again.
+    #[test]
+    fn issue13_not_served_is_its_own_value_and_keeps_the_last_one() {
+        let mut f: Fetched<u32> = Fetched::NotRequested;
+        f.begin_read();
+        f.set_not_served(RouteFamily::Skills);
+        assert_eq!(f.not_served(), Some(RouteFamily::Skills));
+        assert!(f.last().is_none());
+        assert!(!matches!(f, Fetched::Failed { .. }));
+        f.begin_read();
+        assert_eq!(
+            f.not_served(),
+            Some(RouteFamily::Skills),
+            "no reading flash"
+        );
+        f.admit(obs(4));
+        assert_eq!(f.not_served(), None);
+        f.begin_read();
+        f.set_not_served(RouteFamily::Skills);
+        assert_eq!(f.last().map(|o| o.value), Some(4));
+        assert!(!f.is_refreshing());
     }
 
     /// T.2: a background re-read shows no badge until it is slow; an asked one shows at once;

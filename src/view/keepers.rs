@@ -6,6 +6,7 @@ use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
 use crate::actors::keepers::{KeepersObservation, KeepersSlot, ROSTER};
 use crate::protocol::admission::ReadScope;
 use crate::protocol::keepers::KeeperRoster;
+use crate::protocol::routes::RouteFamily;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -82,6 +83,10 @@ impl SurfaceModel for KeepersModel {
 
     fn any_failed(&self) -> bool {
         self.roster.failed()
+    }
+
+    fn not_served(&self) -> Vec<RouteFamily> {
+        self.roster.not_served().into_iter().collect()
     }
 }
 

@@ -16,6 +16,7 @@ use super::system::SystemModel;
 use super::work::WorkModel;
 use crate::actors::contract::{IdentityState, InboxId, Inboxes, SlotEvent, SlotKey, SourceKey};
 use crate::protocol::admission::AdmissionMode;
+use crate::protocol::routes::RouteFamily;
 use std::time::Instant;
 
 /// The connection state the header shows (surfaces.md: header connection states).
@@ -27,7 +28,8 @@ pub enum ConnectionState {
     Booting,
     /// Identity confirmed and every slot's last read succeeded (or is pending).
     Connected,
-    /// Identity confirmed but some slot's last read failed.
+    /// Identity confirmed but some slot's last read failed (a route this MASC does not serve
+    /// is not such a failure: the header lists those apart, issue 13).
     Degraded,
     /// Identity was confirmed before and is now lost, or the server serves another workspace.
     Disconnected,
@@ -164,6 +166,22 @@ impl Model {
                 }
             }
         }
+    }
+
+    /// The route families the surfaces' admitted reads found not served by this MASC (issue
+    /// 13), in contract order, each once: what the header lists as absent. Taken from the
+    /// slots, not from the client's capability table: they are admitted under the current
+    /// epoch and workspace (G-2, G-6), change only through the view's mailbox (so the header
+    /// repaints with them), and name only what a surface actually shows as absent.
+    pub fn not_served(&self) -> Vec<RouteFamily> {
+        let mut all: Vec<RouteFamily> = self
+            .surfaces_ref()
+            .iter()
+            .flat_map(|s| s.not_served())
+            .collect();
+        all.sort();
+        all.dedup();
+        all
     }
 
     /// `Delivered`: the surface owning `inbox` handles its events up to `upto`.

@@ -10,6 +10,7 @@
 use super::admission::{EpochGate, ReadSlot, RejectReason};
 use crate::actors::contract::{Inbox, InboxId, SlotEvent, SlotKey, SourceKey, Ticket};
 use crate::protocol::admission::ReadScope;
+use crate::protocol::routes::RouteFamily;
 use std::time::Instant;
 
 /// What draining an inbox did.
@@ -97,8 +98,13 @@ pub trait SurfaceModel {
         changed
     }
 
-    /// Some slot whose failure degrades the connection failed (the header's state).
+    /// Some slot whose failure degrades the connection failed (the header's state). A route
+    /// this MASC does not serve is not a failure ([`crate::view::fetched::Fetched::NotServed`]).
     fn any_failed(&self) -> bool;
+
+    /// The route families this surface's reads found not served by this MASC (issue 13; the
+    /// header lists them). Only admitted observations count: what the slots show.
+    fn not_served(&self) -> Vec<RouteFamily>;
 
     fn any_refreshing(&mut self) -> bool {
         self.slots().iter().any(|(_, s)| s.is_refreshing())
@@ -155,6 +161,11 @@ pub trait SurfaceModel {
     }
 }
 
+/// The route families `slots` found not served, in slot order (the model sorts and dedups).
+pub fn not_served_of(slots: &[&dyn ReadSlot]) -> Vec<RouteFamily> {
+    slots.iter().filter_map(|s| s.not_served()).collect()
+}
+
 /// The one place stage events of admission are emitted.
 pub fn trace_verdict<S: SlotKey>(ticket: &Ticket<S>, verdict: Result<(), RejectReason>) {
     match verdict {
@@ -172,6 +183,7 @@ pub trait AnySurface {
     fn on_source_restarted(&mut self, source: SourceKey) -> bool;
     fn on_source_stopped(&mut self, source: SourceKey) -> bool;
     fn any_failed(&self) -> bool;
+    fn not_served(&self) -> Vec<RouteFamily>;
     fn any_refreshing(&mut self) -> bool;
     fn mark_asked(&mut self, source: SourceKey);
 }
@@ -197,6 +209,9 @@ impl<M: SurfaceModel> AnySurface for M {
     }
     fn any_failed(&self) -> bool {
         SurfaceModel::any_failed(self)
+    }
+    fn not_served(&self) -> Vec<RouteFamily> {
+        SurfaceModel::not_served(self)
     }
     fn any_refreshing(&mut self) -> bool {
         SurfaceModel::any_refreshing(self)

@@ -12,7 +12,7 @@
 //! (`runtime_end`, P-1, P-2).
 
 use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
-use super::surface::SurfaceModel;
+use super::surface::{SurfaceModel, not_served_of};
 use crate::actors::connectors::NamesChain;
 use crate::actors::connectors::chain::chain_key;
 use crate::actors::contract::{Inbox, Inboxes, SlotKey, SourceKey, Ticket};
@@ -24,6 +24,7 @@ use crate::protocol::async_requests::AsyncRequestList;
 use crate::protocol::connectors::{ConnectorStatusList, NameScope};
 use crate::protocol::outcome::SaveClass;
 use crate::protocol::runtime::{RuntimeConfigRaw, RuntimeProbe, RuntimeResolved};
+use crate::protocol::routes::RouteFamily;
 use crate::protocol::skills::SkillsSnapshotRead;
 use crate::protocol::tools::ToolsInventoryRead;
 use crate::view::saves::SaveBook;
@@ -82,6 +83,13 @@ impl SystemModel {
     /// The chain of `connector`'s `scope` names, if it was ever dispatched.
     pub fn chain(&self, connector: &str, scope: NameScope) -> Option<&Slot<Arc<NamesChain>>> {
         self.names.get(&chain_key(connector, scope))
+    }
+
+    /// This MASC does not serve the connector names route (issue 13): some chain's last read
+    /// said so. The route is per server, so it holds for every connector — also for those
+    /// the source started no chain for because the route was already known absent.
+    pub fn names_not_served(&self) -> Option<RouteFamily> {
+        self.names.values().find_map(|s| s.fetched.not_served())
     }
 }
 
@@ -275,6 +283,19 @@ impl SurfaceModel for SystemModel {
             || self.runtime.failed()
             || (self.probe.failed() && !self.probe_not_served())
             || self.connectors.failed()
+    }
+
+    /// The standing slots and every name chain (connector names are newer MASC, §7.2).
+    fn not_served(&self) -> Vec<RouteFamily> {
+        let mut slots: Vec<&dyn ReadSlot> = vec![
+            &self.tools,
+            &self.skills,
+            &self.asyncs,
+            &self.runtime,
+            &self.connectors,
+        ];
+        slots.extend(self.names.values().map(|s| s as &dyn ReadSlot));
+        not_served_of(&slots)
     }
 }
 

@@ -28,6 +28,7 @@ mod chat_outbox;
 mod chat_protocol;
 mod chat_saves;
 mod chat_source;
+mod compat_fallbacks;
 mod work_goals;
 mod work_restart;
 mod work_task_detail;

@@ -19,6 +19,7 @@ use masc_tui::actors::work::{
     WorkObservation, WorkSlot,
 };
 use masc_tui::protocol::client::{ClientConfig, ClientError, TokenSource, WorkspaceClient};
+use masc_tui::server::compat::MascRelease;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
 use masc_tui::timeline::capture::StageRecorder;
@@ -75,10 +76,19 @@ pub enum Sources {
 
 /// The embedded server (test mode, token auth, `faults`) and a client for it.
 pub async fn server_and_client(faults: FaultPlan) -> (RunningServer, WorkspaceClient) {
+    server_and_client_as(faults, None).await
+}
+
+/// [`server_and_client`] with the server playing `compat` (an older MASC release, issue 13).
+pub async fn server_and_client_as(
+    faults: FaultPlan,
+    compat: Option<MascRelease>,
+) -> (RunningServer, WorkspaceClient) {
     let server = start(ServeOptions {
         faults,
         test_mode: true,
         auth: AuthMode::Token(TOKEN.into()),
+        compat,
         ..ServeOptions::default()
     })
     .await
@@ -101,9 +111,14 @@ pub fn task_list_entry(cadence: Duration) -> SourceEntry {
 }
 
 pub async fn rig(faults: FaultPlan, sources: Sources) -> Rig {
+    rig_as(faults, sources, None).await
+}
+
+/// [`rig`] on the embedded server playing `compat` (an older MASC release, issue 13).
+pub async fn rig_as(faults: FaultPlan, sources: Sources, compat: Option<MascRelease>) -> Rig {
     let recorder = StageRecorder::new();
     let trace = tracing::subscriber::set_default(recorder.subscriber());
-    let (server, client) = server_and_client(faults).await;
+    let (server, client) = server_and_client_as(faults, compat).await;
     let log = OrderedView::new();
     let (state, state_at) = crate::actor_support::scratch_outbox();
     let cfg = RuntimeConfig {

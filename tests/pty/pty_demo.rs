@@ -97,11 +97,15 @@ fn pty_demo_roster_and_quit() {
     assert_cooked_mode(&session);
 }
 
-/// Issue 13 (Must-show 3): `demo --compat v0.24.0` runs the TUI on the embedded server
-/// playing MASC v0.24.0 — no receipts, the extension routes answering MASC's 404, the August
-/// runtime catalogue. The roster shows, System › Runtime draws the August catalogue with only
-/// its missing parts unavailable (defect 2), every surface can be visited, and `q q` quits with
-/// exit status 0 and the terminal restored.
+/// Issue 13 (Must-show 1 and 3): `demo --compat v0.24.0` runs the TUI on the embedded server
+/// playing MASC v0.24.0 — no receipts, the extension and newer routes answering MASC's 404, the
+/// August runtime catalogue. Every surface is visited and checked: System › Runtime draws the
+/// August catalogue with only its missing parts unavailable (defect 2); Skills, async runs and
+/// connector names say "not served by this MASC" with what to do; the Overview's Asks read
+/// "not served", never `0 · data unreliable`; Work › Tasks lists the goal-linked tasks marked
+/// partial, and a task opens with the legacy recent events marked "not the full history"; the
+/// header stays `● connected` and names what is absent (defect 6); `q q` quits with exit
+/// status 0 and the terminal restored.
 #[test]
 fn pty_demo_compat_v0_24_0_runs_every_surface_and_quits() {
     let mut session = PtySession::demo(DemoOptions {
@@ -113,9 +117,35 @@ fn pty_demo_compat_v0_24_0_runs_every_surface_and_quits() {
     session.send(b"\t");
     session.send(b"\t");
     session.wait_for_text("(declared: not sent by this MASC)");
-    // System → Overview → Work: the surfaces whose reads this MASC does not serve.
+    // Runtime → all tools → Skills → async runs → connectors.
+    session.send(b"p");
+    session.send(b"p");
+    session.wait_for_text("skills catalogue: not served by this MASC");
+    session.send(b"p");
+    session.wait_for_text("async requests: not served by this MASC");
+    session.send(b"p");
+    session.wait_for_text("connector names: not served by this MASC");
+    session.wait_for_text("name unknown: this MASC does not serve the names route");
+    // The header: connected, the absent capabilities named; never degraded.
+    session.wait_for_text("● connected");
+    session.wait_for_text("not served:");
+    // System → Overview: Asks are not served, never `0 · data unreliable`.
     session.send(b"\t");
+    session.wait_for_text("not served by this MASC — upgrade MASC, or read");
+    assert_no_text(&session, "data unreliable");
+    // Overview → Work, then Tasks: the goal-linked tasks, marked partial.
     session.send(b"\t");
+    session.send(b"t");
+    session.wait_for_text("TASKS (from goal links)");
+    session.wait_for_text("partial: from goal links; tasks without a goal are not listed");
+    session.wait_for_text("goals read");
+    // Enter: the task body is not served (the goal links' row stands in) and the history is
+    // the legacy recent events, marked.
+    session.send(b"\r");
+    session.wait_for_text("from goal links (not the task body):");
+    session.wait_for_text("legacy recent events: not the full history, no older pages");
+    assert_no_text(&session, "degraded");
+    assert_no_text(&session, "read failed");
     session.send(b"q");
     session.wait_for_text(QUIT_ARMED);
     session.send(b"q");
@@ -123,6 +153,13 @@ fn pty_demo_compat_v0_24_0_runs_every_surface_and_quits() {
     assert!(status.success(), "exit status {status:?}");
     assert_terminal_restored(&session.seen());
     assert_cooked_mode(&session);
+}
+
+/// The screen does not show `text` now.
+fn assert_no_text(session: &PtySession, text: &str) {
+    let seen = session.seen();
+    let screen = seen.parser.screen().contents();
+    assert!(!screen.contains(text), "{text:?} on screen:\n{screen}");
 }
 
 /// The session's exit lines (T.6) in the demo's data dir.

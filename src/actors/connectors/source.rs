@@ -13,11 +13,16 @@
 //!   says the connectors or their bindings changed ([`ChainsBasis`]), when a chain failed
 //!   (D-14: the next status read restarts it), after an identity change, or after an explicit
 //!   demand (the operator's refresh). An unchanged status leaves the admitted names standing.
+//! - Where this MASC does not serve the names route (issue 13; newer MASC, §7.2): once the
+//!   client's capability table knows it (the first chains' answers), a status starts no chain
+//!   at all — each (connector, scope) is traced `refused{not_served}` — so a known absent
+//!   route is never looped on; the view shows channel ids without names. The table is
+//!   forgotten when the server changes or an epoch is withdrawn, and the next status asks again.
 
 use super::chain::{NamesChain, SCOPES, chain_key, chain_slot, page_reader};
 use crate::actors::contract::{
-    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceControl, SourceHandle,
-    SourceKey, SourceSpawner,
+    DemandKind, GenerationBook, IdentityState, Outlet, SlotKey, SourceContext, SourceControl,
+    SourceHandle, SourceKey, SourceSpawner,
 };
 use crate::actors::read::drill::inject_panic;
 use crate::actors::read::{
@@ -27,6 +32,8 @@ use crate::actors::read::{
 use crate::actors::system::{CONNECTORS, SystemObservation, SystemSlot};
 use crate::protocol::client::WorkspaceClient;
 use crate::protocol::connectors::{ConnectorRow, ConnectorStatusList};
+use crate::protocol::routes::{Capability, RouteFamily};
+use crate::timeline::stage;
 use futures::future::BoxFuture;
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
 use std::sync::Arc;
@@ -100,6 +107,21 @@ impl ConnectorsState {
             ReadOwner::new(self.outlet.clone(), myself.clone(), self.client.clone());
         if let Some(identity) = &self.identity {
             owner.identity(identity);
+        }
+        let names_absent =
+            self.client.capabilities().get(RouteFamily::ConnectorNames) == Capability::NotServed;
+        if names_absent {
+            // Issue 13: a route known not served starts no chain (never looped on).
+            for row in list.connectors() {
+                for scope in SCOPES {
+                    stage::refused(
+                        &chain_key(&row.connector_id, scope).trace_name(),
+                        "not_served",
+                    );
+                }
+            }
+            self.chains = owner;
+            return;
         }
         let mut keys = Vec::new();
         for row in list.connectors() {

@@ -16,9 +16,16 @@
 //! - Withdrawal retires every read together and drops the prefix; a re-confirmation of
 //!   the same workspace reads both again under the new epoch; another workspace never inherits
 //!   the request (G-6).
+//! - Where this MASC does not serve the history page route (issue 13): when the first page of a
+//!   fresh prefix comes back `not_served` (never on another failure, A-3), the legacy recent
+//!   events (§5.4, [`legacy_history`](super::legacy_history)) are read in an owner of their own
+//!   that lives only while the page route is known not served; `H` reads nothing older (the
+//!   legacy array has no pages), `r` asks the page route again (answered from the client's
+//!   capability table) and so the legacy array again; an identity change retires it.
 
 use super::chain::HistoryChain;
 use super::goal_timeline::goal_timeline_slot;
+use super::legacy_history::{legacy_reader, legacy_slot};
 use super::task_body::task_body_slot;
 use super::task_history::{page_reader, task_history_slot};
 use super::{WORK_DETAIL, WorkCommand, WorkObservation, WorkSlot, page_demand};
@@ -32,7 +39,7 @@ use crate::actors::read::{
     spawn_source_with,
 };
 use crate::protocol::admission::WorkspaceId;
-use crate::protocol::client::WorkspaceClient;
+use crate::protocol::client::{ClientError, WorkspaceClient};
 use futures::future::BoxFuture;
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
 use std::sync::Arc;
@@ -54,6 +61,8 @@ struct TaskReads {
     opened_in: Option<WorkspaceId>,
     /// Withdrawal dropped the values; the same workspace's next confirmation reads again.
     withdrawn: bool,
+    /// The legacy recent events' owner: only while the page route is known not served.
+    legacy: Option<Owner>,
 }
 
 impl TaskReads {
@@ -63,6 +72,18 @@ impl TaskReads {
 
     fn history_key(&self) -> WorkSlot {
         WorkSlot::TaskHistory(self.task_id.clone())
+    }
+
+    fn legacy_key(&self) -> WorkSlot {
+        WorkSlot::TaskHistoryLegacy(self.task_id.clone())
+    }
+
+    /// The page route is served after all, or the authority changed: the legacy read is not
+    /// chosen any more (its read in flight is retired).
+    fn drop_legacy(&mut self, reason: &str) {
+        if let Some(mut owner) = self.legacy.take() {
+            owner.retire_all(reason);
+        }
     }
 }
 
@@ -137,12 +158,38 @@ impl WorkDetailState {
             page_rows,
             opened_in: confirmed_workspace(self.identity.as_ref()),
             withdrawn: false,
+            legacy: None,
         });
     }
 
     fn close_task(&mut self, reason: &str) {
         if let Some(mut task) = self.task.take() {
             task.owner.retire_all(reason);
+            task.drop_legacy(reason);
+        }
+    }
+
+    /// The first page of a fresh prefix was not served: the legacy recent events of the task
+    /// are read in their own owner (issue 13).
+    fn read_legacy(&mut self, myself: &ActorRef<Msg>) {
+        let Some(task) = self.task.as_ref() else {
+            return;
+        };
+        let (task_id, rows, key) = (task.task_id.clone(), task.page_rows, task.legacy_key());
+        if task.legacy.is_none() {
+            let mut owner = self.new_owner(myself);
+            owner.add_slot(legacy_slot(&task_id, rows, self.generations.counter(&key)));
+            if let Some(identity) = &self.identity {
+                owner.identity(identity);
+            }
+            if let Some(task) = self.task.as_mut() {
+                task.legacy = Some(owner);
+            }
+        }
+        if let Some(owner) = self.task.as_mut().and_then(|t| t.legacy.as_mut()) {
+            // The current page demand is the legacy `limit`.
+            owner.set_reader(&key, legacy_reader(task_id, rows));
+            owner.demand(&key, DemandKind::Explicit);
         }
     }
 
@@ -174,6 +221,10 @@ impl WorkDetailState {
         let Some(task) = self.task.as_mut() else {
             return;
         };
+        if task.legacy.is_some() {
+            // The page route is not served: the legacy array has no older pages.
+            return;
+        }
         let key = task.history_key();
         if task
             .owner
@@ -232,6 +283,10 @@ impl WorkDetailState {
     fn identity(&mut self, identity: IdentityState) {
         let workspace = confirmed_workspace(Some(&identity));
         if let Some(task) = self.task.as_mut() {
+            if task.owner.authority() != identity.authority().as_ref() {
+                // The next first page decides again whether the legacy read is chosen.
+                task.drop_legacy("epoch_changed");
+            }
             task.owner.identity(&identity);
             match &workspace {
                 None => {
@@ -278,9 +333,24 @@ impl WorkDetailState {
     }
 
     /// A worker returned: to the owner of its key, or stale when that object was closed.
-    fn worker_returned(&mut self, ret: WorkerReturn<WorkSlot, WorkObservation>) -> bool {
+    fn worker_returned(
+        &mut self,
+        myself: &ActorRef<Msg>,
+        ret: WorkerReturn<WorkSlot, WorkObservation>,
+    ) -> bool {
         let source = ret.ticket.slot.clone();
         match &source {
+            WorkSlot::TaskHistoryLegacy(id)
+                if self.task.as_ref().is_some_and(|t| &t.task_id == id) =>
+            {
+                match self.task.as_mut().and_then(|t| t.legacy.as_mut()) {
+                    Some(owner) => {
+                        owner.worker_returned(ret);
+                    }
+                    None => ret.reject_late(),
+                }
+                false
+            }
             WorkSlot::TaskBody(id) | WorkSlot::TaskHistory(id)
                 if self.task.as_ref().is_some_and(|t| &t.task_id == id) =>
             {
@@ -293,9 +363,24 @@ impl WorkDetailState {
                     }
                     _ => None,
                 };
+                // Issue 13: only a fresh prefix's first page that this MASC does not serve
+                // chooses the legacy read; any other page result keeps the page route.
+                let page_served = match &ret.result {
+                    Ok(WorkObservation::TaskHistory(read)) => Some(!matches!(
+                        (&read.result, read.base.pages_read()),
+                        (Err(ClientError::NotServed { .. }), 0)
+                    )),
+                    _ => None,
+                };
                 let outcome = task.owner.worker_returned(ret);
                 if let (ReturnOutcome::Forwarded { .. }, Some(chain)) = (&outcome, admitted_chain) {
                     task.chain = chain;
+                }
+                let forwarded = matches!(outcome, ReturnOutcome::Forwarded { .. });
+                match page_served {
+                    Some(true) if forwarded => task.drop_legacy("page_route_served"),
+                    Some(false) if forwarded => self.read_legacy(myself),
+                    _ => {}
                 }
                 matches!(source, WorkSlot::TaskBody(_)) && outcome.completed()
             }
@@ -315,6 +400,7 @@ impl WorkDetailState {
     fn retire_everything(&mut self, reason: &str) {
         if let Some(task) = self.task.as_mut() {
             task.owner.retire_all(reason);
+            task.drop_legacy(reason);
         }
         if let Some(goal) = self.goal.as_mut() {
             goal.owner.retire_all(reason);
@@ -384,7 +470,7 @@ impl Actor for WorkDetailSource {
             }
             SourceMsg::Control(SourceControl::Identity(identity)) => state.identity(identity),
             SourceMsg::Returned(ret) => {
-                if state.worker_returned(ret) {
+                if state.worker_returned(&myself, ret) {
                     state.cadence.reschedule(&myself);
                 }
             }

@@ -3,11 +3,16 @@
 //! the Task body, the Task history chain and the Goal timeline as independent reads.
 //!
 //! One file per read: [`planning`], [`task_list`], [`task_body`], [`task_history`] (with the
-//! immutable prefix in [`chain`]), [`goal_timeline`]; the detail actor is [`detail`].
+//! immutable prefix in [`chain`]), [`goal_timeline`]; the detail actor is [`detail`]. Where this
+//! MASC does not serve a masc-tui extension route, the fallbacks MASC has the data for are
+//! their own reads and slots (issue 13): [`goal_linked`] (the task list from the goals tree's
+//! goal links) and [`legacy_history`] (the legacy recent-events array).
 
 pub mod chain;
 pub mod detail;
+pub mod goal_linked;
 pub mod goal_timeline;
+pub mod legacy_history;
 pub mod planning;
 pub mod task_body;
 pub mod task_history;
@@ -15,13 +20,14 @@ pub mod task_list;
 
 pub use chain::{ChainNext, HistoryChain};
 pub use detail::{WorkDetailSource, WorkDetailSpawner};
+pub use goal_linked::{GoalLinkedTask, GoalLinkedTasks};
 pub use planning::PlanningSpawner;
 pub use task_list::TaskListSpawner;
 
 use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
 use crate::protocol::goals::GoalDetailRead;
 use crate::protocol::planning::PlanningRead;
-use crate::protocol::tasks::{PageRequest, TaskDetail, TaskList};
+use crate::protocol::tasks::{LegacyTaskEvents, PageRequest, TaskDetail, TaskList};
 use std::sync::Arc;
 
 /// The Planning source (supervision key).
@@ -38,10 +44,16 @@ pub enum WorkSlot {
     Planning,
     /// `GET /api/v1/dashboard/tasks` (Work → Tasks list).
     TaskList,
+    /// The goal-linked tasks from `GET /api/v1/dashboard/goals` (§5.5): read only while the
+    /// task list route is known not served by this MASC (issue 13).
+    GoalLinkedTasks,
     /// `GET /api/v1/dashboard/tasks/detail?task_id=` of this task.
     TaskBody(String),
     /// `GET /api/v1/dashboard/tasks/history/page` chain of this task.
     TaskHistory(String),
+    /// The legacy recent events of this task, `GET /api/v1/dashboard/tasks/history` (§5.4):
+    /// read only when this MASC does not serve the page route (issue 13).
+    TaskHistoryLegacy(String),
     /// `GET /api/v1/dashboard/goals/detail?goal_id=` of this goal (B-1).
     GoalTimeline(String),
 }
@@ -52,8 +64,10 @@ impl SlotKey for WorkSlot {
         match self {
             Self::Planning => "planning",
             Self::TaskList => "task_list",
+            Self::GoalLinkedTasks => "goal_linked_tasks",
             Self::TaskBody(_) => "task_body",
             Self::TaskHistory(_) => "task_history",
+            Self::TaskHistoryLegacy(_) => "task_history_legacy",
             Self::GoalTimeline(_) => "goal_timeline",
         }
         .to_string()
@@ -62,8 +76,11 @@ impl SlotKey for WorkSlot {
     fn source(&self) -> SourceKey {
         match self {
             Self::Planning => PLANNING,
-            Self::TaskList => TASK_LIST,
-            Self::TaskBody(_) | Self::TaskHistory(_) | Self::GoalTimeline(_) => WORK_DETAIL,
+            Self::TaskList | Self::GoalLinkedTasks => TASK_LIST,
+            Self::TaskBody(_)
+            | Self::TaskHistory(_)
+            | Self::TaskHistoryLegacy(_)
+            | Self::GoalTimeline(_) => WORK_DETAIL,
         }
     }
 }
@@ -73,8 +90,12 @@ impl SlotKey for WorkSlot {
 pub enum WorkObservation {
     Planning(ReadResult<PlanningRead>),
     TaskList(ReadResult<TaskList>),
+    /// The fallback of a `not_served` task list (issue 13): its own typed value.
+    GoalLinkedTasks(ReadResult<GoalLinkedTasks>),
     TaskBody(ReadResult<TaskDetail>),
     TaskHistory(Box<HistoryPageRead>),
+    /// The fallback of a `not_served` history page route (issue 13): its own typed value.
+    TaskHistoryLegacy(ReadResult<LegacyTaskEvents>),
     GoalTimeline(ReadResult<GoalDetailRead>),
 }
 
@@ -83,8 +104,10 @@ impl Payload for WorkObservation {
         match self {
             Self::Planning(r) => planning::outcome_class(r),
             Self::TaskList(r) => read_outcome(r),
+            Self::GoalLinkedTasks(r) => read_outcome(r),
             Self::TaskBody(r) => read_outcome(r),
             Self::TaskHistory(h) => read_outcome(&h.result),
+            Self::TaskHistoryLegacy(r) => read_outcome(r),
             Self::GoalTimeline(r) => goal_timeline::outcome_class(r),
         }
     }

@@ -1,23 +1,40 @@
-//! The Task list source: `GET /api/v1/dashboard/tasks` (protocol.md §5.1).
+//! The Task list source: `GET /api/v1/dashboard/tasks` (protocol.md §5.1), and its fallback
+//! where this MASC does not serve that route (issue 13, phase 2).
 //!
-//! One standing slot, `WorkSlot::TaskList`; cadence shares, explicit supersedes (G-3). The
-//! per-part read states (backlog, archive, goal links) travel inside the typed list and are
-//! shown on the coverage line: an unavailable part never reads as "no tasks".
+//! - One standing slot, `WorkSlot::TaskList`; cadence shares, explicit supersedes (G-3). The
+//!   per-part read states (backlog, archive, goal links) travel inside the typed list and are
+//!   shown on the coverage line: an unavailable part never reads as "no tasks".
+//! - Only when a task list read comes back `not_served` (`ClientError::NotServed`, MASC's
+//!   unknown-route 404; never on any other failure) does the source read the goal-linked tasks
+//!   ([`goal_linked`](super::goal_linked), `WorkSlot::GoalLinkedTasks`), in an owner of their
+//!   own that exists only while the list route is known not served: a served answer (any
+//!   other result) retires it, and so does every identity change (the next list read decides
+//!   again). A list route known not served is answered by the client's capability table
+//!   without a request, so each cadence costs one GET of the goals tree.
 
+use super::goal_linked::goal_linked_slot;
 use super::{TASK_LIST, WorkObservation, WorkSlot};
 use crate::actors::contract::{
-    GenerationBook, SourceContext, SourceHandle, SourceKey, SourceSpawner,
+    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceControl, SourceHandle,
+    SourceKey, SourceSpawner,
 };
-use crate::actors::read::polled::spawn_polled;
-use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
+use crate::actors::read::drill::inject_panic;
+use crate::actors::read::{
+    CadenceTimer, CadencedArgs, ExplicitPolicy, NoCommands, ReadOwner, ReturnOutcome, SlotSpec,
+    SourceMsg, WorkerReturn, reader, spawn_source,
+};
+use crate::protocol::client::{ClientError, WorkspaceClient};
 use crate::protocol::tasks::TaskList;
 use futures::future::BoxFuture;
-use ractor::{ActorCell, SpawnErr};
+use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
 use std::time::Duration;
 
 pub const TASK_LIST_PATH: &str = "/api/v1/dashboard/tasks";
 
-pub fn task_list_reader() -> Reader<WorkObservation> {
+type Msg = SourceMsg<WorkSlot, WorkObservation, NoCommands>;
+type Owner = ReadOwner<WorkSlot, WorkObservation, ActorRef<Msg>>;
+
+pub fn task_list_reader() -> crate::actors::read::Reader<WorkObservation> {
     reader(|auth, client| async move {
         WorkObservation::TaskList(client.get::<TaskList>(&auth, TASK_LIST_PATH).await)
     })
@@ -30,6 +47,171 @@ pub fn task_list_slot(generations: &GenerationBook) -> SlotSpec<WorkSlot, WorkOb
         standing: true,
         generations: generations.counter(&WorkSlot::TaskList),
         reader: task_list_reader(),
+    }
+}
+
+pub struct TaskListSource;
+
+pub struct TaskListState {
+    client: WorkspaceClient,
+    outlet: Outlet<WorkSlot, WorkObservation>,
+    generations: GenerationBook,
+    identity: Option<IdentityState>,
+    list: Owner,
+    /// The goal-linked tasks' owner: only while the list route is known not served.
+    fallback: Option<Owner>,
+    /// An explicit demand (`r`) is answered by the list read in flight: a fallback read it
+    /// leads to is explicit too (supersedes the one in flight).
+    explicit_pending: bool,
+    cadence: CadenceTimer<Msg>,
+    fault_drills: bool,
+}
+
+impl TaskListState {
+    /// The list route was not served: the goal-linked tasks are read (sharing a read in flight
+    /// on a cadence, superseding it on `r`).
+    fn read_fallback(&mut self, myself: &ActorRef<Msg>, kind: DemandKind) {
+        let owner = self.fallback.get_or_insert_with(|| {
+            let mut owner =
+                ReadOwner::new(self.outlet.clone(), myself.clone(), self.client.clone());
+            owner.add_slot(goal_linked_slot(
+                self.generations.counter(&WorkSlot::GoalLinkedTasks),
+            ));
+            if let Some(identity) = &self.identity {
+                owner.identity(identity);
+            }
+            owner
+        });
+        owner.demand(&WorkSlot::GoalLinkedTasks, kind);
+    }
+
+    /// The list route is served after all, or the authority changed: the fallback is not
+    /// chosen any more; its read in flight is retired.
+    fn drop_fallback(&mut self, reason: &str) {
+        if let Some(mut owner) = self.fallback.take() {
+            owner.retire_all(reason);
+        }
+    }
+
+    /// Routes a worker's return; `true` when a read completed (the cadence re-arms).
+    fn worker_returned(
+        &mut self,
+        myself: &ActorRef<Msg>,
+        ret: WorkerReturn<WorkSlot, WorkObservation>,
+    ) -> bool {
+        match ret.ticket.slot {
+            WorkSlot::TaskList => {
+                let not_served = matches!(
+                    &ret.result,
+                    Ok(WorkObservation::TaskList(Err(
+                        ClientError::NotServed { .. }
+                    )))
+                );
+                let outcome = self.list.worker_returned(ret);
+                if let ReturnOutcome::Forwarded { .. } = outcome {
+                    let kind = if std::mem::take(&mut self.explicit_pending) {
+                        DemandKind::Explicit
+                    } else {
+                        DemandKind::Cadence
+                    };
+                    if not_served {
+                        self.read_fallback(myself, kind);
+                    } else {
+                        self.drop_fallback("list_route_served");
+                    }
+                }
+                outcome.completed()
+            }
+            WorkSlot::GoalLinkedTasks => match self.fallback.as_mut() {
+                Some(owner) => owner.worker_returned(ret).completed(),
+                None => {
+                    ret.reject_late();
+                    false
+                }
+            },
+            _ => {
+                ret.reject_late();
+                false
+            }
+        }
+    }
+
+    fn identity(&mut self, identity: IdentityState) {
+        let changed = self.list.authority() != identity.authority().as_ref();
+        self.list.identity(&identity);
+        if changed {
+            // The next list read decides again whether the fallback is chosen.
+            self.drop_fallback("epoch_changed");
+            self.explicit_pending = false;
+        }
+        if self.list.authority().is_none() {
+            self.cadence.cancel();
+        }
+        self.identity = Some(identity);
+    }
+}
+
+impl Actor for TaskListSource {
+    type Msg = Msg;
+    type State = TaskListState;
+    type Arguments = CadencedArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<Msg>,
+        args: CadencedArgs,
+    ) -> Result<TaskListState, ActorProcessingErr> {
+        let ctx = args.ctx;
+        let outlet = ctx.outlet::<WorkSlot, WorkObservation>();
+        let mut list = ReadOwner::new(outlet.clone(), myself, ctx.client.clone());
+        list.add_slot(task_list_slot(&ctx.generations));
+        Ok(TaskListState {
+            client: ctx.client,
+            outlet,
+            generations: ctx.generations,
+            identity: None,
+            list,
+            fallback: None,
+            explicit_pending: false,
+            cadence: CadenceTimer::new(args.cadence),
+            fault_drills: ctx.fault_drills,
+        })
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<Msg>,
+        msg: Msg,
+        state: &mut TaskListState,
+    ) -> Result<(), ActorProcessingErr> {
+        match msg {
+            // The list is the demanded read; the fallback follows a `not_served` list read.
+            SourceMsg::Control(SourceControl::Demand(kind)) => {
+                state.explicit_pending |= kind == DemandKind::Explicit;
+                state.list.demand(&WorkSlot::TaskList, kind);
+            }
+            SourceMsg::Control(SourceControl::Identity(identity)) => state.identity(identity),
+            SourceMsg::Returned(ret) => {
+                if state.worker_returned(&myself, ret) {
+                    state.cadence.reschedule(&myself);
+                }
+            }
+            SourceMsg::Control(SourceControl::InjectPanic) => {
+                inject_panic(state.fault_drills, TASK_LIST)
+            }
+            SourceMsg::Command(never) => match never {},
+        }
+        Ok(())
+    }
+
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<Msg>,
+        state: &mut TaskListState,
+    ) -> Result<(), ActorProcessingErr> {
+        state.list.retire_all("source_stopped");
+        state.drop_fallback("source_stopped");
+        Ok(())
     }
 }
 
@@ -47,7 +229,10 @@ impl SourceSpawner for TaskListSpawner {
         ctx: SourceContext,
         supervisor: ActorCell,
     ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
-        let slots = vec![task_list_slot(&ctx.generations)];
-        spawn_polled(TASK_LIST, slots, self.cadence, ctx, supervisor)
+        let args = CadencedArgs {
+            ctx,
+            cadence: self.cadence,
+        };
+        spawn_source(TaskListSource, args, supervisor)
     }
 }

@@ -1,5 +1,8 @@
 //! Task history: the cursor pages (protocol.md §5.3, sources.md A-1…A-5, A-9) and the legacy
-//! recent-events array (§5.4), which is never a fallback and never labelled "history".
+//! recent-events array (§5.4). The legacy array is never a fallback for a *failed* page (A-3)
+//! and never labelled the history (A-4); it is read only when this MASC does not serve the
+//! page route at all (issue 13), and then shown as "legacy recent events, not the full
+//! history".
 
 use super::reroot;
 use crate::protocol::decode::{
@@ -334,7 +337,8 @@ pub struct LegacyTaskEvent {
 }
 
 /// The legacy recent-events array (§5.4): newest lines only, no cursor and no end signal, so
-/// it says nothing about completeness (A-4). Never used as a fallback for §5.3 (A-3).
+/// it says nothing about completeness (A-4). Never used as a fallback for a failed §5.3 page
+/// (A-3); read only when the page route is not served by this MASC (issue 13).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LegacyTaskEvents {
     pub events: Vec<LegacyTaskEvent>,
@@ -345,6 +349,36 @@ impl WireDecode for LegacyTaskEvents {
         Ok(Self {
             events: decode_json(bytes)?,
         })
+    }
+}
+
+impl LegacyTaskEvents {
+    /// Decode the legacy array read for `task_id` (A-9's rule for §5.4): every line must name
+    /// the task by `task` or `task_id`, and a line naming it by both must name it twice. A
+    /// line of another task, or of no task, fails the read.
+    pub fn decode_for(bytes: &[u8], task_id: &str) -> Result<Self, DecodeError> {
+        let read = Self::decode(bytes)?;
+        for (i, e) in read.events.iter().enumerate() {
+            let names = [e.task.as_deref(), e.task_id.as_deref()];
+            if names.iter().all(Option::is_none) {
+                return Err(err(
+                    DecodeErrorKind::IdentityMismatch,
+                    format!("[{i}].task_id"),
+                    "event line without task or task_id",
+                ));
+            }
+            if let Some((field, _)) = [("task", names[0]), ("task_id", names[1])]
+                .into_iter()
+                .find(|(_, n)| n.is_some_and(|n| n != task_id))
+            {
+                return Err(err(
+                    DecodeErrorKind::IdentityMismatch,
+                    format!("[{i}].{field}"),
+                    "event line of another task",
+                ));
+            }
+        }
+        Ok(read)
     }
 }
 

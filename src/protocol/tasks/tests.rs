@@ -293,3 +293,37 @@ fn legacy_array_is_its_own_type_5_4() {
     assert!(LegacyTaskEvents::decode(&page("task-1013", "null", ROW, "null", false)).is_err());
     assert!(TaskHistoryPage::decode(b"[]").is_err());
 }
+
+/// Issue 13 (A-9 for §5.4): the legacy array read for one task takes only that task's lines,
+/// named by `task` or `task_id`; a line of another task or of none fails the whole read.
+#[test]
+fn issue13_legacy_lines_must_name_the_requested_task_5_4() {
+    let ok = br#"[{"ts":"2026-10-08T10:00:00Z","task":"task-1013","to_status":"done"},{"ts":"2026-10-07T10:00:00Z","task_id":"task-1013","task":"task-1013"}]"#;
+    assert_eq!(
+        LegacyTaskEvents::decode_for(ok, "task-1013")
+            .unwrap()
+            .events
+            .len(),
+        2
+    );
+    let other = br#"[{"ts":"2026-10-08T10:00:00Z","task":"task-1013"},{"ts":"2026-10-07T10:00:00Z","task_id":"task-9"}]"#;
+    let e = LegacyTaskEvents::decode_for(other, "task-1013").unwrap_err();
+    assert_eq!(
+        (e.kind, e.path.as_str()),
+        (DecodeErrorKind::IdentityMismatch, "[1].task_id")
+    );
+    let split = br#"[{"ts":"2026-10-08T10:00:00Z","task":"task-9","task_id":"task-1013"}]"#;
+    assert_eq!(
+        LegacyTaskEvents::decode_for(split, "task-1013")
+            .unwrap_err()
+            .path,
+        "[0].task"
+    );
+    let anonymous = br#"[{"ts":"2026-10-08T10:00:00Z","to_status":"done"}]"#;
+    assert_eq!(
+        LegacyTaskEvents::decode_for(anonymous, "task-1013")
+            .unwrap_err()
+            .kind,
+        DecodeErrorKind::IdentityMismatch
+    );
+}

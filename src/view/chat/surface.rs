@@ -100,4 +100,11 @@ impl SurfaceModel for ChatModel {
     fn any_failed(&self) -> bool {
         false
     }
+
+    /// The chat keeps its own read states, not `Slot`s; its routes are served by every MASC
+    /// release masc-tui covers (docs/compatibility.md), and its not-served operation route is
+    /// shown in the chat.
+    fn not_served(&self) -> Vec<crate::protocol::routes::RouteFamily> {
+        Vec::new()
+    }
 }

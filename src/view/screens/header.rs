@@ -1,11 +1,13 @@
 //! The header on every surface: the tab ring, then connection state · workspace identity ·
-//! admission mode (surfaces.md header states; protocol.md §2.2/§2.3 modes).
+//! admission mode (surfaces.md header states; protocol.md §2.2/§2.3 modes) · the capabilities
+//! this MASC does not serve, compactly (issue 13: absent routes are listed, never called a
+//! degraded connection).
 
 use super::{ProjectionCtx, Tab, Ui};
 use crate::actors::contract::IdentityState;
 use crate::protocol::admission::AdmissionMode;
 use crate::view::model::{ConnectionState, Model};
-use crate::view::text::{fit_middle, sanitize};
+use crate::view::text::{display_width, fit_middle, sanitize};
 use crate::view::theme::Tone;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -77,12 +79,22 @@ pub fn status_line(model: &Model, ctx: &ProjectionCtx, width: usize) -> Line<'st
         }
         _ => {}
     }
+    let absent = match model.identity {
+        Some(IdentityState::Confirmed { .. }) => model.not_served(),
+        _ => Vec::new(),
+    };
     if let Some(base) = model.base_path()
         && !matches!(model.identity, Some(IdentityState::Mismatch { .. }))
     {
+        // The absent capabilities need room too: the base path yields some (middle-folded).
+        let base_room = if absent.is_empty() {
+            width / 2
+        } else {
+            width / 3
+        };
         spans.push(sep());
         spans.push(Span::raw(
-            fit_middle(&sanitize(base), width / 2).into_owned(),
+            fit_middle(&sanitize(base), base_room).into_owned(),
         ));
     }
     match model.admission_mode() {
@@ -98,6 +110,27 @@ pub fn status_line(model: &Model, ctx: &ProjectionCtx, width: usize) -> Line<'st
             ));
         }
         None => {}
+    }
+    if !absent.is_empty() {
+        let used: usize = spans.iter().map(|s| display_width(&s.content)).sum();
+        let room = width.saturating_sub(used + 3);
+        let names: Vec<&str> = absent
+            .iter()
+            .map(|r| super::widgets::absent(*r).short)
+            .collect();
+        // The names when they fit, else the count; never a name cut in the middle.
+        let text = [
+            format!("not served: {}", names.join(", ")),
+            format!("not served: {} routes", absent.len()),
+            format!("{} not served", absent.len()),
+        ]
+        .into_iter()
+        .find(|t| display_width(t) <= room)
+        .unwrap_or_default();
+        if !text.is_empty() {
+            spans.push(sep());
+            spans.push(Span::styled(text, theme.style(Tone::Warn)));
+        }
     }
     Line::from(spans)
 }

@@ -1,7 +1,8 @@
 //! The Overview (surfaces.md "Dashboard / Overview"): decisions first, then passive context —
 //! Keepers, two active Goals, Task flow, quota coverage, up to two Attention items, Candle.
 //! Every panel reads a slot another surface owns and says what that slot knows: not loaded,
-//! reading, failed (a failed count reads `0 · data unreliable`, surfaces.md), or its value.
+//! reading, failed (a failed count reads `0 · data unreliable`, surfaces.md), not served by
+//! this MASC (issue 13: plainly, never `0` or `data unreliable`), or its value.
 //! Decisions lists this actor's pending approvals and the open asks as read (up to three of
 //! each); deciding and answering are not built in this version, and the panel says so.
 
@@ -13,6 +14,7 @@ use crate::protocol::planning::{GoalPhase, PlanningRead};
 use crate::protocol::runtime::UsageState;
 use crate::view::fetched::Fetched;
 use crate::view::model::Model;
+use crate::view::screens::widgets::{not_served_any_more, not_served_brief};
 use crate::view::text::sanitize;
 use crate::view::theme::{Theme, Tone};
 use ratatui::buffer::Buffer;
@@ -34,6 +36,7 @@ fn no_value<T: Clone>(fetched: &Fetched<T>) -> Option<String> {
             "0 · data unreliable (read failed: {})",
             error.class
         )),
+        Fetched::NotServed { route, last: None } => Some(not_served_brief(*route)),
         _ => None,
     }
 }
@@ -44,6 +47,7 @@ fn suffix<T: Clone>(fetched: &Fetched<T>, now: Instant) -> String {
         Fetched::Failed { error, .. } => {
             format!(" · data unreliable (read failed: {})", error.class)
         }
+        Fetched::NotServed { route, .. } => format!(" · {}", not_served_any_more(*route)),
         Fetched::Refreshing { .. } if fetched.shows_reading(now) => " (reading…)".into(),
         Fetched::Warming { .. } => " · server warming up".into(),
         _ => String::new(),

@@ -1,10 +1,12 @@
 //! Widgets every screen shares, in one place: the list offset that keeps a selection visible,
 //! the status and annotation lines of a slot (never "empty" for unread, warming or failed,
-//! G-4, G-5), the Keeper status marks, one-row rects, and the cycling of closed rings (tabs,
-//! panes, filters, sorts).
+//! G-4, G-5), the words for a route this MASC does not serve (issue 13: what is missing and
+//! what the operator can do — never `degraded`, `0` or `data unreliable`), the Keeper status
+//! marks, one-row rects, and the cycling of closed rings (tabs, panes, filters, sorts).
 
 use super::ProjectionCtx;
 use crate::protocol::keepers::KeeperStatus;
+use crate::protocol::routes::{RouteFamily, RouteOrigin};
 use crate::view::fetched::{Fetched, SlotFailure};
 use crate::view::theme::{Theme, Tone};
 use ratatui::layout::Rect;
@@ -63,8 +65,112 @@ pub fn status_mark(status: KeeperStatus) -> (&'static str, Tone) {
     }
 }
 
+/// What a route this MASC does not serve means for the operator (issue 13). The one place
+/// these words live: every surface, the Overview and the header take them from here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Absent {
+    /// Compact name for the header's list of absent capabilities (`task list`, `asks`).
+    pub short: &'static str,
+    /// What is missing: the route and where it comes from.
+    pub missing: String,
+    /// What the operator can do about it (and what masc-tui shows instead, if anything).
+    pub action: &'static str,
+}
+
+/// The words for `route` not being served by this MASC.
+pub fn absent(route: RouteFamily) -> Absent {
+    use RouteFamily as F;
+    let (short, action) = match route {
+        F::TaskList => (
+            "task list",
+            "upgrade MASC for the full list; the tasks linked to goals are listed from its goals tree",
+        ),
+        F::TaskDetail => (
+            "task body",
+            "upgrade MASC for the task body; the goal links' row is shown instead",
+        ),
+        F::TaskHistoryPage => (
+            "task history pages",
+            "upgrade MASC for paged history; its legacy recent events are shown instead",
+        ),
+        F::TaskHistoryLegacy => ("legacy task events", "no other route of this MASC has them"),
+        F::Skills => ("skills", "upgrade MASC to read the Skills catalogue"),
+        F::AsyncRequests => ("async runs", "upgrade MASC to read async runs"),
+        F::AsyncRequest => ("async run detail", "upgrade MASC to read one async run"),
+        F::ConnectorNames => (
+            "connector names",
+            "channel ids are shown without names; upgrade MASC for names",
+        ),
+        F::Asks => (
+            "asks",
+            "upgrade MASC, or read open asks in MASC's web dashboard",
+        ),
+        F::AskFollowUp => ("ask follow-up", "upgrade MASC to follow an answered ask"),
+        F::TurnTranscript => ("turn transcript", "upgrade MASC to read a turn's response"),
+        F::KeeperTurns => ("keeper turns", "upgrade MASC to see who is mid-turn"),
+        F::KeeperCreate => ("keeper create", "create Keepers with MASC's own tools"),
+        other => (
+            other.as_str(),
+            "upgrade MASC, or check it with `masc-tui doctor`",
+        ),
+    };
+    let origin = match route.spec().origin {
+        RouteOrigin::Extension => "a masc-tui extension MASC does not have",
+        RouteOrigin::NewerMasc => "added in MASC releases newer than this one",
+        RouteOrigin::Masc => "served by the MASC releases masc-tui covers; this one may be older",
+    };
+    Absent {
+        short,
+        missing: format!("{route} ({origin})"),
+        action,
+    }
+}
+
+/// The status words of a slot whose route this MASC does not serve: plainly what to do, then
+/// what is missing (never `degraded`, `0` or `data unreliable`).
+pub fn not_served_text(what: &str, route: RouteFamily) -> String {
+    let a = absent(route);
+    format!(
+        "{what}: not served by this MASC — {}. Missing: {}.",
+        a.action, a.missing
+    )
+}
+
+/// The one-line form for summaries (the Overview): "not served by this MASC — what to do".
+pub fn not_served_brief(route: RouteFamily) -> String {
+    format!("not served by this MASC — {}", absent(route).action)
+}
+
+/// Beside a value read while the route was served: the server no longer serves it.
+pub fn not_served_any_more(route: RouteFamily) -> String {
+    format!(
+        "not served by this MASC any more ({}) · last observation",
+        absent(route).short
+    )
+}
+
+/// [`not_served_text`] wrapped to `width` (continuation rows indented), for panes that have
+/// the rows: the action must not be cut off.
+pub fn not_served_lines(
+    what: &str,
+    route: RouteFamily,
+    width: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let text = not_served_text(what, route);
+    let mut out = Vec::new();
+    for (i, row) in crate::view::text::wrap(&text, width.max(8))
+        .into_iter()
+        .enumerate()
+    {
+        let row = if i == 0 { row } else { format!("  {row}") };
+        out.push(Line::styled(row, theme.style(Tone::Warn)));
+    }
+    out
+}
+
 /// One status line for a slot without a usable value (never read / reading / warming /
-/// failed), or `None` when there is a value to show.
+/// failed / not served), or `None` when there is a value to show.
 pub fn no_value_line<T: Clone>(
     what: &str,
     fetched: &Fetched<T>,
@@ -79,17 +185,21 @@ pub fn no_value_line<T: Clone>(
             error,
             retrying,
         } => (failure_text(what, error, *retrying), Tone::Bad),
+        Fetched::NotServed { route, last: None } => (not_served_text(what, *route), Tone::Warn),
         _ => return None,
     };
     Some(Line::styled(text, theme.style(tone)))
 }
 
+/// A failed read's words: its class (a route this MASC does not serve is not a failure; its
+/// words are [`not_served_text`]).
 pub fn failure_text(what: &str, error: &SlotFailure, retrying: bool) -> String {
     let retry = if retrying { " · retrying…" } else { "" };
     format!("{what}: read failed ({}){retry}", error.class)
 }
 
-/// The annotation beside a shown value (re-reading, warming, failed re-read).
+/// The annotation beside a shown value (re-reading, warming, failed re-read, a route that is
+/// not served any more).
 pub fn annotation<T: Clone>(fetched: &Fetched<T>, now: Instant) -> Option<(String, Tone)> {
     match fetched {
         Fetched::Refreshing { .. } if fetched.shows_reading(now) => {
@@ -110,6 +220,11 @@ pub fn annotation<T: Clone>(fetched: &Fetched<T>, now: Instant) -> Option<(Strin
             ),
             Tone::Bad,
         )),
+        // The route went away under a value read earlier: a known absence (issue 13).
+        Fetched::NotServed {
+            route,
+            last: Some(_),
+        } => Some((not_served_any_more(*route), Tone::Warn)),
         _ => None,
     }
 }
@@ -117,6 +232,22 @@ pub fn annotation<T: Clone>(fetched: &Fetched<T>, now: Instant) -> Option<(Strin
 /// A rect's row `i` (1 high), clipped to the rect.
 pub fn row(area: Rect, i: u16) -> Option<Rect> {
     (i < area.height).then(|| Rect::new(area.x, area.y + i, area.width, 1))
+}
+
+/// [`slot_status`] as rows of a pane `width` wide: a route this MASC does not serve gets its
+/// whole sentence, wrapped ([`not_served_lines`]).
+pub fn slot_status_lines<T: Clone>(
+    what: &str,
+    fetched: &Fetched<T>,
+    ctx: &ProjectionCtx,
+    width: usize,
+) -> Vec<Line<'static>> {
+    match fetched {
+        Fetched::NotServed { route, last: None } => {
+            not_served_lines(what, *route, width, ctx.theme)
+        }
+        _ => slot_status(what, fetched, ctx).into_iter().collect(),
+    }
 }
 
 /// The status words of a slot beside (or instead of) its value: `None` when the value

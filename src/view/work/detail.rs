@@ -3,9 +3,10 @@
 
 use crate::actors::work::HistoryChain;
 use crate::protocol::goals::GoalDetailRead;
-use crate::protocol::tasks::{PageRequest, TaskDetail};
+use crate::protocol::routes::RouteFamily;
+use crate::protocol::tasks::{LegacyTaskEvents, PageRequest, TaskDetail};
 use crate::view::admission::Slot;
-use crate::view::fetched::SlotFailure;
+use crate::view::fetched::{Fetched, SlotFailure};
 use std::sync::Arc;
 
 /// How the last history page read ended (for the retry cursor and the failure line).
@@ -26,6 +27,9 @@ pub struct TaskDetailModel {
     /// Generation of the ticket whose body is shown (identifies the observation for A-13).
     pub body_generation: Option<u64>,
     pub history: Slot<Arc<HistoryChain>>,
+    /// The legacy recent events (§5.4), read only when the page route is not served by this
+    /// MASC (issue 13): never a history chain, never the full history.
+    pub legacy: Slot<Arc<LegacyTaskEvents>>,
     pub last_page: Option<PageOutcome>,
     /// A withdrawal dropped both values; cleared by the next dispatch.
     pub withdrawn: bool,
@@ -38,8 +42,19 @@ impl TaskDetailModel {
             body: Slot::default(),
             body_generation: None,
             history: Slot::default(),
+            legacy: Slot::default(),
             last_page: None,
             withdrawn: false,
+        }
+    }
+
+    /// The history page route this MASC does not serve, when no page of this task was read
+    /// (issue 13): the legacy recent events stand in for the history, and `H` has no older
+    /// page to read. A prefix read while the route was served stays the history.
+    pub fn pages_absent(&self) -> Option<RouteFamily> {
+        match &self.history.fetched {
+            Fetched::NotServed { route, last: None } => Some(*route),
+            _ => None,
         }
     }
 }

@@ -7,5 +7,5 @@ pub mod model;
 pub mod prep;
 
 pub use detail::{GoalDetailModel, PageOutcome, TaskDetailModel};
-pub use model::WorkModel;
+pub use model::{TaskListShown, WorkModel};
 pub use prep::{PrepJob, PrepKey, PrepPart, PrepState, Prepared, PreparedLine, Shown};

@@ -10,15 +10,16 @@ use super::detail::{GoalDetailModel, PageOutcome, TaskDetailModel};
 use super::prep::PrepState;
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
 use crate::actors::work::{
-    HistoryPageRead, PLANNING, TASK_LIST, WORK_DETAIL, WorkObservation, WorkSlot,
+    GoalLinkedTasks, HistoryPageRead, PLANNING, TASK_LIST, WORK_DETAIL, WorkObservation, WorkSlot,
 };
 use crate::protocol::admission::ReadScope;
 use crate::protocol::goals::GoalDetailRead;
 use crate::protocol::planning::{PlanningRead, Rollup};
+use crate::protocol::routes::RouteFamily;
 use crate::protocol::tasks::TaskList;
 use crate::view::admission::{EpochGate, ReadSlot, RejectReason, Slot};
 use crate::view::fetched::{FailureClass, Fetched, SlotFailure};
-use crate::view::surface::SurfaceModel;
+use crate::view::surface::{SurfaceModel, not_served_of};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -34,6 +35,9 @@ pub struct WorkModel {
     pub planning: Slot<Arc<PlanningRead>>,
     pub first_planning: Option<FirstPlanning>,
     pub tasks: Slot<Arc<TaskList>>,
+    /// The goal-linked tasks (§5.5 tree), read only while the task list route is not served
+    /// by this MASC (issue 13). Shown only then ([`WorkModel::task_list`]).
+    pub linked_tasks: Slot<Arc<GoalLinkedTasks>>,
     pub task: Option<TaskDetailModel>,
     pub goal: Option<GoalDetailModel>,
     /// Display rows prepared off the view actor.
@@ -99,6 +103,7 @@ impl WorkModel {
             planning: Slot::default(),
             first_planning: None,
             tasks: Slot::default(),
+            linked_tasks: Slot::default(),
             task: None,
             goal: None,
             prep: PrepState::default(),
@@ -162,6 +167,34 @@ impl WorkModel {
         out
     }
 
+    /// Which task list Work › Tasks shows: the task list read, or — only while that read's
+    /// last answer is "not served by this MASC" — the goal-linked tasks (issue 13).
+    pub fn task_list(&self) -> TaskListShown<'_> {
+        match self.tasks.fetched.not_served() {
+            Some(absent) => TaskListShown::GoalLinked {
+                absent,
+                slot: &self.linked_tasks,
+            },
+            None => TaskListShown::Served(&self.tasks),
+        }
+    }
+
+    /// The ids of the listed tasks, in list order (whichever list is shown).
+    pub fn listed_task_ids(&self) -> Vec<&str> {
+        match self.task_list() {
+            TaskListShown::Served(slot) => slot
+                .fetched
+                .last()
+                .map(|o| o.value.tasks.iter().map(|t| t.id.as_str()).collect())
+                .unwrap_or_default(),
+            TaskListShown::GoalLinked { slot, .. } => slot
+                .fetched
+                .last()
+                .map(|o| o.value.tasks().iter().map(|t| t.id.as_str()).collect())
+                .unwrap_or_default(),
+        }
+    }
+
     fn task_for(&mut self, id: &str) -> Option<&mut TaskDetailModel> {
         self.task.as_mut().filter(|t| t.task_id == id)
     }
@@ -171,18 +204,22 @@ impl WorkModel {
     }
 
     fn new_epoch(&mut self, scope: &ReadScope) -> bool {
-        let mut changed = self.planning.withdraw() | self.tasks.withdraw();
+        let mut changed =
+            self.planning.withdraw() | self.tasks.withdraw() | self.linked_tasks.withdraw();
         if self.planning.forget_other_workspace(scope) {
             // The net change is counted from the first reading of *this* workspace.
             self.first_planning = None;
             changed = true;
         }
         changed |= self.tasks.forget_other_workspace(scope);
+        changed |= self.linked_tasks.forget_other_workspace(scope);
         if let Some(t) = self.task.as_mut() {
             changed |= withdraw_keeping_cause(&mut t.body);
             changed |= withdraw_keeping_cause(&mut t.history);
+            changed |= withdraw_keeping_cause(&mut t.legacy);
             changed |= t.body.forget_other_workspace(scope);
             changed |= t.history.forget_other_workspace(scope);
+            changed |= t.legacy.forget_other_workspace(scope);
         }
         if let Some(g) = self.goal.as_mut() {
             changed |= withdraw_keeping_cause(&mut g.timeline);
@@ -194,6 +231,7 @@ impl WorkModel {
     fn withdrawn(&mut self) -> bool {
         let mut changed = withdraw_keeping_cause(&mut self.planning);
         changed |= withdraw_keeping_cause(&mut self.tasks);
+        changed |= withdraw_keeping_cause(&mut self.linked_tasks);
         if let Some(t) = self.task.as_mut() {
             let id = t.task_id.clone();
             *t = TaskDetailModel::new(id);
@@ -225,6 +263,11 @@ impl SurfaceModel for WorkModel {
         match &ticket.slot {
             WorkSlot::Planning => self.planning.dispatched(ticket, gate),
             WorkSlot::TaskList => self.tasks.dispatched(ticket, gate),
+            WorkSlot::GoalLinkedTasks => self.linked_tasks.dispatched(ticket, gate),
+            WorkSlot::TaskHistoryLegacy(id) => match self.task_for(id) {
+                Some(t) => dispatch_keeping_cause(&mut t.legacy, ticket, gate),
+                None => false,
+            },
             WorkSlot::TaskBody(id) => match self.task_for(id) {
                 Some(t) => {
                     let changed = dispatch_keeping_cause(&mut t.body, ticket, gate);
@@ -263,6 +306,14 @@ impl SurfaceModel for WorkModel {
             (&ticket.slot, payload),
             (WorkSlot::Planning, WorkObservation::Planning(_))
                 | (WorkSlot::TaskList, WorkObservation::TaskList(_))
+                | (
+                    WorkSlot::GoalLinkedTasks,
+                    WorkObservation::GoalLinkedTasks(_)
+                )
+                | (
+                    WorkSlot::TaskHistoryLegacy(_),
+                    WorkObservation::TaskHistoryLegacy(_)
+                )
                 | (WorkSlot::TaskBody(_), WorkObservation::TaskBody(_))
                 | (WorkSlot::TaskHistory(_), WorkObservation::TaskHistory(_))
                 | (WorkSlot::GoalTimeline(_), WorkObservation::GoalTimeline(_))
@@ -273,6 +324,15 @@ impl SurfaceModel for WorkModel {
         match &ticket.slot {
             WorkSlot::Planning => self.planning.judge(ticket, gate),
             WorkSlot::TaskList => self.tasks.judge(ticket, gate),
+            WorkSlot::GoalLinkedTasks => self.linked_tasks.judge(ticket, gate),
+            WorkSlot::TaskHistoryLegacy(id) => Slot::judge_if_open(
+                self.task
+                    .as_ref()
+                    .filter(|t| &t.task_id == id)
+                    .map(|t| &t.legacy),
+                ticket,
+                gate,
+            ),
             // Not the open task or goal (closed, or another one opened): never applied.
             WorkSlot::TaskBody(id) => Slot::judge_if_open(
                 self.task
@@ -316,6 +376,16 @@ impl SurfaceModel for WorkModel {
             }
             WorkObservation::TaskList(result) => {
                 self.tasks.apply_with(ticket, result, now, |v| v);
+            }
+            WorkObservation::GoalLinkedTasks(result) => {
+                self.linked_tasks.apply_with(ticket, result, now, |v| v);
+            }
+            WorkObservation::TaskHistoryLegacy(result) => {
+                if let WorkSlot::TaskHistoryLegacy(id) = &ticket.slot
+                    && let Some(t) = self.task_for(id)
+                {
+                    t.legacy.apply_with(ticket, result, now, |v| v);
+                }
             }
             WorkObservation::TaskBody(result) => {
                 let generation = ticket.generation;
@@ -364,6 +434,10 @@ impl SurfaceModel for WorkModel {
         match &ticket.slot {
             WorkSlot::Planning => self.planning.retired(ticket),
             WorkSlot::TaskList => self.tasks.retired(ticket),
+            WorkSlot::GoalLinkedTasks => self.linked_tasks.retired(ticket),
+            WorkSlot::TaskHistoryLegacy(id) => self
+                .task_for(id)
+                .is_some_and(|t| retire_keeping_cause(&mut t.legacy, ticket)),
             WorkSlot::TaskBody(id) => self
                 .task_for(id)
                 .is_some_and(|t| retire_keeping_cause(&mut t.body, ticket)),
@@ -380,6 +454,10 @@ impl SurfaceModel for WorkModel {
         match key {
             WorkSlot::Planning => Some(&mut self.planning),
             WorkSlot::TaskList => Some(&mut self.tasks),
+            WorkSlot::GoalLinkedTasks => Some(&mut self.linked_tasks),
+            WorkSlot::TaskHistoryLegacy(id) => self
+                .task_for(id)
+                .map(|t| &mut t.legacy as &mut dyn ReadSlot),
             WorkSlot::TaskBody(id) => self.task_for(id).map(|t| &mut t.body as &mut dyn ReadSlot),
             WorkSlot::TaskHistory(id) => self
                 .task_for(id)
@@ -394,10 +472,12 @@ impl SurfaceModel for WorkModel {
         let mut all: Vec<(SourceKey, &mut dyn ReadSlot)> = vec![
             (PLANNING, &mut self.planning as &mut dyn ReadSlot),
             (TASK_LIST, &mut self.tasks),
+            (TASK_LIST, &mut self.linked_tasks),
         ];
         if let Some(t) = self.task.as_mut() {
             all.push((WORK_DETAIL, &mut t.body));
             all.push((WORK_DETAIL, &mut t.history));
+            all.push((WORK_DETAIL, &mut t.legacy));
         }
         if let Some(g) = self.goal.as_mut() {
             all.push((WORK_DETAIL, &mut g.timeline));
@@ -417,10 +497,35 @@ impl SurfaceModel for WorkModel {
         self.withdrawn()
     }
 
-    /// Some Work list read's last result is a failure (header: degraded).
+    /// Some Work list read's last result is a failure (header: degraded); a list route this
+    /// MASC does not serve is not one (issue 13), but a failed fallback read is.
     fn any_failed(&self) -> bool {
-        self.planning.failed() || self.tasks.failed()
+        self.planning.failed() || self.tasks.failed() || self.linked_tasks.failed()
     }
+
+    /// Every Work read that found its route not served, the open detail's included.
+    fn not_served(&self) -> Vec<RouteFamily> {
+        let mut slots: Vec<&dyn ReadSlot> = vec![&self.planning, &self.tasks, &self.linked_tasks];
+        if let Some(t) = &self.task {
+            slots.extend([&t.body as &dyn ReadSlot, &t.history, &t.legacy]);
+        }
+        if let Some(g) = &self.goal {
+            slots.push(&g.timeline);
+        }
+        not_served_of(&slots)
+    }
+}
+
+/// Which task list Work › Tasks shows (see [`WorkModel::task_list`]).
+#[derive(Debug, Clone, Copy)]
+pub enum TaskListShown<'a> {
+    /// The task list route is served (or its last read failed some other way).
+    Served(&'a Slot<Arc<TaskList>>),
+    /// The task list route is not served by this MASC: the goal-linked tasks, partial.
+    GoalLinked {
+        absent: RouteFamily,
+        slot: &'a Slot<Arc<GoalLinkedTasks>>,
+    },
 }
 
 /// A history page result: admitted → the new prefix; failed → the prefix stays with the

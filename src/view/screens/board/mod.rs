@@ -9,7 +9,10 @@ pub mod keys;
 mod post;
 
 use super::ProjectionCtx;
-use super::widgets::{annotation, effective_offset, failure_text, no_value_line, row};
+use super::widgets::{
+    annotation, effective_offset, failure_text, no_value_line, not_served_any_more,
+    not_served_text, row,
+};
 use crate::actors::board::{BoardQuery, BoardSort};
 use crate::protocol::board::{BoardPost, CreatedAt};
 use crate::view::board::PostsObservation;
@@ -145,6 +148,20 @@ pub fn census_line(model: &Model, theme: Theme) -> Line<'static> {
         } => (
             failure_text("hearths unavailable", error, *retrying),
             Tone::Bad,
+        ),
+        Fetched::NotServed { route, last: None } => {
+            (not_served_text("hearths", *route), Tone::Warn)
+        }
+        Fetched::NotServed {
+            route,
+            last: Some(o),
+        } => (
+            format!(
+                "hearths (last observation; {}): {}",
+                not_served_any_more(*route),
+                names(&o.value)
+            ),
+            Tone::Warn,
         ),
     };
     Line::styled(text, theme.style(tone))

@@ -9,7 +9,7 @@ pub mod detail;
 pub mod keys;
 pub mod logs;
 
-use super::widgets::{effective_offset, status_mark};
+use super::widgets::{effective_offset, not_served_any_more, not_served_text, status_mark};
 use super::{ProjectionCtx, RosterUi};
 use crate::protocol::keepers::{ActivationMode, KeeperRoster, KeeperRow, KeeperRowSlot};
 use crate::view::fetched::{Fetched, Observed};
@@ -214,6 +214,10 @@ fn annotation(fetched: &Fetched<Arc<KeeperRoster>>, now: Instant) -> Option<(Str
             ),
             Tone::Bad,
         )),
+        Fetched::NotServed {
+            route,
+            last: Some(_),
+        } => Some((not_served_any_more(*route), Tone::Warn)),
         Fetched::Warming { last: Some(_) } => Some((
             "… server warming up (showing last value)".into(),
             Tone::Warn,
@@ -287,6 +291,10 @@ fn no_value_lines(fetched: &Fetched<Arc<KeeperRoster>>, theme: Theme) -> Vec<Lin
                 theme.style(Tone::Dim),
             ),
         ],
+        Fetched::NotServed { route, last: None } => vec![Line::styled(
+            not_served_text("keepers", *route),
+            theme.style(Tone::Warn),
+        )],
         _ => Vec::new(),
     }
 }

@@ -2,14 +2,18 @@
 //! transport with its connection badge and bindings, usable as soon as the status arrives;
 //! the name chains are a separate stage per scope — reading, complete, or failed after N
 //! pages with the earlier pages kept. A binding shows `name (id)` or `id (name unknown)`.
+//! Where this MASC does not serve the names route (issue 13), the pane says so once, every
+//! scope reads "not served", and a binding shows `id (name unknown: this MASC does not serve
+//! the names route)`.
 
-use super::slot_status;
+use super::slot_status_lines;
 use crate::actors::connectors::SCOPES;
 use crate::actors::connectors::chain::scope_name;
 use crate::protocol::connectors::{ConnectorRow, ConnectorRowSlot, ConnectorStatus, NameScope};
 use crate::view::fetched::Fetched;
 use crate::view::model::Model;
 use crate::view::screens::ProjectionCtx;
+use crate::view::screens::widgets::not_served_lines;
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};
 use ratatui::text::Line;
@@ -29,7 +33,18 @@ fn badge(row: &ConnectorRow) -> (&'static str, Tone) {
 /// One scope's stage (D-5): never "complete" before `has_more: false` was read.
 fn stage(model: &Model, connector: &str, scope: NameScope) -> (String, Tone) {
     let name = scope_name(scope);
-    let Some(slot) = model.system.chain(connector, scope) else {
+    let slot = model.system.chain(connector, scope);
+    // Issue 13: a route this MASC does not serve (this chain's answer, or known from another
+    // chain, in which case the source started none here).
+    let chain_absent = slot.and_then(|s| s.fetched.not_served());
+    let no_chain_absent = slot
+        .is_none()
+        .then(|| model.system.names_not_served())
+        .flatten();
+    if chain_absent.or(no_chain_absent).is_some() {
+        return (format!("{name}: not served"), Tone::Warn);
+    }
+    let Some(slot) = slot else {
         return (format!("{name}: not read"), Tone::Dim);
     };
     let chain = slot.fetched.last().map(|o| o.value.clone());
@@ -101,7 +116,7 @@ fn connector_lines(
     let worst = stages
         .iter()
         .map(|(_, t)| *t)
-        .find(|t| matches!(t, Tone::Bad | Tone::Busy))
+        .find(|t| matches!(t, Tone::Bad | Tone::Busy | Tone::Warn))
         .unwrap_or(Tone::Dim);
     let joined: Vec<String> = stages.into_iter().map(|(t, _)| t).collect();
     out.push(Line::styled(
@@ -112,10 +127,14 @@ fn connector_lines(
         .system
         .chain(&row.connector_id, NameScope::Channel)
         .and_then(|s| s.fetched.last().map(|o| o.value.clone()));
+    let names_absent = model.system.names_not_served().is_some();
     for b in &row.configured_bindings {
         let id = sanitize(&b.channel_id).into_owned();
         let channel = match channels.as_ref().and_then(|c| c.name_of(&b.channel_id)) {
             Some(name) => format!("#{} ({id})", sanitize(name)),
+            None if names_absent => {
+                format!("{id} (name unknown: this MASC does not serve the names route)")
+            }
             None => format!("{id} (name unknown)"),
         };
         out.push(Line::raw(
@@ -132,9 +151,7 @@ pub fn lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'stat
     let theme = ctx.theme;
     let fetched = &model.system.connectors.fetched;
     let mut out = Vec::new();
-    if let Some(status) = slot_status("connectors", fetched, ctx) {
-        out.push(status);
-    }
+    out.extend(slot_status_lines("connectors", fetched, ctx, width));
     let Some(observed) = fetched.last() else {
         return out;
     };
@@ -151,6 +168,9 @@ pub fn lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'stat
         ),
         theme.style(Tone::Strong),
     ));
+    if let Some(route) = model.system.names_not_served() {
+        out.extend(not_served_lines("connector names", route, width, theme));
+    }
     if list.rows.is_empty() {
         out.push(Line::styled(
             "no connectors configured",

@@ -11,7 +11,7 @@ mod runtime;
 
 use super::ProjectionCtx;
 use super::widgets::Ring;
-pub use super::widgets::slot_status;
+pub use super::widgets::{slot_status, slot_status_lines};
 use crate::view::model::Model;
 use crate::view::theme::{Theme, Tone};
 use ratatui::buffer::Buffer;

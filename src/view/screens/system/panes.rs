@@ -3,7 +3,7 @@
 //! appears only with a settled inventory (T-4); warming, not-registered, uninitialised and
 //! unavailable read as what they are, never as 0 or empty (G-5).
 
-use super::slot_status;
+use super::slot_status_lines;
 use crate::protocol::async_requests::{
     AsyncRequestList, AsyncRequestStatus, AsyncUnavailable, WorkerOwnership,
 };
@@ -23,9 +23,7 @@ pub fn tools_lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line
     let theme = ctx.theme;
     let fetched = &model.system.tools.fetched;
     let mut out = Vec::new();
-    if let Some(status) = slot_status("tool inventory", fetched, ctx) {
-        out.push(status);
-    }
+    out.extend(slot_status_lines("tool inventory", fetched, ctx, width));
     let Some(observed) = fetched.last() else {
         return out;
     };
@@ -93,9 +91,7 @@ pub fn skills_lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Lin
     let theme = ctx.theme;
     let fetched = &model.system.skills.fetched;
     let mut out = Vec::new();
-    if let Some(status) = slot_status("skills catalogue", fetched, ctx) {
-        out.push(status);
-    }
+    out.extend(slot_status_lines("skills catalogue", fetched, ctx, width));
     let Some(observed) = fetched.last() else {
         return out;
     };
@@ -225,9 +221,7 @@ pub fn async_lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line
     let theme = ctx.theme;
     let fetched = &model.system.asyncs.fetched;
     let mut out = Vec::new();
-    if let Some(status) = slot_status("async requests", fetched, ctx) {
-        out.push(status);
-    }
+    out.extend(slot_status_lines("async requests", fetched, ctx, width));
     let Some(observed) = fetched.last() else {
         return out;
     };

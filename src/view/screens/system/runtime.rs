@@ -4,7 +4,7 @@
 //! freshness badge, keeper assignments) and provider usage, decoded independently — a bad
 //! usage section never hides the catalogue, nor the reverse (F-4).
 
-use super::slot_status;
+use super::slot_status_lines;
 use crate::actors::system::PartOutcome;
 use crate::protocol::decode::SinceRelease;
 use crate::protocol::runtime::{
@@ -373,9 +373,7 @@ pub fn lines(
     if let Some(load) = load_line(system, theme) {
         out.push(load);
     }
-    if let Some(status) = slot_status("runtime catalogue", fetched, ctx) {
-        out.push(status);
-    }
+    out.extend(slot_status_lines("runtime catalogue", fetched, ctx, width));
     let Some(observed) = fetched.last() else {
         return out;
     };

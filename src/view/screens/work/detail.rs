@@ -4,13 +4,20 @@
 //! of already wrapped rows and never re-wraps server text. Every read state has its own words:
 //! the history end is "end of stored history" (never "complete"), a failed page keeps its rows
 //! with the retry cursor, and a withdrawal says the values were dropped.
+//!
+//! Where this MASC does not serve the task detail or history page route (issue 13): the body
+//! says so (with what the goal links know of the task, if they list it), and the history pane
+//! shows the legacy recent events, marked "not the full history, no older pages".
 
 use super::state::detail_layout;
 use crate::actors::work::{ChainNext, HistoryChain};
 use crate::protocol::goals::{GoalDetailRead, Timeline, TimelineSeverity};
+use crate::protocol::tasks::LegacyTaskEvent;
 use crate::view::fetched::Fetched;
 use crate::view::model::Model;
-use crate::view::screens::widgets::{annotation, failure_text, row};
+use crate::view::screens::widgets::{
+    annotation, failure_text, not_served_lines, not_served_text, row,
+};
 use crate::view::screens::{ProjectionCtx, Ui};
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};
@@ -48,6 +55,120 @@ fn paint_prepared(
 /// not written back, so a provisional (shorter) rendering never resets it.
 pub fn drawn_scroll(saved: usize, shown: usize, height: usize) -> usize {
     saved.min(shown.saturating_sub(height.max(1)))
+}
+
+/// The legacy marker (A-4: the recent array is never called the history).
+pub const LEGACY_MARKER: &str = "legacy recent events: not the full history, no older pages";
+
+/// The history pane's status where this MASC does not serve the page route: the legacy
+/// recent events' own state (issue 13); the not-served notice stands on the rows below.
+fn legacy_status(task: &TaskDetailModel, ctx: &ProjectionCtx) -> (String, Tone) {
+    let legacy = &task.legacy.fetched;
+    match legacy {
+        Fetched::NotRequested => (format!("{LEGACY_MARKER} · not read yet"), Tone::Warn),
+        Fetched::Loading => (format!("{LEGACY_MARKER} · reading…"), Tone::Busy),
+        Fetched::Warming { last: None } => {
+            (format!("{LEGACY_MARKER} · server warming up"), Tone::Warn)
+        }
+        Fetched::Failed {
+            last: None,
+            error,
+            retrying,
+        } => (
+            format!(
+                "{} · r retries",
+                failure_text("legacy recent events", error, *retrying)
+            ),
+            Tone::Bad,
+        ),
+        Fetched::NotServed { route, last: None } => {
+            (not_served_text("legacy recent events", *route), Tone::Warn)
+        }
+        _ => {
+            let n = legacy.last().map(|o| o.value.events.len()).unwrap_or(0);
+            let count = match n {
+                0 => "no recent events listed".to_string(),
+                1 => "1 recent event".to_string(),
+                n => format!("{n} recent events"),
+            };
+            match annotation(legacy, ctx.now) {
+                Some((text, tone)) => (format!("{count} · {LEGACY_MARKER} · {text}"), tone),
+                None => (format!("{count} · {LEGACY_MARKER}"), Tone::Warn),
+            }
+        }
+    }
+}
+
+/// One legacy event as one row, cut (not wrapped) at `width`: the array is at most the page
+/// demand long and only the visible rows are formatted.
+fn legacy_row(e: &LegacyTaskEvent, width: usize, theme: Theme) -> Line<'static> {
+    let ts = e.ts.get(..16).unwrap_or(&e.ts).replace('T', " ");
+    let action = e
+        .action
+        .as_deref()
+        .or(e.event_type.as_deref())
+        .unwrap_or("event");
+    let mut text = format!("{} {}", sanitize(&ts), sanitize(action));
+    match (&e.from_status, &e.to_status) {
+        (Some(from), Some(to)) => text.push_str(&format!(" {} → {}", sanitize(from), sanitize(to))),
+        (None, Some(to)) => text.push_str(&format!(" → {}", sanitize(to))),
+        _ => {}
+    }
+    if let Some(agent) = e.agent.as_deref().or(e.actor.as_deref()) {
+        text.push_str(&format!(" · {}", sanitize(agent)));
+    }
+    Line::styled(
+        fit_width(&text, width).into_owned(),
+        theme.style(Tone::Normal),
+    )
+}
+
+/// Rows of the legacy recent events (the count the keys clamp the scroll with).
+pub fn legacy_len(task: &TaskDetailModel) -> Option<usize> {
+    task.pages_absent()?;
+    task.legacy.fetched.last().map(|o| o.value.events.len())
+}
+
+/// What the goal links know of `task_id` (issue 13), when the task detail route is not
+/// served: the row the goals tree lists, marked as such; nothing when no goal links it.
+fn goal_link_lines(model: &Model, task_id: &str, theme: Theme) -> Vec<Line<'static>> {
+    let Some(linked) = model.work.linked_tasks.fetched.last() else {
+        return Vec::new();
+    };
+    let Some(t) = linked.value.task(task_id) else {
+        return vec![Line::styled(
+            "no goal links this task: nothing else of it is known here",
+            theme.style(Tone::Dim),
+        )];
+    };
+    let mut lines = vec![Line::styled(
+        "from goal links (not the task body):",
+        theme.style(Tone::Dim),
+    )];
+    lines.push(Line::raw(sanitize(&t.title).into_owned()));
+    lines.push(Line::styled(
+        format!(
+            "{} · {} · {} · goals {}",
+            t.status.as_str(),
+            t.priority
+                .map(|p| format!("P{p}"))
+                .unwrap_or_else(|| "P?".into()),
+            t.assignee
+                .as_deref()
+                .map(sanitize)
+                .unwrap_or_else(|| "unassigned".into()),
+            sanitize(&t.goal_ids.join(", "))
+        ),
+        theme.style(Tone::Normal),
+    ));
+    let times: Vec<String> = [("created", &t.created_at), ("updated", &t.updated_at)]
+        .into_iter()
+        .filter_map(|(label, v)| v.as_deref().map(|v| format!("{label} {}", sanitize(v))))
+        .collect();
+    if !times.is_empty() {
+        lines.push(Line::styled(times.join(" · "), theme.style(Tone::Dim)));
+    }
+    lines
 }
 
 fn history_status(task: &TaskDetailModel, ctx: &ProjectionCtx) -> Line<'static> {
@@ -93,6 +214,19 @@ fn history_status(task: &TaskDetailModel, ctx: &ProjectionCtx) -> Line<'static> 
                 Tone::Busy,
             ),
             Fetched::Refreshing { last, .. } => (chain_words(&last.value), Tone::Dim),
+            // Issue 13: the page route is not served; the legacy recent events stand in.
+            Fetched::NotServed { last: None, .. } => legacy_status(task, ctx),
+            Fetched::NotServed {
+                route,
+                last: Some(o),
+            } => (
+                format!(
+                    "{} · {}",
+                    chain_words(&o.value),
+                    crate::view::screens::widgets::not_served_any_more(*route)
+                ),
+                Tone::Warn,
+            ),
             Fetched::Failed {
                 last: None,
                 error,
@@ -175,30 +309,40 @@ pub fn render_task(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf:
         layout.body.width,
         layout.body.height.saturating_sub(1),
     );
-    let body_words = if task.withdrawn {
-        Some((
-            "workspace authority withdrawn: task body dropped".to_string(),
-            Tone::Warn,
-        ))
+    // The document pane: status words, the not-served notice, or the prepared document.
+    let body_words: Option<Vec<Line<'static>>> = if task.withdrawn {
+        Some(vec![Line::styled(
+            "workspace authority withdrawn: task body dropped",
+            theme.style(Tone::Warn),
+        )])
     } else {
+        let words = |text: String, tone: Tone| Some(vec![Line::styled(text, theme.style(tone))]);
         match &task.body.fetched {
-            Fetched::NotRequested => Some(("task body: not read yet".to_string(), Tone::Dim)),
-            Fetched::Loading => Some(("task body: reading…".to_string(), Tone::Busy)),
+            Fetched::NotRequested => words("task body: not read yet".into(), Tone::Dim),
+            Fetched::Loading => words("task body: reading…".into(), Tone::Busy),
             Fetched::Warming { last: None } => {
-                Some(("task body: server warming up".to_string(), Tone::Warn))
+                words("task body: server warming up".into(), Tone::Warn)
+            }
+            Fetched::NotServed { route, last: None } => {
+                // Issue 13: what to do and what is missing, then what the goal links know.
+                let mut lines = not_served_lines("task body", *route, doc.width as usize, theme);
+                lines.extend(goal_link_lines(model, &task.task_id, theme));
+                Some(lines)
             }
             Fetched::Failed {
                 last: None,
                 error,
                 retrying,
-            } => Some((failure_text("task body", error, *retrying), Tone::Bad)),
+            } => words(failure_text("task body", error, *retrying), Tone::Bad),
             _ => None,
         }
     };
     match body_words {
-        Some((text, tone)) => {
-            if let Some(r) = row(doc, 0) {
-                Line::styled(text, theme.style(tone)).render(r, buf);
+        Some(lines) => {
+            for (i, line) in lines.into_iter().enumerate() {
+                if let Some(r) = row(doc, i as u16) {
+                    line.render(r, buf);
+                }
             }
         }
         None => {
@@ -212,7 +356,38 @@ pub fn render_task(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf:
     }
     // History pane.
     history_status(task, ctx).render(layout.history_status, buf);
-    if task.withdrawn || task.history.fetched.last().is_none() {
+    if task.withdrawn {
+        return;
+    }
+    if let Some(route) = task.pages_absent() {
+        // Issue 13: what is missing and what to do, then the legacy recent events (only the
+        // visible rows formatted).
+        let notice = not_served_lines("task history pages", route, width as usize, theme);
+        let top = (notice.len() as u16).min(layout.history.height);
+        for (i, line) in notice.into_iter().enumerate() {
+            if let Some(r) = row(layout.history, i as u16) {
+                line.render(r, buf);
+            }
+        }
+        let rows = Rect::new(
+            layout.history.x,
+            layout.history.y + top,
+            layout.history.width,
+            layout.history.height - top,
+        );
+        if let Some(o) = task.legacy.fetched.last() {
+            let events = &o.value.events;
+            let h = rows.height as usize;
+            let at = drawn_scroll(ui.work.tasks.history_scroll, events.len(), h);
+            for (i, e) in events.iter().skip(at).take(h).enumerate() {
+                if let Some(r) = row(rows, i as u16) {
+                    legacy_row(e, rows.width as usize, theme).render(r, buf);
+                }
+            }
+        }
+        return;
+    }
+    if task.history.fetched.last().is_none() {
         return;
     }
     let shown = model.work.prep.history(task, width);
@@ -319,6 +494,9 @@ pub fn render_goal(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf:
             error,
             retrying,
         } => Some((failure_text("timeline", error, *retrying), Tone::Bad)),
+        Fetched::NotServed { route, last: None } => {
+            Some((not_served_text("timeline", *route), Tone::Warn))
+        }
         _ => annotation(&goal.timeline.fetched, ctx.now),
     };
     if let Some((text, tone)) = &words {

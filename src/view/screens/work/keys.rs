@@ -5,7 +5,7 @@
 //! derived from the terminal height. Scrolling uses the prepared row count; a
 //! provisional count never clamps (resets) the saved scroll.
 
-use super::state::{goal_order, page_rows_for, prep_width_for, task_order};
+use super::state::{goal_order, linked_task_order, page_rows_for, prep_width_for, task_order};
 use super::{WorkPane, WorkUi};
 use crate::actors::work::WorkCommand;
 use crate::protocol::planning::PlanningRead;
@@ -14,6 +14,7 @@ use crate::view::model::Model;
 use crate::view::screens::widgets::{Ring, effective_offset};
 use crate::view::screens::work::state::detail_layout_for;
 use crate::view::screens::{Search, Ui};
+use crate::view::work::TaskListShown;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// The Work keys for the `?` overlay (surfaces.md Work → Goals / Tasks).
@@ -41,16 +42,28 @@ fn goal_ids(model: &Model, ui: &WorkUi) -> Vec<String> {
     }
 }
 
+/// The ids of the shown task list, in search order: the task list, or the goal-linked tasks
+/// where this MASC does not serve the task list route (issue 13).
 fn task_ids(model: &Model, ui: &WorkUi) -> Vec<String> {
-    match model.work.tasks.fetched.last() {
-        Some(o) => {
-            let query = ui.tasks.search.as_ref().map(|s| s.query.as_str());
-            task_order(&o.value.tasks, query)
+    let query = ui.tasks.search.as_ref().map(|s| s.query.as_str());
+    match model.work.task_list() {
+        TaskListShown::Served(slot) => match slot.fetched.last() {
+            Some(o) => task_order(&o.value.tasks, query)
                 .into_iter()
                 .map(|i| o.value.tasks[i].id.clone())
-                .collect()
-        }
-        None => Vec::new(),
+                .collect(),
+            None => Vec::new(),
+        },
+        TaskListShown::GoalLinked { slot, .. } => match slot.fetched.last() {
+            Some(o) => {
+                let tasks = o.value.tasks();
+                linked_task_order(tasks, query)
+                    .into_iter()
+                    .map(|i| tasks[i].id.clone())
+                    .collect()
+            }
+            None => Vec::new(),
+        },
     }
 }
 
@@ -166,14 +179,20 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
             let task = model.work.task.as_ref();
             let count = |history: bool| {
                 task.and_then(|t| {
+                    // Issue 13: the legacy recent events are one row each, not prepared.
+                    if let (true, Some(n)) = (history, super::detail::legacy_len(t)) {
+                        return Some((n, false));
+                    }
                     if history {
                         model.work.prep.history(t, width)
                     } else {
                         model.work.prep.body(t, width)
                     }
+                    .map(|s| (s.lines.len(), s.provisional))
                 })
-                .map(|s| (s.lines.len(), s.provisional))
             };
+            // Issue 13: where the page route is not served there are no older pages to read.
+            let pages_not_served = task.is_some_and(|t| t.pages_absent().is_some());
             let scroll = |saved: &mut usize, delta: isize, history: bool, h: usize| {
                 let next = if delta < 0 {
                     saved.saturating_sub(delta.unsigned_abs())
@@ -201,6 +220,7 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
                     tasks.open = None;
                     UiCommand::Work(WorkCommand::CloseTask)
                 }
+                KeyCode::Char('H') if pages_not_served => UiCommand::None,
                 KeyCode::Char('H') => UiCommand::Work(WorkCommand::OlderHistory {
                     page_rows: page_rows_for(area),
                 }),

@@ -2,6 +2,7 @@
 //! order, and the detail layout (whose history height is the page demand, A-8).
 
 use super::{GoalFilter, GoalSort};
+use crate::actors::work::GoalLinkedTask;
 use crate::protocol::planning::{GoalPhase, PlanningGoal};
 use crate::protocol::tasks::TaskListRow;
 use crate::view::screens::body_area;
@@ -73,6 +74,22 @@ pub fn task_matches(row: &TaskListRow, query_lower: &str) -> bool {
             .assignee
             .as_deref()
             .is_some_and(|a| a.to_lowercase().contains(query_lower))
+}
+
+/// The goal-linked tasks listed for the search (indexes into `tasks`; issue 13).
+pub fn linked_task_order(tasks: &[GoalLinkedTask], query: Option<&str>) -> Vec<usize> {
+    let q = query.unwrap_or("").to_lowercase();
+    (0..tasks.len())
+        .filter(|&i| {
+            let t = &tasks[i];
+            q.is_empty()
+                || t.id.to_lowercase().contains(&q)
+                || t.title.to_lowercase().contains(&q)
+                || t.assignee
+                    .as_deref()
+                    .is_some_and(|a| a.to_lowercase().contains(&q))
+        })
+        .collect()
 }
 
 /// The task rows listed for the search (indexes into `rows`).

@@ -1,18 +1,29 @@
 //! Work → Tasks: the task list with its coverage line (per-part read states: backlog, archive,
 //! goal links; an unavailable part is named, never read as "no tasks"), j/k, paging, search.
+//!
+//! Where this MASC does not serve the task list route (issue 13), the goal-linked tasks are
+//! listed instead, marked partial on their own lines: the route is named as not served, and
+//! "from goal links; tasks without a goal are not listed" stands above the rows.
 
 use super::TasksUi;
-use super::state::task_order;
+use super::state::{linked_task_order, task_order};
+use crate::actors::work::GoalLinkedTasks;
+use crate::protocol::routes::RouteFamily;
 use crate::protocol::tasks::{SourceRead, TaskList, TaskStatus};
+use crate::view::admission::Slot;
 use crate::view::model::Model;
 use crate::view::screens::ProjectionCtx;
-use crate::view::screens::widgets::{annotation, effective_offset, no_value_line, row};
-use crate::view::text::{fit_width, pad_to, sanitize};
+use crate::view::screens::widgets::{
+    annotation, effective_offset, no_value_line, not_served_lines, row,
+};
+use crate::view::text::{display_width, fit_width, pad_to, sanitize};
 use crate::view::theme::{Theme, Tone};
+use crate::view::work::TaskListShown;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
+use std::sync::Arc;
 
 fn part(name: &str, read: &SourceRead, theme: Theme) -> Vec<Span<'static>> {
     match read {
@@ -45,6 +56,15 @@ pub fn status_tone(s: TaskStatus) -> Tone {
 }
 
 pub fn render(model: &Model, ui: &TasksUi, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    match model.work.task_list() {
+        TaskListShown::Served(_) => render_served(model, ui, ctx, area, buf),
+        TaskListShown::GoalLinked { absent, slot } => {
+            render_goal_linked(absent, slot, ui, ctx, area, buf)
+        }
+    }
+}
+
+fn render_served(model: &Model, ui: &TasksUi, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
     let theme = ctx.theme;
     let slot = &model.work.tasks;
     let mut title = vec![Span::styled("TASKS", theme.style(Tone::Strong))];
@@ -133,7 +153,7 @@ pub fn render(model: &Model, ui: &TasksUi, ctx: &ProjectionCtx, area: Rect, buf:
         );
         let status = pad_to(t.status.as_str(), 22);
         let fixed = 2 + 10 + 1 + 22 + 3;
-        let room = (area.width as usize).saturating_sub(fixed + meta.chars().count());
+        let room = (area.width as usize).saturating_sub(fixed + display_width(&meta));
         let spans = vec![
             Span::styled(
                 format!(
@@ -145,6 +165,154 @@ pub fn render(model: &Model, ui: &TasksUi, ctx: &ProjectionCtx, area: Rect, buf:
             ),
             Span::styled(status, theme.style(status_tone(t.status))),
             Span::styled(format!("P{} ", t.priority), theme.style(Tone::Dim)),
+            Span::styled(
+                fit_width(&sanitize(&t.title), room.max(8)).into_owned(),
+                style,
+            ),
+            Span::styled(meta, theme.style(Tone::Dim)),
+        ];
+        if let Some(r) = row(rows, line_no as u16) {
+            Line::from(spans).render(r, buf);
+        }
+    }
+}
+
+/// The partial marker of the goal-linked list (A-4's spirit for lists: never "all tasks").
+pub const GOAL_LINKED_PARTIAL: &str =
+    "partial: from goal links; tasks without a goal are not listed";
+
+/// Work › Tasks where this MASC does not serve the task list route: the route named as not
+/// served, the partial marker, then the goal-linked tasks (issue 13).
+fn render_goal_linked(
+    absent: RouteFamily,
+    slot: &Slot<Arc<GoalLinkedTasks>>,
+    ui: &TasksUi,
+    ctx: &ProjectionCtx,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let theme = ctx.theme;
+    let width = area.width as usize;
+    let mut head: Vec<Line<'static>> = Vec::new();
+    let mut title = vec![Span::styled(
+        "TASKS (from goal links)",
+        theme.style(Tone::Strong),
+    )];
+    if let Some((text, tone)) = annotation(&slot.fetched, ctx.now) {
+        title.push(Span::styled(format!("  {text}"), theme.style(tone)));
+    }
+    let listed = slot.fetched.last().map(|o| o.value.clone());
+    let query = ui.search.as_ref().map(|s| s.query.as_str());
+    let order = listed
+        .as_ref()
+        .map(|l| linked_task_order(l.tasks(), query))
+        .unwrap_or_default();
+    if let Some(l) = &listed {
+        title.push(Span::styled(
+            match query {
+                Some(q) => format!(
+                    "  {} of {} · /{}",
+                    order.len(),
+                    l.tasks().len(),
+                    sanitize(q)
+                ),
+                None => format!("  {}", l.tasks().len()),
+            },
+            theme.style(Tone::Dim),
+        ));
+    }
+    head.push(Line::from(title));
+    head.extend(not_served_lines("task list", absent, width, theme));
+    head.push(Line::styled(
+        GOAL_LINKED_PARTIAL.to_string(),
+        theme.style(Tone::Warn),
+    ));
+    if let Some(line) = no_value_line("goal-linked tasks", &slot.fetched, theme) {
+        head.push(line);
+    }
+    match listed.as_deref() {
+        Some(GoalLinkedTasks::TreeUnavailable { title }) => head.push(Line::styled(
+            format!(
+                "goal links unavailable: {} (MASC's goals tree is not usable) — not \"no tasks\"",
+                sanitize(title)
+            ),
+            theme.style(Tone::Bad),
+        )),
+        Some(GoalLinkedTasks::Listed {
+            tasks,
+            goals,
+            goals_without_task_rows,
+        }) => {
+            let mut words = format!("{goals} goals read");
+            if *goals_without_task_rows > 0 {
+                words.push_str(&format!(
+                    " · {goals_without_task_rows} without a task list (their links unknown)"
+                ));
+            }
+            if tasks.is_empty() {
+                words.push_str(" · no goal links a task");
+            } else if order.is_empty() {
+                words.push_str(" · no task matches the search");
+            }
+            head.push(Line::styled(words, theme.style(Tone::Dim)));
+        }
+        None => {}
+    }
+    let top = (head.len() as u16).min(area.height);
+    for (i, line) in head.into_iter().enumerate() {
+        if let Some(r) = row(area, i as u16) {
+            line.render(r, buf);
+        }
+    }
+    let Some(list) = listed else {
+        return;
+    };
+    let rows = Rect::new(
+        area.x,
+        area.y + top,
+        area.width,
+        area.height.saturating_sub(top),
+    );
+    if order.is_empty() {
+        return;
+    }
+    let page = (rows.height as usize).max(1);
+    let selected = ui.selected.min(order.len() - 1);
+    let offset = effective_offset(selected, ui.offset, page, order.len());
+    let tasks = list.tasks();
+    for (line_no, (pos, &i)) in order.iter().enumerate().skip(offset).take(page).enumerate() {
+        let t = &tasks[i];
+        let is_sel = pos == selected;
+        let style = if is_sel {
+            theme.selected()
+        } else {
+            theme.style(Tone::Normal)
+        };
+        let meta = format!(
+            " · {} · {}",
+            sanitize(t.assignee.as_deref().unwrap_or("-")),
+            sanitize(&t.goal_ids.join(","))
+        );
+        let priority = t
+            .priority
+            .map(|p| format!("P{p} "))
+            .unwrap_or_else(|| "P? ".to_string());
+        let fixed = 2 + 10 + 1 + 22 + 3;
+        let room = width.saturating_sub(fixed + display_width(&meta));
+        let spans = vec![
+            Span::styled(
+                format!(
+                    "{}{} ",
+                    if is_sel { "▸ " } else { "  " },
+                    pad_to(&fit_width(&sanitize(&t.id), 10), 10)
+                ),
+                style,
+            ),
+            Span::styled(
+                pad_to(t.status.as_str(), 22),
+                theme.style(status_tone(t.status)),
+            ),
+            Span::styled(priority, theme.style(Tone::Dim)),
             Span::styled(
                 fit_width(&sanitize(&t.title), room.max(8)).into_owned(),
                 style,
