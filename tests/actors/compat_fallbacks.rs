@@ -9,8 +9,11 @@
 
 use crate::actor_support::start_rig;
 use crate::work_rig::*;
-use masc_tui::actors::contract::{DemandKind, SlotEvent, SourceControl};
-use masc_tui::actors::system::{CONNECTORS, SystemObservation, SystemSlot};
+use masc_tui::actors::contract::{
+    DemandKind, IdentityState, SlotEvent, SourceControl, SourceEvent,
+};
+use masc_tui::actors::decisions::{DECISIONS, DecisionsObservation, DecisionsSlot};
+use masc_tui::actors::system::{CONNECTORS, SystemObservation, SystemSlot, TOOLS};
 use masc_tui::actors::work::{TASK_LIST, WorkCommand, WorkObservation, WorkSlot};
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::routes::RouteFamily;
@@ -18,8 +21,9 @@ use masc_tui::server::ServeOptions;
 use masc_tui::server::compat::MascRelease;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::view::fetched::Fetched;
-use masc_tui::view::model::ConnectionState;
+use masc_tui::view::model::{ConnectionState, Model};
 use masc_tui::view::work::TaskListShown;
+use std::time::Instant;
 
 const AUGUST: Option<MascRelease> = Some(MascRelease::V0_24_0);
 const TASKS: &str = "/api/v1/dashboard/tasks";
@@ -272,6 +276,179 @@ async fn issue13_d5_no_name_chain_starts_once_the_names_route_is_known_absent() 
             .request_count("GET", "/api/v1/gate/connector/names")
             <= first_round,
         "the names route is asked at most once per chain of the first status"
+    );
+    rig.finish().await;
+}
+
+/// Issue 13 defect 6 (System and Decisions on MASC v0.24.0): the Skills, async requests and
+/// asks reads come back `not_served` as typed errors of their own slots — the inventory and the
+/// approvals beside them decode — each traced `observe{not_served}`. Fed to a view model in
+/// the view's order they are `Fetched::NotServed` (not failures): the connection stays
+/// `connected` and the model lists them as absent. A second demand of both sources observes
+/// them again without asking those routes again (the client's capability table answers).
+#[tokio::test]
+async fn issue13_defect6_skills_asyncs_and_asks_not_served_stay_connected_and_are_asked_once() {
+    let mut rig = start_rig(
+        ServeOptions {
+            compat: AUGUST,
+            ..ServeOptions::default()
+        },
+        None,
+        None,
+    )
+    .await;
+    let skills = rig
+        .observed_of::<_, SystemObservation>(&SystemSlot::SkillsCatalog)
+        .await;
+    let asyncs = rig
+        .observed_of::<_, SystemObservation>(&SystemSlot::AsyncRequests)
+        .await;
+    let asks = rig
+        .observed_of::<_, DecisionsObservation>(&DecisionsSlot::Asks)
+        .await;
+    let approvals = rig
+        .observed_of::<_, DecisionsObservation>(&DecisionsSlot::Approvals)
+        .await;
+    assert!(
+        matches!(
+            skills.payload,
+            SystemObservation::SkillsCatalog(Err(ClientError::NotServed {
+                route: RouteFamily::Skills
+            }))
+        ),
+        "{:?}",
+        skills.payload
+    );
+    assert!(
+        matches!(
+            asyncs.payload,
+            SystemObservation::AsyncRequests(Err(ClientError::NotServed {
+                route: RouteFamily::AsyncRequests
+            }))
+        ),
+        "{:?}",
+        asyncs.payload
+    );
+    assert!(
+        matches!(
+            asks.payload,
+            DecisionsObservation::Asks(Err(ClientError::NotServed {
+                route: RouteFamily::Asks
+            }))
+        ),
+        "{:?}",
+        asks.payload
+    );
+    assert!(
+        matches!(approvals.payload, DecisionsObservation::Approvals(Ok(_))),
+        "{:?}",
+        approvals.payload
+    );
+    for source in ["skills_catalog", "async_requests", "open_asks"] {
+        let observed = rig.recorder.records_where(|r| {
+            r.source == source && r.stage == "observe" && r.outcome.as_deref() == Some("not_served")
+        });
+        assert!(!observed.is_empty(), "{source}: observed not_served");
+    }
+    // The typed state: the view model fed with what the view received, in order.
+    let identity = match rig
+        .view
+        .last_event(|e| matches!(e, SourceEvent::Identity(IdentityState::Confirmed { .. })))
+    {
+        Some(SourceEvent::Identity(i)) => i.clone(),
+        other => panic!("identity: {other:?}"),
+    };
+    let mut model = Model::default();
+    model.on_identity(identity);
+    let now = Instant::now();
+    for e in rig
+        .view
+        .slot_events::<SystemSlot, SystemObservation>()
+        .to_vec()
+    {
+        model.deliver(e, now);
+    }
+    for e in rig
+        .view
+        .slot_events::<DecisionsSlot, DecisionsObservation>()
+        .to_vec()
+    {
+        model.deliver(e, now);
+    }
+    assert!(matches!(
+        model.system.skills.fetched,
+        Fetched::NotServed {
+            route: RouteFamily::Skills,
+            last: None
+        }
+    ));
+    assert!(matches!(
+        model.decisions.asks.fetched,
+        Fetched::NotServed {
+            route: RouteFamily::Asks,
+            last: None
+        }
+    ));
+    assert_eq!(model.connection(), ConnectionState::Connected);
+    let absent = model.not_served();
+    for route in [
+        RouteFamily::Skills,
+        RouteFamily::AsyncRequests,
+        RouteFamily::Asks,
+    ] {
+        assert!(absent.contains(&route), "{route:?} in {absent:?}");
+    }
+    // Asked again: observed again, from the capability table (no request).
+    let asked = |rig: &crate::actor_support::Rig| {
+        [
+            "/api/v1/skills",
+            "/api/v1/async-requests",
+            "/api/v1/keepers/asks",
+        ]
+        .map(|p| rig.server.request_count("GET", p))
+    };
+    let before = asked(&rig);
+    assert_eq!(
+        before,
+        [1, 1, 1],
+        "each route asked once, by the first read"
+    );
+    for source in [TOOLS, DECISIONS] {
+        let handle = rig.source_handle(source).await;
+        assert!(handle.send_control(SourceControl::Demand(DemandKind::Explicit)));
+    }
+    let later = skills.ticket.generation;
+    let again = rig
+        .view
+        .wait_slot(|e: &SlotEvent<SystemSlot, SystemObservation>| {
+            matches!(e, SlotEvent::Observed(t, _) if t.slot == SystemSlot::SkillsCatalog && t.generation > later)
+        })
+        .await;
+    assert!(matches!(
+        again,
+        Some(SlotEvent::Observed(
+            _,
+            SystemObservation::SkillsCatalog(Err(ClientError::NotServed { .. }))
+        ))
+    ));
+    let later = asks.ticket.generation;
+    let again = rig
+        .view
+        .wait_slot(|e: &SlotEvent<DecisionsSlot, DecisionsObservation>| {
+            matches!(e, SlotEvent::Observed(t, _) if t.slot == DecisionsSlot::Asks && t.generation > later)
+        })
+        .await;
+    assert!(matches!(
+        again,
+        Some(SlotEvent::Observed(
+            _,
+            DecisionsObservation::Asks(Err(ClientError::NotServed { .. }))
+        ))
+    ));
+    assert_eq!(
+        asked(&rig),
+        before,
+        "a known not-served route is never asked again"
     );
     rig.finish().await;
 }
