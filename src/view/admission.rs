@@ -193,7 +193,12 @@ impl<T: Clone> Slot<T> {
                 });
             }
             Err(ClientError::Warming) => self.fetched.warming(),
-            Err(ClientError::NotServed { route }) => self.fetched.set_not_served(route),
+            Err(ClientError::NotServed { route }) => {
+                // What this server does not serve is known of this workspace's server only: a
+                // new workspace never inherits it (G-6).
+                self.value_scope = Some(ticket.scope.clone());
+                self.fetched.set_not_served(route);
+            }
             Err(err) => self.fetched.fail(SlotFailure::of_client(&err), false),
         }
     }
@@ -462,6 +467,32 @@ mod tests {
         let mut slot: Slot<u32> = Slot::default();
         slot.dispatched(&ticket(1, 1), &gate);
         apply(&mut slot, &ticket(1, 1), ok(5));
+        assert!(!slot.forget_other_workspace(&scope(2)));
+        let other = ReadScope {
+            workspace: WorkspaceId("/other/.masc".into()),
+            epoch: 3,
+        };
+        assert!(slot.forget_other_workspace(&other));
+        assert!(matches!(slot.fetched, Fetched::NotRequested));
+    }
+
+    /// Issue 13, G-6: "not served" is known of the server that said so; a new workspace
+    /// starts from nothing, not from another server's absences.
+    #[test]
+    fn issue13_g6_another_workspace_never_inherits_not_served() {
+        let mut gate = EpochGate::default();
+        gate.confirm(scope(1));
+        let mut slot: Slot<u32> = Slot::default();
+        slot.dispatched(&ticket(1, 1), &gate);
+        apply(
+            &mut slot,
+            &ticket(1, 1),
+            Err(ClientError::NotServed {
+                route: RouteFamily::Skills,
+            }),
+        );
+        assert_eq!(slot.not_served(), Some(RouteFamily::Skills));
+        assert!(!slot.failed());
         assert!(!slot.forget_other_workspace(&scope(2)));
         let other = ReadScope {
             workspace: WorkspaceId("/other/.masc".into()),
