@@ -12,7 +12,7 @@
 //!   empty tail or a not-observed context, which carry their own reasons).
 
 use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
-use super::surface::SurfaceModel;
+use super::surface::{SurfaceModel, not_served_of};
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
 use crate::actors::keeper_detail::{
     KEEPER_DETAIL, KeeperDetailCommand, KeeperDetailObservation, KeeperDetailSlot, Viewer,
@@ -20,6 +20,7 @@ use crate::actors::keeper_detail::{
 };
 use crate::protocol::client::ErrorClass;
 use crate::protocol::keeper_detail::{DashboardGate, KeeperStatus, LiveContext, MetricsTail};
+use crate::protocol::routes::RouteFamily;
 use crate::view::fetched::{FailureClass, Fetched};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -230,6 +231,16 @@ impl SurfaceModel for KeeperDetailModel {
 
     /// A failed detail read of a watched Keeper degrades the header; a route this MASC does
     /// not serve does not (that part is unavailable, not failing).
+    /// The parts of the watched Keepers and the workspace Gate this MASC does not serve
+    /// (issue 13; the header lists them).
+    fn not_served(&self) -> Vec<RouteFamily> {
+        let mut slots: Vec<&dyn ReadSlot> = vec![&self.gate];
+        for d in self.watching.values().filter_map(|k| self.keepers.get(k)) {
+            slots.extend([&d.meta as &dyn ReadSlot, &d.context, &d.metrics]);
+        }
+        not_served_of(&slots)
+    }
+
     fn any_failed(&self) -> bool {
         self.watching
             .values()

@@ -60,6 +60,18 @@ pub fn context_words(fetched: Option<&Fetched<Arc<LiveContext>>>) -> (String, To
                 Tone::Warn,
             )
         }
+        // Issue 13: not served is its own state (only this part is unavailable).
+        Fetched::NotServed { last: Some(o), .. } => {
+            let (text, _) = value(&o.value);
+            (
+                format!("{text} (last; not served by this MASC any more)"),
+                Tone::Warn,
+            )
+        }
+        Fetched::NotServed { last: None, .. } => (
+            "context unavailable (not served by this MASC)".into(),
+            Tone::Dim,
+        ),
         Fetched::Failed {
             last: None, error, ..
         } => {
@@ -83,8 +95,11 @@ pub fn gate_words(fetched: &Fetched<Arc<DashboardGate>>) -> (String, Tone) {
             (o.value.status_words(), Tone::Dim)
         }
         Fetched::Warming { last: Some(o) } => (o.value.status_words(), Tone::Dim),
-        Fetched::Failed { last: Some(o), .. } => {
+        Fetched::Failed { last: Some(o), .. } | Fetched::NotServed { last: Some(o), .. } => {
             (format!("{} (last)", o.value.status_words()), Tone::Warn)
+        }
+        Fetched::NotServed { last: None, .. } => {
+            ("gate: not served by this MASC".into(), Tone::Dim)
         }
         Fetched::NotRequested
         | Fetched::Loading

@@ -133,6 +133,18 @@ pub fn state_line<T: Clone>(
             Tone::Busy,
         ),
         Fetched::Refreshing { .. } => return None,
+        // Issue 13: not served is its own state, never a failure.
+        Fetched::NotServed { last, .. } => (
+            format!(
+                "{part}: not served by this MASC (only this part is unavailable){}",
+                if last.is_some() {
+                    " · showing the last good value"
+                } else {
+                    ""
+                }
+            ),
+            Tone::Dim,
+        ),
         Fetched::Failed { last, error, .. } => {
             let mut text = failure_words(part, error);
             if last.is_some() {
