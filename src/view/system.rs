@@ -23,8 +23,8 @@ use crate::actors::system::{
 use crate::protocol::async_requests::AsyncRequestList;
 use crate::protocol::connectors::{ConnectorStatusList, NameScope};
 use crate::protocol::outcome::SaveClass;
-use crate::protocol::runtime::{RuntimeConfigRaw, RuntimeProbe, RuntimeResolved};
 use crate::protocol::routes::RouteFamily;
+use crate::protocol::runtime::{RuntimeConfigRaw, RuntimeProbe, RuntimeResolved};
 use crate::protocol::skills::SkillsSnapshotRead;
 use crate::protocol::tools::ToolsInventoryRead;
 use crate::view::saves::SaveBook;
