@@ -37,7 +37,7 @@ const fn secs(n: u64) -> Duration {
 /// recorded (both configurable for tests).
 pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
     use crate::actors::{
-        board, chat, connectors, decisions, keeper_detail, keepers, saves, system, work,
+        asks, board, chat, connectors, decisions, keeper_detail, keepers, saves, system, work,
     };
     // One outbox (one session) for the runtime: the save hub writes every save, the chat
     // sources read their sends back.
@@ -102,12 +102,15 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
             &["operator_approvals", "open_asks"],
             decisions::DecisionsSpawner { cadence: secs(15) },
         ),
+        // No cadence: follow-ups start after an answer, transcripts when a turn is pinned.
+        entry(&["ask_follow_up", "turn_transcript"], asks::AsksSpawner),
         // Saves have no cadence: each is one submitted write (its kinds: saves::registry).
         entry(
             &[
                 "save:approval_decision",
                 "save:chat_send",
                 "save:runtime_form",
+                "save:ask_answer",
             ],
             saves::SaveHubSpawner { outbox },
         ),
@@ -175,6 +178,21 @@ mod tests {
             DecisionsSlot::Approvals,
             DecisionsSlot::Asks,
             DecisionsSlot::Decision(crate::actors::saves::SaveId("save-1".into())),
+            DecisionsSlot::Answer(crate::actors::saves::SaveId("save-2".into())),
+        ]));
+        let (ask, turn) = (
+            crate::actors::asks::AskRef {
+                keeper: "k".into(),
+                ask_id: "a".into(),
+            },
+            crate::actors::asks::TurnTarget {
+                keeper: "k".into(),
+                turn_ref: "t#1".into(),
+            },
+        );
+        kinds.extend(owner_of(&[
+            crate::actors::asks::AsksSlot::FollowUp(ask),
+            crate::actors::asks::AsksSlot::Transcript(turn),
         ]));
         for (kind, slot) in [
             (

@@ -1,6 +1,6 @@
 //! `GET /api/v1/keepers/{name}/turn-transcript?turn_ref=&version=2` (protocol.md §10.4).
 
-use super::decode::{DecodeError, DecodeErrorKind, WireDecode, decode_json_object};
+use super::decode::{DecodeError, DecodeErrorKind, WireDecode, decode_json_object, decode_object};
 use serde::Deserialize;
 
 pub const TURN_TRANSCRIPT_SCHEMA: &str = "masc.turn_transcript.v2";
@@ -94,7 +94,22 @@ impl WireDecode for TurnTranscript {
 
 impl TurnTranscript {
     /// Decode the transcript asked for `keeper` / `turn_ref`: both echoes must be exact.
+    /// The echoes are checked first: a body naming another Keeper or turn is an echo mismatch,
+    /// whatever its rows say.
     pub fn decode_for(bytes: &[u8], keeper: &str, turn_ref: &str) -> Result<Self, DecodeError> {
+        if let Ok(top) = decode_object(bytes) {
+            for (field, asked) in [("keeper", keeper), ("turn_ref", turn_ref)] {
+                if let Some(echo) = top.get(field).and_then(serde_json::Value::as_str)
+                    && echo != asked
+                {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::EchoMismatch,
+                        format!(".{field}"),
+                        format!("{field} is not the requested one"),
+                    ));
+                }
+            }
+        }
         let t = Self::decode(bytes)?;
         let (k, r) = match &t {
             Self::Found {

@@ -58,6 +58,10 @@ pub enum UiCommand {
     /// Open the operator's editor (`VISUAL`/`EDITOR`/`vi`) on this text; the result goes to
     /// the surface in front now (`Screen::edited`).
     Edit(crate::view::editor::EditRequest),
+    /// Answer an Ask (the second `Enter` in the answer reader): a save of the answer.
+    Answer(crate::actors::decisions::ask_answer::AnswerIntent),
+    /// An Asks command: re-read a follow-up (`f`), read a pinned turn's transcript (`O`).
+    Asks(crate::actors::asks::AsksCommand),
 }
 
 /// What a chat key asks the view actor to do.

@@ -3,12 +3,16 @@
 
 use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
 use super::surface::{SurfaceModel, not_served_of};
+use crate::actors::asks::AskRef;
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
 use crate::actors::decisions::approval::ApprovalDecision;
+use crate::actors::decisions::ask_answer::AskAnswer;
 use crate::actors::decisions::{DECISIONS, DecisionsObservation, DecisionsSlot};
+use crate::actors::saves::SaveStep;
 use crate::protocol::admission::ReadScope;
 use crate::protocol::asks::AskList;
 use crate::protocol::operator::OperatorApprovals;
+use crate::protocol::outcome::SaveClass;
 use crate::protocol::routes::RouteFamily;
 use crate::view::saves::{Rereads, SaveBook};
 use std::sync::Arc;
@@ -23,13 +27,19 @@ pub struct DecisionsModel {
     pub asks: Slot<Arc<AskList>>,
     /// Approval decisions this session made (or read back after a crash), each its own slot.
     pub decisions: SaveBook<ApprovalDecision>,
+    /// Ask answers this session made (or read back after a crash), each its own slot.
+    pub answers: SaveBook<AskAnswer>,
     /// Which reads of the approvals list were made after which receipt (`R` waits for one).
     pub rereads: Rereads,
-    /// A receipt landed: the list is re-read (§10.5; the re-read never replaces the receipt).
+    /// A receipt landed: the list is re-read (§10.2, §10.5; the re-read never replaces the
+    /// receipt, K-2).
     reread: bool,
     /// The workspace whose approvals and decisions are on screen: the confirmed one, kept
     /// while authority is withdrawn (its list stays, G-6; its receipts survive, H-16).
     workspace: Option<String>,
+    /// Answers applied since the view last looked: their follow-ups are to be read (§10.3), in
+    /// the workspace each was submitted in (K-5).
+    follow_ups: Vec<(AskRef, String)>,
 }
 
 impl Default for DecisionsModel {
@@ -46,9 +56,11 @@ impl DecisionsModel {
             approvals: Slot::default(),
             asks: Slot::default(),
             decisions: SaveBook::default(),
+            answers: SaveBook::default(),
             rereads: Rereads::default(),
             reread: false,
             workspace: None,
+            follow_ups: Vec::new(),
         }
     }
 
@@ -56,6 +68,14 @@ impl DecisionsModel {
     /// authority is withdrawn the last confirmed one. Showing grants no authority (K-5).
     pub fn workspace(&self) -> Option<&str> {
         self.workspace.as_deref()
+    }
+}
+
+impl DecisionsModel {
+    /// The follow-ups due since the last call (answers applied), each with the workspace its
+    /// answer was submitted in.
+    pub fn take_follow_ups(&mut self) -> Vec<(AskRef, String)> {
+        std::mem::take(&mut self.follow_ups)
     }
 }
 
@@ -78,6 +98,7 @@ impl SurfaceModel for DecisionsModel {
             }
             DecisionsSlot::Asks => self.asks.dispatched(ticket, gate),
             DecisionsSlot::Decision(save_id) => self.decisions.dispatched(save_id, ticket),
+            DecisionsSlot::Answer(save_id) => self.answers.dispatched(save_id, ticket),
         }
     }
 
@@ -96,6 +117,11 @@ impl SurfaceModel for DecisionsModel {
                 if *id == event.save_id =>
             {
                 self.decisions.judge(ticket, event)
+            }
+            (DecisionsSlot::Answer(id), DecisionsObservation::Answer(event))
+                if *id == event.save_id =>
+            {
+                self.answers.judge(ticket, event)
             }
             _ => Err(RejectReason::UnknownSlot),
         }
@@ -116,15 +142,31 @@ impl SurfaceModel for DecisionsModel {
             }
             DecisionsObservation::Asks(r) => self.asks.apply_with(ticket, r, now, |v| v),
             DecisionsObservation::Decision(event) => {
-                let receipt = matches!(
-                    event.step,
-                    crate::actors::saves::SaveStep::Ended(_)
-                        | crate::actors::saves::SaveStep::Restored(_)
-                );
+                let receipt = matches!(event.step, SaveStep::Ended(_) | SaveStep::Restored(_));
                 if receipt {
                     self.rereads.receipt(&event.save_id);
                 }
                 self.decisions.apply(*event);
+                self.reread |= receipt;
+            }
+            DecisionsObservation::Answer(event) => {
+                let receipt = matches!(event.step, SaveStep::Ended(_) | SaveStep::Restored(_));
+                // Only an answer this run applied has a follow-up to read (a restored one is
+                // not sent or of unknown outcome).
+                if let SaveStep::Ended(r) = &event.step
+                    && crate::actors::saves::Receipt::class(r) == SaveClass::Applied
+                {
+                    self.follow_ups.push((
+                        AskRef {
+                            keeper: event.intent.keeper.clone(),
+                            ask_id: event.intent.ask_id.clone(),
+                        },
+                        event.workspace.clone(),
+                    ));
+                }
+                self.answers.apply(*event);
+                // K-2: after any result the asks are re-read; the re-read lands in its own
+                // slot and never overwrites the receipt.
                 self.reread |= receipt;
             }
         }
@@ -135,6 +177,7 @@ impl SurfaceModel for DecisionsModel {
             DecisionsSlot::Approvals => self.approvals.retired(ticket),
             DecisionsSlot::Asks => self.asks.retired(ticket),
             DecisionsSlot::Decision(save_id) => self.decisions.retired(save_id, ticket),
+            DecisionsSlot::Answer(save_id) => self.answers.retired(save_id, ticket),
         }
     }
 
@@ -143,7 +186,7 @@ impl SurfaceModel for DecisionsModel {
             DecisionsSlot::Approvals => Some(&mut self.approvals),
             DecisionsSlot::Asks => Some(&mut self.asks),
             // A save is not a read: no reading badge, no epoch rule.
-            DecisionsSlot::Decision(_) => None,
+            DecisionsSlot::Decision(_) | DecisionsSlot::Answer(_) => None,
         }
     }
 

@@ -42,6 +42,10 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
     if ui.chat.is_some() {
         return changed(super::screens::chat::keys::handle(ui, model, key));
     }
+    if super::screens::approvals::keys::typing(ui) {
+        // The reader's answer input takes every key (K-14: `o`/`O` are text too).
+        return changed(super::screens::approvals::keys::handle(ui, model, key));
+    }
     let screen = screen_of(ui.tab);
     if screen.typing(ui) && !ui.help_open {
         return changed(screen.typing_key(ui, model, key));
@@ -103,6 +107,9 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
 pub fn handle_paste(ui: &mut Ui, model: &Model, text: &str) -> bool {
     if ui.chat.is_some() {
         return super::screens::chat::keys::paste(ui, text);
+    }
+    if super::screens::approvals::keys::paste(ui, text) {
+        return true;
     }
     screen_of(ui.tab).paste(ui, model, text)
 }

@@ -2,6 +2,7 @@
 
 pub mod actor;
 pub mod admission;
+pub mod asks;
 pub mod board;
 pub mod chat;
 pub mod command;

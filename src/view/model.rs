@@ -6,6 +6,7 @@
 //! stage event (`admit` / `reject{reason}`, architecture.md §3).
 
 use super::admission::EpochGate;
+use super::asks::AsksModel;
 use super::board::BoardModel;
 use super::chat::ChatModel;
 use super::decisions::DecisionsModel;
@@ -71,6 +72,8 @@ pub struct Model {
     pub system: SystemModel,
     /// Decisions: this actor's pending approvals and the open asks.
     pub decisions: DecisionsModel,
+    /// Asks: follow-ups of answers and pinned turns' transcripts.
+    pub asks: AsksModel,
 }
 
 impl Default for Model {
@@ -94,6 +97,7 @@ impl Model {
             board: BoardModel::new(&inboxes),
             system: SystemModel::new(&inboxes),
             decisions: DecisionsModel::new(&inboxes),
+            asks: AsksModel::new(&inboxes),
             inboxes,
         }
     }
@@ -104,7 +108,7 @@ impl Model {
     }
 
     /// Every surface, for the one routing loop. A new surface is one line here.
-    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 7] {
+    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 8] {
         [
             &mut self.keepers,
             &mut self.keeper_detail,
@@ -113,10 +117,11 @@ impl Model {
             &mut self.board,
             &mut self.system,
             &mut self.decisions,
+            &mut self.asks,
         ]
     }
 
-    fn surfaces_ref(&self) -> [&dyn AnySurface; 7] {
+    fn surfaces_ref(&self) -> [&dyn AnySurface; 8] {
         [
             &self.keepers,
             &self.keeper_detail,
@@ -125,6 +130,7 @@ impl Model {
             &self.board,
             &self.system,
             &self.decisions,
+            &self.asks,
         ]
     }
 

@@ -13,6 +13,7 @@ mod save_approval;
 mod save_approval_crash;
 mod save_approval_model;
 mod save_approval_results;
+mod save_ask_answer;
 mod save_runtime_form;
 mod work_rig;
 
@@ -24,6 +25,7 @@ mod actor_runtime;
 mod actor_runtime_catalogue;
 mod actor_system;
 mod actor_workspace;
+mod asks_follow_up;
 mod chat_outbox;
 mod chat_protocol;
 mod chat_saves;

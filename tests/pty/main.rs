@@ -6,6 +6,7 @@
 mod pty_support;
 
 mod pty_approvals;
+mod pty_asks;
 mod pty_chat;
 mod pty_demo;
 mod pty_editor;

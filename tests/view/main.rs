@@ -19,6 +19,7 @@ mod composer_render;
 mod view_actor;
 mod view_admission;
 mod view_approvals;
+mod view_asks;
 mod view_board;
 mod view_editor;
 mod view_fetched_states;

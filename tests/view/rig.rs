@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers
 
+use masc_tui::actors::asks::{AsksObservation, AsksSlot};
 use masc_tui::actors::board::{BoardObservation, BoardSlot};
 use masc_tui::actors::chat::{ChatObservation, ChatSlot};
 use masc_tui::actors::contract::{SlotEvent, Ticket};
@@ -43,6 +44,9 @@ impl SurfaceSlot for ChatSlot {
 }
 impl SurfaceSlot for masc_tui::actors::keeper_detail::KeeperDetailSlot {
     type Payload = masc_tui::actors::keeper_detail::KeeperDetailObservation;
+}
+impl SurfaceSlot for AsksSlot {
+    type Payload = AsksObservation;
 }
 
 /// `Dispatched`: what draining it did (`changed`, or `background_reread` for a re-read that

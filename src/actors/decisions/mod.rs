@@ -9,11 +9,13 @@ use crate::actors::contract::{
 use crate::actors::read::polled::spawn_polled;
 use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
 pub mod approval;
+pub mod ask_answer;
 
 use crate::actors::saves::{SAVES, SaveEvent, SaveId, SaveKind};
 use crate::protocol::asks::AskList;
 use crate::protocol::operator::OperatorApprovals;
 use approval::ApprovalDecision;
+use ask_answer::AskAnswer;
 use futures::future::BoxFuture;
 use ractor::{ActorCell, SpawnErr};
 use std::time::Duration;
@@ -35,6 +37,8 @@ pub enum DecisionsSlot {
     Asks,
     /// One approval decision save (§10.5 confirm or deny): its own slot per save.
     Decision(SaveId),
+    /// One Ask answer save (§10.2): its own slot per save.
+    Answer(SaveId),
 }
 
 impl SlotKey for DecisionsSlot {
@@ -43,13 +47,14 @@ impl SlotKey for DecisionsSlot {
             Self::Approvals => "operator_approvals".to_string(),
             Self::Asks => "open_asks".to_string(),
             Self::Decision(_) => format!("save:{}", ApprovalDecision::KIND),
+            Self::Answer(_) => format!("save:{}", AskAnswer::KIND),
         }
     }
 
     fn source(&self) -> SourceKey {
         match self {
             Self::Approvals | Self::Asks => DECISIONS,
-            Self::Decision(_) => SAVES,
+            Self::Decision(_) | Self::Answer(_) => SAVES,
         }
     }
 }
@@ -60,6 +65,8 @@ pub enum DecisionsObservation {
     Asks(ReadResult<AskList>),
     /// A step or the receipt of an approval decision.
     Decision(Box<SaveEvent<ApprovalDecision>>),
+    /// A step or the receipt of an Ask answer.
+    Answer(Box<SaveEvent<AskAnswer>>),
 }
 
 impl Payload for DecisionsObservation {
@@ -68,6 +75,7 @@ impl Payload for DecisionsObservation {
             Self::Approvals(r) => read_outcome(r),
             Self::Asks(r) => read_outcome(r),
             Self::Decision(e) => e.step.trace_outcome(),
+            Self::Answer(e) => e.step.trace_outcome(),
         }
     }
 }

@@ -5,11 +5,13 @@
 
 use super::restore::{RestoreSave, Restorer};
 use crate::actors::decisions::approval::ApprovalDecision;
+use crate::actors::decisions::ask_answer::AskAnswer;
 use crate::actors::system::runtime_form::RuntimeForm;
 
 pub fn kinds() -> &'static [&'static dyn RestoreSave] {
     &[
         &Restorer::<ApprovalDecision>::NEW,
         &Restorer::<RuntimeForm>::NEW,
+        &Restorer::<AskAnswer>::NEW,
     ]
 }

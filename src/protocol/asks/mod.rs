@@ -4,7 +4,7 @@ mod follow_up;
 pub use follow_up::*;
 
 use super::decode::{DecodeError, DecodeErrorKind, WireDecode, decode_json, decode_object};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -156,6 +156,30 @@ impl WireDecode for AskList {
 pub struct AskAnswerRequest {
     pub keeper: String,
     pub ask_id: String,
+}
+
+/// One question's response (§10.2): by ids, never labels.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AnswerResponse {
+    Chose { choice_ids: Vec<String> },
+    Wrote { text: String },
+    Skipped,
+}
+
+/// One answer: the question it answers (by id) and the response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuestionAnswer {
+    pub question_id: String,
+    pub response: AnswerResponse,
+}
+
+/// The body of `POST /api/v1/keepers/ask-answer`: one answer per question, in the ask's order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AskAnswerBody<'a> {
+    pub name: &'a str,
+    pub ask_id: &'a str,
+    pub answers: &'a [QuestionAnswer],
 }
 
 /// A 200 to the answer. Only `actor` settles "applied" (§11); the rest is informative.

@@ -272,7 +272,17 @@ async fn follow_up(
     frames.push(sse_frame(
         &json!({"type": "ASK_FOLLOW_UP_COMPLETED", "ask_id": ask_id, "keeper": name}),
     ));
-    let stream = futures::stream::iter(frames.into_iter().map(Ok::<Bytes, std::io::Error>));
+    // Outside test mode the sources arrive apart (the Tool result well before the turn), as a
+    // live follow-up would: each shows as it arrives.
+    let gap = (!state.test_mode()).then(|| std::time::Duration::from_millis(400));
+    let stream = async_stream::stream! {
+        for (i, frame) in frames.into_iter().enumerate() {
+            if i > 1 && let Some(gap) = gap {
+                tokio::time::sleep(gap).await;
+            }
+            yield Ok::<Bytes, std::io::Error>(frame);
+        }
+    };
     let mut resp = Response::new(Body::from_stream(stream));
     let h = resp.headers_mut();
     h.insert(

@@ -256,6 +256,7 @@ impl<B: FrameSink> ViewState<B> {
                 for source in drained.demands {
                     let _ = self.demand(&source);
                 }
+                self.follow_answers();
                 // T.2: an idle view writes nothing, so a background re-read that keeps the
                 // last value on screen changes nothing visible: its "reading" badge appears
                 // only once the read is slow (`SLOW_READ_BADGE_AFTER`, checked by a
@@ -455,7 +456,31 @@ impl<B: FrameSink> ViewState<B> {
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Decide(intent) => {
-                self.ui.notice = self.decide(intent).map(str::to_string);
+                use crate::actors::decisions::approval::ApprovalDecision;
+                self.ui.notice = self
+                    .submit_save::<ApprovalDecision>(
+                        intent,
+                        |m| &mut m.decisions.decisions,
+                        "a decision on this approval is already in flight",
+                    )
+                    .map(str::to_string);
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Answer(intent) => {
+                use crate::actors::decisions::ask_answer::AskAnswer;
+                self.ui.notice = self
+                    .submit_save::<AskAnswer>(
+                        intent,
+                        |m| &mut m.decisions.answers,
+                        "an answer to this Ask is already in flight",
+                    )
+                    .map(str::to_string);
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Asks(cmd) => {
+                if let Some(notice) = self.asks_command(cmd) {
+                    self.ui.notice = Some(notice.into());
+                }
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::RuntimeForm(cmd) => {
@@ -493,40 +518,35 @@ impl<B: FrameSink> ViewState<B> {
         }
     }
 
-    /// Submits an approval decision as a save (issue 9): registered in the model first (so its
-    /// receipt has a place to land), then handed to the save hub. Key handling never awaits:
-    /// this is a cast. `Some(notice)` when nothing was submitted.
-    fn decide(
+    /// Submits a save of kind `K` (issue 9): registered in its surface's [`SaveBook`] first
+    /// (so its receipt has a place to land), then handed to the save hub. Key handling never
+    /// awaits: this is a cast. A repeated submit of the same intent shares the job in flight
+    /// (`busy` is the notice then). `Some(notice)` when nothing was submitted.
+    fn submit_save<K: crate::actors::saves::SaveKind>(
         &mut self,
-        intent: crate::actors::decisions::approval::DecisionIntent,
+        intent: K::Intent,
+        book: fn(&mut Model) -> &mut crate::view::saves::SaveBook<K>,
+        busy: &'static str,
     ) -> Option<&'static str> {
-        use crate::actors::decisions::approval::ApprovalDecision;
         use crate::actors::saves::{SAVES, SaveCommand, SaveId, hub::Save};
         let Some(scope) = self.model.gate().current().cloned() else {
             return Some("not sent: workspace not confirmed");
         };
         let workspace = scope.workspace.0.clone();
-        if self
-            .model
-            .decisions
-            .decisions
-            .in_flight(&intent.confirm_token, &workspace)
+        if book(&mut self.model)
+            .in_flight(&K::intent_key(&intent), &workspace)
             .is_some()
         {
-            // The same intent shares the job in flight.
-            return Some("a decision on this approval is already in flight");
+            return Some(busy);
         }
         let save_id = SaveId::fresh();
-        self.model
-            .decisions
-            .decisions
-            .submit(save_id.clone(), intent.clone(), workspace);
+        book(&mut self.model).submit(save_id.clone(), intent.clone(), workspace);
         let hub = self
             .sources
             .get(&SAVES)
             .and_then(|h| h.commands::<SaveCommand>());
         let sent = hub.is_some_and(|hub| {
-            hub.send_message(SaveCommand::Submit(Save::<ApprovalDecision>::submission(
+            hub.send_message(SaveCommand::Submit(Save::<K>::submission(
                 save_id.clone(),
                 intent,
                 scope,
@@ -536,11 +556,28 @@ impl<B: FrameSink> ViewState<B> {
         if sent {
             return None;
         }
-        self.model
-            .decisions
-            .decisions
-            .refuse_locally(&save_id, "the save hub is not running");
+        book(&mut self.model).refuse_locally(&save_id, "the save hub is not running");
         Some("not sent: save hub not running")
+    }
+
+    /// Reads the follow-ups of answers applied since the last look (§10.3), each only in the
+    /// workspace its answer was submitted in (K-5).
+    fn follow_answers(&mut self) {
+        for (ask, workspace) in self.model.decisions.take_follow_ups() {
+            let cmd = crate::actors::asks::AsksCommand::Follow { ask, workspace };
+            if let Some(notice) = self.asks_command(cmd) {
+                self.ui.notice = Some(notice.into());
+            }
+        }
+    }
+
+    /// Sends an Asks command; `Some(notice)` when it could not be sent.
+    fn asks_command(&self, cmd: crate::actors::asks::AsksCommand) -> Option<&'static str> {
+        match self.command(crate::actors::asks::ASKS, cmd) {
+            Ok(()) => None,
+            Err(true) => Some("not sent: asks source stopped"),
+            Err(false) => Some("not sent: asks source not running"),
+        }
     }
 
     /// Sends a Board command; `Some(notice)` when it could not be sent.

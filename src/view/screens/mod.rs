@@ -110,6 +110,8 @@ pub struct Ui {
     /// An edit asked for outside key handling (e.g. when a snapshot to edit arrived): the view
     /// actor starts it after the message that asked ([`Ui::request_edit`]).
     pub edit_request: Option<crate::view::editor::EditRequest>,
+    /// Ask answer drafts and the Asks answered this session (kept across navigation).
+    pub asks: approvals::asks::AsksUi,
 }
 
 impl Default for Ui {
@@ -128,6 +130,7 @@ impl Default for Ui {
             system: system::SystemUi::default(),
             approvals: None,
             edit_request: None,
+            asks: approvals::asks::AsksUi::default(),
         }
     }
 }
@@ -269,7 +272,7 @@ pub fn render_with_cursor(
     if ui.chat.is_some() {
         cursor = chat::render(model, ui, ctx, body, buf);
     } else if let Some(view) = &ui.approvals {
-        approvals::render(model, view, ctx, body, buf);
+        approvals::render_view(model, view, &ui.asks, ctx, body, buf);
     } else {
         screen_of(ui.tab).render(model, ui, ctx, body, buf);
     }
@@ -282,7 +285,9 @@ pub fn render_with_cursor(
     render_footer(model, ui, ctx, footer, buf);
     if ui.help_open {
         match &ui.approvals {
-            Some(_) => help::render_keys("Approvals", approvals::APPROVALS_KEYS, ctx, area, buf),
+            Some(view) => {
+                help::render_keys("Approvals", approvals::help_keys(view), ctx, area, buf)
+            }
             None => help::render(ui.tab, ctx, area, buf),
         }
         return None;
@@ -344,12 +349,12 @@ fn render_footer(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &
             ));
         }
         match &ui.approvals {
-            Some(view) if view.armed.is_some() => {
-                spans.extend(approvals::footer_spans(model, view, theme));
+            Some(view) if view.armed.is_some() || view.reader.is_some() => {
+                spans.extend(approvals::footer_view(model, view, &ui.asks, theme));
             }
             Some(view) => {
                 spans.push(Span::styled("? help · q q quit", theme.style(Tone::Dim)));
-                spans.extend(approvals::footer_spans(model, view, theme));
+                spans.extend(approvals::footer_view(model, view, &ui.asks, theme));
             }
             None => {
                 spans.push(Span::styled(

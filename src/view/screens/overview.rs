@@ -4,7 +4,8 @@
 //! reading, failed (a failed count reads `0 · data unreliable`, surfaces.md), not served by
 //! this MASC (issue 13: plainly, never `0` or `data unreliable`), or its value.
 //! Decisions lists this actor's pending approvals and the open asks as read (up to three of
-//! each); deciding and answering are not built in this version, and the panel says so.
+//! each); it never decides: `Enter` opens Approvals, where approvals are decided and Asks
+//! answered.
 
 use super::ProjectionCtx;
 use crate::protocol::connectors::ConnectorStatus;
@@ -147,7 +148,7 @@ fn decisions(model: &Model, ctx: &ProjectionCtx, out: &mut Vec<Line<'static>>) {
         }
     }
     out.push(Line::styled(
-        "  Enter: Approvals (decide there) · answering asks is not built in this version",
+        "  Enter: Approvals (decide approvals, answer Asks there; this panel never decides)",
         theme.style(Tone::Dim),
     ));
 }

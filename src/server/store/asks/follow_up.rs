@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 /// The ask's task id and its (source, observation) pairs.
 pub type FollowUp = (Option<String>, Vec<(&'static str, Value)>);
 
-/// The three §10.3 observations of an ask, in source order (wake, tool_result, task), plus
-/// the ask's task id.
+/// The three §10.3 observations of an ask, in the order the stream sends them (tool_result,
+/// wake, task), plus the ask's task id.
 pub fn follow_up(conn: &Connection, ask_id: &str) -> Result<Option<FollowUp>, StoreError> {
     let row = conn
         .query_row(
@@ -66,9 +66,11 @@ pub fn follow_up(conn: &Connection, ask_id: &str) -> Result<Option<FollowUp>, St
         (Some(_), None) => json!({"state": "unavailable", "reason": "task store unreadable"}),
         (None, _) => json!({"state": "unlinked"}),
     };
+    // The Tool result first, then the turn it belongs to: a client must show each source as
+    // it arrives, in any order (§10.3), and the demo shows it in this one.
     Ok(Some((
         a.task_id.clone(),
-        vec![("wake", wake), ("tool_result", tool), ("task", task)],
+        vec![("tool_result", tool), ("wake", wake), ("task", task)],
     )))
 }
 

@@ -83,6 +83,15 @@ fn choices(list: &[(&str, &str, Option<&str>)]) -> String {
     Value::Array(rows).to_string()
 }
 
+/// A 3,000-character option label (demo data: a long label wraps in whole rows and scrolls
+/// in the answer reader; Hangul and emoji take two cells).
+pub fn long_option_label() -> String {
+    const PART: &str = "hybrid: two columns on wide terminals, tabs below 100 cells, \
+        채널 트리는 서버별로 묶고 🔌 연결 상태를 앞에 둡니다; bindings stay editable in place, \
+        names resolve page by page and never block the status list. ";
+    PART.chars().cycle().take(3_000).collect()
+}
+
 type SeedQuestion<'a> = (
     &'a str,
     &'a str,
@@ -211,6 +220,11 @@ fn seed(tx: &Transaction<'_>) -> Result<(), StoreError> {
                     ("route-2", "tabs", None),
                     ("route-3", "single list", None),
                     ("route-4", "채널 트리", Some("grouped by server")),
+                    (
+                        "route-5",
+                        &long_option_label(),
+                        Some("the whole plan, as the Keeper wrote it"),
+                    ),
                 ]),
             ),
         ),

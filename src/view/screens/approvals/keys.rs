@@ -4,7 +4,8 @@
 //! the selected approval (the selection follows the approval across re-reads); `R` retry only
 //! when offered; `r` re-read.
 
-use super::{ApprovalsUi, ArmedOver, intent_of, latest, listed, retry_offered};
+use super::reader::{self, AskReader, ReaderOutcome};
+use super::{ApprovalsUi, ArmedOver, asks, intent_of, latest, listed, retry_offered, selected_ask};
 use crate::actors::decisions::DECISIONS;
 use crate::protocol::operator::Decision;
 use crate::view::command::UiCommand;
@@ -14,9 +15,26 @@ use crossterm::event::{KeyCode, KeyEvent};
 
 /// A key while the approvals view is open.
 pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
+    let page = crate::view::screens::body_area(ui.area).height as usize;
     let Some(view) = ui.approvals.as_mut() else {
         return UiCommand::None;
     };
+    if let Some(r) = view.reader.as_mut() {
+        return match reader::handle(r, &mut ui.asks, model, page, key) {
+            ReaderOutcome::Cmd(cmd) => cmd,
+            ReaderOutcome::Notice(why) => {
+                ui.notice = Some(why.to_string());
+                UiCommand::Repaint
+            }
+            ReaderOutcome::Close => {
+                // Back to the summary, previewing the question the reader was on.
+                view.ask = Some(r.ask.clone());
+                view.ask_question = r.question;
+                view.reader = None;
+                UiCommand::Repaint
+            }
+        };
+    }
     let items = listed(model);
     let len = items.len();
     if view.detail_open {
@@ -101,7 +119,54 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
             None => repaint_if(armed.is_some()),
         },
         KeyCode::Char('r') => UiCommand::Refresh(DECISIONS),
+        // The summary preview's Ask (K-7: choosing Asks here never answers anything).
+        KeyCode::Char('[') | KeyCode::Char(']') => {
+            let open = asks::open_asks(model);
+            if open.is_empty() {
+                return repaint_if(armed.is_some());
+            }
+            let at = selected_ask(model, view).map_or(0, |(i, _)| i);
+            let next = if key.code == KeyCode::Char(']') {
+                (at + 1) % open.len()
+            } else {
+                (at + open.len() - 1) % open.len()
+            };
+            view.ask = open.get(next).map(|a| asks::ask_ref(a));
+            view.ask_question = 0;
+            UiCommand::Repaint
+        }
+        KeyCode::Char('a') => match selected_ask(model, view) {
+            Some((_, ask)) => {
+                let question = if view.ask.as_ref() == Some(&asks::ask_ref(ask)) {
+                    view.ask_question
+                } else {
+                    0
+                };
+                view.reader = Some(AskReader::new(asks::ask_ref(ask), question));
+                UiCommand::Repaint
+            }
+            None => {
+                ui.notice = Some("no open Ask to answer".into());
+                UiCommand::Repaint
+            }
+        },
         _ => repaint_if(armed.is_some()),
+    }
+}
+
+/// The reader is taking text: every key (also `q`, `?`, `Tab`) goes to it.
+pub fn typing(ui: &Ui) -> bool {
+    ui.approvals
+        .as_ref()
+        .and_then(|v| v.reader.as_ref())
+        .is_some_and(AskReader::typing)
+}
+
+/// Bracketed paste into the reader's answer input; `true` when it took it.
+pub fn paste(ui: &mut Ui, text: &str) -> bool {
+    match ui.approvals.as_mut().and_then(|v| v.reader.as_mut()) {
+        Some(r) => reader::paste(r, &mut ui.asks, text),
+        None => false,
     }
 }
 

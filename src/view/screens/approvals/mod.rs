@@ -9,7 +9,14 @@
 //! with the action failing, denied, no longer pending, expired, not permitted, not sent,
 //! outcome unknown — each distinct.
 
+pub mod asks;
+pub mod follow_up;
+pub mod inspector;
 pub mod keys;
+pub mod reader;
+pub mod summary;
+
+pub use summary::selected_ask;
 
 use super::widgets::{annotation, effective_offset, no_value_line, row};
 use super::{ProjectionCtx, Tab};
@@ -45,6 +52,12 @@ pub struct ApprovalsUi {
     pub detail_open: bool,
     /// Where `Esc` returns.
     pub opened_from: Tab,
+    /// The Ask whose question the summary previews (`[`/`]`), by id.
+    pub ask: Option<crate::actors::asks::AskRef>,
+    /// The question of that Ask the summary previews.
+    pub ask_question: usize,
+    /// The answer reader (`a`), when open.
+    pub reader: Option<reader::AskReader>,
 }
 
 impl ApprovalsUi {
@@ -57,6 +70,9 @@ impl ApprovalsUi {
             armed_over: None,
             detail_open: false,
             opened_from,
+            ask: None,
+            ask_question: 0,
+            reader: None,
         }
     }
 
@@ -359,8 +375,40 @@ pub fn detail_lines(a: &Approval, theme: Theme) -> Vec<Line<'static>> {
     out
 }
 
-/// Paints the approvals view into the body area.
+/// Paints the approvals view into the body area (without the session's Ask drafts).
 pub fn render(model: &Model, ui: &ApprovalsUi, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    render_view(model, ui, &asks::AsksUi::default(), ctx, area, buf);
+}
+
+/// Paints the approvals view — the approvals above, the open Asks with the summary preview
+/// below — or the answer reader when it is open.
+pub fn render_view(
+    model: &Model,
+    ui: &ApprovalsUi,
+    drafts: &asks::AsksUi,
+    ctx: &ProjectionCtx,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    if let Some(reader) = &ui.reader {
+        reader::render(model, drafts, reader, ctx, area, buf);
+        return;
+    }
+    let (top, bottom) = summary::split_for_asks(model, area);
+    render_approvals(model, ui, ctx, top, buf);
+    if let Some(bottom) = bottom {
+        summary::render_asks(model, ui, drafts, ctx, bottom, buf);
+    }
+}
+
+/// Paints the approvals list part.
+fn render_approvals(
+    model: &Model,
+    ui: &ApprovalsUi,
+    ctx: &ProjectionCtx,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let theme = ctx.theme;
     let fetched = &model.decisions.approvals.fetched;
     let mut y = 0u16;
@@ -472,6 +520,28 @@ fn decisions_lines(model: &Model, theme: Theme, width: usize) -> Vec<Line<'stati
     out
 }
 
+/// The footer of the approvals view (the reader's when it is open).
+pub fn footer_view(
+    model: &Model,
+    ui: &ApprovalsUi,
+    drafts: &asks::AsksUi,
+    theme: Theme,
+) -> Vec<Span<'static>> {
+    match &ui.reader {
+        Some(reader) => reader::footer(model, drafts, reader, theme).spans,
+        None => footer_spans(model, ui, theme),
+    }
+}
+
+/// The keys `?` lists for the open view.
+pub fn help_keys(ui: &ApprovalsUi) -> &'static [(&'static str, &'static str)] {
+    match &ui.reader {
+        Some(r) if r.inspector.is_some() => inspector::INSPECTOR_KEYS,
+        Some(_) => reader::READER_KEYS,
+        None => APPROVALS_KEYS,
+    }
+}
+
 /// The footer of the approvals view.
 pub fn footer_spans(model: &Model, ui: &ApprovalsUi, theme: Theme) -> Vec<Span<'static>> {
     if let Some((token, d)) = &ui.armed {
@@ -489,7 +559,9 @@ pub fn footer_spans(model: &Model, ui: &ApprovalsUi, theme: Theme) -> Vec<Span<'
             theme.style(Tone::Warn),
         )];
     }
-    let mut text = String::from(" · y y confirm · n n deny · Enter detail · r re-read · Esc back");
+    let mut text = String::from(
+        " · y y confirm · n n deny · Enter detail · [ ] Ask · a answer · r re-read · Esc back",
+    );
     if listed(model)
         .get(ui.selected)
         .is_some_and(|a| retry_offered(model, a).is_some())
@@ -516,7 +588,9 @@ pub const APPROVALS_KEYS: &[(&str, &str)] = &[
         "R",
         "send the same decision again, only when offered (nothing ran)",
     ),
-    ("r", "re-read the approvals"),
+    ("[ / ]", "previous / next open Ask in the summary preview"),
+    ("a", "open the Ask answer reader on the selected Ask"),
+    ("r", "re-read the approvals and the Asks"),
     ("Esc", "back"),
 ];
 

@@ -1,0 +1,574 @@
+//! The Ask answer reader (`a`; surfaces.md "Approvals / Ask"; sources.md K-1…K-17): one Ask
+//! at a time, bound by its id, one question active.
+//!
+//! Keys: Left/Right or `j`/`k` question, `[`/`]` Ask, PgUp/PgDn scroll, digits choose an option
+//! of the active question, `i` writes free text where the question allows it (`Enter` or
+//! `Esc` ends writing; every other key is text, `o` and `O` included, K-14), `Enter` `Enter`
+//! sends the answer (the first press arms and shows what is sent), `o` expands the recorded
+//! origin, `O` opens the inspector pinned to its `Turn_ref`, `f` re-reads the follow-up, `r`
+//! re-reads the Asks, `Esc` back.
+//!
+//! The answer input is drawn only on the question whose Ask id **and** question id equal the
+//! input's draft key (K-8); a display that shows another question never re-targets it: the
+//! keys then end writing without touching any draft.
+
+use super::asks::{
+    AsksUi, DraftKey, Input, ReaderAsk, answer_words, ask_ref, clock, latest_answer, may_answer,
+    question_rows, reader_asks,
+};
+use super::follow_up::{follow_up_lines, origin_lines, origin_turn};
+use super::inspector::{self, Inspector, InspectorTab};
+use super::{ProjectionCtx, workspace};
+use crate::actors::asks::{AskRef, AsksCommand};
+use crate::actors::decisions::DECISIONS;
+use crate::protocol::asks::{AnswerResponse, Ask, FreeText};
+use crate::protocol::outcome::SaveClass;
+use crate::view::command::UiCommand;
+use crate::view::model::Model;
+use crate::view::text::{fit_width, sanitize, wrap};
+use crate::view::theme::{Theme, Tone};
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::Widget;
+
+/// The reader's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AskReader {
+    /// The Ask shown, by id: a re-read re-binds it by id, never by position.
+    pub ask: AskRef,
+    /// The active question (index into the Ask's questions).
+    pub question: usize,
+    /// First body row shown.
+    pub scroll: usize,
+    /// The answer input and the draft it writes (K-8); `Some` while writing.
+    pub input: Option<DraftKey>,
+    /// The first `Enter` armed the answer; the second sends it.
+    pub armed: bool,
+    /// `o`: the recorded origin is expanded.
+    pub origin_open: bool,
+    /// `O`: the inspector pinned to the origin's `Turn_ref`.
+    pub inspector: Option<Inspector>,
+}
+
+impl AskReader {
+    pub fn new(ask: AskRef, question: usize) -> Self {
+        Self {
+            ask,
+            question,
+            scroll: 0,
+            input: None,
+            armed: false,
+            origin_open: false,
+            inspector: None,
+        }
+    }
+
+    /// Writing free text: every key goes to the text.
+    pub fn typing(&self) -> bool {
+        self.input.is_some() && self.inspector.is_none()
+    }
+}
+
+/// The Ask the reader is bound to, and its position among the reader's Asks.
+pub fn current<'a>(
+    model: &'a Model,
+    asks: &'a AsksUi,
+    reader: &AskReader,
+) -> Option<(usize, usize, ReaderAsk<'a>)> {
+    let all = reader_asks(model, asks);
+    let n = all.len();
+    all.into_iter()
+        .enumerate()
+        .find(|(_, a)| ask_ref(a.ask) == reader.ask)
+        .map(|(i, a)| (i, n, a))
+}
+
+fn response_words(r: &AnswerResponse, q: &crate::protocol::asks::AskQuestion) -> String {
+    match r {
+        AnswerResponse::Chose { choice_ids } => {
+            let labels: Vec<String> = choice_ids
+                .iter()
+                .filter_map(|id| q.choices.iter().find(|c| c.choice_id == *id))
+                .map(|c| fit_width(&sanitize(&c.label), 24).into_owned())
+                .collect();
+            format!("chose {}", labels.join(", "))
+        }
+        AnswerResponse::Wrote { text } => {
+            format!("wrote \"{}\"", fit_width(&sanitize(text), 24))
+        }
+        AnswerResponse::Skipped => "skipped".to_string(),
+    }
+}
+
+/// What the answer would send, one phrase per question.
+pub fn sends_summary(asks: &AsksUi, ws: &str, ask: &Ask) -> String {
+    let intent = asks.intent(ws, ask);
+    intent
+        .answers
+        .iter()
+        .zip(&ask.questions)
+        .enumerate()
+        .map(|(i, (a, q))| format!("Q{} {}", i + 1, response_words(&a.response, q)))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// Every row of the reader's body for the current state (the body scrolls over them).
+fn body_lines(
+    model: &Model,
+    asks: &AsksUi,
+    reader: &AskReader,
+    width: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let ws = workspace(model).unwrap_or_default();
+    let Some((pos, n, listed)) = current(model, asks, reader) else {
+        return vec![
+            Line::styled(
+                format!(
+                    "ASK {} · {} is no longer listed (answered elsewhere or withdrawn)",
+                    sanitize(&reader.ask.ask_id),
+                    sanitize(&reader.ask.keeper)
+                ),
+                theme.style(Tone::Warn),
+            ),
+            Line::styled(
+                "  its drafts are kept · [ ] another Ask · Esc back",
+                theme.style(Tone::Dim),
+            ),
+        ];
+    };
+    let ask = listed.ask;
+    let mut out = Vec::new();
+    let state = if listed.open {
+        "open"
+    } else {
+        "answered this session · no longer listed open"
+    };
+    out.push(Line::styled(
+        fit_width(
+            &format!(
+                "ASK {}/{n} · {} · {} · asked {} · {state}",
+                pos + 1,
+                sanitize(&ask.keeper),
+                sanitize(&ask.ask_id),
+                clock(ask.asked_at)
+            ),
+            width,
+        )
+        .into_owned(),
+        theme.style(Tone::Strong),
+    ));
+    for part in wrap(&sanitize(&ask.context), width.saturating_sub(2).max(1)) {
+        out.push(Line::styled(format!("  {part}"), theme.style(Tone::Dim)));
+    }
+    // The answer's receipt, its follow-up and the origin come before the question: a long
+    // question (a 3,000-character option) never pushes what became of the answer off screen.
+    let r = ask_ref(ask);
+    let entry = latest_answer(model, &ws, &r);
+    let saved = entry.map(answer_words);
+    if let Some((words, tone)) = &saved {
+        for part in wrap(words, width.max(1)) {
+            out.push(Line::styled(part, theme.style(*tone)));
+        }
+    }
+    let follow = model.asks.follow_up(&ws, &r);
+    if let Some(f) = follow {
+        let applied = entry
+            .and_then(|e| e.phase.class())
+            .filter(|c| *c == SaveClass::Applied)
+            .and(saved.clone());
+        out.extend(follow_up_lines(f, applied, width, theme));
+    }
+    if reader.origin_open {
+        out.extend(origin_lines(ask, follow, width, theme));
+    }
+    if saved.is_some() || follow.is_some() || reader.origin_open {
+        out.push(Line::raw(""));
+    }
+    let question = reader.question.min(ask.questions.len().saturating_sub(1));
+    let tabs: Vec<String> = ask
+        .questions
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            let drafted = asks
+                .draft(&DraftKey::of(&ws, ask, q))
+                .is_some_and(|d| !d.is_empty());
+            let label = fit_width(&sanitize(&q.header), 16).into_owned();
+            match (i == question, drafted) {
+                (true, true) => format!("[Q{} {label} ✎]", i + 1),
+                (true, false) => format!("[Q{} {label}]", i + 1),
+                (false, true) => format!("Q{} {label} ✎", i + 1),
+                (false, false) => format!("Q{} {label}", i + 1),
+            }
+        })
+        .collect();
+    out.push(Line::styled(
+        fit_width(&tabs.join("  "), width).into_owned(),
+        theme.style(Tone::Accent),
+    ));
+    if let Some(q) = ask.questions.get(question) {
+        let key = DraftKey::of(&ws, ask, q);
+        // K-8: the input only where both ids match its draft key.
+        let input = match &reader.input {
+            Some(k) if k.names(ask, q) && k.workspace == ws => Input::Typing,
+            _ => Input::Hidden,
+        };
+        out.extend(question_rows(
+            ask,
+            question,
+            asks.draft(&key),
+            input,
+            width,
+            theme,
+        ));
+        if let Some(k) = &reader.input
+            && input == Input::Hidden
+        {
+            out.push(Line::styled(
+                format!(
+                    "  (the answer input belongs to {} of {}; not shown here)",
+                    sanitize(&k.question_id),
+                    sanitize(&k.ask_id)
+                ),
+                theme.style(Tone::Warn),
+            ));
+        }
+    }
+    out.push(Line::raw(""));
+    for part in wrap(
+        &format!("sends: {}", sends_summary(asks, &ws, ask)),
+        width.max(1),
+    ) {
+        out.push(Line::styled(part, theme.style(Tone::Dim)));
+    }
+    out
+}
+
+/// Paints the reader (or its inspector) into the body area.
+pub fn render(
+    model: &Model,
+    asks: &AsksUi,
+    reader: &AskReader,
+    ctx: &ProjectionCtx,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    if let Some(ins) = &reader.inspector {
+        inspector::render(model, ins, ctx, area, buf);
+        return;
+    }
+    let lines = body_lines(model, asks, reader, area.width as usize, ctx.theme);
+    let page = area.height as usize;
+    let offset = reader.scroll.min(lines.len().saturating_sub(page));
+    for (y, line) in lines.into_iter().skip(offset).take(page).enumerate() {
+        line.render(Rect::new(area.x, area.y + y as u16, area.width, 1), buf);
+    }
+}
+
+/// The reader's footer.
+pub fn footer(model: &Model, asks: &AsksUi, reader: &AskReader, theme: Theme) -> Line<'static> {
+    if reader.inspector.is_some() {
+        return Line::styled(
+            "1-4 tab · ←/→ tab · j/k PgUp/PgDn scroll · r re-read · Esc back",
+            theme.style(Tone::Dim),
+        );
+    }
+    if reader.typing() {
+        return Line::styled(
+            "writing free text · Enter or Esc ends writing (the draft is kept)",
+            theme.style(Tone::Accent),
+        );
+    }
+    if reader.armed {
+        let ws = workspace(model).unwrap_or_default();
+        let sends = current(model, asks, reader)
+            .map(|(_, _, a)| sends_summary(asks, &ws, a.ask))
+            .unwrap_or_default();
+        return Line::styled(
+            format!("press Enter again to send: {sends} · any other key cancels"),
+            theme.style(Tone::Warn),
+        );
+    }
+    Line::styled(
+        "←/→ question · [ ] Ask · 1-9 choose · i write · Enter Enter send · o origin · O inspector · f follow-up · PgUp/PgDn · Esc back",
+        theme.style(Tone::Dim),
+    )
+}
+
+/// A key while the reader is open. Never awaits; commands go to the view actor.
+pub fn handle(
+    reader: &mut AskReader,
+    asks: &mut AsksUi,
+    model: &Model,
+    page: usize,
+    key: KeyEvent,
+) -> ReaderOutcome {
+    if reader.inspector.is_some() {
+        return inspector_key(reader, key);
+    }
+    let ws = workspace(model).unwrap_or_default();
+    if let Some(input) = reader.input.clone() {
+        return typing_key(reader, asks, model, &ws, input, key);
+    }
+    let armed = std::mem::take(&mut reader.armed);
+    let Some((pos, _, listed)) = current(model, asks, reader) else {
+        return match key.code {
+            KeyCode::Esc => ReaderOutcome::Close,
+            KeyCode::Char('[') | KeyCode::Char(']') => step_ask(reader, model, asks, 0, key),
+            _ => ReaderOutcome::Cmd(UiCommand::None),
+        };
+    };
+    let ask = listed.ask;
+    let nq = ask.questions.len();
+    let question = reader.question.min(nq.saturating_sub(1));
+    let repaint = ReaderOutcome::Cmd(UiCommand::Repaint);
+    match key.code {
+        KeyCode::Esc => ReaderOutcome::Close,
+        KeyCode::Left | KeyCode::Char('k') => {
+            reader.question = question.saturating_sub(1);
+            reader.scroll = 0;
+            repaint
+        }
+        KeyCode::Right | KeyCode::Char('j') => {
+            reader.question = (question + 1).min(nq.saturating_sub(1));
+            reader.scroll = 0;
+            repaint
+        }
+        KeyCode::Char('[') | KeyCode::Char(']') => step_ask(reader, model, asks, pos, key),
+        KeyCode::PageDown => {
+            reader.scroll = reader.scroll.saturating_add(page.max(1));
+            repaint
+        }
+        KeyCode::PageUp => {
+            reader.scroll = reader.scroll.saturating_sub(page.max(1));
+            repaint
+        }
+        KeyCode::Char(c @ '0'..='9') => {
+            let n = if c == '0' {
+                10
+            } else {
+                c as usize - '0' as usize
+            };
+            if let Some(q) = ask.questions.get(question) {
+                let key = DraftKey::of(&ws, ask, q);
+                let mut draft = asks.draft(&key).cloned().unwrap_or_default();
+                if draft.choose(q, n) {
+                    *asks.draft_mut(key) = draft;
+                    return repaint;
+                }
+            }
+            ReaderOutcome::Cmd(UiCommand::None)
+        }
+        KeyCode::Char('i') => match ask.questions.get(question) {
+            Some(q) if matches!(q.free_text, FreeText::Allowed { .. }) => {
+                reader.input = Some(DraftKey::of(&ws, ask, q));
+                repaint
+            }
+            _ => ReaderOutcome::Notice("this question takes no free text"),
+        },
+        KeyCode::Enter => match may_answer(model, &ws, listed) {
+            Ok(()) if armed => {
+                let (intent, shown) = (asks.intent(&ws, ask), ask.clone());
+                asks.answered(&ws, &shown);
+                ReaderOutcome::Cmd(UiCommand::Answer(intent))
+            }
+            Ok(()) => {
+                reader.armed = true;
+                repaint
+            }
+            Err(why) => ReaderOutcome::Notice(why),
+        },
+        KeyCode::Char('o') => {
+            reader.origin_open = !reader.origin_open;
+            repaint
+        }
+        KeyCode::Char('O') => {
+            let follow = model.asks.follow_up(&ws, &ask_ref(ask));
+            match origin_turn(ask, follow) {
+                Some(target) => {
+                    let have = model
+                        .asks
+                        .transcripts
+                        .get(&target)
+                        .is_some_and(|s| s.fetched.last().is_some() || s.in_flight());
+                    reader.inspector = Some(Inspector::new(target.clone()));
+                    if have {
+                        repaint
+                    } else {
+                        ReaderOutcome::Cmd(UiCommand::Asks(AsksCommand::Transcript(target)))
+                    }
+                }
+                None => ReaderOutcome::Notice(
+                    "no recorded Turn_ref for this Ask (the current turn is never used instead)",
+                ),
+            }
+        }
+        KeyCode::Char('f') => {
+            let r = ask_ref(ask);
+            let answered = latest_answer(model, &ws, &r)
+                .and_then(|e| e.phase.class())
+                .is_some_and(|c| c == SaveClass::Applied);
+            if answered {
+                ReaderOutcome::Cmd(UiCommand::Asks(AsksCommand::Follow {
+                    ask: r,
+                    workspace: ws,
+                }))
+            } else {
+                ReaderOutcome::Notice("no answer of this session to follow")
+            }
+        }
+        KeyCode::Char('r') => ReaderOutcome::Cmd(UiCommand::Refresh(DECISIONS)),
+        _ if armed => repaint,
+        _ => ReaderOutcome::Cmd(UiCommand::None),
+    }
+}
+
+fn step_ask(
+    reader: &mut AskReader,
+    model: &Model,
+    asks: &AsksUi,
+    pos: usize,
+    key: KeyEvent,
+) -> ReaderOutcome {
+    let all = reader_asks(model, asks);
+    if all.is_empty() {
+        return ReaderOutcome::Cmd(UiCommand::None);
+    }
+    let next = match key.code {
+        KeyCode::Char(']') => (pos + 1) % all.len(),
+        _ => (pos + all.len() - 1) % all.len(),
+    };
+    if let Some(a) = all.get(next) {
+        *reader = AskReader {
+            inspector: None,
+            ..AskReader::new(ask_ref(a.ask), 0)
+        };
+    }
+    ReaderOutcome::Cmd(UiCommand::Repaint)
+}
+
+fn typing_key(
+    reader: &mut AskReader,
+    asks: &mut AsksUi,
+    model: &Model,
+    ws: &str,
+    input: DraftKey,
+    key: KeyEvent,
+) -> ReaderOutcome {
+    // K-8: write only while the question shown is the one the input is bound to.
+    let shown = current(model, asks, reader).and_then(|(_, _, a)| {
+        a.ask
+            .questions
+            .get(reader.question)
+            .map(|q| input.names(a.ask, q) && input.workspace == ws)
+    });
+    if shown != Some(true) {
+        reader.input = None;
+        return ReaderOutcome::Notice("the question changed on screen: writing ended, draft kept");
+    }
+    match key.code {
+        KeyCode::Esc | KeyCode::Enter => {
+            reader.input = None;
+        }
+        KeyCode::Backspace => {
+            asks.draft_mut(input).text.pop();
+        }
+        KeyCode::Char(c) => asks.draft_mut(input).text.push(c),
+        _ => return ReaderOutcome::Cmd(UiCommand::None),
+    }
+    ReaderOutcome::Cmd(UiCommand::Repaint)
+}
+
+/// Pasted text while writing: appended to the bound draft.
+pub fn paste(reader: &mut AskReader, asks: &mut AsksUi, text: &str) -> bool {
+    match &reader.input {
+        Some(key) if reader.inspector.is_none() => {
+            asks.draft_mut(key.clone()).text.push_str(text);
+            true
+        }
+        _ => false,
+    }
+}
+
+fn inspector_key(reader: &mut AskReader, key: KeyEvent) -> ReaderOutcome {
+    let Some(ins) = reader.inspector.as_mut() else {
+        return ReaderOutcome::Cmd(UiCommand::None);
+    };
+    let repaint = ReaderOutcome::Cmd(UiCommand::Repaint);
+    match key.code {
+        KeyCode::Esc => {
+            reader.inspector = None;
+            repaint
+        }
+        KeyCode::Char(c @ '1'..='4') => {
+            ins.tab = InspectorTab::ALL[c as usize - '1' as usize];
+            repaint
+        }
+        KeyCode::Left => {
+            ins.tab = InspectorTab::ALL[(ins.tab.index() + 3) % 4];
+            repaint
+        }
+        KeyCode::Right => {
+            ins.tab = InspectorTab::ALL[(ins.tab.index() + 1) % 4];
+            repaint
+        }
+        KeyCode::Char('j') | KeyCode::Down => {
+            ins.scroll_by(1);
+            repaint
+        }
+        KeyCode::Char('k') | KeyCode::Up => {
+            ins.scroll_by(-1);
+            repaint
+        }
+        KeyCode::PageDown => {
+            ins.scroll_by(10);
+            repaint
+        }
+        KeyCode::PageUp => {
+            ins.scroll_by(-10);
+            repaint
+        }
+        KeyCode::Char('r') => {
+            ReaderOutcome::Cmd(UiCommand::Asks(AsksCommand::Transcript(ins.target.clone())))
+        }
+        _ => ReaderOutcome::Cmd(UiCommand::None),
+    }
+}
+
+/// What a reader key did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReaderOutcome {
+    Cmd(UiCommand),
+    /// Nothing done; say why in the footer.
+    Notice(&'static str),
+    /// `Esc`: back to the Approvals view.
+    Close,
+}
+
+/// The reader's keys, for `?`.
+pub const READER_KEYS: &[(&str, &str)] = &[
+    ("Left / Right, j / k", "previous / next question"),
+    ("[ / ]", "previous / next Ask"),
+    ("PgUp / PgDn", "scroll"),
+    (
+        "1-9, 0",
+        "choose an option of the active question (0 is the tenth)",
+    ),
+    (
+        "i",
+        "write free text where the question allows it; Enter or Esc ends writing",
+    ),
+    (
+        "Enter Enter",
+        "send the answer (the first press arms and shows what is sent)",
+    ),
+    ("o", "expand the recorded origin"),
+    ("O", "open the inspector pinned to the origin's Turn_ref"),
+    ("f", "re-read the follow-up of this session's answer"),
+    ("r", "re-read the Asks"),
+    ("Esc", "back to Approvals"),
+];
