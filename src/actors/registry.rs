@@ -111,6 +111,8 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
                 "save:chat_send",
                 "save:runtime_form",
                 "save:ask_answer",
+                "save:keeper_sandbox",
+                "save:keeper_assignment",
             ],
             saves::SaveHubSpawner { outbox },
         ),
@@ -132,10 +134,16 @@ mod tests {
         use crate::actors::board::BoardSlot;
         use crate::actors::decisions::DecisionsSlot;
         use crate::actors::keepers::KeepersSlot;
+        use crate::actors::keepers::ops::KeeperOpSlot;
+        use crate::actors::saves::SaveId;
         use crate::actors::system::SystemSlot;
         use crate::actors::work::WorkSlot;
         let mut kinds = Vec::new();
-        kinds.extend(owner_of(&[KeepersSlot::Roster]));
+        kinds.extend(owner_of(&[
+            KeepersSlot::Roster,
+            KeepersSlot::Op(KeeperOpSlot::Sandbox(SaveId("save-1".into()))),
+            KeepersSlot::Op(KeeperOpSlot::Assignment(SaveId("save-1".into()))),
+        ]));
         {
             use crate::actors::keeper_detail::KeeperDetailSlot as D;
             kinds.extend(owner_of(&[

@@ -15,6 +15,7 @@ pub mod goals;
 pub mod health;
 pub mod keeper_config;
 pub mod keeper_detail;
+pub mod keeper_ops;
 pub mod keepers;
 pub mod kinds;
 pub mod operator;

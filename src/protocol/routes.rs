@@ -117,6 +117,12 @@ pub enum RouteFamily {
     KeeperContext,
     KeeperMetricsTail,
     DashboardGate,
+    KeeperDirective,
+    KeeperBoot,
+    KeeperShutdown,
+    KeeperPurge,
+    ToolApprovalMode,
+    ToolApprovalModeSet,
 }
 
 /// What the contract says about one family.
@@ -525,6 +531,60 @@ pub const ROUTES: &[RouteSpec] = &[
         None,
         "§14.4",
     ),
+    spec(
+        F::KeeperDirective,
+        Post,
+        "/api/v1/keepers/{name}/directive",
+        Admin,
+        Masc,
+        Some("keeper meta"),
+        "§14.1",
+    ),
+    spec(
+        F::KeeperBoot,
+        Post,
+        "/api/v1/keepers/{name}/boot",
+        Admin,
+        Masc,
+        None,
+        "§14.2",
+    ),
+    spec(
+        F::KeeperShutdown,
+        Post,
+        "/api/v1/keepers/{name}/shutdown",
+        Admin,
+        Masc,
+        None,
+        "§14.2",
+    ),
+    spec(
+        F::KeeperPurge,
+        Post,
+        "/api/v1/dashboard/agents/purge",
+        Admin,
+        Masc,
+        Some("agent or keeper"),
+        "§14.3",
+    ),
+    spec(
+        F::ToolApprovalMode,
+        Get,
+        "/api/v1/keepers/tool-approval-mode",
+        Read,
+        NewerMasc,
+        None,
+        "§14.4",
+    ),
+    spec(
+        F::ToolApprovalModeSet,
+        Post,
+        "/api/v1/keepers/tool-approval-mode",
+        Operator,
+        NewerMasc,
+        Some("keeper"),
+        "§14.4",
+    ),
 ];
 
 impl RouteFamily {
@@ -582,6 +642,12 @@ impl RouteFamily {
             Self::KeeperContext => "keeper_context",
             Self::KeeperMetricsTail => "keeper_metrics_tail",
             Self::DashboardGate => "dashboard_gate",
+            Self::KeeperDirective => "keeper_directive",
+            Self::KeeperBoot => "keeper_boot",
+            Self::KeeperShutdown => "keeper_shutdown",
+            Self::KeeperPurge => "keeper_purge",
+            Self::ToolApprovalMode => "tool_approval_mode",
+            Self::ToolApprovalModeSet => "tool_approval_mode_set",
         }
     }
 

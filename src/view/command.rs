@@ -62,6 +62,8 @@ pub enum UiCommand {
     Answer(crate::actors::decisions::ask_answer::AnswerIntent),
     /// An Asks command: re-read a follow-up (`f`), read a pinned turn's transcript (`O`).
     Asks(crate::actors::asks::AsksCommand),
+    /// A Keeper operation (Sandbox `d`/`m`/`s`, the `U` picker's choice): a save of its kind.
+    KeeperOp(crate::actors::keepers::ops::KeeperOpRequest),
 }
 
 /// What a chat key asks the view actor to do.

@@ -1,6 +1,7 @@
 //! The Keepers surface's model: the roster slot (protocol.md §4.1; docs/audits/keepers-roster.md).
 
 use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
+use super::keeper_ops::KeeperOpsModel;
 use super::surface::SurfaceModel;
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
 use crate::actors::keepers::{KeepersObservation, KeepersSlot, ROSTER};
@@ -14,6 +15,8 @@ use std::time::Instant;
 pub struct KeepersModel {
     inbox: Inbox<KeepersSlot, KeepersObservation>,
     pub roster: Slot<Arc<KeeperRoster>>,
+    /// Keeper operations this session made (or read back after a crash), each its own slot.
+    pub ops: KeeperOpsModel,
 }
 
 impl Default for KeepersModel {
@@ -28,6 +31,7 @@ impl KeepersModel {
         Self {
             inbox: inboxes.get(),
             roster: Slot::default(),
+            ops: KeeperOpsModel::default(),
         }
     }
 }
@@ -41,8 +45,9 @@ impl SurfaceModel for KeepersModel {
     }
 
     fn dispatched(&mut self, ticket: &Ticket<KeepersSlot>, gate: &EpochGate) -> bool {
-        match ticket.slot {
+        match &ticket.slot {
             KeepersSlot::Roster => self.roster.dispatched(ticket, gate),
+            KeepersSlot::Op(op) => self.ops.dispatched(op, ticket),
         }
     }
 
@@ -54,6 +59,10 @@ impl SurfaceModel for KeepersModel {
     ) -> Result<(), RejectReason> {
         match (&ticket.slot, payload) {
             (KeepersSlot::Roster, KeepersObservation::Roster(_)) => self.roster.judge(ticket, gate),
+            (KeepersSlot::Op(op), KeepersObservation::Op(event)) => {
+                self.ops.judge(op, ticket, event)
+            }
+            _ => Err(RejectReason::UnknownSlot),
         }
     }
 
@@ -62,23 +71,36 @@ impl SurfaceModel for KeepersModel {
             KeepersObservation::Roster(result) => {
                 self.roster.apply_with(ticket, result, now, |v| v);
             }
+            KeepersObservation::Op(event) => self.ops.apply(*event),
         }
     }
 
     fn retired(&mut self, ticket: &Ticket<KeepersSlot>) -> bool {
-        match ticket.slot {
+        match &ticket.slot {
             KeepersSlot::Roster => self.roster.retired(ticket),
+            KeepersSlot::Op(op) => self.ops.retired(op, ticket),
         }
     }
 
     fn slot(&mut self, key: &KeepersSlot) -> Option<&mut dyn ReadSlot> {
         match key {
             KeepersSlot::Roster => Some(&mut self.roster),
+            // A save is not a read: no reading badge, no epoch rule.
+            KeepersSlot::Op(_) => None,
         }
     }
 
     fn slots(&mut self) -> Vec<(SourceKey, &mut dyn ReadSlot)> {
         vec![(ROSTER, &mut self.roster as &mut dyn ReadSlot)]
+    }
+
+    /// A Keeper operation's receipt re-reads the roster (N-3), which never replaces it.
+    fn take_demands(&mut self) -> Vec<SourceKey> {
+        if self.ops.take_reread() {
+            vec![ROSTER]
+        } else {
+            Vec::new()
+        }
     }
 
     fn any_failed(&self) -> bool {

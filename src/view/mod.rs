@@ -11,6 +11,7 @@ pub mod decisions;
 pub mod editor;
 pub mod fetched;
 pub mod keeper_detail;
+pub mod keeper_ops;
 pub mod keepers;
 pub mod keys;
 pub mod model;

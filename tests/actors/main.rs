@@ -15,6 +15,7 @@ mod save_approval_model;
 mod save_approval_results;
 mod save_ask_answer;
 mod save_runtime_form;
+mod save_keeper_ops;
 mod work_rig;
 
 mod actor_board;

@@ -2,10 +2,13 @@
 //! (`GET /api/v1/gate/keepers?detailed=true`) is the first; the per-Keeper detail reads join
 //! it here. Ownership contract and tested faults: docs/audits/keepers-roster.md.
 
+pub mod ops;
 pub mod roster;
 
 use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
+use crate::actors::saves::SAVES;
 use crate::protocol::keepers::KeeperRoster;
+use ops::{KeeperOpEvent, KeeperOpSlot};
 
 pub use roster::{KeepersRosterSpawner, ROSTER_PATH};
 
@@ -17,18 +20,22 @@ pub const ROSTER: SourceKey = SourceKey("keepers_roster");
 pub enum KeepersSlot {
     /// `GET /api/v1/gate/keepers?detailed=true`.
     Roster,
+    /// One Keeper operation save (sandbox, runtime assignment): its own slot per save.
+    Op(KeeperOpSlot),
 }
 
 impl SlotKey for KeepersSlot {
     fn trace_name(&self) -> String {
         match self {
             Self::Roster => "keepers_roster".to_string(),
+            Self::Op(op) => op.trace_name(),
         }
     }
 
     fn source(&self) -> SourceKey {
         match self {
             Self::Roster => ROSTER,
+            Self::Op(_) => SAVES,
         }
     }
 }
@@ -37,12 +44,15 @@ impl SlotKey for KeepersSlot {
 #[derive(Debug, Clone)]
 pub enum KeepersObservation {
     Roster(ReadResult<KeeperRoster>),
+    /// A step or the receipt of a Keeper operation save.
+    Op(Box<KeeperOpEvent>),
 }
 
 impl Payload for KeepersObservation {
     fn outcome(&self) -> String {
         match self {
             Self::Roster(r) => read_outcome(r),
+            Self::Op(e) => e.trace_outcome(),
         }
     }
 }

@@ -7,11 +7,14 @@ use super::restore::{RestoreSave, Restorer};
 use crate::actors::decisions::approval::ApprovalDecision;
 use crate::actors::decisions::ask_answer::AskAnswer;
 use crate::actors::system::runtime_form::RuntimeForm;
+use crate::actors::keepers::ops::{assignment::AssignmentSave, sandbox::SandboxSave};
 
 pub fn kinds() -> &'static [&'static dyn RestoreSave] {
     &[
         &Restorer::<ApprovalDecision>::NEW,
         &Restorer::<RuntimeForm>::NEW,
         &Restorer::<AskAnswer>::NEW,
+        &Restorer::<SandboxSave>::NEW,
+        &Restorer::<AssignmentSave>::NEW,
     ]
 }

@@ -6,11 +6,13 @@
 
 mod config;
 mod interactive;
+mod keeper_ops;
 #[cfg(test)]
 mod tests;
 
 pub use config::*;
 pub use interactive::*;
+pub use keeper_ops::*;
 
 use super::client::WriteExchange;
 use super::decode::decode_object;

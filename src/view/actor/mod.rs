@@ -488,6 +488,12 @@ impl<B: FrameSink> ViewState<B> {
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Edit(request) => self.start_edit(myself, request),
+            UiCommand::KeeperOp(request) => {
+                let notice = self.keeper_op(request);
+                screens::keepers::ops::submitted(&mut self.ui, notice.as_ref().err());
+                self.ui.notice = notice.err().map(str::to_string);
+                self.want(myself, FrameRequest::Input);
+            }
             UiCommand::Quit(cause) => self.finish(myself, cause),
             UiCommand::Suspend => self.suspend(myself),
         }
@@ -578,6 +584,33 @@ impl<B: FrameSink> ViewState<B> {
             Err(true) => Some("not sent: asks source stopped"),
             Err(false) => Some("not sent: asks source not running"),
         }
+    /// Submits a Keeper operation as a save of its kind (issue 10 part A). H-11: Settings,
+    /// Sandbox and assignment of one Keeper never overlap — a second one is refused here,
+    /// before anything is registered or sent. `Err(notice)` when nothing was submitted.
+    fn keeper_op(
+        &mut self,
+        request: crate::actors::keepers::ops::KeeperOpRequest,
+    ) -> Result<(), &'static str> {
+        use crate::actors::keepers::ops::KeeperOpRequest;
+        use crate::actors::saves::{SAVES, SaveCommand};
+        use crate::view::saves::submit_save;
+        let Some(scope) = self.model.gate().current().cloned() else {
+            return Err("not sent: workspace not confirmed");
+        };
+        let ops = &mut self.model.keepers.ops;
+        if ops.busy(request.keeper(), &scope.workspace.0).is_some() {
+            return Err("not sent: another operation on this keeper is in flight");
+        let hub = self
+            .sources
+            .get(&SAVES)
+            .and_then(|h| h.commands::<SaveCommand>());
+        let submitted = match request {
+            KeeperOpRequest::Sandbox(intent) => {
+                submit_save(&mut ops.sandbox, hub.as_ref(), intent, scope)
+            KeeperOpRequest::Assignment(intent) => {
+                submit_save(&mut ops.assignment, hub.as_ref(), intent, scope)
+        };
+        submitted.map(|_| ())
     }
 
     /// Sends a Board command; `Some(notice)` when it could not be sent.

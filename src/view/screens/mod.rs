@@ -81,6 +81,8 @@ pub struct RosterUi {
     pub detail: keepers::detail::DetailUi,
     /// The last search found nothing (footer says so).
     pub search_missed: bool,
+    /// The `U` runtime picker, while open.
+    pub picker: Option<keepers::ops::RuntimePicker>,
 }
 
 /// Everything the UI remembers between frames that is not server data.

@@ -2,6 +2,7 @@
 
 mod config;
 mod interactive;
+mod keeper_ops;
 
 use super::SaveOutcome;
 

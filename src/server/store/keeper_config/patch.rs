@@ -321,5 +321,13 @@ fn sync_roster(tx: &Transaction<'_>, name: &str, manifest_text: &str) -> Result<
             params![name, b],
         )?;
     }
+    // The roster's S column reads `meta.sandbox_profile`.
+    if let Some(p) = m.get("sandbox_profile").and_then(Value::as_str) {
+        tx.execute(
+            "UPDATE keepers SET meta_json = json_set(meta_json, '$.sandbox_profile', ?2)
+             WHERE name = ?1 AND meta_json IS NOT NULL",
+            params![name, p],
+        )?;
+    }
     Ok(())
 }

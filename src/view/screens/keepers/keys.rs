@@ -26,6 +26,11 @@ pub const ROSTER_KEYS: &[(&str, &str)] = &[
         "r (detail, logs)",
         "re-read metadata, live context, metrics",
     ),
+    (
+        "d / m / s (detail)",
+        "sandbox: docker / microvm / remote_ssh",
+    ),
+    ("U", "runtime assignment picker"),
 ];
 
 fn roster_len(model: &Model) -> usize {
@@ -43,13 +48,16 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
     roster_key(&mut ui.roster, model, key, page)
 }
 
-/// Whether the `/` search field takes every key.
+/// Whether the `/` search field or the `U` picker takes every key.
 pub fn typing(ui: &Ui) -> bool {
-    ui.roster.search.as_ref().is_some_and(|s| s.typing)
+    ui.roster.picker.is_some() || ui.roster.search.as_ref().is_some_and(|s| s.typing)
 }
 
-/// A key while the search field is active.
+/// A key while the search field or the picker is active.
 pub fn typing_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
+    if ui.roster.picker.is_some() {
+        return super::ops::picker_key(&mut ui.roster, model, key);
+    }
     let page = ui.roster_page_rows().max(1);
     search_typing(&mut ui.roster, model, key, page)
 }
@@ -84,7 +92,7 @@ fn row_name(model: &Model, index: usize) -> Option<String> {
 }
 
 /// A key in the open detail pane (or its logs).
-fn detail_key(roster: &mut RosterUi, key: KeyEvent) -> UiCommand {
+fn detail_key(roster: &mut RosterUi, model: &Model, key: KeyEvent) -> UiCommand {
     let d = &mut roster.detail;
     if let Some(scroll) = d.logs.as_mut() {
         return match key.code {
@@ -142,7 +150,8 @@ fn detail_key(roster: &mut RosterUi, key: KeyEvent) -> UiCommand {
             d.logs = Some(0);
             UiCommand::Repaint
         }
-        _ => UiCommand::None,
+        KeyCode::Char('U') => super::ops::open_picker(roster, model),
+        code => super::ops::sandbox_key(roster, model, code).unwrap_or(UiCommand::None),
     }
 }
 
@@ -150,7 +159,7 @@ fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) 
     let len = roster_len(model);
     let cur = roster.selected.min(len.saturating_sub(1));
     if roster.detail_open {
-        return detail_key(roster, key);
+        return detail_key(roster, model, key);
     }
     match key.code {
         KeyCode::Char('j') | KeyCode::Down => select(roster, cur + 1, len, page),
@@ -188,6 +197,7 @@ fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) 
             roster.search_missed = false;
             UiCommand::Repaint
         }
+        KeyCode::Char('U') if len > 0 => super::ops::open_picker(roster, model),
         KeyCode::Char('n') => jump(roster, model, cur, true, true, page),
         KeyCode::Char('N') => jump(roster, model, cur, false, true, page),
         KeyCode::Esc if roster.search.is_some() => {

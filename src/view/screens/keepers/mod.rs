@@ -8,6 +8,7 @@
 pub mod detail;
 pub mod keys;
 pub mod logs;
+pub mod ops;
 
 use super::widgets::{effective_offset, not_served_any_more, not_served_text, status_mark};
 use super::{ProjectionCtx, RosterUi};
@@ -345,6 +346,12 @@ pub fn render(model: &Model, ui: &RosterUi, ctx: &ProjectionCtx, area: Rect, buf
     {
         render_detail(model, slot, &ui.detail, ctx, area, buf);
     }
+    if let Some(name) = ops::row_name(model, selected) {
+        ops::render_op_line(model, &name, theme, area, buf);
+    }
+    if let Some(picker) = &ui.picker {
+        ops::render_picker(model, picker, theme, area, buf);
+    }
 }
 
 fn field(label: &str, value: Option<String>, theme: Theme) -> Line<'static> {
@@ -555,9 +562,9 @@ impl super::screen::Screen for KeepersScreen {
         let text = if ui.roster.detail_open && ui.roster.detail.logs.is_some() {
             " · j/k scroll · r re-read · Esc back to detail"
         } else if ui.roster.detail_open {
-            " · [/] tabs · j/k scroll · o logs · r re-read · Esc close"
+            " · [/] tabs · j/k scroll · o logs · d/m/s sandbox · U runtime · r re-read · Esc close"
         } else {
-            " · j/k move · / search · Enter detail"
+            " · j/k move · / search · Enter detail · U runtime"
         };
         vec![Span::styled(text, theme.style(Tone::Dim))]
     }
@@ -601,6 +608,12 @@ impl super::screen::Screen for KeepersScreen {
     }
 
     fn typing_footer(&self, ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
+        if ui.roster.picker.is_some() {
+            return vec![Span::styled(
+                " j/k choose · Enter assign · Esc close",
+                theme.style(Tone::Dim),
+            )];
+        }
         let Some(search) = ui.roster.search.as_ref() else {
             return Vec::new();
         };

@@ -1,0 +1,107 @@
+//! The Keeper operations a session made, as the Keepers surface keeps them (issue 10 part A;
+//! sources.md H-5, H-6, H-9, H-11, H-16): one [`SaveBook`] per kind, and the one rule that
+//! spans them — Settings, Sandbox and assignment of one Keeper never overlap (H-11); other
+//! Keepers' saves are independent.
+
+use super::admission::RejectReason;
+use super::saves::{SaveBook, SaveEntry};
+use crate::actors::contract::Ticket;
+use crate::actors::keepers::KeepersSlot;
+use crate::actors::keepers::ops::assignment::AssignmentSave;
+use crate::actors::keepers::ops::sandbox::SandboxSave;
+use crate::actors::keepers::ops::{KeeperOpEvent, KeeperOpSlot};
+use crate::actors::saves::SaveStep;
+
+fn is_receipt<R>(step: &SaveStep<R>) -> bool {
+    matches!(step, SaveStep::Ended(_) | SaveStep::Restored(_))
+}
+
+#[derive(Debug, Default)]
+pub struct KeeperOpsModel {
+    pub sandbox: SaveBook<SandboxSave>,
+    pub assignment: SaveBook<AssignmentSave>,
+    /// A receipt landed: the roster is re-read (it never replaces the receipt).
+    reread: bool,
+}
+
+/// The newest operation on one Keeper, whichever kind.
+#[derive(Debug, Clone, Copy)]
+pub enum LatestOp<'a> {
+    Sandbox(&'a SaveEntry<SandboxSave>),
+    Assignment(&'a SaveEntry<AssignmentSave>),
+}
+
+impl KeeperOpsModel {
+    pub fn dispatched(&mut self, op: &KeeperOpSlot, ticket: &Ticket<KeepersSlot>) -> bool {
+        match op {
+            KeeperOpSlot::Sandbox(id) => self.sandbox.dispatched(id, ticket),
+            KeeperOpSlot::Assignment(id) => self.assignment.dispatched(id, ticket),
+        }
+    }
+
+    pub fn judge(
+        &self,
+        op: &KeeperOpSlot,
+        ticket: &Ticket<KeepersSlot>,
+        event: &KeeperOpEvent,
+    ) -> Result<(), RejectReason> {
+        if op.save_id() != event.save_id() {
+            return Err(RejectReason::UnknownSlot);
+        }
+        match (op, event) {
+            (KeeperOpSlot::Sandbox(_), KeeperOpEvent::Sandbox(e)) => self.sandbox.judge(ticket, e),
+            (KeeperOpSlot::Assignment(_), KeeperOpEvent::Assignment(e)) => {
+                self.assignment.judge(ticket, e)
+            }
+            _ => Err(RejectReason::UnknownSlot),
+        }
+    }
+
+    pub fn apply(&mut self, event: KeeperOpEvent) {
+        match event {
+            KeeperOpEvent::Sandbox(e) => {
+                self.reread |= is_receipt(&e.step);
+                self.sandbox.apply(e);
+            }
+            KeeperOpEvent::Assignment(e) => {
+                self.reread |= is_receipt(&e.step);
+                self.assignment.apply(e);
+            }
+        }
+    }
+
+    pub fn retired(&mut self, op: &KeeperOpSlot, ticket: &Ticket<KeepersSlot>) -> bool {
+        match op {
+            KeeperOpSlot::Sandbox(id) => self.sandbox.retired(id, ticket),
+            KeeperOpSlot::Assignment(id) => self.assignment.retired(id, ticket),
+        }
+    }
+
+    /// Whether a receipt asked for a re-read since the last call.
+    pub fn take_reread(&mut self) -> bool {
+        std::mem::take(&mut self.reread)
+    }
+
+    /// H-11: the operation on `keeper` still in flight in `workspace`, by name, if any.
+    pub fn busy(&self, keeper: &str, workspace: &str) -> Option<&'static str> {
+        if self.sandbox.in_flight(keeper, workspace).is_some() {
+            return Some("sandbox");
+        }
+        if self.assignment.in_flight(keeper, workspace).is_some() {
+            return Some("runtime assignment");
+        }
+        None
+    }
+
+    /// The newest operation on `keeper` in `workspace` (save ids sort by time).
+    pub fn latest(&self, keeper: &str, workspace: &str) -> Option<LatestOp<'_>> {
+        let sandbox = self.sandbox.latest(keeper, workspace);
+        let assignment = self.assignment.latest(keeper, workspace);
+        match (sandbox, assignment) {
+            (Some(s), Some(a)) if a.save_id > s.save_id => Some(LatestOp::Assignment(a)),
+            (Some(s), _) => Some(LatestOp::Sandbox(s)),
+            (None, Some(a)) => Some(LatestOp::Assignment(a)),
+            (None, None) => None,
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! Keeper operations on the Keepers screen (issue 10 part A): Sandbox `d` / `m` / `s` in the
+//! detail pane (H-8, H-9), the runtime picker `U` (H-10…H-13), and the words of each receipt
+//! (§11 outcomes, each distinct; H-6, H-12). Keys only capture what was chosen: the save is
+//! submitted by the view actor, never awaited here.
+
+use crate::actors::keepers::ops::assignment::AssignmentIntent;
+use crate::actors::keepers::ops::sandbox::{SandboxIntent, profile_word};
+use crate::actors::keepers::ops::{KeeperOpRequest, describe};
+use crate::protocol::keeper_config::SandboxProfile;
+use crate::protocol::keepers::KeeperRowSlot;
+use crate::protocol::outcome::{KeeperConfigApplied, SaveOutcome};
+use crate::view::command::UiCommand;
+use crate::view::keeper_ops::LatestOp;
+use crate::view::model::Model;
+use crate::view::saves::SavePhase;
+use crate::view::screens::{RosterUi, Ui};
+use crate::view::text::{fit_width, sanitize};
+use crate::view::theme::{Theme, Tone};
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+
+/// The `U` picker: the Keeper it was opened for (captured), and the highlighted choice.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RuntimePicker {
+    pub keeper: String,
+    /// 0 = back to the default; `i` = the catalogue's runtime `i - 1`.
+    pub selected: usize,
+    /// A choice was handed to the view actor; the picker closes once it is submitted, and
+    /// stays open (selection kept) when its admission is refused (H-11).
+    pub submitting: bool,
+}
+
+/// The Keeper name of roster row `index`, if the row names one.
+pub fn row_name(model: &Model, index: usize) -> Option<String> {
+    match model
+        .keepers
+        .roster
+        .fetched
+        .last()
+        .and_then(|o| o.value.rows.get(index))
+    {
+        Some(KeeperRowSlot::Row(row)) => Some(row.name.clone()),
+        Some(KeeperRowSlot::Undecodable { name, .. }) => name.clone(),
+        None => None,
+    }
+}
+
+/// The runtime ids the picker offers, as the catalogue (§9.1) lists them; `None` while the
+/// catalogue is unread or undecodable.
+pub fn runtime_choices(model: &Model) -> Option<Vec<String>> {
+    let observed = model.system.runtime.fetched.last()?;
+    let catalogue = observed.value.catalogue.as_ref().ok()?;
+    Some(catalogue.runtimes.iter().map(|r| r.id.clone()).collect())
+}
+
+/// `d` / `m` / `s` in the Keeper detail: the typed profile for the selected Keeper (H-8).
+pub fn sandbox_key(roster: &RosterUi, model: &Model, code: KeyCode) -> Option<UiCommand> {
+    let profile = match code {
+        KeyCode::Char('d') => SandboxProfile::Docker,
+        KeyCode::Char('m') => SandboxProfile::Microvm,
+        KeyCode::Char('s') => SandboxProfile::RemoteSsh,
+        _ => return None,
+    };
+    let keeper = row_name(model, roster.selected)?;
+    Some(UiCommand::KeeperOp(KeeperOpRequest::Sandbox(
+        SandboxIntent { keeper, profile },
+    )))
+}
+
+/// `U`: opens the picker for the selected Keeper.
+pub fn open_picker(roster: &mut RosterUi, model: &Model) -> UiCommand {
+    match row_name(model, roster.selected) {
+        Some(keeper) => {
+            roster.picker = Some(RuntimePicker {
+                keeper,
+                selected: 0,
+                submitting: false,
+            });
+            UiCommand::Repaint
+        }
+        None => UiCommand::None,
+    }
+}
+
+/// A key while the picker is open (it takes every key).
+pub fn picker_key(roster: &mut RosterUi, model: &Model, key: KeyEvent) -> UiCommand {
+    let Some(picker) = roster.picker.as_mut() else {
+        return UiCommand::None;
+    };
+    let choices = runtime_choices(model).unwrap_or_default();
+    let len = choices.len() + 1;
+    match key.code {
+        KeyCode::Esc => {
+            roster.picker = None;
+            UiCommand::Repaint
+        }
+        KeyCode::Char('j') | KeyCode::Down => {
+            picker.selected = (picker.selected + 1).min(len - 1);
+            UiCommand::Repaint
+        }
+        KeyCode::Char('k') | KeyCode::Up => {
+            picker.selected = picker.selected.saturating_sub(1);
+            UiCommand::Repaint
+        }
+        KeyCode::Enter => {
+            let runtime_id = match picker.selected {
+                0 => None,
+                i => match choices.get(i - 1) {
+                    Some(id) => Some(id.clone()),
+                    None => return UiCommand::None,
+                },
+            };
+            picker.submitting = true;
+            UiCommand::KeeperOp(KeeperOpRequest::Assignment(AssignmentIntent {
+                keeper: picker.keeper.clone(),
+                runtime_id,
+            }))
+        }
+        _ => UiCommand::None,
+    }
+}
+
+/// The view actor's verdict on a submitted operation: the picker closes once its choice is
+/// submitted and keeps its selection when the admission was refused (H-11).
+pub fn submitted(ui: &mut Ui, refused: Option<&&'static str>) {
+    if let Some(picker) = ui.roster.picker.as_mut()
+        && picker.submitting
+    {
+        if refused.is_some() {
+            picker.submitting = false;
+        } else {
+            ui.roster.picker = None;
+        }
+    }
+}
+
+fn outcome_words<A, C>(
+    outcome: &SaveOutcome<A, C>,
+    applied: impl Fn(&A) -> String,
+    unchanged: &str,
+    conflict: &str,
+) -> (String, Tone) {
+    match outcome {
+        SaveOutcome::NotSent { reason } => (format!("not sent: {}", describe(reason)), Tone::Warn),
+        SaveOutcome::NotApplied { reason } => (format!("not applied: {reason}"), Tone::Bad),
+        SaveOutcome::Applied { detail, warning } => match warning {
+            Some(w) => (format!("{} · {w}", applied(detail)), Tone::Warn),
+            None => (applied(detail), Tone::Good),
+        },
+        SaveOutcome::Unchanged => (unchanged.to_string(), Tone::Good),
+        SaveOutcome::Conflict { .. } => (conflict.to_string(), Tone::Warn),
+        SaveOutcome::OutcomeUnknown { reason } => (
+            format!("outcome unknown: {reason} · not resent; re-read before retrying"),
+            Tone::Bad,
+        ),
+    }
+}
+
+fn phase_words<R>(phase: &SavePhase<R>) -> Option<(String, Tone)> {
+    match phase {
+        SavePhase::Submitted | SavePhase::Written => Some(("queued".into(), Tone::Busy)),
+        SavePhase::Sending => Some(("sending".into(), Tone::Busy)),
+        SavePhase::Ended(_) | SavePhase::Restored(_) => None,
+    }
+}
+
+/// The line of the newest operation on one Keeper: what was asked, and where it stands.
+pub fn op_line(op: LatestOp<'_>) -> (String, Tone) {
+    match op {
+        LatestOp::Sandbox(entry) => {
+            let what = format!("sandbox → {}", profile_word(entry.intent.profile));
+            let (state, tone) = phase_words(&entry.phase).unwrap_or_else(|| {
+                let receipt = entry.phase.receipt().map(|r| {
+                    outcome_words(
+                        r,
+                        |a| match a {
+                            KeeperConfigApplied::Written(_) => "applied".into(),
+                            KeeperConfigApplied::WrittenRuntimeNotSynced => "applied".into(),
+                        },
+                        "unchanged: already that profile, nothing sent",
+                        "conflict: settings changed since read; press again to retry",
+                    )
+                });
+                receipt.unwrap_or_else(|| ("?".into(), Tone::Dim))
+            });
+            (format!("{what}: {state}"), tone)
+        }
+        LatestOp::Assignment(entry) => {
+            let what = format!("runtime → {}", entry.intent.choice());
+            let (state, tone) = phase_words(&entry.phase).unwrap_or_else(|| {
+                let receipt = entry.phase.receipt().map(|r| {
+                    outcome_words(
+                        r,
+                        |_| "committed".into(),
+                        "unchanged: already assigned, nothing written",
+                        "verified revision conflict: assignment changed since read",
+                    )
+                });
+                receipt.unwrap_or_else(|| ("?".into(), Tone::Dim))
+            });
+            (format!("{what}: {state}"), tone)
+        }
+    }
+}
+
+/// The operation line of the selected Keeper, drawn on the last row of `area`.
+pub fn render_op_line(model: &Model, keeper: &str, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let Some(scope) = model.gate().current() else {
+        return;
+    };
+    let Some(op) = model.keepers.ops.latest(keeper, &scope.workspace.0) else {
+        return;
+    };
+    if area.height == 0 {
+        return;
+    }
+    let (text, tone) = op_line(op);
+    let row = Rect::new(area.x, area.y + area.height - 1, area.width, 1);
+    Clear.render(row, buf);
+    let text = format!("{}: {}", sanitize(keeper), sanitize(&text));
+    Line::styled(
+        fit_width(&text, area.width as usize).into_owned(),
+        theme.style(tone),
+    )
+    .render(row, buf);
+}
+
+/// The picker, centred over `area`.
+pub fn render_picker(
+    model: &Model,
+    picker: &RuntimePicker,
+    theme: Theme,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let choices = runtime_choices(model);
+    let mut lines = vec![Line::styled(
+        "stored assignment (not the current turn's runtime)",
+        theme.style(Tone::Dim),
+    )];
+    let mut names = vec!["default runtime".to_string()];
+    names.extend(choices.clone().unwrap_or_default());
+    for (i, name) in names.iter().enumerate() {
+        let mark = if i == picker.selected { "› " } else { "  " };
+        let mut line = Line::from(vec![
+            Span::raw(mark),
+            Span::raw(sanitize(name).into_owned()),
+        ]);
+        if i == picker.selected {
+            line = line.patch_style(theme.selected());
+        }
+        lines.push(line);
+    }
+    if choices.is_none() {
+        lines.push(Line::styled(
+            "runtime catalogue not loaded",
+            theme.style(Tone::Warn),
+        ));
+    }
+    lines.push(Line::styled(
+        "Enter assign · Esc close",
+        theme.style(Tone::Dim),
+    ));
+    let width = area.width.min(60);
+    let height = (lines.len() as u16 + 2).min(area.height);
+    let pane = Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y + (area.height - height) / 2,
+        width,
+        height,
+    );
+    let title = format!(" RUNTIME · {} ", sanitize(&picker.keeper));
+    Clear.render(pane, buf);
+    Paragraph::new(lines)
+        .block(
+            Block::bordered()
+                .title(fit_width(&title, pane.width.saturating_sub(2) as usize).into_owned()),
+        )
+        .render(pane, buf);
+}

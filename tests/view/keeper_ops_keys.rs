@@ -1,0 +1,253 @@
+//! Keeper operation keys and receipts on the Keepers screen (issue 10 part A; surfaces.md
+//! "Keepers roster" / "Keeper detail"; sources.md H-6, H-8, H-9, H-10, H-11): Sandbox
+//! `d`/`m`/`s` in the detail, the `U` runtime picker, one operation per Keeper at a time, and
+//! receipts admitted only in their own slot and workspace.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use masc_tui::actors::contract::{SlotEvent, Ticket};
+use masc_tui::actors::keepers::ops::assignment::{AssignmentIntent, AssignmentSave};
+use masc_tui::actors::keepers::ops::sandbox::{SandboxIntent, SandboxSave};
+use masc_tui::actors::keepers::ops::{KeeperOpEvent, KeeperOpRequest, KeeperOpSlot};
+use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot};
+use masc_tui::actors::saves::{SaveEvent, SaveId, SaveStep};
+use masc_tui::protocol::admission::{AdmissionMode, ReadScope, WorkspaceId};
+use masc_tui::protocol::keeper_config::SandboxProfile;
+use masc_tui::protocol::keepers::KeeperRowSlot;
+use masc_tui::protocol::outcome::SaveOutcome;
+use masc_tui::view::admission::RejectReason;
+use masc_tui::view::keeper_ops::LatestOp;
+use masc_tui::view::keys::{UiCommand, handle_key};
+use masc_tui::view::model::Model;
+use masc_tui::view::sample;
+use masc_tui::view::screens::keepers::ops::{op_line, submitted};
+use masc_tui::view::screens::{Tab, Ui};
+use ratatui::layout::Rect;
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+/// A model with a confirmed epoch and a roster of five, on the Keepers tab.
+fn roster() -> (Model, Ui) {
+    let mut model = Model::default();
+    model.on_identity(sample::confirmed(1, AdmissionMode::Receipt));
+    let t = sample::roster_ticket(1, 1);
+    crate::rig::dispatch(&mut model, t.clone());
+    crate::rig::observe(
+        &mut model,
+        sample::roster_observation(t, sample::roster(5), AdmissionMode::Receipt),
+    )
+    .unwrap();
+    let ui = Ui {
+        area: Rect::new(0, 0, 120, 40),
+        tab: Tab::Keepers,
+        ..Ui::default()
+    };
+    (model, ui)
+}
+
+fn name_of(model: &Model, index: usize) -> String {
+    match &model.keepers.roster.fetched.last().unwrap().value.rows[index] {
+        KeeperRowSlot::Row(r) => r.name.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// H-8, surfaces.md Keeper detail: `d`/`m`/`s` capture the typed profile for the selected
+/// Keeper, only inside the detail (on the roster `s` is shutdown, not a sandbox key).
+#[test]
+fn h8_detail_d_m_s_capture_the_typed_profile_of_the_selected_keeper() {
+    let (model, mut ui) = roster();
+    ui.roster.selected = 2;
+    let keeper = name_of(&model, 2);
+    assert!(!matches!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('s'))),
+        UiCommand::KeeperOp(_)
+    ));
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Enter)),
+        UiCommand::Repaint
+    );
+    for (c, profile) in [
+        ('d', SandboxProfile::Docker),
+        ('m', SandboxProfile::Microvm),
+        ('s', SandboxProfile::RemoteSsh),
+    ] {
+        assert_eq!(
+            handle_key(&mut ui, &model, key(KeyCode::Char(c))),
+            UiCommand::KeeperOp(KeeperOpRequest::Sandbox(SandboxIntent {
+                keeper: keeper.clone(),
+                profile,
+            }))
+        );
+    }
+}
+
+/// H-10, H-11: `U` opens the picker for the selected Keeper (captured); Enter hands over the
+/// choice (here "back to default": no catalogue read) and the picker stays open until the
+/// view actor submits it; a refused admission keeps the picker and its selection open; Esc
+/// closes it without sending.
+#[test]
+fn h10_h11_u_picker_captures_the_keeper_and_a_refused_admission_keeps_it_open() {
+    let (model, mut ui) = roster();
+    ui.roster.selected = 1;
+    let keeper = name_of(&model, 1);
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('U'))),
+        UiCommand::Repaint
+    );
+    assert_eq!(ui.roster.picker.as_ref().unwrap().keeper, keeper);
+    // The picker takes every key: `j` does not move the roster.
+    handle_key(&mut ui, &model, key(KeyCode::Char('j')));
+    assert_eq!(ui.roster.selected, 1);
+    let cmd = handle_key(&mut ui, &model, key(KeyCode::Enter));
+    assert_eq!(
+        cmd,
+        UiCommand::KeeperOp(KeeperOpRequest::Assignment(AssignmentIntent {
+            keeper: keeper.clone(),
+            runtime_id: None,
+        }))
+    );
+    submitted(
+        &mut ui,
+        Some(&"not sent: another operation on this keeper is in flight"),
+    );
+    let picker = ui.roster.picker.as_ref().expect("kept open (H-11)");
+    assert!(!picker.submitting);
+    assert_eq!(picker.keeper, keeper);
+    handle_key(&mut ui, &model, key(KeyCode::Enter));
+    submitted(&mut ui, None);
+    assert!(ui.roster.picker.is_none(), "closed once submitted");
+    handle_key(&mut ui, &model, key(KeyCode::Char('U')));
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Esc)),
+        UiCommand::Repaint
+    );
+    assert!(ui.roster.picker.is_none());
+}
+
+fn op_ticket(slot: KeeperOpSlot, scope: ReadScope) -> Ticket<KeepersSlot> {
+    Ticket {
+        slot: KeepersSlot::Op(slot),
+        generation: 1,
+        scope,
+    }
+}
+
+fn sandbox_event(
+    id: &SaveId,
+    keeper: &str,
+    workspace: &str,
+    step: SaveStep<masc_tui::protocol::outcome::KeeperConfigOutcome>,
+) -> KeepersObservation {
+    KeepersObservation::Op(Box::new(KeeperOpEvent::Sandbox(SaveEvent::<SandboxSave> {
+        save_id: id.clone(),
+        intent: SandboxIntent {
+            keeper: keeper.into(),
+            profile: SandboxProfile::Microvm,
+        },
+        workspace: workspace.into(),
+        step,
+    })))
+}
+
+/// H-11: while a Sandbox save of one Keeper is in flight, that Keeper is busy for Settings,
+/// Sandbox and assignment; another Keeper is not. H-6: the receipt is admitted only from its
+/// own ticket and workspace, lands once, frees the Keeper, asks for a roster re-read, and its
+/// line names the outcome.
+#[test]
+fn h11_h6_one_operation_per_keeper_and_receipts_land_once_in_their_own_slot() {
+    let (mut model, _) = roster();
+    let scope = sample::scope(1);
+    let ws = scope.workspace.0.clone();
+    let id = SaveId::fresh();
+    model.keepers.ops.sandbox.submit(
+        id.clone(),
+        SandboxIntent {
+            keeper: "alpha".into(),
+            profile: SandboxProfile::Microvm,
+        },
+        ws.clone(),
+    );
+    assert_eq!(model.keepers.ops.busy("alpha", &ws), Some("sandbox"));
+    assert_eq!(model.keepers.ops.busy("beta", &ws), None, "independent");
+    let ticket = op_ticket(KeeperOpSlot::Sandbox(id.clone()), scope.clone());
+    crate::rig::dispatch(&mut model, ticket.clone());
+
+    // Another workspace's event never touches it (I-5).
+    let other = ReadScope {
+        workspace: WorkspaceId("/elsewhere/.masc".into()),
+        epoch: 1,
+    };
+    assert_eq!(
+        crate::rig::observe(
+            &mut model,
+            SlotEvent::Observed(
+                op_ticket(KeeperOpSlot::Sandbox(id.clone()), other),
+                sandbox_event(&id, "alpha", "/elsewhere/.masc", SaveStep::Sending),
+            ),
+        ),
+        Err(RejectReason::OtherTarget)
+    );
+    crate::rig::observe(
+        &mut model,
+        SlotEvent::Observed(
+            ticket.clone(),
+            sandbox_event(&id, "alpha", &ws, SaveStep::Sending),
+        ),
+    )
+    .unwrap();
+    let (line, _) = op_line(model.keepers.ops.latest("alpha", &ws).unwrap());
+    assert_eq!(line, "sandbox → microvm: sending");
+
+    let conflict = SaveStep::Ended(SaveOutcome::Conflict {
+        current: masc_tui::protocol::keeper_config::RevisionConflict {
+            expected: masc_tui::protocol::keeper_config::ConfigRevision::Unavailable {
+                detail: "x".into(),
+            },
+            observed: masc_tui::protocol::keeper_config::ConfigRevision::Unavailable {
+                detail: "y".into(),
+            },
+        },
+    });
+    crate::rig::observe(
+        &mut model,
+        SlotEvent::Observed(
+            ticket.clone(),
+            sandbox_event(&id, "alpha", &ws, conflict.clone()),
+        ),
+    )
+    .unwrap();
+    assert_eq!(model.keepers.ops.busy("alpha", &ws), None);
+    let latest = model.keepers.ops.latest("alpha", &ws).unwrap();
+    assert!(matches!(latest, LatestOp::Sandbox(_)));
+    let (line, _) = op_line(latest);
+    assert!(line.starts_with("sandbox → microvm: conflict"), "{line}");
+    // The receipt lands once (K-1).
+    assert_eq!(
+        crate::rig::observe(
+            &mut model,
+            SlotEvent::Observed(ticket, sandbox_event(&id, "alpha", &ws, conflict)),
+        ),
+        Err(RejectReason::Withdrawn)
+    );
+
+    // A later assignment of the same Keeper is the newest line.
+    let a = SaveId::fresh();
+    model.keepers.ops.assignment.submit(
+        a,
+        AssignmentIntent {
+            keeper: "alpha".into(),
+            runtime_id: Some("openai.gpt-5".into()),
+        },
+        ws.clone(),
+    );
+    assert_eq!(
+        model.keepers.ops.busy("alpha", &ws),
+        Some("runtime assignment")
+    );
+    let (line, _) = op_line(model.keepers.ops.latest("alpha", &ws).unwrap());
+    assert_eq!(line, "runtime → openai.gpt-5: queued");
+    let _ = std::marker::PhantomData::<AssignmentSave>;
+}
