@@ -299,7 +299,7 @@ pub fn submit_save<K: SaveKind>(
     if sent {
         Ok(save_id)
     } else {
-        book.refuse_locally(&save_id, "save_hub_not_running");
+        book.refuse_locally(&save_id, "the save hub is not running");
         Err("not sent: save hub not running")
     }
 }

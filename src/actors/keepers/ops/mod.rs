@@ -28,14 +28,19 @@ pub const SNAPSHOT_OTHER_KEEPER: &str = "snapshot_other_keeper";
 /// failed (H-8, H-10): nothing was sent.
 pub const OWNER_NOT_RECONFIRMED: &str = "owner_not_reconfirmed";
 
-/// What a screen says for this module's tokens; anything else as it is.
+/// What a screen says for this module's tokens and the machinery's
+/// ([`crate::actors::saves::refusal`]); anything else (a server's reason) as it is.
 pub fn describe(reason: &str) -> &str {
     match reason {
         SNAPSHOT_UNREAD => "settings snapshot could not be read",
         REVISION_UNAVAILABLE => "settings revision unavailable (editing refused)",
         SNAPSHOT_OTHER_KEEPER => "settings snapshot names another keeper",
         OWNER_NOT_RECONFIRMED => "workspace not reconfirmed before sending",
-        other => other,
+        other if other.starts_with(SNAPSHOT_UNREAD) => "settings snapshot could not be read",
+        other if other.starts_with(OWNER_NOT_RECONFIRMED) => {
+            "workspace not reconfirmed before sending"
+        }
+        other => crate::actors::saves::refusal::describe(other),
     }
 }
 
