@@ -113,6 +113,7 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
                 "save:ask_answer",
                 "save:keeper_sandbox",
                 "save:keeper_assignment",
+                "save:keeper_lifecycle",
             ],
             saves::SaveHubSpawner { outbox },
         ),
@@ -143,6 +144,7 @@ mod tests {
             KeepersSlot::Roster,
             KeepersSlot::Op(KeeperOpSlot::Sandbox(SaveId("save-1".into()))),
             KeepersSlot::Op(KeeperOpSlot::Assignment(SaveId("save-1".into()))),
+            KeepersSlot::Op(KeeperOpSlot::Lifecycle(SaveId("save-1".into()))),
         ]));
         {
             use crate::actors::keeper_detail::KeeperDetailSlot as D;

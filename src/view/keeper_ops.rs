@@ -8,6 +8,7 @@ use super::saves::{SaveBook, SaveEntry};
 use crate::actors::contract::Ticket;
 use crate::actors::keepers::KeepersSlot;
 use crate::actors::keepers::ops::assignment::AssignmentSave;
+use crate::actors::keepers::ops::lifecycle::LifecycleSave;
 use crate::actors::keepers::ops::sandbox::SandboxSave;
 use crate::actors::keepers::ops::{KeeperOpEvent, KeeperOpSlot};
 use crate::actors::saves::SaveStep;
@@ -20,6 +21,8 @@ fn is_receipt<R>(step: &SaveStep<R>) -> bool {
 pub struct KeeperOpsModel {
     pub sandbox: SaveBook<SandboxSave>,
     pub assignment: SaveBook<AssignmentSave>,
+    /// Lifecycle actions (independent of the three above; one per Keeper in flight).
+    pub lifecycle: SaveBook<LifecycleSave>,
     /// A receipt landed: the roster is re-read (it never replaces the receipt).
     reread: bool,
 }
@@ -29,6 +32,7 @@ pub struct KeeperOpsModel {
 pub enum LatestOp<'a> {
     Sandbox(&'a SaveEntry<SandboxSave>),
     Assignment(&'a SaveEntry<AssignmentSave>),
+    Lifecycle(&'a SaveEntry<LifecycleSave>),
 }
 
 impl KeeperOpsModel {
@@ -36,6 +40,7 @@ impl KeeperOpsModel {
         match op {
             KeeperOpSlot::Sandbox(id) => self.sandbox.dispatched(id, ticket),
             KeeperOpSlot::Assignment(id) => self.assignment.dispatched(id, ticket),
+            KeeperOpSlot::Lifecycle(id) => self.lifecycle.dispatched(id, ticket),
         }
     }
 
@@ -53,6 +58,9 @@ impl KeeperOpsModel {
             (KeeperOpSlot::Assignment(_), KeeperOpEvent::Assignment(e)) => {
                 self.assignment.judge(ticket, e)
             }
+            (KeeperOpSlot::Lifecycle(_), KeeperOpEvent::Lifecycle(e)) => {
+                self.lifecycle.judge(ticket, e)
+            }
             _ => Err(RejectReason::UnknownSlot),
         }
     }
@@ -67,6 +75,10 @@ impl KeeperOpsModel {
                 self.reread |= is_receipt(&e.step);
                 self.assignment.apply(e);
             }
+            KeeperOpEvent::Lifecycle(e) => {
+                self.reread |= is_receipt(&e.step);
+                self.lifecycle.apply(e);
+            }
         }
     }
 
@@ -74,6 +86,7 @@ impl KeeperOpsModel {
         match op {
             KeeperOpSlot::Sandbox(id) => self.sandbox.retired(id, ticket),
             KeeperOpSlot::Assignment(id) => self.assignment.retired(id, ticket),
+            KeeperOpSlot::Lifecycle(id) => self.lifecycle.retired(id, ticket),
         }
     }
 
@@ -95,13 +108,21 @@ impl KeeperOpsModel {
 
     /// The newest operation on `keeper` in `workspace` (save ids sort by time).
     pub fn latest(&self, keeper: &str, workspace: &str) -> Option<LatestOp<'_>> {
-        let sandbox = self.sandbox.latest(keeper, workspace);
-        let assignment = self.assignment.latest(keeper, workspace);
-        match (sandbox, assignment) {
-            (Some(s), Some(a)) if a.save_id > s.save_id => Some(LatestOp::Assignment(a)),
-            (Some(s), _) => Some(LatestOp::Sandbox(s)),
-            (None, Some(a)) => Some(LatestOp::Assignment(a)),
-            (None, None) => None,
-        }
+        let candidates = [
+            self.sandbox
+                .latest(keeper, workspace)
+                .map(|e| (&e.save_id, LatestOp::Sandbox(e))),
+            self.assignment
+                .latest(keeper, workspace)
+                .map(|e| (&e.save_id, LatestOp::Assignment(e))),
+            self.lifecycle
+                .latest(keeper, workspace)
+                .map(|e| (&e.save_id, LatestOp::Lifecycle(e))),
+        ];
+        candidates
+            .into_iter()
+            .flatten()
+            .max_by(|a, b| a.0.cmp(b.0))
+            .map(|(_, op)| op)
     }
 }

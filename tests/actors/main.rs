@@ -14,8 +14,9 @@ mod save_approval_crash;
 mod save_approval_model;
 mod save_approval_results;
 mod save_ask_answer;
-mod save_runtime_form;
+mod save_keeper_lifecycle;
 mod save_keeper_ops;
+mod save_runtime_form;
 mod work_rig;
 
 mod actor_board;

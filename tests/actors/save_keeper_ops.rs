@@ -26,7 +26,7 @@ fn config_path(keeper: &str) -> String {
     format!("/api/v1/keepers/{keeper}/config")
 }
 
-async fn confirmed_scope(rig: &mut Rig) -> ReadScope {
+pub(crate) async fn confirmed_scope(rig: &mut Rig) -> ReadScope {
     match rig
         .view
         .wait_event(|e| matches!(e, SourceEvent::Identity(IdentityState::Confirmed { .. })))
@@ -37,7 +37,11 @@ async fn confirmed_scope(rig: &mut Rig) -> ReadScope {
     }
 }
 
-async fn submit<K: SaveKind>(rig: &mut Rig, intent: K::Intent, scope: ReadScope) -> SaveId {
+pub(crate) async fn submit<K: SaveKind>(
+    rig: &mut Rig,
+    intent: K::Intent,
+    scope: ReadScope,
+) -> SaveId {
     let hub = rig
         .source_handle(SAVES)
         .await
@@ -65,6 +69,7 @@ fn step_of(event: &KeeperOpEvent) -> String {
     match event {
         KeeperOpEvent::Sandbox(e) => name(&e.step),
         KeeperOpEvent::Assignment(e) => name(&e.step),
+        KeeperOpEvent::Lifecycle(e) => name(&e.step),
     }
 }
 
@@ -72,11 +77,12 @@ fn ended(event: &KeeperOpEvent) -> bool {
     match event {
         KeeperOpEvent::Sandbox(e) => matches!(e.step, SaveStep::Ended(_)),
         KeeperOpEvent::Assignment(e) => matches!(e.step, SaveStep::Ended(_)),
+        KeeperOpEvent::Lifecycle(e) => matches!(e.step, SaveStep::Ended(_)),
     }
 }
 
 /// The receipt event of save `id`.
-async fn receipt_event(rig: &mut Rig, id: &SaveId) -> KeeperOpEvent {
+pub(crate) async fn receipt_event(rig: &mut Rig, id: &SaveId) -> KeeperOpEvent {
     let found = rig
         .view
         .wait_slot::<KeepersSlot, KeepersObservation>(|e: &Event| {
@@ -127,7 +133,7 @@ fn steps(rig: &mut Rig, id: &SaveId) -> Vec<String> {
 }
 
 /// The traced stages of one kind (`save:<kind>`): dispatch, worker enter, worker return.
-fn stages(rig: &Rig, kind: &str) -> Vec<String> {
+pub(crate) fn stages(rig: &Rig, kind: &str) -> Vec<String> {
     rig.recorder
         .records_where(|r| r.source == format!("save:{kind}"))
         .iter()

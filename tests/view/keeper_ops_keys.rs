@@ -7,12 +7,14 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::contract::{SlotEvent, Ticket};
 use masc_tui::actors::keepers::ops::assignment::{AssignmentIntent, AssignmentSave};
+use masc_tui::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleIntent};
 use masc_tui::actors::keepers::ops::sandbox::{SandboxIntent, SandboxSave};
 use masc_tui::actors::keepers::ops::{KeeperOpEvent, KeeperOpRequest, KeeperOpSlot};
 use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot};
 use masc_tui::actors::saves::{SaveEvent, SaveId, SaveStep};
 use masc_tui::protocol::admission::{AdmissionMode, ReadScope, WorkspaceId};
 use masc_tui::protocol::keeper_config::SandboxProfile;
+use masc_tui::protocol::keeper_ops::ToolApprovalMode;
 use masc_tui::protocol::keepers::KeeperRowSlot;
 use masc_tui::protocol::outcome::SaveOutcome;
 use masc_tui::view::admission::RejectReason;
@@ -20,6 +22,7 @@ use masc_tui::view::keeper_ops::LatestOp;
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample;
+use masc_tui::view::screens::keepers::lifecycle::DELETE_REMOVES;
 use masc_tui::view::screens::keepers::ops::{op_line, submitted};
 use masc_tui::view::screens::{Tab, Ui};
 use ratatui::layout::Rect;
@@ -250,4 +253,133 @@ fn h11_h6_one_operation_per_keeper_and_receipts_land_once_in_their_own_slot() {
     let (line, _) = op_line(model.keepers.ops.latest("alpha", &ws).unwrap());
     assert_eq!(line, "runtime → openai.gpt-5: queued");
     let _ = std::marker::PhantomData::<AssignmentSave>;
+}
+
+/// A roster of three: `run` (fiber running), `stopped` (no fiber), `held` (operator-paused).
+fn lifecycle_roster() -> (Model, Ui) {
+    use masc_tui::protocol::keepers::KeeperStatus;
+    let mut model = Model::default();
+    model.on_identity(sample::confirmed(1, AdmissionMode::Receipt));
+    let row = |name: &str, running: bool, paused: bool| {
+        let mut r = sample::bare_row(name, KeeperStatus::Active);
+        r.keepalive_running = Some(running);
+        r.paused = Some(paused);
+        KeeperRowSlot::Row(Box::new(r))
+    };
+    let rows = vec![
+        row("run", true, false),
+        row("stopped", false, false),
+        row("held", true, true),
+    ];
+    let t = sample::roster_ticket(1, 1);
+    crate::rig::dispatch(&mut model, t.clone());
+    crate::rig::observe(
+        &mut model,
+        sample::roster_observation(t, sample::roster_of(rows), AdmissionMode::Receipt),
+    )
+    .unwrap();
+    let ui = Ui {
+        area: Rect::new(0, 0, 120, 40),
+        tab: Tab::Keepers,
+        ..Ui::default()
+    };
+    (model, ui)
+}
+
+fn lifecycle(keeper: &str, action: LifecycleAction) -> UiCommand {
+    UiCommand::KeeperOp(KeeperOpRequest::Lifecycle(LifecycleIntent {
+        keeper: keeper.into(),
+        action,
+    }))
+}
+
+/// surfaces.md (armed actions), §14.2: the first `s` previews and sends nothing, any other key
+/// disarms (and does its own job), the second `s` sends the shutdown of the Keeper it armed.
+#[test]
+fn s14_2_s_s_shutdown_is_armed_and_any_other_key_disarms() {
+    let (model, mut ui) = lifecycle_roster();
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('s'))),
+        UiCommand::Repaint
+    );
+    assert!(ui.notice.as_deref().unwrap().contains("s again"));
+    assert!(!matches!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('j'))),
+        UiCommand::KeeperOp(_)
+    ));
+    assert!(ui.roster.pending.is_none(), "disarmed");
+    assert_eq!(ui.roster.selected, 1, "the disarming key still moved");
+    handle_key(&mut ui, &model, key(KeyCode::Char('s')));
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('s'))),
+        lifecycle("stopped", LifecycleAction::Shutdown)
+    );
+}
+
+/// §14.3: `x` is offered only while no fiber runs, its preview names what is removed, and the
+/// second `x` sends the delete.
+#[test]
+fn s14_3_x_only_without_a_running_fiber_and_its_preview_names_what_is_removed() {
+    let (model, mut ui) = lifecycle_roster();
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('x'))),
+        UiCommand::Repaint
+    );
+    assert!(ui.notice.as_deref().unwrap().contains("shut it down first"));
+    assert!(ui.roster.pending.is_none());
+    ui.roster.selected = 1;
+    handle_key(&mut ui, &model, key(KeyCode::Char('x')));
+    assert!(ui.notice.as_deref().unwrap().contains(DELETE_REMOVES));
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('x'))),
+        lifecycle("stopped", LifecycleAction::Delete)
+    );
+}
+
+/// §14.1, §14.2: `p` pauses a running Keeper and boots one with no fiber; on an
+/// operator-paused Keeper it sends nothing (resume is not built) and says so; `w` wakes.
+#[test]
+fn s14_1_p_pauses_or_boots_and_w_wakes() {
+    let (model, mut ui) = lifecycle_roster();
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('p'))),
+        lifecycle("run", LifecycleAction::Pause)
+    );
+    ui.roster.selected = 1;
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('p'))),
+        lifecycle("stopped", LifecycleAction::Boot)
+    );
+    ui.roster.selected = 2;
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('p'))),
+        UiCommand::Repaint
+    );
+    assert!(ui.notice.as_deref().unwrap().contains("paused"));
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('w'))),
+        lifecycle("held", LifecycleAction::Wake)
+    );
+}
+
+/// §14.4: `g` then `y` / `a` sets the tool gate; any other key cancels.
+#[test]
+fn s14_4_g_then_y_or_a_sets_the_tool_gate() {
+    let (model, mut ui) = lifecycle_roster();
+    handle_key(&mut ui, &model, key(KeyCode::Char('g')));
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('y'))),
+        lifecycle("run", LifecycleAction::ToolGate(ToolApprovalMode::Yolo))
+    );
+    handle_key(&mut ui, &model, key(KeyCode::Char('g')));
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('a'))),
+        lifecycle("run", LifecycleAction::ToolGate(ToolApprovalMode::Auto))
+    );
+    handle_key(&mut ui, &model, key(KeyCode::Char('g')));
+    assert!(!matches!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('k'))),
+        UiCommand::KeeperOp(_)
+    ));
+    assert!(ui.roster.pending.is_none());
 }

@@ -6,8 +6,10 @@
 use super::restore::{RestoreSave, Restorer};
 use crate::actors::decisions::approval::ApprovalDecision;
 use crate::actors::decisions::ask_answer::AskAnswer;
+use crate::actors::keepers::ops::{
+    assignment::AssignmentSave, lifecycle::LifecycleSave, sandbox::SandboxSave,
+};
 use crate::actors::system::runtime_form::RuntimeForm;
-use crate::actors::keepers::ops::{assignment::AssignmentSave, sandbox::SandboxSave};
 
 pub fn kinds() -> &'static [&'static dyn RestoreSave] {
     &[
@@ -16,5 +18,6 @@ pub fn kinds() -> &'static [&'static dyn RestoreSave] {
         &Restorer::<AskAnswer>::NEW,
         &Restorer::<SandboxSave>::NEW,
         &Restorer::<AssignmentSave>::NEW,
+        &Restorer::<LifecycleSave>::NEW,
     ]
 }

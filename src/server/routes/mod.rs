@@ -10,6 +10,7 @@ pub mod goals;
 pub mod health;
 pub mod keeper_config;
 pub mod keeper_detail;
+pub mod keeper_ops;
 pub mod keepers;
 pub mod operator;
 pub mod runtime;
@@ -42,6 +43,7 @@ pub fn router(state: AppState) -> Router {
         .merge(runtime_probe::router())
         .merge(keeper_config::router())
         .merge(keeper_detail::router())
+        .merge(keeper_ops::router())
         .merge(asks::router())
         .merge(operator::router());
     if state.test_mode() {

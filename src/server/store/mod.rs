@@ -12,6 +12,7 @@ pub mod connectors;
 pub mod goals;
 pub mod keeper_config;
 pub mod keeper_detail;
+pub mod keeper_ops;
 pub mod keepers;
 pub mod operator;
 pub mod runtime;
@@ -69,6 +70,7 @@ pub const FAMILIES: &[&Family] = &[
     &runtime::FAMILY,
     &keeper_config::FAMILY,
     &keeper_detail::FAMILY,
+    &keeper_ops::FAMILY,
     &asks::FAMILY,
     &operator::FAMILY,
 ];

@@ -584,6 +584,8 @@ impl<B: FrameSink> ViewState<B> {
             Err(true) => Some("not sent: asks source stopped"),
             Err(false) => Some("not sent: asks source not running"),
         }
+    }
+
     /// Submits a Keeper operation as a save of its kind (issue 10 part A). H-11: Settings,
     /// Sandbox and assignment of one Keeper never overlap — a second one is refused here,
     /// before anything is registered or sent. `Err(notice)` when nothing was submitted.
@@ -598,8 +600,10 @@ impl<B: FrameSink> ViewState<B> {
             return Err("not sent: workspace not confirmed");
         };
         let ops = &mut self.model.keepers.ops;
-        if ops.busy(request.keeper(), &scope.workspace.0).is_some() {
+        let exclusive = !matches!(request, KeeperOpRequest::Lifecycle(_));
+        if exclusive && ops.busy(request.keeper(), &scope.workspace.0).is_some() {
             return Err("not sent: another operation on this keeper is in flight");
+        }
         let hub = self
             .sources
             .get(&SAVES)
@@ -607,8 +611,13 @@ impl<B: FrameSink> ViewState<B> {
         let submitted = match request {
             KeeperOpRequest::Sandbox(intent) => {
                 submit_save(&mut ops.sandbox, hub.as_ref(), intent, scope)
+            }
             KeeperOpRequest::Assignment(intent) => {
                 submit_save(&mut ops.assignment, hub.as_ref(), intent, scope)
+            }
+            KeeperOpRequest::Lifecycle(intent) => {
+                submit_save(&mut ops.lifecycle, hub.as_ref(), intent, scope)
+            }
         };
         submitted.map(|_| ())
     }

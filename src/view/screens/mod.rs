@@ -83,6 +83,8 @@ pub struct RosterUi {
     pub search_missed: bool,
     /// The `U` runtime picker, while open.
     pub picker: Option<keepers::ops::RuntimePicker>,
+    /// A lifecycle key armed (`s`, `x`) or the tool-gate choice (`g`).
+    pub pending: Option<keepers::lifecycle::Pending>,
 }
 
 /// Everything the UI remembers between frames that is not server data.

@@ -8,6 +8,7 @@
 //! with a fresh `/health` just before its POST; the server's CAS stays the last word.
 
 pub mod assignment;
+pub mod lifecycle;
 pub mod sandbox;
 
 use crate::actors::saves::{SaveEvent, SaveId, SaveKind};
@@ -16,6 +17,7 @@ use crate::protocol::client::WorkspaceClient;
 use crate::protocol::keeper_config::{CompositeRevision, KeeperConfigSnapshot};
 use crate::protocol::keeper_ops::keeper_config_path;
 use assignment::{AssignmentIntent, AssignmentSave};
+use lifecycle::{LifecycleIntent, LifecycleSave};
 use sandbox::{SandboxIntent, SandboxSave};
 
 /// The fresh settings snapshot could not be read: nothing was sent.
@@ -51,6 +53,8 @@ pub enum KeeperOpSlot {
     Sandbox(SaveId),
     /// Runtime picker `U` (§9.8).
     Assignment(SaveId),
+    /// Roster `p` / `w` / `s` / `x` / `g` (§14.1–§14.4).
+    Lifecycle(SaveId),
 }
 
 impl KeeperOpSlot {
@@ -58,13 +62,14 @@ impl KeeperOpSlot {
         let kind = match self {
             Self::Sandbox(_) => SandboxSave::KIND,
             Self::Assignment(_) => AssignmentSave::KIND,
+            Self::Lifecycle(_) => LifecycleSave::KIND,
         };
         format!("save:{kind}")
     }
 
     pub fn save_id(&self) -> &SaveId {
         match self {
-            Self::Sandbox(id) | Self::Assignment(id) => id,
+            Self::Sandbox(id) | Self::Assignment(id) | Self::Lifecycle(id) => id,
         }
     }
 }
@@ -74,6 +79,7 @@ impl KeeperOpSlot {
 pub enum KeeperOpEvent {
     Sandbox(SaveEvent<SandboxSave>),
     Assignment(SaveEvent<AssignmentSave>),
+    Lifecycle(SaveEvent<LifecycleSave>),
 }
 
 impl KeeperOpEvent {
@@ -82,6 +88,7 @@ impl KeeperOpEvent {
         match self {
             Self::Sandbox(e) => e.step.trace_outcome(),
             Self::Assignment(e) => e.step.trace_outcome(),
+            Self::Lifecycle(e) => e.step.trace_outcome(),
         }
     }
 
@@ -89,6 +96,7 @@ impl KeeperOpEvent {
         match self {
             Self::Sandbox(e) => &e.save_id,
             Self::Assignment(e) => &e.save_id,
+            Self::Lifecycle(e) => &e.save_id,
         }
     }
 }
@@ -99,6 +107,7 @@ impl KeeperOpEvent {
 pub enum KeeperOpRequest {
     Sandbox(SandboxIntent),
     Assignment(AssignmentIntent),
+    Lifecycle(LifecycleIntent),
 }
 
 impl KeeperOpRequest {
@@ -106,6 +115,7 @@ impl KeeperOpRequest {
         match self {
             Self::Sandbox(i) => &i.keeper,
             Self::Assignment(i) => &i.keeper,
+            Self::Lifecycle(i) => &i.keeper,
         }
     }
 }

@@ -31,6 +31,14 @@ pub const ROSTER_KEYS: &[(&str, &str)] = &[
         "sandbox: docker / microvm / remote_ssh",
     ),
     ("U", "runtime assignment picker"),
+    ("p", "pause (boot when no fiber runs)"),
+    ("w", "wake"),
+    ("s s", "shutdown (the first press previews)"),
+    (
+        "x x",
+        "delete (only with no fiber running; the first press previews)",
+    ),
+    ("g then y / a", "tool gate yolo / auto"),
 ];
 
 fn roster_len(model: &Model) -> usize {
@@ -44,6 +52,11 @@ fn roster_len(model: &Model) -> usize {
 
 /// A key on the roster (no field active).
 pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
+    if !ui.roster.detail_open
+        && let Some(cmd) = super::lifecycle::key(ui, model, key)
+    {
+        return cmd;
+    }
     let page = ui.roster_page_rows().max(1);
     roster_key(&mut ui.roster, model, key, page)
 }
@@ -164,7 +177,7 @@ fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) 
     match key.code {
         KeyCode::Char('j') | KeyCode::Down => select(roster, cur + 1, len, page),
         KeyCode::Char('k') | KeyCode::Up => select(roster, cur.saturating_sub(1), len, page),
-        KeyCode::Home | KeyCode::Char('g') => select(roster, 0, len, page),
+        KeyCode::Home => select(roster, 0, len, page),
         KeyCode::End | KeyCode::Char('G') => select(roster, len.saturating_sub(1), len, page),
         KeyCode::PageDown => select(roster, cur + page, len, page),
         KeyCode::PageUp => select(roster, cur.saturating_sub(page), len, page),

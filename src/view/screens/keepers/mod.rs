@@ -8,6 +8,7 @@
 pub mod detail;
 pub mod keys;
 pub mod logs;
+pub mod lifecycle;
 pub mod ops;
 
 use super::widgets::{effective_offset, not_served_any_more, not_served_text, status_mark};
@@ -564,7 +565,7 @@ impl super::screen::Screen for KeepersScreen {
         } else if ui.roster.detail_open {
             " · [/] tabs · j/k scroll · o logs · d/m/s sandbox · U runtime · r re-read · Esc close"
         } else {
-            " · j/k move · / search · Enter detail · U runtime"
+            " · j/k move · Enter detail · p/w pause/wake · s s shutdown · x x delete · g gate · U runtime"
         };
         vec![Span::styled(text, theme.style(Tone::Dim))]
     }

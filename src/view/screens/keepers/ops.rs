@@ -4,11 +4,15 @@
 //! submitted by the view actor, never awaited here.
 
 use crate::actors::keepers::ops::assignment::AssignmentIntent;
+use crate::actors::keepers::ops::lifecycle::LifecycleApplied;
 use crate::actors::keepers::ops::sandbox::{SandboxIntent, profile_word};
 use crate::actors::keepers::ops::{KeeperOpRequest, describe};
 use crate::protocol::keeper_config::SandboxProfile;
 use crate::protocol::keepers::KeeperRowSlot;
-use crate::protocol::outcome::{KeeperConfigApplied, SaveOutcome};
+use crate::protocol::outcome::{
+    DirectiveApplied, KeeperConfigApplied, OPERATOR_PAUSED, PowerApplied, ROUTE_NOT_SERVED,
+    SaveOutcome,
+};
 use crate::view::command::UiCommand;
 use crate::view::keeper_ops::LatestOp;
 use crate::view::model::Model;
@@ -203,6 +207,44 @@ pub fn op_line(op: LatestOp<'_>) -> (String, Tone) {
             });
             (format!("{what}: {state}"), tone)
         }
+        LatestOp::Lifecycle(entry) => {
+            let what = entry.intent.action.words();
+            let (state, tone) = phase_words(&entry.phase).unwrap_or_else(|| {
+                let receipt = entry.phase.receipt().map(|r| match r {
+                    SaveOutcome::NotApplied { reason } if reason.starts_with(OPERATOR_PAUSED) => (
+                        "not applied: operator-paused — resume first, then boot".to_string(),
+                        Tone::Warn,
+                    ),
+                    SaveOutcome::NotApplied { reason } if reason == ROUTE_NOT_SERVED => (
+                        "not applied: this MASC does not serve the route".to_string(),
+                        Tone::Warn,
+                    ),
+                    other => outcome_words(
+                        other,
+                        lifecycle_words,
+                        "unchanged: already so (nothing to do)",
+                        "conflict: the lifecycle changed; re-read before retrying",
+                    ),
+                });
+                receipt.unwrap_or_else(|| ("?".into(), Tone::Dim))
+            });
+            (format!("{what}: {state}"), tone)
+        }
+    }
+}
+
+fn lifecycle_words(applied: &LifecycleApplied) -> String {
+    match applied {
+        LifecycleApplied::Directive(DirectiveApplied::Signalled) => "sent".into(),
+        LifecycleApplied::Directive(DirectiveApplied::Resumed { .. }) => "resumed".into(),
+        LifecycleApplied::Power(PowerApplied::Booted) => "booted".into(),
+        LifecycleApplied::Power(PowerApplied::ShutDown) => "shut down".into(),
+        LifecycleApplied::Power(PowerApplied::ShutDownPauseNotLatched) => "shut down".into(),
+        LifecycleApplied::DeleteAccepted(a) => format!(
+            "deletion accepted ({}); deleted once the roster no longer lists it",
+            a.operation_id
+        ),
+        LifecycleApplied::ToolGate(mode) => format!("tool gate now {}", mode.as_str()),
     }
 }
 

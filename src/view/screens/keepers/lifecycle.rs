@@ -1,0 +1,143 @@
+//! Lifecycle keys of the Keepers roster (surfaces.md "Keepers roster"; protocol.md §14.1–§14.4):
+//! `p` pause (boot when no fiber runs), `w` wake, `s` `s` shutdown and `x` `x` delete (armed:
+//! the first press previews, the second sends, any other key disarms), `g` then `y` / `a` tool
+//! gate yolo / auto. Keys only capture the Keeper and the action; the save is the view actor's.
+
+use crate::actors::keepers::ops::KeeperOpRequest;
+use crate::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleIntent};
+use crate::protocol::keeper_ops::ToolApprovalMode;
+use crate::protocol::keepers::KeeperRowSlot;
+use crate::view::command::UiCommand;
+use crate::view::model::Model;
+use crate::view::screens::Ui;
+use crate::view::text::sanitize;
+use crossterm::event::{KeyCode, KeyEvent};
+
+/// A lifecycle key waiting for its second press, or the tool-gate choice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pending {
+    /// `s` or `x` pressed once for this Keeper.
+    Armed {
+        keeper: String,
+        action: LifecycleAction,
+    },
+    /// `g` pressed: `y` yolo, `a` auto.
+    Gate { keeper: String },
+}
+
+/// What `x` removes (protocol.md §14.3), named in its preview.
+pub const DELETE_REMOVES: &str = "metrics, decision and feedback logs, runtime directory, memory \
+snapshots and journal, configuration, chat history, agent files and tokens";
+
+fn request(keeper: String, action: LifecycleAction) -> UiCommand {
+    UiCommand::KeeperOp(KeeperOpRequest::Lifecycle(LifecycleIntent {
+        keeper,
+        action,
+    }))
+}
+
+fn selected_row(model: &Model, index: usize) -> Option<&KeeperRowSlot> {
+    model
+        .keepers
+        .roster
+        .fetched
+        .last()
+        .and_then(|o| o.value.rows.get(index))
+}
+
+/// A roster key (detail closed, no field active). `None`: not a lifecycle key; the roster
+/// handles it (a pending key is disarmed first).
+pub fn key(ui: &mut Ui, model: &Model, key: KeyEvent) -> Option<UiCommand> {
+    let pending = ui.roster.pending.take();
+    match (pending, key.code) {
+        (Some(Pending::Gate { keeper }), KeyCode::Char('y')) => {
+            return Some(request(
+                keeper,
+                LifecycleAction::ToolGate(ToolApprovalMode::Yolo),
+            ));
+        }
+        (Some(Pending::Gate { keeper }), KeyCode::Char('a')) => {
+            return Some(request(
+                keeper,
+                LifecycleAction::ToolGate(ToolApprovalMode::Auto),
+            ));
+        }
+        (Some(Pending::Armed { keeper, action }), KeyCode::Char(c))
+            if armed_key(action) == Some(c)
+                && super::ops::row_name(model, ui.roster.selected).as_deref()
+                    == Some(keeper.as_str()) =>
+        {
+            return Some(request(keeper, action));
+        }
+        (Some(_), _) => {
+            // Anything else disarms; the key then does what it does.
+            ui.notice = Some("cancelled".into());
+        }
+        (None, _) => {}
+    }
+    let slot = selected_row(model, ui.roster.selected)?;
+    let (name, row) = match slot {
+        KeeperRowSlot::Row(r) => (r.name.clone(), Some(r)),
+        KeeperRowSlot::Undecodable { name, .. } => (name.clone()?, None),
+    };
+    let shown = sanitize(&name).into_owned();
+    match key.code {
+        KeyCode::Char('p') => {
+            let paused = row.and_then(|r| r.paused);
+            let running = row.and_then(|r| r.keepalive_running);
+            Some(match (paused, running) {
+                (Some(true), _) => {
+                    ui.notice = Some(format!(
+                        "{shown} is paused: resume is not built yet (it needs the Keeper's generation, §14.7)"
+                    ));
+                    UiCommand::Repaint
+                }
+                (_, Some(false)) => request(name, LifecycleAction::Boot),
+                _ => request(name, LifecycleAction::Pause),
+            })
+        }
+        KeyCode::Char('w') => Some(request(name, LifecycleAction::Wake)),
+        KeyCode::Char('s') => {
+            ui.notice = Some(format!(
+                "shut down {shown}? s again to send · any other key cancels"
+            ));
+            ui.roster.pending = Some(Pending::Armed {
+                keeper: name,
+                action: LifecycleAction::Shutdown,
+            });
+            Some(UiCommand::Repaint)
+        }
+        KeyCode::Char('x') => {
+            if row.and_then(|r| r.keepalive_running) != Some(false) {
+                ui.notice = Some(format!(
+                    "delete {shown}: only while no fiber runs — shut it down first (s s)"
+                ));
+                return Some(UiCommand::Repaint);
+            }
+            ui.notice = Some(format!(
+                "delete {shown}? removes its {DELETE_REMOVES} · x again to send · any other key cancels"
+            ));
+            ui.roster.pending = Some(Pending::Armed {
+                keeper: name,
+                action: LifecycleAction::Delete,
+            });
+            Some(UiCommand::Repaint)
+        }
+        KeyCode::Char('g') => {
+            ui.notice = Some(format!(
+                "tool gate of {shown}: y yolo · a auto · any other key cancels"
+            ));
+            ui.roster.pending = Some(Pending::Gate { keeper: name });
+            Some(UiCommand::Repaint)
+        }
+        _ => None,
+    }
+}
+
+fn armed_key(action: LifecycleAction) -> Option<char> {
+    match action {
+        LifecycleAction::Shutdown => Some('s'),
+        LifecycleAction::Delete => Some('x'),
+        _ => None,
+    }
+}
