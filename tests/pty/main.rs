@@ -10,3 +10,4 @@ mod pty_asks;
 mod pty_chat;
 mod pty_demo;
 mod pty_editor;
+mod pty_keeper_ops;

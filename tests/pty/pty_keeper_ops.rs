@@ -1,0 +1,43 @@
+//! Keeper operations end to end (issue 10 part A, "Tests": pause then wake a demo Keeper and
+//! see the roster follow): `masc-tui demo` in a pseudo-terminal, the keys sent as an operator
+//! types them, the receipt line and the re-read roster read off the emulated screen.
+
+#![allow(clippy::expect_used, clippy::panic)]
+
+use crate::pty_support::*;
+
+/// The roster row of `name` shows `word` (its LIFECYCLE / RUNTIME column).
+fn row_shows(session: &PtySession, name: &str, word: &str) {
+    session.wait_for(&format!("{name} shows {word}"), |s| {
+        let screen = s.parser.screen();
+        row_of(screen, name).is_some_and(|row| row_text(screen, row).contains(word))
+    });
+}
+
+/// §14.1, N-3: `p` pauses the selected demo Keeper — the receipt line says so and the roster,
+/// re-read after the receipt, shows it paused; `w` then wakes it (a signal: the line says
+/// sent); `s` `s` shuts down another Keeper and the roster shows it stopped.
+#[test]
+fn pty_pause_then_wake_a_demo_keeper_and_the_roster_follows() {
+    let mut session = PtySession::demo(DemoOptions::default());
+    session.wait_for_roster();
+    row_shows(&session, "rondo", "running");
+    session.send(b"p");
+    session.wait_for_text("rondo: pause: sent");
+    row_shows(&session, "rondo", "paused");
+    session.send(b"w");
+    session.wait_for_text("rondo: wake: sent");
+
+    session.send(b"j");
+    session.send(b"s");
+    session.wait_for_text("s again to send");
+    session.send(b"s");
+    session.wait_for_text("sangsu: shutdown: shut down");
+    row_shows(&session, "sangsu", "stopped");
+
+    session.send(b"q");
+    session.wait_for_text("press q again to quit");
+    session.send(b"q");
+    let status = session.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+}
