@@ -383,3 +383,53 @@ fn s14_4_g_then_y_or_a_sets_the_tool_gate() {
     ));
     assert!(ui.roster.pending.is_none());
 }
+
+/// H-6: the selected Keeper's operation line takes its own row; it never covers a roster row,
+/// the selected one included (here the last row of a roster that fills the pane).
+#[test]
+fn h6_the_operation_line_never_covers_the_selected_row() {
+    use masc_tui::view::screens::{ProjectionCtx, render};
+    use masc_tui::view::theme::Theme;
+    let mut model = Model::default();
+    model.on_identity(sample::confirmed(1, AdmissionMode::Receipt));
+    let t = sample::roster_ticket(1, 1);
+    crate::rig::dispatch(&mut model, t.clone());
+    crate::rig::observe(
+        &mut model,
+        sample::roster_observation(t, sample::roster(40), AdmissionMode::Receipt),
+    )
+    .unwrap();
+    let area = Rect::new(0, 0, 100, 20);
+    let mut ui = Ui {
+        area,
+        tab: Tab::Keepers,
+        ..Ui::default()
+    };
+    ui.roster.selected = 39;
+    let keeper = name_of(&model, 39);
+    let ws = sample::scope(1).workspace.0;
+    model.keepers.ops.sandbox.submit(
+        SaveId::fresh(),
+        SandboxIntent {
+            keeper: keeper.clone(),
+            profile: SandboxProfile::Microvm,
+        },
+        ws,
+    );
+    let mut buf = ratatui::buffer::Buffer::empty(area);
+    render(
+        &model,
+        &ui,
+        &ProjectionCtx::now(Theme { color: false }),
+        area,
+        &mut buf,
+    );
+    let text = sample::buffer_text(&buf);
+    let line = format!("{keeper}: sandbox → microvm: queued");
+    assert!(text.contains(&line), "{text}");
+    let rows_with_name = text.lines().filter(|l| l.contains(&keeper)).count();
+    assert_eq!(
+        rows_with_name, 2,
+        "its roster row and its operation line:\n{text}"
+    );
+}

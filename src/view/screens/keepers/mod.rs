@@ -319,11 +319,17 @@ pub fn render(model: &Model, ui: &RosterUi, ctx: &ProjectionCtx, area: Rect, buf
     if area.height > 1 {
         heading_line(cols, theme).render(Rect::new(area.x, area.y + 1, area.width, 1), buf);
     }
+    // The selected Keeper's operation line takes the last row: the rows end above it, so it
+    // never covers a row (nor the selection).
+    let op_row = ops::row_name(model, ui.selected.min(roster.rows.len().saturating_sub(1)))
+        .filter(|name| ops::has_line(model, name));
     let rows_area = Rect::new(
         area.x,
         area.y + 2,
         area.width,
-        area.height.saturating_sub(2),
+        area.height
+            .saturating_sub(2)
+            .saturating_sub(u16::from(op_row.is_some())),
     );
     if roster.rows.is_empty() {
         Line::styled("no keepers registered", theme.style(Tone::Dim)).render(rows_area, buf);
@@ -347,7 +353,7 @@ pub fn render(model: &Model, ui: &RosterUi, ctx: &ProjectionCtx, area: Rect, buf
     {
         render_detail(model, slot, &ui.detail, ctx, area, buf);
     }
-    if let Some(name) = ops::row_name(model, selected) {
+    if let Some(name) = op_row {
         ops::render_op_line(model, &name, theme, area, buf);
     }
     if let Some(picker) = &ui.picker {

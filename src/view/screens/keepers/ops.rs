@@ -248,6 +248,17 @@ fn lifecycle_words(applied: &LifecycleApplied) -> String {
     }
 }
 
+/// Whether `keeper` has an operation line (an operation this session, in this workspace).
+pub fn has_line(model: &Model, keeper: &str) -> bool {
+    model.gate().current().is_some_and(|scope| {
+        model
+            .keepers
+            .ops
+            .latest(keeper, &scope.workspace.0)
+            .is_some()
+    })
+}
+
 /// The operation line of the selected Keeper, drawn on the last row of `area`.
 pub fn render_op_line(model: &Model, keeper: &str, theme: Theme, area: Rect, buf: &mut Buffer) {
     let Some(scope) = model.gate().current() else {
