@@ -7,8 +7,8 @@
 
 pub mod detail;
 pub mod keys;
-pub mod logs;
 pub mod lifecycle;
+pub mod logs;
 pub mod ops;
 
 use super::widgets::{effective_offset, not_served_any_more, not_served_text, status_mark};
