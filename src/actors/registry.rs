@@ -85,7 +85,13 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
         ),
         // 10 s: a cold inventory answers "warming" first (§6.1); the next poll settles it.
         entry(
-            &["tools_inventory", "skills_catalog", "async_requests"],
+            &[
+                "tools_inventory",
+                "skills_catalog",
+                "async_requests",
+                "async_request",
+                "keeper_surface",
+            ],
             system::ToolsSpawner { cadence: secs(10) },
         ),
         entry(
@@ -173,6 +179,8 @@ mod tests {
             SystemSlot::ToolsInventory,
             SystemSlot::SkillsCatalog,
             SystemSlot::AsyncRequests,
+            SystemSlot::AsyncRequest("r".into()),
+            SystemSlot::KeeperSurface("k".into()),
             SystemSlot::RuntimeCatalogue,
             SystemSlot::RuntimeConfig,
             SystemSlot::RuntimeForm(crate::actors::saves::SaveId("save-1".into())),

@@ -311,6 +311,32 @@ impl WireDecode for AsyncRequestDetail {
                 "a result before the request failed or completed",
             ));
         }
+        // T-9: the identifiers the detail hands on are read strictly (an empty run id,
+        // source Task or logical owner is not a value).
+        let blank = |path: &str, what: &str| {
+            DecodeError::new(
+                DecodeErrorKind::InvalidValue,
+                path,
+                format!("{what} is blank"),
+            )
+        };
+        if let Some(run) = &w.run {
+            if run.run_id.trim().is_empty() {
+                return Err(blank(".run.run_id", "run_id"));
+            }
+            if run
+                .source_task_id
+                .as_deref()
+                .is_some_and(|t| t.trim().is_empty())
+            {
+                return Err(blank(".run.source_task_id", "source_task_id"));
+            }
+        }
+        if let LogicalObservation::Observed { owner, .. } = &w.logical
+            && owner.trim().is_empty()
+        {
+            return Err(blank(".logical.owner", "owner"));
+        }
         Ok(Self {
             request_id: w.request_id,
             submitted_by: w.submitted_by,
@@ -331,7 +357,18 @@ impl AsyncRequestDetail {
         held: Option<(&str, &str)>,
     ) -> Result<Self, DecodeError> {
         let d = Self::decode(bytes)?;
-        if d.request_id != request_id {
+        d.check_echo(request_id, held)?;
+        Ok(d)
+    }
+
+    /// The echo checks of [`Self::decode_for`] on an already decoded body (a value reused
+    /// from the ETag cache is checked against the context of the read that reuses it).
+    pub fn check_echo(
+        &self,
+        request_id: &str,
+        held: Option<(&str, &str)>,
+    ) -> Result<(), DecodeError> {
+        if self.request_id != request_id {
             return Err(DecodeError::new(
                 DecodeErrorKind::EchoMismatch,
                 ".request_id",
@@ -339,14 +376,14 @@ impl AsyncRequestDetail {
             ));
         }
         if let Some((submitted_by, target_keeper)) = held {
-            if d.submitted_by != submitted_by {
+            if self.submitted_by != submitted_by {
                 return Err(DecodeError::new(
                     DecodeErrorKind::EchoMismatch,
                     ".submitted_by",
                     "submitted_by differs from the list row",
                 ));
             }
-            if d.target_keeper != target_keeper {
+            if self.target_keeper != target_keeper {
                 return Err(DecodeError::new(
                     DecodeErrorKind::EchoMismatch,
                     ".target_keeper",
@@ -354,7 +391,7 @@ impl AsyncRequestDetail {
                 ));
             }
         }
-        Ok(d)
+        Ok(())
     }
 
     /// The Task to open: only a confirmed run's `source_task_id`.
@@ -440,6 +477,25 @@ mod tests {
         let d = AsyncRequestDetail::decode(body.as_bytes()).unwrap();
         assert_eq!(d.physical.state, PhysicalState::Completed);
         assert!(matches!(d.logical, LogicalObservation::Unavailable { .. }));
+    }
+
+    #[test]
+    fn blank_identifiers_are_refused_t9() {
+        for (from, to, path) in [
+            (r#""run_id":"kmsg-7f3a""#, r#""run_id":" ""#, ".run.run_id"),
+            (
+                r#""source_task_id":"task-1013""#,
+                r#""source_task_id":"""#,
+                ".run.source_task_id",
+            ),
+            (r#""owner":"rondo""#, r#""owner":"""#, ".logical.owner"),
+        ] {
+            let e = AsyncRequestDetail::decode(DETAIL.replace(from, to).as_bytes()).unwrap_err();
+            assert_eq!(
+                (e.kind, e.path.as_str()),
+                (DecodeErrorKind::InvalidValue, path)
+            );
+        }
     }
 
     #[test]

@@ -53,6 +53,8 @@ pub enum UiCommand {
     Board(crate::actors::board::BoardCommand),
     /// A Keeper detail command (watch, unwatch, refresh) for the Keeper detail source.
     KeeperDetail(crate::actors::keeper_detail::KeeperDetailCommand),
+    /// A Tools command for the Tools source (open/close an async request), then paint.
+    Tools(crate::actors::system::ToolsCommand),
     /// Decide an approval (the second `y` or `n`, or `R`): a save of the decision.
     Decide(crate::actors::decisions::approval::DecisionIntent),
     /// Open the operator's editor (`VISUAL`/`EDITOR`/`vi`) on this text; the result goes to

@@ -3,6 +3,7 @@
 pub mod actor;
 pub mod admission;
 pub mod asks;
+pub mod async_request;
 pub mod board;
 pub mod chat;
 pub mod command;

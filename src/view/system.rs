@@ -12,13 +12,15 @@
 //! (`runtime_end`, P-1, P-2).
 
 use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
+use super::async_request::OpenRequest;
 use super::surface::{SurfaceModel, not_served_of};
 use crate::actors::connectors::NamesChain;
 use crate::actors::connectors::chain::chain_key;
 use crate::actors::contract::{Inbox, Inboxes, SlotKey, SourceKey, Ticket};
 use crate::actors::system::runtime_form::RuntimeForm;
 use crate::actors::system::{
-    LoadPart, PartOutcome, RUNTIME, RUNTIME_CONFIG, SystemObservation, SystemSlot,
+    LoadPart, PartOutcome, RUNTIME, RUNTIME_CONFIG, SystemObservation, SystemSlot, TOOLS,
+    ToolsCommand,
 };
 use crate::protocol::async_requests::AsyncRequestList;
 use crate::protocol::connectors::{ConnectorStatusList, NameScope};
@@ -53,6 +55,8 @@ pub struct SystemModel {
     pub connectors: Slot<Arc<ConnectorStatusList>>,
     /// One slot per name cursor chain, keyed by `SystemSlot::ConnectorNames` (D-1).
     pub names: BTreeMap<SystemSlot, Slot<Arc<NamesChain>>>,
+    /// The async request the view opened and its single GET (§6.4, T-9…T-13).
+    pub request: Option<OpenRequest>,
 }
 
 impl Default for SystemModel {
@@ -77,7 +81,37 @@ impl SystemModel {
             reread: false,
             connectors: Slot::default(),
             names: BTreeMap::new(),
+            request: None,
         }
+    }
+
+    /// The view asked the Tools source for this: open/close the request locally at once, so
+    /// its slot exists before its dispatch arrives. Re-opening a request (even the same id)
+    /// starts from nothing: the old ticket never fits the new slot.
+    pub fn on_command(&mut self, cmd: &ToolsCommand) {
+        match cmd {
+            ToolsCommand::OpenRequest { request_id, held } => {
+                self.request = Some(OpenRequest::new(request_id.clone(), held.clone()));
+            }
+            ToolsCommand::CloseRequest => self.request = None,
+            ToolsCommand::RefreshRequest | ToolsCommand::SelectKeeper { .. } => {}
+        }
+    }
+
+    /// What re-opens the open request in a restarted Tools source (its read died with it).
+    pub fn reopen_command(&self) -> Option<ToolsCommand> {
+        self.request.as_ref().map(|r| ToolsCommand::OpenRequest {
+            request_id: r.request_id.clone(),
+            held: r.held.clone(),
+        })
+    }
+
+    fn request_for(&self, id: &str) -> Option<&OpenRequest> {
+        self.request.as_ref().filter(|r| r.request_id == id)
+    }
+
+    fn request_mut(&mut self, id: &str) -> Option<&mut OpenRequest> {
+        self.request.as_mut().filter(|r| r.request_id == id)
     }
 
     /// The chain of `connector`'s `scope` names, if it was ever dispatched.
@@ -149,6 +183,9 @@ impl SurfaceModel for SystemModel {
             ) | (
                 SystemSlot::ConnectorNames { .. },
                 SystemObservation::ConnectorNames(_)
+            ) | (
+                SystemSlot::AsyncRequest(_),
+                SystemObservation::AsyncRequest(_)
             )
         );
         if let (SystemSlot::RuntimeForm(id), SystemObservation::RuntimeForm(event)) =
@@ -166,6 +203,18 @@ impl SurfaceModel for SystemModel {
         match &ticket.slot {
             key @ SystemSlot::ConnectorNames { .. } => {
                 Slot::judge_if_open(self.names.get(key), ticket, gate)
+            }
+            // T-11: only the request still open with this id; its context must be the one
+            // the read was dispatched with.
+            SystemSlot::AsyncRequest(id) => {
+                let open = self.request_for(id);
+                if let (Some(open), SystemObservation::AsyncRequest(read)) = (open, payload)
+                    && (read.request_id != open.request_id || read.held != open.held)
+                {
+                    gate.check(ticket)?;
+                    return Err(RejectReason::OtherTarget);
+                }
+                Slot::judge_if_open(open.map(|r| &r.detail), ticket, gate)
             }
             key => match self.slot_mut(key) {
                 Some(slot) => slot.judge(ticket, gate),
@@ -230,6 +279,17 @@ impl SurfaceModel for SystemModel {
                     slot.apply_with(ticket, read.result, now, |v| v);
                 }
             }
+            SystemObservation::AsyncRequest(read) => {
+                if let Some(open) = self.request_mut(&read.request_id) {
+                    let ok = read.result.is_ok();
+                    open.detail.apply_with(ticket, read.result, now, |v| v);
+                    if ok {
+                        open.admitted(now);
+                    }
+                }
+            }
+            // Not read by this version's view: its judge refuses it first.
+            SystemObservation::KeeperSurface(_) => {}
         }
     }
 
@@ -263,6 +323,9 @@ impl SurfaceModel for SystemModel {
         ];
         for (key, slot) in self.names.iter_mut() {
             all.push((key.source(), slot));
+        }
+        if let Some(open) = self.request.as_mut() {
+            all.push((TOOLS, &mut open.detail));
         }
         all
     }
@@ -400,6 +463,10 @@ impl SystemModel {
             SystemSlot::ConnectorNames { .. } => {
                 self.names.get_mut(key).map(|s| s as &mut dyn SystemSlotOps)
             }
+            SystemSlot::AsyncRequest(id) => self
+                .request_mut(id)
+                .map(|r| &mut r.detail as &mut dyn SystemSlotOps),
+            SystemSlot::KeeperSurface(_) => None,
         }
     }
 }

@@ -17,6 +17,7 @@ mod save_ask_answer;
 mod save_keeper_lifecycle;
 mod save_keeper_ops;
 mod save_runtime_form;
+mod tools_rig;
 mod work_rig;
 
 mod actor_board;
@@ -33,6 +34,7 @@ mod chat_protocol;
 mod chat_saves;
 mod chat_source;
 mod compat_fallbacks;
+mod tools_request;
 mod work_goals;
 mod work_restart;
 mod work_task_detail;

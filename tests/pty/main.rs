@@ -11,3 +11,4 @@ mod pty_chat;
 mod pty_demo;
 mod pty_editor;
 mod pty_keeper_ops;
+mod pty_tools;

@@ -21,6 +21,7 @@ mod view_actor;
 mod view_admission;
 mod view_approvals;
 mod view_asks;
+mod view_async_runs;
 mod view_board;
 mod view_editor;
 mod view_fetched_states;

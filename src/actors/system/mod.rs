@@ -1,10 +1,14 @@
 //! System sources and the System surface's own types (protocol.md §6.1–§6.3, §7, §9.1;
 //! sources.md T-1…T-4, T-14, F-1…F-5, D-1…D-7):
 //!
-//! - [`tools`]: the Tools source — inventory, Skills catalogue and async-request observation
-//!   as three standing slots. Each starts from the same dispatch with its own worker and
-//!   ticket; none waits for or starts from another (T-1), a delay or failure of one never
-//!   blocks or overwrites its siblings (T-2).
+//! - [`tools`]: the Tools source's reads — inventory, Skills catalogue and async-request
+//!   observation as three standing slots. Each starts from the same dispatch with its own
+//!   worker and ticket; none waits for or starts from another (T-1), a delay or failure of one
+//!   never blocks or overwrites its siblings (T-2). Beside them, two reads the view opens: one
+//!   async request's single GET (§6.4, [`async_detail`]) and the selected Keeper's effective
+//!   surface (§6.1 `?keeper=`).
+//! - [`tools_source`]: the actor owning them; while a request detail is open its cadence reads
+//!   only that request (T-15).
 //! - [`runtime`]: the Runtime catalogue source — one shared slot filled by a joined load (the
 //!   catalogue, whose catalogue and usage sections decode independently, F-3, F-4, and the
 //!   provider reachability probe, F-7); an explicit demand coalesces into one follow-up (F-2).
@@ -13,10 +17,12 @@
 //! Cadence shares a read in flight; `r` supersedes the Tools reads (G-3) and coalesces the
 //! Runtime load (F-2).
 
+pub mod async_detail;
 pub mod runtime;
 pub mod runtime_config;
 pub mod runtime_form;
 pub mod tools;
+pub mod tools_source;
 
 use crate::actors::connectors::NamesPageRead;
 use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
@@ -28,12 +34,14 @@ use crate::protocol::skills::SkillsSnapshotRead;
 use crate::protocol::tools::ToolsInventoryRead;
 use runtime_form::RuntimeForm;
 
+pub use async_detail::{AsyncDetailRead, HeldRequest};
 pub use runtime::{
     LoadOutcome, LoadPart, PartOutcome, RUNTIME_PROBE_PATH, RUNTIME_RESOLVED_PATH,
     RuntimeCatalogueSpawner, RuntimeLoad,
 };
 pub use runtime_config::{RUNTIME_CONFIG_RAW_PATH, RuntimeConfigSpawner};
-pub use tools::{ASYNC_REQUESTS_PATH, SKILLS_PATH, TOOLS_PATH, ToolsSpawner};
+pub use tools::{ASYNC_REQUESTS_PATH, KeeperSurfaceRead, SKILLS_PATH, TOOLS_PATH};
+pub use tools_source::ToolsSpawner;
 
 /// The Tools source (supervision key): three independent slots (T-1).
 pub const TOOLS: SourceKey = SourceKey("tools");
@@ -53,6 +61,11 @@ pub enum SystemSlot {
     SkillsCatalog,
     /// `GET /api/v1/async-requests` (§6.3).
     AsyncRequests,
+    /// `GET /api/v1/async-requests/{request_id}` (§6.4) of the open request (T-9, T-11).
+    AsyncRequest(String),
+    /// `GET /api/v1/dashboard/tools?keeper=` (§6.1): the selected Keeper's effective surface
+    /// and Skill activation ledger (the `available` and `receipts` panes).
+    KeeperSurface(String),
     /// `GET /api/v1/runtime/resolved` (§9.1) joined with `GET /api/v1/dashboard/runtime-probe`:
     /// the shared Runtime catalogue, usage and reachability (F).
     RuntimeCatalogue,
@@ -72,6 +85,10 @@ impl SlotKey for SystemSlot {
             Self::ToolsInventory => "tools_inventory".to_string(),
             Self::SkillsCatalog => "skills_catalog".to_string(),
             Self::AsyncRequests => "async_requests".to_string(),
+            // Request ids and Keeper names stay out of trace names (G-10): the ticket
+            // identifies the object.
+            Self::AsyncRequest(_) => "async_request".to_string(),
+            Self::KeeperSurface(_) => "keeper_surface".to_string(),
             Self::RuntimeCatalogue => "runtime_catalogue".to_string(),
             Self::RuntimeConfig => "runtime_config".to_string(),
             Self::RuntimeForm(_) => format!("save:{}", RuntimeForm::KIND),
@@ -85,7 +102,11 @@ impl SlotKey for SystemSlot {
 
     fn source(&self) -> SourceKey {
         match self {
-            Self::ToolsInventory | Self::SkillsCatalog | Self::AsyncRequests => TOOLS,
+            Self::ToolsInventory
+            | Self::SkillsCatalog
+            | Self::AsyncRequests
+            | Self::AsyncRequest(_)
+            | Self::KeeperSurface(_) => TOOLS,
             Self::RuntimeCatalogue => RUNTIME,
             Self::RuntimeConfig => RUNTIME_CONFIG,
             Self::RuntimeForm(_) => SAVES,
@@ -100,6 +121,10 @@ pub enum SystemObservation {
     ToolsInventory(ReadResult<ToolsInventoryRead>),
     SkillsCatalog(ReadResult<SkillsSnapshotRead>),
     AsyncRequests(ReadResult<AsyncRequestList>),
+    /// One request's single GET with the context fixed at dispatch (T-9, T-11).
+    AsyncRequest(Box<AsyncDetailRead>),
+    /// The selected Keeper's surface read, with the Keeper it was asked for.
+    KeeperSurface(Box<KeeperSurfaceRead>),
     /// One joined load: catalogue + usage + probe (F-7, P-1).
     RuntimeCatalogue(Box<RuntimeLoad>),
     RuntimeConfig(ReadResult<RuntimeConfigRaw>),
@@ -116,6 +141,8 @@ impl Payload for SystemObservation {
             Self::ToolsInventory(r) => read_outcome(r),
             Self::SkillsCatalog(r) => read_outcome(r),
             Self::AsyncRequests(r) => read_outcome(r),
+            Self::AsyncRequest(d) => read_outcome(&d.result),
+            Self::KeeperSurface(k) => read_outcome(&k.result),
             Self::RuntimeCatalogue(load) => load.trace_outcome(),
             Self::RuntimeConfig(r) => read_outcome(r),
             Self::RuntimeForm(e) => e.step.trace_outcome(),
@@ -123,4 +150,24 @@ impl Payload for SystemObservation {
             Self::ConnectorNames(n) => read_outcome(&n.result),
         }
     }
+}
+
+/// What the view asks of the Tools source (through its typed handle).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolsCommand {
+    /// Open (or re-open) one async request: its single GET is a new owned read with a new
+    /// ticket (T-11, A-17). `held` is the list row's requester and target when the request was
+    /// opened from the list; `None` for an explicit id lookup (`o`), never filled from the
+    /// current Keeper (T-8). While it is open the cadence reads only it (T-15).
+    OpenRequest {
+        request_id: String,
+        held: Option<HeldRequest>,
+    },
+    /// `r` in the request detail: re-read it (supersedes the read in flight, T-11).
+    RefreshRequest,
+    /// Leave the request detail: only its read is retired (T-12).
+    CloseRequest,
+    /// The Keeper whose effective surface and activation ledger the `available` and
+    /// `receipts` panes show; `None` stops reading it.
+    SelectKeeper { keeper: Option<String> },
 }

@@ -1,18 +1,14 @@
-//! The Tools source: inventory (§6.1), Skills catalogue (§6.2) and async requests (§6.3) as
-//! three standing slots of one polled source (T-1, T-2).
+//! The Tools source's reads: inventory (§6.1), Skills catalogue (§6.2) and async requests
+//! (§6.3) as three standing slots (T-1, T-2), and the selected Keeper's surface (§6.1 with
+//! `?keeper=`) as a slot the view opens.
 
-use super::{SystemObservation, SystemSlot, TOOLS};
-use crate::actors::contract::{
-    GenerationBook, SourceContext, SourceHandle, SourceKey, SourceSpawner,
-};
-use crate::actors::read::polled::spawn_polled;
+use super::{SystemObservation, SystemSlot};
+use crate::actors::contract::{GenerationBook, GenerationCounter, ReadResult};
 use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
 use crate::protocol::async_requests::AsyncRequestList;
+use crate::protocol::client::QueryString;
 use crate::protocol::skills::SkillsSnapshotRead;
 use crate::protocol::tools::ToolsInventoryRead;
-use futures::future::BoxFuture;
-use ractor::{ActorCell, SpawnErr};
-use std::time::Duration;
 
 pub const TOOLS_PATH: &str = "/api/v1/dashboard/tools";
 pub const SKILLS_PATH: &str = "/api/v1/skills";
@@ -68,22 +64,38 @@ pub fn tools_slots(generations: &GenerationBook) -> Vec<SlotSpec<SystemSlot, Sys
     ]
 }
 
-/// Spawns the Tools source (three slots) under the supervisor.
-pub struct ToolsSpawner {
-    pub cadence: Duration,
+/// The selected Keeper's inventory read, with the Keeper it was asked for.
+#[derive(Debug, Clone)]
+pub struct KeeperSurfaceRead {
+    pub keeper: String,
+    pub result: ReadResult<ToolsInventoryRead>,
 }
 
-impl SourceSpawner for ToolsSpawner {
-    fn key(&self) -> SourceKey {
-        TOOLS
-    }
+pub fn keeper_surface_path(keeper: &str) -> String {
+    QueryString::new()
+        .pair("keeper", keeper)
+        .append_to(TOOLS_PATH)
+}
 
-    fn spawn(
-        &self,
-        ctx: SourceContext,
-        supervisor: ActorCell,
-    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
-        let slots = tools_slots(&ctx.generations);
-        spawn_polled(TOOLS, slots, self.cadence, ctx, supervisor)
+/// The `?keeper=` slot: an explicit re-read supersedes, the cadence shares.
+pub fn keeper_surface_slot(
+    keeper: &str,
+    generations: GenerationCounter,
+) -> SlotSpec<SystemSlot, SystemObservation> {
+    let asked = keeper.to_string();
+    SlotSpec {
+        key: SystemSlot::KeeperSurface(keeper.to_string()),
+        explicit: ExplicitPolicy::Supersede,
+        standing: false,
+        generations,
+        reader: reader(move |auth, client| {
+            let keeper = asked.clone();
+            async move {
+                let result = client
+                    .get::<ToolsInventoryRead>(&auth, &keeper_surface_path(&keeper))
+                    .await;
+                SystemObservation::KeeperSurface(Box::new(KeeperSurfaceRead { keeper, result }))
+            }
+        }),
     }
 }

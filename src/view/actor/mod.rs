@@ -281,6 +281,14 @@ impl<B: FrameSink> ViewState<B> {
                         let _ = self.keeper_detail_command(cmd);
                     }
                 }
+                // A restarted Tools source lost the open request's read: open it again.
+                if restarted
+                    && source == crate::actors::system::TOOLS
+                    && let Some(cmd) = self.model.system.reopen_command()
+                    && let Some(notice) = self.tools_command(cmd)
+                {
+                    self.ui.notice = Some(notice.into());
+                }
             }
             SourceEvent::SourceRestarted(source) => {
                 let changed = self.model.on_source_restarted(source);
@@ -451,6 +459,13 @@ impl<B: FrameSink> ViewState<B> {
             UiCommand::KeeperDetail(cmd) => {
                 self.model.keeper_detail.on_command(&cmd);
                 if let Some(notice) = self.keeper_detail_command(cmd) {
+                    self.ui.notice = Some(notice.into());
+                }
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Tools(cmd) => {
+                self.model.system.on_command(&cmd);
+                if let Some(notice) = self.tools_command(cmd) {
                     self.ui.notice = Some(notice.into());
                 }
                 self.want(myself, FrameRequest::Input);
@@ -628,6 +643,15 @@ impl<B: FrameSink> ViewState<B> {
             Ok(()) => None,
             Err(true) => Some("not sent: board source stopped"),
             Err(false) => Some("not sent: board source not running"),
+        }
+    }
+
+    /// Sends a Tools command; `Some(notice)` when it could not be sent.
+    fn tools_command(&self, cmd: crate::actors::system::ToolsCommand) -> Option<&'static str> {
+        match self.command(crate::actors::system::TOOLS, cmd) {
+            Ok(()) => None,
+            Err(true) => Some("not sent: tools source stopped"),
+            Err(false) => Some("not sent: tools source not running"),
         }
     }
 

@@ -3,7 +3,9 @@
 //! draws its own slot's pending, observation and failure (T-3); none waits for another (T-2).
 //! On the Runtime pane `j`/`k` select a model; `Enter`, `x` and `a` open the model and account
 //! forms (`form`, issue 11).
+//! The async runs pane selects and opens requests and their source Task (`asyncs`).
 
+pub mod asyncs;
 mod connectors;
 pub mod form;
 mod panes;
@@ -71,6 +73,8 @@ pub struct SystemUi {
     pub runtime_selected: usize,
     /// The open model/account form and the ones left with `Esc` (I-3).
     pub forms: form::Forms,
+    /// The async runs pane: selection, open request, source Task, id lookup.
+    pub asyncs: asyncs::AsyncUi,
 }
 
 impl SystemUi {
@@ -90,7 +94,7 @@ pub const SYSTEM_KEYS: &[(&str, &str)] = &[
     ),
     (
         "r",
-        "re-read this pane's source (Tools: all three reads; Runtime: one forced follow-up)",
+        "re-read this pane's source (Tools: all three reads; the open request or Task; Runtime: one forced follow-up)",
     ),
     (
         "Runtime: Enter / x / a",
@@ -100,6 +104,17 @@ pub const SYSTEM_KEYS: &[(&str, &str)] = &[
         "form: Tab, Esc, Ctrl-X",
         "next field; leave (input kept, nothing cancelled); close a finished save",
     ),
+    ("J / K (async runs)", "select the next / previous request"),
+    (
+        "Enter (async runs)",
+        "open the selected request (its own single GET)",
+    ),
+    ("o (async runs)", "look up a request by explicit id"),
+    (
+        "t (request detail)",
+        "open the source Task of the confirmed run",
+    ),
+    ("Esc", "Task → request → list"),
 ];
 
 fn pane_line(ui: &SystemUi, theme: Theme) -> Line<'static> {
@@ -118,8 +133,14 @@ fn pane_line(ui: &SystemUi, theme: Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-pub fn render(model: &Model, ui: &SystemUi, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+pub fn render(model: &Model, full: &super::Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    let ui = &full.system;
     if area.height == 0 {
+        return;
+    }
+    if ui.pane == SystemPane::AsyncRuns && ui.asyncs.task.is_some() {
+        // The source Task (A-16), drawn as the Work detail draws it.
+        super::work::detail::render_task(model, full, ctx, area, buf);
         return;
     }
     pane_line(ui, ctx.theme).render(Rect::new(area.x, area.y, area.width, 1), buf);
@@ -128,11 +149,16 @@ pub fn render(model: &Model, ui: &SystemUi, ctx: &ProjectionCtx, area: Rect, buf
         SystemPane::Runtime => runtime::lines(model, ui, ctx, width),
         SystemPane::Tools => panes::tools_lines(model, ctx, width),
         SystemPane::Skills => panes::skills_lines(model, ctx, width),
-        SystemPane::AsyncRuns => panes::async_lines(model, ctx, width),
+        SystemPane::AsyncRuns => asyncs::lines(model, &ui.asyncs, ctx, width),
         SystemPane::Connectors => connectors::lines(model, ctx, width),
     };
     let body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
-    let scroll = ui.scroll[ui.pane.position()].min(lines.len().saturating_sub(1));
+    let scroll = if ui.pane == SystemPane::AsyncRuns && ui.asyncs.open.is_some() {
+        ui.asyncs.detail_scroll
+    } else {
+        ui.scroll[ui.pane.position()]
+    };
+    let scroll = scroll.min(lines.len().saturating_sub(1));
     Paragraph::new(lines.into_iter().skip(scroll).collect::<Vec<_>>()).render(body, buf);
 }
 
@@ -227,15 +253,22 @@ impl super::screen::Screen for SystemScreen {
         area: Rect,
         buf: &mut Buffer,
     ) {
-        render(model, &ui.system, ctx, area, buf);
+        render(model, ui, ctx, area, buf);
     }
 
     fn footer(&self, ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
+        if ui.system.pane == SystemPane::AsyncRuns {
+            return asyncs::footer(&ui.system.asyncs, theme);
+        }
         footer_spans(&ui.system, theme)
     }
 
     fn typing(&self, ui: &super::Ui) -> bool {
-        ui.system.pane == SystemPane::Runtime && ui.system.forms.open.is_some()
+        match ui.system.pane {
+            SystemPane::Runtime => ui.system.forms.open.is_some(),
+            SystemPane::AsyncRuns => ui.system.asyncs.typing(),
+            _ => false,
+        }
     }
 
     fn typing_key(
@@ -244,14 +277,20 @@ impl super::screen::Screen for SystemScreen {
         model: &Model,
         key: crossterm::event::KeyEvent,
     ) -> crate::view::command::UiCommand {
-        form::key(&mut ui.system.forms, model, key)
+        match ui.system.pane {
+            SystemPane::Runtime => form::key(&mut ui.system.forms, model, key),
+            _ => asyncs::typing_key(ui, model, key),
+        }
     }
 
-    fn typing_footer(&self, _ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
-        vec![Span::styled(
-            " form · Enter save · Tab field · Esc leave · Ctrl-X close a finished save",
-            theme.style(Tone::Dim),
-        )]
+    fn typing_footer(&self, ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
+        if ui.system.pane == SystemPane::Runtime {
+            return vec![Span::styled(
+                " form · Enter save · Tab field · Esc leave · Ctrl-X close a finished save",
+                theme.style(Tone::Dim),
+            )];
+        }
+        asyncs::footer(&ui.system.asyncs, theme)
     }
 
     fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
@@ -269,6 +308,12 @@ impl super::screen::Screen for SystemScreen {
         {
             return cmd;
         }
+        if ui.system.pane == SystemPane::AsyncRuns {
+            let page_rows = super::work::state::page_rows_for(ui.area);
+            if let Some(cmd) = asyncs::handle(ui, model, key, page_rows) {
+                return cmd;
+            }
+        }
         let rows = super::body_area(ui.area).height;
         if handle(&mut ui.system, key, rows) {
             crate::view::command::UiCommand::Repaint
@@ -278,6 +323,11 @@ impl super::screen::Screen for SystemScreen {
     }
 
     fn refresh(&self, ui: &mut super::Ui) -> crate::view::command::UiCommand {
+        if ui.system.pane == SystemPane::AsyncRuns
+            && let Some(cmd) = asyncs::refresh(ui)
+        {
+            return cmd;
+        }
         crate::view::command::UiCommand::Refresh(ui.system.pane.source())
     }
 }

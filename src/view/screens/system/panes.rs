@@ -1,12 +1,9 @@
-//! The Tools panes (surfaces.md "Tools"; sources.md T-3, T-4, T-14): all tools (inventory),
-//! the Skills catalogue and async runs, each from its own slot. The registered-tool count
+//! The Tools panes (surfaces.md "Tools"; sources.md T-3, T-4): all tools (inventory) and
+//! the Skills catalogue, each from its own slot (async runs: `asyncs`). The registered-tool count
 //! appears only with a settled inventory (T-4); warming, not-registered, uninitialised and
 //! unavailable read as what they are, never as 0 or empty (G-5).
 
 use super::slot_status_lines;
-use crate::protocol::async_requests::{
-    AsyncRequestList, AsyncRequestStatus, AsyncUnavailable, WorkerOwnership,
-};
 use crate::protocol::skills::{SkillSurfaceKind, SkillsSnapshotRead};
 use crate::protocol::tools::ToolsInventoryRead;
 use crate::view::model::Model;
@@ -200,103 +197,6 @@ pub fn skills_lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Lin
             ),
             theme.style(Tone::Bad),
         ));
-    }
-    out
-}
-
-fn status_word(s: AsyncRequestStatus) -> (&'static str, Tone) {
-    match s {
-        AsyncRequestStatus::Queued => ("queued", Tone::Dim),
-        AsyncRequestStatus::Running => ("running", Tone::Busy),
-        AsyncRequestStatus::Cancelling => ("cancelling", Tone::Warn),
-        AsyncRequestStatus::Done => ("done", Tone::Good),
-        AsyncRequestStatus::Error => ("error", Tone::Bad),
-        AsyncRequestStatus::Lost => ("lost", Tone::Bad),
-        AsyncRequestStatus::Cancelled => ("cancelled", Tone::Dim),
-        AsyncRequestStatus::PersistenceFailed => ("persistence_failed", Tone::Bad),
-    }
-}
-
-pub fn async_lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'static>> {
-    let theme = ctx.theme;
-    let fetched = &model.system.asyncs.fetched;
-    let mut out = Vec::new();
-    out.extend(slot_status_lines("async requests", fetched, ctx, width));
-    let Some(observed) = fetched.last() else {
-        return out;
-    };
-    match observed.value.as_ref() {
-        AsyncRequestList::Unavailable { error, .. } => {
-            let why = match error {
-                AsyncUnavailable::AccessRejected { reason } => {
-                    format!("access rejected: {}", sanitize(reason))
-                }
-                AsyncUnavailable::DirectoryRejected => "request directory rejected".into(),
-                AsyncUnavailable::DirectoryReadFailed { reason } => {
-                    format!("request directory read failed: {}", sanitize(reason))
-                }
-            };
-            out.push(Line::styled(
-                format!("async requests unavailable — {why} (not an empty queue)"),
-                theme.style(Tone::Bad),
-            ));
-        }
-        AsyncRequestList::Ready {
-            summary,
-            requests,
-            record_errors,
-            ..
-        } => {
-            out.push(Line::styled(
-                format!(
-                    "ASYNC RUNS  {} active · {} runtime-owned · {} ownership unknown · {} record errors",
-                    summary.active,
-                    summary.runtime_owned,
-                    summary.ownership_unknown,
-                    summary.record_errors
-                ),
-                theme.style(Tone::Strong),
-            ));
-            if requests.is_empty() {
-                out.push(Line::styled(
-                    "no active async requests",
-                    theme.style(Tone::Dim),
-                ));
-            }
-            for r in requests {
-                let (word, tone) = status_word(r.status);
-                let owner = match r.worker_ownership {
-                    WorkerOwnership::RuntimeOwned => "runtime",
-                    WorkerOwnership::DiskOnlyOwnershipUnknown => "ownership unknown",
-                };
-                // T-6: the row keeps who submitted it, its id and its target keeper.
-                let text = format!(
-                    "  {} {:<11} {} → {} · {:.0}s · {owner}",
-                    pad_to(&fit_width(&sanitize(&r.request_id), 28), 28),
-                    word,
-                    sanitize(&r.submitted_by),
-                    sanitize(&r.keeper_name),
-                    r.elapsed_sec
-                );
-                out.push(Line::styled(fit(&text, width), theme.style(tone)));
-            }
-            for e in record_errors {
-                out.push(Line::styled(
-                    fit(
-                        &format!(
-                            "  record error {}: {}",
-                            e.request_id
-                                .as_deref()
-                                .map(|i| sanitize(i).into_owned())
-                                .unwrap_or_else(|| "(no request id)".into()),
-                            sanitize(&e.kind)
-                        ),
-                        width,
-                    ),
-                    theme.style(Tone::Bad),
-                ));
-            }
-        }
     }
     out
 }

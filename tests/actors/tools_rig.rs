@@ -1,0 +1,245 @@
+//! Shared rig of the Tools ownership tests: the embedded server with a fault plan, the Tools
+//! source alone under the supervisor (cadence an hour away: a poll happens only when a test
+//! sends `Demand(Cadence)`), an ordered view log, and a view [`Model`] fed with exactly the
+//! messages the view received, in the view's order. Synchronisation is by view messages and
+//! stage records only.
+#![allow(dead_code)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use crate::actor_support::registry_entry;
+use crate::ordered_view::{OrderedView, Seen};
+use masc_tui::actors::contract::{
+    DemandKind, IdentityState, SlotEvent, SlotKey, SourceControl, SourceHandle, Ticket,
+};
+use masc_tui::actors::supervisor::{
+    RestartPolicy, RuntimeConfig, RuntimeHandle, start_runtime_with,
+};
+use masc_tui::actors::system::{
+    HeldRequest, SystemObservation, SystemSlot, TOOLS, ToolsCommand, ToolsSpawner,
+};
+use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
+use masc_tui::server::faults::FaultPlan;
+use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
+use masc_tui::timeline::capture::StageRecorder;
+use masc_tui::view::admission::RejectReason;
+use masc_tui::view::model::Model;
+use std::time::{Duration, Instant};
+
+const TOKEN: &str = "tools-test-token";
+
+pub type ViewMsg = Seen<SystemSlot, SystemObservation>;
+pub type SystemTicket = Ticket<SystemSlot>;
+
+pub struct Rig {
+    pub server: RunningServer,
+    pub runtime: RuntimeHandle,
+    pub log: OrderedView<SystemSlot, SystemObservation>,
+    pub recorder: StageRecorder,
+    pub model: Model,
+    applied: usize,
+    claimed: Vec<usize>,
+    pub rejected: Vec<(SystemTicket, RejectReason)>,
+    _trace: tracing::subscriber::DefaultGuard,
+    _state: tempfile::TempDir,
+}
+
+pub fn request_key(id: &str) -> SystemSlot {
+    SystemSlot::AsyncRequest(id.into())
+}
+
+pub fn held(by: &str, target: &str) -> Option<HeldRequest> {
+    Some(HeldRequest {
+        submitted_by: by.into(),
+        target_keeper: target.into(),
+    })
+}
+
+pub async fn rig(faults: FaultPlan) -> Rig {
+    let recorder = StageRecorder::new();
+    let trace = tracing::subscriber::set_default(recorder.subscriber());
+    let server = start(ServeOptions {
+        faults,
+        test_mode: true,
+        auth: AuthMode::Token(TOKEN.into()),
+        ..ServeOptions::default()
+    })
+    .await
+    .unwrap();
+    let mut cc = ClientConfig::new(server.base_url());
+    cc.token = TokenSource::Fixed(TOKEN.into());
+    cc.request_timeout = Duration::from_secs(5);
+    let client = WorkspaceClient::new(cc).unwrap();
+    let log = OrderedView::new();
+    let (state, state_at) = crate::actor_support::scratch_outbox();
+    let cfg = RuntimeConfig {
+        expected_base: Some(server.base_path()),
+        health_interval: Duration::from_millis(20),
+        keepers_roster_interval: Duration::from_secs(3600),
+        restart: RestartPolicy {
+            initial_backoff: Duration::from_millis(1),
+            ..RestartPolicy::default()
+        },
+        fault_drills: true,
+        outbox: state_at,
+    };
+    let entries = vec![registry_entry(ToolsSpawner {
+        cadence: Duration::from_secs(3600),
+    })];
+    let runtime = start_runtime_with(client, log.sink(), log.inboxes(), cfg, entries)
+        .await
+        .unwrap();
+    let mut rig = Rig {
+        server,
+        runtime,
+        log,
+        recorder,
+        model: Model::default(),
+        applied: 0,
+        claimed: Vec::new(),
+        rejected: Vec::new(),
+        _trace: trace,
+        _state: state,
+    };
+    rig.wait(|m| matches!(m, ViewMsg::Identity(IdentityState::Confirmed { .. })))
+        .await;
+    rig
+}
+
+impl Rig {
+    fn sync(&mut self) {
+        let now = Instant::now();
+        while self.applied < self.log.seen.len() {
+            let msg = self.log.seen[self.applied].clone();
+            self.applied += 1;
+            match msg {
+                ViewMsg::Slot(event) => {
+                    let ticket = event.ticket().clone();
+                    let drained = self.model.deliver(event, now);
+                    for reason in drained.rejected {
+                        self.rejected.push((ticket.clone(), reason));
+                    }
+                }
+                ViewMsg::Identity(i) => {
+                    self.model.on_identity(i);
+                }
+                ViewMsg::SourceRestarted(s) => {
+                    self.model.on_source_restarted(s);
+                }
+                ViewMsg::SourceStopped(s) => {
+                    self.model.on_source_stopped(s);
+                }
+                ViewMsg::SourceUp { .. } => {}
+            }
+        }
+    }
+
+    /// The first message matching `pred` that no earlier wait took; applies everything
+    /// received to the model.
+    pub async fn wait(&mut self, pred: impl Fn(&ViewMsg) -> bool) -> ViewMsg {
+        let earlier = (0..self.log.seen.len())
+            .find(|i| !self.claimed.contains(i) && pred(&self.log.seen[*i]));
+        let index = match earlier {
+            Some(i) => Some(i),
+            None => {
+                let hit = self.log.wait_for(&pred).await.is_some();
+                hit.then(|| self.log.seen.len() - 1)
+            }
+        };
+        let Some(i) = index else {
+            panic!("the awaited view message never came");
+        };
+        self.claimed.push(i);
+        let found = self.log.seen[i].clone();
+        self.sync();
+        found
+    }
+
+    pub async fn dispatched(&mut self, slot: &SystemSlot) -> SystemTicket {
+        match self
+            .wait(|m| matches!(m, ViewMsg::Slot(SlotEvent::Dispatched(t)) if &t.slot == slot))
+            .await
+        {
+            ViewMsg::Slot(SlotEvent::Dispatched(t)) => t,
+            _ => unreachable!(),
+        }
+    }
+
+    pub async fn observed_ticket(&mut self, ticket: &SystemTicket) -> SystemObservation {
+        match self
+            .wait(|m| matches!(m, ViewMsg::Slot(SlotEvent::Observed(t, _)) if t == ticket))
+            .await
+        {
+            ViewMsg::Slot(SlotEvent::Observed(_, payload)) => payload,
+            _ => unreachable!(),
+        }
+    }
+
+    pub async fn retired(&mut self, ticket: &SystemTicket) {
+        self.wait(|m| matches!(m, ViewMsg::Slot(SlotEvent::Retired(t)) if t == ticket))
+            .await;
+    }
+
+    /// Every `Dispatched` of `slot` received so far.
+    pub fn dispatches_of(&self, slot: &SystemSlot) -> usize {
+        self.log
+            .seen
+            .iter()
+            .filter(|m| matches!(m, ViewMsg::Slot(SlotEvent::Dispatched(t)) if &t.slot == slot))
+            .count()
+    }
+
+    pub async fn tools(&mut self) -> SourceHandle {
+        let is_it = |m: &ViewMsg| matches!(m, ViewMsg::SourceUp { source, .. } if *source == TOOLS);
+        if let Some(ViewMsg::SourceUp { handle, .. }) = self.log.last_seen(is_it) {
+            return handle.clone();
+        }
+        match self.wait(is_it).await {
+            ViewMsg::SourceUp { handle, .. } => handle,
+            _ => unreachable!(),
+        }
+    }
+
+    /// What the view actor does for a Tools key: update the model, then tell the source.
+    pub async fn command(&mut self, cmd: ToolsCommand) {
+        self.model.system.on_command(&cmd);
+        let source = self.tools().await;
+        source
+            .commands::<ToolsCommand>()
+            .expect("the Tools source takes Tools commands")
+            .send_message(cmd)
+            .unwrap();
+    }
+
+    pub async fn open(&mut self, id: &str, held: Option<HeldRequest>) -> SystemTicket {
+        self.command(ToolsCommand::OpenRequest {
+            request_id: id.into(),
+            held,
+        })
+        .await;
+        self.dispatched(&request_key(id)).await
+    }
+
+    pub async fn demand(&mut self, kind: DemandKind) {
+        let source = self.tools().await;
+        assert!(source.send_control(SourceControl::Demand(kind)));
+    }
+
+    /// The stage names traced for `ticket`, in order.
+    pub fn stage_names(&self, ticket: &SystemTicket) -> Vec<String> {
+        let name = ticket.slot.trace_name();
+        self.recorder
+            .records_where(|r| {
+                r.source == name
+                    && r.generation == Some(ticket.generation)
+                    && r.epoch == Some(ticket.scope.epoch)
+            })
+            .into_iter()
+            .map(|r| r.stage)
+            .collect()
+    }
+
+    pub async fn finish(self) {
+        self.runtime.stop().await;
+        self.server.shutdown().await;
+    }
+}
