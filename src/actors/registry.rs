@@ -120,6 +120,8 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
                 "save:keeper_sandbox",
                 "save:keeper_assignment",
                 "save:keeper_lifecycle",
+                "save:connector_bind",
+                "save:connector_unbind",
             ],
             saves::SaveHubSpawner { outbox },
         ),
@@ -185,6 +187,8 @@ mod tests {
             SystemSlot::RuntimeConfig,
             SystemSlot::RuntimeForm(crate::actors::saves::SaveId("save-1".into())),
             SystemSlot::ConnectorsStatus,
+            SystemSlot::BindWrite(crate::actors::saves::SaveId("save-2".into())),
+            SystemSlot::UnbindWrite(crate::actors::saves::SaveId("save-3".into())),
         ]));
         let names = SystemSlot::ConnectorNames {
             connector: "discord".into(),

@@ -55,6 +55,11 @@ pub enum UiCommand {
     KeeperDetail(crate::actors::keeper_detail::KeeperDetailCommand),
     /// A Tools command for the Tools source (open/close an async request), then paint.
     Tools(crate::actors::system::ToolsCommand),
+    /// Bind (or, with `unbind`, unbind) a connector channel: a save (§7.3, §7.4).
+    Binding {
+        unbind: bool,
+        intent: crate::actors::system::binding::BindingIntent,
+    },
     /// Decide an approval (the second `y` or `n`, or `R`): a save of the decision.
     Decide(crate::actors::decisions::approval::DecisionIntent),
     /// Open the operator's editor (`VISUAL`/`EDITOR`/`vi`) on this text; the result goes to

@@ -17,6 +17,8 @@ use super::surface::{SurfaceModel, not_served_of};
 use crate::actors::connectors::NamesChain;
 use crate::actors::connectors::chain::chain_key;
 use crate::actors::contract::{Inbox, Inboxes, SlotKey, SourceKey, Ticket};
+use crate::actors::saves::{Receipt, SaveStep};
+use crate::actors::system::binding::{ConnectorBind, ConnectorUnbind};
 use crate::actors::system::runtime_form::RuntimeForm;
 use crate::actors::system::{
     LoadPart, PartOutcome, RUNTIME, RUNTIME_CONFIG, SystemObservation, SystemSlot, TOOLS,
@@ -50,13 +52,29 @@ pub struct SystemModel {
     /// Model and account form saves this session made or read back (I-1…I-5).
     pub forms: SaveBook<RuntimeForm>,
     /// A form save's receipt landed: the catalogue and the source are re-read (F-2, I-4).
-    reread: bool,
+    runtime_reread: bool,
     /// Connector status with bindings (§7.1), delivered before any name (D-5).
     pub connectors: Slot<Arc<ConnectorStatusList>>,
     /// One slot per name cursor chain, keyed by `SystemSlot::ConnectorNames` (D-1).
     pub names: BTreeMap<SystemSlot, Slot<Arc<NamesChain>>>,
     /// The async request the view opened and its single GET (§6.4, T-9…T-13).
     pub request: Option<OpenRequest>,
+    /// Connector bind saves this session made or read back (§7.3), each its own slot.
+    pub binds: SaveBook<ConnectorBind>,
+    /// Connector unbind saves (§7.4).
+    pub unbinds: SaveBook<ConnectorUnbind>,
+    /// A binding write settled and the status has not been read since (D-14 on screen).
+    pub reread: Option<Reread>,
+    /// A settled binding write the Connectors source has not been told of yet (D-10).
+    write_demand: bool,
+}
+
+/// The status re-read a binding write is owed (D-10…D-14): `covering` is the first status
+/// read dispatched after the write; its admitted answer settles it. A failed one leaves it
+/// pending (re-read pending, not looping).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Reread {
+    pub covering: Option<u64>,
 }
 
 impl Default for SystemModel {
@@ -78,11 +96,30 @@ impl SystemModel {
             runtime_loads: RuntimeLoads::default(),
             config: Slot::default(),
             forms: SaveBook::default(),
-            reread: false,
+            runtime_reread: false,
             connectors: Slot::default(),
             names: BTreeMap::new(),
             request: None,
+            binds: SaveBook::default(),
+            unbinds: SaveBook::default(),
+            reread: None,
+            write_demand: false,
         }
+    }
+
+    /// Whether a settled binding write must be told to the Connectors source; clears it.
+    pub fn take_write_demand(&mut self) -> bool {
+        std::mem::take(&mut self.write_demand)
+    }
+
+    /// A binding write's receipt landed: the status must be read again after it, unless the
+    /// write is known not to have changed anything on the server.
+    fn binding_settled(&mut self, class: SaveClass) {
+        if matches!(class, SaveClass::NotSent | SaveClass::NotApplied) {
+            return;
+        }
+        self.write_demand = true;
+        self.reread = Some(Reread::default());
     }
 
     /// The view asked the Tools source for this: open/close the request locally at once, so
@@ -136,9 +173,19 @@ impl SurfaceModel for SystemModel {
     }
 
     fn dispatched(&mut self, ticket: &Ticket<SystemSlot>, gate: &EpochGate) -> bool {
-        if let SystemSlot::RuntimeForm(save_id) = &ticket.slot {
+        match &ticket.slot {
             // A save is admitted by its own book, not the epoch (H-16, K-5).
-            return self.forms.dispatched(save_id, ticket);
+            SystemSlot::RuntimeForm(save_id) => return self.forms.dispatched(save_id, ticket),
+            SystemSlot::BindWrite(id) => return self.binds.dispatched(id, ticket),
+            SystemSlot::UnbindWrite(id) => return self.unbinds.dispatched(id, ticket),
+            SystemSlot::ConnectorsStatus if gate.check(ticket).is_ok() => {
+                if let Some(r) = self.reread.as_mut()
+                    && r.covering.is_none()
+                {
+                    r.covering = Some(ticket.generation);
+                }
+            }
+            _ => {}
         }
         if matches!(ticket.slot, SystemSlot::ConnectorNames { .. }) && gate.check(ticket).is_ok() {
             // A chain's slot exists from its first dispatch on.
@@ -186,7 +233,8 @@ impl SurfaceModel for SystemModel {
             ) | (
                 SystemSlot::AsyncRequest(_),
                 SystemObservation::AsyncRequest(_)
-            )
+            ) | (SystemSlot::BindWrite(_), SystemObservation::Bind(_))
+                | (SystemSlot::UnbindWrite(_), SystemObservation::Unbind(_))
         );
         if let (SystemSlot::RuntimeForm(id), SystemObservation::RuntimeForm(event)) =
             (&ticket.slot, payload)
@@ -199,6 +247,16 @@ impl SurfaceModel for SystemModel {
         }
         if !fits {
             return Err(RejectReason::UnknownSlot);
+        }
+        // Receipts are not gated by the epoch (a write already made, H-16): its own book.
+        match (&ticket.slot, payload) {
+            (SystemSlot::BindWrite(_), SystemObservation::Bind(e)) => {
+                return self.binds.judge(ticket, e);
+            }
+            (SystemSlot::UnbindWrite(_), SystemObservation::Unbind(e)) => {
+                return self.unbinds.judge(ticket, e);
+            }
+            _ => {}
         }
         match &ticket.slot {
             key @ SystemSlot::ConnectorNames { .. } => {
@@ -255,9 +313,19 @@ impl SurfaceModel for SystemModel {
                         Some(self.runtime_loads.last_dispatched.unwrap_or(0));
                 }
                 self.forms.apply(*event);
-                self.reread |= receipt;
+                self.runtime_reread |= receipt;
             }
             SystemObservation::ConnectorsStatus(r) => {
+                // D-14: the read after a binding write settles the re-read only when admitted.
+                if let Some(reread) = self.reread
+                    && reread.covering == Some(ticket.generation)
+                {
+                    self.reread = if r.is_ok() {
+                        None
+                    } else {
+                        Some(Reread::default())
+                    };
+                }
                 if let Ok(a) = &r {
                     // Chains of connectors the new list no longer has are gone with them.
                     let listed: Vec<&str> = a
@@ -290,15 +358,30 @@ impl SurfaceModel for SystemModel {
             }
             // Not read by this version's view: its judge refuses it first.
             SystemObservation::KeeperSurface(_) => {}
+            SystemObservation::Bind(event) => {
+                if let SaveStep::Ended(r) = &event.step {
+                    self.binding_settled(Receipt::class(r));
+                }
+                self.binds.apply(*event);
+            }
+            SystemObservation::Unbind(event) => {
+                if let SaveStep::Ended(r) = &event.step {
+                    self.binding_settled(Receipt::class(r));
+                }
+                self.unbinds.apply(*event);
+            }
         }
     }
 
     fn retired(&mut self, ticket: &Ticket<SystemSlot>) -> bool {
-        if let SystemSlot::RuntimeForm(save_id) = &ticket.slot {
-            return self.forms.retired(save_id, ticket);
-        }
-        if ticket.slot == SystemSlot::RuntimeCatalogue {
-            self.probe.retired(ticket);
+        match &ticket.slot {
+            SystemSlot::RuntimeForm(save_id) => return self.forms.retired(save_id, ticket),
+            SystemSlot::BindWrite(id) => return self.binds.retired(id, ticket),
+            SystemSlot::UnbindWrite(id) => return self.unbinds.retired(id, ticket),
+            SystemSlot::RuntimeCatalogue => {
+                self.probe.retired(ticket);
+            }
+            _ => {}
         }
         self.slot_mut(&ticket.slot)
             .is_some_and(|s| s.retired(ticket))
@@ -331,7 +414,7 @@ impl SurfaceModel for SystemModel {
     }
 
     fn take_demands(&mut self) -> Vec<SourceKey> {
-        if std::mem::take(&mut self.reread) {
+        if std::mem::take(&mut self.runtime_reread) {
             // The post-save demand: coalesces with a read in flight (F-2).
             vec![RUNTIME, RUNTIME_CONFIG]
         } else {
@@ -466,7 +549,9 @@ impl SystemModel {
             SystemSlot::AsyncRequest(id) => self
                 .request_mut(id)
                 .map(|r| &mut r.detail as &mut dyn SystemSlotOps),
-            SystemSlot::KeeperSurface(_) => None,
+            SystemSlot::KeeperSurface(_)
+            | SystemSlot::BindWrite(_)
+            | SystemSlot::UnbindWrite(_) => None,
         }
     }
 }

@@ -34,6 +34,8 @@ mod chat_protocol;
 mod chat_saves;
 mod chat_source;
 mod compat_fallbacks;
+mod connectors_write_demand;
+mod save_connector_binding;
 mod tools_request;
 mod work_goals;
 mod work_restart;

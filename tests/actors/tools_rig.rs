@@ -55,6 +55,27 @@ pub fn held(by: &str, target: &str) -> Option<HeldRequest> {
 }
 
 pub async fn rig(faults: FaultPlan) -> Rig {
+    rig_of(
+        faults,
+        registry_entry(ToolsSpawner {
+            cadence: Duration::from_secs(3600),
+        }),
+    )
+    .await
+}
+
+/// The Connectors source alone (cadence an hour away), for the write-demand tests.
+pub async fn connectors_rig(faults: FaultPlan) -> Rig {
+    rig_of(
+        faults,
+        registry_entry(masc_tui::actors::connectors::ConnectorsSpawner {
+            cadence: Duration::from_secs(3600),
+        }),
+    )
+    .await
+}
+
+async fn rig_of(faults: FaultPlan, entry: masc_tui::actors::registry::SourceEntry) -> Rig {
     let recorder = StageRecorder::new();
     let trace = tracing::subscriber::set_default(recorder.subscriber());
     let server = start(ServeOptions {
@@ -82,9 +103,7 @@ pub async fn rig(faults: FaultPlan) -> Rig {
         fault_drills: true,
         outbox: state_at,
     };
-    let entries = vec![registry_entry(ToolsSpawner {
-        cadence: Duration::from_secs(3600),
-    })];
+    let entries = vec![entry];
     let runtime = start_runtime_with(client, log.sink(), log.inboxes(), cfg, entries)
         .await
         .unwrap();
@@ -189,7 +208,11 @@ impl Rig {
     }
 
     pub async fn tools(&mut self) -> SourceHandle {
-        let is_it = |m: &ViewMsg| matches!(m, ViewMsg::SourceUp { source, .. } if *source == TOOLS);
+        self.handle(TOOLS).await
+    }
+
+    pub async fn handle(&mut self, key: masc_tui::actors::contract::SourceKey) -> SourceHandle {
+        let is_it = |m: &ViewMsg| matches!(m, ViewMsg::SourceUp { source, .. } if *source == key);
         if let Some(ViewMsg::SourceUp { handle, .. }) = self.log.last_seen(is_it) {
             return handle.clone();
         }

@@ -8,6 +8,7 @@ mod pty_support;
 mod pty_approvals;
 mod pty_asks;
 mod pty_chat;
+mod pty_connectors;
 mod pty_demo;
 mod pty_editor;
 mod pty_keeper_ops;

@@ -22,6 +22,7 @@ mod view_admission;
 mod view_approvals;
 mod view_asks;
 mod view_async_runs;
+mod view_bindings;
 mod view_board;
 mod view_editor;
 mod view_fetched_states;

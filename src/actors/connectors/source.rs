@@ -18,6 +18,13 @@
 //!   at all — each (connector, scope) is traced `refused{not_served}` — so a known absent
 //!   route is never looped on; the view shows channel ids without names. The table is
 //!   forgotten when the server changes or an epoch is withdrawn, and the next status asks again.
+//! - Write demand (D-10…D-13): a settled binding write (`ConnectorsCommand::BindingWritten`)
+//!   withdraws the name chains at once (D-11) and asks for a status read dispatched after it.
+//!   A status read already in flight merges that demand (D-10): its answer is forwarded, but it
+//!   does not consume the demand — no chains start from it, and a new status read follows. Only
+//!   a status dispatched after the write consumes it (D-12). A failed follow-up keeps the demand
+//!   without looping (D-14): the next cadence or `r` serves it. Withdrawal keeps it; a
+//!   confirmation of the same workspace serves it, another workspace clears it (D-13).
 
 use super::chain::{NamesChain, SCOPES, chain_key, chain_slot, page_reader};
 use crate::actors::contract::{
@@ -26,8 +33,8 @@ use crate::actors::contract::{
 };
 use crate::actors::read::drill::inject_panic;
 use crate::actors::read::{
-    CadenceTimer, CadencedArgs, ExplicitPolicy, NoCommands, ReadOwner, ReturnOutcome, SlotSpec,
-    SourceMsg, WorkerReturn, reader, spawn_source,
+    CadenceTimer, CadencedArgs, ExplicitPolicy, ReadOwner, ReturnOutcome, SlotSpec, SourceMsg,
+    WorkerReturn, reader, spawn_source_with,
 };
 use crate::actors::system::{CONNECTORS, SystemObservation, SystemSlot};
 use crate::protocol::client::WorkspaceClient;
@@ -41,7 +48,33 @@ use std::time::Duration;
 
 pub const STATUS_PATH: &str = "/api/v1/gate/connectors";
 
-type Msg = SourceMsg<SystemSlot, SystemObservation, NoCommands>;
+type Msg = SourceMsg<SystemSlot, SystemObservation, ConnectorsCommand>;
+
+/// What the view asks of the Connectors source (through its typed handle).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnectorsCommand {
+    /// A binding write settled: read the status again after it (D-10…D-13).
+    BindingWritten,
+}
+
+crate::source_commands!(SystemSlot, SystemObservation, ConnectorsCommand);
+
+/// The write demand (D-10…D-13): writes are numbered as heard; a status read covers the
+/// writes heard before its dispatch.
+#[derive(Debug, Default)]
+struct WriteDemand {
+    heard: u64,
+    consumed: u64,
+    /// The status read in flight: its generation and the newest write it covers.
+    in_flight: Option<(u64, u64)>,
+    workspace: Option<crate::protocol::admission::WorkspaceId>,
+}
+
+impl WriteDemand {
+    fn outstanding(&self) -> bool {
+        self.heard > self.consumed
+    }
+}
 type Owner = ReadOwner<SystemSlot, SystemObservation, ActorRef<Msg>>;
 
 fn status_slot(generations: &GenerationBook) -> SlotSpec<SystemSlot, SystemObservation> {
@@ -69,6 +102,7 @@ pub struct ConnectorsState {
     identity: Option<IdentityState>,
     status: Owner,
     chains: Owner,
+    writes: WriteDemand,
     cadence: CadenceTimer<Msg>,
     fault_drills: bool,
     /// What the running chains were started from; `None` restarts them at the next status.
@@ -138,6 +172,58 @@ impl ConnectorsState {
         self.chains = owner;
     }
 
+    /// Withdraws every name chain at once and leaves an empty chain owner (D-11); the next
+    /// status read that covers the write starts them again.
+    fn withdraw_chains(&mut self, myself: &ActorRef<Msg>, reason: &str) {
+        self.chains_basis = None;
+        self.chains.retire_all(reason);
+        let mut owner: Owner =
+            ReadOwner::new(self.outlet.clone(), myself.clone(), self.client.clone());
+        if let Some(identity) = &self.identity {
+            owner.identity(identity);
+        }
+        self.chains = owner;
+    }
+
+    /// Records which writes the status read in flight covers: those heard before its dispatch.
+    fn note_status_dispatch(&mut self) {
+        let in_flight = self
+            .status
+            .snapshot(&SystemSlot::ConnectorsStatus)
+            .and_then(|s| s.in_flight)
+            .map(|t| t.generation);
+        match in_flight {
+            Some(g) if self.writes.in_flight.map(|(f, _)| f) != Some(g) => {
+                self.writes.in_flight = Some((g, self.writes.heard));
+            }
+            Some(_) => {}
+            None => self.writes.in_flight = None,
+        }
+    }
+
+    fn demand_status(&mut self, kind: DemandKind) {
+        self.status.demand(&SystemSlot::ConnectorsStatus, kind);
+        self.note_status_dispatch();
+    }
+
+    /// A binding write settled (D-10, D-11): the names go at once; a status read dispatched
+    /// after the write is owed — now, or after the one in flight (merged).
+    fn binding_written(&mut self, myself: &ActorRef<Msg>) {
+        self.writes.heard += 1;
+        self.withdraw_chains(myself, "binding_write");
+        if self.writes.in_flight.is_none() {
+            self.demand_status(DemandKind::Explicit);
+        }
+    }
+
+    /// A status answer was forwarded: start the chains from it unless a write it does not
+    /// cover is outstanding (D-10, D-12), and only when what they depend on changed.
+    fn status_forwarded(&mut self, myself: &ActorRef<Msg>, list: &ConnectorStatusList) {
+        if self.chains_basis.as_ref() != Some(&ChainsBasis::of(list)) {
+            self.restart_chains(myself, list);
+        }
+    }
+
     /// Routes a worker's return. Returns `true` when the status read completed (the cadence
     /// re-arms after it).
     fn worker_returned(
@@ -151,11 +237,32 @@ impl ConnectorsState {
                     Ok(SystemObservation::ConnectorsStatus(Ok(a))) => Some(a.value.clone()),
                     _ => None,
                 };
+                let generation = ret.ticket.generation;
                 let outcome = self.status.worker_returned(ret);
-                if let (ReturnOutcome::Forwarded { .. }, Some(list)) = (&outcome, list)
-                    && self.chains_basis.as_ref() != Some(&ChainsBasis::of(&list))
-                {
-                    self.restart_chains(myself, &list);
+                if outcome.completed() {
+                    // What this read covered (D-12: only a read dispatched after a write
+                    // consumes its demand).
+                    let covers = match self.writes.in_flight {
+                        Some((g, covers)) if g == generation => Some(covers),
+                        _ => None,
+                    };
+                    self.writes.in_flight = None;
+                    let forwarded = matches!(outcome, ReturnOutcome::Forwarded { .. });
+                    match (list.filter(|_| forwarded), covers) {
+                        (Some(list), Some(covers)) if covers >= self.writes.heard => {
+                            self.writes.consumed = self.writes.consumed.max(covers);
+                            self.status_forwarded(myself, &list);
+                        }
+                        (Some(list), None) if !self.writes.outstanding() => {
+                            self.status_forwarded(myself, &list);
+                        }
+                        // D-10: an answer older than the write: forwarded, but its name work
+                        // is withdrawn and a new status read starts.
+                        (Some(_), _) => self.demand_status(DemandKind::Explicit),
+                        // D-14: a failed read keeps the demand without looping.
+                        (None, _) => {}
+                    }
+                    self.note_status_dispatch();
                 }
                 outcome.completed()
             }
@@ -210,6 +317,7 @@ impl Actor for ConnectorsSource {
             identity: None,
             status,
             chains,
+            writes: WriteDemand::default(),
             cadence: CadenceTimer::new(args.cadence),
             fault_drills: ctx.fault_drills,
             chains_basis: None,
@@ -229,16 +337,32 @@ impl Actor for ConnectorsSource {
                     // The operator's refresh reads the names again too.
                     state.chains_basis = None;
                 }
-                state.status.demand(&SystemSlot::ConnectorsStatus, kind);
+                state.demand_status(kind);
             }
             SourceMsg::Control(SourceControl::Identity(identity)) => {
                 state.chains_basis = None;
+                // D-13: another workspace never inherits a write's demand; withdrawal keeps it.
+                if let IdentityState::Confirmed { scope, .. } = &identity {
+                    if state
+                        .writes
+                        .workspace
+                        .as_ref()
+                        .is_some_and(|w| w != &scope.workspace)
+                    {
+                        state.writes.consumed = state.writes.heard;
+                    }
+                    state.writes.workspace = Some(scope.workspace.clone());
+                }
                 state.status.identity(&identity);
                 state.chains.identity(&identity);
                 if state.status.authority().is_none() {
                     state.cadence.cancel();
                 }
                 state.identity = Some(identity);
+                state.note_status_dispatch();
+            }
+            SourceMsg::Command(ConnectorsCommand::BindingWritten) => {
+                state.binding_written(&myself);
             }
             SourceMsg::Returned(ret) => {
                 if state.worker_returned(&myself, ret) {
@@ -248,7 +372,6 @@ impl Actor for ConnectorsSource {
             SourceMsg::Control(SourceControl::InjectPanic) => {
                 inject_panic(state.fault_drills, CONNECTORS);
             }
-            SourceMsg::Command(never) => match never {},
         }
         Ok(())
     }
@@ -283,6 +406,6 @@ impl SourceSpawner for ConnectorsSpawner {
             ctx,
             cadence: self.cadence,
         };
-        spawn_source(ConnectorsSource, args, supervisor)
+        spawn_source_with::<_, ConnectorsCommand>(ConnectorsSource, args, supervisor)
     }
 }

@@ -9,6 +9,7 @@ use crate::actors::decisions::ask_answer::AskAnswer;
 use crate::actors::keepers::ops::{
     assignment::AssignmentSave, lifecycle::LifecycleSave, sandbox::SandboxSave,
 };
+use crate::actors::system::binding::{ConnectorBind, ConnectorUnbind};
 use crate::actors::system::runtime_form::RuntimeForm;
 
 pub fn kinds() -> &'static [&'static dyn RestoreSave] {
@@ -19,5 +20,7 @@ pub fn kinds() -> &'static [&'static dyn RestoreSave] {
         &Restorer::<SandboxSave>::NEW,
         &Restorer::<AssignmentSave>::NEW,
         &Restorer::<LifecycleSave>::NEW,
+        &Restorer::<ConnectorBind>::NEW,
+        &Restorer::<ConnectorUnbind>::NEW,
     ]
 }

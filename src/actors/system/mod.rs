@@ -18,6 +18,7 @@
 //! Runtime load (F-2).
 
 pub mod async_detail;
+pub mod binding;
 pub mod runtime;
 pub mod runtime_config;
 pub mod runtime_form;
@@ -32,6 +33,7 @@ use crate::protocol::connectors::ConnectorStatusList;
 use crate::protocol::runtime::RuntimeConfigRaw;
 use crate::protocol::skills::SkillsSnapshotRead;
 use crate::protocol::tools::ToolsInventoryRead;
+use binding::{ConnectorBind, ConnectorUnbind};
 use runtime_form::RuntimeForm;
 
 pub use async_detail::{AsyncDetailRead, HeldRequest};
@@ -73,6 +75,10 @@ pub enum SystemSlot {
     RuntimeConfig,
     /// One model/account form save (§9.3, §9.4): its own slot per save.
     RuntimeForm(SaveId),
+    /// One connector bind save (§7.3): its own slot per save.
+    BindWrite(SaveId),
+    /// One connector unbind save (§7.4): its own slot per save.
+    UnbindWrite(SaveId),
     /// `GET /api/v1/gate/connectors` (§7.1): status with bindings, delivered first (D-5).
     ConnectorsStatus,
     /// One name cursor chain (§7.2, D-1): `scope` is `server`, `channel` or `person`.
@@ -92,6 +98,8 @@ impl SlotKey for SystemSlot {
             Self::RuntimeCatalogue => "runtime_catalogue".to_string(),
             Self::RuntimeConfig => "runtime_config".to_string(),
             Self::RuntimeForm(_) => format!("save:{}", RuntimeForm::KIND),
+            Self::BindWrite(_) => format!("save:{}", ConnectorBind::KIND),
+            Self::UnbindWrite(_) => format!("save:{}", ConnectorUnbind::KIND),
             Self::ConnectorsStatus => "connectors_status".to_string(),
             // Connector ids are identifiers (lower-case transport names), not body text.
             Self::ConnectorNames { connector, scope } => {
@@ -110,6 +118,7 @@ impl SlotKey for SystemSlot {
             Self::RuntimeCatalogue => RUNTIME,
             Self::RuntimeConfig => RUNTIME_CONFIG,
             Self::RuntimeForm(_) => SAVES,
+            Self::BindWrite(_) | Self::UnbindWrite(_) => SAVES,
             Self::ConnectorsStatus | Self::ConnectorNames { .. } => CONNECTORS,
         }
     }
@@ -131,6 +140,10 @@ pub enum SystemObservation {
     /// A step or the receipt of a model/account form save.
     RuntimeForm(Box<SaveEvent<RuntimeForm>>),
     ConnectorsStatus(ReadResult<ConnectorStatusList>),
+    /// A step or the receipt of a connector bind save.
+    Bind(Box<SaveEvent<ConnectorBind>>),
+    /// A step or the receipt of a connector unbind save.
+    Unbind(Box<SaveEvent<ConnectorUnbind>>),
     /// One page of a name cursor chain, with the prefix it extends (D-1, D-6).
     ConnectorNames(Box<NamesPageRead>),
 }
@@ -148,6 +161,8 @@ impl Payload for SystemObservation {
             Self::RuntimeForm(e) => e.step.trace_outcome(),
             Self::ConnectorsStatus(r) => read_outcome(r),
             Self::ConnectorNames(n) => read_outcome(&n.result),
+            Self::Bind(e) => e.step.trace_outcome(),
+            Self::Unbind(e) => e.step.trace_outcome(),
         }
     }
 }

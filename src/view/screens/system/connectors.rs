@@ -6,6 +6,7 @@
 //! scope reads "not served", and a binding shows `id (name unknown: this MASC does not serve
 //! the names route)`.
 
+use super::bindings::{self, BindingRow, ConnectorsUi};
 use super::slot_status_lines;
 use crate::actors::connectors::SCOPES;
 use crate::actors::connectors::chain::scope_name;
@@ -84,16 +85,34 @@ fn stage(model: &Model, connector: &str, scope: NameScope) -> (String, Tone) {
     }
 }
 
+fn mark(ui: &ConnectorsUi, row: BindingRow) -> &'static str {
+    if ui.armed.as_ref() == Some(&row) {
+        "✕"
+    } else if ui.selected.as_ref() == Some(&row) {
+        "›"
+    } else {
+        " "
+    }
+}
+
 fn connector_lines(
     model: &Model,
+    ui: &ConnectorsUi,
     row: &ConnectorRow,
     width: usize,
     theme: Theme,
     out: &mut Vec<Line<'static>>,
 ) {
     let (word, tone) = badge(row);
+    let here = mark(
+        ui,
+        BindingRow {
+            connector_id: row.connector_id.clone(),
+            binding: None,
+        },
+    );
     let mut head = format!(
-        "{}  {word}  {} bindings",
+        "{here}{}  {word}  {} bindings",
         sanitize(&row.display_name),
         row.configured_bindings.len()
     );
@@ -137,21 +156,87 @@ fn connector_lines(
             }
             None => format!("{id} (name unknown)"),
         };
-        out.push(Line::raw(
+        let here = mark(
+            ui,
+            BindingRow {
+                connector_id: row.connector_id.clone(),
+                binding: Some((b.channel_id.clone(), b.keeper_name.clone())),
+            },
+        );
+        let (write, tone) = bindings::write_words(model, &row.connector_id, &b.channel_id)
+            .map(|(w, t)| (format!("  · {w}"), t))
+            .unwrap_or((String::new(), Tone::Normal));
+        out.push(Line::styled(
             fit_width(
-                &format!("  {channel} → {}", sanitize(&b.keeper_name)),
+                &format!("{here} {channel} → {}{write}", sanitize(&b.keeper_name)),
                 width,
             )
             .into_owned(),
+            theme.style(tone),
+        ));
+    }
+    // Binds the last status does not show yet (sent, unknown, refused): their own rows.
+    let listed: Vec<&str> = row
+        .configured_bindings
+        .iter()
+        .map(|b| b.channel_id.as_str())
+        .collect();
+    for e in bindings::unlisted_binds(model, &row.connector_id, &listed) {
+        let (write, tone) = bindings::write_words(model, &row.connector_id, &e.intent.channel_id)
+            .unwrap_or((String::new(), Tone::Normal));
+        out.push(Line::styled(
+            fit_width(
+                &format!(
+                    "  {} (not in the last status) → {} · {write}",
+                    sanitize(&e.intent.channel_id),
+                    sanitize(&e.intent.keeper_name)
+                ),
+                width,
+            )
+            .into_owned(),
+            theme.style(tone),
         ));
     }
 }
 
-pub fn lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'static>> {
+/// D-14: after a binding write, the status read it is owed — reading, pending, or failed with
+/// the last good observation still shown.
+fn reread_line(model: &Model, theme: Theme) -> Option<Line<'static>> {
+    let reread = model.system.reread?;
+    let slot = &model.system.connectors;
+    let (text, tone) = if slot.in_flight() && reread.covering.is_some() {
+        (
+            "reading the status after the binding write…".to_string(),
+            Tone::Busy,
+        )
+    } else if let Fetched::Failed { error, .. } = &slot.fetched {
+        (
+            format!(
+                "status re-read after the binding write failed ({}); last good observation shown; the next poll or r retries",
+                error.class
+            ),
+            Tone::Bad,
+        )
+    } else {
+        (
+            "status re-read pending after the binding write".to_string(),
+            Tone::Warn,
+        )
+    };
+    Some(Line::styled(text, theme.style(tone)))
+}
+
+pub fn lines(
+    model: &Model,
+    ui: &ConnectorsUi,
+    ctx: &ProjectionCtx,
+    width: usize,
+) -> Vec<Line<'static>> {
     let theme = ctx.theme;
     let fetched = &model.system.connectors.fetched;
     let mut out = Vec::new();
     out.extend(slot_status_lines("connectors", fetched, ctx, width));
+    out.extend(reread_line(model, theme));
     let Some(observed) = fetched.last() else {
         return out;
     };
@@ -179,7 +264,7 @@ pub fn lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'stat
     }
     for slot in &list.rows {
         match slot {
-            ConnectorRowSlot::Row(row) => connector_lines(model, row, width, theme, &mut out),
+            ConnectorRowSlot::Row(row) => connector_lines(model, ui, row, width, theme, &mut out),
             ConnectorRowSlot::Undecodable {
                 connector_id,
                 error,

@@ -6,6 +6,7 @@
 //! The async runs pane selects and opens requests and their source Task (`asyncs`).
 
 pub mod asyncs;
+pub mod bindings;
 mod connectors;
 pub mod form;
 mod panes;
@@ -75,6 +76,8 @@ pub struct SystemUi {
     pub forms: form::Forms,
     /// The async runs pane: selection, open request, source Task, id lookup.
     pub asyncs: asyncs::AsyncUi,
+    /// The connectors pane: selection, bind form, armed unbind.
+    pub connectors: bindings::ConnectorsUi,
 }
 
 impl SystemUi {
@@ -115,6 +118,18 @@ pub const SYSTEM_KEYS: &[(&str, &str)] = &[
         "open the source Task of the confirmed run",
     ),
     ("Esc", "Task → request → list"),
+    (
+        "J / K (connectors)",
+        "select a connector or one of its bindings",
+    ),
+    (
+        "b (connectors)",
+        "bind a channel of the selected connector to a Keeper (a save)",
+    ),
+    (
+        "x x (connectors)",
+        "unbind the selected binding (armed: the second x sends)",
+    ),
 ];
 
 fn pane_line(ui: &SystemUi, theme: Theme) -> Line<'static> {
@@ -150,7 +165,7 @@ pub fn render(model: &Model, full: &super::Ui, ctx: &ProjectionCtx, area: Rect, 
         SystemPane::Tools => panes::tools_lines(model, ctx, width),
         SystemPane::Skills => panes::skills_lines(model, ctx, width),
         SystemPane::AsyncRuns => asyncs::lines(model, &ui.asyncs, ctx, width),
-        SystemPane::Connectors => connectors::lines(model, ctx, width),
+        SystemPane::Connectors => connectors::lines(model, &ui.connectors, ctx, width),
     };
     let body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
     let scroll = if ui.pane == SystemPane::AsyncRuns && ui.asyncs.open.is_some() {
@@ -257,16 +272,18 @@ impl super::screen::Screen for SystemScreen {
     }
 
     fn footer(&self, ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
-        if ui.system.pane == SystemPane::AsyncRuns {
-            return asyncs::footer(&ui.system.asyncs, theme);
+        match ui.system.pane {
+            SystemPane::AsyncRuns => asyncs::footer(&ui.system.asyncs, theme),
+            SystemPane::Connectors => bindings::footer(&ui.system.connectors, theme),
+            _ => footer_spans(&ui.system, theme),
         }
-        footer_spans(&ui.system, theme)
     }
 
     fn typing(&self, ui: &super::Ui) -> bool {
         match ui.system.pane {
             SystemPane::Runtime => ui.system.forms.open.is_some(),
             SystemPane::AsyncRuns => ui.system.asyncs.typing(),
+            SystemPane::Connectors => ui.system.connectors.typing(),
             _ => false,
         }
     }
@@ -279,6 +296,7 @@ impl super::screen::Screen for SystemScreen {
     ) -> crate::view::command::UiCommand {
         match ui.system.pane {
             SystemPane::Runtime => form::key(&mut ui.system.forms, model, key),
+            SystemPane::Connectors => bindings::typing_key(ui, model, key),
             _ => asyncs::typing_key(ui, model, key),
         }
     }
@@ -290,7 +308,7 @@ impl super::screen::Screen for SystemScreen {
                 theme.style(Tone::Dim),
             )];
         }
-        asyncs::footer(&ui.system.asyncs, theme)
+        self.footer(ui, theme)
     }
 
     fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
@@ -313,6 +331,11 @@ impl super::screen::Screen for SystemScreen {
             if let Some(cmd) = asyncs::handle(ui, model, key, page_rows) {
                 return cmd;
             }
+        }
+        if ui.system.pane == SystemPane::Connectors
+            && let Some(cmd) = bindings::handle(ui, model, key)
+        {
+            return cmd;
         }
         let rows = super::body_area(ui.area).height;
         if handle(&mut ui.system, key, rows) {
