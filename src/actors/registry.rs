@@ -122,6 +122,7 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
                 "save:keeper_lifecycle",
                 "save:connector_bind",
                 "save:connector_unbind",
+                "save:board_post",
             ],
             saves::SaveHubSpawner { outbox },
         ),
@@ -176,6 +177,7 @@ mod tests {
             BoardSlot::Posts,
             BoardSlot::Census,
             BoardSlot::Post("p".into()),
+            BoardSlot::Compose(crate::actors::saves::SaveId("save-4".into())),
         ]));
         kinds.extend(owner_of(&[
             SystemSlot::ToolsInventory,

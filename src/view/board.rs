@@ -11,10 +11,14 @@
 use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
 use super::fetched::Fetched;
 use super::surface::{SurfaceModel, not_served_of};
+use crate::actors::board::compose::BoardPost;
 use crate::actors::board::{BOARD, BoardCommand, BoardObservation, BoardQuery, BoardSlot};
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
+use crate::actors::saves::{Receipt, SaveStep};
 use crate::protocol::board::{BoardPostDetail, BoardPostsPage, HearthCensus};
+use crate::protocol::outcome::SaveClass;
 use crate::protocol::routes::RouteFamily;
+use crate::view::saves::SaveBook;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -51,6 +55,10 @@ pub struct BoardModel {
     pub posts: Slot<Arc<PostsObservation>>,
     pub census: Slot<Arc<HearthCensus>>,
     pub post: Option<OpenPost>,
+    /// Composed posts this session sent (or read back), each its own save (§8.4).
+    pub composed: SaveBook<BoardPost>,
+    /// A post was applied: the list and census are read again.
+    reread: bool,
 }
 
 impl Default for BoardModel {
@@ -67,6 +75,8 @@ impl BoardModel {
             posts: Slot::default(),
             census: Slot::default(),
             post: None,
+            composed: SaveBook::default(),
+            reread: false,
         }
     }
 
@@ -114,6 +124,7 @@ impl SurfaceModel for BoardModel {
                 Some(slot) => slot.dispatched(ticket, gate),
                 None => false,
             },
+            BoardSlot::Compose(id) => self.composed.dispatched(id, ticket),
         }
     }
 
@@ -136,6 +147,10 @@ impl SurfaceModel for BoardModel {
                     ticket,
                     gate,
                 )
+            }
+            // A receipt is not gated by the epoch (a write already made): its own book.
+            (BoardSlot::Compose(_), BoardObservation::Compose(event)) => {
+                self.composed.judge(ticket, event)
             }
             _ => Err(RejectReason::UnknownSlot),
         }
@@ -161,6 +176,14 @@ impl SurfaceModel for BoardModel {
                     slot.apply_with(ticket, result, now, |v| v);
                 }
             }
+            BoardObservation::Compose(event) => {
+                if let SaveStep::Ended(r) = &event.step
+                    && Receipt::class(r) == SaveClass::Applied
+                {
+                    self.reread = true;
+                }
+                self.composed.apply(*event);
+            }
         }
     }
 
@@ -169,6 +192,7 @@ impl SurfaceModel for BoardModel {
             BoardSlot::Posts => self.posts.retired(ticket),
             BoardSlot::Census => self.census.retired(ticket),
             BoardSlot::Post(id) => self.detail_for(id).is_some_and(|s| s.retired(ticket)),
+            BoardSlot::Compose(id) => self.composed.retired(id, ticket),
         }
     }
 
@@ -177,6 +201,16 @@ impl SurfaceModel for BoardModel {
             BoardSlot::Posts => Some(&mut self.posts),
             BoardSlot::Census => Some(&mut self.census),
             BoardSlot::Post(id) => self.detail_for(id).map(|s| s as &mut dyn ReadSlot),
+            BoardSlot::Compose(_) => None,
+        }
+    }
+
+    /// A post was applied: the list (and census) are read again to show it.
+    fn take_demands(&mut self) -> Vec<SourceKey> {
+        if std::mem::take(&mut self.reread) {
+            vec![BOARD]
+        } else {
+            Vec::new()
         }
     }
 

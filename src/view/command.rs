@@ -55,6 +55,8 @@ pub enum UiCommand {
     KeeperDetail(crate::actors::keeper_detail::KeeperDetailCommand),
     /// A Tools command for the Tools source (open/close an async request), then paint.
     Tools(crate::actors::system::ToolsCommand),
+    /// Send a composed Board post: a save (§8.4).
+    Post(crate::actors::board::compose::PostIntent),
     /// Bind (or, with `unbind`, unbind) a connector channel: a save (§7.3, §7.4).
     Binding {
         unbind: bool,

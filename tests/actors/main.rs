@@ -35,6 +35,7 @@ mod chat_saves;
 mod chat_source;
 mod compat_fallbacks;
 mod connectors_write_demand;
+mod save_board_post;
 mod save_connector_binding;
 mod tools_request;
 mod work_goals;

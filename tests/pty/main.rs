@@ -7,6 +7,7 @@ mod pty_support;
 
 mod pty_approvals;
 mod pty_asks;
+mod pty_board;
 mod pty_chat;
 mod pty_connectors;
 mod pty_demo;

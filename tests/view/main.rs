@@ -24,6 +24,7 @@ mod view_asks;
 mod view_async_runs;
 mod view_bindings;
 mod view_board;
+mod view_board_compose;
 mod view_editor;
 mod view_fetched_states;
 mod view_keeper_detail;

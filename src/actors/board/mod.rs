@@ -4,11 +4,14 @@
 //! - [`reads`]: the typed query, the readers and slots (one per dataset).
 //! - [`source`]: the actor owning them.
 
+pub mod compose;
 pub mod reads;
 pub mod source;
 
 use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
+use crate::actors::saves::{SAVES, SaveEvent, SaveId, SaveKind};
 use crate::protocol::board::{BoardPostDetail, HearthCensus};
+use compose::BoardPost;
 
 pub use reads::{BoardPostsRead, BoardQuery, BoardSort, POSTS_PAGE_LIMIT};
 pub use source::{BoardSource, BoardSpawner};
@@ -25,6 +28,8 @@ pub enum BoardSlot {
     Census,
     /// `GET /api/v1/board/{post_id}?format=flat` of this post (E-8).
     Post(String),
+    /// One composed post's save (§8.4): its own slot per save.
+    Compose(SaveId),
 }
 
 impl SlotKey for BoardSlot {
@@ -34,12 +39,16 @@ impl SlotKey for BoardSlot {
             Self::Census => "hearth_census",
             // The post id stays out of the trace name (G-10): the ticket identifies it.
             Self::Post(_) => "board_post",
+            Self::Compose(_) => return format!("save:{}", BoardPost::KIND),
         }
         .to_string()
     }
 
     fn source(&self) -> SourceKey {
-        BOARD
+        match self {
+            Self::Compose(_) => SAVES,
+            _ => BOARD,
+        }
     }
 }
 
@@ -50,6 +59,8 @@ pub enum BoardObservation {
     Posts(Box<BoardPostsRead>),
     Census(ReadResult<HearthCensus>),
     Post(ReadResult<BoardPostDetail>),
+    /// A step or the receipt of a composed post's save.
+    Compose(Box<SaveEvent<BoardPost>>),
 }
 
 impl Payload for BoardObservation {
@@ -58,6 +69,7 @@ impl Payload for BoardObservation {
             Self::Posts(p) => read_outcome(&p.result),
             Self::Census(r) => read_outcome(r),
             Self::Post(r) => read_outcome(r),
+            Self::Compose(e) => e.step.trace_outcome(),
         }
     }
 }

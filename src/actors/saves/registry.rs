@@ -4,6 +4,7 @@
 //! sends back itself when it opens, because a chat shows only the Keeper it is open on.
 
 use super::restore::{RestoreSave, Restorer};
+use crate::actors::board::compose::BoardPost;
 use crate::actors::decisions::approval::ApprovalDecision;
 use crate::actors::decisions::ask_answer::AskAnswer;
 use crate::actors::keepers::ops::{
@@ -22,5 +23,6 @@ pub fn kinds() -> &'static [&'static dyn RestoreSave] {
         &Restorer::<LifecycleSave>::NEW,
         &Restorer::<ConnectorBind>::NEW,
         &Restorer::<ConnectorUnbind>::NEW,
+        &Restorer::<BoardPost>::NEW,
     ]
 }

@@ -31,6 +31,7 @@ use tokio::sync::{mpsc, oneshot};
 
 mod edit;
 mod runtime_form;
+mod submit;
 
 /// Suspends the process with the terminal restored (Ctrl-Z) and re-enters raw mode on resume;
 /// hands the terminal to another program (the operator's `$EDITOR`) and takes it back.
@@ -479,6 +480,10 @@ impl<B: FrameSink> ViewState<B> {
                 }
                 self.want(myself, FrameRequest::Input);
             }
+            UiCommand::Post(intent) => {
+                self.ui.notice = self.post(intent).map(str::to_string);
+                self.want(myself, FrameRequest::Input);
+            }
             UiCommand::Binding { unbind, intent } => {
                 self.ui.notice = self.bind(unbind, intent).map(str::to_string);
                 self.want(myself, FrameRequest::Input);
@@ -648,66 +653,6 @@ impl<B: FrameSink> ViewState<B> {
             }
         };
         submitted.map(|_| ())
-    }
-
-    /// Submits a connector bind or unbind as a save (§7.3, §7.4): registered in the model
-    /// first, then handed to the save hub (a cast). One write per channel in flight.
-    fn bind(
-        &mut self,
-        unbind: bool,
-        intent: crate::actors::system::binding::BindingIntent,
-    ) -> Option<&'static str> {
-        use crate::actors::saves::{SAVES, SaveCommand, SaveId, SaveKind, hub::Save};
-        use crate::actors::system::binding::{ConnectorBind, ConnectorUnbind};
-        let Some(scope) = self.model.gate().current().cloned() else {
-            return Some("not sent: workspace not confirmed");
-        };
-        let workspace = scope.workspace.0.clone();
-        let key = ConnectorBind::intent_key(&intent);
-        let system = &self.model.system;
-        // §11: a bind the last status already shows is unchanged: not sent.
-        if !unbind
-            && let Some(list) = system.connectors.fetched.last()
-            && list.value.connectors().any(|row| {
-                row.connector_id == intent.connector_id
-                    && crate::protocol::outcome::bind_precheck(row, &intent.request()).is_some()
-            })
-        {
-            return Some("already bound to that Keeper: unchanged, not sent");
-        }
-        if system.binds.in_flight(&key, &workspace).is_some()
-            || system.unbinds.in_flight(&key, &workspace).is_some()
-        {
-            return Some("a binding write on this channel is already in flight");
-        }
-        let save_id = SaveId::fresh();
-        let submission = if unbind {
-            self.model
-                .system
-                .unbinds
-                .submit(save_id.clone(), intent.clone(), workspace);
-            Save::<ConnectorUnbind>::submission(save_id.clone(), intent, scope)
-        } else {
-            self.model
-                .system
-                .binds
-                .submit(save_id.clone(), intent.clone(), workspace);
-            Save::<ConnectorBind>::submission(save_id.clone(), intent, scope)
-        };
-        let hub = self
-            .sources
-            .get(&SAVES)
-            .and_then(|h| h.commands::<SaveCommand>());
-        if hub.is_some_and(|hub| hub.send_message(SaveCommand::Submit(submission)).is_ok()) {
-            return None;
-        }
-        let reason = "the save hub is not running";
-        if unbind {
-            self.model.system.unbinds.refuse_locally(&save_id, reason);
-        } else {
-            self.model.system.binds.refuse_locally(&save_id, reason);
-        }
-        Some("not sent: save hub not running")
     }
 
     /// Sends a Board command; `Some(notice)` when it could not be sent.

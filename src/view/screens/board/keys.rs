@@ -15,6 +15,10 @@ pub const BOARD_KEYS: &[(&str, &str)] = &[
     ("Esc / Left", "back to the list"),
     ("s", "order: hot → trending → recent → updated → discussed"),
     (
+        "w",
+        "new post (title, hearth, body; Tab field; Esc: s send · d discard · Esc keep draft)",
+    ),
+    (
         "f / F",
         "next / previous hearth (from the census), then all",
     ),
@@ -94,6 +98,9 @@ pub fn handle(ui: &mut BoardUi, model: &Model, key: KeyEvent, body_rows: u16) ->
         };
     }
     match key.code {
+        KeyCode::Char('w') => {
+            return super::compose::start(&mut ui.compose, model, ui.query.hearth.as_deref());
+        }
         KeyCode::Char('s') => {
             let query = BoardQuery {
                 sort: ui.query.sort.next(),

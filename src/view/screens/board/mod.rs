@@ -5,6 +5,7 @@
 //! another query is "last observation (order …)"), draw census totals unless the census is
 //! received with nothing pending (E-4), or read a failed census as 0 (E-3).
 
+pub mod compose;
 pub mod keys;
 mod post;
 
@@ -37,6 +38,8 @@ pub struct BoardUi {
     pub open: Option<String>,
     /// Scroll of the read view, in rows.
     pub scroll: usize,
+    /// The post being composed (`w`), kept until it is posted or discarded (E-7).
+    pub compose: Option<compose::Compose>,
 }
 
 /// Rows above the list: title, census, column header.
@@ -227,6 +230,15 @@ fn post_row(
 }
 
 pub fn render(model: &Model, ui: &BoardUi, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+    if let Some(c) = ui.compose.as_ref().filter(|c| c.open()) {
+        let lines = compose::lines(model, c, ctx.theme, area.width as usize);
+        for (i, line) in lines.into_iter().enumerate() {
+            if let Some(r) = row(area, i as u16) {
+                line.render(r, buf);
+            }
+        }
+        return;
+    }
     if ui.open.is_some() {
         post::render(model, ui, ctx, area, buf);
         return;
@@ -240,6 +252,20 @@ pub fn render(model: &Model, ui: &BoardUi, ctx: &ProjectionCtx, area: Rect, buf:
         y += 1;
     };
     put(title_line(model, ui, ctx), buf);
+    // E-7: a kept draft says so above whatever the list shows (last observation or failure).
+    if let Some(c) = &ui.compose {
+        put(
+            Line::styled(
+                fit_width(
+                    &format!("draft kept: {} (w to continue)", sanitize(c.title.trim())),
+                    area.width as usize,
+                )
+                .into_owned(),
+                theme.style(Tone::Accent),
+            ),
+            buf,
+        );
+    }
     put(census_line(model, theme), buf);
     let Some(obs) = shown_posts(model) else {
         if let Some(line) = no_value_line("posts", &model.board.posts.fetched, theme) {
@@ -290,10 +316,13 @@ pub fn render(model: &Model, ui: &BoardUi, ctx: &ProjectionCtx, area: Rect, buf:
 
 /// Footer hints of the Board.
 pub fn footer_spans(ui: &BoardUi, theme: Theme) -> Vec<Span<'static>> {
+    if let Some(c) = ui.compose.as_ref().filter(|c| c.open()) {
+        return compose::footer(c, theme);
+    }
     let text = if ui.open.is_some() {
         " · j/k scroll · r re-read post · Esc back"
     } else {
-        " · j/k move · Enter read · s order · f/F hearth"
+        " · j/k move · Enter read · s order · f/F hearth · w post"
     };
     vec![Span::styled(text, theme.style(Tone::Dim))]
 }
@@ -333,5 +362,37 @@ impl super::screen::Screen for BoardScreen {
 
     fn refresh(&self, ui: &mut super::Ui) -> crate::view::command::UiCommand {
         keys::refresh(&ui.board)
+    }
+
+    /// The compose view takes every key while it is open (its own `Esc` menu).
+    fn typing(&self, ui: &super::Ui) -> bool {
+        ui.board.compose.as_ref().is_some_and(|c| c.open())
+    }
+
+    fn typing_key(
+        &self,
+        ui: &mut super::Ui,
+        model: &Model,
+        key: crossterm::event::KeyEvent,
+    ) -> crate::view::command::UiCommand {
+        compose::key(&mut ui.board.compose, model, key, &mut ui.notice)
+    }
+
+    fn typing_footer(&self, ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
+        footer_spans(&ui.board, theme)
+    }
+
+    fn paste(&self, ui: &mut super::Ui, _model: &Model, text: &str) -> bool {
+        compose::paste(&mut ui.board.compose, text)
+    }
+
+    fn edited(
+        &self,
+        ui: &mut super::Ui,
+        _model: &Model,
+        result: crate::view::editor::EditResult,
+    ) -> crate::view::command::UiCommand {
+        compose::edited(&mut ui.board.compose, result, &mut ui.notice);
+        crate::view::command::UiCommand::Repaint
     }
 }
