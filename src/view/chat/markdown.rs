@@ -1,4 +1,5 @@
-//! Markdown bodies into styled logical lines (pulldown-cmark, CommonMark only).
+//! Markdown bodies into styled logical lines (pulldown-cmark: CommonMark plus GFM tables,
+//! which [`super::table`] lays out at the wrap width).
 //!
 //! C-72: the body is sanitised per line first (split on `\n`), then normalised to NFC, then
 //! parsed, so authored line breaks survive and no control byte reaches a cell. Soft breaks
@@ -9,9 +10,10 @@
 //! Every run carries its complete style derived from the body's base style, so a bold or
 //! link span in a dim body stays dim and the text after it is dim again (C-5).
 
+use super::table::{Align, Table};
 use super::wrap::{LogicalLine, Run};
 use crate::view::text::{display_width, sanitize_lines};
-use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+use pulldown_cmark::{Alignment, CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 
@@ -50,6 +52,9 @@ struct Renderer {
     in_code: bool,
     pending_blank: bool,
     link_dest: Vec<(String, usize)>,
+    /// The table being read (cells collect their runs; laid out at wrap time).
+    table: Option<Table>,
+    table_row: Vec<Vec<Run>>,
 }
 
 impl Renderer {
@@ -103,6 +108,7 @@ impl Renderer {
             rest_prefix,
             runs,
             rule: None,
+            table: None,
         });
     }
 
@@ -150,6 +156,10 @@ impl Renderer {
                     }
                 }
             }
+            // A table cell is one line: a break inside one (never from GFM) stays a space.
+            Event::SoftBreak | Event::HardBreak if self.table.is_some() => {
+                self.runs.push(Run::new(" ", self.style()));
+            }
             Event::SoftBreak | Event::HardBreak => self.flush(),
             Event::Rule => {
                 self.open_block();
@@ -159,6 +169,7 @@ impl Renderer {
                     rest_prefix,
                     runs: Vec::new(),
                     rule: Some(self.recede),
+                    table: None,
                 });
                 self.pending_blank = true;
             }
@@ -236,20 +247,35 @@ impl Renderer {
                 self.modifiers.push(Modifier::UNDERLINED);
                 self.link_dest.push((dest_url.to_string(), self.runs.len()));
             }
+            Tag::Table(aligns) => {
+                self.flush_if_any();
+                self.open_block();
+                self.table = Some(Table {
+                    aligns: aligns
+                        .iter()
+                        .map(|a| match a {
+                            Alignment::Center => Align::Center,
+                            Alignment::Right => Align::Right,
+                            Alignment::Left | Alignment::None => Align::Left,
+                        })
+                        .collect(),
+                    chrome: self.recede,
+                    ..Table::default()
+                });
+            }
+            Tag::TableHead => self.modifiers.push(Modifier::BOLD),
+            Tag::TableRow => self.table_row.clear(),
+            Tag::TableCell => self.runs.clear(),
             // Listed rather than `_` so a new pulldown-cmark tag is a compile error here. None of
-            // these is parsed without an extension option (we parse plain CommonMark); their
-            // text still arrives as `Text` events and renders inline at the surrounding style
-            // (superscript and subscript have no terminal form).
+            // these is parsed without an extension option (we parse CommonMark plus tables);
+            // their text still arrives as `Text` events and renders inline at the surrounding
+            // style (superscript and subscript have no terminal form).
             Tag::Superscript
             | Tag::Subscript
             | Tag::FootnoteDefinition(_)
             | Tag::DefinitionList
             | Tag::DefinitionListTitle
             | Tag::DefinitionListDefinition
-            | Tag::Table(_)
-            | Tag::TableHead
-            | Tag::TableRow
-            | Tag::TableCell
             | Tag::MetadataBlock(_) => {}
         }
     }
@@ -304,6 +330,36 @@ impl Renderer {
                     }
                 }
             }
+            TagEnd::TableCell => {
+                let cell = std::mem::take(&mut self.runs);
+                self.table_row.push(cell);
+            }
+            TagEnd::TableHead => {
+                self.modifiers.pop();
+                let row = std::mem::take(&mut self.table_row);
+                if let Some(t) = self.table.as_mut() {
+                    t.rows.push(row);
+                    t.header_rows = t.rows.len();
+                }
+            }
+            TagEnd::TableRow => {
+                let row = std::mem::take(&mut self.table_row);
+                if let Some(t) = self.table.as_mut() {
+                    t.rows.push(row);
+                }
+            }
+            TagEnd::Table => {
+                if let Some(table) = self.table.take() {
+                    let (first_prefix, rest_prefix) = self.prefix_runs(true);
+                    self.out.push(LogicalLine {
+                        first_prefix,
+                        rest_prefix,
+                        table: Some(Box::new(table)),
+                        ..LogicalLine::default()
+                    });
+                }
+                self.pending_blank = true;
+            }
             // See `start`: inline at the surrounding style, text kept.
             TagEnd::Superscript
             | TagEnd::Subscript
@@ -311,10 +367,6 @@ impl Renderer {
             | TagEnd::DefinitionList
             | TagEnd::DefinitionListTitle
             | TagEnd::DefinitionListDefinition
-            | TagEnd::Table
-            | TagEnd::TableHead
-            | TagEnd::TableRow
-            | TagEnd::TableCell
             | TagEnd::MetadataBlock(_) => {}
         }
     }
@@ -335,8 +387,11 @@ pub fn render_markdown(text: &str, base: Style, recede: Style) -> Vec<LogicalLin
         in_code: false,
         pending_blank: false,
         link_dest: Vec::new(),
+        table: None,
+        table_row: Vec::new(),
     };
-    for event in Parser::new(&prepared) {
+    // CommonMark plus GFM tables (issue 14): a Keeper reply's table is drawn as a table.
+    for event in Parser::new_ext(&prepared, Options::ENABLE_TABLES) {
         r.event(event);
     }
     r.flush_if_any();

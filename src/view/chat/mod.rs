@@ -20,8 +20,10 @@ pub mod pane;
 pub mod plan;
 pub mod project;
 pub mod rail;
+pub mod run;
 pub mod style;
 pub mod surface;
+pub mod table;
 pub mod window;
 pub mod wrap;
 

@@ -4,26 +4,13 @@
 //! across rows: when it does not fit, the row ends early. Breaks prefer spaces; a word longer
 //! than a row is broken between graphemes.
 
+use super::table::{Table, layout_table};
 use crate::view::text::grapheme_width;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_segmentation::UnicodeSegmentation;
 
-/// A piece of text with one complete style.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Run {
-    pub text: String,
-    pub style: Style,
-}
-
-impl Run {
-    pub fn new(text: impl Into<String>, style: Style) -> Self {
-        Self {
-            text: text.into(),
-            style,
-        }
-    }
-}
+pub use super::run::Run;
 
 /// One authored line before wrapping, with the prefix of its first row and of its
 /// continuation rows (list bullets, quote bars, hanging indents).
@@ -34,6 +21,8 @@ pub struct LogicalLine {
     pub runs: Vec<Run>,
     /// A thematic break: fills the row with `─` in the given style.
     pub rule: Option<Style>,
+    /// A Markdown table, laid out at the wrap width ([`super::table`]).
+    pub table: Option<Box<Table>>,
 }
 
 impl LogicalLine {
@@ -109,6 +98,20 @@ pub fn wrap_line(line: &LogicalLine, width: usize, out: &mut Vec<Line<'static>>)
     let width = width.max(1);
     let first_w = runs_width(&line.first_prefix);
     let rest_w = runs_width(&line.rest_prefix);
+    if let Some(table) = &line.table {
+        let wrap_cell = |runs: &[Run], w: usize, rows: &mut Vec<Line<'static>>| {
+            wrap_line(&LogicalLine::plain(runs.to_vec()), w, rows);
+        };
+        layout_table(
+            table,
+            &line.first_prefix,
+            &line.rest_prefix,
+            width,
+            &wrap_cell,
+            out,
+        );
+        return;
+    }
     if let Some(style) = line.rule {
         let mut row = RowBuilder::new(&line.first_prefix);
         let n = width.saturating_sub(first_w).max(1);
