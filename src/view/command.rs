@@ -42,6 +42,8 @@ pub enum UiCommand {
     Refresh(SourceKey),
     /// A model/account form on System › Runtime (I-1…I-4).
     RuntimeForm(RuntimeFormCommand),
+    /// The raw `runtime.toml` editor on System › Runtime (J-1…J-5).
+    RuntimeRaw(RuntimeRawCommand),
     Quit(ExitCause),
     /// Ctrl-Z.
     Suspend,
@@ -93,6 +95,19 @@ pub enum ChatUiCommand {
     },
     LoadOlder {
         keeper: String,
+    },
+}
+
+/// What a raw config key (or the editor's return) asks the view actor to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuntimeRawCommand {
+    /// Read `runtime.toml` afresh (§9.2): `e` without a draft opens the editor on that read;
+    /// `u` / `U` pick their base from a read after the last receipt (J-4).
+    Read,
+    /// Save the draft of owner `owner` (a save job; nothing waits here): after an edit, or `S`.
+    Submit {
+        intent: crate::actors::system::runtime_raw::RawIntent,
+        owner: u64,
     },
 }
 

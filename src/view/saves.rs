@@ -262,6 +262,16 @@ impl Rereads {
         self.receipts.entry(save_id.clone()).or_insert(dispatched);
     }
 
+    /// The newest generation dispatched so far (a mark: only a later read is "new").
+    pub fn newest_dispatched(&self) -> u64 {
+        self.dispatched
+    }
+
+    /// The generation of the read whose value is shown, if any.
+    pub fn shown_generation(&self) -> Option<u64> {
+        self.shown
+    }
+
     /// Whether the list shown comes from a read dispatched after `save_id`'s receipt landed.
     pub fn since_receipt(&self, save_id: &SaveId) -> bool {
         matches!((self.shown, self.receipts.get(save_id)), (Some(shown), Some(at)) if shown > *at)

@@ -17,9 +17,10 @@ use super::surface::{SurfaceModel, not_served_of};
 use crate::actors::connectors::NamesChain;
 use crate::actors::connectors::chain::chain_key;
 use crate::actors::contract::{Inbox, Inboxes, SlotKey, SourceKey, Ticket};
-use crate::actors::saves::{Receipt, SaveStep};
+use crate::actors::saves::{Receipt, SaveEvent, SaveId, SaveKind, SaveStep};
 use crate::actors::system::binding::{ConnectorBind, ConnectorUnbind};
 use crate::actors::system::runtime_form::RuntimeForm;
+use crate::actors::system::runtime_raw::RuntimeRaw;
 use crate::actors::system::{
     LoadPart, PartOutcome, RUNTIME, RUNTIME_CONFIG, SystemObservation, SystemSlot, TOOLS,
     ToolsCommand,
@@ -31,7 +32,7 @@ use crate::protocol::routes::RouteFamily;
 use crate::protocol::runtime::{RuntimeConfigRaw, RuntimeProbe, RuntimeResolved};
 use crate::protocol::skills::SkillsSnapshotRead;
 use crate::protocol::tools::ToolsInventoryRead;
-use crate::view::saves::SaveBook;
+use crate::view::saves::{Rereads, SaveBook};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -51,6 +52,11 @@ pub struct SystemModel {
     pub config: Slot<Arc<RuntimeConfigRaw>>,
     /// Model and account form saves this session made or read back (I-1…I-5).
     pub forms: SaveBook<RuntimeForm>,
+    /// Raw config saves (`runtime.toml` from `$EDITOR`) this session made or read back (J-1…J-4).
+    pub raws: SaveBook<RuntimeRaw>,
+    /// The generations of the raw config reads: which read is shown, and which came after a
+    /// raw save's receipt (J-3: only those reconfirm a base for `u` / `U`).
+    pub config_reads: Rereads,
     /// A form save's receipt landed: the catalogue and the source are re-read (F-2, I-4).
     runtime_reread: bool,
     /// Connector status with bindings (§7.1), delivered before any name (D-5).
@@ -96,6 +102,8 @@ impl SystemModel {
             runtime_loads: RuntimeLoads::default(),
             config: Slot::default(),
             forms: SaveBook::default(),
+            raws: SaveBook::default(),
+            config_reads: Rereads::default(),
             runtime_reread: false,
             connectors: Slot::default(),
             names: BTreeMap::new(),
@@ -176,6 +184,7 @@ impl SurfaceModel for SystemModel {
         match &ticket.slot {
             // A save is admitted by its own book, not the epoch (H-16, K-5).
             SystemSlot::RuntimeForm(save_id) => return self.forms.dispatched(save_id, ticket),
+            SystemSlot::RuntimeRaw(save_id) => return self.raws.dispatched(save_id, ticket),
             SystemSlot::BindWrite(id) => return self.binds.dispatched(id, ticket),
             SystemSlot::UnbindWrite(id) => return self.unbinds.dispatched(id, ticket),
             SystemSlot::ConnectorsStatus if gate.check(ticket).is_ok() => {
@@ -195,10 +204,14 @@ impl SurfaceModel for SystemModel {
             // One ticket owns both parts of the joined load.
             self.runtime_loads.last_dispatched = Some(ticket.generation);
         }
-        match self.slot_mut(&ticket.slot) {
+        let taken = match self.slot_mut(&ticket.slot) {
             Some(slot) => slot.dispatched(ticket, gate),
             None => false,
+        };
+        if taken && ticket.slot == SystemSlot::RuntimeConfig {
+            self.config_reads.dispatched(ticket.generation);
         }
+        taken
     }
 
     fn judge(
@@ -236,14 +249,14 @@ impl SurfaceModel for SystemModel {
             ) | (SystemSlot::BindWrite(_), SystemObservation::Bind(_))
                 | (SystemSlot::UnbindWrite(_), SystemObservation::Unbind(_))
         );
-        if let (SystemSlot::RuntimeForm(id), SystemObservation::RuntimeForm(event)) =
-            (&ticket.slot, payload)
-        {
-            return if *id == event.save_id {
-                self.forms.judge(ticket, event)
-            } else {
-                Err(RejectReason::UnknownSlot)
-            };
+        match (&ticket.slot, payload) {
+            (SystemSlot::RuntimeForm(id), SystemObservation::RuntimeForm(event)) => {
+                return judge_save(&self.forms, id, ticket, event);
+            }
+            (SystemSlot::RuntimeRaw(id), SystemObservation::RuntimeRaw(event)) => {
+                return judge_save(&self.raws, id, ticket, event);
+            }
+            _ => {}
         }
         if !fits {
             return Err(RejectReason::UnknownSlot);
@@ -297,23 +310,25 @@ impl SurfaceModel for SystemModel {
                 self.runtime.apply_with(ticket, load.resolved, now, |v| v);
                 self.probe.apply_with(ticket, load.probe, now, |v| v);
             }
-            SystemObservation::RuntimeConfig(r) => self.config.apply_with(ticket, r, now, |v| v),
-            SystemObservation::RuntimeForm(event) => {
-                let receipt = matches!(
-                    event.step,
-                    crate::actors::saves::SaveStep::Ended(_)
-                        | crate::actors::saves::SaveStep::Restored(_)
-                );
-                let applied = receipt
-                    && matches!(&event.step, crate::actors::saves::SaveStep::Ended(r)
-                        if crate::actors::saves::Receipt::class(r) == SaveClass::Applied);
-                if applied {
-                    // Any load dispatched so far predates the save (F-2).
-                    self.runtime_loads.saved_after =
-                        Some(self.runtime_loads.last_dispatched.unwrap_or(0));
+            SystemObservation::RuntimeConfig(r) => {
+                if r.is_ok() {
+                    self.config_reads.shown(ticket.generation);
                 }
+                self.config.apply_with(ticket, r, now, |v| v)
+            }
+            SystemObservation::RuntimeForm(event) => {
+                self.save_landed(&event.step, true);
                 self.forms.apply(*event);
-                self.runtime_reread |= receipt;
+            }
+            SystemObservation::RuntimeRaw(event) => {
+                if receipt_of(&event.step).is_some() {
+                    // Reads dispatched up to now never reconfirm a base after it (J-3).
+                    self.config_reads.receipt(&event.save_id);
+                }
+                // A refused or unsent raw save changed nothing: only a save that may have
+                // written the file re-reads the catalogue and the source.
+                self.save_landed(&event.step, false);
+                self.raws.apply(*event);
             }
             SystemObservation::ConnectorsStatus(r) => {
                 // D-14: the read after a binding write settles the re-read only when admitted.
@@ -376,6 +391,7 @@ impl SurfaceModel for SystemModel {
     fn retired(&mut self, ticket: &Ticket<SystemSlot>) -> bool {
         match &ticket.slot {
             SystemSlot::RuntimeForm(save_id) => return self.forms.retired(save_id, ticket),
+            SystemSlot::RuntimeRaw(save_id) => return self.raws.retired(save_id, ticket),
             SystemSlot::BindWrite(id) => return self.binds.retired(id, ticket),
             SystemSlot::UnbindWrite(id) => return self.unbinds.retired(id, ticket),
             SystemSlot::RuntimeCatalogue => {
@@ -498,7 +514,50 @@ impl RuntimeLoads {
     }
 }
 
+/// The receipt a step carries (a landed one or one read back from an earlier run).
+fn receipt_of<R>(step: &SaveStep<R>) -> Option<&R> {
+    match step {
+        SaveStep::Ended(r) | SaveStep::Restored(r) => Some(r),
+        SaveStep::Written | SaveStep::Sending => None,
+    }
+}
+
+/// A save event for `id`'s slot is judged by its kind's own book (I-5).
+fn judge_save<K: SaveKind, S>(
+    book: &SaveBook<K>,
+    id: &SaveId,
+    ticket: &Ticket<S>,
+    event: &SaveEvent<K>,
+) -> Result<(), RejectReason> {
+    if *id == event.save_id {
+        book.judge(ticket, event)
+    } else {
+        Err(RejectReason::UnknownSlot)
+    }
+}
+
 impl SystemModel {
+    /// A `runtime.toml` save's step was applied: a committed save marks every catalogue load
+    /// dispatched so far as predating it (F-2); a receipt re-reads the catalogue and the source
+    /// (coalesced, F-2, I-4) — every receipt when `every_receipt`, else only one that may have
+    /// written the file (applied, conflict, unknown, or read back from an earlier run).
+    fn save_landed<R: Receipt>(&mut self, step: &SaveStep<R>, every_receipt: bool) {
+        let Some(receipt) = receipt_of(step) else {
+            return;
+        };
+        let class = receipt.class();
+        if matches!(step, SaveStep::Ended(_)) && class == SaveClass::Applied {
+            // Any load dispatched so far predates the save (F-2).
+            self.runtime_loads.saved_after = Some(self.runtime_loads.last_dispatched.unwrap_or(0));
+        }
+        let may_have_written = matches!(step, SaveStep::Restored(_))
+            || matches!(
+                class,
+                SaveClass::Applied | SaveClass::Conflict | SaveClass::OutcomeUnknown
+            );
+        self.runtime_reread |= every_receipt || may_have_written;
+    }
+
     /// The probe part is not served by this MASC (an older release): not a failure to flag.
     pub fn probe_not_served(&self) -> bool {
         self.runtime_loads.settled.as_ref().is_some_and(|s| {
@@ -541,7 +600,7 @@ impl SystemModel {
             SystemSlot::AsyncRequests => Some(&mut self.asyncs),
             SystemSlot::RuntimeCatalogue => Some(&mut self.runtime),
             SystemSlot::RuntimeConfig => Some(&mut self.config),
-            SystemSlot::RuntimeForm(_) => None,
+            SystemSlot::RuntimeForm(_) | SystemSlot::RuntimeRaw(_) => None,
             SystemSlot::ConnectorsStatus => Some(&mut self.connectors),
             SystemSlot::ConnectorNames { .. } => {
                 self.names.get_mut(key).map(|s| s as &mut dyn SystemSlotOps)

@@ -9,6 +9,7 @@ mod actor_support;
 mod chat_support;
 mod decisions_rig;
 mod ordered_view;
+mod runtime_save_rig;
 mod save_approval;
 mod save_approval_crash;
 mod save_approval_model;
@@ -17,6 +18,7 @@ mod save_ask_answer;
 mod save_keeper_lifecycle;
 mod save_keeper_ops;
 mod save_runtime_form;
+mod save_runtime_raw;
 mod tools_rig;
 mod work_rig;
 

@@ -6,52 +6,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::actor_support::{Rig, plan, rig_with};
-use masc_tui::actors::contract::{
-    DemandKind, IdentityState, SlotEvent, SourceControl, SourceEvent,
-};
-use masc_tui::actors::saves::hub::Save;
-use masc_tui::actors::saves::{SAVES, SaveCommand, SaveId, SaveStep};
+use crate::runtime_save_rig::{PREVIEW, SAVE, confirmed_scope, read_config, receipt};
+use masc_tui::actors::saves::SaveId;
 use masc_tui::actors::system::runtime_form::{FormIntent, RuntimeForm};
-use masc_tui::actors::system::{RUNTIME_CONFIG, SystemObservation, SystemSlot};
 use masc_tui::protocol::admission::ReadScope;
-use masc_tui::protocol::outcome::{RuntimeRawSaveOutcome, SaveOutcome};
+use masc_tui::protocol::outcome::SaveOutcome;
 use masc_tui::protocol::runtime::form::FormEdit;
 use masc_tui::protocol::runtime::{ModelTable, RuntimeConfigRaw};
 use masc_tui::server::faults::FaultPlan;
-use std::sync::Arc;
 
-type Event = SlotEvent<SystemSlot, SystemObservation>;
-
-const PREVIEW: &str = "/api/v1/runtime/config/raw/preview";
-const SAVE: &str = "/api/v1/runtime/config/raw";
 const MODEL: &str = "openai.gpt-5";
-
-async fn confirmed_scope(rig: &mut Rig) -> ReadScope {
-    match rig
-        .view
-        .wait_event(|e| matches!(e, SourceEvent::Identity(IdentityState::Confirmed { .. })))
-        .await
-    {
-        Some(SourceEvent::Identity(IdentityState::Confirmed { scope, .. })) => scope.clone(),
-        other => panic!("no confirmation: {other:?}"),
-    }
-}
-
-/// Reads the raw config through its own source (what a form opens on), the `nth` read.
-async fn read_config(rig: &mut Rig) -> Arc<RuntimeConfigRaw> {
-    let source = rig.source_handle(RUNTIME_CONFIG).await;
-    assert!(source.send_control(SourceControl::Demand(DemandKind::Explicit)));
-    match rig
-        .view
-        .wait_slot(|e: &Event| {
-            matches!(e, SlotEvent::Observed(t, SystemObservation::RuntimeConfig(_)) if t.slot == SystemSlot::RuntimeConfig)
-        })
-        .await
-    {
-        Some(SlotEvent::Observed(_, SystemObservation::RuntimeConfig(Ok(a)))) => a.value.clone(),
-        other => panic!("no config read: {other:?}"),
-    }
-}
 
 fn intent(raw: &RuntimeConfigRaw, edit: FormEdit) -> FormIntent {
     FormIntent {
@@ -63,39 +27,7 @@ fn intent(raw: &RuntimeConfigRaw, edit: FormEdit) -> FormIntent {
 }
 
 async fn submit(rig: &mut Rig, intent: FormIntent, scope: ReadScope) -> SaveId {
-    let hub = rig
-        .source_handle(SAVES)
-        .await
-        .commands::<SaveCommand>()
-        .expect("the save hub takes SaveCommand");
-    let id = SaveId::fresh();
-    hub.send_message(SaveCommand::Submit(Save::<RuntimeForm>::submission(
-        id.clone(),
-        intent,
-        scope,
-    )))
-    .unwrap();
-    id
-}
-
-async fn receipt(rig: &mut Rig, id: &SaveId) -> RuntimeRawSaveOutcome {
-    let ended = rig
-        .view
-        .wait_slot::<SystemSlot, SystemObservation>(|e: &Event| {
-            matches!(e, SlotEvent::Observed(_, SystemObservation::RuntimeForm(ev))
-                if ev.save_id == *id && matches!(ev.step, SaveStep::Ended(_)))
-        })
-        .await;
-    match ended {
-        Some(SlotEvent::Observed(t, SystemObservation::RuntimeForm(ev))) => {
-            assert_eq!(t.slot, SystemSlot::RuntimeForm(id.clone()), "its own slot");
-            match &ev.step {
-                SaveStep::Ended(r) => r.clone(),
-                other => panic!("not a receipt: {other:?}"),
-            }
-        }
-        other => panic!("no receipt: {other:?}"),
-    }
+    crate::runtime_save_rig::submit::<RuntimeForm>(rig, intent, scope).await
 }
 
 fn override_of(raw: &RuntimeConfigRaw, id: &str) -> Option<u64> {

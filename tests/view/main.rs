@@ -30,6 +30,7 @@ mod view_fetched_states;
 mod view_keeper_detail;
 mod view_runtime;
 mod view_runtime_form;
+mod view_runtime_raw;
 mod view_system;
 mod view_text;
 mod work_prep;

@@ -47,7 +47,7 @@ fn raw_body() -> String {
     )
 }
 
-fn ok<T>(value: T) -> Result<Admitted<T>, ClientError> {
+pub(crate) fn ok<T>(value: T) -> Result<Admitted<T>, ClientError> {
     Ok(Admitted {
         value: Arc::new(value),
         mode: AdmissionMode::Receipt,
@@ -55,7 +55,7 @@ fn ok<T>(value: T) -> Result<Admitted<T>, ClientError> {
     })
 }
 
-fn ticket(slot: SystemSlot, generation: u64) -> Ticket<SystemSlot> {
+pub(crate) fn ticket(slot: SystemSlot, generation: u64) -> Ticket<SystemSlot> {
     Ticket {
         slot,
         generation,
@@ -78,7 +78,7 @@ fn model() -> Model {
     m
 }
 
-fn ui() -> Ui {
+pub(crate) fn ui() -> Ui {
     Ui {
         area: Rect::new(0, 0, 120, 40),
         tab: Tab::System,
@@ -94,11 +94,11 @@ fn key(c: KeyCode) -> KeyEvent {
     KeyEvent::new(c, KeyModifiers::NONE)
 }
 
-fn ch(c: char) -> KeyEvent {
+pub(crate) fn ch(c: char) -> KeyEvent {
     key(KeyCode::Char(c))
 }
 
-fn screen(m: &Model, ui: &Ui) -> String {
+pub(crate) fn screen(m: &Model, ui: &Ui) -> String {
     let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
     let ctx = ProjectionCtx::now(Theme { color: false });
     t.draw(|f| render(m, ui, &ctx, f.area(), f.buffer_mut()))

@@ -12,11 +12,13 @@ use crate::actors::keepers::ops::{
 };
 use crate::actors::system::binding::{ConnectorBind, ConnectorUnbind};
 use crate::actors::system::runtime_form::RuntimeForm;
+use crate::actors::system::runtime_raw::RuntimeRaw;
 
 pub fn kinds() -> &'static [&'static dyn RestoreSave] {
     &[
         &Restorer::<ApprovalDecision>::NEW,
         &Restorer::<RuntimeForm>::NEW,
+        &Restorer::<RuntimeRaw>::NEW,
         &Restorer::<AskAnswer>::NEW,
         &Restorer::<SandboxSave>::NEW,
         &Restorer::<AssignmentSave>::NEW,

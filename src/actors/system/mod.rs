@@ -22,6 +22,8 @@ pub mod binding;
 pub mod runtime;
 pub mod runtime_config;
 pub mod runtime_form;
+pub mod runtime_raw;
+pub mod runtime_save;
 pub mod tools;
 pub mod tools_source;
 
@@ -35,6 +37,7 @@ use crate::protocol::skills::SkillsSnapshotRead;
 use crate::protocol::tools::ToolsInventoryRead;
 use binding::{ConnectorBind, ConnectorUnbind};
 use runtime_form::RuntimeForm;
+use runtime_raw::RuntimeRaw;
 
 pub use async_detail::{AsyncDetailRead, HeldRequest};
 pub use runtime::{
@@ -79,6 +82,8 @@ pub enum SystemSlot {
     BindWrite(SaveId),
     /// One connector unbind save (§7.4): its own slot per save.
     UnbindWrite(SaveId),
+    /// One raw config save (`runtime.toml` from `$EDITOR`, §9.3, §9.4): its own slot per save.
+    RuntimeRaw(SaveId),
     /// `GET /api/v1/gate/connectors` (§7.1): status with bindings, delivered first (D-5).
     ConnectorsStatus,
     /// One name cursor chain (§7.2, D-1): `scope` is `server`, `channel` or `person`.
@@ -100,6 +105,7 @@ impl SlotKey for SystemSlot {
             Self::RuntimeForm(_) => format!("save:{}", RuntimeForm::KIND),
             Self::BindWrite(_) => format!("save:{}", ConnectorBind::KIND),
             Self::UnbindWrite(_) => format!("save:{}", ConnectorUnbind::KIND),
+            Self::RuntimeRaw(_) => format!("save:{}", RuntimeRaw::KIND),
             Self::ConnectorsStatus => "connectors_status".to_string(),
             // Connector ids are identifiers (lower-case transport names), not body text.
             Self::ConnectorNames { connector, scope } => {
@@ -117,7 +123,7 @@ impl SlotKey for SystemSlot {
             | Self::KeeperSurface(_) => TOOLS,
             Self::RuntimeCatalogue => RUNTIME,
             Self::RuntimeConfig => RUNTIME_CONFIG,
-            Self::RuntimeForm(_) => SAVES,
+            Self::RuntimeForm(_) | Self::RuntimeRaw(_) => SAVES,
             Self::BindWrite(_) | Self::UnbindWrite(_) => SAVES,
             Self::ConnectorsStatus | Self::ConnectorNames { .. } => CONNECTORS,
         }
@@ -139,6 +145,8 @@ pub enum SystemObservation {
     RuntimeConfig(ReadResult<RuntimeConfigRaw>),
     /// A step or the receipt of a model/account form save.
     RuntimeForm(Box<SaveEvent<RuntimeForm>>),
+    /// A step or the receipt of a raw config save.
+    RuntimeRaw(Box<SaveEvent<RuntimeRaw>>),
     ConnectorsStatus(ReadResult<ConnectorStatusList>),
     /// A step or the receipt of a connector bind save.
     Bind(Box<SaveEvent<ConnectorBind>>),
@@ -159,6 +167,7 @@ impl Payload for SystemObservation {
             Self::RuntimeCatalogue(load) => load.trace_outcome(),
             Self::RuntimeConfig(r) => read_outcome(r),
             Self::RuntimeForm(e) => e.step.trace_outcome(),
+            Self::RuntimeRaw(e) => e.step.trace_outcome(),
             Self::ConnectorsStatus(r) => read_outcome(r),
             Self::ConnectorNames(n) => read_outcome(&n.result),
             Self::Bind(e) => e.step.trace_outcome(),

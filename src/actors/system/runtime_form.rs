@@ -4,25 +4,19 @@
 //! The form's input and opening revision are the intent (I-1); the job — this save's own
 //! operation, never key handling — makes the edit on the opened text, previews the exact text
 //! (§9.3: the commit is sent only after a 200 preview with `can_save`), then commits it with
-//! CAS on the opening path and revision (§9.4). A repeated submit of the same file shares the
-//! job in flight; the receipt is the raw save's (`Conflict` carries the server's current
-//! file). Never resent.
+//! CAS on the opening path and revision (§9.4) — the job it shares with the raw editor's save
+//! (`super::runtime_save`). A repeated submit of the same file shares the job in flight; the
+//! receipt is the raw save's (`Conflict` carries the server's current file). Never resent.
 
+use super::runtime_save::preview_then_commit;
 use super::{SystemObservation, SystemSlot};
 use crate::actors::saves::{SaveEvent, SaveId, SaveKind};
 use crate::protocol::admission::ReadAuthority;
 use crate::protocol::client::WorkspaceClient;
-use crate::protocol::outcome::{
-    RuntimeRawSaveOutcome, SaveOutcome, classify_exchange, classify_runtime_raw_save,
-    classify_transport, runtime_form_preview_gate,
-};
-use crate::protocol::runtime::RuntimeRawSaveRequest;
+use crate::protocol::outcome::{RuntimeRawSaveOutcome, SaveOutcome};
 use crate::protocol::runtime::form::{self, Edited, FormEdit};
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
-
-pub const RUNTIME_PREVIEW_PATH: &str = "/api/v1/runtime/config/raw/preview";
-pub const RUNTIME_SAVE_PATH: &str = "/api/v1/runtime/config/raw";
 
 /// The form as submitted: the edit and the source it was opened on (I-1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -33,50 +27,6 @@ pub struct FormIntent {
     /// The text the form opened on; the edit is made on it, never on a later read.
     pub source_text: String,
     pub edit: FormEdit,
-}
-
-/// Previews `text` (§9.3), then commits it with CAS on `path` and `revision` (§9.4). Shared
-/// with the raw editor's save.
-pub async fn preview_then_commit(
-    client: &WorkspaceClient,
-    auth: &ReadAuthority,
-    path: &str,
-    revision: &str,
-    text: &str,
-) -> RuntimeRawSaveOutcome {
-    let preview = client
-        .post_json(
-            auth,
-            RUNTIME_PREVIEW_PATH,
-            &serde_json::json!({ "source_text": text }),
-        )
-        .await;
-    match classify_transport::<(), ()>(&preview) {
-        // A preview writes nothing: whatever became of it, no commit was sent.
-        Err(failed) => {
-            return SaveOutcome::NotSent {
-                reason: format!(
-                    "preview did not answer ({}); nothing committed",
-                    failed.reason().unwrap_or("no reason")
-                ),
-            };
-        }
-        Ok((status, body)) => {
-            if let Err(reason) = runtime_form_preview_gate(status, body) {
-                return SaveOutcome::NotApplied { reason };
-            }
-        }
-    }
-    let request = RuntimeRawSaveRequest {
-        expected_source_revision: revision.to_string(),
-    };
-    let body = serde_json::json!({
-        "source_text": text,
-        "expected_source_revision": revision,
-        "expected_source_path": path,
-    });
-    let exchange = client.post_json(auth, RUNTIME_SAVE_PATH, &body).await;
-    classify_exchange(&exchange, &request, classify_runtime_raw_save)
 }
 
 /// The kind.

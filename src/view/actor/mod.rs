@@ -31,6 +31,7 @@ use tokio::sync::{mpsc, oneshot};
 
 mod edit;
 mod runtime_form;
+mod runtime_raw;
 mod submit;
 
 /// Suspends the process with the terminal restored (Ctrl-Z) and re-enters raw mode on resume;
@@ -250,6 +251,11 @@ impl<B: FrameSink> ViewState<B> {
                         screens::approvals::keys::settle(view, &self.model);
                     }
                     screens::system::form::settle(&mut self.ui.system.forms, &self.model);
+                    if let Some(edit) =
+                        screens::system::raw::settle(&mut self.ui.system.raw, &self.model)
+                    {
+                        self.ui.request_edit(edit);
+                    }
                     self.want(myself, FrameRequest::Background);
                 }
                 // What applied events call for (e.g. the approvals list after a receipt,
@@ -518,6 +524,12 @@ impl<B: FrameSink> ViewState<B> {
             }
             UiCommand::RuntimeForm(cmd) => {
                 self.ui.notice = self.runtime_form(cmd);
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::RuntimeRaw(cmd) => {
+                if let Some(notice) = self.runtime_raw(cmd) {
+                    self.ui.notice = Some(notice);
+                }
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Edit(request) => self.start_edit(myself, request),

@@ -258,7 +258,7 @@ pub fn lines(model: &Model, form: &FormUi, width: usize, theme: Theme) -> Vec<Li
             "│ Enter preview and save · Tab next field · Esc leave (input kept)".to_string(),
             Tone::Dim,
         ),
-        Some(p) => receipt_words(p, model),
+        Some(p) => receipt_words(p, model, &FORM_HINTS),
     };
     out.push(Line::styled(
         fit_width(&text, width).into_owned(),
@@ -267,9 +267,31 @@ pub fn lines(model: &Model, form: &FormUi, width: usize, theme: Theme) -> Vec<Li
     out
 }
 
-fn receipt_words(
+/// What a `runtime.toml` save's receipt line tells the operator to do next: the words differ
+/// between the form (`Enter`, `Ctrl-X`) and the raw editor (`S`, `u` / `U`).
+pub(super) struct ReceiptHints {
+    /// After a refusal before any effect (not sent, not applied).
+    pub retry: &'static str,
+    /// After a commit or an unchanged file.
+    pub done: &'static str,
+    /// After a revision conflict.
+    pub conflict: &'static str,
+    /// After an unknown outcome.
+    pub unknown: &'static str,
+}
+
+const FORM_HINTS: ReceiptHints = ReceiptHints {
+    retry: "fix and Enter again",
+    done: "Ctrl-X close",
+    conflict: "Ctrl-X closes and re-reads",
+    unknown: "not resent; Ctrl-X closes recovery and re-reads",
+};
+
+/// The receipt line of a `runtime.toml` save (the form's and the raw editor's).
+pub(super) fn receipt_words(
     phase: &SavePhase<crate::protocol::outcome::RuntimeRawSaveOutcome>,
     model: &Model,
+    hints: &ReceiptHints,
 ) -> (String, Tone) {
     let receipt = match phase {
         SavePhase::Submitted | SavePhase::Written => {
@@ -288,7 +310,7 @@ fn receipt_words(
             };
             (
                 format!(
-                    "│ committed @ {}{} · {reread} · Ctrl-X close",
+                    "│ committed @ {}{} · {reread} · {}",
                     detail
                         .commit
                         .source_revision
@@ -297,40 +319,47 @@ fn receipt_words(
                     warning
                         .as_deref()
                         .map(|w| format!(" · warning: {}", sanitize(w)))
-                        .unwrap_or_default()
+                        .unwrap_or_default(),
+                    hints.done
                 ),
                 Tone::Good,
             )
         }
         SaveOutcome::Unchanged => (
-            "│ unchanged: the file already says this; nothing sent · Ctrl-X close".into(),
+            format!(
+                "│ unchanged: the file already says this; nothing sent · {}",
+                hints.done
+            ),
             Tone::Normal,
         ),
         SaveOutcome::NotSent { reason } => (
-            format!("│ not sent: {} · fix and Enter again", sanitize(reason)),
+            format!("│ not sent: {} · {}", sanitize(reason), hints.retry),
             Tone::Warn,
         ),
         SaveOutcome::NotApplied { reason } => (
             format!(
-                "│ refused, not applied: {} · fix and Enter again",
-                sanitize(reason)
+                "│ refused, not applied: {} · {}",
+                sanitize(reason),
+                hints.retry
             ),
             Tone::Warn,
         ),
         SaveOutcome::Conflict { current } => (
             format!(
-                "│ conflict: the file changed (now @ {}) · Ctrl-X closes and re-reads",
+                "│ conflict: the file changed (now @ {}) · {}",
                 current
                     .source_revision
                     .get(..12)
-                    .unwrap_or(&current.source_revision)
+                    .unwrap_or(&current.source_revision),
+                hints.conflict
             ),
             Tone::Bad,
         ),
         SaveOutcome::OutcomeUnknown { reason } => (
             format!(
-                "│ outcome unknown: {} · not resent; Ctrl-X closes recovery and re-reads",
-                sanitize(reason)
+                "│ outcome unknown: {} · {}",
+                sanitize(reason),
+                hints.unknown
             ),
             Tone::Bad,
         ),

@@ -2,14 +2,15 @@
 //! `p` — Runtime catalogue, all tools (inventory), Skills catalogue, async runs. Each pane
 //! draws its own slot's pending, observation and failure (T-3); none waits for another (T-2).
 //! On the Runtime pane `j`/`k` select a model; `Enter`, `x` and `a` open the model and account
-//! forms (`form`, issue 11).
-//! The async runs pane selects and opens requests and their source Task (`asyncs`).
+//! forms (`form`, issue 11); `e` edits `runtime.toml` itself in `$EDITOR` (`raw`: `S`, `u`, `U`,
+//! `X`). The async runs pane selects and opens requests and their source Task (`asyncs`).
 
 pub mod asyncs;
 pub mod bindings;
 mod connectors;
 pub mod form;
 mod panes;
+pub mod raw;
 mod runtime;
 
 use super::ProjectionCtx;
@@ -78,6 +79,8 @@ pub struct SystemUi {
     pub asyncs: asyncs::AsyncUi,
     /// The connectors pane: selection, bind form, armed unbind.
     pub connectors: bindings::ConnectorsUi,
+    /// The raw `runtime.toml` draft and its saves (J-1…J-5).
+    pub raw: raw::RawUi,
 }
 
 impl SystemUi {
@@ -130,6 +133,14 @@ pub const SYSTEM_KEYS: &[(&str, &str)] = &[
         "x x (connectors)",
         "unbind the selected binding (armed: the second x sends)",
     ),
+    (
+        "Runtime: e",
+        "runtime.toml in $EDITOR (a fresh read; saved on return: server preview, then CAS)",
+    ),
+    (
+        "Runtime: S / u / U / X",
+        "send the draft again / keep its text on the newest read / take the newest file / discard",
+    ),
 ];
 
 fn pane_line(ui: &SystemUi, theme: Theme) -> Line<'static> {
@@ -179,7 +190,7 @@ pub fn render(model: &Model, full: &super::Ui, ctx: &ProjectionCtx, area: Rect, 
 
 pub fn footer_spans(ui: &SystemUi, theme: Theme) -> Vec<Span<'static>> {
     let text = if ui.pane == SystemPane::Runtime {
-        " · p pane · j/k model · Enter edit · x clear · a account"
+        " · p pane · j/k model · Enter edit · x clear · a account · e runtime.toml"
     } else {
         " · p pane · j/k scroll"
     };
@@ -206,6 +217,11 @@ fn runtime_key(
 ) -> Option<crate::view::command::UiCommand> {
     use crate::view::command::{RuntimeFormCommand, UiCommand};
     use crossterm::event::KeyCode;
+    if ui.forms.open.is_none()
+        && let Some(cmd) = raw::key(&mut ui.raw, model, key)
+    {
+        return Some(cmd);
+    }
     let ids = runtime_ids(model);
     let open = |ui: &mut SystemUi, kind: form::FormKind| {
         ui.forms.open(kind);
@@ -313,6 +329,24 @@ impl super::screen::Screen for SystemScreen {
 
     fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
         SYSTEM_KEYS
+    }
+
+    /// `runtime.toml` came back from `$EDITOR`: the raw draft's continuation (J-1, J-2).
+    fn edited(
+        &self,
+        ui: &mut super::Ui,
+        _model: &Model,
+        result: crate::view::editor::EditResult,
+    ) -> crate::view::command::UiCommand {
+        if result.purpose != crate::view::editor::EditPurpose::RuntimeConfig {
+            ui.notice = Some(result.notice());
+            return crate::view::command::UiCommand::Repaint;
+        }
+        let (cmd, notice) = raw::edited(&mut ui.system.raw, result);
+        if notice.is_some() {
+            ui.notice = notice;
+        }
+        cmd
     }
 
     fn handle_key(

@@ -370,6 +370,7 @@ pub fn lines(
     if let Some(form) = &ui.forms.open {
         out.extend(super::form::lines(model, form, width, theme));
     }
+    out.extend(super::raw::lines(model, &ui.raw, width, theme));
     if let Some(load) = load_line(system, theme) {
         out.push(load);
     }

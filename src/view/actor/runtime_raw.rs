@@ -1,0 +1,54 @@
+//! The raw `runtime.toml` commands of System › Runtime (issue 11; sources.md J-1…J-4): a read
+//! demands the raw config source (a fresh read for `e`, the new read `u` / `U` wait for); a
+//! submit hands the draft's intent to the save hub (a second submit of the same file while one
+//! runs shares it) and tells the draft which save its owner sent.
+
+use super::ViewState;
+use crate::view::presenter::FrameSink;
+
+impl<B: FrameSink> ViewState<B> {
+    pub(super) fn runtime_raw(
+        &mut self,
+        cmd: crate::view::command::RuntimeRawCommand,
+    ) -> Option<String> {
+        use crate::actors::saves::SaveKind;
+        use crate::actors::system::RUNTIME_CONFIG;
+        use crate::actors::system::runtime_raw::RuntimeRaw;
+        use crate::view::command::RuntimeRawCommand;
+        match cmd {
+            RuntimeRawCommand::Read => {
+                let _ = self.demand(&RUNTIME_CONFIG);
+                None
+            }
+            RuntimeRawCommand::Submit { intent, owner } => {
+                let notice = self.submit_save::<RuntimeRaw>(
+                    intent.clone(),
+                    |m| &mut m.system.raws,
+                    "a save of runtime.toml is already in flight: this draft is kept; S sends it after that receipt",
+                );
+                let Some(workspace) = self.model.gate().current().map(|s| s.workspace.0.clone())
+                else {
+                    return notice.map(str::to_string);
+                };
+                // The save this owner now waits on: the one just submitted, or the one in
+                // flight with the very same path, revision and text that it shares (J-1). A save
+                // in flight of another text is an earlier owner's: never this one's (J-2).
+                let entry = self
+                    .model
+                    .system
+                    .raws
+                    .latest(&RuntimeRaw::intent_key(&intent), &workspace)
+                    .filter(|e| e.intent == intent);
+                if let Some(entry) = entry {
+                    let id = entry.save_id.clone();
+                    crate::view::screens::system::raw::submitted(
+                        &mut self.ui.system.raw,
+                        owner,
+                        id,
+                    );
+                }
+                notice.map(str::to_string)
+            }
+        }
+    }
+}

@@ -1,0 +1,566 @@
+//! The raw `runtime.toml` editor on System › Runtime (surfaces.md System / Config `e`;
+//! sources.md J-1…J-5; protocol.md §9.2–§9.4).
+//!
+//! - `e` without a draft reads `runtime.toml` afresh (§9.2: a read dispatched after the key,
+//!   never the cached one) and opens `$EDITOR` on it; with a draft it opens the editor on the
+//!   draft. An edit that comes back is a new draft owner (J-2) and is saved at once against
+//!   its base (the path and revision of the read it came from): the `runtime_raw` save job
+//!   previews it (the server validates the TOML; a refusal shows the server's error and keeps
+//!   the draft) and commits it with CAS (J-1).
+//! - `S` sends the draft again with the same path, revision and text (J-1) — only after a
+//!   refusal before any effect (not sent, not applied), or for a draft whose base was just
+//!   picked.
+//! - A save that may have written the file (outcome unknown, a conflict, a commit whose
+//!   durability is unconfirmed) keeps the body and releases the base (J-3): a retry then needs a
+//!   base picked with `u` or `U` from a read dispatched after that receipt (J-4) — `u` keeps
+//!   the draft's text and takes the new read's path and revision (`S` then sends the text on
+//!   it); `U` takes the new read's text too (the server's file replaces the draft; `e` edits
+//!   it). A read in flight when the receipt landed never counts (J-3), and a base picked before
+//!   it is gone with the release.
+//! - `X` discards the draft; the next `e` reads afresh (J-4: never the cached source).
+//! - A late receipt ends only the draft owner that sent it; a newer edit is never cleared by an
+//!   older save's success (J-2).
+//!
+//! The shown read's model table is the server's own, accepted only for the same path and
+//! revision (decoded in `protocol::runtime::raw`); a model-table error shows the raw text
+//! instead (J-5), and account e-mails that were not read are told apart from it.
+
+use super::form::{ReceiptHints, receipt_words};
+use crate::actors::saves::SaveId;
+use crate::actors::system::runtime_raw::RawIntent;
+use crate::protocol::outcome::SaveOutcome;
+use crate::protocol::runtime::{AccountEmail, Durability, ModelTable, RuntimeConfigRaw};
+use crate::view::command::{RuntimeRawCommand, UiCommand};
+use crate::view::editor::{EditOutcome, EditPurpose, EditRequest, EditResult};
+use crate::view::fetched::Observed;
+use crate::view::model::Model;
+use crate::view::saves::SavePhase;
+use crate::view::text::{fit_width, sanitize};
+use crate::view::theme::{Theme, Tone};
+use ratatui::text::Line;
+use std::sync::Arc;
+
+/// The read a draft is saved against (§9.4 CAS): its path and revision, and which read it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawBase {
+    pub path: String,
+    pub revision: String,
+    /// The generation of the raw config read it came from.
+    pub generation: u64,
+}
+
+/// The save a draft owner submitted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawSent {
+    pub save_id: SaveId,
+    /// The draft owner that sent it: its receipt acts on that owner only (J-2).
+    pub owner: u64,
+    /// Its receipt was taken into account.
+    settled: bool,
+}
+
+/// The operator's `runtime.toml` draft.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawDraft {
+    /// A new owner per edit, base pick or replacement (J-2).
+    pub owner: u64,
+    pub text: String,
+    /// `None` once released (J-3): only `u` / `U` after a new read give a new one (J-4).
+    pub base: Option<RawBase>,
+    /// The server's text of the base read (comparison data, released with the base).
+    base_text: Option<String>,
+    /// The last save submitted from this draft.
+    pub sent: Option<RawSent>,
+    /// The save whose receipt released the base: a base must come from a read after it.
+    pub released_by: Option<SaveId>,
+}
+
+impl RawDraft {
+    fn release(&mut self, by: &SaveId) {
+        self.base = None;
+        self.base_text = None;
+        self.released_by = Some(by.clone());
+    }
+
+    /// The intent `S` (or the save after an edit) submits: the same path, revision and text.
+    pub fn intent(&self) -> Option<RawIntent> {
+        let base = self.base.as_ref()?;
+        Some(RawIntent {
+            path: base.path.clone(),
+            revision: base.revision.clone(),
+            text: self.text.clone(),
+        })
+    }
+}
+
+/// The raw editor's state on System › Runtime (kept across navigation, like a form).
+#[derive(Debug, Clone, Default)]
+pub struct RawUi {
+    /// `e` without a draft: the editor opens on the first raw config read dispatched after
+    /// this generation (a fresh read).
+    pub opening: Option<u64>,
+    pub draft: Option<RawDraft>,
+    /// The save that ended the last draft (committed), shown until the next `e`.
+    pub finished: Option<SaveId>,
+    /// Why the last key did nothing (shown until the next raw key).
+    pub problem: Option<&'static str>,
+    owners: u64,
+}
+
+impl RawUi {
+    fn next_owner(&mut self) -> u64 {
+        self.owners += 1;
+        self.owners
+    }
+
+    /// Whether the raw block has anything to show.
+    pub fn active(&self) -> bool {
+        self.opening.is_some()
+            || self.draft.is_some()
+            || self.finished.is_some()
+            || self.problem.is_some()
+    }
+}
+
+fn phase_of(
+    model: &Model,
+    id: &SaveId,
+) -> Option<SavePhase<crate::protocol::outcome::RuntimeRawSaveOutcome>> {
+    model.system.raws.get(id).map(|e| e.phase.clone())
+}
+
+/// The read shown in the config slot, with its generation.
+fn shown_read(model: &Model) -> Option<(u64, &Observed<Arc<RuntimeConfigRaw>>)> {
+    let generation = model.system.config_reads.shown_generation()?;
+    model
+        .system
+        .config
+        .fetched
+        .last()
+        .map(|observed| (generation, observed))
+}
+
+/// A Runtime pane key for the raw editor: `e`, `S`, `u`, `U`, `X`.
+pub fn key(raw: &mut RawUi, model: &Model, key: crossterm::event::KeyEvent) -> Option<UiCommand> {
+    use crossterm::event::{KeyCode, KeyModifiers};
+    if key
+        .modifiers
+        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+    {
+        return None;
+    }
+    let cmd = match key.code {
+        KeyCode::Char('e') => edit(raw, model),
+        KeyCode::Char('S') => retry(raw),
+        KeyCode::Char('u') => adopt(raw, model, false),
+        KeyCode::Char('U') => adopt(raw, model, true),
+        KeyCode::Char('X') => discard(raw, model),
+        _ => return None,
+    };
+    Some(cmd)
+}
+
+/// `e`: the editor on the draft, or a fresh read to open it on.
+fn edit(raw: &mut RawUi, model: &Model) -> UiCommand {
+    raw.problem = None;
+    if let Some(draft) = &raw.draft {
+        return UiCommand::Edit(EditRequest::new(
+            EditPurpose::RuntimeConfig,
+            draft.text.clone(),
+            ".toml",
+        ));
+    }
+    raw.finished = None;
+    raw.opening = Some(model.system.config_reads.newest_dispatched());
+    UiCommand::RuntimeRaw(RuntimeRawCommand::Read)
+}
+
+fn in_flight(raw: &RawUi, model: &Model) -> bool {
+    raw.draft
+        .as_ref()
+        .and_then(|d| d.sent.as_ref())
+        .and_then(|s| phase_of(model, &s.save_id))
+        .is_some_and(|p| p.in_flight())
+}
+
+/// `S`: the draft again, with the same path, revision and text (J-1); never after a save of
+/// this owner that may have written the file (J-3, J-4).
+fn retry(raw: &mut RawUi) -> UiCommand {
+    raw.problem = None;
+    let Some(draft) = &raw.draft else {
+        raw.problem = Some("nothing to send: e opens runtime.toml");
+        return UiCommand::Repaint;
+    };
+    let Some(intent) = draft.intent() else {
+        raw.problem = Some(
+            "not resent: the last save may have written the file; u / U pick a base from a new read",
+        );
+        return UiCommand::Repaint;
+    };
+    // A save of this owner in flight is shared (the actor says so); one that ended with a
+    // commit ended the draft (it is gone); a refusal before any effect may be sent again.
+    UiCommand::RuntimeRaw(RuntimeRawCommand::Submit {
+        intent,
+        owner: draft.owner,
+    })
+}
+
+/// `u` / `U`: a base from a read dispatched after the receipt that released the old one (or,
+/// with no release, newer than the draft's base) — never an older read (J-3, J-4).
+fn adopt(raw: &mut RawUi, model: &Model, take_file: bool) -> UiCommand {
+    raw.problem = None;
+    if in_flight(raw, model) {
+        raw.problem = Some("a save of this draft is in flight: its receipt comes first");
+        return UiCommand::Repaint;
+    }
+    let Some(draft) = raw.draft.as_ref() else {
+        raw.problem = Some("no draft: e opens runtime.toml");
+        return UiCommand::Repaint;
+    };
+    let reads = &model.system.config_reads;
+    let fresh = match (&draft.released_by, &draft.base) {
+        (Some(save), _) => reads.since_receipt(save),
+        (None, Some(base)) => reads
+            .shown_generation()
+            .is_some_and(|g| g > base.generation),
+        (None, None) => reads.shown_generation().is_some(),
+    };
+    let read = shown_read(model).filter(|_| fresh);
+    let Some((generation, observed)) = read else {
+        raw.problem =
+            Some("no new read of runtime.toml yet: reading it; u / U again once it lands");
+        return UiCommand::RuntimeRaw(RuntimeRawCommand::Read);
+    };
+    let value = &observed.value;
+    let owner = raw.next_owner();
+    let Some(draft) = raw.draft.as_mut() else {
+        return UiCommand::Repaint;
+    };
+    draft.owner = owner;
+    draft.base = Some(RawBase {
+        path: value.path.clone(),
+        revision: value.source_revision.clone(),
+        generation,
+    });
+    draft.base_text = Some(value.source_text.clone());
+    draft.released_by = None;
+    if take_file {
+        draft.text = value.source_text.clone();
+    }
+    UiCommand::Repaint
+}
+
+/// `X`: the draft is dropped (not while its save runs); the next `e` reads afresh.
+fn discard(raw: &mut RawUi, model: &Model) -> UiCommand {
+    raw.problem = None;
+    if in_flight(raw, model) {
+        raw.problem = Some("a save of this draft is in flight: X once its receipt landed");
+        return UiCommand::Repaint;
+    }
+    raw.draft = None;
+    raw.opening = None;
+    raw.finished = None;
+    UiCommand::Repaint
+}
+
+/// The actor submitted (or shared) a save for `owner`: the draft remembers it.
+pub fn submitted(raw: &mut RawUi, owner: u64, save_id: SaveId) {
+    if let Some(draft) = raw.draft.as_mut().filter(|d| d.owner == owner) {
+        draft.sent = Some(RawSent {
+            save_id,
+            owner,
+            settled: false,
+        });
+    }
+}
+
+/// After observations were applied: a receipt acts on the owner that sent it (J-2, J-3), and
+/// a fresh read opens the editor (`e`). Returns the edit to hand to the view actor.
+pub fn settle(raw: &mut RawUi, model: &Model) -> Option<EditRequest> {
+    settle_receipt(raw, model);
+    let mark = raw.opening?;
+    let reads = &model.system.config_reads;
+    if let Some((generation, observed)) = shown_read(model).filter(|(g, _)| *g > mark) {
+        raw.opening = None;
+        let value = &observed.value;
+        let owner = raw.next_owner();
+        raw.draft = Some(RawDraft {
+            owner,
+            text: value.source_text.clone(),
+            base: Some(RawBase {
+                path: value.path.clone(),
+                revision: value.source_revision.clone(),
+                generation,
+            }),
+            base_text: Some(value.source_text.clone()),
+            sent: None,
+            released_by: None,
+        });
+        return Some(EditRequest::new(
+            EditPurpose::RuntimeConfig,
+            value.source_text.clone(),
+            ".toml",
+        ));
+    }
+    if reads.newest_dispatched() > mark && !model.system.config.in_flight() {
+        // The fresh read ended without a value: nothing to edit.
+        raw.opening = None;
+        raw.problem = Some("runtime.toml could not be read (see below); e tries again");
+    }
+    None
+}
+
+fn settle_receipt(raw: &mut RawUi, model: &Model) {
+    let Some(draft) = raw.draft.as_mut() else {
+        return;
+    };
+    let Some(sent) = draft.sent.as_mut().filter(|s| !s.settled) else {
+        return;
+    };
+    let Some(receipt) = phase_of(model, &sent.save_id).and_then(|p| p.receipt().cloned()) else {
+        return;
+    };
+    sent.settled = true;
+    if sent.owner != draft.owner {
+        // A late result ends only its own owner: a newer edit stays as it is (J-2).
+        return;
+    }
+    let save_id = sent.save_id.clone();
+    match receipt {
+        SaveOutcome::Applied { detail, .. }
+            if detail.commit.durability == Durability::Unconfirmed =>
+        {
+            // Applied, but not durably: the body stays, the base is released (J-3).
+            draft.release(&save_id);
+        }
+        SaveOutcome::Applied { .. } | SaveOutcome::Unchanged => {
+            raw.draft = None;
+            raw.finished = Some(save_id);
+        }
+        SaveOutcome::OutcomeUnknown { .. } | SaveOutcome::Conflict { .. } => {
+            draft.release(&save_id);
+        }
+        // Refused before any effect: the draft and its base stay; `S` or `e` fix and resend.
+        SaveOutcome::NotSent { .. } | SaveOutcome::NotApplied { .. } => {}
+    }
+}
+
+/// The editor came back (purpose `runtime.toml`): an edit is a new owner, saved at once when
+/// the draft has a base; anything else keeps the draft as it was.
+pub fn edited(raw: &mut RawUi, result: EditResult) -> (UiCommand, Option<String>) {
+    raw.problem = None;
+    match result.outcome {
+        EditOutcome::Edited(text) => {
+            let owner = raw.next_owner();
+            let draft = raw.draft.get_or_insert_with(|| RawDraft {
+                owner,
+                text: String::new(),
+                base: None,
+                base_text: None,
+                sent: None,
+                released_by: None,
+            });
+            draft.owner = owner;
+            draft.text = text;
+            match draft.intent() {
+                Some(intent) => (
+                    UiCommand::RuntimeRaw(RuntimeRawCommand::Submit { intent, owner }),
+                    None,
+                ),
+                None => (
+                    UiCommand::Repaint,
+                    Some(
+                        "runtime.toml: edit kept as the draft, not sent — u / U pick a base from a new read"
+                            .into(),
+                    ),
+                ),
+            }
+        }
+        EditOutcome::Unchanged => {
+            let untouched = raw.draft.as_ref().is_some_and(|d| {
+                d.sent.is_none() && d.base_text.as_deref() == Some(d.text.as_str())
+            });
+            if untouched {
+                raw.draft = None;
+            }
+            (UiCommand::Repaint, Some(result.notice()))
+        }
+        EditOutcome::Aborted {
+            text: Some(text), ..
+        } => {
+            let owner = raw.next_owner();
+            if let Some(draft) = raw.draft.as_mut() {
+                draft.owner = owner;
+                draft.text = text;
+            }
+            (
+                UiCommand::Repaint,
+                Some(
+                    "runtime.toml: the editor failed; what it wrote is kept as the draft, not sent"
+                        .into(),
+                ),
+            )
+        }
+        _ => (UiCommand::Repaint, Some(result.notice())),
+    }
+}
+
+const RAW_HINTS: ReceiptHints = ReceiptHints {
+    retry: "draft kept: e edit · S send again",
+    done: "X close",
+    conflict: "draft kept: u / U pick a base from the re-read",
+    unknown: "not resent; draft kept: u / U pick a base from the re-read",
+};
+
+/// Lines of the shown read's model table and account e-mails (J-5).
+fn config_lines(raw: &RuntimeConfigRaw, width: usize, theme: Theme, out: &mut Vec<Line<'static>>) {
+    let (text, tone, show_raw) = match &raw.model_table {
+        ModelTable::Ready(bindings) => (
+            format!(
+                "│ models: {} bindings (the server's table of this path and revision)",
+                bindings.len()
+            ),
+            Tone::Dim,
+            false,
+        ),
+        ModelTable::NotSent => (
+            "│ models: this server sends no model table (no local parse stands in)".to_string(),
+            Tone::Dim,
+            false,
+        ),
+        ModelTable::Unavailable { reason } => (
+            format!(
+                "│ model table unavailable: {} — raw text below",
+                sanitize(reason)
+            ),
+            Tone::Warn,
+            true,
+        ),
+        ModelTable::Refused(e) => (
+            format!(
+                "│ model table error: {} at {} — raw text below",
+                e.kind.reason(),
+                e.path
+            ),
+            Tone::Bad,
+            true,
+        ),
+    };
+    out.push(Line::styled(
+        fit_width(&text, width).into_owned(),
+        theme.style(tone),
+    ));
+    if let Some(emails) = &raw.account_emails {
+        let not_read = emails
+            .iter()
+            .filter(|e| matches!(e, AccountEmail::NotRead { .. }))
+            .count();
+        if not_read > 0 {
+            out.push(Line::styled(
+                fit_width(
+                    &format!(
+                        "│ account e-mails: {} read, {not_read} not read (the config itself read fine)",
+                        emails.len() - not_read
+                    ),
+                    width,
+                )
+                .into_owned(),
+                theme.style(Tone::Warn),
+            ));
+        }
+    }
+    if show_raw {
+        for line in raw.source_text.lines().take(12) {
+            out.push(Line::raw(
+                fit_width(&format!("│   {}", sanitize(line)), width).into_owned(),
+            ));
+        }
+    }
+}
+
+/// The raw block's lines (drawn at the top of the Runtime pane).
+pub fn lines(model: &Model, raw: &RawUi, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    if !raw.active() {
+        return Vec::new();
+    }
+    let mut out = vec![Line::styled(
+        "┌ RAW runtime.toml ($EDITOR; the server's preview validates before the CAS save)",
+        theme.style(Tone::Accent),
+    )];
+    let dim =
+        |text: String| Line::styled(fit_width(&text, width).into_owned(), theme.style(Tone::Dim));
+    if raw.opening.is_some() {
+        out.push(dim(
+            "│ reading runtime.toml afresh (the editor opens on this read)…".into(),
+        ));
+    }
+    if let Some(draft) = &raw.draft {
+        let base = match &draft.base {
+            Some(b) => format!(
+                "base {} @ {}",
+                sanitize(&b.path),
+                b.revision.get(..12).unwrap_or(&b.revision)
+            ),
+            None => "no base: the last save may have written the file".to_string(),
+        };
+        out.push(dim(format!(
+            "│ draft #{} · {} lines · {base}",
+            draft.owner,
+            draft.text.lines().count()
+        )));
+        if let Some(sent) = &draft.sent
+            && let Some(phase) = phase_of(model, &sent.save_id)
+        {
+            let (mut text, tone) = receipt_words(&phase, model, &RAW_HINTS);
+            if sent.owner != draft.owner {
+                text.push_str(" (an earlier draft's save)");
+            }
+            out.push(Line::styled(
+                fit_width(&text, width).into_owned(),
+                theme.style(tone),
+            ));
+        }
+    }
+    if let Some(id) = &raw.finished
+        && let Some(phase) = phase_of(model, id)
+    {
+        let (text, tone) = receipt_words(&phase, model, &RAW_HINTS);
+        out.push(Line::styled(
+            fit_width(&text, width).into_owned(),
+            theme.style(tone),
+        ));
+    }
+    if let Some((generation, observed)) = shown_read(model) {
+        out.push(dim(format!(
+            "│ last read: {} @ {} (read #{generation})",
+            sanitize(&observed.value.path),
+            observed
+                .value
+                .source_revision
+                .get(..12)
+                .unwrap_or(&observed.value.source_revision)
+        )));
+        config_lines(&observed.value, width, theme, &mut out);
+    }
+    if let crate::view::fetched::Fetched::Failed { error, .. } = &model.system.config.fetched {
+        out.push(Line::styled(
+            fit_width(
+                &format!("│ runtime.toml read failed: {}", error.class),
+                width,
+            )
+            .into_owned(),
+            theme.style(Tone::Warn),
+        ));
+    }
+    if let Some(problem) = raw.problem {
+        out.push(Line::styled(
+            fit_width(&format!("│ {problem}"), width).into_owned(),
+            theme.style(Tone::Warn),
+        ));
+    }
+    out.push(dim(
+        "│ e edit · S send again · u keep text on the newest read · U take the newest file · X discard"
+            .into(),
+    ));
+    out
+}

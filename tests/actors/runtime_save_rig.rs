@@ -1,0 +1,126 @@
+//! What the `runtime.toml` save tests share (the model/account form, `save_runtime_form`, and
+//! the raw editor, `save_runtime_raw`): the confirmed scope, a raw config read through its own
+//! source, a submission to the save hub, and the receipt that lands in the save's own slot.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+use crate::actor_support::Rig;
+use masc_tui::actors::contract::{
+    DemandKind, IdentityState, SlotEvent, SourceControl, SourceEvent,
+};
+use masc_tui::actors::saves::hub::Save;
+use masc_tui::actors::saves::{SAVES, SaveCommand, SaveId, SaveKind, SaveStep};
+use masc_tui::actors::system::{RUNTIME_CONFIG, SystemObservation, SystemSlot};
+use masc_tui::protocol::admission::ReadScope;
+use masc_tui::protocol::outcome::RuntimeRawSaveOutcome;
+use masc_tui::protocol::runtime::RuntimeConfigRaw;
+use std::sync::Arc;
+
+pub type Event = SlotEvent<SystemSlot, SystemObservation>;
+
+pub const PREVIEW: &str = "/api/v1/runtime/config/raw/preview";
+pub const SAVE: &str = "/api/v1/runtime/config/raw";
+
+pub async fn confirmed_scope(rig: &mut Rig) -> ReadScope {
+    match rig
+        .view
+        .wait_event(|e| matches!(e, SourceEvent::Identity(IdentityState::Confirmed { .. })))
+        .await
+    {
+        Some(SourceEvent::Identity(IdentityState::Confirmed { scope, .. })) => scope.clone(),
+        other => panic!("no confirmation: {other:?}"),
+    }
+}
+
+/// Reads the raw config through its own source (what a form or `e` opens on): the next
+/// config observation.
+pub async fn read_config(rig: &mut Rig) -> Arc<RuntimeConfigRaw> {
+    let source = rig.source_handle(RUNTIME_CONFIG).await;
+    assert!(source.send_control(SourceControl::Demand(DemandKind::Explicit)));
+    match rig
+        .view
+        .wait_slot(|e: &Event| {
+            matches!(e, SlotEvent::Observed(t, SystemObservation::RuntimeConfig(_)) if t.slot == SystemSlot::RuntimeConfig)
+        })
+        .await
+    {
+        Some(SlotEvent::Observed(_, SystemObservation::RuntimeConfig(Ok(a)))) => a.value.clone(),
+        other => panic!("no config read: {other:?}"),
+    }
+}
+
+/// Submits `intent` as a save of kind `K` straight to the hub (what the view's submit does).
+pub async fn submit<K: SaveKind>(rig: &mut Rig, intent: K::Intent, scope: ReadScope) -> SaveId {
+    let hub = rig
+        .source_handle(SAVES)
+        .await
+        .commands::<SaveCommand>()
+        .expect("the save hub takes SaveCommand");
+    let id = SaveId::fresh();
+    hub.send_message(SaveCommand::Submit(Save::<K>::submission(
+        id.clone(),
+        intent,
+        scope,
+    )))
+    .unwrap();
+    id
+}
+
+/// The save id and step a form or raw save event carries, with its own slot.
+fn save_step(
+    e: &Event,
+) -> Option<(
+    &SystemSlot,
+    &SaveId,
+    &SaveStep<RuntimeRawSaveOutcome>,
+    SystemSlot,
+)> {
+    match e {
+        SlotEvent::Observed(t, SystemObservation::RuntimeForm(ev)) => Some((
+            &t.slot,
+            &ev.save_id,
+            &ev.step,
+            SystemSlot::RuntimeForm(ev.save_id.clone()),
+        )),
+        SlotEvent::Observed(t, SystemObservation::RuntimeRaw(ev)) => Some((
+            &t.slot,
+            &ev.save_id,
+            &ev.step,
+            SystemSlot::RuntimeRaw(ev.save_id.clone()),
+        )),
+        _ => None,
+    }
+}
+
+/// The receipt of `id` (a form or a raw save), asserted to land in the save's own slot.
+pub async fn receipt(rig: &mut Rig, id: &SaveId) -> RuntimeRawSaveOutcome {
+    let ended = rig
+        .view
+        .wait_slot::<SystemSlot, SystemObservation>(|e: &Event| {
+            save_step(e)
+                .is_some_and(|(_, save, step, _)| save == id && matches!(step, SaveStep::Ended(_)))
+        })
+        .await;
+    match ended.and_then(save_step) {
+        Some((slot, _, SaveStep::Ended(r), own)) => {
+            assert_eq!(*slot, own, "its own slot");
+            r.clone()
+        }
+        other => panic!("no receipt: {other:?}"),
+    }
+}
+
+/// The steps of `id` seen so far, in order (`written`, `sending`, `ended:<class>`).
+pub fn steps(rig: &mut Rig, id: &SaveId) -> Vec<String> {
+    rig.view
+        .slot_events::<SystemSlot, SystemObservation>()
+        .iter()
+        .filter_map(save_step)
+        .filter(|(_, save, _, _)| *save == id)
+        .map(|(_, _, step, _)| match step {
+            SaveStep::Written => "written".to_string(),
+            SaveStep::Sending => "sending".to_string(),
+            SaveStep::Ended(r) => format!("ended:{}", r.save_class().as_str()),
+            SaveStep::Restored(r) => format!("restored:{}", r.save_class().as_str()),
+        })
+        .collect()
+}

@@ -1,0 +1,337 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
+//! The raw `runtime.toml` editor on System › Runtime (sources.md J-1…J-5): keys, the editor's
+//! continuation and the receipts' effect on the draft, without a runtime. `e` opens the editor
+//! only on a fresh read; an edit is saved with its base's path, revision and text and `S`
+//! resends exactly those after a refusal; an unknown outcome keeps the body and releases the
+//! base, and only `u` / `U` with a read dispatched after that receipt give a new one; a late
+//! success ends only its own draft owner; a model-table error shows the raw text.
+
+use crate::rig::{deliver, dispatch, observe};
+use crate::view_runtime_form::{ch, ok, screen, ticket, ui};
+use masc_tui::actors::contract::SlotEvent;
+use masc_tui::actors::saves::{SaveEvent, SaveId, SaveStep};
+use masc_tui::actors::system::runtime_raw::{RawIntent, RuntimeRaw};
+use masc_tui::actors::system::{SystemObservation, SystemSlot};
+use masc_tui::protocol::admission::AdmissionMode;
+use masc_tui::protocol::decode::WireDecode;
+use masc_tui::protocol::outcome::SaveOutcome;
+use masc_tui::protocol::runtime::{CommitReceipt, RuntimeConfigCurrent, RuntimeConfigRaw};
+use masc_tui::view::command::{RuntimeRawCommand, UiCommand};
+use masc_tui::view::editor::{EditOutcome, EditPurpose, EditResult};
+use masc_tui::view::keys::handle_key;
+use masc_tui::view::model::Model;
+use masc_tui::view::sample;
+use masc_tui::view::screens::Ui;
+use masc_tui::view::screens::system::raw;
+
+const PATH: &str = "/srv/config/runtime.toml";
+const REV1: &str = "9f2c0a5e8d1b4c7a6e3f0b2d5c8a1e4f7b0d3c6a9e2f5b8d1c4a7e0f3b6d9c2a";
+const REV2: &str = "1111111111111111111111111111111111111111111111111111111111111111";
+const TEXT1: &str = "[runtime]\ndefault = \"acme.big\"\n";
+const TEXT2: &str = "[runtime]\ndefault = \"acme.small\"\n# written by another client\n";
+
+type RawOutcome = SaveOutcome<CommitReceipt, RuntimeConfigCurrent>;
+
+/// A §9.2 body; `bindings_rev` is the model table's own revision (J-5: equal or refused).
+fn raw_body(rev: &str, text: &str, bindings_rev: &str) -> RuntimeConfigRaw {
+    let body = serde_json::json!({
+        "ok": true, "source_revision": rev, "path": PATH, "file_name": "runtime.toml",
+        "source_text": text, "validation": {"valid": true, "issues": []},
+        "account_groups": [],
+        "account_emails": [{"integration_id": "acme-main", "state": "not_read", "cause": "keychain locked"}],
+        "model_bindings": {"state": "ready", "path": PATH, "source_revision": bindings_rev,
+            "bindings": [{"runtime_id": "acme.big", "provider_id": "acme", "model_id": "big", "max_context_override": null}]},
+    });
+    RuntimeConfigRaw::decode(body.to_string().as_bytes()).unwrap()
+}
+
+fn model() -> Model {
+    let mut m = Model::default();
+    m.on_identity(sample::confirmed(1, AdmissionMode::Receipt));
+    m
+}
+
+/// Raw config read `generation` lands (dispatched and observed).
+fn read_lands(m: &mut Model, generation: u64, value: RuntimeConfigRaw) {
+    deliver(
+        m,
+        ticket(SystemSlot::RuntimeConfig, generation),
+        SystemObservation::RuntimeConfig(ok(value)),
+    );
+}
+
+/// `e` on a model with no draft, then a fresh read: the draft opens on it (returns the text
+/// the editor was asked to open).
+fn open_draft(m: &mut Model, ui: &mut Ui, generation: u64) -> String {
+    assert_eq!(
+        handle_key(ui, m, ch('e')),
+        UiCommand::RuntimeRaw(RuntimeRawCommand::Read)
+    );
+    read_lands(m, generation, raw_body(REV1, TEXT1, REV1));
+    let edit = raw::settle(&mut ui.system.raw, m).expect("the editor opens on the fresh read");
+    assert_eq!(edit.purpose, EditPurpose::RuntimeConfig);
+    edit.text
+}
+
+/// The editor returned `text`: the continuation's command.
+fn edited(ui: &mut Ui, text: &str) -> UiCommand {
+    let result = EditResult {
+        purpose: EditPurpose::RuntimeConfig,
+        original: String::new(),
+        outcome: EditOutcome::Edited(text.into()),
+    };
+    raw::edited(&mut ui.system.raw, result).0
+}
+
+fn submit_of(cmd: UiCommand) -> (RawIntent, u64) {
+    match cmd {
+        UiCommand::RuntimeRaw(RuntimeRawCommand::Submit { intent, owner }) => (intent, owner),
+        other => panic!("not a submit: {other:?}"),
+    }
+}
+
+/// The actor's part of a submit: the save is registered, dispatched, and its draft owner told.
+fn submitted(m: &mut Model, ui: &mut Ui, intent: &RawIntent, owner: u64) -> SaveId {
+    let id = SaveId::fresh();
+    let workspace = sample::scope(1).workspace.0.clone();
+    m.system.raws.submit(id.clone(), intent.clone(), workspace);
+    dispatch(m, ticket(SystemSlot::RuntimeRaw(id.clone()), 1));
+    raw::submitted(&mut ui.system.raw, owner, id.clone());
+    id
+}
+
+fn receipt_lands(m: &mut Model, ui: &mut Ui, id: &SaveId, intent: &RawIntent, outcome: RawOutcome) {
+    let event = SaveEvent::<RuntimeRaw> {
+        save_id: id.clone(),
+        intent: intent.clone(),
+        workspace: sample::scope(1).workspace.0.clone(),
+        step: SaveStep::Ended(outcome),
+    };
+    observe(
+        m,
+        SlotEvent::Observed(
+            ticket(SystemSlot::RuntimeRaw(id.clone()), 1),
+            SystemObservation::RuntimeRaw(Box::new(event)),
+        ),
+    )
+    .unwrap();
+    assert!(raw::settle(&mut ui.system.raw, m).is_none());
+}
+
+fn committed(durability: &str) -> RawOutcome {
+    let receipt = CommitReceipt::decode(
+        format!(r#"{{"ok":true,"state":"committed","commit":{{"source_revision":"{REV2}","order":"2","durability":"{durability}","warnings":[]}},"application":{{"operation":"raw_save"}}}}"#)
+            .as_bytes(),
+    )
+    .unwrap();
+    SaveOutcome::Applied {
+        warning: receipt.durability_warning(),
+        detail: receipt,
+    }
+}
+
+/// J-4 (§9.2 fresh read): `e` opens the editor only on a read dispatched after the key — the
+/// cached read of the same file never stands in.
+#[test]
+fn j4_e_opens_the_editor_on_a_fresh_read_never_the_cached_one() {
+    let mut m = model();
+    let mut ui = ui();
+    read_lands(&mut m, 1, raw_body(REV1, TEXT1, REV1));
+    assert_eq!(
+        handle_key(&mut ui, &m, ch('e')),
+        UiCommand::RuntimeRaw(RuntimeRawCommand::Read)
+    );
+    assert!(
+        raw::settle(&mut ui.system.raw, &m).is_none(),
+        "the cached read (1) is not fresh"
+    );
+    assert!(screen(&m, &ui).contains("reading runtime.toml afresh"));
+    read_lands(&mut m, 2, raw_body(REV1, TEXT1, REV1));
+    let edit = raw::settle(&mut ui.system.raw, &m).expect("opens on read 2");
+    assert_eq!(edit.text, TEXT1);
+    assert_eq!(edit.suffix, ".toml");
+    let draft = ui.system.raw.draft.as_ref().unwrap();
+    assert_eq!(draft.base.as_ref().unwrap().revision, REV1);
+    assert_eq!(draft.base.as_ref().unwrap().generation, 2);
+}
+
+/// J-1: an edit is saved at once with its base's path and revision and the edited text; after
+/// a refusal by the server's preview the draft stays and `S` sends exactly the same three values
+/// again (a new job, same intent).
+#[test]
+fn j1_an_edit_saves_on_its_base_and_s_resends_the_same_after_a_refusal() {
+    let mut m = model();
+    let mut ui = ui();
+    open_draft(&mut m, &mut ui, 1);
+    let broken = "[runtime\n";
+    let (intent, owner) = submit_of(edited(&mut ui, broken));
+    assert_eq!(
+        intent,
+        RawIntent {
+            path: PATH.into(),
+            revision: REV1.into(),
+            text: broken.into()
+        }
+    );
+    let id = submitted(&mut m, &mut ui, &intent, owner);
+    receipt_lands(
+        &mut m,
+        &mut ui,
+        &id,
+        &intent,
+        SaveOutcome::NotApplied {
+            reason: "preview refused (HTTP 400: runtime config parse failed: line 1)".into(),
+        },
+    );
+    let text = screen(&m, &ui);
+    assert!(text.contains("runtime config parse failed"), "{text}");
+    assert_eq!(
+        ui.system.raw.draft.as_ref().unwrap().text,
+        broken,
+        "draft kept"
+    );
+    let (again, again_owner) = submit_of(handle_key(&mut ui, &m, ch('S')));
+    assert_eq!(again, intent, "same path, revision and text");
+    assert_eq!(again_owner, owner);
+}
+
+/// J-3, J-4: an unknown outcome keeps the body and releases the base: `S` sends nothing; a
+/// read that was in flight when the receipt landed does not reconfirm (u asks for a new read);
+/// a read dispatched after it does — `u` keeps the text on that read's revision, a new owner.
+#[test]
+fn j3_j4_an_unknown_outcome_releases_the_base_until_u_after_a_new_read() {
+    let mut m = model();
+    let mut ui = ui();
+    open_draft(&mut m, &mut ui, 1);
+    let mine = "[runtime]\ndefault = \"acme.mine\"\n";
+    let (intent, owner) = submit_of(edited(&mut ui, mine));
+    let id = submitted(&mut m, &mut ui, &intent, owner);
+    // A read is in flight when the receipt lands.
+    dispatch(&mut m, ticket(SystemSlot::RuntimeConfig, 2));
+    receipt_lands(
+        &mut m,
+        &mut ui,
+        &id,
+        &intent,
+        SaveOutcome::OutcomeUnknown {
+            reason: "connection dropped".into(),
+        },
+    );
+    let draft = ui.system.raw.draft.as_ref().unwrap();
+    assert_eq!(draft.text, mine, "body kept");
+    assert!(draft.base.is_none(), "base released");
+    assert_eq!(handle_key(&mut ui, &m, ch('S')), UiCommand::Repaint);
+    assert!(screen(&m, &ui).contains("not resent"));
+    observe(
+        &mut m,
+        SlotEvent::Observed(
+            ticket(SystemSlot::RuntimeConfig, 2),
+            SystemObservation::RuntimeConfig(ok(raw_body(REV2, TEXT2, REV2))),
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        handle_key(&mut ui, &m, ch('u')),
+        UiCommand::RuntimeRaw(RuntimeRawCommand::Read),
+        "read 2 was in flight at the receipt: not a reconfirmation"
+    );
+    assert!(ui.system.raw.draft.as_ref().unwrap().base.is_none());
+    read_lands(&mut m, 3, raw_body(REV2, TEXT2, REV2));
+    assert_eq!(handle_key(&mut ui, &m, ch('u')), UiCommand::Repaint);
+    let (retry, retry_owner) = submit_of(handle_key(&mut ui, &m, ch('S')));
+    assert_eq!(retry.revision, REV2);
+    assert_eq!(retry.text, mine, "u keeps the draft's text");
+    assert_ne!(retry_owner, owner, "base adoption is a new owner");
+}
+
+/// J-3, J-4: a commit whose durability is unconfirmed keeps the body and releases the base too;
+/// `U` after a new read takes that read's file as the draft (the operator's text is replaced).
+#[test]
+fn j3_durability_unconfirmed_keeps_the_body_and_u_upper_takes_the_new_file() {
+    let mut m = model();
+    let mut ui = ui();
+    open_draft(&mut m, &mut ui, 1);
+    let mine = "[runtime]\n# mine\n";
+    let (intent, owner) = submit_of(edited(&mut ui, mine));
+    let id = submitted(&mut m, &mut ui, &intent, owner);
+    receipt_lands(&mut m, &mut ui, &id, &intent, committed("unconfirmed"));
+    let draft = ui.system.raw.draft.as_ref().unwrap();
+    assert_eq!(draft.text, mine);
+    assert!(draft.base.is_none());
+    assert!(screen(&m, &ui).contains("durability unconfirmed"));
+    read_lands(&mut m, 2, raw_body(REV2, TEXT2, REV2));
+    assert_eq!(handle_key(&mut ui, &m, ch('U')), UiCommand::Repaint);
+    let draft = ui.system.raw.draft.as_ref().unwrap();
+    assert_eq!(draft.text, TEXT2, "U takes the new read's file");
+    assert_eq!(draft.base.as_ref().unwrap().revision, REV2);
+}
+
+/// J-2: an edit made while an earlier draft's save runs is a new owner; that save's success
+/// ends only its own owner and never clears the newer edit. A durable commit of the current
+/// owner ends the draft.
+#[test]
+fn j2_a_late_success_ends_only_its_own_owner() {
+    let mut m = model();
+    let mut ui = ui();
+    open_draft(&mut m, &mut ui, 1);
+    let (intent, owner) = submit_of(edited(&mut ui, "[runtime]\n# first\n"));
+    let id = submitted(&mut m, &mut ui, &intent, owner);
+    let newer = "[runtime]\n# newer edit\n";
+    let (_, newer_owner) = submit_of(edited(&mut ui, newer));
+    assert_ne!(newer_owner, owner);
+    receipt_lands(&mut m, &mut ui, &id, &intent, committed("durable"));
+    let draft = ui.system.raw.draft.as_ref().expect("the newer edit stays");
+    assert_eq!(draft.text, newer);
+    assert_eq!(draft.owner, newer_owner);
+
+    // The current owner's own durable commit ends its draft.
+    let mut m = model();
+    let mut ui = self::ui();
+    open_draft(&mut m, &mut ui, 1);
+    let (intent, owner) = submit_of(edited(&mut ui, "[runtime]\n# only\n"));
+    let id = submitted(&mut m, &mut ui, &intent, owner);
+    receipt_lands(&mut m, &mut ui, &id, &intent, committed("durable"));
+    assert!(ui.system.raw.draft.is_none());
+    assert!(screen(&m, &ui).contains("committed @"));
+}
+
+/// J-4: `X` discards the draft; the next `e` never reopens the cached source — it reads afresh.
+#[test]
+fn j4_x_then_e_reads_afresh() {
+    let mut m = model();
+    let mut ui = ui();
+    open_draft(&mut m, &mut ui, 1);
+    assert_eq!(handle_key(&mut ui, &m, ch('X')), UiCommand::Repaint);
+    assert!(ui.system.raw.draft.is_none());
+    assert_eq!(
+        handle_key(&mut ui, &m, ch('e')),
+        UiCommand::RuntimeRaw(RuntimeRawCommand::Read)
+    );
+    assert!(
+        raw::settle(&mut ui.system.raw, &m).is_none(),
+        "read 1 is cached"
+    );
+    read_lands(&mut m, 2, raw_body(REV1, TEXT1, REV1));
+    assert!(raw::settle(&mut ui.system.raw, &m).is_some());
+}
+
+/// J-5: a model table of another revision is a model error — the raw text is shown, never an
+/// empty catalogue — and account e-mails not read are told apart from it.
+#[test]
+fn j5_a_model_table_of_another_revision_shows_the_raw_text() {
+    let mut m = model();
+    let mut ui = ui();
+    assert_eq!(
+        handle_key(&mut ui, &m, ch('e')),
+        UiCommand::RuntimeRaw(RuntimeRawCommand::Read)
+    );
+    read_lands(&mut m, 1, raw_body(REV1, TEXT1, REV2));
+    let text = screen(&m, &ui);
+    assert!(text.contains("model table error"), "{text}");
+    assert!(
+        text.contains("default = \"acme.big\""),
+        "raw text shown: {text}"
+    );
+    assert!(text.contains("1 not read"), "{text}");
+    assert!(!text.contains("0 bindings"), "{text}");
+}
