@@ -47,6 +47,11 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
             &["keepers_roster"],
             keepers::KeepersRosterSpawner { cadence: roster },
         ),
+        // No cadence: reads only on `e` (the settings preparation, H-1).
+        entry(
+            &["keeper_settings"],
+            keepers::settings::KeeperSettingsSpawner,
+        ),
         entry(
             &["keeper_meta", "keeper_context", "keeper_metrics"],
             keeper_detail::KeeperDetailSpawner { cadence: secs(15) },
@@ -124,6 +129,7 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
                 "save:connector_bind",
                 "save:connector_unbind",
                 "save:board_post",
+                "save:keeper_settings",
             ],
             saves::SaveHubSpawner { outbox },
         ),
@@ -155,6 +161,8 @@ mod tests {
             KeepersSlot::Op(KeeperOpSlot::Sandbox(SaveId("save-1".into()))),
             KeepersSlot::Op(KeeperOpSlot::Assignment(SaveId("save-1".into()))),
             KeepersSlot::Op(KeeperOpSlot::Lifecycle(SaveId("save-1".into()))),
+            KeepersSlot::Op(KeeperOpSlot::Settings(SaveId("save-1".into()))),
+            KeepersSlot::Settings,
         ]));
         {
             use crate::actors::keeper_detail::KeeperDetailSlot as D;

@@ -75,6 +75,11 @@ pub enum UiCommand {
     Asks(crate::actors::asks::AsksCommand),
     /// A Keeper operation (Sandbox `d`/`m`/`s`, the `U` picker's choice): a save of its kind.
     KeeperOp(crate::actors::keepers::ops::KeeperOpRequest),
+    /// `e`: prepare the settings of this Keeper for `$EDITOR` (H-1: an owned read; the editor
+    /// opens when the snapshot arrives, unless something cancelled it first, H-2).
+    KeeperSettings {
+        keeper: String,
+    },
 }
 
 /// What a chat key asks the view actor to do.

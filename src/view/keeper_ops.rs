@@ -10,6 +10,7 @@ use crate::actors::keepers::KeepersSlot;
 use crate::actors::keepers::ops::assignment::AssignmentSave;
 use crate::actors::keepers::ops::lifecycle::LifecycleSave;
 use crate::actors::keepers::ops::sandbox::SandboxSave;
+use crate::actors::keepers::ops::settings::SettingsSave;
 use crate::actors::keepers::ops::{KeeperOpEvent, KeeperOpSlot};
 use crate::actors::saves::SaveStep;
 
@@ -23,6 +24,8 @@ pub struct KeeperOpsModel {
     pub assignment: SaveBook<AssignmentSave>,
     /// Lifecycle actions (independent of the three above; one per Keeper in flight).
     pub lifecycle: SaveBook<LifecycleSave>,
+    /// Settings saves of `e` (exclusive with Sandbox and assignment, H-11).
+    pub settings: SaveBook<SettingsSave>,
     /// A receipt landed: the roster is re-read (it never replaces the receipt).
     reread: bool,
 }
@@ -33,6 +36,7 @@ pub enum LatestOp<'a> {
     Sandbox(&'a SaveEntry<SandboxSave>),
     Assignment(&'a SaveEntry<AssignmentSave>),
     Lifecycle(&'a SaveEntry<LifecycleSave>),
+    Settings(&'a SaveEntry<SettingsSave>),
 }
 
 impl KeeperOpsModel {
@@ -41,6 +45,7 @@ impl KeeperOpsModel {
             KeeperOpSlot::Sandbox(id) => self.sandbox.dispatched(id, ticket),
             KeeperOpSlot::Assignment(id) => self.assignment.dispatched(id, ticket),
             KeeperOpSlot::Lifecycle(id) => self.lifecycle.dispatched(id, ticket),
+            KeeperOpSlot::Settings(id) => self.settings.dispatched(id, ticket),
         }
     }
 
@@ -61,6 +66,9 @@ impl KeeperOpsModel {
             (KeeperOpSlot::Lifecycle(_), KeeperOpEvent::Lifecycle(e)) => {
                 self.lifecycle.judge(ticket, e)
             }
+            (KeeperOpSlot::Settings(_), KeeperOpEvent::Settings(e)) => {
+                self.settings.judge(ticket, e)
+            }
             _ => Err(RejectReason::UnknownSlot),
         }
     }
@@ -79,6 +87,10 @@ impl KeeperOpsModel {
                 self.reread |= is_receipt(&e.step);
                 self.lifecycle.apply(e);
             }
+            KeeperOpEvent::Settings(e) => {
+                self.reread |= is_receipt(&e.step);
+                self.settings.apply(e);
+            }
         }
     }
 
@@ -87,6 +99,7 @@ impl KeeperOpsModel {
             KeeperOpSlot::Sandbox(id) => self.sandbox.retired(id, ticket),
             KeeperOpSlot::Assignment(id) => self.assignment.retired(id, ticket),
             KeeperOpSlot::Lifecycle(id) => self.lifecycle.retired(id, ticket),
+            KeeperOpSlot::Settings(id) => self.settings.retired(id, ticket),
         }
     }
 
@@ -103,6 +116,9 @@ impl KeeperOpsModel {
         if self.assignment.in_flight(keeper, workspace).is_some() {
             return Some("runtime assignment");
         }
+        if self.settings.in_flight(keeper, workspace).is_some() {
+            return Some("settings");
+        }
         None
     }
 
@@ -118,6 +134,9 @@ impl KeeperOpsModel {
             self.lifecycle
                 .latest(keeper, workspace)
                 .map(|e| (&e.save_id, LatestOp::Lifecycle(e))),
+            self.settings
+                .latest(keeper, workspace)
+                .map(|e| (&e.save_id, LatestOp::Settings(e))),
         ];
         candidates
             .into_iter()

@@ -2,6 +2,7 @@
 
 use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
 use super::keeper_ops::KeeperOpsModel;
+use super::keeper_settings::SettingsReadModel;
 use super::surface::SurfaceModel;
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
 use crate::actors::keepers::{KeepersObservation, KeepersSlot, ROSTER};
@@ -17,6 +18,8 @@ pub struct KeepersModel {
     pub roster: Slot<Arc<KeeperRoster>>,
     /// Keeper operations this session made (or read back after a crash), each its own slot.
     pub ops: KeeperOpsModel,
+    /// The settings preparation's read (`e`, H-1).
+    pub settings: SettingsReadModel,
 }
 
 impl Default for KeepersModel {
@@ -32,6 +35,7 @@ impl KeepersModel {
             inbox: inboxes.get(),
             roster: Slot::default(),
             ops: KeeperOpsModel::default(),
+            settings: SettingsReadModel::default(),
         }
     }
 }
@@ -48,6 +52,7 @@ impl SurfaceModel for KeepersModel {
         match &ticket.slot {
             KeepersSlot::Roster => self.roster.dispatched(ticket, gate),
             KeepersSlot::Op(op) => self.ops.dispatched(op, ticket),
+            KeepersSlot::Settings => self.settings.dispatched(ticket, gate),
         }
     }
 
@@ -62,6 +67,9 @@ impl SurfaceModel for KeepersModel {
             (KeepersSlot::Op(op), KeepersObservation::Op(event)) => {
                 self.ops.judge(op, ticket, event)
             }
+            (KeepersSlot::Settings, KeepersObservation::Settings(_)) => {
+                self.settings.judge(ticket, gate)
+            }
             _ => Err(RejectReason::UnknownSlot),
         }
     }
@@ -72,6 +80,7 @@ impl SurfaceModel for KeepersModel {
                 self.roster.apply_with(ticket, result, now, |v| v);
             }
             KeepersObservation::Op(event) => self.ops.apply(*event),
+            KeepersObservation::Settings(prepared) => self.settings.apply(ticket, *prepared),
         }
     }
 
@@ -79,6 +88,7 @@ impl SurfaceModel for KeepersModel {
         match &ticket.slot {
             KeepersSlot::Roster => self.roster.retired(ticket),
             KeepersSlot::Op(op) => self.ops.retired(op, ticket),
+            KeepersSlot::Settings => self.settings.retired(ticket),
         }
     }
 
@@ -87,6 +97,8 @@ impl SurfaceModel for KeepersModel {
             KeepersSlot::Roster => Some(&mut self.roster),
             // A save is not a read: no reading badge, no epoch rule.
             KeepersSlot::Op(_) => None,
+            // A preparation is the operator's own wait (the footer says so), not a surface read.
+            KeepersSlot::Settings => None,
         }
     }
 

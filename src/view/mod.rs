@@ -13,6 +13,7 @@ pub mod editor;
 pub mod fetched;
 pub mod keeper_detail;
 pub mod keeper_ops;
+pub mod keeper_settings;
 pub mod keepers;
 pub mod keys;
 pub mod model;

@@ -17,6 +17,7 @@ mod save_approval_results;
 mod save_ask_answer;
 mod save_keeper_lifecycle;
 mod save_keeper_ops;
+mod save_keeper_settings;
 mod save_runtime_form;
 mod save_runtime_raw;
 mod tools_rig;

@@ -57,7 +57,7 @@ pub(crate) async fn submit<K: SaveKind>(
     id
 }
 
-fn step_of(event: &KeeperOpEvent) -> String {
+pub(crate) fn step_of(event: &KeeperOpEvent) -> String {
     fn name<R: masc_tui::actors::saves::Receipt>(step: &SaveStep<R>) -> String {
         match step {
             SaveStep::Written => "written".into(),
@@ -70,6 +70,7 @@ fn step_of(event: &KeeperOpEvent) -> String {
         KeeperOpEvent::Sandbox(e) => name(&e.step),
         KeeperOpEvent::Assignment(e) => name(&e.step),
         KeeperOpEvent::Lifecycle(e) => name(&e.step),
+        KeeperOpEvent::Settings(e) => name(&e.step),
     }
 }
 
@@ -78,6 +79,7 @@ fn ended(event: &KeeperOpEvent) -> bool {
         KeeperOpEvent::Sandbox(e) => matches!(e.step, SaveStep::Ended(_)),
         KeeperOpEvent::Assignment(e) => matches!(e.step, SaveStep::Ended(_)),
         KeeperOpEvent::Lifecycle(e) => matches!(e.step, SaveStep::Ended(_)),
+        KeeperOpEvent::Settings(e) => matches!(e.step, SaveStep::Ended(_)),
     }
 }
 
@@ -117,7 +119,7 @@ async fn assignment_receipt(rig: &mut Rig, id: &SaveId) -> RuntimeAssignmentOutc
 }
 
 /// The steps save `id` posted to its own slot, in order.
-fn steps(rig: &mut Rig, id: &SaveId) -> Vec<String> {
+pub(crate) fn steps(rig: &mut Rig, id: &SaveId) -> Vec<String> {
     rig.view
         .slot_events::<KeepersSlot, KeepersObservation>()
         .iter()

@@ -14,3 +14,4 @@ mod pty_demo;
 mod pty_editor;
 mod pty_keeper_ops;
 mod pty_tools;
+mod pty_keeper_settings;

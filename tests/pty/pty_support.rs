@@ -74,6 +74,8 @@ pub struct DemoOptions {
     pub compat: Option<&'static str>,
     /// `VISUAL` for the session (`EDITOR` and a developer's own `VISUAL` are removed).
     pub visual: Option<String>,
+    /// A fault plan (JSON, docs/fault-plans.md) for the embedded server: `--faults <file>`.
+    pub faults: Option<String>,
 }
 
 pub fn binary() -> &'static str {
@@ -102,6 +104,12 @@ impl PtySession {
         if let Some(data) = &data_dir {
             demo_args.push("--data".into());
             demo_args.push(data.display().to_string());
+        }
+        if let Some(plan) = &opts.faults {
+            let path = dir.path().join("faults.json");
+            std::fs::write(&path, plan).expect("fault plan");
+            demo_args.push("--faults".into());
+            demo_args.push(path.display().to_string());
         }
         if let Some(release) = opts.compat {
             demo_args.push("--compat".into());

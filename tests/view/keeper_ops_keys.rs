@@ -27,12 +27,12 @@ use masc_tui::view::screens::keepers::ops::{op_line, submitted};
 use masc_tui::view::screens::{Tab, Ui};
 use ratatui::layout::Rect;
 
-fn key(code: KeyCode) -> KeyEvent {
+pub(crate) fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
 }
 
 /// A model with a confirmed epoch and a roster of five, on the Keepers tab.
-fn roster() -> (Model, Ui) {
+pub(crate) fn roster() -> (Model, Ui) {
     let mut model = Model::default();
     model.on_identity(sample::confirmed(1, AdmissionMode::Receipt));
     let t = sample::roster_ticket(1, 1);

@@ -28,6 +28,7 @@ mod view_board_compose;
 mod view_editor;
 mod view_fetched_states;
 mod view_keeper_detail;
+mod view_keeper_settings;
 mod view_runtime;
 mod view_runtime_form;
 mod view_runtime_raw;

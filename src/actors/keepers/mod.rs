@@ -4,6 +4,7 @@
 
 pub mod ops;
 pub mod roster;
+pub mod settings;
 
 use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
 use crate::actors::saves::SAVES;
@@ -22,6 +23,8 @@ pub enum KeepersSlot {
     Roster,
     /// One Keeper operation save (sandbox, runtime assignment): its own slot per save.
     Op(KeeperOpSlot),
+    /// The settings preparation of `e` (§9.5, H-1): one slot, re-aimed per preparation.
+    Settings,
 }
 
 impl SlotKey for KeepersSlot {
@@ -29,6 +32,7 @@ impl SlotKey for KeepersSlot {
         match self {
             Self::Roster => "keepers_roster".to_string(),
             Self::Op(op) => op.trace_name(),
+            Self::Settings => "keeper_settings".to_string(),
         }
     }
 
@@ -36,6 +40,7 @@ impl SlotKey for KeepersSlot {
         match self {
             Self::Roster => ROSTER,
             Self::Op(_) => SAVES,
+            Self::Settings => settings::KEEPER_SETTINGS,
         }
     }
 }
@@ -46,6 +51,8 @@ pub enum KeepersObservation {
     Roster(ReadResult<KeeperRoster>),
     /// A step or the receipt of a Keeper operation save.
     Op(Box<KeeperOpEvent>),
+    /// The settings snapshot a preparation read (or why it has none).
+    Settings(Box<settings::SettingsPrepared>),
 }
 
 impl Payload for KeepersObservation {
@@ -53,6 +60,7 @@ impl Payload for KeepersObservation {
         match self {
             Self::Roster(r) => read_outcome(r),
             Self::Op(e) => e.trace_outcome(),
+            Self::Settings(p) => p.trace_outcome(),
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::actors::decisions::approval::ApprovalDecision;
 use crate::actors::decisions::ask_answer::AskAnswer;
 use crate::actors::keepers::ops::{
     assignment::AssignmentSave, lifecycle::LifecycleSave, sandbox::SandboxSave,
+    settings::SettingsSave,
 };
 use crate::actors::system::binding::{ConnectorBind, ConnectorUnbind};
 use crate::actors::system::runtime_form::RuntimeForm;
@@ -26,5 +27,6 @@ pub fn kinds() -> &'static [&'static dyn RestoreSave] {
         &Restorer::<ConnectorBind>::NEW,
         &Restorer::<ConnectorUnbind>::NEW,
         &Restorer::<BoardPost>::NEW,
+        &Restorer::<SettingsSave>::NEW,
     ]
 }

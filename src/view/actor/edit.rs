@@ -22,6 +22,9 @@ pub(super) struct EditFlow {
     stage: Stage,
     /// `Esc` arrived while the reader was parking (H-2).
     escaped: bool,
+    /// The screen that asked saw a move its owner check cannot see (another Keeper selected,
+    /// H-2): cancelled when the reader is parked.
+    moved: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +46,18 @@ impl<B: FrameSink> ViewState<B> {
         match self.edit.as_mut() {
             Some(flow) if flow.stage == Stage::Parking => {
                 flow.escaped = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A move the edit's owner cannot see (e.g. another Keeper selected while the settings
+    /// editor is opening, H-2) cancels the edit before the editor opens. `true` when it did.
+    pub(super) fn cancel_pending_edit_moved(&mut self) -> bool {
+        match self.edit.as_mut() {
+            Some(flow) if flow.stage == Stage::Parking => {
+                flow.moved = true;
                 true
             }
             _ => false,
@@ -80,6 +95,7 @@ impl<B: FrameSink> ViewState<B> {
             owner,
             stage: Stage::Parking,
             escaped: false,
+            moved: false,
         });
         self.want(myself, FrameRequest::Input);
         let view = myself.clone();
@@ -110,7 +126,7 @@ impl<B: FrameSink> ViewState<B> {
             Some(EditOutcome::NoTerminal)
         } else if flow.escaped {
             Some(EditOutcome::Cancelled(CancelReason::Escaped))
-        } else if screens::edit_owner(&self.ui) != flow.owner {
+        } else if flow.moved || screens::edit_owner(&self.ui) != flow.owner {
             Some(EditOutcome::Cancelled(CancelReason::Moved))
         } else {
             None

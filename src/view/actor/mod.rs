@@ -30,6 +30,7 @@ use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 
 mod edit;
+mod keeper_settings;
 mod runtime_form;
 mod runtime_raw;
 mod submit;
@@ -256,6 +257,7 @@ impl<B: FrameSink> ViewState<B> {
                     {
                         self.ui.request_edit(edit);
                     }
+                    self.settle_settings(myself);
                     self.want(myself, FrameRequest::Background);
                 }
                 // What applied events call for (e.g. the approvals list after a receipt,
@@ -285,6 +287,8 @@ impl<B: FrameSink> ViewState<B> {
             SourceEvent::Identity(identity) => {
                 let changed = self.model.on_identity(identity);
                 self.changed(myself, changed);
+                // Withdrawal cancels a settings preparation (H-2).
+                self.settle_settings(myself);
             }
             SourceEvent::SourceUp { source, handle } => {
                 let restarted = self.sources.insert(source, handle).is_some();
@@ -405,8 +409,17 @@ impl<B: FrameSink> ViewState<B> {
                     // H-2: Esc before the editor opened cancels the edit, nothing else.
                     return;
                 }
+                if key.code == crossterm::event::KeyCode::Esc
+                    && screens::keepers::settings::escape(&mut self.ui)
+                {
+                    // H-2: Esc cancels a settings preparation, nothing else.
+                    self.want(myself, FrameRequest::Input);
+                    return;
+                }
                 let cmd = handle_key(&mut self.ui, &self.model, key);
                 self.on_command(myself, cmd);
+                // A move cancels a settings preparation or the editor opening for it (H-2).
+                self.settle_settings(myself);
             }
             Event::Paste(text) => {
                 if super::keys::handle_paste(&mut self.ui, &self.model, &text) {
@@ -533,6 +546,10 @@ impl<B: FrameSink> ViewState<B> {
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Edit(request) => self.start_edit(myself, request),
+            UiCommand::KeeperSettings { keeper } => {
+                self.ui.notice = Some(self.prepare_settings(keeper));
+                self.want(myself, FrameRequest::Input);
+            }
             UiCommand::KeeperOp(request) => {
                 let notice = self.keeper_op(request);
                 screens::keepers::ops::submitted(&mut self.ui, notice.as_ref().err());
@@ -662,6 +679,9 @@ impl<B: FrameSink> ViewState<B> {
             }
             KeeperOpRequest::Lifecycle(intent) => {
                 submit_save(&mut ops.lifecycle, hub.as_ref(), intent, scope)
+            }
+            KeeperOpRequest::Settings(intent) => {
+                submit_save(&mut ops.settings, hub.as_ref(), intent, scope)
             }
         };
         submitted.map(|_| ())

@@ -116,6 +116,8 @@ pub struct Ui {
     pub edit_request: Option<crate::view::editor::EditRequest>,
     /// Ask answer drafts and the Asks answered this session (kept across navigation).
     pub asks: approvals::asks::AsksUi,
+    /// The Keeper settings editor `e`: its preparation and the edit open (H-1…H-7).
+    pub keeper_settings: keepers::settings::SettingsUi,
 }
 
 impl Default for Ui {
@@ -135,6 +137,7 @@ impl Default for Ui {
             approvals: None,
             edit_request: None,
             asks: approvals::asks::AsksUi::default(),
+            keeper_settings: keepers::settings::SettingsUi::default(),
         }
     }
 }

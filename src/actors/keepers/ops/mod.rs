@@ -10,6 +10,7 @@
 pub mod assignment;
 pub mod lifecycle;
 pub mod sandbox;
+pub mod settings;
 
 use crate::actors::saves::{SaveEvent, SaveId, SaveKind};
 use crate::protocol::admission::ReadAuthority;
@@ -19,6 +20,7 @@ use crate::protocol::keeper_ops::keeper_config_path;
 use assignment::{AssignmentIntent, AssignmentSave};
 use lifecycle::{LifecycleIntent, LifecycleSave};
 use sandbox::{SandboxIntent, SandboxSave};
+use settings::{SettingsIntent, SettingsSave};
 
 /// The fresh settings snapshot could not be read: nothing was sent.
 pub const SNAPSHOT_UNREAD: &str = "snapshot_unread";
@@ -55,6 +57,8 @@ pub enum KeeperOpSlot {
     Assignment(SaveId),
     /// Roster `p` / `w` / `s` / `x` / `g` (§14.1–§14.4).
     Lifecycle(SaveId),
+    /// Settings `e` (§9.6).
+    Settings(SaveId),
 }
 
 impl KeeperOpSlot {
@@ -63,13 +67,16 @@ impl KeeperOpSlot {
             Self::Sandbox(_) => SandboxSave::KIND,
             Self::Assignment(_) => AssignmentSave::KIND,
             Self::Lifecycle(_) => LifecycleSave::KIND,
+            Self::Settings(_) => SettingsSave::KIND,
         };
         format!("save:{kind}")
     }
 
     pub fn save_id(&self) -> &SaveId {
         match self {
-            Self::Sandbox(id) | Self::Assignment(id) | Self::Lifecycle(id) => id,
+            Self::Sandbox(id) | Self::Assignment(id) | Self::Lifecycle(id) | Self::Settings(id) => {
+                id
+            }
         }
     }
 }
@@ -80,6 +87,7 @@ pub enum KeeperOpEvent {
     Sandbox(SaveEvent<SandboxSave>),
     Assignment(SaveEvent<AssignmentSave>),
     Lifecycle(SaveEvent<LifecycleSave>),
+    Settings(SaveEvent<SettingsSave>),
 }
 
 impl KeeperOpEvent {
@@ -89,6 +97,7 @@ impl KeeperOpEvent {
             Self::Sandbox(e) => e.step.trace_outcome(),
             Self::Assignment(e) => e.step.trace_outcome(),
             Self::Lifecycle(e) => e.step.trace_outcome(),
+            Self::Settings(e) => e.step.trace_outcome(),
         }
     }
 
@@ -97,6 +106,7 @@ impl KeeperOpEvent {
             Self::Sandbox(e) => &e.save_id,
             Self::Assignment(e) => &e.save_id,
             Self::Lifecycle(e) => &e.save_id,
+            Self::Settings(e) => &e.save_id,
         }
     }
 }
@@ -108,6 +118,7 @@ pub enum KeeperOpRequest {
     Sandbox(SandboxIntent),
     Assignment(AssignmentIntent),
     Lifecycle(LifecycleIntent),
+    Settings(SettingsIntent),
 }
 
 impl KeeperOpRequest {
@@ -116,6 +127,7 @@ impl KeeperOpRequest {
             Self::Sandbox(i) => &i.keeper,
             Self::Assignment(i) => &i.keeper,
             Self::Lifecycle(i) => &i.keeper,
+            Self::Settings(i) => &i.keeper,
         }
     }
 }

@@ -30,6 +30,10 @@ pub const ROSTER_KEYS: &[(&str, &str)] = &[
         "d / m / s (detail)",
         "sandbox: docker / microvm / remote_ssh",
     ),
+    (
+        "e",
+        "settings in $EDITOR (Esc or a move cancels while reading)",
+    ),
     ("U", "runtime assignment picker"),
     ("p", "pause (boot when no fiber runs)"),
     ("w", "wake"),
@@ -164,6 +168,10 @@ fn detail_key(roster: &mut RosterUi, model: &Model, key: KeyEvent) -> UiCommand 
             UiCommand::Repaint
         }
         KeyCode::Char('U') => super::ops::open_picker(roster, model),
+        KeyCode::Char('e') => match roster.detail.keeper.clone() {
+            Some(keeper) => UiCommand::KeeperSettings { keeper },
+            None => UiCommand::None,
+        },
         code => super::ops::sandbox_key(roster, model, code).unwrap_or(UiCommand::None),
     }
 }
@@ -211,6 +219,10 @@ fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) 
             UiCommand::Repaint
         }
         KeyCode::Char('U') if len > 0 => super::ops::open_picker(roster, model),
+        KeyCode::Char('e') if len > 0 => match row_name(model, cur) {
+            Some(keeper) => UiCommand::KeeperSettings { keeper },
+            None => UiCommand::None,
+        },
         KeyCode::Char('n') => jump(roster, model, cur, true, true, page),
         KeyCode::Char('N') => jump(roster, model, cur, false, true, page),
         KeyCode::Esc if roster.search.is_some() => {

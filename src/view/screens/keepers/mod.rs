@@ -10,6 +10,8 @@ pub mod keys;
 pub mod lifecycle;
 pub mod logs;
 pub mod ops;
+pub mod settings;
+pub mod settings_doc;
 
 use super::widgets::{effective_offset, not_served_any_more, not_served_text, status_mark};
 use super::{ProjectionCtx, RosterUi};
@@ -569,9 +571,9 @@ impl super::screen::Screen for KeepersScreen {
         let text = if ui.roster.detail_open && ui.roster.detail.logs.is_some() {
             " · j/k scroll · r re-read · Esc back to detail"
         } else if ui.roster.detail_open {
-            " · [/] tabs · j/k scroll · o logs · d/m/s sandbox · U runtime · r re-read · Esc close"
+            " · [/] tabs · j/k scroll · o logs · e settings · d/m/s sandbox · U runtime · r re-read · Esc close"
         } else {
-            " · j/k move · Enter detail · p/w pause/wake · s s shutdown · x x delete · g gate · U runtime"
+            " · j/k move · Enter detail · e settings · p/w pause/wake · s s shutdown · x x delete · g gate · U runtime"
         };
         vec![Span::styled(text, theme.style(Tone::Dim))]
     }
@@ -638,6 +640,21 @@ impl super::screen::Screen for KeepersScreen {
 
     fn paste(&self, ui: &mut super::Ui, model: &Model, text: &str) -> bool {
         keys::paste(ui, model, text)
+    }
+
+    fn edited(
+        &self,
+        ui: &mut super::Ui,
+        model: &Model,
+        result: crate::view::editor::EditResult,
+    ) -> crate::view::command::UiCommand {
+        match result.purpose {
+            crate::view::editor::EditPurpose::KeeperSettings => settings::edited(ui, model, result),
+            _ => {
+                ui.notice = Some(result.notice());
+                crate::view::command::UiCommand::Repaint
+            }
+        }
     }
 }
 

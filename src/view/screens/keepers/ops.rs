@@ -207,6 +207,30 @@ pub fn op_line(op: LatestOp<'_>) -> (String, Tone) {
             });
             (format!("{what}: {state}"), tone)
         }
+        LatestOp::Settings(entry) => {
+            let what = format!("settings {}", entry.intent.keys().join(", "));
+            let (state, tone) = phase_words(&entry.phase).unwrap_or_else(|| {
+                let receipt = entry.phase.receipt().map(|r| {
+                    let (words, tone) = outcome_words(
+                        r,
+                        |a| match a {
+                            KeeperConfigApplied::Written(_) => "saved".into(),
+                            KeeperConfigApplied::WrittenRuntimeNotSynced => "saved".into(),
+                        },
+                        "unchanged: the server already had these values",
+                        "conflict: changed since the editor opened",
+                    );
+                    if settings_failed(r) {
+                        // H-7: the next `e` re-reads and puts back only these changes.
+                        (format!("{words} · e restores your edit"), tone)
+                    } else {
+                        (words, tone)
+                    }
+                });
+                receipt.unwrap_or_else(|| ("?".into(), Tone::Dim))
+            });
+            (format!("{what}: {state}"), tone)
+        }
         LatestOp::Lifecycle(entry) => {
             let what = entry.intent.action.words();
             let (state, tone) = phase_words(&entry.phase).unwrap_or_else(|| {
@@ -231,6 +255,17 @@ pub fn op_line(op: LatestOp<'_>) -> (String, Tone) {
             (format!("{what}: {state}"), tone)
         }
     }
+}
+
+/// A settings receipt after which `e` restores the operator's changes (H-7).
+pub fn settings_failed<A, C>(outcome: &SaveOutcome<A, C>) -> bool {
+    matches!(
+        outcome,
+        SaveOutcome::NotSent { .. }
+            | SaveOutcome::NotApplied { .. }
+            | SaveOutcome::Conflict { .. }
+            | SaveOutcome::OutcomeUnknown { .. }
+    )
 }
 
 fn lifecycle_words(applied: &LifecycleApplied) -> String {

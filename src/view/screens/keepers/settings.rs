@@ -1,0 +1,246 @@
+//! The settings editor `e` on the Keepers screen (issue 10; sources.md H-1…H-7; protocol.md
+//! §9.5, §9.6). The steps, none of which waits on I/O in key handling:
+//!
+//! 1. `e` asks the view actor to prepare ([`UiCommand::KeeperSettings`]): it records a
+//!    [`Prep`] (Keeper, scope, what was in front) and sends the preparation source one read.
+//!    A repeated `e` for the same Keeper shares it (H-1).
+//! 2. [`settle`] runs after every delivery and every key: `Esc`, a Keeper, screen or tab move,
+//!    another modal, or withdrawal cancels the preparation (H-2); a snapshot for it opens the
+//!    editor on a file made from that snapshot, whose fields are also the patch base (H-3).
+//!    After a failed save, only the fields the operator changed are put back over the fresh
+//!    values (H-7).
+//! 3. [`edited`] turns the returned file into the §9.6 patch of the changed keys and submits it
+//!    as a `keeper_settings` save with that snapshot's revision (H-4).
+
+use super::settings_doc;
+use crate::actors::keepers::ops::KeeperOpRequest;
+use crate::actors::keepers::ops::settings::SettingsIntent;
+use crate::actors::keepers::settings::{PreparedSettings, SettingsPrepared};
+use crate::protocol::admission::ReadScope;
+use crate::protocol::keeper_config::CompositeRevision;
+use crate::view::command::UiCommand;
+use crate::view::editor::{EditOutcome, EditPurpose, EditRequest, EditResult};
+use crate::view::model::Model;
+use crate::view::saves::SavePhase;
+use crate::view::screens::keepers::detail::DetailTab;
+use crate::view::screens::{EditOwner, Tab, Ui, edit_owner};
+use crate::view::text::sanitize;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// What was in front when a preparation began: any change is a move (H-2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InFront {
+    front: EditOwner,
+    tab: Tab,
+    help: bool,
+    selected: usize,
+    detail_open: bool,
+    detail_keeper: Option<String>,
+    detail_tab: DetailTab,
+    logs: bool,
+    picker: bool,
+    armed: bool,
+}
+
+pub fn in_front(ui: &Ui) -> InFront {
+    let r = &ui.roster;
+    InFront {
+        front: edit_owner(ui),
+        tab: ui.tab,
+        help: ui.help_open,
+        selected: r.selected,
+        detail_open: r.detail_open,
+        detail_keeper: r.detail.keeper.clone(),
+        detail_tab: r.detail.tab,
+        logs: r.detail.logs.is_some(),
+        picker: r.picker.is_some(),
+        armed: r.pending.is_some(),
+    }
+}
+
+/// A preparation waiting for its snapshot.
+#[derive(Debug, Clone)]
+pub struct Prep {
+    pub keeper: String,
+    pub scope: ReadScope,
+    /// The first read generation that answers it (an older read never opens the editor).
+    pub floor: u64,
+    pub in_front: InFront,
+}
+
+/// The editor open (or opening) on one snapshot: its revision and fields are the patch base.
+#[derive(Debug, Clone)]
+pub struct OpenEdit {
+    pub keeper: String,
+    pub workspace: String,
+    pub revision: CompositeRevision,
+    pub base: Map<String, Value>,
+    pub in_front: InFront,
+}
+
+/// The settings editor's UI state (kept across navigation).
+#[derive(Debug, Default)]
+pub struct SettingsUi {
+    pub prep: Option<Prep>,
+    pub open: Option<OpenEdit>,
+    /// A returned file that did not parse, by (workspace, Keeper): the next `e` reopens it
+    /// (drafts survive errors).
+    pub unparsed: HashMap<(String, String), String>,
+}
+
+/// H-2: `Esc` while a preparation waits cancels it (and does nothing else). `true` when it did.
+pub fn escape(ui: &mut Ui) -> bool {
+    match ui.keeper_settings.prep.take() {
+        Some(prep) => {
+            ui.notice = Some(format!(
+                "settings of {}: cancelled (Esc)",
+                sanitize(&prep.keeper)
+            ));
+            true
+        }
+        None => false,
+    }
+}
+
+/// Whether the editor asked for is no longer for what is in front (a move after the snapshot
+/// arrived and before the editor opened, H-2).
+pub fn open_edit_moved(ui: &Ui) -> bool {
+    ui.keeper_settings
+        .open
+        .as_ref()
+        .is_some_and(|o| o.in_front != in_front(ui))
+}
+
+/// After a delivery or a key: cancel a preparation that lost its place (H-2), or open the
+/// editor on the snapshot that answered it (H-3). `true` when the UI changed.
+pub fn settle(ui: &mut Ui, model: &mut Model) -> bool {
+    let Some(prep) = ui.keeper_settings.prep.clone() else {
+        return false;
+    };
+    let shown = sanitize(&prep.keeper).into_owned();
+    if model.gate().current() != Some(&prep.scope) {
+        ui.keeper_settings.prep = None;
+        ui.notice = Some(format!(
+            "settings of {shown}: cancelled (workspace withdrawn)"
+        ));
+        return true;
+    }
+    if in_front(ui) != prep.in_front {
+        ui.keeper_settings.prep = None;
+        ui.notice = Some(format!("settings of {shown}: cancelled (moved)"));
+        return true;
+    }
+    if let Some(SettingsPrepared { outcome, .. }) =
+        model.keepers.settings.take_for(&prep.keeper, prep.floor)
+    {
+        ui.keeper_settings.prep = None;
+        match outcome {
+            Ok(prepared) => open(ui, model, &prep, prepared),
+            Err(failure) => {
+                ui.notice = Some(format!(
+                    "settings of {shown} not opened: {}",
+                    failure.words()
+                ));
+            }
+        }
+        return true;
+    }
+    if model.keepers.settings.ended_since(prep.floor) {
+        ui.keeper_settings.prep = None;
+        ui.notice = Some(format!(
+            "settings of {shown} not opened: the read ended without a result"
+        ));
+        return true;
+    }
+    false
+}
+
+/// The changes of the newest settings save of `keeper` when it failed (H-7).
+fn failed_changes(model: &Model, keeper: &str, workspace: &str) -> Option<Map<String, Value>> {
+    let entry = model.keepers.ops.settings.latest(keeper, workspace)?;
+    let failed = match &entry.phase {
+        SavePhase::Ended(r) | SavePhase::Restored(r) => super::ops::settings_failed(r),
+        _ => false,
+    };
+    failed.then(|| entry.intent.patch.clone())
+}
+
+fn open(ui: &mut Ui, model: &Model, prep: &Prep, prepared: PreparedSettings) {
+    let workspace = prep.scope.workspace.0.clone();
+    let base = settings_doc::fields_of(&prepared.snapshot);
+    let draft = ui
+        .keeper_settings
+        .unparsed
+        .remove(&(workspace.clone(), prep.keeper.clone()));
+    let text = match draft {
+        // The operator's own unparsable text, as they left it (compared with this snapshot).
+        Some(text) => text,
+        None => {
+            let changed = failed_changes(model, &prep.keeper, &workspace).unwrap_or_default();
+            let (fields, restored) = settings_doc::restore(&base, &changed);
+            settings_doc::render(&prep.keeper, &fields, &restored)
+        }
+    };
+    ui.keeper_settings.open = Some(OpenEdit {
+        keeper: prep.keeper.clone(),
+        workspace,
+        revision: prepared.revision,
+        base,
+        in_front: prep.in_front.clone(),
+    });
+    ui.request_edit(EditRequest::new(EditPurpose::KeeperSettings, text, ".toml"));
+}
+
+/// The editor returned: the patch of the changed keys, submitted as a save (H-4), or why
+/// nothing is sent.
+pub fn edited(ui: &mut Ui, model: &Model, result: EditResult) -> UiCommand {
+    let Some(open) = ui.keeper_settings.open.take() else {
+        ui.notice = Some(result.notice());
+        return UiCommand::Repaint;
+    };
+    let shown = sanitize(&open.keeper).into_owned();
+    let text = match &result.outcome {
+        EditOutcome::Edited(text) => text.clone(),
+        // A file put back after a failure holds changes even when saved as opened.
+        EditOutcome::Unchanged => result.original.clone(),
+        other => {
+            ui.notice = Some(format!("settings of {shown}: {other}"));
+            return UiCommand::Repaint;
+        }
+    };
+    let same_workspace = model
+        .gate()
+        .current()
+        .is_some_and(|s| s.workspace.0 == open.workspace);
+    let key = (open.workspace.clone(), open.keeper.clone());
+    if !same_workspace {
+        ui.keeper_settings.unparsed.insert(key, text);
+        ui.notice = Some(format!(
+            "settings of {shown} not sent: the workspace changed while editing · e reopens your text"
+        ));
+        return UiCommand::Repaint;
+    }
+    let parsed = match settings_doc::parse(&text) {
+        Ok(parsed) => parsed,
+        Err(why) => {
+            ui.keeper_settings.unparsed.insert(key, text);
+            ui.notice = Some(format!(
+                "settings of {shown} not sent: {} · e reopens your text",
+                sanitize(&why)
+            ));
+            return UiCommand::Repaint;
+        }
+    };
+    let patch = settings_doc::patch(&open.base, &parsed);
+    if patch.is_empty() {
+        ui.notice = Some(format!("settings of {shown}: unchanged, nothing sent"));
+        return UiCommand::Repaint;
+    }
+    UiCommand::KeeperOp(KeeperOpRequest::Settings(SettingsIntent {
+        keeper: open.keeper,
+        expected: open.revision,
+        patch,
+        confirm_context_shrink: parsed.confirm_context_shrink,
+    }))
+}

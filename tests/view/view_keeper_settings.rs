@@ -1,0 +1,365 @@
+//! The settings editor `e` on the Keepers screen (issue 10; sources.md H-1…H-7; protocol.md
+//! §9.5, §9.6): the key asks for a preparation, a move / `Esc` / withdrawal cancels it, only a
+//! read dispatched after `e` for the same Keeper opens the editor (text and patch base from that
+//! one snapshot), the returned file becomes the patch of the changed keys, and after a failed
+//! save `e` restores only the fields the operator changed over the fresh values.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+use crossterm::event::KeyCode;
+use masc_tui::actors::contract::{IdentityState, SlotEvent, Ticket};
+use masc_tui::actors::keepers::ops::settings::{SettingsIntent, SettingsSave};
+use masc_tui::actors::keepers::ops::{KeeperOpEvent, KeeperOpRequest, KeeperOpSlot};
+use masc_tui::actors::keepers::settings::{PrepFailure, PreparedSettings, SettingsPrepared};
+use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot};
+use masc_tui::actors::saves::{SaveEvent, SaveId, SaveStep};
+use masc_tui::protocol::client::ClientError;
+use masc_tui::protocol::decode::WireDecode;
+use masc_tui::protocol::keeper_config::{ConfigRevision, KeeperConfigSnapshot, RevisionConflict};
+use masc_tui::protocol::outcome::SaveOutcome;
+use masc_tui::view::editor::{EditOutcome, EditPurpose, EditResult};
+use masc_tui::view::keeper_ops::LatestOp;
+use masc_tui::view::keys::{UiCommand, handle_key};
+use masc_tui::view::model::Model;
+use masc_tui::view::sample;
+use masc_tui::view::screens::Ui;
+use masc_tui::view::screens::keepers::ops::op_line;
+use masc_tui::view::screens::keepers::settings::{self, Prep, in_front};
+use serde_json::json;
+use std::sync::Arc;
+
+use crate::keeper_ops_keys::{key, roster};
+
+const K: &str = "keeper-0001";
+
+fn snapshot(manifest: &str, autoboot: bool, proactive: bool) -> PreparedSettings {
+    let body = format!(
+        r#"{{"name":"{K}","config_revision":{{"manifest":{manifest},"runtime_assignment":{{"state":"runtime_config_missing"}}}},"execution":{{"selected_runtime_id":null}},"sandbox_profile":"docker","network_mode":"none","autoboot_enabled":{autoboot},"max_context_override":null,"prompt":{{"instructions":"Watch."}},"proactive":{{"enabled":{proactive}}},"skills":{{"names":null}},"workspace":{{"mention_targets":["@k"]}}}}"#
+    );
+    let snapshot = KeeperConfigSnapshot::decode(body.as_bytes()).unwrap();
+    let revision = snapshot.config_revision.composite().unwrap().clone();
+    PreparedSettings {
+        snapshot: Arc::new(snapshot),
+        revision,
+    }
+}
+
+const REV_A: &str = r#"{"state":"missing"}"#;
+const REV_B: &str = r#"{"state":"sha256","value":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}"#;
+
+fn settings_ticket(generation: u64) -> Ticket<KeepersSlot> {
+    Ticket {
+        slot: KeepersSlot::Settings,
+        generation,
+        scope: sample::scope(1),
+    }
+}
+
+/// What the view actor does on `e`: records the preparation at the model's floor.
+fn begin(model: &Model, ui: &mut Ui, keeper: &str) {
+    ui.keeper_settings.prep = Some(Prep {
+        keeper: keeper.into(),
+        scope: sample::scope(1),
+        floor: model.keepers.settings.floor(),
+        in_front: in_front(ui),
+    });
+}
+
+fn arrive(
+    model: &mut Model,
+    generation: u64,
+    keeper: &str,
+    outcome: Result<PreparedSettings, PrepFailure>,
+) {
+    let t = settings_ticket(generation);
+    crate::rig::dispatch(model, t.clone());
+    crate::rig::observe(
+        model,
+        SlotEvent::Observed(
+            t,
+            KeepersObservation::Settings(Box::new(SettingsPrepared {
+                keeper: keeper.into(),
+                outcome,
+            })),
+        ),
+    )
+    .unwrap();
+}
+
+fn edited(text: &str, original: &str) -> EditResult {
+    EditResult {
+        purpose: EditPurpose::KeeperSettings,
+        original: original.into(),
+        outcome: EditOutcome::Edited(text.into()),
+    }
+}
+
+/// H-1, surfaces.md Keepers row / Keeper detail: `e` asks for the selected Keeper's settings on
+/// the roster and in the detail; key handling only names the Keeper (no read, no wait).
+#[test]
+fn h1_e_asks_for_the_selected_keepers_settings_on_the_roster_and_in_the_detail() {
+    let (model, mut ui) = roster();
+    ui.roster.selected = 1;
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('e'))),
+        UiCommand::KeeperSettings { keeper: K.into() }
+    );
+    handle_key(&mut ui, &model, key(KeyCode::Enter));
+    assert!(ui.roster.detail_open);
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('e'))),
+        UiCommand::KeeperSettings { keeper: K.into() }
+    );
+}
+
+/// H-1, H-3: the snapshot answering the preparation opens the editor once, on a file made from
+/// that snapshot; its revision and fields are the patch base.
+#[test]
+fn h1_h3_the_answering_snapshot_opens_the_editor_on_that_snapshot() {
+    let (mut model, mut ui) = roster();
+    ui.roster.selected = 1;
+    begin(&model, &mut ui, K);
+    assert!(!settings::settle(&mut ui, &mut model), "nothing yet");
+    assert!(ui.edit_request.is_none());
+    arrive(&mut model, 1, K, Ok(snapshot(REV_A, true, false)));
+    assert!(settings::settle(&mut ui, &mut model));
+    let request = ui.edit_request.take().expect("the editor is asked for");
+    assert_eq!(request.purpose, EditPurpose::KeeperSettings);
+    assert!(
+        request.text.contains("autoboot_enabled = true"),
+        "{}",
+        request.text
+    );
+    assert!(request.text.contains("confirm_context_shrink = false"));
+    let open = ui.keeper_settings.open.as_ref().expect("the edit is open");
+    assert_eq!(open.revision, snapshot(REV_A, true, false).revision);
+    assert!(ui.keeper_settings.prep.is_none());
+    // The result opens at most one editor.
+    begin(&model, &mut ui, K);
+    assert!(!settings::settle(&mut ui, &mut model));
+    assert!(ui.edit_request.is_none());
+}
+
+/// H-1: a read dispatched before this `e` (an older snapshot) never opens the editor; a
+/// snapshot for another Keeper neither.
+#[test]
+fn h1_an_older_read_or_another_keepers_snapshot_never_opens_the_editor() {
+    let (mut model, mut ui) = roster();
+    ui.roster.selected = 1;
+    arrive(&mut model, 1, K, Ok(snapshot(REV_A, true, false)));
+    begin(&model, &mut ui, K);
+    assert!(!settings::settle(&mut ui, &mut model));
+    arrive(
+        &mut model,
+        2,
+        "keeper-0002",
+        Ok(snapshot(REV_A, true, false)),
+    );
+    assert!(!settings::settle(&mut ui, &mut model));
+    assert!(ui.edit_request.is_none());
+    assert!(ui.keeper_settings.prep.is_some(), "still waiting");
+}
+
+/// H-2: a Keeper move, `Esc` and withdrawal each cancel the preparation; its snapshot then
+/// opens nothing.
+#[test]
+fn h2_a_move_esc_or_withdrawal_cancels_the_preparation() {
+    let (mut model, mut ui) = roster();
+    ui.roster.selected = 1;
+    begin(&model, &mut ui, K);
+    handle_key(&mut ui, &model, key(KeyCode::Char('j')));
+    assert!(settings::settle(&mut ui, &mut model));
+    assert!(ui.keeper_settings.prep.is_none());
+    assert!(ui.notice.as_deref().unwrap().contains("cancelled (moved)"));
+    arrive(&mut model, 1, K, Ok(snapshot(REV_A, true, false)));
+    assert!(!settings::settle(&mut ui, &mut model));
+    assert!(ui.edit_request.is_none());
+
+    ui.roster.selected = 1;
+    begin(&model, &mut ui, K);
+    assert!(settings::escape(&mut ui));
+    assert!(ui.keeper_settings.prep.is_none());
+    assert!(!settings::escape(&mut ui), "Esc then does what it does");
+
+    begin(&model, &mut ui, K);
+    model.on_identity(IdentityState::Unconfirmed {
+        reason: "lost".into(),
+    });
+    assert!(settings::settle(&mut ui, &mut model));
+    assert!(
+        ui.notice
+            .as_deref()
+            .unwrap()
+            .contains("workspace withdrawn")
+    );
+}
+
+/// H-1: a failed preparation says why and opens nothing.
+#[test]
+fn h1_a_failed_preparation_says_why_and_opens_nothing() {
+    let (mut model, mut ui) = roster();
+    ui.roster.selected = 1;
+    begin(&model, &mut ui, K);
+    arrive(
+        &mut model,
+        1,
+        K,
+        Err(PrepFailure::Read(ClientError::Timeout)),
+    );
+    assert!(settings::settle(&mut ui, &mut model));
+    assert!(ui.edit_request.is_none());
+    assert!(ui.notice.as_deref().unwrap().contains("not opened"));
+}
+
+fn open_on(model: &mut Model, ui: &mut Ui, generation: u64, prepared: PreparedSettings) -> String {
+    begin(model, ui, K);
+    arrive(model, generation, K, Ok(prepared));
+    assert!(settings::settle(ui, model));
+    ui.edit_request.take().expect("editor asked for").text
+}
+
+/// H-4, H-6, H-7: the returned file becomes the patch of the changed keys against the
+/// snapshot's revision; after a verified conflict, the next `e` re-reads and the editor opens
+/// with only the operator's change put back over the fresh values (someone else's change kept,
+/// the shrink confirmation not reused), and the new save carries the fresh revision.
+#[test]
+fn h4_h6_h7_a_conflict_then_e_restores_only_the_changed_field_over_fresh_values() {
+    let (mut model, mut ui) = roster();
+    ui.roster.selected = 1;
+    let ws = sample::scope(1).workspace.0;
+    let text = open_on(&mut model, &mut ui, 1, snapshot(REV_A, true, false));
+    let changed = text.replace("autoboot_enabled = true", "autoboot_enabled = false");
+    let intent = match settings::edited(&mut ui, &model, edited(&changed, &text)) {
+        UiCommand::KeeperOp(KeeperOpRequest::Settings(intent)) => intent,
+        other => panic!("not a settings save: {other:?}"),
+    };
+    assert_eq!(
+        serde_json::Value::Object(intent.patch.clone()),
+        json!({"autoboot_enabled": false})
+    );
+    assert_eq!(intent.expected, snapshot(REV_A, true, false).revision);
+
+    // The save ends in a verified conflict.
+    let id = SaveId::fresh();
+    model
+        .keepers
+        .ops
+        .settings
+        .submit(id.clone(), intent.clone(), ws.clone());
+    assert_eq!(model.keepers.ops.busy(K, &ws), Some("settings"), "H-11");
+    let ticket = Ticket {
+        slot: KeepersSlot::Op(KeeperOpSlot::Settings(id.clone())),
+        generation: 1,
+        scope: sample::scope(1),
+    };
+    crate::rig::dispatch(&mut model, ticket.clone());
+    let rev = ConfigRevision::Composite(intent.expected.clone());
+    crate::rig::observe(
+        &mut model,
+        SlotEvent::Observed(
+            ticket,
+            KeepersObservation::Op(Box::new(KeeperOpEvent::Settings(
+                SaveEvent::<SettingsSave> {
+                    save_id: id,
+                    intent,
+                    workspace: ws.clone(),
+                    step: SaveStep::Ended(SaveOutcome::Conflict {
+                        current: RevisionConflict {
+                            expected: rev.clone(),
+                            observed: rev,
+                        },
+                    }),
+                },
+            ))),
+        ),
+    )
+    .unwrap();
+    let (line, _) = op_line(model.keepers.ops.latest(K, &ws).unwrap());
+    assert!(line.contains("conflict"), "{line}");
+    assert!(line.contains("e restores your edit"), "{line}");
+    assert!(matches!(
+        model.keepers.ops.latest(K, &ws),
+        Some(LatestOp::Settings(_))
+    ));
+
+    // Meanwhile someone else turned proactive on: the fresh snapshot says so.
+    let text = open_on(&mut model, &mut ui, 2, snapshot(REV_B, true, true));
+    assert!(
+        text.contains("autoboot_enabled = false"),
+        "restored:\n{text}"
+    );
+    assert!(
+        text.contains("proactive_enabled = true"),
+        "current:\n{text}"
+    );
+    assert!(text.contains("Restored from your unsaved edit: autoboot_enabled"));
+    assert!(text.contains("confirm_context_shrink = false"));
+    // Saved as opened: the restored change goes, with the fresh revision.
+    let again = EditResult {
+        purpose: EditPurpose::KeeperSettings,
+        original: text.clone(),
+        outcome: EditOutcome::Unchanged,
+    };
+    match settings::edited(&mut ui, &model, again) {
+        UiCommand::KeeperOp(KeeperOpRequest::Settings(SettingsIntent {
+            patch, expected, ..
+        })) => {
+            assert_eq!(
+                serde_json::Value::Object(patch),
+                json!({"autoboot_enabled": false})
+            );
+            assert_eq!(
+                expected,
+                snapshot(REV_B, true, true).revision,
+                "never the old one"
+            );
+        }
+        other => panic!("not a settings save: {other:?}"),
+    }
+}
+
+/// H-3, §9.6: a file saved as opened sends nothing; an aborted editor sends nothing; a file
+/// that does not parse sends nothing, says why, and the next `e` reopens the operator's text.
+#[test]
+fn h3_unchanged_aborted_or_unparsable_files_send_nothing_and_drafts_survive() {
+    let (mut model, mut ui) = roster();
+    ui.roster.selected = 1;
+    let text = open_on(&mut model, &mut ui, 1, snapshot(REV_A, true, false));
+    let unchanged = EditResult {
+        purpose: EditPurpose::KeeperSettings,
+        original: text.clone(),
+        outcome: EditOutcome::Unchanged,
+    };
+    assert_eq!(
+        settings::edited(&mut ui, &model, unchanged),
+        UiCommand::Repaint
+    );
+    assert!(ui.notice.as_deref().unwrap().contains("nothing sent"));
+
+    let text = open_on(&mut model, &mut ui, 2, snapshot(REV_A, true, false));
+    let aborted = EditResult {
+        purpose: EditPurpose::KeeperSettings,
+        original: text.clone(),
+        outcome: EditOutcome::Aborted {
+            status: Some(1),
+            text: None,
+        },
+    };
+    assert_eq!(
+        settings::edited(&mut ui, &model, aborted),
+        UiCommand::Repaint
+    );
+
+    let text = open_on(&mut model, &mut ui, 3, snapshot(REV_A, true, false));
+    let broken = text.replace("autoboot_enabled = true", "autoboot_enabled = maybe");
+    assert_eq!(
+        settings::edited(&mut ui, &model, edited(&broken, &text)),
+        UiCommand::Repaint
+    );
+    assert!(
+        ui.notice.as_deref().unwrap().contains("not sent"),
+        "{:?}",
+        ui.notice
+    );
+    let reopened = open_on(&mut model, &mut ui, 4, snapshot(REV_A, true, false));
+    assert_eq!(reopened, broken, "the operator's own text comes back");
+}
