@@ -13,5 +13,5 @@ mod pty_connectors;
 mod pty_demo;
 mod pty_editor;
 mod pty_keeper_ops;
-mod pty_tools;
 mod pty_keeper_settings;
+mod pty_tools;
