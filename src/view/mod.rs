@@ -30,5 +30,6 @@ pub mod system;
 pub mod terminal;
 pub mod text;
 pub mod theme;
+pub mod tools_panes;
 pub mod tty_input;
 pub mod work;

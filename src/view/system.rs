@@ -14,6 +14,7 @@
 use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
 use super::async_request::OpenRequest;
 use super::surface::{SurfaceModel, not_served_of};
+use super::tools_panes::SelectedSurface;
 use crate::actors::connectors::NamesChain;
 use crate::actors::connectors::chain::chain_key;
 use crate::actors::contract::{Inbox, Inboxes, SlotKey, SourceKey, Ticket};
@@ -65,6 +66,8 @@ pub struct SystemModel {
     pub names: BTreeMap<SystemSlot, Slot<Arc<NamesChain>>>,
     /// The async request the view opened and its single GET (§6.4, T-9…T-13).
     pub request: Option<OpenRequest>,
+    /// The Keeper the `available` and `receipts` panes show, and its `?keeper=` read (§6.1).
+    pub surface: Option<SelectedSurface>,
     /// Connector bind saves this session made or read back (§7.3), each its own slot.
     pub binds: SaveBook<ConnectorBind>,
     /// Connector unbind saves (§7.4).
@@ -108,6 +111,7 @@ impl SystemModel {
             connectors: Slot::default(),
             names: BTreeMap::new(),
             request: None,
+            surface: None,
             binds: SaveBook::default(),
             unbinds: SaveBook::default(),
             reread: None,
@@ -139,8 +143,30 @@ impl SystemModel {
                 self.request = Some(OpenRequest::new(request_id.clone(), held.clone()));
             }
             ToolsCommand::CloseRequest => self.request = None,
-            ToolsCommand::RefreshRequest | ToolsCommand::SelectKeeper { .. } => {}
+            ToolsCommand::SelectKeeper { keeper } => {
+                // The same Keeper keeps its read; another one starts from nothing.
+                if self.surface.as_ref().map(|s| &s.keeper) != keeper.as_ref() {
+                    self.surface = keeper.clone().map(SelectedSurface::new);
+                }
+            }
+            ToolsCommand::RefreshRequest => {}
         }
+    }
+
+    /// The Keeper the surface panes show, if any.
+    pub fn surface_keeper(&self) -> Option<&str> {
+        self.surface.as_ref().map(|s| s.keeper.as_str())
+    }
+
+    /// What selects the shown Keeper again in a restarted Tools source.
+    pub fn reselect_command(&self) -> Option<ToolsCommand> {
+        self.surface.as_ref().map(|s| ToolsCommand::SelectKeeper {
+            keeper: Some(s.keeper.clone()),
+        })
+    }
+
+    fn surface_for(&self, keeper: &str) -> Option<&SelectedSurface> {
+        self.surface.as_ref().filter(|s| s.keeper == keeper)
     }
 
     /// What re-opens the open request in a restarted Tools source (its read died with it).
@@ -246,6 +272,9 @@ impl SurfaceModel for SystemModel {
             ) | (
                 SystemSlot::AsyncRequest(_),
                 SystemObservation::AsyncRequest(_)
+            ) | (
+                SystemSlot::KeeperSurface(_),
+                SystemObservation::KeeperSurface(_)
             ) | (SystemSlot::BindWrite(_), SystemObservation::Bind(_))
                 | (SystemSlot::UnbindWrite(_), SystemObservation::Unbind(_))
         );
@@ -286,6 +315,16 @@ impl SurfaceModel for SystemModel {
                     return Err(RejectReason::OtherTarget);
                 }
                 Slot::judge_if_open(open.map(|r| &r.detail), ticket, gate)
+            }
+            // Only the Keeper still selected, and only an answer asked for it.
+            SystemSlot::KeeperSurface(keeper) => {
+                if let SystemObservation::KeeperSurface(read) = payload
+                    && read.keeper != *keeper
+                {
+                    gate.check(ticket)?;
+                    return Err(RejectReason::OtherTarget);
+                }
+                Slot::judge_if_open(self.surface_for(keeper).map(|s| &s.read), ticket, gate)
             }
             key => match self.slot_mut(key) {
                 Some(slot) => slot.judge(ticket, gate),
@@ -371,8 +410,11 @@ impl SurfaceModel for SystemModel {
                     }
                 }
             }
-            // Not read by this version's view: its judge refuses it first.
-            SystemObservation::KeeperSurface(_) => {}
+            SystemObservation::KeeperSurface(read) => {
+                if let Some(selected) = self.surface.as_mut().filter(|s| s.keeper == read.keeper) {
+                    selected.read.apply_with(ticket, read.result, now, |v| v);
+                }
+            }
             SystemObservation::Bind(event) => {
                 if let SaveStep::Ended(r) = &event.step {
                     self.binding_settled(Receipt::class(r));
@@ -425,6 +467,9 @@ impl SurfaceModel for SystemModel {
         }
         if let Some(open) = self.request.as_mut() {
             all.push((TOOLS, &mut open.detail));
+        }
+        if let Some(selected) = self.surface.as_mut() {
+            all.push((TOOLS, &mut selected.read));
         }
         all
     }
@@ -608,9 +653,12 @@ impl SystemModel {
             SystemSlot::AsyncRequest(id) => self
                 .request_mut(id)
                 .map(|r| &mut r.detail as &mut dyn SystemSlotOps),
-            SystemSlot::KeeperSurface(_)
-            | SystemSlot::BindWrite(_)
-            | SystemSlot::UnbindWrite(_) => None,
+            SystemSlot::KeeperSurface(keeper) => self
+                .surface
+                .as_mut()
+                .filter(|s| s.keeper == *keeper)
+                .map(|s| &mut s.read as &mut dyn SystemSlotOps),
+            SystemSlot::BindWrite(_) | SystemSlot::UnbindWrite(_) => None,
         }
     }
 }

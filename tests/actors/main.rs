@@ -40,6 +40,7 @@ mod compat_fallbacks;
 mod connectors_write_demand;
 mod save_board_post;
 mod save_connector_binding;
+mod tools_keeper_surface;
 mod tools_request;
 mod work_goals;
 mod work_restart;

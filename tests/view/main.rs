@@ -34,5 +34,6 @@ mod view_runtime_form;
 mod view_runtime_raw;
 mod view_system;
 mod view_text;
+mod view_tools_keeper_panes;
 mod work_prep;
 mod work_screens;

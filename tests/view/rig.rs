@@ -107,3 +107,28 @@ where
     dispatch(m, ticket.clone());
     observe(m, SlotEvent::Observed(ticket, payload)).expect("admitted");
 }
+
+/// An admitted value, as the client hands it back.
+pub fn admitted<T>(
+    value: T,
+) -> Result<masc_tui::protocol::client::Admitted<T>, masc_tui::protocol::client::ClientError> {
+    Ok(masc_tui::protocol::client::Admitted {
+        value: std::sync::Arc::new(value),
+        mode: masc_tui::protocol::admission::AdmissionMode::Receipt,
+        from_cache: false,
+    })
+}
+
+/// The whole screen as text, drawn without colour into a `TestBackend` of `ui.area`'s size.
+pub fn screen_text(m: &Model, ui: &masc_tui::view::screens::Ui) -> String {
+    use masc_tui::view::screens::{ProjectionCtx, render};
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(
+        ui.area.width,
+        ui.area.height,
+    ))
+    .unwrap();
+    let ctx = ProjectionCtx::now(masc_tui::view::theme::Theme { color: false });
+    t.draw(|f| render(m, ui, &ctx, f.area(), f.buffer_mut()))
+        .unwrap();
+    masc_tui::view::sample::buffer_text(t.backend().buffer())
+}

@@ -208,7 +208,12 @@ fn p_cycles_panes_and_r_names_the_panes_source() {
     assert_eq!(handle_key(&mut ui, &m, key('r')), UiCommand::Refresh(TOOLS));
     handle_key(&mut ui, &m, key('P'));
     handle_key(&mut ui, &m, key('P'));
-    assert_eq!(ui.system.pane, SystemPane::Connectors, "P wraps backwards");
+    assert_eq!(ui.system.pane, SystemPane::Usage, "P wraps backwards");
+    assert_eq!(handle_key(&mut ui, &m, key('r')), UiCommand::Refresh(TOOLS));
+    for _ in 0..3 {
+        handle_key(&mut ui, &m, key('P'));
+    }
+    assert_eq!(ui.system.pane, SystemPane::Connectors);
     assert_eq!(
         handle_key(&mut ui, &m, key('r')),
         UiCommand::Refresh(CONNECTORS)

@@ -116,8 +116,10 @@ impl ToolsState {
             opened.owner.retire_all("keeper_changed");
         }
         if let Some(keeper) = keeper {
-            let key = SystemSlot::KeeperSurface(keeper.clone());
-            let spec = keeper_surface_slot(&keeper, self.generations.counter(&key));
+            // One counter for every Keeper's surface: the trace names them alike (no Keeper
+            // names in traces, G-10), so a generation must name one read across Keepers.
+            let shared = SystemSlot::KeeperSurface(String::new());
+            let spec = keeper_surface_slot(&keeper, self.generations.counter(&shared));
             self.surface = Some(self.open(myself, spec));
         }
     }

@@ -309,6 +309,14 @@ impl<B: FrameSink> ViewState<B> {
                 {
                     self.ui.notice = Some(notice.into());
                 }
+                // … and the selected Keeper's surface read.
+                if restarted
+                    && source == crate::actors::system::TOOLS
+                    && let Some(cmd) = self.model.system.reselect_command()
+                    && let Some(notice) = self.tools_command(cmd)
+                {
+                    self.ui.notice = Some(notice.into());
+                }
             }
             SourceEvent::SourceRestarted(source) => {
                 let changed = self.model.on_source_restarted(source);

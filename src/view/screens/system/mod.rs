@@ -4,11 +4,14 @@
 //! On the Runtime pane `j`/`k` select a model; `Enter`, `x` and `a` open the model and account
 //! forms (`form`, issue 11); `e` edits `runtime.toml` itself in `$EDITOR` (`raw`: `S`, `u`, `U`,
 //! `X`). The async runs pane selects and opens requests and their source Task (`asyncs`).
+//! `available`, `receipts` and `usage` are the Keeper panes (`keeper_panes`): the selected
+//! Keeper's effective surface and Skill activation ledger, and cross-Keeper Skill usage.
 
 pub mod asyncs;
 pub mod bindings;
 mod connectors;
 pub mod form;
+pub mod keeper_panes;
 mod panes;
 pub mod raw;
 mod runtime;
@@ -31,6 +34,12 @@ pub enum SystemPane {
     Skills,
     AsyncRuns,
     Connectors,
+    /// The selected Keeper's effective surface (§6.1 `?keeper=`).
+    Available,
+    /// The selected Keeper's Skill activation ledger (§6.1 `?keeper=`).
+    Receipts,
+    /// Cross-Keeper Skill usage (§6.2 `surfaces[].usage`).
+    Usage,
 }
 
 impl super::widgets::Ring for SystemPane {
@@ -38,12 +47,15 @@ impl super::widgets::Ring for SystemPane {
 }
 
 impl SystemPane {
-    pub const ALL: [SystemPane; 5] = [
+    pub const ALL: [SystemPane; 8] = [
         Self::Runtime,
         Self::Tools,
         Self::Skills,
         Self::AsyncRuns,
         Self::Connectors,
+        Self::Available,
+        Self::Receipts,
+        Self::Usage,
     ];
 
     pub fn title(self) -> &'static str {
@@ -53,6 +65,9 @@ impl SystemPane {
             Self::Skills => "Skills",
             Self::AsyncRuns => "async runs",
             Self::Connectors => "connectors",
+            Self::Available => "available",
+            Self::Receipts => "receipts",
+            Self::Usage => "usage",
         }
     }
 
@@ -70,7 +85,7 @@ impl SystemPane {
 pub struct SystemUi {
     pub pane: SystemPane,
     /// Scroll per pane, in rows.
-    pub scroll: [usize; 5],
+    pub scroll: [usize; SystemPane::ALL.len()],
     /// The selected model on the Runtime pane (index into the catalogue's runtimes).
     pub runtime_selected: usize,
     /// The open model/account form and the ones left with `Esc` (I-3).
@@ -81,6 +96,8 @@ pub struct SystemUi {
     pub connectors: bindings::ConnectorsUi,
     /// The raw `runtime.toml` draft and its saves (J-1…J-5).
     pub raw: raw::RawUi,
+    /// The Keeper chosen on `available` / `receipts` (`J` / `K`); `None`: the roster's selection.
+    pub surface_keeper: Option<String>,
 }
 
 impl SystemUi {
@@ -92,7 +109,7 @@ impl SystemUi {
 pub const SYSTEM_KEYS: &[(&str, &str)] = &[
     (
         "p / P",
-        "next / previous pane: Runtime · all tools · Skills · async runs · connectors",
+        "next / previous pane: Runtime · all tools · Skills · async runs · connectors · available · receipts · usage",
     ),
     (
         "j / k, PgUp / PgDn, Home",
@@ -141,6 +158,10 @@ pub const SYSTEM_KEYS: &[(&str, &str)] = &[
         "Runtime: S / u / U / X",
         "send the draft again / keep its text on the newest read / take the newest file / discard",
     ),
+    (
+        "J / K (available, receipts)",
+        "the next / previous Keeper of the roster (its own ?keeper= read)",
+    ),
 ];
 
 fn pane_line(ui: &SystemUi, theme: Theme) -> Line<'static> {
@@ -177,6 +198,9 @@ pub fn render(model: &Model, full: &super::Ui, ctx: &ProjectionCtx, area: Rect, 
         SystemPane::Skills => panes::skills_lines(model, ctx, width),
         SystemPane::AsyncRuns => asyncs::lines(model, &ui.asyncs, ctx, width),
         SystemPane::Connectors => connectors::lines(model, &ui.connectors, ctx, width),
+        SystemPane::Available => keeper_panes::available_lines(model, full, ctx, width),
+        SystemPane::Receipts => keeper_panes::receipts_lines(model, full, ctx, width),
+        SystemPane::Usage => keeper_panes::usage_lines(model, ctx, width),
     };
     let body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
     let scroll = if ui.pane == SystemPane::AsyncRuns && ui.asyncs.open.is_some() {
@@ -191,6 +215,8 @@ pub fn render(model: &Model, full: &super::Ui, ctx: &ProjectionCtx, area: Rect, 
 pub fn footer_spans(ui: &SystemUi, theme: Theme) -> Vec<Span<'static>> {
     let text = if ui.pane == SystemPane::Runtime {
         " · p pane · j/k model · Enter edit · x clear · a account · e runtime.toml"
+    } else if keeper_panes::reads_keeper(ui.pane) {
+        " · p pane · J/K Keeper · r re-read · j/k scroll"
     } else {
         " · p pane · j/k scroll"
     };
@@ -355,6 +381,37 @@ impl super::screen::Screen for SystemScreen {
         model: &Model,
         key: crossterm::event::KeyEvent,
     ) -> crate::view::command::UiCommand {
+        use crate::view::command::UiCommand;
+        let cmd = self.pane_key(ui, model, key);
+        // Entering or leaving the Keeper panes selects (or stops) the `?keeper=` read.
+        match cmd {
+            UiCommand::None | UiCommand::Repaint => {
+                keeper_panes::select_command(ui, model).unwrap_or(cmd)
+            }
+            other => other,
+        }
+    }
+
+    fn refresh(&self, ui: &mut super::Ui) -> crate::view::command::UiCommand {
+        if ui.system.pane == SystemPane::AsyncRuns
+            && let Some(cmd) = asyncs::refresh(ui)
+        {
+            return cmd;
+        }
+        crate::view::command::UiCommand::Refresh(ui.system.pane.source())
+    }
+}
+
+impl SystemScreen {
+    fn pane_key(
+        &self,
+        ui: &mut super::Ui,
+        model: &Model,
+        key: crossterm::event::KeyEvent,
+    ) -> crate::view::command::UiCommand {
+        if let Some(cmd) = keeper_panes::handle(ui, model, key) {
+            return cmd;
+        }
         if ui.system.pane == SystemPane::Runtime
             && let Some(cmd) = runtime_key(&mut ui.system, model, key)
         {
@@ -377,14 +434,5 @@ impl super::screen::Screen for SystemScreen {
         } else {
             crate::view::command::UiCommand::None
         }
-    }
-
-    fn refresh(&self, ui: &mut super::Ui) -> crate::view::command::UiCommand {
-        if ui.system.pane == SystemPane::AsyncRuns
-            && let Some(cmd) = asyncs::refresh(ui)
-        {
-            return cmd;
-        }
-        crate::view::command::UiCommand::Refresh(ui.system.pane.source())
     }
 }
