@@ -7,9 +7,19 @@
 //! - The census keeps the five states of `Fetched` (E-3); totals are drawn only when it is
 //!   received with nothing pending (E-4, decided by the screen from `census_settled`).
 //! - A detail result updates only the open post's slot, never the list (E-8).
+//! - E-2: the Board is pending while either dataset slot has a read in flight
+//!   ([`BoardModel::pending`]); the screen says which.
+//! - E-5: a census read that owned the slot and ended without a result (retired) leaves the
+//!   census `unavailable` (failed `ended_without_result`, the last value kept beside it); a
+//!   read that no longer owns the slot changes nothing. Withdrawal clears the census (the
+//!   posts keep their last value, G-6).
+//! - E-10: a failure is a slot state, drawn once beside the slot: the same error again leaves
+//!   the same state (no second notice, no new line).
+//! - E-15: a read with only its dispatch stays in flight ("reading"/"pending") however long it
+//!   takes; no timer turns it into a failure.
 
 use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
-use super::fetched::Fetched;
+use super::fetched::{FailureClass, Fetched, SlotFailure};
 use super::surface::{SurfaceModel, not_served_of};
 use crate::actors::board::compose::BoardPost;
 use crate::actors::board::{BOARD, BoardCommand, BoardObservation, BoardQuery, BoardSlot};
@@ -102,6 +112,12 @@ impl BoardModel {
             .map(|p| &mut p.detail)
     }
 
+    /// E-2: the Board is pending while any of its dataset slots (posts, census) has a read in
+    /// flight — the posts arriving first do not end it.
+    pub fn pending(&self) -> bool {
+        self.posts.in_flight() || self.census.in_flight()
+    }
+
     /// E-4: the census may be drawn as totals only when received with nothing pending.
     pub fn census_settled(&self) -> bool {
         matches!(self.census.fetched, Fetched::Ready(_)) && !self.census.in_flight()
@@ -190,7 +206,17 @@ impl SurfaceModel for BoardModel {
     fn retired(&mut self, ticket: &Ticket<BoardSlot>) -> bool {
         match &ticket.slot {
             BoardSlot::Posts => self.posts.retired(ticket),
-            BoardSlot::Census => self.census.retired(ticket),
+            // E-5: only the read that owns the slot can leave it unavailable.
+            BoardSlot::Census => {
+                let owned = self.census.retired(ticket);
+                if owned {
+                    self.census.apply_failure(SlotFailure {
+                        class: FailureClass::EndedWithoutResult,
+                        detail: "the census read ended without a result".into(),
+                    });
+                }
+                owned
+            }
             BoardSlot::Post(id) => self.detail_for(id).is_some_and(|s| s.retired(ticket)),
             BoardSlot::Compose(id) => self.composed.retired(id, ticket),
         }
@@ -225,6 +251,20 @@ impl SurfaceModel for BoardModel {
             all.push((BOARD, &mut p.detail));
         }
         all
+    }
+
+    /// Authority withdrawn: reads in flight lose their ownership (G-6); the posts keep their
+    /// last value, the census is cleared (E-5).
+    fn on_withdrawn(&mut self) -> bool {
+        let mut changed = false;
+        for (_, slot) in self.slots() {
+            changed |= slot.withdraw_read();
+        }
+        if !matches!(self.census.fetched, Fetched::NotRequested) {
+            self.census = Slot::default();
+            changed = true;
+        }
+        changed
     }
 
     /// Some Board read's last result failed (the header's "degraded").

@@ -36,6 +36,9 @@ pub enum FailureClass {
     SourceStopped,
     /// The server answered that the goal does not exist (§5.6 `ok: false`).
     GoalNotFound,
+    /// The read that owned the slot ended without a result (retired, not superseded by a
+    /// newer read of the slot): nothing was observed (E-5: the census is `unavailable`).
+    EndedWithoutResult,
 }
 
 impl fmt::Display for FailureClass {
@@ -45,6 +48,7 @@ impl fmt::Display for FailureClass {
             Self::SourceRestarted => f.write_str("source_restarted"),
             Self::SourceStopped => f.write_str("source_stopped"),
             Self::GoalNotFound => f.write_str("goal_not_found"),
+            Self::EndedWithoutResult => f.write_str("ended_without_result"),
         }
     }
 }

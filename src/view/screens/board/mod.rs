@@ -93,7 +93,37 @@ fn title_line(model: &Model, ui: &BoardUi, ctx: &ProjectionCtx) -> Line<'static>
         spans.push(Span::raw("  "));
         spans.push(Span::styled(text, theme.style(tone)));
     }
+    // E-2: pending while any slot remains — the posts arriving first do not end it. A
+    // background re-read under a shown value says so only once it is slow (T.2).
+    if model.board.pending() {
+        let board = &model.board;
+        let remaining: Vec<&str> = [
+            (
+                "posts",
+                board.posts.in_flight() && visible(&board.posts.fetched, ctx),
+            ),
+            (
+                "hearths",
+                board.census.in_flight() && visible(&board.census.fetched, ctx),
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(name, pending)| pending.then_some(name))
+        .collect();
+        if !remaining.is_empty() {
+            spans.push(Span::styled(
+                format!("  pending: {}", remaining.join(", ")),
+                theme.style(Tone::Busy),
+            ));
+        }
+    }
     Line::from(spans)
+}
+
+/// Whether a slot's read in flight is news on screen: a first read, or a re-read the user
+/// asked for or that is slow (T.2).
+fn visible<T: Clone>(fetched: &Fetched<T>, ctx: &ProjectionCtx) -> bool {
+    matches!(fetched, Fetched::Loading) || fetched.shows_reading(ctx.now)
 }
 
 /// E-3/E-4: five census states, totals only when received with nothing pending.
