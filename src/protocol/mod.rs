@@ -28,4 +28,5 @@ pub mod sse;
 pub mod tasks;
 pub mod tools;
 pub mod transcript;
+pub mod turn_control;
 pub mod turns;

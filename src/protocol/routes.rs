@@ -123,6 +123,8 @@ pub enum RouteFamily {
     KeeperPurge,
     ToolApprovalMode,
     ToolApprovalModeSet,
+    TurnInterrupt,
+    RunNext,
 }
 
 /// What the contract says about one family.
@@ -585,6 +587,24 @@ pub const ROUTES: &[RouteSpec] = &[
         Some("keeper"),
         "§14.4",
     ),
+    spec(
+        F::TurnInterrupt,
+        Post,
+        "/api/v1/keepers/turn/interrupt",
+        Operator,
+        Masc,
+        Some("keeper"),
+        "§14.13",
+    ),
+    spec(
+        F::RunNext,
+        Post,
+        "/api/v1/keepers/turn/run-next",
+        Operator,
+        NewerMasc,
+        Some("keeper"),
+        "§14.14",
+    ),
 ];
 
 impl RouteFamily {
@@ -648,6 +668,8 @@ impl RouteFamily {
             Self::KeeperPurge => "keeper_purge",
             Self::ToolApprovalMode => "tool_approval_mode",
             Self::ToolApprovalModeSet => "tool_approval_mode_set",
+            Self::TurnInterrupt => "turn_interrupt",
+            Self::RunNext => "run_next",
         }
     }
 

@@ -44,7 +44,25 @@ pub(crate) struct Inner {
     pub started: Instant,
     /// When the runtime probe was last "run" (its cache; `routes::runtime_probe`).
     pub probe_refreshed: Mutex<Option<Instant>>,
+    /// Scripted chat turns by request id, queued or running (`routes::chat`,
+    /// `routes::turn_control`).
+    pub chat_turns: Mutex<ChatTurns>,
 }
+
+/// One scripted chat turn the server holds (one running per Keeper; the others queued).
+#[derive(Debug, Clone)]
+pub struct ChatTurn {
+    pub keeper: String,
+    pub turn_id: i64,
+    /// Running (not queued).
+    pub started: bool,
+    /// Asked to run next (§14.14).
+    pub prioritized: bool,
+    /// A stop was signalled (§14.13): the script ends the turn as cancelled.
+    pub stop: Arc<std::sync::atomic::AtomicBool>,
+}
+
+pub type ChatTurns = HashMap<String, ChatTurn>;
 
 impl AppState {
     #[allow(clippy::too_many_arguments)]
@@ -71,6 +89,7 @@ impl AppState {
                 origin,
                 started: Instant::now(),
                 probe_refreshed: Mutex::new(None),
+                chat_turns: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -93,6 +112,14 @@ impl AppState {
     /// Reads and updates the runtime probe's cache time under its lock.
     pub fn probe_cache<T>(&self, f: impl FnOnce(&mut Option<Instant>) -> T) -> T {
         match self.inner.probe_refreshed.lock() {
+            Ok(mut g) => f(&mut g),
+            Err(poisoned) => f(&mut poisoned.into_inner()),
+        }
+    }
+
+    /// Reads and updates the scripted chat turns under their lock.
+    pub fn chat_turns<T>(&self, f: impl FnOnce(&mut ChatTurns) -> T) -> T {
+        match self.inner.chat_turns.lock() {
             Ok(mut g) => f(&mut g),
             Err(poisoned) => f(&mut poisoned.into_inner()),
         }

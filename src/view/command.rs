@@ -101,6 +101,17 @@ pub enum ChatUiCommand {
     LoadOlder {
         keeper: String,
     },
+    /// `/interrupt [name]`: stop this chat's turn, or the named Keeper's current turn (its
+    /// outcome shows in that Keeper's chat, never near this input: C-43).
+    Interrupt {
+        keeper: String,
+        name: Option<String>,
+    },
+    /// `/steer <text>`: send the text, then ask that it run next, stopping the running turn.
+    Steer {
+        keeper: String,
+        text: String,
+    },
 }
 
 /// What a raw config key (or the editor's return) asks the view actor to do.

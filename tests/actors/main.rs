@@ -20,6 +20,7 @@ mod save_keeper_ops;
 mod save_keeper_settings;
 mod save_runtime_form;
 mod save_runtime_raw;
+mod save_turn_control;
 mod tools_rig;
 mod work_rig;
 

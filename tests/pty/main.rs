@@ -15,3 +15,4 @@ mod pty_editor;
 mod pty_keeper_ops;
 mod pty_keeper_settings;
 mod pty_tools;
+mod pty_turn_control;

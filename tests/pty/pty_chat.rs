@@ -33,19 +33,7 @@ fn assert_no_report_json(contents: &str) {
 fn pty_chat_send_reply_history_and_back() {
     let mut session = PtySession::demo(DemoOptions::default());
     session.wait_for_roster();
-    session.wait_for("rondo selected", |s| {
-        let screen = s.parser.screen();
-        row_of(screen, "rondo")
-            .and_then(|row| column_of(screen, row, "rondo").map(|c| row_selected(screen, row, c)))
-            .unwrap_or(false)
-    });
-
-    // Open rondo's chat: the title and the transcript (newest page) appear.
-    session.send(b"c");
-    session.wait_for("chat title and transcript", |s| {
-        let contents = s.parser.screen().contents();
-        contents.contains(CHAT_TITLE) && !contents.contains("loading…")
-    });
+    session.open_rondo_chat();
     assert_no_report_json(&session.seen().parser.screen().contents());
 
     // Type into the composer: the terminal cursor is shown on the composer row, after the text.

@@ -283,6 +283,24 @@ impl PtySession {
         });
     }
 
+    /// From the roster: waits for rondo (the demo's first row) to be selected, opens its chat
+    /// with `c`, and waits for its title and loaded transcript.
+    pub fn open_rondo_chat(&mut self) {
+        self.wait_for("rondo selected", |s| {
+            let screen = s.parser.screen();
+            row_of(screen, "rondo")
+                .and_then(|row| {
+                    column_of(screen, row, "rondo").map(|c| row_selected(screen, row, c))
+                })
+                .unwrap_or(false)
+        });
+        self.send(b"c");
+        self.wait_for("chat title and transcript", |s| {
+            let contents = s.parser.screen().contents();
+            contents.contains("chat · rondo") && !contents.contains("loading…")
+        });
+    }
+
     pub fn send(&mut self, bytes: &[u8]) {
         let writer = self.writer.as_mut().expect("the master is open");
         writer.write_all(bytes).expect("write to pty");

@@ -35,7 +35,7 @@ fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
 }
 
-fn draw(model: &Model, ui: &Ui) -> ratatui::buffer::Buffer {
+pub(crate) fn draw(model: &Model, ui: &Ui) -> ratatui::buffer::Buffer {
     let mut term = Terminal::new(TestBackend::new(ui.area.width, ui.area.height)).unwrap();
     let ctx = ProjectionCtx::now(THEME);
     term.draw(|f| render(model, ui, &ctx, f.area(), f.buffer_mut()))
@@ -57,7 +57,7 @@ fn row(id: &str, role: ChatRole, content: &str, ts: f64) -> ChatHistoryRow {
 }
 
 /// A ticket of `keeper`'s history page slot.
-fn chat_ticket(keeper: &str, generation: u64) -> Ticket<ChatSlot> {
+pub(crate) fn chat_ticket(keeper: &str, generation: u64) -> Ticket<ChatSlot> {
     Ticket {
         slot: ChatSlot::History {
             keeper: keeper.into(),
@@ -79,7 +79,7 @@ fn send_ticket(keeper: &str, request_id: &str, generation: u64) -> Ticket<ChatSl
     }
 }
 
-fn page(rows: Vec<ChatHistoryRow>) -> ChatObservation {
+pub(crate) fn page(rows: Vec<ChatHistoryRow>) -> ChatObservation {
     ChatObservation::HistoryPage {
         before: None,
         result: Ok(Admitted {
@@ -96,7 +96,7 @@ fn page(rows: Vec<ChatHistoryRow>) -> ChatObservation {
 }
 
 /// A model with a confirmed epoch, a roster of five, and `keeper`'s chat open via the keys.
-fn opened(keeper_index: usize) -> (Model, Ui, String) {
+pub(crate) fn opened(keeper_index: usize) -> (Model, Ui, String) {
     let mut model = Model::default();
     model.on_identity(sample::confirmed(1, AdmissionMode::Receipt));
     let t = sample::roster_ticket(1, 1);
@@ -387,7 +387,7 @@ fn a_newest_page_reload_keeps_only_inputs_still_pending() {
     assert!(view.transcript().get(waiting).is_some(), "pending row kept");
 }
 
-fn type_text(ui: &mut Ui, model: &Model, text: &str) {
+pub(crate) fn type_text(ui: &mut Ui, model: &Model, text: &str) {
     for c in text.chars() {
         handle_key(ui, model, key(KeyCode::Char(c)));
     }

@@ -7,6 +7,8 @@
 //!   next older page), the outbox restore on open, reconciliation of exact request ids.
 //! - [`send`]: the chat send as a save kind ([`ChatSend`]): the save hub runs each send as
 //!   its own actor, outbox first, then the POST and its stream (one write path, issue 9).
+//! - [`interrupt`], [`steer`]: turn control as save kinds (`/interrupt`, `/steer`; §14.13,
+//!   §14.14), their receipts landing in the chat surface's own slots.
 //! - [`observation`]: what they tell the view ([`ChatObservation`]) and the commands the view
 //!   sends ([`ChatCommand`]).
 //!
@@ -14,14 +16,18 @@
 //! its tests in `docs/audits/chat.md`.
 
 pub mod hub;
+pub mod interrupt;
 pub mod observation;
 pub mod send;
 pub mod source;
+pub mod steer;
 
 pub use hub::{ChatHub, ChatHubConfig, ChatHubSpawner};
+pub use interrupt::{InterruptAim, InterruptIntent, TurnInterrupt};
 pub use observation::{
     CHAT_HUB, ChatCommand, ChatHubMsg, ChatObservation, ChatSlot, Reconciliation, RestoredSend,
-    SendOutcome, SendStep, UnknownCause,
+    SendOutcome, SendStep, TurnControlEvent, UnknownCause,
 };
 pub use send::{ChatSend, ChatSendIntent};
 pub use source::ChatSourceConfig;
+pub use steer::{SteerIntent, TurnSteer};

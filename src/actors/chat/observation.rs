@@ -5,8 +5,10 @@
 //! slot and the read scope; the view admits it only for the chat it has open, in the current
 //! epoch, from a ticket it owns, and for the request its slot names (G-2, G-7).
 
+use super::interrupt::TurnInterrupt;
+use super::steer::TurnSteer;
 use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceControl, SourceKey, Ticket};
-use crate::actors::saves::SAVES;
+use crate::actors::saves::{SAVES, SaveEvent};
 use crate::outbox::SaveRowState;
 use crate::protocol::chat::{
     ChatHistoryPage, ChatOperationRecord, ChatStreamEvent, OperationState, ReplyDetails,
@@ -30,6 +32,13 @@ pub enum ChatSlot {
     Reconcile { keeper: String, request_id: String },
     /// One send (§4.3): a save of kind `chat_send`, run by the save hub.
     Send { keeper: String, request_id: String },
+    /// One turn control save (§14.13 interrupt, §14.14 steer), run by the save hub; `kind`
+    /// is the save kind's name (`turn_interrupt`, `turn_steer`).
+    Control {
+        keeper: String,
+        kind: &'static str,
+        save_id: crate::actors::saves::SaveId,
+    },
 }
 
 impl ChatSlot {
@@ -38,7 +47,8 @@ impl ChatSlot {
             Self::History { keeper }
             | Self::Restore { keeper }
             | Self::Reconcile { keeper, .. }
-            | Self::Send { keeper, .. } => keeper,
+            | Self::Send { keeper, .. }
+            | Self::Control { keeper, .. } => keeper,
         }
     }
 
@@ -46,7 +56,7 @@ impl ChatSlot {
     pub fn request_id(&self) -> Option<&str> {
         match self {
             Self::Reconcile { request_id, .. } | Self::Send { request_id, .. } => Some(request_id),
-            Self::History { .. } | Self::Restore { .. } => None,
+            Self::History { .. } | Self::Restore { .. } | Self::Control { .. } => None,
         }
     }
 }
@@ -59,13 +69,14 @@ impl SlotKey for ChatSlot {
             Self::Restore { keeper } => ("chat_restore", keeper),
             Self::Reconcile { keeper, .. } => ("chat_reconcile", keeper),
             Self::Send { keeper, .. } => ("save:chat_send", keeper),
+            Self::Control { keeper, kind, .. } => return format!("save:{kind}:{keeper}"),
         };
         format!("{kind}:{keeper}")
     }
 
     fn source(&self) -> SourceKey {
         match self {
-            Self::Send { .. } => SAVES,
+            Self::Send { .. } | Self::Control { .. } => SAVES,
             Self::History { .. } | Self::Restore { .. } | Self::Reconcile { .. } => CHAT_HUB,
         }
     }
@@ -305,6 +316,31 @@ pub enum ChatObservation {
         request_id: String,
         result: Reconciliation,
     },
+    /// A step of a turn control save (interrupt, steer).
+    Control(Box<TurnControlEvent>),
+}
+
+/// A step of one turn control save, by kind.
+#[derive(Debug, Clone)]
+pub enum TurnControlEvent {
+    Interrupt(SaveEvent<TurnInterrupt>),
+    Steer(SaveEvent<TurnSteer>),
+}
+
+impl TurnControlEvent {
+    pub fn save_id(&self) -> &crate::actors::saves::SaveId {
+        match self {
+            Self::Interrupt(e) => &e.save_id,
+            Self::Steer(e) => &e.save_id,
+        }
+    }
+
+    fn trace_outcome(&self) -> String {
+        match self {
+            Self::Interrupt(e) => e.step.trace_outcome(),
+            Self::Steer(e) => e.step.trace_outcome(),
+        }
+    }
 }
 
 impl Payload for ChatObservation {
@@ -327,6 +363,7 @@ impl ChatObservation {
                 _ => "ok".into(),
             },
             Self::Reconciled { result, .. } => result.class(),
+            Self::Control(event) => event.trace_outcome(),
         }
     }
 
@@ -334,7 +371,7 @@ impl ChatObservation {
     pub fn request_id(&self) -> Option<&str> {
         match self {
             Self::Send { request_id, .. } | Self::Reconciled { request_id, .. } => Some(request_id),
-            Self::HistoryPage { .. } | Self::Restored { .. } => None,
+            Self::HistoryPage { .. } | Self::Restored { .. } | Self::Control(_) => None,
         }
     }
 }

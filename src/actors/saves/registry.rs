@@ -5,6 +5,7 @@
 
 use super::restore::{RestoreSave, Restorer};
 use crate::actors::board::compose::BoardPost;
+use crate::actors::chat::{TurnInterrupt, TurnSteer};
 use crate::actors::decisions::approval::ApprovalDecision;
 use crate::actors::decisions::ask_answer::AskAnswer;
 use crate::actors::keepers::ops::{
@@ -28,5 +29,7 @@ pub fn kinds() -> &'static [&'static dyn RestoreSave] {
         &Restorer::<ConnectorUnbind>::NEW,
         &Restorer::<BoardPost>::NEW,
         &Restorer::<SettingsSave>::NEW,
+        &Restorer::<TurnInterrupt>::NEW,
+        &Restorer::<TurnSteer>::NEW,
     ]
 }

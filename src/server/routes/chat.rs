@@ -7,7 +7,7 @@ use crate::server::http::{
     json_status, parse_query, query_get, with_echo, with_next_cursor,
 };
 use crate::server::seeded::seeded_rng;
-use crate::server::state::AppState;
+use crate::server::state::{AppState, ChatTurn};
 use crate::server::store::chat::{self, NewMessage};
 use crate::server::store::{StoreError, keepers, now_unix};
 use axum::Router;
@@ -19,6 +19,8 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -188,7 +190,24 @@ async fn stream(
             let _ = tx.send(frame(1, &event)).await;
         }
         Some(turn_no) => {
+            let stop = Arc::new(AtomicBool::new(false));
+            let ahead = state.chat_turns(|turns| {
+                let ahead = turns.values().filter(|t| t.keeper == req.name).count();
+                turns.insert(
+                    req.request_id.clone(),
+                    ChatTurn {
+                        keeper: req.name.clone(),
+                        turn_id: turn_no,
+                        started: false,
+                        prioritized: false,
+                        stop: stop.clone(),
+                    },
+                );
+                ahead
+            });
             let script = Script {
+                stop,
+                queued_count: ahead,
                 state: state.clone(),
                 request_id: req.request_id.clone(),
                 keeper: req.name.clone(),
@@ -201,9 +220,11 @@ async fn stream(
             };
             tokio::spawn(async move {
                 let id = script.request_id.clone();
+                let state = script.state.clone();
                 if let Err(err) = script.run().await {
                     tracing::error!(request_id = %id, error = %err, "chat script failed");
                 }
+                state.chat_turns(|turns| turns.remove(&id));
             });
         }
     }
@@ -223,6 +244,10 @@ struct Script {
     ends: Option<ChatTurnFault>,
     out: mpsc::Sender<Bytes>,
     seq: u64,
+    /// Set by an interrupt (§14.13) or a steer naming this turn (§14.14).
+    stop: Arc<AtomicBool>,
+    /// Turns of the same Keeper held before this one when it was accepted.
+    queued_count: usize,
 }
 
 impl Script {
@@ -245,7 +270,78 @@ impl Script {
         v
     }
 
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    /// Waits until no other turn of this Keeper runs (one turn at a time per Keeper, as in
+    /// MASC), then marks this one running. A turn asked to run next (§14.14) goes before the
+    /// others waiting.
+    async fn wait_for_turn(&self) {
+        loop {
+            let started = self.state.chat_turns(|turns| {
+                let me = turns.get(&self.request_id).map(|t| t.prioritized);
+                let busy = turns.iter().any(|(id, t)| {
+                    *id != self.request_id
+                        && t.keeper == self.keeper
+                        && (t.started || (t.prioritized && me == Some(false)))
+                });
+                if busy {
+                    return false;
+                }
+                if let Some(t) = turns.get_mut(&self.request_id) {
+                    t.started = true;
+                }
+                true
+            });
+            if started {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(40)).await;
+        }
+    }
+
+    /// A stopped turn ends as MASC ends it: the operation `Failed` with `Turn_cancelled`
+    /// (committed first), then `RUN_ERROR` with that code.
+    async fn end_interrupted(mut self) -> Result<(), StoreError> {
+        let (id, keeper) = (self.request_id.clone(), self.keeper.clone());
+        let detail = "interrupted by the operator";
+        self.state
+            .store()
+            .write(move |tx| {
+                chat::mark_failed(tx, &id, now_unix(), "Turn_cancelled", detail)?;
+                keepers::set_chat_turn(tx, &keeper, None, None)
+            })
+            .await?;
+        let e = self.event(
+            "RUN_ERROR",
+            json!({"message": format!("turn_cancelled: {detail}"), "code": "Turn_cancelled"}),
+        );
+        self.emit(e).await;
+        Ok(())
+    }
+
+    /// A message asking for a long reply (`long reply` anywhere in it) gets one of about
+    /// 3,500 characters, streamed over ~15 s: something to interrupt in the demo.
+    fn long_reply(&self) -> bool {
+        self.message.to_lowercase().contains("long reply")
+    }
+
     fn reply_text(&self) -> String {
+        if self.long_reply() {
+            let mut text = format!(
+                "{}, 긴 답변을 시작할게요. 워크스페이스의 작업을 하나씩 살펴봅니다.\n\n",
+                self.keeper
+            );
+            for n in 1..=60 {
+                text.push_str(&format!(
+                    "- step {n}: task-{} 상태 확인, 검증 기록과 연결된 목표를 읽는 중…\n",
+                    1000 + n
+                ));
+            }
+            text.push_str("\nThat is the whole list.");
+            return text;
+        }
         let quoted: String = self.message.lines().map(|l| format!("> {l}\n")).collect();
         format!(
             "{quoted}\n{}, 메시지 잘 받았어요 👋 \"{}\"에 대해 워크스페이스를 확인해 봤어요.\n\n\
@@ -263,9 +359,11 @@ impl Script {
                 .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b))),
         );
         let mut pause = move |lo: u64, hi: u64| Duration::from_millis(rng.gen_range(lo..=hi));
-        let acc = acceptance(&self.request_id, "Queued", self.echo_wrong);
+        let mut acc = acceptance(&self.request_id, "Queued", self.echo_wrong);
+        acc["value"]["queued_count"] = json!(self.queued_count);
         self.emit(acc).await;
         tokio::time::sleep(pause(30, 80)).await;
+        self.wait_for_turn().await;
 
         let (id, keeper) = (self.request_id.clone(), self.keeper.clone());
         let preview = self.message.chars().take(60).collect::<String>();
@@ -338,6 +436,9 @@ impl Script {
         );
         self.emit(ready).await;
 
+        if self.stopped() {
+            return self.end_interrupted().await;
+        }
         let message_id = format!("keeper-operation-message-{}", self.request_id);
         let start = self.event(
             "TEXT_MESSAGE_START",
@@ -351,6 +452,9 @@ impl Script {
         let chars: Vec<char> = reply.chars().collect();
         for chunk in chars.chunks(12) {
             tokio::time::sleep(pause(30, 80)).await;
+            if self.stopped() {
+                return self.end_interrupted().await;
+            }
             let delta: String = chunk.iter().collect();
             let e = self.event(
                 "TEXT_MESSAGE_CONTENT",

@@ -18,6 +18,7 @@ pub mod runtime_probe;
 pub mod skills;
 pub mod tasks;
 pub mod tools;
+pub mod turn_control;
 
 use super::http::error_body;
 use super::middleware::workspace_layer;
@@ -44,6 +45,7 @@ pub fn router(state: AppState) -> Router {
         .merge(keeper_config::router())
         .merge(keeper_detail::router())
         .merge(keeper_ops::router())
+        .merge(turn_control::router())
         .merge(asks::router())
         .merge(operator::router());
     if state.test_mode() {

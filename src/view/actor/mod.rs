@@ -243,11 +243,12 @@ impl<B: FrameSink> ViewState<B> {
                     self.report(ViewEvent::Rejected(*reason));
                 }
                 if drained.changed {
-                    let chat = self
-                        .sources
-                        .get(&crate::actors::chat::CHAT_HUB)
-                        .and_then(|h| h.commands::<crate::actors::chat::ChatCommand>());
-                    screens::chat::after_observed(&mut self.model, &mut self.ui, chat.as_ref());
+                    let (chat, saves) = self.chat_hubs();
+                    let hubs = screens::chat::ChatHandles {
+                        chat: chat.as_ref(),
+                        saves: saves.as_ref(),
+                    };
+                    screens::chat::after_observed(&mut self.model, &mut self.ui, hubs);
                     if let Some(view) = self.ui.approvals.as_mut() {
                         screens::approvals::keys::settle(view, &self.model);
                     }
@@ -463,14 +464,7 @@ impl<B: FrameSink> ViewState<B> {
                     self.model.keeper_detail.on_command(&watch);
                     let _ = self.keeper_detail_command(watch);
                 }
-                let chat = self
-                    .sources
-                    .get(&crate::actors::chat::CHAT_HUB)
-                    .and_then(|h| h.commands::<crate::actors::chat::ChatCommand>());
-                let saves = self
-                    .sources
-                    .get(&crate::actors::saves::SAVES)
-                    .and_then(|h| h.commands::<crate::actors::saves::SaveCommand>());
+                let (chat, saves) = self.chat_hubs();
                 let hubs = screens::chat::ChatHandles {
                     chat: chat.as_ref(),
                     saves: saves.as_ref(),
@@ -567,6 +561,25 @@ impl<B: FrameSink> ViewState<B> {
             UiCommand::Quit(cause) => self.finish(myself, cause),
             UiCommand::Suspend => self.suspend(myself),
         }
+    }
+
+    /// The typed handles a chat command goes to: the chat hub (reads) and the save hub (sends,
+    /// interrupts, steers).
+    fn chat_hubs(
+        &self,
+    ) -> (
+        Option<ractor::DerivedActorRef<crate::actors::chat::ChatCommand>>,
+        Option<ractor::DerivedActorRef<crate::actors::saves::SaveCommand>>,
+    ) {
+        let chat = self
+            .sources
+            .get(&crate::actors::chat::CHAT_HUB)
+            .and_then(|h| h.commands::<crate::actors::chat::ChatCommand>());
+        let saves = self
+            .sources
+            .get(&crate::actors::saves::SAVES)
+            .and_then(|h| h.commands::<crate::actors::saves::SaveCommand>());
+        (chat, saves)
     }
 
     fn demand(&mut self, source: &SourceKey) -> &'static str {

@@ -169,17 +169,29 @@ impl LiveTurn {
                 }
             }
             ChatStreamEvent::RunError { message, code } => {
-                self.drop_partial_text(transcript, ts);
+                let code = code.as_ref().map(|c| c.as_str().to_string());
+                let stopped = code
+                    .as_deref()
+                    .is_some_and(|c| c.eq_ignore_ascii_case("turn_cancelled"));
+                self.drop_partial_text(transcript, ts, stopped);
                 let id = format!("{}:error", self.request_id);
-                let origin = FailureOrigin::Run {
-                    code: code.as_ref().map(|c| c.as_str().to_string()),
+                // MASC ends a stopped turn with `RUN_ERROR` code `Turn_cancelled`: the turn
+                // was interrupted, a status (`○`), not an error (C-9: the type decides).
+                let entry = if stopped {
+                    Entry::new(
+                        id,
+                        Speaker::System,
+                        EntryKind::Status,
+                        "interrupted · the turn was stopped before its reply",
+                    )
+                } else {
+                    Entry::new(
+                        id,
+                        Speaker::System,
+                        EntryKind::Failure(FailureOrigin::Run { code }),
+                        message.clone(),
+                    )
                 };
-                let entry = Entry::new(
-                    id,
-                    Speaker::System,
-                    EntryKind::Failure(origin),
-                    message.clone(),
-                );
                 self.insert(transcript, entry, ts);
                 self.close_calls(transcript);
             }
@@ -196,7 +208,7 @@ impl LiveTurn {
     /// Keeper's speech; C-2 `●` is the thing itself, C-9 the row's type decides). Its rows
     /// leave the Keeper's lane and one status row (`○`) says how much partial text was not
     /// kept — the same rule as a stream cut without a terminal event.
-    fn drop_partial_text(&mut self, transcript: &mut Transcript, ts: f64) {
+    fn drop_partial_text(&mut self, transcript: &mut Transcript, ts: f64, stopped: bool) {
         let mut dropped = 0usize;
         for id in std::mem::take(&mut self.texts) {
             if let Some(entry) = transcript.get(&id) {
@@ -213,7 +225,15 @@ impl LiveTurn {
             id,
             Speaker::System,
             EntryKind::Status,
-            format!("the run failed before its reply · {dropped} bytes of partial text not kept"),
+            if stopped {
+                format!(
+                    "the turn stopped before its reply · {dropped} bytes of partial text not kept"
+                )
+            } else {
+                format!(
+                    "the run failed before its reply · {dropped} bytes of partial text not kept"
+                )
+            },
         );
         self.insert(transcript, entry, ts);
     }

@@ -7,8 +7,10 @@
 //! - [`markdown`], [`wrap`]: bodies into rows; [`project`]: block bodies per mode.
 //! - [`plan`], [`window`]: the visible blocks and windowed, cached rendering.
 //! - [`pane`]: the open chat in the model (its sends, progress and admission), and
-//!   [`surface`]: the chat surface model that owns it and the chat inbox.
+//!   [`surface`]: the chat surface model that owns it and the chat inbox; [`control`]: the
+//!   turn control saves (`/interrupt`, `/steer`) and their rows.
 
+pub mod control;
 pub mod gutter;
 pub mod live;
 pub mod markdown;

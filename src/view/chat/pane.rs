@@ -168,6 +168,8 @@ pub enum Progress {
     /// Accepted, waiting for the Keeper (receipt is not processing: C-34).
     Queued,
     Active(Activity),
+    /// An interrupt is asked and its stop not yet confirmed by the stream or the record.
+    Stopping,
     /// Unconfirmed send results (always visible, C-44).
     Unconfirmed(Unconfirmed),
 }
@@ -195,6 +197,8 @@ pub enum ChatEffect {
     /// A send of this chat ended "outcome unknown": its chat source reconciles the exact
     /// request id (§4.4); nothing is resent.
     Reconcile { keeper: String, request_id: String },
+    /// A `/steer` input was accepted as queued: ask that it run next (§14.14).
+    Steer { keeper: String, request_id: String },
 }
 
 /// The open chat.
@@ -214,6 +218,10 @@ pub struct ChatPane {
     pub sends: BTreeMap<String, PendingSend>,
     live: HashMap<String, LiveTurn>,
     effects: Vec<ChatEffect>,
+    /// An interrupt of this chat's turn is asked and not yet confirmed (`control::sync`).
+    pub stopping: bool,
+    /// `/steer` inputs waiting for their acceptance: queued ones are asked to run next.
+    steer_wanted: HashSet<String>,
 }
 
 impl std::fmt::Debug for ChatPane {
@@ -249,6 +257,8 @@ impl ChatPane {
             sends: BTreeMap::new(),
             live: HashMap::new(),
             effects: Vec::new(),
+            stopping: false,
+            steer_wanted: HashSet::new(),
         }
     }
 
@@ -296,6 +306,11 @@ impl ChatPane {
             PendingSend::new(text.to_string(), SendPhase::Typed),
         );
         self.sync_entry(request_id);
+    }
+
+    /// `/steer`: once `request_id` is accepted as queued, ask that it run next (§14.14).
+    pub fn want_steer(&mut self, request_id: &str) {
+        self.steer_wanted.insert(request_id.to_string());
     }
 
     /// A registered send that never reached any actor: gone from the pane and its transcript.
@@ -463,6 +478,8 @@ impl ChatPane {
                 }
                 self.sync_entry(&request_id);
             }
+            // Turn control receipts land in the chat surface's books (`control::sync`).
+            ChatObservation::Control(_) => {}
         }
     }
 
@@ -541,6 +558,13 @@ impl ChatPane {
             SendStep::Accepted { state } => {
                 send.phase = SendPhase::Accepted(state);
                 promote = state != OperationState::Queued;
+                // A steered input that runs at once has nothing to steer past.
+                if self.steer_wanted.remove(request_id) && state == OperationState::Queued {
+                    self.effects.push(ChatEffect::Steer {
+                        keeper: keeper.clone(),
+                        request_id: request_id.to_string(),
+                    });
+                }
             }
             SendStep::Event(event) => {
                 match &event {
@@ -719,6 +743,9 @@ impl ChatPane {
             .values()
             .rev()
             .find(|s| !matches!(s.phase, SendPhase::Ended(_) | SendPhase::Restored));
+        if self.stopping {
+            return Progress::Stopping;
+        }
         match current.map(|s| (&s.phase, &s.activity)) {
             Some((_, Some(activity))) => Progress::Active(activity.clone()),
             Some((SendPhase::Typed | SendPhase::Written | SendPhase::Sending, _)) => {

@@ -2,6 +2,7 @@
 //! is judged by the open pane (its Keeper, workspace, owned tickets and request ids); with no
 //! chat open, every result is `other_target` and never applied.
 
+use super::control::TurnControls;
 use super::pane::ChatPane;
 use crate::actors::chat::{ChatObservation, ChatSlot};
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
@@ -15,6 +16,8 @@ pub struct ChatModel {
     inbox: Inbox<ChatSlot, ChatObservation>,
     /// The open Keeper chat (the chat target), if any.
     pub pane: Option<ChatPane>,
+    /// Interrupts and steers of this session, whichever chat is open (H-5).
+    pub control: TurnControls,
 }
 
 impl Default for ChatModel {
@@ -29,6 +32,7 @@ impl ChatModel {
         Self {
             inbox: inboxes.get(),
             pane: None,
+            control: TurnControls::default(),
         }
     }
 }
@@ -42,6 +46,9 @@ impl SurfaceModel for ChatModel {
     }
 
     fn dispatched(&mut self, ticket: &Ticket<ChatSlot>, gate: &EpochGate) -> bool {
+        if let ChatSlot::Control { .. } = ticket.slot {
+            return self.control.dispatched(ticket);
+        }
         self.pane
             .as_mut()
             .is_some_and(|pane| pane.dispatched(ticket, gate))
@@ -53,6 +60,14 @@ impl SurfaceModel for ChatModel {
         payload: &ChatObservation,
         gate: &EpochGate,
     ) -> Result<(), RejectReason> {
+        // A turn control receipt is a save's: bound to its ticket and workspace, not to the
+        // epoch or to the chat open now (H-15, H-16).
+        if let ChatObservation::Control(event) = payload {
+            return self.control.judge(ticket, event);
+        }
+        if let ChatSlot::Control { .. } = ticket.slot {
+            return Err(RejectReason::UnknownSlot);
+        }
         match self.pane.as_mut() {
             Some(pane) => pane.judge(ticket, payload, gate),
             None => Err(RejectReason::OtherTarget),
@@ -60,12 +75,24 @@ impl SurfaceModel for ChatModel {
     }
 
     fn apply(&mut self, ticket: &Ticket<ChatSlot>, payload: ChatObservation, _now: Instant) {
+        match payload {
+            ChatObservation::Control(event) => self.control.apply(*event),
+            other => {
+                if let Some(pane) = self.pane.as_mut() {
+                    pane.apply(ticket, other);
+                }
+            }
+        }
+        // Every change (a receipt, a reloaded page) keeps the turn control rows in step.
         if let Some(pane) = self.pane.as_mut() {
-            pane.apply(ticket, payload);
+            super::control::sync(&self.control, pane);
         }
     }
 
     fn retired(&mut self, ticket: &Ticket<ChatSlot>) -> bool {
+        if let ChatSlot::Control { .. } = ticket.slot {
+            return self.control.retired(ticket);
+        }
         self.pane.as_mut().is_some_and(|pane| pane.retired(ticket))
     }
 

@@ -234,6 +234,19 @@ fn slash(ui: &mut Ui, command: SlashCommand, now: Instant) -> UiCommand {
         SlashCommand::Keeper(Some(keeper)) => {
             return UiCommand::Chat(ChatUiCommand::Open { keeper });
         }
+        SlashCommand::Interrupt(name) => {
+            return UiCommand::Chat(ChatUiCommand::Interrupt {
+                keeper: chat.keeper.clone(),
+                name,
+            });
+        }
+        SlashCommand::Steer(text) => {
+            chat.scroll = ScrollPosition::Newest;
+            return UiCommand::Chat(ChatUiCommand::Steer {
+                keeper: chat.keeper.clone(),
+                text,
+            });
+        }
         SlashCommand::Keeper(None) => {
             return UiCommand::Chat(ChatUiCommand::Close {
                 keeper: chat.keeper.clone(),

@@ -12,6 +12,7 @@
 //! goes on the screen's footer row.
 
 mod context;
+mod control;
 mod edit;
 pub mod keys;
 
@@ -192,39 +193,52 @@ pub fn dispatch(
             keeper,
             text,
             draft,
-        } => {
-            let scope = model.gate().current().cloned();
-            let (Some(scope), Some(pane)) = (scope, model.chat.pane.as_mut()) else {
-                restore_draft(ui, &workspace_of(model), &keeper, draft);
-                return Some("not sent: workspace not confirmed".into());
-            };
-            let Some(saves) = hubs.saves else {
-                restore_draft(ui, &scope.workspace.0, &keeper, draft);
-                return Some("not sent: save hub not running".into());
-            };
-            let intent = ChatSendIntent {
-                keeper,
-                request_id: crate::outbox::new_request_id(),
-                text,
-            };
-            pane.register_send(&intent.request_id, &intent.text);
-            let submitted = saves
-                .send_message(SaveCommand::Submit(Save::<ChatSend>::submission(
-                    intent.save_id(),
-                    intent.clone(),
-                    scope,
-                )))
-                .is_ok();
-            if submitted {
-                return None;
-            }
-            // The hub's mailbox is closed: nothing left; the text goes back to the draft.
-            pane.forget(&intent.request_id);
-            let workspace = workspace_of(model);
-            restore_draft(ui, &workspace, &intent.keeper, draft);
-            Some("not sent: save hub stopped".into())
-        }
+        } => send(model, ui, hubs, keeper, text, draft).err(),
+        ChatUiCommand::Interrupt { keeper, name } => control::interrupt(model, hubs, keeper, name),
+        ChatUiCommand::Steer { keeper, text } => control::steer(model, ui, hubs, keeper, text),
     }
+}
+
+/// Sends `text` as a chat send (a save, §4.3); `Ok(request_id)` once it is handed to the save
+/// hub, `Err(notice)` when nothing left (the draft is back in the composer then).
+fn send(
+    model: &mut Model,
+    ui: &mut Ui,
+    hubs: ChatHandles<'_>,
+    keeper: String,
+    text: String,
+    draft: Draft,
+) -> Result<String, String> {
+    let scope = model.gate().current().cloned();
+    let (Some(scope), Some(pane)) = (scope, model.chat.pane.as_mut()) else {
+        restore_draft(ui, &workspace_of(model), &keeper, draft);
+        return Err("not sent: workspace not confirmed".into());
+    };
+    let Some(saves) = hubs.saves else {
+        restore_draft(ui, &scope.workspace.0, &keeper, draft);
+        return Err("not sent: save hub not running".into());
+    };
+    let intent = ChatSendIntent {
+        keeper,
+        request_id: crate::outbox::new_request_id(),
+        text,
+    };
+    pane.register_send(&intent.request_id, &intent.text);
+    let submitted = saves
+        .send_message(SaveCommand::Submit(Save::<ChatSend>::submission(
+            intent.save_id(),
+            intent.clone(),
+            scope,
+        )))
+        .is_ok();
+    if submitted {
+        return Ok(intent.request_id);
+    }
+    // The hub's mailbox is closed: nothing left; the text goes back to the draft.
+    pane.forget(&intent.request_id);
+    let workspace = workspace_of(model);
+    restore_draft(ui, &workspace, &intent.keeper, draft);
+    Err("not sent: save hub stopped".into())
 }
 
 /// `back` after `current` on a new line (a draft typed since keeps its place first); the
@@ -262,11 +276,7 @@ fn restore_draft(ui: &mut Ui, workspace: &str, keeper: &str, draft: Draft) {
 
 /// After an admitted observation: apply the pane's side effects to UI state (and ask the chat
 /// hub to reconcile a send that ended unknown).
-pub fn after_observed(
-    model: &mut Model,
-    ui: &mut Ui,
-    chat: Option<&ractor::DerivedActorRef<ChatCommand>>,
-) -> bool {
+pub fn after_observed(model: &mut Model, ui: &mut Ui, hubs: ChatHandles<'_>) -> bool {
     let Some(pane) = model.chat.pane.as_mut() else {
         return false;
     };
@@ -287,8 +297,13 @@ pub fn after_observed(
                 restore_draft(ui, &workspace, &keeper, draft);
             }
             ChatEffect::Reconcile { keeper, request_id } => {
-                if let Some(hub) = chat {
+                if let Some(hub) = hubs.chat {
                     let _ = hub.send_message(ChatCommand::Reconcile { keeper, request_id });
+                }
+            }
+            ChatEffect::Steer { keeper, request_id } => {
+                if let Some(notice) = control::submit_steer(model, hubs, keeper, request_id) {
+                    ui.notice = Some(notice);
                 }
             }
         }
@@ -446,6 +461,7 @@ fn progress_line(progress: &Progress, theme: Theme, width: usize) -> Line<'stati
         Progress::Active(Activity::Tool(name)) => {
             (format!("○ tool · {}", sanitize(name)), Tone::Dim)
         }
+        Progress::Stopping => ("○ interrupt requested".to_string(), Tone::Warn),
         Progress::Unconfirmed(u) => (unconfirmed_text(u), Tone::Warn),
     };
     Line::from(Span::styled(

@@ -1,0 +1,122 @@
+//! `/interrupt [name]` and `/steer <text>` on the chat screen (protocol.md §14.13, §14.14;
+//! chat-screen.md C-36, C-43, C-44): each submits a save of its kind to the save hub (key
+//! handling never awaits); the receipt lands in the chat surface's books and its row in the
+//! chat of the Keeper it is about.
+
+use super::{ChatHandles, Ui, send};
+use crate::actors::chat::{InterruptAim, InterruptIntent, SteerIntent};
+use crate::view::chat::{SendPhase, control};
+use crate::view::composer::Draft;
+use crate::view::model::Model;
+use crate::view::saves::submit_save;
+
+/// The send of this chat an interrupt names: the newest one still in flight (accepted,
+/// running or on the wire), if any.
+fn running_send(model: &Model, keeper: &str) -> Option<String> {
+    let pane = model.chat.pane.as_ref().filter(|p| p.keeper == keeper)?;
+    pane.sends
+        .iter()
+        .rev()
+        .find(|(_, s)| {
+            matches!(
+                s.phase,
+                SendPhase::Sending | SendPhase::Accepted(_) | SendPhase::Running
+            )
+        })
+        .map(|(id, _)| id.clone())
+}
+
+/// `/interrupt [name]`: this chat's running send by its request id, else the turn the census
+/// shows for the Keeper. Another Keeper's name stops that Keeper's current turn; its rows show
+/// in its own chat, never near this input (C-43).
+pub fn interrupt(
+    model: &mut Model,
+    hubs: ChatHandles<'_>,
+    keeper: String,
+    name: Option<String>,
+) -> Option<String> {
+    let Some(scope) = model.gate().current().cloned() else {
+        return Some("interrupt not sent: workspace not confirmed".into());
+    };
+    let other = name.filter(|n| *n != keeper);
+    let intent = match &other {
+        Some(name) => InterruptIntent {
+            keeper: name.clone(),
+            aim: InterruptAim::Current,
+        },
+        None => InterruptIntent {
+            aim: match running_send(model, &keeper) {
+                Some(request_id) => InterruptAim::Request { request_id },
+                None => InterruptAim::Current,
+            },
+            keeper,
+        },
+    };
+    let submitted = submit_save(
+        &mut model.chat.control.interrupts,
+        hubs.saves,
+        intent,
+        scope,
+    );
+    sync(model);
+    match (submitted, other) {
+        (Err(notice), _) => Some(format!("interrupt {notice}")),
+        (Ok(_), Some(name)) => Some(format!(
+            "interrupt asked of {name}: its outcome shows in {name}'s chat"
+        )),
+        (Ok(_), None) => None,
+    }
+}
+
+/// `/steer <text>`: the text is sent as a chat send; once it is accepted as queued the pane
+/// asks for [`submit_steer`].
+pub fn steer(
+    model: &mut Model,
+    ui: &mut Ui,
+    hubs: ChatHandles<'_>,
+    keeper: String,
+    text: String,
+) -> Option<String> {
+    let draft = Draft {
+        cursor: text.len(),
+        text: text.clone(),
+        spills: Vec::new(),
+    };
+    match send(model, ui, hubs, keeper, text, draft) {
+        Ok(request_id) => {
+            if let Some(pane) = model.chat.pane.as_mut() {
+                pane.want_steer(&request_id);
+            }
+            None
+        }
+        Err(notice) => Some(notice),
+    }
+}
+
+/// A `/steer` input was accepted as queued: submit the steer save for it.
+pub fn submit_steer(
+    model: &mut Model,
+    hubs: ChatHandles<'_>,
+    keeper: String,
+    request_id: String,
+) -> Option<String> {
+    let Some(scope) = model.gate().current().cloned() else {
+        return Some("steer not sent: workspace not confirmed".into());
+    };
+    let submitted = submit_save(
+        &mut model.chat.control.steers,
+        hubs.saves,
+        SteerIntent { keeper, request_id },
+        scope,
+    );
+    sync(model);
+    submitted.err().map(|notice| format!("steer {notice}"))
+}
+
+/// The rows of what was just submitted, before any step lands.
+fn sync(model: &mut Model) {
+    let chat = &mut model.chat;
+    if let Some(pane) = chat.pane.as_mut() {
+        control::sync(&chat.control, pane);
+    }
+}
