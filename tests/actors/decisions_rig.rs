@@ -11,6 +11,7 @@ use crate::actor_support::registry_entry;
 use crate::ordered_view::{OrderedView, Seen};
 use masc_tui::actors::contract::{DemandKind, SlotEvent, SourceControl, SourceHandle};
 use masc_tui::actors::decisions::approval::{ApprovalDecision, DecisionIntent};
+use masc_tui::actors::decisions::ask_answer::AnswerIntent;
 use masc_tui::actors::decisions::{
     DECISIONS, DecisionsObservation, DecisionsSlot, DecisionsSpawner,
 };
@@ -24,6 +25,7 @@ use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
 use masc_tui::timeline::capture::{FAILSAFE, StageRecorder};
 use masc_tui::view::admission::RejectReason;
 use masc_tui::view::model::Model;
+use masc_tui::view::saves::submit_save;
 use ractor::DerivedActorRef;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -226,6 +228,19 @@ impl DecisionsRig {
             )))
             .unwrap();
         id
+    }
+
+    /// Submits an Ask answer the way the view actor does (`UiCommand::Answer`): registered in
+    /// the model's answer book under the current scope, then cast to the save hub.
+    pub fn answer(&mut self, intent: AnswerIntent) -> SaveId {
+        let scope = self.model.gate().current().cloned().unwrap();
+        submit_save(
+            &mut self.model.decisions.answers,
+            self.hub.as_ref(),
+            intent,
+            scope,
+        )
+        .unwrap()
     }
 
     /// The outbox row of `id`, read through a handle of its own.

@@ -7,14 +7,17 @@
 
 mod actor_support;
 mod chat_support;
+mod crash_rig;
 mod decisions_rig;
 mod ordered_view;
 mod runtime_save_rig;
 mod save_approval;
 mod save_approval_crash;
+mod save_approval_expiring;
 mod save_approval_model;
 mod save_approval_results;
 mod save_ask_answer;
+mod save_ask_answer_crash;
 mod save_keeper_lifecycle;
 mod save_keeper_ops;
 mod save_keeper_settings;

@@ -12,8 +12,11 @@
 //! network) restores as "not sent".
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-use crate::actor_support::plan;
-use crate::decisions_rig::{CONFIRM, DecisionsRig, FaultWatch, client, decisions_rig};
+use crate::crash_rig::{
+    Killed, child_rig, child_test_name, kill_mid_save, report_sending_and_hold, restarted, server,
+    stages_of,
+};
+use crate::decisions_rig::CONFIRM;
 use crate::save_approval::{INJECT, inject_intent, listed};
 use masc_tui::actors::decisions::approval::DecisionIntent;
 use masc_tui::actors::saves::SaveId;
@@ -21,49 +24,9 @@ use masc_tui::outbox::{NewSave, Outbox, SaveRowState};
 use masc_tui::protocol::operator::Decision;
 use masc_tui::protocol::outcome::SaveClass;
 use masc_tui::server::faults::FaultPlan;
-use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
 use masc_tui::view::model::Model;
 use masc_tui::view::saves::SavePhase;
 use masc_tui::view::screens::approvals;
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Duration;
-use tracing_subscriber::layer::SubscriberExt;
-
-const ENV_URL: &str = "SAVE_APPROVAL_CHILD_URL";
-const ENV_PATH: &str = "SAVE_APPROVAL_CHILD_OUTBOX";
-const TOKEN: &str = "save-crash-token";
-
-/// The child test's name as the harness lists it (this module's path without the crate).
-fn child_test_name() -> String {
-    let module = module_path!();
-    let module = module.split_once("::").map_or("", |(_, rest)| rest);
-    if module.is_empty() {
-        "child_decides_then_waits".to_string()
-    } else {
-        format!("{module}::child_decides_then_waits")
-    }
-}
-
-async fn server(faults: FaultPlan) -> RunningServer {
-    start(ServeOptions {
-        faults,
-        test_mode: true,
-        auth: AuthMode::Token(TOKEN.into()),
-        ..ServeOptions::default()
-    })
-    .await
-    .unwrap()
-}
-
-async fn restarted(server: &RunningServer, outbox: &Path) -> DecisionsRig {
-    decisions_rig(
-        client(&server.base_url(), TOKEN, Duration::from_secs(10)),
-        outbox.to_path_buf(),
-    )
-    .await
-}
 
 fn restored(m: &Model, id: &SaveId) -> bool {
     m.decisions
@@ -84,10 +47,9 @@ fn shown(m: &Model, token: &str) -> Option<masc_tui::protocol::operator::Approva
 #[tokio::test(flavor = "current_thread")]
 #[ignore = "run by h16_a_save_killed_mid_flight_restores_as_outcome_unknown_and_is_never_resent"]
 async fn child_decides_then_waits() {
-    let (Ok(url), Ok(path)) = (std::env::var(ENV_URL), std::env::var(ENV_PATH)) else {
+    let Some(mut rig) = child_rig().await else {
         return;
     };
-    let mut rig = decisions_rig(client(&url, TOKEN, Duration::from_secs(600)), path.into()).await;
     let id = rig.decide(inject_intent(Decision::Confirm));
     rig.pump_until(|m| {
         m.decisions
@@ -96,9 +58,7 @@ async fn child_decides_then_waits() {
             .is_some_and(|e| matches!(e.phase, SavePhase::Sending))
     })
     .await;
-    println!("SENDING {id}");
-    // Held here until the parent kills the process.
-    std::future::pending::<()>().await;
+    report_sending_and_hold(&id).await;
 }
 
 /// H-15, H-16, I-2, K-3: killed between `sending` and its receipt, a save comes back after a
@@ -107,62 +67,20 @@ async fn child_decides_then_waits() {
 /// made since still lists the approval.
 #[tokio::test(flavor = "current_thread")]
 async fn h16_a_save_killed_mid_flight_restores_as_outcome_unknown_and_is_never_resent() {
-    let watch = FaultWatch::default();
-    let _trace =
-        tracing::subscriber::set_default(tracing_subscriber::registry().with(watch.clone()));
-    let server = server(plan(&format!(
-        r#"{{"match":{{"method":"POST","path":"{CONFIRM}"}},"fault":{{"delay_ms":600000}}}}"#
-    )))
-    .await;
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("state").join("outbox.sqlite3");
-
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", &child_test_name(), "--ignored", "--nocapture"])
-        .env(ENV_URL, server.base_url())
-        .env(ENV_PATH, &path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let id = tokio::task::spawn_blocking(move || {
-        for line in BufReader::new(stdout).lines() {
-            let line = line.unwrap();
-            if let Some(id) = line.strip_prefix("SENDING ") {
-                return Some(SaveId(id.to_string()));
-            }
-        }
-        None
-    })
-    .await
-    .unwrap()
-    .expect("the child reported its save");
-
-    // The POST is at the server, held by its delay (the fault fired on arrival).
-    watch.wait_for(1).await;
-    // On disk: `sending`, with the operator's inputs, written by the child's session.
-    let before = Outbox::open_path(&path)
-        .unwrap()
-        .save_row(&id.0)
-        .unwrap()
-        .unwrap();
-    assert_eq!(before.state, SaveRowState::Sending);
+    let name = child_test_name(module_path!(), "child_decides_then_waits");
+    let (
+        Killed {
+            server,
+            path,
+            id,
+            before,
+        },
+        _held,
+    ) = kill_mid_save(CONFIRM, &name).await;
     assert_eq!(
         serde_json::from_str::<DecisionIntent>(&before.intent).unwrap(),
-        inject_intent(Decision::Confirm)
-    );
-    child.kill().unwrap(); // SIGKILL: no cleanup runs in the child.
-    child.wait().unwrap();
-    assert_eq!(
-        Outbox::open_path(&path)
-            .unwrap()
-            .save_row(&id.0)
-            .unwrap()
-            .unwrap()
-            .state,
-        SaveRowState::Sending,
-        "nothing settled it"
+        inject_intent(Decision::Confirm),
+        "the operator's inputs, written by the child's session"
     );
 
     // A fresh runtime on the same outbox file.
@@ -187,12 +105,7 @@ async fn h16_a_save_killed_mid_flight_restores_as_outcome_unknown_and_is_never_r
     );
     assert_eq!(after.intent, before.intent);
     // Restored, not run: no operation of this save entered a worker in the new runtime.
-    let stages: Vec<String> = rig
-        .recorder
-        .records_where(|r| r.source == "save:approval_decision")
-        .iter()
-        .map(|r| format!("{}:{}", r.stage, r.outcome.clone().unwrap_or_default()))
-        .collect();
+    let stages = stages_of(&rig, "save:approval_decision");
     assert_eq!(
         stages,
         ["dispatch:", "worker_return:outcome_unknown", "admit:"]

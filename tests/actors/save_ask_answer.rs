@@ -18,7 +18,7 @@ use std::time::Duration;
 
 type Event = SlotEvent<DecisionsSlot, DecisionsObservation>;
 
-const ANSWER: &str = "/api/v1/keepers/ask-answer";
+pub const ANSWER: &str = "/api/v1/keepers/ask-answer";
 
 async fn confirmed_scope(rig: &mut Rig) -> ReadScope {
     match rig
@@ -32,7 +32,7 @@ async fn confirmed_scope(rig: &mut Rig) -> ReadScope {
 }
 
 /// 하늘's one-question Ask, answered with option `route-4`.
-fn sky_answer() -> AnswerIntent {
+pub fn sky_answer() -> AnswerIntent {
     AnswerIntent {
         keeper: "하늘".into(),
         ask_id: "ask-sky-0415".into(),

@@ -15,8 +15,9 @@ use crate::pty_support::*;
 const INJECT: &str = "opc_9d3b2c48";
 /// Its row in the list (delegated tool → target).
 const INJECT_ROW: &str = "masc_add_task → workspace";
-/// The seeded approvals pending before the test (all actors; one of another actor is hidden).
-const SEEDED: i64 = 8;
+/// The seeded approvals pending before the test (all actors; one of another actor is hidden;
+/// one expires minutes after the demo starts).
+const SEEDED: i64 = 9;
 const SOURCE: &str = "save:approval_decision";
 /// A bound on `j` presses (the list is short; this only stops a broken test).
 const MAX_MOVES: usize = 20;

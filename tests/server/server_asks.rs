@@ -384,3 +384,53 @@ async fn turn_transcript_v2_closed_body_and_echoes_s10_4() {
     assert_ne!(bad["keeper"], "rondo");
     s.shutdown().await;
 }
+
+/// Issue 9 item 8, §10.1: the demo's open Asks cover one question (하늘's), several questions
+/// (rondo's), free text allowed (both), and an option label of 3,000 characters.
+#[tokio::test]
+async fn issue9_item8_demo_asks_one_several_free_text_and_a_3000_character_label_s10_1() {
+    let s = server().await;
+    let (st, body) = get(&s, ASKS).await;
+    assert_eq!(st, StatusCode::OK);
+    let asks = body["asks"].as_array().unwrap();
+    let ask = |id: &str| {
+        asks.iter()
+            .find(|a| a["ask_id"] == id)
+            .unwrap_or_else(|| panic!("{id} listed"))
+            .clone()
+    };
+    let questions = |a: &Value| a["questions"].as_array().unwrap().clone();
+    let free = |q: &Value| q["free_text"]["allowed"] == true;
+    let one = ask("ask-sky-0415");
+    assert_eq!(questions(&one).len(), 1);
+    assert!(free(&questions(&one)[0]));
+    let longest = questions(&one)[0]["choices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["label"].as_str().unwrap().chars().count())
+        .max()
+        .unwrap();
+    assert_eq!(longest, 3_000);
+    let several = ask("ask-rondo-0412");
+    assert_eq!(questions(&several).len(), 2);
+    assert!(questions(&several).iter().any(free));
+    assert!(questions(&several).iter().any(|q| !free(q)));
+    s.shutdown().await;
+}
+
+/// Issue 9 item 8, §10.3: in the demo's follow-up stream the Tool result arrives before the
+/// turn it belongs to (then the Task): a client must show each source as it arrives.
+#[tokio::test]
+async fn issue9_item8_the_follow_up_sends_the_tool_result_before_the_turn_s10_3() {
+    let s = server().await;
+    let (status, _, ev) = follow_up(&s, "sangsu", "ask-sangsu-0398").await;
+    assert_eq!(status, StatusCode::OK);
+    let order: Vec<&str> = ev
+        .iter()
+        .filter(|e| e["type"] == "ASK_FOLLOW_UP_SOURCE")
+        .map(|e| e["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, ["tool_result", "wake", "task"]);
+    s.shutdown().await;
+}

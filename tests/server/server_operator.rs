@@ -375,3 +375,59 @@ async fn confirm_dropped_after_apply_is_gone_on_reread_s13() {
     assert_eq!(v["message"], "pending confirmation not found");
     s.shutdown().await;
 }
+
+/// Issue 9 item 8, §10.5: the demo seeds one approval that expires DURING a session — pending
+/// when the server starts, its expiry minutes away by the wall clock. Once that time has
+/// passed (here the store's clock is moved past it) the server still lists it, and deciding
+/// it answers "pending confirmation expired" and drops it; its action never runs.
+#[tokio::test]
+async fn issue9_item8_an_approval_expires_minutes_after_the_server_starts_s10_5() {
+    use masc_tui::server::store::operator::{EXPIRES_DURING_SESSION, EXPIRING_APPROVAL, find};
+    let s = server().await;
+    let now = masc_tui::server::store::now_unix() as i64;
+    let seeded = s
+        .state()
+        .store()
+        .read(|c| find(c, EXPIRING_APPROVAL))
+        .await
+        .unwrap()
+        .expect("seeded");
+    let expires = seeded.expires_at.expect("it expires");
+    assert!(
+        expires > now && expires <= now + EXPIRES_DURING_SESSION,
+        "expires at {expires}, now {now}"
+    );
+    assert_eq!(seeded.actor, "masc-tui", "the acting actor's: visible");
+    let listed = |env: &Value| tokens(env).contains(&EXPIRING_APPROVAL.to_string());
+    assert!(listed(&summary(&s, Some("masc-tui")).await));
+    // The session goes on past its expiry.
+    s.state()
+        .store()
+        .write(move |tx| {
+            tx.execute(
+                "UPDATE operator_approvals SET expires_at = ?1 WHERE confirm_token = ?2",
+                rusqlite::params![now - 1, EXPIRING_APPROVAL],
+            )?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+    assert!(
+        listed(&summary(&s, Some("masc-tui")).await),
+        "expired, still listed by the server"
+    );
+    let (st, v) = decide(
+        &s,
+        Some("masc-tui"),
+        json!({"confirm_token": EXPIRING_APPROVAL, "decision": "confirm"}),
+    )
+    .await;
+    assert_eq!(
+        (st, v),
+        (
+            StatusCode::BAD_REQUEST,
+            json!({"status": "error", "message": "pending confirmation expired"})
+        )
+    );
+    assert!(!listed(&summary(&s, Some("masc-tui")).await), "dropped");
+}

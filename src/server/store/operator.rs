@@ -1,7 +1,7 @@
 //! Operator approvals (§10.5): pending confirmations per actor, and the decision that removes
 //! one before running its scripted action.
 
-use super::{Family, Migration, SEED_EPOCH, StoreError, rfc3339};
+use super::{Family, Migration, SEED_EPOCH, StoreError, now_unix, rfc3339};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde_json::{Value, json};
 
@@ -86,6 +86,14 @@ pub fn action(action_type: &str) -> Option<(&'static str, &'static str)> {
         .find(|a| a.0 == action_type)
         .map(|a| (a.1, a.2))
 }
+
+/// The seeded approval that expires during a session (issue 9 item 8): its expiry is
+/// [`EXPIRES_DURING_SESSION`] seconds after this store was seeded, by the wall clock — a demo
+/// started now lists it pending, then (still listed by the server) expired, and deciding it
+/// then answers "pending confirmation expired".
+pub const EXPIRING_APPROVAL: &str = "opc_3a5e7c90";
+/// Seconds from seeding to [`EXPIRING_APPROVAL`]'s expiry.
+pub const EXPIRES_DURING_SESSION: i64 = 240;
 
 /// Seeded approvals still pending this long after the seed epoch (the demo must work for a
 /// while after the seed date, so their expiry is far out; one is expired already).
@@ -214,6 +222,24 @@ fn seed(tx: &Transaction<'_>) -> Result<(), StoreError> {
             ],
         )?;
     }
+    let now = now_unix() as i64;
+    let (tool, target_type) = action("keeper_message")
+        .ok_or_else(|| StoreError::Invalid("unknown action keeper_message".into()))?;
+    tx.execute(
+        "INSERT INTO operator_approvals VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        params![
+            EXPIRING_APPROVAL,
+            "ops_7d1c5e3a9b0f2468",
+            "masc-tui",
+            "keeper_message",
+            target_type,
+            "mira",
+            json!({"message": "rotate the deploy key before the window closes"}).to_string(),
+            tool,
+            now - 60,
+            now + EXPIRES_DURING_SESSION
+        ],
+    )?;
     tx.execute(
         "INSERT INTO operator_state (id, paused, updated_at, injected_tasks) VALUES (1, 0, ?1, 0)",
         params![SEED_EPOCH],
