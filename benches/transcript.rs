@@ -1,7 +1,8 @@
 //! Frame cost of the Keeper chat transcript projection (chat-screen.md §2; windowed rendering).
 //!
 //! - 10k / 100k-entry transcripts at 200×60, pinned to the newest row and scrolled to the middle
-//! - the end of a 1 MB message
+//! - the end of a 1 MB message; the cold first frame of it (issue 14: the middle is measured
+//!   off the view actor) against measuring it in the frame, and the off-actor measurement
 //! - a resize (reading width change → re-wrap) with 100k entries
 //! - resident memory with 100k entries (printed once: VmRSS from /proc/self/status)
 
@@ -122,11 +123,39 @@ fn frames(c: &mut Criterion) {
     c.bench_function("frame_1mb_message_end_100_back_200x60", |b| {
         b.iter(|| black_box(v.render(200, 60, ScrollPosition::Back(100))))
     });
-    // First frame of a fresh view: measures (wraps) the whole 1 MB body once.
+    // First frame of a fresh view (issue 14 item 7): wraps the first chunk and the newest
+    // chunks it paints; the middle is left to an off-actor measurement.
     c.bench_function("cold_first_frame_1mb_message_end_200x60", |b| {
         b.iter_batched(
             || TranscriptView::new(big_message_transcript(), Theme { color: true }),
             |mut v| black_box(v.render(200, 60, ScrollPosition::Newest)),
+            BatchSize::LargeInput,
+        )
+    });
+    // The same frame when the whole body is measured in it (the behaviour before issue 14).
+    c.bench_function(
+        "cold_first_frame_1mb_message_end_measured_in_frame_200x60",
+        |b| {
+            b.iter_batched(
+                || TranscriptView::new(big_message_transcript(), Theme { color: true }),
+                |mut v| {
+                    v.total_rows(200);
+                    black_box(v.render(200, 60, ScrollPosition::Newest))
+                },
+                BatchSize::LargeInput,
+            )
+        },
+    );
+    // The off-actor measurement the first frame hands to the blocking pool (not on the view
+    // actor; its result fills the height cache and the marker gets its count).
+    c.bench_function("off_actor_measure_1mb_message_200x60", |b| {
+        b.iter_batched(
+            || {
+                let mut v = TranscriptView::new(big_message_transcript(), Theme { color: true });
+                v.render(200, 60, ScrollPosition::Newest);
+                v.take_measure_job()
+            },
+            |job| black_box(job.map(|j| j.run())),
             BatchSize::LargeInput,
         )
     });

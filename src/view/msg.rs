@@ -13,6 +13,8 @@ pub enum ViewMsg {
     Input(crossterm::event::Event),
     /// Display rows of the Work detail prepared off the view actor.
     WorkPrepared(Box<crate::view::work::Prepared>),
+    /// Chunk heights of the open chat's huge message, measured off the view actor (issue 14).
+    ChatMeasured(Box<crate::view::chat::measure::Measured>),
     /// The frame scheduler's deadline passed.
     FrameDue,
     /// A background re-read of a slot of this inbox's surface was dispatched

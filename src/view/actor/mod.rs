@@ -191,6 +191,15 @@ impl<B: FrameSink> Actor for ViewActor<B> {
                 let changed = state.on_work_prepared(*prepared);
                 state.changed(&myself, changed);
             }
+            ViewMsg::ChatMeasured(measured) => {
+                let changed = state
+                    .model
+                    .chat
+                    .pane
+                    .as_ref()
+                    .is_some_and(|pane| pane.view().apply_measured(*measured));
+                state.changed(&myself, changed);
+            }
             ViewMsg::FrameDue => state.on_frame_due(&myself),
             ViewMsg::ReadAged(inbox) => state.on_read_aged(&myself, inbox),
             ViewMsg::Edit(step) => state.on_edit_msg(&myself, step),
@@ -200,6 +209,7 @@ impl<B: FrameSink> Actor for ViewActor<B> {
             state.start_edit(&myself, request);
         }
         state.schedule_work_prep(&myself);
+        state.schedule_chat_measure(&myself);
         state.report(ViewEvent::Handled(kind));
         Ok(())
     }
@@ -214,6 +224,7 @@ fn msg_kind(msg: &ViewMsg) -> &'static str {
         ViewMsg::Source(SourceEvent::SourceStopped(_)) => "source_stopped",
         ViewMsg::Input(_) => "input",
         ViewMsg::WorkPrepared(_) => "work_prepared",
+        ViewMsg::ChatMeasured(_) => "chat_measured",
         ViewMsg::FrameDue => "frame_due",
         ViewMsg::ReadAged(_) => "read_aged",
         ViewMsg::Edit(crate::view::editor::EditMsg::Parked { .. }) => "editor_parked",
@@ -766,6 +777,25 @@ impl<B: FrameSink> ViewState<B> {
                 let _ = view.cast(ViewMsg::WorkPrepared(Box::new(prepared)));
             });
         }
+    }
+
+    /// Issue 14 item 7: the chat frame left a huge message's middle unmeasured; measure it on
+    /// the blocking pool (the result comes back as `ViewMsg::ChatMeasured`).
+    fn schedule_chat_measure(&mut self, myself: &ActorRef<ViewMsg>) {
+        let Some(job) = self
+            .model
+            .chat
+            .pane
+            .as_ref()
+            .and_then(|pane| pane.view().take_measure_job())
+        else {
+            return;
+        };
+        let view = myself.clone();
+        tokio::task::spawn_blocking(move || {
+            let measured = job.run();
+            let _ = view.cast(ViewMsg::ChatMeasured(Box::new(measured)));
+        });
     }
 
     fn on_work_prepared(&mut self, prepared: crate::view::work::Prepared) -> bool {

@@ -15,6 +15,7 @@ pub mod gutter;
 pub mod live;
 pub mod markdown;
 pub mod marks;
+pub mod measure;
 pub mod model;
 pub mod modes;
 mod paint;

@@ -163,14 +163,28 @@ pub(super) fn header(
 }
 
 /// C-67 marker, degrading with the width.
-pub(super) fn hidden_marker(hidden: usize, width: usize, style: ChatStyle) -> Line<'static> {
-    let forms = [
-        format!("⋯ {hidden} chat rows hidden · PgUp to reveal"),
-        format!("⋯ {hidden} hidden · PgUp"),
-        format!("⋯ {hidden} hidden"),
-        format!("⋯{hidden}"),
-        "⋯".to_string(),
-    ];
+/// `hidden` is `None` while the middle is being measured off the view actor: the marker then
+/// says rows are hidden without a count it does not have yet (never a guessed number).
+pub(super) fn hidden_marker(
+    hidden: Option<usize>,
+    width: usize,
+    style: ChatStyle,
+) -> Line<'static> {
+    let forms = match hidden {
+        Some(hidden) => vec![
+            format!("⋯ {hidden} chat rows hidden · PgUp to reveal"),
+            format!("⋯ {hidden} hidden · PgUp"),
+            format!("⋯ {hidden} hidden"),
+            format!("⋯{hidden}"),
+            "⋯".to_string(),
+        ],
+        None => vec![
+            "⋯ chat rows hidden · PgUp to reveal".to_string(),
+            "⋯ hidden · PgUp".to_string(),
+            "⋯ hidden".to_string(),
+            "⋯".to_string(),
+        ],
+    };
     let room = width.saturating_sub(3);
     let text = forms
         .iter()

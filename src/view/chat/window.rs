@@ -10,14 +10,12 @@
 
 use super::gutter::{CHAT_MIN_HISTORY_ROWS, CHAT_MIN_TERMINAL_COLS, GutterLayout};
 use super::marks::Role;
+use super::measure::{MeasureJob, Measured, entry_chunk_lines};
 use super::model::{Entry, EntryKind, ToolCall, Transcript};
 use super::modes::{ViewModes, ViewToggle};
 use super::paint::{Painter, gutter, header, hidden_marker};
 use super::plan::{PlannedBlock, Source, build_plan};
-use super::project::{
-    ProjectCtx, detail_rows, failure_rows, journal_rows, pending_rows, project_tool_block,
-    reasoning_rows, report_rows, skill_rows, utterance_rows,
-};
+use super::project::{ProjectCtx, detail_rows, pending_rows, project_tool_block, report_rows};
 use super::style::ChatStyle;
 use super::wrap::{LogicalLine, wrap_lines};
 use crate::view::text::fit_width;
@@ -64,6 +62,8 @@ pub struct FrameInfo {
     pub at_top: bool,
     /// Rows of the newest message hidden by the cut of C-28 (`⋯ N chat rows hidden`).
     pub hidden_middle: usize,
+    /// The hidden middle is not measured yet (its count is on the way from the blocking pool).
+    pub hidden_unmeasured: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -74,6 +74,14 @@ struct LayoutKey {
 }
 
 const ROW_CACHE_CHUNKS: usize = 4096;
+
+/// Layout generations are unique across views, so a measurement made for a view that was
+/// since replaced (a reload, another Keeper) never fills the new one's cache.
+fn next_generation() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
 const UNKNOWN: u32 = u32::MAX;
 
 type Rows = Arc<Vec<Line<'static>>>;
@@ -114,8 +122,16 @@ pub struct TranscriptView {
     /// Total rows of each planned block (`UNKNOWN` until measured).
     block_heights: Vec<u32>,
     layout: Option<LayoutKey>,
+    /// Bumped whenever the caches are dropped: an off-actor measurement of an older generation
+    /// is ignored.
+    generation: u64,
     caches: Caches,
     last: FrameInfo,
+    /// The measurement the last frame could not afford, waiting for the view actor to run it
+    /// off the actor ([`TranscriptView::take_measure_job`]).
+    measure_wanted: Option<MeasureJob>,
+    /// (generation, block key) of a measurement handed out and not back yet.
+    measuring: Option<(u64, u64)>,
 }
 
 impl TranscriptView {
@@ -129,9 +145,54 @@ impl TranscriptView {
             plan_for: None,
             block_heights: Vec::new(),
             layout: None,
+            generation: 0,
             caches: Caches::default(),
             last: FrameInfo::default(),
+            measure_wanted: None,
+            measuring: None,
         }
+    }
+
+    /// The measurement the last frame left to do off the view actor, once: run it with
+    /// [`MeasureJob::run`] on a blocking worker and give the result to
+    /// [`TranscriptView::apply_measured`].
+    pub fn take_measure_job(&mut self) -> Option<MeasureJob> {
+        let job = self.measure_wanted.take()?;
+        self.measuring = Some((job.generation, job.block));
+        Some(job)
+    }
+
+    /// Fills the height cache from an off-actor measurement; `true` when it changed what the
+    /// next frame shows (a measurement of an older layout generation is ignored).
+    pub fn apply_measured(&mut self, measured: Measured) -> bool {
+        if self.measuring == Some((measured.generation, measured.block)) {
+            self.measuring = None;
+        }
+        if measured.generation != self.generation {
+            return false;
+        }
+        let Some(bi) = self.plan.iter().position(|b| b.key == measured.block) else {
+            return false;
+        };
+        let count = self.plan.get(bi).map_or(1, PlannedBlock::chunk_count);
+        let heights = self
+            .caches
+            .heights
+            .entry(measured.block)
+            .or_insert_with(|| vec![UNKNOWN; count].into_boxed_slice());
+        let mut changed = false;
+        for (chunk, rows) in measured.heights {
+            if let Some(slot) = heights.get_mut(chunk)
+                && *slot == UNKNOWN
+            {
+                *slot = rows;
+                changed = true;
+            }
+        }
+        if changed && let Some(h) = self.block_heights.get_mut(bi) {
+            *h = UNKNOWN;
+        }
+        changed
     }
 
     pub fn transcript(&self) -> &Transcript {
@@ -193,6 +254,8 @@ impl TranscriptView {
         );
         if self.layout != Some(key) {
             self.caches.clear();
+            self.generation = next_generation();
+            self.measure_wanted = None;
             self.layout = Some(key);
             self.block_heights = vec![UNKNOWN; self.plan.len()];
         }
@@ -247,23 +310,14 @@ impl TranscriptView {
                         .and_then(|f| f.display_text.as_deref())
                         .unwrap_or(entry.text.as_str()),
                 };
-                let mut lines = match &entry.kind {
-                    EntryKind::Thinking => reasoning_rows(text, &ctx),
-                    EntryKind::Journal => journal_rows(text, &ctx),
-                    EntryKind::Failure(_) => failure_rows(text, self.style),
-                    EntryKind::SkillSummary(run) => {
-                        skill_rows(run, entry.turn_ref.as_deref(), &ctx)
-                    }
-                    _ => {
-                        let mut lines = Vec::new();
-                        // A chunk that starts after a blank line keeps the paragraph gap.
-                        if chunk > 0 && text.starts_with('\n') {
-                            lines.push(LogicalLine::default());
-                        }
-                        lines.extend(utterance_rows(text, block.role, &ctx));
-                        lines
-                    }
-                };
+                let mut lines = entry_chunk_lines(
+                    &entry.kind,
+                    text,
+                    chunk,
+                    block.role,
+                    entry.turn_ref.as_deref(),
+                    &ctx,
+                );
                 if last_chunk {
                     lines.extend(detail_rows(entry, &ctx));
                 }
@@ -482,6 +536,10 @@ impl TranscriptView {
         let Some(bi) = self.plan.len().checked_sub(1) else {
             return false;
         };
+        if h >= 3 && !self.heights_known(bi) && self.cut_newest_unmeasured(layout, bi, h, out, info)
+        {
+            return true;
+        }
         let bh = self.block_height(layout, bi);
         let first = self.plan.get(bi).map_or(0, |b| usize::from(b.spacing));
         if bh.saturating_sub(first) <= h || h < 3 {
@@ -490,10 +548,157 @@ impl TranscriptView {
         let tail = h - 2;
         let hidden = bh - first - 1 - tail;
         self.block_rows(layout, bi, first..first + 1, out);
-        out.push(hidden_marker(hidden, layout.reading, self.style));
+        out.push(hidden_marker(Some(hidden), layout.reading, self.style));
         self.block_rows(layout, bi, bh - tail..bh, out);
         info.hidden_middle = hidden;
         true
+    }
+
+    /// Every chunk height of block `bi` is known (a one-chunk body counts as known: it is
+    /// measured when painted).
+    fn heights_known(&self, bi: usize) -> bool {
+        let Some(block) = self.plan.get(bi) else {
+            return true;
+        };
+        if block.chunk_count() <= 1 {
+            return true;
+        }
+        self.caches
+            .heights
+            .get(&block.key)
+            .is_some_and(|h| h.iter().all(|x| *x != UNKNOWN))
+    }
+
+    /// The cut of C-28 for a huge newest message whose middle is not measured: wraps only the
+    /// first chunk and the newest chunks the window needs, draws the marker without a count,
+    /// and leaves the middle to an off-actor [`MeasureJob`]. `false` (nothing drawn) when the
+    /// newest chunks already reach the first one: then the exact cut is as cheap.
+    fn cut_newest_unmeasured(
+        &mut self,
+        layout: &GutterLayout,
+        bi: usize,
+        h: usize,
+        out: &mut Vec<Line<'static>>,
+        info: &mut FrameInfo,
+    ) -> bool {
+        let Some(block) = self.plan.get(bi).cloned() else {
+            return false;
+        };
+        let tail = h - 2;
+        let count = block.chunk_count();
+        let mut acc = 0;
+        let mut c = count;
+        while c > 1 && acc < tail {
+            c -= 1;
+            acc += self.chunk_height(layout, bi, c);
+        }
+        // Chunks 1..c are the unmeasured middle; each wraps to at least one row, so the body
+        // is at least `head + middle + acc` rows and taller than the window.
+        if c <= 1 {
+            return false;
+        }
+        let head = self.chunk_height(layout, bi, 0);
+        let known_middle: usize = (1..c)
+            .map(|m| {
+                self.caches
+                    .heights
+                    .get(&block.key)
+                    .and_then(|hs| hs.get(m).copied())
+                    .filter(|x| *x != UNKNOWN)
+                    .map_or(1, |x| x as usize)
+            })
+            .sum();
+        let body_floor = head + known_middle + acc;
+        let ctx = block.ctx_rows();
+        let first = usize::from(block.spacing);
+        // The first row: the heading when the block has one, else the first body row.
+        if first < ctx {
+            out.push(header(&self.painter(), layout, &block));
+        } else {
+            self.paint_body_row(layout, bi, 0, 0, 0, body_floor, out);
+        }
+        out.push(hidden_marker(None, layout.reading, self.style));
+        // The newest `tail` body rows, from chunk `c` on.
+        let mut rows_from_c = Vec::new();
+        for chunk in c..count {
+            let n = self.chunk_rows(layout, bi, chunk).len();
+            rows_from_c.extend((0..n).map(|r| (chunk, r)));
+        }
+        let skip = rows_from_c.len().saturating_sub(tail);
+        let first_k = body_floor - (rows_from_c.len() - skip);
+        for (i, (chunk, r)) in rows_from_c.into_iter().skip(skip).enumerate() {
+            self.paint_body_row(layout, bi, chunk, r, first_k + i, body_floor, out);
+        }
+        info.hidden_middle = body_floor.saturating_sub(1 + tail);
+        info.hidden_unmeasured = true;
+        let middle: Vec<usize> = (1..c)
+            .filter(|m| {
+                self.caches
+                    .heights
+                    .get(&block.key)
+                    .and_then(|hs| hs.get(*m).copied())
+                    .is_none_or(|x| x == UNKNOWN)
+            })
+            .collect();
+        self.want_measure(layout, &block, &middle);
+        true
+    }
+
+    /// One body row (`chunk`, row `r` of it) with the gutter of body row `k` of `body_h`.
+    #[allow(clippy::too_many_arguments)]
+    fn paint_body_row(
+        &mut self,
+        layout: &GutterLayout,
+        bi: usize,
+        chunk: usize,
+        r: usize,
+        k: usize,
+        body_h: usize,
+        out: &mut Vec<Line<'static>>,
+    ) {
+        let Some(block) = self.plan.get(bi).cloned() else {
+            return;
+        };
+        let rows = self.chunk_rows(layout, bi, chunk);
+        let Some(body) = rows.get(r) else {
+            return;
+        };
+        let mut spans = gutter(&self.painter(), layout, &block, k, body_h);
+        spans.extend(body.spans.iter().cloned());
+        out.push(Line::from(spans));
+    }
+
+    /// Records the off-actor measurement of `chunks` of `block` (once per generation and
+    /// block while one is in flight).
+    fn want_measure(&mut self, layout: &GutterLayout, block: &PlannedBlock, chunks: &[usize]) {
+        if chunks.is_empty() || self.measuring == Some((self.generation, block.key)) {
+            return;
+        }
+        let Source::Entry(i) = block.source else {
+            return;
+        };
+        let Some(entry) = self.transcript.entries().get(i) else {
+            return;
+        };
+        if matches!(entry.kind, EntryKind::SkillSummary(_)) {
+            return;
+        }
+        let Some(ranges) = block.chunks.as_ref() else {
+            return;
+        };
+        self.measure_wanted = Some(MeasureJob {
+            generation: self.generation,
+            block: block.key,
+            kind: entry.kind.clone(),
+            role: block.role,
+            ctx: self.ctx(),
+            width: self.body_width(layout, block),
+            text: entry.text.clone(),
+            chunks: chunks
+                .iter()
+                .filter_map(|c| ranges.get(*c).map(|r| (*c, r.clone())))
+                .collect(),
+        });
     }
 
     /// Paints a frame into `buf` at `area` (cells outside the reading width stay empty).
@@ -508,3 +713,7 @@ impl TranscriptView {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "window_tests.rs"]
+mod tests;

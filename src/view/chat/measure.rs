@@ -1,0 +1,102 @@
+//! Chunk heights of a huge body measured off the view actor (issue 14 item 7, issue 15).
+//!
+//! The first frame of a chat whose newest message is huge needs only that message's first row
+//! and its newest rows (C-28); the rows between are counted for the `⋯ N chat rows hidden`
+//! marker. Counting them means wrapping the whole body, which is the view actor's biggest
+//! single cost (a 1 MB body: tens of milliseconds). So the window paints what it needs, says
+//! the count is not measured yet, and hands a [`MeasureJob`] to the blocking pool; its
+//! [`Measured`] heights come back as a message and fill the same height cache a synchronous
+//! measurement would, for the same layout generation only.
+
+use super::marks::Role;
+use super::model::EntryKind;
+use super::project::{
+    ProjectCtx, failure_rows, journal_rows, reasoning_rows, skill_rows, utterance_rows,
+};
+use super::wrap::{LogicalLine, wrap_lines};
+use std::ops::Range;
+
+/// The body lines of one chunk of an entry (details excluded: they follow the last chunk).
+pub(super) fn entry_chunk_lines(
+    kind: &EntryKind,
+    text: &str,
+    chunk: usize,
+    role: Role,
+    turn_ref: Option<&str>,
+    ctx: &ProjectCtx,
+) -> Vec<LogicalLine> {
+    match kind {
+        EntryKind::Thinking => reasoning_rows(text, ctx),
+        EntryKind::Journal => journal_rows(text, ctx),
+        EntryKind::Failure(_) => failure_rows(text, ctx.style),
+        EntryKind::SkillSummary(run) => skill_rows(run, turn_ref, ctx),
+        _ => {
+            let mut lines = Vec::new();
+            // A chunk that starts after a blank line keeps the paragraph gap.
+            if chunk > 0 && text.starts_with('\n') {
+                lines.push(LogicalLine::default());
+            }
+            lines.extend(utterance_rows(text, role, ctx));
+            lines
+        }
+    }
+}
+
+/// Chunks of one block to measure at one layout generation. Owns its text (a copy of the
+/// entry's body), so it runs anywhere.
+pub struct MeasureJob {
+    pub(super) generation: u64,
+    pub(super) block: u64,
+    pub(super) kind: EntryKind,
+    pub(super) role: Role,
+    pub(super) ctx: ProjectCtx,
+    pub(super) width: usize,
+    pub(super) text: String,
+    /// (chunk index, byte range of `text`).
+    pub(super) chunks: Vec<(usize, Range<usize>)>,
+}
+
+impl std::fmt::Debug for MeasureJob {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MeasureJob")
+            .field("generation", &self.generation)
+            .field("block", &self.block)
+            .field("chunks", &self.chunks.len())
+            .field("bytes", &self.text.len())
+            .finish()
+    }
+}
+
+/// Heights of the chunks a [`MeasureJob`] measured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Measured {
+    pub(super) generation: u64,
+    pub(super) block: u64,
+    /// (chunk index, rows).
+    pub(super) heights: Vec<(usize, u32)>,
+}
+
+impl MeasureJob {
+    /// Wraps every chunk of the job at its width and counts the rows (pure; never panics).
+    pub fn run(self) -> Measured {
+        let heights = self
+            .chunks
+            .iter()
+            .map(|(chunk, range)| {
+                let text = self.text.get(range.clone()).unwrap_or("");
+                let lines = entry_chunk_lines(&self.kind, text, *chunk, self.role, None, &self.ctx);
+                (*chunk, wrap_lines(&lines, self.width).len() as u32)
+            })
+            .collect();
+        Measured {
+            generation: self.generation,
+            block: self.block,
+            heights,
+        }
+    }
+
+    /// How many chunks the job measures.
+    pub fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+}
