@@ -20,6 +20,7 @@ mod decode_system_fixtures;
 mod decode_system_manifest;
 mod decode_system_proptest;
 mod final_check;
+mod final_check_differential;
 mod final_check_props;
 mod fixture_manifest;
 mod fuzz_corpus;

@@ -2,7 +2,7 @@
 //! unit; a unit leaks when pulldown-cmark displays any of it, and is hidden otherwise.
 
 use super::lines::LineTable;
-use super::rendered::{BlockKind, Rendered};
+use super::rendered::{BlockKind, Rendered, Unseen};
 use super::syntax::{DefinitionHead, LeakCause, definition_head, shape_causes};
 use serde::Serialize;
 use std::ops::Range;
@@ -36,7 +36,26 @@ pub struct HiddenLine {
     pub line: usize,
     pub label: Option<String>,
     pub span: Option<usize>,
+    /// What hides it.
+    pub hidden_by: HiddenBy,
 }
+
+/// What hides a report line from a reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HiddenBy {
+    /// A link reference definition: the renderer emits nothing for it.
+    Definition,
+    /// HTML markup (a comment, a tag's attributes): emitted, never shown by a browser. A
+    /// terminal that prints raw HTML as text would show it.
+    HtmlMarkup,
+    /// An image's alt text: emitted as an attribute, never shown beside the image. A terminal
+    /// that prints alt text would show it.
+    ImageAlt,
+}
+
+/// CommonMark: "at most 999 characters" between a link label's brackets.
+const LABEL_MAX_CHARS: usize = 999;
 
 /// One report line (or lines): a span and its definition, or a `[coop-…]:` line without JSON.
 #[derive(Debug, Clone)]
@@ -68,7 +87,12 @@ pub(crate) fn units(text: &str, lines: &LineTable, spans: &[(usize, usize)]) -> 
             let here = lines.get(first_line);
             if let (Some((h, above_line)), Some(here)) = (above, here) {
                 let rest_above = text.get(h.after_colon..above_line.end).unwrap_or("x");
-                let lead_here = text.get(here.start..start).unwrap_or("x").trim();
+                // Block-quote markers lead a continued line inside a quote (`> <{…}>`).
+                let lead_here = text
+                    .get(here.start..start)
+                    .unwrap_or("x")
+                    .trim_start_matches(['>', ' ', '\t'])
+                    .trim();
                 if rest_above.trim().is_empty() && (lead_here.is_empty() || lead_here == "<") {
                     head = Some(h);
                     first_line -= 1;
@@ -121,7 +145,16 @@ pub(crate) enum Verdict {
 pub(crate) fn judge(text: &str, lines: &LineTable, rendered: &Rendered, unit: &Unit) -> Verdict {
     let label = unit.head.as_ref().map(|h| h.label.clone());
     let span = unit.span.map(|(index, _)| index);
-    let pieces = rendered.displayed_in(&unit.region);
+    let mut pieces = rendered.displayed_in(&unit.region);
+    // pulldown-cmark takes a label of any length; CommonMark renderers do not (issue 14): such
+    // a "definition" is paragraph text, shown unless HTML markup hides it.
+    let too_long = unit
+        .head
+        .as_ref()
+        .is_some_and(|h| h.label.chars().count() > LABEL_MAX_CHARS);
+    if too_long && pieces.is_empty() && rendered.unseen_in(&unit.region).is_none() {
+        pieces.push(unit.region.clone());
+    }
     let Some(first) = pieces.first() else {
         // Hidden report text; a line counts as hidden when nothing at all of it is displayed.
         let hidden = (unit.first_line..=unit.last_line)
@@ -129,18 +162,28 @@ pub(crate) fn judge(text: &str, lines: &LineTable, rendered: &Rendered, unit: &U
                 let line = lines.get(index)?;
                 let shown = rendered.displayed_in(&(line.start..line.end));
                 let blank = text.get(line.start..line.end)?.trim().is_empty();
+                let hidden_by = match rendered.unseen_in(&(line.start..line.end)) {
+                    Some(Unseen::HtmlMarkup) => HiddenBy::HtmlMarkup,
+                    Some(Unseen::ImageAlt) => HiddenBy::ImageAlt,
+                    None => HiddenBy::Definition,
+                };
                 (shown.is_empty() && !blank).then_some(HiddenLine {
                     line_index: index,
                     line: index + 1,
                     label: label.clone(),
                     span,
+                    hidden_by,
                 })
             })
             .collect();
         return Verdict::Hidden(hidden);
     };
     let line_index = lines.index_of(first.start);
-    let causes = causes(text, lines, rendered, unit, first.start);
+    let causes = if too_long {
+        vec![LeakCause::LabelTooLong]
+    } else {
+        causes(text, lines, rendered, unit, first.start)
+    };
     let visible: String = pieces
         .iter()
         .filter_map(|r| text.get(r.clone()))

@@ -14,7 +14,7 @@ mod rendered;
 mod spans;
 mod syntax;
 
-pub use judge::{HiddenLine, Leak};
+pub use judge::{HiddenBy, HiddenLine, Leak};
 pub use reader::{FOR_DAD_LIMIT, ReaderSource, ReaderText, is_report_line};
 pub use spans::{
     CoopReport, InvalidReport, InvalidReportCause, LocatedReport, REPORT_FIELDS, ReportSpan,

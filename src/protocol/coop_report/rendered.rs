@@ -1,8 +1,15 @@
 //! What a CommonMark renderer displays, from pulldown-cmark's events with source offsets: the
 //! ranges of displayed content and the blocks that hold them. A report line is hidden exactly
 //! when no displayed range touches it — the parser decides, in the whole document's context.
+//!
+//! Displayed means what a reader of the rendered HTML sees (issue 14): raw HTML passes through
+//! a renderer, but its markup — comments, tags with their attributes, declarations,
+//! processing instructions — is never shown; only the text between tags is. An image's alt
+//! text is an attribute, not shown either. Where pulldown-cmark departs from the CommonMark
+//! reference renderers (a link label longer than 999 characters is a label for it, for none of
+//! them), the judge corrects it (see `judge`).
 
-use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag};
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use std::ops::Range;
 
 /// Block kinds that decide how a leaked line is explained.
@@ -15,11 +22,112 @@ pub(crate) enum BlockKind {
     Other,
 }
 
+/// Source a renderer emits but a reader never sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unseen {
+    /// HTML markup: a comment, a tag (its attributes included), a declaration or a processing
+    /// instruction.
+    HtmlMarkup,
+    /// An image's alt text (an attribute of `<img>`).
+    ImageAlt,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Rendered {
-    /// Source ranges of displayed content (text, code, raw HTML, rules...), in event order.
+    /// Source ranges of displayed content (text, code, raw HTML text, rules...), in event order.
     visible: Vec<Range<usize>>,
     blocks: Vec<(BlockKind, Range<usize>)>,
+    unseen: Vec<(Unseen, Range<usize>)>,
+}
+
+/// Where an HTML scan stands between two pieces of one HTML block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HtmlState {
+    Text,
+    Comment,
+    /// Inside a tag; `Some(q)` inside a quoted attribute value.
+    Tag(Option<u8>),
+    /// `<!DECL …>` or `<![CDATA[ … ]]>` (never shown by a browser in HTML content).
+    Declaration,
+    Cdata,
+    Instruction,
+}
+
+/// Splits `piece` (at `offset` in the source) into displayed text and unseen markup, carrying
+/// `state` across the pieces of one HTML block.
+fn scan_html(
+    piece: &str,
+    offset: usize,
+    state: &mut HtmlState,
+    shown: &mut Vec<Range<usize>>,
+    hidden: &mut Vec<Range<usize>>,
+) {
+    let b = piece.as_bytes();
+    let mut i = 0;
+    let mut run_start = 0;
+    let mut run_is_text = *state == HtmlState::Text;
+    let mut close_run = |from: usize, to: usize, text: bool| {
+        if from < to {
+            let r = offset + from..offset + to;
+            if text {
+                if piece.get(from..to).is_some_and(|s| !s.trim().is_empty()) {
+                    shown.push(r);
+                }
+            } else {
+                hidden.push(r);
+            }
+        }
+    };
+    while i < b.len() {
+        let rest = &b[i..];
+        let (next, advance) = match *state {
+            HtmlState::Text => {
+                if rest.starts_with(b"<!--") {
+                    (HtmlState::Comment, 4)
+                } else if rest.starts_with(b"<![CDATA[") {
+                    (HtmlState::Cdata, 9)
+                } else if rest.starts_with(b"<?") {
+                    (HtmlState::Instruction, 2)
+                } else if rest.len() > 2 && rest[0] == b'<' && rest[1] == b'!' {
+                    (HtmlState::Declaration, 2)
+                } else if rest.len() > 1
+                    && rest[0] == b'<'
+                    && (rest[1].is_ascii_alphabetic() || rest[1] == b'/')
+                {
+                    (HtmlState::Tag(None), 1)
+                } else {
+                    (HtmlState::Text, 1)
+                }
+            }
+            HtmlState::Comment if rest.starts_with(b"-->") => (HtmlState::Text, 3),
+            HtmlState::Cdata if rest.starts_with(b"]]>") => (HtmlState::Text, 3),
+            HtmlState::Instruction if rest.starts_with(b"?>") => (HtmlState::Text, 2),
+            HtmlState::Declaration if rest[0] == b'>' => (HtmlState::Text, 1),
+            HtmlState::Tag(None) if rest[0] == b'>' => (HtmlState::Text, 1),
+            HtmlState::Tag(None) if rest[0] == b'"' || rest[0] == b'\'' => {
+                (HtmlState::Tag(Some(rest[0])), 1)
+            }
+            HtmlState::Tag(Some(q)) if rest[0] == q => (HtmlState::Tag(None), 1),
+            other => (other, 1),
+        };
+        let was_text = *state == HtmlState::Text;
+        let now_text = next == HtmlState::Text;
+        if was_text && !now_text {
+            // Markup opens at `i`.
+            close_run(run_start, i, true);
+            run_start = i;
+            run_is_text = false;
+        }
+        *state = next;
+        i += advance;
+        if !was_text && now_text {
+            // Markup closed just before `i`.
+            close_run(run_start, i, false);
+            run_start = i;
+            run_is_text = true;
+        }
+    }
+    close_run(run_start, b.len(), run_is_text);
 }
 
 impl Rendered {
@@ -28,14 +136,28 @@ impl Rendered {
     pub fn parse(text: &str) -> Self {
         let mut visible = Vec::new();
         let mut blocks = Vec::new();
+        let mut unseen = Vec::new();
+        let mut image_depth = 0usize;
+        let mut html = HtmlState::Text;
         for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
             match event {
+                Event::Html(_) | Event::InlineHtml(_) => {
+                    let piece = text.get(range.clone()).unwrap_or("");
+                    let mut hidden = Vec::new();
+                    scan_html(piece, range.start, &mut html, &mut visible, &mut hidden);
+                    unseen.extend(hidden.into_iter().map(|r| (Unseen::HtmlMarkup, r)));
+                    if matches!(event, Event::InlineHtml(_)) {
+                        // An inline HTML event is one whole tag or comment.
+                        html = HtmlState::Text;
+                    }
+                }
+                Event::Text(_) | Event::Code(_) if image_depth > 0 => {
+                    unseen.push((Unseen::ImageAlt, range));
+                }
                 Event::Text(_)
                 | Event::Code(_)
                 | Event::InlineMath(_)
                 | Event::DisplayMath(_)
-                | Event::Html(_)
-                | Event::InlineHtml(_)
                 | Event::FootnoteReference(_)
                 | Event::Rule
                 | Event::TaskListMarker(_) => {
@@ -47,14 +169,34 @@ impl Rendered {
                     }
                 }
                 Event::Start(tag) => {
+                    if matches!(tag, Tag::Image { .. }) {
+                        image_depth += 1;
+                    }
+                    if matches!(tag, Tag::HtmlBlock) {
+                        html = HtmlState::Text;
+                    }
                     if let Some(kind) = block_kind(&tag) {
                         blocks.push((kind, range));
                     }
                 }
+                Event::End(TagEnd::Image) => image_depth = image_depth.saturating_sub(1),
+                Event::End(TagEnd::HtmlBlock) => html = HtmlState::Text,
                 Event::End(_) | Event::SoftBreak | Event::HardBreak => {}
             }
         }
-        Self { visible, blocks }
+        Self {
+            visible,
+            blocks,
+            unseen,
+        }
+    }
+
+    /// What hides `region` from a reader although the renderer emits it, when something does.
+    pub fn unseen_in(&self, region: &Range<usize>) -> Option<Unseen> {
+        self.unseen
+            .iter()
+            .find(|(_, r)| r.start < region.end && region.start < r.end)
+            .map(|(kind, _)| *kind)
     }
 
     /// The displayed source pieces inside `region` (clipped to it), in text order.

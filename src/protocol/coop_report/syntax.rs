@@ -29,6 +29,10 @@ pub enum LeakCause {
     NotADefinition,
     /// The line falls inside an HTML block, which is passed through raw.
     InsideHtmlBlock,
+    /// The label is longer than 999 characters: CommonMark allows at most 999 between the
+    /// brackets, so the line is no definition and renders as text (pulldown-cmark alone takes
+    /// it as one).
+    LabelTooLong,
     /// The parser displays the line but none of the above explains it.
     Unexplained,
 }
@@ -46,6 +50,7 @@ impl LeakCause {
             Self::UnbracketedDestination => "unbracketed_destination",
             Self::NotADefinition => "not_a_definition",
             Self::InsideHtmlBlock => "inside_html_block",
+            Self::LabelTooLong => "label_too_long",
             Self::Unexplained => "unexplained",
         }
     }

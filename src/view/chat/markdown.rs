@@ -55,6 +55,8 @@ struct Renderer {
     /// The table being read (cells collect their runs; laid out at wrap time).
     table: Option<Table>,
     table_row: Vec<Vec<Run>>,
+    /// Inside an HTML comment that spans lines of an HTML block.
+    in_comment: bool,
 }
 
 impl Renderer {
@@ -135,6 +137,40 @@ impl Renderer {
         self.runs.push(Run::new(t, self.style()));
     }
 
+    /// `t` without the parts inside `<!-- … -->` (a comment may span the lines of an HTML
+    /// block: `in_comment` carries over).
+    fn without_comments(&mut self, t: &str) -> String {
+        let mut out = String::new();
+        let mut rest = t;
+        loop {
+            if self.in_comment {
+                match rest.find("-->") {
+                    Some(end) => {
+                        // Keep the line structure of a block comment.
+                        out.extend(rest[..end].matches('\n'));
+                        rest = &rest[end + 3..];
+                        self.in_comment = false;
+                    }
+                    None => {
+                        out.extend(rest.matches('\n'));
+                        return out;
+                    }
+                }
+            }
+            match rest.find("<!--") {
+                Some(start) => {
+                    out.push_str(&rest[..start]);
+                    rest = &rest[start + 4..];
+                    self.in_comment = true;
+                }
+                None => {
+                    out.push_str(rest);
+                    return out;
+                }
+            }
+        }
+    }
+
     fn event(&mut self, event: Event<'_>) {
         match event {
             Event::Start(tag) => self.start(tag),
@@ -146,6 +182,9 @@ impl Renderer {
             )),
             Event::Html(t) | Event::InlineHtml(t) => {
                 // Raw HTML is shown as text (already sanitised); block HTML keeps its lines.
+                // HTML comments are not: no renderer's reader ever sees one, and a report
+                // hidden in one must not surface here (issue 14).
+                let t = self.without_comments(&t);
                 let mut parts = t.split('\n').peekable();
                 while let Some(part) = parts.next() {
                     if !part.is_empty() {
@@ -389,6 +428,7 @@ pub fn render_markdown(text: &str, base: Style, recede: Style) -> Vec<LogicalLin
         link_dest: Vec::new(),
         table: None,
         table_row: Vec::new(),
+        in_comment: false,
     };
     // CommonMark plus GFM tables (issue 14): a Keeper reply's table is drawn as a table.
     for event in Parser::new_ext(&prepared, Options::ENABLE_TABLES) {
@@ -441,6 +481,18 @@ mod tests {
         );
         assert!(runs[1].style.add_modifier.contains(Modifier::BOLD));
         assert!(!runs[2].style.add_modifier.contains(Modifier::BOLD));
+    }
+
+    #[test]
+    fn s2_html_comments_are_not_painted_in_the_chat() {
+        let body = "아빠, 끝났어 <!-- {\"coop_reports\":[]} --> 정말.\n\n<!--\n[coop-report]: <{}>\n-->\n<b>굵게</b>";
+        let all = texts(&render_markdown(body, Style::default(), Style::default())).join("\n");
+        assert!(!all.contains("coop"), "{all}");
+        assert!(all.contains("아빠, 끝났어  정말."), "{all}");
+        assert!(
+            all.contains("<b>굵게</b>"),
+            "other raw HTML still shows: {all}"
+        );
     }
 
     #[test]

@@ -221,9 +221,17 @@ impl ReportFacts {
 }
 
 /// `text` without every line that holds leaked report text (the whole span of a leaked
-/// report container, or the leak's own line).
+/// report container, or the leak's own line), and without report lines only HTML markup or an
+/// image's alt text hides: a browser never shows them, but this terminal prints raw HTML and
+/// alt text, so they would show here (issue 14).
 fn without_leaked_lines(text: &str, a: &FinalAnalysis) -> Option<String> {
-    if a.leaks.is_empty() {
+    let printed_here: Vec<usize> = a
+        .hidden_lines
+        .iter()
+        .filter(|h| h.hidden_by != coop_report::HiddenBy::Definition)
+        .map(|h| h.line_index)
+        .collect();
+    if a.leaks.is_empty() && printed_here.is_empty() {
         return None;
     }
     let mut cut: Vec<(usize, usize)> = Vec::new();
@@ -236,6 +244,7 @@ fn without_leaked_lines(text: &str, a: &FinalAnalysis) -> Option<String> {
             None => cut.push((leak.line_index, leak.line_index)),
         }
     }
+    cut.extend(printed_here.iter().map(|i| (*i, *i)));
     let kept: Vec<&str> = text
         .split('\n')
         .enumerate()
