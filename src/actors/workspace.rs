@@ -14,7 +14,7 @@ use crate::actors::contract::{
     SourceKey, Ticket,
 };
 use crate::protocol::admission::{ReadScope, WorkspaceId};
-use crate::protocol::client::{ClientError, WorkspaceClient};
+use crate::protocol::client::{ClientError, HealthAnswer, WorkspaceClient};
 use crate::protocol::health::Health;
 use crate::timeline::stage;
 use ractor::{Actor, ActorProcessingErr, ActorRef};
@@ -162,8 +162,9 @@ pub enum WorkspaceMsg {
     Probe,
     ProbeReturned {
         ticket: Ticket<HealthProbe>,
-        /// Boxed: a `Health` is large next to the other variants.
-        result: Box<Result<Health, ClientError>>,
+        result: Result<HealthAnswer, ClientError>,
+        /// How long the probe took (a held probe spaces the cadence by itself).
+        took: Duration,
     },
     /// A source (re)started: it gets the current identity now and every change after.
     Register {
@@ -281,9 +282,18 @@ impl Actor for WorkspaceActor {
                 let client = state.args.client.clone();
                 let me = myself.clone();
                 let worker_ticket = ticket.clone();
+                // Conditional always; held by a server that can hold it (issue 15) only while
+                // the identity is confirmed: an unchanged identity then costs a 304 per hold
+                // instead of a body per cadence. Unconfirmed, mismatched or failing, the probe
+                // keeps the plain cadence.
+                let hold = matches!(state.identity, IdentityState::Confirmed { .. })
+                    .then_some(client.config().health_hold)
+                    .flatten();
                 let handle = tokio::spawn(async move {
                     stage::worker_enter(&worker_ticket);
-                    let result = client.health().await;
+                    let started = std::time::Instant::now();
+                    let result = client.health_watch(hold).await;
+                    let took = started.elapsed();
                     let outcome = match &result {
                         Ok(_) => "ok".to_string(),
                         Err(e) => e.class().to_string(),
@@ -291,13 +301,18 @@ impl Actor for WorkspaceActor {
                     stage::worker_return(&worker_ticket, &outcome);
                     let _ = me.cast(WorkspaceMsg::ProbeReturned {
                         ticket: worker_ticket,
-                        result: Box::new(result),
+                        result,
+                        took,
                     });
                 });
                 state.probe = Some((ticket, handle));
             }
-            WorkspaceMsg::ProbeReturned { ticket, result } => {
-                let outcome = match result.as_ref() {
+            WorkspaceMsg::ProbeReturned {
+                ticket,
+                result,
+                took,
+            } => {
+                let outcome = match &result {
                     Ok(_) => "ok".to_string(),
                     Err(e) => e.class().to_string(),
                 };
@@ -308,13 +323,22 @@ impl Actor for WorkspaceActor {
                 }
                 state.probe = None;
                 stage::unregistered(&ticket, "returned");
-                let verdict = verdict_of_probe(state.args.expected_base.as_deref(), &result);
+                // A held probe that took at least the cadence already spaced the next one.
+                let held = result.as_ref().is_ok_and(|a| a.held) && took >= state.args.interval;
+                let health = result.map(|a| Health::clone(&a.health));
+                let verdict = verdict_of_probe(state.args.expected_base.as_deref(), &health);
                 for next in transition(&state.identity, verdict, &state.args.epochs) {
                     state.publish(next);
                 }
                 // The workspace actor is the consumer of its own probe.
                 stage::admit(&ticket);
-                state.arm(&myself);
+                if held {
+                    // The server held the probe until something changed or its wait ran out:
+                    // that was the spacing; ask again at once.
+                    let _ = myself.cast(WorkspaceMsg::Probe);
+                } else {
+                    state.arm(&myself);
+                }
             }
             WorkspaceMsg::Register { source, handle } => {
                 handle.send_control(SourceControl::Identity(state.identity.clone()));

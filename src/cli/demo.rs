@@ -34,6 +34,11 @@ pub struct Args {
     /// answer MASC's unknown-route 404), its shapes, no receipts. Known: v0.24.0.
     #[arg(long, value_name = "RELEASE", value_parser = crate::server::compat::parse_release)]
     pub compat: Option<crate::server::compat::MascRelease>,
+    /// Add a workspace at scale to the seed: 5,000 Keepers, 20,000 Tasks with their history
+    /// (one with 10,000 events), a 100,000-message chat (Keeper `k-00001`). Once per data
+    /// directory; the figures of docs/performance.md are measured on it.
+    #[arg(long)]
+    pub scale: bool,
 }
 
 /// Runs the subcommand; returns the process exit code.
@@ -60,6 +65,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             boot_delay_reads: args.boot_delay_reads,
             legacy_no_receipts: args.legacy_no_receipts,
             compat: args.compat,
+            scale: args
+                .scale
+                .then_some(crate::server::store::scale::Scale::STANDARD),
             ..ServeOptions::default()
         })
         .await

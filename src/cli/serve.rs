@@ -45,6 +45,11 @@ pub struct Args {
     /// default only the listening address and `localhost` are answered (docs/security.md).
     #[arg(long = "allow-host", value_name = "NAME")]
     pub allow_host: Vec<String>,
+    /// Add a workspace at scale to the seed: 5,000 Keepers, 20,000 Tasks with their history
+    /// (one with 10,000 events), a 100,000-message chat (Keeper `k-00001`). Once per data
+    /// directory; the figures of docs/performance.md are measured on it.
+    #[arg(long)]
+    pub scale: bool,
 }
 
 pub fn shell_word(s: &str) -> String {
@@ -106,6 +111,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         legacy_no_receipts: args.legacy_no_receipts,
         compat: args.compat,
         allowed_hosts: args.allow_host.clone(),
+        scale: args
+            .scale
+            .then_some(crate::server::store::scale::Scale::STANDARD),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -16,14 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub const EXPECTED_ROOT_HEADER: &str = "x-masc-expected-root";
 pub const RECEIPT_HEADER: &str = "x-masc-workspace-receipt";
 
-/// Auth classes of protocol.md §1.3.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AuthClass {
-    Public,
-    Read,
-    Operator,
-    Admin,
-}
+pub use super::auth_class::AuthClass;
 
 /// Type-level auth class, so a handler states its class in its signature: `_: Guard<Read>`.
 pub trait ClassMarker: Send + Sync + 'static {
@@ -53,9 +46,13 @@ impl ClassMarker for Admin {
 }
 
 /// Set by the middleware, flipped by [`Guard`]: lets the middleware log an `/api/v1` route
-/// that forgot its guard.
-#[derive(Clone)]
-pub(crate) struct GuardSeen(pub Arc<AtomicBool>);
+/// that forgot its guard, and tells the response cache which auth class the route checks.
+#[derive(Clone, Default)]
+pub(crate) struct GuardSeen {
+    pub seen: Arc<AtomicBool>,
+    /// [`AuthClass::code`] of the guard that ran (0: none yet).
+    pub class: Arc<std::sync::atomic::AtomicU8>,
+}
 
 /// Per-request fault flags a handler may need to apply itself (SSE routes build their stream
 /// before the middleware sees it). Read with [`request_faults`].
@@ -65,6 +62,8 @@ pub struct RequestFaults {
     pub repeat_cursor: bool,
     /// A scripted chat turn that ends without a reply (chat stream only).
     pub chat_turn: Option<super::faults::ChatTurnFault>,
+    /// Any fault fired on this request (a handler that could hold its answer does not).
+    pub any: bool,
 }
 
 /// The fault flags of this request (default when none fired).
@@ -93,7 +92,8 @@ impl<C: ClassMarker> FromRequestParts<AppState> for Guard<C> {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
         if let Some(seen) = parts.extensions.get::<GuardSeen>() {
-            seen.0.store(true, Ordering::SeqCst);
+            seen.seen.store(true, Ordering::SeqCst);
+            seen.class.store(C::CLASS.code(), Ordering::SeqCst);
         }
         check_auth(C::CLASS, &parts.headers, state).map_err(|e| *e.0)?;
         if parts.uri.path().starts_with("/api/v1/") {

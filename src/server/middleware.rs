@@ -4,11 +4,13 @@
 //! Auth and the expected-root check live in the [`Guard`](super::http::Guard) extractor, so
 //! they run after routing but before the handler reads or writes anything.
 
+use super::cache::{self, CachedResponse};
 use super::compat;
 use super::conn::ConnKill;
 use super::faults::{DropPoint, FaultEngine, FiredFaults, ReceiptFault};
 use super::http::{
-    EchoFields, GuardSeen, NextCursor, RECEIPT_HEADER, RequestFaults, receipt_value,
+    AuthClass, EchoFields, GuardSeen, NextCursor, RECEIPT_HEADER, RequestFaults, check_auth,
+    check_expected_root, receipt_value,
 };
 use super::state::AppState;
 use axum::body::Body;
@@ -20,8 +22,15 @@ use bytes::Bytes;
 use futures::StreamExt;
 use md5::{Digest, Md5};
 use serde_json::{Value, json};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
+
+/// `Preference-Applied` (RFC 7240), set by a `/health` the server held (issue 15).
+pub const PREFERENCE_APPLIED: &str = "preference-applied";
+
+/// `x-masc-health-tag: identity`: this `/health` ETag covers the identity fields only, so a
+/// client may probe conditionally (a masc-tui extension; MASC's `/health` is never conditional,
+/// protocol.md §3).
+pub const HEALTH_TAG_HEADER: &str = "x-masc-health-tag";
 
 /// Largest body the layer buffers to compute an ETag.
 const BODY_LIMIT: usize = 64 * 1024 * 1024;
@@ -122,9 +131,26 @@ pub async fn workspace_layer(
         echo_wrong: ctx.faults.echo_wrong,
         repeat_cursor: ctx.faults.repeat_cursor,
         chat_turn: ctx.faults.chat_turn,
+        any: !ctx.faults.is_empty(),
     });
-    let seen = Arc::new(AtomicBool::new(false));
-    req.extensions_mut().insert(GuardSeen(seen.clone()));
+    let seen = GuardSeen::default();
+    req.extensions_mut().insert(seen.clone());
+    // Issue 15: a read route's answer per (path with query, data revision), served without
+    // the handler while the data is unchanged. Never with a fault or an older release.
+    let cache = (ctx.is_get
+        && method == Method::GET
+        && ctx.faults.is_empty()
+        && state.release().is_none()
+        && cache::cacheable(&path))
+    .then(|| CacheSlot {
+        key: if query.is_empty() {
+            path.clone()
+        } else {
+            format!("{path}?{query}")
+        },
+        revision: state.revision(),
+        guard: seen.clone(),
+    });
 
     let resp = if let Some((status, body)) = ctx.faults.status.clone() {
         injected_status(status, body)
@@ -136,9 +162,15 @@ pub async fn workspace_layer(
     {
         // An older MASC release: a route it does not have (issue 13).
         compat::route_miss(&path)
+    } else if let Some(hit) = cache
+        .as_ref()
+        .and_then(|slot| cached_answer(&state, slot, req.headers(), &ctx))
+    {
+        return hit;
     } else {
         let resp = next.run(req).await;
-        if ctx.is_api && !seen.load(Ordering::SeqCst) && resp.status() != StatusCode::NOT_FOUND {
+        if ctx.is_api && !seen.seen.load(Ordering::SeqCst) && resp.status() != StatusCode::NOT_FOUND
+        {
             tracing::error!(path = %path, "route answered without running its Guard");
         }
         json_error_envelope(&path, resp).await
@@ -148,7 +180,66 @@ pub async fn workspace_layer(
         drop(resp);
         return drop_connection(kill).await;
     }
-    finish(&state, resp, ctx).await
+    finish(&state, resp, ctx, cache).await
+}
+
+/// Where a cacheable read's answer goes: its key, the revision seen before the handler ran,
+/// and the guard that records the route's auth class.
+struct CacheSlot {
+    key: String,
+    revision: cache::Revision,
+    guard: GuardSeen,
+}
+
+/// The stored answer of `slot`, if the data is unchanged and this request passes the checks
+/// the route's guard makes (auth class, expected root): a 304 when the client holds its tag,
+/// else the stored 200. `None` runs the handler (which also gives any refusal its answer).
+fn cached_answer(
+    state: &AppState,
+    slot: &CacheSlot,
+    headers: &axum::http::HeaderMap,
+    ctx: &Ctx,
+) -> Option<Response> {
+    let entry = state.responses().get(&slot.key, slot.revision)?;
+    check_auth(entry.class, headers, state).ok()?;
+    if ctx.is_api {
+        check_expected_root(headers, state).ok()?;
+    }
+    if ctx.if_none_match.as_deref() == Some(entry.tag.as_str()) {
+        return Some(not_modified(state, &entry.tag, ctx.is_api, None, None));
+    }
+    let mut resp = Response::new(Body::from(entry.body.clone()));
+    *resp.headers_mut() = entry.headers.clone();
+    if ctx.is_api {
+        add_receipts(state, &mut resp, None);
+    }
+    Some(resp)
+}
+
+/// The 304 of §2.5: empty body, `content-length: 0`, the tag, `cache-control: no-cache`, and
+/// the receipt when due; `preference-applied` kept from a held `/health`.
+fn not_modified(
+    state: &AppState,
+    tag: &str,
+    receipt_due: bool,
+    receipt_fault: Option<ReceiptFault>,
+    preference: Option<HeaderValue>,
+) -> Response {
+    let mut r = Response::new(empty_with_length());
+    *r.status_mut() = StatusCode::NOT_MODIFIED;
+    let h = r.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(tag) {
+        h.insert(header::ETAG, v);
+    }
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from_static("0"));
+    if let Some(p) = preference {
+        h.insert(PREFERENCE_APPLIED, p);
+    }
+    if receipt_due {
+        add_receipts(state, &mut r, receipt_fault);
+    }
+    r
 }
 
 /// Largest framework error text kept in an envelope.
@@ -289,7 +380,7 @@ fn is_sse(resp: &Response) -> bool {
         .is_some_and(|v| v.starts_with("text/event-stream"))
 }
 
-async fn finish(state: &AppState, resp: Response, ctx: Ctx) -> Response {
+async fn finish(state: &AppState, resp: Response, ctx: Ctx, cache: Option<CacheSlot>) -> Response {
     let status = resp.status();
     let receipt_due =
         ctx.is_api && ctx.is_get && (status.is_success() || status == StatusCode::NOT_MODIFIED);
@@ -317,6 +408,7 @@ async fn finish(state: &AppState, resp: Response, ctx: Ctx) -> Response {
                 .into_response();
         }
     };
+    let mut rewritten = false;
     if status == StatusCode::OK
         && !ctx.is_admin
         && let Some(release) = state.release()
@@ -324,21 +416,63 @@ async fn finish(state: &AppState, resp: Response, ctx: Ctx) -> Response {
             compat::reshape(release, &ctx.method, &ctx.path, &bytes, state.uptime_secs())
     {
         bytes = Bytes::from(older);
+        rewritten = true;
     }
     if status.is_success() && (ctx.faults.echo_wrong || ctx.faults.repeat_cursor) {
         let echo = parts.extensions.get::<EchoFields>().cloned();
         let cursor = parts.extensions.get::<NextCursor>().cloned();
         if let Some(changed) = rewrite_json(&bytes, &ctx.faults, echo, cursor) {
             bytes = changed;
+            rewritten = true;
         }
     }
     if ctx.faults.malformed {
         bytes = Bytes::from_static(MALFORMED_BODY);
+        rewritten = true;
     }
     parts.headers.remove(header::CONTENT_LENGTH);
 
     if ctx.is_get && status == StatusCode::OK && !ctx.is_admin {
-        let tag = weak_etag(&bytes);
+        // `/health` of the current embedded server tags its identity fields itself (issue
+        // 15: `uptime` is volatile, so a body digest would never repeat); a fault that
+        // rewrote the body, an older release and every other route: the body digest.
+        let own_tag = (ctx.path == "/health"
+            && !rewritten
+            && state.release().is_none()
+            && !state.legacy_no_receipts())
+        .then(|| parts.headers.get(header::ETAG))
+        .flatten()
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+        if own_tag.is_none() {
+            // A rewritten body is tagged by its digest: the identity advert no longer holds.
+            parts.headers.remove(HEALTH_TAG_HEADER);
+        }
+        let tag = own_tag.unwrap_or_else(|| weak_etag(&bytes));
+        if let Ok(v) = HeaderValue::from_str(&tag) {
+            parts.headers.insert(header::ETAG, v);
+        }
+        parts
+            .headers
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        if let Some(slot) = cache
+            && let Some(class) = AuthClass::from_code(slot.guard.class.load(Ordering::SeqCst))
+            && state.revision() == slot.revision
+        {
+            let mut headers = parts.headers.clone();
+            headers.remove(RECEIPT_HEADER);
+            headers.insert(header::CONTENT_LENGTH, HeaderValue::from(bytes.len()));
+            state.responses().put(
+                slot.key,
+                CachedResponse {
+                    revision: slot.revision,
+                    class,
+                    tag: tag.clone(),
+                    headers,
+                    body: bytes.clone(),
+                },
+            );
+        }
         let stale = ctx.faults.stale_304 && ctx.if_none_match.is_some();
         let fresh = ctx.if_none_match.as_deref() == Some(tag.as_str());
         if stale || fresh {
@@ -347,25 +481,15 @@ async fn finish(state: &AppState, resp: Response, ctx: Ctx) -> Response {
             } else {
                 tag
             };
-            let mut r = Response::new(empty_with_length());
-            *r.status_mut() = StatusCode::NOT_MODIFIED;
-            let h = r.headers_mut();
-            if let Ok(v) = HeaderValue::from_str(&sent_tag) {
-                h.insert(header::ETAG, v);
-            }
-            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-            h.insert(header::CONTENT_LENGTH, HeaderValue::from_static("0"));
-            if receipt_due {
-                add_receipts(state, &mut r, ctx.faults.receipt);
-            }
-            return r;
+            let preference = parts.headers.get(PREFERENCE_APPLIED).cloned();
+            return not_modified(
+                state,
+                &sent_tag,
+                receipt_due,
+                ctx.faults.receipt,
+                preference,
+            );
         }
-        if let Ok(v) = HeaderValue::from_str(&tag) {
-            parts.headers.insert(header::ETAG, v);
-        }
-        parts
-            .headers
-            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     }
 
     let body = match ctx.faults.truncate_at {

@@ -42,6 +42,8 @@
 //!    For `{"drop":"after_apply"}` on a write, commit in the handler before returning.
 //! 7. **Tests**: `tests/server/server_<family>.rs` through plain reqwest against `start(..)`.
 
+mod auth_class;
+pub(crate) mod cache;
 pub mod compat;
 pub mod conn;
 pub mod faults;
@@ -99,6 +101,8 @@ pub struct ServeOptions {
     /// Host names besides the listening address and `localhost` that requests may name in
     /// `Host` (`--allow-host`; docs/security.md). The port must still be the listening one.
     pub allowed_hosts: Vec<String>,
+    /// Add a workspace at scale on top of the seed (`--scale`; issue 15, docs/performance.md).
+    pub scale: Option<store::scale::Scale>,
 }
 
 impl Default for ServeOptions {
@@ -114,6 +118,7 @@ impl Default for ServeOptions {
             legacy_no_receipts: false,
             compat: None,
             allowed_hosts: Vec::new(),
+            scale: None,
         }
     }
 }
@@ -241,9 +246,25 @@ pub async fn start(opts: ServeOptions) -> Result<RunningServer, ServerError> {
     // The store holds the whole workspace: owner-only (0600) before SQLite creates it; its
     // -wal and -shm files take the same mode (issue 16).
     crate::private_file::ensure_private(&db_path).map_err(io_err(&db_path))?;
-    let store = tokio::task::spawn_blocking(move || store::Store::open(&db_path))
-        .await
-        .map_err(|e| ServerError::Task(e.to_string()))??;
+    let scale = opts.scale;
+    let store = tokio::task::spawn_blocking(move || {
+        let store = store::Store::open(&db_path)?;
+        if let Some(scale) = scale {
+            let started = std::time::Instant::now();
+            if store.apply_scale(&scale)? {
+                tracing::info!(
+                    keepers = scale.keepers,
+                    tasks = scale.tasks,
+                    chat_messages = scale.chat_messages,
+                    ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                    "workspace scaled"
+                );
+            }
+        }
+        Ok::<_, store::StoreError>(store)
+    })
+    .await
+    .map_err(|e| ServerError::Task(e.to_string()))??;
 
     let token = match &opts.auth {
         AuthMode::NoAuth => None,

@@ -1,11 +1,12 @@
 //! Shared server state: identity, boot phase, auth, fault engine, request counts, store.
 
+use super::cache::{ResponseCache, Revision};
 use super::compat::{MascRelease, Played};
 use super::faults::{FaultEngine, FaultPlan, FiredRule};
 use super::origin::OriginPolicy;
 use super::store::Store;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
@@ -47,6 +48,13 @@ pub(crate) struct Inner {
     /// Scripted chat turns by request id, queued or running (`routes::chat`,
     /// `routes::turn_control`).
     pub chat_turns: Mutex<ChatTurns>,
+    /// Bumped when the identity or the fault plan is replaced: part of the data revision
+    /// (issue 15), and what wakes a held `/health`.
+    pub config_gen: AtomicU64,
+    /// Wakes held `/health` probes (sent on every `config_gen` bump).
+    pub changed: tokio::sync::watch::Sender<u64>,
+    /// Answers of read routes per (path with query, revision) (`server::cache`).
+    pub responses: Mutex<ResponseCache>,
 }
 
 /// One scripted chat turn the server holds (one running per Keeper; the others queued).
@@ -90,6 +98,9 @@ impl AppState {
                 started: Instant::now(),
                 probe_refreshed: Mutex::new(None),
                 chat_turns: Mutex::new(HashMap::new()),
+                config_gen: AtomicU64::new(0),
+                changed: tokio::sync::watch::Sender::new(0),
+                responses: Mutex::new(ResponseCache::default()),
             }),
         }
     }
@@ -142,6 +153,35 @@ impl AppState {
             Ok(mut g) => *g = identity,
             Err(poisoned) => *poisoned.into_inner() = identity,
         }
+        self.config_changed();
+    }
+
+    /// The identity or the fault plan was replaced: cached answers are void and held
+    /// `/health` probes answer now.
+    fn config_changed(&self) {
+        let generation = self.inner.config_gen.fetch_add(1, Ordering::SeqCst) + 1;
+        self.inner.changed.send_replace(generation);
+    }
+
+    /// The data revision cached answers are keyed by (issue 15).
+    pub(crate) fn revision(&self) -> Revision {
+        (
+            self.inner.store.revision(),
+            self.inner.config_gen.load(Ordering::SeqCst),
+        )
+    }
+
+    /// A receiver that wakes when the identity or the fault plan changes.
+    pub(crate) fn watch_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.changed.subscribe()
+    }
+
+    pub(crate) fn responses(&self) -> std::sync::MutexGuard<'_, ResponseCache> {
+        // A poisoned lock still holds a consistent map (every update is one insert).
+        self.inner
+            .responses
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn auth(&self) -> &AuthConfig {
@@ -175,6 +215,7 @@ impl AppState {
             Ok(mut g) => *g = engine,
             Err(poisoned) => *poisoned.into_inner() = engine,
         }
+        self.config_changed();
     }
 
     pub fn fault_plan(&self) -> FaultPlan {

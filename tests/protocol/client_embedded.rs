@@ -294,3 +294,36 @@ async fn s11_embedded_write_drops_are_outcome_unknown_and_refused_is_not_sent() 
         WriteExchange::NotSent { .. }
     ));
 }
+
+/// §3, issue 15: the cadence probe is conditional on the tag of the last `/health` it
+/// admitted: an unchanged identity comes back as a 304 that re-admits the stored answer (same
+/// identity fields), a held probe says so, and another identity is a fresh 200.
+#[tokio::test]
+async fn s3_the_cadence_probe_is_conditional_and_held_by_the_embedded_server() {
+    let server = server().await;
+    let client = client_for(&server, |_| {});
+    let first = client.health_watch(None).await.unwrap();
+    assert!(
+        !first.not_modified && !first.held,
+        "the first probe has no tag"
+    );
+    let again = client.health_watch(None).await.unwrap();
+    assert!(again.not_modified, "an unchanged identity is a 304");
+    assert_eq!(again.health.paths, first.health.paths);
+    // A one-second hold of an unchanged identity: answered 304 with Preference-Applied.
+    let held = client
+        .health_watch(Some(Duration::from_secs(1)))
+        .await
+        .unwrap();
+    assert!(held.not_modified && held.held);
+    server.switch_workspace("/srv/other", "/srv/other/.masc");
+    let moved = client.health_watch(None).await.unwrap();
+    assert!(!moved.not_modified);
+    assert_ne!(moved.health.paths, first.health.paths);
+    assert_eq!(
+        client.health_watch(None).await.unwrap().health.paths,
+        moved.health.paths,
+        "the 304 re-admits the new identity"
+    );
+    server.shutdown().await;
+}

@@ -12,6 +12,7 @@ mod endpoints_reads;
 mod endpoints_writes;
 mod server_asks;
 mod server_board;
+mod server_cache;
 mod server_connectors;
 mod server_infra;
 mod server_keeper_detail;

@@ -2,7 +2,8 @@
 //!
 //! PUBLIC CONTRACT (other modules code against these names; the implementation may grow):
 //! - `WorkspaceClient::new(ClientConfig)`; one `reqwest::Client` inside; cheap to clone (Arc).
-//! - `health()` — `GET /health`, never conditional, no receipt check.
+//! - `health()` — `GET /health`, never conditional, no receipt check; `health_watch()` — the
+//!   cadence probe, conditional and held only where the server advertises it (issue 15).
 //! - `get::<T: WireDecode>(&ReadAuthority, path_and_query)` — workspace JSON read with
 //!   `X-MASC-Expected-Root`, receipt check, ETag cache keyed by (expected root, path+query),
 //!   warming detection, 401 → re-acquire token → retry once.
@@ -78,6 +79,9 @@ pub struct ClientConfig {
     pub request_timeout: Duration,
     /// SSE streams have no total limit; they end when no byte arrives for this long (§1.5).
     pub sse_idle_timeout: Duration,
+    /// How long the `/health` cadence probe asks a server to hold an unchanged answer
+    /// (`Prefer: wait`, issue 15); `None` never asks. Servers that cannot hold answer at once.
+    pub health_hold: Option<Duration>,
 }
 
 impl ClientConfig {
@@ -89,8 +93,30 @@ impl ClientConfig {
             connect_timeout: Duration::from_secs(3),
             request_timeout: Duration::from_secs(10),
             sse_idle_timeout: Duration::from_secs(180),
+            health_hold: Some(DEFAULT_HEALTH_HOLD),
         }
     }
+}
+
+/// The default [`ClientConfig::health_hold`].
+pub const DEFAULT_HEALTH_HOLD: Duration = Duration::from_secs(20);
+
+/// `x-masc-health-tag: identity` (a masc-tui extension): the `/health` ETag covers the
+/// identity fields only, so the cadence probe may be conditional on it.
+pub const HEALTH_TAG_HEADER: &str = "x-masc-health-tag";
+
+/// `Preference-Applied` (RFC 7240): a server that held a conditional `/health` says so.
+pub const PREFERENCE_APPLIED: &str = "preference-applied";
+
+/// One answer of [`WorkspaceClient::health_watch`].
+#[derive(Debug, Clone)]
+pub struct HealthAnswer {
+    pub health: Arc<Health>,
+    /// A 304: the identity fields are those of the stored answer.
+    pub not_modified: bool,
+    /// The server held the request (`Preference-Applied: wait`): the next probe may follow at
+    /// once, the hold already spaced it.
+    pub held: bool,
 }
 
 /// A read the client admitted.
@@ -242,6 +268,8 @@ struct ClientInner {
     capabilities: CapabilityTable,
     /// The server identity and build the capability table was learned from.
     server: Mutex<Option<ServerMark>>,
+    /// The tag and value of the last admitted `/health` 200 ([`WorkspaceClient::health_watch`]).
+    health: Mutex<Option<(String, Arc<Health>)>>,
 }
 
 /// What, in a `/health` answer, changes when the server is another one or was upgraded: the
@@ -366,6 +394,9 @@ pub(crate) struct ReadRequest<'a> {
     pub expected_root: Option<&'a str>,
     pub if_none_match: Option<String>,
     pub event_stream: bool,
+    /// `Prefer: wait=<secs>` (RFC 7240) on a conditional `/health`: the server may hold the
+    /// answer this long; the request's deadline grows by as much.
+    pub hold: Option<Duration>,
 }
 
 impl WorkspaceClient {
@@ -391,6 +422,7 @@ impl WorkspaceClient {
                 cache: ReadCache::default(),
                 capabilities: CapabilityTable::default(),
                 server: Mutex::new(None),
+                health: Mutex::new(None),
             }),
         })
     }
@@ -471,6 +503,7 @@ impl WorkspaceClient {
             expected_root: None,
             if_none_match: None,
             event_stream: false,
+            hold: None,
         };
         let (response, deadline) = self.send_read(&request).await?;
         let status = response.status().as_u16();
@@ -488,6 +521,77 @@ impl WorkspaceClient {
         let health = decoded?;
         self.note_server(&health);
         Ok(health)
+    }
+
+    /// The `/health` cadence probe (issue 15): conditional on the tag of the last answer this
+    /// client admitted when the server advertised it as an identity tag
+    /// ([`HEALTH_TAG_HEADER`]), and with `hold` it asks the server to hold an unchanged answer
+    /// that long (`Prefer: wait`, RFC 7240). The embedded server tags `/health` by its identity
+    /// fields (not `uptime`) and holds; MASC advertises no such tag, so its probes stay plain
+    /// and unconditional (§3) and read exactly like [`health`](Self::health). A 304 re-admits
+    /// the stored answer: the identity fields are unchanged, so the judgement is the same.
+    pub async fn health_watch(&self, hold: Option<Duration>) -> Result<HealthAnswer, ClientError> {
+        let stored = self.lock_health().clone();
+        let request = ReadRequest {
+            target: "/health",
+            expected_root: None,
+            if_none_match: stored.as_ref().map(|(tag, _)| tag.clone()),
+            event_stream: false,
+            hold: stored.as_ref().and(hold),
+        };
+        let conditional = request.if_none_match.is_some();
+        let (response, deadline) = self.send_read(&request).await?;
+        let status = response.status().as_u16();
+        let held = response
+            .headers()
+            .get(PREFERENCE_APPLIED)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim_start().starts_with("wait"));
+        if status == 304 {
+            note_request("/health", status, 0, conditional, None);
+            let (_, health) = stored.ok_or(ClientError::NotModifiedWithoutEntry)?;
+            return Ok(HealthAnswer {
+                health,
+                not_modified: true,
+                held,
+            });
+        }
+        // Only a tag the server says covers the identity alone is kept for the next probe:
+        // MASC's `/health` is never conditional (§3).
+        let identity_tagged = response
+            .headers()
+            .get(HEALTH_TAG_HEADER)
+            .is_some_and(|v| v.as_bytes() == b"identity");
+        let etag = response
+            .headers()
+            .get(reqwest::header::ETAG)
+            .and_then(|v| v.to_str().ok())
+            .filter(|_| identity_tagged)
+            .map(str::to_string);
+        let body = read_body(response, deadline).await?;
+        if !(200..300).contains(&status) {
+            note_request("/health", status, body.len(), conditional, None);
+            return Err(ClientError::Status {
+                status,
+                body: cut_body(&body, ERROR_BODY_LIMIT),
+            });
+        }
+        let bytes = body.len();
+        let (decoded, timing) = decode_off_caller_with(body, Health::decode).await;
+        note_request("/health", status, bytes, conditional, Some(timing));
+        let health = Arc::new(decoded?);
+        self.note_server(&health);
+        *self.lock_health() = etag.map(|tag| (tag, health.clone()));
+        Ok(HealthAnswer {
+            health,
+            not_modified: false,
+            held,
+        })
+    }
+
+    fn lock_health(&self) -> std::sync::MutexGuard<'_, Option<(String, Arc<Health>)>> {
+        // The slot holds a plain value; a poisoned lock still holds a whole one.
+        self.inner.health.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Forget the capability table when `/health` shows another server or another build.
@@ -556,6 +660,9 @@ impl WorkspaceClient {
         if let Some(tag) = &request.if_none_match {
             builder = builder.header(reqwest::header::IF_NONE_MATCH, tag.as_str());
         }
+        if let Some(hold) = request.hold {
+            builder = builder.header("prefer", format!("wait={}", hold.as_secs().max(1)));
+        }
         if request.event_stream {
             builder = builder.header(reqwest::header::ACCEPT, "text/event-stream");
         }
@@ -615,7 +722,8 @@ impl WorkspaceClient {
         attempt: u8,
     ) -> Result<(reqwest::Response, Instant), ClientError> {
         let target = loggable_target(request.target);
-        let deadline = Instant::now() + self.inner.config.request_timeout;
+        let deadline =
+            Instant::now() + self.inner.config.request_timeout + request.hold.unwrap_or_default();
         tracing::debug!(
             method = "GET",
             route = %target,

@@ -40,6 +40,7 @@ impl WorkspaceClient {
             expected_root,
             if_none_match: if_none_match.map(str::to_string),
             event_stream: false,
+            hold: None,
         };
         let started = Instant::now();
         let (response, deadline) = match credentials {

@@ -83,6 +83,7 @@ impl WorkspaceClient {
             expected_root: Some(&auth.expected_root),
             if_none_match: self.inner.cache.tag_for::<T>(&key),
             event_stream: false,
+            hold: None,
         };
         let conditional = request.if_none_match.is_some();
         let (response, deadline) = self.send_read(&request).await?;

@@ -264,6 +264,7 @@ impl WorkspaceClient {
             expected_root: Some(&auth.expected_root),
             if_none_match: None,
             event_stream: true,
+            hold: None,
         };
         let (response, deadline) = self.send_read(&request).await?;
         let status = response.status();

@@ -16,6 +16,7 @@ pub mod keeper_ops;
 pub mod keepers;
 pub mod operator;
 pub mod runtime;
+pub mod scale;
 pub mod skills;
 pub mod tasks;
 pub mod tools;
@@ -108,6 +109,9 @@ pub fn now_unix() -> f64 {
 #[derive(Clone)]
 pub struct Store {
     conn: Arc<Mutex<Connection>>,
+    /// Bumped after every write transaction: the data revision the response cache keys on
+    /// (issue 15). A read that overlaps a write sees the revision move and is not cached.
+    revision: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Store {
@@ -130,7 +134,25 @@ impl Store {
         seed(&mut conn, FAMILIES)?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
+            revision: Arc::default(),
         })
+    }
+
+    /// Adds the rows of `scale` (once per data directory; issue 15). Blocking: run it before
+    /// the server serves, or on the blocking pool. Returns whether rows were added.
+    pub fn apply_scale(&self, scale: &scale::Scale) -> Result<bool, StoreError> {
+        let mut guard = self.conn.lock().map_err(|_| StoreError::Poisoned)?;
+        let tx = guard.transaction()?;
+        let added = scale::apply(&tx, scale)?;
+        tx.commit()?;
+        self.revision
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(added)
+    }
+
+    /// The data revision: it changes whenever a write transaction ends.
+    pub fn revision(&self) -> u64 {
+        self.revision.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Run a read on the blocking pool.
@@ -155,12 +177,15 @@ impl Store {
         F: FnOnce(&Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
     {
         let conn = self.conn.clone();
+        let revision = self.revision.clone();
         tokio::task::spawn_blocking(move || {
             let mut guard = conn.lock().map_err(|_| StoreError::Poisoned)?;
             let tx = guard.transaction()?;
-            let out = f(&tx)?;
-            tx.commit()?;
-            Ok(out)
+            let out = f(&tx).and_then(|out| tx.commit().map(|()| out).map_err(Into::into));
+            // Bumped whether the transaction committed or rolled back: a cached answer is
+            // only ever dropped early, never kept too long.
+            revision.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            out
         })
         .await
         .map_err(|e| StoreError::Task(e.to_string()))?

@@ -220,7 +220,7 @@ fn seed(tx: &Transaction<'_>) -> Result<(), StoreError> {
     Ok(())
 }
 
-fn seed_events(
+pub(crate) fn seed_events(
     id: &str,
     final_status: &str,
     agent: &str,
@@ -267,7 +267,7 @@ fn seed_events(
     out
 }
 
-fn store_log(
+pub(crate) fn store_log(
     tx: &Transaction<'_>,
     task_id: &str,
     generation: i64,
@@ -324,8 +324,9 @@ pub fn list(conn: &Connection) -> Result<Vec<Value>, StoreError> {
 
 /// Goal ids linked to a task, sorted.
 pub fn goal_ids(conn: &Connection, task_id: &str) -> Result<Vec<String>, StoreError> {
-    let mut stmt =
-        conn.prepare("SELECT goal_id FROM task_goal_links WHERE task_id = ?1 ORDER BY goal_id")?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT goal_id FROM task_goal_links WHERE task_id = ?1 ORDER BY goal_id",
+    )?;
     let ids = stmt
         .query_map(params![task_id], |r| r.get::<_, String>(0))?
         .collect::<Result<_, _>>()?;
