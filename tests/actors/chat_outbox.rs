@@ -11,12 +11,11 @@
 //! POST.
 
 use crate::chat_support::{STREAM, TOKEN, rig};
-use masc_tui::actors::chat::ChatSendIntent;
+use masc_tui::actors::chat::{ChatSendIntent, Reconciliation};
 use masc_tui::outbox::{Outbox, SaveRowState};
 use masc_tui::protocol::outcome::SaveClass;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::server::{AuthMode, ServeOptions, start};
-use masc_tui::view::chat::PendingState;
 use masc_tui::view::screens::chat::SendPhase;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -139,17 +138,24 @@ async fn outbox_survives_a_kill_between_written_and_confirmed() {
     assert_eq!(send.phase, SendPhase::Restored);
     assert_eq!(send.text, TEXT);
     assert!(send.outcome_unknown(), "outcome unknown until reconciled");
-    assert_eq!(
-        send.pending_state(),
-        Some(PendingState::ConfirmingDelivery),
-        "shown as 전송 확인 중"
-    );
+    // The held POST never reached the handler: the server recorded nothing (§4.4 404). Issue
+    // 14 (C-33, C-44): the send then leaves the pending list — no `전송 확인 중` once nothing
+    // will confirm it — and a status row says so; its text goes back to the draft.
+    assert_eq!(send.reconciliation, Some(Reconciliation::Absent));
+    assert_eq!(send.pending_state(), None, "no longer 전송 확인 중");
     {
         let view = rig.pane().view();
-        let row = view.transcript().get(&id).unwrap();
+        assert!(view.transcript().get(&id).is_none(), "no pending row");
+        let row = view.transcript().get(&format!("{id}:unconfirmed")).unwrap();
         assert_eq!(row.origin.request_id.as_deref(), Some(id.as_str()));
-        assert_eq!(row.text, TEXT);
+        assert!(
+            row.text.starts_with("not recorded by the server"),
+            "{}",
+            row.text
+        );
     }
+    assert!(rig.effects.iter().any(|e| matches!(e,
+        masc_tui::view::screens::chat::ChatEffect::RestoreDraft { text, .. } if text == TEXT)));
     assert_eq!(
         rig.outbox().save_row(&id).unwrap().unwrap().state,
         SaveRowState::Settled(SaveClass::OutcomeUnknown),

@@ -204,7 +204,8 @@ async fn run_error_before_acceptance_with_a_listed_code_is_not_applied() {
     assert_eq!(
         outcome,
         SendOutcome::NotApplied {
-            cause: "run_error_owner_stopping".into()
+            cause: "run_error_owner_stopping".into(),
+            detail: Some("owner is stopping".into()),
         }
     );
     assert!(outcome.keeps_draft());

@@ -343,6 +343,7 @@ fn k1_a_send_receipt_lands_once_in_its_own_pane() {
         request_id: id.into(),
         step: SendStep::Ended(SendOutcome::NotApplied {
             cause: "status_403".into(),
+            detail: None,
         }),
     };
     assert_eq!(pane.judge(&ticket, &receipt, &gate), Ok(()));

@@ -224,7 +224,8 @@ async fn forbidden_before_acceptance_is_not_applied_and_keeps_the_draft() {
     assert_eq!(
         ended(&rig, &id),
         Some(SendOutcome::NotApplied {
-            cause: "status_403".into()
+            cause: "status_403".into(),
+            detail: Some("forbidden".into()),
         })
     );
     assert!(rig.effects.iter().any(|e| matches!(e,

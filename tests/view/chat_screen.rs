@@ -259,7 +259,8 @@ fn c34_receipt_is_not_processing_and_c39_progress_follows_observed_deltas() {
     let id = "tui-0190f5a0-0000-7000-8000-000000000001";
     let t = send_ticket("rondo", id, 7);
     pane.register_send(id, "status?");
-    assert_eq!(pane.progress(), Progress::Sending);
+    // C-33: the progress row says what the pending label says (`전송 대기` until `Sending`).
+    assert_eq!(pane.progress(), Progress::Waiting);
     let step = |pane: &mut ChatPane, step: SendStep| {
         pane.apply(
             &t,
@@ -275,6 +276,7 @@ fn c34_receipt_is_not_processing_and_c39_progress_follows_observed_deltas() {
         pane.send(id).unwrap().pending_state(),
         Some(PendingState::Sending)
     );
+    assert_eq!(pane.progress(), Progress::Sending);
     step(
         &mut pane,
         SendStep::Accepted {
@@ -573,9 +575,10 @@ fn c65_ctrl_g_next_keeper_not_while_a_turn_is_in_flight() {
         .as_mut()
         .unwrap()
         .register_send("tui-0190f5a0-0000-7000-8000-00000000000b", "busy?");
+    // Typed, not yet on the wire: `전송 대기`, as its pending label says (C-33).
     assert_eq!(
         model.chat.pane.as_ref().unwrap().progress(),
-        Progress::Sending
+        Progress::Waiting
     );
     let cmd = handle_key(&mut ui, &model, ctrl_g);
     assert_eq!(cmd, UiCommand::Repaint, "refused, not switched");

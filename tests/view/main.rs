@@ -11,6 +11,7 @@ mod work_build;
 mod chat_projection;
 mod chat_projection_modes;
 mod chat_screen;
+mod chat_send_rows;
 mod chat_turn_control;
 mod compat_not_served;
 mod composer_behaviour;

@@ -180,7 +180,12 @@ pub enum SendOutcome {
     NotSent { cause: String },
     /// Verified not applied: 400/401/403/404/409/429 before the stream, or a pre-acceptance
     /// `RUN_ERROR` with a listed code. The draft is kept for editing.
-    NotApplied { cause: String },
+    NotApplied {
+        cause: String,
+        /// The server's own reason (its error text), kept for the error row (C-35); shown
+        /// sanitised.
+        detail: Option<String>,
+    },
     /// The accepted turn failed (`RUN_ERROR` after acceptance). `message` is server text.
     Failed {
         code: Option<String>,
@@ -197,7 +202,7 @@ impl SendOutcome {
             Self::Completed { .. } => "completed".into(),
             Self::Replayed { state } => format!("replayed_{}", state.as_str().to_lowercase()),
             Self::NotSent { cause } => format!("not_sent_{cause}"),
-            Self::NotApplied { cause } => format!("not_applied_{cause}"),
+            Self::NotApplied { cause, .. } => format!("not_applied_{cause}"),
             Self::Failed { .. } => "failed".into(),
             Self::OutcomeUnknown { cause, .. } => format!("unknown_{}", cause.class()),
         }

@@ -211,11 +211,12 @@ pub fn classify_open_failure(failure: SseOpenFailure) -> SendOutcome {
             accepted: false,
         },
         // 400/401/403/404 (§4.3 list), 409 workspace_mismatch and 429 (§11 common cases).
-        SseOpenFailure::Responded { status, .. }
+        SseOpenFailure::Responded { status, body }
             if matches!(status, 400 | 401 | 403 | 404 | 409 | 429) =>
         {
             SendOutcome::NotApplied {
                 cause: format!("status_{status}"),
+                detail: server_reason(&body),
             }
         }
         SseOpenFailure::Responded { status, .. }
@@ -226,19 +227,50 @@ pub fn classify_open_failure(failure: SseOpenFailure) -> SendOutcome {
     }
 }
 
+/// The server's reason in a refusal body (C-35): `error` when it is a string, else
+/// `error.message`, else `message`, else a short plain-text body. Server text: the screen
+/// sanitises it.
+pub fn server_reason(body: &[u8]) -> Option<String> {
+    const LIMIT: usize = 300;
+    let text = match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(v) => [
+            v.get("error").and_then(serde_json::Value::as_str),
+            v.pointer("/error/message")
+                .and_then(serde_json::Value::as_str),
+            v.get("message").and_then(serde_json::Value::as_str),
+        ]
+        .into_iter()
+        .flatten()
+        .next()
+        .map(str::to_string),
+        Err(_) => std::str::from_utf8(body).ok().map(str::to_string),
+    }?;
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    Some(match text.char_indices().nth(LIMIT) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    })
+}
+
 /// §11 keeper chat send: the judged end of a stream.
 pub fn classify_stream_outcome(outcome: ChatStreamOutcome) -> SendOutcome {
     match outcome {
         ChatStreamOutcome::Completed { reply, .. } => SendOutcome::Completed { reply },
         ChatStreamOutcome::ReplayedTerminal { state, .. } => SendOutcome::Replayed { state },
-        ref o @ ChatStreamOutcome::Failed { ref code, .. } if o.verified_not_applied() => {
-            SendOutcome::NotApplied {
-                cause: format!(
-                    "run_error_{}",
-                    code.as_ref().map_or("unknown", |c| c.as_str())
-                ),
-            }
-        }
+        ref o @ ChatStreamOutcome::Failed {
+            ref code,
+            ref message,
+            ..
+        } if o.verified_not_applied() => SendOutcome::NotApplied {
+            cause: format!(
+                "run_error_{}",
+                code.as_ref().map_or("unknown", |c| c.as_str())
+            ),
+            detail: Some(message.clone()).filter(|m| !m.trim().is_empty()),
+        },
         ChatStreamOutcome::Failed {
             pre_acceptance: true,
             ..
@@ -298,7 +330,8 @@ mod tests {
         assert_eq!(
             listed,
             SendOutcome::NotApplied {
-                cause: "run_error_owner_stopping".into()
+                cause: "run_error_owner_stopping".into(),
+                detail: Some("stopping".into()),
             }
         );
         let unlisted = classify_stream_outcome(ChatStreamOutcome::Failed {
@@ -315,6 +348,39 @@ mod tests {
         assert_eq!(Receipt::class(&after), SaveClass::Applied);
         assert_eq!(Receipt::reason(&after).as_deref(), Some("turn_failed"));
         assert!(!after.keeps_draft());
+    }
+
+    /// C-35: the server's reason is kept for the error row, in each of MASC's error shapes.
+    #[test]
+    fn c35_the_server_reason_of_a_refusal_is_kept() {
+        let refused = |body: &str| {
+            classify_open_failure(SseOpenFailure::Responded {
+                status: 409,
+                body: bytes::Bytes::from(body.to_string()),
+            })
+        };
+        for (body, reason) in [
+            (
+                r#"{"error":"keeper busy: a turn is running"}"#,
+                Some("keeper busy: a turn is running"),
+            ),
+            (
+                r#"{"error":{"message":"name is required"}}"#,
+                Some("name is required"),
+            ),
+            (r#"{"message":"rate limited"}"#, Some("rate limited")),
+            ("plain words", Some("plain words")),
+            ("", None),
+        ] {
+            assert_eq!(
+                refused(body),
+                SendOutcome::NotApplied {
+                    cause: "status_409".into(),
+                    detail: reason.map(str::to_string),
+                },
+                "{body}"
+            );
+        }
     }
 
     #[test]

@@ -113,9 +113,44 @@ impl PendingSend {
         })
     }
 
+    /// The words of a refused send's error row (C-35: the server's reason included); `None`
+    /// unless it ended not sent or not applied.
+    pub fn refusal(&self) -> Option<String> {
+        match &self.phase {
+            SendPhase::Ended(SendOutcome::NotApplied { cause, detail }) => {
+                let cause = cause
+                    .strip_prefix("status_")
+                    .map(|s| format!("HTTP {s}"))
+                    .or_else(|| cause.strip_prefix("run_error_").map(str::to_string))
+                    .unwrap_or_else(|| cause.clone());
+                Some(match detail {
+                    Some(reason) => format!(
+                        "refused by the server ({cause}): {reason} · not applied, the text is back in the draft"
+                    ),
+                    None => format!(
+                        "refused by the server ({cause}) · not applied, the text is back in the draft"
+                    ),
+                })
+            }
+            SendPhase::Ended(SendOutcome::NotSent { cause }) => Some(format!(
+                "not sent ({}) · the text is back in the draft",
+                refusal::describe(cause)
+            )),
+            _ => None,
+        }
+    }
+
     /// The pending label of C-33, or `None` once the input left the pending list.
     pub fn pending_state(&self) -> Option<PendingState> {
         if self.promoted {
+            return None;
+        }
+        // Reconciled as far as the server allows: nothing is being confirmed any more, so no
+        // pending label (C-33); the send's own status row says where it stands.
+        if matches!(
+            self.unknown_standing(),
+            Some(UnknownStanding::NotRecorded | UnknownStanding::Unreconcilable)
+        ) {
             return None;
         }
         if self.outcome_unknown() {
@@ -146,6 +181,23 @@ pub enum UnknownStanding {
     Unreconcilable,
 }
 
+impl UnknownStanding {
+    /// The words of the send's status row once nothing more will confirm it (`None` while
+    /// it is still being reconciled: the pending label `전송 확인 중` says that).
+    pub fn words(self) -> Option<String> {
+        match self {
+            Self::Reconciling => None,
+            Self::NotRecorded => Some(
+                "not recorded by the server, not resent · the text is back in the draft".into(),
+            ),
+            Self::Unreconcilable => Some(
+                "outcome unknown, not resent · this MASC cannot confirm it · the text is back in the draft"
+                    .into(),
+            ),
+        }
+    }
+}
+
 /// The sends of the chat target whose outcome is unknown, by where they stand (C-44).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Unconfirmed {
@@ -164,8 +216,11 @@ impl Unconfirmed {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Progress {
     Idle,
+    /// Typed or in the outbox, not yet on the wire (`전송 대기`, the pending label's words).
+    Waiting,
     Sending,
-    /// Accepted, waiting for the Keeper (receipt is not processing: C-34).
+    /// Accepted, waiting for the Keeper (receipt is not processing: C-34). Drawn as no
+    /// progress line: the pending label `처리 대기` already says it (C-42, C-54, C-55).
     Queued,
     Active(Activity),
     /// An interrupt is asked and its stop not yet confirmed by the stream or the record.
@@ -462,6 +517,24 @@ impl ChatPane {
                         let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
                         settle_unknown_note(view.transcript_mut(), &request_id, &r.progress);
                     }
+                    // Reconciled as far as the server allows (no record; no route): nothing
+                    // will confirm it, so its text goes back to the draft once (never resent).
+                    let ended_here =
+                        matches!(result, Reconciliation::Absent | Reconciliation::NotServed)
+                            && !matches!(
+                                send.reconciliation,
+                                Some(Reconciliation::Absent | Reconciliation::NotServed)
+                            );
+                    if send.outcome_unknown()
+                        && ended_here
+                        && let Some(workspace) = &self.workspace
+                    {
+                        self.effects.push(ChatEffect::RestoreDraft {
+                            workspace: workspace.0.clone(),
+                            keeper: self.keeper.clone(),
+                            text: send.text.clone(),
+                        });
+                    }
                     if let Reconciliation::Found(r) = &result
                         && matches!(
                             r.progress.state(),
@@ -492,11 +565,17 @@ impl ChatPane {
         // A fresh view: the newest window replaces everything shown (older pages included).
         *self.view() = TranscriptView::new(transcript, self.theme);
         self.live.clear();
-        // Processed inputs are in the history now; only the pending ones are re-added.
+        // Processed inputs are in the history now; only the pending ones are re-added, and
+        // the rows of sends the history never holds: a refusal (C-8: failure rows never
+        // fold) and an outcome reconciled as far as the server allows.
         let ids: Vec<String> = self
             .sends
             .iter()
-            .filter(|(_, s)| s.pending_state().is_some())
+            .filter(|(_, s)| {
+                s.pending_state().is_some()
+                    || s.refusal().is_some()
+                    || s.unknown_standing().is_some()
+            })
             .map(|(id, _)| id.clone())
             .collect();
         for id in ids {
@@ -676,13 +755,10 @@ impl ChatPane {
         let input_id = format!("{request_id}:input");
         let refused_id = format!("{request_id}:refused");
         if let Some(state) = send.pending_state() {
-            let rejection = match &send.reconciliation {
-                Some(Reconciliation::Absent) => {
-                    Some("no operation recorded for this request · not resent".to_string())
-                }
-                _ => None,
+            let kind = EntryKind::PendingInput {
+                state,
+                rejection: None,
             };
-            let kind = EntryKind::PendingInput { state, rejection };
             if t.get(request_id).is_some() {
                 t.update(request_id, |e| e.kind = kind);
             } else {
@@ -694,6 +770,19 @@ impl ChatPane {
             return;
         }
         t.remove(request_id);
+        if let Some(words) = send.unknown_standing().and_then(UnknownStanding::words) {
+            // C-44: a status (`○`), never the error mark: the outcome is unknown, not failed.
+            let row = Entry::new(
+                format!("{request_id}:unconfirmed"),
+                Speaker::System,
+                EntryKind::Status,
+                words,
+            )
+            .with_request(request_id);
+            if t.get(&row.id).is_none_or(|e| e.text != row.text) {
+                t.upsert(row);
+            }
+        }
         if send.promoted {
             if t.get(&input_id).is_none() {
                 t.upsert(
@@ -708,16 +797,16 @@ impl ChatPane {
                     .with_turn(request_id),
                 );
             }
-        } else if let SendPhase::Ended(outcome) = &send.phase
-            && outcome.keeps_draft()
+        } else if let Some(words) = send.refusal()
             && t.get(&refused_id).is_none()
         {
+            // C-35: the refusal and the server's reason in an error row of its own.
             t.upsert(
                 Entry::new(
                     refused_id,
                     Speaker::System,
                     EntryKind::Failure(FailureOrigin::Rejected),
-                    format!("not sent to the Keeper ({}) · draft kept", outcome.class()),
+                    words,
                 )
                 .with_request(request_id),
             );
@@ -748,9 +837,8 @@ impl ChatPane {
         }
         match current.map(|s| (&s.phase, &s.activity)) {
             Some((_, Some(activity))) => Progress::Active(activity.clone()),
-            Some((SendPhase::Typed | SendPhase::Written | SendPhase::Sending, _)) => {
-                Progress::Sending
-            }
+            Some((SendPhase::Typed | SendPhase::Written, _)) => Progress::Waiting,
+            Some((SendPhase::Sending, _)) => Progress::Sending,
             Some((SendPhase::Accepted(_), _)) => Progress::Queued,
             Some((SendPhase::Running, None)) => Progress::Active(Activity::Working),
             _ if unconfirmed.total() > 0 => Progress::Unconfirmed(unconfirmed),

@@ -76,6 +76,17 @@ fn speaker_id(entry: &Entry, role: Role) -> u64 {
     h.finish()
 }
 
+/// The turn an entry belongs to (C-13, C-14, C-17): the full request id of the send that made
+/// it, else the Keeper's `turn_ref` (history rows) — never a display string. Two requests that
+/// share a `turn_ref` are two turns.
+fn turn_key(entry: &Entry) -> Option<&str> {
+    entry
+        .origin
+        .request_id
+        .as_deref()
+        .or(entry.turn_ref.as_deref())
+}
+
 fn is_conversation(role: Role) -> bool {
     matches!(
         role,
@@ -97,7 +108,7 @@ pub fn build_plan(t: &Transcript, modes: ViewModes, utc_offset_secs: i32) -> Vec
                 let mut j = i + 1;
                 while j < entries.len()
                     && matches!(entries[j].kind, EntryKind::ToolCall(_))
-                    && entries[j].turn_ref == entry.turn_ref
+                    && turn_key(&entries[j]) == turn_key(entry)
                 {
                     j += 1;
                 }
@@ -129,7 +140,7 @@ pub fn build_plan(t: &Transcript, modes: ViewModes, utc_offset_secs: i32) -> Vec
         let turn = if outside {
             None
         } else {
-            entry.turn_ref.as_deref().map(|r| {
+            turn_key(entry).map(|r| {
                 let n = turns.len() as u32;
                 *turns.entry(r).or_insert(n)
             })

@@ -102,7 +102,7 @@ fn next_keeper(chat: &mut ChatUi, model: &Model) -> UiCommand {
         .is_some_and(|p| {
             matches!(
                 p.progress(),
-                Progress::Sending | Progress::Queued | Progress::Active(_)
+                Progress::Waiting | Progress::Sending | Progress::Queued | Progress::Active(_)
             )
         });
     if in_flight {

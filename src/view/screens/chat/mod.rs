@@ -450,11 +450,12 @@ fn progress_line(progress: &Progress, theme: Theme, width: usize) -> Line<'stati
     // C-7: never bright cyan all-caps; one row, call and response state only (C-40).
     let (text, tone) = match progress {
         Progress::Idle => return Line::default(),
+        // C-33: the same words as the pending label of the same send.
+        Progress::Waiting => ("○ 전송 대기".to_string(), Tone::Dim),
         Progress::Sending => ("○ 전송 중".to_string(), Tone::Dim),
-        Progress::Queued => (
-            "○ 처리 대기 · queued, not processed yet".to_string(),
-            Tone::Dim,
-        ),
+        // C-42, C-54, C-55: the pending label `처리 대기` says it; no second line, no second
+        // language.
+        Progress::Queued => return Line::default(),
         Progress::Active(Activity::Working) => ("○ working".to_string(), Tone::Dim),
         Progress::Active(Activity::Thinking) => ("○ thinking".to_string(), Tone::Dim),
         Progress::Active(Activity::Streaming) => ("○ streaming".to_string(), Tone::Dim),
@@ -470,26 +471,27 @@ fn progress_line(progress: &Progress, theme: Theme, width: usize) -> Line<'stati
     ))
 }
 
-/// C-44: what the unknown outcomes are waiting for, by where they stand — "reconciling" only
+/// C-44: what the unknown outcomes are waiting for (drawn `○`, never the error mark `✗`: an
+/// unknown outcome is not a failure, §2.1), by where they stand — "reconciling" only
 /// while a reconciliation is still to come (issue 16: a send reconciled as not recorded is
 /// no longer "reconciling").
 fn unconfirmed_text(u: &crate::view::chat::Unconfirmed) -> String {
     let mut parts = Vec::new();
     if u.reconciling > 0 {
         parts.push(format!(
-            "✗ 전송 확인 중 · {} send(s) with unknown outcome · reconciling by request id",
+            "○ 전송 확인 중 · {} send(s) with unknown outcome · reconciling by request id",
             u.reconciling
         ));
     }
     if u.not_recorded > 0 {
         parts.push(format!(
-            "✗ {} send(s) not recorded by the server · not resent",
+            "○ {} send(s) not recorded by the server, not resent",
             u.not_recorded
         ));
     }
     if u.unreconcilable > 0 {
         parts.push(format!(
-            "✗ {} send(s) with unknown outcome · this MASC cannot reconcile them",
+            "○ {} send(s) with unknown outcome · this MASC cannot reconcile them",
             u.unreconcilable
         ));
     }
