@@ -14,5 +14,6 @@ mod pty_demo;
 mod pty_editor;
 mod pty_keeper_ops;
 mod pty_keeper_settings;
+mod pty_runtime;
 mod pty_tools;
 mod pty_turn_control;

@@ -361,6 +361,17 @@ impl PtySession {
         matches!(self.child.try_wait(), Ok(None))
     }
 
+    /// `q` `q` from a surface (the first arms), then the child exits 0 with the terminal
+    /// restored.
+    pub fn quit_q_q(&mut self) {
+        self.send(b"q");
+        self.wait_for_text("press q again to quit");
+        self.send(b"q");
+        let status = self.wait_exit();
+        assert!(status.success(), "exit status {status:?}");
+        assert_terminal_restored(&self.seen());
+    }
+
     /// Stage events of `source` with `stage` in the trace file so far.
     pub fn trace_count(&self, stage: &str, source: &str) -> usize {
         trace_count(&self.trace_file, stage, source)

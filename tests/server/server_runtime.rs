@@ -732,3 +732,53 @@ async fn create_keeper_refusals_are_400_s9_9() {
     assert_eq!(st, StatusCode::NOT_FOUND);
     s.shutdown().await;
 }
+
+/// F-7 (docs/protocol-extensions.md, newer MASC): the reachability probe answers one row per
+/// configured runtime with its exact `runtime_id` — what the Runtime surface joins lanes on —
+/// under MASC's envelope; the first answer probes (`fresh`, no cache hit), the next is the
+/// cached value, and `force=1` inside the force window answers `recent` without probing again.
+#[tokio::test]
+async fn runtime_probe_rows_by_runtime_id_and_freshness_f7() {
+    let s = server().await;
+    let probe = "/api/v1/dashboard/runtime-probe";
+    let (st, first) = get(&s, probe).await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(first["refresh_state"], "fresh");
+    assert_eq!(first["cache_hit"], false);
+    let (_, resolved) = get(&s, "/api/v1/runtime/resolved").await;
+    let mut catalogue: Vec<&str> = resolved["runtimes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    let rows = first["probe"]["providers"].as_array().unwrap();
+    let mut probed: Vec<&str> = rows
+        .iter()
+        .map(|r| r["runtime_id"].as_str().unwrap())
+        .collect();
+    catalogue.sort_unstable();
+    probed.sort_unstable();
+    assert_eq!(probed, catalogue, "one row per runtime, by exact id");
+    let summary = &first["probe"]["summary"];
+    assert_eq!(summary["runtimes"], rows.len());
+    assert_eq!(
+        summary["reachable"].as_u64().unwrap() + summary["failed"].as_u64().unwrap(),
+        rows.len() as u64
+    );
+    let google = rows.iter().find(|r| r["provider_id"] == "google").unwrap();
+    assert_eq!(google["reachable"], false);
+    assert_eq!(google["status"], "missing_auth");
+    assert_eq!(first["probe"]["status"], "degraded");
+
+    let (_, cached) = get(&s, probe).await;
+    assert_eq!(cached["cache_hit"], true);
+    assert_eq!(cached["refresh_state"], "fresh");
+    let (_, forced) = get(&s, &format!("{probe}?force=1")).await;
+    assert_eq!(
+        forced["refresh_state"], "recent",
+        "force=1 inside the window"
+    );
+    assert_eq!(forced["cache_hit"], true);
+    s.shutdown().await;
+}

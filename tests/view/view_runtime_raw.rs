@@ -335,3 +335,42 @@ fn j5_a_model_table_of_another_revision_shows_the_raw_text() {
     assert!(text.contains("1 not read"), "{text}");
     assert!(!text.contains("0 bindings"), "{text}");
 }
+
+/// A raw save an earlier run left unsettled is read back (restored, outcome unknown): it shows
+/// in the raw block without a draft — never resent — and re-reads the catalogue and the source.
+#[test]
+fn a_restored_raw_save_is_shown_and_re_reads() {
+    let mut m = model();
+    let ui = ui();
+    let id = SaveId::fresh();
+    let t = ticket(SystemSlot::RuntimeRaw(id.clone()), 1);
+    dispatch(&mut m, t.clone());
+    let event = SaveEvent::<RuntimeRaw> {
+        save_id: id.clone(),
+        intent: RawIntent {
+            path: PATH.into(),
+            revision: REV1.into(),
+            text: TEXT1.into(),
+        },
+        workspace: sample::scope(1).workspace.0.clone(),
+        step: SaveStep::Restored(SaveOutcome::OutcomeUnknown {
+            reason: "left by an earlier run".into(),
+        }),
+    };
+    let drained = m.deliver(
+        SlotEvent::Observed(t, SystemObservation::RuntimeRaw(Box::new(event))),
+        std::time::Instant::now(),
+    );
+    assert!(drained.rejected.is_empty(), "{drained:?}");
+    assert!(
+        drained
+            .demands
+            .contains(&masc_tui::actors::system::RUNTIME_CONFIG),
+        "{drained:?}"
+    );
+    let text = screen(&m, &ui);
+    assert!(
+        text.contains("from an earlier run: outcome unknown"),
+        "{text}"
+    );
+}

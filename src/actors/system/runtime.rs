@@ -210,6 +210,9 @@ impl RuntimeSourceState {
     /// A dispatch happened: it took the forced reader if one was armed.
     fn served(&mut self) {
         if std::mem::take(&mut self.force_pending) {
+            // The load an explicit demand (`r`, a post-save re-read) asked for: one per
+            // coalesced demand (F-2), told apart from cadence loads in the trace.
+            tracing::info!(target: "masc_tui::runtime", "forced catalogue load dispatched");
             self.owner
                 .set_reader(&SystemSlot::RuntimeCatalogue, load_reader(false));
         }

@@ -17,14 +17,20 @@ impl<B: FrameSink> ViewState<B> {
         use crate::view::command::RuntimeRawCommand;
         match cmd {
             RuntimeRawCommand::Read => {
-                let _ = self.demand(&RUNTIME_CONFIG);
-                None
+                let sent = self.demand(&RUNTIME_CONFIG);
+                if sent == "refresh requested" {
+                    // The raw block says "reading"; nothing else to say.
+                    return None;
+                }
+                // Nothing will land: `e` does not wait for it.
+                self.ui.system.raw.opening = None;
+                Some(format!("runtime.toml: {sent}"))
             }
             RuntimeRawCommand::Submit { intent, owner } => {
                 let notice = self.submit_save::<RuntimeRaw>(
                     intent.clone(),
                     |m| &mut m.system.raws,
-                    "a save of runtime.toml is already in flight: this draft is kept; S sends it after that receipt",
+                    "a save of runtime.toml is in flight: not sent again (a newer draft waits for S after its receipt)",
                 );
                 let Some(workspace) = self.model.gate().current().map(|s| s.workspace.0.clone())
                 else {

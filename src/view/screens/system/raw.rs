@@ -478,9 +478,24 @@ fn config_lines(raw: &RuntimeConfigRaw, width: usize, theme: Theme, out: &mut Ve
     }
 }
 
+/// Raw saves an earlier run left unsettled, read back from the outbox in this workspace: not
+/// sent, or outcome unknown — never resent, shown so the operator re-reads before editing.
+fn restored(model: &Model) -> Vec<SavePhase<crate::protocol::outcome::RuntimeRawSaveOutcome>> {
+    let workspace = model.gate().current().map(|s| s.workspace.0.clone());
+    model
+        .system
+        .raws
+        .entries()
+        .filter(|e| Some(&e.workspace) == workspace.as_ref())
+        .filter(|e| matches!(e.phase, SavePhase::Restored(_)))
+        .map(|e| e.phase.clone())
+        .collect()
+}
+
 /// The raw block's lines (drawn at the top of the Runtime pane).
 pub fn lines(model: &Model, raw: &RawUi, width: usize, theme: Theme) -> Vec<Line<'static>> {
-    if !raw.active() {
+    let restored = restored(model);
+    if !raw.active() && restored.is_empty() {
         return Vec::new();
     }
     let mut out = vec![Line::styled(
@@ -520,6 +535,17 @@ pub fn lines(model: &Model, raw: &RawUi, width: usize, theme: Theme) -> Vec<Line
                 theme.style(tone),
             ));
         }
+    }
+    for phase in &restored {
+        let (text, tone) = receipt_words(phase, model, &RAW_HINTS);
+        out.push(Line::styled(
+            fit_width(
+                &format!("│ from an earlier run: {}", text.trim_start_matches("│ ")),
+                width,
+            )
+            .into_owned(),
+            theme.style(tone),
+        ));
     }
     if let Some(id) = &raw.finished
         && let Some(phase) = phase_of(model, id)
