@@ -74,13 +74,13 @@ fn open_draft(m: &mut Model, ui: &mut Ui, generation: u64) -> String {
 }
 
 /// The editor returned `text`: the continuation's command.
-fn edited(ui: &mut Ui, text: &str) -> UiCommand {
+fn edited(ui: &mut Ui, m: &Model, text: &str) -> UiCommand {
     let result = EditResult {
         purpose: EditPurpose::RuntimeConfig,
         original: String::new(),
         outcome: EditOutcome::Edited(text.into()),
     };
-    raw::edited(&mut ui.system.raw, result).0
+    raw::edited(&mut ui.system.raw, m, result).0
 }
 
 fn submit_of(cmd: UiCommand) -> (RawIntent, u64) {
@@ -164,7 +164,7 @@ fn j1_an_edit_saves_on_its_base_and_s_resends_the_same_after_a_refusal() {
     let mut ui = ui();
     open_draft(&mut m, &mut ui, 1);
     let broken = "[runtime\n";
-    let (intent, owner) = submit_of(edited(&mut ui, broken));
+    let (intent, owner) = submit_of(edited(&mut ui, &m, broken));
     assert_eq!(
         intent,
         RawIntent {
@@ -204,7 +204,7 @@ fn j3_j4_an_unknown_outcome_releases_the_base_until_u_after_a_new_read() {
     let mut ui = ui();
     open_draft(&mut m, &mut ui, 1);
     let mine = "[runtime]\ndefault = \"acme.mine\"\n";
-    let (intent, owner) = submit_of(edited(&mut ui, mine));
+    let (intent, owner) = submit_of(edited(&mut ui, &m, mine));
     let id = submitted(&mut m, &mut ui, &intent, owner);
     // A read is in flight when the receipt lands.
     dispatch(&mut m, ticket(SystemSlot::RuntimeConfig, 2));
@@ -252,7 +252,7 @@ fn j3_durability_unconfirmed_keeps_the_body_and_u_upper_takes_the_new_file() {
     let mut ui = ui();
     open_draft(&mut m, &mut ui, 1);
     let mine = "[runtime]\n# mine\n";
-    let (intent, owner) = submit_of(edited(&mut ui, mine));
+    let (intent, owner) = submit_of(edited(&mut ui, &m, mine));
     let id = submitted(&mut m, &mut ui, &intent, owner);
     receipt_lands(&mut m, &mut ui, &id, &intent, committed("unconfirmed"));
     let draft = ui.system.raw.draft.as_ref().unwrap();
@@ -274,10 +274,10 @@ fn j2_a_late_success_ends_only_its_own_owner() {
     let mut m = model();
     let mut ui = ui();
     open_draft(&mut m, &mut ui, 1);
-    let (intent, owner) = submit_of(edited(&mut ui, "[runtime]\n# first\n"));
+    let (intent, owner) = submit_of(edited(&mut ui, &m, "[runtime]\n# first\n"));
     let id = submitted(&mut m, &mut ui, &intent, owner);
     let newer = "[runtime]\n# newer edit\n";
-    let (_, newer_owner) = submit_of(edited(&mut ui, newer));
+    let (_, newer_owner) = submit_of(edited(&mut ui, &m, newer));
     assert_ne!(newer_owner, owner);
     receipt_lands(&mut m, &mut ui, &id, &intent, committed("durable"));
     let draft = ui.system.raw.draft.as_ref().expect("the newer edit stays");
@@ -288,7 +288,7 @@ fn j2_a_late_success_ends_only_its_own_owner() {
     let mut m = model();
     let mut ui = self::ui();
     open_draft(&mut m, &mut ui, 1);
-    let (intent, owner) = submit_of(edited(&mut ui, "[runtime]\n# only\n"));
+    let (intent, owner) = submit_of(edited(&mut ui, &m, "[runtime]\n# only\n"));
     let id = submitted(&mut m, &mut ui, &intent, owner);
     receipt_lands(&mut m, &mut ui, &id, &intent, committed("durable"));
     assert!(ui.system.raw.draft.is_none());
@@ -373,4 +373,31 @@ fn a_restored_raw_save_is_shown_and_re_reads() {
         text.contains("from an earlier run: outcome unknown"),
         "{text}"
     );
+}
+
+/// J-2 (seed: a draft and its receipts belong to the workspace they were made in and grant no
+/// authority elsewhere): after a switch to another workspace the draft is kept and shown, but
+/// `S` sends nothing and `u` / `U` never re-base it on the other workspace's read.
+#[test]
+fn j2_a_draft_of_another_workspace_is_never_sent_or_rebased_here() {
+    use masc_tui::actors::contract::IdentityState;
+    use masc_tui::protocol::admission::{ReadScope, WorkspaceId};
+    let mut m = model();
+    let mut ui = ui();
+    open_draft(&mut m, &mut ui, 1);
+    m.on_identity(IdentityState::Confirmed {
+        scope: ReadScope {
+            workspace: WorkspaceId("/elsewhere/.masc".into()),
+            epoch: 2,
+        },
+        base_path: "/elsewhere".into(),
+        mode: AdmissionMode::Receipt,
+    });
+    assert_eq!(handle_key(&mut ui, &m, ch('S')), UiCommand::Repaint);
+    assert_eq!(handle_key(&mut ui, &m, ch('u')), UiCommand::Repaint);
+    let draft = ui.system.raw.draft.as_ref().expect("kept");
+    assert_eq!(draft.base.as_ref().unwrap().revision, REV1, "not re-based");
+    assert!(screen(&m, &ui).contains("belongs to another workspace"));
+    // An edit that comes back there is kept, not sent.
+    assert_eq!(edited(&mut ui, &m, "[runtime]\n"), UiCommand::Repaint);
 }

@@ -361,14 +361,14 @@ impl super::screen::Screen for SystemScreen {
     fn edited(
         &self,
         ui: &mut super::Ui,
-        _model: &Model,
+        model: &Model,
         result: crate::view::editor::EditResult,
     ) -> crate::view::command::UiCommand {
         if result.purpose != crate::view::editor::EditPurpose::RuntimeConfig {
             ui.notice = Some(result.notice());
             return crate::view::command::UiCommand::Repaint;
         }
-        let (cmd, notice) = raw::edited(&mut ui.system.raw, result);
+        let (cmd, notice) = raw::edited(&mut ui.system.raw, model, result);
         if notice.is_some() {
             ui.notice = notice;
         }

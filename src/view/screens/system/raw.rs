@@ -62,6 +62,9 @@ pub struct RawSent {
 /// The operator's `runtime.toml` draft.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawDraft {
+    /// The workspace it was read in: it is sent, re-based and shown as current only there (a
+    /// draft grants no authority in another workspace).
+    pub workspace: String,
     /// A new owner per edit, base pick or replacement (J-2).
     pub owner: u64,
     pub text: String,
@@ -122,6 +125,19 @@ impl RawUi {
     }
 }
 
+/// The confirmed workspace now, if any.
+fn current_workspace(model: &Model) -> Option<String> {
+    model.gate().current().map(|s| s.workspace.0.clone())
+}
+
+/// Whether `draft` may act in the workspace confirmed now.
+fn here(draft: &RawDraft, model: &Model) -> bool {
+    current_workspace(model).as_deref() == Some(draft.workspace.as_str())
+}
+
+const ELSEWHERE: &str =
+    "this draft belongs to another workspace: not sent or re-based here (X discards it)";
+
 fn phase_of(
     model: &Model,
     id: &SaveId,
@@ -151,7 +167,7 @@ pub fn key(raw: &mut RawUi, model: &Model, key: crossterm::event::KeyEvent) -> O
     }
     let cmd = match key.code {
         KeyCode::Char('e') => edit(raw, model),
-        KeyCode::Char('S') => retry(raw),
+        KeyCode::Char('S') => retry(raw, model),
         KeyCode::Char('u') => adopt(raw, model, false),
         KeyCode::Char('U') => adopt(raw, model, true),
         KeyCode::Char('X') => discard(raw, model),
@@ -185,12 +201,16 @@ fn in_flight(raw: &RawUi, model: &Model) -> bool {
 
 /// `S`: the draft again, with the same path, revision and text (J-1); never after a save of
 /// this owner that may have written the file (J-3, J-4).
-fn retry(raw: &mut RawUi) -> UiCommand {
+fn retry(raw: &mut RawUi, model: &Model) -> UiCommand {
     raw.problem = None;
     let Some(draft) = &raw.draft else {
         raw.problem = Some("nothing to send: e opens runtime.toml");
         return UiCommand::Repaint;
     };
+    if !here(draft, model) {
+        raw.problem = Some(ELSEWHERE);
+        return UiCommand::Repaint;
+    }
     let Some(intent) = draft.intent() else {
         raw.problem = Some(
             "not resent: the last save may have written the file; u / U pick a base from a new read",
@@ -217,6 +237,10 @@ fn adopt(raw: &mut RawUi, model: &Model, take_file: bool) -> UiCommand {
         raw.problem = Some("no draft: e opens runtime.toml");
         return UiCommand::Repaint;
     };
+    if !here(draft, model) {
+        raw.problem = Some(ELSEWHERE);
+        return UiCommand::Repaint;
+    }
     let reads = &model.system.config_reads;
     let fresh = match (&draft.released_by, &draft.base) {
         (Some(save), _) => reads.since_receipt(save),
@@ -280,11 +304,13 @@ pub fn settle(raw: &mut RawUi, model: &Model) -> Option<EditRequest> {
     settle_receipt(raw, model);
     let mark = raw.opening?;
     let reads = &model.system.config_reads;
+    let workspace = current_workspace(model)?;
     if let Some((generation, observed)) = shown_read(model).filter(|(g, _)| *g > mark) {
         raw.opening = None;
         let value = &observed.value;
         let owner = raw.next_owner();
         raw.draft = Some(RawDraft {
+            workspace,
             owner,
             text: value.source_text.clone(),
             base: Some(RawBase {
@@ -347,12 +373,14 @@ fn settle_receipt(raw: &mut RawUi, model: &Model) {
 
 /// The editor came back (purpose `runtime.toml`): an edit is a new owner, saved at once when
 /// the draft has a base; anything else keeps the draft as it was.
-pub fn edited(raw: &mut RawUi, result: EditResult) -> (UiCommand, Option<String>) {
+pub fn edited(raw: &mut RawUi, model: &Model, result: EditResult) -> (UiCommand, Option<String>) {
     raw.problem = None;
     match result.outcome {
         EditOutcome::Edited(text) => {
             let owner = raw.next_owner();
+            let workspace = current_workspace(model).unwrap_or_default();
             let draft = raw.draft.get_or_insert_with(|| RawDraft {
+                workspace,
                 owner,
                 text: String::new(),
                 base: None,
@@ -362,6 +390,12 @@ pub fn edited(raw: &mut RawUi, result: EditResult) -> (UiCommand, Option<String>
             });
             draft.owner = owner;
             draft.text = text;
+            if !here(draft, model) {
+                return (
+                    UiCommand::Repaint,
+                    Some(format!("runtime.toml: {ELSEWHERE}")),
+                );
+            }
             match draft.intent() {
                 Some(intent) => (
                     UiCommand::RuntimeRaw(RuntimeRawCommand::Submit { intent, owner }),
@@ -523,6 +557,16 @@ pub fn lines(model: &Model, raw: &RawUi, width: usize, theme: Theme) -> Vec<Line
             draft.owner,
             draft.text.lines().count()
         )));
+        if !here(draft, model) {
+            out.push(Line::styled(
+                fit_width(
+                    &format!("│ of workspace {}: {ELSEWHERE}", sanitize(&draft.workspace)),
+                    width,
+                )
+                .into_owned(),
+                theme.style(Tone::Warn),
+            ));
+        }
         if let Some(sent) = &draft.sent
             && let Some(phase) = phase_of(model, &sent.save_id)
         {
