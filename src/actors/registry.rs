@@ -130,6 +130,7 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
                 "save:connector_unbind",
                 "save:board_post",
                 "save:keeper_settings",
+                "save:keeper_create",
             ],
             saves::SaveHubSpawner { outbox },
         ),
@@ -162,6 +163,7 @@ mod tests {
             KeepersSlot::Op(KeeperOpSlot::Assignment(SaveId("save-1".into()))),
             KeepersSlot::Op(KeeperOpSlot::Lifecycle(SaveId("save-1".into()))),
             KeepersSlot::Op(KeeperOpSlot::Settings(SaveId("save-1".into()))),
+            KeepersSlot::Op(KeeperOpSlot::Create(SaveId("save-1".into()))),
             KeepersSlot::Settings,
         ]));
         {

@@ -8,6 +8,7 @@ use super::saves::{SaveBook, SaveEntry};
 use crate::actors::contract::Ticket;
 use crate::actors::keepers::KeepersSlot;
 use crate::actors::keepers::ops::assignment::AssignmentSave;
+use crate::actors::keepers::ops::create::CreateSave;
 use crate::actors::keepers::ops::lifecycle::LifecycleSave;
 use crate::actors::keepers::ops::sandbox::SandboxSave;
 use crate::actors::keepers::ops::settings::SettingsSave;
@@ -26,6 +27,8 @@ pub struct KeeperOpsModel {
     pub lifecycle: SaveBook<LifecycleSave>,
     /// Settings saves of `e` (exclusive with Sandbox and assignment, H-11).
     pub settings: SaveBook<SettingsSave>,
+    /// Creates of `a` (independent of every other operation; one per name in flight).
+    pub create: SaveBook<CreateSave>,
     /// A receipt landed: the roster is re-read (it never replaces the receipt).
     reread: bool,
 }
@@ -37,6 +40,7 @@ pub enum LatestOp<'a> {
     Assignment(&'a SaveEntry<AssignmentSave>),
     Lifecycle(&'a SaveEntry<LifecycleSave>),
     Settings(&'a SaveEntry<SettingsSave>),
+    Create(&'a SaveEntry<CreateSave>),
 }
 
 impl KeeperOpsModel {
@@ -46,6 +50,7 @@ impl KeeperOpsModel {
             KeeperOpSlot::Assignment(id) => self.assignment.dispatched(id, ticket),
             KeeperOpSlot::Lifecycle(id) => self.lifecycle.dispatched(id, ticket),
             KeeperOpSlot::Settings(id) => self.settings.dispatched(id, ticket),
+            KeeperOpSlot::Create(id) => self.create.dispatched(id, ticket),
         }
     }
 
@@ -69,6 +74,7 @@ impl KeeperOpsModel {
             (KeeperOpSlot::Settings(_), KeeperOpEvent::Settings(e)) => {
                 self.settings.judge(ticket, e)
             }
+            (KeeperOpSlot::Create(_), KeeperOpEvent::Create(e)) => self.create.judge(ticket, e),
             _ => Err(RejectReason::UnknownSlot),
         }
     }
@@ -91,6 +97,10 @@ impl KeeperOpsModel {
                 self.reread |= is_receipt(&e.step);
                 self.settings.apply(e);
             }
+            KeeperOpEvent::Create(e) => {
+                self.reread |= is_receipt(&e.step);
+                self.create.apply(e);
+            }
         }
     }
 
@@ -100,6 +110,7 @@ impl KeeperOpsModel {
             KeeperOpSlot::Assignment(id) => self.assignment.retired(id, ticket),
             KeeperOpSlot::Lifecycle(id) => self.lifecycle.retired(id, ticket),
             KeeperOpSlot::Settings(id) => self.settings.retired(id, ticket),
+            KeeperOpSlot::Create(id) => self.create.retired(id, ticket),
         }
     }
 
@@ -122,6 +133,15 @@ impl KeeperOpsModel {
         None
     }
 
+    /// The newest create in `workspace`, whatever its name (its line shows until another
+    /// operation is newer).
+    pub fn latest_create(&self, workspace: &str) -> Option<&SaveEntry<CreateSave>> {
+        self.create
+            .entries()
+            .rev()
+            .find(|e| e.workspace == workspace)
+    }
+
     /// The newest operation on `keeper` in `workspace` (save ids sort by time).
     pub fn latest(&self, keeper: &str, workspace: &str) -> Option<LatestOp<'_>> {
         let candidates = [
@@ -137,6 +157,9 @@ impl KeeperOpsModel {
             self.settings
                 .latest(keeper, workspace)
                 .map(|e| (&e.save_id, LatestOp::Settings(e))),
+            self.create
+                .latest(keeper, workspace)
+                .map(|e| (&e.save_id, LatestOp::Create(e))),
         ];
         candidates
             .into_iter()

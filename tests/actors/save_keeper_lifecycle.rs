@@ -46,7 +46,10 @@ async fn act(
 
 /// An explicit roster read (what the view demands after a receipt, N-3); `paused` and
 /// `keepalive_running` of `keeper`, or `None` when the roster no longer lists it.
-async fn roster_row(rig: &mut Rig, keeper: &str) -> Option<(Option<bool>, Option<bool>)> {
+pub(crate) async fn roster_row(
+    rig: &mut Rig,
+    keeper: &str,
+) -> Option<(Option<bool>, Option<bool>)> {
     // The read made for this demand carries a generation newer than every earlier one.
     let before = rig
         .view

@@ -71,6 +71,7 @@ pub(crate) fn step_of(event: &KeeperOpEvent) -> String {
         KeeperOpEvent::Assignment(e) => name(&e.step),
         KeeperOpEvent::Lifecycle(e) => name(&e.step),
         KeeperOpEvent::Settings(e) => name(&e.step),
+        KeeperOpEvent::Create(e) => name(&e.step),
     }
 }
 
@@ -80,6 +81,7 @@ fn ended(event: &KeeperOpEvent) -> bool {
         KeeperOpEvent::Assignment(e) => matches!(e.step, SaveStep::Ended(_)),
         KeeperOpEvent::Lifecycle(e) => matches!(e.step, SaveStep::Ended(_)),
         KeeperOpEvent::Settings(e) => matches!(e.step, SaveStep::Ended(_)),
+        KeeperOpEvent::Create(e) => matches!(e.step, SaveStep::Ended(_)),
     }
 }
 

@@ -12,6 +12,7 @@ mod pty_chat;
 mod pty_connectors;
 mod pty_demo;
 mod pty_editor;
+mod pty_keeper_create;
 mod pty_keeper_ops;
 mod pty_keeper_settings;
 mod pty_runtime;

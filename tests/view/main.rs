@@ -30,6 +30,7 @@ mod view_board_compose;
 mod view_board_rules;
 mod view_editor;
 mod view_fetched_states;
+mod view_keeper_create;
 mod view_keeper_detail;
 mod view_keeper_settings;
 mod view_runtime;

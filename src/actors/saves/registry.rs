@@ -9,7 +9,7 @@ use crate::actors::chat::{TurnInterrupt, TurnSteer};
 use crate::actors::decisions::approval::ApprovalDecision;
 use crate::actors::decisions::ask_answer::AskAnswer;
 use crate::actors::keepers::ops::{
-    assignment::AssignmentSave, lifecycle::LifecycleSave, sandbox::SandboxSave,
+    assignment::AssignmentSave, create::CreateSave, lifecycle::LifecycleSave, sandbox::SandboxSave,
     settings::SettingsSave,
 };
 use crate::actors::system::binding::{ConnectorBind, ConnectorUnbind};
@@ -31,5 +31,6 @@ pub fn kinds() -> &'static [&'static dyn RestoreSave] {
         &Restorer::<SettingsSave>::NEW,
         &Restorer::<TurnInterrupt>::NEW,
         &Restorer::<TurnSteer>::NEW,
+        &Restorer::<CreateSave>::NEW,
     ]
 }

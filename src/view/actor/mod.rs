@@ -694,7 +694,10 @@ impl<B: FrameSink> ViewState<B> {
             return Err("not sent: workspace not confirmed");
         };
         let ops = &mut self.model.keepers.ops;
-        let exclusive = !matches!(request, KeeperOpRequest::Lifecycle(_));
+        let exclusive = !matches!(
+            request,
+            KeeperOpRequest::Lifecycle(_) | KeeperOpRequest::Create(_)
+        );
         if exclusive && ops.busy(request.keeper(), &scope.workspace.0).is_some() {
             return Err("not sent: another operation on this keeper is in flight");
         }
@@ -714,6 +717,9 @@ impl<B: FrameSink> ViewState<B> {
             }
             KeeperOpRequest::Settings(intent) => {
                 submit_save(&mut ops.settings, hub.as_ref(), intent, scope)
+            }
+            KeeperOpRequest::Create(intent) => {
+                submit_save(&mut ops.create, hub.as_ref(), intent, scope)
             }
         };
         submitted.map(|_| ())

@@ -118,6 +118,8 @@ pub struct Ui {
     pub asks: approvals::asks::AsksUi,
     /// The Keeper settings editor `e`: its preparation and the edit open (H-1…H-7).
     pub keeper_settings: keepers::settings::SettingsUi,
+    /// Create Keeper `a`: the declaration drafts per workspace (H-16, H-17).
+    pub keeper_create: keepers::create::CreateUi,
 }
 
 impl Default for Ui {
@@ -138,6 +140,7 @@ impl Default for Ui {
             edit_request: None,
             asks: approvals::asks::AsksUi::default(),
             keeper_settings: keepers::settings::SettingsUi::default(),
+            keeper_create: keepers::create::CreateUi::default(),
         }
     }
 }

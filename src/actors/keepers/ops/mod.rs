@@ -8,6 +8,7 @@
 //! with a fresh `/health` just before its POST; the server's CAS stays the last word.
 
 pub mod assignment;
+pub mod create;
 pub mod lifecycle;
 pub mod sandbox;
 pub mod settings;
@@ -18,6 +19,7 @@ use crate::protocol::client::WorkspaceClient;
 use crate::protocol::keeper_config::{CompositeRevision, KeeperConfigSnapshot};
 use crate::protocol::keeper_ops::keeper_config_path;
 use assignment::{AssignmentIntent, AssignmentSave};
+use create::{CreateIntent, CreateSave};
 use lifecycle::{LifecycleIntent, LifecycleSave};
 use sandbox::{SandboxIntent, SandboxSave};
 use settings::{SettingsIntent, SettingsSave};
@@ -59,6 +61,8 @@ pub enum KeeperOpSlot {
     Lifecycle(SaveId),
     /// Settings `e` (§9.6).
     Settings(SaveId),
+    /// Create Keeper `a` (§9.9).
+    Create(SaveId),
 }
 
 impl KeeperOpSlot {
@@ -68,15 +72,18 @@ impl KeeperOpSlot {
             Self::Assignment(_) => AssignmentSave::KIND,
             Self::Lifecycle(_) => LifecycleSave::KIND,
             Self::Settings(_) => SettingsSave::KIND,
+            Self::Create(_) => CreateSave::KIND,
         };
         format!("save:{kind}")
     }
 
     pub fn save_id(&self) -> &SaveId {
         match self {
-            Self::Sandbox(id) | Self::Assignment(id) | Self::Lifecycle(id) | Self::Settings(id) => {
-                id
-            }
+            Self::Sandbox(id)
+            | Self::Assignment(id)
+            | Self::Lifecycle(id)
+            | Self::Settings(id)
+            | Self::Create(id) => id,
         }
     }
 }
@@ -88,6 +95,7 @@ pub enum KeeperOpEvent {
     Assignment(SaveEvent<AssignmentSave>),
     Lifecycle(SaveEvent<LifecycleSave>),
     Settings(SaveEvent<SettingsSave>),
+    Create(SaveEvent<CreateSave>),
 }
 
 impl KeeperOpEvent {
@@ -98,6 +106,7 @@ impl KeeperOpEvent {
             Self::Assignment(e) => e.step.trace_outcome(),
             Self::Lifecycle(e) => e.step.trace_outcome(),
             Self::Settings(e) => e.step.trace_outcome(),
+            Self::Create(e) => e.step.trace_outcome(),
         }
     }
 
@@ -107,6 +116,7 @@ impl KeeperOpEvent {
             Self::Assignment(e) => &e.save_id,
             Self::Lifecycle(e) => &e.save_id,
             Self::Settings(e) => &e.save_id,
+            Self::Create(e) => &e.save_id,
         }
     }
 }
@@ -119,6 +129,7 @@ pub enum KeeperOpRequest {
     Assignment(AssignmentIntent),
     Lifecycle(LifecycleIntent),
     Settings(SettingsIntent),
+    Create(CreateIntent),
 }
 
 impl KeeperOpRequest {
@@ -128,6 +139,7 @@ impl KeeperOpRequest {
             Self::Assignment(i) => &i.keeper,
             Self::Lifecycle(i) => &i.keeper,
             Self::Settings(i) => &i.keeper,
+            Self::Create(i) => &i.name,
         }
     }
 }

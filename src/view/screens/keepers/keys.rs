@@ -34,6 +34,10 @@ pub const ROSTER_KEYS: &[(&str, &str)] = &[
         "e",
         "settings in $EDITOR (Esc or a move cancels while reading)",
     ),
+    (
+        "a",
+        "create a keeper: its declaration in $EDITOR (create-only)",
+    ),
     ("U", "runtime assignment picker"),
     ("p", "pause (boot when no fiber runs)"),
     ("w", "wake"),
@@ -60,6 +64,9 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         && let Some(cmd) = super::lifecycle::key(ui, model, key)
     {
         return cmd;
+    }
+    if !ui.roster.detail_open && key.code == KeyCode::Char('a') {
+        return super::create::key(ui, model);
     }
     let page = ui.roster_page_rows().max(1);
     roster_key(&mut ui.roster, model, key, page)

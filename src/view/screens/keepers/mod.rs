@@ -5,6 +5,8 @@
 //! An absent field is shown as absent (`?` for flags, `-` elsewhere), never as false or 0.
 //! Every `Fetched` state has its own wording (G-4, G-5).
 
+pub mod create;
+pub mod create_doc;
 pub mod detail;
 pub mod keys;
 pub mod lifecycle;
@@ -573,7 +575,7 @@ impl super::screen::Screen for KeepersScreen {
         } else if ui.roster.detail_open {
             " · [/] tabs · j/k scroll · o logs · e settings · d/m/s sandbox · U runtime · r re-read · Esc close"
         } else {
-            " · j/k move · Enter detail · e settings · p/w pause/wake · s s shutdown · x x delete · g gate · U runtime"
+            " · j/k move · Enter detail · e settings · a new · p/w pause/wake · s s shutdown · x x delete · g gate · U runtime"
         };
         vec![Span::styled(text, theme.style(Tone::Dim))]
     }
@@ -650,6 +652,7 @@ impl super::screen::Screen for KeepersScreen {
     ) -> crate::view::command::UiCommand {
         match result.purpose {
             crate::view::editor::EditPurpose::KeeperSettings => settings::edited(ui, model, result),
+            crate::view::editor::EditPurpose::KeeperCreate => create::edited(ui, model, result),
             _ => {
                 ui.notice = Some(result.notice());
                 crate::view::command::UiCommand::Repaint

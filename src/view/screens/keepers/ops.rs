@@ -4,9 +4,11 @@
 //! submitted by the view actor, never awaited here.
 
 use crate::actors::keepers::ops::assignment::AssignmentIntent;
+use crate::actors::keepers::ops::create::CreateSave;
 use crate::actors::keepers::ops::lifecycle::LifecycleApplied;
 use crate::actors::keepers::ops::sandbox::{SandboxIntent, profile_word};
 use crate::actors::keepers::ops::{KeeperOpRequest, describe};
+use crate::actors::saves::SaveId;
 use crate::protocol::keeper_config::SandboxProfile;
 use crate::protocol::keepers::KeeperRowSlot;
 use crate::protocol::outcome::{
@@ -16,7 +18,7 @@ use crate::protocol::outcome::{
 use crate::view::command::UiCommand;
 use crate::view::keeper_ops::LatestOp;
 use crate::view::model::Model;
-use crate::view::saves::SavePhase;
+use crate::view::saves::{SaveEntry, SavePhase};
 use crate::view::screens::{RosterUi, Ui};
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};
@@ -231,6 +233,10 @@ pub fn op_line(op: LatestOp<'_>) -> (String, Tone) {
             });
             (format!("{what}: {state}"), tone)
         }
+        LatestOp::Create(entry) => (
+            format!("create: {}", create_words(entry).0),
+            create_words(entry).1,
+        ),
         LatestOp::Lifecycle(entry) => {
             let what = entry.intent.action.words();
             let (state, tone) = phase_words(&entry.phase).unwrap_or_else(|| {
@@ -254,6 +260,68 @@ pub fn op_line(op: LatestOp<'_>) -> (String, Tone) {
             });
             (format!("{what}: {state}"), tone)
         }
+    }
+}
+
+/// Where a create stands (H-14: confirming, sending, terminal), each outcome in its own words.
+fn create_words(entry: &SaveEntry<CreateSave>) -> (String, Tone) {
+    let (words, tone) = match &entry.phase {
+        SavePhase::Submitted | SavePhase::Written => {
+            return ("confirming the workspace".into(), Tone::Busy);
+        }
+        SavePhase::Sending => return ("sending".into(), Tone::Busy),
+        SavePhase::Ended(r) | SavePhase::Restored(r) => match r {
+            SaveOutcome::Applied { warning: None, .. } => {
+                return (
+                    "created; the roster lists it after the re-read".into(),
+                    Tone::Good,
+                );
+            }
+            SaveOutcome::Applied {
+                warning: Some(w), ..
+            } => return (format!("created · {w}"), Tone::Warn),
+            SaveOutcome::Unchanged => return ("unchanged".into(), Tone::Good),
+            SaveOutcome::Conflict { .. } => (
+                "rejected: a keeper with this name exists (nothing changed)".to_string(),
+                Tone::Bad,
+            ),
+            SaveOutcome::NotApplied { reason } => (format!("rejected: {reason}"), Tone::Bad),
+            SaveOutcome::NotSent { reason } => {
+                (format!("not sent: {}", describe(reason)), Tone::Warn)
+            }
+            SaveOutcome::OutcomeUnknown { reason } => (
+                format!(
+                    "result unconfirmed: {reason} · not resent; the roster shows whether it exists"
+                ),
+                Tone::Bad,
+            ),
+        },
+    };
+    (format!("{words} · a reopens your declaration"), tone)
+}
+
+/// The line's operation for the selected `keeper`: its newest operation, or the newest create
+/// (any name) when that is newer. The name it is about comes with it.
+fn line_op<'a>(model: &'a Model, keeper: &str, workspace: &str) -> Option<(String, LatestOp<'a>)> {
+    let ops = &model.keepers.ops;
+    let own = ops.latest(keeper, workspace);
+    let create = ops.latest_create(workspace);
+    let own_id = own.map(latest_id);
+    match create {
+        Some(c) if own_id.is_none_or(|id| c.save_id > *id) => {
+            Some((c.intent.name.clone(), LatestOp::Create(c)))
+        }
+        _ => own.map(|op| (keeper.to_string(), op)),
+    }
+}
+
+fn latest_id<'a>(op: LatestOp<'a>) -> &'a SaveId {
+    match op {
+        LatestOp::Sandbox(e) => &e.save_id,
+        LatestOp::Assignment(e) => &e.save_id,
+        LatestOp::Lifecycle(e) => &e.save_id,
+        LatestOp::Settings(e) => &e.save_id,
+        LatestOp::Create(e) => &e.save_id,
     }
 }
 
@@ -285,13 +353,10 @@ fn lifecycle_words(applied: &LifecycleApplied) -> String {
 
 /// Whether `keeper` has an operation line (an operation this session, in this workspace).
 pub fn has_line(model: &Model, keeper: &str) -> bool {
-    model.gate().current().is_some_and(|scope| {
-        model
-            .keepers
-            .ops
-            .latest(keeper, &scope.workspace.0)
-            .is_some()
-    })
+    model
+        .gate()
+        .current()
+        .is_some_and(|scope| line_op(model, keeper, &scope.workspace.0).is_some())
 }
 
 /// The operation line of the selected Keeper, drawn on the last row of `area`.
@@ -299,7 +364,7 @@ pub fn render_op_line(model: &Model, keeper: &str, theme: Theme, area: Rect, buf
     let Some(scope) = model.gate().current() else {
         return;
     };
-    let Some(op) = model.keepers.ops.latest(keeper, &scope.workspace.0) else {
+    let Some((keeper, op)) = line_op(model, keeper, &scope.workspace.0) else {
         return;
     };
     if area.height == 0 {
@@ -308,7 +373,7 @@ pub fn render_op_line(model: &Model, keeper: &str, theme: Theme, area: Rect, buf
     let (text, tone) = op_line(op);
     let row = Rect::new(area.x, area.y + area.height - 1, area.width, 1);
     Clear.render(row, buf);
-    let text = format!("{}: {}", sanitize(keeper), sanitize(&text));
+    let text = format!("{}: {}", sanitize(&keeper), sanitize(&text));
     Line::styled(
         fit_width(&text, area.width as usize).into_owned(),
         theme.style(tone),

@@ -150,7 +150,7 @@ pub struct EditedSettings {
     pub confirm_context_shrink: bool,
 }
 
-fn strings(key: &str, v: &toml_edit::Value) -> Result<Vec<Value>, String> {
+pub(super) fn strings(key: &str, v: &toml_edit::Value) -> Result<Vec<Value>, String> {
     let arr = v
         .as_array()
         .ok_or_else(|| format!("{key} must be a list of strings"))?;
@@ -163,7 +163,7 @@ fn strings(key: &str, v: &toml_edit::Value) -> Result<Vec<Value>, String> {
         .collect()
 }
 
-fn one_of(key: &str, v: &toml_edit::Value, allowed: &[&str]) -> Result<Value, String> {
+pub(super) fn one_of(key: &str, v: &toml_edit::Value, allowed: &[&str]) -> Result<Value, String> {
     match v.as_str() {
         Some(s) if allowed.contains(&s) => Ok(json!(s)),
         _ => Err(format!("{key} must be one of {}", allowed.join(", "))),
@@ -199,8 +199,9 @@ fn parse_value(key: &str, v: &toml_edit::Value) -> Result<Value, String> {
     }
 }
 
-/// Parses the edited file strictly. `Err` names the first problem (nothing is sent).
-pub fn parse(text: &str) -> Result<EditedSettings, String> {
+/// The top-level `key = value` pairs of an edited file, in order; a table or invalid TOML is
+/// refused with the parser's last line.
+pub(super) fn top_level_values(text: &str) -> Result<Vec<(String, toml_edit::Value)>, String> {
     let doc = toml_edit::Document::parse(text.to_string()).map_err(|e| {
         let msg = e.to_string();
         format!(
@@ -208,12 +209,22 @@ pub fn parse(text: &str) -> Result<EditedSettings, String> {
             msg.lines().last().unwrap_or_default().trim()
         )
     })?;
+    doc.as_table()
+        .iter()
+        .map(|(key, item)| match item.as_value() {
+            Some(v) => Ok((key.to_string(), v.clone())),
+            None => Err(format!("{key} must be a value, not a table")),
+        })
+        .collect()
+}
+
+/// Parses the edited file strictly. `Err` names the first problem (nothing is sent).
+pub fn parse(text: &str) -> Result<EditedSettings, String> {
     let mut fields = Map::new();
     let mut confirm = false;
-    for (key, item) in doc.as_table().iter() {
-        let value = item
-            .as_value()
-            .ok_or_else(|| format!("{key} must be a value, not a table"))?;
+    for (key, value) in top_level_values(text)? {
+        let key = key.as_str();
+        let value = &value;
         if key == CONFIRM_SHRINK {
             confirm = value
                 .as_bool()

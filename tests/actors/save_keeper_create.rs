@@ -1,0 +1,118 @@
+//! Create Keeper on the embedded server (issue 10 `a`; protocol.md §9.9, §11; sources.md
+//! H-14…H-16): the create-only POST after the machinery's workspace confirm, each outcome
+//! distinct (created, rejected, result unconfirmed), each sent exactly once, the roster listing
+//! a created Keeper.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+use crate::actor_support::{plan, rig_with};
+use crate::save_keeper_lifecycle::roster_row;
+use crate::save_keeper_ops::{confirmed_scope, receipt_event, stages, steps, submit};
+use masc_tui::actors::keepers::ops::KeeperOpEvent;
+use masc_tui::actors::keepers::ops::create::{CREATE_PATH, CreateIntent, CreateSave};
+use masc_tui::actors::saves::{SaveId, SaveStep};
+use masc_tui::protocol::outcome::{KeeperCreateOutcome, SaveOutcome};
+use masc_tui::server::faults::FaultPlan;
+use serde_json::{Value, json};
+
+fn declaration(name: &str) -> CreateIntent {
+    let Value::Object(body) = json!({
+        "name": name, "sandbox_profile": "docker", "network_mode": "none",
+        "instructions": "Watch the nightly board."
+    }) else {
+        panic!("an object")
+    };
+    CreateIntent {
+        name: name.into(),
+        declaration: body,
+    }
+}
+
+async fn create_receipt(rig: &mut crate::actor_support::Rig, id: &SaveId) -> KeeperCreateOutcome {
+    match receipt_event(rig, id).await {
+        KeeperOpEvent::Create(e) => match e.step {
+            SaveStep::Ended(r) => r,
+            other => panic!("not a receipt: {other:?}"),
+        },
+        other => panic!("not a create: {other:?}"),
+    }
+}
+
+/// H-14, §9.9: confirming (written), sending, terminal — created with its lane running; the
+/// roster then lists it; the same name again is rejected as existing (never changed).
+#[tokio::test(flavor = "current_thread")]
+async fn h14_s9_9_create_is_sent_once_created_then_the_same_name_is_rejected() {
+    let mut rig = rig_with(FaultPlan::default()).await;
+    let scope = confirmed_scope(&mut rig).await;
+    let id = submit::<CreateSave>(&mut rig, declaration("lark"), scope.clone()).await;
+    match create_receipt(&mut rig, &id).await {
+        SaveOutcome::Applied { detail, warning } => {
+            assert_eq!(detail.name, "lark");
+            assert!(warning.is_none(), "{warning:?}");
+        }
+        other => panic!("not created: {other:?}"),
+    }
+    assert_eq!(
+        steps(&mut rig, &id),
+        ["written", "sending", "ended:applied"]
+    );
+    assert_eq!(rig.server.request_count("POST", CREATE_PATH), 1);
+    assert!(
+        roster_row(&mut rig, "lark").await.is_some(),
+        "the roster lists it"
+    );
+
+    let again = submit::<CreateSave>(&mut rig, declaration("lark"), scope).await;
+    match create_receipt(&mut rig, &again).await {
+        SaveOutcome::Conflict { current } => assert_eq!(current.name.as_deref(), Some("lark")),
+        other => panic!("not rejected as existing: {other:?}"),
+    }
+    assert_eq!(
+        stages(&rig, "keeper_create")
+            .iter()
+            .filter(|s| s.starts_with("worker_return"))
+            .cloned()
+            .collect::<Vec<_>>(),
+        ["worker_return:ok", "worker_return:conflict"]
+    );
+    rig.finish().await;
+}
+
+/// H-14, §11: a 400 is server-rejected (not applied); a drop before the handler and a drop
+/// after the store committed are result unconfirmed — the second really created it, once; a
+/// 500 is unconfirmed too. Each sent exactly once; nothing resent.
+#[tokio::test(flavor = "current_thread")]
+async fn h14_rejected_and_unconfirmed_are_distinct_and_each_sent_once() {
+    let post = format!(r#""method":"POST","path":"{CREATE_PATH}""#);
+    let rules = format!(
+        r#"{{"match":{{{post}}},"when":{{"nth":1}},"fault":{{"status":400,"body":{{"ok":false,"error":"instructions is required"}}}}}},
+           {{"match":{{{post}}},"when":{{"nth":2}},"fault":{{"drop":"before_apply"}}}},
+           {{"match":{{{post}}},"when":{{"nth":3}},"fault":{{"drop":"after_apply"}}}},
+           {{"match":{{{post}}},"when":{{"nth":4}},"fault":{{"status":500,"body":{{"error":"boom"}}}}}}"#
+    );
+    let mut rig = rig_with(plan(&rules)).await;
+    let scope = confirmed_scope(&mut rig).await;
+    let mut classes = Vec::new();
+    for name in ["wren-a", "wren-b", "wren-c", "wren-d"] {
+        let id = submit::<CreateSave>(&mut rig, declaration(name), scope.clone()).await;
+        classes.push(create_receipt(&mut rig, &id).await.class().to_string());
+    }
+    assert_eq!(
+        classes,
+        [
+            "not_applied",
+            "outcome_unknown",
+            "outcome_unknown",
+            "outcome_unknown"
+        ]
+    );
+    assert_eq!(rig.server.request_count("POST", CREATE_PATH), 4);
+    assert!(
+        roster_row(&mut rig, "wren-b").await.is_none(),
+        "dropped before apply: not created"
+    );
+    assert!(
+        roster_row(&mut rig, "wren-c").await.is_some(),
+        "dropped after apply: created once"
+    );
+    rig.finish().await;
+}
