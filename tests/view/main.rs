@@ -8,6 +8,7 @@
 mod rig;
 mod work_build;
 
+mod chat_approvals;
 mod chat_projection;
 mod chat_projection_modes;
 mod chat_screen;

@@ -529,6 +529,10 @@ impl<B: FrameSink> ViewState<B> {
                         "a decision on this approval is already in flight",
                     )
                     .map(str::to_string);
+                // A decision made in the chat (`/approve`, `/deny`) shows there at once.
+                if let Some(pane) = self.model.chat.pane.as_mut() {
+                    crate::view::chat::approvals::sync(&self.model.decisions, pane);
+                }
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Answer(intent) => {

@@ -10,6 +10,7 @@
 //!   [`surface`]: the chat surface model that owns it and the chat inbox; [`control`]: the
 //!   turn control saves (`/interrupt`, `/steer`) and their rows.
 
+pub mod approvals;
 pub mod control;
 pub mod gutter;
 pub mod live;

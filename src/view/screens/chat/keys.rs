@@ -4,6 +4,8 @@
 //! chat is open, so typed text never reaches the roster or the tab ring.
 
 use super::{ChatUi, ChatUiCommand, Progress, composer_layout, transcript_rows};
+use crate::protocol::operator::Decision;
+use crate::view::chat::approvals;
 use crate::view::chat::{ReasoningMode, ScrollPosition, ToolVisibility, ViewToggle};
 use crate::view::command::UiCommand;
 use crate::view::composer::slash::{ThinkingChoice, ToolsChoice};
@@ -35,6 +37,11 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
     let page = transcript_rows(&layout).max(1);
     let revision = chat.composer.revision();
     let action = chat.composer.handle_key(key, &layout.key_context(now));
+    // An armed `/approve` / `/deny` survives typing the command again; anything else disarms.
+    let armed = match action {
+        ComposerAction::Edited | ComposerAction::Unchanged => chat.armed.clone(),
+        _ => chat.armed.take(),
+    };
     if chat.composer.revision() != revision {
         // The recalled text was edited or sent: it is the draft now (C-65).
         chat.recall.end();
@@ -48,6 +55,8 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
                 draft: message.draft,
             })
         }
+        ComposerAction::Slash(SlashCommand::Approve) => decide(ui, model, Decision::Confirm, armed),
+        ComposerAction::Slash(SlashCommand::Deny) => decide(ui, model, Decision::Deny, armed),
         ComposerAction::Slash(command) => slash(ui, command, now),
         // C-66: the composer put the typed error on its footer; nothing is sent.
         ComposerAction::SlashRejected(_) | ComposerAction::Edited => UiCommand::Repaint,
@@ -256,6 +265,66 @@ fn slash(ui: &mut Ui, command: SlashCommand, now: Instant) -> UiCommand {
             .composer
             .report_failure(format!("not available in masc-tui yet: {other}"), now),
     }
+    UiCommand::Repaint
+}
+
+/// `/approve` / `/deny` (C-53, armed like `y y` / `n n` in Approvals): the first press previews
+/// the oldest pending approval of the chat target on the footer, the same command again decides
+/// it through the approval save; nothing is decided while a decision on it is in flight.
+fn decide(
+    ui: &mut Ui,
+    model: &Model,
+    decision: Decision,
+    armed: Option<(String, Decision)>,
+) -> UiCommand {
+    let Some(chat) = ui.chat.as_mut() else {
+        return UiCommand::None;
+    };
+    let command = match decision {
+        Decision::Confirm => "/approve",
+        Decision::Deny => "/deny",
+    };
+    let workspace = crate::view::screens::approvals::workspace(model);
+    let pending: Vec<_> = approvals::pending_for(&model.decisions, &chat.keeper)
+        .into_iter()
+        .filter(|a| {
+            workspace.as_deref().is_none_or(|ws| {
+                model
+                    .decisions
+                    .decisions
+                    .in_flight(&a.confirm_token, ws)
+                    .is_none()
+            })
+        })
+        .collect();
+    let Some(approval) = pending.first() else {
+        ui.notice = Some(format!(
+            "{command}: no approval of {} is waiting",
+            crate::view::text::sanitize(&chat.keeper)
+        ));
+        return UiCommand::Repaint;
+    };
+    if armed.as_ref() == Some(&(approval.confirm_token.clone(), decision)) {
+        ui.notice = None;
+        return UiCommand::Decide(crate::view::screens::approvals::intent_of(
+            approval, decision,
+        ));
+    }
+    chat.armed = Some((approval.confirm_token.clone(), decision));
+    let more = match pending.len() {
+        1 => String::new(),
+        n => format!(" ({n} waiting; the oldest first)"),
+    };
+    ui.notice = Some(format!(
+        "{} {} of {}?{more} {command} again to confirm; anything else cancels",
+        if decision == Decision::Confirm {
+            "approve"
+        } else {
+            "deny"
+        },
+        crate::view::text::sanitize(&approval.delegated_tool),
+        crate::view::text::sanitize(&chat.keeper),
+    ));
     UiCommand::Repaint
 }
 

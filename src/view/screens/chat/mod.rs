@@ -61,6 +61,9 @@ pub struct ChatUi {
     pub modes: ViewModes,
     /// Where Up/Down recall stands (C-65).
     pub recall: RecallCursor,
+    /// `/approve` or `/deny` armed on this approval (confirm token): the same command again
+    /// decides it; any other action disarms.
+    pub armed: Option<(String, crate::protocol::operator::Decision)>,
 }
 
 pub use crate::view::command::ChatUiCommand;
@@ -167,6 +170,7 @@ pub fn dispatch(
                 scroll: ScrollPosition::Newest,
                 modes: ViewModes::default(),
                 recall: RecallCursor::default(),
+                armed: None,
             });
             (!cast(ChatCommand::Open { keeper }))
                 .then(|| "chat not loaded: chat source not running".to_string())
@@ -280,6 +284,8 @@ pub fn after_observed(model: &mut Model, ui: &mut Ui, hubs: ChatHandles<'_>) -> 
     let Some(pane) = model.chat.pane.as_mut() else {
         return false;
     };
+    // The chat target's approval questions and their decisions (C-44, C-53).
+    crate::view::chat::approvals::sync(&model.decisions, pane);
     let effects = pane.take_effects();
     let changed = !effects.is_empty();
     for effect in effects {
