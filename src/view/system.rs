@@ -26,6 +26,7 @@ use crate::actors::system::{
     LoadPart, PartOutcome, RUNTIME, RUNTIME_CONFIG, SystemObservation, SystemSlot, TOOLS,
     ToolsCommand,
 };
+use crate::protocol::admission::ReadScope;
 use crate::protocol::async_requests::AsyncRequestList;
 use crate::protocol::connectors::{ConnectorStatusList, NameScope};
 use crate::protocol::outcome::SaveClass;
@@ -76,6 +77,8 @@ pub struct SystemModel {
     pub reread: Option<Reread>,
     /// A settled binding write the Connectors source has not been told of yet (D-10).
     write_demand: bool,
+    /// The workspace the binding write that owes the re-read was made in (D-13).
+    reread_workspace: Option<String>,
 }
 
 /// The status re-read a binding write is owed (D-10…D-14): `covering` is the first status
@@ -116,6 +119,7 @@ impl SystemModel {
             unbinds: SaveBook::default(),
             reread: None,
             write_demand: false,
+            reread_workspace: None,
         }
     }
 
@@ -126,12 +130,13 @@ impl SystemModel {
 
     /// A binding write's receipt landed: the status must be read again after it, unless the
     /// write is known not to have changed anything on the server.
-    fn binding_settled(&mut self, class: SaveClass) {
+    fn binding_settled(&mut self, class: SaveClass, workspace: &str) {
         if matches!(class, SaveClass::NotSent | SaveClass::NotApplied) {
             return;
         }
         self.write_demand = true;
         self.reread = Some(Reread::default());
+        self.reread_workspace = Some(workspace.to_string());
     }
 
     /// The view asked the Tools source for this: open/close the request locally at once, so
@@ -417,17 +422,43 @@ impl SurfaceModel for SystemModel {
             }
             SystemObservation::Bind(event) => {
                 if let SaveStep::Ended(r) = &event.step {
-                    self.binding_settled(Receipt::class(r));
+                    self.binding_settled(Receipt::class(r), &event.workspace);
                 }
                 self.binds.apply(*event);
             }
             SystemObservation::Unbind(event) => {
                 if let SaveStep::Ended(r) = &event.step {
-                    self.binding_settled(Receipt::class(r));
+                    self.binding_settled(Receipt::class(r), &event.workspace);
                 }
                 self.unbinds.apply(*event);
             }
         }
+    }
+
+    /// D-13: a new epoch of the same workspace restarts the re-read a binding write is owed
+    /// (the read that covered it was withdrawn: the next status read covers it); a confirmed
+    /// different workspace clears it. Then the usual rule (G-6).
+    fn on_new_epoch(&mut self, scope: &ReadScope) -> bool {
+        let mut changed = false;
+        match &self.reread_workspace {
+            Some(w) if *w == scope.workspace.0 => {
+                if let Some(r) = self.reread.as_mut() {
+                    changed |= r.covering.take().is_some();
+                }
+            }
+            Some(_) => {
+                self.reread = None;
+                self.reread_workspace = None;
+                self.write_demand = false;
+                changed = true;
+            }
+            None => {}
+        }
+        for (_, slot) in self.slots() {
+            changed |= slot.withdraw_read();
+            changed |= slot.forget_other(scope);
+        }
+        changed
     }
 
     fn retired(&mut self, ticket: &Ticket<SystemSlot>) -> bool {

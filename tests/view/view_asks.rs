@@ -835,3 +835,84 @@ fn k15_k17_tab_entry_and_scroll_read_nothing_and_markdown_renders_once_per_width
 fn reader_renders(ui: &Ui) -> u32 {
     reader(ui).inspector.as_ref().unwrap().renders()
 }
+
+/// K-8, issue 9 (free text through the editor handoff): Ctrl-E while writing hands the bound
+/// draft's text to `$EDITOR` (purpose "ask answer"); the edited text comes back into the
+/// draft of the same Ask id and question id — one trailing line break dropped — even after
+/// `]` moved the reader to another Ask whose question has the same id; an aborted edit keeps
+/// the draft and says so.
+#[test]
+fn k8_free_text_in_the_editor_returns_to_the_draft_it_was_asked_for() {
+    use masc_tui::view::editor::{EditOutcome, EditPurpose, EditResult};
+    use masc_tui::view::screens::{EditOwner, edited};
+    let m = with_asks();
+    let mut ui = ui_with_approvals();
+    press(&mut ui, &m, KeyCode::Char(']'));
+    press(&mut ui, &m, KeyCode::Char('a'));
+    assert_eq!(reader(&ui).ask.ask_id, "ask-b");
+    press(&mut ui, &m, KeyCode::Char('i'));
+    typed(&mut ui, &m, "Oslo");
+    let ctrl_e = KeyEvent::new(KeyCode::Char('e'), KeyModifiers::CONTROL);
+    match handle_key(&mut ui, &m, ctrl_e) {
+        UiCommand::Edit(req) => {
+            assert_eq!(req.purpose, EditPurpose::AskAnswer);
+            assert_eq!(req.text, "Oslo");
+        }
+        other => panic!("not an edit: {other:?}"),
+    }
+    // The reader moves on before the editor returns.
+    press(&mut ui, &m, KeyCode::Enter);
+    press(&mut ui, &m, KeyCode::Char(']'));
+    assert_eq!(reader(&ui).ask.ask_id, "ask-a");
+    let result = |outcome| EditResult {
+        purpose: EditPurpose::AskAnswer,
+        original: "Oslo".into(),
+        outcome,
+    };
+    edited(
+        EditOwner::Approvals,
+        &mut ui,
+        &m,
+        result(EditOutcome::Edited("Oslo, then Bergen\nby train\n".into())),
+    );
+    let ask_b = &two_asks().asks[1];
+    assert_eq!(
+        ui.asks.intent(sample::WORKSPACE, ask_b).answers[0].response,
+        AnswerResponse::Wrote {
+            text: "Oslo, then Bergen\nby train".into()
+        }
+    );
+    let ask_a = &two_asks().asks[0];
+    assert_eq!(
+        ui.asks.intent(sample::WORKSPACE, ask_a).answers[0].response,
+        AnswerResponse::Skipped,
+        "the other Ask's q-1 is untouched"
+    );
+    // An aborted edit leaves the draft as it was and says so.
+    press(&mut ui, &m, KeyCode::Char('['));
+    press(&mut ui, &m, KeyCode::Char('i'));
+    assert!(matches!(
+        handle_key(&mut ui, &m, ctrl_e),
+        UiCommand::Edit(_)
+    ));
+    edited(
+        EditOwner::Approvals,
+        &mut ui,
+        &m,
+        result(EditOutcome::Aborted {
+            status: Some(1),
+            text: None,
+        }),
+    );
+    assert_eq!(
+        ui.asks.intent(sample::WORKSPACE, ask_b).answers[0].response,
+        AnswerResponse::Wrote {
+            text: "Oslo, then Bergen\nby train".into()
+        }
+    );
+    assert!(
+        ui.notice
+            .as_deref()
+            .is_some_and(|n| n.starts_with("ask answer"))
+    );
+}

@@ -285,3 +285,57 @@ fn d14_d7_the_reread_after_a_write_is_its_own_stage_and_names_reset_nothing() {
         "{named}"
     );
 }
+
+/// D-13: a binding write's owed status re-read survives a reconfirm of the same workspace —
+/// restarted: the read that covered it was withdrawn, so the next status read covers it — and
+/// a confirmed different workspace clears it (no "re-read pending" there, nothing owed to its
+/// Connectors source).
+#[test]
+fn d13_same_workspace_restarts_the_owed_reread_another_workspace_clears_it() {
+    use masc_tui::actors::contract::IdentityState;
+    use masc_tui::protocol::admission::{ReadScope, WorkspaceId};
+    let mut m = model();
+    let ui = ui();
+    deliver_status(&mut m, 1, ok(status(ROW)));
+    let intent = BindingIntent {
+        connector_id: "discord".into(),
+        channel_id: "333".into(),
+        keeper_name: "mira".into(),
+    };
+    let id = submit_bind(&mut m, intent.clone());
+    let row = ConnectorRow::decode(ROW.as_bytes()).unwrap();
+    receipt(
+        &mut m,
+        &id,
+        intent,
+        SaveOutcome::Applied {
+            detail: row,
+            warning: None,
+        },
+    );
+    assert!(m.system.take_write_demand());
+    crate::rig::dispatch(&mut m, ticket(SystemSlot::ConnectorsStatus, 2));
+    assert!(screen(&m, &ui).contains("reading the status after the binding write…"));
+    // The same workspace, a new epoch: the covering read was withdrawn; the demand restarts.
+    m.on_identity(sample::confirmed(2, AdmissionMode::Receipt));
+    let reread = m.system.reread.expect("still owed");
+    assert_eq!(reread.covering, None, "restarted");
+    assert!(
+        screen(&m, &ui).contains("status re-read pending after the binding write"),
+        "{}",
+        screen(&m, &ui)
+    );
+    // Another workspace confirmed: the demand is cleared.
+    let other = ReadScope {
+        workspace: WorkspaceId("/srv/other/.masc".into()),
+        epoch: 3,
+    };
+    m.on_identity(IdentityState::Confirmed {
+        scope: other,
+        base_path: "/".into(),
+        mode: AdmissionMode::Receipt,
+    });
+    assert_eq!(m.system.reread, None);
+    assert!(!m.system.take_write_demand());
+    assert!(!screen(&m, &ui).contains("re-read"));
+}

@@ -197,7 +197,10 @@ pub fn edited(
     match owner {
         EditOwner::Chat { workspace, keeper } => chat::edited(ui, &workspace, &keeper, result),
         EditOwner::Approvals => {
-            ui.notice = Some(result.notice());
+            // The Ask answer's free text (Ctrl-E in the reader), back to its own draft.
+            if let Some(notice) = approvals::reader::edited(&mut ui.asks, &result) {
+                ui.notice = Some(notice);
+            }
             crate::view::command::UiCommand::Repaint
         }
         EditOwner::Surface(tab) => screen_of(tab).edited(ui, model, result),

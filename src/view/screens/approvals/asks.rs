@@ -119,6 +119,10 @@ impl QuestionDraft {
 pub struct AsksUi {
     drafts: BTreeMap<DraftKey, QuestionDraft>,
     answered: BTreeMap<(String, AskRef), Ask>,
+    /// The draft a `$EDITOR` edit (Ctrl-E while writing free text) returns to: bound to the
+    /// Ask id and question id it was asked for (K-8), wherever the reader is (or whether it
+    /// is still open) when the editor exits.
+    pub editing: Option<DraftKey>,
 }
 
 impl AsksUi {

@@ -24,10 +24,11 @@ use crate::actors::decisions::DECISIONS;
 use crate::protocol::asks::{AnswerResponse, Ask, FreeText};
 use crate::protocol::outcome::SaveClass;
 use crate::view::command::UiCommand;
+use crate::view::editor::{EditPurpose, EditRequest, EditResult};
 use crate::view::model::Model;
 use crate::view::text::{fit_width, sanitize, wrap};
 use crate::view::theme::{Theme, Tone};
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -279,7 +280,7 @@ pub fn footer(model: &Model, asks: &AsksUi, reader: &AskReader, theme: Theme) ->
     }
     if reader.typing() {
         return Line::styled(
-            "writing free text · Enter or Esc ends writing (the draft is kept)",
+            "writing free text · Ctrl-E in $EDITOR · Enter or Esc ends writing (the draft is kept)",
             theme.style(Tone::Accent),
         );
     }
@@ -470,6 +471,23 @@ fn typing_key(
         reader.input = None;
         return ReaderOutcome::Notice("the question changed on screen: writing ended, draft kept");
     }
+    if key.modifiers.contains(KeyModifiers::CONTROL) {
+        // Ctrl-E: the free text in `$EDITOR` (VISUAL, EDITOR, vi); the draft stays here and
+        // the edited text comes back to this draft only (`edited`).
+        if key.code == KeyCode::Char('e') {
+            let text = asks
+                .draft(&input)
+                .map(|d| d.text.clone())
+                .unwrap_or_default();
+            asks.editing = Some(input);
+            return ReaderOutcome::Cmd(UiCommand::Edit(EditRequest::new(
+                EditPurpose::AskAnswer,
+                text,
+                ".txt",
+            )));
+        }
+        return ReaderOutcome::Cmd(UiCommand::None);
+    }
     match key.code {
         KeyCode::Esc | KeyCode::Enter => {
             reader.input = None;
@@ -481,6 +499,22 @@ fn typing_key(
         _ => return ReaderOutcome::Cmd(UiCommand::None),
     }
     ReaderOutcome::Cmd(UiCommand::Repaint)
+}
+
+/// The free text back from `$EDITOR`: it replaces the text of the draft the edit was asked
+/// for (its Ask id and question id, K-8) only when edited — one line break the editor leaves
+/// at the end of the file is not part of the answer. An unchanged, aborted or failed edit
+/// leaves the draft as it was; the returned notice says so.
+pub fn edited(asks: &mut AsksUi, result: &EditResult) -> Option<String> {
+    let key = asks.editing.take();
+    match (key, result.outcome.edited_text()) {
+        (Some(key), Some(text)) if result.purpose == EditPurpose::AskAnswer => {
+            let text = text.strip_suffix('\n').unwrap_or(text);
+            asks.draft_mut(key).text = text.to_string();
+            None
+        }
+        _ => Some(result.notice()),
+    }
 }
 
 /// Pasted text while writing: appended to the bound draft.
@@ -560,7 +594,7 @@ pub const READER_KEYS: &[(&str, &str)] = &[
     ),
     (
         "i",
-        "write free text where the question allows it; Enter or Esc ends writing",
+        "write free text where the question allows it (Ctrl-E: in $EDITOR); Enter or Esc ends writing",
     ),
     (
         "Enter Enter",
