@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 const THEME: Theme = Theme { color: false };
 
-fn key(code: KeyCode) -> KeyEvent {
+pub(crate) fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
 }
 

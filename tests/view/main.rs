@@ -38,6 +38,8 @@ mod view_runtime;
 mod view_runtime_form;
 mod view_runtime_raw;
 mod view_system;
+// Issue 14 (chat keys, help, footer wording): next to chat_screen.rs, whose rig it uses.
+mod chat_screen_help;
 mod view_text;
 mod view_tools_keeper_panes;
 mod work_prep;

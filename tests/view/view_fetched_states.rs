@@ -224,9 +224,11 @@ fn undecodable_rows_are_shown_as_such() {
     assert!(text.contains("1 undecodable"));
     assert!(text.contains("undecodable: unknown_variant at .keepers[1].status"));
     assert!(text.contains("beta"));
-    // Absent fields read as absent: flags `?`, sandbox and turn `-`.
+    // Absent fields read as absent: flags `○` (the screen's note, never `?`: S0, C-1),
+    // sandbox and turn `-`.
     let alpha = text.lines().find(|l| l.contains("alpha")).unwrap();
-    assert!(alpha.contains("? ? -"), "{alpha}");
+    assert!(alpha.contains("○ ○ -"), "{alpha}");
+    assert!(!alpha.contains('?'), "{alpha}");
 }
 
 #[test]

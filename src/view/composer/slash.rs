@@ -383,9 +383,54 @@ pub fn parse(text: &str) -> Result<SlashCommand, SlashError> {
     })
 }
 
+impl SlashCommand {
+    /// The command's word as typed (`interrupt` for `/interrupt alpha`).
+    pub fn word(&self) -> &'static str {
+        match self {
+            Self::Help => "help",
+            Self::Errors => "errors",
+            Self::About => "about",
+            Self::Addons => "addons",
+            Self::Play => "play",
+            Self::Metrics => "metrics",
+            Self::Settings => "settings",
+            Self::Diff => "diff",
+            Self::Patch => "patch",
+            Self::Cost => "cost",
+            Self::Preview => "preview",
+            Self::Links => "links",
+            Self::Copy => "copy",
+            Self::Embeds => "embeds",
+            Self::Changes => "changes",
+            Self::Activity => "activity",
+            Self::Keeper(_) => "keeper",
+            Self::Queue => "queue",
+            Self::RunNext => "run-next",
+            Self::Priority => "priority",
+            Self::Approve => "approve",
+            Self::Deny => "deny",
+            Self::Interrupt(_) => "interrupt",
+            Self::Steer(_) => "steer",
+            Self::Thinking(_) => "thinking",
+            Self::Tools(_) => "tools",
+            Self::Memory => "memory",
+            Self::FleetMemory => "fleet-memory",
+            Self::Find(_) => "find",
+            Self::Context => "context",
+            Self::Image => "image",
+            Self::Attach(_) => "attach",
+            Self::Ref(_) => "ref",
+            Self::Preset(_) => "preset",
+            Self::Task => "task",
+        }
+    }
+}
+
+/// What the operator reads on the footer: `/word`, never a Rust debug value (issue 14: the
+/// footer showed `Interrupt(None)`).
 impl fmt::Display for SlashCommand {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{self:?}")
+        write!(f, "/{}", self.word())
     }
 }
 
@@ -402,6 +447,24 @@ pub fn candidates(text: &str) -> Option<Vec<&'static CommandSpec>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue14_a_command_reads_as_its_word_never_a_debug_value() {
+        for (typed, shown) in [
+            ("/interrupt", "/interrupt"),
+            ("/interrupt alpha", "/interrupt"),
+            ("/run-next", "/run-next"),
+            ("/fleet-memory", "/fleet-memory"),
+            ("/find 배포", "/find"),
+        ] {
+            let command = parse(typed).expect(typed);
+            assert_eq!(command.to_string(), shown);
+            assert_eq!(
+                parse(&command.to_string()).map(|c| c.word()),
+                Ok(command.word())
+            );
+        }
+    }
 
     #[test]
     fn c66_every_spec_parses_by_name_and_alias() {

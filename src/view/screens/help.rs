@@ -26,6 +26,22 @@ pub fn render(tab: Tab, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
     render_keys(tab.title(), keys_for(tab), ctx, area, buf);
 }
 
+/// A wide character (Korean, emoji) in the column left of `pane` spans into the pane's first
+/// column: the terminal would draw its right half over the overlay's left border. Such a cell
+/// becomes a blank (the overlay covers that half anyway).
+pub fn clear_wide_overhang(pane: Rect, buf: &mut Buffer) {
+    let Some(x) = pane.x.checked_sub(1) else {
+        return;
+    };
+    for y in pane.top()..pane.bottom() {
+        if let Some(cell) = buf.cell_mut((x, y))
+            && unicode_width::UnicodeWidthStr::width(cell.symbol()) > 1
+        {
+            cell.set_symbol(" ");
+        }
+    }
+}
+
 /// The help overlay for a view titled `title` with its own `surface` keys.
 pub fn render_keys(
     title: &str,
@@ -64,7 +80,53 @@ pub fn render_keys(
         height,
     );
     Clear.render(pane, buf);
+    clear_wide_overhang(pane, buf);
     Paragraph::new(lines)
         .block(Block::bordered().title(" help · Esc closes "))
         .render(pane, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::theme::Theme;
+
+    #[test]
+    fn issue14_a_wide_character_left_of_the_overlay_never_covers_its_border() {
+        let area = Rect::new(0, 0, 80, 12);
+        let mut buf = Buffer::empty(area);
+        // Korean and emoji under the whole screen, at every column parity.
+        for y in 0..12 {
+            buf.set_string(
+                y % 2,
+                y,
+                "한국어 🙂 ".repeat(20),
+                ratatui::style::Style::default(),
+            );
+        }
+        let ctx = ProjectionCtx::now(Theme { color: false });
+        render_keys("Keeper chat", &[("Ctrl-F", "origin")], &ctx, area, &mut buf);
+        let width = 60u16;
+        let left = (80 - width) / 2;
+        let bordered: Vec<u16> = (0..12)
+            .filter(|y| {
+                let s = buf
+                    .cell((left, *y))
+                    .map(|c| c.symbol().to_string())
+                    .unwrap_or_default();
+                s == "│" || s == "┌" || s == "└"
+            })
+            .collect();
+        assert!(!bordered.is_empty());
+        for y in bordered {
+            let before = buf
+                .cell((left - 1, y))
+                .map(|c| c.symbol().to_string())
+                .unwrap_or_default();
+            assert!(
+                unicode_width::UnicodeWidthStr::width(before.as_str()) <= 1,
+                "row {y}: a wide {before:?} left of the border spans into it"
+            );
+        }
+    }
 }

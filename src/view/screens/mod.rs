@@ -301,6 +301,10 @@ pub fn render_with_cursor(
             Some(view) => {
                 help::render_keys("Approvals", approvals::help_keys(view), ctx, area, buf)
             }
+            // C-26: opened in a chat (`/help`), the chat's keys.
+            None if ui.chat.is_some() => {
+                help::render_keys("Keeper chat", chat::CHAT_KEYS, ctx, area, buf)
+            }
             None => help::render(ui.tab, ctx, area, buf),
         }
         return None;

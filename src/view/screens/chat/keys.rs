@@ -33,6 +33,13 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
     let Some(chat) = ui.chat.as_mut() else {
         return UiCommand::None;
     };
+    // C-65: `Left` on an empty composer opens the Keeper list (the roster); the draft (empty)
+    // and the chat stay as they are for `c` to reopen.
+    if key.code == KeyCode::Left && key.modifiers.is_empty() && chat.composer.text().is_empty() {
+        return UiCommand::Chat(ChatUiCommand::Close {
+            keeper: chat.keeper.clone(),
+        });
+    }
     let layout = composer_layout(chat, area, now);
     let page = transcript_rows(&layout).max(1);
     let revision = chat.composer.revision();

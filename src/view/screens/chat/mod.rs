@@ -50,6 +50,39 @@ use std::time::Instant;
 /// Transcript rows the composer's slash menu always leaves (C-62).
 pub const MIN_HISTORY_ROWS: u16 = 3;
 
+/// Every key of the open chat, for the help overlay (C-26: all shortcuts are listed in help;
+/// C-65 composer keys, §2.5 view toggles, C-66 commands).
+pub const CHAT_KEYS: &[(&str, &str)] = &[
+    ("Enter", "send the draft (a /command runs it)"),
+    ("Ctrl-J", "new line in the draft"),
+    ("Ctrl-U", "clear the draft"),
+    ("Backspace", "delete one character"),
+    ("Ctrl-W / Esc Del", "delete the last word"),
+    ("Ctrl-K", "delete to the end of the line"),
+    (
+        "Up / Down",
+        "recall this Keeper's inputs (after PgUp: scroll a line)",
+    ),
+    ("Left", "on an empty draft: back to the Keeper list"),
+    ("PgUp / PgDn", "scroll a page (PgUp at the top loads older)"),
+    ("Ctrl-E", "back to the newest row"),
+    (
+        "Ctrl-G",
+        "next Keeper's chat (not while a turn is in flight)",
+    ),
+    (
+        "Ctrl-F",
+        "origin: conversation / inline metadata / headings",
+    ),
+    ("Ctrl-D", "tools: compact / results / full"),
+    ("Ctrl-R", "reasoning: folded / full / hidden"),
+    ("Ctrl-N", "memory journal: hidden / summary / full"),
+    ("Ctrl-S", "fold or expand turn details"),
+    ("Ctrl-X", "edit the draft in $EDITOR"),
+    ("/", "commands (Tab or Enter picks one)"),
+    ("Esc", "close the menu, else back to the roster"),
+];
+
 /// UI state of the open chat.
 #[derive(Debug, Clone)]
 pub struct ChatUi {

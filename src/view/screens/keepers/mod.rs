@@ -53,11 +53,15 @@ impl Columns {
     }
 }
 
+/// Not known (not read, not sent, not one of ours): the hollow mark, the screen's note about
+/// the value (S0: marks are shapes, never `?`).
+pub const UNKNOWN_MARK: &str = "○";
+
 fn flag(value: Option<bool>) -> &'static str {
     match value {
         Some(true) => "✓",
         Some(false) => "·",
-        None => "?",
+        None => UNKNOWN_MARK,
     }
 }
 
@@ -66,17 +70,17 @@ fn proactive(row: &KeeperRow) -> &'static str {
     match (row.proactive_enabled, row.activation_mode) {
         (Some(p), _) => flag(Some(p)),
         (None, Some(mode)) => flag(Some(mode == ActivationMode::Autonomous)),
-        (None, None) => "?",
+        (None, None) => UNKNOWN_MARK,
     }
 }
 
-/// S: `meta.sandbox_profile` as D (docker), M (microvm), L (local), `-` absent, `?` other.
+/// S: `meta.sandbox_profile` as D (docker), M (microvm), L (local), `-` absent, `○` other.
 fn sandbox(row: &KeeperRow) -> &'static str {
     match row.sandbox_profile() {
         Some("docker") => "D",
         Some("microvm") => "M",
         Some("local") => "L",
-        Some(_) => "?",
+        Some(_) => UNKNOWN_MARK,
         None => "-",
     }
 }
@@ -670,6 +674,29 @@ mod tests {
         for w in [60usize, 80, 120, 200] {
             let c = Columns::for_width(w);
             assert_eq!(FIXED_W + c.lifecycle + c.task, w);
+        }
+    }
+
+    #[test]
+    fn s0_c1_unknown_roster_marks_are_shapes_never_punctuation() {
+        let row = |v: serde_json::Value| -> KeeperRow { serde_json::from_value(v).expect("row") };
+        let unknown = row(serde_json::json!({"name": "a", "status": "idle"}));
+        let odd = row(serde_json::json!({
+            "name": "b", "status": "idle", "proactive_enabled": true,
+            "meta": {"sandbox_profile": "firecracker"}
+        }));
+        assert_eq!(flag(None), "○");
+        assert_eq!(proactive(&unknown), "○");
+        assert_eq!(sandbox(&odd), "○");
+        assert_eq!(sandbox(&unknown), "-");
+        assert_eq!(proactive(&odd), "✓");
+        for mark in [
+            flag(None),
+            proactive(&unknown),
+            sandbox(&odd),
+            sandbox(&unknown),
+        ] {
+            assert!(!mark.chars().any(|c| c == '?' || c == '!'), "{mark}");
         }
     }
 
