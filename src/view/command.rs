@@ -80,6 +80,9 @@ pub enum UiCommand {
     KeeperSettings {
         keeper: String,
     },
+    /// Several commands from one key, run in order (the unbinds a pause or shutdown offered,
+    /// surfaces.md Keepers row).
+    Many(Vec<UiCommand>),
 }
 
 /// What a chat key asks the view actor to do.

@@ -563,6 +563,11 @@ impl<B: FrameSink> ViewState<B> {
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Edit(request) => self.start_edit(myself, request),
+            UiCommand::Many(cmds) => {
+                for cmd in cmds {
+                    self.on_command(myself, cmd);
+                }
+            }
             UiCommand::KeeperSettings { keeper } => {
                 self.ui.notice = Some(self.prepare_settings(keeper));
                 self.want(myself, FrameRequest::Input);
@@ -570,7 +575,10 @@ impl<B: FrameSink> ViewState<B> {
             UiCommand::KeeperOp(request) => {
                 let notice = self.keeper_op(request);
                 screens::keepers::ops::submitted(&mut self.ui, notice.as_ref().err());
-                self.ui.notice = notice.err().map(str::to_string);
+                // A pause or shutdown sent for a bound Keeper offers `y` to unbind too; one
+                // not sent offers nothing.
+                let offer = screens::keepers::lifecycle::unbind_offer(&mut self.ui, notice.is_ok());
+                self.ui.notice = notice.err().map(str::to_string).or(offer);
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Quit(cause) => self.finish(myself, cause),

@@ -5,6 +5,7 @@
 
 use crate::actors::keepers::ops::KeeperOpRequest;
 use crate::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleIntent};
+use crate::actors::system::binding::BindingIntent;
 use crate::protocol::keeper_ops::ToolApprovalMode;
 use crate::protocol::keepers::KeeperRowSlot;
 use crate::view::command::UiCommand;
@@ -23,6 +24,62 @@ pub enum Pending {
     },
     /// `g` pressed: `y` yolo, `a` auto.
     Gate { keeper: String },
+    /// A pause or shutdown of a Keeper with connector bindings was just sent: `y` unbinds each
+    /// of them too (captured at the key; surfaces.md Keepers row), any other key skips it.
+    Unbind {
+        keeper: String,
+        bindings: Vec<BindingIntent>,
+    },
+}
+
+/// The connector bindings naming `keeper` in the last connectors status read (§7.1); empty
+/// when none, or when the status is unread (nothing is offered then).
+pub fn bindings_of(model: &Model, keeper: &str) -> Vec<BindingIntent> {
+    let Some(status) = model.system.connectors.fetched.last() else {
+        return Vec::new();
+    };
+    status
+        .value
+        .connectors()
+        .flat_map(|c| {
+            c.configured_bindings
+                .iter()
+                .filter(|b| b.keeper_name == keeper)
+                .map(|b| BindingIntent {
+                    connector_id: c.connector_id.clone(),
+                    channel_id: b.channel_id.clone(),
+                    keeper_name: keeper.to_string(),
+                })
+        })
+        .collect()
+}
+
+/// Arms the unbind offer for `keeper` when it has bindings.
+fn offer(ui: &mut Ui, model: &Model, keeper: &str) {
+    let bindings = bindings_of(model, keeper);
+    if !bindings.is_empty() {
+        ui.roster.pending = Some(Pending::Unbind {
+            keeper: keeper.to_string(),
+            bindings,
+        });
+    }
+}
+
+/// After the view actor submitted a lifecycle action: the offer's words when one is armed and
+/// the action was submitted (`sent`); an offer for an action not sent is withdrawn.
+pub fn unbind_offer(ui: &mut Ui, sent: bool) -> Option<String> {
+    let Some(Pending::Unbind { keeper, bindings }) = &ui.roster.pending else {
+        return None;
+    };
+    if !sent {
+        ui.roster.pending = None;
+        return None;
+    }
+    Some(format!(
+        "y: unbind {}'s {} connector binding(s) too · any other key skips",
+        sanitize(keeper),
+        bindings.len()
+    ))
 }
 
 /// What `x` removes (protocol.md §14.3), named in its preview.
@@ -67,7 +124,27 @@ pub fn key(ui: &mut Ui, model: &Model, key: KeyEvent) -> Option<UiCommand> {
                 && super::ops::row_name(model, ui.roster.selected).as_deref()
                     == Some(keeper.as_str()) =>
         {
+            if action == LifecycleAction::Shutdown {
+                offer(ui, model, &keeper);
+            }
             return Some(request(keeper, action));
+        }
+        (Some(Pending::Unbind { keeper, bindings }), KeyCode::Char('y'))
+            if super::ops::row_name(model, ui.roster.selected).as_deref()
+                == Some(keeper.as_str()) =>
+        {
+            return Some(UiCommand::Many(
+                bindings
+                    .into_iter()
+                    .map(|intent| UiCommand::Binding {
+                        unbind: true,
+                        intent,
+                    })
+                    .collect(),
+            ));
+        }
+        (Some(Pending::Unbind { .. }), _) => {
+            // Skipped: the key does what it does.
         }
         (Some(_), _) => {
             // Anything else disarms; the key then does what it does.
@@ -93,7 +170,10 @@ pub fn key(ui: &mut Ui, model: &Model, key: KeyEvent) -> Option<UiCommand> {
                     UiCommand::Repaint
                 }
                 (_, Some(false)) => request(name, LifecycleAction::Boot),
-                _ => request(name, LifecycleAction::Pause),
+                _ => {
+                    offer(ui, model, &name);
+                    request(name, LifecycleAction::Pause)
+                }
             })
         }
         KeyCode::Char('w') => Some(request(name, LifecycleAction::Wake)),
