@@ -26,6 +26,7 @@ mod save_runtime_form;
 mod save_runtime_raw;
 mod save_turn_control;
 mod tools_rig;
+mod view_log;
 mod work_rig;
 
 mod actor_board;

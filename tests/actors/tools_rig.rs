@@ -8,6 +8,7 @@
 
 use crate::actor_support::registry_entry;
 use crate::ordered_view::{OrderedView, Seen};
+use crate::view_log::ViewLog;
 use masc_tui::actors::contract::{
     DemandKind, IdentityState, SlotEvent, SlotKey, SourceControl, SourceHandle, Ticket,
 };
@@ -21,9 +22,7 @@ use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
 use masc_tui::timeline::capture::StageRecorder;
-use masc_tui::view::admission::RejectReason;
-use masc_tui::view::model::Model;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const TOKEN: &str = "tools-test-token";
 
@@ -33,14 +32,24 @@ pub type SystemTicket = Ticket<SystemSlot>;
 pub struct Rig {
     pub server: RunningServer,
     pub runtime: RuntimeHandle,
-    pub log: OrderedView<SystemSlot, SystemObservation>,
     pub recorder: StageRecorder,
-    pub model: Model,
-    applied: usize,
-    claimed: Vec<usize>,
-    pub rejected: Vec<(SystemTicket, RejectReason)>,
+    /// The view log and the model it feeds (`rig.model`, `rig.log`, `rig.rejected`).
+    pub view: ViewLog<SystemSlot, SystemObservation>,
     _trace: tracing::subscriber::DefaultGuard,
     _state: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Rig {
+    type Target = ViewLog<SystemSlot, SystemObservation>;
+    fn deref(&self) -> &Self::Target {
+        &self.view
+    }
+}
+
+impl std::ops::DerefMut for Rig {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.view
+    }
 }
 
 pub fn request_key(id: &str) -> SystemSlot {
@@ -110,12 +119,8 @@ async fn rig_of(faults: FaultPlan, entry: masc_tui::actors::registry::SourceEntr
     let mut rig = Rig {
         server,
         runtime,
-        log,
         recorder,
-        model: Model::default(),
-        applied: 0,
-        claimed: Vec::new(),
-        rejected: Vec::new(),
+        view: ViewLog::new(log),
         _trace: trace,
         _state: state,
     };
@@ -125,64 +130,6 @@ async fn rig_of(faults: FaultPlan, entry: masc_tui::actors::registry::SourceEntr
 }
 
 impl Rig {
-    fn sync(&mut self) {
-        let now = Instant::now();
-        while self.applied < self.log.seen.len() {
-            let msg = self.log.seen[self.applied].clone();
-            self.applied += 1;
-            match msg {
-                ViewMsg::Slot(event) => {
-                    let ticket = event.ticket().clone();
-                    let drained = self.model.deliver(event, now);
-                    for reason in drained.rejected {
-                        self.rejected.push((ticket.clone(), reason));
-                    }
-                }
-                ViewMsg::Identity(i) => {
-                    self.model.on_identity(i);
-                }
-                ViewMsg::SourceRestarted(s) => {
-                    self.model.on_source_restarted(s);
-                }
-                ViewMsg::SourceStopped(s) => {
-                    self.model.on_source_stopped(s);
-                }
-                ViewMsg::SourceUp { .. } => {}
-            }
-        }
-    }
-
-    /// The first message matching `pred` that no earlier wait took; applies everything
-    /// received to the model.
-    pub async fn wait(&mut self, pred: impl Fn(&ViewMsg) -> bool) -> ViewMsg {
-        let earlier = (0..self.log.seen.len())
-            .find(|i| !self.claimed.contains(i) && pred(&self.log.seen[*i]));
-        let index = match earlier {
-            Some(i) => Some(i),
-            None => {
-                let hit = self.log.wait_for(&pred).await.is_some();
-                hit.then(|| self.log.seen.len() - 1)
-            }
-        };
-        let Some(i) = index else {
-            panic!("the awaited view message never came");
-        };
-        self.claimed.push(i);
-        let found = self.log.seen[i].clone();
-        self.sync();
-        found
-    }
-
-    pub async fn dispatched(&mut self, slot: &SystemSlot) -> SystemTicket {
-        match self
-            .wait(|m| matches!(m, ViewMsg::Slot(SlotEvent::Dispatched(t)) if &t.slot == slot))
-            .await
-        {
-            ViewMsg::Slot(SlotEvent::Dispatched(t)) => t,
-            _ => unreachable!(),
-        }
-    }
-
     pub async fn observed_ticket(&mut self, ticket: &SystemTicket) -> SystemObservation {
         match self
             .wait(|m| matches!(m, ViewMsg::Slot(SlotEvent::Observed(t, _)) if t == ticket))
@@ -191,11 +138,6 @@ impl Rig {
             ViewMsg::Slot(SlotEvent::Observed(_, payload)) => payload,
             _ => unreachable!(),
         }
-    }
-
-    pub async fn retired(&mut self, ticket: &SystemTicket) {
-        self.wait(|m| matches!(m, ViewMsg::Slot(SlotEvent::Retired(t)) if t == ticket))
-            .await;
     }
 
     /// Every `Dispatched` of `slot` received so far.

@@ -7,6 +7,7 @@
 
 use crate::actor_support::registry_entry;
 use crate::ordered_view::{OrderedView, Seen};
+use crate::view_log::ViewLog;
 use masc_tui::actors::contract::{
     DemandKind, IdentityState, SlotEvent, SourceControl, SourceHandle, SourceKey, Ticket,
 };
@@ -24,11 +25,9 @@ use masc_tui::server::faults::FaultPlan;
 use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
 use masc_tui::timeline::capture::StageRecorder;
 use masc_tui::timeline::record::StageRecord;
-use masc_tui::view::admission::RejectReason;
-use masc_tui::view::model::Model;
 use masc_tui::view::work::TaskDetailModel;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub const TOKEN: &str = "work-test-token";
 pub const LONG: &str = "task-1013";
@@ -55,17 +54,24 @@ pub fn plan(rules: &str) -> FaultPlan {
 pub struct Rig {
     pub server: RunningServer,
     pub runtime: RuntimeHandle,
-    pub log: OrderedView<WorkSlot, WorkObservation>,
     pub recorder: StageRecorder,
-    /// The view model, fed with every message in `log.seen` up to `applied`.
-    pub model: Model,
-    applied: usize,
-    /// Indexes of `log.seen` a wait already returned.
-    claimed: Vec<usize>,
-    /// Observations the model rejected, with why.
-    pub rejected: Vec<(WorkTicket, RejectReason)>,
+    /// The view log and the model it feeds (`rig.model`, `rig.log`, `rig.rejected`).
+    pub view: ViewLog<WorkSlot, WorkObservation>,
     _trace: tracing::subscriber::DefaultGuard,
     _state: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Rig {
+    type Target = ViewLog<WorkSlot, WorkObservation>;
+    fn deref(&self) -> &Self::Target {
+        &self.view
+    }
+}
+
+impl std::ops::DerefMut for Rig {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.view
+    }
 }
 
 /// Which Work sources run.
@@ -145,12 +151,8 @@ pub async fn rig_as(faults: FaultPlan, sources: Sources, compat: Option<MascRele
     let mut rig = Rig {
         server,
         runtime,
-        log,
         recorder,
-        model: Model::default(),
-        applied: 0,
-        claimed: Vec::new(),
-        rejected: Vec::new(),
+        view: ViewLog::new(log),
         _trace: trace,
         _state: state,
     };
@@ -160,91 +162,6 @@ pub async fn rig_as(faults: FaultPlan, sources: Sources, compat: Option<MascRele
 }
 
 impl Rig {
-    /// Applies every message seen so far to the model, in order.
-    fn sync(&mut self) {
-        let now = Instant::now();
-        while self.applied < self.log.seen.len() {
-            let msg = self.log.seen[self.applied].clone();
-            self.applied += 1;
-            match msg {
-                ViewMsg::Slot(event) => {
-                    let ticket = event.ticket().clone();
-                    let drained = self.model.deliver(event, now);
-                    for reason in drained.rejected {
-                        self.rejected.push((ticket.clone(), reason));
-                    }
-                }
-                ViewMsg::Identity(i) => {
-                    self.model.on_identity(i);
-                }
-                ViewMsg::SourceRestarted(s) => {
-                    self.model.on_source_restarted(s);
-                }
-                ViewMsg::SourceStopped(s) => {
-                    self.model.on_source_stopped(s);
-                }
-                ViewMsg::SourceUp { .. } => {}
-            }
-        }
-    }
-
-    /// The first message matching `pred` that no earlier wait took (already received or still
-    /// to come), so waits for messages that race (two reads returning) see each exactly once.
-    /// Applies everything received to the model.
-    pub async fn wait(&mut self, pred: impl Fn(&ViewMsg) -> bool) -> ViewMsg {
-        let earlier = (0..self.log.seen.len())
-            .find(|i| !self.claimed.contains(i) && pred(&self.log.seen[*i]));
-        let index = match earlier {
-            Some(i) => Some(i),
-            None => {
-                let hit = self.log.wait_for(&pred).await.is_some();
-                hit.then(|| self.log.seen.len() - 1)
-            }
-        };
-        if let Some(i) = index {
-            self.claimed.push(i);
-        }
-        let found = match index.map(|i| &self.log.seen[i]) {
-            Some(m) => m.clone(),
-            None => {
-                let tail: Vec<String> = self
-                    .log
-                    .seen
-                    .iter()
-                    .rev()
-                    .take(12)
-                    .map(|m| match m {
-                        ViewMsg::Slot(SlotEvent::Dispatched(t)) => format!(
-                            "dispatched {:?} g{} e{}",
-                            t.slot, t.generation, t.scope.epoch
-                        ),
-                        ViewMsg::Slot(SlotEvent::Observed(t, _)) => {
-                            format!("observed {:?} g{} e{}", t.slot, t.generation, t.scope.epoch)
-                        }
-                        ViewMsg::Slot(SlotEvent::Retired(t)) => {
-                            format!("retired {:?} g{} e{}", t.slot, t.generation, t.scope.epoch)
-                        }
-                        ViewMsg::Identity(i) => format!("identity {i:?}"),
-                        _ => "other".to_string(),
-                    })
-                    .collect();
-                panic!("the awaited view message never came; last seen (newest first): {tail:#?}")
-            }
-        };
-        self.sync();
-        found
-    }
-
-    pub async fn dispatched(&mut self, slot: &WorkSlot) -> WorkTicket {
-        match self
-            .wait(|m| matches!(m, ViewMsg::Slot(SlotEvent::Dispatched(t)) if &t.slot == slot))
-            .await
-        {
-            ViewMsg::Slot(SlotEvent::Dispatched(t)) => t,
-            _ => unreachable!(),
-        }
-    }
-
     pub async fn observed(&mut self, slot: &WorkSlot) -> Observation {
         match self
             .wait(|m| matches!(m, ViewMsg::Slot(SlotEvent::Observed(t, _)) if &t.slot == slot))
@@ -263,11 +180,6 @@ impl Rig {
             ViewMsg::Slot(SlotEvent::Observed(ticket, payload)) => Observation { ticket, payload },
             _ => unreachable!(),
         }
-    }
-
-    pub async fn retired(&mut self, ticket: &WorkTicket) {
-        self.wait(|m| matches!(m, ViewMsg::Slot(SlotEvent::Retired(t)) if t == ticket))
-            .await;
     }
 
     /// Whether the view received an observation carrying `pred`'s ticket.
