@@ -67,6 +67,54 @@ pub async fn start_rig(
     expected_base: Option<&str>,
     request_timeout: Option<Duration>,
 ) -> Rig {
+    start_rig_probing(serve, expected_base, request_timeout, Probing::EVERY_20_MS).await
+}
+
+/// How the rig's workspace actor probes `/health` after its first confirmation.
+#[derive(Debug, Clone, Copy)]
+pub struct Probing {
+    pub interval: Duration,
+    /// Ask the server to hold an unchanged answer (issue 15).
+    pub hold: bool,
+}
+
+impl Probing {
+    /// The default rig: every 20 ms, held by the server while unchanged.
+    pub const EVERY_20_MS: Probing = Probing {
+        interval: Duration::from_millis(20),
+        hold: true,
+    };
+    /// Once, then not for an hour and never held: every later `/health` the server sees is a
+    /// save's or a preparation's own (pre-check, reconfirmation), so a `/health` fault reaches
+    /// exactly those and never withdraws the epoch.
+    pub const ONCE: Probing = Probing {
+        interval: Duration::from_secs(3600),
+        hold: false,
+    };
+}
+
+/// The rig on the default server with `faults`, whose workspace actor probes `/health` only
+/// once (see [`Probing::ONCE`]).
+pub async fn quiet_health_rig(faults: FaultPlan) -> Rig {
+    start_rig_probing(
+        ServeOptions {
+            faults,
+            ..ServeOptions::default()
+        },
+        None,
+        None,
+        Probing::ONCE,
+    )
+    .await
+}
+
+/// [`start_rig`] with the workspace actor's `/health` cadence.
+pub async fn start_rig_probing(
+    serve: ServeOptions,
+    expected_base: Option<&str>,
+    request_timeout: Option<Duration>,
+    probing: Probing,
+) -> Rig {
     let recorder = StageRecorder::new();
     let trace = tracing::subscriber::set_default(recorder.subscriber());
     let server = start(ServeOptions {
@@ -81,6 +129,9 @@ pub async fn start_rig(
     if let Some(timeout) = request_timeout {
         cc.request_timeout = timeout;
     }
+    if !probing.hold {
+        cc.health_hold = None;
+    }
     let client = WorkspaceClient::new(cc).unwrap();
     let view = collecting_view();
     let (state, state_at) = crate::actor_support::scratch_outbox();
@@ -90,7 +141,7 @@ pub async fn start_rig(
     };
     let cfg = RuntimeConfig {
         expected_base: Some(expected_base.map_or_else(|| server.base_path(), str::to_string)),
-        health_interval: Duration::from_millis(20),
+        health_interval: probing.interval,
         keepers_roster_interval: Duration::from_secs(3600),
         restart: RestartPolicy {
             initial_backoff: Duration::from_millis(1),
@@ -228,4 +279,25 @@ pub fn registry_entry(
         spawner: std::sync::Arc::new(spawner),
         slots,
     }
+}
+
+/// A `/health` body serving `base` from another workspace's root (`/srv/another/.masc`), ready:
+/// the answer of a server that now serves someone else (§2.1, §2.4).
+pub fn foreign_health(base: &str) -> String {
+    serde_json::json!({
+        "status": "ok",
+        "server": "masc",
+        "paths": {"effective_base_path": base, "effective_masc_root": "/srv/another/.masc"},
+        "startup": {"phase": "ready", "state_ready": true},
+        "admission": {"receipts": true},
+    })
+    .to_string()
+}
+
+/// A fault rule (as [`plan`] takes them) answering the `nth` `/health` after the plan is set
+/// with `status` and `body`.
+pub fn health_rule(nth: usize, status: u16, body: &str) -> String {
+    format!(
+        r#"{{"match":{{"method":"GET","path":"/health"}},"when":{{"nth":{nth}}},"fault":{{"status":{status},"body":{body}}}}}"#
+    )
 }

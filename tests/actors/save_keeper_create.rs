@@ -4,7 +4,7 @@
 //! a created Keeper.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-use crate::actor_support::{plan, rig_with};
+use crate::actor_support::{foreign_health, health_rule, plan, quiet_health_rig, rig_with};
 use crate::save_keeper_lifecycle::roster_row;
 use crate::save_keeper_ops::{confirmed_scope, receipt_event, stages, steps, submit};
 use masc_tui::actors::keepers::ops::KeeperOpEvent;
@@ -113,6 +113,55 @@ async fn h14_rejected_and_unconfirmed_are_distinct_and_each_sent_once() {
     assert!(
         roster_row(&mut rig, "wren-c").await.is_some(),
         "dropped after apply: created once"
+    );
+    rig.finish().await;
+}
+
+/// H-14, H-15, §2.4: the machinery's fresh `/health` before the create — one that fails, one
+/// serving another workspace — ends the create as not sent (`precheck_failed_…`,
+/// `precheck_identity`) after the outbox row and before sending: steps `written → not sent`,
+/// no POST, nothing created; the next create on a healthy workspace is sent once.
+#[tokio::test(flavor = "current_thread")]
+async fn h14_h15_a_create_refused_by_the_health_precheck_is_not_sent() {
+    let mut rig = quiet_health_rig(FaultPlan::default()).await;
+    let scope = confirmed_scope(&mut rig).await;
+    let foreign = foreign_health(&rig.server.base_path());
+    rig.server.set_faults(plan(&format!(
+        "{},{}",
+        health_rule(1, 500, r#"{"error":"down"}"#),
+        health_rule(2, 200, &foreign)
+    )));
+    let mut reasons = Vec::new();
+    for name in ["finch-a", "finch-b"] {
+        let id = submit::<CreateSave>(&mut rig, declaration(name), scope.clone()).await;
+        match create_receipt(&mut rig, &id).await {
+            SaveOutcome::NotSent { reason } => reasons.push(reason),
+            other => panic!("{name}: not refused before sending: {other:?}"),
+        }
+        assert_eq!(steps(&mut rig, &id), ["written", "ended:not_sent"]);
+    }
+    assert!(reasons[0].starts_with("precheck_failed"), "{reasons:?}");
+    assert_eq!(reasons[1], "precheck_identity");
+    assert_eq!(rig.server.request_count("POST", CREATE_PATH), 0);
+    assert!(roster_row(&mut rig, "finch-a").await.is_none());
+
+    let id = submit::<CreateSave>(&mut rig, declaration("finch-c"), scope).await;
+    assert_eq!(
+        create_receipt(&mut rig, &id).await.class().to_string(),
+        "applied"
+    );
+    assert_eq!(rig.server.request_count("POST", CREATE_PATH), 1);
+    assert_eq!(
+        stages(&rig, "keeper_create")
+            .iter()
+            .filter(|s| s.starts_with("worker_return"))
+            .cloned()
+            .collect::<Vec<_>>(),
+        [
+            "worker_return:not_sent",
+            "worker_return:not_sent",
+            "worker_return:ok"
+        ]
     );
     rig.finish().await;
 }

@@ -3,11 +3,13 @@
 //! Typed receipts per fault plan, the requests actually made, and the traced stages.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-use crate::actor_support::{Rig, plan, rig_with};
+use crate::actor_support::{Rig, foreign_health, health_rule, plan, quiet_health_rig, rig_with};
 use masc_tui::actors::contract::{IdentityState, SlotEvent, SourceEvent};
 use masc_tui::actors::keepers::ops::assignment::{AssignmentIntent, AssignmentSave};
 use masc_tui::actors::keepers::ops::sandbox::{SandboxIntent, SandboxSave};
-use masc_tui::actors::keepers::ops::{KeeperOpEvent, SNAPSHOT_UNREAD};
+use masc_tui::actors::keepers::ops::{
+    KeeperOpEvent, OWNER_NOT_RECONFIRMED, REVISION_UNAVAILABLE, SNAPSHOT_UNREAD,
+};
 use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot};
 use masc_tui::actors::saves::hub::Save;
 use masc_tui::actors::saves::{SAVES, SaveCommand, SaveId, SaveKind, SaveStep};
@@ -328,5 +330,85 @@ async fn h10_back_to_default_commits() {
     .await;
     let r = assignment_receipt(&mut rig, &id).await;
     assert_eq!(r.save_class(), SaveClass::Applied, "{r:?}");
+    rig.finish().await;
+}
+
+/// H-8, H-10, §9.5: the worker's own fresh snapshot with `config_revision: unavailable` refuses
+/// the save (not sent, `revision_unavailable`); a reconfirmation just before the POST that
+/// serves another workspace refuses it too (not sent, `owner_not_reconfirmed`) — for Sandbox
+/// and for the assignment. The machinery's pre-check is the first `/health` of each save, the
+/// kind's reconfirmation the second. No POST at all.
+#[tokio::test(flavor = "current_thread")]
+async fn h8_h10_revision_unavailable_and_a_foreign_reconfirmation_are_not_sent() {
+    let mut rig = quiet_health_rig(FaultPlan::default()).await;
+    let scope = confirmed_scope(&mut rig).await;
+    let unavailable = r#"{"name":"rondo","config_revision":{"state":"unavailable","detail":"manifest unreadable"},"execution":{"selected_runtime_id":null},"autoboot_enabled":true,"max_context_override":null,"sandbox_profile":"docker","network_mode":"none"}"#;
+    rig.server.set_faults(plan(&format!(
+        r#"{{"match":{{"method":"GET","path":"/api/v1/keepers/rondo/config"}},"fault":{{"status":200,"body":{unavailable}}}}}"#
+    )));
+    let id = submit::<SandboxSave>(
+        &mut rig,
+        sandbox("rondo", SandboxProfile::Microvm),
+        scope.clone(),
+    )
+    .await;
+    assert_eq!(
+        sandbox_receipt(&mut rig, &id).await,
+        SaveOutcome::NotSent {
+            reason: REVISION_UNAVAILABLE.into()
+        }
+    );
+
+    let foreign = foreign_health(&rig.server.base_path());
+    let health_before = rig.server.request_count("GET", "/health");
+    rig.server.set_faults(plan(&format!(
+        "{},{}",
+        health_rule(2, 200, &foreign),
+        health_rule(4, 200, &foreign)
+    )));
+    let id = submit::<SandboxSave>(
+        &mut rig,
+        sandbox("rondo", SandboxProfile::Microvm),
+        scope.clone(),
+    )
+    .await;
+    assert_eq!(
+        sandbox_receipt(&mut rig, &id).await,
+        SaveOutcome::NotSent {
+            reason: OWNER_NOT_RECONFIRMED.into()
+        }
+    );
+    assert_eq!(
+        steps(&mut rig, &id),
+        ["written", "sending", "ended:not_sent"]
+    );
+    let id = submit::<AssignmentSave>(
+        &mut rig,
+        AssignmentIntent {
+            keeper: "rondo".into(),
+            runtime_id: Some("openai.gpt-5".into()),
+        },
+        scope,
+    )
+    .await;
+    match assignment_receipt(&mut rig, &id).await {
+        SaveOutcome::NotSent { reason } => assert_eq!(reason, OWNER_NOT_RECONFIRMED),
+        other => panic!("sent after a foreign reconfirmation: {other:?}"),
+    }
+    assert_eq!(
+        rig.server.request_count("GET", "/health") - health_before,
+        4,
+        "a pre-check and a reconfirmation per save, nothing else"
+    );
+    assert_eq!(rig.server.request_count("POST", &config_path("rondo")), 0);
+    assert_eq!(rig.server.request_count("POST", ASSIGN), 0);
+    let returns: Vec<String> = stages(&rig, "keeper_sandbox")
+        .into_iter()
+        .filter(|s| s.starts_with("worker_return"))
+        .collect();
+    assert_eq!(
+        returns,
+        ["worker_return:not_sent", "worker_return:not_sent"]
+    );
     rig.finish().await;
 }

@@ -5,7 +5,7 @@
 //! requests actually made, the traced stages.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-use crate::actor_support::{Rig, plan, rig_with};
+use crate::actor_support::{Rig, foreign_health, health_rule, plan, quiet_health_rig, rig_with};
 use crate::save_keeper_ops::{confirmed_scope, receipt_event, stages, steps, submit};
 use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::keepers::ops::KeeperOpEvent;
@@ -282,5 +282,126 @@ async fn h4_s9_6_an_empty_patch_is_not_sent() {
         SaveOutcome::Unchanged
     );
     assert_eq!(rig.server.request_count("POST", &config_path("rondo")), 0);
+    rig.finish().await;
+}
+
+/// A §9.5 snapshot of rondo whose `config_revision` is `unavailable` (a fault's 200 body).
+const UNAVAILABLE_SNAPSHOT: &str = r#"{"name":"rondo","config_revision":{"state":"unavailable","detail":"manifest unreadable"},"execution":{"selected_runtime_id":null},"autoboot_enabled":true,"max_context_override":null,"sandbox_profile":"docker","network_mode":"none"}"#;
+
+fn unavailable_rule() -> String {
+    format!(
+        r#"{{"match":{{"method":"GET","path":"/api/v1/keepers/rondo/config"}},"fault":{{"status":200,"body":{UNAVAILABLE_SNAPSHOT}}}}}"#
+    )
+}
+
+/// The traced outcomes of the preparation source's worker returns.
+fn prep_returns(rig: &Rig) -> Vec<String> {
+    rig.recorder
+        .records_where(|r| r.source == "keeper_settings" && r.stage == "worker_return")
+        .iter()
+        .map(|r| r.outcome.clone().unwrap_or_default())
+        .collect()
+}
+
+/// H-1, §9.5: a snapshot whose `config_revision` is `unavailable` refuses editing — typed with
+/// the server's detail, traced `revision_unavailable`; the workspace is not even reconfirmed
+/// (nothing would be opened), and nothing is written.
+#[tokio::test(flavor = "current_thread")]
+async fn h1_s9_5_config_revision_unavailable_refuses_editing_and_writes_nothing() {
+    let mut rig = quiet_health_rig(FaultPlan::default()).await;
+    let _ = confirmed_scope(&mut rig).await;
+    rig.server.set_faults(plan(&unavailable_rule()));
+    let health_before = rig.server.request_count("GET", "/health");
+    prepare(&mut rig, "rondo").await;
+    match prepared(&mut rig, "rondo").await.outcome {
+        Err(PrepFailure::RevisionUnavailable(detail)) => {
+            assert_eq!(detail, "manifest unreadable")
+        }
+        other => panic!("editing not refused: {other:?}"),
+    }
+    assert_eq!(rig.server.request_count("GET", &config_path("rondo")), 1);
+    assert_eq!(
+        rig.server.request_count("GET", "/health"),
+        health_before,
+        "no reconfirmation after a refused snapshot"
+    );
+    assert_eq!(prep_returns(&rig), ["revision_unavailable"]);
+    assert_eq!(rig.server.request_count("POST", &config_path("rondo")), 0);
+    rig.finish().await;
+}
+
+/// H-1: the reconfirmation after the snapshot — a `/health` that fails, then one serving another
+/// workspace — is `NotReconfirmed` each time (traced `owner_not_reconfirmed`): the snapshot
+/// read is never handed to the editor; the next preparation on a healthy server succeeds.
+#[tokio::test(flavor = "current_thread")]
+async fn h1_a_failed_or_foreign_reconfirmation_opens_nothing() {
+    let mut rig = quiet_health_rig(FaultPlan::default()).await;
+    let _ = confirmed_scope(&mut rig).await;
+    let foreign = foreign_health(&rig.server.base_path());
+    rig.server.set_faults(plan(&format!(
+        "{},{}",
+        health_rule(1, 500, r#"{"error":"down"}"#),
+        health_rule(2, 200, &foreign)
+    )));
+    for round in ["failed", "foreign"] {
+        prepare(&mut rig, "rondo").await;
+        match prepared(&mut rig, "rondo").await.outcome {
+            Err(PrepFailure::NotReconfirmed(_)) => {}
+            other => panic!("{round}: reconfirmed anyway: {other:?}"),
+        }
+    }
+    let healthy = snapshot_of(&mut rig, "rondo").await;
+    assert_eq!(healthy.snapshot.name.as_deref(), Some("rondo"));
+    assert_eq!(rig.server.request_count("GET", &config_path("rondo")), 3);
+    assert_eq!(
+        prep_returns(&rig),
+        ["owner_not_reconfirmed", "owner_not_reconfirmed", "ok"]
+    );
+    assert_eq!(rig.server.request_count("POST", &config_path("rondo")), 0);
+    rig.finish().await;
+}
+
+/// H-5, §9.6: lowering `max_context_override` (rondo's 180 000) without the edit's own
+/// `confirm_context_shrink` is the server's refusal — not applied, the value unchanged, sent
+/// once; the same change confirmed is applied and the re-read shows it.
+#[tokio::test(flavor = "current_thread")]
+async fn h5_s9_6_a_context_shrink_without_confirmation_is_not_applied() {
+    let mut rig = rig_with(FaultPlan::default()).await;
+    let scope = confirmed_scope(&mut rig).await;
+    let before = snapshot_of(&mut rig, "rondo").await;
+    assert_eq!(before.snapshot.max_context_override, Some(180_000));
+    let shrink = json!({"max_context_override": 100_000});
+    let unconfirmed = submit::<SettingsSave>(
+        &mut rig,
+        intent("rondo", &before, shrink.clone()),
+        scope.clone(),
+    )
+    .await;
+    match settings_receipt(&mut rig, &unconfirmed).await {
+        SaveOutcome::NotApplied { reason } => {
+            assert!(reason.contains("confirm_context_shrink"), "{reason}")
+        }
+        other => panic!("a shrink without confirmation was not refused: {other:?}"),
+    }
+    let unchanged = snapshot_of(&mut rig, "rondo").await;
+    assert_eq!(unchanged.snapshot.max_context_override, Some(180_000));
+    assert_eq!(unchanged.revision, before.revision, "nothing applied");
+
+    let confirmed = submit::<SettingsSave>(
+        &mut rig,
+        SettingsIntent {
+            confirm_context_shrink: true,
+            ..intent("rondo", &unchanged, shrink)
+        },
+        scope,
+    )
+    .await;
+    assert_eq!(
+        settings_receipt(&mut rig, &confirmed).await.save_class(),
+        SaveClass::Applied
+    );
+    let after = snapshot_of(&mut rig, "rondo").await;
+    assert_eq!(after.snapshot.max_context_override, Some(100_000));
+    assert_eq!(rig.server.request_count("POST", &config_path("rondo")), 2);
     rig.finish().await;
 }

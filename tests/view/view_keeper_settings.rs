@@ -363,3 +363,123 @@ fn h3_unchanged_aborted_or_unparsable_files_send_nothing_and_drafts_survive() {
     let reopened = open_on(&mut model, &mut ui, 4, snapshot(REV_A, true, false));
     assert_eq!(reopened, broken, "the operator's own text comes back");
 }
+
+/// `snapshot` with a stored `max_context_override`.
+fn snapshot_with_context(manifest: &str, max: u64) -> PreparedSettings {
+    let plain = snapshot(manifest, true, false);
+    let mut value = (*plain.snapshot).clone();
+    value.max_context_override = Some(max);
+    PreparedSettings {
+        snapshot: Arc::new(value),
+        revision: plain.revision,
+    }
+}
+
+/// H-5, H-7, §9.6: lowering the context with `confirm_context_shrink = true` in the file sends
+/// the confirmation with the change; the server's refusal of a shrink sent without it is "not
+/// applied" with the server's reason on the line; the next `e` puts the lowered value back over
+/// the fresh snapshot, and the confirmation starts `false` again (never carried over).
+#[test]
+fn h5_h7_a_context_shrink_carries_its_own_confirmation_and_a_refusal_restores_the_value() {
+    let (mut model, mut ui) = roster();
+    ui.roster.selected = 1;
+    let ws = sample::scope(1).workspace.0;
+    let text = open_on(
+        &mut model,
+        &mut ui,
+        1,
+        snapshot_with_context(REV_A, 180_000),
+    );
+    assert!(text.contains("max_context_override = 180000"), "{text}");
+    let lowered = text.replace(
+        "max_context_override = 180000",
+        "max_context_override = 100000",
+    );
+    let confirmed = lowered.replace(
+        "confirm_context_shrink = false",
+        "confirm_context_shrink = true",
+    );
+    match settings::edited(&mut ui, &model, edited(&confirmed, &text)) {
+        UiCommand::KeeperOp(KeeperOpRequest::Settings(intent)) => {
+            assert!(intent.confirm_context_shrink);
+            assert_eq!(
+                intent.body()["confirm_context_shrink"],
+                json!(true),
+                "sent with the change"
+            );
+            assert_eq!(
+                serde_json::Value::Object(intent.patch),
+                json!({"max_context_override": 100_000})
+            );
+        }
+        other => panic!("not a settings save: {other:?}"),
+    }
+
+    // The same change without the confirmation: sent without it, refused by the server.
+    let text = open_on(
+        &mut model,
+        &mut ui,
+        2,
+        snapshot_with_context(REV_A, 180_000),
+    );
+    let lowered = text.replace(
+        "max_context_override = 180000",
+        "max_context_override = 100000",
+    );
+    let intent = match settings::edited(&mut ui, &model, edited(&lowered, &text)) {
+        UiCommand::KeeperOp(KeeperOpRequest::Settings(intent)) => intent,
+        other => panic!("not a settings save: {other:?}"),
+    };
+    assert!(!intent.confirm_context_shrink);
+    assert!(intent.body().get("confirm_context_shrink").is_none());
+    let id = SaveId::fresh();
+    model
+        .keepers
+        .ops
+        .settings
+        .submit(id.clone(), intent.clone(), ws.clone());
+    let ticket = Ticket {
+        slot: KeepersSlot::Op(KeeperOpSlot::Settings(id.clone())),
+        generation: 1,
+        scope: sample::scope(1),
+    };
+    crate::rig::dispatch(&mut model, ticket.clone());
+    let reason =
+        "lowering max_context_override from 180000 to 100000 requires confirm_context_shrink: true";
+    crate::rig::observe(
+        &mut model,
+        SlotEvent::Observed(
+            ticket,
+            KeepersObservation::Op(Box::new(KeeperOpEvent::Settings(
+                SaveEvent::<SettingsSave> {
+                    save_id: id,
+                    intent,
+                    workspace: ws.clone(),
+                    step: SaveStep::Ended(SaveOutcome::NotApplied {
+                        reason: reason.into(),
+                    }),
+                },
+            ))),
+        ),
+    )
+    .unwrap();
+    let (line, _) = op_line(model.keepers.ops.latest(K, &ws).unwrap());
+    assert!(line.contains("not applied"), "{line}");
+    assert!(line.contains("confirm_context_shrink"), "{line}");
+
+    let text = open_on(
+        &mut model,
+        &mut ui,
+        3,
+        snapshot_with_context(REV_B, 180_000),
+    );
+    assert!(
+        text.contains("max_context_override = 100000"),
+        "restored:\n{text}"
+    );
+    assert!(text.contains("Restored from your unsaved edit: max_context_override"));
+    assert!(
+        text.contains("confirm_context_shrink = false"),
+        "the confirmation is this edit's own:\n{text}"
+    );
+}
