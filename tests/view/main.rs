@@ -13,6 +13,7 @@ mod chat_projection;
 mod chat_projection_modes;
 mod chat_screen;
 mod chat_send_rows;
+mod chat_tool_rows;
 mod chat_turn_control;
 mod compat_not_served;
 mod composer_behaviour;

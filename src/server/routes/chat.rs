@@ -387,7 +387,6 @@ impl Script {
 
         let call_id = format!("tool-{}-1", self.request_id);
         let args = "{\"status\":\"in_progress\"}";
-        let result = "{\"count\":7,\"tasks\":[\"task-1013\",\"task-1021\"]}";
         for (kind, extra) in [
             (
                 "TOOL_CALL_START",
@@ -419,7 +418,8 @@ impl Script {
                         id: format!("m-{id}-tool-1"),
                         keeper,
                         role: "tool".into(),
-                        content: format!("{{\"args\":{args},\"result\":{result}}}"),
+                        // As MASC persists a tool row: the arguments, not the result.
+                        content: args.to_string(),
                         ts,
                         kind: None,
                         turn_ref: Some(turn_ref),

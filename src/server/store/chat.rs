@@ -65,26 +65,14 @@ const QUESTIONS: &[&str] = &[
     "Run the decoder tests again please",
 ];
 
-const TOOLS: &[(&str, &str, &str)] = &[
-    (
-        "masc_task_list",
-        "{\"status\":\"in_progress\"}",
-        "{\"count\":7,\"tasks\":[\"task-1013\",\"task-1021\"]}",
-    ),
-    (
-        "read_file",
-        "{\"path\":\"src/protocol/keepers.rs\"}",
-        "{\"bytes\":8123,\"lines\":272}",
-    ),
-    (
-        "bash",
-        "{\"cmd\":\"cargo test --lib protocol\"}",
-        "{\"exit\":0,\"stdout_tail\":\"test result: ok. 41 passed\"}",
-    ),
+/// Demo tool calls: name and arguments (a history tool row holds no result).
+const TOOLS: &[(&str, &str)] = &[
+    ("masc_task_list", "{\"status\":\"in_progress\"}"),
+    ("read_file", "{\"path\":\"src/protocol/keepers.rs\"}"),
+    ("bash", "{\"cmd\":\"cargo test --lib protocol\"}"),
     (
         "masc_board_post",
         "{\"title\":\"Nightly verification\",\"hearth\":\"verification\"}",
-        "{\"ok\":true,\"id\":\"post-88\"}",
     ),
 ];
 
@@ -158,16 +146,12 @@ fn seed(tx: &Transaction<'_>) -> Result<(), StoreError> {
                 turn % 2
             };
             for k in 0..tools {
-                let (name, args, result) = TOOLS[(turn + k) % TOOLS.len()];
+                let (name, args) = TOOLS[(turn + k) % TOOLS.len()];
                 let call_id = format!("call-{keeper}-{}-{k}", turn + 1);
                 w.ts += f64::from(rng.gen_range(2..40)) + 0.125;
-                w.push(
-                    "tool",
-                    &format!("{{\"args\":{args},\"result\":{result}}}"),
-                    Some(&turn_ref),
-                    Some((&call_id, name)),
-                    None,
-                )?;
+                // As MASC persists a tool row: the call's accumulated arguments, not its result
+                // (keeper_chat_store.ml).
+                w.push("tool", args, Some(&turn_ref), Some((&call_id, name)), None)?;
             }
             w.ts += f64::from(rng.gen_range(5..120)) + 0.5;
             let answer = if *keeper == LONG_CHAT_KEEPER && turn == 12 {

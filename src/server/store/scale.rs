@@ -236,7 +236,7 @@ fn chat(tx: &Transaction<'_>, n: usize) -> Result<(), StoreError> {
                 id,
                 SCALE_CHAT_KEEPER,
                 "tool",
-                r#"{"args":{"path":"src/main.rs"},"result":{"bytes":812}}"#,
+                r#"{"path":"src/main.rs"}"#,
                 ts,
                 Some(&turn_ref),
                 Some(format!("call-scale-{turn}")),

@@ -28,6 +28,7 @@ pub mod run;
 pub mod style;
 pub mod surface;
 pub mod table;
+pub mod turn_bind;
 pub mod window;
 pub mod wrap;
 

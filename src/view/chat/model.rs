@@ -334,19 +334,26 @@ impl Entry {
                 },
                 EntryKind::Utterance,
             ),
-            // A history tool row holds the call's result: received, not judged (C-49).
+            // A history tool row is the executed call with its accumulated arguments (MASC
+            // `keeper_chat_store.ml`: `content` = the call's arguments, never its result), so
+            // it is the same `ToolCall` the live stream built (C-50: one projection, live and
+            // settled); the result text is not persisted: received, not judged (C-49).
             (ChatRole::Tool, None) => (
                 Speaker::Tool,
                 EntryKind::ToolCall(ToolCall {
                     call_id: row.tool_call_id.clone(),
                     name: row.tool_call_name.clone().unwrap_or_default(),
                     state: CallState::ResultReceived,
-                    args: None,
+                    args: (!row.content.trim().is_empty()).then(|| row.content.clone()),
                     duration_ms: None,
                 }),
             ),
         };
-        let mut entry = Self::new(row.id.clone(), speaker, kind, row.content.clone());
+        let text = match kind {
+            EntryKind::ToolCall(_) => String::new(),
+            _ => row.content.clone(),
+        };
+        let mut entry = Self::new(row.id.clone(), speaker, kind, text);
         if row.ts.is_finite() {
             entry.ts = Some(row.ts);
         }
@@ -443,6 +450,21 @@ impl Transcript {
             change(entry);
         }
         if let Some(r) = self.revs.get_mut(i) {
+            *r = rev;
+        }
+        true
+    }
+
+    /// Changes the entry at `index` in place (history ids may repeat); false when out of range.
+    pub fn update_at(&mut self, index: usize, change: impl FnOnce(&mut Entry)) -> bool {
+        if index >= self.entries.len() {
+            return false;
+        }
+        let rev = self.bump();
+        if let Some(entry) = self.entries.get_mut(index) {
+            change(entry);
+        }
+        if let Some(r) = self.revs.get_mut(index) {
             *r = rev;
         }
         true

@@ -13,10 +13,11 @@ use crate::actors::contract::Ticket;
 use crate::actors::saves::refusal;
 use crate::outbox::SaveRowState;
 use crate::protocol::admission::WorkspaceId;
-use crate::protocol::chat::{ChatHistoryPage, ChatStreamEvent, OperationState};
+use crate::protocol::chat::{ChatHistoryPage, ChatStreamEvent, OperationProgress, OperationState};
 use crate::protocol::client::ErrorClass;
 use crate::protocol::outcome::SaveClass;
 use crate::view::admission::{EpochGate, RejectReason};
+use crate::view::chat::turn_bind::{KnownTurn, bind_operator_rows};
 use crate::view::chat::{
     Entry, EntryKind, FailureOrigin, LiveTurn, PendingState, Speaker, Transcript, TranscriptView,
     settle_unknown_note,
@@ -136,6 +137,22 @@ impl PendingSend {
                 "not sent ({}) · the text is back in the draft",
                 refusal::describe(cause)
             )),
+            _ => None,
+        }
+    }
+
+    /// The turn this send's reply was recorded under: the stream's reply details, else the
+    /// §4.4 record's `outcome_ref`; `None` when neither said.
+    pub fn turn_ref(&self) -> Option<&str> {
+        if let SendPhase::Ended(SendOutcome::Completed { reply }) = &self.phase {
+            return Some(reply.turn_ref.as_str());
+        }
+        match &self.reconciliation {
+            Some(Reconciliation::Found(r)) => match &r.progress {
+                OperationProgress::Succeeded { outcome_ref, .. } => Some(outcome_ref.as_str()),
+                OperationProgress::Failed { outcome_ref, .. } => outcome_ref.as_deref(),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -562,6 +579,19 @@ impl ChatPane {
         self.older_failure = None;
         let mut transcript = Transcript::new();
         transcript.extend_history(&page.messages, &self.keeper);
+        // C-50: the operator's row keeps the rail its live twin had, where the evidence is exact.
+        let known: Vec<KnownTurn<'_>> = self
+            .sends
+            .iter()
+            .filter_map(|(id, s)| {
+                s.turn_ref().map(|turn_ref| KnownTurn {
+                    request_id: id,
+                    text: &s.text,
+                    turn_ref,
+                })
+            })
+            .collect();
+        bind_operator_rows(&mut transcript, &known);
         // A fresh view: the newest window replaces everything shown (older pages included).
         *self.view() = TranscriptView::new(transcript, self.theme);
         self.live.clear();
