@@ -4,9 +4,13 @@
 //! Every server or external string passes [`sanitize`] (or [`sanitize_bytes`]) exactly once
 //! before it reaches a cell; renderer-owned styling is added only afterwards.
 //!
-//! Widths are measured per grapheme cluster with the same rule the ratatui buffer uses to place
-//! cells (`unicode-width` of the cluster), so what we measure is what gets painted: Hangul and
-//! emoji take 2 cells, combining marks 0.
+//! Widths are measured per grapheme cluster by the terminal's rule (C-70): a tty advances the
+//! cursor scalar by scalar, so a cluster takes the sum of its scalars' cells (`👍🏽` = 2 + 2,
+//! `❤️` = 1 + 0, a flag = 1 + 1), except a Hangul conjoining L+V/T cluster, which takes its
+//! widest scalar. Where that differs from the ratatui buffer's own width of the cluster, the
+//! cluster is painted with [`crate::view::cells`] (a forced cell width), so what we measure is
+//! what the terminal shows and no neighbour overwrites a scalar (issue 14: a skin-tone modifier
+//! vanished behind the next cell).
 
 use std::borrow::Cow;
 use unicode_segmentation::UnicodeSegmentation;
@@ -18,9 +22,27 @@ pub const ELLIPSIS: char = '…';
 // The one sanitiser is shared with the CLI (issue 16): `crate::sanitize`.
 pub use crate::sanitize::{sanitize, sanitize_bytes, sanitize_lines};
 
-/// Cells one grapheme cluster occupies (0 for clusters the buffer skips).
+/// Cells one grapheme cluster occupies on a terminal (C-70; 0 for clusters the buffer skips).
 pub fn grapheme_width(g: &str) -> usize {
-    g.width()
+    let mut chars = g.chars();
+    match (chars.next(), chars.next()) {
+        (None, _) => 0,
+        // One scalar: the cluster's width is the scalar's (the common case).
+        (Some(_), None) => g.width(),
+        (Some(first), Some(_)) => {
+            let scalar = |c: char| unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+            if is_hangul_leading_jamo(first) {
+                g.chars().map(scalar).max().unwrap_or(0)
+            } else {
+                g.chars().map(scalar).sum()
+            }
+        }
+    }
+}
+
+/// Hangul conjoining leading consonants (L jamo): an L+V(+T) cluster is one syllable cell.
+fn is_hangul_leading_jamo(c: char) -> bool {
+    matches!(c, '\u{1100}'..='\u{115F}' | '\u{A960}'..='\u{A97F}')
 }
 
 /// Display width of a (sanitised) string in terminal cells.
@@ -178,6 +200,22 @@ mod tests {
         assert_eq!(display_width("한글"), 4);
         assert_eq!(display_width("🙂"), 2);
         assert_eq!(display_width("e\u{301}"), 1);
+    }
+
+    /// C-70's check: `Aé한🙂👍🏽🇰🇷❤️-proof` is 19 cells (the cursor moves from column 6 to
+    /// 25): `👍🏽` = 4, each regional indicator 1, `❤️` (text-default heart + VS16) 1, a
+    /// conjoining L+V+T syllable 2.
+    #[test]
+    fn c70_clusters_take_the_cells_a_terminal_gives_their_scalars() {
+        assert_eq!(display_width("\u{1F44D}\u{1F3FD}"), 4);
+        assert_eq!(display_width("🇰🇷"), 2);
+        assert_eq!(display_width("\u{2764}\u{FE0F}"), 1);
+        assert_eq!(display_width("\u{1112}\u{1161}\u{11AB}"), 2);
+        assert_eq!(display_width("👨\u{200D}👩\u{200D}👧"), 6);
+        assert_eq!(
+            display_width("Aé한🙂\u{1F44D}\u{1F3FD}🇰🇷\u{2764}\u{FE0F}-proof"),
+            19
+        );
     }
 
     /// The printable-ASCII fast path of `display_width` gives what grapheme segmentation gives.

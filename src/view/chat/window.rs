@@ -709,7 +709,8 @@ impl TranscriptView {
             if y >= area.bottom() {
                 break;
             }
-            buf.set_line(area.x, y, line, area.width);
+            // By the terminal's cell rule (C-70), as the rows were wrapped.
+            crate::view::cells::put_line(buf, area.x, y, line, area.width);
         }
     }
 }

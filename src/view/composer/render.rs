@@ -150,9 +150,9 @@ pub fn render(
     cursor
 }
 
+/// Text into cells by the terminal's cell rule (C-70: a skin-tone emoji keeps its modifier).
 fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, max: usize, style: Style) -> u16 {
-    let (nx, _) = buf.set_stringn(x, y, text, max, style);
-    nx
+    crate::view::cells::put_str(buf, x, y, text, max, style)
 }
 
 fn pending_tone(state: PendingState) -> Tone {

@@ -1,0 +1,165 @@
+//! Painting text into the ratatui buffer by the terminal's cell rule (C-70, C-71).
+//!
+//! ratatui places a grapheme cluster by `unicode-width` of the whole cluster (`👍🏽` = 2 cells)
+//! while a terminal advances scalar by scalar (`👍🏽` = 4 cells). Painted as ratatui places it,
+//! the next cell is written where the terminal still draws the modifier, and the modifier
+//! vanishes from the screen (issue 14, C-70, T.7: reproduced in a PTY). These setters place
+//! every cluster at [`grapheme_width`] cells and, where that differs from ratatui's width, give
+//! the cell a forced width so the buffer diff skips exactly the cells the terminal covers.
+
+use crate::view::text::grapheme_width;
+use ratatui::buffer::{Buffer, CellDiffOption};
+use ratatui::style::Style;
+use ratatui::text::Line;
+use std::num::NonZeroU16;
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
+
+/// Writes `text` at (`x`, `y`) within `max` cells (and the buffer's area); returns the cell
+/// after the last one written. Control characters and zero-width clusters are skipped, as
+/// ratatui's `set_stringn` does; a cluster that does not fit whole is not written (C-71).
+pub fn put_str(buf: &mut Buffer, x: u16, y: u16, text: &str, max: usize, style: Style) -> u16 {
+    let area = buf.area;
+    if y < area.top() || y >= area.bottom() || x < area.left() {
+        return x;
+    }
+    let limit = usize::from(area.right().saturating_sub(x)).min(max);
+    let mut used = 0usize;
+    let mut cx = x;
+    for g in text.graphemes(true) {
+        if g.contains(char::is_control) {
+            continue;
+        }
+        let w = grapheme_width(g);
+        if w == 0 {
+            continue;
+        }
+        if used + w > limit {
+            break;
+        }
+        let cell = &mut buf[(cx, y)];
+        cell.set_symbol(g).set_style(style);
+        let native = g.width();
+        let forced = (native != w)
+            .then(|| u16::try_from(w).ok().and_then(NonZeroU16::new))
+            .flatten();
+        cell.set_diff_option(forced.map_or(CellDiffOption::None, CellDiffOption::ForcedWidth));
+        for k in 1..w {
+            let hidden = cx.saturating_add(u16::try_from(k).unwrap_or(u16::MAX));
+            if hidden < area.right() {
+                // Covered by the cluster, never written while it stands; marked so that the
+                // frame after it differs here and rewrites the cell (a terminal that drew the
+                // cluster's scalars apart keeps each until its own cell is written).
+                let covered = &mut buf[(hidden, y)];
+                covered.reset();
+                covered.set_diff_option(CellDiffOption::Skip);
+            }
+        }
+        used += w;
+        cx = cx.saturating_add(u16::try_from(w).unwrap_or(u16::MAX));
+    }
+    cx
+}
+
+/// [`put_str`] for each span of `line` (the line's style under each span's), within `max`
+/// cells; returns the cell after the last one written.
+pub fn put_line(buf: &mut Buffer, x: u16, y: u16, line: &Line<'_>, max: u16) -> u16 {
+    let mut cx = x;
+    let end = x.saturating_add(max);
+    for span in &line.spans {
+        if cx >= end {
+            break;
+        }
+        let style = line.style.patch(span.style);
+        cx = put_str(buf, cx, y, &span.content, usize::from(end - cx), style);
+    }
+    cx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::backend::TestBackend;
+    use ratatui::buffer::Cell;
+    use ratatui::layout::Rect;
+
+    const THUMBS_MEDIUM: &str = "\u{1F44D}\u{1F3FD}";
+
+    /// C-70, T.7: `👍🏽` takes 4 cells and the text after it starts at the 5th, so a terminal
+    /// that advances scalar by scalar never has the modifier overwritten; the buffer diff
+    /// writes the cluster once and skips the 3 cells it covers.
+    #[test]
+    fn c70_t7_a_skin_tone_cluster_takes_four_cells_and_keeps_its_modifier() {
+        let mut buf = Buffer::empty(Rect::new(0, 0, 12, 1));
+        let end = put_str(
+            &mut buf,
+            0,
+            0,
+            &format!("a{THUMBS_MEDIUM}b"),
+            12,
+            Style::default(),
+        );
+        assert_eq!(end, 6);
+        assert_eq!(buf[(1, 0)].symbol(), THUMBS_MEDIUM);
+        assert_eq!(buf[(5, 0)].symbol(), "b");
+        let before = Buffer::empty(buf.area);
+        let updates: Vec<(u16, String)> = before
+            .diff(&buf)
+            .into_iter()
+            .map(|(x, _, c)| (x, c.symbol().to_string()))
+            .collect();
+        assert_eq!(
+            updates,
+            vec![(0, "a".into()), (1, THUMBS_MEDIUM.into()), (5, "b".into())]
+        );
+        // Through a backend as well: the same cells.
+        let mut term = ratatui::Terminal::new(TestBackend::new(12, 1)).unwrap_or_else(|e| {
+            panic!("{e}");
+        });
+        term.draw(|f| {
+            put_str(
+                f.buffer_mut(),
+                0,
+                0,
+                &format!("a{THUMBS_MEDIUM}b"),
+                12,
+                Style::default(),
+            );
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(term.backend().buffer()[(1, 0)].symbol(), THUMBS_MEDIUM);
+    }
+
+    /// C-71: a cluster that does not fit whole is not written; a text-default heart with VS16
+    /// takes one cell, as the terminal gives it.
+    #[test]
+    fn c71_a_cluster_never_overflows_and_vs16_hearts_take_one_cell() {
+        let mut buf = Buffer::empty(Rect::new(0, 0, 6, 1));
+        let end = put_str(
+            &mut buf,
+            0,
+            0,
+            &format!("ab{THUMBS_MEDIUM}"),
+            5,
+            Style::default(),
+        );
+        assert_eq!(end, 2);
+        assert_eq!(buf[(2, 0)], Cell::default());
+        let end = put_str(&mut buf, 0, 0, "\u{2764}\u{FE0F}x", 6, Style::default());
+        assert_eq!(end, 2);
+        assert_eq!(buf[(1, 0)].symbol(), "x");
+    }
+
+    /// The frame after a 4-cell cluster rewrites every cell it covered: a terminal that drew
+    /// `👍` and `🏽` apart would otherwise keep the modifier when the row changes.
+    #[test]
+    fn c70_the_frame_after_a_cluster_rewrites_the_cells_it_covered() {
+        let area = Rect::new(0, 0, 8, 1);
+        let mut shown = Buffer::empty(area);
+        put_str(&mut shown, 0, 0, THUMBS_MEDIUM, 8, Style::default());
+        let mut next = Buffer::empty(area);
+        put_str(&mut next, 0, 0, "abc", 8, Style::default());
+        let xs: Vec<u16> = shown.diff(&next).into_iter().map(|(x, _, _)| x).collect();
+        assert_eq!(xs, vec![0, 1, 2, 3]);
+    }
+}
