@@ -3,13 +3,13 @@
 //! classified by its route's §11 row; the roster re-read follows the server.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-use crate::actor_support::{Rig, plan, rig_with};
+use crate::actor_support::{Rig, foreign_health, health_rule, plan, quiet_health_rig, rig_with};
 use crate::save_keeper_ops::{confirmed_scope, receipt_event, stages, submit};
 use masc_tui::actors::contract::{DemandKind, SlotEvent, SourceControl};
-use masc_tui::actors::keepers::ops::KeeperOpEvent;
 use masc_tui::actors::keepers::ops::lifecycle::{
     LifecycleAction, LifecycleApplied, LifecycleIntent, LifecycleOutcome, LifecycleSave,
 };
+use masc_tui::actors::keepers::ops::{KeeperOpEvent, OWNER_NOT_RECONFIRMED, STATUS_UNREAD};
 use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot, ROSTER};
 use masc_tui::actors::saves::SaveStep;
 use masc_tui::protocol::admission::ReadScope;
@@ -26,15 +26,8 @@ async fn act(
     keeper: &str,
     action: LifecycleAction,
 ) -> LifecycleOutcome {
-    let id = submit::<LifecycleSave>(
-        rig,
-        LifecycleIntent {
-            keeper: keeper.into(),
-            action,
-        },
-        scope.clone(),
-    )
-    .await;
+    let id =
+        submit::<LifecycleSave>(rig, LifecycleIntent::new(keeper, action), scope.clone()).await;
     match receipt_event(rig, &id).await {
         KeeperOpEvent::Lifecycle(e) => match e.step {
             SaveStep::Ended(r) => r,
@@ -262,6 +255,157 @@ async fn h5_s11_shutdown_pause_not_latched_and_a_drop_are_distinct() {
         rig.server
             .request_count("POST", "/api/v1/keepers/sangsu/shutdown"),
         2
+    );
+    rig.finish().await;
+}
+
+const SANGSU_DIRECTIVE: &str = "/api/v1/keepers/sangsu/directive";
+const KEEPER_STATUS: &str = "/api/v1/gate/keeper-status";
+
+/// §14.1, §14.7, N-3 (surfaces.md Keepers row `p`): the resume of an operator-paused Keeper
+/// reads the generation from a fresh §14.7 read and sends it once as `owner_nonce` with the
+/// press's operation id (the embedded server refuses any other generation with a 409, so
+/// "resumed" proves the nonce); the roster re-read shows the pause lifted. A second resume
+/// reads again, finds no pause and sends nothing (unchanged).
+#[tokio::test(flavor = "current_thread")]
+async fn s14_1_s14_7_resume_sends_the_fresh_generation_once_and_the_roster_follows() {
+    let mut rig = rig_with(FaultPlan::default()).await;
+    let scope = confirmed_scope(&mut rig).await;
+    assert_eq!(
+        act(&mut rig, &scope, "sangsu", LifecycleAction::Pause)
+            .await
+            .class(),
+        "applied"
+    );
+    assert_eq!(
+        roster_row(&mut rig, "sangsu").await,
+        Some((Some(true), Some(true)))
+    );
+    let reads_before = rig.server.request_count("GET", KEEPER_STATUS);
+    match act(&mut rig, &scope, "sangsu", LifecycleAction::Resume).await {
+        SaveOutcome::Applied {
+            detail: LifecycleApplied::Directive(DirectiveApplied::Resumed { projection }),
+            warning: None,
+        } => assert_eq!(projection.as_deref(), Some("resumed")),
+        other => panic!("not resumed: {other:?}"),
+    }
+    assert_eq!(
+        roster_row(&mut rig, "sangsu").await,
+        Some((Some(false), Some(true))),
+        "the pause is lifted"
+    );
+    assert_eq!(
+        act(&mut rig, &scope, "sangsu", LifecycleAction::Resume).await,
+        SaveOutcome::Unchanged,
+        "no pause to lift"
+    );
+    assert_eq!(
+        rig.server.request_count("GET", KEEPER_STATUS) - reads_before,
+        2,
+        "one fresh metadata read per resume"
+    );
+    assert_eq!(
+        rig.server.request_count("POST", SANGSU_DIRECTIVE),
+        2,
+        "the pause and one resume"
+    );
+    assert_eq!(
+        stages(&rig, "keeper_lifecycle")
+            .iter()
+            .filter(|s| s.starts_with("worker_return"))
+            .cloned()
+            .collect::<Vec<_>>(),
+        // The trace's `ok` covers applied and unchanged; the receipts above tell them apart.
+        ["worker_return:ok", "worker_return:ok", "worker_return:ok"]
+    );
+    rig.finish().await;
+}
+
+/// §14.1, §11, H-5: a resume whose metadata read fails is not sent (`keeper_status_unread`); a
+/// typed 409 is the conflict (re-read before any retry); a drop before the handler and one after
+/// the store committed are both outcome unknown — the roster shows the first left the pause and
+/// the second lifted it; a reconfirmation serving another workspace is not sent. Each sent at
+/// most once; nothing resent.
+#[tokio::test(flavor = "current_thread")]
+async fn s14_1_h5_resume_faults_are_distinct_and_each_sent_once() {
+    let mut rig = quiet_health_rig(FaultPlan::default()).await;
+    let scope = confirmed_scope(&mut rig).await;
+    assert_eq!(
+        act(&mut rig, &scope, "sangsu", LifecycleAction::Pause)
+            .await
+            .class(),
+        "applied"
+    );
+    let conflict = r#"{"ok":false,"action":"resume","operation":"resume_owner","name":"sangsu","committed":false,"error":"keeper generation changed"}"#;
+    let post = format!(r#""method":"POST","path":"{SANGSU_DIRECTIVE}""#);
+    rig.server.set_faults(plan(&format!(
+        r#"{{"match":{{"method":"GET","path":"{KEEPER_STATUS}"}},"when":{{"nth":1}},"fault":{{"status":500,"body":{{"ok":false,"error":"store"}}}}}},
+           {{"match":{{{post}}},"when":{{"nth":1}},"fault":{{"status":409,"body":{conflict}}}}},
+           {{"match":{{{post}}},"when":{{"nth":2}},"fault":{{"drop":"before_apply"}}}},
+           {{"match":{{{post}}},"when":{{"nth":3}},"fault":{{"drop":"after_apply"}}}}"#
+    )));
+    let posts_before = rig.server.request_count("POST", SANGSU_DIRECTIVE);
+    match act(&mut rig, &scope, "sangsu", LifecycleAction::Resume).await {
+        SaveOutcome::NotSent { reason } => assert!(reason.starts_with(STATUS_UNREAD), "{reason}"),
+        other => panic!("sent without the generation: {other:?}"),
+    }
+    assert_eq!(
+        rig.server.request_count("POST", SANGSU_DIRECTIVE),
+        posts_before
+    );
+    match act(&mut rig, &scope, "sangsu", LifecycleAction::Resume).await {
+        SaveOutcome::Conflict { current } => {
+            assert_eq!(current.reason, "keeper generation changed")
+        }
+        other => panic!("not a conflict: {other:?}"),
+    }
+    assert_eq!(
+        act(&mut rig, &scope, "sangsu", LifecycleAction::Resume)
+            .await
+            .class(),
+        "outcome_unknown"
+    );
+    assert_eq!(
+        roster_row(&mut rig, "sangsu").await,
+        Some((Some(true), Some(true))),
+        "dropped before the handler: still paused"
+    );
+    assert_eq!(
+        act(&mut rig, &scope, "sangsu", LifecycleAction::Resume)
+            .await
+            .class(),
+        "outcome_unknown"
+    );
+    assert_eq!(
+        roster_row(&mut rig, "sangsu").await,
+        Some((Some(false), Some(true))),
+        "dropped after the commit: resumed, still outcome unknown"
+    );
+    assert_eq!(
+        rig.server.request_count("POST", SANGSU_DIRECTIVE) - posts_before,
+        3
+    );
+
+    // Paused again; the reconfirmation just before the POST serves another workspace.
+    rig.server.set_faults(FaultPlan::default());
+    assert_eq!(
+        act(&mut rig, &scope, "sangsu", LifecycleAction::Pause)
+            .await
+            .class(),
+        "applied"
+    );
+    let foreign = foreign_health(&rig.server.base_path());
+    rig.server.set_faults(plan(&health_rule(2, 200, &foreign)));
+    let posts_before = rig.server.request_count("POST", SANGSU_DIRECTIVE);
+    assert_eq!(
+        act(&mut rig, &scope, "sangsu", LifecycleAction::Resume).await,
+        SaveOutcome::NotSent {
+            reason: OWNER_NOT_RECONFIRMED.into()
+        }
+    );
+    assert_eq!(
+        rig.server.request_count("POST", SANGSU_DIRECTIVE),
+        posts_before
     );
     rig.finish().await;
 }

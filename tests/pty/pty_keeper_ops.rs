@@ -41,3 +41,24 @@ fn pty_pause_then_wake_a_demo_keeper_and_the_roster_follows() {
     let status = session.wait_exit();
     assert!(status.success(), "exit status {status:?}");
 }
+
+/// §14.1, §14.7, N-3 (surfaces.md Keepers row `p`): `p` on a Keeper the roster shows paused
+/// resumes it — the receipt line says resumed and the re-read roster shows it running again.
+#[test]
+fn pty_s14_1_p_resumes_a_paused_demo_keeper_and_the_roster_follows() {
+    let mut session = PtySession::demo(DemoOptions::default());
+    session.wait_for_roster();
+    row_shows(&session, "rondo", "running");
+    session.send(b"p");
+    session.wait_for_text("rondo: pause: sent");
+    row_shows(&session, "rondo", "paused");
+    session.send(b"p");
+    session.wait_for_text("rondo: resume: resumed");
+    row_shows(&session, "rondo", "running");
+
+    session.send(b"q");
+    session.wait_for_text("press q again to quit");
+    session.send(b"q");
+    let status = session.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+}

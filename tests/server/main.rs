@@ -16,6 +16,7 @@ mod server_cache;
 mod server_connectors;
 mod server_infra;
 mod server_keeper_detail;
+mod server_keeper_ops;
 mod server_keepers_chat;
 mod server_operator;
 mod server_runtime;

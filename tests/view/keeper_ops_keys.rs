@@ -285,10 +285,9 @@ fn lifecycle_roster() -> (Model, Ui) {
 }
 
 fn lifecycle(keeper: &str, action: LifecycleAction) -> UiCommand {
-    UiCommand::KeeperOp(KeeperOpRequest::Lifecycle(LifecycleIntent {
-        keeper: keeper.into(),
-        action,
-    }))
+    UiCommand::KeeperOp(KeeperOpRequest::Lifecycle(LifecycleIntent::new(
+        keeper, action,
+    )))
 }
 
 /// surfaces.md (armed actions), §14.2: the first `s` previews and sends nothing, any other key
@@ -335,7 +334,8 @@ fn s14_3_x_only_without_a_running_fiber_and_its_preview_names_what_is_removed() 
 }
 
 /// §14.1, §14.2: `p` pauses a running Keeper and boots one with no fiber; on an
-/// operator-paused Keeper it sends nothing (resume is not built) and says so; `w` wakes.
+/// operator-paused Keeper it resumes (an operation id minted per press, never the same twice);
+/// `w` wakes.
 #[test]
 fn s14_1_p_pauses_or_boots_and_w_wakes() {
     let (model, mut ui) = lifecycle_roster();
@@ -349,11 +349,22 @@ fn s14_1_p_pauses_or_boots_and_w_wakes() {
         lifecycle("stopped", LifecycleAction::Boot)
     );
     ui.roster.selected = 2;
-    assert_eq!(
-        handle_key(&mut ui, &model, key(KeyCode::Char('p'))),
-        UiCommand::Repaint
-    );
-    assert!(ui.notice.as_deref().unwrap().contains("paused"));
+    let mut minted = Vec::new();
+    for _ in 0..2 {
+        match handle_key(&mut ui, &model, key(KeyCode::Char('p'))) {
+            UiCommand::KeeperOp(KeeperOpRequest::Lifecycle(LifecycleIntent {
+                keeper,
+                action: LifecycleAction::Resume,
+                operation_id: Some(op),
+            })) => {
+                assert_eq!(keeper, "held");
+                assert!(op.starts_with("tui-resume-"), "{op}");
+                minted.push(op);
+            }
+            other => panic!("not a resume: {other:?}"),
+        }
+    }
+    assert_ne!(minted[0], minted[1], "one operation id per press");
     assert_eq!(
         handle_key(&mut ui, &model, key(KeyCode::Char('w'))),
         lifecycle("held", LifecycleAction::Wake)

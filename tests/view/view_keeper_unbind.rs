@@ -48,10 +48,9 @@ fn with_bindings(model: &mut Model) {
 }
 
 fn lifecycle(keeper: &str, action: LifecycleAction) -> UiCommand {
-    UiCommand::KeeperOp(KeeperOpRequest::Lifecycle(LifecycleIntent {
-        keeper: keeper.into(),
-        action,
-    }))
+    UiCommand::KeeperOp(KeeperOpRequest::Lifecycle(LifecycleIntent::new(
+        keeper, action,
+    )))
 }
 
 fn unbind(connector: &str, channel: &str) -> UiCommand {

@@ -89,7 +89,7 @@ async fn resume(state: AppState, name: String, m: &Map<String, Value>) -> ApiRes
     let (n, o) = (name.clone(), op.clone());
     let outcome = state
         .store()
-        .write(move |tx| store::resume(tx, &n, &o))
+        .write(move |tx| store::resume(tx, &n, &o, nonce))
         .await?;
     let status = match outcome {
         ResumeOutcome::NotFound => {
@@ -111,6 +111,13 @@ async fn resume(state: AppState, name: String, m: &Map<String, Value>) -> ApiRes
                 StatusCode::CONFLICT,
                 &name,
                 "operation id names a receipt for other input",
+            ));
+        }
+        ResumeOutcome::GenerationChanged => {
+            return Ok(resume_failure(
+                StatusCode::CONFLICT,
+                &name,
+                "keeper generation changed",
             ));
         }
         ResumeOutcome::Committed => "committed",

@@ -352,6 +352,11 @@ fn lineage(conn: &Connection, keeper: &str) -> Result<Lineage, StoreError> {
     })
 }
 
+/// The Keeper generation §14.7 serves as `meta.generation` (§14.1's `owner_nonce`).
+pub fn generation_of(conn: &Connection, keeper: &str) -> Result<u64, StoreError> {
+    Ok(lineage(conn, keeper)?.generation)
+}
+
 /// The roster fields §14.7 and §14.8 need of one Keeper.
 struct KeeperFacts {
     meta: Option<Value>,

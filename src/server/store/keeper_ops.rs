@@ -69,6 +69,8 @@ pub enum ResumeOutcome {
     NotPaused,
     /// The same operation id named another Keeper.
     OtherInput,
+    /// `owner_nonce` is not the Keeper's current generation (§14.7 `meta.generation`).
+    GenerationChanged,
     Committed,
     AlreadyCommitted,
 }
@@ -77,6 +79,7 @@ pub fn resume(
     tx: &Transaction<'_>,
     name: &str,
     operation_id: &str,
+    owner_nonce: u64,
 ) -> Result<ResumeOutcome, StoreError> {
     let seen: Option<String> = tx
         .query_row(
@@ -92,6 +95,9 @@ pub fn resume(
     }
     Ok(match lifecycle(tx, name)? {
         None => ResumeOutcome::NotFound,
+        Some(_) if super::keeper_detail::generation_of(tx, name)? != owner_nonce => {
+            ResumeOutcome::GenerationChanged
+        }
         Some(l) if !l.paused => ResumeOutcome::NotPaused,
         Some(l) => {
             let phase = if l.keepalive_running {

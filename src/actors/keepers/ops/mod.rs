@@ -30,6 +30,9 @@ pub const SNAPSHOT_UNREAD: &str = "snapshot_unread";
 pub const REVISION_UNAVAILABLE: &str = "revision_unavailable";
 /// The snapshot names another Keeper.
 pub const SNAPSHOT_OTHER_KEEPER: &str = "snapshot_other_keeper";
+/// The fresh §14.7 metadata read a resume takes its `owner_nonce` from failed: nothing was
+/// sent.
+pub const STATUS_UNREAD: &str = "keeper_status_unread";
 /// The reconfirmation just before the POST served another workspace, a booting one, or
 /// failed (H-8, H-10): nothing was sent.
 pub const OWNER_NOT_RECONFIRMED: &str = "owner_not_reconfirmed";
@@ -42,6 +45,9 @@ pub fn describe(reason: &str) -> &str {
         REVISION_UNAVAILABLE => "settings revision unavailable (editing refused)",
         SNAPSHOT_OTHER_KEEPER => "settings snapshot names another keeper",
         OWNER_NOT_RECONFIRMED => "workspace not reconfirmed before sending",
+        other if other.starts_with(STATUS_UNREAD) => {
+            "keeper metadata (its generation) could not be read"
+        }
         other if other.starts_with(SNAPSHOT_UNREAD) => "settings snapshot could not be read",
         other if other.starts_with(OWNER_NOT_RECONFIRMED) => {
             "workspace not reconfirmed before sending"

@@ -39,7 +39,7 @@ pub const ROSTER_KEYS: &[(&str, &str)] = &[
         "create a keeper: its declaration in $EDITOR (create-only)",
     ),
     ("U", "runtime assignment picker"),
-    ("p", "pause (boot when no fiber runs)"),
+    ("p", "pause (resume when paused, boot when no fiber runs)"),
     ("w", "wake"),
     ("s s", "shutdown (the first press previews)"),
     (

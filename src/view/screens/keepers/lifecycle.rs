@@ -1,7 +1,7 @@
 //! Lifecycle keys of the Keepers roster (surfaces.md "Keepers roster"; protocol.md §14.1–§14.4):
-//! `p` pause (boot when no fiber runs), `w` wake, `s` `s` shutdown and `x` `x` delete (armed:
-//! the first press previews, the second sends, any other key disarms), `g` then `y` / `a` tool
-//! gate yolo / auto. Keys only capture the Keeper and the action; the save is the view actor's.
+//! `p` pause (resume when operator-paused, boot when no fiber runs), `w` wake, `s` `s` shutdown
+//! and `x` `x` delete (armed: the first press previews, the second sends, any other key
+//! disarms), `g` then `y` / `a` tool gate yolo / auto. Keys only capture the Keeper and the action; the save is the view actor's.
 
 use crate::actors::keepers::ops::KeeperOpRequest;
 use crate::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleIntent};
@@ -87,10 +87,9 @@ pub const DELETE_REMOVES: &str = "metrics, decision and feedback logs, runtime d
 snapshots and journal, configuration, chat history, agent files and tokens";
 
 fn request(keeper: String, action: LifecycleAction) -> UiCommand {
-    UiCommand::KeeperOp(KeeperOpRequest::Lifecycle(LifecycleIntent {
-        keeper,
-        action,
-    }))
+    UiCommand::KeeperOp(KeeperOpRequest::Lifecycle(LifecycleIntent::new(
+        keeper, action,
+    )))
 }
 
 fn selected_row(model: &Model, index: usize) -> Option<&KeeperRowSlot> {
@@ -163,12 +162,9 @@ pub fn key(ui: &mut Ui, model: &Model, key: KeyEvent) -> Option<UiCommand> {
             let paused = row.and_then(|r| r.paused);
             let running = row.and_then(|r| r.keepalive_running);
             Some(match (paused, running) {
-                (Some(true), _) => {
-                    ui.notice = Some(format!(
-                        "{shown} is paused: resume is not built yet (it needs the Keeper's generation, §14.7)"
-                    ));
-                    UiCommand::Repaint
-                }
+                // Operator-paused: lift the pause (§14.1 resume; the worker reads the
+                // generation). Booting a stopped Keeper is the next `p`, never automatic.
+                (Some(true), _) => request(name, LifecycleAction::Resume),
                 (_, Some(false)) => request(name, LifecycleAction::Boot),
                 _ => {
                     offer(ui, model, &name);

@@ -242,7 +242,8 @@ pub fn op_line(op: LatestOp<'_>) -> (String, Tone) {
             let (state, tone) = phase_words(&entry.phase).unwrap_or_else(|| {
                 let receipt = entry.phase.receipt().map(|r| match r {
                     SaveOutcome::NotApplied { reason } if reason.starts_with(OPERATOR_PAUSED) => (
-                        "not applied: operator-paused — resume first, then boot".to_string(),
+                        "not applied: operator-paused — p resumes it first, then p boots"
+                            .to_string(),
                         Tone::Warn,
                     ),
                     SaveOutcome::NotApplied { reason } if reason == ROUTE_NOT_SERVED => (
