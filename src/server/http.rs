@@ -62,6 +62,8 @@ pub struct RequestFaults {
     pub repeat_cursor: bool,
     /// A scripted chat turn that ends without a reply (chat stream only).
     pub chat_turn: Option<super::faults::ChatTurnFault>,
+    /// A resumed chat stream replays its turn from the first event (chat stream only).
+    pub resume_overlap: bool,
     /// Any fault fired on this request (a handler that could hold its answer does not).
     pub any: bool,
 }

@@ -131,6 +131,7 @@ pub async fn workspace_layer(
         echo_wrong: ctx.faults.echo_wrong,
         repeat_cursor: ctx.faults.repeat_cursor,
         chat_turn: ctx.faults.chat_turn,
+        resume_overlap: ctx.faults.resume_overlap,
         any: !ctx.faults.is_empty(),
     });
     let seen = GuardSeen::default();

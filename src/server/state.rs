@@ -48,6 +48,8 @@ pub(crate) struct Inner {
     /// Scripted chat turns by request id, queued or running (`routes::chat`,
     /// `routes::turn_control`).
     pub chat_turns: Mutex<ChatTurns>,
+    /// The journal of each scripted turn, for `since_seq` resumes (`routes::chat_journal`).
+    pub chat_journals: Mutex<crate::server::routes::chat_journal::Journals>,
     /// Bumped when the identity or the fault plan is replaced: part of the data revision
     /// (issue 15), and what wakes a held `/health`.
     pub config_gen: AtomicU64,
@@ -98,6 +100,7 @@ impl AppState {
                 started: Instant::now(),
                 probe_refreshed: Mutex::new(None),
                 chat_turns: Mutex::new(HashMap::new()),
+                chat_journals: Mutex::new(Default::default()),
                 config_gen: AtomicU64::new(0),
                 changed: tokio::sync::watch::Sender::new(0),
                 responses: Mutex::new(ResponseCache::default()),
@@ -131,6 +134,17 @@ impl AppState {
     /// Reads and updates the scripted chat turns under their lock.
     pub fn chat_turns<T>(&self, f: impl FnOnce(&mut ChatTurns) -> T) -> T {
         match self.inner.chat_turns.lock() {
+            Ok(mut g) => f(&mut g),
+            Err(poisoned) => f(&mut poisoned.into_inner()),
+        }
+    }
+
+    /// Reads and updates the chat turns' journals under their lock.
+    pub fn chat_journals<T>(
+        &self,
+        f: impl FnOnce(&mut crate::server::routes::chat_journal::Journals) -> T,
+    ) -> T {
+        match self.inner.chat_journals.lock() {
             Ok(mut g) => f(&mut g),
             Err(poisoned) => f(&mut poisoned.into_inner()),
         }

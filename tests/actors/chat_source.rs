@@ -7,7 +7,8 @@
 
 use crate::chat_support::{Rig, STREAM, TOKEN, ViewMsg, rig};
 use masc_tui::actors::chat::{
-    ChatCommand, ChatObservation, ChatSlot, Reconciliation, SendOutcome, SendStep, UnknownCause,
+    ChatCommand, ChatObservation, ChatSlot, Reconciliation, ResumeStanding, SendOutcome, SendStep,
+    UnknownCause,
 };
 use masc_tui::actors::contract::{SlotEvent, Ticket};
 use masc_tui::outbox::SaveRowState;
@@ -130,15 +131,20 @@ async fn history_paging_prepends_older_pages_until_has_more_is_false() {
     server.shutdown().await;
 }
 
-/// §4.3 / §11: a stream cut mid-turn (after acceptance and two text deltas) is "interrupted":
-/// outcome unknown, the partial text is never a reply, the exact id is reconciled, and the
-/// POST is never repeated.
+/// §4.3 / §11 on an older MASC (v0.24.0: no `id:` journal sequences, no `since_seq`): a
+/// stream cut mid-turn (after acceptance and two text deltas) is "interrupted": outcome
+/// unknown, not resumed (`ResumeStanding::NotOffered`: detected, not assumed), the partial
+/// text is never a reply, the exact id is reconciled, and the POST is never repeated.
 #[tokio::test]
 async fn sse_cut_mid_turn_is_interrupted_and_partial_text_is_never_a_reply() {
     let faults = plan(&format!(
         r#"{{"match":{{"method":"POST","path":"{STREAM}"}},"fault":{{"sse_cut_after":10}}}}"#
     ));
-    let (server, mut rig, _dir) = setup(faults).await;
+    let (server, mut rig, _dir) = crate::chat_support::served_rig(
+        faults,
+        Some(masc_tui::server::compat::MascRelease::V0_24_0),
+    )
+    .await;
     open_ready(&mut rig, KEEPER).await;
     let id = rig.send(KEEPER, "status of the decoder?");
     // Read until the send ended (through the model).
@@ -150,7 +156,11 @@ async fn sse_cut_mid_turn_is_interrupted_and_partial_text_is_never_a_reply() {
     }
     let outcome = ended(&rig, &id).unwrap();
     let SendOutcome::OutcomeUnknown {
-        cause: UnknownCause::StreamInterrupted { partial_text_len },
+        cause:
+            UnknownCause::StreamInterrupted {
+                partial_text_len,
+                resume: ResumeStanding::NotOffered,
+            },
         accepted: true,
     } = outcome
     else {

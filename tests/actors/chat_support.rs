@@ -65,6 +65,31 @@ pub fn client(base_url: &str, token: Option<&str>) -> WorkspaceClient {
     WorkspaceClient::new(cc).unwrap()
 }
 
+/// The embedded server with `faults` (playing `compat` when given) and a rig on it, with its
+/// outbox in a temp dir the caller keeps.
+pub async fn served_rig(
+    faults: masc_tui::server::faults::FaultPlan,
+    compat: Option<masc_tui::server::compat::MascRelease>,
+) -> (masc_tui::server::RunningServer, Rig, tempfile::TempDir) {
+    let server = masc_tui::server::start(masc_tui::server::ServeOptions {
+        faults,
+        test_mode: true,
+        auth: masc_tui::server::AuthMode::Token(TOKEN.into()),
+        compat,
+        ..masc_tui::server::ServeOptions::default()
+    })
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let rig = rig(
+        &server.base_url(),
+        Some(TOKEN),
+        dir.path().join("outbox.sqlite3"),
+    )
+    .await;
+    (server, rig, dir)
+}
+
 pub async fn rig(base_url: &str, token: Option<&str>, outbox_path: PathBuf) -> Rig {
     let recorder = StageRecorder::new();
     let trace = tracing::subscriber::set_default(recorder.subscriber());

@@ -40,6 +40,7 @@ mod actor_workspace;
 mod asks_follow_up;
 mod chat_outbox;
 mod chat_protocol;
+mod chat_resume;
 mod chat_saves;
 mod chat_source;
 mod compat_fallbacks;

@@ -474,3 +474,133 @@ fn invalid_utf8_line_refuses_the_stream_stickily() {
     );
     assert_eq!(reader.finish().unwrap_err(), e);
 }
+
+fn frames(events: &[String]) -> Vec<masc_tui::protocol::sse::SseFrame> {
+    events
+        .iter()
+        .map(|e| masc_tui::protocol::sse::SseFrame {
+            id: None,
+            event: None,
+            data: e.clone(),
+        })
+        .collect()
+}
+
+/// Issue 14 item 5, §4.3 `since_seq`: a cut stream continues on a resumed one — the resumed
+/// stream opens with its own acceptance (checked: default thread, the same operation id), the
+/// turn's order is kept across both (a second `RUN_STARTED` is still a duplicate), and the
+/// turn completes with the details' reply.
+#[test]
+fn s4_3_a_resumed_stream_continues_the_turn_after_its_own_acceptance() {
+    use masc_tui::protocol::chat::{ChatStreamValidator, ResumeRefusal};
+    let all = happy();
+    let mut v = ChatStreamValidator::new(Some(REQ), Some(KEEPER));
+    assert_eq!(
+        v.resume(),
+        Err(ResumeRefusal::NotAccepted),
+        "nothing accepted yet"
+    );
+    for f in frames(&all[..4]) {
+        v.push_frame(&f).unwrap();
+    }
+    assert!(matches!(
+        v.finish().unwrap(),
+        ChatStreamOutcome::Interrupted { accepted: true, .. }
+    ));
+    v.resume().unwrap();
+    assert!(v.awaiting_resume_acceptance());
+    let mut rest = vec![accepted("Running")];
+    rest.extend_from_slice(&all[4..]);
+    for f in frames(&rest) {
+        v.push_frame(&f).unwrap();
+    }
+    assert_eq!(v.resumed_state(), Some(OperationState::Running));
+    match v.finish().unwrap() {
+        ChatStreamOutcome::Completed { reply, .. } => assert_eq!(reply.reply, "hello"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(v.resume(), Err(ResumeRefusal::Ended));
+
+    // A resumed stream must open with its acceptance.
+    let mut v = ChatStreamValidator::new(Some(REQ), Some(KEEPER));
+    for f in frames(&all[..2]) {
+        v.push_frame(&f).unwrap();
+    }
+    v.resume().unwrap();
+    let e = v.push_frame(&frames(&all[2..3])[0]).unwrap_err();
+    assert_eq!(e.reason(), "resume_without_acceptance");
+    assert_eq!(v.resume(), Err(ResumeRefusal::Refused));
+
+    // The order is kept across the resume: RUN_STARTED once.
+    let mut v = ChatStreamValidator::new(Some(REQ), Some(KEEPER));
+    for f in frames(&all[..2]) {
+        v.push_frame(&f).unwrap();
+    }
+    v.resume().unwrap();
+    v.push_frame(&frames(&[accepted("Running")])[0]).unwrap();
+    let e = v.push_frame(&frames(&all[1..2])[0]).unwrap_err();
+    assert_eq!(e.reason(), "duplicate_run_started");
+}
+
+/// Issue 14 item 3, §14.15: a newer MASC's acceptance carries the closed `interactive` block
+/// (read; its outcome named), an older one lacks it (read as none); an unknown key inside the
+/// block is refused; an unknown outcome is kept as "control effect unknown".
+#[test]
+fn s14_15_the_acceptance_interactive_block_is_read_tolerantly() {
+    use masc_tui::protocol::chat::InteractiveKind;
+    let with = |block: &str| {
+        format!(
+            r#"{{"type":"CUSTOM","threadId":"default","timestamp":1.0,"name":"KEEPER_CHAT_OPERATION_ACCEPTED","value":{{"operation_id":"{REQ}","state":"Queued","queued_count":1,"interactive":{block}}}}}"#
+        )
+    };
+    let first = |data: String| {
+        let mut reader = ChatStreamReader::new(Some(REQ), Some(KEEPER));
+        reader.push(&sse(&[data])).map(|mut e| e.remove(0))
+    };
+    let applied = first(with(
+        r#"{"outcome":"applied","chat_control_token":"control-alpha-3","signalled":false,"resumed":true,"interrupt_error":null}"#,
+    ))
+    .unwrap();
+    let ChatStreamEvent::Accepted {
+        interactive: Some(block),
+        ..
+    } = applied
+    else {
+        panic!("{applied:?}");
+    };
+    assert_eq!(block.outcome.kind(), InteractiveKind::Applied);
+    assert_eq!(block.chat_control_token, "control-alpha-3");
+    assert!(block.resumed && !block.signalled);
+    let older = first(accepted("Queued")).unwrap();
+    assert!(matches!(
+        older,
+        ChatStreamEvent::Accepted {
+            interactive: None,
+            ..
+        }
+    ));
+    for (outcome, kind) in [
+        ("stale_control", InteractiveKind::StaleControl),
+        ("paused", InteractiveKind::Paused),
+        ("replayed", InteractiveKind::Replayed),
+        ("something_new", InteractiveKind::Unknown),
+    ] {
+        let e = first(with(&format!(
+            r#"{{"outcome":"{outcome}","chat_control_token":"t","signalled":false,"resumed":false}}"#
+        )))
+        .unwrap();
+        let ChatStreamEvent::Accepted {
+            interactive: Some(block),
+            ..
+        } = e
+        else {
+            panic!("{e:?}");
+        };
+        assert_eq!(block.outcome.kind(), kind, "{outcome}");
+    }
+    let refused = first(with(
+        r#"{"outcome":"applied","chat_control_token":"t","signalled":false,"resumed":false,"extra":1}"#,
+    ))
+    .unwrap_err();
+    assert_eq!(refused.path, ".events[0].value.interactive.extra");
+}

@@ -18,6 +18,7 @@
 pub mod hub;
 pub mod interrupt;
 pub mod observation;
+pub mod resume;
 pub mod send;
 pub mod source;
 pub mod steer;
@@ -26,7 +27,7 @@ pub use hub::{ChatHub, ChatHubConfig, ChatHubSpawner};
 pub use interrupt::{InterruptAim, InterruptIntent, TurnInterrupt};
 pub use observation::{
     CHAT_HUB, ChatCommand, ChatHubMsg, ChatObservation, ChatSlot, Reconciliation, RestoredSend,
-    SendOutcome, SendStep, TurnControlEvent, UnknownCause,
+    ResumeStanding, SendOutcome, SendStep, TurnControlEvent, UnknownCause,
 };
 pub use send::{ChatSend, ChatSendIntent};
 pub use source::ChatSourceConfig;

@@ -140,8 +140,12 @@ pub struct RestoredSend {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UnknownCause {
     /// The stream ended without a terminal event (C-… "interrupted"); partial text is never a
-    /// reply, only its length is kept.
-    StreamInterrupted { partial_text_len: usize },
+    /// reply, only its length is kept. `resume` says why it was not (or no longer) resumed
+    /// with `since_seq` (§4.3): reconciliation is the fallback.
+    StreamInterrupted {
+        partial_text_len: usize,
+        resume: ResumeStanding,
+    },
     /// The stream broke the §4.3 order or identity rules (duplicate acceptance, wrong
     /// operation id, ...): `reason` is the decode reason.
     ProtocolError { reason: String },
@@ -153,6 +157,34 @@ pub enum UnknownCause {
     Restored,
     /// The send's actor ended without a receipt (`reason`: the save machinery's token).
     NoReceipt { reason: String },
+}
+
+/// Why a cut stream of an accepted send was not continued with `since_seq` (§4.3, newer
+/// MASC), so that its outcome is reconciled (§4.4) instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResumeStanding {
+    /// The stream carried no journal sequence (`id:` on every event): this MASC offers no
+    /// resume (an older server); never re-posted.
+    NotOffered,
+    /// Cut before the acceptance: nothing proves the operation exists; never re-posted.
+    NotAccepted,
+    /// The re-POST with `since_seq` was answered without a usable stream (`class`: e.g.
+    /// `status_400` from a server that does not declare the field, `transport`, or the
+    /// resumed stream's own refusal).
+    Refused { class: String },
+    /// Resumed this many times and cut again each time.
+    Exhausted { attempts: u32 },
+}
+
+impl ResumeStanding {
+    pub fn class(&self) -> String {
+        match self {
+            Self::NotOffered => "not_offered".into(),
+            Self::NotAccepted => "not_accepted".into(),
+            Self::Refused { class } => format!("refused_{class}"),
+            Self::Exhausted { .. } => "exhausted".into(),
+        }
+    }
 }
 
 impl UnknownCause {
@@ -235,8 +267,15 @@ pub enum SendStep {
     Sending,
     /// The acceptance receipt: queued, not processed (`처리 대기`, C-34).
     Accepted { state: OperationState },
-    /// A validated stream event after the acceptance.
+    /// A validated stream event after the acceptance (each admitted once: a resumed stream's
+    /// events at or below the last journal sequence seen are dropped before this).
     Event(ChatStreamEvent),
+    /// The cut stream was re-opened with `since_seq` (§4.3, newer MASC) and the server
+    /// accepted the resume; the turn's events continue after that sequence.
+    Resumed {
+        since_seq: u64,
+        state: OperationState,
+    },
     /// The send ended.
     Ended(SendOutcome),
 }
@@ -365,6 +404,7 @@ impl ChatObservation {
             Self::Restored { .. } => "ok".into(),
             Self::Send { step, .. } => match step {
                 SendStep::Ended(outcome) => outcome.trace_outcome(),
+                SendStep::Resumed { .. } => "resumed".into(),
                 _ => "ok".into(),
             },
             Self::Reconciled { result, .. } => result.class(),

@@ -12,12 +12,15 @@
 //! Every step is an observation with this send's ticket (`ChatSlot::Send { keeper,
 //! request_id }`); the save id is the request id.
 
-use super::observation::{ChatObservation, ChatSlot, SendOutcome, SendStep, UnknownCause};
+use super::observation::{
+    ChatObservation, ChatSlot, ResumeStanding, SendOutcome, SendStep, UnknownCause,
+};
+use super::resume::{FrameAdmission, MAX_RESUMES, StreamJournal, resume_body};
 use crate::actors::saves::{Receipt, SaveEvent, SaveId, SaveKind, SaveRun, SaveStep};
 use crate::outbox::SaveRowState;
 use crate::protocol::admission::ReadAuthority;
 use crate::protocol::chat::{ChatStreamEvent, ChatStreamOutcome, ChatStreamValidator};
-use crate::protocol::client::{SseEnd, SseOpenFailure, WorkspaceClient};
+use crate::protocol::client::{SseEnd, SseOpenFailure, SseStream, WorkspaceClient};
 use crate::protocol::outcome::SaveClass;
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -141,7 +144,10 @@ impl SaveKind for ChatSend {
 }
 
 /// The POST and its stream, validated event by event; every step after the acceptance goes to
-/// `observe`, the acceptance also to the outbox (through `run`).
+/// `observe`, the acceptance also to the outbox (through `run`). A stream cut after the
+/// acceptance is resumed with `since_seq` where the stream offered it (`super::resume`), each
+/// event admitted once; otherwise, or when the resume fails, the outcome is unknown and
+/// reconciled (§4.4).
 async fn stream(
     client: &WorkspaceClient,
     auth: &ReadAuthority,
@@ -159,6 +165,65 @@ async fn stream(
         Err(failure) => return classify_open_failure(failure),
     };
     let mut validator = ChatStreamValidator::new(Some(&intent.request_id), Some(&intent.keeper));
+    let mut journal = StreamJournal::default();
+    let mut resumes = 0u32;
+    loop {
+        if let Some(refusal) =
+            read_stream(&mut stream, &mut validator, &mut journal, &observe, run).await
+        {
+            return refusal;
+        }
+        let interrupted = match validator.finish() {
+            Ok(ChatStreamOutcome::Interrupted {
+                accepted,
+                partial_text_len,
+            }) => (accepted, partial_text_len),
+            Ok(outcome) => return classify_stream_outcome(outcome),
+            Err(err) => return protocol_error(&validator, &err),
+        };
+        let (accepted, partial_text_len) = interrupted;
+        let unknown = |resume: ResumeStanding| SendOutcome::OutcomeUnknown {
+            cause: UnknownCause::StreamInterrupted {
+                partial_text_len,
+                resume,
+            },
+            accepted,
+        };
+        let Some(since_seq) = journal.since_seq() else {
+            return unknown(ResumeStanding::NotOffered);
+        };
+        if resumes >= MAX_RESUMES {
+            return unknown(ResumeStanding::Exhausted { attempts: resumes });
+        }
+        if validator.resume().is_err() {
+            return unknown(ResumeStanding::NotAccepted);
+        }
+        resumes += 1;
+        tracing::info!(target: "masc_tui::chat", since_seq, attempt = resumes, "chat stream cut; resuming with since_seq");
+        tokio::time::sleep(std::time::Duration::from_millis(50 * u64::from(resumes))).await;
+        let body = resume_body(&intent.request_id, &intent.keeper, &intent.text, since_seq);
+        stream = match client.post_sse(auth, CHAT_STREAM_PATH, &body).await {
+            Ok(stream) => stream,
+            // Whatever the answer (a server without `since_seq` refuses it with 400), the
+            // send itself was accepted: its outcome is reconciled, never "not applied".
+            Err(failure) => {
+                return unknown(ResumeStanding::Refused {
+                    class: open_failure_class(&failure),
+                });
+            }
+        };
+    }
+}
+
+/// Reads one stream (the first, or a resumed one) to its end. `Some` when the send ended
+/// here without a judgement of the whole turn (a refused stream).
+async fn read_stream(
+    stream: &mut SseStream,
+    validator: &mut ChatStreamValidator,
+    journal: &mut StreamJournal,
+    observe: &impl Fn(SendStep),
+    run: Option<&SaveRun<ChatSend>>,
+) -> Option<SendOutcome> {
     while let Some(item) = stream.next().await {
         let frame = match item {
             Ok(frame) => frame,
@@ -166,11 +231,28 @@ async fn stream(
                 if !matches!(end, SseEnd::Completed) {
                     tracing::debug!(target: "masc_tui::chat", end = end.class(), "chat stream ended early");
                 }
-                break;
+                return None;
             }
         };
+        let resuming = validator.awaiting_resume_acceptance();
+        if !resuming && let FrameAdmission::Duplicate { seq } = journal.admit(&frame) {
+            tracing::debug!(target: "masc_tui::chat", seq, "chat stream event already admitted; dropped");
+            if let Some(run) = run {
+                run.reject_step("duplicate_event");
+            }
+            continue;
+        }
         match validator.push_frame(&frame) {
             Ok(None) => {}
+            Ok(Some(ChatStreamEvent::Accepted { state, .. })) if resuming => {
+                if let Some(run) = run {
+                    run.trace_step("resumed");
+                }
+                observe(SendStep::Resumed {
+                    since_seq: journal.since_seq().unwrap_or_default(),
+                    state,
+                });
+            }
             Ok(Some(ChatStreamEvent::Accepted { state, .. })) => {
                 if let Some(run) = run {
                     run.record(SaveRowState::Accepted, None).await;
@@ -178,25 +260,47 @@ async fn stream(
                 observe(SendStep::Accepted { state });
             }
             Ok(Some(event)) => observe(SendStep::Event(event)),
+            Err(err) if resuming => {
+                // The resumed stream did not open with its acceptance: it is not this turn's
+                // continuation; the outcome is reconciled.
+                return Some(SendOutcome::OutcomeUnknown {
+                    cause: UnknownCause::StreamInterrupted {
+                        partial_text_len: 0,
+                        resume: ResumeStanding::Refused {
+                            class: err.reason().to_string(),
+                        },
+                    },
+                    accepted: true,
+                });
+            }
             Err(err) => {
                 // The stream is no longer trustworthy; what the server did is unknown.
-                return SendOutcome::OutcomeUnknown {
-                    cause: UnknownCause::ProtocolError {
-                        reason: err.reason().to_string(),
-                    },
-                    accepted: validator.acceptance().is_some(),
-                };
+                return Some(protocol_error(validator, &err));
             }
         }
     }
-    match validator.finish() {
-        Ok(outcome) => classify_stream_outcome(outcome),
-        Err(err) => SendOutcome::OutcomeUnknown {
-            cause: UnknownCause::ProtocolError {
-                reason: err.reason().to_string(),
-            },
-            accepted: validator.acceptance().is_some(),
+    None
+}
+
+fn protocol_error(
+    validator: &ChatStreamValidator,
+    err: &crate::protocol::decode::DecodeError,
+) -> SendOutcome {
+    SendOutcome::OutcomeUnknown {
+        cause: UnknownCause::ProtocolError {
+            reason: err.reason().to_string(),
         },
+        accepted: validator.acceptance().is_some(),
+    }
+}
+
+/// The class of a resume re-POST answered without a stream (traces, the typed standing).
+fn open_failure_class(failure: &SseOpenFailure) -> String {
+    match failure {
+        SseOpenFailure::NotSent { .. } => "not_sent".into(),
+        SseOpenFailure::OutcomeUnknown { .. } => "transport".into(),
+        SseOpenFailure::Responded { status, .. } => format!("status_{status}"),
+        SseOpenFailure::NotEventStream { status, .. } => format!("not_event_stream_{status}"),
     }
 }
 
@@ -288,7 +392,10 @@ pub fn classify_stream_outcome(outcome: ChatStreamOutcome) -> SendOutcome {
             accepted,
             partial_text_len,
         } => SendOutcome::OutcomeUnknown {
-            cause: UnknownCause::StreamInterrupted { partial_text_len },
+            cause: UnknownCause::StreamInterrupted {
+                partial_text_len,
+                resume: ResumeStanding::NotOffered,
+            },
             accepted,
         },
     }
@@ -393,7 +500,8 @@ mod tests {
             o,
             SendOutcome::OutcomeUnknown {
                 cause: UnknownCause::StreamInterrupted {
-                    partial_text_len: 12
+                    partial_text_len: 12,
+                    resume: ResumeStanding::NotOffered,
                 },
                 accepted: true
             }

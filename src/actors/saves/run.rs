@@ -27,6 +27,18 @@ impl<K: SaveKind> SaveRun<K> {
         self.outlet.observed(self.ticket.clone(), payload);
     }
 
+    /// Traces a step of this save's request the save itself dropped (e.g. a replayed stream
+    /// event, `duplicate_event`), as a `reject` of its ticket.
+    pub fn reject_step(&self, reason: &str) {
+        crate::timeline::stage::reject(&self.ticket, reason);
+    }
+
+    /// Traces a progress step of this save's request that changes its course (e.g. a cut
+    /// stream resumed, `resumed`), as an `observe` of its ticket with that outcome.
+    pub fn trace_step(&self, outcome: &str) {
+        crate::timeline::stage::observe(&self.ticket, outcome);
+    }
+
     /// Records a step of the save durably (off the runtime's threads); `false` when the
     /// outbox did not take it.
     pub async fn record(&self, state: SaveRowState, reason: Option<String>) -> bool {

@@ -32,13 +32,68 @@ impl OperationState {
     }
 }
 
-/// `KEEPER_CHAT_OPERATION_ACCEPTED` value: exactly these three keys.
+/// `KEEPER_CHAT_OPERATION_ACCEPTED` value: exactly these three keys, plus (newer MASC, only
+/// when the send carried an `admission_intent`) the closed `interactive` block (§14.15). An
+/// older server never sends it: its absence is read as "no interactive admission".
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Acceptance {
     pub operation_id: String,
     pub state: OperationState,
     pub queued_count: u64,
+    #[serde(default)]
+    pub interactive: Option<InteractiveAdmission>,
+}
+
+/// The `interactive` block of a newer MASC's acceptance (protocol.md §14.15): what the
+/// admission's control token did. Closed keys; `interrupt_error` may be null or absent.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InteractiveAdmission {
+    pub outcome: InteractiveOutcome,
+    /// Replaces the chat control token the client holds.
+    pub chat_control_token: String,
+    /// This admission signalled a turn to stop.
+    pub signalled: bool,
+    /// This admission lifted a stop's pause.
+    pub resumed: bool,
+    #[serde(default)]
+    pub interrupt_error: Option<String>,
+}
+
+/// `interactive.outcome`: open (MASC may add outcomes); the four §14.15 names have predicates.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct InteractiveOutcome(pub String);
+
+/// What an `interactive.outcome` says, by the §14.15 names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InteractiveKind {
+    /// The token was current: `signalled` / `resumed` say what it did.
+    Applied,
+    /// Controls changed after the token was read: queued, the newer stop or resume stays.
+    StaleControl,
+    /// Queued; the Keeper stays paused.
+    Paused,
+    /// A re-POST of the same request id; nothing new.
+    Replayed,
+    /// Any other outcome: accepted, control effect unknown.
+    Unknown,
+}
+
+impl InteractiveOutcome {
+    pub fn kind(&self) -> InteractiveKind {
+        match self.0.as_str() {
+            "applied" => InteractiveKind::Applied,
+            "stale_control" => InteractiveKind::StaleControl,
+            "paused" => InteractiveKind::Paused,
+            "replayed" => InteractiveKind::Replayed,
+            _ => InteractiveKind::Unknown,
+        }
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 /// `turn_outcome` of the reply details. The set grows with MASC, so it stays open; the
@@ -116,6 +171,8 @@ pub enum ChatStreamEvent {
         operation_id: String,
         state: OperationState,
         queued_count: u64,
+        /// §14.15 (newer MASC): present only when the send carried an admission intent.
+        interactive: Option<InteractiveAdmission>,
     },
     RunStarted,
     /// `KEEPER_THINKING_DELTA`; `delta` is the text when the value carries one.
@@ -365,6 +422,7 @@ fn custom_event(index: usize, wire: &EventWire) -> Result<ChatStreamEvent, Decod
                 operation_id: a.operation_id,
                 state: a.state,
                 queued_count: a.queued_count,
+                interactive: a.interactive,
             }
         }
         REPLY_DETAILS_NAME => {

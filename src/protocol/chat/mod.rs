@@ -8,10 +8,10 @@ pub mod post;
 pub mod stream;
 
 pub use events::{
-    Acceptance, ChatStreamEvent, OperationState, ReplyDetails, RunErrorCode, ToolCallArgs,
-    TurnOutcome,
+    Acceptance, ChatStreamEvent, InteractiveAdmission, InteractiveKind, InteractiveOutcome,
+    OperationState, ReplyDetails, RunErrorCode, ToolCallArgs, TurnOutcome,
 };
 pub use history::{ChatHistoryPage, ChatHistoryRow, ChatRole, ChatRowKind};
 pub use operation::{ChatOperationRecord, OperationProgress};
 pub use post::{ChatPostAnswer, ChatTranscript, PreStreamRefusal};
-pub use stream::{ChatStreamOutcome, ChatStreamReader, ChatStreamValidator};
+pub use stream::{ChatStreamOutcome, ChatStreamReader, ChatStreamValidator, ResumeRefusal};

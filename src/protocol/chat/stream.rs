@@ -97,6 +97,22 @@ pub struct ChatStreamValidator {
     terminal: Option<Terminal>,
     partial_text_len: usize,
     refused: Option<DecodeError>,
+    /// A cut stream was re-opened with `since_seq` (§4.3, newer MASC): its first event must be
+    /// its own acceptance, checked like the first stream's.
+    awaiting_resume_acceptance: bool,
+    /// The acceptance state of the newest resumed stream.
+    resumed_state: Option<OperationState>,
+}
+
+/// Why a cut stream cannot be resumed by this validator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResumeRefusal {
+    /// No acceptance was received: nothing proves the operation exists (never re-posted).
+    NotAccepted,
+    /// The stream already ended with its terminal event.
+    Ended,
+    /// The stream broke the §4.3 rules: it is not trusted any further.
+    Refused,
 }
 
 impl ChatStreamValidator {
@@ -114,7 +130,38 @@ impl ChatStreamValidator {
             terminal: None,
             partial_text_len: 0,
             refused: None,
+            awaiting_resume_acceptance: false,
+            resumed_state: None,
         }
+    }
+
+    /// Continue this turn on a resumed stream (a re-POST of the same request id with
+    /// `since_seq`, §4.3): what was read stays (the reply details, `RUN_STARTED`, the partial
+    /// text), the resumed stream must open with its own acceptance of the same operation, and
+    /// the events after it continue this stream's order. Refused when there is nothing to
+    /// resume.
+    pub fn resume(&mut self) -> Result<(), ResumeRefusal> {
+        if self.refused.is_some() {
+            return Err(ResumeRefusal::Refused);
+        }
+        if self.terminal.is_some() {
+            return Err(ResumeRefusal::Ended);
+        }
+        if self.acceptance.is_none() {
+            return Err(ResumeRefusal::NotAccepted);
+        }
+        self.awaiting_resume_acceptance = true;
+        Ok(())
+    }
+
+    /// Waiting for the acceptance of a resumed stream.
+    pub fn awaiting_resume_acceptance(&self) -> bool {
+        self.awaiting_resume_acceptance
+    }
+
+    /// The acceptance state of the newest resumed stream, if any.
+    pub fn resumed_state(&self) -> Option<OperationState> {
+        self.resumed_state
     }
 
     /// The acceptance state, once received.
@@ -161,6 +208,9 @@ impl ChatStreamValidator {
         let Some(state) = self.acceptance else {
             return self.apply_before_acceptance(index, wire, event);
         };
+        if self.awaiting_resume_acceptance {
+            return self.apply_resume_acceptance(index, wire, event);
+        }
         if let ChatStreamEvent::Accepted { .. } = event {
             return Err(order_error(
                 "duplicate_acceptance",
@@ -238,28 +288,7 @@ impl ChatStreamValidator {
                 state,
                 ..
             } => {
-                if wire.thread_id.as_deref() != Some(ACCEPTANCE_THREAD) {
-                    return Err(DecodeError::new(
-                        IDENTITY_MISMATCH,
-                        event_path(index, "threadId"),
-                        "the acceptance threadId is not \"default\"",
-                    ));
-                }
-                match &self.request_id {
-                    Some(expected) if expected != operation_id => {
-                        return Err(DecodeError::new(
-                            DecodeErrorKind::EchoMismatch,
-                            event_path(index, "value.operation_id"),
-                            format!(
-                                "operation_id {:?} is not the request id {:?}",
-                                truncate(operation_id),
-                                truncate(expected)
-                            ),
-                        ));
-                    }
-                    Some(_) => {}
-                    None => self.request_id = Some(operation_id.clone()),
-                }
+                self.check_acceptance(index, wire, operation_id)?;
                 self.acceptance = Some(*state);
                 Ok(())
             }
@@ -278,6 +307,67 @@ impl ChatStreamValidator {
                 index,
                 &format!("{} before {ACCEPTED_NAME}", truncate(&wire.kind)),
             )),
+        }
+    }
+
+    /// The first event of a resumed stream: its acceptance of the same operation (the order
+    /// state of the turn is kept; the acceptance is not counted as an event of the turn).
+    fn apply_resume_acceptance(
+        &mut self,
+        index: usize,
+        wire: &EventWire,
+        event: &ChatStreamEvent,
+    ) -> Result<(), DecodeError> {
+        let ChatStreamEvent::Accepted {
+            operation_id,
+            state,
+            ..
+        } = event
+        else {
+            return Err(order_error(
+                "resume_without_acceptance",
+                index,
+                &format!(
+                    "{} before the resumed stream's {ACCEPTED_NAME}",
+                    truncate(&wire.kind)
+                ),
+            ));
+        };
+        self.check_acceptance(index, wire, operation_id)?;
+        self.awaiting_resume_acceptance = false;
+        self.resumed_state = Some(*state);
+        Ok(())
+    }
+
+    /// An acceptance names the default thread and echoes the request id.
+    fn check_acceptance(
+        &mut self,
+        index: usize,
+        wire: &EventWire,
+        operation_id: &str,
+    ) -> Result<(), DecodeError> {
+        if wire.thread_id.as_deref() != Some(ACCEPTANCE_THREAD) {
+            return Err(DecodeError::new(
+                IDENTITY_MISMATCH,
+                event_path(index, "threadId"),
+                "the acceptance threadId is not \"default\"",
+            ));
+        }
+        match &self.request_id {
+            Some(expected) if expected != operation_id => Err(DecodeError::new(
+                DecodeErrorKind::EchoMismatch,
+                event_path(index, "value.operation_id"),
+                format!(
+                    "operation_id {:?} is not the request id {:?}",
+                    truncate(operation_id),
+                    truncate(expected)
+                ),
+            )),
+            Some(_) => Ok(()),
+            None => {
+                self.request_id = Some(operation_id.to_string());
+                Ok(())
+            }
         }
     }
 

@@ -191,6 +191,11 @@ pub enum Fault {
     ChatTurn {
         chat_turn: ChatTurnFault,
     },
+    /// A resumed chat stream (a re-POST with `since_seq`) replays the turn's journal from its
+    /// first event instead of after `since_seq`: events the client already has come again.
+    ResumeOverlap {
+        resume_overlap: bool,
+    },
 }
 
 /// The faults fired for one request, merged. Later rules win for single-valued faults; delays
@@ -208,6 +213,7 @@ pub struct FiredFaults {
     pub repeat_cursor: bool,
     pub stale_304: bool,
     pub chat_turn: Option<ChatTurnFault>,
+    pub resume_overlap: bool,
 }
 
 impl FiredFaults {
@@ -230,6 +236,7 @@ impl FiredFaults {
             Fault::RepeatCursor { repeat_cursor } => self.repeat_cursor |= *repeat_cursor,
             Fault::Stale304 { stale_304 } => self.stale_304 |= *stale_304,
             Fault::ChatTurn { chat_turn } => self.chat_turn = Some(*chat_turn),
+            Fault::ResumeOverlap { resume_overlap } => self.resume_overlap |= *resume_overlap,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Chat family: the chat stream (§4.3, scripted SSE replies), operation reconciliation (§4.4)
 //! and the history page (§4.5).
 
+use super::chat_journal::{Journal, frame};
 use crate::server::faults::ChatTurnFault;
 use crate::server::http::{
     ApiResult, Faults, Guard, Operator, Public, Read, clamp_limit, error_body, json_ok,
@@ -48,20 +49,35 @@ struct ChatRequest {
     attachments: Option<Value>,
     #[serde(default)]
     user_blocks: Option<Value>,
+    /// Newer MASC: resume a cut stream of the same `request_id` after this journal sequence.
     #[serde(default)]
-    since_seq: Option<i64>,
+    since_seq: Option<u64>,
+    /// Newer MASC (§14.15): `{"kind":"interactive","control_token":str}`.
+    #[serde(default)]
+    admission_intent: Option<Value>,
 }
+
+/// The fields MASC v0.24.0 declares for this body (lib/server/server_routes_http_keeper_stream.ml
+/// `parse_keeper_chat_stream_request`); any other is refused with its 400.
+const AUG_FIELDS: &[&str] = &[
+    "request_id",
+    "name",
+    "message",
+    "user_blocks",
+    "turn_instructions",
+    "surface_context",
+    "channel",
+    "channel_user_id",
+    "channel_user_name",
+    "channel_workspace_id",
+    "attachments",
+];
 
 fn bad_request(message: &str) -> Response {
     json_status(
         StatusCode::BAD_REQUEST,
         json!({"error": {"message": message}}),
     )
-}
-
-/// One SSE event: `id: <seq>` and one `data:` line.
-fn frame(seq: u64, event: &Value) -> Bytes {
-    Bytes::from(format!("id: {seq}\ndata: {event}\n\n"))
 }
 
 fn sse_response(rx: mpsc::Receiver<Bytes>) -> Response {
@@ -102,11 +118,23 @@ async fn stream(
     Faults(faults): Faults,
     body: Bytes,
 ) -> ApiResult {
+    // An older MASC (a played release) declares no `since_seq` / `admission_intent` and
+    // writes no `id:` lines: a stream it cut cannot be resumed.
+    let journaled = state.release().is_none();
+    if !journaled
+        && let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(&body)
+        && let Some(key) = fields.keys().find(|k| !AUG_FIELDS.contains(&k.as_str()))
+    {
+        return Ok(bad_request(&format!(
+            "request body field {key} is undeclared; accepted fields: {}",
+            AUG_FIELDS.join(", ")
+        )));
+    }
     let req: ChatRequest = match serde_json::from_slice(&body) {
         Ok(r) => r,
         Err(err) => return Ok(bad_request(&format!("invalid request body: {err}"))),
     };
-    let _ = (&req.attachments, &req.user_blocks, req.since_seq);
+    let _ = (&req.attachments, &req.user_blocks, &req.admission_intent);
     if req.request_id.trim().is_empty() {
         return Ok(bad_request("request_id is required"));
     }
@@ -187,7 +215,19 @@ async fn stream(
                 ));
             };
             let event = acceptance(&req.request_id, &op.state, faults.echo_wrong);
-            let _ = tx.send(frame(1, &event)).await;
+            let journal = state.chat_journals(|j| j.get(&req.request_id));
+            match (req.since_seq, journal) {
+                // A resume (newer MASC): this stream's own acceptance, then the turn's events
+                // after `since_seq`, the ones still to come included.
+                (Some(since), Some(journal)) if journaled => {
+                    let _ = tx.send(frame(None, &event)).await;
+                    let after = if faults.resume_overlap { 0 } else { since };
+                    journal.follow(after, tx, journaled);
+                }
+                _ => {
+                    let _ = tx.send(frame(journaled.then_some(1), &event)).await;
+                }
+            }
         }
         Some(turn_no) => {
             let stop = Arc::new(AtomicBool::new(false));
@@ -205,6 +245,8 @@ async fn stream(
                 );
                 ahead
             });
+            let journal = state.chat_journals(|j| j.open(&req.request_id));
+            journal.follow(0, tx, journaled);
             let script = Script {
                 stop,
                 queued_count: ahead,
@@ -215,8 +257,7 @@ async fn stream(
                 turn_ref: format!("trace-{}#{turn_no}", req.name),
                 echo_wrong: faults.echo_wrong,
                 ends: faults.chat_turn,
-                out: tx,
-                seq: 0,
+                journal: journal.clone(),
             };
             tokio::spawn(async move {
                 let id = script.request_id.clone();
@@ -224,6 +265,7 @@ async fn stream(
                 if let Err(err) = script.run().await {
                     tracing::error!(request_id = %id, error = %err, "chat script failed");
                 }
+                journal.end();
                 state.chat_turns(|turns| turns.remove(&id));
             });
         }
@@ -242,8 +284,8 @@ struct Script {
     echo_wrong: bool,
     /// A scripted end without a reply (`{"chat_turn": …}` fault).
     ends: Option<ChatTurnFault>,
-    out: mpsc::Sender<Bytes>,
-    seq: u64,
+    /// Where the turn's events go (every stream of this request id follows it).
+    journal: std::sync::Arc<Journal>,
     /// Set by an interrupt (§14.13) or a steer naming this turn (§14.14).
     stop: Arc<AtomicBool>,
     /// Turns of the same Keeper held before this one when it was accepted.
@@ -252,9 +294,7 @@ struct Script {
 
 impl Script {
     async fn emit(&mut self, event: Value) {
-        self.seq += 1;
-        // A closed receiver only means nobody listens any more.
-        let _ = self.out.send(frame(self.seq, &event)).await;
+        self.journal.push(event);
     }
 
     fn event(&self, kind: &str, extra: Value) -> Value {

@@ -5,6 +5,7 @@ pub mod asks;
 pub mod async_requests;
 pub mod board;
 pub mod chat;
+pub mod chat_journal;
 pub mod connectors;
 pub mod goals;
 pub mod health;

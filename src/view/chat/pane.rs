@@ -71,6 +71,8 @@ pub struct PendingSend {
     pub partial_text_len: usize,
     /// Transcript ids of the streamed text messages of this send.
     partial_ids: Vec<String>,
+    /// How many times its cut stream was resumed with `since_seq` (§4.3).
+    pub resumes: u32,
 }
 
 impl PendingSend {
@@ -83,6 +85,7 @@ impl PendingSend {
             activity: None,
             partial_text_len: 0,
             partial_ids: Vec::new(),
+            resumes: 0,
         }
     }
 
@@ -675,6 +678,9 @@ impl ChatPane {
                     });
                 }
             }
+            // The cut stream continues (§4.3): the turn's rows stay as they are; the events
+            // after `since_seq` follow, each admitted once.
+            SendStep::Resumed { .. } => send.resumes += 1,
             SendStep::Event(event) => {
                 match &event {
                     ChatStreamEvent::RunStarted => {
