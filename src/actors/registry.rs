@@ -110,7 +110,7 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
             connectors::ConnectorsSpawner { cadence: secs(30) },
         ),
         entry(
-            &["operator_approvals", "open_asks"],
+            &["operator_approvals", "open_asks", "held_tool_calls"],
             decisions::DecisionsSpawner { cadence: secs(15) },
         ),
         // No cadence: follow-ups start after an answer, transcripts when a turn is pinned.
@@ -131,6 +131,7 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
                 "save:board_post",
                 "save:keeper_settings",
                 "save:keeper_create",
+                "save:held_call_decision",
             ],
             saves::SaveHubSpawner { outbox },
         ),
@@ -215,6 +216,8 @@ mod tests {
             DecisionsSlot::Asks,
             DecisionsSlot::Decision(crate::actors::saves::SaveId("save-1".into())),
             DecisionsSlot::Answer(crate::actors::saves::SaveId("save-2".into())),
+            DecisionsSlot::HeldCalls,
+            DecisionsSlot::HeldCallDecision(crate::actors::saves::SaveId("save-3".into())),
         ]));
         let (ask, turn) = (
             crate::actors::asks::AskRef {

@@ -13,6 +13,7 @@ pub mod coop_report;
 pub mod decode;
 pub mod goals;
 pub mod health;
+pub mod held_calls;
 pub mod keeper_config;
 pub mod keeper_detail;
 pub mod keeper_ops;

@@ -123,6 +123,8 @@ pub enum RouteFamily {
     KeeperPurge,
     ToolApprovalMode,
     ToolApprovalModeSet,
+    HeldCalls,
+    HeldCallDecision,
     TurnInterrupt,
     RunNext,
 }
@@ -588,6 +590,24 @@ pub const ROUTES: &[RouteSpec] = &[
         "§14.4",
     ),
     spec(
+        F::HeldCalls,
+        Get,
+        "/api/v1/keepers/tool-approvals",
+        Read,
+        NewerMasc,
+        None,
+        "§14.5",
+    ),
+    spec(
+        F::HeldCallDecision,
+        Post,
+        "/api/v1/keepers/tool-approval",
+        Operator,
+        NewerMasc,
+        Some("keeper"),
+        "§14.5",
+    ),
+    spec(
         F::TurnInterrupt,
         Post,
         "/api/v1/keepers/turn/interrupt",
@@ -668,6 +688,8 @@ impl RouteFamily {
             Self::KeeperPurge => "keeper_purge",
             Self::ToolApprovalMode => "tool_approval_mode",
             Self::ToolApprovalModeSet => "tool_approval_mode_set",
+            Self::HeldCalls => "held_calls",
+            Self::HeldCallDecision => "held_call_decision",
             Self::TurnInterrupt => "turn_interrupt",
             Self::RunNext => "run_next",
         }

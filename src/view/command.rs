@@ -66,6 +66,8 @@ pub enum UiCommand {
     },
     /// Decide an approval (the second `y` or `n`, or `R`): a save of the decision.
     Decide(crate::actors::decisions::approval::DecisionIntent),
+    /// Answer a held tool call (the second `/approve` or `/deny` in a chat, §14.5).
+    DecideHeldCall(crate::actors::decisions::held_call::HeldCallIntent),
     /// Open the operator's editor (`VISUAL`/`EDITOR`/`vi`) on this text; the result goes to
     /// the surface in front now (`Screen::edited`).
     Edit(crate::view::editor::EditRequest),

@@ -7,10 +7,12 @@ use crate::actors::asks::AskRef;
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
 use crate::actors::decisions::approval::ApprovalDecision;
 use crate::actors::decisions::ask_answer::AskAnswer;
+use crate::actors::decisions::held_call::HeldCallDecision;
 use crate::actors::decisions::{DECISIONS, DecisionsObservation, DecisionsSlot};
 use crate::actors::saves::SaveStep;
 use crate::protocol::admission::ReadScope;
 use crate::protocol::asks::AskList;
+use crate::protocol::held_calls::HeldToolCalls;
 use crate::protocol::operator::OperatorApprovals;
 use crate::protocol::outcome::SaveClass;
 use crate::protocol::routes::RouteFamily;
@@ -29,6 +31,10 @@ pub struct DecisionsModel {
     pub decisions: SaveBook<ApprovalDecision>,
     /// Ask answers this session made (or read back after a crash), each its own slot.
     pub answers: SaveBook<AskAnswer>,
+    /// Tool calls Keepers' turns wait on (§14.5), shown as gate rows in each Keeper's chat.
+    pub held_calls: Slot<Arc<HeldToolCalls>>,
+    /// Answers to held tool calls this session made (or read back after a crash).
+    pub held_answers: SaveBook<HeldCallDecision>,
     /// Which reads of the approvals list were made after which receipt (`R` waits for one).
     pub rereads: Rereads,
     /// A receipt landed: the list is re-read (§10.2, §10.5; the re-read never replaces the
@@ -57,6 +63,8 @@ impl DecisionsModel {
             asks: Slot::default(),
             decisions: SaveBook::default(),
             answers: SaveBook::default(),
+            held_calls: Slot::default(),
+            held_answers: SaveBook::default(),
             rereads: Rereads::default(),
             reread: false,
             workspace: None,
@@ -99,6 +107,10 @@ impl SurfaceModel for DecisionsModel {
             DecisionsSlot::Asks => self.asks.dispatched(ticket, gate),
             DecisionsSlot::Decision(save_id) => self.decisions.dispatched(save_id, ticket),
             DecisionsSlot::Answer(save_id) => self.answers.dispatched(save_id, ticket),
+            DecisionsSlot::HeldCalls => self.held_calls.dispatched(ticket, gate),
+            DecisionsSlot::HeldCallDecision(save_id) => {
+                self.held_answers.dispatched(save_id, ticket)
+            }
         }
     }
 
@@ -123,6 +135,13 @@ impl SurfaceModel for DecisionsModel {
             {
                 self.answers.judge(ticket, event)
             }
+            (DecisionsSlot::HeldCalls, DecisionsObservation::HeldCalls(_)) => {
+                self.held_calls.judge(ticket, gate)
+            }
+            (
+                DecisionsSlot::HeldCallDecision(id),
+                DecisionsObservation::HeldCallDecision(event),
+            ) if *id == event.save_id => self.held_answers.judge(ticket, event),
             _ => Err(RejectReason::UnknownSlot),
         }
     }
@@ -169,6 +188,13 @@ impl SurfaceModel for DecisionsModel {
                 // slot and never overwrites the receipt.
                 self.reread |= receipt;
             }
+            DecisionsObservation::HeldCalls(r) => self.held_calls.apply_with(ticket, r, now, |v| v),
+            DecisionsObservation::HeldCallDecision(event) => {
+                let receipt = matches!(event.step, SaveStep::Ended(_) | SaveStep::Restored(_));
+                self.held_answers.apply(*event);
+                // The list is re-read after an answer; the re-read never replaces the receipt.
+                self.reread |= receipt;
+            }
         }
     }
 
@@ -178,6 +204,8 @@ impl SurfaceModel for DecisionsModel {
             DecisionsSlot::Asks => self.asks.retired(ticket),
             DecisionsSlot::Decision(save_id) => self.decisions.retired(save_id, ticket),
             DecisionsSlot::Answer(save_id) => self.answers.retired(save_id, ticket),
+            DecisionsSlot::HeldCalls => self.held_calls.retired(ticket),
+            DecisionsSlot::HeldCallDecision(save_id) => self.held_answers.retired(save_id, ticket),
         }
     }
 
@@ -185,8 +213,11 @@ impl SurfaceModel for DecisionsModel {
         match key {
             DecisionsSlot::Approvals => Some(&mut self.approvals),
             DecisionsSlot::Asks => Some(&mut self.asks),
+            DecisionsSlot::HeldCalls => Some(&mut self.held_calls),
             // A save is not a read: no reading badge, no epoch rule.
-            DecisionsSlot::Decision(_) | DecisionsSlot::Answer(_) => None,
+            DecisionsSlot::Decision(_)
+            | DecisionsSlot::Answer(_)
+            | DecisionsSlot::HeldCallDecision(_) => None,
         }
     }
 
@@ -194,6 +225,7 @@ impl SurfaceModel for DecisionsModel {
         vec![
             (DECISIONS, &mut self.approvals as &mut dyn ReadSlot),
             (DECISIONS, &mut self.asks),
+            (DECISIONS, &mut self.held_calls),
         ]
     }
 
@@ -228,6 +260,6 @@ impl SurfaceModel for DecisionsModel {
 
     /// Asks are newer MASC (§10.1): on an older MASC the header lists them as absent.
     fn not_served(&self) -> Vec<RouteFamily> {
-        not_served_of(&[&self.approvals, &self.asks])
+        not_served_of(&[&self.approvals, &self.asks, &self.held_calls])
     }
 }

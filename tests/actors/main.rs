@@ -18,6 +18,7 @@ mod save_approval_model;
 mod save_approval_results;
 mod save_ask_answer;
 mod save_ask_answer_crash;
+mod save_held_call;
 mod save_keeper_create;
 mod save_keeper_lifecycle;
 mod save_keeper_ops;

@@ -13,6 +13,7 @@ mod pty_chat_text;
 mod pty_connectors;
 mod pty_demo;
 mod pty_editor;
+mod pty_held_calls;
 mod pty_keeper_create;
 mod pty_keeper_ops;
 mod pty_keeper_settings;

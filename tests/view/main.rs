@@ -9,6 +9,7 @@ mod rig;
 mod work_build;
 
 mod chat_approvals;
+mod chat_held_calls;
 mod chat_projection;
 mod chat_projection_modes;
 mod chat_screen;

@@ -10,13 +10,16 @@ use crate::actors::read::polled::spawn_polled;
 use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
 pub mod approval;
 pub mod ask_answer;
+pub mod held_call;
 
 use crate::actors::saves::{SAVES, SaveEvent, SaveId, SaveKind};
 use crate::protocol::asks::AskList;
+use crate::protocol::held_calls::{HELD_CALLS_PATH, HeldToolCalls};
 use crate::protocol::operator::OperatorApprovals;
 use approval::ApprovalDecision;
 use ask_answer::AskAnswer;
 use futures::future::BoxFuture;
+use held_call::HeldCallDecision;
 use ractor::{ActorCell, SpawnErr};
 use std::time::Duration;
 
@@ -39,6 +42,10 @@ pub enum DecisionsSlot {
     Decision(SaveId),
     /// One Ask answer save (§10.2): its own slot per save.
     Answer(SaveId),
+    /// `GET /api/v1/keepers/tool-approvals` (§14.5): tool calls Keepers' turns wait on.
+    HeldCalls,
+    /// One held tool call answer (§14.5): its own slot per save.
+    HeldCallDecision(SaveId),
 }
 
 impl SlotKey for DecisionsSlot {
@@ -48,13 +55,15 @@ impl SlotKey for DecisionsSlot {
             Self::Asks => "open_asks".to_string(),
             Self::Decision(_) => format!("save:{}", ApprovalDecision::KIND),
             Self::Answer(_) => format!("save:{}", AskAnswer::KIND),
+            Self::HeldCalls => "held_tool_calls".to_string(),
+            Self::HeldCallDecision(_) => format!("save:{}", HeldCallDecision::KIND),
         }
     }
 
     fn source(&self) -> SourceKey {
         match self {
-            Self::Approvals | Self::Asks => DECISIONS,
-            Self::Decision(_) | Self::Answer(_) => SAVES,
+            Self::Approvals | Self::Asks | Self::HeldCalls => DECISIONS,
+            Self::Decision(_) | Self::Answer(_) | Self::HeldCallDecision(_) => SAVES,
         }
     }
 }
@@ -67,6 +76,9 @@ pub enum DecisionsObservation {
     Decision(Box<SaveEvent<ApprovalDecision>>),
     /// A step or the receipt of an Ask answer.
     Answer(Box<SaveEvent<AskAnswer>>),
+    HeldCalls(ReadResult<HeldToolCalls>),
+    /// A step or the receipt of a held tool call answer.
+    HeldCallDecision(Box<SaveEvent<HeldCallDecision>>),
 }
 
 impl Payload for DecisionsObservation {
@@ -76,6 +88,8 @@ impl Payload for DecisionsObservation {
             Self::Asks(r) => read_outcome(r),
             Self::Decision(e) => e.step.trace_outcome(),
             Self::Answer(e) => e.step.trace_outcome(),
+            Self::HeldCalls(r) => read_outcome(r),
+            Self::HeldCallDecision(e) => e.step.trace_outcome(),
         }
     }
 }
@@ -115,6 +129,15 @@ pub fn decisions_slots(
             generations,
             reader(|auth, client| async move {
                 DecisionsObservation::Asks(client.get::<AskList>(&auth, OPEN_ASKS_PATH).await)
+            }),
+        ),
+        standing(
+            DecisionsSlot::HeldCalls,
+            generations,
+            reader(|auth, client| async move {
+                DecisionsObservation::HeldCalls(
+                    client.get::<HeldToolCalls>(&auth, HELD_CALLS_PATH).await,
+                )
             }),
         ),
     ]

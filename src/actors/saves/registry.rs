@@ -8,6 +8,7 @@ use crate::actors::board::compose::BoardPost;
 use crate::actors::chat::{TurnInterrupt, TurnSteer};
 use crate::actors::decisions::approval::ApprovalDecision;
 use crate::actors::decisions::ask_answer::AskAnswer;
+use crate::actors::decisions::held_call::HeldCallDecision;
 use crate::actors::keepers::ops::{
     assignment::AssignmentSave, create::CreateSave, lifecycle::LifecycleSave, sandbox::SandboxSave,
     settings::SettingsSave,
@@ -32,5 +33,6 @@ pub fn kinds() -> &'static [&'static dyn RestoreSave] {
         &Restorer::<TurnInterrupt>::NEW,
         &Restorer::<TurnSteer>::NEW,
         &Restorer::<CreateSave>::NEW,
+        &Restorer::<HeldCallDecision>::NEW,
     ]
 }

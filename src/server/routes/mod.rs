@@ -9,6 +9,7 @@ pub mod chat_journal;
 pub mod connectors;
 pub mod goals;
 pub mod health;
+pub mod held_calls;
 pub mod keeper_config;
 pub mod keeper_detail;
 pub mod keeper_ops;
@@ -48,7 +49,8 @@ pub fn router(state: AppState) -> Router {
         .merge(keeper_ops::router())
         .merge(turn_control::router())
         .merge(asks::router())
-        .merge(operator::router());
+        .merge(operator::router())
+        .merge(held_calls::router());
     if state.test_mode() {
         app = app.merge(admin::router());
     }

@@ -10,6 +10,7 @@ pub mod board;
 pub mod chat;
 pub mod connectors;
 pub mod goals;
+pub mod held_calls;
 pub mod keeper_config;
 pub mod keeper_detail;
 pub mod keeper_ops;
@@ -74,6 +75,7 @@ pub const FAMILIES: &[&Family] = &[
     &keeper_ops::FAMILY,
     &asks::FAMILY,
     &operator::FAMILY,
+    &held_calls::FAMILY,
 ];
 
 /// The fixed "now" of the seeded workspace: 2026-11-20T09:00:00Z. Seeds derive every time

@@ -535,6 +535,20 @@ impl<B: FrameSink> ViewState<B> {
                 }
                 self.want(myself, FrameRequest::Input);
             }
+            UiCommand::DecideHeldCall(intent) => {
+                use crate::actors::decisions::held_call::HeldCallDecision;
+                self.ui.notice = self
+                    .submit_save::<HeldCallDecision>(
+                        intent,
+                        |m| &mut m.decisions.held_answers,
+                        "an answer to this tool call is already in flight",
+                    )
+                    .map(str::to_string);
+                if let Some(pane) = self.model.chat.pane.as_mut() {
+                    crate::view::chat::approvals::sync(&self.model.decisions, pane);
+                }
+                self.want(myself, FrameRequest::Input);
+            }
             UiCommand::Answer(intent) => {
                 use crate::actors::decisions::ask_answer::AskAnswer;
                 self.ui.notice = self

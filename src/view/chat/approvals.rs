@@ -80,8 +80,14 @@ fn decided_row(id: &str, entry: &SaveEntry<ApprovalDecision>) -> Option<Entry> {
 }
 
 /// Keeps the chat target's gate rows in step with the approvals list and this session's
-/// decisions: one row per approval (by its confirm token), written only when it changes.
+/// decisions: one row per approval (by its confirm token), written only when it changes; then
+/// the held tool calls' gate rows (§14.5, `super::held_calls`).
 pub fn sync(decisions: &DecisionsModel, pane: &mut ChatPane) {
+    sync_approvals(decisions, pane);
+    super::held_calls::sync(decisions, pane);
+}
+
+fn sync_approvals(decisions: &DecisionsModel, pane: &mut ChatPane) {
     let Some(workspace) = pane.workspace.as_ref().map(|w| w.0.clone()) else {
         return;
     };

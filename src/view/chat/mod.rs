@@ -13,6 +13,7 @@
 pub mod approvals;
 pub mod control;
 pub mod gutter;
+pub mod held_calls;
 pub mod live;
 pub mod markdown;
 pub mod marks;

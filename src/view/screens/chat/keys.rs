@@ -284,14 +284,18 @@ fn decide(
     decision: Decision,
     armed: Option<(String, Decision)>,
 ) -> UiCommand {
-    let Some(chat) = ui.chat.as_mut() else {
-        return UiCommand::None;
-    };
     let command = match decision {
         Decision::Confirm => "/approve",
         Decision::Deny => "/deny",
     };
     let workspace = crate::view::screens::approvals::workspace(model);
+    // Held tool calls first (§14.5): a turn waits on each; then operator approvals.
+    if let Some(answer) = held_call(ui, model, decision, &armed, workspace.as_deref()) {
+        return answer;
+    }
+    let Some(chat) = ui.chat.as_mut() else {
+        return UiCommand::None;
+    };
     let pending: Vec<_> = approvals::pending_for(&model.decisions, &chat.keeper)
         .into_iter()
         .filter(|a| {
@@ -333,6 +337,74 @@ fn decide(
         crate::view::text::sanitize(&chat.keeper),
     ));
     UiCommand::Repaint
+}
+
+/// `/approve` / `/deny` on the oldest held tool call of the chat target that has no answer in
+/// flight or applied (C-53, §14.5), armed: the first press previews it on the footer, the same
+/// command again answers it through the `held_call_decision` save. `None` when no held call of
+/// this Keeper waits (the operator approvals are next).
+fn held_call(
+    ui: &mut Ui,
+    model: &Model,
+    decision: Decision,
+    armed: &Option<(String, Decision)>,
+    workspace: Option<&str>,
+) -> Option<UiCommand> {
+    use crate::actors::decisions::held_call::HeldCallIntent;
+    use crate::protocol::held_calls::ToolCallVerdict;
+    use crate::protocol::outcome::SaveClass;
+    let chat = ui.chat.as_mut()?;
+    let waiting: Vec<_> =
+        crate::view::chat::held_calls::pending_for(&model.decisions, &chat.keeper)
+            .into_iter()
+            .filter(|c| {
+                workspace.is_none_or(|ws| {
+                    let key = HeldCallIntent::call_key(&c.keeper, &c.tool_call_id);
+                    model
+                        .decisions
+                        .held_answers
+                        .latest(&key, ws)
+                        .is_none_or(|e| {
+                            !e.phase.in_flight() && e.phase.class() != Some(SaveClass::Applied)
+                        })
+                })
+            })
+            .collect();
+    let call = waiting.first()?;
+    let command = match decision {
+        Decision::Confirm => "/approve",
+        Decision::Deny => "/deny",
+    };
+    let key = format!("held:{}", call.tool_call_id);
+    if armed.as_ref() == Some(&(key.clone(), decision)) {
+        ui.notice = None;
+        return Some(UiCommand::DecideHeldCall(HeldCallIntent {
+            keeper: call.keeper.clone(),
+            tool_call_id: call.tool_call_id.clone(),
+            tool: call.tool.clone(),
+            decision: match decision {
+                Decision::Confirm => ToolCallVerdict::Approve,
+                Decision::Deny => ToolCallVerdict::Deny,
+            },
+        }));
+    }
+    chat.armed = Some((key, decision));
+    let more = match waiting.len() {
+        1 => String::new(),
+        n => format!(" ({n} waiting; the oldest first)"),
+    };
+    let sanitize = crate::view::text::sanitize;
+    ui.notice = Some(format!(
+        "{} the held {} call of {}?{more} {command} again to confirm; anything else cancels",
+        if decision == Decision::Confirm {
+            "approve"
+        } else {
+            "deny"
+        },
+        sanitize(&call.tool),
+        sanitize(&chat.keeper),
+    ));
+    Some(UiCommand::Repaint)
 }
 
 /// Bracketed paste into the composer (C-68: normalised, cut at 1 MiB, large pastes held as a
