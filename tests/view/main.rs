@@ -43,6 +43,8 @@ mod view_runtime_raw;
 mod view_system;
 // Issue 14 (chat keys, help, footer wording): next to chat_screen.rs, whose rig it uses.
 mod chat_screen_help;
+// Issue 14 (chat geometry: menu minimum, 41-column gate).
+mod chat_layout;
 mod view_text;
 mod view_tools_keeper_panes;
 mod work_prep;

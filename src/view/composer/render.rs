@@ -99,7 +99,11 @@ pub fn plan(
 ) -> ComposerLayout {
     let text_width = area.width.saturating_sub(PROMPT_CELLS).max(1);
     let footer_h = area.height.min(1);
-    let input_h = (1 + input_text_rows(composer, text_width)).min(area.height - footer_h);
+    // The input grows to `composer_max_rows` but never into the transcript's minimum
+    // (C-19, C-62): past it the draft scrolls inside the input (the `~` rows).
+    let room = area.height - footer_h;
+    let input_cap = room.saturating_sub(min_history_rows).max(2).min(room);
+    let input_h = (1 + input_text_rows(composer, text_width)).min(input_cap);
     let left = area.height - footer_h - input_h;
     let pending_h = pending_rows(view.pending.len()).min(left);
     let left = left - pending_h;

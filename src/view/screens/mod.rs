@@ -151,8 +151,10 @@ impl Ui {
         body_area(self.area).height.saturating_sub(2) as usize
     }
 
+    /// Below this state's minimum (T.5; the chat's own when a chat is open, C-19).
     pub fn too_small(&self) -> bool {
-        too_small(self.area)
+        let (w, h) = minimum(self);
+        self.area.width < w || self.area.height < h
     }
 
     /// Asks the view actor to open the operator's editor on `request` once the current
@@ -234,6 +236,16 @@ pub fn too_small(area: Rect) -> bool {
     area.width < MIN_WIDTH || area.height < MIN_HEIGHT
 }
 
+/// The smallest frame this UI state draws (T.5): the whole app's 60×12, or with a chat open
+/// the chat's own 41 columns and 3 transcript rows (C-19).
+pub fn minimum(ui: &Ui) -> (u16, u16) {
+    if ui.chat.is_some() {
+        (chat::CHAT_MIN_TERMINAL_COLS as u16, chat::CHAT_MIN_HEIGHT)
+    } else {
+        (MIN_WIDTH, MIN_HEIGHT)
+    }
+}
+
 /// The rows between the header and the footer.
 pub fn body_area(area: Rect) -> Rect {
     Rect::new(
@@ -269,8 +281,9 @@ pub fn render_with_cursor(
     area: Rect,
     buf: &mut Buffer,
 ) -> Option<(u16, u16)> {
-    if too_small(area) {
-        render_resize_gate(area, buf, ctx.theme);
+    let (min_w, min_h) = minimum(ui);
+    if area.width < min_w || area.height < min_h {
+        render_resize_gate(area, (min_w, min_h), buf, ctx.theme);
         return None;
     }
     header::render(
@@ -313,13 +326,10 @@ pub fn render_with_cursor(
 }
 
 /// T.5: a compact message instead of a clipped frame.
-fn render_resize_gate(area: Rect, buf: &mut Buffer, theme: Theme) {
+fn render_resize_gate(area: Rect, (min_w, min_h): (u16, u16), buf: &mut Buffer, theme: Theme) {
     let lines = [
         "terminal too small".to_string(),
-        format!(
-            "{}x{} < {}x{}",
-            area.width, area.height, MIN_WIDTH, MIN_HEIGHT
-        ),
+        format!("{}x{} < {}x{}", area.width, area.height, min_w, min_h),
         "enlarge it · q q quits".to_string(),
     ];
     let top = area.y + area.height.saturating_sub(lines.len() as u16) / 2;

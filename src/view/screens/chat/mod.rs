@@ -47,8 +47,18 @@ use ratatui::widgets::Widget;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Transcript rows the composer's slash menu always leaves (C-62).
-pub const MIN_HISTORY_ROWS: u16 = 3;
+/// Rows the composer's slash menu always leaves above it (C-62): the chat's minimum of
+/// transcript rows (C-19, T.5) plus the progress row, so an open menu never puts the
+/// transcript behind its resize gate.
+pub const MIN_HISTORY_ROWS: u16 = CHAT_MIN_HISTORY_ROWS as u16 + 1;
+
+/// C-19, T.5: the chat's own minimum terminal height — its fixed chrome (header 2, title 1,
+/// progress 1, input rule and one text row 2, status line 1, footer 1: 8 rows) plus 3
+/// transcript rows. With a chat open this replaces the whole app's gate (60×12): the chat
+/// runs from 41 columns ([`CHAT_MIN_TERMINAL_COLS`]) with its own narrow-screen gutter rule
+/// (C-18).
+pub const CHAT_MIN_HEIGHT: u16 = 8 + CHAT_MIN_HISTORY_ROWS as u16;
+pub use crate::view::chat::gutter::{CHAT_MIN_HISTORY_ROWS, CHAT_MIN_TERMINAL_COLS};
 
 /// Every key of the open chat, for the help overlay (C-26: all shortcuts are listed in help;
 /// C-65 composer keys, §2.5 view toggles, C-66 commands).

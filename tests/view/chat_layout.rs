@@ -1,0 +1,136 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
+//! Issue 14, the chat's geometry seen on screen: the slash menu never takes the conversation's
+//! minimum rows (C-62) and a chat runs at 41 columns with its own gate instead of the whole
+//! app's 60×12 (C-19, T.5), its gutter following the narrow-screen rule (C-18).
+
+use super::chat_screen::{chat_ticket, draw, key, opened, page, type_text};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use masc_tui::protocol::chat::{ChatHistoryRow, ChatRole};
+use masc_tui::view::keys::handle_key;
+use masc_tui::view::model::Model;
+use masc_tui::view::sample::{buffer_lines, buffer_text};
+use masc_tui::view::screens::Ui;
+use masc_tui::view::screens::chat::{composer_layout, transcript_rows};
+use ratatui::layout::Rect;
+use std::time::Instant;
+
+const NEWEST: &str = "newest reply of the test";
+
+pub(crate) fn history_row(id: &str, role: ChatRole, content: &str, ts: f64) -> ChatHistoryRow {
+    ChatHistoryRow {
+        id: id.into(),
+        role,
+        content: content.into(),
+        ts,
+        kind: None,
+        turn_ref: None,
+        tool_call_id: None,
+        tool_call_name: None,
+    }
+}
+
+/// A chat open on keeper 0 with a few exchanges, `NEWEST` last.
+fn chat_with_history() -> (Model, Ui) {
+    let (mut model, ui, keeper) = opened(0);
+    let mut rows = Vec::new();
+    for i in 0..6 {
+        let ts = 1_787_000_000.0 + f64::from(i) * 60.0;
+        rows.push(history_row(
+            &format!("u{i}"),
+            ChatRole::User,
+            &format!("question {i}"),
+            ts,
+        ));
+        rows.push(history_row(
+            &format!("a{i}"),
+            ChatRole::Assistant,
+            &format!("answer {i}"),
+            ts + 30.0,
+        ));
+    }
+    rows.push(history_row(
+        "a-last",
+        ChatRole::Assistant,
+        NEWEST,
+        1_787_001_000.0,
+    ));
+    model
+        .chat
+        .pane
+        .as_mut()
+        .unwrap()
+        .apply(&chat_ticket(&keeper, 1), page(rows));
+    (model, ui)
+}
+
+#[test]
+fn c62_the_slash_menu_keeps_the_conversations_minimum_at_60_by_12_to_16() {
+    let (model, mut ui) = chat_with_history();
+    type_text(&mut ui, &model, "/");
+    for height in 12..=16 {
+        ui.area = Rect::new(0, 0, 60, height);
+        let layout = composer_layout(ui.chat.as_ref().unwrap(), ui.area, Instant::now());
+        assert!(
+            transcript_rows(&layout) >= 3,
+            "60x{height}: {} transcript rows under the menu",
+            transcript_rows(&layout)
+        );
+        assert!(layout.menu.is_some(), "60x{height}: the menu has room");
+        let text = buffer_text(&draw(&model, &ui));
+        assert!(
+            !text.contains("resize"),
+            "60x{height}: the transcript is gated\n{text}"
+        );
+        assert!(
+            text.contains(NEWEST),
+            "60x{height}: the newest row is hidden\n{text}"
+        );
+    }
+}
+
+#[test]
+fn c19_t5_at_41_columns_the_chat_runs_with_its_own_gate() {
+    let (model, mut ui) = chat_with_history();
+    ui.area = Rect::new(0, 0, 41, 11);
+    let text = buffer_text(&draw(&model, &ui));
+    assert!(!text.contains("terminal too small"), "{text}");
+    assert!(text.contains("chat"), "the chat's title\n{text}");
+    assert!(text.contains(NEWEST), "{text}");
+    // Keys reach the composer (the app's gate would reject them).
+    type_text(&mut ui, &model, "hi");
+    assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "hi");
+    // The narrow-screen gutter (C-18): inline drops the rail first, the transcript still runs.
+    handle_key(
+        &mut ui,
+        &model,
+        KeyEvent::new(KeyCode::Char('f'), KeyModifiers::CONTROL),
+    );
+    let lines = buffer_lines(&draw(&model, &ui));
+    let joined = lines.join("\n");
+    // The body column is narrow here: the reply wraps.
+    assert!(joined.contains("newest reply"), "{joined}");
+    assert!(
+        !lines.iter().any(|l| l.contains('╭') || l.contains('╰')),
+        "no rail at 41 columns\n{joined}"
+    );
+    assert!(!joined.contains("resize"), "{joined}");
+}
+
+#[test]
+fn t5_below_the_chats_own_minimum_the_gate_names_it() {
+    let (model, mut ui) = chat_with_history();
+    for (w, h) in [(40, 11), (41, 10)] {
+        ui.area = Rect::new(0, 0, w, h);
+        let text = buffer_text(&draw(&model, &ui));
+        assert!(text.contains("terminal too small"), "{w}x{h}\n{text}");
+        assert!(text.contains("41x11"), "{w}x{h}\n{text}");
+        // Hidden input is rejected behind the gate.
+        handle_key(&mut ui, &model, key(KeyCode::Char('z')));
+        assert!(ui.chat.as_ref().unwrap().composer.is_empty(), "{w}x{h}");
+    }
+    // With the chat closed the whole app's gate is back.
+    ui.area = Rect::new(0, 0, 41, 11);
+    ui.chat = None;
+    let text = buffer_text(&draw(&model, &ui));
+    assert!(text.contains("60x12"), "{text}");
+}
