@@ -134,3 +134,71 @@ fn t5_below_the_chats_own_minimum_the_gate_names_it() {
     let text = buffer_text(&draw(&model, &ui));
     assert!(text.contains("60x12"), "{text}");
 }
+
+/// The first transcript row (below the header and the title) naming a question or an answer.
+fn first_labelled_row(model: &Model, ui: &Ui) -> String {
+    buffer_lines(&draw(model, ui))
+        .into_iter()
+        .skip(3)
+        .find_map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            words
+                .windows(2)
+                .find(|w| w[0] == "question" || w[0] == "answer")
+                .map(|w| format!("{} {}", w[0], w[1]))
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn c31_c74_ctrl_f_keeps_the_anchor_entry_not_the_row_count() {
+    let (mut model, mut ui, keeper) = opened(0);
+    let mut rows = Vec::new();
+    for i in 0..40 {
+        let ts = 1_787_000_000.0 + f64::from(i) * 60.0;
+        rows.push(history_row(
+            &format!("u{i}"),
+            ChatRole::User,
+            &format!("question {i}"),
+            ts,
+        ));
+        rows.push(history_row(
+            &format!("a{i}"),
+            ChatRole::Assistant,
+            &format!("answer {i}"),
+            ts + 30.0,
+        ));
+    }
+    model
+        .chat
+        .pane
+        .as_mut()
+        .unwrap()
+        .apply(&chat_ticket(&keeper, 1), page(rows));
+    ui.area = Rect::new(0, 0, 100, 30);
+    for _ in 0..3 {
+        handle_key(&mut ui, &model, key(KeyCode::PageUp));
+    }
+    let anchored = first_labelled_row(&model, &ui);
+    assert!(!anchored.is_empty());
+    let mut scrolls = vec![ui.chat.as_ref().unwrap().scroll];
+    // bare → inline → row → bare: the same entry stays at the top in each mode.
+    for _ in 0..3 {
+        handle_key(
+            &mut ui,
+            &model,
+            KeyEvent::new(KeyCode::Char('f'), KeyModifiers::CONTROL),
+        );
+        let origin = ui.chat.as_ref().unwrap().modes.origin;
+        assert_eq!(
+            first_labelled_row(&model, &ui),
+            anchored,
+            "{origin:?}: the window moved to other content"
+        );
+        scrolls.push(ui.chat.as_ref().unwrap().scroll);
+    }
+    assert_ne!(
+        scrolls[0], scrolls[1],
+        "the row count changes with the mode (one row per message inline, two in bare)"
+    );
+}

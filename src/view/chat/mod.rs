@@ -44,4 +44,4 @@ pub use pane::{
     UnknownStanding,
 };
 pub use surface::ChatModel;
-pub use window::{ChatGate, FrameInfo, ScrollPosition, TranscriptView, chat_gate};
+pub use window::{ChatGate, FrameInfo, ScrollAnchor, ScrollPosition, TranscriptView, chat_gate};

@@ -57,6 +57,14 @@ impl PlannedBlock {
         usize::from(self.spacing) + usize::from(self.header)
     }
 
+    /// The entries the block shows.
+    pub fn entry_range(&self) -> Range<usize> {
+        match &self.source {
+            Source::Entry(i) | Source::Report(i) => *i..*i + 1,
+            Source::Tools(r) | Source::Pending(r) => r.clone(),
+        }
+    }
+
     pub fn first_entry(&self) -> usize {
         match &self.source {
             Source::Entry(i) | Source::Report(i) => *i,

@@ -715,6 +715,10 @@ impl TranscriptView {
     }
 }
 
+#[path = "anchor.rs"]
+mod anchor;
+pub use anchor::ScrollAnchor;
+
 #[cfg(test)]
 #[path = "window_tests.rs"]
 mod tests;

@@ -69,7 +69,7 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         ComposerAction::SlashRejected(_) | ComposerAction::Edited => UiCommand::Repaint,
         ComposerAction::Recall(direction) => recall(chat, model, direction),
         ComposerAction::Unchanged => UiCommand::None,
-        ComposerAction::Unhandled => screen_key(chat, model, key, page),
+        ComposerAction::Unhandled => screen_key(chat, model, key, (layout.history.width, page)),
     }
 }
 
@@ -168,8 +168,34 @@ fn edit_draft(chat: &mut ChatUi) -> UiCommand {
     ))
 }
 
+/// A view toggle (Ctrl-F/D/R/N/S) that keeps the scroll on the same entry (C-31, C-74): the
+/// entry at the window's top is found again in the new projection, never the same row count.
+fn toggle_keeping_anchor(
+    chat: &mut ChatUi,
+    model: &Model,
+    toggle: ViewToggle,
+    window: (u16, usize),
+) {
+    let (width, rows) = window;
+    let height = u16::try_from(rows).unwrap_or(u16::MAX);
+    let pane = model.chat.pane.as_ref().filter(|p| p.keeper == chat.keeper);
+    let Some(pane) = pane else {
+        chat.modes.toggle(toggle);
+        return;
+    };
+    let mut view = pane.view();
+    view.set_modes(chat.modes);
+    let anchor = view.anchor(width, height, chat.scroll);
+    chat.modes.toggle(toggle);
+    view.set_modes(chat.modes);
+    if let Some(anchor) = anchor {
+        chat.scroll = view.position_of(width, height, &anchor);
+    }
+}
+
 /// A key the composer left to the screen.
-fn screen_key(chat: &mut ChatUi, model: &Model, key: KeyEvent, page: usize) -> UiCommand {
+fn screen_key(chat: &mut ChatUi, model: &Model, key: KeyEvent, window: (u16, usize)) -> UiCommand {
+    let page = window.1;
     if key.modifiers.contains(KeyModifiers::CONTROL) {
         let toggle = match key.code {
             KeyCode::Char('f') => ViewToggle::Origin,
@@ -185,7 +211,7 @@ fn screen_key(chat: &mut ChatUi, model: &Model, key: KeyEvent, page: usize) -> U
             KeyCode::Char('x') => return edit_draft(chat),
             _ => return UiCommand::None,
         };
-        chat.modes.toggle(toggle);
+        toggle_keeping_anchor(chat, model, toggle, window);
         return UiCommand::Repaint;
     }
     match key.code {
