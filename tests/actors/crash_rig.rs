@@ -3,16 +3,22 @@
 //! test binary re-run with `--exact <child test> --ignored`) that submits one save whose POST
 //! the server holds (a long delay fault) and reports it once its outbox row says `sending`,
 //! the SIGKILL of that child (no cleanup runs), and a fresh runtime on the same outbox file.
-//! Each save kind's crash test brings its own child test and its own assertions.
+//! Each save kind's crash test brings its own child test and its own assertions. Kinds of the
+//! Decisions surface run on `decisions_rig`; the others on `surface_rig` (the save hub alone,
+//! the kind's surface fed into a real view model).
 #![allow(dead_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::actor_support::plan;
 use crate::decisions_rig::{DecisionsRig, FaultWatch, client, decisions_rig};
+use crate::surface_rig::{SurfaceRig, surface_rig};
+use masc_tui::actors::contract::SlotKey;
 use masc_tui::actors::saves::SaveId;
 use masc_tui::outbox::{Outbox, SaveRow, SaveRowState};
+use masc_tui::protocol::client::WorkspaceClient;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
+use masc_tui::timeline::capture::StageRecorder;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -54,19 +60,74 @@ pub async fn restarted(server: &RunningServer, outbox: &Path) -> DecisionsRig {
     .await
 }
 
-/// In the child: the rig on the parent's server and outbox (a long timeout: the POST is
-/// held), or `None` in a normal run (no parent environment).
-pub async fn child_rig() -> Option<DecisionsRig> {
+/// In the child: a client of the parent's server (a long timeout: the POST is held) and the
+/// parent's outbox file, or `None` in a normal run (no parent environment).
+fn child_env() -> Option<(WorkspaceClient, PathBuf)> {
     let (Ok(url), Ok(path)) = (std::env::var(ENV_URL), std::env::var(ENV_PATH)) else {
         return None;
     };
-    Some(
-        decisions_rig(
-            client(&url, TOKEN, Duration::from_secs(600)),
-            PathBuf::from(path),
-        )
-        .await,
+    Some((
+        client(&url, TOKEN, Duration::from_secs(600)),
+        PathBuf::from(path),
+    ))
+}
+
+/// In the child: the rig on the parent's server and outbox, or `None` in a normal run.
+pub async fn child_rig() -> Option<DecisionsRig> {
+    let (client, path) = child_env()?;
+    Some(decisions_rig(client, path).await)
+}
+
+/// A fresh runtime with only the save hub on `outbox`, its surface `(S, P)` fed into a real
+/// view model, as after a restart.
+pub async fn restarted_surface<S, P>(server: &RunningServer, outbox: &Path) -> SurfaceRig<S, P>
+where
+    S: SlotKey,
+    P: Clone + Send + std::fmt::Debug + 'static,
+{
+    surface_rig(
+        client(&server.base_url(), TOKEN, Duration::from_secs(10)),
+        outbox.to_path_buf(),
     )
+    .await
+}
+
+/// In the child: the save hub alone on the parent's server and outbox, or `None` in a normal
+/// run.
+pub async fn child_surface_rig<S, P>() -> Option<SurfaceRig<S, P>>
+where
+    S: SlotKey,
+    P: Clone + Send + std::fmt::Debug + 'static,
+{
+    let (client, path) = child_env()?;
+    Some(surface_rig(client, path).await)
+}
+
+/// A JSON read of `path` from `base` with the rig's token (what a save's inputs are based on).
+async fn read_json(base: &str, path: &str) -> serde_json::Value {
+    let response = reqwest::Client::new()
+        .get(format!("{base}{path}"))
+        .bearer_auth(TOKEN)
+        .header("X-MASC-Agent", "masc-tui")
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        response.status().is_success(),
+        "GET {path}: {}",
+        response.status()
+    );
+    response.json().await.unwrap()
+}
+
+/// In the child: a JSON read of `path` from the parent's server.
+pub async fn child_get(path: &str) -> serde_json::Value {
+    read_json(&std::env::var(ENV_URL).unwrap(), path).await
+}
+
+/// In the parent: a JSON read of `path` from `server`.
+pub async fn get_json(server: &RunningServer, path: &str) -> serde_json::Value {
+    read_json(&server.base_url(), path).await
 }
 
 /// In the child: tells the parent the save is `sending`, then holds until killed.
@@ -171,10 +232,37 @@ pub async fn kill_mid_save(post: &str, child: &str) -> (Killed, Held) {
     )
 }
 
+/// What every crash test checks of a save restored after the restart: its entry in the view's
+/// book is outcome unknown with the inputs and workspace the child's row holds, and the row
+/// is settled outcome unknown with the same inputs.
+pub fn assert_restored_unknown<K: masc_tui::actors::saves::SaveKind>(
+    entry: &masc_tui::view::saves::SaveEntry<K>,
+    before: &SaveRow,
+    after: &SaveRow,
+) where
+    K::Intent: PartialEq + std::fmt::Debug,
+{
+    use masc_tui::protocol::outcome::SaveClass;
+    let written: K::Intent = serde_json::from_str(&before.intent).unwrap();
+    assert_eq!(entry.phase.class(), Some(SaveClass::OutcomeUnknown));
+    assert_eq!(entry.intent, written, "same inputs");
+    assert_eq!(entry.workspace, before.workspace);
+    assert_eq!(
+        after.state,
+        SaveRowState::Settled(SaveClass::OutcomeUnknown)
+    );
+    assert_eq!(after.intent, before.intent);
+}
+
 /// The `stage:outcome` pairs traced for `source` in `rig` (a restored save: `dispatch:`,
 /// `worker_return:outcome_unknown`, `admit:` — no worker entered).
 pub fn stages_of(rig: &DecisionsRig, source: &str) -> Vec<String> {
-    rig.recorder
+    stages_in(&rig.recorder, source)
+}
+
+/// [`stages_of`] from any rig's recorder.
+pub fn stages_in(recorder: &StageRecorder, source: &str) -> Vec<String> {
+    recorder
         .records_where(|r| r.source == source)
         .iter()
         .map(|r| format!("{}:{}", r.stage, r.outcome.clone().unwrap_or_default()))

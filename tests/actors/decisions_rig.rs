@@ -9,6 +9,7 @@
 
 use crate::actor_support::registry_entry;
 use crate::ordered_view::{OrderedView, Seen};
+use crate::surface_rig::{hub_entry, save_runtime_config};
 use masc_tui::actors::contract::{DemandKind, SlotEvent, SourceControl, SourceHandle};
 use masc_tui::actors::decisions::approval::{ApprovalDecision, DecisionIntent};
 use masc_tui::actors::decisions::ask_answer::AnswerIntent;
@@ -16,11 +17,9 @@ use masc_tui::actors::decisions::{
     DECISIONS, DecisionsObservation, DecisionsSlot, DecisionsSpawner,
 };
 use masc_tui::actors::saves::hub::Save;
-use masc_tui::actors::saves::{SAVES, SaveCommand, SaveHubSpawner, SaveId};
-use masc_tui::actors::supervisor::{
-    RestartPolicy, RuntimeConfig, RuntimeHandle, start_runtime_with,
-};
-use masc_tui::outbox::{Outbox, OutboxLocation, SaveRow, SharedOutbox};
+use masc_tui::actors::saves::{SAVES, SaveCommand, SaveId};
+use masc_tui::actors::supervisor::{RuntimeHandle, start_runtime_with};
+use masc_tui::outbox::{Outbox, SaveRow};
 use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
 use masc_tui::timeline::capture::{FAILSAFE, StageRecorder};
 use masc_tui::view::admission::RejectReason;
@@ -112,21 +111,9 @@ pub async fn decisions_rig(client: WorkspaceClient, outbox_path: PathBuf) -> Dec
     let trace = tracing::subscriber::set_default(subscriber);
     let log = OrderedView::new();
     let (state, state_at) = crate::actor_support::scratch_outbox();
-    let cfg = RuntimeConfig {
-        expected_base: None,
-        health_interval: Duration::from_millis(20),
-        keepers_roster_interval: Duration::from_secs(3600),
-        restart: RestartPolicy {
-            initial_backoff: Duration::from_millis(1),
-            ..RestartPolicy::default()
-        },
-        fault_drills: false,
-        outbox: state_at,
-    };
+    let cfg = save_runtime_config(state_at);
     let entries = vec![
-        registry_entry(SaveHubSpawner {
-            outbox: SharedOutbox::new(OutboxLocation::File(outbox_path.clone())),
-        }),
+        hub_entry(&outbox_path),
         registry_entry(DecisionsSpawner {
             cadence: Duration::from_secs(3600),
         }),
