@@ -71,6 +71,9 @@ pub enum UiCommand {
     /// Open the operator's editor (`VISUAL`/`EDITOR`/`vi`) on this text; the result goes to
     /// the surface in front now (`Screen::edited`).
     Edit(crate::view::editor::EditRequest),
+    /// `/copy` (issue 14): bytes of an OSC 52 clipboard write built by masc-tui
+    /// (`view::clipboard::osc52_sequence`), written to the terminal between frames.
+    Clipboard(Vec<u8>),
     /// Answer an Ask (the second `Enter` in the answer reader): a save of the answer.
     Answer(crate::actors::decisions::ask_answer::AnswerIntent),
     /// An Asks command: re-read a follow-up (`f`), read a pinned turn's transcript (`O`).

@@ -7,6 +7,7 @@ pub mod async_request;
 pub mod board;
 pub mod cells;
 pub mod chat;
+pub mod clipboard;
 pub mod command;
 pub mod composer;
 pub mod decisions;

@@ -45,6 +45,8 @@ mod view_system;
 mod chat_screen_help;
 // Issue 14 (chat geometry: menu minimum, 41-column gate).
 mod chat_layout;
+// Issue 14 item 4 (/find, /copy, /queue, /context).
+mod chat_find;
 mod view_text;
 mod view_tools_keeper_panes;
 mod work_prep;

@@ -577,6 +577,17 @@ impl<B: FrameSink> ViewState<B> {
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Edit(request) => self.start_edit(myself, request),
+            UiCommand::Clipboard(bytes) => {
+                // Out of band, between frames: OSC 52 draws nothing (no repaint is owed).
+                let sink = self.presenter.backend_mut();
+                let written = sink
+                    .write_raw(&bytes)
+                    .and_then(|()| ratatui::backend::Backend::flush(sink).map_err(B::io_error));
+                if let Err(e) = written {
+                    self.ui.notice = Some(format!("/copy: the terminal write failed: {e}"));
+                }
+                self.want(myself, FrameRequest::Input);
+            }
             UiCommand::Many(cmds) => {
                 for cmd in cmds {
                     self.on_command(myself, cmd);

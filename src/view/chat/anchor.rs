@@ -21,7 +21,7 @@ pub struct ScrollAnchor {
 
 impl TranscriptView {
     /// Cumulative start row of each planned block and the total, at `width`.
-    fn block_starts(&mut self, width: u16) -> (Vec<usize>, usize) {
+    pub(super) fn block_starts(&mut self, width: u16) -> (Vec<usize>, usize) {
         let layout = self.sync(usize::from(width));
         let mut starts = Vec::with_capacity(self.plan.len());
         let mut acc = 0;

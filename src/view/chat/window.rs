@@ -132,6 +132,8 @@ pub struct TranscriptView {
     measure_wanted: Option<MeasureJob>,
     /// (generation, block key) of a measurement handed out and not back yet.
     measuring: Option<(u64, u64)>,
+    /// The text `/find` highlights in painted body rows (issue 14 item 4).
+    find: Option<String>,
 }
 
 impl TranscriptView {
@@ -150,6 +152,7 @@ impl TranscriptView {
             last: FrameInfo::default(),
             measure_wanted: None,
             measuring: None,
+            find: None,
         }
     }
 
@@ -435,8 +438,17 @@ impl TranscriptView {
                 continue;
             };
             let mut spans = gutter(&self.painter(), layout, &block, k, body_h);
-            spans.extend(body.spans.iter().cloned());
+            spans.extend(self.body_spans(body));
             out.push(Line::from(spans));
+        }
+    }
+
+    /// A body row's spans, `/find`'s matches drawn reversed (C-74: the rows searched are the
+    /// rows painted).
+    fn body_spans(&self, body: &Line<'static>) -> Vec<Span<'static>> {
+        match self.find.as_deref() {
+            Some(query) => find::highlight(body.spans.clone(), query),
+            None => body.spans.clone(),
         }
     }
 
@@ -664,7 +676,7 @@ impl TranscriptView {
             return;
         };
         let mut spans = gutter(&self.painter(), layout, &block, k, body_h);
-        spans.extend(body.spans.iter().cloned());
+        spans.extend(self.body_spans(body));
         out.push(Line::from(spans));
     }
 
@@ -717,6 +729,8 @@ impl TranscriptView {
 
 #[path = "anchor.rs"]
 mod anchor;
+#[path = "find.rs"]
+mod find;
 pub use anchor::ScrollAnchor;
 
 #[cfg(test)]

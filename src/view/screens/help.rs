@@ -30,14 +30,19 @@ pub fn render(tab: Tab, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
 /// column: the terminal would draw its right half over the overlay's left border. Such a cell
 /// becomes a blank (the overlay covers that half anyway).
 pub fn clear_wide_overhang(pane: Rect, buf: &mut Buffer) {
-    let Some(x) = pane.x.checked_sub(1) else {
-        return;
-    };
-    for y in pane.top()..pane.bottom() {
-        if let Some(cell) = buf.cell_mut((x, y))
-            && unicode_width::UnicodeWidthStr::width(cell.symbol()) > 1
-        {
-            cell.set_symbol(" ");
+    // A cluster painted at the terminal's width (C-70, `view::cells`) spans up to 4 cells, so
+    // the three columns left of the pane are looked at.
+    for k in 1..=3u16 {
+        let Some(x) = pane.x.checked_sub(k) else {
+            return;
+        };
+        for y in pane.top()..pane.bottom() {
+            if let Some(cell) = buf.cell_mut((x, y))
+                && (crate::view::text::grapheme_width(cell.symbol()) > usize::from(k)
+                    || unicode_width::UnicodeWidthStr::width(cell.symbol()) > usize::from(k))
+            {
+                cell.reset();
+            }
         }
     }
 }

@@ -322,6 +322,13 @@ pub fn render_with_cursor(
         }
         return None;
     }
+    // `/queue`, `/context` over the chat (issue 14 item 4).
+    if let Some(chat) = ui.chat.as_ref()
+        && let Some(overlay) = chat.overlay
+    {
+        chat::overlay::render(overlay, chat, model, ctx, area, buf);
+        return None;
+    }
     cursor.filter(|_| !ui.quit_armed)
 }
 

@@ -33,6 +33,30 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
     let Some(chat) = ui.chat.as_mut() else {
         return UiCommand::None;
     };
+    // `/queue` or `/context` is open over the chat: Esc (or `q`) closes it, nothing else acts.
+    if chat.overlay.is_some() {
+        if matches!(key.code, KeyCode::Esc | KeyCode::Char('q')) {
+            chat.overlay = None;
+            return UiCommand::Repaint;
+        }
+        return UiCommand::None;
+    }
+    // `/find`: with the draft empty, `n` walks to the next older match, `N` to the newer.
+    if chat.find.is_some()
+        && chat.composer.text().is_empty()
+        && matches!(key.code, KeyCode::Char('n' | 'N'))
+        && !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+    {
+        let layout = composer_layout(chat, area, now);
+        let window = (layout.history.width, transcript_rows(&layout).max(1));
+        let older = key.code == KeyCode::Char('n');
+        if let Some(notice) = super::find::walk(chat, model, older, window) {
+            chat.composer.report_failure(notice, now);
+        }
+        return UiCommand::Repaint;
+    }
     // C-65: `Left` on an empty composer opens the Keeper list (the roster); the draft (empty)
     // and the chat stay as they are for `c` to reopen.
     if key.code == KeyCode::Left && key.modifiers.is_empty() && chat.composer.text().is_empty() {
@@ -64,7 +88,10 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         }
         ComposerAction::Slash(SlashCommand::Approve) => decide(ui, model, Decision::Confirm, armed),
         ComposerAction::Slash(SlashCommand::Deny) => decide(ui, model, Decision::Deny, armed),
-        ComposerAction::Slash(command) => slash(ui, command, now),
+        ComposerAction::Slash(command) => {
+            let window = (layout.history.width, page);
+            slash(ui, model, command, now, window)
+        }
         // C-66: the composer put the typed error on its footer; nothing is sent.
         ComposerAction::SlashRejected(_) | ComposerAction::Edited => UiCommand::Repaint,
         ComposerAction::Recall(direction) => recall(chat, model, direction),
@@ -186,6 +213,11 @@ fn toggle_keeping_anchor(
     let mut view = pane.view();
     view.set_modes(chat.modes);
     let anchor = view.anchor(width, height, chat.scroll);
+    // A match row of the old projection means another row now: the window is the reference.
+    if let Some(find) = chat.find.as_mut() {
+        find.current = None;
+        find.index = None;
+    }
     chat.modes.toggle(toggle);
     view.set_modes(chat.modes);
     if let Some(anchor) = anchor {
@@ -215,6 +247,11 @@ fn screen_key(chat: &mut ChatUi, model: &Model, key: KeyEvent, window: (u16, usi
         return UiCommand::Repaint;
     }
     match key.code {
+        // Esc clears an active `/find` before it leaves the chat.
+        KeyCode::Esc if chat.find.is_some() => {
+            chat.find = None;
+            UiCommand::Repaint
+        }
         KeyCode::Esc => UiCommand::Chat(ChatUiCommand::Close {
             keeper: chat.keeper.clone(),
         }),
@@ -251,11 +288,34 @@ fn screen_key(chat: &mut ChatUi, model: &Model, key: KeyEvent, window: (u16, usi
 
 /// A valid slash command (C-59…C-61): the ones that map to what the chat screen already does
 /// run; the rest report on the composer footer that they are not available. None is sent.
-fn slash(ui: &mut Ui, command: SlashCommand, now: Instant) -> UiCommand {
+fn slash(
+    ui: &mut Ui,
+    model: &Model,
+    command: SlashCommand,
+    now: Instant,
+    window: (u16, usize),
+) -> UiCommand {
     let Some(chat) = ui.chat.as_mut() else {
         return UiCommand::None;
     };
     match command {
+        SlashCommand::Find(query) => {
+            if let Some(notice) = super::find::start(chat, model, query, window) {
+                chat.composer.report_failure(notice, now);
+            }
+        }
+        SlashCommand::Copy => {
+            let support = crate::view::clipboard::osc52_from_env();
+            match super::find::copy(chat, model, window, support) {
+                Ok((bytes, notice)) => {
+                    ui.notice = Some(notice);
+                    return UiCommand::Clipboard(bytes);
+                }
+                Err(why) => chat.composer.report_failure(why, now),
+            }
+        }
+        SlashCommand::Queue => chat.overlay = Some(super::ChatOverlay::Queue),
+        SlashCommand::Context => chat.overlay = Some(super::ChatOverlay::Context),
         SlashCommand::Help => ui.help_open = true,
         SlashCommand::Thinking(None) => chat.modes.toggle(ViewToggle::Reasoning),
         SlashCommand::Thinking(Some(choice)) => {

@@ -14,10 +14,16 @@
 mod context;
 mod control;
 mod edit;
+pub mod find;
 pub mod keys;
+pub mod overlay;
+pub mod status;
 
 pub use context::{context_words, gate_words};
 pub use edit::edited;
+pub use find::FindState;
+pub use overlay::ChatOverlay;
+pub use status::{mode_words, status_line};
 
 pub use crate::view::chat::{
     Activity, ChatEffect, ChatPane, HistoryState, PendingSend, Progress, SendPhase,
@@ -28,15 +34,12 @@ use crate::actors::chat::{ChatCommand, ChatSend, ChatSendIntent};
 use crate::actors::saves::SaveCommand;
 use crate::actors::saves::hub::Save;
 use crate::protocol::admission::WorkspaceId;
-use crate::protocol::keeper_detail::DashboardGate;
-use crate::protocol::keepers::{ActivationMode, KeeperRow, KeeperRowSlot};
-use crate::view::chat::{ScrollPosition, ViewModes};
+use crate::protocol::keepers::{KeeperRow, KeeperRowSlot};
+use crate::view::chat::{FrameInfo, ScrollPosition, ViewModes};
 use crate::view::composer::render::{self, DEFAULT_PLACEHOLDER, footer_text};
 use crate::view::composer::{
     Composer, ComposerLayout, ComposerView, Draft, DraftKey, RecallCursor,
 };
-use crate::view::fetched::Fetched;
-use crate::view::keeper_detail::KeeperDetail;
 use crate::view::model::Model;
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};
@@ -44,7 +47,6 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
-use std::sync::Arc;
 use std::time::Instant;
 
 /// Rows the composer's slash menu always leaves above it (C-62): the chat's minimum of
@@ -90,7 +92,11 @@ pub const CHAT_KEYS: &[(&str, &str)] = &[
     ("Ctrl-S", "fold or expand turn details"),
     ("Ctrl-X", "edit the draft in $EDITOR"),
     ("/", "commands (Tab or Enter picks one)"),
-    ("Esc", "close the menu, else back to the roster"),
+    ("/find <text>", "highlight text; n older, N newer match"),
+    ("/copy", "copy the found or newest reply (OSC 52)"),
+    ("/queue", "inputs not yet started (Esc closes)"),
+    ("/context", "the chat target's context (Esc closes)"),
+    ("Esc", "close the menu, else clear /find, else back"),
 ];
 
 /// UI state of the open chat.
@@ -107,6 +113,10 @@ pub struct ChatUi {
     /// `/approve` or `/deny` armed on this approval (confirm token): the same command again
     /// decides it; any other action disarms.
     pub armed: Option<(String, crate::protocol::operator::Decision)>,
+    /// `/find` (issue 14 item 4): its text, highlighted in the transcript; `n`/`N` walk it.
+    pub find: Option<FindState>,
+    /// `/queue` or `/context` open over the chat (`Esc` closes).
+    pub overlay: Option<ChatOverlay>,
 }
 
 pub use crate::view::command::ChatUiCommand;
@@ -214,6 +224,8 @@ pub fn dispatch(
                 modes: ViewModes::default(),
                 recall: RecallCursor::default(),
                 armed: None,
+                find: None,
+                overlay: None,
             });
             (!cast(ChatCommand::Open { keeper }))
                 .then(|| "chat not loaded: chat source not running".to_string())
@@ -388,7 +400,44 @@ pub fn render(
     let row = |i: u16| Rect::new(body.x, body.y + i, body.width, 1);
     let width = usize::from(body.width);
 
-    // Title (C-56): navigation above the conversation; opened detail modes beside it (C-26).
+    // The composer below the transcript (C-19, C-59…C-64), laid out by the composer itself.
+    let view = composer_view(theme, ctx.now);
+    let mut layout = render::plan(pane_area(body), &chat.composer, &view, MIN_HISTORY_ROWS);
+    // The plan's footer row is the status line's (C-57); the composer footer goes on the
+    // screen's footer row, the row below the body.
+    let status_row = layout.footer;
+    layout.footer = Rect::new(body.x, body.y + body.height, body.width, 1);
+
+    // Transcript, then one progress row, the chat target's only (C-39…C-44).
+    let history = layout.history;
+    let transcript_area = Rect::new(
+        history.x,
+        history.y,
+        history.width,
+        history.height.saturating_sub(1),
+    );
+    let mut frame = FrameInfo::default();
+    match pane {
+        Some(p) => {
+            let mut view = p.view();
+            view.set_modes(chat.modes);
+            view.set_find(chat.find.as_ref().map(|f| f.query.as_str()));
+            view.render_into(buf, transcript_area, chat.scroll);
+            frame = view.last_frame();
+        }
+        None => {
+            Line::from(Span::styled("chat not open", theme.style(Tone::Dim))).render(
+                Rect::new(
+                    transcript_area.x,
+                    transcript_area.y,
+                    transcript_area.width,
+                    1,
+                ),
+                buf,
+            );
+        }
+    }
+    // Title (C-56), painted after the transcript so its hint reads this frame: navigation above the conversation; opened detail modes beside it (C-26).
     let mut title = vec![
         Span::styled("Keepers › chat · ", theme.style(Tone::Dim)),
         Span::styled(
@@ -408,48 +457,16 @@ pub fn render(
         Some((HistoryState::Ready, false, None)) => String::new(),
     };
     title.push(Span::styled(history_note, theme.style(Tone::Warn)));
-    let hint = match chat.scroll {
-        ScrollPosition::Newest => String::new(),
-        ScrollPosition::Back(n) => format!("  ↑/↓:line  PgUp/PgDn:page  Ctrl-E:newest  ({n} back)"),
-        ScrollPosition::FromTop(_) => "  Ctrl-E:newest  (start)".to_string(),
-    };
-    title.push(Span::styled(hint, theme.style(Tone::Dim)));
+    // The search (issue 14 item 4), then the C-67 scroll hint from what this frame shows.
+    if let Some(find) = &chat.find {
+        title.push(Span::styled(find.words(), theme.style(Tone::Accent)));
+    }
+    title.push(Span::styled(
+        scroll_hint(chat.scroll, frame),
+        theme.style(Tone::Dim),
+    ));
     Line::from(title).render(row(0), buf);
 
-    // The composer below the transcript (C-19, C-59…C-64), laid out by the composer itself.
-    let view = composer_view(theme, ctx.now);
-    let mut layout = render::plan(pane_area(body), &chat.composer, &view, MIN_HISTORY_ROWS);
-    // The plan's footer row is the status line's (C-57); the composer footer goes on the
-    // screen's footer row, the row below the body.
-    let status_row = layout.footer;
-    layout.footer = Rect::new(body.x, body.y + body.height, body.width, 1);
-
-    // Transcript, then one progress row, the chat target's only (C-39…C-44).
-    let history = layout.history;
-    let transcript_area = Rect::new(
-        history.x,
-        history.y,
-        history.width,
-        history.height.saturating_sub(1),
-    );
-    match pane {
-        Some(p) => {
-            let mut view = p.view();
-            view.set_modes(chat.modes);
-            view.render_into(buf, transcript_area, chat.scroll);
-        }
-        None => {
-            Line::from(Span::styled("chat not open", theme.style(Tone::Dim))).render(
-                Rect::new(
-                    transcript_area.x,
-                    transcript_area.y,
-                    transcript_area.width,
-                    1,
-                ),
-                buf,
-            );
-        }
-    }
     if let (Some(p), true) = (pane, history.height > 0) {
         let progress_row = Rect::new(history.x, history.y + history.height - 1, history.width, 1);
         progress_line(&p.progress(), theme, width).render(progress_row, buf);
@@ -493,6 +510,19 @@ pub fn render(
         .render(status_row, buf);
     }
     cursor
+}
+
+/// C-67: `PgUp:scroll back` at the newest row when older rows exist; scrolled back
+/// `↑/↓:line  PgUp/PgDn:page  Ctrl-E:newest` with `(N back)`, or `(start)` at the first row.
+fn scroll_hint(scroll: ScrollPosition, frame: FrameInfo) -> String {
+    let keys = "  ↑/↓:line  PgUp/PgDn:page  Ctrl-E:newest";
+    match scroll {
+        ScrollPosition::Newest if frame.at_top => String::new(),
+        ScrollPosition::Newest => "  PgUp:scroll back".to_string(),
+        _ if frame.at_top => format!("{keys}  (start)"),
+        ScrollPosition::Back(n) => format!("{keys}  ({n} back)"),
+        ScrollPosition::FromTop(_) => keys.to_string(),
+    }
 }
 
 fn progress_line(progress: &Progress, theme: Theme, width: usize) -> Line<'static> {
@@ -545,63 +575,6 @@ fn unconfirmed_text(u: &crate::view::chat::Unconfirmed) -> String {
         ));
     }
     parts.join(" · ")
-}
-
-/// The status line: chat target, health, mode, gate, context (C-57, C-58).
-pub fn status_line(
-    keeper: &str,
-    row: Option<&KeeperRow>,
-    detail: Option<&KeeperDetail>,
-    gate: &Fetched<Arc<DashboardGate>>,
-    theme: Theme,
-    width: usize,
-) -> Line<'static> {
-    let sep = || Span::styled(" · ", theme.style(Tone::Dim));
-    let mut spans = vec![
-        Span::styled("› ", theme.style(Tone::Accent)),
-        Span::styled(sanitize(keeper).into_owned(), theme.style(Tone::Strong)),
-    ];
-    match row {
-        Some(r) => {
-            let (mark, tone) = super::widgets::status_mark(r.status);
-            spans.push(sep());
-            spans.push(Span::styled(
-                format!("{mark} {}", format!("{:?}", r.status).to_lowercase()),
-                theme.style(tone),
-            ));
-            spans.push(sep());
-            spans.push(Span::styled(
-                format!(
-                    "health {}",
-                    sanitize(r.health.as_deref().unwrap_or("unknown"))
-                ),
-                theme.style(Tone::Dim),
-            ));
-            if r.activation_mode == Some(ActivationMode::Autonomous) {
-                spans.push(sep());
-                spans.push(Span::styled("AUTO", theme.style(Tone::Dim)));
-            }
-        }
-        None => {
-            spans.push(sep());
-            spans.push(Span::styled("roster not read", theme.style(Tone::Dim)));
-        }
-    }
-    spans.push(sep());
-    let (gate_text, gate_tone) = context::gate_words(gate);
-    spans.push(Span::styled(gate_text, theme.style(gate_tone)));
-    spans.push(sep());
-    let (context, tone) = context_words(detail.map(|d| &d.context.fetched));
-    spans.push(Span::styled(context, theme.style(tone)));
-    let line = Line::from(spans);
-    if line.width() > width {
-        let plain: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
-        return Line::from(Span::styled(
-            fit_width(&plain, width).into_owned(),
-            theme.style(Tone::Dim),
-        ));
-    }
-    line
 }
 
 #[cfg(test)]

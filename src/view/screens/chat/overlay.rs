@@ -1,0 +1,177 @@
+//! `/queue` and `/context` (issue 14 item 4): overlays over the chat, read from the model on
+//! every frame (never a snapshot that goes stale), closed with `Esc`.
+//!
+//! - `/queue`: this Keeper's inputs not yet confirmed as started (C-32, C-33) — each with its
+//!   one label and its first line, and the full request id as the explicitly opened
+//!   diagnostic (C-30); or that nothing waits.
+//! - `/context`: the chat target's context (C-57, C-58; surfaces.md "Context inspector"):
+//!   the Live Context observation with its turn and time, the gate, the roster's runtime and
+//!   mode — observed values only. The inspector's `1:stack 2:request 3:proof` tabs need
+//!   routes masc-tui does not read; they are not drawn.
+
+use super::{ChatUi, context_words, gate_words, roster_row};
+use crate::protocol::keeper_detail::ContextObservation;
+use crate::view::fetched::Fetched;
+use crate::view::model::Model;
+use crate::view::screens::ProjectionCtx;
+use crate::view::screens::help::clear_wide_overhang;
+use crate::view::text::{fit_width, sanitize};
+use crate::view::theme::Tone;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+
+/// Which overlay is open over the chat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChatOverlay {
+    Queue,
+    Context,
+}
+
+fn queue_lines(chat: &ChatUi, model: &Model) -> Vec<(String, Tone)> {
+    let pane = model.chat.pane.as_ref().filter(|p| p.keeper == chat.keeper);
+    let Some(pane) = pane else {
+        return vec![("the chat is not loaded".into(), Tone::Dim)];
+    };
+    let waiting: Vec<_> = pane
+        .sends
+        .iter()
+        .filter_map(|(id, s)| s.pending_state().map(|state| (id, s, state)))
+        .collect();
+    if waiting.is_empty() {
+        return vec![(
+            format!("no input of yours waits for {}", sanitize(&chat.keeper)),
+            Tone::Dim,
+        )];
+    }
+    let mut out = vec![(format!("›  대기 입력 {}건", waiting.len()), Tone::Strong)];
+    for (i, (id, send, state)) in waiting.into_iter().enumerate() {
+        let first = send.text.lines().next().unwrap_or("");
+        out.push((
+            format!("{}  {} · {}", i + 1, state.label(), sanitize(first)),
+            Tone::Normal,
+        ));
+        out.push((format!("   request {}", sanitize(id)), Tone::Dim));
+    }
+    out
+}
+
+fn context_lines(chat: &ChatUi, model: &Model) -> Vec<(String, Tone)> {
+    let keeper = &chat.keeper;
+    let detail = model.keeper_detail.of(keeper);
+    let fetched = detail.map(|d| &d.context.fetched);
+    let (words, tone) = context_words(fetched);
+    let mut out = vec![(format!("chat target {}", sanitize(keeper)), Tone::Strong)];
+    out.push((words, tone));
+    let observed = fetched.and_then(|f| match f {
+        Fetched::Ready(o) | Fetched::Refreshing { last: o, .. } => Some(o.value.clone()),
+        Fetched::Warming { last: Some(o) }
+        | Fetched::Failed { last: Some(o), .. }
+        | Fetched::NotServed { last: Some(o), .. } => Some(o.value.clone()),
+        _ => None,
+    });
+    if let Some(c) = observed {
+        match &c.context {
+            ContextObservation::Observed {
+                observed_at,
+                turn_ref,
+                absolute_turn,
+                request_body_bytes,
+                usage_scope,
+                ..
+            } => {
+                out.push((
+                    format!("observed {} · turn {absolute_turn}", sanitize(observed_at)),
+                    Tone::Dim,
+                ));
+                out.push((format!("turn ref {}", sanitize(turn_ref)), Tone::Dim));
+                if let Some(bytes) = request_body_bytes {
+                    out.push((format!("request body {bytes} bytes"), Tone::Dim));
+                }
+                if let Some(scope) = usage_scope {
+                    out.push((format!("usage scope {}", sanitize(scope)), Tone::Dim));
+                }
+            }
+            ContextObservation::NotObserved {
+                raw_input_tokens,
+                context_window,
+                ..
+            } => {
+                if let Some(t) = raw_input_tokens {
+                    out.push((
+                        format!("raw input tokens {t} (not a context reading)"),
+                        Tone::Dim,
+                    ));
+                }
+                if let Some(w) = context_window {
+                    out.push((format!("context window {w}"), Tone::Dim));
+                }
+            }
+        }
+        out.push((
+            format!(
+                "trace {} · generation {}",
+                sanitize(&c.trace_id),
+                c.generation
+            ),
+            Tone::Dim,
+        ));
+    }
+    out.push((gate_words(&model.keeper_detail.gate.fetched).0, Tone::Dim));
+    match roster_row(model, keeper) {
+        Some(row) => {
+            out.push((
+                format!(
+                    "runtime {}",
+                    row.runtime_id
+                        .as_deref()
+                        .map_or("not reported".into(), |r| sanitize(r).into_owned())
+                ),
+                Tone::Dim,
+            ));
+            out.push((super::status::mode_words(row), Tone::Dim));
+        }
+        None => out.push(("roster not read".into(), Tone::Dim)),
+    }
+    out
+}
+
+/// Paints the open overlay over `area` (the whole frame), as the help overlay is painted.
+pub fn render(
+    overlay: ChatOverlay,
+    chat: &ChatUi,
+    model: &Model,
+    ctx: &ProjectionCtx,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let theme = ctx.theme;
+    let (title, rows) = match overlay {
+        ChatOverlay::Queue => (" /queue · Esc closes ", queue_lines(chat, model)),
+        ChatOverlay::Context => (" /context · Esc closes ", context_lines(chat, model)),
+    };
+    let width = 70.min(area.width);
+    let inner = usize::from(width.saturating_sub(2));
+    let lines: Vec<Line> = rows
+        .into_iter()
+        .map(|(text, tone)| {
+            Line::from(Span::styled(
+                fit_width(&text, inner).into_owned(),
+                theme.style(tone),
+            ))
+        })
+        .collect();
+    let height = (u16::try_from(lines.len()).unwrap_or(u16::MAX) + 2).min(area.height);
+    let pane = Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y + (area.height - height) / 2,
+        width,
+        height,
+    );
+    Clear.render(pane, buf);
+    clear_wide_overhang(pane, buf);
+    Paragraph::new(lines)
+        .block(Block::bordered().title(title))
+        .render(pane, buf);
+}
