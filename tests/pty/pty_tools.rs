@@ -49,3 +49,45 @@ fn pty_tools_request_and_source_task_and_back_a16_a17() {
     let status = session.wait_exit();
     assert!(status.success(), "exit status {status:?}");
 }
+
+/// System › available (issue 12 item 2; surfaces.md "Tools"): entering the pane reads the
+/// roster's selected Keeper's surface (one traced `keeper_surface` dispatch), `J` chooses the
+/// next Keeper and reads it, `p` shows the same Keeper's Skill receipts, `K` goes back; leaving
+/// the System tab and coming back reads the chosen Keeper again with no System key. (That the
+/// tab switch itself sends the selection, not the Tools cadence, is asserted on the view actor:
+/// `view_actor::tools_item2_the_keeper_panes_read_follows_the_tab_without_a_system_key`.)
+#[test]
+fn pty_tools_keeper_panes_follow_the_chosen_keeper_and_a_tab_switch_reads_at_once() {
+    let mut session = PtySession::demo(DemoOptions::default());
+    session.wait_for_roster();
+    // Keepers → Board → System; Runtime → all tools → Skills → async runs → connectors →
+    // available.
+    session.send(b"\t\t");
+    session.wait_for_text("[Runtime]");
+    session.send(b"ppppp");
+    session.wait_for_text("[available]");
+    session.wait_for_text("KEEPER  rondo");
+    session.wait_for_trace("dispatch", "keeper_surface", 1);
+    session.send(b"J");
+    session.wait_for_text("KEEPER  sangsu");
+    session.wait_for_trace("dispatch", "keeper_surface", 2);
+    session.send(b"p");
+    session.wait_for_text("[receipts]");
+    session.wait_for_text("KEEPER  sangsu");
+    session.send(b"K");
+    session.wait_for_text("KEEPER  rondo");
+    session.wait_for_trace("dispatch", "keeper_surface", 3);
+
+    // Shift-Tab to the Board, then Tab back: the pane is still `receipts`.
+    session.send(b"\x1b[Z");
+    session.wait_for_text("order hot");
+    let before = session.trace_count("dispatch", "keeper_surface");
+    session.send(b"\t");
+    session.wait_for_text("[receipts]");
+    session.wait_for_trace("dispatch", "keeper_surface", before + 1);
+    session.wait_for_text("KEEPER  rondo");
+
+    session.send(b"qq");
+    let status = session.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+}

@@ -385,3 +385,91 @@ async fn search_jumps_live_and_detail_opens_and_closes() {
         .unwrap();
     wait_for(&mut s.events, |e| matches!(e, ViewEvent::Frame { buffer, .. } if !buffer_text(buffer).contains("KEEPER keeper-0013"))).await;
 }
+
+type ToolsMsg = masc_tui::actors::read::SourceMsg<
+    masc_tui::actors::system::SystemSlot,
+    masc_tui::actors::system::SystemObservation,
+    masc_tui::actors::system::ToolsCommand,
+>;
+
+/// A Tools source that only reports the commands it is sent.
+struct FakeTools;
+
+impl Actor for FakeTools {
+    type Msg = ToolsMsg;
+    type State = mpsc::UnboundedSender<masc_tui::actors::system::ToolsCommand>;
+    type Arguments = mpsc::UnboundedSender<masc_tui::actors::system::ToolsCommand>;
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<ToolsMsg>,
+        args: Self::Arguments,
+    ) -> Result<Self::State, ActorProcessingErr> {
+        Ok(args)
+    }
+    async fn handle(
+        &self,
+        _myself: ActorRef<ToolsMsg>,
+        msg: ToolsMsg,
+        state: &mut Self::State,
+    ) -> Result<(), ActorProcessingErr> {
+        if let masc_tui::actors::read::SourceMsg::Command(c) = msg {
+            let _ = state.send(c);
+        }
+        Ok(())
+    }
+}
+
+fn special(code: KeyCode, modifiers: KeyModifiers) -> ViewMsg {
+    ViewMsg::Input(Event::Key(KeyEvent::new(code, modifiers)))
+}
+
+/// Issue 12 item 2 (surfaces.md "Tools"), the gap it left: the view actor tells the Tools
+/// source which Keeper the `available` pane reads as soon as what is in front changes —
+/// entering the pane selects the roster's Keeper, leaving the System tab selects none (the read
+/// stops), and a tab switch alone back onto the pane selects it again (no System key).
+#[tokio::test]
+async fn tools_item2_the_keeper_panes_read_follows_the_tab_without_a_system_key() {
+    use masc_tui::actors::system::{TOOLS, ToolsCommand};
+    let mut s = spawn(TestBackend::new(120, 30)).await;
+    load(&mut s, 3).await;
+    let (tx, mut sent) = mpsc::unbounded_channel();
+    let (tools, _) = Actor::spawn(None, FakeTools, tx).await.unwrap();
+    s.view
+        .cast(ViewMsg::Source(SourceEvent::SourceUp {
+            source: TOOLS,
+            handle: SourceHandle::new(&tools).with_commands::<_, ToolsCommand>(&tools),
+        }))
+        .unwrap();
+    let mut next_select = async || loop {
+        match tokio::time::timeout(Duration::from_secs(5), sent.recv()).await {
+            Ok(Some(ToolsCommand::SelectKeeper { keeper })) => return keeper,
+            Ok(Some(_)) => continue,
+            other => panic!("no SelectKeeper: {other:?}"),
+        }
+    };
+    // Keepers → Board → System; Runtime → … → available.
+    s.view
+        .cast(special(KeyCode::Tab, KeyModifiers::NONE))
+        .unwrap();
+    s.view
+        .cast(special(KeyCode::Tab, KeyModifiers::NONE))
+        .unwrap();
+    frame_with(&mut s.events, "[Runtime]").await;
+    for _ in 0..5 {
+        s.view.cast(key('p')).unwrap();
+    }
+    frame_with(&mut s.events, "[available]").await;
+    assert_eq!(next_select().await.as_deref(), Some("keeper-0000"));
+    s.view
+        .cast(special(KeyCode::BackTab, KeyModifiers::SHIFT))
+        .unwrap();
+    assert_eq!(next_select().await, None, "leaving the tab stops the read");
+    s.view
+        .cast(special(KeyCode::Tab, KeyModifiers::NONE))
+        .unwrap();
+    assert_eq!(
+        next_select().await.as_deref(),
+        Some("keeper-0000"),
+        "a tab switch alone reads it again"
+    );
+}

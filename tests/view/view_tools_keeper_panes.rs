@@ -18,7 +18,7 @@ use masc_tui::view::admission::RejectReason;
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample;
-use masc_tui::view::screens::system::SystemPane;
+use masc_tui::view::screens::system::{SystemPane, keeper_panes};
 use masc_tui::view::screens::{Tab, Ui};
 use masc_tui::view::tools_panes::{self, PaneState};
 use ratatui::layout::Rect;
@@ -394,4 +394,71 @@ fn tools_item2_usage_has_the_catalogue_slots_states() {
         tools_panes::usage(&m.system.skills.fetched),
         PaneState::Failed { last: Some(u), .. } if u.rows.len() == 2
     ));
+}
+
+/// What the view actor sends after a key, a delivery or an identity change (issue 12 item 2):
+/// the Tools source's `SelectKeeper` when what is in front changed it, applied to the model as
+/// the actor does.
+fn settled(ui: &Ui, m: &mut Model) -> Option<ToolsCommand> {
+    let cmd = keeper_panes::settle(ui, m);
+    if let Some(c) = &cmd {
+        m.system.on_command(c);
+    }
+    cmd
+}
+
+/// Issue 12 item 2 (surfaces.md "Tools"), G-7: the Keeper panes' read follows what is in front,
+/// not the next System key — switching tabs onto `available` selects the Keeper at once; a
+/// roster read that arrives while the pane is shown selects its first row; leaving the System
+/// tab stops the read; moving the roster's selection on the Keepers tab selects nothing; coming
+/// back selects the Keeper that is now chosen.
+#[test]
+fn tools_item2_a_tab_switch_alone_selects_the_keeper_and_leaving_the_tab_stops_the_read() {
+    let mut m = model();
+    let mut ui = ui(SystemPane::Available);
+    ui.tab = Tab::Keepers;
+    assert_eq!(settled(&ui, &mut m), None, "not in front: nothing to read");
+
+    // Keepers → Board → System: the pane was left on `available`; no roster read yet.
+    key(&mut ui, &mut m, KeyCode::Tab);
+    key(&mut ui, &mut m, KeyCode::Tab);
+    assert_eq!(ui.tab, Tab::System);
+    assert_eq!(
+        settled(&ui, &mut m),
+        None,
+        "no Keeper to choose before the roster"
+    );
+    with_roster(&mut m, 3);
+    assert_eq!(
+        settled(&ui, &mut m),
+        Some(ToolsCommand::SelectKeeper {
+            keeper: Some("keeper-0000".into())
+        }),
+        "the roster read arriving selects its first row"
+    );
+    assert_eq!(settled(&ui, &mut m), None, "settled: nothing more to send");
+
+    // Leaving the tab stops the read.
+    key(&mut ui, &mut m, KeyCode::BackTab);
+    assert_eq!(ui.tab, Tab::Board);
+    assert_eq!(
+        settled(&ui, &mut m),
+        Some(ToolsCommand::SelectKeeper { keeper: None })
+    );
+    assert!(m.system.surface.is_none());
+
+    // On the Keepers tab a roster move selects nothing; back on System, the new row is read.
+    key(&mut ui, &mut m, KeyCode::BackTab);
+    assert_eq!(ui.tab, Tab::Keepers);
+    key(&mut ui, &mut m, KeyCode::Char('j'));
+    assert_eq!(ui.roster.selected, 1);
+    assert_eq!(settled(&ui, &mut m), None);
+    key(&mut ui, &mut m, KeyCode::Tab);
+    key(&mut ui, &mut m, KeyCode::Tab);
+    assert_eq!(
+        settled(&ui, &mut m),
+        Some(ToolsCommand::SelectKeeper {
+            keeper: Some("keeper-0001".into())
+        })
+    );
 }

@@ -34,6 +34,7 @@ mod keeper_settings;
 mod runtime_form;
 mod runtime_raw;
 mod submit;
+mod tools_keeper;
 
 /// Suspends the process with the terminal restored (Ctrl-Z) and re-enters raw mode on resume;
 /// hands the terminal to another program (the operator's `$EDITOR`) and takes it back.
@@ -270,6 +271,7 @@ impl<B: FrameSink> ViewState<B> {
                         self.ui.request_edit(edit);
                     }
                     self.settle_settings(myself);
+                    self.settle_tools_keeper(myself);
                     self.want(myself, FrameRequest::Background);
                 }
                 // What applied events call for (e.g. the approvals list after a receipt,
@@ -301,6 +303,7 @@ impl<B: FrameSink> ViewState<B> {
                 self.changed(myself, changed);
                 // Withdrawal cancels a settings preparation (H-2).
                 self.settle_settings(myself);
+                self.settle_tools_keeper(myself);
             }
             SourceEvent::SourceUp { source, handle } => {
                 let restarted = self.sources.insert(source, handle).is_some();
@@ -440,6 +443,8 @@ impl<B: FrameSink> ViewState<B> {
                 self.on_command(myself, cmd);
                 // A move cancels a settings preparation or the editor opening for it (H-2).
                 self.settle_settings(myself);
+                // A tab switch or a palette jump starts or stops the Keeper panes' read.
+                self.settle_tools_keeper(myself);
             }
             Event::Paste(text) => {
                 if super::keys::handle_paste(&mut self.ui, &self.model, &text) {

@@ -5,17 +5,20 @@
 //! never one for another (G-5).
 //!
 //! The Keeper is chosen on `available` / `receipts` with `J` / `K` over the roster; without a
-//! choice it is the Keepers roster's selected row. Entering either pane selects it at the
-//! Tools source (`SelectKeeper`, its own `?keeper=` read); leaving both stops reading it.
+//! choice it is the Keepers roster's selected row. While the System tab shows either pane the
+//! Tools source reads it (`SelectKeeper`, its own `?keeper=` read); otherwise it reads none.
+//! What the source is owed is settled after every key, delivery and identity change
+//! ([`settle`]): a tab switch, a palette jump or a roster read arriving later start or stop
+//! the read at once, not on the next System key.
 
 use super::SystemPane;
 use crate::actors::system::ToolsCommand;
 use crate::protocol::tools::{AvailableSurface, SkillReference};
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
-use crate::view::screens::ProjectionCtx;
 use crate::view::screens::keepers::ops::row_name;
 use crate::view::screens::widgets::failure_text;
+use crate::view::screens::{ProjectionCtx, Tab};
 use crate::view::text::{fit_width, pad_to, sanitize};
 use crate::view::theme::Tone;
 use crate::view::tools_panes::{self, ActivationRow, PaneState, Usage};
@@ -50,21 +53,27 @@ pub fn chosen_keeper(ui: &super::super::Ui, model: &Model) -> Option<String> {
         .or_else(|| row_name(model, ui.roster.selected))
 }
 
-/// The Keeper the Tools source should read for the current pane: `None` off the two panes.
+/// The Keeper the Tools source should read now: the chosen one while the System tab shows one
+/// of the two panes, `None` otherwise (another pane, another tab).
 pub fn wanted_keeper(ui: &super::super::Ui, model: &Model) -> Option<String> {
-    if reads_keeper(ui.system.pane) {
+    if ui.tab == Tab::System && reads_keeper(ui.system.pane) {
         chosen_keeper(ui, model)
     } else {
         None
     }
 }
 
-/// The `SelectKeeper` the Tools source is owed after a key, if the wanted Keeper changed.
+/// The `SelectKeeper` the Tools source is owed after a System key, as the key's command.
 pub fn select_command(ui: &super::super::Ui, model: &Model) -> Option<UiCommand> {
+    settle(ui, model).map(UiCommand::Tools)
+}
+
+/// What the Tools source is owed now, whatever changed what is in front: the `SelectKeeper`
+/// of the wanted Keeper when it is not the one selected (`None`: nothing to send).
+pub fn settle(ui: &super::super::Ui, model: &Model) -> Option<ToolsCommand> {
     let wanted = wanted_keeper(ui, model);
-    (wanted.as_deref() != model.system.surface_keeper()).then_some(UiCommand::Tools(
-        ToolsCommand::SelectKeeper { keeper: wanted },
-    ))
+    (wanted.as_deref() != model.system.surface_keeper())
+        .then_some(ToolsCommand::SelectKeeper { keeper: wanted })
 }
 
 /// `J` / `K` on `available` / `receipts`: the next / previous Keeper of the roster.
