@@ -38,6 +38,10 @@ fn push_escaped(out: &mut String, c: char) {
 /// `\u00NN`, bidi controls become `\uXXXX`; everything else passes unchanged.
 /// Borrowed when nothing needs escaping (the common case costs no allocation).
 pub fn sanitize(text: &str) -> Cow<'_, str> {
+    // Printable ASCII needs nothing (issue 15: a byte scan, no char decoding).
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return Cow::Borrowed(text);
+    }
     if !text.chars().any(needs_escape) {
         return Cow::Borrowed(text);
     }

@@ -130,13 +130,46 @@ impl<B: FrameSink> Presenter<B> {
         next: &Buffer,
         cursor: Option<(u16, u16)>,
     ) -> io::Result<FrameStats> {
+        let (stats, written) = self.write_difference(next, cursor)?;
+        if written {
+            self.previous = next.clone();
+        }
+        Ok(stats)
+    }
+
+    /// [`Presenter::present_with_cursor`] taking the frame: a written frame becomes the last
+    /// presented one without a copy (issue 15). [`Presenter::last_frame`] reads it back.
+    pub fn present_owned(
+        &mut self,
+        next: Buffer,
+        cursor: Option<(u16, u16)>,
+    ) -> io::Result<FrameStats> {
+        let (stats, written) = self.write_difference(&next, cursor)?;
+        if written {
+            self.previous = next;
+        }
+        Ok(stats)
+    }
+
+    /// The last frame written (empty before the first).
+    pub fn last_frame(&self) -> &Buffer {
+        &self.previous
+    }
+
+    /// Writes the difference; `true` when a frame was written (the caller keeps `next` as
+    /// the previous frame then).
+    fn write_difference(
+        &mut self,
+        next: &Buffer,
+        cursor: Option<(u16, u16)>,
+    ) -> io::Result<(FrameStats, bool)> {
         let full = self.invalid || self.previous.area != next.area;
         if full {
             self.previous = Buffer::empty(next.area);
         }
         let diff = self.previous.diff(next);
         if diff.is_empty() && !full && cursor == self.cursor {
-            return Ok(FrameStats::default());
+            return Ok((FrameStats::default(), false));
         }
         let cells = diff.len();
         let result = self.write_frame(diff, full, cursor);
@@ -144,8 +177,7 @@ impl<B: FrameSink> Presenter<B> {
             Ok(()) => {
                 self.invalid = false;
                 self.cursor = cursor;
-                self.previous = next.clone();
-                Ok(FrameStats { cells, full })
+                Ok((FrameStats { cells, full }, true))
             }
             Err(e) => {
                 // T.3: a write error invalidates the cache so the next frame is full.

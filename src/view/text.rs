@@ -55,6 +55,14 @@ pub fn display_width(text: &str) -> usize {
     text.graphemes(true).map(grapheme_width).sum()
 }
 
+/// Whether `text` fits in `width` cells. A string is never wider than its UTF-8 length (a
+/// one-byte character takes at most one cell, a wide one takes two and at least three bytes,
+/// and a cluster takes its scalars' cells or fewer; tested below over every `char`), so short
+/// strings need no segmentation (issue 15).
+pub fn fits_in(text: &str, width: usize) -> bool {
+    text.len() <= width || display_width(text) <= width
+}
+
 /// Every byte is printable ASCII (space to `~`).
 fn is_printable_ascii(text: &str) -> bool {
     text.bytes().all(|b| (0x20..0x7f).contains(&b))
@@ -157,6 +165,11 @@ pub fn head_and_tail(
 /// Word-wraps sanitised text to `width` cells (graphemes never split; over-long words cut).
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
+    // Text that fits is one row, as the loop below would make it (issue 15: no segmentation
+    // for the common case).
+    if fits_in(text, width) {
+        return vec![text.trim_end().to_string()];
+    }
     let mut out = Vec::new();
     let mut line = String::new();
     let mut used = 0usize;
@@ -216,6 +229,32 @@ mod tests {
             display_width("Aé한🙂\u{1F44D}\u{1F3FD}🇰🇷\u{2764}\u{FE0F}-proof"),
             19
         );
+    }
+
+    /// `fits_in`'s shortcut: no character is wider in cells than in UTF-8 bytes, nor is any
+    /// cluster of the sequences that widen (emoji presentation, ZWJ, keycaps, flags, Hangul).
+    #[test]
+    fn no_text_is_wider_than_its_bytes() {
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            let mut b = [0u8; 4];
+            let s = c.encode_utf8(&mut b);
+            assert!(display_width(s) <= s.len(), "{c:?}");
+        }
+        for s in [
+            "\u{2764}\u{FE0F}",
+            "1\u{FE0F}\u{20E3}",
+            "\u{1F1F0}\u{1F1F7}",
+            "\u{1F469}\u{200D}\u{1F4BB}",
+            "\u{1F44D}\u{1F3FD}",
+            "\u{1100}\u{1161}\u{11A8}",
+            "e\u{301}",
+            "한글 🙂 wrap",
+        ] {
+            assert!(display_width(s) <= s.len(), "{s:?}");
+            for g in s.graphemes(true) {
+                assert!(display_width(g) <= g.len(), "{g:?}");
+            }
+        }
     }
 
     /// The printable-ASCII fast path of `display_width` gives what grapheme segmentation gives.

@@ -8,6 +8,7 @@ use masc_tui::actors::contract::{
     DemandKind, IdentityState, Inboxes, Outlet, SlotSink, SourceControl, SourceEvent, SourceHandle,
 };
 use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot, ROSTER};
+use masc_tui::actors::work::TASK_LIST;
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::view::actor::{ViewArgs, ViewEvent, spawn_view};
 use masc_tui::view::admission::RejectReason;
@@ -304,6 +305,55 @@ async fn g3_r_sends_an_explicit_demand_to_the_source() {
     let got = demands.recv().await.unwrap();
     assert!(matches!(got, SourceControl::Demand(DemandKind::Explicit)));
     frame_with(&mut s.events, "refresh requested").await;
+}
+
+/// Issue 15: a source no screen on display reads is told so when it comes up, is told it is
+/// shown with the frame of its screen, and hidden again when the screen goes; a source the
+/// screen reads is told nothing (it starts shown).
+#[tokio::test]
+async fn sources_are_told_when_their_screen_is_shown_and_hidden() {
+    let mut s = spawn(TestBackend::new(100, 30)).await;
+    let (tx, mut task_list) = mpsc::unbounded_channel();
+    let (source, _) = Actor::spawn(None, FakeSource, tx).await.unwrap();
+    let (roster_tx, mut roster) = mpsc::unbounded_channel();
+    let (roster_source, _) = Actor::spawn(None, FakeSource, roster_tx).await.unwrap();
+    for (key, actor) in [(TASK_LIST, &source), (ROSTER, &roster_source)] {
+        s.view
+            .cast(ViewMsg::Source(SourceEvent::SourceUp {
+                source: key,
+                handle: SourceHandle::new(actor),
+            }))
+            .unwrap();
+    }
+    // The Keepers screen: the task list is hidden, the roster shown.
+    assert!(matches!(
+        task_list.recv().await.unwrap(),
+        SourceControl::Visible(false)
+    ));
+    let tab = |code| ViewMsg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    // Back one surface: Work.
+    s.view.cast(tab(KeyCode::BackTab)).unwrap();
+    assert!(matches!(
+        task_list.recv().await.unwrap(),
+        SourceControl::Visible(true)
+    ));
+    assert!(matches!(
+        roster.recv().await.unwrap(),
+        SourceControl::Visible(false)
+    ));
+    s.view.cast(tab(KeyCode::Tab)).unwrap();
+    assert!(matches!(
+        task_list.recv().await.unwrap(),
+        SourceControl::Visible(false)
+    ));
+    assert!(matches!(
+        roster.recv().await.unwrap(),
+        SourceControl::Visible(true)
+    ));
+    // Nothing else was sent to either.
+    frame_with(&mut s.events, "KEEPERS").await;
+    assert!(task_list.try_recv().is_err());
+    assert!(roster.try_recv().is_err());
 }
 
 #[tokio::test]

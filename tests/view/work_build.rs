@@ -56,9 +56,12 @@ pub fn event(task: &str, k: usize) -> TaskEventRow {
         actor: None,
         actor_kind: Some("keeper".into()),
         assignee: None,
-        notes: Some(format!(
-            "#{k} 디코더 경로 에러 메시지 개선 — a note long enough to wrap on a narrow pane 👀"
-        )),
+        notes: Some(
+            format!(
+                "#{k} 디코더 경로 에러 메시지 개선 — a note long enough to wrap on a narrow pane 👀"
+            )
+            .into(),
+        ),
         reason: None,
         handoff_context: None,
     }

@@ -305,6 +305,8 @@ impl Actor for AsksSource {
             AsksMsg::Control(SourceControl::Identity(identity)) => state.identity(identity),
             // Nothing is read on a cadence: reads start from the view's commands only.
             AsksMsg::Control(SourceControl::Demand(_)) => {}
+            // No cadence: visibility changes nothing.
+            AsksMsg::Control(SourceControl::Visible(_)) => {}
             AsksMsg::Control(SourceControl::InjectPanic) => {
                 crate::actors::read::drill::inject_panic(state.ctx.fault_drills, ASKS);
             }

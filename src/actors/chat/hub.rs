@@ -151,6 +151,8 @@ impl Actor for ChatHub {
             }
             // No standing read: a chat is read when it is opened.
             ChatHubMsg::Control(SourceControl::Demand(_)) => {}
+            // No cadence: visibility changes nothing.
+            ChatHubMsg::Control(SourceControl::Visible(_)) => {}
             ChatHubMsg::Control(SourceControl::InjectPanic) => {
                 crate::actors::read::drill::inject_panic(state.args.fault_drills, CHAT_HUB);
             }

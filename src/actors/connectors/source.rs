@@ -369,6 +369,9 @@ impl Actor for ConnectorsSource {
                     state.cadence.reschedule(&myself);
                 }
             }
+            SourceMsg::Control(SourceControl::Visible(visible)) => {
+                state.cadence.set_visible(visible, &myself)
+            }
             SourceMsg::Control(SourceControl::InjectPanic) => {
                 inject_panic(state.fault_drills, CONNECTORS);
             }

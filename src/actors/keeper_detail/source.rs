@@ -300,6 +300,9 @@ impl Actor for KeeperDetailSource {
                     state.cadence.reschedule(&myself);
                 }
             }
+            SourceMsg::Control(SourceControl::Visible(visible)) => {
+                state.cadence.set_visible(visible, &myself)
+            }
             SourceMsg::Control(SourceControl::InjectPanic) => {
                 inject_panic(state.fault_drills, KEEPER_DETAIL)
             }

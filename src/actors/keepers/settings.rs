@@ -224,6 +224,8 @@ impl Actor for KeeperSettingsSource {
             SourceMsg::Returned(ret) => {
                 let _ = state.owner.worker_returned(ret);
             }
+            // No cadence: visibility changes nothing.
+            SourceMsg::Control(SourceControl::Visible(_)) => {}
             SourceMsg::Control(SourceControl::InjectPanic) => {
                 inject_panic(state.fault_drills, KEEPER_SETTINGS)
             }

@@ -1,14 +1,31 @@
 //! A self-rescheduling poll: after each completed read the source arms one `send_after` of
 //! `Demand(Cadence)` (architecture.md §4.3: never a blind interval that queues behind a slow read).
+//!
+//! Visibility (issue 15): the view tells every source whether a surface on screen shows its
+//! slots (`SourceControl::Visible`, no payload). A source no surface shows polls at
+//! [`hidden_period`] instead of its own period; when it is shown again, its next poll is due
+//! one visible period after the last completed read — at once when that is already past — so
+//! what the operator sees is never older than with the visible cadence alone.
 
 use crate::actors::contract::{DemandKind, SourceControl};
 use ractor::{ActorRef, Message};
 use std::time::Duration;
+use tokio::time::Instant;
+
+/// The poll period of a source whose slots no surface on screen shows: eight times its own,
+/// and at least two minutes.
+pub fn hidden_period(period: Duration) -> Duration {
+    (period * 8).max(Duration::from_secs(120))
+}
 
 /// At most one pending cadence tick; re-arming replaces it, dropping cancels it.
 #[derive(Debug)]
 pub struct CadenceTimer<M: Message> {
     period: Duration,
+    /// No surface on screen shows this source (the view said so); starts visible.
+    hidden: bool,
+    /// When the pending tick was armed (the last completed read).
+    armed_at: Option<Instant>,
     pending: Option<tokio::task::JoinHandle<Result<(), ractor::MessagingErr<M>>>>,
 }
 
@@ -16,6 +33,8 @@ impl<M: Message + From<SourceControl>> CadenceTimer<M> {
     pub fn new(period: Duration) -> Self {
         Self {
             period,
+            hidden: false,
+            armed_at: None,
             pending: None,
         }
     }
@@ -24,10 +43,41 @@ impl<M: Message + From<SourceControl>> CadenceTimer<M> {
         self.period
     }
 
-    /// Arms the next tick `period` from now, replacing any pending one.
+    /// The period the next tick is armed with: [`hidden_period`] while hidden.
+    pub fn effective_period(&self) -> Duration {
+        if self.hidden {
+            hidden_period(self.period)
+        } else {
+            self.period
+        }
+    }
+
+    pub fn is_hidden(&self) -> bool {
+        self.hidden
+    }
+
+    /// Arms the next tick one (effective) period from now, replacing any pending one.
     pub fn reschedule(&mut self, myself: &ActorRef<M>) {
+        self.armed_at = Some(Instant::now());
+        let delay = self.effective_period();
+        self.arm(myself, delay);
+    }
+
+    /// The view says whether a surface on screen shows this source. Hidden: the next tick is
+    /// armed with the hidden period (a pending tick keeps its time). Shown again: a pending
+    /// tick is moved to one visible period after it was armed (now, if that is past).
+    pub fn set_visible(&mut self, visible: bool, myself: &ActorRef<M>) {
+        let was_hidden = self.hidden;
+        self.hidden = !visible;
+        if visible && was_hidden && self.is_armed() {
+            let since = self.armed_at.map(|at| at.elapsed()).unwrap_or_default();
+            self.arm(myself, self.period.saturating_sub(since));
+        }
+    }
+
+    fn arm(&mut self, myself: &ActorRef<M>, delay: Duration) {
         self.cancel();
-        self.pending = Some(myself.send_after(self.period, || {
+        self.pending = Some(myself.send_after(delay, || {
             M::from(SourceControl::Demand(DemandKind::Cadence))
         }));
     }
@@ -48,5 +98,131 @@ impl<M: Message> CadenceTimer<M> {
 impl<M: Message> Drop for CadenceTimer<M> {
     fn drop(&mut self) {
         self.cancel();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ractor::{Actor, ActorProcessingErr};
+    use tokio::sync::mpsc;
+
+    /// An actor that reports when each cadence tick reaches it.
+    struct Probe;
+
+    #[derive(Debug)]
+    enum ProbeMsg {
+        Control(SourceControl),
+    }
+
+    impl From<SourceControl> for ProbeMsg {
+        fn from(c: SourceControl) -> Self {
+            Self::Control(c)
+        }
+    }
+
+    impl Actor for Probe {
+        type Msg = ProbeMsg;
+        type State = mpsc::UnboundedSender<Instant>;
+        type Arguments = mpsc::UnboundedSender<Instant>;
+
+        async fn pre_start(
+            &self,
+            _myself: ActorRef<ProbeMsg>,
+            args: Self::Arguments,
+        ) -> Result<Self::State, ActorProcessingErr> {
+            Ok(args)
+        }
+
+        async fn handle(
+            &self,
+            _myself: ActorRef<ProbeMsg>,
+            msg: ProbeMsg,
+            state: &mut Self::State,
+        ) -> Result<(), ActorProcessingErr> {
+            if let ProbeMsg::Control(SourceControl::Demand(DemandKind::Cadence)) = msg {
+                let _ = state.send(Instant::now());
+            }
+            Ok(())
+        }
+    }
+
+    async fn probe() -> (ActorRef<ProbeMsg>, mpsc::UnboundedReceiver<Instant>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (actor, _) = Actor::spawn(None, Probe, tx).await.expect("probe");
+        (actor, rx)
+    }
+
+    const PERIOD: Duration = Duration::from_secs(10);
+
+    #[test]
+    fn the_hidden_period_is_eight_periods_and_at_least_two_minutes() {
+        assert_eq!(
+            hidden_period(Duration::from_secs(5)),
+            Duration::from_secs(120)
+        );
+        assert_eq!(
+            hidden_period(Duration::from_secs(15)),
+            Duration::from_secs(120)
+        );
+        assert_eq!(
+            hidden_period(Duration::from_secs(30)),
+            Duration::from_secs(240)
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_visible_source_ticks_at_its_period() {
+        let (actor, mut ticks) = probe().await;
+        let mut timer = CadenceTimer::new(PERIOD);
+        let start = Instant::now();
+        timer.reschedule(&actor);
+        let at = ticks.recv().await.expect("tick");
+        assert_eq!(at - start, PERIOD);
+        actor.stop(None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_hidden_source_ticks_at_the_hidden_period() {
+        let (actor, mut ticks) = probe().await;
+        let mut timer = CadenceTimer::new(PERIOD);
+        timer.set_visible(false, &actor);
+        assert!(timer.is_hidden());
+        let start = Instant::now();
+        timer.reschedule(&actor);
+        let at = ticks.recv().await.expect("tick");
+        assert_eq!(at - start, hidden_period(PERIOD));
+        actor.stop(None);
+    }
+
+    /// Shown again after its visible period passed: read at once, not at the hidden tick.
+    #[tokio::test(start_paused = true)]
+    async fn shown_again_after_the_period_ticks_at_once() {
+        let (actor, mut ticks) = probe().await;
+        let mut timer = CadenceTimer::new(PERIOD);
+        timer.set_visible(false, &actor);
+        let start = Instant::now();
+        timer.reschedule(&actor);
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        timer.set_visible(true, &actor);
+        let at = ticks.recv().await.expect("tick");
+        assert_eq!(at - start, Duration::from_secs(30));
+        actor.stop(None);
+    }
+
+    /// Shown again before its visible period passed: the tick comes one period after the
+    /// last read, as if it had never been hidden.
+    #[tokio::test(start_paused = true)]
+    async fn shown_again_within_the_period_ticks_one_period_after_the_read() {
+        let (actor, mut ticks) = probe().await;
+        let mut timer = CadenceTimer::new(PERIOD);
+        timer.set_visible(false, &actor);
+        let start = Instant::now();
+        timer.reschedule(&actor);
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        timer.set_visible(true, &actor);
+        let at = ticks.recv().await.expect("tick");
+        assert_eq!(at - start, PERIOD);
+        actor.stop(None);
     }
 }

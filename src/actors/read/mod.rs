@@ -29,7 +29,7 @@ pub mod testing;
 #[cfg(test)]
 mod tests;
 
-pub use cadence::CadenceTimer;
+pub use cadence::{CadenceTimer, hidden_period};
 pub use msg::{CadencedArgs, NoCommands, SourceMsg, spawn_source, spawn_source_with};
 pub use owner::{
     DemandOutcome, IdentityOutcome, ReadOwner, Refusal, ReturnOutcome, SlotSnapshot, SlotSpec,

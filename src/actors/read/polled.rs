@@ -108,6 +108,11 @@ impl<S: SlotKey, P: Payload> Actor for PolledSource<S, P> {
                     c.cancel();
                 }
             }
+            SourceMsg::Control(SourceControl::Visible(visible)) => {
+                if let Some(c) = state.cadence.as_mut() {
+                    c.set_visible(visible, &myself);
+                }
+            }
             SourceMsg::Control(SourceControl::InjectPanic) => {
                 inject_panic(state.fault_drills, state.source)
             }

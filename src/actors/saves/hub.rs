@@ -363,6 +363,8 @@ impl Actor for SaveHub {
             }
             // Nothing is read on demand: saves start from submits only.
             SaveHubMsg::Control(SourceControl::Demand(_)) => {}
+            // No cadence: visibility changes nothing.
+            SaveHubMsg::Control(SourceControl::Visible(_)) => {}
             SaveHubMsg::Control(SourceControl::InjectPanic) => {
                 crate::actors::read::drill::inject_panic(state.ctx.fault_drills, SAVES);
             }

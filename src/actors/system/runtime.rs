@@ -274,6 +274,9 @@ impl Actor for RuntimeSource {
                     state.cadence.cancel();
                 }
             }
+            SourceMsg::Control(SourceControl::Visible(visible)) => {
+                state.cadence.set_visible(visible, &myself)
+            }
             SourceMsg::Control(SourceControl::InjectPanic) => {
                 inject_panic(state.fault_drills, RUNTIME)
             }

@@ -474,6 +474,9 @@ impl Actor for WorkDetailSource {
                     state.cadence.reschedule(&myself);
                 }
             }
+            SourceMsg::Control(SourceControl::Visible(visible)) => {
+                state.cadence.set_visible(visible, &myself)
+            }
             SourceMsg::Control(SourceControl::InjectPanic) => {
                 inject_panic(state.fault_drills, WORK_DETAIL)
             }

@@ -196,6 +196,9 @@ impl Actor for TaskListSource {
                     state.cadence.reschedule(&myself);
                 }
             }
+            SourceMsg::Control(SourceControl::Visible(visible)) => {
+                state.cadence.set_visible(visible, &myself)
+            }
             SourceMsg::Control(SourceControl::InjectPanic) => {
                 inject_panic(state.fault_drills, TASK_LIST)
             }

@@ -9,6 +9,7 @@ use crate::protocol::decode::{
     DecodeError, DecodeErrorKind, WireDecode, decode_json, decode_json_object, decode_value,
     first_byte,
 };
+use compact_str::CompactString;
 use serde::Deserialize;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
@@ -30,34 +31,36 @@ pub struct HandoffContext {
     pub summary: Option<String>,
 }
 
-/// One stored event line of a task, as the page serves it.
+/// One stored event line of a task, as the page serves it. Its strings are `CompactString`s
+/// (issue 15): the short ones (ids, times, kinds, names) are stored inline, so a 200-row page
+/// allocates for its notes only.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct TaskEventRow {
-    pub task_id: String,
+    pub task_id: CompactString,
     /// RFC 3339 (checked).
-    pub ts: String,
+    pub ts: CompactString,
     #[serde(default)]
-    pub task: Option<String>,
+    pub task: Option<CompactString>,
     #[serde(rename = "type", default)]
-    pub event_type: Option<String>,
+    pub event_type: Option<CompactString>,
     #[serde(default)]
-    pub action: Option<String>,
+    pub action: Option<CompactString>,
     #[serde(default)]
-    pub from_status: Option<String>,
+    pub from_status: Option<CompactString>,
     #[serde(default)]
-    pub to_status: Option<String>,
+    pub to_status: Option<CompactString>,
     #[serde(default)]
-    pub agent: Option<String>,
+    pub agent: Option<CompactString>,
     #[serde(default)]
-    pub actor: Option<String>,
+    pub actor: Option<CompactString>,
     #[serde(default)]
-    pub actor_kind: Option<String>,
+    pub actor_kind: Option<CompactString>,
     #[serde(default)]
-    pub assignee: Option<String>,
+    pub assignee: Option<CompactString>,
     #[serde(default)]
-    pub notes: Option<String>,
+    pub notes: Option<CompactString>,
     #[serde(default)]
-    pub reason: Option<String>,
+    pub reason: Option<CompactString>,
     #[serde(default)]
     pub handoff_context: Option<HandoffContext>,
 }
@@ -109,8 +112,13 @@ impl TaskHistoryPage {
         // the checks below run in the same order on the same values as on the slow path, so
         // the answer is the same; any body it refuses takes the slow path, which names the
         // failure exactly as before.
+        // A body that is UTF-8 as a whole is read as text (no check per string); any other
+        // is read as bytes, as before.
         if first_byte(bytes) == Some(b'{')
-            && let Ok(w) = serde_json::from_slice::<PageWire<TaskEventRow>>(bytes)
+            && let Ok(w) = match std::str::from_utf8(bytes) {
+                Ok(text) => serde_json::from_str::<PageWire<TaskEventRow>>(text),
+                Err(_) => serde_json::from_slice::<PageWire<TaskEventRow>>(bytes),
+            }
         {
             return Self::checked(w, request, |i, row, task_id| {
                 check_row(i, &row, task_id)?;

@@ -109,6 +109,8 @@ pub struct ViewState<B: FrameSink> {
     schedule: FrameSchedule,
     theme: Theme,
     sources: HashMap<SourceKey, SourceHandle>,
+    /// The sources the screen on display reads, as last told to the sources (issue 15).
+    shown: &'static [SourceKey],
     suspender: Option<Arc<dyn Suspender>>,
     exit: Option<oneshot::Sender<ExitCause>>,
     observer: Option<mpsc::UnboundedSender<ViewEvent>>,
@@ -156,9 +158,11 @@ impl<B: FrameSink> Actor for ViewActor<B> {
             area: presenter.probe_size(),
             ..Ui::default()
         };
+        let shown = screens::shown_sources(&ui);
         let mut state = ViewState {
             model: Model::new(args.inboxes),
             ui,
+            shown,
             presenter,
             schedule: FrameSchedule::new(),
             theme: args.theme,
@@ -306,6 +310,10 @@ impl<B: FrameSink> ViewState<B> {
                 self.settle_tools_keeper(myself);
             }
             SourceEvent::SourceUp { source, handle } => {
+                // A (re)started source polls as if shown: tell it when it is not.
+                if !self.shown.contains(&source) {
+                    handle.send_control(SourceControl::Visible(false));
+                }
                 let restarted = self.sources.insert(source, handle).is_some();
                 if restarted && source == WORK_DETAIL {
                     self.reopen_work_detail();
@@ -408,16 +416,43 @@ impl<B: FrameSink> ViewState<B> {
             return;
         }
         self.dirty = false;
+        self.sync_visibility();
         let area = self.ui.area;
         let mut buffer = Buffer::empty(area);
         let ctx = ProjectionCtx::now(self.theme);
         let cursor = screens::render_with_cursor(&self.model, &self.ui, &ctx, area, &mut buffer);
-        match self.presenter.present_with_cursor(&buffer, cursor) {
-            Ok(stats) => self.report(ViewEvent::Frame { stats, buffer }),
+        // The frame becomes the presenter's last frame without a copy; an observer (tests,
+        // benches) gets a copy of it after the write (a frame that wrote nothing equals the
+        // last one, cell for cell).
+        match self.presenter.present_owned(buffer, cursor) {
+            Ok(stats) => {
+                if self.observer.is_some() {
+                    let buffer = self.presenter.last_frame().clone();
+                    self.report(ViewEvent::Frame { stats, buffer });
+                }
+            }
             Err(err) => {
                 tracing::warn!(target: "masc_tui::view", error = %err, "frame write failed")
             }
         }
+    }
+
+    /// Tells the sources whose visibility changed with the screen (issue 15): each source
+    /// whose slots the screen on display reads is shown, every other one hidden. Runs before
+    /// each painted frame, so a screen change reaches the sources with the frame that shows it.
+    fn sync_visibility(&mut self) {
+        let shown = screens::shown_sources(&self.ui);
+        if std::ptr::eq(shown, self.shown) || shown == self.shown {
+            self.shown = shown;
+            return;
+        }
+        for (source, handle) in &self.sources {
+            let now = shown.contains(source);
+            if now != self.shown.contains(source) {
+                handle.send_control(SourceControl::Visible(now));
+            }
+        }
+        self.shown = shown;
     }
 
     fn on_input(&mut self, myself: &ActorRef<ViewMsg>, event: Event) {

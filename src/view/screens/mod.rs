@@ -19,6 +19,7 @@ pub mod work;
 use super::model::Model;
 use super::text::{fit_width, sanitize};
 use super::theme::{Theme, Tone};
+use crate::actors::contract::SourceKey;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -92,6 +93,8 @@ pub struct RosterUi {
 pub struct Ui {
     pub tab: Tab,
     pub roster: RosterUi,
+    /// Painted roster rows kept between frames (issue 15; `keepers::paint`).
+    pub roster_paint: keepers::paint::RowPaintCache,
     pub help_open: bool,
     /// The first `q` was pressed; a second quits, anything else cancels.
     pub quit_armed: bool,
@@ -127,6 +130,7 @@ impl Default for Ui {
         Self {
             tab: Tab::Keepers,
             roster: RosterUi::default(),
+            roster_paint: Default::default(),
             help_open: false,
             quit_armed: false,
             notice: None,
@@ -206,6 +210,41 @@ pub fn edited(
             crate::view::command::UiCommand::Repaint
         }
         EditOwner::Surface(tab) => screen_of(tab).edited(ui, model, result),
+    }
+}
+
+/// The sources whose slots the screen shown by `ui` reads (issue 15). The view tells every
+/// source whether it is in this list (`SourceControl::Visible`); a source with a cadence that
+/// is not polls slower until it is shown again (`crate::actors::read::hidden_period`), and is
+/// read at once when it is shown and its visible period has passed. Sources without a cadence
+/// (chat hub, asks, saves, settings, runtime config) are listed where read for completeness;
+/// the workspace actor (`/health`, the header) is never slowed. The Workspace Gate mode is
+/// shown only in a chat; the Runtime catalogue on the Keepers screen only while the `U` picker
+/// reads it.
+pub fn shown_sources(ui: &Ui) -> &'static [SourceKey] {
+    use crate::actors::{
+        asks::ASKS,
+        board::BOARD,
+        chat::CHAT_HUB,
+        decisions::DECISIONS,
+        keeper_detail::{KEEPER_DETAIL, WORKSPACE_GATE},
+        keepers::ROSTER,
+        system::{CONNECTORS, RUNTIME, RUNTIME_CONFIG, TOOLS},
+        work::{PLANNING, TASK_LIST, WORK_DETAIL},
+    };
+    if ui.chat.is_some() {
+        return &[CHAT_HUB, KEEPER_DETAIL, DECISIONS, ROSTER, WORKSPACE_GATE];
+    }
+    if ui.approvals.is_some() {
+        return &[DECISIONS, ASKS];
+    }
+    match ui.tab {
+        Tab::Overview => &[ROSTER, DECISIONS, PLANNING, RUNTIME, CONNECTORS],
+        Tab::Work => &[PLANNING, TASK_LIST, WORK_DETAIL],
+        Tab::Keepers if ui.roster.picker.is_some() => &[ROSTER, KEEPER_DETAIL, CONNECTORS, RUNTIME],
+        Tab::Keepers => &[ROSTER, KEEPER_DETAIL, CONNECTORS],
+        Tab::Board => &[BOARD],
+        Tab::System => &[TOOLS, RUNTIME, RUNTIME_CONFIG, CONNECTORS],
     }
 }
 

@@ -14,7 +14,7 @@
 use super::detail::TaskDetailModel;
 use crate::actors::work::HistoryChain;
 use crate::protocol::tasks::{GoalObservation, Task, TaskDetail, TaskEventRow, TaskState};
-use crate::view::text::{display_width, sanitize, sanitize_lines, wrap};
+use crate::view::text::{display_width, fits_in, sanitize, wrap};
 use crate::view::theme::Tone;
 use std::sync::Arc;
 
@@ -289,7 +289,19 @@ impl PrepState {
 
 fn push_wrapped(out: &mut Vec<PreparedLine>, tone: Tone, indent: &str, text: &str, width: usize) {
     let avail = width.saturating_sub(display_width(indent)).max(1);
-    for raw in sanitize_lines(text) {
+    // `sanitize_lines` without the collected vector (the same lines).
+    for line in text.split('\n') {
+        let raw = sanitize(line.strip_suffix('\r').unwrap_or(line));
+        if fits_in(&raw, avail) {
+            // The one row `wrap` would make, without its vector.
+            out.push(PreparedLine {
+                segments: vec![
+                    (Tone::Dim, indent.to_string()),
+                    (tone, raw.trim_end().to_string()),
+                ],
+            });
+            continue;
+        }
         for piece in wrap(&raw, avail) {
             out.push(PreparedLine {
                 segments: vec![(Tone::Dim, indent.to_string()), (tone, piece)],
@@ -419,16 +431,24 @@ pub fn body_lines(detail: &TaskDetail, width: usize) -> Vec<PreparedLine> {
 
 /// One history event: a head row (time, action, transition, agent) and wrapped detail rows.
 pub fn history_row_lines(row: &TaskEventRow, width: usize, out: &mut Vec<PreparedLine>) {
-    let ts = row.ts.get(..16).unwrap_or(&row.ts).replace('T', " ");
+    // The minute of `ts` with a space for its `T`, and a space after (one allocation; the
+    // sanitiser neither writes nor removes a `T`, so replacing after it is the same).
+    let raw_ts = row.ts.get(..16).unwrap_or(&row.ts);
+    let mut ts = String::with_capacity(raw_ts.len() + 1);
+    ts.extend(
+        sanitize(raw_ts)
+            .chars()
+            .map(|c| if c == 'T' { ' ' } else { c }),
+    );
+    ts.push(' ');
     let action = row
         .action
         .as_deref()
         .or(row.event_type.as_deref())
         .unwrap_or("event");
-    let mut head = vec![
-        (Tone::Dim, format!("{} ", sanitize(&ts))),
-        (Tone::Accent, sanitize(action).into_owned()),
-    ];
+    let mut head = Vec::with_capacity(4);
+    head.push((Tone::Dim, ts));
+    head.push((Tone::Accent, sanitize(action).into_owned()));
     match (&row.from_status, &row.to_status) {
         (Some(from), Some(to)) => head.push((
             Tone::Normal,
@@ -441,18 +461,25 @@ pub fn history_row_lines(row: &TaskEventRow, width: usize, out: &mut Vec<Prepare
         head.push((Tone::Dim, format!(" · {}", sanitize(agent))));
     }
     // The head row is cut (not wrapped) at the pane width; the details below wrap.
+    // Cut in place: a segment that fits stays as it is.
     let mut used = 0usize;
-    let mut cut = Vec::with_capacity(head.len());
-    for (tone, text) in head {
+    let mut keep = head.len();
+    for (i, (_, text)) in head.iter_mut().enumerate() {
         let room = width.saturating_sub(used);
         if room == 0 {
+            keep = i;
             break;
         }
-        let shown = crate::view::text::fit_width(&text, room).into_owned();
-        used += display_width(&shown);
-        cut.push((tone, shown));
+        let w = display_width(text);
+        if w <= room {
+            used += w;
+        } else {
+            *text = crate::view::text::fit_width(text, room).into_owned();
+            used += display_width(text);
+        }
     }
-    out.push(PreparedLine { segments: cut });
+    head.truncate(keep);
+    out.push(PreparedLine { segments: head });
     for text in [row.notes.as_deref(), row.reason.as_deref()]
         .into_iter()
         .flatten()

@@ -12,6 +12,7 @@ pub mod keys;
 pub mod lifecycle;
 pub mod logs;
 pub mod ops;
+pub mod paint;
 pub mod settings;
 pub mod settings_doc;
 
@@ -309,7 +310,14 @@ fn no_value_lines(fetched: &Fetched<Arc<KeeperRoster>>, theme: Theme) -> Vec<Lin
     }
 }
 
-pub fn render(model: &Model, ui: &RosterUi, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+pub fn render(
+    model: &Model,
+    ui: &RosterUi,
+    paint: &paint::RowPaintCache,
+    ctx: &ProjectionCtx,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let theme = ctx.theme;
     let fetched = &model.keepers.roster.fetched;
     let Some(value) = fetched.last() else {
@@ -325,7 +333,8 @@ pub fn render(model: &Model, ui: &RosterUi, ctx: &ProjectionCtx, area: Rect, buf
     title_line(value, fetched, ctx).render(Rect::new(area.x, area.y, area.width, 1), buf);
     let cols = Columns::for_width(area.width as usize);
     if area.height > 1 {
-        heading_line(cols, theme).render(Rect::new(area.x, area.y + 1, area.width, 1), buf);
+        let heading = Rect::new(area.x, area.y + 1, area.width, 1);
+        paint::paint_heading(paint, cols, theme, heading, buf);
     }
     // The selected Keeper's operation line takes the last row: the rows end above it, so it
     // never covers a row (nor the selection).
@@ -347,15 +356,9 @@ pub fn render(model: &Model, ui: &RosterUi, ctx: &ProjectionCtx, area: Rect, buf
     let len = roster.rows.len();
     let selected = ui.selected.min(len - 1);
     let offset = effective_offset(selected, ui.offset, page, len);
-    for (i, slot) in roster.rows.iter().enumerate().skip(offset).take(page) {
-        let y = rows_area.y + (i - offset) as u16;
-        let line_area = Rect::new(rows_area.x, y, rows_area.width, 1);
-        let mut line = row_line(slot, cols, ctx);
-        if i == selected {
-            line = line.patch_style(theme.selected());
-        }
-        line.render(line_area, buf);
-    }
+    paint::paint_rows(
+        paint, roster, offset, page, selected, cols, ctx, rows_area, buf,
+    );
     if ui.detail_open
         && let Some(slot) = roster.rows.get(selected)
     {
@@ -570,7 +573,7 @@ impl super::screen::Screen for KeepersScreen {
         area: Rect,
         buf: &mut Buffer,
     ) {
-        render(model, &ui.roster, ctx, area, buf);
+        render(model, &ui.roster, &ui.roster_paint, ctx, area, buf);
     }
 
     fn footer(&self, ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {

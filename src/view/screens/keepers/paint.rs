@@ -1,0 +1,343 @@
+//! Painted roster rows kept between frames (issue 15).
+//!
+//! A roster row is a pure function of its slot, the pane width, the theme, whether it is the
+//! selected row, and the clock only through its TURN age text. Painting it through ratatui
+//! segments every grapheme of the 200-cell padded row; a frame of 55 rows did that 11,000
+//! times. The cells of each painted row are kept with what they were painted for, and a frame
+//! copies them into its buffer when nothing they depend on changed; anything else paints the
+//! row as before (into a one-row buffer, whose cells are then both copied and kept). A row
+//! painted into its own empty one-row buffer has the cells it would have in the frame: the
+//! rows area of the frame is empty when the rows are painted, and a line touches only its row.
+
+use super::{Columns, heading_line, row_line, turn_age};
+use crate::protocol::keepers::{KeeperRoster, KeeperRowSlot};
+use crate::view::screens::ProjectionCtx;
+use crate::view::theme::Theme;
+use ratatui::buffer::{Buffer, Cell};
+use ratatui::layout::Rect;
+use ratatui::widgets::Widget;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+/// The cache, held by the UI state (`Ui::roster_paint`). A clone starts empty.
+#[derive(Default)]
+pub struct RowPaintCache(Mutex<Rows>);
+
+impl fmt::Debug for RowPaintCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rows = self.0.lock().map(|r| r.rows.len()).unwrap_or(0);
+        f.debug_struct("RowPaintCache")
+            .field("rows", &rows)
+            .finish()
+    }
+}
+
+impl Clone for RowPaintCache {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+#[derive(Default)]
+struct Rows {
+    /// The roster value every kept row was painted from (held, so its address is its own).
+    roster: Option<Arc<KeeperRoster>>,
+    width: u16,
+    theme: Option<Theme>,
+    /// By (row index, selected).
+    rows: HashMap<(usize, bool), Kept>,
+    /// The column heading: (width, theme, cells).
+    heading: Option<(u16, Theme, Vec<Cell>)>,
+}
+
+struct Kept {
+    /// The TURN age text the row was painted with (the only part that reads the clock).
+    turn: String,
+    cells: Vec<Cell>,
+}
+
+/// What the row shows of the clock.
+fn turn_text(slot: &KeeperRowSlot, ctx: &ProjectionCtx) -> String {
+    match slot {
+        KeeperRowSlot::Row(row) => turn_age(row.turn_started_at, ctx.now_unix),
+        KeeperRowSlot::Undecodable { .. } => String::new(),
+    }
+}
+
+/// Paints the rows `offset..offset + page` of `roster` into `rows_area` of `buf`, one per
+/// line, the `selected` one patched with the theme's selection style.
+#[allow(clippy::too_many_arguments)] // the row's inputs, each a key of the kept cells
+pub fn paint_rows(
+    cache: &RowPaintCache,
+    roster: &Arc<KeeperRoster>,
+    offset: usize,
+    page: usize,
+    selected: usize,
+    cols: Columns,
+    ctx: &ProjectionCtx,
+    rows_area: Rect,
+    buf: &mut Buffer,
+) {
+    // Kept cells are copied whole: a rows area the buffer does not hold whole is painted
+    // as before (ratatui clips it).
+    let whole = buf.area.intersection(rows_area) == rows_area;
+    let kept = cache
+        .0
+        .lock()
+        .ok()
+        .filter(|_| whole && !rows_area.is_empty());
+    let Some(mut kept) = kept else {
+        paint_uncached(roster, offset, page, selected, cols, ctx, rows_area, buf);
+        return;
+    };
+    let width = rows_area.width;
+    let same = kept.roster.as_ref().is_some_and(|r| Arc::ptr_eq(r, roster))
+        && kept.width == width
+        && kept.theme == Some(ctx.theme);
+    if !same {
+        kept.roster = Some(roster.clone());
+        kept.width = width;
+        kept.theme = Some(ctx.theme);
+        kept.rows.clear();
+    }
+    for (i, slot) in roster.rows.iter().enumerate().skip(offset).take(page) {
+        let y = rows_area.y + (i - offset) as u16;
+        let line_area = Rect::new(rows_area.x, y, width, 1);
+        let key = (i, i == selected);
+        let turn = turn_text(slot, ctx);
+        let start = buf.index_of(line_area.x, y);
+        let end = start + width as usize;
+        match kept.rows.get(&key) {
+            Some(row) if row.turn == turn => buf.content[start..end].clone_from_slice(&row.cells),
+            _ => {
+                let cells = paint_one(slot, key.1, cols, ctx, width);
+                buf.content[start..end].clone_from_slice(&cells);
+                kept.rows.insert(key, Kept { turn, cells });
+            }
+        }
+    }
+    // Keep the rows a page either side of the window (scrolling back is cheap too).
+    let low = offset.saturating_sub(page);
+    let high = offset + 2 * page;
+    kept.rows.retain(|(i, _), _| (low..high).contains(i));
+}
+
+/// Paints the column heading into the one-row `area`, from the kept cells when they were
+/// painted at the same width and theme.
+pub fn paint_heading(
+    cache: &RowPaintCache,
+    cols: Columns,
+    theme: Theme,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let whole = buf.area.intersection(area) == area && area.height == 1 && !area.is_empty();
+    let kept = cache.0.lock().ok().filter(|_| whole);
+    let Some(mut kept) = kept else {
+        heading_line(cols, theme).render(area, buf);
+        return;
+    };
+    let start = buf.index_of(area.x, area.y);
+    let end = start + area.width as usize;
+    match &kept.heading {
+        Some((width, t, cells)) if *width == area.width && *t == theme => {
+            buf.content[start..end].clone_from_slice(cells)
+        }
+        _ => {
+            let one = Rect::new(0, 0, area.width, 1);
+            let mut b = Buffer::empty(one);
+            heading_line(cols, theme).render(one, &mut b);
+            buf.content[start..end].clone_from_slice(&b.content);
+            kept.heading = Some((area.width, theme, b.content));
+        }
+    }
+}
+
+/// One row painted on its own: the cells of a one-row buffer `width` wide.
+fn paint_one(
+    slot: &KeeperRowSlot,
+    selected: bool,
+    cols: Columns,
+    ctx: &ProjectionCtx,
+    width: u16,
+) -> Vec<Cell> {
+    let area = Rect::new(0, 0, width, 1);
+    let mut one = Buffer::empty(area);
+    let mut line = row_line(slot, cols, ctx);
+    if selected {
+        line = line.patch_style(ctx.theme.selected());
+    }
+    line.render(area, &mut one);
+    one.content
+}
+
+#[allow(clippy::too_many_arguments)]
+fn paint_uncached(
+    roster: &KeeperRoster,
+    offset: usize,
+    page: usize,
+    selected: usize,
+    cols: Columns,
+    ctx: &ProjectionCtx,
+    rows_area: Rect,
+    buf: &mut Buffer,
+) {
+    for (i, slot) in roster.rows.iter().enumerate().skip(offset).take(page) {
+        let y = rows_area.y + (i - offset) as u16;
+        let line_area = Rect::new(rows_area.x, y, rows_area.width, 1);
+        let mut line = row_line(slot, cols, ctx);
+        if i == selected {
+            line = line.patch_style(ctx.theme.selected());
+        }
+        line.render(line_area, buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::sample::{keeper_row, roster_of};
+    use crate::view::theme::Theme;
+
+    fn roster(n: usize) -> Arc<KeeperRoster> {
+        let mut rows: Vec<KeeperRowSlot> = (0..n)
+            .map(|i| KeeperRowSlot::Row(Box::new(keeper_row(i))))
+            .collect();
+        // Wide graphemes and an undecodable row are painted the same from the cache.
+        if let Some(KeeperRowSlot::Row(row)) = rows.get_mut(3) {
+            row.name = "키퍼-한글-이름-🙂-long".into();
+            row.current_task = Some("작업 검토 🙂 board digest".into());
+        }
+        rows.push(KeeperRowSlot::Undecodable {
+            name: Some("broken".into()),
+            error: crate::protocol::decode::DecodeError::new(
+                crate::protocol::decode::DecodeErrorKind::InvalidValue,
+                ".status",
+                "bad",
+            ),
+        });
+        Arc::new(roster_of(rows))
+    }
+
+    fn ctx(now_unix: f64, color: bool) -> ProjectionCtx {
+        let mut ctx = ProjectionCtx::now(Theme { color });
+        ctx.now_unix = now_unix;
+        ctx
+    }
+
+    /// The rows painted into a fresh frame: from `cache` (kept cells), or without one as
+    /// before the cache (each line rendered into the frame).
+    fn painted(
+        cache: Option<&RowPaintCache>,
+        roster: &Arc<KeeperRoster>,
+        offset: usize,
+        selected: usize,
+        ctx: &ProjectionCtx,
+        area: Rect,
+    ) -> Buffer {
+        let mut buf = Buffer::empty(area);
+        let cols = Columns::for_width(area.width as usize);
+        let page = area.height as usize;
+        match cache {
+            Some(cache) => paint_rows(
+                cache, roster, offset, page, selected, cols, ctx, area, &mut buf,
+            ),
+            None => paint_uncached(roster, offset, page, selected, cols, ctx, area, &mut buf),
+        }
+        buf
+    }
+
+    /// Issue 15: every frame painted from kept rows equals the frame painted row by row, as
+    /// the selection moves, the window scrolls, the clock turns ages over, the width or the
+    /// theme changes, and a new roster value arrives.
+    #[test]
+    fn kept_rows_paint_what_the_rows_paint() {
+        let cache = RowPaintCache::default();
+        let first = roster(60);
+        let area = Rect::new(3, 2, 120, 20);
+        let mut steps: Vec<(Arc<KeeperRoster>, usize, usize, f64, bool, Rect)> = Vec::new();
+        for selected in 0..25usize {
+            steps.push((
+                first.clone(),
+                selected.saturating_sub(19),
+                selected,
+                1_700_000_100.0,
+                true,
+                area,
+            ));
+        }
+        // Ages turn over (seconds → minutes), then the window goes back up.
+        for (i, now) in [
+            1_700_000_100.0,
+            1_700_000_159.0,
+            1_700_000_161.0,
+            1_700_003_700.0,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            steps.push((first.clone(), 5, 10 + i, now, true, area));
+        }
+        steps.push((first.clone(), 0, 3, 1_700_003_700.0, false, area));
+        steps.push((
+            first.clone(),
+            0,
+            3,
+            1_700_003_700.0,
+            true,
+            Rect::new(0, 0, 90, 12),
+        ));
+        let second = roster(61);
+        steps.push((second.clone(), 40, 55, 1_700_003_700.0, true, area));
+        steps.push((second, 41, 60, 1_700_003_700.0, true, area));
+        for (roster, offset, selected, now, color, area) in steps {
+            let ctx = ctx(now, color);
+            let want = painted(None, &roster, offset, selected, &ctx, area);
+            // Twice: the first may paint and keep, the second comes from what was kept.
+            for _ in 0..2 {
+                let got = painted(Some(&cache), &roster, offset, selected, &ctx, area);
+                assert_eq!(got, want, "offset {offset} selected {selected} now {now}");
+            }
+        }
+    }
+
+    /// The kept heading paints what the heading line paints, at each width and theme.
+    #[test]
+    fn the_kept_heading_paints_the_heading() {
+        let cache = RowPaintCache::default();
+        for (width, color) in [
+            (120, true),
+            (120, true),
+            (90, true),
+            (90, false),
+            (200, false),
+        ] {
+            let area = Rect::new(2, 1, width, 1);
+            let frame = Rect::new(0, 0, width + 4, 3);
+            let cols = Columns::for_width(width as usize);
+            let theme = Theme { color };
+            let mut want = Buffer::empty(frame);
+            heading_line(cols, theme).render(area, &mut want);
+            let mut got = Buffer::empty(frame);
+            paint_heading(&cache, cols, theme, area, &mut got);
+            assert_eq!(got, want, "width {width}");
+        }
+    }
+
+    /// A rows area the buffer does not hold whole is painted as before (clipped).
+    #[test]
+    fn a_clipped_rows_area_paints_as_before() {
+        let cache = RowPaintCache::default();
+        let roster = roster(10);
+        let ctx = ctx(1_700_000_100.0, true);
+        let area = Rect::new(0, 0, 80, 5);
+        let rows_area = Rect::new(0, 2, 80, 6);
+        let cols = Columns::for_width(80);
+        let mut want = Buffer::empty(area);
+        paint_uncached(&roster, 0, 6, 1, cols, &ctx, rows_area, &mut want);
+        let mut got = Buffer::empty(area);
+        paint_rows(&cache, &roster, 0, 6, 1, cols, &ctx, rows_area, &mut got);
+        assert_eq!(got, want);
+    }
+}
