@@ -202,3 +202,26 @@ fn c31_c74_ctrl_f_keeps_the_anchor_entry_not_the_row_count() {
         "the row count changes with the mode (one row per message inline, two in bare)"
     );
 }
+
+/// C-67: `PgUp:scroll back` at the newest row while older rows exist; scrolled back the keys
+/// and `(N back)`; at the first row `(start)`.
+#[test]
+fn c67_the_scroll_hint_follows_the_painted_frame() {
+    let (model, mut ui) = chat_with_history();
+    ui.area = Rect::new(0, 0, 100, 16);
+    let title = |ui: &Ui| buffer_lines(&draw(&model, ui))[2].clone();
+    assert!(title(&ui).contains("PgUp:scroll back"), "{}", title(&ui));
+    handle_key(&mut ui, &model, key(KeyCode::PageUp));
+    let back = title(&ui);
+    assert!(
+        back.contains("Ctrl-E:newest") && back.contains(" back)"),
+        "{back}"
+    );
+    for _ in 0..10 {
+        handle_key(&mut ui, &model, key(KeyCode::PageUp));
+        if title(&ui).contains("(start)") {
+            break;
+        }
+    }
+    assert!(title(&ui).contains("(start)"), "{}", title(&ui));
+}

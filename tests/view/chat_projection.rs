@@ -140,15 +140,17 @@ fn c20_inline_reference_row_at_60_columns() {
         inline(),
         true,
     );
-    let buf = paint(&mut v, 60, 4, ScrollPosition::FromTop(0));
-    let r0 = row(&buf, 0);
+    let buf = paint(&mut v, 60, 5, ScrollPosition::FromTop(0));
+    // C-24: the day's separator first (inline mode), then the reference row.
+    assert!(row(&buf, 0).contains(" 2026-08-17 "), "{:?}", row(&buf, 0));
+    let r0 = row(&buf, 1);
     assert_eq!(r0, format!("{}19:30 ▶ YOU       hello", " ".repeat(5)));
     assert_eq!(
-        col_of(&buf, 0, "hello"),
+        col_of(&buf, 1, "hello"),
         Some(23),
         "C-20: body starts at column 23"
     );
-    let r1 = row(&buf, 1);
+    let r1 = row(&buf, 2);
     assert!(
         r1.starts_with(&format!("{}■ TOOLS   │ ", " ".repeat(11))),
         "C-21 same minute: {r1:?}"
@@ -157,7 +159,8 @@ fn c20_inline_reference_row_at_60_columns() {
 
 #[test]
 fn c18_c69_gutter_widths_at_41_60_100_200_columns() {
-    let long = "word ".repeat(60);
+    // Distinct words: identical wrapped rows would fold (C-67).
+    let long: String = (0..60).map(|i| format!("word{i} ")).collect();
     for (cols, body_col) in [(41u16, 18usize), (60, 23), (100, 23), (200, 23)] {
         let mut v = view(
             vec![say("u1", Speaker::Operator, &long, T0, None)],
@@ -165,14 +168,18 @@ fn c18_c69_gutter_widths_at_41_60_100_200_columns() {
             true,
         );
         let buf = paint(&mut v, cols, 30, ScrollPosition::FromTop(0));
-        assert_eq!(col_of(&buf, 0, "word"), Some(body_col), "at {cols} columns");
+        assert!(
+            row(&buf, 0).contains("2026-08-17"),
+            "C-24 date row at {cols}"
+        );
+        assert_eq!(col_of(&buf, 1, "word"), Some(body_col), "at {cols} columns");
         for y in 0..30 {
             let r = row(&buf, y);
             assert!(
                 r.width() <= 100,
                 "C-69: row wider than the reading width at {cols}: {r:?}"
             );
-            if y > 0 && !r.is_empty() {
+            if y > 1 && !r.is_empty() {
                 assert_eq!(
                     col_of(&buf, y, "word"),
                     Some(body_col),
@@ -199,7 +206,8 @@ fn c13_c16_bracket_with_journal_siding_and_wrapped_rail() {
             say(
                 "k1",
                 keeper(),
-                &"answer ".repeat(20),
+                // Distinct words: identical wrapped rows would fold (C-67).
+                &(0..20).map(|i| format!("answer{i} ")).collect::<String>(),
                 T0 + 3.0,
                 Some("turn-A"),
             ),
@@ -207,15 +215,16 @@ fn c13_c16_bracket_with_journal_siding_and_wrapped_rail() {
         modes,
         true,
     );
-    let r = rows(&paint(&mut v, 60, 8, ScrollPosition::FromTop(0)));
-    assert!(r[0].starts_with("   ╭ "), "{r:?}");
-    assert!(r[1].starts_with("╌╌╌┤ "), "C-12 journal siding: {r:?}");
+    let r = rows(&paint(&mut v, 60, 9, ScrollPosition::FromTop(0)));
+    assert!(r[0].contains("2026-08-17"), "C-24: {r:?}");
+    assert!(r[1].starts_with("   ╭ "), "{r:?}");
+    assert!(r[2].starts_with("╌╌╌┤ "), "C-12 journal siding: {r:?}");
     assert!(
-        r[2].starts_with("   │ "),
+        r[3].starts_with("   │ "),
         "C-16 first row of closing speech: {r:?}"
     );
     let last = r.iter().rposition(|l| !l.is_empty()).unwrap_or(0);
-    assert!(last > 2, "the answer wraps");
+    assert!(last > 3, "the answer wraps");
     assert!(
         r[last].starts_with("   ╰ "),
         "C-16 ╰ only on the last row: {r:?}"
@@ -254,7 +263,7 @@ fn c14_interleaved_turn_splits_into_lone_rows() {
     );
     let r = rows(&paint(&mut v, 80, 5, ScrollPosition::FromTop(0)));
     assert!(
-        r[0].starts_with("   ╭") && r[1].starts_with("   ╰"),
+        r[1].starts_with("   ╭") && r[2].starts_with("   ╰"),
         "{r:?}"
     );
 }
@@ -293,21 +302,22 @@ fn c21_c22_clock_on_minute_change_and_continued_speaker_mark() {
         inline(),
         true,
     );
-    let r = rows(&paint(&mut v, 80, 4, ScrollPosition::FromTop(0)));
-    assert!(r[0].starts_with("     19:30 ● alpha"), "{r:?}");
+    let r = rows(&paint(&mut v, 80, 5, ScrollPosition::FromTop(0)));
+    assert!(r[0].contains("2026-08-17"), "C-24: {r:?}");
+    assert!(r[1].starts_with("     19:30 ● alpha"), "{r:?}");
     assert_eq!(
         col_of(
-            &paint(&mut v, 80, 4, ScrollPosition::FromTop(0)),
-            1,
+            &paint(&mut v, 80, 5, ScrollPosition::FromTop(0)),
+            2,
             "second"
         ),
         Some(23)
     );
     assert!(
-        r[1].starts_with(&format!("{}│{}", " ".repeat(11), " ".repeat(11))),
+        r[2].starts_with(&format!("{}│{}", " ".repeat(11), " ".repeat(11))),
         "C-22 name erased, mark │: {r:?}"
     );
-    assert!(r[2].contains("19:31"), "minute changed: {r:?}");
+    assert!(r[3].contains("19:31"), "minute changed: {r:?}");
 }
 
 #[test]
@@ -328,16 +338,17 @@ fn c25_origin_row_headings_and_no_placeholder_without_a_clock() {
         true,
     );
     let r = rows(&paint(&mut v, 60, 12, ScrollPosition::FromTop(0)));
+    assert!(r[0].contains("2026-08-17"), "C-24: {r:?}");
     assert!(
-        r[0].starts_with("▶ YOU ─") && r[0].ends_with(" 19:30"),
+        r[1].starts_with("▶ YOU ─") && r[1].ends_with(" 19:30"),
         "{r:?}"
     );
-    assert_eq!(r[1], "   hi");
+    assert_eq!(r[2], "   hi");
     assert!(
-        r[3].starts_with("● ─") && !r[3].contains("alpha"),
+        r[4].starts_with("● ─") && !r[4].contains("alpha"),
         "owner name omitted: {r:?}"
     );
-    let last_header = &r[6];
+    let last_header = &r[7];
     assert!(
         last_header.starts_with("  ─") && !last_header.contains(':'),
         "continuation: rule only, no clock, no --:--: {r:?}"
@@ -359,7 +370,8 @@ fn c70_c71_korean_and_emoji_rows_wrap_aligned_in_cells() {
         let mut seen = String::new();
         for y in 0..20 {
             let r = row(&buf, y);
-            if r.is_empty() {
+            // Skip blank rows and the inline mode's date separator (C-24).
+            if r.is_empty() || r.contains("2026-08-17") {
                 continue;
             }
             // Each body row starts exactly at the body column (no half cell drift).

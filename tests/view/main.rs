@@ -47,6 +47,8 @@ mod chat_screen_help;
 mod chat_layout;
 // Issue 14 item 4 (/find, /copy, /queue, /context).
 mod chat_find;
+// Issue 14 (date rows, mid-stream rows, repeated-row fold).
+mod chat_stream_rows;
 mod view_text;
 mod view_tools_keeper_panes;
 mod work_prep;

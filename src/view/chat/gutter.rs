@@ -131,6 +131,26 @@ pub fn minute_bucket(ts: f64, offset_secs: i32) -> Option<i64> {
     Some(((ts.floor() as i64) + i64::from(offset_secs)).div_euclid(60))
 }
 
+/// The local day (days since 1970-01-01 at the same offset) of a minute bucket (C-24).
+pub fn day_of(bucket: i64) -> i64 {
+    bucket.div_euclid(24 * 60)
+}
+
+/// `YYYY-MM-DD` of a local day (the civil calendar, proleptic Gregorian).
+pub fn date_text(day: i64) -> String {
+    // Days since 1970-01-01 to a civil date (H. Hinnant's algorithm).
+    let z = day + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
 /// `HH:MM` of a minute bucket (5 cells).
 pub fn clock_text(bucket: i64) -> String {
     let minute_of_day = bucket.rem_euclid(24 * 60);
@@ -165,6 +185,16 @@ mod tests {
         assert_eq!(folded, "ke…-name");
         assert_eq!(display_width(&fit_label("한국어이름입니다", 8)), 8);
         assert_eq!(fit_label("YOU", 8), "YOU     ");
+    }
+
+    #[test]
+    fn c24_date_of_a_day() {
+        assert_eq!(date_text(0), "1970-01-01");
+        assert_eq!(date_text(20_423), "2025-12-01");
+        assert_eq!(date_text(-1), "1969-12-31");
+        let b = minute_bucket(1_764_633_540.0, 0).unwrap_or_default();
+        assert_eq!(date_text(day_of(b)), "2025-12-01");
+        assert_eq!(clock_text(b), "23:59");
     }
 
     #[test]

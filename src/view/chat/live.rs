@@ -93,8 +93,9 @@ impl LiveTurn {
                 self.thinking = None;
                 self.text_seen = true;
                 if transcript.get(message_id).is_none() {
-                    let entry =
+                    let mut entry =
                         Entry::new(message_id.clone(), self.keeper(), EntryKind::Utterance, "");
+                    entry.open = true;
                     self.insert(transcript, entry, ts);
                     self.texts.push(message_id.clone());
                 }
@@ -103,7 +104,10 @@ impl LiveTurn {
                 transcript.update(message_id, |e| e.text.push_str(delta));
             }
             ChatStreamEvent::TextEnd { message_id } => {
-                transcript.update(message_id, Entry::refresh_reports);
+                transcript.update(message_id, |e| {
+                    e.open = false;
+                    e.refresh_reports();
+                });
             }
             ChatStreamEvent::ToolCallStart {
                 tool_call_id,

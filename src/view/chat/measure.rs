@@ -13,7 +13,7 @@ use super::model::EntryKind;
 use super::project::{
     ProjectCtx, failure_rows, journal_rows, reasoning_rows, skill_rows, utterance_rows,
 };
-use super::wrap::{LogicalLine, wrap_lines};
+use super::wrap::LogicalLine;
 use std::ops::Range;
 
 /// The body lines of one chunk of an entry (details excluded: they follow the last chunk).
@@ -85,7 +85,8 @@ impl MeasureJob {
             .map(|(chunk, range)| {
                 let text = self.text.get(range.clone()).unwrap_or("");
                 let lines = entry_chunk_lines(&self.kind, text, *chunk, self.role, None, &self.ctx);
-                (*chunk, wrap_lines(&lines, self.width).len() as u32)
+                let rows = super::window::body_rows(&lines, self.width, self.role, self.ctx.style);
+                (*chunk, rows.len() as u32)
             })
             .collect();
         Measured {

@@ -270,6 +270,9 @@ pub struct Entry {
     pub text: String,
     /// Hidden report facts of a Keeper final (computed when the text is set).
     pub reports: Option<Box<ReportFacts>>,
+    /// Streamed text still open (between `TEXT_MESSAGE_START` and `_END`): the renderer closes
+    /// its open inline markup for display (`partial::close_open_markup`).
+    pub open: bool,
 }
 
 impl Entry {
@@ -288,6 +291,7 @@ impl Entry {
             origin: Origin::default(),
             text: text.into(),
             reports: None,
+            open: false,
         };
         entry.refresh_reports();
         entry

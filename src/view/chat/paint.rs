@@ -162,6 +162,17 @@ pub(super) fn header(
     Line::from(spans)
 }
 
+/// C-24: the date separator row, `── 2026-12-01 ──` across the reading width, receded (C-6).
+pub(super) fn date_row(day: i64, width: usize, style: ChatStyle) -> Line<'static> {
+    let date = super::gutter::date_text(day);
+    let side = width.saturating_sub(display_width(&date) + 2) / 2;
+    let rule = "─".repeat(side.max(1));
+    Line::from(Span::styled(
+        fit_width(&format!("{rule} {date} {rule}"), width).into_owned(),
+        style.recede(),
+    ))
+}
+
 /// C-67 marker, degrading with the width.
 /// `hidden` is `None` while the middle is being measured off the view actor: the marker then
 /// says rows are hidden without a count it does not have yet (never a guessed number).

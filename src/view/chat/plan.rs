@@ -3,7 +3,7 @@
 //! heading). Cheap (no wrapping): rebuilt when the transcript or the modes change, never per
 //! frame.
 
-use super::gutter::minute_bucket;
+use super::gutter::{day_of, minute_bucket};
 use super::marks::Role;
 use super::model::{Entry, EntryKind, Speaker, Transcript};
 use super::modes::{JournalMode, OriginMode, ReasoningMode, ViewModes};
@@ -42,6 +42,9 @@ pub struct PlannedBlock {
     pub continued: bool,
     /// A blank `Spacing` row before the block (C-28).
     pub spacing: bool,
+    /// A date separator row (after the spacing row) naming this local day, where the day
+    /// differs from the previous dated block's (C-24; inline and row modes only, C-23).
+    pub date: Option<i64>,
     /// A heading row before the body (row mode; bare inbound header).
     pub header: bool,
     /// The speaker mark sits in the bare margin of the first body row.
@@ -54,7 +57,12 @@ impl PlannedBlock {
     }
 
     pub fn ctx_rows(&self) -> usize {
-        usize::from(self.spacing) + usize::from(self.header)
+        self.lead_rows() + usize::from(self.header)
+    }
+
+    /// Rows before the heading (or the body): the spacing row and the date separator.
+    pub fn lead_rows(&self) -> usize {
+        usize::from(self.spacing) + usize::from(self.date.is_some())
     }
 
     /// The entries the block shows.
@@ -136,6 +144,11 @@ pub fn build_plan(t: &Transcript, modes: ViewModes, utc_offset_secs: i32) -> Vec
                 i += 1;
                 continue;
             }
+            // A reply whose first delta has not come yet has nothing to show: no lone `●`.
+            EntryKind::Utterance if entry.text.trim().is_empty() && entry.reports.is_none() => {
+                i += 1;
+                continue;
+            }
             EntryKind::Journal if modes.journal == JournalMode::Hidden => {
                 i += 1;
                 continue;
@@ -195,6 +208,7 @@ pub fn build_plan(t: &Transcript, modes: ViewModes, utc_offset_secs: i32) -> Vec
             minute,
             continued: false,
             spacing: false,
+            date: None,
             header: false,
             margin_mark: false,
         });
@@ -213,6 +227,7 @@ pub fn build_plan(t: &Transcript, modes: ViewModes, utc_offset_secs: i32) -> Vec
                 minute,
                 continued: false,
                 spacing: false,
+                date: None,
                 header: false,
                 margin_mark: false,
             });
@@ -242,6 +257,7 @@ fn contextualise(blocks: &mut [PlannedBlock], entries: &[Entry], origin: OriginM
         }
     }
     let mut prev_minute: Option<i64> = None;
+    let mut prev_day: Option<i64> = None;
     let mut prev_speaker: Option<u64> = None;
     let mut prev_role: Option<Role> = None;
     for b in blocks.iter_mut() {
@@ -260,6 +276,19 @@ fn contextualise(blocks: &mut [PlannedBlock], entries: &[Entry], origin: OriginM
         b.continued = prev_speaker == Some(speaker);
         if origin == OriginMode::Inline && b.minute.is_some() && b.minute != prev_minute {
             b.clock = b.minute;
+        }
+        // C-24: the clock shows minutes only; a new day gets its own row, so a clock that
+        // wraps past midnight (or a row of an earlier day) never reads as time running back.
+        let day = b.minute.map(day_of);
+        if origin != OriginMode::Bare && day.is_some() && day != prev_day {
+            b.date = day;
+            // The first row after a date shows its clock even within the same minute.
+            if origin == OriginMode::Inline {
+                b.clock = b.minute;
+            }
+        }
+        if day.is_some() {
+            prev_day = day;
         }
         match origin {
             OriginMode::Bare => {

@@ -13,7 +13,7 @@ use super::marks::Role;
 use super::measure::{MeasureJob, Measured, entry_chunk_lines};
 use super::model::{Entry, EntryKind, ToolCall, Transcript};
 use super::modes::{ViewModes, ViewToggle};
-use super::paint::{Painter, gutter, header, hidden_marker};
+use super::paint::{Painter, date_row, gutter, header, hidden_marker};
 use super::plan::{PlannedBlock, Source, build_plan};
 use super::project::{ProjectCtx, detail_rows, pending_rows, project_tool_block, report_rows};
 use super::style::ChatStyle;
@@ -25,6 +25,21 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// Wrapped body rows with C-67's repeat fold (failures never fold, C-8): the one function
+/// the frame and the off-actor measurement both use, so their heights agree.
+pub(crate) fn body_rows(
+    lines: &[LogicalLine],
+    width: usize,
+    role: Role,
+    style: ChatStyle,
+) -> Vec<Line<'static>> {
+    let rows = wrap_lines(lines, width);
+    if role == Role::Error {
+        return rows;
+    }
+    super::repeat::fold_repeats(rows, style.recede())
+}
 
 /// Where the window sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -313,9 +328,15 @@ impl TranscriptView {
                         .and_then(|f| f.display_text.as_deref())
                         .unwrap_or(entry.text.as_str()),
                 };
+                // Still streaming: its open inline markup closed for display (never raw `*`).
+                let text = if entry.open {
+                    super::partial::close_open_markup(text)
+                } else {
+                    std::borrow::Cow::Borrowed(text)
+                };
                 let mut lines = entry_chunk_lines(
                     &entry.kind,
-                    text,
+                    &text,
                     chunk,
                     block.role,
                     entry.turn_ref.as_deref(),
@@ -346,7 +367,12 @@ impl TranscriptView {
             return rows.clone();
         }
         let lines = self.chunk_lines(block, chunk);
-        let rows = Arc::new(wrap_lines(&lines, self.body_width(layout, block)));
+        let rows = Arc::new(body_rows(
+            &lines,
+            self.body_width(layout, block),
+            block.role,
+            self.style,
+        ));
         let count = block.chunk_count();
         let heights = self
             .caches
@@ -425,7 +451,13 @@ impl TranscriptView {
                 out.push(Line::default());
                 continue;
             }
-            if block.header && r == usize::from(block.spacing) {
+            if let Some(day) = block.date
+                && r == usize::from(block.spacing)
+            {
+                out.push(date_row(day, layout.reading, self.style));
+                continue;
+            }
+            if block.header && r == block.lead_rows() {
                 out.push(header(&self.painter(), layout, &block));
                 continue;
             }
@@ -553,7 +585,7 @@ impl TranscriptView {
             return true;
         }
         let bh = self.block_height(layout, bi);
-        let first = self.plan.get(bi).map_or(0, |b| usize::from(b.spacing));
+        let first = self.plan.get(bi).map_or(0, PlannedBlock::lead_rows);
         if bh.saturating_sub(first) <= h || h < 3 {
             return false;
         }
@@ -621,10 +653,8 @@ impl TranscriptView {
             })
             .sum();
         let body_floor = head + known_middle + acc;
-        let ctx = block.ctx_rows();
-        let first = usize::from(block.spacing);
         // The first row: the heading when the block has one, else the first body row.
-        if first < ctx {
+        if block.header {
             out.push(header(&self.painter(), layout, &block));
         } else {
             self.paint_body_row(layout, bi, 0, 0, 0, body_floor, out);
