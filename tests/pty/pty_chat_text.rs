@@ -42,6 +42,14 @@ fn pty_c70_t7_a_typed_skin_tone_emoji_keeps_its_modifier() {
             .contains(&format!("pasted {THUMBS_MEDIUM} ok"))
     });
     sent_and_quoted(&mut session, "pasted");
+    // Esc goes back only once the turn is over (during a turn it may ask to stop it, C-36):
+    // wait for the reply's end and the footer's `Esc:back`.
+    session.wait_for("the turn over and Esc going back", |s| {
+        let contents = s.parser.screen().contents();
+        contents.contains("Anything else you want me to look at?")
+            && contents.contains("Esc:back")
+            && !contents.contains("Esc:interrupt")
+    });
     session.send(b"\x1b");
     session.wait_for_roster();
     session.quit_q_q();
