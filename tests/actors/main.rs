@@ -23,6 +23,7 @@ mod save_keeper_create;
 mod save_keeper_lifecycle;
 mod save_keeper_ops;
 mod save_keeper_settings;
+mod save_rig;
 mod save_runtime_form;
 mod save_runtime_raw;
 mod save_runtime_raw_crash;

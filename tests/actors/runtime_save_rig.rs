@@ -4,13 +4,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::actor_support::Rig;
-use masc_tui::actors::contract::{
-    DemandKind, IdentityState, SlotEvent, SourceControl, SourceEvent,
-};
-use masc_tui::actors::saves::hub::Save;
-use masc_tui::actors::saves::{SAVES, SaveCommand, SaveId, SaveKind, SaveStep};
+pub use crate::save_rig::confirmed_scope;
+use crate::save_rig::step_name;
+use masc_tui::actors::contract::{DemandKind, SlotEvent, SourceControl};
+use masc_tui::actors::saves::{SaveId, SaveStep};
 use masc_tui::actors::system::{RUNTIME_CONFIG, SystemObservation, SystemSlot};
-use masc_tui::protocol::admission::ReadScope;
 use masc_tui::protocol::outcome::RuntimeRawSaveOutcome;
 use masc_tui::protocol::runtime::RuntimeConfigRaw;
 use std::sync::Arc;
@@ -19,17 +17,6 @@ pub type Event = SlotEvent<SystemSlot, SystemObservation>;
 
 pub const PREVIEW: &str = "/api/v1/runtime/config/raw/preview";
 pub const SAVE: &str = "/api/v1/runtime/config/raw";
-
-pub async fn confirmed_scope(rig: &mut Rig) -> ReadScope {
-    match rig
-        .view
-        .wait_event(|e| matches!(e, SourceEvent::Identity(IdentityState::Confirmed { .. })))
-        .await
-    {
-        Some(SourceEvent::Identity(IdentityState::Confirmed { scope, .. })) => scope.clone(),
-        other => panic!("no confirmation: {other:?}"),
-    }
-}
 
 /// Reads the raw config through its own source (what a form or `e` opens on): the next
 /// config observation.
@@ -46,23 +33,6 @@ pub async fn read_config(rig: &mut Rig) -> Arc<RuntimeConfigRaw> {
         Some(SlotEvent::Observed(_, SystemObservation::RuntimeConfig(Ok(a)))) => a.value.clone(),
         other => panic!("no config read: {other:?}"),
     }
-}
-
-/// Submits `intent` as a save of kind `K` straight to the hub (what the view's submit does).
-pub async fn submit<K: SaveKind>(rig: &mut Rig, intent: K::Intent, scope: ReadScope) -> SaveId {
-    let hub = rig
-        .source_handle(SAVES)
-        .await
-        .commands::<SaveCommand>()
-        .expect("the save hub takes SaveCommand");
-    let id = SaveId::fresh();
-    hub.send_message(SaveCommand::Submit(Save::<K>::submission(
-        id.clone(),
-        intent,
-        scope,
-    )))
-    .unwrap();
-    id
 }
 
 /// The save id and step a form or raw save event carries, with its own slot.
@@ -116,11 +86,6 @@ pub fn steps(rig: &mut Rig, id: &SaveId) -> Vec<String> {
         .iter()
         .filter_map(save_step)
         .filter(|(_, save, _, _)| *save == id)
-        .map(|(_, _, step, _)| match step {
-            SaveStep::Written => "written".to_string(),
-            SaveStep::Sending => "sending".to_string(),
-            SaveStep::Ended(r) => format!("ended:{}", r.save_class().as_str()),
-            SaveStep::Restored(r) => format!("restored:{}", r.save_class().as_str()),
-        })
+        .map(|(_, _, step, _)| step_name(step))
         .collect()
 }

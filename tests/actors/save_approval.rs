@@ -8,11 +8,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::actor_support::{Rig, plan, rig_with, start_rig};
-use masc_tui::actors::contract::{IdentityState, SlotEvent, SourceEvent};
+pub use crate::save_rig::confirmed_scope;
+use crate::save_rig::step_name;
+use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::decisions::approval::{ApprovalDecision, DecisionIntent};
 use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
-use masc_tui::actors::saves::hub::Save;
-use masc_tui::actors::saves::{SAVES, SaveCommand, SaveId, SaveStep};
+use masc_tui::actors::saves::{SaveId, SaveStep};
 use masc_tui::outbox::{Outbox, SaveRow, SaveRowState};
 use masc_tui::protocol::admission::{ReadScope, WorkspaceId};
 use masc_tui::protocol::operator::{ActionType, Decision, DecisionResult};
@@ -31,17 +32,6 @@ pub const PROBE: &str = "opc_0e5f6a71";
 pub const INJECT: &str = "opc_9d3b2c48";
 /// Seeded: `namespace_resume`, expired long ago and still listed by the server.
 pub const EXPIRED: &str = "opc_e1f2a3b4";
-
-pub async fn confirmed_scope(rig: &mut Rig) -> ReadScope {
-    match rig
-        .view
-        .wait_event(|e| matches!(e, SourceEvent::Identity(IdentityState::Confirmed { .. })))
-        .await
-    {
-        Some(SourceEvent::Identity(IdentityState::Confirmed { scope, .. })) => scope.clone(),
-        other => panic!("no confirmation: {other:?}"),
-    }
-}
 
 pub fn probe_intent(decision: Decision) -> DecisionIntent {
     DecisionIntent {
@@ -74,19 +64,7 @@ fn expired_intent() -> DecisionIntent {
 }
 
 pub async fn submit(rig: &mut Rig, intent: DecisionIntent, scope: ReadScope) -> SaveId {
-    let hub = rig
-        .source_handle(SAVES)
-        .await
-        .commands::<SaveCommand>()
-        .expect("the save hub takes SaveCommand");
-    let id = SaveId::fresh();
-    hub.send_message(SaveCommand::Submit(Save::<ApprovalDecision>::submission(
-        id.clone(),
-        intent,
-        scope,
-    )))
-    .unwrap();
-    id
+    crate::save_rig::submit::<ApprovalDecision>(rig, intent, scope).await
 }
 
 fn is_step_of(
@@ -138,12 +116,7 @@ pub fn steps(rig: &mut Rig, id: &SaveId) -> Vec<String> {
                     DecisionsSlot::Decision(id.clone()),
                     "a save's steps land in its own slot"
                 );
-                Some(match &ev.step {
-                    SaveStep::Written => "written".to_string(),
-                    SaveStep::Sending => "sending".to_string(),
-                    SaveStep::Ended(r) => format!("ended:{}", r.class()),
-                    SaveStep::Restored(r) => format!("restored:{}", r.class()),
-                })
+                Some(step_name(&ev.step))
             }
             _ => None,
         })

@@ -4,11 +4,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::actor_support::{Rig, plan, rig_with, start_rig};
-use masc_tui::actors::contract::{IdentityState, SlotEvent, SourceEvent};
+use crate::save_rig::{confirmed_scope, step_name};
+use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::decisions::ask_answer::{AnswerIntent, AskAnswer};
 use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
-use masc_tui::actors::saves::hub::Save;
-use masc_tui::actors::saves::{SAVES, SaveCommand, SaveId, SaveStep};
+use masc_tui::actors::saves::{SaveId, SaveStep};
 use masc_tui::protocol::admission::ReadScope;
 use masc_tui::protocol::asks::{AnswerResponse, QuestionAnswer, ResolvedState};
 use masc_tui::protocol::outcome::{AskAnswerOutcome, SaveClass, SaveOutcome};
@@ -19,17 +19,6 @@ use std::time::Duration;
 type Event = SlotEvent<DecisionsSlot, DecisionsObservation>;
 
 pub const ANSWER: &str = "/api/v1/keepers/ask-answer";
-
-async fn confirmed_scope(rig: &mut Rig) -> ReadScope {
-    match rig
-        .view
-        .wait_event(|e| matches!(e, SourceEvent::Identity(IdentityState::Confirmed { .. })))
-        .await
-    {
-        Some(SourceEvent::Identity(IdentityState::Confirmed { scope, .. })) => scope.clone(),
-        other => panic!("no confirmation: {other:?}"),
-    }
-}
 
 /// 하늘's one-question Ask, answered with option `route-4`.
 pub fn sky_answer() -> AnswerIntent {
@@ -46,19 +35,7 @@ pub fn sky_answer() -> AnswerIntent {
 }
 
 async fn submit(rig: &mut Rig, intent: AnswerIntent, scope: ReadScope) -> SaveId {
-    let hub = rig
-        .source_handle(SAVES)
-        .await
-        .commands::<SaveCommand>()
-        .expect("the save hub takes SaveCommand");
-    let id = SaveId::fresh();
-    hub.send_message(SaveCommand::Submit(Save::<AskAnswer>::submission(
-        id.clone(),
-        intent,
-        scope,
-    )))
-    .unwrap();
-    id
+    crate::save_rig::submit::<AskAnswer>(rig, intent, scope).await
 }
 
 /// The receipt of `id` (its `Ended` step) and the workspace the event names.
@@ -88,12 +65,7 @@ fn steps(rig: &mut Rig, id: &SaveId) -> Vec<String> {
             SlotEvent::Observed(t, DecisionsObservation::Answer(ev))
                 if t.slot == DecisionsSlot::Answer(id.clone()) =>
             {
-                Some(match &ev.step {
-                    SaveStep::Written => "written".to_string(),
-                    SaveStep::Sending => "sending".to_string(),
-                    SaveStep::Ended(r) => format!("ended:{}", r.class()),
-                    SaveStep::Restored(r) => format!("restored:{}", r.class()),
-                })
+                Some(step_name(&ev.step))
             }
             _ => None,
         })

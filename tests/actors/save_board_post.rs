@@ -3,12 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::actor_support::{Rig, rig_with};
+use crate::save_rig::confirmed_scope;
 use crate::work_rig::plan;
 use masc_tui::actors::board::compose::{BoardPost, PostIntent};
 use masc_tui::actors::board::{BoardObservation, BoardSlot};
-use masc_tui::actors::contract::{IdentityState, SlotEvent, SourceEvent};
-use masc_tui::actors::saves::hub::Save;
-use masc_tui::actors::saves::{Receipt, SAVES, SaveCommand, SaveId, SaveStep};
+use masc_tui::actors::contract::SlotEvent;
+use masc_tui::actors::saves::{Receipt, SaveId, SaveStep};
 use masc_tui::protocol::admission::ReadScope;
 use masc_tui::protocol::outcome::{SaveClass, SaveOutcome};
 use masc_tui::server::faults::FaultPlan;
@@ -16,17 +16,6 @@ use masc_tui::server::faults::FaultPlan;
 type Event = SlotEvent<BoardSlot, BoardObservation>;
 
 const CREATE: &str = "/api/v1/tools/masc_board_post";
-
-async fn confirmed_scope(rig: &mut Rig) -> ReadScope {
-    match rig
-        .view
-        .wait_event(|e| matches!(e, SourceEvent::Identity(IdentityState::Confirmed { .. })))
-        .await
-    {
-        Some(SourceEvent::Identity(IdentityState::Confirmed { scope, .. })) => scope.clone(),
-        other => panic!("no confirmation: {other:?}"),
-    }
-}
 
 fn intent(title: &str, body: &str) -> PostIntent {
     PostIntent {
@@ -38,19 +27,7 @@ fn intent(title: &str, body: &str) -> PostIntent {
 }
 
 async fn submit(rig: &mut Rig, i: PostIntent, scope: ReadScope) -> SaveId {
-    let hub = rig
-        .source_handle(SAVES)
-        .await
-        .commands::<SaveCommand>()
-        .expect("the save hub takes SaveCommand");
-    let id = SaveId::fresh();
-    hub.send_message(SaveCommand::Submit(Save::<BoardPost>::submission(
-        id.clone(),
-        i,
-        scope,
-    )))
-    .unwrap();
-    id
+    crate::save_rig::submit::<BoardPost>(rig, i, scope).await
 }
 
 async fn receipt(

@@ -4,10 +4,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::actor_support::{Rig, rig_with};
+use crate::save_rig::{confirmed_scope, step_name};
 use crate::work_rig::plan;
-use masc_tui::actors::contract::{IdentityState, SlotEvent, SourceEvent};
-use masc_tui::actors::saves::hub::Save;
-use masc_tui::actors::saves::{Receipt, SAVES, SaveCommand, SaveId, SaveStep};
+use masc_tui::actors::contract::SlotEvent;
+use masc_tui::actors::saves::{Receipt, SaveId, SaveStep};
 use masc_tui::actors::system::binding::{BindingIntent, ConnectorBind, ConnectorUnbind};
 use masc_tui::actors::system::{SystemObservation, SystemSlot};
 use masc_tui::protocol::admission::ReadScope;
@@ -19,17 +19,6 @@ type Event = SlotEvent<SystemSlot, SystemObservation>;
 const BIND: &str = "/api/v1/gate/connector/bind";
 const UNBIND: &str = "/api/v1/gate/connector/unbind";
 
-async fn confirmed_scope(rig: &mut Rig) -> ReadScope {
-    match rig
-        .view
-        .wait_event(|e| matches!(e, SourceEvent::Identity(IdentityState::Confirmed { .. })))
-        .await
-    {
-        Some(SourceEvent::Identity(IdentityState::Confirmed { scope, .. })) => scope.clone(),
-        other => panic!("no confirmation: {other:?}"),
-    }
-}
-
 fn intent(channel: &str, keeper: &str) -> BindingIntent {
     BindingIntent {
         connector_id: "discord".into(),
@@ -39,19 +28,11 @@ fn intent(channel: &str, keeper: &str) -> BindingIntent {
 }
 
 async fn submit(rig: &mut Rig, unbind: bool, i: BindingIntent, scope: ReadScope) -> SaveId {
-    let hub = rig
-        .source_handle(SAVES)
-        .await
-        .commands::<SaveCommand>()
-        .expect("the save hub takes SaveCommand");
-    let id = SaveId::fresh();
-    let submission = if unbind {
-        Save::<ConnectorUnbind>::submission(id.clone(), i, scope)
+    if unbind {
+        crate::save_rig::submit::<ConnectorUnbind>(rig, i, scope).await
     } else {
-        Save::<ConnectorBind>::submission(id.clone(), i, scope)
-    };
-    hub.send_message(SaveCommand::Submit(submission)).unwrap();
-    id
+        crate::save_rig::submit::<ConnectorBind>(rig, i, scope).await
+    }
 }
 
 /// The class (and reason) of `id`'s receipt.
@@ -99,12 +80,7 @@ async fn s7_3_s7_4_bind_then_unbind_are_applied_once_each() {
             SlotEvent::Observed(t, SystemObservation::Bind(ev))
                 if t.slot == SystemSlot::BindWrite(id.clone()) =>
             {
-                Some(match &ev.step {
-                    SaveStep::Written => "written".to_string(),
-                    SaveStep::Sending => "sending".to_string(),
-                    SaveStep::Ended(r) => format!("ended:{}", Receipt::class(r).as_str()),
-                    SaveStep::Restored(r) => format!("restored:{}", Receipt::class(r).as_str()),
-                })
+                Some(step_name(&ev.step))
             }
             _ => None,
         })

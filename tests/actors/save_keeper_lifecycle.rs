@@ -4,7 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::actor_support::{Rig, foreign_health, health_rule, plan, quiet_health_rig, rig_with};
-use crate::save_keeper_ops::{confirmed_scope, receipt_event, stages, submit};
+use crate::save_keeper_ops::receipt_event;
+use crate::save_rig::{confirmed_scope, stages, submit};
 use masc_tui::actors::contract::{DemandKind, SlotEvent, SourceControl};
 use masc_tui::actors::keepers::ops::lifecycle::{
     LifecycleAction, LifecycleApplied, LifecycleIntent, LifecycleOutcome, LifecycleSave,

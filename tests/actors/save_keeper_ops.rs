@@ -4,16 +4,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::actor_support::{Rig, foreign_health, health_rule, plan, quiet_health_rig, rig_with};
-use masc_tui::actors::contract::{IdentityState, SlotEvent, SourceEvent};
+use crate::save_rig::{confirmed_scope, stages, step_name, submit};
+use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::keepers::ops::assignment::{AssignmentIntent, AssignmentSave};
 use masc_tui::actors::keepers::ops::sandbox::{SandboxIntent, SandboxSave};
 use masc_tui::actors::keepers::ops::{
     KeeperOpEvent, OWNER_NOT_RECONFIRMED, REVISION_UNAVAILABLE, SNAPSHOT_UNREAD,
 };
 use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot};
-use masc_tui::actors::saves::hub::Save;
-use masc_tui::actors::saves::{SAVES, SaveCommand, SaveId, SaveKind, SaveStep};
-use masc_tui::protocol::admission::ReadScope;
+use masc_tui::actors::saves::{SaveId, SaveStep};
 use masc_tui::protocol::keeper_config::SandboxProfile;
 use masc_tui::protocol::outcome::{
     KeeperConfigApplied, KeeperConfigOutcome, RuntimeAssignmentOutcome, SaveClass, SaveOutcome,
@@ -28,52 +27,13 @@ fn config_path(keeper: &str) -> String {
     format!("/api/v1/keepers/{keeper}/config")
 }
 
-pub(crate) async fn confirmed_scope(rig: &mut Rig) -> ReadScope {
-    match rig
-        .view
-        .wait_event(|e| matches!(e, SourceEvent::Identity(IdentityState::Confirmed { .. })))
-        .await
-    {
-        Some(SourceEvent::Identity(IdentityState::Confirmed { scope, .. })) => scope.clone(),
-        other => panic!("no confirmation: {other:?}"),
-    }
-}
-
-pub(crate) async fn submit<K: SaveKind>(
-    rig: &mut Rig,
-    intent: K::Intent,
-    scope: ReadScope,
-) -> SaveId {
-    let hub = rig
-        .source_handle(SAVES)
-        .await
-        .commands::<SaveCommand>()
-        .expect("the save hub takes SaveCommand");
-    let id = SaveId::fresh();
-    hub.send_message(SaveCommand::Submit(Save::<K>::submission(
-        id.clone(),
-        intent,
-        scope,
-    )))
-    .unwrap();
-    id
-}
-
 pub(crate) fn step_of(event: &KeeperOpEvent) -> String {
-    fn name<R: masc_tui::actors::saves::Receipt>(step: &SaveStep<R>) -> String {
-        match step {
-            SaveStep::Written => "written".into(),
-            SaveStep::Sending => "sending".into(),
-            SaveStep::Ended(r) => format!("ended:{}", r.class().as_str()),
-            SaveStep::Restored(r) => format!("restored:{}", r.class().as_str()),
-        }
-    }
     match event {
-        KeeperOpEvent::Sandbox(e) => name(&e.step),
-        KeeperOpEvent::Assignment(e) => name(&e.step),
-        KeeperOpEvent::Lifecycle(e) => name(&e.step),
-        KeeperOpEvent::Settings(e) => name(&e.step),
-        KeeperOpEvent::Create(e) => name(&e.step),
+        KeeperOpEvent::Sandbox(e) => step_name(&e.step),
+        KeeperOpEvent::Assignment(e) => step_name(&e.step),
+        KeeperOpEvent::Lifecycle(e) => step_name(&e.step),
+        KeeperOpEvent::Settings(e) => step_name(&e.step),
+        KeeperOpEvent::Create(e) => step_name(&e.step),
     }
 }
 
@@ -135,15 +95,6 @@ pub(crate) fn steps(rig: &mut Rig, id: &SaveId) -> Vec<String> {
             }
             _ => None,
         })
-        .collect()
-}
-
-/// The traced stages of one kind (`save:<kind>`): dispatch, worker enter, worker return.
-pub(crate) fn stages(rig: &Rig, kind: &str) -> Vec<String> {
-    rig.recorder
-        .records_where(|r| r.source == format!("save:{kind}"))
-        .iter()
-        .map(|r| format!("{}:{}", r.stage, r.outcome.clone().unwrap_or_default()))
         .collect()
 }
 

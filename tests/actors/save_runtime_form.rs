@@ -27,7 +27,7 @@ fn intent(raw: &RuntimeConfigRaw, edit: FormEdit) -> FormIntent {
 }
 
 async fn submit(rig: &mut Rig, intent: FormIntent, scope: ReadScope) -> SaveId {
-    crate::runtime_save_rig::submit::<RuntimeForm>(rig, intent, scope).await
+    crate::save_rig::submit::<RuntimeForm>(rig, intent, scope).await
 }
 
 fn override_of(raw: &RuntimeConfigRaw, id: &str) -> Option<u64> {

@@ -19,7 +19,7 @@ async fn submit(
     intent: RawIntent,
     scope: masc_tui::protocol::admission::ReadScope,
 ) -> masc_tui::actors::saves::SaveId {
-    crate::runtime_save_rig::submit::<RuntimeRaw>(rig, intent, scope).await
+    crate::save_rig::submit::<RuntimeRaw>(rig, intent, scope).await
 }
 
 /// The operator's text on the base `raw` (what `e` then the editor hand to the save).

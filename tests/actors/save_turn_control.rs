@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::actor_support::{Rig, plan, rig_with, start_rig};
-use crate::save_keeper_ops::{confirmed_scope, submit};
+use crate::save_rig::{confirmed_scope, submit};
 use masc_tui::actors::chat::{
     ChatObservation, ChatSend, ChatSendIntent, ChatSlot, InterruptAim, InterruptIntent,
     SendOutcome, SendStep, SteerIntent, TurnControlEvent, TurnInterrupt, TurnSteer,

@@ -1,0 +1,61 @@
+//! What the save tests on the embedded server share (`save_*.rs`, `runtime_save_rig`): the
+//! confirmed scope a save is submitted under, a submission straight to the save hub (what the
+//! view's submit casts), a step's name as the tests compare them, and the traced stages of one
+//! kind. Each surface's receipts and steps stay with its tests (their payloads differ).
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test rig
+use crate::actor_support::Rig;
+use masc_tui::actors::contract::{IdentityState, SourceEvent};
+use masc_tui::actors::saves::hub::Save;
+use masc_tui::actors::saves::{Receipt, SAVES, SaveCommand, SaveId, SaveKind, SaveStep};
+use masc_tui::protocol::admission::ReadScope;
+
+/// The scope of the workspace's confirmation (the one a save is submitted under).
+pub async fn confirmed_scope(rig: &mut Rig) -> ReadScope {
+    match rig
+        .view
+        .wait_event(|e| matches!(e, SourceEvent::Identity(IdentityState::Confirmed { .. })))
+        .await
+    {
+        Some(SourceEvent::Identity(IdentityState::Confirmed { scope, .. })) => scope.clone(),
+        other => panic!("no confirmation: {other:?}"),
+    }
+}
+
+/// Submits `intent` as a save of kind `K` straight to the hub (what the view's submit does);
+/// its fresh save id.
+pub async fn submit<K: SaveKind>(rig: &mut Rig, intent: K::Intent, scope: ReadScope) -> SaveId {
+    let hub = rig
+        .source_handle(SAVES)
+        .await
+        .commands::<SaveCommand>()
+        .expect("the save hub takes SaveCommand");
+    let id = SaveId::fresh();
+    hub.send_message(SaveCommand::Submit(Save::<K>::submission(
+        id.clone(),
+        intent,
+        scope,
+    )))
+    .unwrap();
+    id
+}
+
+/// A step as the tests compare them: `written`, `sending`, `ended:<class>`, `restored:<class>`.
+pub fn step_name<R: Receipt>(step: &SaveStep<R>) -> String {
+    match step {
+        SaveStep::Written => "written".into(),
+        SaveStep::Sending => "sending".into(),
+        SaveStep::Ended(r) => format!("ended:{}", r.class().as_str()),
+        SaveStep::Restored(r) => format!("restored:{}", r.class().as_str()),
+    }
+}
+
+/// The traced stages of one kind (`save:<kind>`) as `stage:outcome`: dispatch, worker enter,
+/// worker return.
+pub fn stages(rig: &Rig, kind: &str) -> Vec<String> {
+    rig.recorder
+        .records_where(|r| r.source == format!("save:{kind}"))
+        .iter()
+        .map(|r| format!("{}:{}", r.stage, r.outcome.clone().unwrap_or_default()))
+        .collect()
+}
