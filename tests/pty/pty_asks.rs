@@ -13,6 +13,9 @@ fn pty_demo_answer_one_ask_once_then_follow_up_and_inspector_k1_k14() {
     session.send(b"\x1b[Z"); // Shift-Tab: Keepers → Work
     session.send(b"p");
     session.wait_for_text("ASKS");
+    // The Asks list is its own read: `a` answers a listed Ask, so wait until one is listed
+    // (before that the key says the Asks are not read yet).
+    session.wait_for_text("하늘 · 1 question");
     session.send(b"a");
     session.wait_for_text("ASK 1/");
     session.send(b"1");

@@ -916,3 +916,21 @@ fn k8_free_text_in_the_editor_returns_to_the_draft_it_was_asked_for() {
             .is_some_and(|n| n.starts_with("ask answer"))
     );
 }
+
+/// G-5, K-1: `a` before the Asks list is read says the Asks are not read yet — never "no open
+/// Ask" (unread is not normal-empty); once a list is read, `a` opens the reader on its first
+/// open Ask.
+#[test]
+fn g5_a_before_the_asks_are_read_says_not_read_never_none_open() {
+    let unread = connected();
+    let mut ui = ui_with_approvals();
+    press(&mut ui, &unread, KeyCode::Char('a'));
+    let notice = ui.notice.clone().unwrap_or_default();
+    assert!(notice.contains("not read yet"), "{notice}");
+    assert!(!notice.contains("no open Ask"), "{notice}");
+    assert!(ui.approvals.as_ref().unwrap().reader.is_none());
+
+    let read = with_asks();
+    press(&mut ui, &read, KeyCode::Char('a'));
+    assert!(ui.approvals.as_ref().unwrap().reader.is_some());
+}

@@ -146,7 +146,13 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
                 UiCommand::Repaint
             }
             None => {
-                ui.notice = Some("no open Ask to answer".into());
+                // Unread is not "none open": the list may still be on its way.
+                let read = model.decisions.asks.fetched.last().is_some();
+                ui.notice = Some(if read {
+                    "no open Ask to answer".into()
+                } else {
+                    "Asks not read yet: nothing to answer (r re-reads)".into()
+                });
                 UiCommand::Repaint
             }
         },
