@@ -13,6 +13,7 @@ pub mod contract;
 pub mod decisions;
 pub mod keeper_detail;
 pub mod keepers;
+pub mod preparation;
 pub mod read;
 pub mod registry;
 pub mod saves;

@@ -37,7 +37,8 @@ const fn secs(n: u64) -> Duration {
 /// recorded (both configurable for tests).
 pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
     use crate::actors::{
-        asks, board, chat, connectors, decisions, keeper_detail, keepers, saves, system, work,
+        asks, board, chat, connectors, decisions, keeper_detail, keepers, preparation, saves,
+        system, work,
     };
     // One outbox (one session) for the runtime: the save hub writes every save, the chat
     // sources read their sends back.
@@ -114,6 +115,8 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
             decisions::DecisionsSpawner { cadence: secs(15) },
         ),
         // No cadence: follow-ups start after an answer, transcripts when a turn is pinned.
+        // No cadence: read only while a chat's details are expanded (M-9).
+        entry(&["preparation_report"], preparation::PreparationSpawner),
         entry(&["ask_follow_up", "turn_transcript"], asks::AsksSpawner),
         // Saves have no cadence: each is one submitted write (its kinds: saves::registry).
         entry(
@@ -232,6 +235,9 @@ mod tests {
         kinds.extend(owner_of(&[
             crate::actors::asks::AsksSlot::FollowUp(ask),
             crate::actors::asks::AsksSlot::Transcript(turn),
+        ]));
+        kinds.extend(owner_of(&[
+            crate::actors::preparation::PreparationSlot::Report,
         ]));
         for (kind, slot) in [
             (

@@ -24,6 +24,7 @@ pub mod outcome;
 pub mod planning;
 pub mod routes;
 pub mod runtime;
+pub mod runtime_trace;
 pub mod skills;
 pub mod sse;
 pub mod tasks;

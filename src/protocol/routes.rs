@@ -125,6 +125,7 @@ pub enum RouteFamily {
     ToolApprovalModeSet,
     HeldCalls,
     HeldCallDecision,
+    RuntimeTrace,
     TurnInterrupt,
     RunNext,
 }
@@ -590,6 +591,15 @@ pub const ROUTES: &[RouteSpec] = &[
         "§14.4",
     ),
     spec(
+        F::RuntimeTrace,
+        Get,
+        "/api/v1/keepers/{name}/runtime-trace",
+        Public,
+        Masc,
+        Some("keeper"),
+        "§14.12",
+    ),
+    spec(
         F::HeldCalls,
         Get,
         "/api/v1/keepers/tool-approvals",
@@ -690,6 +700,7 @@ impl RouteFamily {
             Self::ToolApprovalModeSet => "tool_approval_mode_set",
             Self::HeldCalls => "held_calls",
             Self::HeldCallDecision => "held_call_decision",
+            Self::RuntimeTrace => "runtime_trace",
             Self::TurnInterrupt => "turn_interrupt",
             Self::RunNext => "run_next",
         }

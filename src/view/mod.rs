@@ -20,6 +20,7 @@ pub mod keepers;
 pub mod keys;
 pub mod model;
 pub mod msg;
+pub mod preparation;
 pub mod presenter;
 /// Sample data for tests and benches (feature `test-support`; not in the shipped binary).
 #[cfg(feature = "test-support")]

@@ -12,6 +12,7 @@ use super::chat::ChatModel;
 use super::decisions::DecisionsModel;
 use super::keeper_detail::KeeperDetailModel;
 use super::keepers::KeepersModel;
+use super::preparation::PreparationModel;
 use super::surface::{AnySurface, Drained};
 use super::system::SystemModel;
 use super::work::WorkModel;
@@ -74,6 +75,8 @@ pub struct Model {
     pub decisions: DecisionsModel,
     /// Asks: follow-ups of answers and pinned turns' transcripts.
     pub asks: AsksModel,
+    /// The open chat's preparation detail (§14.12, M-1…M-9).
+    pub preparation: PreparationModel,
 }
 
 impl Default for Model {
@@ -98,6 +101,7 @@ impl Model {
             system: SystemModel::new(&inboxes),
             decisions: DecisionsModel::new(&inboxes),
             asks: AsksModel::new(&inboxes),
+            preparation: PreparationModel::new(&inboxes),
             inboxes,
         }
     }
@@ -108,7 +112,7 @@ impl Model {
     }
 
     /// Every surface, for the one routing loop. A new surface is one line here.
-    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 8] {
+    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 9] {
         [
             &mut self.keepers,
             &mut self.keeper_detail,
@@ -118,10 +122,11 @@ impl Model {
             &mut self.system,
             &mut self.decisions,
             &mut self.asks,
+            &mut self.preparation,
         ]
     }
 
-    fn surfaces_ref(&self) -> [&dyn AnySurface; 8] {
+    fn surfaces_ref(&self) -> [&dyn AnySurface; 9] {
         [
             &self.keepers,
             &self.keeper_detail,
@@ -131,6 +136,7 @@ impl Model {
             &self.system,
             &self.decisions,
             &self.asks,
+            &self.preparation,
         ]
     }
 

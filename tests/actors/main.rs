@@ -37,6 +37,7 @@ mod actor_board;
 mod actor_connectors;
 mod actor_keeper_detail;
 mod actor_keepers_roster;
+mod actor_preparation;
 mod actor_runtime;
 mod actor_runtime_catalogue;
 mod actor_system;

@@ -17,6 +17,7 @@ mod pty_held_calls;
 mod pty_keeper_create;
 mod pty_keeper_ops;
 mod pty_keeper_settings;
+mod pty_preparation;
 mod pty_runtime;
 mod pty_tools;
 mod pty_turn_control;

@@ -37,10 +37,5 @@ fn pty_c53_approve_a_held_demo_tool_call_in_the_chat() {
     session.wait_for("the roster again", |s| {
         !s.parser.screen().contents().contains("chat · rondo")
     });
-    session.send(b"q");
-    session.wait_for_text("press q again to quit");
-    session.send(b"q");
-    let status = session.wait_exit();
-    assert!(status.success(), "exit status {status:?}");
-    assert_terminal_restored(&session.seen());
+    session.quit_q_q();
 }

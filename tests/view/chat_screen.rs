@@ -389,6 +389,24 @@ fn a_newest_page_reload_keeps_only_inputs_still_pending() {
     assert!(view.transcript().get(waiting).is_some(), "pending row kept");
 }
 
+/// Applies `step` of send `request_id` to the open pane, with the send's own ticket (as the
+/// save hub posts it).
+pub(crate) fn send_step(
+    model: &mut Model,
+    keeper: &str,
+    request_id: &str,
+    step: masc_tui::actors::chat::SendStep,
+) {
+    let ticket = send_ticket(keeper, request_id, 1);
+    model.chat.pane.as_mut().unwrap().apply(
+        &ticket,
+        ChatObservation::Send {
+            request_id: request_id.into(),
+            step,
+        },
+    );
+}
+
 pub(crate) fn type_text(ui: &mut Ui, model: &Model, text: &str) {
     for c in text.chars() {
         handle_key(ui, model, key(KeyCode::Char(c)));

@@ -8,15 +8,14 @@
 //! (`view::chat::turn_bind`).
 
 use crate::chat_screen::{chat_ticket, opened, page};
-use masc_tui::actors::chat::{ChatObservation, ChatSlot, SendOutcome, SendStep};
-use masc_tui::actors::contract::{SlotEvent, Ticket};
+use masc_tui::actors::chat::{SendOutcome, SendStep};
+use masc_tui::actors::contract::SlotEvent;
 use masc_tui::protocol::chat::{
     ChatHistoryRow, ChatRole, ChatStreamEvent, OperationState, ReplyDetails, ToolCallArgs,
     TurnOutcome,
 };
 use masc_tui::view::chat::{OriginMode, ScrollPosition, ToolVisibility, ViewModes};
 use masc_tui::view::model::Model;
-use masc_tui::view::sample;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use unicode_width::UnicodeWidthStr;
@@ -28,21 +27,7 @@ const ARGS: &str = "{\"status\":\"in_progress\"}";
 const REPLY: &str = "지금 진행 중인 작업은 7개예요.";
 
 fn step(model: &mut Model, keeper: &str, step: SendStep) {
-    let ticket = Ticket {
-        slot: ChatSlot::Send {
-            keeper: keeper.into(),
-            request_id: A.into(),
-        },
-        generation: 1,
-        scope: sample::scope(1),
-    };
-    model.chat.pane.as_mut().unwrap().apply(
-        &ticket,
-        ChatObservation::Send {
-            request_id: A.into(),
-            step,
-        },
-    );
+    crate::chat_screen::send_step(model, keeper, A, step);
 }
 
 /// The demo's live turn: one `masc_task_list` call, then the reply.

@@ -10,6 +10,7 @@ mod work_build;
 
 mod chat_approvals;
 mod chat_held_calls;
+mod chat_preparation;
 mod chat_projection;
 mod chat_projection_modes;
 mod chat_screen;

@@ -48,6 +48,9 @@ impl SurfaceSlot for masc_tui::actors::keeper_detail::KeeperDetailSlot {
 impl SurfaceSlot for AsksSlot {
     type Payload = AsksObservation;
 }
+impl SurfaceSlot for masc_tui::actors::preparation::PreparationSlot {
+    type Payload = masc_tui::actors::preparation::PreparationObservation;
+}
 
 /// `Dispatched`: what draining it did (`changed`, or `background_reread` for a re-read that
 /// keeps its last value shown).

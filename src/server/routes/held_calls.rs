@@ -6,6 +6,7 @@ use super::keeper_config::object_body;
 use crate::server::http::{ApiResult, Guard, Operator, Read, json_ok, json_status};
 use crate::server::state::AppState;
 use crate::server::store::held_calls::{self as store, Answered};
+use crate::server::store::keepers;
 use crate::server::store::now_unix;
 use axum::Router;
 use axum::body::Bytes;
@@ -62,11 +63,7 @@ async fn answer(_: Guard<Operator>, State(state): State<AppState>, body: Bytes) 
         }
     };
     let n = name.clone();
-    if !state
-        .store()
-        .read(move |c| store::keeper_exists(c, &n))
-        .await?
-    {
+    if !state.store().read(move |c| keepers::exists(c, &n)).await? {
         return Ok(message_error(
             StatusCode::NOT_FOUND,
             "keeper not registered",

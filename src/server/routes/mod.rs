@@ -17,6 +17,7 @@ pub mod keepers;
 pub mod operator;
 pub mod runtime;
 pub mod runtime_probe;
+pub mod runtime_trace;
 pub mod skills;
 pub mod tasks;
 pub mod tools;
@@ -50,7 +51,8 @@ pub fn router(state: AppState) -> Router {
         .merge(turn_control::router())
         .merge(asks::router())
         .merge(operator::router())
-        .merge(held_calls::router());
+        .merge(held_calls::router())
+        .merge(runtime_trace::router());
     if state.test_mode() {
         app = app.merge(admin::router());
     }

@@ -223,14 +223,3 @@ pub fn answer(
     )?;
     Ok(Answered::Remembered)
 }
-
-/// Whether `keeper` is registered (the answer route's 404).
-pub fn keeper_exists(c: &Connection, keeper: &str) -> Result<bool, StoreError> {
-    Ok(c.query_row(
-        "SELECT 1 FROM keepers WHERE name = ?1",
-        params![keeper],
-        |_| Ok(()),
-    )
-    .optional()?
-    .is_some())
-}

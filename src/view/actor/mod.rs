@@ -31,6 +31,7 @@ use tokio::sync::{mpsc, oneshot};
 
 mod edit;
 mod keeper_settings;
+mod preparation;
 mod runtime_form;
 mod runtime_raw;
 mod submit;
@@ -276,6 +277,7 @@ impl<B: FrameSink> ViewState<B> {
                     }
                     self.settle_settings(myself);
                     self.settle_tools_keeper(myself);
+                    self.settle_preparation();
                     self.want(myself, FrameRequest::Background);
                 }
                 // What applied events call for (e.g. the approvals list after a receipt,
@@ -480,6 +482,8 @@ impl<B: FrameSink> ViewState<B> {
                 self.settle_settings(myself);
                 // A tab switch or a palette jump starts or stops the Keeper panes' read.
                 self.settle_tools_keeper(myself);
+                // Ctrl-S (or a move) re-aims the chat's preparation detail (M-9).
+                self.settle_preparation();
             }
             Event::Paste(text) => {
                 if super::keys::handle_paste(&mut self.ui, &self.model, &text) {

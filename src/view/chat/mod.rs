@@ -24,6 +24,7 @@ mod paint;
 pub mod pane;
 pub mod partial;
 pub mod plan;
+pub mod preparation;
 pub mod project;
 pub mod rail;
 pub mod repeat;

@@ -1,0 +1,35 @@
+//! The view actor's side of the preparation detail (sources.md M-9, C-30): after a key or a
+//! delivery the open chat's details aim is computed again; a target not read yet is sent to
+//! the preparation source as one cast (never awaited), and the chat's detail row follows the
+//! model.
+
+use super::ViewState;
+use crate::actors::preparation::{PREPARATION, PreparationCommand};
+use crate::view::chat::preparation::{aim_of, sync};
+use crate::view::preparation::Aim;
+use crate::view::presenter::FrameSink;
+
+impl<B: FrameSink> ViewState<B> {
+    pub(super) fn settle_preparation(&mut self) {
+        let details = self
+            .ui
+            .chat
+            .as_ref()
+            .map(|c| (c.keeper.clone(), c.modes.details));
+        let aim = match (self.model.chat.pane.as_ref(), details) {
+            (Some(pane), Some((keeper, true))) if pane.keeper == keeper => aim_of(pane, true),
+            _ => Aim::Nothing,
+        };
+        if let Some(target) = self.model.preparation.aim(aim)
+            && self
+                .command(PREPARATION, PreparationCommand::Read(target))
+                .is_err()
+        {
+            // The source is not up: aim again on the next key or delivery.
+            self.model.preparation.aim(Aim::Nothing);
+        }
+        if let Some(pane) = self.model.chat.pane.as_ref() {
+            sync(&self.model.preparation, pane);
+        }
+    }
+}
