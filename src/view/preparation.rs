@@ -17,7 +17,7 @@ use crate::protocol::routes::RouteFamily;
 use crate::protocol::runtime_trace::RuntimeTrace;
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 /// What the details of the open chat point at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,8 +38,9 @@ pub struct PreparationModel {
     pub aim: Aim,
     /// The read of the aimed target (a fresh slot per target).
     pub report: Slot<Arc<RuntimeTrace>>,
-    /// Completed reads of this session's targets, in the workspace they were read in (M-5).
-    done: HashMap<PreparationTarget, Arc<RuntimeTrace>>,
+    /// Completed reads of this session's targets, in the workspace they were read in (M-5),
+    /// with this machine's wall clock when each was admitted (`최근 확인`).
+    done: HashMap<PreparationTarget, (Arc<RuntimeTrace>, SystemTime)>,
     workspace: Option<String>,
 }
 
@@ -74,8 +75,9 @@ impl PreparationModel {
         }
     }
 
-    /// The completed report of the aimed target, if one was read (this read or an earlier).
-    pub fn completed(&self) -> Option<&Arc<RuntimeTrace>> {
+    /// The completed report of the aimed target, if one was read (this read or an earlier),
+    /// and when it was admitted.
+    pub fn completed(&self) -> Option<&(Arc<RuntimeTrace>, SystemTime)> {
         match &self.aim {
             Aim::Target(t) => self.done.get(t),
             _ => None,
@@ -122,8 +124,10 @@ impl SurfaceModel for PreparationModel {
         now: Instant,
     ) {
         if let Ok(admitted) = &payload.result {
-            self.done
-                .insert(payload.target.clone(), admitted.value.clone());
+            self.done.insert(
+                payload.target.clone(),
+                (admitted.value.clone(), SystemTime::now()),
+            );
         }
         self.report.apply_with(ticket, payload.result, now, |v| v);
     }

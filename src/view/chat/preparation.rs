@@ -22,7 +22,7 @@ use crate::protocol::client::ErrorClass;
 use crate::protocol::runtime_trace::{ManifestEntry, ReceiptEntry, RuntimeTrace, TurnLink};
 use crate::view::fetched::{FailureClass, Fetched};
 use crate::view::preparation::{Aim, PreparationModel};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The id of the detail row.
 pub const ROW_ID: &str = "preparation:detail";
@@ -75,12 +75,10 @@ pub fn aim_of(pane: &ChatPane, details: bool) -> Aim {
     }
 }
 
-/// `HH:MM:SS UTC` of an instant observed on this machine.
-fn clock(at: Instant) -> String {
-    let ago = Instant::now().saturating_duration_since(at);
-    let wall = SystemTime::now()
-        .checked_sub(ago)
-        .unwrap_or(SystemTime::now())
+/// `HH:MM:SS UTC` of a time this machine recorded (fixed at admission, so the row does not
+/// change by itself).
+fn clock(at: SystemTime) -> String {
+    let wall = at
         .duration_since(UNIX_EPOCH)
         .unwrap_or(Duration::ZERO)
         .as_secs();
@@ -189,7 +187,7 @@ pub fn detail_text(prep: &PreparationModel) -> Option<String> {
         Aim::Target(t) => {
             let turn = t.link.turn_ref();
             let fetched = &prep.report.fetched;
-            let shown = fetched.last().map(|o| (o.value.clone(), o.observed_at));
+            let completed = prep.completed();
             let head = match fetched {
                 Fetched::NotServed { .. } => {
                     format!("준비 상세 · {turn} · this MASC does not serve the runtime trace")
@@ -197,20 +195,26 @@ pub fn detail_text(prep: &PreparationModel) -> Option<String> {
                 Fetched::Failed { error, .. } => {
                     format!("준비 상세 · {turn} · {}", failure_words(&error.class))
                 }
-                Fetched::Ready(o) => format!("준비 상세 · {turn} · 최근 확인 {}", clock(o.observed_at)),
+                Fetched::Ready(_) => match completed {
+                    Some((_, at)) => format!("준비 상세 · {turn} · 최근 확인 {}", clock(*at)),
+                    None => format!("준비 상세 · {turn} · 최근 확인"),
+                },
                 Fetched::Refreshing { .. } | Fetched::Loading | Fetched::Warming { .. } => {
                     format!("준비 상세 · {turn} · 조회 중")
                 }
                 // Read to completion earlier in this session: reused (M-5).
-                Fetched::NotRequested => match prep.completed() {
-                    Some(_) => format!("준비 상세 · {turn} · 최근 확인 (earlier read)"),
+                Fetched::NotRequested => match completed {
+                    Some((_, at)) => {
+                        format!("준비 상세 · {turn} · 최근 확인 {} (earlier read)", clock(*at))
+                    }
                     None => format!("준비 상세 · {turn} · 조회 중"),
                 },
             };
             out.push(head);
-            let report = shown
-                .map(|(v, _)| v)
-                .or_else(|| prep.completed().cloned());
+            let report = fetched
+                .last()
+                .map(|o| o.value.clone())
+                .or_else(|| completed.map(|(v, _)| v.clone()));
             if let Some(report) = report {
                 if !matches!(fetched, Fetched::Ready(_) | Fetched::NotRequested) {
                     out.push("  last observation:".to_string());
