@@ -11,7 +11,7 @@ use masc_tui::protocol::outcome::SaveClass;
 use masc_tui::server::RunningServer;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::view::chat::{EntryKind, Speaker};
-use masc_tui::view::screens::chat::{HistoryState, SendPhase};
+use masc_tui::view::screens::chat::SendPhase;
 
 const KEEPER: &str = "rondo";
 /// The first stream is cut after this many events (the acceptance, `RUN_STARTED`, thinking,
@@ -34,14 +34,7 @@ async fn setup(
     compat: Option<masc_tui::server::compat::MascRelease>,
 ) -> (RunningServer, Rig, tempfile::TempDir) {
     let (server, mut rig, dir) = crate::chat_support::served_rig(faults, compat).await;
-    rig.open(KEEPER);
-    rig.pump_until(|m| {
-        m.chat
-            .pane
-            .as_ref()
-            .is_some_and(|p| p.history == HistoryState::Ready)
-    })
-    .await;
+    rig.open_ready(KEEPER).await;
     (server, rig, dir)
 }
 

@@ -71,6 +71,7 @@ fn leave_written(path: &Path, workspace: &str, text: &str) -> String {
         keeper: KEEPER.into(),
         request_id: request_id.clone(),
         text: text.into(),
+        control_token: None,
     };
     let earlier_run = Outbox::open_path(path).unwrap();
     earlier_run
@@ -232,6 +233,7 @@ async fn k1_a_repeated_submit_of_one_request_shares_the_job() {
             keeper: KEEPER.into(),
             request_id: id.clone(),
             text: "only once".into(),
+            control_token: None,
         },
         scope,
     );
@@ -273,6 +275,7 @@ async fn k5_a_send_submitted_under_another_epoch_is_not_sent() {
         keeper: KEEPER.into(),
         request_id: masc_tui::outbox::new_request_id(),
         text: "under an epoch I never saw".into(),
+        control_token: None,
     };
     rig.model
         .chat

@@ -203,6 +203,18 @@ impl Rig {
         });
     }
 
+    /// Opens `keeper`'s chat and waits for its newest history page.
+    pub async fn open_ready(&mut self, keeper: &str) {
+        self.open(keeper);
+        self.pump_until(|m| {
+            m.chat
+                .pane
+                .as_ref()
+                .is_some_and(|p| p.history == masc_tui::view::screens::chat::HistoryState::Ready)
+        })
+        .await;
+    }
+
     /// Sends `text` the way the chat screen does; returns the request id.
     pub fn send(&mut self, keeper: &str, text: &str) -> String {
         let scope = self.model.gate().current().cloned().unwrap();
@@ -210,6 +222,7 @@ impl Rig {
             keeper: keeper.into(),
             request_id: masc_tui::outbox::new_request_id(),
             text: text.into(),
+            control_token: None,
         };
         self.model
             .chat

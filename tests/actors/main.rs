@@ -43,6 +43,7 @@ mod actor_runtime_catalogue;
 mod actor_system;
 mod actor_workspace;
 mod asks_follow_up;
+mod chat_admission;
 mod chat_outbox;
 mod chat_protocol;
 mod chat_resume;

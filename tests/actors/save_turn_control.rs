@@ -33,6 +33,7 @@ async fn send(rig: &mut Rig, scope: &ReadScope, keeper: &str, text: &str) -> Str
         keeper: keeper.into(),
         request_id: request_id.clone(),
         text: text.into(),
+        control_token: None,
     };
     submit::<ChatSend>(rig, intent, scope.clone()).await;
     request_id

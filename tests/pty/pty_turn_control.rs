@@ -1,7 +1,8 @@
-//! `/interrupt` end to end in a real pseudo-terminal (issue 14; protocol.md §14.13;
-//! chat-screen.md C-44): `masc-tui demo`, rondo's chat, a message asking for the demo's long
-//! reply, `/interrupt` while it streams — the turn ends as interrupted (a `○` status, never
-//! the Keeper's reply and never an error row), and the reply's end never appears.
+//! `/interrupt` and Esc end to end in a real pseudo-terminal (issue 14; protocol.md §14.13;
+//! chat-screen.md C-36, C-44, C-63): `masc-tui demo`, rondo's chat, a message asking for the
+//! demo's long reply, `/interrupt` (or Esc, which the footer offers as `Esc:interrupt`) while it
+//! streams — the turn ends as interrupted (a `○` status, never the Keeper's reply and never an
+//! error row), the reply's end never appears, and Esc then goes back.
 
 // Helpers below assert like the tests they serve.
 #![allow(clippy::expect_used, clippy::panic)]
@@ -13,8 +14,8 @@ const MESSAGE: &str = "write me a long reply";
 /// The last line of the demo's long reply: never reached once the turn is stopped.
 const REPLY_END: &str = "That is the whole list.";
 
-#[test]
-fn pty_c44_interrupt_a_long_demo_reply_and_the_turn_ends_interrupted() {
+/// Streams the long reply, stops it with `stop` (the bytes of the keys), and checks the end.
+fn interrupt_the_long_reply(stop: &[&[u8]]) {
     let mut session = PtySession::demo(DemoOptions::default());
     session.wait_for_roster();
     session.open_rondo_chat();
@@ -23,12 +24,20 @@ fn pty_c44_interrupt_a_long_demo_reply_and_the_turn_ends_interrupted() {
     session.send(b"\r");
     session.wait_for("the long reply streaming", |s| {
         let contents = s.parser.screen().contents();
-        contents.contains("step 2:") && contents.contains("○ streaming")
+        contents.contains("step 2:")
+            && contents.contains("○ STREAMING")
+            && contents.contains("Esc:interrupt")
     });
 
-    session.send(b"/interrupt");
-    session.wait_for_text("/interrupt");
-    session.send(b"\r");
+    for keys in stop {
+        session.send(keys);
+        // Typed text is on screen before the next key (Enter runs what is typed).
+        if let Ok(text) = std::str::from_utf8(keys)
+            && text.chars().all(|c| !c.is_control())
+        {
+            session.wait_for_text(text);
+        }
+    }
     session.wait_for("the turn ended as interrupted", |s| {
         let contents = s.parser.screen().contents();
         contents.contains("interrupted · the turn was stopped before its reply")
@@ -41,6 +50,7 @@ fn pty_c44_interrupt_a_long_demo_reply_and_the_turn_ends_interrupted() {
         !contents.contains("✗ "),
         "an interrupt is not an error:\n{contents}"
     );
+    assert!(contents.contains("Esc:back"), "{contents}");
 
     session.send(b"\x1b");
     session.wait_for("the roster again", |s| {
@@ -52,4 +62,15 @@ fn pty_c44_interrupt_a_long_demo_reply_and_the_turn_ends_interrupted() {
     let status = session.wait_exit();
     assert!(status.success(), "exit status {status:?}");
     assert_terminal_restored(&session.seen());
+}
+
+#[test]
+fn pty_c44_interrupt_a_long_demo_reply_and_the_turn_ends_interrupted() {
+    interrupt_the_long_reply(&[b"/interrupt", b"\r"]);
+}
+
+/// C-36: Esc during the turn is the interrupt (not armed); once it ended, Esc goes back.
+#[test]
+fn pty_c36_esc_interrupts_a_long_demo_reply_and_the_turn_ends_interrupted() {
+    interrupt_the_long_reply(&[b"\x1b"]);
 }

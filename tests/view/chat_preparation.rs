@@ -41,6 +41,7 @@ fn completed(model: &mut Model, keeper: &str, turn_ref: &str) {
         keeper,
         SendStep::Accepted {
             state: OperationState::Running,
+            interactive: None,
         },
     );
     send_step(

@@ -281,6 +281,7 @@ fn c34_receipt_is_not_processing_and_c39_progress_follows_observed_deltas() {
         &mut pane,
         SendStep::Accepted {
             state: OperationState::Queued,
+            interactive: None,
         },
     );
     // Receipt: still pending (처리 대기), not in the conversation (C-34).

@@ -91,6 +91,7 @@ fn c8_c35_a_refused_send_keeps_its_error_row_with_the_server_reason() {
         SendStep::Sending,
         SendStep::Accepted {
             state: OperationState::Queued,
+            interactive: None,
         },
         SendStep::Event(ChatStreamEvent::RunStarted),
         SendStep::Ended(SendOutcome::Completed {
@@ -205,6 +206,7 @@ fn c33_c42_pending_label_and_progress_row_agree() {
         A,
         SendStep::Accepted {
             state: OperationState::Queued,
+            interactive: None,
         },
     );
     let text = frame(&model);

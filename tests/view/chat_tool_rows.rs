@@ -72,6 +72,7 @@ fn stream_turn(model: &mut Model, keeper: &str) {
         keeper,
         SendStep::Accepted {
             state: OperationState::Queued,
+            interactive: None,
         },
     );
     for e in events {

@@ -11,7 +11,8 @@ use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceControl, Sourc
 use crate::actors::saves::{SAVES, SaveEvent};
 use crate::outbox::SaveRowState;
 use crate::protocol::chat::{
-    ChatHistoryPage, ChatOperationRecord, ChatStreamEvent, OperationState, ReplyDetails,
+    ChatHistoryPage, ChatOperationRecord, ChatStreamEvent, InteractiveAdmission, OperationState,
+    ReplyDetails,
 };
 use crate::protocol::outcome::SaveClass;
 
@@ -265,8 +266,12 @@ pub enum SendStep {
     Written,
     /// The POST may be on the wire (`전송 중`).
     Sending,
-    /// The acceptance receipt: queued, not processed (`처리 대기`, C-34).
-    Accepted { state: OperationState },
+    /// The acceptance receipt: queued, not processed (`처리 대기`, C-34); `interactive` is a
+    /// newer MASC's §14.15 block (only when the send carried an admission intent).
+    Accepted {
+        state: OperationState,
+        interactive: Option<InteractiveAdmission>,
+    },
     /// A validated stream event after the acceptance (each admitted once: a resumed stream's
     /// events at or below the last journal sequence seen are dropped before this).
     Event(ChatStreamEvent),

@@ -37,6 +37,11 @@ pub struct ChatSendIntent {
     /// `tui-<uuidv7>`, made once by the view for this text; also the save id.
     pub request_id: String,
     pub text: String,
+    /// The chat control token held when it was sent (§14.15: from an interrupt's reply or an
+    /// earlier acceptance): sent as `admission_intent` `{"kind":"interactive"}`. `None`: no
+    /// token held (an older MASC never gives one), no admission intent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_token: Option<String>,
 }
 
 impl ChatSendIntent {
@@ -155,11 +160,16 @@ async fn stream(
     observe: impl Fn(SendStep),
     run: Option<&SaveRun<ChatSend>>,
 ) -> SendOutcome {
-    let body = serde_json::json!({
+    let mut body = serde_json::json!({
         "request_id": intent.request_id,
         "name": intent.keeper,
         "message": intent.text,
     });
+    if let Some(token) = &intent.control_token {
+        // §14.15: Enter only admits; stopping is §14.13 (never a target here).
+        body["admission_intent"] =
+            serde_json::json!({"kind": "interactive", "control_token": token});
+    }
     let mut stream = match client.post_sse(auth, CHAT_STREAM_PATH, &body).await {
         Ok(stream) => stream,
         Err(failure) => return classify_open_failure(failure),
@@ -253,11 +263,13 @@ async fn read_stream(
                     state,
                 });
             }
-            Ok(Some(ChatStreamEvent::Accepted { state, .. })) => {
+            Ok(Some(ChatStreamEvent::Accepted {
+                state, interactive, ..
+            })) => {
                 if let Some(run) = run {
                     run.record(SaveRowState::Accepted, None).await;
                 }
-                observe(SendStep::Accepted { state });
+                observe(SendStep::Accepted { state, interactive });
             }
             Ok(Some(event)) => observe(SendStep::Event(event)),
             Err(err) if resuming => {

@@ -3,17 +3,14 @@
 
 use super::chat_journal::{Journal, frame};
 use crate::server::faults::ChatTurnFault;
-use crate::server::http::{
-    ApiResult, Faults, Guard, Operator, Public, Read, clamp_limit, error_body, json_ok,
-    json_status, parse_query, query_get, with_echo, with_next_cursor,
-};
+use crate::server::http::{ApiResult, Faults, Guard, Operator, error_body, json_status};
 use crate::server::seeded::seeded_rng;
 use crate::server::state::{AppState, ChatTurn};
 use crate::server::store::chat::{self, NewMessage};
 use crate::server::store::{StoreError, keepers, now_unix};
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -30,11 +27,11 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/keepers/chat/stream", post(stream))
         .route(
             "/api/v1/keepers/{name}/chat/operations/{request_id}",
-            get(operation),
+            get(super::chat_reads::operation),
         )
         .route(
             "/api/v1/keepers/{name}/chat/history/page",
-            get(history_page),
+            get(super::chat_reads::history_page),
         )
 }
 
@@ -134,7 +131,25 @@ async fn stream(
         Ok(r) => r,
         Err(err) => return Ok(bad_request(&format!("invalid request body: {err}"))),
     };
-    let _ = (&req.attachments, &req.user_blocks, &req.admission_intent);
+    let _ = (&req.attachments, &req.user_blocks);
+    // §14.15 (newer MASC): `{"kind":"interactive","control_token":str}`; its answer rides the
+    // acceptance as the `interactive` block.
+    let intent_token = match &req.admission_intent {
+        None => None,
+        Some(intent) => match (
+            intent.get("kind").and_then(Value::as_str),
+            intent.get("control_token").and_then(Value::as_str),
+        ) {
+            (Some("interactive"), Some(token)) if !token.trim().is_empty() => {
+                Some(token.to_string())
+            }
+            _ => {
+                return Ok(bad_request(
+                    "admission_intent must be {\"kind\":\"interactive\",\"control_token\":str}",
+                ));
+            }
+        },
+    };
     if req.request_id.trim().is_empty() {
         return Ok(bad_request("request_id is required"));
     }
@@ -156,6 +171,24 @@ async fn stream(
         ));
     }
 
+    // The embedded server holds no pause after a stop: an admission with the current token is
+    // `applied` (it signals and resumes nothing), another token `stale_control`.
+    let interactive = match intent_token {
+        None => None,
+        Some(token) => {
+            let current = super::turn_control::census(&state, &req.name)
+                .await?
+                .map(|(control, _)| control)
+                .unwrap_or_default();
+            Some(json!({
+                "outcome": if token == current { "applied" } else { "stale_control" },
+                "chat_control_token": current,
+                "signalled": false,
+                "resumed": false,
+                "interrupt_error": null,
+            }))
+        }
+    };
     let now = now_unix();
     let digest = hex::encode(Sha256::digest(
         format!("{}\n{}\n{}", req.request_id, req.name, req.message).as_bytes(),
@@ -214,7 +247,12 @@ async fn stream(
                     }),
                 ));
             };
-            let event = acceptance(&req.request_id, &op.state, faults.echo_wrong);
+            let mut event = acceptance(&req.request_id, &op.state, faults.echo_wrong);
+            if let Some(mut block) = interactive.clone() {
+                // A re-POST of the same request id admits nothing new.
+                block["outcome"] = json!("replayed");
+                event["value"]["interactive"] = block;
+            }
             let journal = state.chat_journals(|j| j.get(&req.request_id));
             match (req.since_seq, journal) {
                 // A resume (newer MASC): this stream's own acceptance, then the turn's events
@@ -258,6 +296,7 @@ async fn stream(
                 echo_wrong: faults.echo_wrong,
                 ends: faults.chat_turn,
                 journal: journal.clone(),
+                interactive,
             };
             tokio::spawn(async move {
                 let id = script.request_id.clone();
@@ -286,6 +325,8 @@ struct Script {
     ends: Option<ChatTurnFault>,
     /// Where the turn's events go (every stream of this request id follows it).
     journal: std::sync::Arc<Journal>,
+    /// The acceptance's §14.15 block, when the send carried an admission intent.
+    interactive: Option<Value>,
     /// Set by an interrupt (§14.13) or a steer naming this turn (§14.14).
     stop: Arc<AtomicBool>,
     /// Turns of the same Keeper held before this one when it was accepted.
@@ -401,6 +442,9 @@ impl Script {
         let mut pause = move |lo: u64, hi: u64| Duration::from_millis(rng.gen_range(lo..=hi));
         let mut acc = acceptance(&self.request_id, "Queued", self.echo_wrong);
         acc["value"]["queued_count"] = json!(self.queued_count);
+        if let Some(block) = &self.interactive {
+            acc["value"]["interactive"] = block.clone();
+        }
         self.emit(acc).await;
         tokio::time::sleep(pause(30, 80)).await;
         self.wait_for_turn().await;
@@ -588,76 +632,4 @@ impl Script {
         self.emit(terminal).await;
         Ok(())
     }
-}
-
-async fn operation(
-    _: Guard<Read>,
-    State(state): State<AppState>,
-    Path((name, request_id)): Path<(String, String)>,
-) -> ApiResult {
-    let id = request_id.clone();
-    let op = state.store().read(move |c| chat::operation(c, &id)).await?;
-    match op {
-        Some(op) if op.keeper == name => Ok(with_echo(json_ok(op.to_json()), &["operation_id"])),
-        // MASC's `error_json` of lib/server/server_dashboard_http_keeper_chat_operations.ml:
-        // a 404 that names a missing operation, told apart from an unknown route (issue 13).
-        _ => Ok(crate::server::http::json_status(
-            StatusCode::NOT_FOUND,
-            json!({
-                "schema": "masc.keeper_chat_operation.error.v1",
-                "error": "unknown_operation",
-                "message": format!("unknown Keeper chat operation {request_id}"),
-            }),
-        )),
-    }
-}
-
-async fn history_page(
-    _: Guard<Public>,
-    State(state): State<AppState>,
-    Path(name): Path<String>,
-    RawQuery(raw): RawQuery,
-) -> ApiResult {
-    let q = parse_query(raw.as_deref());
-    let before = match query_get(&q, "before") {
-        None => None,
-        Some(text) => match text.trim().parse::<f64>() {
-            Ok(v) if v.is_finite() => Some(v),
-            _ => {
-                return Ok(error_body(
-                    StatusCode::BAD_REQUEST,
-                    "before must be a unix-seconds float",
-                ));
-            }
-        },
-    };
-    let limit = clamp_limit(query_get(&q, "limit"), 50, 1, 200);
-    let keeper = name.clone();
-    let page = state
-        .store()
-        .read(move |c| {
-            if !keepers::exists(c, &keeper)? {
-                return Ok(None);
-            }
-            chat::history_page(c, &keeper, before, limit).map(Some)
-        })
-        .await?;
-    let Some((messages, has_more)) = page else {
-        return Ok(error_body(
-            StatusCode::NOT_FOUND,
-            &format!("unknown keeper: {name}"),
-        ));
-    };
-    let next_before = messages.first().map(|m| m["ts"].clone());
-    let resp = json_ok(json!({
-        "schema": "masc.keeper_chat_history.page.v1",
-        "messages": messages,
-        "has_more": has_more,
-        "next_before": next_before,
-    }));
-    Ok(with_next_cursor(
-        resp,
-        "next_before",
-        before.map(|b| json!(b)),
-    ))
 }

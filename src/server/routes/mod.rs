@@ -6,6 +6,7 @@ pub mod async_requests;
 pub mod board;
 pub mod chat;
 pub mod chat_journal;
+pub mod chat_reads;
 pub mod connectors;
 pub mod goals;
 pub mod health;

@@ -45,7 +45,7 @@ fn token_field(m: &Map<String, Value>, key: &str) -> Result<Option<String>, ()> 
 }
 
 /// The census row of `name` (§4.2): its control token and the running turn's interrupt token.
-async fn census(
+pub(super) async fn census(
     state: &AppState,
     name: &str,
 ) -> Result<Option<(String, Option<String>)>, crate::server::store::StoreError> {

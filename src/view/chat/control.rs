@@ -5,6 +5,7 @@
 //! cancellation). Receipts are admitted by the ticket their dispatch recorded and the workspace
 //! they were submitted in, never by the epoch; each lands once.
 
+use super::held::HeldInputs;
 use super::model::{Entry, EntryKind, FailureOrigin, Speaker};
 use super::pane::{ChatPane, SendPhase};
 use crate::actors::chat::interrupt;
@@ -13,15 +14,23 @@ use crate::actors::chat::{
 };
 use crate::actors::contract::Ticket;
 use crate::actors::saves::SaveId;
+use crate::actors::saves::SaveStep;
 use crate::protocol::chat::OperationState;
 use crate::protocol::outcome::SaveOutcome;
 use crate::view::admission::RejectReason;
 use crate::view::saves::{SaveBook, SaveEntry};
+use std::collections::HashMap;
 
 #[derive(Debug, Default)]
 pub struct TurnControls {
     pub interrupts: SaveBook<TurnInterrupt>,
     pub steers: SaveBook<TurnSteer>,
+    /// Input typed while an interrupt of its Keeper was in flight (§14.13): sent after the
+    /// answer.
+    pub held: HeldInputs,
+    /// The chat control token last read per (workspace, Keeper): an interrupt's reply
+    /// (§14.13) or an acceptance's `interactive` block (§14.15) replaces it.
+    tokens: HashMap<(String, String), String>,
 }
 
 fn save_id(slot: &ChatSlot) -> Option<&SaveId> {
@@ -61,9 +70,37 @@ impl TurnControls {
         }
     }
 
+    /// An interrupt of `keeper` in `workspace` is submitted and has no answer yet.
+    pub fn interrupt_in_flight(&self, workspace: &str, keeper: &str) -> bool {
+        self.interrupts.in_flight(keeper, workspace).is_some()
+    }
+
+    /// The chat control token held for `keeper` in `workspace`, if any.
+    pub fn token(&self, workspace: &str, keeper: &str) -> Option<&str> {
+        self.tokens
+            .get(&(workspace.to_string(), keeper.to_string()))
+            .map(String::as_str)
+    }
+
+    /// A fresh chat control token (it replaces the one held).
+    pub fn hold_token(&mut self, workspace: &str, keeper: &str, token: &str) {
+        self.tokens.insert(
+            (workspace.to_string(), keeper.to_string()),
+            token.to_string(),
+        );
+    }
+
     pub fn apply(&mut self, event: TurnControlEvent) {
         match event {
-            TurnControlEvent::Interrupt(e) => self.interrupts.apply(e),
+            TurnControlEvent::Interrupt(e) => {
+                if let SaveStep::Ended(SaveOutcome::Applied { detail, .. })
+                | SaveStep::Restored(SaveOutcome::Applied { detail, .. }) = &e.step
+                    && let Some(token) = &detail.chat_control_token
+                {
+                    self.hold_token(&e.workspace, &e.intent.keeper, token);
+                }
+                self.interrupts.apply(e)
+            }
             TurnControlEvent::Steer(e) => self.steers.apply(e),
         }
     }

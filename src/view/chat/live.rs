@@ -437,6 +437,7 @@ mod tests {
             &mut pane,
             SendStep::Accepted {
                 state: OperationState::Queued,
+                interactive: None,
             },
         );
         step(&mut pane, SendStep::Event(ChatStreamEvent::RunStarted));

@@ -10,9 +10,11 @@
 //!   [`surface`]: the chat surface model that owns it and the chat inbox; [`control`]: the
 //!   turn control saves (`/interrupt`, `/steer`) and their rows.
 
+pub mod admission;
 pub mod approvals;
 pub mod control;
 pub mod gutter;
+pub mod held;
 pub mod held_calls;
 pub mod live;
 pub mod markdown;

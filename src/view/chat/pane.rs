@@ -13,7 +13,9 @@ use crate::actors::contract::Ticket;
 use crate::actors::saves::refusal;
 use crate::outbox::SaveRowState;
 use crate::protocol::admission::WorkspaceId;
-use crate::protocol::chat::{ChatHistoryPage, ChatStreamEvent, OperationProgress, OperationState};
+use crate::protocol::chat::{
+    ChatHistoryPage, ChatStreamEvent, InteractiveAdmission, OperationProgress, OperationState,
+};
 use crate::protocol::client::ErrorClass;
 use crate::protocol::outcome::SaveClass;
 use crate::view::admission::{EpochGate, RejectReason};
@@ -73,6 +75,8 @@ pub struct PendingSend {
     partial_ids: Vec<String>,
     /// How many times its cut stream was resumed with `since_seq` (§4.3).
     pub resumes: u32,
+    /// A newer MASC's interactive admission of this send (§14.15), as its acceptance said.
+    pub admission: Option<InteractiveAdmission>,
 }
 
 impl PendingSend {
@@ -86,6 +90,7 @@ impl PendingSend {
             partial_text_len: 0,
             partial_ids: Vec::new(),
             resumes: 0,
+            admission: None,
         }
     }
 
@@ -274,6 +279,12 @@ pub enum ChatEffect {
     Reconcile { keeper: String, request_id: String },
     /// A `/steer` input was accepted as queued: ask that it run next (§14.14).
     Steer { keeper: String, request_id: String },
+    /// An acceptance's interactive block carried a fresh chat control token (§14.15).
+    ControlToken {
+        workspace: String,
+        keeper: String,
+        token: String,
+    },
 }
 
 /// The open chat.
@@ -614,6 +625,23 @@ impl ChatPane {
         for id in ids {
             self.sync_entry(&id);
         }
+        // An admission's interrupt error is never in the history: it stays (C-44). Only its
+        // rows: the input itself is in the history now.
+        let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
+        let t = view.transcript_mut();
+        for (id, send) in &self.sends {
+            if let Some(block) = send
+                .admission
+                .as_ref()
+                .filter(|b| b.interrupt_error.is_some())
+            {
+                for row in super::admission::rows(id, block) {
+                    if matches!(row.kind, EntryKind::Failure(_)) && t.get(&row.id).is_none() {
+                        t.upsert(row);
+                    }
+                }
+            }
+        }
     }
 
     fn restore(&mut self, restored: RestoredSend) {
@@ -667,8 +695,16 @@ impl ChatPane {
         match step {
             SendStep::Written => send.phase = SendPhase::Written,
             SendStep::Sending => send.phase = SendPhase::Sending,
-            SendStep::Accepted { state } => {
+            SendStep::Accepted { state, interactive } => {
                 send.phase = SendPhase::Accepted(state);
+                if let Some(block) = &interactive {
+                    self.effects.push(ChatEffect::ControlToken {
+                        workspace: workspace.clone(),
+                        keeper: keeper.clone(),
+                        token: block.chat_control_token.clone(),
+                    });
+                }
+                send.admission = interactive;
                 promote = state != OperationState::Queued;
                 // A steered input that runs at once has nothing to steer past.
                 if self.steer_wanted.remove(request_id) && state == OperationState::Queued {
@@ -790,6 +826,18 @@ impl ChatPane {
         let t = view.transcript_mut();
         let input_id = format!("{request_id}:input");
         let refused_id = format!("{request_id}:refused");
+        // §14.15: the admission's notice (a status, never speech) and an interrupt error
+        // (always visible, C-44), written only when they change.
+        for row in send
+            .admission
+            .as_ref()
+            .map(|b| super::admission::rows(request_id, b))
+            .unwrap_or_default()
+        {
+            if t.get(&row.id).is_none_or(|e| e.text != row.text) {
+                t.upsert(row);
+            }
+        }
         if let Some(state) = send.pending_state() {
             let kind = EntryKind::PendingInput {
                 state,
@@ -863,11 +911,18 @@ impl ChatPane {
                 UnknownStanding::Unreconcilable => unconfirmed.unreconcilable += 1,
             }
         }
-        let current = self
-            .sends
-            .values()
-            .rev()
-            .find(|s| !matches!(s.phase, SendPhase::Ended(_) | SendPhase::Restored));
+        let open = || {
+            self.sends
+                .values()
+                .rev()
+                .filter(|s| !matches!(s.phase, SendPhase::Ended(_) | SendPhase::Restored))
+        };
+        // C-42: the run that runs draws the progress line; a request waiting behind it for its
+        // continuation (typed, sending or queued later) draws none and never hides it. With no
+        // run running, the newest open send says where it stands.
+        let current = open()
+            .find(|s| s.activity.is_some() || s.phase == SendPhase::Running)
+            .or_else(|| open().next());
         if self.stopping {
             return Progress::Stopping;
         }

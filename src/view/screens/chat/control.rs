@@ -3,7 +3,8 @@
 //! handling never awaits); the receipt lands in the chat surface's books and its row in the
 //! chat of the Keeper it is about.
 
-use super::{ChatHandles, Ui, send};
+use super::sending::send;
+use super::{ChatHandles, Ui};
 use crate::actors::chat::{InterruptAim, InterruptIntent, SteerIntent};
 use crate::view::chat::{SendPhase, control};
 use crate::view::composer::Draft;
@@ -24,6 +25,18 @@ fn running_send(model: &Model, keeper: &str) -> Option<String> {
             )
         })
         .map(|(id, _)| id.clone())
+}
+
+/// Esc interrupts (C-36): a send of this chat is on the wire, accepted or running, and no stop
+/// of its turn is asked yet (an interrupt in flight, or signalled and not yet confirmed).
+pub(super) fn interruptible(model: &Model, keeper: &str) -> bool {
+    model
+        .chat
+        .pane
+        .as_ref()
+        .filter(|p| p.keeper == keeper)
+        .is_some_and(|p| !p.stopping)
+        && running_send(model, keeper).is_some()
 }
 
 /// `/interrupt [name]`: this chat's running send by its request id, else the turn the census

@@ -252,6 +252,14 @@ fn screen_key(chat: &mut ChatUi, model: &Model, key: KeyEvent, window: (u16, usi
             chat.find = None;
             UiCommand::Repaint
         }
+        // C-36: Esc during this chat's turn requests that exact turn to stop (the same save as
+        // `/interrupt`); once a stop is asked, or with no turn running, Esc goes back.
+        KeyCode::Esc if super::control::interruptible(model, &chat.keeper) => {
+            UiCommand::Chat(ChatUiCommand::Interrupt {
+                keeper: chat.keeper.clone(),
+                name: None,
+            })
+        }
         KeyCode::Esc => UiCommand::Chat(ChatUiCommand::Close {
             keeper: chat.keeper.clone(),
         }),

@@ -17,6 +17,7 @@ mod edit;
 pub mod find;
 pub mod keys;
 pub mod overlay;
+mod sending;
 pub mod status;
 
 pub use context::{context_words, gate_words};
@@ -30,9 +31,8 @@ pub use crate::view::chat::{
 };
 
 use super::{ProjectionCtx, Ui, body_area};
-use crate::actors::chat::{ChatCommand, ChatSend, ChatSendIntent};
+use crate::actors::chat::ChatCommand;
 use crate::actors::saves::SaveCommand;
-use crate::actors::saves::hub::Save;
 use crate::protocol::admission::WorkspaceId;
 use crate::protocol::keepers::{KeeperRow, KeeperRowSlot};
 use crate::view::chat::{FrameInfo, ScrollPosition, ViewModes};
@@ -96,7 +96,10 @@ pub const CHAT_KEYS: &[(&str, &str)] = &[
     ("/copy", "copy the found or newest reply (OSC 52)"),
     ("/queue", "inputs not yet started (Esc closes)"),
     ("/context", "the chat target's context (Esc closes)"),
-    ("Esc", "close the menu, else clear /find, else back"),
+    (
+        "Esc",
+        "close the menu, else clear /find; while this chat's turn runs: interrupt it; else back",
+    ),
 ];
 
 /// UI state of the open chat.
@@ -132,14 +135,15 @@ fn pane_area(body: Rect) -> Rect {
 }
 
 /// What the composer shows besides itself. Pending inputs stay in the transcript (the pane
-/// owns them, C-32…C-34), so the composer's own pending block is empty; Esc always goes back
-/// (no interrupt route yet), so the footer never offers an interrupt.
-fn composer_view(theme: Theme, now: Instant) -> ComposerView<'static> {
+/// owns them, C-32…C-34), so the composer's own pending block is empty. `interruptible`: this
+/// chat's turn runs and no stop of it is asked, so Esc interrupts it (C-36) and the footer
+/// says `Esc:interrupt` (C-63); otherwise Esc goes back.
+fn composer_view(theme: Theme, now: Instant, interruptible: bool) -> ComposerView<'static> {
     ComposerView {
         theme,
         pending: &[],
         placeholder: DEFAULT_PLACEHOLDER,
-        turn_in_flight: false,
+        turn_in_flight: interruptible,
         now,
     }
 }
@@ -147,7 +151,8 @@ fn composer_view(theme: Theme, now: Instant) -> ComposerView<'static> {
 /// The composer layout of the chat open in `ui` at the UI's terminal size: the same geometry
 /// the last frame was painted with, which is what keys act on.
 pub fn composer_layout(chat: &ChatUi, area: Rect, now: Instant) -> ComposerLayout {
-    let view = composer_view(Theme { color: false }, now);
+    // The footer's words do not change the geometry.
+    let view = composer_view(Theme { color: false }, now, false);
     render::plan(
         pane_area(body_area(area)),
         &chat.composer,
@@ -211,11 +216,17 @@ pub fn dispatch(
                 .drafts
                 .take(&draft_key(&workspace, &keeper))
                 .map_or_else(Composer::new, Composer::from_draft);
-            model.chat.pane = Some(ChatPane::new(
+            let mut pane = ChatPane::new(
                 keeper.clone(),
                 model.gate().current().map(|s| s.workspace.clone()),
                 theme,
-            ));
+            );
+            // Inputs held while an interrupt of this Keeper is in flight (§14.13) are still
+            // waiting to be sent: shown again as `전송 대기`.
+            for held in model.chat.control.held.of(&workspace, &keeper) {
+                pane.register_send(&held.request_id, &held.text);
+            }
+            model.chat.pane = Some(pane);
             ui.chat = Some(ChatUi {
                 keeper: keeper.clone(),
                 workspace,
@@ -252,97 +263,23 @@ pub fn dispatch(
             keeper,
             text,
             draft,
-        } => send(model, ui, hubs, keeper, text, draft).err(),
+        } => sending::send(model, ui, hubs, keeper, text, draft).err(),
         ChatUiCommand::Interrupt { keeper, name } => control::interrupt(model, hubs, keeper, name),
         ChatUiCommand::Steer { keeper, text } => control::steer(model, ui, hubs, keeper, text),
     }
 }
 
-/// Sends `text` as a chat send (a save, §4.3); `Ok(request_id)` once it is handed to the save
-/// hub, `Err(notice)` when nothing left (the draft is back in the composer then).
-fn send(
-    model: &mut Model,
-    ui: &mut Ui,
-    hubs: ChatHandles<'_>,
-    keeper: String,
-    text: String,
-    draft: Draft,
-) -> Result<String, String> {
-    let scope = model.gate().current().cloned();
-    let (Some(scope), Some(pane)) = (scope, model.chat.pane.as_mut()) else {
-        restore_draft(ui, &workspace_of(model), &keeper, draft);
-        return Err("not sent: workspace not confirmed".into());
-    };
-    let Some(saves) = hubs.saves else {
-        restore_draft(ui, &scope.workspace.0, &keeper, draft);
-        return Err("not sent: save hub not running".into());
-    };
-    let intent = ChatSendIntent {
-        keeper,
-        request_id: crate::outbox::new_request_id(),
-        text,
-    };
-    pane.register_send(&intent.request_id, &intent.text);
-    let submitted = saves
-        .send_message(SaveCommand::Submit(Save::<ChatSend>::submission(
-            intent.save_id(),
-            intent.clone(),
-            scope,
-        )))
-        .is_ok();
-    if submitted {
-        return Ok(intent.request_id);
-    }
-    // The hub's mailbox is closed: nothing left; the text goes back to the draft.
-    pane.forget(&intent.request_id);
-    let workspace = workspace_of(model);
-    restore_draft(ui, &workspace, &intent.keeper, draft);
-    Err("not sent: save hub stopped".into())
-}
-
-/// `back` after `current` on a new line (a draft typed since keeps its place first); the
-/// cursor at the end, both drafts' paste spills kept.
-fn merged(current: Draft, back: Draft) -> Draft {
-    if current.is_empty() {
-        return back;
-    }
-    let text = format!("{}\n{}", current.text, back.text);
-    let mut spills = current.spills;
-    spills.extend(back.spills);
-    Draft {
-        cursor: text.len(),
-        text,
-        spills,
-    }
-}
-
-/// Puts `draft` back into the draft of (workspace, keeper): the open composer when it is that
-/// chat, else the stored draft; appended on a new line when a draft exists.
-fn restore_draft(ui: &mut Ui, workspace: &str, keeper: &str, draft: Draft) {
-    if let Some(chat) = ui
-        .chat
-        .as_mut()
-        .filter(|c| c.keeper == keeper && c.workspace == workspace)
-    {
-        let current = chat.composer.take_draft();
-        chat.composer.restore_draft(merged(current, draft));
-        return;
-    }
-    let key = draft_key(workspace, keeper);
-    let current = ui.drafts.take(&key).unwrap_or_default();
-    ui.drafts.put(key, merged(current, draft));
-}
-
 /// After an admitted observation: apply the pane's side effects to UI state (and ask the chat
 /// hub to reconcile a send that ended unknown).
 pub fn after_observed(model: &mut Model, ui: &mut Ui, hubs: ChatHandles<'_>) -> bool {
+    let released = sending::release_held(model, ui, hubs);
     let Some(pane) = model.chat.pane.as_mut() else {
-        return false;
+        return released;
     };
     // The chat target's approval questions and their decisions (C-44, C-53).
     crate::view::chat::approvals::sync(&model.decisions, pane);
     let effects = pane.take_effects();
-    let changed = !effects.is_empty();
+    let changed = released || !effects.is_empty();
     for effect in effects {
         match effect {
             ChatEffect::RestoreDraft {
@@ -355,13 +292,18 @@ pub fn after_observed(model: &mut Model, ui: &mut Ui, hubs: ChatHandles<'_>) -> 
                     text,
                     spills: Vec::new(),
                 };
-                restore_draft(ui, &workspace, &keeper, draft);
+                sending::restore_draft(ui, &workspace, &keeper, draft);
             }
             ChatEffect::Reconcile { keeper, request_id } => {
                 if let Some(hub) = hubs.chat {
                     let _ = hub.send_message(ChatCommand::Reconcile { keeper, request_id });
                 }
             }
+            ChatEffect::ControlToken {
+                workspace,
+                keeper,
+                token,
+            } => model.chat.control.hold_token(&workspace, &keeper, &token),
             ChatEffect::Steer { keeper, request_id } => {
                 if let Some(notice) = control::submit_steer(model, hubs, keeper, request_id) {
                     ui.notice = Some(notice);
@@ -401,7 +343,7 @@ pub fn render(
     let width = usize::from(body.width);
 
     // The composer below the transcript (C-19, C-59…C-64), laid out by the composer itself.
-    let view = composer_view(theme, ctx.now);
+    let view = composer_view(theme, ctx.now, control::interruptible(model, &chat.keeper));
     let mut layout = render::plan(pane_area(body), &chat.composer, &view, MIN_HISTORY_ROWS);
     // The plan's footer row is the status line's (C-57); the composer footer goes on the
     // screen's footer row, the row below the body.
@@ -535,11 +477,14 @@ fn progress_line(progress: &Progress, theme: Theme, width: usize) -> Line<'stati
         // C-42, C-54, C-55: the pending label `처리 대기` says it; no second line, no second
         // language.
         Progress::Queued => return Line::default(),
-        Progress::Active(Activity::Working) => ("○ working".to_string(), Tone::Dim),
-        Progress::Active(Activity::Thinking) => ("○ thinking".to_string(), Tone::Dim),
-        Progress::Active(Activity::Streaming) => ("○ streaming".to_string(), Tone::Dim),
+        // C-39 (seed 000: "Working은 턴이 진행 중이라는 뜻이다. Thinking·답변 델타를 실제로
+        // 받으면 진행줄에 `THINKING`·`STREAMING`을 표시한다"): the response state's token, and
+        // (C-40) the current call's name while one is open — nothing else.
+        Progress::Active(Activity::Working) => ("○ Working".to_string(), Tone::Dim),
+        Progress::Active(Activity::Thinking) => ("○ THINKING".to_string(), Tone::Dim),
+        Progress::Active(Activity::Streaming) => ("○ STREAMING".to_string(), Tone::Dim),
         Progress::Active(Activity::Tool(name)) => {
-            (format!("○ tool · {}", sanitize(name)), Tone::Dim)
+            (format!("○ Working · {}", sanitize(name)), Tone::Dim)
         }
         Progress::Stopping => ("○ interrupt requested".to_string(), Tone::Warn),
         Progress::Unconfirmed(u) => (unconfirmed_text(u), Tone::Warn),

@@ -1,0 +1,175 @@
+//! Chat sends from the screen (protocol.md §4.3, §14.13, §14.15): a send handed to the save
+//! hub, an input held while an interrupt of its Keeper is in flight and released after the
+//! answer, and drafts put back when nothing left.
+
+use super::{ChatHandles, Ui, draft_key, workspace_of};
+use crate::actors::chat::{ChatSend, ChatSendIntent};
+use crate::actors::saves::SaveCommand;
+use crate::actors::saves::hub::Save;
+use crate::protocol::admission::ReadScope;
+use crate::view::chat::held::HeldInput;
+use crate::view::composer::Draft;
+use crate::view::model::Model;
+
+/// Sends `text` as a chat send (a save, §4.3); `Ok(request_id)` once it is handed to the save
+/// hub (or held, below), `Err(notice)` when nothing left (the draft is back in the composer
+/// then). While an interrupt of this Keeper is in flight the input stays local (§14.13, C-36):
+/// registered as `전송 대기`, sent once the interrupt is answered ([`release_held`]).
+pub(super) fn send(
+    model: &mut Model,
+    ui: &mut Ui,
+    hubs: ChatHandles<'_>,
+    keeper: String,
+    text: String,
+    draft: Draft,
+) -> Result<String, String> {
+    let scope = model.gate().current().cloned();
+    let (Some(scope), Some(pane)) = (scope, model.chat.pane.as_mut()) else {
+        restore_draft(ui, &workspace_of(model), &keeper, draft);
+        return Err("not sent: workspace not confirmed".into());
+    };
+    let workspace = scope.workspace.0.clone();
+    if model.chat.control.interrupt_in_flight(&workspace, &keeper) {
+        let request_id = crate::outbox::new_request_id();
+        pane.register_send(&request_id, &text);
+        model.chat.control.held.hold(HeldInput {
+            workspace,
+            keeper,
+            request_id: request_id.clone(),
+            text,
+        });
+        ui.notice = Some("held until the interrupt is answered, then sent".into());
+        return Ok(request_id);
+    }
+    let Some(saves) = hubs.saves else {
+        restore_draft(ui, &workspace, &keeper, draft);
+        return Err("not sent: save hub not running".into());
+    };
+    let intent = ChatSendIntent {
+        control_token: model
+            .chat
+            .control
+            .token(&workspace, &keeper)
+            .map(str::to_string),
+        keeper,
+        request_id: crate::outbox::new_request_id(),
+        text,
+    };
+    pane.register_send(&intent.request_id, &intent.text);
+    submit_send(model, ui, saves, scope, intent, draft)
+}
+
+/// Hands a registered send to the save hub; when its mailbox is closed nothing left: the send
+/// leaves the pane and its text goes back to the draft.
+pub(super) fn submit_send(
+    model: &mut Model,
+    ui: &mut Ui,
+    saves: &ractor::DerivedActorRef<SaveCommand>,
+    scope: ReadScope,
+    intent: ChatSendIntent,
+    draft: Draft,
+) -> Result<String, String> {
+    let submitted = saves
+        .send_message(SaveCommand::Submit(Save::<ChatSend>::submission(
+            intent.save_id(),
+            intent.clone(),
+            scope,
+        )))
+        .is_ok();
+    if submitted {
+        return Ok(intent.request_id);
+    }
+    if let Some(pane) = model.chat.pane.as_mut() {
+        pane.forget(&intent.request_id);
+    }
+    let workspace = workspace_of(model);
+    restore_draft(ui, &workspace, &intent.keeper, draft);
+    Err("not sent: save hub stopped".into())
+}
+
+pub(super) fn plain_draft(text: String) -> Draft {
+    Draft {
+        cursor: text.len(),
+        text,
+        spills: Vec::new(),
+    }
+}
+
+/// Inputs held while an interrupt was in flight (§14.13): once their Keeper's interrupt has
+/// its answer they are sent, in the order typed, with the chat control token held now (the
+/// interrupt's fresh one). One typed in another workspace than the confirmed one is not sent:
+/// its text goes back to its draft.
+pub(super) fn release_held(model: &mut Model, ui: &mut Ui, hubs: ChatHandles<'_>) -> bool {
+    let control = &mut model.chat.control;
+    if control.held.is_empty() {
+        return false;
+    }
+    let interrupts = &control.interrupts;
+    let ready = control
+        .held
+        .release(|workspace, keeper| interrupts.in_flight(keeper, workspace).is_some());
+    let changed = !ready.is_empty();
+    for held in ready {
+        let scope = model
+            .gate()
+            .current()
+            .cloned()
+            .filter(|s| s.workspace.0 == held.workspace);
+        let (Some(scope), Some(saves)) = (scope, hubs.saves) else {
+            if let Some(pane) = model.chat.pane.as_mut() {
+                pane.forget(&held.request_id);
+            }
+            restore_draft(ui, &held.workspace, &held.keeper, plain_draft(held.text));
+            ui.notice = Some("held input not sent: the text is back in the draft".into());
+            continue;
+        };
+        let intent = ChatSendIntent {
+            control_token: model
+                .chat
+                .control
+                .token(&held.workspace, &held.keeper)
+                .map(str::to_string),
+            keeper: held.keeper,
+            request_id: held.request_id,
+            text: held.text,
+        };
+        let draft = plain_draft(intent.text.clone());
+        if let Err(notice) = submit_send(model, ui, saves, scope, intent, draft) {
+            ui.notice = Some(notice);
+        }
+    }
+    changed
+}
+
+/// `back` after `current` on a new line (a draft typed since keeps its place first); the
+/// cursor at the end, both drafts' paste spills kept.
+pub(super) fn merged(current: Draft, back: Draft) -> Draft {
+    if current.is_empty() {
+        return back;
+    }
+    let text = format!("{}\n{}", current.text, back.text);
+    let mut spills = current.spills;
+    spills.extend(back.spills);
+    Draft {
+        cursor: text.len(),
+        text,
+        spills,
+    }
+}
+
+/// Puts `draft` back into the draft of (workspace, keeper): the open composer when it is that
+/// chat, else the stored draft; appended on a new line when a draft exists.
+pub(super) fn restore_draft(ui: &mut Ui, workspace: &str, keeper: &str, draft: Draft) {
+    if let Some(chat) = ui
+        .chat
+        .as_mut()
+        .filter(|c| c.keeper == keeper && c.workspace == workspace)
+    {
+        let current = chat.composer.take_draft();
+        chat.composer.restore_draft(merged(current, draft));
+        return;
+    }
+    let key = draft_key(workspace, keeper);
+    let current = ui.drafts.take(&key).unwrap_or_default();
+    ui.drafts.put(key, merged(current, draft));
+}

@@ -1,0 +1,317 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
+//! Esc during a turn and input typed while its interrupt is in flight (issue 14; chat-screen.md
+//! C-36, C-63, C-44; protocol.md §14.13 "input typed meanwhile stays local and is sent after
+//! the answer, with the fresh token", §14.15 the acceptance's interactive block).
+
+use crate::chat_screen::{chat_ticket, draw, key, opened, page, type_text};
+use crossterm::event::KeyCode;
+use masc_tui::actors::chat::{
+    ChatObservation, ChatSlot, InterruptAim, InterruptIntent, SendStep, TurnControlEvent,
+    TurnInterrupt,
+};
+use masc_tui::actors::contract::{SlotEvent, Ticket};
+use masc_tui::actors::saves::{SaveCommand, SaveEvent, SaveId, SaveKind, SaveStep};
+use masc_tui::protocol::chat::{
+    ChatStreamEvent, InteractiveAdmission, InteractiveOutcome, OperationState,
+};
+use masc_tui::protocol::outcome::SaveOutcome;
+use masc_tui::protocol::turn_control::InterruptSignalled;
+use masc_tui::view::chat::control;
+use masc_tui::view::chat::{EntryKind, PendingState};
+use masc_tui::view::keys::{UiCommand, handle_key};
+use masc_tui::view::model::Model;
+use masc_tui::view::sample::{self, buffer_text};
+use masc_tui::view::screens::Ui;
+use masc_tui::view::screens::chat::{
+    ChatHandles, ChatUiCommand, SendPhase, after_observed, dispatch,
+};
+use masc_tui::view::theme::Theme;
+use std::sync::{Arc, Mutex};
+
+const A: &str = "tui-0190f5a0-0000-7000-8000-0000000000e1";
+
+fn send_ticket(keeper: &str, request_id: &str) -> Ticket<ChatSlot> {
+    Ticket {
+        slot: ChatSlot::Send {
+            keeper: keeper.into(),
+            request_id: request_id.into(),
+        },
+        generation: 1,
+        scope: sample::scope(1),
+    }
+}
+
+pub(crate) fn step(model: &mut Model, keeper: &str, id: &str, step: SendStep) {
+    model.chat.pane.as_mut().unwrap().apply(
+        &send_ticket(keeper, id),
+        ChatObservation::Send {
+            request_id: id.into(),
+            step,
+        },
+    );
+}
+
+/// The chat of keeper 0 with send `A` running.
+fn running() -> (Model, Ui, String) {
+    let (mut model, ui, keeper) = opened(0);
+    model
+        .chat
+        .pane
+        .as_mut()
+        .unwrap()
+        .register_send(A, "write the long report");
+    for s in [
+        SendStep::Written,
+        SendStep::Sending,
+        SendStep::Accepted {
+            state: OperationState::Queued,
+            interactive: None,
+        },
+        SendStep::Event(ChatStreamEvent::RunStarted),
+    ] {
+        step(&mut model, &keeper, A, s);
+    }
+    (model, ui, keeper)
+}
+
+/// An interrupt of `keeper`'s send `A`, submitted and in flight (no answer yet).
+fn interrupt_in_flight(model: &mut Model, keeper: &str) -> (SaveId, Ticket<ChatSlot>) {
+    let scope = sample::scope(1);
+    let save_id = SaveId::fresh();
+    let intent = InterruptIntent {
+        keeper: keeper.into(),
+        aim: InterruptAim::Request {
+            request_id: A.into(),
+        },
+    };
+    model.chat.control.interrupts.submit(
+        save_id.clone(),
+        intent.clone(),
+        scope.workspace.0.clone(),
+    );
+    let ticket = Ticket {
+        slot: TurnInterrupt::slot(&save_id, &intent),
+        generation: 2,
+        scope,
+    };
+    crate::rig::dispatch(model, ticket.clone());
+    let chat = &mut model.chat;
+    control::sync(&chat.control, chat.pane.as_mut().unwrap());
+    (save_id, ticket)
+}
+
+fn signalled(save_id: &SaveId, keeper: &str, token: &str) -> ChatObservation {
+    ChatObservation::Control(Box::new(TurnControlEvent::Interrupt(SaveEvent {
+        save_id: save_id.clone(),
+        intent: InterruptIntent {
+            keeper: keeper.into(),
+            aim: InterruptAim::Request {
+                request_id: A.into(),
+            },
+        },
+        workspace: sample::scope(1).workspace.0,
+        step: SaveStep::Ended(SaveOutcome::Applied {
+            detail: InterruptSignalled {
+                turn_id: Some(3),
+                paused: true,
+                chat_control_token: Some(token.into()),
+            },
+            warning: None,
+        }),
+    })))
+}
+
+/// C-36, C-63: while this chat's turn runs the footer says `Esc:interrupt` and Esc asks that
+/// exact turn to stop (the `/interrupt` save, never a back); once the stop is asked Esc goes
+/// back again (navigation is not cancellation), and with no turn running Esc goes back.
+#[test]
+fn c36_c63_esc_during_this_chats_turn_interrupts_it_and_the_footer_says_so() {
+    let (mut model, mut ui, keeper) = opened(0);
+    assert!(buffer_text(&draw(&model, &ui)).contains("Esc:back"));
+    assert!(matches!(
+        handle_key(&mut ui, &model, key(KeyCode::Esc)),
+        UiCommand::Chat(ChatUiCommand::Close { .. })
+    ));
+    let (mut model2, mut ui2, _) = running();
+    let text = buffer_text(&draw(&model2, &ui2));
+    assert!(text.contains("Esc:interrupt"), "{text}");
+    let cmd = handle_key(&mut ui2, &model2, key(KeyCode::Esc));
+    assert_eq!(
+        cmd,
+        UiCommand::Chat(ChatUiCommand::Interrupt {
+            keeper: keeper.clone(),
+            name: None,
+        })
+    );
+    interrupt_in_flight(&mut model2, &keeper);
+    let text = buffer_text(&draw(&model2, &ui2));
+    assert!(text.contains("Esc:back"), "{text}");
+    assert!(text.contains("interrupt requested"), "{text}");
+    assert!(matches!(
+        handle_key(&mut ui2, &model2, key(KeyCode::Esc)),
+        UiCommand::Chat(ChatUiCommand::Close { .. })
+    ));
+    // The first chat had no turn: nothing was asked of it.
+    assert!(model.chat.control.interrupts.entries().next().is_none());
+    let _ = &mut model;
+}
+
+/// A save hub stand-in that records what is submitted to it.
+struct Recorder;
+
+impl ractor::Actor for Recorder {
+    type Msg = SaveCommand;
+    type State = Arc<Mutex<Vec<String>>>;
+    type Arguments = Arc<Mutex<Vec<String>>>;
+
+    async fn pre_start(
+        &self,
+        _me: ractor::ActorRef<SaveCommand>,
+        seen: Self::Arguments,
+    ) -> Result<Self::State, ractor::ActorProcessingErr> {
+        Ok(seen)
+    }
+
+    async fn handle(
+        &self,
+        _me: ractor::ActorRef<SaveCommand>,
+        msg: SaveCommand,
+        seen: &mut Self::State,
+    ) -> Result<(), ractor::ActorProcessingErr> {
+        seen.lock().unwrap().push(format!("{msg:?}"));
+        Ok(())
+    }
+}
+
+async fn settle(seen: &Arc<Mutex<Vec<String>>>, n: usize) -> Vec<String> {
+    for _ in 0..200 {
+        if seen.lock().unwrap().len() >= n {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    seen.lock().unwrap().clone()
+}
+
+/// §14.13, C-36, C-33: input typed while the interrupt is in flight stays local — `전송 대기`
+/// in the transcript, nothing submitted — and is sent once the interrupt's answer lands, with
+/// the same request id; the answer's fresh chat control token is the one held then (§14.15).
+#[tokio::test]
+async fn c36_s14_13_input_typed_while_the_interrupt_is_in_flight_is_held_until_its_answer() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (hub, handle) = ractor::Actor::spawn(None, Recorder, seen.clone())
+        .await
+        .unwrap();
+    let saves = hub.get_derived::<SaveCommand>();
+    let hubs = ChatHandles {
+        chat: None,
+        saves: Some(&saves),
+    };
+    let (mut model, mut ui, keeper) = running();
+    let (save_id, ticket) = interrupt_in_flight(&mut model, &keeper);
+    type_text(&mut ui, &model, "then summarise it");
+    let UiCommand::Chat(cmd) = handle_key(&mut ui, &model, key(KeyCode::Enter)) else {
+        panic!("Enter is a send");
+    };
+    assert!(matches!(cmd, ChatUiCommand::Send { .. }));
+    assert_eq!(
+        dispatch(cmd, &mut model, &mut ui, hubs, Theme { color: false }),
+        None
+    );
+    let ws = sample::scope(1).workspace.0;
+    let held: Vec<_> = model.chat.control.held.of(&ws, &keeper).cloned().collect();
+    assert_eq!(held.len(), 1);
+    assert_eq!(held[0].text, "then summarise it");
+    let pane = model.chat.pane.as_ref().unwrap();
+    let send = pane.send(&held[0].request_id).unwrap();
+    assert_eq!(send.phase, SendPhase::Typed);
+    assert_eq!(send.pending_state(), Some(PendingState::WaitingToSend));
+    let text = buffer_text(&draw(&model, &ui));
+    assert!(
+        text.lines()
+            .any(|l| l.contains("then summarise it") && l.contains("전송 대기")),
+        "{text}"
+    );
+    assert!(
+        settle(&seen, 1).await.is_empty(),
+        "nothing submitted before the answer"
+    );
+    // Another observation while the interrupt is still in flight releases nothing.
+    assert!(!after_observed(&mut model, &mut ui, hubs));
+
+    // The answer lands: the held input goes out, with its own request id.
+    crate::rig::observe(
+        &mut model,
+        SlotEvent::Observed(ticket, signalled(&save_id, &keeper, "control-2")),
+    )
+    .unwrap();
+    assert!(after_observed(&mut model, &mut ui, hubs));
+    let submitted = settle(&seen, 1).await;
+    assert_eq!(
+        submitted,
+        vec![format!("Submit(chat_send {})", held[0].request_id)]
+    );
+    assert_eq!(model.chat.control.token(&ws, &keeper), Some("control-2"));
+    assert_eq!(model.chat.control.held.of(&ws, &keeper).count(), 0);
+    // Released once.
+    assert!(!after_observed(&mut model, &mut ui, hubs));
+    assert_eq!(settle(&seen, 2).await.len(), 1);
+    hub.stop(None);
+    handle.await.unwrap();
+}
+
+/// §14.15, C-34, C-44: a newer MASC's acceptance says what the admission did — a status notice
+/// (never the operator's speech) before the reply; its `interrupt_error` is an error row that
+/// stays after a newest-page reload; the fresh token is held for the next send.
+#[test]
+fn s14_15_c44_the_admission_notice_and_its_interrupt_error_stay_visible() {
+    let (mut model, mut ui, keeper) = opened(0);
+    model.chat.pane.as_mut().unwrap().register_send(A, "go on");
+    step(
+        &mut model,
+        &keeper,
+        A,
+        SendStep::Accepted {
+            state: OperationState::Queued,
+            interactive: Some(InteractiveAdmission {
+                outcome: InteractiveOutcome("applied".into()),
+                chat_control_token: "control-3".into(),
+                signalled: false,
+                resumed: true,
+                interrupt_error: Some("cancel_failed: fiber busy".into()),
+            }),
+        },
+    );
+    after_observed(&mut model, &mut ui, ChatHandles::default());
+    let ws = sample::scope(1).workspace.0;
+    assert_eq!(model.chat.control.token(&ws, &keeper), Some("control-3"));
+    let text = buffer_text(&draw(&model, &ui));
+    assert!(
+        text.lines()
+            .any(|l| l.contains("○") && l.contains("paused queue resumed")),
+        "{text}"
+    );
+    let error = |text: &str| {
+        text.lines().any(|l| {
+            l.trim_start().starts_with('✗') && l.contains("interrupt · cancel_failed: fiber busy")
+        })
+    };
+    assert!(error(&text), "{text}");
+    {
+        let pane = model.chat.pane.as_ref().unwrap();
+        let view = pane.view();
+        let notice = view.transcript().get(&format!("{A}:admission")).unwrap();
+        assert_eq!(notice.kind, EntryKind::Status, "a notice, never speech");
+    }
+    step(
+        &mut model,
+        &keeper,
+        A,
+        SendStep::Event(ChatStreamEvent::RunStarted),
+    );
+    let t = chat_ticket(&keeper, 9);
+    crate::rig::dispatch(&mut model, t.clone());
+    crate::rig::observe(&mut model, SlotEvent::Observed(t, page(Vec::new()))).unwrap();
+    let text = buffer_text(&draw(&model, &ui));
+    assert!(error(&text), "after a reload:\n{text}");
+}
