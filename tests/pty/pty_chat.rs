@@ -86,7 +86,8 @@ fn pty_chat_send_reply_history_and_back() {
         });
     }
 
-    // Esc back to the roster.
+    // Esc back to the roster, once the turn has ended (Esc during it interrupts it, C-36).
+    session.wait_for_text("Esc:back");
     session.send(b"\x1b");
     session.wait_for("the roster again", |s| {
         let screen = s.parser.screen();

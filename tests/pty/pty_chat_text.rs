@@ -14,6 +14,8 @@ fn sent_and_quoted(session: &mut PtySession, marker: &str) {
     session.wait_for("the reply quoting the message with its modifier", |s| {
         s.parser.screen().contents().contains(&quoted)
     });
+    // The turn ends (Esc during it would interrupt it, C-36; the footer offers back again).
+    session.wait_for_text("Esc:back");
 }
 
 #[test]
