@@ -85,7 +85,7 @@ impl MeasureJob {
             .map(|(chunk, range)| {
                 let text = self.text.get(range.clone()).unwrap_or("");
                 let lines = entry_chunk_lines(&self.kind, text, *chunk, self.role, None, &self.ctx);
-                let rows = super::window::body_rows(&lines, self.width, self.role, self.ctx.style);
+                let rows = super::repeat::body_rows(&lines, self.width, self.role, self.ctx.style);
                 (*chunk, rows.len() as u32)
             })
             .collect();

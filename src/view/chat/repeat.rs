@@ -3,6 +3,9 @@
 //! failure's rows never fold (C-8). Both the frame and the off-actor measurement fold with
 //! this one function, so the heights they count agree (C-74).
 
+use super::marks::Role;
+use super::style::ChatStyle;
+use super::wrap::{LogicalLine, wrap_lines};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
@@ -35,6 +38,21 @@ pub fn fold_repeats(rows: Vec<Line<'static>>, style: Style) -> Vec<Line<'static>
         }
     }
     out
+}
+
+/// Wrapped body rows with C-67's repeat fold (failures never fold, C-8): the one function
+/// the frame and the off-actor measurement both use, so their heights agree.
+pub(crate) fn body_rows(
+    lines: &[LogicalLine],
+    width: usize,
+    role: Role,
+    style: ChatStyle,
+) -> Vec<Line<'static>> {
+    let rows = wrap_lines(lines, width);
+    if role == Role::Error {
+        return rows;
+    }
+    fold_repeats(rows, style.recede())
 }
 
 #[cfg(test)]

@@ -16,8 +16,9 @@ use super::modes::{ViewModes, ViewToggle};
 use super::paint::{Painter, date_row, gutter, header};
 use super::plan::{PlannedBlock, Source, build_plan};
 use super::project::{ProjectCtx, detail_rows, pending_rows, project_tool_block, report_rows};
+use super::repeat::body_rows;
 use super::style::ChatStyle;
-use super::wrap::{LogicalLine, wrap_lines};
+use super::wrap::LogicalLine;
 use crate::view::text::fit_width;
 use crate::view::theme::Theme;
 use ratatui::buffer::Buffer;
@@ -25,21 +26,6 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use std::collections::HashMap;
 use std::sync::Arc;
-
-/// Wrapped body rows with C-67's repeat fold (failures never fold, C-8): the one function
-/// the frame and the off-actor measurement both use, so their heights agree.
-pub(crate) fn body_rows(
-    lines: &[LogicalLine],
-    width: usize,
-    role: Role,
-    style: ChatStyle,
-) -> Vec<Line<'static>> {
-    let rows = wrap_lines(lines, width);
-    if role == Role::Error {
-        return rows;
-    }
-    super::repeat::fold_repeats(rows, style.recede())
-}
 
 /// Where the window sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
