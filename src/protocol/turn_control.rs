@@ -173,15 +173,21 @@ pub struct RunNextRequest {
     /// A queued chat operation this client submitted.
     pub request_id: String,
     pub interrupt_token: Option<String>,
+    /// This client's inputs already promoted, kept ahead in their order (sent when any).
+    pub priority_predecessors: Vec<String>,
 }
 
 impl RunNextRequest {
     pub fn body(&self) -> Value {
-        json!({
+        let mut body = json!({
             "name": self.keeper,
             "request_id": self.request_id,
             "interrupt_token": self.interrupt_token,
-        })
+        });
+        if !self.priority_predecessors.is_empty() {
+            body["priority_predecessors"] = json!(self.priority_predecessors);
+        }
+        body
     }
 }
 
@@ -359,10 +365,21 @@ mod tests {
             keeper: "alpha".into(),
             request_id: "tui-02".into(),
             interrupt_token: Some("i-1".into()),
+            priority_predecessors: Vec::new(),
         };
         assert_eq!(
             r.body(),
             json!({"name":"alpha","request_id":"tui-02","interrupt_token":"i-1"})
+        );
+        let run_next = RunNextRequest {
+            interrupt_token: None,
+            priority_predecessors: vec!["tui-01".into()],
+            ..r.clone()
+        };
+        assert_eq!(
+            run_next.body(),
+            json!({"name":"alpha","request_id":"tui-02","interrupt_token":null,
+                   "priority_predecessors":["tui-01"]})
         );
         let c = |status: u16, body: &str| classify_run_next(status, body.as_bytes(), &r);
         assert_eq!(

@@ -120,6 +120,10 @@ pub enum ChatUiCommand {
         keeper: String,
         text: String,
     },
+    /// `/run-next`: this chat's oldest input still queued runs next (§14.14, nothing stopped).
+    RunNext {
+        keeper: String,
+    },
 }
 
 /// What a raw config key (or the editor's return) asks the view actor to do.

@@ -118,6 +118,8 @@ async fn steer(rig: &mut Rig, scope: &ReadScope, keeper: &str, request_id: &str)
         SteerIntent {
             keeper: keeper.into(),
             request_id: request_id.into(),
+            run_next: false,
+            predecessors: Vec::new(),
         },
         scope.clone(),
     )
@@ -293,5 +295,76 @@ async fn c36_s14_14_steer_runs_the_queued_input_next_and_stops_the_running_turn(
     let again = steer(&mut rig, &scope, "rondo", &second).await;
     assert_eq!(again.save_class(), SaveClass::Conflict, "{again:?}");
     assert_eq!(rig.server.request_count("POST", RUN_NEXT), 2);
+    rig.finish().await;
+}
+
+/// §14.14, C-66 `/run-next`: a queued input asked to run next (`interrupt_token: null`, no
+/// census read) goes ahead of an earlier queued input once the running turn ends; the running
+/// turn is not stopped by it (`signalled:false`; here it ends only by its own interrupt).
+#[tokio::test]
+async fn s14_14_run_next_moves_a_queued_input_ahead_and_stops_nothing() {
+    let mut rig = rig_with(FaultPlan::default()).await;
+    let scope = confirmed_scope(&mut rig).await;
+    let first = send(&mut rig, &scope, "rondo", "a long reply first").await;
+    streaming(&mut rig, &first).await;
+    // One after the other, so each acceptance is awaited in the order it comes.
+    let second = send(&mut rig, &scope, "rondo", "second question").await;
+    send_step(&mut rig, &second, |s| {
+        matches!(s, SendStep::Accepted { .. })
+    })
+    .await;
+    let third = send(&mut rig, &scope, "rondo", "third, more urgent").await;
+    send_step(&mut rig, &third, |s| matches!(s, SendStep::Accepted { .. })).await;
+    let census = rig.server.request_count("GET", TURNS);
+    let id = submit::<TurnSteer>(
+        &mut rig,
+        SteerIntent {
+            keeper: "rondo".into(),
+            request_id: third.clone(),
+            run_next: true,
+            predecessors: Vec::new(),
+        },
+        scope.clone(),
+    )
+    .await;
+    let outcome = match control_receipt(&mut rig, &id).await {
+        TurnControlEvent::Steer(e) => match e.step {
+            SaveStep::Ended(r) => r,
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    };
+    assert!(
+        matches!(&outcome, SaveOutcome::Applied { detail, .. } if !detail.signalled),
+        "{outcome:?}"
+    );
+    assert_eq!(
+        rig.server.request_count("GET", TURNS),
+        census,
+        "run-next reads no census"
+    );
+    // The running turn keeps streaming until it is stopped on its own.
+    streaming(&mut rig, &first).await;
+    interrupt(&mut rig, &scope, "rondo", by_request(&first)).await;
+    for id in [&third, &second] {
+        assert!(matches!(
+            send_outcome(&mut rig, id).await,
+            SendOutcome::Completed { .. }
+        ));
+    }
+    let events = rig.view.slot_events::<ChatSlot, ChatObservation>();
+    let started = |id: &str| {
+        events.iter().position(|e| {
+            matches!(e, SlotEvent::Observed(_, ChatObservation::Send {
+                request_id, step: SendStep::Event(ChatStreamEvent::RunStarted) })
+                if request_id == id)
+        })
+    };
+    let (third_at, second_at) = (started(&third), started(&second));
+    assert!(
+        third_at.is_some() && third_at < second_at,
+        "the input asked to run next started first: {third_at:?} {second_at:?}"
+    );
+    assert_eq!(rig.server.request_count("POST", RUN_NEXT), 1);
     rig.finish().await;
 }

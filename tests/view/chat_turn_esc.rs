@@ -6,8 +6,8 @@
 use crate::chat_screen::{chat_ticket, draw, key, opened, page, type_text};
 use crossterm::event::KeyCode;
 use masc_tui::actors::chat::{
-    ChatObservation, ChatSlot, InterruptAim, InterruptIntent, SendStep, TurnControlEvent,
-    TurnInterrupt,
+    ChatObservation, ChatSlot, InterruptAim, InterruptIntent, SendStep, SteerIntent,
+    TurnControlEvent, TurnInterrupt,
 };
 use masc_tui::actors::contract::{SlotEvent, Ticket};
 use masc_tui::actors::saves::{SaveCommand, SaveEvent, SaveId, SaveKind, SaveStep};
@@ -314,4 +314,88 @@ fn s14_15_c44_the_admission_notice_and_its_interrupt_error_stay_visible() {
     crate::rig::observe(&mut model, SlotEvent::Observed(t, page(Vec::new()))).unwrap();
     let text = buffer_text(&draw(&model, &ui));
     assert!(error(&text), "after a reload:\n{text}");
+}
+
+/// C-66, §14.14: `/run-next` is a command, never a send: it asks that this chat's oldest input
+/// still queued run next; an input already promoted stays ahead (`predecessors`) and the next
+/// `/run-next` takes the one after it; with nothing queued it says so and submits nothing.
+#[test]
+fn c66_s14_14_run_next_takes_the_oldest_queued_input_behind_the_promoted_ones() {
+    let (mut model, mut ui, keeper) = running();
+    let run_next = |model: &mut Model, ui: &mut Ui| {
+        type_text(ui, model, "/run-next");
+        let cmd = handle_key(ui, model, key(KeyCode::Enter));
+        assert_eq!(
+            cmd,
+            UiCommand::Chat(ChatUiCommand::RunNext {
+                keeper: model.chat.pane.as_ref().unwrap().keeper.clone()
+            })
+        );
+        let UiCommand::Chat(cmd) = cmd else {
+            unreachable!()
+        };
+        dispatch(
+            cmd,
+            model,
+            ui,
+            ChatHandles::default(),
+            Theme { color: false },
+        )
+    };
+    let nothing = run_next(&mut model, &mut ui);
+    assert!(
+        nothing.is_some_and(|n| n.contains("no input of")),
+        "nothing queued"
+    );
+    assert_eq!(model.chat.control.steers.entries().count(), 0);
+    const B: &str = "tui-0190f5a0-0000-7000-8000-0000000000e2";
+    const C: &str = "tui-0190f5a0-0000-7000-8000-0000000000e3";
+    for id in [B, C] {
+        model.chat.pane.as_mut().unwrap().register_send(id, "later");
+        for s in [
+            SendStep::Written,
+            SendStep::Sending,
+            SendStep::Accepted {
+                state: OperationState::Queued,
+                interactive: None,
+            },
+        ] {
+            step(&mut model, &keeper, id, s);
+        }
+    }
+    // No save hub here: the save is refused locally, and B was not promoted by it.
+    run_next(&mut model, &mut ui);
+    let of = |model: &Model, id: &str| {
+        model
+            .chat
+            .control
+            .steers
+            .entries()
+            .find(|e| e.intent.request_id == id)
+            .map(|e| e.intent.clone())
+    };
+    let first = of(&model, B).unwrap();
+    assert_eq!((first.request_id.as_str(), first.run_next), (B, true));
+    assert!(first.predecessors.is_empty());
+    let text = buffer_text(&draw(&model, &ui));
+    assert!(
+        text.lines()
+            .any(|l| l.trim_start().starts_with('✗') && l.contains("run-next · ")),
+        "{text}"
+    );
+    // B promoted (its run-next in flight): the next one is C, behind B.
+    model.chat.control.steers.submit(
+        SaveId::fresh(),
+        SteerIntent {
+            keeper: keeper.clone(),
+            request_id: B.into(),
+            run_next: true,
+            predecessors: Vec::new(),
+        },
+        sample::scope(1).workspace.0,
+    );
+    run_next(&mut model, &mut ui);
+    let second = of(&model, C).unwrap();
+    assert_eq!(second.request_id, C);
+    assert_eq!(second.predecessors, vec![B.to_string()]);
 }

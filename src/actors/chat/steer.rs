@@ -26,6 +26,13 @@ pub struct SteerIntent {
     pub keeper: String,
     /// The queued chat operation this client submitted.
     pub request_id: String,
+    /// `/run-next` (§14.14 `interrupt_token: null`): the input only moves to the front; no
+    /// census is read and no turn is named to stop.
+    #[serde(default)]
+    pub run_next: bool,
+    /// This client's inputs already promoted, kept ahead in their order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub predecessors: Vec<String>,
 }
 
 /// The kind.
@@ -62,18 +69,23 @@ impl SaveKind for TurnSteer {
         intent: SteerIntent,
     ) -> BoxFuture<'static, RunNextOutcome> {
         Box::pin(async move {
-            let row = match census_row(&client, &auth, &intent.keeper).await {
-                Ok(row) => row,
-                Err(reason) => return SaveOutcome::NotSent { reason },
-            };
-            let interrupt_token = match &row.state {
-                KeeperTurnState::InTurn(turn) => Some(turn.interrupt_token.clone()),
-                _ => None,
+            let interrupt_token = if intent.run_next {
+                None
+            } else {
+                let row = match census_row(&client, &auth, &intent.keeper).await {
+                    Ok(row) => row,
+                    Err(reason) => return SaveOutcome::NotSent { reason },
+                };
+                match &row.state {
+                    KeeperTurnState::InTurn(turn) => Some(turn.interrupt_token.clone()),
+                    _ => None,
+                }
             };
             let request = RunNextRequest {
                 keeper: intent.keeper.clone(),
                 request_id: intent.request_id.clone(),
                 interrupt_token,
+                priority_predecessors: intent.predecessors.clone(),
             };
             let exchange = client
                 .post_json(&auth, RUN_NEXT_PATH, &request.body())

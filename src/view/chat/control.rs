@@ -231,31 +231,37 @@ fn interrupt_row(entry: &SaveEntry<TurnInterrupt>, pane: &ChatPane) -> (Entry, b
     }
 }
 
+/// The row of one `/steer` (`STEER · …`, C-36) or `/run-next` (`NEXT · …`).
 fn steer_row(entry: &SaveEntry<TurnSteer>) -> Entry {
     let id = format!("{}:steer", entry.save_id);
+    let (label, what) = if entry.intent.run_next {
+        ("NEXT", "run-next")
+    } else {
+        ("STEER", "steer")
+    };
     let status = |text: String| row(id.clone(), EntryKind::Status, text);
     let Some(receipt) = entry.phase.receipt() else {
-        return status("STEER · asking to run this input next".into());
+        return status(format!("{label} · asking to run this input next"));
     };
     match receipt {
         SaveOutcome::Applied { detail, .. } => status(if detail.signalled {
-            "STEER · this input runs next, the running turn was asked to stop".into()
+            format!("{label} · this input runs next, the running turn was asked to stop")
         } else {
-            "STEER · this input runs next".into()
+            format!("{label} · this input runs next")
         }),
-        SaveOutcome::Unchanged => status("STEER · already next".into()),
+        SaveOutcome::Unchanged => status(format!("{label} · already next")),
         SaveOutcome::Conflict { .. } => failure(
             id.clone(),
-            "steer",
-            "steer · the input already started or settled · nothing moved".into(),
+            what,
+            format!("{what} · the input already started or settled · nothing moved"),
         ),
         SaveOutcome::NotApplied { reason } | SaveOutcome::NotSent { reason } => failure(
             id.clone(),
-            "steer",
-            format!("steer · {}", interrupt::describe(reason)),
+            what,
+            format!("{what} · {}", interrupt::describe(reason)),
         ),
         SaveOutcome::OutcomeUnknown { reason } => status(format!(
-            "steer outcome unknown · {} · not resent",
+            "{what} outcome unknown · {} · not resent",
             interrupt::describe(reason)
         )),
     }

@@ -6,6 +6,8 @@
 use super::sending::send;
 use super::{ChatHandles, Ui};
 use crate::actors::chat::{InterruptAim, InterruptIntent, SteerIntent};
+use crate::protocol::chat::OperationState;
+use crate::protocol::outcome::SaveClass;
 use crate::view::chat::{SendPhase, control};
 use crate::view::composer::Draft;
 use crate::view::model::Model;
@@ -106,6 +108,60 @@ pub fn steer(
     }
 }
 
+/// `/run-next` (§14.14, C-66): the oldest input of this chat still queued and not yet promoted
+/// runs next — `interrupt_token: null`, nothing stopped — behind the inputs already promoted
+/// (`priority_predecessors`, in their order).
+pub fn run_next(model: &mut Model, hubs: ChatHandles<'_>, keeper: String) -> Option<String> {
+    let Some(scope) = model.gate().current().cloned() else {
+        return Some("run-next not sent: workspace not confirmed".into());
+    };
+    let workspace = scope.workspace.0.clone();
+    let pane = model.chat.pane.as_ref().filter(|p| p.keeper == keeper)?;
+    let promoted = |id: &str| {
+        model.chat.control.steers.entries().any(|e| {
+            e.intent.request_id == id
+                && e.workspace == workspace
+                && e.phase
+                    .class()
+                    .is_none_or(|c| matches!(c, SaveClass::Applied | SaveClass::Unchanged))
+        })
+    };
+    let queued: Vec<&String> = pane
+        .sends
+        .iter()
+        .filter(|(_, s)| s.phase == SendPhase::Accepted(OperationState::Queued))
+        .map(|(id, _)| id)
+        .collect();
+    let predecessors: Vec<String> = queued
+        .iter()
+        .filter(|id| promoted(id))
+        .map(|id| (*id).clone())
+        .collect();
+    let Some(target) = queued
+        .iter()
+        .find(|id| !promoted(id))
+        .map(|id| (*id).clone())
+    else {
+        return Some(format!(
+            "/run-next: no input of {} is waiting in the queue",
+            crate::view::text::sanitize(&keeper)
+        ));
+    };
+    let submitted = submit_save(
+        &mut model.chat.control.steers,
+        hubs.saves,
+        SteerIntent {
+            keeper,
+            request_id: target,
+            run_next: true,
+            predecessors,
+        },
+        scope,
+    );
+    sync(model);
+    submitted.err().map(|notice| format!("run-next {notice}"))
+}
+
 /// A `/steer` input was accepted as queued: submit the steer save for it.
 pub fn submit_steer(
     model: &mut Model,
@@ -119,7 +175,12 @@ pub fn submit_steer(
     let submitted = submit_save(
         &mut model.chat.control.steers,
         hubs.saves,
-        SteerIntent { keeper, request_id },
+        SteerIntent {
+            keeper,
+            request_id,
+            run_next: false,
+            predecessors: Vec::new(),
+        },
         scope,
     );
     sync(model);

@@ -350,6 +350,11 @@ fn slash(
                 name,
             });
         }
+        SlashCommand::RunNext => {
+            return UiCommand::Chat(ChatUiCommand::RunNext {
+                keeper: chat.keeper.clone(),
+            });
+        }
         SlashCommand::Steer(text) => {
             chat.scroll = ScrollPosition::Newest;
             return UiCommand::Chat(ChatUiCommand::Steer {

@@ -266,6 +266,7 @@ pub fn dispatch(
         } => sending::send(model, ui, hubs, keeper, text, draft).err(),
         ChatUiCommand::Interrupt { keeper, name } => control::interrupt(model, hubs, keeper, name),
         ChatUiCommand::Steer { keeper, text } => control::steer(model, ui, hubs, keeper, text),
+        ChatUiCommand::RunNext { keeper } => control::run_next(model, hubs, keeper),
     }
 }
 
