@@ -4,7 +4,7 @@
 //! stored original through an OSC 52 sequence of our own, only for a terminal known to accept
 //! it (C-31); `/queue` and `/context` open over the chat and close with `Esc`.
 
-use super::chat_layout::history_row;
+use super::chat_layout::{exchanges, history_row};
 use super::chat_screen::{chat_ticket, draw, key, opened, page, type_text};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::protocol::chat::ChatRole;
@@ -21,27 +21,13 @@ use ratatui::style::Modifier;
 /// 40 exchanges; answers 5, 15, 25 and 35 hold `needle-<i>`; the newest reply last.
 fn chat_with_needles() -> (Model, Ui) {
     let (mut model, mut ui, keeper) = opened(0);
-    let mut rows = Vec::new();
-    for i in 0..40 {
-        let ts = 1_787_000_000.0 + f64::from(i) * 60.0;
-        rows.push(history_row(
-            &format!("u{i}"),
-            ChatRole::User,
-            &format!("question {i}"),
-            ts,
-        ));
-        let answer = if i % 10 == 5 {
+    let mut rows = exchanges(40, |i| {
+        if i % 10 == 5 {
             format!("answer {i} holds the Needle-{i} here")
         } else {
             format!("answer {i}")
-        };
-        rows.push(history_row(
-            &format!("a{i}"),
-            ChatRole::Assistant,
-            &answer,
-            ts + 30.0,
-        ));
-    }
+        }
+    });
     rows.push(history_row(
         "a-last",
         ChatRole::Assistant,

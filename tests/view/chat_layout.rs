@@ -29,11 +29,10 @@ pub(crate) fn history_row(id: &str, role: ChatRole, content: &str, ts: f64) -> C
     }
 }
 
-/// A chat open on keeper 0 with a few exchanges, `NEWEST` last.
-fn chat_with_history() -> (Model, Ui) {
-    let (mut model, ui, keeper) = opened(0);
+/// `n` exchanges a minute apart: `question i` from the operator, then `answer(i)` 30 s later.
+pub(crate) fn exchanges(n: u32, answer: impl Fn(u32) -> String) -> Vec<ChatHistoryRow> {
     let mut rows = Vec::new();
-    for i in 0..6 {
+    for i in 0..n {
         let ts = 1_787_000_000.0 + f64::from(i) * 60.0;
         rows.push(history_row(
             &format!("u{i}"),
@@ -44,10 +43,17 @@ fn chat_with_history() -> (Model, Ui) {
         rows.push(history_row(
             &format!("a{i}"),
             ChatRole::Assistant,
-            &format!("answer {i}"),
+            &answer(i),
             ts + 30.0,
         ));
     }
+    rows
+}
+
+/// A chat open on keeper 0 with a few exchanges, `NEWEST` last.
+fn chat_with_history() -> (Model, Ui) {
+    let (mut model, ui, keeper) = opened(0);
+    let mut rows = exchanges(6, |i| format!("answer {i}"));
     rows.push(history_row(
         "a-last",
         ChatRole::Assistant,
@@ -153,22 +159,7 @@ fn first_labelled_row(model: &Model, ui: &Ui) -> String {
 #[test]
 fn c31_c74_ctrl_f_keeps_the_anchor_entry_not_the_row_count() {
     let (mut model, mut ui, keeper) = opened(0);
-    let mut rows = Vec::new();
-    for i in 0..40 {
-        let ts = 1_787_000_000.0 + f64::from(i) * 60.0;
-        rows.push(history_row(
-            &format!("u{i}"),
-            ChatRole::User,
-            &format!("question {i}"),
-            ts,
-        ));
-        rows.push(history_row(
-            &format!("a{i}"),
-            ChatRole::Assistant,
-            &format!("answer {i}"),
-            ts + 30.0,
-        ));
-    }
+    let rows = exchanges(40, |i| format!("answer {i}"));
     model
         .chat
         .pane
