@@ -46,28 +46,40 @@ fn read_list(model: &mut Model, ui: &mut Ui, keeper: &str) {
         r#"{{"pending_confirm_envelope":{{"items":[{}],"summary":{{"actor_filter":"masc-tui","filter_active":true,"visible_count":2,"hidden_count":0,"total_count":2,"hidden_actors":[],"confirm_required_actions":[]}}}}}}"#,
         items.join(",")
     );
+    let list = OperatorApprovals::decode(body.as_bytes()).unwrap();
+    let observation = DecisionsObservation::Approvals(Ok(receipt(list)));
+    observe_decision_read(model, ui, DecisionsSlot::Approvals, 41, observation);
+}
+
+/// A value admitted by its receipt, as the Decisions source admits a fresh read.
+pub(crate) fn receipt<T>(value: T) -> Admitted<T> {
+    Admitted {
+        value: Arc::new(value),
+        mode: AdmissionMode::Receipt,
+        from_cache: false,
+    }
+}
+
+/// One Decisions read of `slot` (generation `generation`) dispatched and observed as the source
+/// posts it; the view actor then runs the chat's after-observation step.
+pub(crate) fn observe_decision_read(
+    model: &mut Model,
+    ui: &mut Ui,
+    slot: DecisionsSlot,
+    generation: u64,
+    observation: DecisionsObservation,
+) {
     let t = Ticket {
-        slot: DecisionsSlot::Approvals,
-        generation: 41,
+        slot,
+        generation,
         scope: sample::scope(1),
     };
     crate::rig::dispatch(model, t.clone());
-    crate::rig::observe(
-        model,
-        SlotEvent::Observed(
-            t,
-            DecisionsObservation::Approvals(Ok(Admitted {
-                value: Arc::new(OperatorApprovals::decode(body.as_bytes()).unwrap()),
-                mode: AdmissionMode::Receipt,
-                from_cache: false,
-            })),
-        ),
-    )
-    .unwrap();
+    crate::rig::observe(model, SlotEvent::Observed(t, observation)).unwrap();
     after_observed(model, ui, ChatHandles::default());
 }
 
-fn slash(ui: &mut Ui, model: &Model, command: &str) -> UiCommand {
+pub(crate) fn slash(ui: &mut Ui, model: &Model, command: &str) -> UiCommand {
     type_text(ui, model, command);
     handle_key(ui, model, key(KeyCode::Enter))
 }

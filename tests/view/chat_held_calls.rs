@@ -7,29 +7,22 @@
 //! `승인됨 · 적용 예정` / `거부됨 · 실행 안 됨`); a call that leaves the list unanswered from here
 //! reads `대기 끝남`.
 
-use crate::chat_screen::{draw, opened, type_text};
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crate::chat_approvals::{observe_decision_read, receipt, slash};
+use crate::chat_screen::{draw, opened};
 use masc_tui::actors::contract::{SlotEvent, Ticket};
 use masc_tui::actors::decisions::held_call::HeldCallDecision;
 use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
 use masc_tui::actors::saves::{SaveEvent, SaveId, SaveStep};
-use masc_tui::protocol::admission::AdmissionMode;
-use masc_tui::protocol::client::Admitted;
 use masc_tui::protocol::decode::WireDecode;
 use masc_tui::protocol::held_calls::{
     HeldCallDecisionReply, HeldCallEffect, HeldToolCalls, ToolCallVerdict,
 };
 use masc_tui::protocol::outcome::SaveOutcome;
-use masc_tui::view::keys::{UiCommand, handle_key};
+use masc_tui::view::keys::UiCommand;
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{self, buffer_text};
 use masc_tui::view::screens::Ui;
 use masc_tui::view::screens::chat::{ChatHandles, after_observed};
-use std::sync::Arc;
-
-fn key(code: KeyCode) -> KeyEvent {
-    KeyEvent::new(code, KeyModifiers::NONE)
-}
 
 fn call_json(keeper: &str, id: &str, tool: &str, asked_at: f64) -> String {
     format!(
@@ -41,30 +34,9 @@ fn call_json(keeper: &str, id: &str, tool: &str, asked_at: f64) -> String {
 /// runs the chat's after-observation step.
 fn read_calls(model: &mut Model, ui: &mut Ui, generation: u64, calls: &[String]) {
     let body = format!(r#"{{"pending":[{}]}}"#, calls.join(","));
-    let t = Ticket {
-        slot: DecisionsSlot::HeldCalls,
-        generation,
-        scope: sample::scope(1),
-    };
-    crate::rig::dispatch(model, t.clone());
-    crate::rig::observe(
-        model,
-        SlotEvent::Observed(
-            t,
-            DecisionsObservation::HeldCalls(Ok(Admitted {
-                value: Arc::new(HeldToolCalls::decode(body.as_bytes()).unwrap()),
-                mode: AdmissionMode::Receipt,
-                from_cache: false,
-            })),
-        ),
-    )
-    .unwrap();
-    after_observed(model, ui, ChatHandles::default());
-}
-
-fn slash(ui: &mut Ui, model: &Model, command: &str) -> UiCommand {
-    type_text(ui, model, command);
-    handle_key(ui, model, key(KeyCode::Enter))
+    let calls = HeldToolCalls::decode(body.as_bytes()).unwrap();
+    let observation = DecisionsObservation::HeldCalls(Ok(receipt(calls)));
+    observe_decision_read(model, ui, DecisionsSlot::HeldCalls, generation, observation);
 }
 
 fn two_calls(keeper: &str) -> Vec<String> {
