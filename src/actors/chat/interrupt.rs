@@ -82,7 +82,6 @@ pub async fn census_row(
             .cloned()
             .ok_or_else(|| KEEPER_NOT_IN_CENSUS.to_string()),
         Err(ClientError::NotServed { .. }) => Err(CENSUS_NOT_SERVED.to_string()),
-        Err(ClientError::Status { status: 404, .. }) => Err(CENSUS_NOT_SERVED.to_string()),
         Err(err) => Err(format!("{CENSUS_FAILED}_{}", err.class())),
     }
 }
