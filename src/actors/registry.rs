@@ -58,7 +58,7 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
             keeper_detail::KeeperDetailSpawner { cadence: secs(15) },
         ),
         entry(
-            &["workspace_gate"],
+            &["workspace_gate", "tool_approval_modes"],
             keeper_detail::WorkspaceGateSpawner { cadence: secs(30) },
         ),
         // The chat hub has no cadence: its sources read on open, PgUp and reconciliation.
@@ -177,6 +177,7 @@ mod tests {
                 D::Context("k".into()),
                 D::Metrics("k".into()),
                 D::WorkspaceGate,
+                D::ToolModes,
             ]));
         }
         kinds.extend(owner_of(&[

@@ -20,6 +20,7 @@ use crate::actors::keeper_detail::{
 };
 use crate::protocol::client::ErrorClass;
 use crate::protocol::keeper_detail::{DashboardGate, KeeperStatus, LiveContext, MetricsTail};
+use crate::protocol::keeper_ops::ToolApprovalModes;
 use crate::protocol::routes::RouteFamily;
 use crate::view::fetched::{FailureClass, Fetched};
 use std::collections::BTreeMap;
@@ -39,6 +40,9 @@ pub struct KeeperDetailModel {
     inbox: Inbox<KeeperDetailSlot, KeeperDetailObservation>,
     /// The workspace Gate mode (§14.4), a standing read of the `workspace_gate` source.
     pub gate: Slot<Arc<DashboardGate>>,
+    /// Every Keeper's tool approval mode (§14.4), the same source's second standing read: the
+    /// chat status line's `AUTO`/`YOLO` (C-57).
+    pub tool_modes: Slot<Arc<ToolApprovalModes>>,
     keepers: BTreeMap<String, KeeperDetail>,
     /// Which Keeper each viewer watches (mirrors the commands sent to the source).
     watching: BTreeMap<Viewer, String>,
@@ -56,6 +60,7 @@ impl KeeperDetailModel {
         Self {
             inbox: inboxes.get(),
             gate: Slot::default(),
+            tool_modes: Slot::default(),
             keepers: BTreeMap::new(),
             watching: BTreeMap::new(),
         }
@@ -98,7 +103,10 @@ impl KeeperDetailModel {
 
     fn slot_mut(&mut self, key: &KeeperDetailSlot) -> Option<&mut dyn ReadSlot> {
         let Some(keeper) = key.keeper() else {
-            return Some(&mut self.gate);
+            return Some(match key {
+                KeeperDetailSlot::ToolModes => &mut self.tool_modes,
+                _ => &mut self.gate,
+            });
         };
         let detail = self.keepers.get_mut(keeper)?;
         Some(match key {
@@ -106,6 +114,7 @@ impl KeeperDetailModel {
             KeeperDetailSlot::Context(_) => &mut detail.context,
             KeeperDetailSlot::Metrics(_) => &mut detail.metrics,
             KeeperDetailSlot::WorkspaceGate => &mut self.gate,
+            KeeperDetailSlot::ToolModes => &mut self.tool_modes,
         })
     }
 }
@@ -133,14 +142,17 @@ impl SurfaceModel for KeeperDetailModel {
 
     fn dispatched(&mut self, ticket: &Ticket<KeeperDetailSlot>, gate: &EpochGate) -> bool {
         let Some(keeper) = ticket.slot.keeper() else {
-            return self.gate.dispatched(ticket, gate);
+            return match ticket.slot {
+                KeeperDetailSlot::ToolModes => self.tool_modes.dispatched(ticket, gate),
+                _ => self.gate.dispatched(ticket, gate),
+            };
         };
         let detail = self.keepers.entry(keeper.to_string()).or_default();
         match &ticket.slot {
             KeeperDetailSlot::Meta(_) => detail.meta.dispatched(ticket, gate),
             KeeperDetailSlot::Context(_) => detail.context.dispatched(ticket, gate),
             KeeperDetailSlot::Metrics(_) => detail.metrics.dispatched(ticket, gate),
-            KeeperDetailSlot::WorkspaceGate => false,
+            KeeperDetailSlot::WorkspaceGate | KeeperDetailSlot::ToolModes => false,
         }
     }
 
@@ -154,6 +166,9 @@ impl SurfaceModel for KeeperDetailModel {
         match (&ticket.slot, payload) {
             (KeeperDetailSlot::WorkspaceGate, KeeperDetailObservation::Gate(_)) => {
                 self.gate.judge(ticket, gate)
+            }
+            (KeeperDetailSlot::ToolModes, KeeperDetailObservation::ToolModes(_)) => {
+                self.tool_modes.judge(ticket, gate)
             }
             (KeeperDetailSlot::Meta(_), KeeperDetailObservation::Meta(_)) => {
                 Slot::judge_if_open(detail.map(|d| &d.meta), ticket, gate)
@@ -179,10 +194,17 @@ impl SurfaceModel for KeeperDetailModel {
         payload: KeeperDetailObservation,
         now: Instant,
     ) {
-        if let KeeperDetailObservation::Gate(result) = payload {
-            self.gate.apply_with(ticket, result, now, |v| v);
-            return;
-        }
+        let payload = match payload {
+            KeeperDetailObservation::Gate(result) => {
+                self.gate.apply_with(ticket, result, now, |v| v);
+                return;
+            }
+            KeeperDetailObservation::ToolModes(result) => {
+                self.tool_modes.apply_with(ticket, result, now, |v| v);
+                return;
+            }
+            other => other,
+        };
         let Some(detail) = ticket.slot.keeper().and_then(|k| self.keepers.get_mut(k)) else {
             return;
         };
@@ -196,13 +218,16 @@ impl SurfaceModel for KeeperDetailModel {
             KeeperDetailObservation::Metrics(result) => {
                 detail.metrics.apply_with(ticket, result, now, |v| v);
             }
-            KeeperDetailObservation::Gate(_) => {}
+            KeeperDetailObservation::Gate(_) | KeeperDetailObservation::ToolModes(_) => {}
         }
     }
 
     fn retired(&mut self, ticket: &Ticket<KeeperDetailSlot>) -> bool {
         let Some(keeper) = ticket.slot.keeper() else {
-            return self.gate.retired(ticket);
+            return match ticket.slot {
+                KeeperDetailSlot::ToolModes => self.tool_modes.retired(ticket),
+                _ => self.gate.retired(ticket),
+            };
         };
         let Some(detail) = self.keepers.get_mut(keeper) else {
             return false;
@@ -211,7 +236,7 @@ impl SurfaceModel for KeeperDetailModel {
             KeeperDetailSlot::Meta(_) => detail.meta.retired(ticket),
             KeeperDetailSlot::Context(_) => detail.context.retired(ticket),
             KeeperDetailSlot::Metrics(_) => detail.metrics.retired(ticket),
-            KeeperDetailSlot::WorkspaceGate => false,
+            KeeperDetailSlot::WorkspaceGate | KeeperDetailSlot::ToolModes => false,
         }
     }
 
@@ -220,7 +245,10 @@ impl SurfaceModel for KeeperDetailModel {
     }
 
     fn slots(&mut self) -> Vec<(SourceKey, &mut dyn ReadSlot)> {
-        let mut all: Vec<(SourceKey, &mut dyn ReadSlot)> = vec![(WORKSPACE_GATE, &mut self.gate)];
+        let mut all: Vec<(SourceKey, &mut dyn ReadSlot)> = vec![
+            (WORKSPACE_GATE, &mut self.gate),
+            (WORKSPACE_GATE, &mut self.tool_modes),
+        ];
         for detail in self.keepers.values_mut() {
             all.push((KEEPER_DETAIL, &mut detail.meta));
             all.push((KEEPER_DETAIL, &mut detail.context));
@@ -234,7 +262,7 @@ impl SurfaceModel for KeeperDetailModel {
     /// The parts of the watched Keepers and the workspace Gate this MASC does not serve
     /// (issue 13; the header lists them).
     fn not_served(&self) -> Vec<RouteFamily> {
-        let mut slots: Vec<&dyn ReadSlot> = vec![&self.gate];
+        let mut slots: Vec<&dyn ReadSlot> = vec![&self.gate, &self.tool_modes];
         for d in self.watching.values().filter_map(|k| self.keepers.get(k)) {
             slots.extend([&d.meta as &dyn ReadSlot, &d.context, &d.metrics]);
         }

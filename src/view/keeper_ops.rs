@@ -9,7 +9,7 @@ use crate::actors::contract::Ticket;
 use crate::actors::keepers::KeepersSlot;
 use crate::actors::keepers::ops::assignment::AssignmentSave;
 use crate::actors::keepers::ops::create::CreateSave;
-use crate::actors::keepers::ops::lifecycle::LifecycleSave;
+use crate::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleSave};
 use crate::actors::keepers::ops::sandbox::SandboxSave;
 use crate::actors::keepers::ops::settings::SettingsSave;
 use crate::actors::keepers::ops::{KeeperOpEvent, KeeperOpSlot};
@@ -31,6 +31,9 @@ pub struct KeeperOpsModel {
     pub create: SaveBook<CreateSave>,
     /// A receipt landed: the roster is re-read (it never replaces the receipt).
     reread: bool,
+    /// A `g` tool gate receipt landed: the tool approval modes are re-read too (§14.4; the
+    /// status line's `AUTO`/`YOLO` follows the server, never the receipt).
+    reread_modes: bool,
 }
 
 /// The newest operation on one Keeper, whichever kind.
@@ -91,6 +94,8 @@ impl KeeperOpsModel {
             }
             KeeperOpEvent::Lifecycle(e) => {
                 self.reread |= is_receipt(&e.step);
+                self.reread_modes |=
+                    is_receipt(&e.step) && matches!(e.intent.action, LifecycleAction::ToolGate(_));
                 self.lifecycle.apply(e);
             }
             KeeperOpEvent::Settings(e) => {
@@ -117,6 +122,11 @@ impl KeeperOpsModel {
     /// Whether a receipt asked for a re-read since the last call.
     pub fn take_reread(&mut self) -> bool {
         std::mem::take(&mut self.reread)
+    }
+
+    /// Whether a tool gate receipt asked for the tool approval modes since the last call.
+    pub fn take_reread_modes(&mut self) -> bool {
+        std::mem::take(&mut self.reread_modes)
     }
 
     /// H-11: the operation on `keeper` still in flight in `workspace`, by name, if any.
@@ -166,5 +176,54 @@ impl KeeperOpsModel {
             .flatten()
             .max_by(|a, b| a.0.cmp(b.0))
             .map(|(_, op)| op)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actors::keepers::ops::lifecycle::{
+        LifecycleApplied, LifecycleIntent, LifecycleOutcome,
+    };
+    use crate::actors::saves::{SaveEvent, SaveId};
+    use crate::protocol::keeper_ops::ToolApprovalMode;
+    use crate::protocol::outcome::DirectiveApplied;
+    use crate::protocol::outcome::SaveOutcome;
+
+    fn lifecycle(action: LifecycleAction, step: SaveStep<LifecycleOutcome>) -> KeeperOpEvent {
+        KeeperOpEvent::Lifecycle(SaveEvent {
+            save_id: SaveId("save-1".into()),
+            intent: LifecycleIntent::new("run", action),
+            workspace: "/w/.masc".into(),
+            step,
+        })
+    }
+
+    /// C-57, §14.4: a `g` tool gate receipt asks for the tool approval modes again (the status
+    /// line follows the server, not the receipt); another lifecycle receipt, or a tool gate
+    /// still sending, does not.
+    #[test]
+    fn c57_s14_4_a_tool_gate_receipt_re_reads_the_tool_modes() {
+        let mut ops = KeeperOpsModel::default();
+        let gate = LifecycleAction::ToolGate(ToolApprovalMode::Yolo);
+        ops.apply(lifecycle(gate, SaveStep::Sending));
+        assert!(!ops.take_reread_modes());
+        ops.apply(lifecycle(
+            LifecycleAction::Wake,
+            SaveStep::Ended(SaveOutcome::Applied {
+                detail: LifecycleApplied::Directive(DirectiveApplied::Signalled),
+                warning: None,
+            }),
+        ));
+        assert!(ops.take_reread() && !ops.take_reread_modes());
+        ops.apply(lifecycle(
+            gate,
+            SaveStep::Ended(SaveOutcome::Applied {
+                detail: LifecycleApplied::ToolGate(ToolApprovalMode::Yolo),
+                warning: None,
+            }),
+        ));
+        assert!(ops.take_reread_modes());
+        assert!(!ops.take_reread_modes(), "taken once");
     }
 }

@@ -107,12 +107,16 @@ impl SurfaceModel for KeepersModel {
     }
 
     /// A Keeper operation's receipt re-reads the roster (N-3), which never replaces it.
+    /// A `g` tool gate receipt re-reads the tool approval modes too (§14.4, C-57).
     fn take_demands(&mut self) -> Vec<SourceKey> {
+        let mut demands = Vec::new();
         if self.ops.take_reread() {
-            vec![ROSTER]
-        } else {
-            Vec::new()
+            demands.push(ROSTER);
         }
+        if self.ops.take_reread_modes() {
+            demands.push(crate::actors::keeper_detail::WORKSPACE_GATE);
+        }
+        demands
     }
 
     fn any_failed(&self) -> bool {

@@ -374,11 +374,9 @@ async fn l4_refresh_supersedes_the_metadata_read_in_flight() {
     rig.finish().await;
 }
 
-/// Issue 13 on §14.8/§14.9: MASC v0.24.0 does not serve the extension routes; only those
-/// parts are "not served" (typed), the metadata is read as usual.
-#[tokio::test]
-async fn older_masc_serves_metadata_but_not_context_or_metrics() {
-    let mut rig = start_rig(
+/// The rig on the embedded server playing MASC v0.24.0 (issue 13).
+async fn older_masc() -> Rig {
+    start_rig(
         ServeOptions {
             compat: Some(MascRelease::V0_24_0),
             ..ServeOptions::default()
@@ -386,7 +384,14 @@ async fn older_masc_serves_metadata_but_not_context_or_metrics() {
         None,
         None,
     )
-    .await;
+    .await
+}
+
+/// Issue 13 on §14.8/§14.9: MASC v0.24.0 does not serve the extension routes; only those
+/// parts are "not served" (typed), the metadata is read as usual.
+#[tokio::test]
+async fn older_masc_serves_metadata_but_not_context_or_metrics() {
+    let mut rig = older_masc().await;
     watch(&mut rig, Viewer::Detail, "rondo").await;
     let m = observed(&mut rig, meta("rondo")).await;
     assert!(
@@ -411,6 +416,112 @@ async fn older_masc_serves_metadata_but_not_context_or_metrics() {
         ),
         "{:?}",
         t.payload
+    );
+    rig.finish().await;
+}
+
+const TOOL_MODES: &str = "/api/v1/keepers/tool-approval-mode";
+
+/// C-57, §14.4: every Keeper's tool approval mode is a standing read of the workspace gate
+/// source, read on the confirmed epoch (seeded: no override, every Keeper `auto`) and again on
+/// an explicit demand (what a `g` tool gate receipt sends) after the mode changed on the
+/// server: the status line's `YOLO` comes from the server, never from the receipt.
+#[tokio::test]
+async fn c57_s14_4_tool_modes_are_read_on_the_epoch_and_again_after_a_change() {
+    use masc_tui::actors::contract::{DemandKind, SourceControl};
+    use masc_tui::actors::keeper_detail::WORKSPACE_GATE;
+    use masc_tui::protocol::keeper_ops::ToolApprovalMode;
+    let mut rig = rig_with(plan("")).await;
+    let first = observed(&mut rig, KeeperDetailSlot::ToolModes).await;
+    let KeeperDetailObservation::ToolModes(Ok(modes)) = &first.payload else {
+        panic!("{:?}", first.payload)
+    };
+    assert!(modes.value.overrides.is_empty(), "{:?}", modes.value);
+    assert_eq!(modes.value.mode_of("rondo"), ToolApprovalMode::Auto);
+    let status = reqwest::Client::new()
+        .post(format!("{}{TOOL_MODES}", rig.server.base_url()))
+        .bearer_auth("actor-test-token")
+        .header("X-MASC-Expected-Root", rig.server.masc_root())
+        .json(&serde_json::json!({"name": "rondo", "mode": "yolo"}))
+        .send()
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(status, 200);
+    let gate = rig.source_handle(WORKSPACE_GATE).await;
+    assert!(gate.send_control(SourceControl::Demand(DemandKind::Explicit)));
+    let later = first.ticket.generation;
+    let again = match rig
+        .view
+        .wait_slot::<KeeperDetailSlot, KeeperDetailObservation>(|e| {
+            matches!(e, SlotEvent::Observed(t, _)
+                if t.slot == KeeperDetailSlot::ToolModes && t.generation > later)
+        })
+        .await
+    {
+        Some(SlotEvent::Observed(_, payload)) => payload.clone(),
+        other => panic!("no second read: {other:?}"),
+    };
+    let KeeperDetailObservation::ToolModes(Ok(modes)) = &again else {
+        panic!("{again:?}")
+    };
+    assert_eq!(modes.value.mode_of("rondo"), ToolApprovalMode::Yolo);
+    assert_eq!(modes.value.mode_of("mira"), ToolApprovalMode::Auto);
+    assert_eq!(rig.server.request_count("GET", TOOL_MODES), 2);
+    rig.finish().await;
+}
+
+/// C-57, §14.4, §13: a mode outside `auto`/`yolo` fails the read (decode; never read as
+/// `auto`), a 500 is its own failure; MASC v0.24.0 does not serve the route (typed not served)
+/// while it serves the workspace Gate.
+#[tokio::test]
+async fn c57_s14_4_unknown_mode_and_faults_are_typed_and_an_older_masc_does_not_serve_it() {
+    let odd = r#"{"overrides":[{"keeper":"rondo","mode":"ask_everything"}],"default":"auto"}"#;
+    let mut rig = rig_with(plan(&format!(
+        r#"{{"match":{{"method":"GET","path":"{TOOL_MODES}"}},"fault":{{"status":200,"body":{odd}}}}}"#
+    )))
+    .await;
+    let o = observed(&mut rig, KeeperDetailSlot::ToolModes).await;
+    assert!(
+        matches!(
+            o.payload,
+            KeeperDetailObservation::ToolModes(Err(ClientError::Decode(_)))
+        ),
+        "{:?}",
+        o.payload
+    );
+    rig.finish().await;
+
+    let mut rig = rig_with(plan(&format!(
+        r#"{{"match":{{"method":"GET","path":"{TOOL_MODES}"}},"fault":{{"status":500}}}}"#
+    )))
+    .await;
+    let o = observed(&mut rig, KeeperDetailSlot::ToolModes).await;
+    assert!(
+        matches!(
+            o.payload,
+            KeeperDetailObservation::ToolModes(Err(ClientError::Status { status: 500, .. }))
+        ),
+        "{:?}",
+        o.payload
+    );
+    rig.finish().await;
+
+    let mut rig = older_masc().await;
+    let o = observed(&mut rig, KeeperDetailSlot::ToolModes).await;
+    assert!(
+        matches!(
+            o.payload,
+            KeeperDetailObservation::ToolModes(Err(ClientError::NotServed { .. }))
+        ),
+        "{:?}",
+        o.payload
+    );
+    let g = observed(&mut rig, KeeperDetailSlot::WorkspaceGate).await;
+    assert!(
+        matches!(g.payload, KeeperDetailObservation::Gate(Ok(_))),
+        "{:?}",
+        g.payload
     );
     rig.finish().await;
 }

@@ -605,3 +605,81 @@ fn c65_ctrl_g_next_keeper_not_while_a_turn_is_in_flight() {
     assert_eq!(chat.keeper, keeper);
     assert!(chat.composer.notice(std::time::Instant::now()).is_some());
 }
+
+/// C-57, §14.4: the status line's mode is the chat target's tool approval mode — an
+/// on-demand Keeper (every sample row) is not left without one: `mode not loaded` until the
+/// modes are read, then `YOLO` for its override, `AUTO` for the default; an older MASC says
+/// it does not serve them. Never the roster's activation, never guessed.
+#[test]
+fn c57_status_line_shows_yolo_and_auto_of_the_chat_target_for_an_on_demand_keeper() {
+    use masc_tui::actors::contract::SlotEvent;
+    use masc_tui::actors::keeper_detail::{KeeperDetailObservation, KeeperDetailSlot};
+    use masc_tui::protocol::client::ClientError;
+    use masc_tui::protocol::decode::WireDecode;
+    use masc_tui::protocol::keeper_ops::ToolApprovalModes;
+    use masc_tui::protocol::routes::RouteFamily;
+    let (mut model, ui, keeper) = opened(2);
+    let status_row = |model: &Model| {
+        let lines = buffer_lines(&draw(model, &ui));
+        lines[lines.len() - 2].clone()
+    };
+    let before = status_row(&model);
+    assert!(before.contains(" · mode not loaded · "), "{before}");
+    assert!(
+        !before.contains("AUTO") && !before.contains("ON-DEMAND"),
+        "{before}"
+    );
+    let ticket = |generation| masc_tui::actors::contract::Ticket {
+        slot: KeeperDetailSlot::ToolModes,
+        generation,
+        scope: sample::scope(1),
+    };
+    let body = format!(r#"{{"overrides":[{{"keeper":"{keeper}","mode":"yolo"}}]}}"#);
+    crate::rig::deliver(
+        &mut model,
+        ticket(1),
+        KeeperDetailObservation::ToolModes(crate::rig::admitted(
+            ToolApprovalModes::decode(body.as_bytes()).unwrap(),
+        )),
+    );
+    let yolo = status_row(&model);
+    assert!(yolo.contains(" · YOLO · "), "{yolo}");
+    crate::rig::deliver(
+        &mut model,
+        ticket(2),
+        KeeperDetailObservation::ToolModes(crate::rig::admitted(
+            ToolApprovalModes::decode(br#"{"overrides":[{"keeper":"other","mode":"yolo"}]}"#)
+                .unwrap(),
+        )),
+    );
+    let auto = status_row(&model);
+    assert!(auto.contains(" · AUTO · "), "{auto}");
+    // A read that fails after a value keeps it, marked.
+    crate::rig::dispatch(&mut model, ticket(3));
+    crate::rig::observe(
+        &mut model,
+        SlotEvent::Observed(
+            ticket(3),
+            KeeperDetailObservation::ToolModes(Err(ClientError::Timeout)),
+        ),
+    )
+    .unwrap();
+    let kept = status_row(&model);
+    assert!(kept.contains(" · AUTO (last) · "), "{kept}");
+    // An older MASC (never served): said so, never AUTO.
+    let (mut model, _, _) = opened(2);
+    crate::rig::dispatch(&mut model, ticket(1));
+    crate::rig::observe(
+        &mut model,
+        SlotEvent::Observed(
+            ticket(1),
+            KeeperDetailObservation::ToolModes(Err(ClientError::NotServed {
+                route: RouteFamily::ToolApprovalMode,
+            })),
+        ),
+    )
+    .unwrap();
+    let older = status_row(&model);
+    assert!(older.contains(" · mode not served by this MASC"), "{older}");
+    assert!(!older.contains("AUTO"), "{older}");
+}

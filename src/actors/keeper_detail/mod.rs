@@ -14,6 +14,7 @@ pub mod source;
 
 use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
 use crate::protocol::keeper_detail::{DashboardGate, KeeperStatus, MetricsTail};
+use crate::protocol::keeper_ops::ToolApprovalModes;
 
 pub use gate::WorkspaceGateSpawner;
 pub use reads::{ContextOwner, ContextRead};
@@ -21,7 +22,8 @@ pub use source::{KeeperDetailSource, KeeperDetailSpawner};
 
 /// The Keeper detail source (supervision key).
 pub const KEEPER_DETAIL: SourceKey = SourceKey("keeper_detail");
-/// The workspace Gate mode source (`GET /api/v1/dashboard/gate`, §14.4; supervision key).
+/// The workspace Gate mode source (`GET /api/v1/dashboard/gate`, §14.4; supervision key); it
+/// also reads the per-Keeper tool approval modes (`GET /api/v1/keepers/tool-approval-mode`).
 pub const WORKSPACE_GATE: SourceKey = SourceKey("workspace_gate");
 
 /// The slots of the Keeper detail reads, one set per watched Keeper.
@@ -36,6 +38,10 @@ pub enum KeeperDetailSlot {
     /// `GET /api/v1/dashboard/gate` (§14.4): the workspace Gate mode (a standing read of
     /// [`WORKSPACE_GATE`], not per Keeper).
     WorkspaceGate,
+    /// `GET /api/v1/keepers/tool-approval-mode` (§14.4): every Keeper's tool approval mode
+    /// (`auto` / `yolo`), the status line's `AUTO`/`YOLO` (C-57); a standing read of
+    /// [`WORKSPACE_GATE`], not per Keeper.
+    ToolModes,
 }
 
 impl KeeperDetailSlot {
@@ -43,7 +49,7 @@ impl KeeperDetailSlot {
     pub fn keeper(&self) -> Option<&str> {
         match self {
             Self::Meta(k) | Self::Context(k) | Self::Metrics(k) => Some(k),
-            Self::WorkspaceGate => None,
+            Self::WorkspaceGate | Self::ToolModes => None,
         }
     }
 }
@@ -56,13 +62,14 @@ impl SlotKey for KeeperDetailSlot {
             Self::Context(_) => "keeper_context",
             Self::Metrics(_) => "keeper_metrics",
             Self::WorkspaceGate => "workspace_gate",
+            Self::ToolModes => "tool_approval_modes",
         }
         .to_string()
     }
 
     fn source(&self) -> SourceKey {
         match self {
-            Self::WorkspaceGate => WORKSPACE_GATE,
+            Self::WorkspaceGate | Self::ToolModes => WORKSPACE_GATE,
             _ => KEEPER_DETAIL,
         }
     }
@@ -75,6 +82,7 @@ pub enum KeeperDetailObservation {
     Context(Box<ContextRead>),
     Metrics(ReadResult<MetricsTail>),
     Gate(ReadResult<DashboardGate>),
+    ToolModes(ReadResult<ToolApprovalModes>),
 }
 
 impl Payload for KeeperDetailObservation {
@@ -85,6 +93,7 @@ impl Payload for KeeperDetailObservation {
             Self::Context(read) => read_outcome(&read.result),
             Self::Metrics(r) => read_outcome(r),
             Self::Gate(r) => read_outcome(r),
+            Self::ToolModes(r) => read_outcome(r),
         }
     }
 }

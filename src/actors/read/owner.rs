@@ -22,6 +22,24 @@ pub struct SlotSpec<S, P> {
     pub reader: Reader<P>,
 }
 
+impl<S: SlotKey, P> SlotSpec<S, P> {
+    /// A standing slot (read on every confirmed epoch and on the cadence) whose explicit
+    /// demand supersedes the read in flight (G-3).
+    pub fn standing(
+        key: S,
+        generations: &crate::actors::contract::GenerationBook,
+        reader: Reader<P>,
+    ) -> Self {
+        Self {
+            generations: generations.counter(&key),
+            key,
+            explicit: ExplicitPolicy::Supersede,
+            standing: true,
+            reader,
+        }
+    }
+}
+
 struct InFlight<S> {
     ticket: Ticket<S>,
     worker: WorkerHandle,

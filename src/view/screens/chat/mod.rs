@@ -24,7 +24,7 @@ pub use context::{context_words, gate_words};
 pub use edit::edited;
 pub use find::FindState;
 pub use overlay::ChatOverlay;
-pub use status::{mode_words, status_line};
+pub use status::{activation_words, mode_words, status_line};
 
 pub use crate::view::chat::{
     Activity, ChatEffect, ChatPane, HistoryState, PendingSend, Progress, SendPhase,
@@ -447,6 +447,7 @@ pub fn render(
             roster_row(model, &chat.keeper),
             model.keeper_detail.of(&chat.keeper),
             &model.keeper_detail.gate.fetched,
+            &model.keeper_detail.tool_modes.fetched,
             theme,
             width,
         )

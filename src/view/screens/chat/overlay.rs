@@ -119,6 +119,8 @@ fn context_lines(chat: &ChatUi, model: &Model) -> Vec<(String, Tone)> {
         ));
     }
     out.push((gate_words(&model.keeper_detail.gate.fetched).0, Tone::Dim));
+    let (mode, _) = super::status::mode_words(&model.keeper_detail.tool_modes.fetched, keeper);
+    out.push((format!("tool approval {mode}"), Tone::Dim));
     match roster_row(model, keeper) {
         Some(row) => {
             out.push((
@@ -130,7 +132,7 @@ fn context_lines(chat: &ChatUi, model: &Model) -> Vec<(String, Tone)> {
                 ),
                 Tone::Dim,
             ));
-            out.push((super::status::mode_words(row), Tone::Dim));
+            out.push((super::status::activation_words(row).to_string(), Tone::Dim));
         }
         None => out.push(("roster not read".into(), Tone::Dim)),
     }
