@@ -5,6 +5,9 @@
 //!   off the view actor) against measuring it in the frame, and the off-actor measurement
 //! - a resize (reading width change → re-wrap) with 100k entries
 //! - resident memory with 100k entries (printed once: VmRSS from /proc/self/status)
+//! - `/find` on a 100k-entry transcript (issue 14): the view actor's part before (the whole
+//!   search on the actor) and after (only the dispatch; the search runs on the blocking pool,
+//!   measured separately), and the admission of its result
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use masc_tui::view::chat::{
@@ -172,6 +175,34 @@ fn frames(c: &mut Criterion) {
     });
 }
 
+/// `/find` on 100k entries at 200 columns: what the view actor spends.
+fn find(c: &mut Criterion) {
+    let mut v = view(100_000);
+    v.render(200, 60, ScrollPosition::Newest);
+    v.total_rows(200);
+    // Before: the search ran on the view actor (every chunk of the transcript wrapped).
+    c.bench_function("find_100k_on_view_actor_before_200x60", |b| {
+        b.iter(|| black_box(v.find_rows(200, "배포")))
+    });
+    // After: the view actor only stamps the layout and shares snapshots.
+    c.bench_function("find_100k_dispatch_on_view_actor_200x60", |b| {
+        b.iter(|| black_box(v.find_job(200, "배포")))
+    });
+    // Its result taken on the view actor (the block heights adopted under the same stamp).
+    let found = v.find_job(200, "배포").run();
+    c.bench_function("find_100k_admit_on_view_actor_200x60", |b| {
+        b.iter(|| black_box(v.adopt_found_heights(&found)))
+    });
+    // The search itself, on the blocking pool (not the view actor).
+    c.bench_function("find_100k_search_off_actor_200x60", |b| {
+        b.iter_batched(
+            || v.find_job(200, "배포"),
+            |job| black_box(job.run()),
+            BatchSize::LargeInput,
+        )
+    });
+}
+
 fn memory(_c: &mut Criterion) {
     let before = vm_rss_kib();
     let mut v = view(100_000);
@@ -188,5 +219,5 @@ fn memory(_c: &mut Criterion) {
     black_box(&v);
 }
 
-criterion_group!(benches, memory, frames);
+criterion_group!(benches, memory, frames, find);
 criterion_main!(benches);

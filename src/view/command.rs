@@ -71,6 +71,9 @@ pub enum UiCommand {
     /// Open the operator's editor (`VISUAL`/`EDITOR`/`vi`) on this text; the result goes to
     /// the surface in front now (`Screen::edited`).
     Edit(crate::view::editor::EditRequest),
+    /// `/find` or `n`/`N` in the chat (issue 14): run this search on the blocking pool (it
+    /// wraps the whole transcript); the result comes back as `ViewMsg::ChatFound`.
+    Find(Box<crate::view::chat::search::FindJob>),
     /// `/copy` (issue 14): bytes of an OSC 52 clipboard write built by masc-tui
     /// (`view::clipboard::osc52_sequence`), written to the terminal between frames.
     Clipboard(Vec<u8>),

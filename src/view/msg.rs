@@ -15,6 +15,8 @@ pub enum ViewMsg {
     WorkPrepared(Box<crate::view::work::Prepared>),
     /// Chunk heights of the open chat's huge message, measured off the view actor (issue 14).
     ChatMeasured(Box<crate::view::chat::measure::Measured>),
+    /// A `/find` match list searched off the view actor (issue 14).
+    ChatFound(Box<crate::view::chat::search::Found>),
     /// The frame scheduler's deadline passed.
     FrameDue,
     /// A background re-read of a slot of this inbox's surface was dispatched

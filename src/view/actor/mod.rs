@@ -66,6 +66,9 @@ pub enum ViewEvent {
     Frame { stats: FrameStats, buffer: Buffer },
     /// An observation was rejected and not applied.
     Rejected(RejectReason),
+    /// A `/find` result searched off the actor was rejected, not applied (its layout or query
+    /// is no longer the one it was searched for).
+    FindRejected(&'static str),
     /// A message was handled (after any frame it caused was requested).
     Handled(&'static str),
 }
@@ -206,6 +209,7 @@ impl<B: FrameSink> Actor for ViewActor<B> {
                     .is_some_and(|pane| pane.view().apply_measured(*measured));
                 state.changed(&myself, changed);
             }
+            ViewMsg::ChatFound(found) => state.on_chat_found(&myself, *found),
             ViewMsg::FrameDue => state.on_frame_due(&myself),
             ViewMsg::ReadAged(inbox) => state.on_read_aged(&myself, inbox),
             ViewMsg::Edit(step) => state.on_edit_msg(&myself, step),
@@ -231,6 +235,7 @@ fn msg_kind(msg: &ViewMsg) -> &'static str {
         ViewMsg::Input(_) => "input",
         ViewMsg::WorkPrepared(_) => "work_prepared",
         ViewMsg::ChatMeasured(_) => "chat_measured",
+        ViewMsg::ChatFound(_) => "chat_found",
         ViewMsg::FrameDue => "frame_due",
         ViewMsg::ReadAged(_) => "read_aged",
         ViewMsg::Edit(crate::view::editor::EditMsg::Parked { .. }) => "editor_parked",
@@ -499,6 +504,10 @@ impl<B: FrameSink> ViewState<B> {
         match cmd {
             UiCommand::None => {}
             UiCommand::Repaint => self.want(myself, FrameRequest::Input),
+            UiCommand::Find(job) => {
+                self.spawn_find(myself, *job);
+                self.want(myself, FrameRequest::Input);
+            }
             UiCommand::Refresh(source) => {
                 self.ui.notice = Some(self.demand(&source).into());
                 self.want(myself, FrameRequest::Input);
@@ -883,6 +892,36 @@ impl<B: FrameSink> ViewState<B> {
             let measured = job.run();
             let _ = view.cast(ViewMsg::ChatMeasured(Box::new(measured)));
         });
+    }
+
+    /// `/find` (issue 14): the search wraps the whole transcript, so it runs on the blocking
+    /// pool; only the dispatch (shared snapshots) happens here.
+    fn spawn_find(&self, myself: &ActorRef<ViewMsg>, job: crate::view::chat::search::FindJob) {
+        let view = myself.clone();
+        tokio::task::spawn_blocking(move || {
+            let found = job.run();
+            let _ = view.cast(ViewMsg::ChatFound(Box::new(found)));
+        });
+    }
+
+    /// A search came back: admitted only for the layout and query it was made for; a stale
+    /// one is traced and, when the search is still awaited, dispatched again.
+    fn on_chat_found(
+        &mut self,
+        myself: &ActorRef<ViewMsg>,
+        found: crate::view::chat::search::Found,
+    ) {
+        use crate::view::screens::chat::find::{Admission, admit_into};
+        match admit_into(&mut self.ui, &self.model, found, Instant::now()) {
+            Admission::Applied { .. } => self.want(myself, FrameRequest::Input),
+            Admission::Rejected { why, again } => {
+                tracing::debug!(target: "masc_tui::view", why, "find result rejected");
+                self.report(ViewEvent::FindRejected(why));
+                if let Some(job) = again {
+                    self.spawn_find(myself, job);
+                }
+            }
+        }
     }
 
     fn on_work_prepared(&mut self, prepared: crate::view::work::Prepared) -> bool {

@@ -2,11 +2,17 @@
 //! the renderer paints — the same plan, modes, width and wrapped rows as the frame and the
 //! scroll — so a match row is a row the window can show, in every origin mode. Matching is
 //! ASCII-case-insensitive on each painted row (a match never spans a wrap).
+//!
+//! The search itself runs off the view actor ([`crate::view::chat::search`]): the view only
+//! stamps its layout ([`TranscriptView::find_stamp`]), hands out a [`FindJob`] and adopts the
+//! block heights of a result made under its current stamp.
 
-use super::TranscriptView;
+use super::{TranscriptView, UNKNOWN};
+use crate::view::chat::search::{FindJob, FindStamp, Found};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// Byte ranges of `query` in `text`, ASCII case ignored (lowercasing ASCII keeps byte offsets).
 pub(crate) fn match_ranges(text: &str, query: &str) -> Vec<Range<usize>> {
@@ -73,8 +79,60 @@ impl TranscriptView {
         self.find.as_deref()
     }
 
+    /// The layout a search at `width` is made for (re-plans first when the transcript or the
+    /// modes changed, as a frame would; no wrapping).
+    pub fn find_stamp(&mut self, width: u16) -> FindStamp {
+        self.sync(usize::from(width));
+        let (transcript, modes, utc_offset_secs) = self.plan_for.unwrap_or((
+            self.transcript.generation(),
+            self.modes,
+            self.utc_offset_secs,
+        ));
+        FindStamp {
+            generation: self.generation,
+            transcript,
+            modes,
+            utc_offset_secs,
+            width,
+        }
+    }
+
+    /// A search for `query` at `width` to run off the view actor: shared snapshots of the
+    /// entries and the plan (reference counts only; nothing is wrapped here).
+    pub fn find_job(&mut self, width: u16, query: &str) -> FindJob {
+        let stamp = self.find_stamp(width);
+        let layout = self.sync(usize::from(width));
+        FindJob {
+            stamp,
+            query: query.to_string(),
+            entries: self.transcript.snapshot(),
+            plan: Arc::clone(&self.plan),
+            ctx: self.ctx(),
+            layout,
+        }
+    }
+
+    /// Takes the block heights a search measured when it was made under the current stamp
+    /// (so walking to an old match does not wrap every block below it on the view actor);
+    /// `false`, nothing taken, under any other stamp.
+    pub fn adopt_found_heights(&mut self, found: &Found) -> bool {
+        if found.stamp != self.find_stamp(found.stamp.width)
+            || found.block_heights.len() != self.plan.len()
+        {
+            return false;
+        }
+        for (slot, h) in self.block_heights.iter_mut().zip(&found.block_heights) {
+            if *slot == UNKNOWN {
+                *slot = *h;
+            }
+        }
+        true
+    }
+
     /// Transcript rows (counted from the first row, as `ScrollPosition::FromTop` counts) whose
-    /// painted body holds `query`, in the current modes at `width`.
+    /// painted body holds `query`, in the current modes at `width`, found here on the calling
+    /// thread through the frame's row cache (the reference the off-actor [`FindJob`] is held
+    /// to; not used by key handling).
     pub fn find_rows(&mut self, width: u16, query: &str) -> Vec<usize> {
         let layout = self.sync(usize::from(width));
         let mut out = Vec::new();

@@ -9,12 +9,90 @@
 //! measurement would, for the same layout generation only.
 
 use super::marks::Role;
-use super::model::EntryKind;
+use super::model::{Entry, EntryKind, ToolCall};
+use super::plan::{PlannedBlock, Source};
 use super::project::{
-    ProjectCtx, failure_rows, journal_rows, reasoning_rows, skill_rows, utterance_rows,
+    ProjectCtx, detail_rows, failure_rows, journal_rows, pending_rows, project_tool_block,
+    reasoning_rows, report_rows, skill_rows, utterance_rows,
 };
 use super::wrap::LogicalLine;
 use std::ops::Range;
+use std::sync::Arc;
+
+/// Logical lines of one chunk of a planned block's body (details appended to the last
+/// chunk). The frame, the scroll, the off-actor measurement and the off-actor `/find` all
+/// project through this one function (C-74).
+pub(super) fn block_chunk_lines(
+    entries: &[Arc<Entry>],
+    ctx: &ProjectCtx,
+    block: &PlannedBlock,
+    chunk: usize,
+) -> Vec<LogicalLine> {
+    let last_chunk = chunk + 1 >= block.chunk_count();
+    match &block.source {
+        Source::Tools(range) => {
+            let calls: Vec<(&ToolCall, &str)> = entries
+                .get(range.clone())
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(|e| match &e.kind {
+                    EntryKind::ToolCall(c) => Some((c, e.text.as_str())),
+                    _ => None,
+                })
+                .collect();
+            project_tool_block(&calls, ctx.modes.tools, ctx.style)
+        }
+        Source::Pending(range) => {
+            let list: Vec<&Entry> = entries
+                .get(range.clone())
+                .unwrap_or(&[])
+                .iter()
+                .map(|e| &**e)
+                .collect();
+            pending_rows(&list, ctx)
+        }
+        Source::Report(i) => entries
+            .get(*i)
+            .and_then(|e| e.reports.as_deref())
+            .map(|facts| report_rows(facts, ctx))
+            .unwrap_or_default(),
+        Source::Entry(i) => {
+            let Some(entry) = entries.get(*i) else {
+                return Vec::new();
+            };
+            let text = match &block.chunks {
+                Some(ranges) => ranges
+                    .get(chunk)
+                    .and_then(|r| entry.text.get(r.clone()))
+                    .unwrap_or(""),
+                // Leaked report lines are not painted; the report rows warn about them.
+                None => entry
+                    .reports
+                    .as_ref()
+                    .and_then(|f| f.display_text.as_deref())
+                    .unwrap_or(entry.text.as_str()),
+            };
+            // Still streaming: its open inline markup closed for display (never raw `*`).
+            let text = if entry.open {
+                super::partial::close_open_markup(text)
+            } else {
+                std::borrow::Cow::Borrowed(text)
+            };
+            let mut lines = entry_chunk_lines(
+                &entry.kind,
+                &text,
+                chunk,
+                block.role,
+                entry.turn_ref.as_deref(),
+                ctx,
+            );
+            if last_chunk {
+                lines.extend(detail_rows(entry, ctx));
+            }
+            lines
+        }
+    }
+}
 
 /// The body lines of one chunk of an entry (details excluded: they follow the last chunk).
 pub(super) fn entry_chunk_lines(

@@ -31,6 +31,7 @@ pub mod project;
 pub mod rail;
 pub mod repeat;
 pub mod run;
+pub mod search;
 pub mod style;
 pub mod surface;
 pub mod table;

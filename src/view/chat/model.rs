@@ -9,6 +9,7 @@
 use crate::protocol::chat::{ChatHistoryRow, ChatRole, ChatRowKind};
 use crate::protocol::coop_report::{self, FinalAnalysis};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Who produced an entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -367,9 +368,13 @@ impl Entry {
 }
 
 /// The entries of one chat, with a per-entry revision so caches can tell what changed.
+///
+/// The entries are shared (`Arc`), each entry too: [`Transcript::snapshot`] hands a search
+/// off the view actor (issue 14, `/find`) for the cost of one reference count; a change made
+/// while a snapshot is out copies the list of references once and only the entry it changes.
 #[derive(Debug, Default)]
 pub struct Transcript {
-    entries: Vec<Entry>,
+    entries: Arc<Vec<Arc<Entry>>>,
     /// Stable per-entry key (survives prepending older pages).
     uids: Vec<u64>,
     revs: Vec<u64>,
@@ -385,8 +390,20 @@ impl Transcript {
         Self::default()
     }
 
-    pub fn entries(&self) -> &[Entry] {
+    pub fn entries(&self) -> &[Arc<Entry>] {
         &self.entries
+    }
+
+    /// The entries as they are now, shared (O(1)); later changes do not reach it.
+    pub fn snapshot(&self) -> Arc<Vec<Arc<Entry>>> {
+        Arc::clone(&self.entries)
+    }
+
+    /// The entry at `index`, to change (copied first when a snapshot shares it).
+    fn entry_mut(&mut self, index: usize) -> Option<&mut Entry> {
+        Arc::make_mut(&mut self.entries)
+            .get_mut(index)
+            .map(Arc::make_mut)
     }
 
     pub fn len(&self) -> usize {
@@ -410,7 +427,10 @@ impl Transcript {
     }
 
     pub fn get(&self, id: &str) -> Option<&Entry> {
-        self.by_id.get(id).and_then(|&i| self.entries.get(i))
+        self.by_id
+            .get(id)
+            .and_then(|&i| self.entries.get(i))
+            .map(|e| &**e)
     }
 
     fn bump(&mut self) -> u64 {
@@ -423,8 +443,8 @@ impl Transcript {
     pub fn upsert(&mut self, entry: Entry) -> usize {
         let rev = self.bump();
         if let Some(&i) = self.by_id.get(&entry.id) {
-            if let Some(slot) = self.entries.get_mut(i) {
-                *slot = entry;
+            if let Some(slot) = Arc::make_mut(&mut self.entries).get_mut(i) {
+                *slot = Arc::new(entry);
             }
             if let Some(r) = self.revs.get_mut(i) {
                 *r = rev;
@@ -438,7 +458,7 @@ impl Transcript {
         self.next_uid += 1;
         let index = self.entries.len();
         self.by_id.insert(entry.id.clone(), index);
-        self.entries.push(entry);
+        Arc::make_mut(&mut self.entries).push(Arc::new(entry));
         self.uids.push(self.next_uid);
         self.revs.push(rev);
         index
@@ -450,7 +470,7 @@ impl Transcript {
             return false;
         };
         let rev = self.bump();
-        if let Some(entry) = self.entries.get_mut(i) {
+        if let Some(entry) = self.entry_mut(i) {
             change(entry);
         }
         if let Some(r) = self.revs.get_mut(i) {
@@ -465,7 +485,7 @@ impl Transcript {
             return false;
         }
         let rev = self.bump();
-        if let Some(entry) = self.entries.get_mut(index) {
+        if let Some(entry) = self.entry_mut(index) {
             change(entry);
         }
         if let Some(r) = self.revs.get_mut(index) {
@@ -494,7 +514,7 @@ impl Transcript {
         let count = fresh.len();
         self.revs.splice(0..0, std::iter::repeat_n(rev, count));
         self.uids.splice(0..0, uids);
-        self.entries.splice(0..0, fresh);
+        Arc::make_mut(&mut self.entries).splice(0..0, fresh.into_iter().map(Arc::new));
         self.by_id = self
             .entries
             .iter()
@@ -523,7 +543,8 @@ impl Transcript {
         self.bump();
         self.uids.remove(i);
         self.revs.remove(i);
-        let entry = self.entries.remove(i);
+        let entry = Arc::make_mut(&mut self.entries).remove(i);
+        let entry = Arc::try_unwrap(entry).unwrap_or_else(|shared| (*shared).clone());
         self.by_id = self
             .entries
             .iter()

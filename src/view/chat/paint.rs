@@ -106,7 +106,11 @@ pub(super) fn header(
 ) -> Line<'static> {
     let style = p.style;
     let origin = p.modes.origin;
-    let entry = p.transcript.entries().get(block.first_entry());
+    let entry = p
+        .transcript
+        .entries()
+        .get(block.first_entry())
+        .map(|e| &**e);
     let mark = speaker_mark(block.role, origin);
     if origin == OriginMode::Bare {
         let mut spans = vec![

@@ -12,6 +12,7 @@ use super::rail::{Rail, RailInput, Siding, assign_rails};
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ops::Range;
+use std::sync::Arc;
 
 /// Which entries a block shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -238,7 +239,7 @@ pub fn build_plan(t: &Transcript, modes: ViewModes, utc_offset_secs: i32) -> Vec
     blocks
 }
 
-fn contextualise(blocks: &mut [PlannedBlock], entries: &[Entry], origin: OriginMode) {
+fn contextualise(blocks: &mut [PlannedBlock], entries: &[Arc<Entry>], origin: OriginMode) {
     if origin == OriginMode::Inline {
         let inputs: Vec<RailInput> = blocks
             .iter()

@@ -10,12 +10,12 @@
 
 use super::gutter::{CHAT_MIN_HISTORY_ROWS, CHAT_MIN_TERMINAL_COLS, GutterLayout};
 use super::marks::Role;
-use super::measure::{MeasureJob, Measured, entry_chunk_lines};
-use super::model::{Entry, EntryKind, ToolCall, Transcript};
+use super::measure::{MeasureJob, Measured, block_chunk_lines};
+use super::model::Transcript;
 use super::modes::{ViewModes, ViewToggle};
 use super::paint::{Painter, date_row, gutter, header};
-use super::plan::{PlannedBlock, Source, build_plan};
-use super::project::{ProjectCtx, detail_rows, pending_rows, project_tool_block, report_rows};
+use super::plan::{PlannedBlock, build_plan};
+use super::project::ProjectCtx;
 use super::repeat::body_rows;
 use super::style::ChatStyle;
 use super::wrap::LogicalLine;
@@ -118,7 +118,8 @@ pub struct TranscriptView {
     modes: ViewModes,
     style: ChatStyle,
     utc_offset_secs: i32,
-    plan: Vec<PlannedBlock>,
+    /// Shared with an off-actor `/find` (issue 14): rebuilt whole, never changed in place.
+    plan: Arc<Vec<PlannedBlock>>,
     plan_for: Option<(u64, ViewModes, i32)>,
     /// Total rows of each planned block (`UNKNOWN` until measured).
     block_heights: Vec<u32>,
@@ -144,7 +145,7 @@ impl TranscriptView {
             modes: ViewModes::default(),
             style: ChatStyle::new(theme),
             utc_offset_secs: 0,
-            plan: Vec::new(),
+            plan: Arc::new(Vec::new()),
             plan_for: None,
             block_heights: Vec::new(),
             layout: None,
@@ -264,76 +265,21 @@ impl TranscriptView {
             self.block_heights = vec![UNKNOWN; self.plan.len()];
         }
         if self.plan_for != Some(plan_key) {
-            self.plan = build_plan(&self.transcript, self.modes, self.utc_offset_secs);
+            self.plan = Arc::new(build_plan(
+                &self.transcript,
+                self.modes,
+                self.utc_offset_secs,
+            ));
             self.plan_for = Some(plan_key);
             self.block_heights = vec![UNKNOWN; self.plan.len()];
         }
         layout
     }
 
-    /// Logical lines of one chunk of a block's body (details appended to the last chunk).
+    /// Logical lines of one chunk of a block's body (details appended to the last chunk):
+    /// the one projection the frame, the scroll and an off-actor `/find` share (C-74).
     fn chunk_lines(&self, block: &PlannedBlock, chunk: usize) -> Vec<LogicalLine> {
-        let entries = self.transcript.entries();
-        let ctx = self.ctx();
-        let last_chunk = chunk + 1 >= block.chunk_count();
-        match &block.source {
-            Source::Tools(range) => {
-                let calls: Vec<(&ToolCall, &str)> = entries
-                    .get(range.clone())
-                    .unwrap_or(&[])
-                    .iter()
-                    .filter_map(|e| match &e.kind {
-                        EntryKind::ToolCall(c) => Some((c, e.text.as_str())),
-                        _ => None,
-                    })
-                    .collect();
-                project_tool_block(&calls, self.modes.tools, self.style)
-            }
-            Source::Pending(range) => {
-                let list: Vec<&Entry> = entries.get(range.clone()).unwrap_or(&[]).iter().collect();
-                pending_rows(&list, &ctx)
-            }
-            Source::Report(i) => entries
-                .get(*i)
-                .and_then(|e| e.reports.as_deref())
-                .map(|facts| report_rows(facts, &ctx))
-                .unwrap_or_default(),
-            Source::Entry(i) => {
-                let Some(entry) = entries.get(*i) else {
-                    return Vec::new();
-                };
-                let text = match &block.chunks {
-                    Some(ranges) => ranges
-                        .get(chunk)
-                        .and_then(|r| entry.text.get(r.clone()))
-                        .unwrap_or(""),
-                    // Leaked report lines are not painted; the report rows warn about them.
-                    None => entry
-                        .reports
-                        .as_ref()
-                        .and_then(|f| f.display_text.as_deref())
-                        .unwrap_or(entry.text.as_str()),
-                };
-                // Still streaming: its open inline markup closed for display (never raw `*`).
-                let text = if entry.open {
-                    super::partial::close_open_markup(text)
-                } else {
-                    std::borrow::Cow::Borrowed(text)
-                };
-                let mut lines = entry_chunk_lines(
-                    &entry.kind,
-                    &text,
-                    chunk,
-                    block.role,
-                    entry.turn_ref.as_deref(),
-                    &ctx,
-                );
-                if last_chunk {
-                    lines.extend(detail_rows(entry, &ctx));
-                }
-                lines
-            }
-        }
+        block_chunk_lines(self.transcript.entries(), &self.ctx(), block, chunk)
     }
 
     fn body_width(&self, layout: &GutterLayout, block: &PlannedBlock) -> usize {

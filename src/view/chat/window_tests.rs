@@ -2,7 +2,7 @@
 //! off-actor measurement, and its generation check.
 
 use super::*;
-use crate::view::chat::{Speaker, Transcript};
+use crate::view::chat::{Entry, EntryKind, Speaker, Transcript};
 use crate::view::theme::Theme;
 
 fn text_of(line: &Line<'_>) -> String {

@@ -49,13 +49,10 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
             .modifiers
             .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
     {
-        let layout = composer_layout(chat, area, now);
-        let window = (layout.history.width, transcript_rows(&layout).max(1));
+        let window = super::find::window_of(chat, area, now);
         let older = key.code == KeyCode::Char('n');
-        if let Some(notice) = super::find::walk(chat, model, older, window) {
-            chat.composer.report_failure(notice, now);
-        }
-        return UiCommand::Repaint;
+        let step = super::find::walk(chat, model, older, window);
+        return find_command(chat, step, now);
     }
     // C-65: `Left` on an empty composer opens the Keeper list (the roster); the draft (empty)
     // and the chat stay as they are for `c` to reopen.
@@ -294,6 +291,18 @@ fn screen_key(chat: &mut ChatUi, model: &Model, key: KeyEvent, window: (u16, usi
     }
 }
 
+/// A `/find` step's notice onto the footer; its search (if any) for the view actor to run off
+/// the actor.
+fn find_command(chat: &mut ChatUi, step: super::find::FindStep, now: Instant) -> UiCommand {
+    if let Some(notice) = step.notice {
+        chat.composer.report_failure(notice, now);
+    }
+    match step.search {
+        Some(job) => UiCommand::Find(Box::new(job)),
+        None => UiCommand::Repaint,
+    }
+}
+
 /// A valid slash command (C-59…C-61): the ones that map to what the chat screen already does
 /// run; the rest report on the composer footer that they are not available. None is sent.
 fn slash(
@@ -308,9 +317,8 @@ fn slash(
     };
     match command {
         SlashCommand::Find(query) => {
-            if let Some(notice) = super::find::start(chat, model, query, window) {
-                chat.composer.report_failure(notice, now);
-            }
+            let step = super::find::start(chat, model, query, window);
+            return find_command(chat, step, now);
         }
         SlashCommand::Copy => {
             let support = crate::view::clipboard::osc52_from_env();
