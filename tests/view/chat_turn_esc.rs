@@ -399,3 +399,31 @@ fn c66_s14_14_run_next_takes_the_oldest_queued_input_behind_the_promoted_ones() 
     assert_eq!(second.request_id, C);
     assert_eq!(second.predecessors, vec![B.to_string()]);
 }
+
+/// §14.13, §14.1: a `paused:true` interrupt answer says the Keeper's queue is held and where it
+/// is resumed (the Keeper list's `p`, the §14.1 directive `resume`): the chat has no resume
+/// command of its own (C-66: `/resume` is not in the closed set, so it is reported, never sent).
+#[test]
+fn s14_13_a_paused_answer_says_the_queue_is_held_and_where_it_is_resumed() {
+    let (mut model, mut ui, keeper) = running();
+    let (save_id, ticket) = interrupt_in_flight(&mut model, &keeper);
+    crate::rig::observe(
+        &mut model,
+        SlotEvent::Observed(ticket, signalled(&save_id, &keeper, "control-2")),
+    )
+    .unwrap();
+    let chat = &mut model.chat;
+    control::sync(&chat.control, chat.pane.as_mut().unwrap());
+    let text = buffer_text(&draw(&model, &ui));
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("the Keeper's queue is held until resumed (Keeper list: p resumes)"),
+        "{text}"
+    );
+    type_text(&mut ui, &model, "/resume");
+    let cmd = handle_key(&mut ui, &model, key(KeyCode::Enter));
+    assert!(
+        !matches!(cmd, UiCommand::Chat(ChatUiCommand::Send { .. })),
+        "/resume is not sent: {cmd:?}"
+    );
+}

@@ -179,8 +179,11 @@ fn interrupt_row(entry: &SaveEntry<TurnInterrupt>, pane: &ChatPane) -> (Entry, b
     };
     match receipt {
         SaveOutcome::Applied { detail, .. } => {
+            // MASC holds the Keeper's queue on its metadata pause; the §14.1 directive
+            // `resume` lifts it, which masc-tui sends from the Keeper list (`p` on a paused
+            // Keeper). The chat has no resume command of its own (C-66's closed set has none).
             let held = if detail.paused {
-                " · the Keeper's queue is held until resumed"
+                " · the Keeper's queue is held until resumed (Keeper list: p resumes)"
             } else {
                 ""
             };
