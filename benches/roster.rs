@@ -1,5 +1,7 @@
-//! Keepers roster of 1,000 rows: projection + paint into a 200×60 buffer, and the cost and
-//! bytes of one `j` keypress through the presenter (CrosstermBackend over a byte counter).
+//! Keepers roster of 1,000 rows at 200×60: projection + paint of a whole frame, and one `j`
+//! keypress as the view actor paints it (the frame painter: a kept frame repainted in part
+//! when only the selection moved, else a whole frame into a reused buffer; the presenter over
+//! a byte counter).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // bench harness
 
@@ -8,6 +10,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::keepers::KeepersObservation;
 use masc_tui::protocol::admission::AdmissionMode;
+use masc_tui::view::frame::FramePainter;
 use masc_tui::view::keys::handle_key;
 use masc_tui::view::model::Model;
 use masc_tui::view::presenter::{ByteCounter, Presenter};
@@ -45,64 +48,148 @@ fn ui() -> Ui {
     }
 }
 
-fn paint(model: &Model, ui: &Ui, ctx: &ProjectionCtx) -> Buffer {
-    let mut buf = Buffer::empty(ui.area);
-    render(model, ui, ctx, ui.area, &mut buf);
-    buf
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
 }
 
-fn j() -> KeyEvent {
-    KeyEvent::new(KeyCode::Char('j'), KeyModifiers::NONE)
+type Counted = Presenter<CrosstermBackend<BufWriter<ByteCounter>>>;
+
+/// As in `run_tui`: a frame buffer flushed once per frame.
+fn presenter(counter: &ByteCounter) -> Counted {
+    let writer = BufWriter::with_capacity(1 << 20, counter.clone());
+    Presenter::new(CrosstermBackend::new(writer), true)
 }
 
 fn bench_roster(c: &mut Criterion) {
     let model = model();
     let ctx = ProjectionCtx::now(Theme::default());
 
-    // Figures printed once: bytes of the first (full) frame and of one `j`.
+    // Figures printed once: bytes of the first (whole) frame, of one `j`, of one `j` that
+    // scrolls, and of an unchanged frame.
     {
         let counter = ByteCounter::default();
-        // As in `run_tui`: a frame buffer flushed once per frame.
-        let writer = BufWriter::with_capacity(1 << 20, counter.clone());
-        let mut presenter = Presenter::new(CrosstermBackend::new(writer), true);
+        let mut presenter = presenter(&counter);
+        let mut painter = FramePainter::default();
         let mut ui = ui();
-        presenter.present(&paint(&model, &ui, &ctx)).unwrap();
+        painter.paint(&mut presenter, &model, 0, &ui, &ctx).unwrap();
         let full = counter.bytes();
         let writes = counter.writes();
-        handle_key(&mut ui, &model, j());
-        let stats = presenter.present(&paint(&model, &ui, &ctx)).unwrap();
-        let idle_before = counter.bytes();
-        presenter.present(&paint(&model, &ui, &ctx)).unwrap();
+        handle_key(&mut ui, &model, key(KeyCode::Char('j')));
+        let j = painter.paint(&mut presenter, &model, 0, &ui, &ctx).unwrap();
+        let after_j = counter.bytes();
+        painter.paint(&mut presenter, &model, 0, &ui, &ctx).unwrap();
+        let idle = counter.bytes() - after_j;
+        let page = ui.roster_page_rows();
+        for _ in 0..page {
+            handle_key(&mut ui, &model, key(KeyCode::Char('j')));
+        }
+        painter.paint(&mut presenter, &model, 0, &ui, &ctx).unwrap();
+        let before_scroll = counter.bytes();
+        handle_key(&mut ui, &model, key(KeyCode::Char('j')));
+        let scroll = painter.paint(&mut presenter, &model, 0, &ui, &ctx).unwrap();
         println!(
             "roster {ROWS} rows @200x60: full frame {full} bytes ({writes} writes); \
-             one `j` {} bytes, {} cells, {} writes; unchanged frame {} bytes",
-            idle_before - full,
-            stats.cells,
-            counter.writes() - writes,
-            counter.bytes() - idle_before
+             one `j` {} bytes, {} cells, in part: {}; a `j` that scrolls {} bytes, {} cells, \
+             in part: {}; unchanged frame {idle} bytes",
+            after_j - full,
+            j.stats.cells,
+            j.damaged,
+            counter.bytes() - before_scroll,
+            scroll.stats.cells,
+            scroll.damaged,
         );
     }
 
+    // A whole frame as the view paints one: reset the reused buffer, project and paint.
     c.bench_function("roster_1000/project_and_paint_200x60", |b| {
         let ui = ui();
-        b.iter(|| black_box(paint(black_box(&model), &ui, &ctx)));
+        let mut presenter = presenter(&ByteCounter::default());
+        b.iter(|| {
+            let buf = presenter.frame_buffer(ui.area);
+            render(black_box(&model), &ui, &ctx, ui.area, buf);
+            black_box(buf.area)
+        });
     });
 
-    c.bench_function("roster_1000/j_keypress_project_paint_present", |b| {
-        let counter = ByteCounter::default();
-        let writer = BufWriter::with_capacity(1 << 20, counter);
-        let mut presenter = Presenter::new(CrosstermBackend::new(writer), true);
-        let mut ui = ui();
-        presenter.present(&paint(&model, &ui, &ctx)).unwrap();
+    // The same into a freshly allocated buffer (the view before the kept frame).
+    c.bench_function("roster_1000/project_and_paint_fresh_buffer_200x60", |b| {
+        let ui = ui();
         b.iter(|| {
-            // j walks down the roster; wrap to the top so every iteration moves.
+            let mut buf = Buffer::empty(ui.area);
+            render(black_box(&model), &ui, &ctx, ui.area, &mut buf);
+            black_box(buf)
+        });
+    });
+
+    // A whole frame painted and presented (the model changed: nothing kept is reused but the
+    // rows' cells), the screen otherwise unchanged.
+    c.bench_function("roster_1000/whole_frame_paint_present_200x60", |b| {
+        let ui = ui();
+        let mut presenter = presenter(&ByteCounter::default());
+        let mut painter = FramePainter::default();
+        let mut changes = 0u64;
+        b.iter(|| {
+            changes += 1;
+            black_box(
+                painter
+                    .paint(&mut presenter, &model, changes, &ui, &ctx)
+                    .unwrap(),
+            )
+        });
+    });
+
+    // One `j` walking down the whole roster (wrapping to the top): after the first page
+    // every `j` scrolls the rows by one.
+    c.bench_function("roster_1000/j_keypress_project_paint_present", |b| {
+        let mut presenter = presenter(&ByteCounter::default());
+        let mut painter = FramePainter::default();
+        let mut ui = ui();
+        painter.paint(&mut presenter, &model, 0, &ui, &ctx).unwrap();
+        b.iter(|| {
             if ui.roster.selected + 1 >= ROWS {
-                ui.roster.selected = 0;
-                ui.roster.offset = 0;
+                handle_key(&mut ui, &model, key(KeyCode::Home));
             }
-            handle_key(&mut ui, &model, j());
-            let buf = paint(&model, &ui, &ctx);
-            black_box(presenter.present(&buf).unwrap())
+            handle_key(&mut ui, &model, key(KeyCode::Char('j')));
+            black_box(painter.paint(&mut presenter, &model, 0, &ui, &ctx).unwrap())
+        });
+    });
+
+    // The same walk as the view actor painted it before the kept frame (main `3363b3d`): a
+    // fresh buffer per frame, painted whole, presented without a copy.
+    c.bench_function("roster_1000/j_keypress_fresh_frame_present_owned", |b| {
+        let mut presenter = presenter(&ByteCounter::default());
+        let mut ui = ui();
+        let mut frame = Buffer::empty(ui.area);
+        render(&model, &ui, &ctx, ui.area, &mut frame);
+        presenter.present_owned(frame, None).unwrap();
+        b.iter(|| {
+            if ui.roster.selected + 1 >= ROWS {
+                handle_key(&mut ui, &model, key(KeyCode::Home));
+            }
+            handle_key(&mut ui, &model, key(KeyCode::Char('j')));
+            let mut frame = Buffer::empty(ui.area);
+            render(&model, &ui, &ctx, ui.area, &mut frame);
+            black_box(presenter.present_owned(frame, None).unwrap())
+        });
+    });
+
+    // `j` and `k` in turn inside the page: the selection moves, the rows do not scroll.
+    c.bench_function("roster_1000/j_k_in_page_project_paint_present", |b| {
+        let mut presenter = presenter(&ByteCounter::default());
+        let mut painter = FramePainter::default();
+        let mut ui = ui();
+        handle_key(&mut ui, &model, key(KeyCode::Char('j')));
+        painter.paint(&mut presenter, &model, 0, &ui, &ctx).unwrap();
+        let mut down = true;
+        b.iter(|| {
+            let code = if down {
+                KeyCode::Char('j')
+            } else {
+                KeyCode::Char('k')
+            };
+            down = !down;
+            handle_key(&mut ui, &model, key(code));
+            black_box(painter.paint(&mut presenter, &model, 0, &ui, &ctx).unwrap())
         });
     });
 }

@@ -6,9 +6,13 @@
 //! cell) on the first frame, after a resize, after a suspend, and after a write error.
 
 use ratatui::backend::{Backend, CrosstermBackend, TestBackend};
-use ratatui::buffer::Buffer;
+use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
 use std::io::{self, Write};
+
+pub use super::damage::{Damage, Span as DamageSpan};
+
+use super::damage::diff_span;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -24,6 +28,11 @@ pub trait FrameSink: Backend + Send + 'static {
     fn clear_all(&mut self) -> io::Result<()>;
     /// The backend's own error (ratatui's `Backend::Error`) as the presenter's `io::Error`.
     fn io_error(err: Self::Error) -> io::Error;
+    /// Whether [`FrameSink::write_raw`] reaches a terminal that moves lines in a scroll region
+    /// ([`Scroll`]); the in-memory test backend does not.
+    fn scrolls(&self) -> bool {
+        true
+    }
 }
 
 impl FrameSink for TestBackend {
@@ -35,6 +44,9 @@ impl FrameSink for TestBackend {
     }
     fn io_error(err: std::convert::Infallible) -> io::Error {
         match err {}
+    }
+    fn scrolls(&self) -> bool {
+        false
     }
 }
 
@@ -67,6 +79,53 @@ pub fn sync_output_from_env() -> bool {
     sync_output_wanted(sync.as_deref(), term.as_deref())
 }
 
+/// Lines `top..bottom` (frame rows) of a kept frame moved up by `by` lines (down when
+/// negative), as a terminal scroll region moves them ([`Presenter::present_damaged`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scroll {
+    pub top: u16,
+    pub bottom: u16,
+    pub by: i16,
+}
+
+impl Scroll {
+    /// Whether the lines are whole lines of a frame of `area`, and move by fewer than they are.
+    pub fn fits(self, area: Rect) -> bool {
+        let n = self.by.unsigned_abs();
+        self.top >= area.top()
+            && self.bottom <= area.bottom()
+            && n > 0
+            && n < self.bottom.saturating_sub(self.top)
+    }
+
+    /// Moves the lines of `frame` (they [`Scroll::fits`] it) as the terminal will, the lines
+    /// brought in empty, and returns what tells the terminal to. The attributes are reset
+    /// first: a terminal fills the lines it brings in with the current background.
+    fn apply(self, frame: &mut Buffer) -> Vec<u8> {
+        let area = frame.area;
+        let n = self.by.unsigned_abs() as usize;
+        let lines = (self.bottom - self.top) as usize;
+        let width = area.width as usize;
+        let start = (self.top - area.y) as usize * width;
+        let region = &mut frame.content[start..start + lines * width];
+        let (mark, brought_in) = if self.by > 0 {
+            region.rotate_left(n * width);
+            ('S', (lines - n) * width..lines * width)
+        } else {
+            region.rotate_right(n * width);
+            ('T', 0..n * width)
+        };
+        region[brought_in].iter_mut().for_each(Cell::reset);
+        // Terminal lines count from 1; cells are drawn at the frame's own positions.
+        format!(
+            "\x1b[0m\x1b[{};{}r\x1b[{n}{mark}\x1b[r",
+            self.top + 1,
+            self.bottom
+        )
+        .into_bytes()
+    }
+}
+
 /// What one `present` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct FrameStats {
@@ -78,6 +137,9 @@ pub struct FrameStats {
 pub struct Presenter<B: FrameSink> {
     backend: B,
     previous: Buffer,
+    /// The buffer the next full frame is painted into (issue 15): the frame before the last,
+    /// reset instead of allocated. A damaged frame keeps the old cells of its damage here.
+    spare: Buffer,
     sync: bool,
     /// The next frame must be full (first frame, resize, resume, write error).
     invalid: bool,
@@ -90,6 +152,7 @@ impl<B: FrameSink> Presenter<B> {
         Self {
             backend,
             previous: Buffer::empty(Rect::default()),
+            spare: Buffer::empty(Rect::default()),
             sync,
             invalid: true,
             cursor: None,
@@ -156,6 +219,105 @@ impl<B: FrameSink> Presenter<B> {
         &self.previous
     }
 
+    /// The buffer to paint the next whole frame into, `area` large and reset (issue 15: the
+    /// frame before the last, reused instead of allocated). [`Presenter::present_frame`]
+    /// presents it.
+    pub fn frame_buffer(&mut self, area: Rect) -> &mut Buffer {
+        if self.spare.area != area {
+            self.spare.resize(area);
+        }
+        self.spare.reset();
+        &mut self.spare
+    }
+
+    /// Presents the frame painted into [`Presenter::frame_buffer`]: the difference from the
+    /// last frame is written, and the painted buffer becomes the last frame, cell for cell
+    /// (also when nothing had to be written).
+    pub fn present_frame(&mut self, cursor: Option<(u16, u16)>) -> io::Result<FrameStats> {
+        let next = std::mem::take(&mut self.spare);
+        let result = self.write_difference(&next, cursor);
+        self.spare = std::mem::replace(&mut self.previous, next);
+        result.map(|(stats, _)| stats)
+    }
+
+    /// Whether a damaged frame may move lines ([`Scroll`]): the backend's terminal does.
+    pub fn scrolls(&self) -> bool {
+        self.backend.scrolls()
+    }
+
+    /// Whether the last frame is on the terminal as it is kept, at `area`: a damaged frame
+    /// ([`Presenter::present_damaged`]) may then repaint only part of it.
+    pub fn retains(&self, area: Rect) -> bool {
+        !self.invalid && self.previous.area == area && !area.is_empty()
+    }
+
+    /// Repaints only `damage` of the last frame (issue 15): every damaged cell is reset, then
+    /// `paint` paints into the last frame (it must paint exactly what a whole frame would paint
+    /// in the damaged cells, and nothing outside them), and the damaged cells that changed are
+    /// written. Only while [`Presenter::retains`] the frame's area: otherwise nothing is
+    /// painted, the next frame is a whole one, and this is an error.
+    ///
+    /// With `scroll`, the terminal first moves those lines (a scroll region, `CSI top;bottom r`
+    /// then `CSI n S` or `CSI n T`), and the kept frame moves them the same way, the lines
+    /// brought in empty: the damage then needs to cover only what the moved lines do not
+    /// already show (the lines brought in, and whatever else changed).
+    pub fn present_damaged(
+        &mut self,
+        damage: &Damage,
+        scroll: Option<Scroll>,
+        cursor: Option<(u16, u16)>,
+        paint: impl FnOnce(&mut Buffer),
+    ) -> io::Result<FrameStats> {
+        let area = self.previous.area;
+        let scroll_fits = scroll.is_none_or(|s| self.backend.scrolls() && s.fits(area));
+        if !self.retains(area) || !scroll_fits {
+            self.invalid = true;
+            return Err(io::Error::other("no kept frame to repaint in part"));
+        }
+        let mut frame = std::mem::take(&mut self.previous);
+        let mut old = std::mem::take(&mut self.spare);
+        if old.area != area {
+            old.resize(area);
+        }
+        let prelude = scroll.map(|s| s.apply(&mut frame)).unwrap_or_default();
+        // The old cells of the damage go to the spare buffer; the frame's become empty.
+        for span in damage.spans() {
+            let range = span.range(area);
+            let cells = &mut frame.content[range.clone()];
+            old.content[range].swap_with_slice(cells);
+            cells.iter_mut().for_each(Cell::reset);
+        }
+        paint(&mut frame);
+        let mut diff = Vec::new();
+        for span in damage.spans() {
+            let range = span.range(area);
+            diff_span(
+                &old.content[range.clone()],
+                &frame.content[range],
+                *span,
+                &mut diff,
+            );
+        }
+        let result = if diff.is_empty() && prelude.is_empty() && cursor == self.cursor {
+            Ok(FrameStats::default())
+        } else {
+            let cells = diff.len();
+            match self.write_frame(&prelude, diff, false, cursor) {
+                Ok(()) => {
+                    self.cursor = cursor;
+                    Ok(FrameStats { cells, full: false })
+                }
+                Err(e) => {
+                    self.invalid = true;
+                    Err(e)
+                }
+            }
+        };
+        self.previous = frame;
+        self.spare = old;
+        result
+    }
+
     /// Writes the difference; `true` when a frame was written (the caller keeps `next` as
     /// the previous frame then).
     fn write_difference(
@@ -172,7 +334,7 @@ impl<B: FrameSink> Presenter<B> {
             return Ok((FrameStats::default(), false));
         }
         let cells = diff.len();
-        let result = self.write_frame(diff, full, cursor);
+        let result = self.write_frame(&[], diff, full, cursor);
         match result {
             Ok(()) => {
                 self.invalid = false;
@@ -189,12 +351,16 @@ impl<B: FrameSink> Presenter<B> {
 
     fn write_frame(
         &mut self,
+        prelude: &[u8],
         diff: Vec<(u16, u16, &ratatui::buffer::Cell)>,
         full: bool,
         cursor: Option<(u16, u16)>,
     ) -> io::Result<()> {
         if self.sync {
             self.backend.write_raw(SYNC_BEGIN)?;
+        }
+        if !prelude.is_empty() {
+            self.backend.write_raw(prelude)?;
         }
         if full {
             self.backend.clear_all()?;

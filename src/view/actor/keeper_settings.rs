@@ -14,7 +14,10 @@ impl<B: FrameSink> ViewState<B> {
     /// opening for a Keeper no longer in front is cancelled (H-2, H-3).
     pub(super) fn settle_settings(&mut self, myself: &ractor::ActorRef<super::ViewMsg>) {
         use crate::view::screens::keepers::settings;
-        if settings::settle(&mut self.ui, &mut self.model) {
+        // Nothing prepared, nothing to settle (and no `&mut` access of the model, which
+        // counts as a change: `crate::view::frame`).
+        if self.ui.keeper_settings.prep.is_some() && settings::settle(&mut self.ui, &mut self.model)
+        {
             self.want(myself, crate::view::schedule::FrameRequest::Input);
         }
         if settings::open_edit_moved(&self.ui) && self.cancel_pending_edit_moved() {

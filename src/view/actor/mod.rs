@@ -5,6 +5,7 @@
 
 use super::command::ChatUiCommand;
 use super::fetched::SLOW_READ_BADGE_AFTER;
+use super::frame::{FramePainter, Tracked};
 use super::keys::{ExitCause, UiCommand, handle_key};
 use super::model::Model;
 use super::msg::ViewMsg;
@@ -107,9 +108,13 @@ impl<B: FrameSink> ViewArgs<B> {
 }
 
 pub struct ViewState<B: FrameSink> {
-    model: Model,
+    /// Every mutable access counts as a change: a frame may be repainted in part only while
+    /// the count has not moved (`crate::view::frame`).
+    model: Tracked<Model>,
     ui: Ui,
     presenter: Presenter<B>,
+    /// Paints frames, whole or (when nothing but the UI moved) in part (issue 15).
+    frame: FramePainter,
     schedule: FrameSchedule,
     theme: Theme,
     sources: HashMap<SourceKey, SourceHandle>,
@@ -164,10 +169,11 @@ impl<B: FrameSink> Actor for ViewActor<B> {
         };
         let shown = screens::shown_sources(&ui);
         let mut state = ViewState {
-            model: Model::new(args.inboxes),
+            model: Tracked::new(Model::new(args.inboxes)),
             ui,
             shown,
             presenter,
+            frame: FramePainter::default(),
             schedule: FrameSchedule::new(),
             theme: args.theme,
             sources: HashMap::new(),
@@ -193,6 +199,12 @@ impl<B: FrameSink> Actor for ViewActor<B> {
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
         let kind = msg_kind(&msg);
+        // A key changes the model only through `&mut` access (counted); any other message
+        // may change it otherwise (a chat pane's measured rows, a clock-driven badge): the
+        // next frame is a whole one.
+        if !matches!(msg, ViewMsg::Input(Event::Key(_)) | ViewMsg::FrameDue) {
+            state.model.touch();
+        }
         match msg {
             ViewMsg::Source(event) => state.on_source_event(&myself, event),
             ViewMsg::Input(event) => state.on_input(&myself, event),
@@ -424,15 +436,15 @@ impl<B: FrameSink> ViewState<B> {
         }
         self.dirty = false;
         self.sync_visibility();
-        let area = self.ui.area;
-        let mut buffer = Buffer::empty(area);
         let ctx = ProjectionCtx::now(self.theme);
-        let cursor = screens::render_with_cursor(&self.model, &self.ui, &ctx, area, &mut buffer);
-        // The frame becomes the presenter's last frame without a copy; an observer (tests,
-        // benches) gets a copy of it after the write (a frame that wrote nothing equals the
-        // last one, cell for cell).
-        match self.presenter.present_owned(buffer, cursor) {
-            Ok(stats) => {
+        // Painted into the kept frame buffers (issue 15): no frame is allocated or copied; an
+        // observer (tests, benches) gets a copy of the frame after the write.
+        let changes = self.model.changes();
+        match self
+            .frame
+            .paint(&mut self.presenter, &self.model, changes, &self.ui, &ctx)
+        {
+            Ok(crate::view::frame::Painted { stats, .. }) => {
                 if self.observer.is_some() {
                     let buffer = self.presenter.last_frame().clone();
                     self.report(ViewEvent::Frame { stats, buffer });
@@ -583,8 +595,9 @@ impl<B: FrameSink> ViewState<B> {
                     )
                     .map(str::to_string);
                 // A decision made in the chat (`/approve`, `/deny`) shows there at once.
-                if let Some(pane) = self.model.chat.pane.as_mut() {
-                    crate::view::chat::approvals::sync(&self.model.decisions, pane);
+                let model = &mut *self.model;
+                if let Some(pane) = model.chat.pane.as_mut() {
+                    crate::view::chat::approvals::sync(&model.decisions, pane);
                 }
                 self.want(myself, FrameRequest::Input);
             }
@@ -597,8 +610,9 @@ impl<B: FrameSink> ViewState<B> {
                         "an answer to this tool call is already in flight",
                     )
                     .map(str::to_string);
-                if let Some(pane) = self.model.chat.pane.as_mut() {
-                    crate::view::chat::approvals::sync(&self.model.decisions, pane);
+                let model = &mut *self.model;
+                if let Some(pane) = model.chat.pane.as_mut() {
+                    crate::view::chat::approvals::sync(&model.decisions, pane);
                 }
                 self.want(myself, FrameRequest::Input);
             }

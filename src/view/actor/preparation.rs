@@ -20,7 +20,10 @@ impl<B: FrameSink> ViewState<B> {
             (Some(pane), Some((keeper, true))) if pane.keeper == keeper => aim_of(pane, true),
             _ => Aim::Nothing,
         };
-        if let Some(target) = self.model.preparation.aim(aim)
+        // Unchanged, the aim is not touched: a `&mut` access of the model counts as a change
+        // (a whole next frame, `crate::view::frame`).
+        if self.model.preparation.aim != aim
+            && let Some(target) = self.model.preparation.aim(aim)
             && self
                 .command(PREPARATION, PreparationCommand::Read(target))
                 .is_err()

@@ -13,6 +13,7 @@ pub mod lifecycle;
 pub mod logs;
 pub mod ops;
 pub mod paint;
+pub mod retain;
 pub mod settings;
 pub mod settings_doc;
 
@@ -357,7 +358,7 @@ pub fn render(
     let selected = ui.selected.min(len - 1);
     let offset = effective_offset(selected, ui.offset, page, len);
     paint::paint_rows(
-        paint, roster, offset, page, selected, cols, ctx, rows_area, buf,
+        paint, roster, offset, page, selected, cols, ctx, rows_area, None, buf,
     );
     if ui.detail_open
         && let Some(slot) = roster.rows.get(selected)
@@ -473,6 +474,21 @@ pub fn detail_lines(slot: &KeeperRowSlot, ctx: &ProjectionCtx) -> Vec<Line<'stat
     }
 }
 
+/// Where the open detail pane paints over the surface `area`: the right half from 110 columns,
+/// else the whole surface; the logs always take the whole surface.
+fn detail_pane(area: Rect, ui: &detail::DetailUi) -> Rect {
+    if ui.logs.is_none() && area.width >= 110 {
+        Rect::new(
+            area.x + area.width / 2,
+            area.y,
+            area.width - area.width / 2,
+            area.height,
+        )
+    } else {
+        area
+    }
+}
+
 fn render_detail(
     model: &Model,
     slot: &KeeperRowSlot,
@@ -517,16 +533,7 @@ fn render_detail(
         KeeperRowSlot::Row(r) => format!(" KEEPER {} · Esc closes ", sanitize(&r.name)),
         KeeperRowSlot::Undecodable { .. } => " UNDECODABLE ROW · Esc closes ".to_string(),
     };
-    let pane = if area.width >= 110 {
-        Rect::new(
-            area.x + area.width / 2,
-            area.y,
-            area.width - area.width / 2,
-            area.height,
-        )
-    } else {
-        area
-    };
+    let pane = detail_pane(area, ui);
     let mut tabs = Vec::new();
     for tab in detail::DetailTab::ALL {
         let tone = if tab == ui.tab {

@@ -58,7 +58,7 @@ struct Kept {
 }
 
 /// What the row shows of the clock.
-fn turn_text(slot: &KeeperRowSlot, ctx: &ProjectionCtx) -> String {
+pub(super) fn turn_text(slot: &KeeperRowSlot, ctx: &ProjectionCtx) -> String {
     match slot {
         KeeperRowSlot::Row(row) => turn_age(row.turn_started_at, ctx.now_unix),
         KeeperRowSlot::Undecodable { .. } => String::new(),
@@ -66,7 +66,8 @@ fn turn_text(slot: &KeeperRowSlot, ctx: &ProjectionCtx) -> String {
 }
 
 /// Paints the rows `offset..offset + page` of `roster` into `rows_area` of `buf`, one per
-/// line, the `selected` one patched with the theme's selection style.
+/// line, the `selected` one patched with the theme's selection style; only the rows whose
+/// index is in `only` when given (a frame repainted in part: `retain`).
 #[allow(clippy::too_many_arguments)] // the row's inputs, each a key of the kept cells
 pub fn paint_rows(
     cache: &RowPaintCache,
@@ -77,6 +78,7 @@ pub fn paint_rows(
     cols: Columns,
     ctx: &ProjectionCtx,
     rows_area: Rect,
+    only: Option<&[usize]>,
     buf: &mut Buffer,
 ) {
     // Kept cells are copied whole: a rows area the buffer does not hold whole is painted
@@ -88,7 +90,9 @@ pub fn paint_rows(
         .ok()
         .filter(|_| whole && !rows_area.is_empty());
     let Some(mut kept) = kept else {
-        paint_uncached(roster, offset, page, selected, cols, ctx, rows_area, buf);
+        paint_uncached(
+            roster, offset, page, selected, cols, ctx, rows_area, only, buf,
+        );
         return;
     };
     let width = rows_area.width;
@@ -102,6 +106,9 @@ pub fn paint_rows(
         kept.rows.clear();
     }
     for (i, slot) in roster.rows.iter().enumerate().skip(offset).take(page) {
+        if only.is_some_and(|only| !only.contains(&i)) {
+            continue;
+        }
         let y = rows_area.y + (i - offset) as u16;
         let line_area = Rect::new(rows_area.x, y, width, 1);
         let key = (i, i == selected);
@@ -181,9 +188,13 @@ fn paint_uncached(
     cols: Columns,
     ctx: &ProjectionCtx,
     rows_area: Rect,
+    only: Option<&[usize]>,
     buf: &mut Buffer,
 ) {
     for (i, slot) in roster.rows.iter().enumerate().skip(offset).take(page) {
+        if only.is_some_and(|only| !only.contains(&i)) {
+            continue;
+        }
         let y = rows_area.y + (i - offset) as u16;
         let line_area = Rect::new(rows_area.x, y, rows_area.width, 1);
         let mut line = row_line(slot, cols, ctx);
@@ -241,9 +252,11 @@ mod tests {
         let page = area.height as usize;
         match cache {
             Some(cache) => paint_rows(
-                cache, roster, offset, page, selected, cols, ctx, area, &mut buf,
+                cache, roster, offset, page, selected, cols, ctx, area, None, &mut buf,
             ),
-            None => paint_uncached(roster, offset, page, selected, cols, ctx, area, &mut buf),
+            None => paint_uncached(
+                roster, offset, page, selected, cols, ctx, area, None, &mut buf,
+            ),
         }
         buf
     }
@@ -335,9 +348,11 @@ mod tests {
         let rows_area = Rect::new(0, 2, 80, 6);
         let cols = Columns::for_width(80);
         let mut want = Buffer::empty(area);
-        paint_uncached(&roster, 0, 6, 1, cols, &ctx, rows_area, &mut want);
+        paint_uncached(&roster, 0, 6, 1, cols, &ctx, rows_area, None, &mut want);
         let mut got = Buffer::empty(area);
-        paint_rows(&cache, &roster, 0, 6, 1, cols, &ctx, rows_area, &mut got);
+        paint_rows(
+            &cache, &roster, 0, 6, 1, cols, &ctx, rows_area, None, &mut got,
+        );
         assert_eq!(got, want);
     }
 }

@@ -1,0 +1,509 @@
+//! Painting frames into a kept frame (issue 15).
+//!
+//! The view paints each frame into a reused buffer (the presenter's spare, reset instead of
+//! allocated) and presents its difference from the last frame. After a whole frame of a
+//! surface that can repaint part of itself (the Keepers roster: `screens::keepers::retain`),
+//! the painter keeps a memo of what the frame was painted from; while the model is unchanged
+//! ([`Tracked`]: every mutable access counts) and the frame's size and theme are the same, the
+//! surface may repaint only the cells whose inputs changed, in the kept frame itself. A forced
+//! frame, a resize, a write error, an overlay, a screen switch, an editor hand-back, a
+//! workspace switch or any change of the model paints a whole frame.
+
+use super::model::Model;
+use super::presenter::{Damage, FrameSink, FrameStats, Presenter};
+use super::screens::{self, ProjectionCtx, Ui, keepers::retain};
+use super::theme::Theme;
+use ratatui::layout::Rect;
+use std::io;
+use std::ops::{Deref, DerefMut};
+
+/// A value whose every mutable access is counted (the view's model): a frame painted from it
+/// may be kept while [`Tracked::changes`] has not moved. Counting `&mut` access over-counts
+/// (a `&mut` call that changes nothing counts too), which only costs a whole frame.
+#[derive(Debug, Default)]
+pub struct Tracked<T> {
+    value: T,
+    changes: u64,
+}
+
+impl<T> Tracked<T> {
+    pub fn new(value: T) -> Self {
+        Self { value, changes: 0 }
+    }
+
+    /// How many times the value was (or may have been) changed.
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
+
+    /// Counts a change made through shared access (interior mutability) or not seen.
+    pub fn touch(&mut self) {
+        self.changes = self.changes.wrapping_add(1);
+    }
+}
+
+impl<T> Deref for Tracked<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<T> DerefMut for Tracked<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.touch();
+        &mut self.value
+    }
+}
+
+/// What the last whole frame was painted from.
+#[derive(Debug)]
+struct Memo {
+    changes: u64,
+    area: Rect,
+    theme: Theme,
+    keepers: retain::KeepersMemo,
+}
+
+/// Paints frames for one presenter, whole or in part (see the module).
+#[derive(Debug, Default)]
+pub struct FramePainter {
+    memo: Option<Memo>,
+}
+
+/// How a frame was painted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Painted {
+    pub stats: FrameStats,
+    /// Only part of the frame was repainted.
+    pub damaged: bool,
+}
+
+impl FramePainter {
+    /// Forgets the kept frame's memo: the next frame is a whole one.
+    pub fn forget(&mut self) {
+        self.memo = None;
+    }
+
+    /// Paints and presents the frame `model` (whose change count is `changes`) and `ui` show.
+    pub fn paint<B: FrameSink>(
+        &mut self,
+        presenter: &mut Presenter<B>,
+        model: &Model,
+        changes: u64,
+        ui: &Ui,
+        ctx: &ProjectionCtx,
+    ) -> io::Result<Painted> {
+        let area = ui.area;
+        let scrolls = presenter.scrolls();
+        if let Some(memo) = self.memo.as_mut()
+            && memo.changes == changes
+            && memo.area == area
+            && memo.theme == ctx.theme
+            && presenter.retains(area)
+            && let Some(plan) = retain::plan(&mut memo.keepers, model, ui, ctx, scrolls)
+        {
+            let damage = Damage::of(area, &plan.rects);
+            match presenter.present_damaged(&damage, plan.scroll, None, |buf| {
+                retain::paint(&plan, model, ui, ctx, buf)
+            }) {
+                Ok(stats) => {
+                    return Ok(Painted {
+                        stats,
+                        damaged: true,
+                    });
+                }
+                // The presenter's next frame is a whole one (after a write error, or a
+                // damaged frame it could not keep): paint it now.
+                Err(err) => {
+                    tracing::debug!(target: "masc_tui::view", error = %err, "damaged frame not presented; painting a whole one")
+                }
+            }
+        }
+        self.memo = None;
+        let buf = presenter.frame_buffer(area);
+        let cursor = screens::render_with_cursor(model, ui, ctx, area, buf);
+        let stats = presenter.present_frame(cursor)?;
+        self.memo = retain::memo(model, ui, ctx).map(|keepers| Memo {
+            changes,
+            area,
+            theme: ctx.theme,
+            keepers,
+        });
+        Ok(Painted {
+            stats,
+            damaged: false,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Issue 15: a frame repainted in part shows what a whole frame shows. Each step of a
+    //! sequence of keys, clock ticks and data changes is painted twice: by a [`FramePainter`]
+    //! into its kept frame (whole or in part), and from scratch into a fresh buffer presented
+    //! by a second presenter as before the painter. After every step the kept frame equals
+    //! the fresh one cell for cell, and the two terminals (each a `vt100` screen fed the bytes
+    //! its presenter wrote) show the same.
+
+    use super::*;
+    use crate::actors::contract::SlotEvent;
+    use crate::actors::keepers::KeepersObservation;
+    use crate::protocol::admission::AdmissionMode;
+    use crate::protocol::keepers::{KeeperRoster, KeeperRowSlot};
+    use crate::view::keys::handle_key;
+    use crate::view::presenter::ByteRecorder;
+    use crate::view::sample::{
+        confirmed, keeper_row, roster_observation, roster_of, roster_ticket,
+    };
+    use crate::view::screens::render_with_cursor;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use ratatui::backend::CrosstermBackend;
+    use ratatui::buffer::Buffer;
+    use std::time::Instant;
+
+    /// `n` rows; every seventh has a wide name and task (Korean, emoji), one is undecodable.
+    fn roster(n: usize, variant: usize) -> KeeperRoster {
+        let mut rows: Vec<KeeperRowSlot> = (0..n)
+            .map(|i| {
+                let mut row = keeper_row(i);
+                if i % 7 == 3 {
+                    row.name = format!("키퍼-{i}-한글🙂");
+                    row.current_task = Some(format!("작업 {variant} 검토 🙂 board digest 가나다"));
+                }
+                if variant > 0 && i % 5 == variant % 5 {
+                    row.phase = Some(format!("phase-{variant}"));
+                }
+                KeeperRowSlot::Row(Box::new(row))
+            })
+            .collect();
+        rows[n / 2] = KeeperRowSlot::Undecodable {
+            name: Some("broken-행".into()),
+            error: crate::protocol::decode::DecodeError::new(
+                crate::protocol::decode::DecodeErrorKind::InvalidValue,
+                ".status",
+                "bad",
+            ),
+        };
+        roster_of(rows)
+    }
+
+    /// The first cells where `a` and `b` differ, for a readable failure.
+    fn differences(a: &Buffer, b: &Buffer) -> String {
+        if a.area != b.area {
+            return format!("areas {:?} and {:?}", a.area, b.area);
+        }
+        let mut out = Vec::new();
+        for (i, (x, y)) in a.content.iter().zip(&b.content).enumerate() {
+            if x != y && out.len() < 8 {
+                let (col, row) = (i as u16 % a.area.width, i as u16 / a.area.width);
+                out.push(format!(
+                    "({col},{row}) kept {:?} {:?} whole {:?} {:?}",
+                    x.symbol(),
+                    x.style(),
+                    y.symbol(),
+                    y.style()
+                ));
+            }
+        }
+        out.join("; ")
+    }
+
+    /// What a terminal shows on row `y`: per cell its text and the attributes that show (a
+    /// blank cell shows only its background, inverse and underline), the hidden half of a
+    /// wide character left out. Whether a blank was written or never was does not show.
+    fn visible_row(term: &vt100::Parser, y: u16, width: u16) -> Vec<String> {
+        (0..width)
+            .filter_map(|x| term.screen().cell(y, x))
+            .filter(|c| !c.is_wide_continuation())
+            .map(|c| {
+                let text = match c.contents() {
+                    "" => " ",
+                    t => t,
+                };
+                if text == " " {
+                    format!(" {:?}{}{}", c.bgcolor(), c.inverse(), c.underline())
+                } else {
+                    format!(
+                        "{text}{:?}{:?}{}{}{}{}{}",
+                        c.fgcolor(),
+                        c.bgcolor(),
+                        c.bold(),
+                        c.dim(),
+                        c.italic(),
+                        c.inverse(),
+                        c.underline()
+                    )
+                }
+            })
+            .collect()
+    }
+
+    fn term(width: u16, height: u16) -> vt100::Parser {
+        let size =
+            |n: u16| std::num::NonZeroU16::new(n.max(1)).unwrap_or(std::num::NonZeroU16::MIN);
+        vt100::Parser::new(size(height), size(width), 0)
+    }
+
+    struct Rig {
+        model: Tracked<Model>,
+        ui: Ui,
+        ctx: ProjectionCtx,
+        painter: FramePainter,
+        kept: Presenter<CrosstermBackend<ByteRecorder>>,
+        kept_bytes: ByteRecorder,
+        kept_term: vt100::Parser,
+        whole: Presenter<CrosstermBackend<ByteRecorder>>,
+        whole_bytes: ByteRecorder,
+        whole_term: vt100::Parser,
+        generation: u64,
+        damaged: usize,
+        steps: usize,
+    }
+
+    impl Rig {
+        fn new(width: u16, height: u16) -> Self {
+            let kept_bytes = ByteRecorder::default();
+            let whole_bytes = ByteRecorder::default();
+            let mut model = Tracked::new(Model::default());
+            model.on_identity(confirmed(1, AdmissionMode::Receipt));
+            let mut ctx = ProjectionCtx::now(Theme::default());
+            ctx.now_unix = 1_700_000_059.5;
+            let mut rig = Self {
+                model,
+                ui: Ui {
+                    area: Rect::new(0, 0, width, height),
+                    ..Ui::default()
+                },
+                ctx,
+                painter: FramePainter::default(),
+                kept: Presenter::new(CrosstermBackend::new(kept_bytes.clone()), true),
+                kept_bytes,
+                kept_term: term(width, height),
+                whole: Presenter::new(CrosstermBackend::new(whole_bytes.clone()), true),
+                whole_bytes,
+                whole_term: term(width, height),
+                generation: 0,
+                damaged: 0,
+                steps: 0,
+            };
+            rig.deliver(roster(300, 0));
+            rig
+        }
+
+        fn deliver(&mut self, roster: KeeperRoster) {
+            self.generation += 1;
+            let ticket = roster_ticket(self.generation, 1);
+            self.model.deliver(
+                SlotEvent::<_, KeepersObservation>::Dispatched(ticket.clone()),
+                Instant::now(),
+            );
+            let drained = self.model.deliver(
+                roster_observation(ticket, roster, AdmissionMode::Receipt),
+                Instant::now(),
+            );
+            assert!(drained.rejected.is_empty(), "{:?}", drained.rejected);
+        }
+
+        fn key(&mut self, code: KeyCode) {
+            let _ = handle_key(
+                &mut self.ui,
+                &self.model,
+                KeyEvent::new(code, KeyModifiers::NONE),
+            );
+        }
+
+        fn resize(&mut self, width: u16, height: u16) {
+            self.ui.area = Rect::new(0, 0, width, height);
+            // A resize paints a whole frame after `CSI 2J`: a fresh screen takes it.
+            self.kept_term = term(width, height);
+            self.whole_term = term(width, height);
+        }
+
+        /// Paints the step both ways and compares them.
+        fn paint(&mut self, what: &str) {
+            self.paint_with(what, self.model.changes());
+        }
+
+        fn paint_with(&mut self, what: &str, changes: u64) {
+            let painted = self
+                .painter
+                .paint(&mut self.kept, &self.model, changes, &self.ui, &self.ctx)
+                .expect("kept frame");
+            self.damaged += usize::from(painted.damaged);
+            self.steps += 1;
+            let mut fresh = Buffer::empty(self.ui.area);
+            let cursor =
+                render_with_cursor(&self.model, &self.ui, &self.ctx, self.ui.area, &mut fresh);
+            self.whole
+                .present_owned(fresh.clone(), cursor)
+                .expect("whole frame");
+            self.kept_term.process(&self.kept_bytes.take());
+            self.whole_term.process(&self.whole_bytes.take());
+            let differs = differences(self.kept.last_frame(), &fresh);
+            assert!(
+                differs.is_empty(),
+                "{what} at {:?}: the kept frame differs from a whole one (damaged {}): {differs}",
+                self.ui.area,
+                painted.damaged
+            );
+            let (width, height) = (self.ui.area.width, self.ui.area.height);
+            let differs: Vec<String> = (0..height)
+                .filter_map(|y| {
+                    let kept = visible_row(&self.kept_term, y, width);
+                    let whole = visible_row(&self.whole_term, y, width);
+                    (kept != whole)
+                        .then(|| format!("row {y}: kept {kept:?}\n        whole {whole:?}"))
+                })
+                .take(3)
+                .collect();
+            assert!(
+                differs.is_empty(),
+                "{what} at {:?}: the terminal differs (damaged {}):\n{}",
+                self.ui.area,
+                painted.damaged,
+                differs.join("\n")
+            );
+        }
+    }
+
+    fn sequence(rig: &mut Rig) {
+        use KeyCode::*;
+        rig.paint("first frame");
+        // Down past the page's last row (the rows scroll up one line a key), then up past
+        // the page's first (down one line a key).
+        let page = rig.ui.roster_page_rows();
+        for i in 0..page + 4 {
+            rig.key(Char('j'));
+            // The clock moves: TURN ages turn over on rows the selection does not touch.
+            rig.ctx.now_unix += 0.35;
+            rig.paint(&format!("j {i}"));
+        }
+        for i in 0..page + 8 {
+            rig.key(Char('k'));
+            rig.ctx.now_unix += 0.15;
+            rig.paint(&format!("k {i}"));
+        }
+        for code in [
+            Char('k'),
+            PageDown,
+            Char('j'),
+            Char('k'),
+            End,
+            Char('k'),
+            Home,
+            Char('j'),
+        ] {
+            rig.key(code);
+            rig.ctx.now_unix += 0.5;
+            rig.paint(&format!("{code:?}"));
+        }
+        // A new roster value (the same size, other phases): a whole frame.
+        rig.deliver(roster(300, 1));
+        rig.paint("new roster");
+        rig.key(Char('j'));
+        rig.paint("j after the new roster");
+        // Detail pane: open, scroll, tabs, logs, back, close.
+        for code in [
+            Enter,
+            Char('j'),
+            Char('j'),
+            Char(']'),
+            Char('j'),
+            Char('['),
+            Char('o'),
+            Char('j'),
+            Char('k'),
+            Esc,
+            Char('k'),
+            Esc,
+        ] {
+            rig.key(code);
+            rig.ctx.now_unix += 0.7;
+            rig.paint(&format!("detail {code:?}"));
+        }
+        // Search, jumps, help, quit armed.
+        for code in [
+            Char('/'),
+            Char('한'),
+            Backspace,
+            Char('4'),
+            Enter,
+            Char('n'),
+            Char('n'),
+            Char('N'),
+            Esc,
+            Char('?'),
+            Char('j'),
+            Esc,
+            Char('q'),
+            Char('j'),
+            Char('j'),
+        ] {
+            rig.key(code);
+            rig.paint(&format!("{code:?}"));
+        }
+        // A smaller roster: the selection is past its end.
+        rig.key(End);
+        rig.paint("End");
+        rig.deliver(roster(40, 2));
+        rig.paint("smaller roster");
+        for _ in 0..3 {
+            rig.key(Char('k'));
+            rig.ctx.now_unix += 1.0;
+            rig.paint("k in the smaller roster");
+        }
+    }
+
+    #[test]
+    fn issue15_a_frame_repainted_in_part_equals_a_whole_frame() {
+        for (width, height) in [(200, 60), (120, 30), (100, 24), (60, 12), (47, 15)] {
+            let mut rig = Rig::new(width, height);
+            sequence(&mut rig);
+            // Resizes and a theme change between steps, then keys again.
+            rig.resize(width.saturating_add(13), height.saturating_add(3));
+            rig.paint("resized");
+            rig.key(KeyCode::Char('j'));
+            rig.paint("j after the resize");
+            rig.ctx.theme = Theme {
+                color: !rig.ctx.theme.color,
+            };
+            rig.paint("theme");
+            rig.key(KeyCode::Char('k'));
+            rig.paint("k after the theme");
+            if width >= 60 {
+                assert!(
+                    rig.damaged * 3 > rig.steps,
+                    "{width}x{height}: only {} of {} frames were repainted in part",
+                    rig.damaged,
+                    rig.steps
+                );
+            }
+        }
+    }
+
+    /// The comparison above catches a stale frame: a roster changed behind a change count the
+    /// painter was not told about is repainted in part and differs from a whole frame.
+    #[test]
+    fn issue15_a_change_the_painter_is_not_told_of_leaves_a_stale_frame() {
+        let mut rig = Rig::new(120, 30);
+        rig.paint("first frame");
+        let stale = rig.model.changes();
+        rig.deliver(roster(300, 3));
+        rig.key(KeyCode::Char('j'));
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            rig.paint_with("untold change", stale)
+        }));
+        assert!(result.is_err(), "a stale kept frame went unnoticed");
+    }
+
+    #[test]
+    fn issue15_every_mutable_access_of_the_model_counts() {
+        let mut model = Tracked::new(Model::default());
+        let before = model.changes();
+        let _ = model.connection();
+        assert_eq!(model.changes(), before);
+        model.on_identity(confirmed(1, AdmissionMode::Receipt));
+        assert!(model.changes() > before);
+    }
+}
