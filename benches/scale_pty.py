@@ -7,12 +7,19 @@ after a quiet gap, and times key -> the end of the synchronized-output frame it 
 (`CSI ?2026l`, the last byte of the frame). Prints p50/p99/max and the process's peak RSS
 (VmHWM; the embedded server runs in the same process).
 
+The roster route answers at most 200 rows (protocol.md §4.1), so the roster has a last row: a
+`j` there moves nothing and paints nothing (T.2). Before the selection would reach it the bench
+presses Home (untimed, its frame drained), so every timed `j` moves the selection. The roster
+length is read from the title (`KEEPERS <n>`). A key that still paints nothing within 0.5 s is
+reported with its number.
+
     cargo build --release
     python3 benches/scale_pty.py target/release/masc-tui [KEYS=200] [SETTLE_SECS=35]
 """
 import fcntl
 import os
 import pty
+import re
 import select
 import signal
 import struct
@@ -65,10 +72,21 @@ seen = b""
 start = time.monotonic()
 while time.monotonic() - start < settle:
     seen = (seen + drain(1.0))[-200_000:]
-print(f"settled {settle:.0f} s on the Keepers screen: {b'KEEPERS' in seen}; peak RSS {peak_rss_mib():.1f} MiB")
+titles = re.findall(rb"KEEPERS (\d+)", seen)
+rows = int(titles[-1]) if titles else 200
+print(
+    f"settled {settle:.0f} s on the Keepers screen: {b'KEEPERS' in seen}; {rows} roster rows; "
+    f"peak RSS {peak_rss_mib():.1f} MiB"
+)
+HOME = b"\x1b[H"
 latencies = []
-unpainted = 0
-for _ in range(keys):
+unpainted = []
+selected = rows - 1  # unknown: go to the top first
+for n in range(1, keys + 1):
+    if selected >= rows - 1:
+        os.write(fd, HOME)  # back to the top, untimed
+        drain(0.2)
+        selected = 0
     drain(0.03)  # a quiet gap; background frames are dropped
     pressed = time.monotonic()
     os.write(fd, b"j")
@@ -78,10 +96,11 @@ for _ in range(keys):
         if not ready:
             break
         frame += os.read(fd, 1 << 16)
+    selected += 1
     if END in frame:
         latencies.append((time.monotonic() - pressed) * 1000)
     else:
-        unpainted += 1
+        unpainted.append(n)
 latencies.sort()
 
 
@@ -90,7 +109,7 @@ def pct(p):
 
 
 print(
-    f"j x{len(latencies)} ({unpainted} painted nothing within 0.5 s): key -> last byte of the "
+    f"j x{len(latencies)} ({len(unpainted)} painted nothing within 0.5 s: {unpainted}): key -> last byte of the "
     f"frame p50 {pct(0.5):.2f} ms, p99 {pct(0.99):.2f} ms, max {latencies[-1]:.2f} ms; "
     f"peak RSS {peak_rss_mib():.1f} MiB"
 )

@@ -523,3 +523,85 @@ async fn tools_item2_the_keeper_panes_read_follows_the_tab_without_a_system_key(
         "a tab switch alone reads it again"
     );
 }
+
+/// The text of the roster row drawn selected (reversed from its first cell), if any.
+fn selected_row(buffer: &ratatui::buffer::Buffer) -> Option<String> {
+    let text = buffer_text(buffer);
+    (0..buffer.area.height)
+        .find(|&y| {
+            buffer[(0, y)].modifier.contains(Modifier::REVERSED)
+                && text
+                    .lines()
+                    .nth(y as usize)
+                    .is_some_and(|l| l.contains("keeper-"))
+        })
+        .and_then(|y| text.lines().nth(y as usize).map(str::to_string))
+}
+
+/// Issue 15, the key the scale bench lost: the roster route answers at most 200 rows (§4.1;
+/// `demo --scale` has 5,000 Keepers), so from the top the 200th `j` has no row to move to —
+/// the selection stays, no frame is asked for and nothing is written (T.2). The bench pressed
+/// 200 `j` from the top and counted that key as one that "painted nothing"; the product is
+/// right and the bench now goes back to the top (Home, untimed) before the last row.
+#[tokio::test]
+async fn issue15_j_on_the_last_of_200_roster_rows_writes_nothing_and_k_moves_back() {
+    let counter = ByteCounter::default();
+    let mut s = spawn(CrosstermBackend::new(counter.clone())).await;
+    s.identity(confirmed(1, AdmissionMode::Receipt));
+    let mut shown = roster(200);
+    shown.total = 5_012;
+    shown.limit = Some(200);
+    shown.truncated = true;
+    s.roster.dispatched(roster_ticket(1, 1));
+    s.roster.slot_event(roster_observation(
+        roster_ticket(1, 1),
+        shown,
+        AdmissionMode::Receipt,
+    ));
+    frame_with(&mut s.events, "KEEPERS 200 of 5012").await;
+    for _ in 0..199 {
+        s.view.cast(key('j')).unwrap();
+    }
+    wait_for(&mut s.events, |e| {
+        matches!(e, ViewEvent::Frame { buffer, .. }
+            if selected_row(buffer).is_some_and(|row| row.contains("keeper-0199")))
+    })
+    .await;
+    // Everything the 199 keys asked for is painted: a frame tick finds nothing pending.
+    s.view.cast(ViewMsg::FrameDue).unwrap();
+    handled(&mut s.events, "frame_due").await;
+    let (bytes, writes) = (counter.bytes(), counter.writes());
+    // The 200th `j`: handled, no frame asked for, nothing written.
+    s.view.cast(key('j')).unwrap();
+    s.view.cast(ViewMsg::FrameDue).unwrap();
+    // Every event up to the key's handling and then the tick's: no frame among them.
+    let mut painted = false;
+    for until in ["input", "frame_due"] {
+        loop {
+            let event = tokio::time::timeout(Duration::from_secs(20), s.events.recv())
+                .await
+                .expect("view event")
+                .expect("view alive");
+            match event {
+                ViewEvent::Frame { .. } => painted = true,
+                ViewEvent::Handled(kind) if kind == until => break,
+                _ => {}
+            }
+        }
+    }
+    assert!(!painted, "the last row's `j` painted a frame");
+    assert_eq!(counter.bytes(), bytes, "the last row's `j` wrote nothing");
+    assert_eq!(counter.writes(), writes);
+    // `k` moves the selection back up and paints a differential frame.
+    s.view.cast(key('k')).unwrap();
+    let ViewEvent::Frame { stats, .. } = wait_for(&mut s.events, |e| {
+        matches!(e, ViewEvent::Frame { buffer, .. }
+            if selected_row(buffer).is_some_and(|row| row.contains("keeper-0198")))
+    })
+    .await
+    else {
+        unreachable!()
+    };
+    assert!(!stats.full && stats.cells > 0);
+    assert!(counter.bytes() > bytes);
+}
