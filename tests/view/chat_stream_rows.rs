@@ -134,6 +134,47 @@ fn c67_mid_stream_frames_show_no_lone_mark_and_no_raw_markdown() {
     assert!(r.iter().any(|l| l.contains("*ital")), "{r:?}");
 }
 
+/// C-67: a reply streamed one character at a time never shows a raw `_`, `__`, `*`, `[` or `]`
+/// on any frame, whatever delta it was cut at; settled, it renders as written.
+#[test]
+fn c67_underscore_emphasis_and_links_split_mid_stream_show_no_raw_openers() {
+    let mut v = view(Vec::new(), ViewModes::default());
+    let mut turn = LiveTurn::new("tui-req-2", "alpha");
+    turn.apply(
+        v.transcript_mut(),
+        &ChatStreamEvent::TextStart {
+            message_id: "m2".into(),
+        },
+        LATE,
+    );
+    let text = "See __the [docs](https://x.org/ab)__ and _more_ or ![a chart](c.png) *now*";
+    for (i, c) in text.chars().enumerate() {
+        let event = ChatStreamEvent::TextDelta {
+            message_id: "m2".into(),
+            delta: c.to_string(),
+        };
+        turn.apply(v.transcript_mut(), &event, LATE);
+        let r = rows(&paint(&mut v, 100, 4));
+        assert!(
+            !r.iter().any(|l| l.contains(['_', '*', '[', ']'])),
+            "raw markup after {:?}: {r:?}",
+            text.chars().take(i + 1).collect::<String>()
+        );
+    }
+    turn.apply(
+        v.transcript_mut(),
+        &ChatStreamEvent::TextEnd {
+            message_id: "m2".into(),
+        },
+        LATE,
+    );
+    let r = rows(&paint(&mut v, 100, 4)).join("\n");
+    assert!(
+        r.contains("See the docs (https://x.org/ab) and more"),
+        "{r}"
+    );
+}
+
 #[test]
 fn c67_a_repeated_row_folds_with_its_count_and_failures_never_fold() {
     let text = "starting\nretrying\nretrying\nretrying\nretrying\ndone";
