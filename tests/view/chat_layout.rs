@@ -6,6 +6,7 @@
 use super::chat_screen::{chat_ticket, draw, key, opened, page, type_text};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::protocol::chat::{ChatHistoryRow, ChatRole};
+use masc_tui::view::chat::{ReasoningMode, ToolVisibility};
 use masc_tui::view::keys::handle_key;
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{buffer_lines, buffer_text};
@@ -156,22 +157,33 @@ fn first_labelled_row(model: &Model, ui: &Ui) -> String {
         .unwrap_or_default()
 }
 
-#[test]
-fn c31_c74_ctrl_f_keeps_the_anchor_entry_not_the_row_count() {
-    let (mut model, mut ui, keeper) = opened(0);
-    let rows = exchanges(40, |i| format!("answer {i}"));
+/// The chat with `rows` at 100×30, three pages back; the entry at the window's top.
+fn scrolled_back(
+    mut model: Model,
+    mut ui: Ui,
+    keeper: &str,
+    rows: Vec<ChatHistoryRow>,
+) -> (Model, Ui, String) {
     model
         .chat
         .pane
         .as_mut()
         .unwrap()
-        .apply(&chat_ticket(&keeper, 1), page(rows));
+        .apply(&chat_ticket(keeper, 1), page(rows));
     ui.area = Rect::new(0, 0, 100, 30);
     for _ in 0..3 {
         handle_key(&mut ui, &model, key(KeyCode::PageUp));
     }
     let anchored = first_labelled_row(&model, &ui);
     assert!(!anchored.is_empty());
+    (model, ui, anchored)
+}
+
+#[test]
+fn c31_c74_ctrl_f_keeps_the_anchor_entry_not_the_row_count() {
+    let (model, ui, keeper) = opened(0);
+    let rows = exchanges(40, |i| format!("answer {i}"));
+    let (model, mut ui, anchored) = scrolled_back(model, ui, &keeper, rows);
     let mut scrolls = vec![ui.chat.as_ref().unwrap().scroll];
     // bare → inline → row → bare: the same entry stays at the top in each mode.
     for _ in 0..3 {
@@ -191,6 +203,63 @@ fn c31_c74_ctrl_f_keeps_the_anchor_entry_not_the_row_count() {
     assert_ne!(
         scrolls[0], scrolls[1],
         "the row count changes with the mode (one row per message inline, two in bare)"
+    );
+}
+
+/// C-31, C-74: `/tools <mode>` and `/thinking <mode>` keep the window's top entry as the
+/// Ctrl keys do, though the tool rows' heights change the row count.
+#[test]
+fn c31_c74_slash_tools_and_thinking_with_a_mode_keep_the_anchor_entry() {
+    let (model, ui, keeper) = opened(0);
+    let mut rows = Vec::new();
+    for (i, row) in exchanges(40, |i| format!("answer {i}"))
+        .into_iter()
+        .enumerate()
+    {
+        if i % 2 == 1 {
+            let mut tool = history_row(
+                &format!("t{i}"),
+                ChatRole::Tool,
+                "{\"path\": \"src/main.rs\",\n \"lines\": [1, 2, 3],\n \"why\": \"look\"}",
+                row.ts - 1.0,
+            );
+            tool.tool_call_name = Some("read_file".into());
+            tool.tool_call_id = Some(format!("call-{i}"));
+            rows.push(tool);
+        }
+        rows.push(row);
+    }
+    let (model, mut ui, anchored) = scrolled_back(model, ui, &keeper, rows);
+    let mut scrolls = vec![ui.chat.as_ref().unwrap().scroll];
+    for command in [
+        "/tools full",
+        "/thinking hidden",
+        "/tools compact",
+        "/thinking full",
+        "/tools results",
+    ] {
+        type_text(&mut ui, &model, command);
+        handle_key(&mut ui, &model, key(KeyCode::Enter));
+        if !ui.chat.as_ref().unwrap().composer.is_empty() {
+            handle_key(&mut ui, &model, key(KeyCode::Enter));
+        }
+        assert!(
+            ui.chat.as_ref().unwrap().composer.is_empty(),
+            "{command} ran"
+        );
+        assert_eq!(
+            first_labelled_row(&model, &ui),
+            anchored,
+            "{command}: the window moved to other content"
+        );
+        scrolls.push(ui.chat.as_ref().unwrap().scroll);
+    }
+    let modes = ui.chat.as_ref().unwrap().modes;
+    assert_eq!(modes.tools, ToolVisibility::Results);
+    assert_eq!(modes.reasoning, ReasoningMode::Full);
+    assert_ne!(
+        scrolls[0], scrolls[1],
+        "full tool rows change the row count: {scrolls:?}"
     );
 }
 

@@ -6,7 +6,7 @@
 use super::{ChatUi, ChatUiCommand, Progress, composer_layout, transcript_rows};
 use crate::protocol::operator::Decision;
 use crate::view::chat::approvals;
-use crate::view::chat::{ReasoningMode, ScrollPosition, ToolVisibility, ViewToggle};
+use crate::view::chat::{ReasoningMode, ScrollPosition, ToolVisibility, ViewModes, ViewToggle};
 use crate::view::command::UiCommand;
 use crate::view::composer::slash::{ThinkingChoice, ToolsChoice};
 use crate::view::composer::{
@@ -192,19 +192,30 @@ fn edit_draft(chat: &mut ChatUi) -> UiCommand {
     ))
 }
 
-/// A view toggle (Ctrl-F/D/R/N/S) that keeps the scroll on the same entry (C-31, C-74): the
-/// entry at the window's top is found again in the new projection, never the same row count.
+/// A view toggle (Ctrl-F/D/R/N/S) that keeps the scroll on the same entry (C-31, C-74).
 fn toggle_keeping_anchor(
     chat: &mut ChatUi,
     model: &Model,
     toggle: ViewToggle,
     window: (u16, usize),
 ) {
+    change_modes_keeping_anchor(chat, model, window, |modes| modes.toggle(toggle));
+}
+
+/// A change of the view modes (a Ctrl toggle, `/thinking <mode>`, `/tools <mode>`) that keeps
+/// the scroll on the same entry (C-31, C-74): the entry at the window's top is found again in
+/// the new projection, never the same row count.
+fn change_modes_keeping_anchor(
+    chat: &mut ChatUi,
+    model: &Model,
+    window: (u16, usize),
+    change: impl FnOnce(&mut ViewModes),
+) {
     let (width, rows) = window;
     let height = u16::try_from(rows).unwrap_or(u16::MAX);
     let pane = model.chat.pane.as_ref().filter(|p| p.keeper == chat.keeper);
     let Some(pane) = pane else {
-        chat.modes.toggle(toggle);
+        change(&mut chat.modes);
         return;
     };
     let mut view = pane.view();
@@ -215,7 +226,7 @@ fn toggle_keeping_anchor(
         find.current = None;
         find.index = None;
     }
-    chat.modes.toggle(toggle);
+    change(&mut chat.modes);
     view.set_modes(chat.modes);
     if let Some(anchor) = anchor {
         chat.scroll = view.position_of(width, height, &anchor);
@@ -333,21 +344,22 @@ fn slash(
         SlashCommand::Queue => chat.overlay = Some(super::ChatOverlay::Queue),
         SlashCommand::Context => chat.overlay = Some(super::ChatOverlay::Context),
         SlashCommand::Help => ui.help_open = true,
-        SlashCommand::Thinking(None) => chat.modes.toggle(ViewToggle::Reasoning),
-        SlashCommand::Thinking(Some(choice)) => {
-            chat.modes.reasoning = match choice {
-                ThinkingChoice::Hidden => ReasoningMode::Hidden,
-                ThinkingChoice::Folded => ReasoningMode::Folded,
-                ThinkingChoice::Full => ReasoningMode::Full,
-            }
+        // Like the Ctrl keys, a mode set by name keeps the window's top entry (C-31, C-74).
+        SlashCommand::Thinking(choice) => {
+            change_modes_keeping_anchor(chat, model, window, |modes| match choice {
+                None => modes.toggle(ViewToggle::Reasoning),
+                Some(ThinkingChoice::Hidden) => modes.reasoning = ReasoningMode::Hidden,
+                Some(ThinkingChoice::Folded) => modes.reasoning = ReasoningMode::Folded,
+                Some(ThinkingChoice::Full) => modes.reasoning = ReasoningMode::Full,
+            });
         }
-        SlashCommand::Tools(None) => chat.modes.toggle(ViewToggle::Tools),
-        SlashCommand::Tools(Some(choice)) => {
-            chat.modes.tools = match choice {
-                ToolsChoice::Compact => ToolVisibility::Compact,
-                ToolsChoice::Results => ToolVisibility::Results,
-                ToolsChoice::Full => ToolVisibility::Full,
-            }
+        SlashCommand::Tools(choice) => {
+            change_modes_keeping_anchor(chat, model, window, |modes| match choice {
+                None => modes.toggle(ViewToggle::Tools),
+                Some(ToolsChoice::Compact) => modes.tools = ToolVisibility::Compact,
+                Some(ToolsChoice::Results) => modes.tools = ToolVisibility::Results,
+                Some(ToolsChoice::Full) => modes.tools = ToolVisibility::Full,
+            });
         }
         SlashCommand::Keeper(Some(keeper)) => {
             return UiCommand::Chat(ChatUiCommand::Open { keeper });
