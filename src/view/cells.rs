@@ -76,6 +76,53 @@ pub fn put_line(buf: &mut Buffer, x: u16, y: u16, line: &Line<'_>, max: u16) -> 
     cx
 }
 
+/// [`Line`]'s own `render`, by the terminal's cell rule: the line's style over `area`'s first
+/// row, the line aligned as it asks (measured by [`crate::view::text::display_width`]), each
+/// cluster placed by [`put_str`]. Screens whose columns are padded by the terminal's rule
+/// (`pad_to`, `fit_width`) paint their rows with it, so a cell after a wide cluster stands
+/// where the padding put it (T.7, C-70).
+pub fn render_line(line: &Line<'_>, area: ratatui::layout::Rect, buf: &mut Buffer) {
+    let area = area.intersection(buf.area);
+    if area.is_empty() {
+        return;
+    }
+    let row = ratatui::layout::Rect { height: 1, ..area };
+    buf.set_style(row, line.style);
+    let width: usize = line
+        .spans
+        .iter()
+        .map(|s| crate::view::text::display_width(&s.content))
+        .sum();
+    let slack = usize::from(area.width).saturating_sub(width);
+    let offset = match line.alignment {
+        Some(ratatui::layout::Alignment::Center) => slack / 2,
+        Some(ratatui::layout::Alignment::Right) => slack,
+        _ => 0,
+    };
+    let offset = u16::try_from(offset).unwrap_or(0);
+    put_line(buf, area.x + offset, area.y, line, area.width - offset);
+}
+
+/// [`render_line`] for each of `lines`, one per row of `area` (no wrapping: a
+/// `Paragraph` without `Wrap`).
+pub fn render_lines<'a>(
+    lines: impl IntoIterator<Item = &'a Line<'a>>,
+    area: ratatui::layout::Rect,
+    buf: &mut Buffer,
+) {
+    for (line, y) in lines.into_iter().zip(area.top()..area.bottom()) {
+        render_line(
+            line,
+            ratatui::layout::Rect {
+                y,
+                height: 1,
+                ..area
+            },
+            buf,
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,6 +195,35 @@ mod tests {
         let end = put_str(&mut buf, 0, 0, "\u{2764}\u{FE0F}x", 6, Style::default());
         assert_eq!(end, 2);
         assert_eq!(buf[(1, 0)].symbol(), "x");
+    }
+
+    /// T.7, C-70: a rendered line pads and aligns by the terminal's rule — the cell after
+    /// `👍🏽` stands 4 cells on, a right-aligned line ends at the area's edge, the line's style
+    /// covers the row.
+    #[test]
+    fn c70_render_line_places_and_aligns_by_the_terminal_rule() {
+        use ratatui::layout::Alignment;
+        use ratatui::style::Color;
+        let area = Rect::new(0, 0, 10, 1);
+        let mut buf = Buffer::empty(area);
+        let line = Line::from(format!("{THUMBS_MEDIUM}x")).style(Style::default().bg(Color::Blue));
+        render_line(&line, area, &mut buf);
+        assert_eq!(buf[(0, 0)].symbol(), THUMBS_MEDIUM);
+        assert_eq!(buf[(4, 0)].symbol(), "x");
+        assert_eq!(buf[(9, 0)].bg, Color::Blue);
+        let mut buf = Buffer::empty(area);
+        render_line(&line.clone().alignment(Alignment::Right), area, &mut buf);
+        assert_eq!(buf[(5, 0)].symbol(), THUMBS_MEDIUM);
+        assert_eq!(buf[(9, 0)].symbol(), "x");
+        let mut buf = Buffer::empty(Rect::new(0, 0, 10, 3));
+        let lines = [
+            Line::from("a"),
+            Line::from(THUMBS_MEDIUM),
+            Line::from("c"),
+            Line::from("d"),
+        ];
+        render_lines(lines.iter(), Rect::new(0, 0, 10, 3), &mut buf);
+        assert_eq!(buf[(0, 2)].symbol(), "c");
     }
 
     /// The frame after a 4-cell cluster rewrites every cell it covered: a terminal that drew

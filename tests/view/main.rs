@@ -54,5 +54,6 @@ mod chat_find;
 mod chat_stream_rows;
 mod view_text;
 mod view_tools_keeper_panes;
+mod wide_cells;
 mod work_prep;
 mod work_screens;

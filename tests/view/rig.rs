@@ -135,3 +135,16 @@ pub fn screen_text(m: &Model, ui: &masc_tui::view::screens::Ui) -> String {
         .unwrap();
     masc_tui::view::sample::buffer_text(t.backend().buffer())
 }
+
+/// The roster read of `rows` admitted into `m` (ticket 1, epoch 1, receipt mode).
+pub fn admit_roster(m: &mut Model, rows: Vec<masc_tui::protocol::keepers::KeeperRowSlot>) {
+    use masc_tui::protocol::admission::AdmissionMode;
+    use masc_tui::view::sample;
+    let t = sample::roster_ticket(1, 1);
+    dispatch(m, t.clone());
+    observe(
+        m,
+        sample::roster_observation(t, sample::roster_of(rows), AdmissionMode::Receipt),
+    )
+    .unwrap();
+}

@@ -118,13 +118,7 @@ fn connected() -> Model {
         KeeperRowSlot::Row(Box::new(sample::bare_row("rondo", RowStatus::Busy))),
         KeeperRowSlot::Row(Box::new(sample::bare_row("mira", RowStatus::Idle))),
     ];
-    let t = sample::roster_ticket(1, 1);
-    crate::rig::dispatch(&mut m, t.clone());
-    crate::rig::observe(
-        &mut m,
-        sample::roster_observation(t, sample::roster_of(rows), AdmissionMode::Receipt),
-    )
-    .unwrap();
+    crate::rig::admit_roster(&mut m, rows);
     m
 }
 

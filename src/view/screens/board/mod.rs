@@ -24,7 +24,6 @@ use crate::view::theme::{Theme, Tone};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Widget;
 
 /// Board UI state: the controls, the selection (by post identity, E-9) and the open post.
 #[derive(Debug, Clone, Default)]
@@ -264,7 +263,7 @@ pub fn render(model: &Model, ui: &BoardUi, ctx: &ProjectionCtx, area: Rect, buf:
         let lines = compose::lines(model, c, ctx.theme, area.width as usize);
         for (i, line) in lines.into_iter().enumerate() {
             if let Some(r) = row(area, i as u16) {
-                line.render(r, buf);
+                crate::view::cells::render_line(&line, r, buf);
             }
         }
         return;
@@ -277,7 +276,7 @@ pub fn render(model: &Model, ui: &BoardUi, ctx: &ProjectionCtx, area: Rect, buf:
     let mut y = 0u16;
     let mut put = |line: Line<'static>, buf: &mut Buffer| {
         if let Some(r) = row(area, y) {
-            line.render(r, buf);
+            crate::view::cells::render_line(&line, r, buf);
         }
         y += 1;
     };

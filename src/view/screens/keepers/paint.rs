@@ -175,7 +175,8 @@ fn paint_one(
     if selected {
         line = line.patch_style(ctx.theme.selected());
     }
-    line.render(area, &mut one);
+    // By the terminal's rule: the columns are padded so (T.7, C-70).
+    crate::view::cells::render_line(&line, area, &mut one);
     one.content
 }
 
@@ -201,7 +202,7 @@ fn paint_uncached(
         if i == selected {
             line = line.patch_style(ctx.theme.selected());
         }
-        line.render(line_area, buf);
+        crate::view::cells::render_line(&line, line_area, buf);
     }
 }
 

@@ -24,7 +24,7 @@ use crate::view::theme::{Theme, Tone};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Widget};
+use ratatui::widgets::Widget;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SystemPane {
@@ -209,7 +209,8 @@ pub fn render(model: &Model, full: &super::Ui, ctx: &ProjectionCtx, area: Rect, 
         ui.scroll[ui.pane.position()]
     };
     let scroll = scroll.min(lines.len().saturating_sub(1));
-    Paragraph::new(lines.into_iter().skip(scroll).collect::<Vec<_>>()).render(body, buf);
+    // By the terminal's rule: the panes pad and cut by it (T.7, C-70).
+    crate::view::cells::render_lines(lines.iter().skip(scroll), body, buf);
 }
 
 pub fn footer_spans(ui: &SystemUi, theme: Theme) -> Vec<Span<'static>> {

@@ -22,7 +22,6 @@ use crate::view::work::TaskListShown;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Widget;
 use std::sync::Arc;
 
 fn part(name: &str, read: &SourceRead, theme: Theme) -> Vec<Span<'static>> {
@@ -73,13 +72,13 @@ fn render_served(model: &Model, ui: &TasksUi, ctx: &ProjectionCtx, area: Rect, b
     }
     let Some(observed) = slot.fetched.last() else {
         if let Some(r) = row(area, 0) {
-            Line::from(title).render(r, buf);
+            crate::view::cells::render_line(&Line::from(title), r, buf);
         }
         if let (Some(line), Some(r)) = (
             no_value_line("task list", &slot.fetched, theme),
             row(area, 1),
         ) {
-            line.render(r, buf);
+            crate::view::cells::render_line(&line, r, buf);
         }
         return;
     };
@@ -99,10 +98,10 @@ fn render_served(model: &Model, ui: &TasksUi, ctx: &ProjectionCtx, area: Rect, b
         theme.style(Tone::Dim),
     ));
     if let Some(r) = row(area, 0) {
-        Line::from(title).render(r, buf);
+        crate::view::cells::render_line(&Line::from(title), r, buf);
     }
     if let Some(r) = row(area, 1) {
-        coverage_line(list, theme).render(r, buf);
+        crate::view::cells::render_line(&coverage_line(list, theme), r, buf);
     }
     let rows = Rect::new(
         area.x,
@@ -124,7 +123,7 @@ fn render_served(model: &Model, ui: &TasksUi, ctx: &ProjectionCtx, area: Rect, b
             text
         };
         if let Some(r) = row(rows, 0) {
-            Line::styled(shown, theme.style(Tone::Dim)).render(r, buf);
+            crate::view::cells::render_line(&Line::styled(shown, theme.style(Tone::Dim)), r, buf);
         }
         return;
     }
@@ -172,7 +171,7 @@ fn render_served(model: &Model, ui: &TasksUi, ctx: &ProjectionCtx, area: Rect, b
             Span::styled(meta, theme.style(Tone::Dim)),
         ];
         if let Some(r) = row(rows, line_no as u16) {
-            Line::from(spans).render(r, buf);
+            crate::view::cells::render_line(&Line::from(spans), r, buf);
         }
     }
 }
@@ -261,7 +260,7 @@ fn render_goal_linked(
     let top = (head.len() as u16).min(area.height);
     for (i, line) in head.into_iter().enumerate() {
         if let Some(r) = row(area, i as u16) {
-            line.render(r, buf);
+            crate::view::cells::render_line(&line, r, buf);
         }
     }
     let Some(list) = listed else {
@@ -320,7 +319,7 @@ fn render_goal_linked(
             Span::styled(meta, theme.style(Tone::Dim)),
         ];
         if let Some(r) = row(rows, line_no as u16) {
-            Line::from(spans).render(r, buf);
+            crate::view::cells::render_line(&Line::from(spans), r, buf);
         }
     }
 }
