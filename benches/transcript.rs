@@ -31,13 +31,13 @@ fn entry(i: usize) -> Entry {
         1 => Entry::new(
             format!("c{i}"),
             Speaker::Tool,
-            EntryKind::ToolCall(ToolCall {
+            EntryKind::ToolCall(Box::new(ToolCall {
                 call_id: Some(format!("tc{i}")),
                 name: "read_file".into(),
                 state: CallState::Succeeded,
                 args: Some(r#"{"path":"src/main.rs"}"#.into()),
                 duration_ms: Some(16),
-            }),
+            })),
             "fn main() {}",
         ),
         _ => Entry::new(

@@ -38,11 +38,8 @@ fn push_escaped(out: &mut String, c: char) {
 /// `\u00NN`, bidi controls become `\uXXXX`; everything else passes unchanged.
 /// Borrowed when nothing needs escaping (the common case costs no allocation).
 pub fn sanitize(text: &str) -> Cow<'_, str> {
-    // Printable ASCII needs nothing (issue 15: a byte scan, no char decoding).
-    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
-        return Cow::Borrowed(text);
-    }
-    if !text.chars().any(needs_escape) {
+    // Nothing to escape: a byte scan, no char decoding (issue 15).
+    if nothing_to_escape(text) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
@@ -54,6 +51,32 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// No character of `text` [`needs_escape`], decided by a byte scan (issue 15). In UTF-8 such a
+/// character is a byte below 0x20 or 0x7F (C0, DEL), or a sequence led by 0xC2 (C1: `C2 80`–`C2
+/// 9F`), 0xD8 (U+061C: `D8 9C`) or 0xE2 (U+200E/F: `E2 80 8E`/`8F`; U+202A–E: `E2 80 AA`–`AE`;
+/// U+2066–9: `E2 81 A6`–`A9`). Those lead bytes never occur inside another character's
+/// sequence, so every other byte can be skipped. Tested against `needs_escape` for every `char`.
+fn nothing_to_escape(text: &str) -> bool {
+    let b = text.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        let clean = match c {
+            0x20..=0x7E => true,
+            0x00..=0x1F | 0x7F => false,
+            0xC2 => !matches!(b.get(i + 1), Some(0x80..=0x9F)),
+            0xD8 => b.get(i + 1) != Some(&0x9C),
+            0xE2 => !matches!(
+                (b.get(i + 1), b.get(i + 2)),
+                (Some(0x80), Some(0x8E | 0x8F | 0xAA..=0xAE)) | (Some(0x81), Some(0xA6..=0xA9))
+            ),
+            _ => true,
+        };
+        if !clean {
+            return false;
+        }
+    }
+    true
 }
 
 /// T.7 for raw bytes: like [`sanitize`], and every byte that is not part of valid UTF-8
@@ -213,6 +236,22 @@ pub fn is_terminal_safe(text: &str) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// T.7 (issue 15): the byte scan finds exactly the characters `needs_escape` names, alone
+    /// and between ASCII, Korean and emoji neighbours.
+    #[test]
+    fn t7_byte_scan_agrees_with_needs_escape_for_every_char() {
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            let expected = !needs_escape(c);
+            let mut b = [0u8; 4];
+            let alone = c.encode_utf8(&mut b);
+            assert_eq!(nothing_to_escape(alone), expected, "{c:?}");
+            let framed = format!("a한{c}🙂\u{2029}");
+            assert_eq!(nothing_to_escape(&framed), expected, "{c:?} framed");
+        }
+        assert!(nothing_to_escape(""));
+        assert!(!nothing_to_escape("ok\u{202E}ko"));
+    }
 
     #[test]
     fn t7_c0_del_and_c1_become_literal_escapes() {

@@ -52,7 +52,35 @@ pub fn display_width(text: &str) -> usize {
     if is_printable_ascii(text) {
         return text.len();
     }
+    // Text of characters that are each a cluster of their own (Korean, CJK, Latin, the
+    // separators the screens draw) needs no segmentation either (issue 15).
+    if let Some(w) = lone_clusters_width(text) {
+        return w;
+    }
     text.graphemes(true).map(grapheme_width).sum()
+}
+
+/// The width of `text` when every character of it is one of the ranges below, else `None`.
+/// None of them extends, prepends to or joins a neighbour (UAX #29: not Extend, ZWJ,
+/// SpacingMark, Prepend, a Hangul jamo or a regional indicator), so in a text made of them only,
+/// each character is a cluster of one scalar, whose width is the scalar's (tested below for
+/// every character of the ranges).
+fn lone_clusters_width(text: &str) -> Option<usize> {
+    let mut width = 0;
+    for c in text.chars() {
+        width += match u32::from(c) {
+            0x20..=0x7E => 1,
+            0xA0..=0x2FF
+            | 0x2010..=0x2027
+            | 0x2030..=0x205E
+            | 0x2190..=0x21FF
+            | 0x3131..=0x318E
+            | 0x4E00..=0x9FFF
+            | 0xAC00..=0xD7A3 => unicode_width::UnicodeWidthChar::width(c).unwrap_or(0),
+            _ => return None,
+        };
+    }
+    Some(width)
 }
 
 /// Whether `text` fits in `width` cells. A string is never wider than its UTF-8 length (a
@@ -269,6 +297,49 @@ mod tests {
         for text in ["a\tb", "a\u{7f}", "é", "e\u{301}", "한", "a\r\nb"] {
             assert!(!is_printable_ascii(text), "{text:?}");
         }
+    }
+
+    /// The lone-cluster fast path of `display_width` (issue 15): every character it takes is a
+    /// cluster of its own beside any other it takes (and beside ASCII), and takes the width
+    /// segmentation gives it.
+    #[test]
+    fn c70_lone_cluster_fast_path_matches_segmentation() {
+        let segmented = |s: &str| -> usize { s.graphemes(true).map(grapheme_width).sum() };
+        let mut taken = 0;
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            let mut b = [0u8; 4];
+            let alone = c.encode_utf8(&mut b);
+            let Some(w) = lone_clusters_width(alone) else {
+                continue;
+            };
+            taken += 1;
+            assert_eq!(w, segmented(alone), "{c:?}");
+            assert_eq!(w, grapheme_width(alone), "{c:?}");
+            for pair in [
+                format!("a{c}"),
+                format!("{c}a"),
+                format!("{c}{c}"),
+                format!("{c}한"),
+                format!("가{c}"),
+                format!("{c}·"),
+            ] {
+                assert_eq!(pair.graphemes(true).count(), 2, "{pair:?}");
+                assert_eq!(display_width(&pair), segmented(&pair), "{pair:?}");
+            }
+        }
+        assert!(taken > 30_000, "{taken}");
+        for text in [
+            " · rondo",
+            "디코더 경로 에러",
+            "a → b",
+            "↪ 한글 — ok…",
+            "e\u{301}",
+            "🙂",
+        ] {
+            assert_eq!(display_width(text), segmented(text), "{text:?}");
+        }
+        assert_eq!(lone_clusters_width("e\u{301}"), None);
+        assert_eq!(lone_clusters_width("\u{1100}\u{1161}"), None);
     }
 
     #[test]

@@ -125,13 +125,13 @@ fn c20_inline_reference_row_at_60_columns() {
     let tool = Entry::new(
         "c1",
         Speaker::Tool,
-        EntryKind::ToolCall(masc_tui::view::chat::ToolCall {
+        EntryKind::ToolCall(Box::new(masc_tui::view::chat::ToolCall {
             call_id: None,
             name: "read_file".into(),
             state: masc_tui::view::chat::CallState::Succeeded,
             args: None,
             duration_ms: Some(16),
-        }),
+        })),
         "",
     )
     .with_ts(T0 + 10.0);

@@ -47,13 +47,13 @@ fn call(id: &str, name: &str, state: CallState, result: &str) -> Entry {
     Entry::new(
         id,
         Speaker::Tool,
-        EntryKind::ToolCall(ToolCall {
+        EntryKind::ToolCall(Box::new(ToolCall {
             call_id: Some(id.into()),
             name: name.into(),
             state,
             args: Some(r#"{"path":"src/main.rs"}"#.into()),
             duration_ms: Some(16),
-        }),
+        })),
         result,
     )
     .with_ts(T0)
@@ -156,14 +156,14 @@ fn c46_c47_finished_skill_summary_and_proof_only_in_full() {
     let skill = Entry::new(
         "s1",
         keeper(),
-        EntryKind::SkillSummary(SkillRun {
+        EntryKind::SkillSummary(Box::new(SkillRun {
             name: "deploy".into(),
             state: SkillState::Used,
             delivered: true,
             used_tools: true,
             actions: 3,
             use_id: Some("use-9".into()),
-        }),
+        })),
         "",
     )
     .with_turn("turn-7");

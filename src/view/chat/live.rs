@@ -106,6 +106,9 @@ impl LiveTurn {
             ChatStreamEvent::TextEnd { message_id } => {
                 transcript.update(message_id, |e| {
                     e.open = false;
+                    // The streamed text grew by doubling; a settled entry keeps its bytes only
+                    // (issue 15: 100k entries' slack was megabytes).
+                    e.text.shrink_to_fit();
                     e.refresh_reports();
                 });
             }
@@ -122,7 +125,7 @@ impl LiveTurn {
                     args: None,
                     duration_ms: None,
                 };
-                let entry = Entry::new(id, Speaker::Tool, EntryKind::ToolCall(call), "");
+                let entry = Entry::new(id, Speaker::Tool, EntryKind::ToolCall(Box::new(call)), "");
                 let id = self.insert(transcript, entry, ts);
                 self.calls.push((tool_call_id.clone(), id));
             }

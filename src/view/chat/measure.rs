@@ -36,7 +36,7 @@ pub(super) fn block_chunk_lines(
                 .unwrap_or(&[])
                 .iter()
                 .filter_map(|e| match &e.kind {
-                    EntryKind::ToolCall(c) => Some((c, e.text.as_str())),
+                    EntryKind::ToolCall(c) => Some((&**c, e.text.as_str())),
                     _ => None,
                 })
                 .collect();

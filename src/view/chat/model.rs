@@ -8,7 +8,8 @@
 
 use crate::protocol::chat::{ChatHistoryRow, ChatRole, ChatRowKind};
 use crate::protocol::coop_report::{self, FinalAnalysis};
-use std::collections::HashMap;
+use hashbrown::{HashTable, hash_table};
+use std::hash::{BuildHasher, RandomState};
 use std::sync::Arc;
 
 /// Who produced an entry.
@@ -125,8 +126,10 @@ pub enum EntryKind {
     Utterance,
     /// Thinking / reasoning text.
     Thinking,
-    ToolCall(ToolCall),
-    SkillSummary(SkillRun),
+    /// Boxed, as the skill run: the other kinds are small, and a transcript holds 100k
+    /// entries (issue 15: the unboxed call made every entry 64 bytes larger).
+    ToolCall(Box<ToolCall>),
+    SkillSummary(Box<SkillRun>),
     /// The parallel Memory journal lane.
     Journal,
     Failure(FailureOrigin),
@@ -283,14 +286,19 @@ impl Entry {
         kind: EntryKind,
         text: impl Into<String>,
     ) -> Self {
+        let (mut id, mut text) = (id.into(), text.into());
+        // A formatted or accumulated string carries spare capacity; an entry keeps its bytes
+        // only (issue 15: a transcript holds 100k of them).
+        id.shrink_to_fit();
+        text.shrink_to_fit();
         let mut entry = Self {
-            id: id.into(),
+            id,
             speaker,
             kind,
             ts: None,
             turn_ref: None,
             origin: Origin::default(),
-            text: text.into(),
+            text,
             reports: None,
             open: false,
         };
@@ -304,7 +312,9 @@ impl Entry {
     }
 
     pub fn with_turn(mut self, turn_ref: impl Into<String>) -> Self {
-        self.turn_ref = Some(turn_ref.into());
+        let mut turn_ref = turn_ref.into();
+        turn_ref.shrink_to_fit();
+        self.turn_ref = Some(turn_ref);
         self
     }
 
@@ -345,13 +355,13 @@ impl Entry {
             // settled); the result text is not persisted: received, not judged (C-49).
             (ChatRole::Tool, None) => (
                 Speaker::Tool,
-                EntryKind::ToolCall(ToolCall {
+                EntryKind::ToolCall(Box::new(ToolCall {
                     call_id: row.tool_call_id.clone(),
                     name: row.tool_call_name.clone().unwrap_or_default(),
                     state: CallState::ResultReceived,
                     args: (!row.content.trim().is_empty()).then(|| row.content.clone()),
                     duration_ms: None,
-                }),
+                })),
             ),
         };
         let text = match kind {
@@ -367,6 +377,66 @@ impl Entry {
     }
 }
 
+/// Entry indexes by entry id: the newest entry of each id. The table holds only the index
+/// (4 bytes a slot) and hashes the id where the entry keeps it, so no id is stored twice
+/// (issue 15: a copy of every id was ≈ 70 bytes an entry).
+#[derive(Default)]
+struct IdIndex {
+    table: HashTable<u32>,
+    hasher: RandomState,
+}
+
+impl std::fmt::Debug for IdIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IdIndex")
+            .field("len", &self.table.len())
+            .finish()
+    }
+}
+
+impl IdIndex {
+    fn get(&self, entries: &[Arc<Entry>], id: &str) -> Option<usize> {
+        let hash = self.hasher.hash_one(id);
+        self.table
+            .find(hash, |&i| {
+                entries.get(i as usize).is_some_and(|e| e.id == id)
+            })
+            .map(|&i| i as usize)
+    }
+
+    /// Points `entries[index].id` at `index` (the newest entry of the id wins).
+    fn insert(&mut self, entries: &[Arc<Entry>], index: usize) {
+        let Some(id) = entries.get(index).map(|e| e.id.as_str()) else {
+            return;
+        };
+        let hasher = &self.hasher;
+        let hash = hasher.hash_one(id);
+        let rehash = |&i: &u32| {
+            entries
+                .get(i as usize)
+                .map_or(0, |e| hasher.hash_one(e.id.as_str()))
+        };
+        match self.table.entry(
+            hash,
+            |&i| entries.get(i as usize).is_some_and(|e| e.id == id),
+            rehash,
+        ) {
+            hash_table::Entry::Occupied(mut slot) => *slot.get_mut() = index as u32,
+            hash_table::Entry::Vacant(slot) => {
+                slot.insert(index as u32);
+            }
+        }
+    }
+
+    /// Re-indexes every entry (after a prepend or a removal moved them).
+    fn rebuild(&mut self, entries: &[Arc<Entry>]) {
+        self.table.clear();
+        for i in 0..entries.len() {
+            self.insert(entries, i);
+        }
+    }
+}
+
 /// The entries of one chat, with a per-entry revision so caches can tell what changed.
 ///
 /// The entries are shared (`Arc`), each entry too: [`Transcript::snapshot`] hands a search
@@ -378,7 +448,7 @@ pub struct Transcript {
     /// Stable per-entry key (survives prepending older pages).
     uids: Vec<u64>,
     revs: Vec<u64>,
-    by_id: HashMap<String, usize>,
+    by_id: IdIndex,
     next_uid: u64,
     next_rev: u64,
     /// Bumped on every change; the view re-plans when it moves.
@@ -428,8 +498,8 @@ impl Transcript {
 
     pub fn get(&self, id: &str) -> Option<&Entry> {
         self.by_id
-            .get(id)
-            .and_then(|&i| self.entries.get(i))
+            .get(&self.entries, id)
+            .and_then(|i| self.entries.get(i))
             .map(|e| &**e)
     }
 
@@ -442,7 +512,7 @@ impl Transcript {
     /// Appends an entry, or replaces the entry with the same id in place.
     pub fn upsert(&mut self, entry: Entry) -> usize {
         let rev = self.bump();
-        if let Some(&i) = self.by_id.get(&entry.id) {
+        if let Some(i) = self.by_id.get(&self.entries, &entry.id) {
             if let Some(slot) = Arc::make_mut(&mut self.entries).get_mut(i) {
                 *slot = Arc::new(entry);
             }
@@ -457,8 +527,8 @@ impl Transcript {
     fn push_with_rev(&mut self, entry: Entry, rev: u64) -> usize {
         self.next_uid += 1;
         let index = self.entries.len();
-        self.by_id.insert(entry.id.clone(), index);
         Arc::make_mut(&mut self.entries).push(Arc::new(entry));
+        self.by_id.insert(&self.entries, index);
         self.uids.push(self.next_uid);
         self.revs.push(rev);
         index
@@ -466,7 +536,7 @@ impl Transcript {
 
     /// Changes one entry in place; false when the id is unknown.
     pub fn update(&mut self, id: &str, change: impl FnOnce(&mut Entry)) -> bool {
-        let Some(&i) = self.by_id.get(id) else {
+        let Some(i) = self.by_id.get(&self.entries, id) else {
             return false;
         };
         let rev = self.bump();
@@ -499,7 +569,7 @@ impl Transcript {
     pub fn prepend_history(&mut self, rows: &[ChatHistoryRow], keeper: &str) {
         let fresh: Vec<Entry> = rows
             .iter()
-            .filter(|r| !self.by_id.contains_key(&r.id))
+            .filter(|r| self.by_id.get(&self.entries, &r.id).is_none())
             .map(|r| Entry::from_history_row(r, keeper))
             .collect();
         if fresh.is_empty() {
@@ -515,12 +585,7 @@ impl Transcript {
         self.revs.splice(0..0, std::iter::repeat_n(rev, count));
         self.uids.splice(0..0, uids);
         Arc::make_mut(&mut self.entries).splice(0..0, fresh.into_iter().map(Arc::new));
-        self.by_id = self
-            .entries
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.id.clone(), i))
-            .collect();
+        self.by_id.rebuild(&self.entries);
     }
 
     /// Appends an entry even when its id is already present (history pages may repeat an
@@ -539,18 +604,95 @@ impl Transcript {
 
     /// Removes an entry (a pending input that became a persisted row, C-34).
     pub fn remove(&mut self, id: &str) -> Option<Entry> {
-        let i = *self.by_id.get(id)?;
+        let i = self.by_id.get(&self.entries, id)?;
         self.bump();
         self.uids.remove(i);
         self.revs.remove(i);
         let entry = Arc::make_mut(&mut self.entries).remove(i);
         let entry = Arc::try_unwrap(entry).unwrap_or_else(|shared| (*shared).clone());
-        self.by_id = self
-            .entries
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.id.clone(), i))
-            .collect();
+        self.by_id.rebuild(&self.entries);
         Some(entry)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn say(id: &str, text: &str) -> Entry {
+        Entry::new(id, Speaker::Operator, EntryKind::Utterance, text)
+    }
+
+    /// Issue 15: the index of ids answers as the map of copied ids did — the newest entry of
+    /// a repeated id, in-place replacement, removal and prepending re-index — over a generated
+    /// sequence of changes, checked against a scan of the entries after each one.
+    #[test]
+    fn c31_id_index_finds_the_newest_entry_of_each_id() {
+        let mut t = Transcript::new();
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for step in 0..3_000u64 {
+            let id = format!("m{}", next(400));
+            match next(6) {
+                0 | 1 => {
+                    t.push(say(&id, &format!("push {step}")));
+                }
+                2 => {
+                    t.upsert(say(&id, &format!("upsert {step}")));
+                }
+                3 => {
+                    t.remove(&id);
+                }
+                4 => {
+                    let rows: Vec<ChatHistoryRow> = (0..3)
+                        .map(|k| ChatHistoryRow {
+                            id: format!("m{}", next(400)),
+                            role: ChatRole::User,
+                            kind: None,
+                            content: format!("older {step}.{k}"),
+                            ts: 1.0,
+                            turn_ref: None,
+                            tool_call_id: None,
+                            tool_call_name: None,
+                        })
+                        .collect();
+                    t.prepend_history(&rows, "alpha");
+                }
+                _ => {
+                    t.update(&id, |e| e.text.push('!'));
+                }
+            }
+            for probe in [id.as_str(), "m0", "m7", "absent"] {
+                let scanned = t.entries().iter().rposition(|e| e.id == probe);
+                let found = t.by_id.get(t.entries(), probe);
+                assert_eq!(found, scanned, "step {step}, id {probe}");
+                assert_eq!(
+                    t.get(probe).map(|e| &e.text),
+                    scanned.map(|i| &t.entries()[i].text)
+                );
+            }
+        }
+        assert!(t.len() > 100, "{}", t.len());
+    }
+
+    /// Issue 15: what one of 100k entries costs before its strings (the tool call and the
+    /// skill run are boxed; every other kind is small).
+    #[test]
+    fn entry_stays_compact() {
+        assert!(
+            std::mem::size_of::<EntryKind>() <= 40,
+            "{}",
+            std::mem::size_of::<EntryKind>()
+        );
+        assert!(
+            std::mem::size_of::<Entry>() <= 216,
+            "{}",
+            std::mem::size_of::<Entry>()
+        );
     }
 }

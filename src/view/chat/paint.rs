@@ -54,7 +54,7 @@ pub(super) fn gutter(
                 spans.push(Span::styled(format!("{siding}{glyph} "), style.recede()));
             }
             if layout.clock {
-                let clock = match block.clock {
+                let clock = match block.clock() {
                     Some(m) if k == 0 => format!("{} ", clock_text(m)),
                     _ => "      ".to_string(),
                 };

@@ -36,16 +36,18 @@ pub struct PlannedBlock {
     /// Body chunks of a huge entry (`None` = one chunk).
     pub chunks: Option<Box<[Range<usize>]>>,
     pub rail: Rail,
-    /// Inline: the clock to draw (minute changed).
-    pub clock: Option<i64>,
+    /// Inline: the clock is drawn (minute changed); [`PlannedBlock::clock`] is its minute.
+    /// (Flags rather than copies of the minute and its day: issue 15, 100k blocks.)
+    pub clock_shown: bool,
     /// The block's own minute (row-mode headings).
     pub minute: Option<i64>,
     pub continued: bool,
     /// A blank `Spacing` row before the block (C-28).
     pub spacing: bool,
     /// A date separator row (after the spacing row) naming this local day, where the day
-    /// differs from the previous dated block's (C-24; inline and row modes only, C-23).
-    pub date: Option<i64>,
+    /// differs from the previous dated block's (C-24; inline and row modes only, C-23);
+    /// [`PlannedBlock::date`] is the day.
+    pub date_shown: bool,
     /// A heading row before the body (row mode; bare inbound header).
     pub header: bool,
     /// The speaker mark sits in the bare margin of the first body row.
@@ -53,6 +55,16 @@ pub struct PlannedBlock {
 }
 
 impl PlannedBlock {
+    /// Inline: the clock to draw (minute changed).
+    pub fn clock(&self) -> Option<i64> {
+        self.minute.filter(|_| self.clock_shown)
+    }
+
+    /// The local day the date separator row names, if the block has one.
+    pub fn date(&self) -> Option<i64> {
+        self.minute.filter(|_| self.date_shown).map(day_of)
+    }
+
     pub fn chunk_count(&self) -> usize {
         self.chunks.as_ref().map_or(1, |c| c.len())
     }
@@ -63,7 +75,7 @@ impl PlannedBlock {
 
     /// Rows before the heading (or the body): the spacing row and the date separator.
     pub fn lead_rows(&self) -> usize {
-        usize::from(self.spacing) + usize::from(self.date.is_some())
+        usize::from(self.spacing) + usize::from(self.date_shown)
     }
 
     /// The entries the block shows.
@@ -205,11 +217,11 @@ pub fn build_plan(t: &Transcript, modes: ViewModes, utc_offset_secs: i32) -> Vec
             turn,
             chunks,
             rail: Rail::None,
-            clock: None,
+            clock_shown: false,
             minute,
             continued: false,
             spacing: false,
-            date: None,
+            date_shown: false,
             header: false,
             margin_mark: false,
         });
@@ -224,11 +236,11 @@ pub fn build_plan(t: &Transcript, modes: ViewModes, utc_offset_secs: i32) -> Vec
                 turn,
                 chunks: None,
                 rail: Rail::None,
-                clock: None,
+                clock_shown: false,
                 minute,
                 continued: false,
                 spacing: false,
-                date: None,
+                date_shown: false,
                 header: false,
                 margin_mark: false,
             });
@@ -276,16 +288,16 @@ fn contextualise(blocks: &mut [PlannedBlock], entries: &[Arc<Entry>], origin: Or
         let entry_block = matches!(b.source, Source::Entry(_));
         b.continued = prev_speaker == Some(speaker);
         if origin == OriginMode::Inline && b.minute.is_some() && b.minute != prev_minute {
-            b.clock = b.minute;
+            b.clock_shown = true;
         }
         // C-24: the clock shows minutes only; a new day gets its own row, so a clock that
         // wraps past midnight (or a row of an earlier day) never reads as time running back.
         let day = b.minute.map(day_of);
         if origin != OriginMode::Bare && day.is_some() && day != prev_day {
-            b.date = day;
+            b.date_shown = true;
             // The first row after a date shows its clock even within the same minute.
             if origin == OriginMode::Inline {
-                b.clock = b.minute;
+                b.clock_shown = true;
             }
         }
         if day.is_some() {

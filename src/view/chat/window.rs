@@ -87,12 +87,50 @@ const UNKNOWN: u32 = u32::MAX;
 
 type Rows = Arc<Vec<Line<'static>>>;
 
+/// Body height of each chunk of one block: a one-chunk body (nearly every block) inline, a
+/// chunked one boxed (issue 15: a box per block was 32 bytes more a block).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ChunkHeights {
+    One(u32),
+    Many(Box<[u32]>),
+}
+
+impl ChunkHeights {
+    /// Every chunk of a `count`-chunk body not measured yet.
+    fn unknown(count: usize) -> Self {
+        if count == 1 {
+            Self::One(UNKNOWN)
+        } else {
+            Self::Many(vec![UNKNOWN; count].into_boxed_slice())
+        }
+    }
+}
+
+impl std::ops::Deref for ChunkHeights {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        match self {
+            Self::One(h) => std::slice::from_ref(h),
+            Self::Many(hs) => hs,
+        }
+    }
+}
+
+impl std::ops::DerefMut for ChunkHeights {
+    fn deref_mut(&mut self) -> &mut [u32] {
+        match self {
+            Self::One(h) => std::slice::from_mut(h),
+            Self::Many(hs) => hs,
+        }
+    }
+}
+
 #[derive(Default)]
 struct Caches {
     rows: HashMap<(u64, u32), (Rows, u64)>,
     tick: u64,
     /// Body height of each chunk, per content key.
-    heights: HashMap<u64, Box<[u32]>>,
+    heights: HashMap<u64, ChunkHeights>,
 }
 
 impl Caches {
@@ -184,7 +222,7 @@ impl TranscriptView {
             .caches
             .heights
             .entry(measured.block)
-            .or_insert_with(|| vec![UNKNOWN; count].into_boxed_slice());
+            .or_insert_with(|| ChunkHeights::unknown(count));
         let mut changed = false;
         for (chunk, rows) in measured.heights {
             if let Some(slot) = heights.get_mut(chunk)
@@ -286,6 +324,35 @@ impl TranscriptView {
         layout.body_width(block.role == Role::Inbound)
     }
 
+    /// Wrapped rows of one chunk, built now; its height goes to the height cache.
+    fn build_chunk_rows(
+        &mut self,
+        layout: &GutterLayout,
+        bi: usize,
+        chunk: usize,
+    ) -> Vec<Line<'static>> {
+        let Some(block) = self.plan.get(bi) else {
+            return Vec::new();
+        };
+        let lines = self.chunk_lines(block, chunk);
+        let rows = body_rows(
+            &lines,
+            self.body_width(layout, block),
+            block.role,
+            self.style,
+        );
+        let count = block.chunk_count();
+        let heights = self
+            .caches
+            .heights
+            .entry(block.key)
+            .or_insert_with(|| ChunkHeights::unknown(count));
+        if let Some(h) = heights.get_mut(chunk) {
+            *h = rows.len() as u32;
+        }
+        rows
+    }
+
     /// Wrapped rows of one chunk (cached).
     fn chunk_rows(&mut self, layout: &GutterLayout, bi: usize, chunk: usize) -> Rows {
         let Some(block) = self.plan.get(bi) else {
@@ -298,28 +365,27 @@ impl TranscriptView {
             *used = tick;
             return rows.clone();
         }
-        let lines = self.chunk_lines(block, chunk);
-        let rows = Arc::new(body_rows(
-            &lines,
-            self.body_width(layout, block),
-            block.role,
-            self.style,
-        ));
-        let count = block.chunk_count();
-        let heights = self
-            .caches
-            .heights
-            .entry(block.key)
-            .or_insert_with(|| vec![UNKNOWN; count].into_boxed_slice());
-        if let Some(h) = heights.get_mut(chunk) {
-            *h = rows.len() as u32;
-        }
+        let rows = Arc::new(self.build_chunk_rows(layout, bi, chunk));
         self.caches.rows.insert(key, (rows.clone(), tick));
         self.caches.evict();
         rows
     }
 
     fn chunk_height(&mut self, layout: &GutterLayout, bi: usize, chunk: usize) -> usize {
+        self.chunk_height_keeping(layout, bi, chunk, true)
+    }
+
+    /// A chunk's height; an unknown one is measured by wrapping it, and its rows are kept in
+    /// the row cache only when `keep_rows` (a chunk about to be painted). A measurement of
+    /// rows no frame paints keeps the height alone (issue 15: measuring 100k entries filled
+    /// the row cache with rows nobody looked at).
+    fn chunk_height_keeping(
+        &mut self,
+        layout: &GutterLayout,
+        bi: usize,
+        chunk: usize,
+        keep_rows: bool,
+    ) -> usize {
         let known = self
             .plan
             .get(bi)
@@ -328,34 +394,51 @@ impl TranscriptView {
             .filter(|h| *h != UNKNOWN);
         match known {
             Some(h) => h as usize,
-            None => self.chunk_rows(layout, bi, chunk).len(),
+            None if keep_rows => self.chunk_rows(layout, bi, chunk).len(),
+            None => self.build_chunk_rows(layout, bi, chunk).len(),
         }
     }
 
     fn body_height(&mut self, layout: &GutterLayout, bi: usize) -> usize {
+        self.body_height_keeping(layout, bi, true)
+    }
+
+    fn body_height_keeping(&mut self, layout: &GutterLayout, bi: usize, keep_rows: bool) -> usize {
         let count = self.plan.get(bi).map_or(0, PlannedBlock::chunk_count);
-        (0..count).map(|c| self.chunk_height(layout, bi, c)).sum()
+        (0..count)
+            .map(|c| self.chunk_height_keeping(layout, bi, c, keep_rows))
+            .sum()
     }
 
     fn block_height(&mut self, layout: &GutterLayout, bi: usize) -> usize {
+        self.block_height_keeping(layout, bi, true)
+    }
+
+    /// [`Self::block_height`] of a block the frame measures without painting it.
+    fn measured_height(&mut self, layout: &GutterLayout, bi: usize) -> usize {
+        self.block_height_keeping(layout, bi, false)
+    }
+
+    fn block_height_keeping(&mut self, layout: &GutterLayout, bi: usize, keep_rows: bool) -> usize {
         if let Some(&h) = self.block_heights.get(bi)
             && h != UNKNOWN
         {
             return h as usize;
         }
         let ctx = self.plan.get(bi).map_or(0, PlannedBlock::ctx_rows);
-        let h = ctx + self.body_height(layout, bi);
+        let h = ctx + self.body_height_keeping(layout, bi, keep_rows);
         if let Some(slot) = self.block_heights.get_mut(bi) {
             *slot = h as u32;
         }
         h
     }
 
-    /// Total rows of the transcript at `width` (measures every block once per layout).
+    /// Total rows of the transcript at `width` (measures every block once per layout; the
+    /// rows it wraps are not kept).
     pub fn total_rows(&mut self, width: u16) -> usize {
         let layout = self.sync(usize::from(width));
         (0..self.plan.len())
-            .map(|bi| self.block_height(&layout, bi))
+            .map(|bi| self.measured_height(&layout, bi))
             .sum()
     }
 
@@ -383,7 +466,7 @@ impl TranscriptView {
                 out.push(Line::default());
                 continue;
             }
-            if let Some(day) = block.date
+            if let Some(day) = block.date()
                 && r == usize::from(block.spacing)
             {
                 out.push(date_row(day, layout.reading, self.style));
@@ -444,7 +527,7 @@ impl TranscriptView {
                 let mut bi = 0;
                 let mut skip = skip;
                 while bi < n {
-                    let bh = self.block_height(&layout, bi);
+                    let bh = self.measured_height(&layout, bi);
                     if skip < bh {
                         break;
                     }

@@ -142,3 +142,52 @@ fn t5_a_measurement_of_an_older_layout_is_ignored() {
     let (want, _) = exact_frame(80, 30);
     assert_eq!(rows, want);
 }
+
+/// Issue 15: measuring the whole transcript keeps heights, not rows — the row cache holds only
+/// what a frame painted — and the heights equal those of a measurement that keeps its rows.
+#[test]
+fn measuring_every_row_keeps_heights_not_rows() {
+    let transcript = || {
+        let mut t = Transcript::new();
+        for i in 0..300 {
+            let text = format!("답변 {i}: 배포는 끝났어 🙂 {}", "가나다라 ".repeat(i % 13));
+            t.push(
+                Entry::new(
+                    format!("k{i}"),
+                    Speaker::Operator,
+                    EntryKind::Utterance,
+                    text,
+                )
+                .with_ts(1_787_000_000.0 + i as f64 * 61.0),
+            );
+        }
+        t
+    };
+    let mut measured = TranscriptView::new(transcript(), Theme { color: true });
+    let total = measured.total_rows(80);
+    assert!(
+        measured.caches.rows.is_empty(),
+        "no rows kept by the measurement"
+    );
+    let mut kept = TranscriptView::new(transcript(), Theme { color: true });
+    let layout = kept.sync(80);
+    let by_painting: usize = (0..kept.plan.len())
+        .map(|bi| kept.block_height(&layout, bi))
+        .sum();
+    assert_eq!(total, by_painting);
+    assert!(!kept.caches.rows.is_empty());
+    // Painting the middle after the measurement caches the painted chunks only.
+    let frame = measured.render(80, 20, ScrollPosition::Back(total / 2));
+    assert_eq!(frame.len(), 20);
+    assert!(
+        measured.caches.rows.len() <= 20,
+        "{}",
+        measured.caches.rows.len()
+    );
+    let mut reference = TranscriptView::new(transcript(), Theme { color: true });
+    let expected = reference.render(80, 20, ScrollPosition::Back(total / 2));
+    assert_eq!(
+        frame.iter().map(text_of).collect::<Vec<_>>(),
+        expected.iter().map(text_of).collect::<Vec<_>>()
+    );
+}
