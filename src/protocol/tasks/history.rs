@@ -83,13 +83,46 @@ pub struct TaskHistoryPage {
 }
 
 #[derive(Deserialize)]
+#[serde(bound(deserialize = "R: Deserialize<'de>"))]
 struct PageWire<R> {
     schema: String,
     task_id: String,
     cursor: Option<String>,
+    #[serde(deserialize_with = "presized_rows")]
     rows: Vec<R>,
     next_cursor: Option<String>,
     has_more: bool,
+}
+
+/// Rows a page's vector is sized for before the first is read: a full page of the demand the
+/// screens ask for is read without growing the vector (issue 15: each growth moved every
+/// row read so far, 336 bytes a row); the spare room is given back after the last row.
+const ROWS_BEFORE_GROWTH: usize = 256;
+
+/// `rows` read into a vector sized up front (the same elements, in the same order, as
+/// serde's own `Vec` reading).
+fn presized_rows<'de, D, R>(d: D) -> Result<Vec<R>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    R: Deserialize<'de>,
+{
+    struct Rows<R>(std::marker::PhantomData<R>);
+    impl<'de, R: Deserialize<'de>> serde::de::Visitor<'de> for Rows<R> {
+        type Value = Vec<R>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a sequence")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<R>, A::Error> {
+            let hint = seq.size_hint().unwrap_or(0);
+            let mut rows = Vec::with_capacity(hint.max(ROWS_BEFORE_GROWTH));
+            while let Some(row) = seq.next_element()? {
+                rows.push(row);
+            }
+            rows.shrink_to_fit();
+            Ok(rows)
+        }
+    }
+    d.deserialize_seq(Rows(std::marker::PhantomData))
 }
 
 fn err(kind: DecodeErrorKind, path: impl Into<String>, detail: impl Into<String>) -> DecodeError {

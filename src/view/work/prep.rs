@@ -142,6 +142,8 @@ impl PrepJob {
                     Some(p) => (p.lines.as_ref().clone(), p.key.rows),
                     None => (Vec::new(), 0),
                 };
+                // A head row and a note row an event, as a rule: sized once, not grown.
+                lines.reserve(chain.len().saturating_sub(skip) * 2);
                 for row in chain.rows().skip(skip) {
                     history_row_lines(row, width, &mut lines);
                 }
