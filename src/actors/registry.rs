@@ -115,8 +115,12 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
             decisions::DecisionsSpawner { cadence: secs(15) },
         ),
         // No cadence: follow-ups start after an answer, transcripts when a turn is pinned.
-        // No cadence: read only while a chat's details are expanded (M-9).
-        entry(&["preparation_report"], preparation::PreparationSpawner),
+        // Read only while a chat's details are expanded (M-9); a failure before the save is
+        // re-read on the turns cadence (the Keeper detail's 15 s) until saved (M-2).
+        entry(
+            &["preparation_report"],
+            preparation::PreparationSpawner { recheck: secs(15) },
+        ),
         entry(&["ask_follow_up", "turn_transcript"], asks::AsksSpawner),
         // Saves have no cadence: each is one submitted write (its kinds: saves::registry).
         entry(

@@ -4,15 +4,17 @@
 //! failures are typed (never an empty report); every row kind of the report is kept apart.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-use crate::actor_support::{Rig, plan, rig_with};
+use crate::actor_support::{Rig, plan, registry_entry, rig_with, rig_with_sources};
 use crate::save_approval::confirmed_scope;
 use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::preparation::{
-    PREPARATION, PreparationCommand, PreparationObservation, PreparationSlot, PreparationTarget,
+    PREPARATION, PreparationCommand, PreparationObservation, PreparationSlot, PreparationSpawner,
+    PreparationTarget,
 };
 use masc_tui::protocol::client::ErrorClass;
 use masc_tui::protocol::runtime_trace::{ManifestEntry, TraceHealth, TurnLink};
 use masc_tui::server::faults::FaultPlan;
+use std::time::Duration;
 
 type Event = SlotEvent<PreparationSlot, PreparationObservation>;
 
@@ -183,5 +185,108 @@ async fn m5_a_new_target_supersedes_the_read_in_flight() {
             .any(|r| r.reason.as_deref() == Some("superseded")),
         "traced retire superseded"
     );
+    rig.finish().await;
+}
+
+/// The preparation source alone, its M-2 re-check on a 150 ms turns cadence.
+async fn recheck_rig(faults: &str) -> Rig {
+    let mut rig = rig_with_sources(
+        plan(faults),
+        vec![registry_entry(PreparationSpawner {
+            recheck: Duration::from_millis(150),
+        })],
+    )
+    .await;
+    let _ = confirmed_scope(&mut rig).await;
+    rig
+}
+
+const TRACE: &str = "/api/v1/keepers/rondo/runtime-trace";
+
+/// How many reads were dispatched, once each has answered or been retired.
+async fn reads_settled(rig: &mut Rig) -> usize {
+    loop {
+        let events = rig
+            .view
+            .slot_events::<PreparationSlot, PreparationObservation>();
+        let dispatched = events
+            .iter()
+            .filter(|e| matches!(e, SlotEvent::Dispatched(_)))
+            .count();
+        let ended = events
+            .iter()
+            .filter(|e| matches!(e, SlotEvent::Observed(..) | SlotEvent::Retired(_)))
+            .count();
+        if dispatched == ended {
+            return dispatched;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// M-2: a failure before the report is saved (the first read fails) is re-read — the aimed
+/// target only, with no new command — on the turns cadence, until the report is admitted;
+/// then the re-check stops.
+#[tokio::test(flavor = "current_thread")]
+async fn m2_a_failure_before_the_save_is_rechecked_on_the_turns_cadence_until_saved() {
+    let mut rig = recheck_rig(&format!(
+        r#"{{"match":{{"method":"GET","path":"{TRACE}"}},"when":{{"first":1}},"fault":{{"status":500,"body":"{{\"error\":\"not yet\"}}"}}}}"#
+    ))
+    .await;
+    let t = target("rondo", "trace-rondo#7");
+    read(&mut rig, t.clone()).await;
+    let first = answer(&mut rig, &t).await;
+    assert_eq!(
+        first.result.expect_err("the first read fails").class(),
+        ErrorClass::Status(500)
+    );
+    // No command: the re-check reads the same target again and the report is admitted.
+    let second = answer(&mut rig, &t).await;
+    assert_eq!(second.result.expect("saved now").value.link, t.link);
+    assert_eq!(rig.server.request_count("GET", TRACE), 2);
+    // Saved: the re-check stopped (three periods later, still two reads).
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(
+        rig.server.request_count("GET", TRACE),
+        2,
+        "no re-check after the save"
+    );
+    rig.finish().await;
+}
+
+/// M-2: the re-check ends when the aim changes (`Stop`: the details folded) and is never made
+/// for a failure waiting cannot mend (a permission refusal).
+#[tokio::test(flavor = "current_thread")]
+async fn m2_the_recheck_ends_with_the_aim_and_never_follows_a_refusal() {
+    let mut rig = recheck_rig(&format!(
+        r#"{{"match":{{"method":"GET","path":"{TRACE}","query":"turn_id=7"}},"fault":{{"status":503,"body":"{{\"error\":\"busy\"}}"}}}},{{"match":{{"method":"GET","path":"{TRACE}","query":"turn_id=8"}},"fault":{{"status":403,"body":"{{\"error\":\"forbidden\"}}"}}}}"#
+    ))
+    .await;
+    let t = target("rondo", "trace-rondo#7");
+    read(&mut rig, t.clone()).await;
+    assert!(answer(&mut rig, &t).await.result.is_err());
+    assert!(answer(&mut rig, &t).await.result.is_err(), "re-checked");
+    rig.source_handle(PREPARATION)
+        .await
+        .commands::<PreparationCommand>()
+        .unwrap()
+        .send_message(PreparationCommand::Stop)
+        .unwrap();
+    // A read dispatched before `Stop` (a tick can beat it under load) answers first.
+    let stopped_at = reads_settled(&mut rig).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(
+        reads_settled(&mut rig).await,
+        stopped_at,
+        "no re-check after Stop"
+    );
+    // A permission refusal is not re-read.
+    let refused = target("rondo", "trace-rondo#8");
+    read(&mut rig, refused.clone()).await;
+    let err = answer(&mut rig, &refused).await.result.expect_err("403");
+    assert_eq!(err.class(), ErrorClass::Unauthorized(403));
+    let after = reads_settled(&mut rig).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(reads_settled(&mut rig).await, after, "403 not re-read");
     rig.finish().await;
 }

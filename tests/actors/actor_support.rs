@@ -8,7 +8,9 @@ use masc_tui::actors::contract::{
     SlotEvent, SlotKey, SourceEvent, SourceHandle, SourceKey, Ticket,
 };
 use masc_tui::actors::read::testing::{CollectingView, collecting_view};
-use masc_tui::actors::supervisor::{RestartPolicy, RuntimeConfig, RuntimeHandle, start_runtime};
+use masc_tui::actors::supervisor::{
+    RestartPolicy, RuntimeConfig, RuntimeHandle, start_runtime, start_runtime_with,
+};
 use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
@@ -115,6 +117,36 @@ pub async fn start_rig_probing(
     request_timeout: Option<Duration>,
     probing: Probing,
 ) -> Rig {
+    start_rig_sources(serve, expected_base, request_timeout, probing, None).await
+}
+
+/// The rig on the default server with `faults`, running only `sources` (a partial runtime,
+/// e.g. a source with a test cadence).
+pub async fn rig_with_sources(
+    faults: FaultPlan,
+    sources: Vec<masc_tui::actors::registry::SourceEntry>,
+) -> Rig {
+    start_rig_sources(
+        ServeOptions {
+            faults,
+            ..ServeOptions::default()
+        },
+        None,
+        None,
+        Probing::EVERY_20_MS,
+        Some(sources),
+    )
+    .await
+}
+
+/// [`start_rig_probing`] with the runtime's sources (`None`: the registry's).
+async fn start_rig_sources(
+    serve: ServeOptions,
+    expected_base: Option<&str>,
+    request_timeout: Option<Duration>,
+    probing: Probing,
+    sources: Option<Vec<masc_tui::actors::registry::SourceEntry>>,
+) -> Rig {
     let recorder = StageRecorder::new();
     let trace = tracing::subscriber::set_default(recorder.subscriber());
     let server = start(ServeOptions {
@@ -150,9 +182,13 @@ pub async fn start_rig_probing(
         fault_drills: true,
         outbox: state_at,
     };
-    let runtime = start_runtime(client, view.sink(), view.inboxes(), cfg)
-        .await
-        .unwrap();
+    let runtime = match sources {
+        Some(sources) => {
+            start_runtime_with(client, view.sink(), view.inboxes(), cfg, sources).await
+        }
+        None => start_runtime(client, view.sink(), view.inboxes(), cfg).await,
+    }
+    .unwrap();
     Rig {
         server,
         runtime,

@@ -1,8 +1,14 @@
 //! The preparation detail source (protocol.md §14.12; sources.md M-1…M-9; chat-screen.md
 //! C-45): the stored runtime-trace report of one finished turn, read on demand only — when the
 //! open chat's details are expanded (`Ctrl-S`) for a turn with an exact link (M-9: only the
-//! Keeper whose chat detail is expanded requests it; nothing on a cadence, nothing fleet-wide).
+//! Keeper whose chat detail is expanded requests it; nothing fleet-wide).
 //! Ownership contract and tested faults: docs/audits/preparation.md.
+//!
+//! M-2's re-check: a failure that comes before the report is saved (a failed read, or a trace
+//! with no rows yet) is re-read — the aimed target only — on the turns cadence (the Keeper
+//! detail's 15 s) until a report with rows is admitted or the aim changes (a new `Read`, or
+//! `Stop` when the details fold or point elsewhere). A permission refusal, a route this MASC
+//! does not serve, a missing token or another workspace is not re-read: waiting mends none.
 //!
 //! One slot, [`PreparationSlot::Report`], re-aimed by [`PreparationCommand::Read`]: the reader
 //! is replaced and an explicit demand supersedes the read in flight (M-5: a new selection
@@ -10,16 +16,19 @@
 //! takes an answer only for the target it still shows (`other_target` otherwise).
 
 use crate::actors::contract::{
-    Payload, ReadResult, SlotKey, SourceContext, SourceControl, SourceHandle, SourceKey,
-    SourceSpawner, read_outcome,
+    DemandKind, Payload, ReadResult, SlotKey, SourceContext, SourceControl, SourceHandle,
+    SourceKey, SourceSpawner, read_outcome,
 };
 use crate::actors::read::drill::inject_panic;
 use crate::actors::read::{
-    ExplicitPolicy, ReadOwner, SlotSpec, SourceMsg, reader, spawn_source_with,
+    CadenceTimer, CadencedArgs, ExplicitPolicy, ReadOwner, ReturnOutcome, SlotSpec, SourceMsg,
+    reader, spawn_source_with,
 };
-use crate::protocol::runtime_trace::{RuntimeTrace, TurnLink, runtime_trace_path};
+use crate::protocol::client::ErrorClass;
+use crate::protocol::runtime_trace::{RuntimeTrace, TraceHealth, TurnLink, runtime_trace_path};
 use futures::future::BoxFuture;
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
+use std::time::Duration;
 
 /// The preparation source (supervision key).
 pub const PREPARATION: SourceKey = SourceKey("preparation");
@@ -67,6 +76,24 @@ impl Payload for PreparationObservation {
 pub enum PreparationCommand {
     /// Read `target`'s report now (supersedes the read in flight, M-5/M-6).
     Read(PreparationTarget),
+    /// The details point at no target to read any more (folded, or at a report already read):
+    /// the M-2 re-check ends.
+    Stop,
+}
+
+/// M-2: whether an answer is a failure that may come before the save, so the target is read
+/// again on the turns cadence (`false`: a report with rows, or a failure waiting cannot mend).
+pub fn recheck_after(result: &ReadResult<RuntimeTrace>) -> bool {
+    match result {
+        Ok(admitted) => admitted.value.health == TraceHealth::Empty,
+        Err(e) => !matches!(
+            e.class(),
+            ErrorClass::Unauthorized(_)
+                | ErrorClass::NotServed
+                | ErrorClass::NoToken
+                | ErrorClass::WorkspaceMismatch
+        ),
+    }
 }
 
 crate::source_commands!(PreparationSlot, PreparationObservation, PreparationCommand);
@@ -94,18 +121,32 @@ pub struct PreparationSource;
 pub struct PreparationState {
     owner: ReadOwner<PreparationSlot, PreparationObservation, ActorRef<Msg>>,
     fault_drills: bool,
+    /// M-2: the re-check's timer (the turns cadence), armed after a failure before the save.
+    recheck: CadenceTimer<Msg>,
+    /// The target of the last `Read` (`None` after `Stop`).
+    aimed: Option<PreparationTarget>,
+    /// A re-check of `aimed` is due on the next tick.
+    rechecking: bool,
+}
+
+impl PreparationState {
+    fn end_recheck(&mut self) {
+        self.recheck.cancel();
+        self.rechecking = false;
+    }
 }
 
 impl Actor for PreparationSource {
     type Msg = Msg;
     type State = PreparationState;
-    type Arguments = SourceContext;
+    type Arguments = CadencedArgs;
 
     async fn pre_start(
         &self,
         myself: ActorRef<Msg>,
-        ctx: SourceContext,
+        args: CadencedArgs,
     ) -> Result<PreparationState, ActorProcessingErr> {
+        let CadencedArgs { ctx, cadence } = args;
         let mut owner = ReadOwner::new(ctx.outlet(), myself, ctx.client.clone());
         owner.add_slot(SlotSpec {
             generations: ctx.generations.counter(&PreparationSlot::Report),
@@ -118,27 +159,45 @@ impl Actor for PreparationSource {
         Ok(PreparationState {
             owner,
             fault_drills: ctx.fault_drills,
+            recheck: CadenceTimer::new(cadence),
+            aimed: None,
+            rechecking: false,
         })
     }
 
     async fn handle(
         &self,
-        _myself: ActorRef<Msg>,
+        myself: ActorRef<Msg>,
         msg: Msg,
         state: &mut PreparationState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
             SourceMsg::Command(PreparationCommand::Read(target)) => {
+                // A new aim ends the re-check of the old one (M-2, M-5).
+                state.end_recheck();
+                state.aimed = Some(target.clone());
                 state
                     .owner
                     .set_reader(&PreparationSlot::Report, report_reader(target));
-                state.owner.demand(
-                    &PreparationSlot::Report,
-                    crate::actors::contract::DemandKind::Explicit,
-                );
+                state
+                    .owner
+                    .demand(&PreparationSlot::Report, DemandKind::Explicit);
             }
-            // No standing read and no cadence: a bare demand has no target to read, and
-            // visibility changes no period.
+            SourceMsg::Command(PreparationCommand::Stop) => {
+                state.end_recheck();
+                state.aimed = None;
+            }
+            // M-2: the re-check's tick reads the aimed target again (shares a read in flight).
+            SourceMsg::Control(SourceControl::Demand(DemandKind::Cadence))
+                if state.rechecking && state.aimed.is_some() =>
+            {
+                state.rechecking = false;
+                state
+                    .owner
+                    .demand(&PreparationSlot::Report, DemandKind::Cadence);
+            }
+            // No standing read: a bare demand has no target to read, and visibility changes
+            // no period (the re-check only runs while the details are expanded).
             SourceMsg::Control(SourceControl::Demand(_) | SourceControl::Visible(_)) => {}
             SourceMsg::Control(SourceControl::Identity(identity)) => {
                 state.owner.identity(&identity);
@@ -147,7 +206,24 @@ impl Actor for PreparationSource {
                 inject_panic(state.fault_drills, PREPARATION)
             }
             SourceMsg::Returned(ret) => {
-                state.owner.worker_returned(ret);
+                // Only an answer for the target aimed now decides the re-check.
+                let recheck = match &ret.result {
+                    Ok(obs) if state.aimed.as_ref() == Some(&obs.target) => {
+                        Some(recheck_after(&obs.result))
+                    }
+                    _ => None,
+                };
+                let outcome = state.owner.worker_returned(ret);
+                if !matches!(outcome, ReturnOutcome::Stale(_)) {
+                    match recheck {
+                        Some(true) => {
+                            state.rechecking = true;
+                            state.recheck.reschedule(&myself);
+                        }
+                        Some(false) => state.end_recheck(),
+                        None => {}
+                    }
+                }
             }
         }
         Ok(())
@@ -184,8 +260,11 @@ fn unreachable_target() -> PreparationObservation {
     }
 }
 
-/// Spawns the preparation source (no cadence, no standing read).
-pub struct PreparationSpawner;
+/// Spawns the preparation source (no standing read; `recheck`: the turns cadence of M-2's
+/// re-check).
+pub struct PreparationSpawner {
+    pub recheck: Duration,
+}
 
 impl SourceSpawner for PreparationSpawner {
     fn key(&self) -> SourceKey {
@@ -197,9 +276,13 @@ impl SourceSpawner for PreparationSpawner {
         ctx: SourceContext,
         supervisor: ActorCell,
     ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
+        let args = CadencedArgs {
+            ctx,
+            cadence: self.recheck,
+        };
         spawn_source_with::<PreparationSource, PreparationCommand>(
             PreparationSource,
-            ctx,
+            args,
             supervisor,
         )
     }

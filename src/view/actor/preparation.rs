@@ -22,14 +22,23 @@ impl<B: FrameSink> ViewState<B> {
         };
         // Unchanged, the aim is not touched: a `&mut` access of the model counts as a change
         // (a whole next frame, `crate::view::frame`).
-        if self.model.preparation.aim != aim
-            && let Some(target) = self.model.preparation.aim(aim)
-            && self
-                .command(PREPARATION, PreparationCommand::Read(target))
-                .is_err()
-        {
-            // The source is not up: aim again on the next key or delivery.
-            self.model.preparation.aim(Aim::Nothing);
+        if self.model.preparation.aim != aim {
+            match self.model.preparation.aim(aim) {
+                Some(target) => {
+                    if self
+                        .command(PREPARATION, PreparationCommand::Read(target))
+                        .is_err()
+                    {
+                        // The source is not up: aim again on the next key or delivery.
+                        self.model.preparation.aim(Aim::Nothing);
+                    }
+                }
+                // Another aim with nothing to read (folded, a conflict, a report already
+                // read): the source's M-2 re-check of the old target ends.
+                None => {
+                    let _ = self.command(PREPARATION, PreparationCommand::Stop);
+                }
+            }
         }
         if let Some(pane) = self.model.chat.pane.as_ref() {
             sync(&self.model.preparation, pane);
