@@ -196,6 +196,20 @@ pub fn json_ok(value: Value) -> Response {
     (StatusCode::OK, axum::Json(value)).into_response()
 }
 
+/// 200 with a body already serialized as JSON (what [`json_ok`] sends for the same value: the
+/// same bytes and `content-type`), for large answers built without a `Value` (issue 15).
+pub fn json_bytes_ok(body: Vec<u8>) -> Response {
+    (
+        StatusCode::OK,
+        [(
+            axum::http::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
+}
+
 /// Any status with a JSON body.
 pub fn json_status(status: StatusCode, value: Value) -> Response {
     (status, axum::Json(value)).into_response()

@@ -8,7 +8,7 @@ use crate::server::store::keepers;
 use axum::Router;
 use axum::extract::{RawQuery, State};
 use axum::routing::get;
-use serde_json::json;
+use serde_json::{Value, json};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -16,7 +16,8 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/keepers/turns", get(turns))
 }
 
-/// §4.1: `limit` default and max 200, min 1; `count`/`total`/`truncated`; Candle off.
+/// §4.1: `limit` default and max 200, min 1; `count`/`total`/`truncated`; Candle off. Only the
+/// rows sent are built, and moved into the body (not cloned by `json!`).
 async fn roster(
     _: Guard<Operator>,
     State(state): State<AppState>,
@@ -24,17 +25,21 @@ async fn roster(
 ) -> ApiResult {
     let q = parse_query(raw.as_deref());
     let limit = clamp_limit(query_get(&q, "limit"), 200, 1, 200);
-    let rows = state.store().read(keepers::roster).await?;
-    let total = rows.len();
-    let shown: Vec<_> = rows.into_iter().take(limit as usize).collect();
-    Ok(json_ok(json!({
+    let (total, shown) = state
+        .store()
+        .read(move |c| keepers::roster_page(c, limit))
+        .await?;
+    let mut body = json!({
         "count": shown.len(),
         "total": total,
         "limit": limit,
         "truncated": total > shown.len(),
         "candle": {"status": "off"},
-        "keepers": shown,
-    })))
+    });
+    if let Some(fields) = body.as_object_mut() {
+        fields.insert("keepers".into(), Value::Array(shown));
+    }
+    Ok(json_ok(body))
 }
 
 /// §4.2: one row per registered keeper, sorted by name.

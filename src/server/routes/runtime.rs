@@ -63,10 +63,7 @@ fn resolved_body(conn: &Connection, base: &str) -> Result<Value, StoreError> {
     if let Some(d) = &parsed.default {
         lanes.push(json!({"id": "default", "runtime_ids": [d], "declared": false}));
     }
-    let names: Vec<String> = keepers::roster(conn)?
-        .iter()
-        .filter_map(|k| k["name"].as_str().map(str::to_string))
-        .collect();
+    let names = keepers::names(conn)?;
     let exhausted = |rt: &str| {
         quota
             .iter()

@@ -2,11 +2,11 @@
 //! (§5.3) and the legacy history array (§5.4).
 
 use crate::server::http::{
-    ApiResult, Guard, Public, clamp_limit, error_body, json_ok, json_status, parse_query,
-    query_get, with_echo, with_next_cursor,
+    ApiResult, Guard, Public, clamp_limit, error_body, json_bytes_ok, json_ok, json_status,
+    parse_query, query_get, with_echo, with_next_cursor,
 };
 use crate::server::state::AppState;
-use crate::server::store::tasks;
+use crate::server::store::{StoreError, tasks};
 use axum::Router;
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
@@ -22,17 +22,38 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/dashboard/tasks/history", get(legacy_history))
 }
 
+/// The list's envelope around its rows, keys in the order they are sent.
+#[derive(serde::Serialize)]
+struct ListBody<'a> {
+    schema: &'static str,
+    sources: Value,
+    tasks: &'a [tasks::ListRow],
+}
+
+/// §5.1. The body is serialized from the rows on the store's thread, without a `Value` per row
+/// (issue 15: 20,000 Tasks); the bytes are those `json!` built before.
 async fn list(_: Guard<Public>, State(state): State<AppState>) -> ApiResult {
-    let rows = state.store().read(tasks::list).await?;
-    Ok(json_ok(json!({
-        "schema": "masc.task_list.v1",
-        "sources": {
+    let body = state.store().read(list_body).await?;
+    Ok(json_bytes_ok(body))
+}
+
+/// The task list's body.
+fn list_body(conn: &rusqlite::Connection) -> Result<Vec<u8>, StoreError> {
+    let rows = tasks::list(conn)?;
+    let body = ListBody {
+        schema: "masc.task_list.v1",
+        sources: json!({
             "backlog": {"state": "read"},
             "archive": {"state": "read"},
             "goal_links": {"state": "read"},
-        },
-        "tasks": rows,
-    })))
+        }),
+        tasks: &rows,
+    };
+    // ≈ 230 bytes a row: one allocation, and no doubling slack kept by the response cache.
+    let mut out = Vec::with_capacity(256 + rows.len() * 240);
+    serde_json::to_writer(&mut out, &body)?;
+    out.shrink_to_fit();
+    Ok(out)
 }
 
 /// The parsed query and its non-blank `task_id`, or `None` (answer [`task_id_required`]).
@@ -209,5 +230,67 @@ mod tests {
         assert_eq!(decode_cursor("task-2", &c), None);
         assert_eq!(decode_cursor("task-1", "garbage"), None);
         assert_eq!(decode_cursor("task-1", &format!("{c}.1")), None);
+    }
+
+    /// Issue 15: the task list serialized from typed rows is byte for byte the body `json!`
+    /// built from a `Value` per row (same keys, order, nulls and goal ids), so its ETag and
+    /// every client's decode are unchanged — over the seed and a small scale (tasks with
+    /// statuses done/cancelled/todo, null assignees and completion times, linked goals).
+    #[tokio::test]
+    async fn issue15_task_list_body_is_the_bytes_json_built() {
+        let store = crate::server::store::Store::open_in_memory().unwrap();
+        let small = crate::server::store::scale::Scale {
+            keepers: 20,
+            tasks: 60,
+            history_events: 10,
+            chat_messages: 3,
+        };
+        store.apply_scale(&small).unwrap();
+        let (before, after) = store
+            .read(|conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT id, title, status, priority, assignee, created_at, completed_at,
+                        archived
+                     FROM tasks ORDER BY sort_key",
+                )?;
+                let mut rows = Vec::new();
+                for row in stmt.query_map([], |r| {
+                    Ok(json!({
+                        "id": r.get::<_, String>(0)?,
+                        "title": r.get::<_, String>(1)?,
+                        "status": r.get::<_, String>(2)?,
+                        "priority": r.get::<_, i64>(3)?,
+                        "assignee": r.get::<_, Option<String>>(4)?,
+                        "created_at": r.get::<_, String>(5)?,
+                        "completed_at": r.get::<_, Option<String>>(6)?,
+                        "archived": r.get::<_, bool>(7)?,
+                    }))
+                })? {
+                    let mut row = row?;
+                    let id = row["id"].as_str().unwrap_or_default().to_string();
+                    row["goal_ids"] = json!(tasks::goal_ids(conn, &id)?);
+                    rows.push(row);
+                }
+                assert!(rows.len() > 60, "the seed's Tasks and the scaled ones");
+                assert!(rows.iter().any(|r| r["assignee"].is_null()));
+                assert!(rows.iter().any(|r| !r["completed_at"].is_null()));
+                assert!(rows.iter().any(|r| r["goal_ids"] != json!([])));
+                let before = serde_json::to_vec(&json!({
+                    "schema": "masc.task_list.v1",
+                    "sources": {
+                        "backlog": {"state": "read"},
+                        "archive": {"state": "read"},
+                        "goal_links": {"state": "read"},
+                    },
+                    "tasks": rows,
+                }))?;
+                Ok((before, list_body(conn)?))
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(after).unwrap(),
+            String::from_utf8(before).unwrap()
+        );
     }
 }

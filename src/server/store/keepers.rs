@@ -235,13 +235,37 @@ fn parse_json(text: Option<String>) -> Result<Value, StoreError> {
 
 /// Roster rows (§4.1) in display order, plus demo extension fields.
 pub fn roster(conn: &Connection) -> Result<Vec<Value>, StoreError> {
+    roster_rows(conn, -1)
+}
+
+/// The first `limit` roster rows in display order and how many there are in all (§4.1's
+/// `total`): at 5,000 Keepers the route builds 200 rows, not 5,000 (issue 15).
+pub fn roster_page(conn: &Connection, limit: i64) -> Result<(usize, Vec<Value>), StoreError> {
+    let total: i64 = conn.query_row("SELECT COUNT(*) FROM keepers", [], |r| r.get(0))?;
+    Ok((
+        usize::try_from(total).unwrap_or(0),
+        roster_rows(conn, limit)?,
+    ))
+}
+
+/// Every Keeper's name in display order (what the roster lists, without building its rows).
+pub fn names(conn: &Connection) -> Result<Vec<String>, StoreError> {
+    let mut stmt = conn.prepare("SELECT name FROM keepers ORDER BY sort_key, name")?;
+    let names = stmt
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<Result<_, _>>()?;
+    Ok(names)
+}
+
+/// At most `limit` roster rows (`-1`: all of them, SQLite's "no limit").
+fn roster_rows(conn: &Connection, limit: i64) -> Result<Vec<Value>, StoreError> {
     let mut stmt = conn.prepare(
         "SELECT name, agent_name, status, keepalive_running, autoboot_enabled, proactive_enabled,
                 runtime_id, meta_json, meta_error_json, health, paused, phase, activation_mode,
                 created_at, updated_at, current_task, turn_started_at
-         FROM keepers ORDER BY sort_key, name",
+         FROM keepers ORDER BY sort_key, name LIMIT ?1",
     )?;
-    let rows = stmt.query_map([], |r| {
+    let rows = stmt.query_map(params![limit], |r| {
         Ok((
             r.get::<_, String>(0)?,
             r.get::<_, Option<String>>(1)?,
