@@ -34,6 +34,8 @@ enum Command {
 }
 
 fn main() {
+    // Before any thread: the allocator's arenas are made as threads first allocate.
+    cli::allocator::tune();
     let parsed = Cli::parse();
     let result = match parsed.command {
         None => cli::tui::run(parsed.tui),
