@@ -15,7 +15,7 @@ use masc_tui::view::admission::RejectReason;
 use masc_tui::view::fetched::SLOW_READ_BADGE_AFTER;
 use masc_tui::view::keys::ExitCause;
 use masc_tui::view::msg::ViewMsg;
-use masc_tui::view::presenter::{ByteCounter, FrameSink};
+use masc_tui::view::presenter::{ByteCounter, ByteRecorder, FrameSink};
 use masc_tui::view::sample::{buffer_text, confirmed, roster, roster_observation, roster_ticket};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use ratatui::backend::{CrosstermBackend, TestBackend};
@@ -604,4 +604,38 @@ async fn issue15_j_on_the_last_of_200_roster_rows_writes_nothing_and_k_moves_bac
     };
     assert!(!stats.full && stats.cells > 0);
     assert!(counter.bytes() > bytes);
+}
+
+/// Issue 15 (the kept frame, in the actor): with nothing but keys and frame ticks reaching the
+/// view, a `j` past the page's last row moves the rows with the terminal's scroll region
+/// (`CSI top;bottom r`, `CSI 1 S`, `CSI r`) and paints only the row brought in. Before, the
+/// actor's check for Work preparations after every message took `&mut` of the model, which
+/// counts as a change: every frame was a whole one and each such `j` rewrote the whole list
+/// (≈ 6.7 kB a key at 200×60 in `demo --scale`, against ≈ 0.5 kB).
+#[tokio::test]
+async fn issue15_j_past_the_page_scrolls_the_terminal_in_the_actor() {
+    let recorder = ByteRecorder::default();
+    let mut s = spawn(CrosstermBackend::new(recorder.clone())).await;
+    load(&mut s, 200).await;
+    let settled = recorder.take();
+    assert!(!settled.is_empty());
+    let mut scrolled = 0;
+    for i in 1..=40 {
+        s.view.cast(key('j')).unwrap();
+        let needle = format!("keeper-{i:04}");
+        wait_for(&mut s.events, |e| {
+            matches!(e, ViewEvent::Frame { buffer, .. }
+                if selected_row(buffer).is_some_and(|row| row.contains(&needle)))
+        })
+        .await;
+        let frame = recorder.take();
+        if frame.windows(4).any(|w| w == b"\x1b[1S") {
+            scrolled += 1;
+        }
+    }
+    // 80×24 (the backend's fallback size): the page ends well before row 40.
+    assert!(
+        scrolled >= 20,
+        "keys that scrolled the terminal: {scrolled} of 40"
+    );
 }

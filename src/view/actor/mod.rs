@@ -878,6 +878,12 @@ impl<B: FrameSink> ViewState<B> {
     /// starts the Work detail preparations the model needs at the current pane width,
     /// on the blocking pool; results come back as `ViewMsg::WorkPrepared`.
     fn schedule_work_prep(&mut self, myself: &ActorRef<ViewMsg>) {
+        // No Task open, nothing to prepare — and no `&mut` access of the model: it counts as a
+        // change (`frame::Tracked`), and this runs after every message, so it made every
+        // frame a whole one (the kept frame never repainted in part, issue 15).
+        if self.model.work.task.is_none() {
+            return;
+        }
         let width = super::screens::work::state::prep_width_for(self.ui.area);
         let work = &mut self.model.work;
         for job in work.prep.jobs(work.task.as_ref(), width) {
