@@ -108,11 +108,20 @@ impl Scroll {
         let width = area.width as usize;
         let start = (self.top - area.y) as usize * width;
         let region = &mut frame.content[start..start + lines * width];
+        // Line by line (one sequential pass; `rotate_left` over 11,000 cells was a quarter of
+        // a `j`): each kept line swaps with the one it replaces, the lines brought in end up
+        // holding old cells and are reset.
         let (mark, brought_in) = if self.by > 0 {
-            region.rotate_left(n * width);
+            for line in 0..lines - n {
+                let (to, from) = region.split_at_mut((line + n) * width);
+                to[line * width..(line + 1) * width].swap_with_slice(&mut from[..width]);
+            }
             ('S', (lines - n) * width..lines * width)
         } else {
-            region.rotate_right(n * width);
+            for line in (n..lines).rev() {
+                let (from, to) = region.split_at_mut(line * width);
+                to[..width].swap_with_slice(&mut from[(line - n) * width..(line - n + 1) * width]);
+            }
             ('T', 0..n * width)
         };
         region[brought_in].iter_mut().for_each(Cell::reset);
