@@ -1,0 +1,242 @@
+//! The workers of the chat source's reads, each a [`Reader`] on the shared read owner: the
+//! history page (§4.5, with the repeated-cursor check and the supervision drill), the outbox
+//! restore of this Keeper's unsettled sends (durably classed "not sent" or "outcome unknown",
+//! never resent), and the reconciliation of one exact request id (§4.4).
+
+use super::super::observation::{ChatObservation, ChatSlot, Reconciliation, RestoredSend};
+use crate::actors::contract::{ReadResult, Ticket};
+use crate::actors::read::{Reader, reader};
+use crate::outbox::{Outbox, SaveRow, SaveRowState};
+use crate::protocol::admission::{ReadAuthority, ReadScope, WorkspaceId};
+use crate::protocol::chat::{ChatHistoryPage, ChatOperationRecord};
+use crate::protocol::client::{ClientError, WorkspaceClient, path_segment};
+use crate::protocol::decode::{DecodeError, DecodeErrorKind};
+use crate::protocol::outcome::SaveClass;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+pub(super) fn page_reader(
+    keeper: String,
+    before: Option<f64>,
+    drill: Arc<AtomicU32>,
+) -> Reader<ChatObservation> {
+    let path = history_path(&keeper, before);
+    reader(move |auth, client| {
+        let path = path.clone();
+        let drill = drill.clone();
+        async move {
+            drill_panic(&drill);
+            let result = read_page(&client, &auth, &path, before).await;
+            ChatObservation::HistoryPage { before, result }
+        }
+    })
+}
+
+/// The page-worker drill: a real panic inside the worker when the test asked for one.
+#[allow(clippy::panic)]
+fn drill_panic(drill: &AtomicU32) {
+    let armed = drill
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+        .is_ok();
+    if armed {
+        panic!("chat page worker drill");
+    }
+}
+
+pub(super) fn restore_reader(outbox: Outbox, keeper: String) -> Reader<ChatObservation> {
+    reader(move |auth, _client| {
+        let outbox = outbox.clone();
+        let keeper = keeper.clone();
+        async move {
+            let workspace = auth.scope.workspace.0.clone();
+            let read =
+                tokio::task::spawn_blocking(move || restore_rows(&outbox, &keeper, &workspace))
+                    .await;
+            let sends = match read {
+                Ok(Ok(sends)) => sends,
+                Ok(Err(err)) => {
+                    tracing::warn!(target: "masc_tui::chat", error = err.class(), "outbox unreadable");
+                    Vec::new()
+                }
+                Err(_) => Vec::new(),
+            };
+            ChatObservation::Restored { sends }
+        }
+    })
+}
+
+/// The unsettled sends of `keeper` in `workspace`, each live (this session runs it) or what it
+/// is now, recorded durably: a row another run left `written` never left ("not sent"), any
+/// other unsettled row may have ("outcome unknown").
+fn restore_rows(
+    outbox: &Outbox,
+    keeper: &str,
+    workspace: &str,
+) -> Result<Vec<RestoredSend>, crate::outbox::OutboxError> {
+    let mut sends = Vec::new();
+    for row in outbox.chat_sends(keeper, workspace)? {
+        let Ok(intent) = serde_json::from_str::<crate::actors::chat::ChatSendIntent>(&row.intent)
+        else {
+            tracing::warn!(target: "masc_tui::chat", "stored send unreadable");
+            continue;
+        };
+        let live = live_ticket(&row, outbox.session(), keeper);
+        let now = match &live {
+            Some(_) => None,
+            None => {
+                let class = row
+                    .orphan_class(outbox.session())
+                    .unwrap_or(SaveClass::OutcomeUnknown);
+                if row.state != SaveRowState::Settled(class) {
+                    let reason = match class {
+                        SaveClass::NotSent => crate::actors::saves::refusal::RESTORED_UNSENT,
+                        _ => crate::actors::saves::refusal::RESTORED_UNKNOWN,
+                    };
+                    outbox.save_state(&row.save_id, SaveRowState::Settled(class), Some(reason))?;
+                }
+                Some(class)
+            }
+        };
+        sends.push(RestoredSend {
+            request_id: intent.request_id,
+            text: intent.text,
+            stored: row.state,
+            live,
+            now,
+        });
+    }
+    Ok(sends)
+}
+
+/// The ticket of a send this session still runs: written by this session and not settled (an
+/// operation settles its row before it ends, a crashed one is settled by the save hub).
+fn live_ticket(row: &SaveRow, session: &str, keeper: &str) -> Option<Ticket<ChatSlot>> {
+    let running = matches!(
+        row.state,
+        SaveRowState::Written | SaveRowState::Sending | SaveRowState::Accepted
+    );
+    (row.session == session && running).then(|| Ticket {
+        slot: ChatSlot::Send {
+            keeper: keeper.to_string(),
+            request_id: row.save_id.clone(),
+        },
+        generation: row.generation,
+        scope: ReadScope {
+            workspace: WorkspaceId(row.workspace.clone()),
+            epoch: row.epoch,
+        },
+    })
+}
+
+pub(super) fn reconcile_reader(
+    keeper: String,
+    request_id: String,
+    outbox: Option<Outbox>,
+) -> Reader<ChatObservation> {
+    let path = format!(
+        "/api/v1/keepers/{}/chat/operations/{}",
+        path_segment(&keeper),
+        path_segment(&request_id)
+    );
+    reader(move |auth, client| {
+        let path = path.clone();
+        let id = request_id.clone();
+        let outbox = outbox.clone();
+        async move {
+            let result = match client.get::<ChatOperationRecord>(&auth, &path).await {
+                Ok(admitted) if admitted.value.operation_id == id => {
+                    Reconciliation::Found(Box::new((*admitted.value).clone()))
+                }
+                Ok(_) => Reconciliation::Unreadable {
+                    class: "decode_echo_mismatch".into(),
+                },
+                Err(ClientError::Status { status: 404, .. }) => Reconciliation::Absent,
+                Err(ClientError::NotServed { .. }) => Reconciliation::NotServed,
+                Err(e) => Reconciliation::Unreadable {
+                    class: e.class().to_string(),
+                },
+            };
+            if let (Some(outbox), Some((state, reason))) = (outbox, result.save_state()) {
+                let rid = id.clone();
+                let written = tokio::task::spawn_blocking(move || {
+                    outbox.save_state(&rid, state, Some(reason))
+                })
+                .await;
+                if !matches!(written, Ok(Ok(_))) {
+                    tracing::warn!(target: "masc_tui::chat", "outbox update after reconciliation failed");
+                }
+            }
+            ChatObservation::Reconciled {
+                request_id: id,
+                result,
+            }
+        }
+    })
+}
+
+/// `…/chat/history/page[?before=<17 significant digits>]` (§4.5).
+pub fn history_path(keeper: &str, before: Option<f64>) -> String {
+    let base = format!("/api/v1/keepers/{}/chat/history/page", path_segment(keeper));
+    match before {
+        Some(b) => format!("{base}?before={}", before_param(b)),
+        None => base,
+    }
+}
+
+/// Unix seconds with 17 significant digits, no `+`, no exponent (§4.5).
+pub fn before_param(value: f64) -> String {
+    let abs = value.abs();
+    let int_digits = if abs >= 1.0 {
+        // Digits before the point; bounded for any finite f64 in the unix-seconds range.
+        abs.log10().floor() as i64 + 1
+    } else {
+        1
+    };
+    let decimals = usize::try_from((17 - int_digits).clamp(0, 17)).unwrap_or(0);
+    format!("{value:.decimals$}")
+}
+
+async fn read_page(
+    client: &WorkspaceClient,
+    auth: &ReadAuthority,
+    path: &str,
+    before: Option<f64>,
+) -> ReadResult<ChatHistoryPage> {
+    let admitted = client.get::<ChatHistoryPage>(auth, path).await?;
+    // §4.5: a next_before that does not move older than the request repeats the cursor.
+    if let (true, Some(next), Some(asked)) =
+        (admitted.value.has_more, admitted.value.next_before, before)
+        && next >= asked
+    {
+        return Err(ClientError::Decode(DecodeError::new(
+            DecodeErrorKind::RepeatingCursor,
+            ".next_before",
+            "next_before does not move older than before",
+        )));
+    }
+    Ok(admitted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn before_has_17_significant_digits_and_no_plus() {
+        assert_eq!(before_param(1_787_000_000.5), "1787000000.5000000");
+        assert_eq!(before_param(0.25), "0.2500000000000000");
+        let s = before_param(1_787_000_123.125);
+        assert_eq!(s.replace('.', "").len(), 17);
+        assert!(!s.contains('+') && !s.contains('e'));
+        assert_eq!(s.parse::<f64>().unwrap(), 1_787_000_123.125);
+    }
+
+    #[test]
+    fn history_path_encodes_the_keeper() {
+        assert_eq!(
+            history_path("하늘", None),
+            "/api/v1/keepers/%ED%95%98%EB%8A%98/chat/history/page"
+        );
+        assert!(history_path("rondo", Some(10.5)).ends_with("?before=10.500000000000000"));
+    }
+}
