@@ -13,26 +13,44 @@
 //!
 //! The admission contract this module implements is written down, line by line with the test
 //! that proves it, in `docs/audits/admission.md`.
+//!
+//! Files: this one holds the configuration, the client and the sending of one read with the
+//! 401 rule; `token` the bearer token; `error` the typed failures; `body` reading, decoding off
+//! the caller and tracing a body; `health_read` `/health`; `read` admitted JSON reads; `write`
+//! POSTs; `stream` SSE; `probe` the doctor's raw GETs; `cache` the ETag cache; `encoding` paths
+//! and queries.
 
+mod body;
 mod cache;
 mod encoding;
+mod error;
+mod health_read;
 mod probe;
 mod read;
 mod stream;
+mod token;
 mod write;
 
+pub use body::DecodeTiming;
+pub(crate) use body::{decode_off_caller_with, note_request, read_body};
 pub use encoding::{QueryString, cut_body, loggable_target, path_segment};
+pub use error::{ClientError, ErrorClass};
+pub(crate) use error::{describe_transport, read_transport_error};
+pub use health_read::{HEALTH_TAG_HEADER, HealthAnswer, PREFERENCE_APPLIED};
 pub use probe::{ProbeCredentials, ProbeResponse};
 pub(crate) use read::{check_receipt, is_warming_body};
 pub use stream::{SseEnd, SseOpenFailure, SseStream};
+pub(crate) use token::TokenState;
+pub use token::sanitise_token;
 
 use super::admission::AdmissionMode;
-use super::decode::{DecodeError, DecodeErrorKind, WireDecode};
 use super::health::Health;
 use super::routes::{
     Capability, CapabilityTable, Method, NotFoundMeaning, RouteFamily, classify_404,
 };
 use cache::ReadCache;
+use error::auth_error_code;
+use health_read::ServerMark;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -101,24 +119,6 @@ impl ClientConfig {
 /// The default [`ClientConfig::health_hold`].
 pub const DEFAULT_HEALTH_HOLD: Duration = Duration::from_secs(20);
 
-/// `x-masc-health-tag: identity` (a masc-tui extension): the `/health` ETag covers the
-/// identity fields only, so the cadence probe may be conditional on it.
-pub const HEALTH_TAG_HEADER: &str = "x-masc-health-tag";
-
-/// `Preference-Applied` (RFC 7240): a server that held a conditional `/health` says so.
-pub const PREFERENCE_APPLIED: &str = "preference-applied";
-
-/// One answer of [`WorkspaceClient::health_watch`].
-#[derive(Debug, Clone)]
-pub struct HealthAnswer {
-    pub health: Arc<Health>,
-    /// A 304: the identity fields are those of the stored answer.
-    pub not_modified: bool,
-    /// The server held the request (`Preference-Applied: wait`): the next probe may follow at
-    /// once, the hold already spaced it.
-    pub held: bool,
-}
-
 /// A read the client admitted.
 #[derive(Debug, Clone)]
 pub struct Admitted<T> {
@@ -126,119 +126,6 @@ pub struct Admitted<T> {
     pub mode: AdmissionMode,
     /// `true` when this is the cached value re-admitted by a 304.
     pub from_cache: bool,
-}
-
-/// Every way a read can fail, each distinguishable by the caller.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ClientError {
-    #[error("transport: {0}")]
-    Transport(String),
-    #[error("timed out")]
-    Timeout,
-    #[error("HTTP {status}")]
-    Status { status: u16, body: String },
-    #[error("decode: {0}")]
-    Decode(DecodeError),
-    #[error("workspace receipt missing")]
-    ReceiptMissing,
-    #[error("workspace receipt duplicated")]
-    ReceiptDuplicated,
-    #[error("workspace receipt for another root")]
-    ReceiptMismatch { expected: String, got: String },
-    #[error("server serves another workspace")]
-    WorkspaceMismatch { expected: String, served: String },
-    #[error("server is warming up")]
-    Warming,
-    #[error("no token")]
-    NoToken,
-    #[error("credential refused")]
-    Unauthorized { status: u16, code: Option<String> },
-    #[error("304 without a cached entry")]
-    NotModifiedWithoutEntry,
-    #[error("server sends no workspace receipts")]
-    HealthModeRefused,
-    /// A 200 on an SSE endpoint whose content type is not `text/event-stream`.
-    #[error("response is not an event stream")]
-    NotEventStream { content_type: Option<String> },
-    /// The request could not be formed (a target not starting with `/`, an empty expected
-    /// root); nothing was sent.
-    #[error("invalid request: {0}")]
-    InvalidRequest(String),
-    /// This server answered the route with MASC's unknown-route 404 (or 405): it does not serve
-    /// it. Recorded in the client's [`CapabilityTable`]; later reads of the same family are
-    /// answered from the table without a request until the server changes (issue 13).
-    #[error("not served by this MASC: {route}")]
-    NotServed { route: RouteFamily },
-}
-
-impl ClientError {
-    /// The typed failure class for traces and the view (`timeout`, `status_500`, ...).
-    pub fn class(&self) -> ErrorClass {
-        match self {
-            Self::Transport(_) => ErrorClass::Transport,
-            Self::Timeout => ErrorClass::Timeout,
-            Self::Status { status, .. } => ErrorClass::Status(*status),
-            Self::Decode(e) => ErrorClass::Decode(e.kind),
-            Self::ReceiptMissing => ErrorClass::ReceiptMissing,
-            Self::ReceiptDuplicated => ErrorClass::ReceiptDuplicated,
-            Self::ReceiptMismatch { .. } => ErrorClass::ReceiptMismatch,
-            Self::WorkspaceMismatch { .. } => ErrorClass::WorkspaceMismatch,
-            Self::Warming => ErrorClass::Warming,
-            Self::NoToken => ErrorClass::NoToken,
-            Self::Unauthorized { status, .. } => ErrorClass::Unauthorized(*status),
-            Self::NotModifiedWithoutEntry => ErrorClass::NotModifiedWithoutEntry,
-            Self::HealthModeRefused => ErrorClass::HealthModeRefused,
-            Self::NotEventStream { .. } => ErrorClass::NotEventStream,
-            Self::InvalidRequest(_) => ErrorClass::InvalidRequest,
-            Self::NotServed { .. } => ErrorClass::NotServed,
-        }
-    }
-}
-
-/// The class of a [`ClientError`]: a closed set, shown and traced by its stable snake_case
-/// name (`Display`), compared as a value (never as text).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ErrorClass {
-    Transport,
-    Timeout,
-    Status(u16),
-    Decode(DecodeErrorKind),
-    ReceiptMissing,
-    ReceiptDuplicated,
-    ReceiptMismatch,
-    WorkspaceMismatch,
-    Warming,
-    NoToken,
-    Unauthorized(u16),
-    NotModifiedWithoutEntry,
-    HealthModeRefused,
-    NotEventStream,
-    InvalidRequest,
-    /// This MASC does not serve the route (its unknown-route 404, issue 13).
-    NotServed,
-}
-
-impl std::fmt::Display for ErrorClass {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Transport => f.write_str("transport"),
-            Self::Timeout => f.write_str("timeout"),
-            Self::Status(status) => write!(f, "status_{status}"),
-            Self::Decode(kind) => write!(f, "decode_{}", kind.reason()),
-            Self::ReceiptMissing => f.write_str("receipt_missing"),
-            Self::ReceiptDuplicated => f.write_str("receipt_duplicated"),
-            Self::ReceiptMismatch => f.write_str("receipt_mismatch"),
-            Self::WorkspaceMismatch => f.write_str("workspace_mismatch"),
-            Self::Warming => f.write_str("warming"),
-            Self::NoToken => f.write_str("no_token"),
-            Self::Unauthorized(status) => write!(f, "unauthorized_{status}"),
-            Self::NotModifiedWithoutEntry => f.write_str("not_modified_without_entry"),
-            Self::HealthModeRefused => f.write_str("health_mode_refused"),
-            Self::NotEventStream => f.write_str("not_event_stream"),
-            Self::InvalidRequest => f.write_str("invalid_request"),
-            Self::NotServed => f.write_str("not_served"),
-        }
-    }
 }
 
 /// What happened to a POST at the transport level, before a save kind classifies it (§11).
@@ -270,122 +157,6 @@ struct ClientInner {
     server: Mutex<Option<ServerMark>>,
     /// The tag and value of the last admitted `/health` 200 ([`WorkspaceClient::health_watch`]).
     health: Mutex<Option<(String, Arc<Health>)>>,
-}
-
-/// What, in a `/health` answer, changes when the server is another one or was upgraded: the
-/// capability table is forgotten when it changes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct ServerMark {
-    base: String,
-    root: String,
-    version: Option<String>,
-    commit: Option<String>,
-}
-
-impl ServerMark {
-    fn of(health: &Health) -> Self {
-        Self {
-            base: health.paths.effective_base_path.clone(),
-            root: health.paths.effective_masc_root.clone(),
-            version: health.version.clone(),
-            commit: health
-                .build
-                .as_ref()
-                .and_then(|b| b.commit())
-                .map(|(c, _)| c.to_string()),
-        }
-    }
-}
-
-/// The token as it can be sent.
-#[derive(Clone)]
-pub(crate) enum TokenState {
-    /// No token configured or found: requests go without `Authorization`.
-    Absent,
-    /// `Authorization: Bearer <token>`, marked sensitive.
-    Usable(HeaderValue),
-    /// A token exists but cannot be a header value (control bytes, non-UTF-8 file): refused
-    /// before sending rather than silently sent without credentials.
-    Unusable,
-}
-
-/// `MASC_TOKEN` / token-file text as it goes on the wire: CR and LF become spaces, then the
-/// whole is trimmed (§1.2). Empty means no token.
-pub fn sanitise_token(raw: &str) -> String {
-    raw.replace(['\r', '\n'], " ").trim().to_string()
-}
-
-fn token_state_from(raw: &str) -> TokenState {
-    let token = sanitise_token(raw);
-    if token.is_empty() {
-        return TokenState::Absent;
-    }
-    match HeaderValue::from_str(&format!("Bearer {token}")) {
-        Ok(mut value) => {
-            value.set_sensitive(true);
-            TokenState::Usable(value)
-        }
-        Err(_) => TokenState::Unusable,
-    }
-}
-
-/// Acquire the token from its source (§1.1: `MASC_TOKEN`, then the token file).
-async fn load_token(source: &TokenSource) -> TokenState {
-    match source {
-        TokenSource::None => TokenState::Absent,
-        TokenSource::Fixed(raw) => token_state_from(raw),
-        TokenSource::EnvThenFile { base_path } => {
-            if let Ok(raw) = std::env::var("MASC_TOKEN")
-                && !sanitise_token(&raw).is_empty()
-            {
-                return token_state_from(&raw);
-            }
-            let file = base_path.join(".masc").join("auth").join("masc-tui.token");
-            match tokio::fs::read(&file).await {
-                Ok(bytes) => match String::from_utf8(bytes) {
-                    Ok(raw) => token_state_from(&raw),
-                    Err(_) => TokenState::Unusable,
-                },
-                Err(_) => TokenState::Absent,
-            }
-        }
-    }
-}
-
-/// A short transport reason without the URL (G-10: no query values in diagnostics).
-pub(crate) fn describe_transport(err: &reqwest::Error) -> String {
-    let kind = if err.is_connect() {
-        "connect"
-    } else if err.is_timeout() {
-        "timeout"
-    } else if err.is_body() || err.is_decode() {
-        "body"
-    } else if err.is_request() {
-        "request"
-    } else if err.is_builder() {
-        "builder"
-    } else {
-        "transport"
-    };
-    let mut out = kind.to_string();
-    let mut source = std::error::Error::source(err);
-    while let Some(cause) = source {
-        out.push_str(": ");
-        out.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    out
-}
-
-/// The `auth_error_code` of a 401/403 body, if it has one (§1.3).
-fn auth_error_code(body: &[u8]) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct AuthBody {
-        auth_error_code: Option<String>,
-    }
-    serde_json::from_slice::<AuthBody>(body)
-        .ok()
-        .and_then(|b| b.auth_error_code)
 }
 
 /// What a read request carries besides the token.
@@ -495,118 +266,6 @@ impl WorkspaceClient {
         self.inner.cache.len()
     }
 
-    /// `GET /health` (§3): unconditional, no expected root, no receipt check (the write
-    /// pre-check of §2.4 and `doctor` use this one).
-    pub async fn health(&self) -> Result<Health, ClientError> {
-        let request = ReadRequest {
-            target: "/health",
-            expected_root: None,
-            if_none_match: None,
-            event_stream: false,
-            hold: None,
-        };
-        let (response, deadline) = self.send_read(&request).await?;
-        let status = response.status().as_u16();
-        let body = read_body(response, deadline).await?;
-        if !(200..300).contains(&status) {
-            note_request("/health", status, body.len(), false, None);
-            return Err(ClientError::Status {
-                status,
-                body: cut_body(&body, ERROR_BODY_LIMIT),
-            });
-        }
-        let bytes = body.len();
-        let (decoded, timing) = decode_off_caller_with(body, Health::decode).await;
-        note_request("/health", status, bytes, false, Some(timing));
-        let health = decoded?;
-        self.note_server(&health);
-        Ok(health)
-    }
-
-    /// The `/health` cadence probe (issue 15): conditional on the tag of the last answer this
-    /// client admitted when the server advertised it as an identity tag
-    /// ([`HEALTH_TAG_HEADER`]), and with `hold` it asks the server to hold an unchanged answer
-    /// that long (`Prefer: wait`, RFC 7240). The embedded server tags `/health` by its identity
-    /// fields (not `uptime`) and holds; MASC advertises no such tag, so its probes stay plain
-    /// and unconditional (§3) and read exactly like [`health`](Self::health). A 304 re-admits
-    /// the stored answer: the identity fields are unchanged, so the judgement is the same.
-    pub async fn health_watch(&self, hold: Option<Duration>) -> Result<HealthAnswer, ClientError> {
-        let stored = self.lock_health().clone();
-        let request = ReadRequest {
-            target: "/health",
-            expected_root: None,
-            if_none_match: stored.as_ref().map(|(tag, _)| tag.clone()),
-            event_stream: false,
-            hold: stored.as_ref().and(hold),
-        };
-        let conditional = request.if_none_match.is_some();
-        let (response, deadline) = self.send_read(&request).await?;
-        let status = response.status().as_u16();
-        let held = response
-            .headers()
-            .get(PREFERENCE_APPLIED)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.trim_start().starts_with("wait"));
-        if status == 304 {
-            note_request("/health", status, 0, conditional, None);
-            let (_, health) = stored.ok_or(ClientError::NotModifiedWithoutEntry)?;
-            return Ok(HealthAnswer {
-                health,
-                not_modified: true,
-                held,
-            });
-        }
-        // Only a tag the server says covers the identity alone is kept for the next probe:
-        // MASC's `/health` is never conditional (§3).
-        let identity_tagged = response
-            .headers()
-            .get(HEALTH_TAG_HEADER)
-            .is_some_and(|v| v.as_bytes() == b"identity");
-        let etag = response
-            .headers()
-            .get(reqwest::header::ETAG)
-            .and_then(|v| v.to_str().ok())
-            .filter(|_| identity_tagged)
-            .map(str::to_string);
-        let body = read_body(response, deadline).await?;
-        if !(200..300).contains(&status) {
-            note_request("/health", status, body.len(), conditional, None);
-            return Err(ClientError::Status {
-                status,
-                body: cut_body(&body, ERROR_BODY_LIMIT),
-            });
-        }
-        let bytes = body.len();
-        let (decoded, timing) = decode_off_caller_with(body, Health::decode).await;
-        note_request("/health", status, bytes, conditional, Some(timing));
-        let health = Arc::new(decoded?);
-        self.note_server(&health);
-        *self.lock_health() = etag.map(|tag| (tag, health.clone()));
-        Ok(HealthAnswer {
-            health,
-            not_modified: false,
-            held,
-        })
-    }
-
-    fn lock_health(&self) -> std::sync::MutexGuard<'_, Option<(String, Arc<Health>)>> {
-        // The slot holds a plain value; a poisoned lock still holds a whole one.
-        self.inner.health.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Forget the capability table when `/health` shows another server or another build.
-    fn note_server(&self, health: &Health) {
-        let mark = ServerMark::of(health);
-        let mut held = self.inner.server.lock().unwrap_or_else(|e| e.into_inner());
-        if held.as_ref() != Some(&mark) {
-            if held.is_some() {
-                tracing::info!("server identity or build changed: route capabilities forgotten");
-            }
-            self.inner.capabilities.reset();
-            *held = Some(mark);
-        }
-    }
-
     fn url(&self, target: &str) -> Result<String, ClientError> {
         if !target.starts_with('/') {
             return Err(ClientError::InvalidRequest(
@@ -617,28 +276,6 @@ impl WorkspaceClient {
             "{}{target}",
             self.inner.config.base_url.trim_end_matches('/')
         ))
-    }
-
-    /// The held token, loading it on first use.
-    async fn token(&self) -> TokenState {
-        if let Some(held) = self.lock_token().clone() {
-            return held;
-        }
-        let loaded = load_token(&self.inner.config.token).await;
-        *self.lock_token() = Some(loaded.clone());
-        loaded
-    }
-
-    /// Re-acquire the token from its source after a 401 (§1.3).
-    async fn reacquire_token(&self) -> TokenState {
-        let loaded = load_token(&self.inner.config.token).await;
-        *self.lock_token() = Some(loaded.clone());
-        loaded
-    }
-
-    fn lock_token(&self) -> std::sync::MutexGuard<'_, Option<TokenState>> {
-        // The slot holds a plain value; a poisoned lock still holds a whole one.
-        self.inner.token.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn build_read(
@@ -743,109 +380,5 @@ impl WorkspaceClient {
             "response received"
         );
         Ok((sent, deadline))
-    }
-}
-
-fn read_transport_error(err: &reqwest::Error) -> ClientError {
-    if err.is_timeout() {
-        ClientError::Timeout
-    } else if err.is_builder() {
-        ClientError::InvalidRequest(describe_transport(err))
-    } else {
-        ClientError::Transport(describe_transport(err))
-    }
-}
-
-/// The whole body of a plain response, bounded by the request deadline.
-pub(crate) async fn read_body(
-    response: reqwest::Response,
-    deadline: Instant,
-) -> Result<bytes::Bytes, ClientError> {
-    tokio::time::timeout_at(deadline, response.bytes())
-        .await
-        .map_err(|_| ClientError::Timeout)?
-        .map_err(|e| read_transport_error(&e))
-}
-
-/// How long one decode took: `wait` from handing the body to the pool until the value was
-/// back on the caller (pool wait, decode and return: the `decode_wait` of G-8), `run` the
-/// decoder alone.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct DecodeTiming {
-    pub wait: std::time::Duration,
-    pub run: std::time::Duration,
-}
-
-/// Decode a body with the caller's decoder on the blocking pool, so the caller's task never
-/// runs a JSON decode or a projection (G-8). Returns the result and its [`DecodeTiming`].
-pub(crate) async fn decode_off_caller_with<T, F>(
-    body: bytes::Bytes,
-    decode: F,
-) -> (Result<T, ClientError>, DecodeTiming)
-where
-    T: Send + 'static,
-    F: FnOnce(&[u8]) -> Result<T, DecodeError> + Send + 'static,
-{
-    let handed = std::time::Instant::now();
-    let joined = tokio::task::spawn_blocking(move || {
-        let started = std::time::Instant::now();
-        let result = decode(&body);
-        (result, started.elapsed())
-    })
-    .await;
-    let wait = handed.elapsed();
-    match joined {
-        Ok((result, run)) => (
-            result.map_err(ClientError::Decode),
-            DecodeTiming { wait, run },
-        ),
-        Err(join) => (
-            Err(ClientError::Decode(DecodeError::new(
-                DecodeErrorKind::Other("decode_task_failed"),
-                ".",
-                if join.is_panic() {
-                    "decoder panicked"
-                } else {
-                    "decoder cancelled"
-                },
-            ))),
-            DecodeTiming {
-                wait,
-                run: std::time::Duration::ZERO,
-            },
-        ),
-    }
-}
-
-/// The one event per HTTP read (target [`REQUEST_TARGET`]): which route family, what came
-/// back and, for a decoded body, how long the decode took including the pool wait.
-pub(crate) fn note_request(
-    target: &str,
-    status: u16,
-    bytes: usize,
-    conditional: bool,
-    decoded: Option<DecodeTiming>,
-) {
-    let route = RouteFamily::of_target(Method::Get, target).map_or("unlisted", |f| f.as_str());
-    let micros = |d: std::time::Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
-    match decoded {
-        Some(t) => tracing::info!(
-            target: "masc_tui::request",
-            route,
-            status,
-            bytes = bytes as u64,
-            conditional,
-            decode_wait_us = micros(t.wait),
-            decode_us = micros(t.run),
-            "read"
-        ),
-        None => tracing::info!(
-            target: "masc_tui::request",
-            route,
-            status,
-            bytes = bytes as u64,
-            conditional,
-            "read"
-        ),
     }
 }
