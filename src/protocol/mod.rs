@@ -14,6 +14,7 @@ pub mod decode;
 pub mod goals;
 pub mod health;
 pub mod held_calls;
+pub mod inspector;
 pub mod keeper_config;
 pub mod keeper_detail;
 pub mod keeper_ops;

@@ -128,6 +128,8 @@ pub enum RouteFamily {
     RuntimeTrace,
     TurnInterrupt,
     RunNext,
+    TurnRecords,
+    ProviderInput,
 }
 
 /// What the contract says about one family.
@@ -635,6 +637,24 @@ pub const ROUTES: &[RouteSpec] = &[
         Some("keeper"),
         "§14.14",
     ),
+    spec(
+        F::TurnRecords,
+        Get,
+        "/api/v1/keepers/{name}/turn-records",
+        Read,
+        Masc,
+        None,
+        "§14.11",
+    ),
+    spec(
+        F::ProviderInput,
+        Get,
+        "/api/v1/keepers/{name}/provider-input",
+        Read,
+        NewerMasc,
+        Some("turn"),
+        "§14.11",
+    ),
 ];
 
 impl RouteFamily {
@@ -703,6 +723,8 @@ impl RouteFamily {
             Self::RuntimeTrace => "runtime_trace",
             Self::TurnInterrupt => "turn_interrupt",
             Self::RunNext => "run_next",
+            Self::TurnRecords => "turn_records",
+            Self::ProviderInput => "provider_input",
         }
     }
 
@@ -901,6 +923,16 @@ mod tests {
             ),
             (Get, "/api/v1/keepers/rondo/config", Some(F::KeeperConfig)),
             (Get, "/api/v1/keepers/rondo/context", Some(F::KeeperContext)),
+            (
+                Get,
+                "/api/v1/keepers/rondo/turn-records?limit=50",
+                Some(F::TurnRecords),
+            ),
+            (
+                Get,
+                "/api/v1/keepers/rondo/provider-input?turn_ref=t%231",
+                Some(F::ProviderInput),
+            ),
             (
                 Get,
                 "/api/v1/keepers/rondo/metrics-tail?limit=200",

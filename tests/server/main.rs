@@ -15,6 +15,7 @@ mod server_board;
 mod server_cache;
 mod server_connectors;
 mod server_infra;
+mod server_inspector;
 mod server_keeper_detail;
 mod server_keeper_ops;
 mod server_keepers_chat;

@@ -25,7 +25,7 @@ pub fn router() -> Router<AppState> {
 
 /// MASC's keeper-name check, as far as the demo needs it: non-empty, no path or control
 /// characters (names are otherwise Unicode, e.g. `하늘`).
-fn valid_name(name: &str) -> bool {
+pub(crate) fn valid_name(name: &str) -> bool {
     !name.trim().is_empty()
         && name.len() <= 128
         && !name
@@ -35,7 +35,7 @@ fn valid_name(name: &str) -> bool {
         && name != ".."
 }
 
-fn invalid_name(name: &str) -> Response {
+pub(crate) fn invalid_name(name: &str) -> Response {
     error_body(
         StatusCode::BAD_REQUEST,
         &format!("invalid keeper name: {name}"),

@@ -11,6 +11,7 @@ pub mod connectors;
 pub mod goals;
 pub mod health;
 pub mod held_calls;
+pub mod inspector;
 pub mod keeper_config;
 pub mod keeper_detail;
 pub mod keeper_ops;
@@ -53,7 +54,8 @@ pub fn router(state: AppState) -> Router {
         .merge(asks::router())
         .merge(operator::router())
         .merge(held_calls::router())
-        .merge(runtime_trace::router());
+        .merge(runtime_trace::router())
+        .merge(inspector::router());
     if state.test_mode() {
         app = app.merge(admin::router());
     }

@@ -160,6 +160,43 @@ const SEED: &[SeedDetail] = &[
     },
 ];
 
+/// What the seed gives one Keeper's turn records (§14.11, `store::turn_records`): the same
+/// Keepers, traces, turn counts, instructions and newest observation as its Live Context and
+/// metrics store, so the inspectors and `/context` agree with each other.
+pub struct SeededTurns {
+    pub keeper: &'static str,
+    pub generation: u64,
+    pub trace_id: String,
+    /// Absolute turns 1..=turns were recorded (0: none).
+    pub turns: u64,
+    pub instructions: Option<&'static str>,
+    /// (context tokens, window) of the newest turn, when observed.
+    pub context: Option<(u64, Option<u64>)>,
+    /// When the newest turn was recorded (unix seconds).
+    pub newest_ts: i64,
+    /// Seed a row MASC's strict decode refuses (counted as `skipped_rows`).
+    pub diagnostics: bool,
+}
+
+/// The seeded Keepers' turn facts.
+pub fn seeded_turns() -> Vec<SeededTurns> {
+    SEED.iter()
+        .map(|d| SeededTurns {
+            keeper: d.keeper,
+            generation: d.generation,
+            trace_id: trace_of(d.keeper),
+            turns: d.turns as u64,
+            instructions: d.instructions,
+            context: match d.context {
+                SeedContext::Observed { tokens, max } => Some((tokens, max)),
+                SeedContext::NotObserved(_) => None,
+            },
+            newest_ts: metrics_lines(d).1,
+            diagnostics: d.diagnostics,
+        })
+        .collect()
+}
+
 fn trace_of(keeper: &str) -> String {
     format!("trace-{keeper}")
 }

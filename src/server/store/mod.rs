@@ -21,6 +21,7 @@ pub mod scale;
 pub mod skills;
 pub mod tasks;
 pub mod tools;
+pub mod turn_records;
 
 use crate::server::seeded::{SeededRng, seeded_rng};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
@@ -76,6 +77,7 @@ pub const FAMILIES: &[&Family] = &[
     &asks::FAMILY,
     &operator::FAMILY,
     &held_calls::FAMILY,
+    &turn_records::FAMILY,
 ];
 
 /// The fixed "now" of the seeded workspace: 2026-11-20T09:00:00Z. Seeds derive every time
