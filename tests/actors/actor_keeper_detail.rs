@@ -3,7 +3,7 @@
 //! §14.7–§14.9; sources.md L-1…L-4, N-1…N-7). Assertions are on typed payloads, tickets and
 //! the stage trace; synchronisation is by view messages and stage records only.
 
-use crate::actor_support::{Rig, plan, rig_with, start_rig};
+use crate::actor_support::{Rig, plan, rig_on_release, rig_with};
 use masc_tui::actors::contract::{SlotEvent, Ticket};
 use masc_tui::actors::keeper_detail::{
     KEEPER_DETAIL, KeeperDetailCommand, KeeperDetailObservation, KeeperDetailSlot, Viewer,
@@ -11,7 +11,6 @@ use masc_tui::actors::keeper_detail::{
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::decode::DecodeErrorKind;
 use masc_tui::protocol::keeper_detail::{ContextObservation, MetricsRowKind};
-use masc_tui::server::ServeOptions;
 use masc_tui::server::compat::MascRelease;
 use ractor::DerivedActorRef;
 
@@ -376,15 +375,7 @@ async fn l4_refresh_supersedes_the_metadata_read_in_flight() {
 
 /// The rig on the embedded server playing MASC v0.24.0 (issue 13).
 async fn older_masc() -> Rig {
-    start_rig(
-        ServeOptions {
-            compat: Some(MascRelease::V0_24_0),
-            ..ServeOptions::default()
-        },
-        None,
-        None,
-    )
-    .await
+    rig_on_release(MascRelease::V0_24_0).await
 }
 
 /// Issue 13 on §14.8/§14.9: MASC v0.24.0 does not serve the extension routes; only those

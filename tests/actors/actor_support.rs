@@ -12,6 +12,7 @@ use masc_tui::actors::supervisor::{
     RestartPolicy, RuntimeConfig, RuntimeHandle, start_runtime, start_runtime_with,
 };
 use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
+use masc_tui::server::compat::MascRelease;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
 use masc_tui::timeline::capture::StageRecorder;
@@ -59,6 +60,27 @@ pub fn scratch_outbox() -> (tempfile::TempDir, masc_tui::outbox::OutboxLocation)
 /// A fault plan from the JSON of its rules.
 pub fn plan(rules: &str) -> FaultPlan {
     FaultPlan::from_json(&format!(r#"{{"rules":[{rules}]}}"#)).unwrap()
+}
+
+/// The runtime configuration of the rigs: `expected_base` served, `/health` every
+/// `health_interval`, the roster read once per epoch and on explicit demand (its cadence an
+/// hour away), restarts after 1 ms, fault drills on, and the rig's own outbox.
+pub fn rig_runtime_config(
+    expected_base: String,
+    health_interval: Duration,
+    outbox: masc_tui::outbox::OutboxLocation,
+) -> RuntimeConfig {
+    RuntimeConfig {
+        expected_base: Some(expected_base),
+        health_interval,
+        keepers_roster_interval: Duration::from_secs(3600),
+        restart: RestartPolicy {
+            initial_backoff: Duration::from_millis(1),
+            ..RestartPolicy::default()
+        },
+        fault_drills: true,
+        outbox,
+    }
 }
 
 /// Starts the rig. `expected_base: None` expects the server's own base; `request_timeout`
@@ -171,17 +193,11 @@ async fn start_rig_sources(
         masc_tui::outbox::OutboxLocation::File(p) => p.clone(),
         masc_tui::outbox::OutboxLocation::StateDir => unreachable!("scratch outboxes are files"),
     };
-    let cfg = RuntimeConfig {
-        expected_base: Some(expected_base.map_or_else(|| server.base_path(), str::to_string)),
-        health_interval: probing.interval,
-        keepers_roster_interval: Duration::from_secs(3600),
-        restart: RestartPolicy {
-            initial_backoff: Duration::from_millis(1),
-            ..RestartPolicy::default()
-        },
-        fault_drills: true,
-        outbox: state_at,
-    };
+    let cfg = rig_runtime_config(
+        expected_base.map_or_else(|| server.base_path(), str::to_string),
+        probing.interval,
+        state_at,
+    );
     let runtime = match sources {
         Some(sources) => {
             start_runtime_with(client, view.sink(), view.inboxes(), cfg, sources).await
@@ -198,6 +214,19 @@ async fn start_rig_sources(
         _trace: trace,
         _state: state,
     }
+}
+
+/// The rig on the embedded server playing `release` (an older MASC, issue 13).
+pub async fn rig_on_release(release: MascRelease) -> Rig {
+    start_rig(
+        ServeOptions {
+            compat: Some(release),
+            ..ServeOptions::default()
+        },
+        None,
+        None,
+    )
+    .await
 }
 
 /// The rig on the default server with `faults` (the client's own timeouts).

@@ -7,7 +7,7 @@
 //! chain once the names route is known not served. Synchronisation is by view messages and
 //! stage records only; the typed state is the view model fed in the view's order.
 
-use crate::actor_support::start_rig;
+use crate::actor_support::rig_on_release;
 use crate::work_rig::*;
 use masc_tui::actors::contract::{
     DemandKind, IdentityState, SlotEvent, SourceControl, SourceEvent,
@@ -17,7 +17,6 @@ use masc_tui::actors::system::{CONNECTORS, SystemObservation, SystemSlot, TOOLS}
 use masc_tui::actors::work::{TASK_LIST, WorkCommand, WorkObservation, WorkSlot};
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::routes::RouteFamily;
-use masc_tui::server::ServeOptions;
 use masc_tui::server::compat::MascRelease;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::view::fetched::Fetched;
@@ -25,7 +24,7 @@ use masc_tui::view::model::{ConnectionState, Model};
 use masc_tui::view::work::TaskListShown;
 use std::time::Instant;
 
-const AUGUST: Option<MascRelease> = Some(MascRelease::V0_24_0);
+const AUGUST: MascRelease = MascRelease::V0_24_0;
 const TASKS: &str = "/api/v1/dashboard/tasks";
 const GOALS: &str = "/api/v1/dashboard/goals";
 
@@ -68,7 +67,7 @@ async fn demand_task_list(rig: &mut Rig, kind: DemandKind) {
 /// request) and the goals tree again.
 #[tokio::test]
 async fn issue13_task_list_not_served_reads_the_goal_linked_tasks_once_per_demand() {
-    let mut rig = rig_as(FaultPlan::none(), Sources::All, AUGUST).await;
+    let mut rig = rig_as(FaultPlan::none(), Sources::All, Some(AUGUST)).await;
     let list = rig.observed(&WorkSlot::TaskList).await;
     assert_eq!(not_served(&list.payload), Some(RouteFamily::TaskList));
     let linked = rig.observed(&WorkSlot::GoalLinkedTasks).await;
@@ -149,7 +148,7 @@ async fn issue13_another_task_list_failure_never_reads_the_goal_links() {
 /// route again (answered from the table) and so the legacy array again.
 #[tokio::test]
 async fn issue13_a3_history_pages_not_served_read_the_legacy_recent_events() {
-    let mut rig = rig_as(FaultPlan::none(), Sources::Detail, AUGUST).await;
+    let mut rig = rig_as(FaultPlan::none(), Sources::Detail, Some(AUGUST)).await;
     rig.open_task(LONG, 20).await;
     let body = rig.observed(&body_key(LONG)).await;
     assert_eq!(not_served(&body.payload), Some(RouteFamily::TaskDetail));
@@ -207,15 +206,7 @@ async fn issue13_a3_history_pages_not_served_read_the_legacy_recent_events() {
 /// itself keeps reading.
 #[tokio::test]
 async fn issue13_d5_no_name_chain_starts_once_the_names_route_is_known_absent() {
-    let mut rig = start_rig(
-        ServeOptions {
-            compat: AUGUST,
-            ..ServeOptions::default()
-        },
-        None,
-        None,
-    )
-    .await;
+    let mut rig = rig_on_release(AUGUST).await;
     type Event = SlotEvent<SystemSlot, SystemObservation>;
     let is_status = |e: &Event| {
         matches!(
@@ -288,15 +279,7 @@ async fn issue13_d5_no_name_chain_starts_once_the_names_route_is_known_absent() 
 /// them again without asking those routes again (the client's capability table answers).
 #[tokio::test]
 async fn issue13_defect6_skills_asyncs_and_asks_not_served_stay_connected_and_are_asked_once() {
-    let mut rig = start_rig(
-        ServeOptions {
-            compat: AUGUST,
-            ..ServeOptions::default()
-        },
-        None,
-        None,
-    )
-    .await;
+    let mut rig = rig_on_release(AUGUST).await;
     let skills = rig
         .observed_of::<_, SystemObservation>(&SystemSlot::SkillsCatalog)
         .await;

@@ -158,6 +158,30 @@ pub fn settled_row(rig: &Rig, id: &SaveId, intent: &DecisionIntent, scope: &Read
     row
 }
 
+/// The trail of a save sent once and settled as `class`: its own slot saw `written`,
+/// `sending` and the receipt; the kind traced dispatch, worker enter and a worker return with
+/// `traced` (`ok` for an applied one); the outbox row holds what was submitted, settled as
+/// `class`.
+#[track_caller]
+pub fn settled_as(
+    rig: &mut Rig,
+    id: &SaveId,
+    intent: &DecisionIntent,
+    scope: &ReadScope,
+    class: SaveClass,
+    traced: &str,
+) {
+    let ended = format!("ended:{}", class.as_str());
+    assert_eq!(steps(rig, id), ["written", "sending", ended.as_str()]);
+    let returned = format!("worker_return:{traced}");
+    assert_eq!(
+        stages(rig),
+        ["dispatch:", "worker_enter:", returned.as_str()]
+    );
+    let row = settled_row(rig, id, intent, scope);
+    assert_eq!(row.state, SaveRowState::Settled(class));
+}
+
 /// Whether the server still holds `token` as pending (read from its store, not over HTTP:
 /// no fault and no request counter is involved).
 pub async fn listed(server: &RunningServer, token: &str) -> bool {
@@ -230,16 +254,7 @@ async fn s11_a_deny_is_applied_once_and_lands_in_its_own_slot() {
     }
     assert_eq!(rig.server.request_count("POST", CONFIRM), 1);
     assert!(!listed(&rig.server, PROBE).await, "the deny removed it");
-    assert_eq!(
-        steps(&mut rig, &id),
-        ["written", "sending", "ended:applied"]
-    );
-    assert_eq!(
-        stages(&rig),
-        ["dispatch:", "worker_enter:", "worker_return:ok"]
-    );
-    let row = settled_row(&rig, &id, &intent, &scope);
-    assert_eq!(row.state, SaveRowState::Settled(SaveClass::Applied));
+    settled_as(&mut rig, &id, &intent, &scope, SaveClass::Applied, "ok");
     rig.finish().await;
 }
 
@@ -265,16 +280,7 @@ async fn s11_a_confirm_is_applied_and_its_action_ran_once() {
     assert_eq!(rig.server.request_count("POST", CONFIRM), 1);
     assert_eq!(injected_tasks(&rig.server).await, 1, "the action ran once");
     assert!(!listed(&rig.server, INJECT).await);
-    assert_eq!(
-        steps(&mut rig, &id),
-        ["written", "sending", "ended:applied"]
-    );
-    assert_eq!(
-        stages(&rig),
-        ["dispatch:", "worker_enter:", "worker_return:ok"]
-    );
-    let row = settled_row(&rig, &id, &intent, &scope);
-    assert_eq!(row.state, SaveRowState::Settled(SaveClass::Applied));
+    settled_as(&mut rig, &id, &intent, &scope, SaveClass::Applied, "ok");
     rig.finish().await;
 }
 
@@ -292,20 +298,14 @@ async fn h15_dropped_before_apply_is_outcome_unknown_and_nothing_was_applied() {
     assert_eq!(rig.server.request_count("POST", CONFIRM), 1, "never resent");
     assert!(listed(&rig.server, INJECT).await, "nothing was applied");
     assert_eq!(injected_tasks(&rig.server).await, 0);
-    assert_eq!(
-        steps(&mut rig, &id),
-        ["written", "sending", "ended:outcome_unknown"]
+    settled_as(
+        &mut rig,
+        &id,
+        &intent,
+        &scope,
+        SaveClass::OutcomeUnknown,
+        "outcome_unknown",
     );
-    assert_eq!(
-        stages(&rig),
-        [
-            "dispatch:",
-            "worker_enter:",
-            "worker_return:outcome_unknown"
-        ]
-    );
-    let row = settled_row(&rig, &id, &intent, &scope);
-    assert_eq!(row.state, SaveRowState::Settled(SaveClass::OutcomeUnknown));
     rig.finish().await;
 }
 
@@ -323,20 +323,14 @@ async fn h15_dropped_after_apply_is_outcome_unknown_and_applied_exactly_once() {
     assert_eq!(rig.server.request_count("POST", CONFIRM), 1, "never resent");
     assert!(!listed(&rig.server, INJECT).await, "applied");
     assert_eq!(injected_tasks(&rig.server).await, 1, "exactly once");
-    assert_eq!(
-        steps(&mut rig, &id),
-        ["written", "sending", "ended:outcome_unknown"]
+    settled_as(
+        &mut rig,
+        &id,
+        &intent,
+        &scope,
+        SaveClass::OutcomeUnknown,
+        "outcome_unknown",
     );
-    assert_eq!(
-        stages(&rig),
-        [
-            "dispatch:",
-            "worker_enter:",
-            "worker_return:outcome_unknown"
-        ]
-    );
-    let row = settled_row(&rig, &id, &intent, &scope);
-    assert_eq!(row.state, SaveRowState::Settled(SaveClass::OutcomeUnknown));
     rig.finish().await;
 }
 
@@ -359,16 +353,14 @@ async fn s11_a_token_no_longer_pending_is_a_conflict() {
     assert_eq!(r.save_class(), SaveClass::Conflict, "{r:?}");
     assert_eq!(rig.server.request_count("POST", CONFIRM), 1);
     assert_eq!(injected_tasks(&rig.server).await, 0, "nothing ran");
-    assert_eq!(
-        steps(&mut rig, &id),
-        ["written", "sending", "ended:conflict"]
+    settled_as(
+        &mut rig,
+        &id,
+        &intent,
+        &scope,
+        SaveClass::Conflict,
+        "conflict",
     );
-    assert_eq!(
-        stages(&rig),
-        ["dispatch:", "worker_enter:", "worker_return:conflict"]
-    );
-    let row = settled_row(&rig, &id, &intent, &scope);
-    assert_eq!(row.state, SaveRowState::Settled(SaveClass::Conflict));
     rig.finish().await;
 }
 
@@ -393,16 +385,14 @@ async fn s11_the_expired_approval_is_not_applied_and_dropped() {
     }
     assert_eq!(rig.server.request_count("POST", CONFIRM), 1);
     assert!(!listed(&rig.server, EXPIRED).await, "the server dropped it");
-    assert_eq!(
-        steps(&mut rig, &id),
-        ["written", "sending", "ended:not_applied"]
+    settled_as(
+        &mut rig,
+        &id,
+        &intent,
+        &scope,
+        SaveClass::NotApplied,
+        "not_applied",
     );
-    assert_eq!(
-        stages(&rig),
-        ["dispatch:", "worker_enter:", "worker_return:not_applied"]
-    );
-    let row = settled_row(&rig, &id, &intent, &scope);
-    assert_eq!(row.state, SaveRowState::Settled(SaveClass::NotApplied));
     rig.finish().await;
 }
 
@@ -421,20 +411,14 @@ async fn h15_a_500_is_outcome_unknown() {
     assert_eq!(r.save_class(), SaveClass::OutcomeUnknown, "{r:?}");
     assert_eq!(rig.server.request_count("POST", CONFIRM), 1, "never resent");
     assert!(listed(&rig.server, INJECT).await);
-    assert_eq!(
-        steps(&mut rig, &id),
-        ["written", "sending", "ended:outcome_unknown"]
+    settled_as(
+        &mut rig,
+        &id,
+        &intent,
+        &scope,
+        SaveClass::OutcomeUnknown,
+        "outcome_unknown",
     );
-    assert_eq!(
-        stages(&rig),
-        [
-            "dispatch:",
-            "worker_enter:",
-            "worker_return:outcome_unknown"
-        ]
-    );
-    let row = settled_row(&rig, &id, &intent, &scope);
-    assert_eq!(row.state, SaveRowState::Settled(SaveClass::OutcomeUnknown));
     rig.finish().await;
 }
 
@@ -457,20 +441,14 @@ async fn h15_a_timeout_is_outcome_unknown() {
     let r = receipt(&mut rig, &id).await;
     assert_eq!(r.save_class(), SaveClass::OutcomeUnknown, "{r:?}");
     assert_eq!(rig.server.request_count("POST", CONFIRM), 1, "never resent");
-    assert_eq!(
-        steps(&mut rig, &id),
-        ["written", "sending", "ended:outcome_unknown"]
+    settled_as(
+        &mut rig,
+        &id,
+        &intent,
+        &scope,
+        SaveClass::OutcomeUnknown,
+        "outcome_unknown",
     );
-    assert_eq!(
-        stages(&rig),
-        [
-            "dispatch:",
-            "worker_enter:",
-            "worker_return:outcome_unknown"
-        ]
-    );
-    let row = settled_row(&rig, &id, &intent, &scope);
-    assert_eq!(row.state, SaveRowState::Settled(SaveClass::OutcomeUnknown));
     rig.finish().await;
 }
 

@@ -6,23 +6,22 @@
 //! wording.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-use crate::actor_support::{Rig, plan, rig_with, start_rig};
-use crate::save_approval::confirmed_scope;
+use crate::actor_support::{Rig, plan, rig_on_release, rig_with};
+use crate::save_rig::{confirmed_scope, step_name};
 use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::decisions::held_call::{HeldCallDecision, HeldCallIntent};
 use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
-use masc_tui::actors::saves::hub::Save;
-use masc_tui::actors::saves::{SAVES, SaveCommand, SaveId, SaveStep};
+use masc_tui::actors::saves::{SaveId, SaveStep};
 use masc_tui::protocol::admission::ReadScope;
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::held_calls::{
     HeldCallDecisionOutcome, HeldCallEffect, NothingWaiting, ToolCallVerdict,
 };
 use masc_tui::protocol::outcome::{ROUTE_NOT_SERVED, SaveClass, SaveOutcome};
+use masc_tui::server::RunningServer;
 use masc_tui::server::compat::MascRelease;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::server::store::held_calls;
-use masc_tui::server::{RunningServer, ServeOptions};
 
 type Event = SlotEvent<DecisionsSlot, DecisionsObservation>;
 
@@ -40,19 +39,7 @@ fn intent(decision: ToolCallVerdict) -> HeldCallIntent {
 }
 
 async fn submit(rig: &mut Rig, intent: HeldCallIntent, scope: ReadScope) -> SaveId {
-    let hub = rig
-        .source_handle(SAVES)
-        .await
-        .commands::<SaveCommand>()
-        .expect("the save hub takes SaveCommand");
-    let id = SaveId::fresh();
-    hub.send_message(SaveCommand::Submit(Save::<HeldCallDecision>::submission(
-        id.clone(),
-        intent,
-        scope,
-    )))
-    .unwrap();
-    id
+    crate::save_rig::submit::<HeldCallDecision>(rig, intent, scope).await
 }
 
 async fn receipt(rig: &mut Rig, id: &SaveId) -> HeldCallDecisionOutcome {
@@ -88,12 +75,7 @@ fn steps(rig: &mut Rig, id: &SaveId) -> Vec<String> {
                     DecisionsSlot::HeldCallDecision(id.clone()),
                     "a save's steps land in its own slot"
                 );
-                Some(match &ev.step {
-                    SaveStep::Written => "written".to_string(),
-                    SaveStep::Sending => "sending".to_string(),
-                    SaveStep::Ended(r) => format!("ended:{}", r.save_class().as_str()),
-                    SaveStep::Restored(r) => format!("restored:{}", r.save_class().as_str()),
-                })
+                Some(step_name(&ev.step))
             }
             _ => None,
         })
@@ -101,11 +83,7 @@ fn steps(rig: &mut Rig, id: &SaveId) -> Vec<String> {
 }
 
 fn stages(rig: &Rig) -> Vec<String> {
-    rig.recorder
-        .records_where(|r| r.source == "save:held_call_decision")
-        .iter()
-        .map(|r| format!("{}:{}", r.stage, r.outcome.clone().unwrap_or_default()))
-        .collect()
+    crate::save_rig::stages(rig, "held_call_decision")
 }
 
 /// Whether the server still holds rondo's call waiting (read from its store).
@@ -252,15 +230,7 @@ async fn s11_an_answer_for_an_unknown_keeper_is_not_applied() {
 /// never an empty list — and an answer is not applied, naming the absent route.
 #[tokio::test(flavor = "current_thread")]
 async fn s14_5_a_masc_without_the_routes_is_not_served_never_empty() {
-    let mut rig = start_rig(
-        ServeOptions {
-            compat: Some(MascRelease::V0_24_0),
-            ..ServeOptions::default()
-        },
-        None,
-        None,
-    )
-    .await;
+    let mut rig = rig_on_release(MascRelease::V0_24_0).await;
     let scope = confirmed_scope(&mut rig).await;
     let obs = rig
         .observed_of::<DecisionsSlot, DecisionsObservation>(&DecisionsSlot::HeldCalls)

@@ -7,7 +7,7 @@
 use crate::actor_support::{foreign_health, health_rule, plan, quiet_health_rig, rig_with};
 use crate::save_keeper_lifecycle::roster_row;
 use crate::save_keeper_ops::{receipt_event, steps};
-use crate::save_rig::{confirmed_scope, stages, submit};
+use crate::save_rig::{confirmed_scope, submit, worker_returns};
 use masc_tui::actors::keepers::ops::KeeperOpEvent;
 use masc_tui::actors::keepers::ops::create::{CREATE_PATH, CreateIntent, CreateSave};
 use masc_tui::actors::saves::{SaveId, SaveStep};
@@ -68,11 +68,7 @@ async fn h14_s9_9_create_is_sent_once_created_then_the_same_name_is_rejected() {
         other => panic!("not rejected as existing: {other:?}"),
     }
     assert_eq!(
-        stages(&rig, "keeper_create")
-            .iter()
-            .filter(|s| s.starts_with("worker_return"))
-            .cloned()
-            .collect::<Vec<_>>(),
+        worker_returns(&rig, "keeper_create"),
         ["worker_return:ok", "worker_return:conflict"]
     );
     rig.finish().await;
@@ -153,11 +149,7 @@ async fn h14_h15_a_create_refused_by_the_health_precheck_is_not_sent() {
     );
     assert_eq!(rig.server.request_count("POST", CREATE_PATH), 1);
     assert_eq!(
-        stages(&rig, "keeper_create")
-            .iter()
-            .filter(|s| s.starts_with("worker_return"))
-            .cloned()
-            .collect::<Vec<_>>(),
+        worker_returns(&rig, "keeper_create"),
         [
             "worker_return:not_sent",
             "worker_return:not_sent",

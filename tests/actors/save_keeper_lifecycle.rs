@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::actor_support::{Rig, foreign_health, health_rule, plan, quiet_health_rig, rig_with};
 use crate::save_keeper_ops::receipt_event;
-use crate::save_rig::{confirmed_scope, stages, submit};
+use crate::save_rig::{confirmed_scope, submit, worker_returns};
 use masc_tui::actors::contract::{DemandKind, SlotEvent, SourceControl};
 use masc_tui::actors::keepers::ops::lifecycle::{
     LifecycleAction, LifecycleApplied, LifecycleIntent, LifecycleOutcome, LifecycleSave,
@@ -107,11 +107,7 @@ async fn s14_1_pause_latches_boot_is_refused_as_operator_paused_and_the_roster_f
         "applied"
     );
     assert_eq!(
-        stages(&rig, "keeper_lifecycle")
-            .iter()
-            .filter(|s| s.starts_with("worker_return"))
-            .cloned()
-            .collect::<Vec<_>>(),
+        worker_returns(&rig, "keeper_lifecycle"),
         [
             "worker_return:ok",
             "worker_return:not_applied",
@@ -311,11 +307,7 @@ async fn s14_1_s14_7_resume_sends_the_fresh_generation_once_and_the_roster_follo
         "the pause and one resume"
     );
     assert_eq!(
-        stages(&rig, "keeper_lifecycle")
-            .iter()
-            .filter(|s| s.starts_with("worker_return"))
-            .cloned()
-            .collect::<Vec<_>>(),
+        worker_returns(&rig, "keeper_lifecycle"),
         // The trace's `ok` covers applied and unchanged; the receipts above tell them apart.
         ["worker_return:ok", "worker_return:ok", "worker_return:ok"]
     );

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::actor_support::{Rig, foreign_health, health_rule, plan, quiet_health_rig, rig_with};
-use crate::save_rig::{confirmed_scope, stages, step_name, submit};
+use crate::save_rig::{confirmed_scope, stages, step_name, submit, worker_returns};
 use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::keepers::ops::assignment::{AssignmentIntent, AssignmentSave};
 use masc_tui::actors::keepers::ops::sandbox::{SandboxIntent, SandboxSave};
@@ -249,11 +249,7 @@ async fn h10_h12_assignment_outcomes_are_distinct() {
         "H-10: a fresh read each"
     );
     assert_eq!(
-        stages(&rig, "keeper_assignment")
-            .iter()
-            .filter(|s| s.starts_with("worker_return"))
-            .cloned()
-            .collect::<Vec<_>>(),
+        worker_returns(&rig, "keeper_assignment"),
         [
             "worker_return:ok",
             "worker_return:ok",
@@ -353,10 +349,7 @@ async fn h8_h10_revision_unavailable_and_a_foreign_reconfirmation_are_not_sent()
     );
     assert_eq!(rig.server.request_count("POST", &config_path("rondo")), 0);
     assert_eq!(rig.server.request_count("POST", ASSIGN), 0);
-    let returns: Vec<String> = stages(&rig, "keeper_sandbox")
-        .into_iter()
-        .filter(|s| s.starts_with("worker_return"))
-        .collect();
+    let returns: Vec<String> = worker_returns(&rig, "keeper_sandbox");
     assert_eq!(
         returns,
         ["worker_return:not_sent", "worker_return:not_sent"]

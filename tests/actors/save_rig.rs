@@ -59,3 +59,12 @@ pub fn stages(rig: &Rig, kind: &str) -> Vec<String> {
         .map(|r| format!("{}:{}", r.stage, r.outcome.clone().unwrap_or_default()))
         .collect()
 }
+
+/// The worker returns of one kind (`worker_return:<outcome>`), in order: one a save that
+/// reached its worker.
+pub fn worker_returns(rig: &Rig, kind: &str) -> Vec<String> {
+    stages(rig, kind)
+        .into_iter()
+        .filter(|s| s.starts_with("worker_return"))
+        .collect()
+}

@@ -4,7 +4,7 @@
 //! signalled stop ends the long demo reply as interrupted (`RUN_ERROR` `Turn_cancelled`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-use crate::actor_support::{Rig, plan, rig_with, start_rig};
+use crate::actor_support::{Rig, plan, rig_on_release, rig_with};
 use crate::save_rig::{confirmed_scope, submit};
 use masc_tui::actors::chat::{
     ChatObservation, ChatSend, ChatSendIntent, ChatSlot, InterruptAim, InterruptIntent,
@@ -16,7 +16,6 @@ use masc_tui::protocol::admission::ReadScope;
 use masc_tui::protocol::chat::ChatStreamEvent;
 use masc_tui::protocol::outcome::{SaveClass, SaveOutcome};
 use masc_tui::protocol::turn_control::{InterruptOutcome, RunNextOutcome};
-use masc_tui::server::ServeOptions;
 use masc_tui::server::compat::MascRelease;
 use masc_tui::server::faults::FaultPlan;
 
@@ -244,15 +243,7 @@ async fn s11_interrupt_faults_drop_before_and_after_409_and_5xx_are_typed_and_ne
 /// is never sent an interrupt: not sent, with the census token as the reason.
 #[tokio::test(flavor = "current_thread")]
 async fn c43_no_interrupt_is_sent_to_a_masc_without_the_turn_census() {
-    let mut rig = start_rig(
-        ServeOptions {
-            compat: Some(MascRelease::V0_24_0),
-            ..ServeOptions::default()
-        },
-        None,
-        None,
-    )
-    .await;
+    let mut rig = rig_on_release(MascRelease::V0_24_0).await;
     let scope = confirmed_scope(&mut rig).await;
     let outcome = interrupt(&mut rig, &scope, "rondo", InterruptAim::Current).await;
     assert_eq!(

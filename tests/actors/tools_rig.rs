@@ -6,25 +6,20 @@
 #![allow(dead_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use crate::actor_support::registry_entry;
+use crate::actor_support::{registry_entry, rig_runtime_config};
 use crate::ordered_view::{OrderedView, Seen};
 use crate::view_log::ViewLog;
 use masc_tui::actors::contract::{
     DemandKind, IdentityState, SlotEvent, SlotKey, SourceControl, SourceHandle, Ticket,
 };
-use masc_tui::actors::supervisor::{
-    RestartPolicy, RuntimeConfig, RuntimeHandle, start_runtime_with,
-};
+use masc_tui::actors::supervisor::{RuntimeHandle, start_runtime_with};
 use masc_tui::actors::system::{
     HeldRequest, SystemObservation, SystemSlot, TOOLS, ToolsCommand, ToolsSpawner,
 };
-use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
+use masc_tui::server::RunningServer;
 use masc_tui::server::faults::FaultPlan;
-use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
 use masc_tui::timeline::capture::StageRecorder;
 use std::time::Duration;
-
-const TOKEN: &str = "tools-test-token";
 
 pub type ViewMsg = Seen<SystemSlot, SystemObservation>;
 pub type SystemTicket = Ticket<SystemSlot>;
@@ -87,31 +82,10 @@ pub async fn connectors_rig(faults: FaultPlan) -> Rig {
 async fn rig_of(faults: FaultPlan, entry: masc_tui::actors::registry::SourceEntry) -> Rig {
     let recorder = StageRecorder::new();
     let trace = tracing::subscriber::set_default(recorder.subscriber());
-    let server = start(ServeOptions {
-        faults,
-        test_mode: true,
-        auth: AuthMode::Token(TOKEN.into()),
-        ..ServeOptions::default()
-    })
-    .await
-    .unwrap();
-    let mut cc = ClientConfig::new(server.base_url());
-    cc.token = TokenSource::Fixed(TOKEN.into());
-    cc.request_timeout = Duration::from_secs(5);
-    let client = WorkspaceClient::new(cc).unwrap();
+    let (server, client) = crate::work_rig::server_and_client(faults).await;
     let log = OrderedView::new();
     let (state, state_at) = crate::actor_support::scratch_outbox();
-    let cfg = RuntimeConfig {
-        expected_base: Some(server.base_path()),
-        health_interval: Duration::from_millis(20),
-        keepers_roster_interval: Duration::from_secs(3600),
-        restart: RestartPolicy {
-            initial_backoff: Duration::from_millis(1),
-            ..RestartPolicy::default()
-        },
-        fault_drills: true,
-        outbox: state_at,
-    };
+    let cfg = rig_runtime_config(server.base_path(), Duration::from_millis(20), state_at);
     let entries = vec![entry];
     let runtime = start_runtime_with(client, log.sink(), log.inboxes(), cfg, entries)
         .await

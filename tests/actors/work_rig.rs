@@ -5,16 +5,14 @@
 #![allow(dead_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use crate::actor_support::registry_entry;
+use crate::actor_support::{registry_entry, rig_runtime_config};
 use crate::ordered_view::{OrderedView, Seen};
 use crate::view_log::ViewLog;
 use masc_tui::actors::contract::{
     DemandKind, IdentityState, SlotEvent, SourceControl, SourceHandle, SourceKey, Ticket,
 };
 use masc_tui::actors::registry::SourceEntry;
-use masc_tui::actors::supervisor::{
-    RestartPolicy, RuntimeConfig, RuntimeHandle, start_runtime_with,
-};
+use masc_tui::actors::supervisor::{RuntimeHandle, start_runtime_with};
 use masc_tui::actors::work::{
     HistoryChain, PlanningSpawner, TaskListSpawner, WORK_DETAIL, WorkCommand, WorkDetailSpawner,
     WorkObservation, WorkSlot,
@@ -127,17 +125,7 @@ pub async fn rig_as(faults: FaultPlan, sources: Sources, compat: Option<MascRele
     let (server, client) = server_and_client_as(faults, compat).await;
     let log = OrderedView::new();
     let (state, state_at) = crate::actor_support::scratch_outbox();
-    let cfg = RuntimeConfig {
-        expected_base: Some(server.base_path()),
-        health_interval: Duration::from_millis(20),
-        keepers_roster_interval: Duration::from_secs(3600),
-        restart: RestartPolicy {
-            initial_backoff: Duration::from_millis(1),
-            ..RestartPolicy::default()
-        },
-        fault_drills: true,
-        outbox: state_at,
-    };
+    let cfg = rig_runtime_config(server.base_path(), Duration::from_millis(20), state_at);
     // Cadences far away: polls happen only when a test sends `Demand(Cadence)`.
     let hour = Duration::from_secs(3600);
     let mut entries = vec![work_detail_entry(hour)];
