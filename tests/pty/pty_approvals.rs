@@ -88,12 +88,7 @@ fn pty_approvals_y_y_confirms_one_approval_exactly_once() {
     });
 
     session.send(b"\x1b");
-    session.send(b"q");
-    session.wait_for_text("press q again to quit");
-    session.send(b"q");
-    let status = session.wait_exit();
-    assert!(status.success(), "exit status {status:?}");
-    assert_terminal_restored(&session.seen());
+    session.quit_q_q();
     assert_cooked_mode(&session);
 
     // One save operation ran (one worker, one applied return).

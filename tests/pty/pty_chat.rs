@@ -96,11 +96,6 @@ fn pty_chat_send_reply_history_and_back() {
             && row_of(screen, "beacon").is_some()
     });
 
-    session.send(b"q");
-    session.wait_for_text("press q again to quit");
-    session.send(b"q");
-    let status = session.wait_exit();
-    assert!(status.success(), "exit status {status:?}");
-    assert_terminal_restored(&session.seen());
+    session.quit_q_q();
     assert_cooked_mode(&session);
 }

@@ -14,17 +14,24 @@ fn row_shows(session: &PtySession, name: &str, word: &str) {
     });
 }
 
-/// §14.1, N-3: `p` pauses the selected demo Keeper — the receipt line says so and the roster,
-/// re-read after the receipt, shows it paused; `w` then wakes it (a signal: the line says
-/// sent); `s` `s` shuts down another Keeper and the roster shows it stopped.
-#[test]
-fn pty_pause_then_wake_a_demo_keeper_and_the_roster_follows() {
+/// The demo with rondo running, then paused with `p`: the receipt line says the pause was
+/// sent and the roster, re-read after the receipt, shows rondo paused.
+fn demo_with_rondo_paused() -> PtySession {
     let mut session = PtySession::demo(DemoOptions::default());
     session.wait_for_roster();
     row_shows(&session, "rondo", "running");
     session.send(b"p");
     session.wait_for_text("rondo: pause: sent");
     row_shows(&session, "rondo", "paused");
+    session
+}
+
+/// §14.1, N-3: `p` pauses the selected demo Keeper — the receipt line says so and the roster,
+/// re-read after the receipt, shows it paused; `w` then wakes it (a signal: the line says
+/// sent); `s` `s` shuts down another Keeper and the roster shows it stopped.
+#[test]
+fn pty_pause_then_wake_a_demo_keeper_and_the_roster_follows() {
+    let mut session = demo_with_rondo_paused();
     session.send(b"w");
     session.wait_for_text("rondo: wake: sent");
 
@@ -35,30 +42,17 @@ fn pty_pause_then_wake_a_demo_keeper_and_the_roster_follows() {
     session.wait_for_text("sangsu: shutdown: shut down");
     row_shows(&session, "sangsu", "stopped");
 
-    session.send(b"q");
-    session.wait_for_text("press q again to quit");
-    session.send(b"q");
-    let status = session.wait_exit();
-    assert!(status.success(), "exit status {status:?}");
+    session.quit_q_q();
 }
 
 /// §14.1, §14.7, N-3 (surfaces.md Keepers row `p`): `p` on a Keeper the roster shows paused
 /// resumes it — the receipt line says resumed and the re-read roster shows it running again.
 #[test]
 fn pty_s14_1_p_resumes_a_paused_demo_keeper_and_the_roster_follows() {
-    let mut session = PtySession::demo(DemoOptions::default());
-    session.wait_for_roster();
-    row_shows(&session, "rondo", "running");
-    session.send(b"p");
-    session.wait_for_text("rondo: pause: sent");
-    row_shows(&session, "rondo", "paused");
+    let mut session = demo_with_rondo_paused();
     session.send(b"p");
     session.wait_for_text("rondo: resume: resumed");
     row_shows(&session, "rondo", "running");
 
-    session.send(b"q");
-    session.wait_for_text("press q again to quit");
-    session.send(b"q");
-    let status = session.wait_exit();
-    assert!(status.success(), "exit status {status:?}");
+    session.quit_q_q();
 }

@@ -56,12 +56,7 @@ fn interrupt_the_long_reply(stop: &[&[u8]]) {
     session.wait_for("the roster again", |s| {
         !s.parser.screen().contents().contains(CHAT_TITLE)
     });
-    session.send(b"q");
-    session.wait_for_text("press q again to quit");
-    session.send(b"q");
-    let status = session.wait_exit();
-    assert!(status.success(), "exit status {status:?}");
-    assert_terminal_restored(&session.seen());
+    session.quit_q_q();
 }
 
 #[test]
