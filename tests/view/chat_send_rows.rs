@@ -20,27 +20,9 @@ use masc_tui::view::screens::chat::{ChatEffect, Progress};
 const A: &str = "tui-0190f5a0-0000-7000-8000-00000000000a";
 const B: &str = "tui-0190f5a0-0000-7000-8000-00000000000b";
 
-fn send_ticket(keeper: &str, request_id: &str) -> Ticket<ChatSlot> {
-    Ticket {
-        slot: ChatSlot::Send {
-            keeper: keeper.into(),
-            request_id: request_id.into(),
-        },
-        generation: 1,
-        scope: sample::scope(1),
-    }
-}
-
 /// Applies `step` of send `id` to the open pane (its own ticket, as the save hub posts it).
 fn step(model: &mut Model, keeper: &str, id: &str, step: SendStep) {
-    let pane = model.chat.pane.as_mut().unwrap();
-    pane.apply(
-        &send_ticket(keeper, id),
-        ChatObservation::Send {
-            request_id: id.into(),
-            step,
-        },
-    );
+    crate::chat_screen::send_step(model, keeper, id, step);
 }
 
 fn lines_with<'a>(text: &'a str, words: &str) -> Vec<&'a str> {

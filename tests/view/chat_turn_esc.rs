@@ -30,25 +30,8 @@ use std::sync::{Arc, Mutex};
 
 const A: &str = "tui-0190f5a0-0000-7000-8000-0000000000e1";
 
-fn send_ticket(keeper: &str, request_id: &str) -> Ticket<ChatSlot> {
-    Ticket {
-        slot: ChatSlot::Send {
-            keeper: keeper.into(),
-            request_id: request_id.into(),
-        },
-        generation: 1,
-        scope: sample::scope(1),
-    }
-}
-
 pub(crate) fn step(model: &mut Model, keeper: &str, id: &str, step: SendStep) {
-    model.chat.pane.as_mut().unwrap().apply(
-        &send_ticket(keeper, id),
-        ChatObservation::Send {
-            request_id: id.into(),
-            step,
-        },
-    );
+    crate::chat_screen::send_step(model, keeper, id, step);
 }
 
 /// The chat of keeper 0 with send `A` running.
