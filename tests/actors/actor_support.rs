@@ -62,6 +62,13 @@ pub fn plan(rules: &str) -> FaultPlan {
     FaultPlan::from_json(&format!(r#"{{"rules":[{rules}]}}"#)).unwrap()
 }
 
+/// A fault plan of one rule: every POST of `path` answers with `fault` (its JSON).
+pub fn post_fault(path: &str, fault: &str) -> FaultPlan {
+    plan(&format!(
+        r#"{{"match":{{"method":"POST","path":"{path}"}},"fault":{fault}}}"#
+    ))
+}
+
 /// The runtime configuration of the rigs: `expected_base` served, `/health` every
 /// `health_interval`, the roster read once per epoch and on explicit demand (its cadence an
 /// hour away), restarts after 1 ms, fault drills on, and the rig's own outbox.

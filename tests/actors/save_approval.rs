@@ -7,7 +7,7 @@
 //! `save_approval_crash`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-use crate::actor_support::{Rig, plan, rig_with, start_rig};
+use crate::actor_support::{Rig, post_fault, rig_with, start_rig};
 pub use crate::save_rig::confirmed_scope;
 use crate::save_rig::step_name;
 use masc_tui::actors::contract::SlotEvent;
@@ -231,9 +231,7 @@ pub async fn hold_store(server: &RunningServer) -> std::sync::mpsc::Sender<()> {
 }
 
 fn confirm_fault(fault: &str) -> FaultPlan {
-    plan(&format!(
-        r#"{{"match":{{"method":"POST","path":"{CONFIRM}"}},"fault":{fault}}}"#
-    ))
+    post_fault(CONFIRM, fault)
 }
 
 /// §11 approval decision, applied: a deny removes the approval and nothing runs; the receipt

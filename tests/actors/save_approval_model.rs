@@ -5,7 +5,7 @@
 //! receipt still lists the approval.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-use crate::actor_support::plan;
+use crate::actor_support::{plan, post_fault};
 use crate::decisions_rig::{CONFIRM, DecisionsRig, client, decisions_rig};
 use crate::ordered_view::Seen;
 use crate::save_approval::{INJECT, PROBE, inject_intent, listed, probe_intent};
@@ -60,10 +60,7 @@ fn approvals_read(m: &Model) -> bool {
 /// the new workspace, and is shown again once the original one is confirmed again.
 #[tokio::test(flavor = "current_thread")]
 async fn i5_a_workspace_switch_mid_save_lands_the_receipt_for_the_original_workspace_only() {
-    let server = server(plan(&format!(
-        r#"{{"match":{{"method":"POST","path":"{CONFIRM}"}},"fault":{{"delay_ms":1000}}}}"#
-    )))
-    .await;
+    let server = server(post_fault(CONFIRM, r#"{"delay_ms":1000}"#)).await;
     let (mut rig, _dir) = rig(&server).await;
     rig.pump_until(approvals_read).await;
     let original = rig.workspace();

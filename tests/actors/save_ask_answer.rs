@@ -3,8 +3,8 @@
 //! row, the traced stages, never a resend.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-use crate::actor_support::{Rig, plan, rig_with, start_rig};
-use crate::save_rig::{confirmed_scope, step_name};
+use crate::actor_support::{Rig, post_fault, rig_with, start_rig};
+use crate::save_rig::{confirmed_scope, stages, step_name};
 use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::decisions::ask_answer::{AnswerIntent, AskAnswer};
 use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
@@ -119,13 +119,10 @@ async fn k1_s11_an_answer_is_applied_once_and_lands_in_its_own_slot() {
         ["written", "sending", "ended:applied"]
     );
     assert_eq!(server_state(&rig, "ask-sky-0415").await, "answered");
-    let stages: Vec<String> = rig
-        .recorder
-        .records_where(|r| r.source == "save:ask_answer")
-        .iter()
-        .map(|r| format!("{}:{}", r.stage, r.outcome.clone().unwrap_or_default()))
-        .collect();
-    assert_eq!(stages, ["dispatch:", "worker_enter:", "worker_return:ok"]);
+    assert_eq!(
+        stages(&rig, "ask_answer"),
+        ["dispatch:", "worker_enter:", "worker_return:ok"]
+    );
     rig.finish().await;
 }
 
@@ -161,10 +158,7 @@ async fn s11_already_answered_is_a_conflict_never_resent() {
 /// "success"); the server shows the Ask still open; nothing is resent.
 #[tokio::test(flavor = "current_thread")]
 async fn s13_dropped_before_apply_is_outcome_unknown_and_the_ask_stays_open() {
-    let mut rig = rig_with(plan(&format!(
-        r#"{{"match":{{"method":"POST","path":"{ANSWER}"}},"fault":{{"drop":"before_apply"}}}}"#
-    )))
-    .await;
+    let mut rig = rig_with(post_fault(ANSWER, r#"{"drop":"before_apply"}"#)).await;
     let scope = confirmed_scope(&mut rig).await;
     let id = submit(&mut rig, sky_answer(), scope).await;
     let (outcome, _) = receipt(&mut rig, &id).await;
@@ -182,10 +176,7 @@ async fn s13_dropped_before_apply_is_outcome_unknown_and_the_ask_stays_open() {
 /// the Ask answered); never resent.
 #[tokio::test(flavor = "current_thread")]
 async fn s13_dropped_after_apply_is_outcome_unknown_and_applied_exactly_once() {
-    let mut rig = rig_with(plan(&format!(
-        r#"{{"match":{{"method":"POST","path":"{ANSWER}"}},"fault":{{"drop":"after_apply"}}}}"#
-    )))
-    .await;
+    let mut rig = rig_with(post_fault(ANSWER, r#"{"drop":"after_apply"}"#)).await;
     let scope = confirmed_scope(&mut rig).await;
     let id = submit(&mut rig, sky_answer(), scope).await;
     let (outcome, _) = receipt(&mut rig, &id).await;
@@ -206,9 +197,10 @@ async fn s13_dropped_after_apply_is_outcome_unknown_and_applied_exactly_once() {
 /// §11 common cases: a 5xx not listed for the Ask answer is outcome unknown.
 #[tokio::test(flavor = "current_thread")]
 async fn s11_a_5xx_is_outcome_unknown() {
-    let mut rig = rig_with(plan(&format!(
-        r#"{{"match":{{"method":"POST","path":"{ANSWER}"}},"fault":{{"status":503,"body":{{"error":"overloaded"}}}}}}"#
-    )))
+    let mut rig = rig_with(post_fault(
+        ANSWER,
+        r#"{"status":503,"body":{"error":"overloaded"}}"#,
+    ))
     .await;
     let scope = confirmed_scope(&mut rig).await;
     let id = submit(&mut rig, sky_answer(), scope).await;
@@ -226,9 +218,7 @@ async fn s11_a_5xx_is_outcome_unknown() {
 async fn s11_a_timeout_is_outcome_unknown_never_resent() {
     let mut rig = start_rig(
         ServeOptions {
-            faults: plan(&format!(
-                r#"{{"match":{{"method":"POST","path":"{ANSWER}"}},"fault":{{"delay_ms":3000}}}}"#
-            )),
+            faults: post_fault(ANSWER, r#"{"delay_ms":3000}"#),
             ..ServeOptions::default()
         },
         None,
@@ -267,10 +257,7 @@ async fn s11_an_answer_that_does_not_fit_is_not_applied() {
 /// one receipt, the second traced as refused `duplicate_intent`.
 #[tokio::test(flavor = "current_thread")]
 async fn h_double_submit_shares_the_job() {
-    let mut rig = rig_with(plan(&format!(
-        r#"{{"match":{{"method":"POST","path":"{ANSWER}"}},"fault":{{"delay_ms":300}}}}"#
-    )))
-    .await;
+    let mut rig = rig_with(post_fault(ANSWER, r#"{"delay_ms":300}"#)).await;
     let scope = confirmed_scope(&mut rig).await;
     let first = submit(&mut rig, sky_answer(), scope.clone()).await;
     let second = submit(&mut rig, sky_answer(), scope).await;
@@ -304,10 +291,7 @@ async fn k5_a_stale_submit_scope_is_not_sent() {
 /// submitted in, and is not "applied" in the new one; nothing is resent.
 #[tokio::test(flavor = "current_thread")]
 async fn k3_k5_a_workspace_switch_mid_save_keeps_the_receipt_in_the_submit_workspace() {
-    let mut rig = rig_with(plan(&format!(
-        r#"{{"match":{{"method":"POST","path":"{ANSWER}"}},"fault":{{"delay_ms":600}}}}"#
-    )))
-    .await;
+    let mut rig = rig_with(post_fault(ANSWER, r#"{"delay_ms":600}"#)).await;
     let scope = confirmed_scope(&mut rig).await;
     let id = submit(&mut rig, sky_answer(), scope.clone()).await;
     rig.view

@@ -6,7 +6,7 @@
 //! wording.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-use crate::actor_support::{Rig, plan, rig_on_release, rig_with};
+use crate::actor_support::{Rig, post_fault, rig_on_release, rig_with};
 use crate::save_rig::{confirmed_scope, step_name};
 use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::decisions::held_call::{HeldCallDecision, HeldCallIntent};
@@ -99,9 +99,7 @@ async fn still_held(server: &RunningServer) -> bool {
 }
 
 fn answer_fault(fault: &str) -> FaultPlan {
-    plan(&format!(
-        r#"{{"match":{{"method":"POST","path":"{ANSWER}"}},"fault":{fault}}}"#
-    ))
+    post_fault(ANSWER, fault)
 }
 
 /// §14.5: the held calls are one standing read of the Decisions source (its own slot and

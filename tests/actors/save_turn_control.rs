@@ -4,7 +4,7 @@
 //! signalled stop ends the long demo reply as interrupted (`RUN_ERROR` `Turn_cancelled`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
-use crate::actor_support::{Rig, plan, rig_on_release, rig_with};
+use crate::actor_support::{Rig, post_fault, rig_on_release, rig_with};
 use crate::save_rig::{confirmed_scope, submit};
 use masc_tui::actors::chat::{
     ChatObservation, ChatSend, ChatSendIntent, ChatSlot, InterruptAim, InterruptIntent,
@@ -213,10 +213,7 @@ async fn s11_interrupt_faults_drop_before_and_after_409_and_5xx_are_typed_and_ne
         ),
         (r#"{"status":503}"#, SaveClass::OutcomeUnknown, false),
     ] {
-        let mut rig = rig_with(plan(&format!(
-            r#"{{"match":{{"method":"POST","path":"{INTERRUPT}"}},"fault":{fault}}}"#
-        )))
-        .await;
+        let mut rig = rig_with(post_fault(INTERRUPT, fault)).await;
         let scope = confirmed_scope(&mut rig).await;
         let request_id = send(&mut rig, &scope, "rondo", "a long reply please").await;
         streaming(&mut rig, &request_id).await;
