@@ -32,7 +32,7 @@ fn entry(i: usize) -> Entry {
             format!("c{i}"),
             Speaker::Tool,
             EntryKind::ToolCall(Box::new(ToolCall {
-                call_id: Some(format!("tc{i}")),
+                call_id: Some(format!("tc{i}").into()),
                 name: "read_file".into(),
                 state: CallState::Succeeded,
                 args: Some(r#"{"path":"src/main.rs"}"#.into()),

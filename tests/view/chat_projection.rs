@@ -4,7 +4,8 @@
 use masc_tui::protocol::chat::{ChatHistoryPage, ChatHistoryRow, ChatRole};
 use masc_tui::protocol::decode::WireDecode;
 use masc_tui::view::chat::{
-    Entry, EntryKind, OriginMode, ScrollPosition, Speaker, Transcript, TranscriptView, ViewModes,
+    Entry, EntryKind, InboundSender, OriginMode, ScrollPosition, Speaker, Transcript,
+    TranscriptView, ViewModes,
 };
 use masc_tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
@@ -24,7 +25,7 @@ fn keeper() -> Speaker {
 
 fn say(id: &str, who: Speaker, text: &str, ts: f64, turn: Option<&str>) -> Entry {
     let mut e = Entry::new(id, who, EntryKind::Utterance, text).with_ts(ts);
-    e.turn_ref = turn.map(str::to_string);
+    e.turn_ref = turn.map(Into::into);
     e
 }
 
@@ -103,10 +104,10 @@ fn c23_bare_default_marks_in_a_three_cell_margin_body_at_column_3() {
 
 #[test]
 fn c23_bare_inbound_sender_gets_a_header_never_merged_with_the_operator() {
-    let inbound = Speaker::Inbound {
+    let inbound = Speaker::Inbound(Box::new(InboundSender {
         sender: "beta-keeper".into(),
         source: Some("board".into()),
-    };
+    }));
     let mut v = view(
         vec![
             say("u1", Speaker::Operator, "hi", T0, None),

@@ -65,7 +65,7 @@ impl TranscriptView {
         let index = block.first_entry();
         let entry = self.transcript.entries().get(index)?;
         Some(ScrollAnchor {
-            entry: entry.id.clone(),
+            entry: entry.id.to_string(),
             index,
             offset: top - starts[bi],
             from_top: matches!(scroll, ScrollPosition::FromTop(_)),

@@ -160,7 +160,7 @@ impl TranscriptView {
         if chunks.is_empty() || self.measuring == Some((self.generation, block.key)) {
             return;
         }
-        let Source::Entry(i) = block.source else {
+        let Source::Entry(i) = block.source() else {
             return;
         };
         let Some(entry) = self.transcript.entries().get(i) else {
@@ -169,7 +169,7 @@ impl TranscriptView {
         if matches!(entry.kind, EntryKind::SkillSummary(_)) {
             return;
         }
-        let Some(ranges) = block.chunks.as_ref() else {
+        let Some(ranges) = block.chunks() else {
             return;
         };
         self.measure_wanted = Some(MeasureJob {

@@ -166,7 +166,7 @@ impl TranscriptView {
         let entries = self.transcript.entries();
         // A block of several entries (tool calls, pending inputs): the first one.
         let entry = entries.get(range.start)?;
-        Some((entry.id.clone(), entry.text.clone()))
+        Some((entry.id.to_string(), entry.text.clone()))
     }
 }
 

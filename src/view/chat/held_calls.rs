@@ -142,7 +142,7 @@ pub fn sync(decisions: &DecisionsModel, pane: &mut ChatPane) {
             .filter(|e| !rows.iter().any(|r| r.id == e.id))
             .map(|e| {
                 let tool = e.text.split(" · ").nth(1).unwrap_or_default().to_string();
-                (e.id.clone(), tool)
+                (e.id.to_string(), tool)
             })
             .collect();
         for (id, tool) in gone {

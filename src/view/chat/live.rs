@@ -6,12 +6,16 @@
 
 use super::model::{CallState, Entry, EntryKind, FailureOrigin, Speaker, ToolCall, Transcript};
 use crate::protocol::chat::{ChatStreamEvent, OperationProgress, ToolCallArgs};
+use std::sync::Arc;
 
 /// Assembles the entries of one streamed turn.
 #[derive(Debug, Clone)]
 pub struct LiveTurn {
-    request_id: String,
-    keeper: String,
+    /// Shared by every entry of the turn (its turn key and request id until the reply
+    /// details name the turn).
+    request_id: Arc<str>,
+    /// Shared by every Keeper entry of the turn.
+    keeper: Arc<str>,
     /// Entry ids created by this turn, in order.
     created: Vec<String>,
     thinking: Option<String>,
@@ -27,8 +31,8 @@ pub struct LiveTurn {
 impl LiveTurn {
     pub fn new(request_id: impl Into<String>, keeper: impl Into<String>) -> Self {
         Self {
-            request_id: request_id.into(),
-            keeper: keeper.into(),
+            request_id: Arc::from(request_id.into()),
+            keeper: Arc::from(keeper.into()),
             created: Vec::new(),
             thinking: None,
             calls: Vec::new(),
@@ -48,11 +52,11 @@ impl LiveTurn {
     }
 
     fn insert(&mut self, transcript: &mut Transcript, entry: Entry, ts: f64) -> String {
-        let id = entry.id.clone();
+        let id = entry.id.to_string();
         let entry = entry
             .with_ts(ts)
-            .with_turn(self.request_id.clone())
-            .with_request(self.request_id.clone());
+            .with_turn(Arc::clone(&self.request_id))
+            .with_request(Arc::clone(&self.request_id));
         transcript.upsert(entry);
         self.created.push(id.clone());
         id
@@ -68,7 +72,7 @@ impl LiveTurn {
 
     fn keeper(&self) -> Speaker {
         Speaker::Keeper {
-            name: self.keeper.clone(),
+            name: Arc::clone(&self.keeper),
             owner: true,
         }
     }
@@ -119,8 +123,8 @@ impl LiveTurn {
                 self.thinking = None;
                 let id = self.next_id("tool");
                 let call = ToolCall {
-                    call_id: tool_call_id.clone(),
-                    name: tool_call_name.clone(),
+                    call_id: tool_call_id.as_deref().map(Into::into),
+                    name: tool_call_name.as_str().into(),
                     state: CallState::ArgsStreaming,
                     args: None,
                     duration_ms: None,
@@ -172,7 +176,9 @@ impl LiveTurn {
                     self.insert(transcript, entry, ts);
                 }
                 for id in &self.created {
-                    transcript.update(id, |e| e.turn_ref = Some(details.turn_ref.clone()));
+                    transcript.update(id, |e| {
+                        e.turn_ref = Some(Arc::from(details.turn_ref.as_str()))
+                    });
                 }
             }
             ChatStreamEvent::RunError { message, code } => {
@@ -195,7 +201,9 @@ impl LiveTurn {
                     Entry::new(
                         id,
                         Speaker::System,
-                        EntryKind::Failure(FailureOrigin::Run { code }),
+                        EntryKind::Failure(FailureOrigin::Run {
+                            code: code.map(String::into_boxed_str),
+                        }),
                         message.clone(),
                     )
                 };

@@ -124,11 +124,11 @@ pub fn role_label(role: Role, entry: &Entry) -> String {
     match role {
         Role::User => "YOU".into(),
         Role::Keeper => match &entry.speaker {
-            Speaker::Keeper { name, .. } => name.clone(),
+            Speaker::Keeper { name, .. } => name.to_string(),
             _ => "KEEPER".into(),
         },
         Role::Inbound => match &entry.speaker {
-            Speaker::Inbound { sender, .. } => sender.clone(),
+            Speaker::Inbound(inbound) => inbound.sender.clone(),
             _ => "INBOUND".into(),
         },
         Role::Status => "STATUS".into(),

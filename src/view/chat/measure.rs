@@ -29,7 +29,7 @@ pub(super) fn block_chunk_lines(
     chunk: usize,
 ) -> Vec<LogicalLine> {
     let last_chunk = chunk + 1 >= block.chunk_count();
-    match &block.source {
+    match &block.source() {
         Source::Tools(range) => {
             let calls: Vec<(&ToolCall, &str)> = entries
                 .get(range.clone())
@@ -60,7 +60,7 @@ pub(super) fn block_chunk_lines(
             let Some(entry) = entries.get(*i) else {
                 return Vec::new();
             };
-            let text = match &block.chunks {
+            let text = match block.chunks() {
                 Some(ranges) => ranges
                     .get(chunk)
                     .and_then(|r| entry.text.get(r.clone()))

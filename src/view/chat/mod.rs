@@ -41,8 +41,8 @@ pub mod wrap;
 
 pub use live::{LiveTurn, settle_unknown_note};
 pub use model::{
-    CallState, Entry, EntryKind, FailureOrigin, Origin, PendingState, SkillRun, SkillState,
-    Speaker, ToolCall, Transcript,
+    CallState, Entry, EntryKind, FailureOrigin, InboundSender, Origin, PendingState, SkillRun,
+    SkillState, Speaker, ToolCall, Transcript,
 };
 pub use modes::{JournalMode, OriginMode, ReasoningMode, ToolVisibility, ViewModes, ViewToggle};
 pub use pane::{

@@ -8,26 +8,35 @@
 
 use crate::protocol::chat::{ChatHistoryRow, ChatRole, ChatRowKind};
 use crate::protocol::coop_report::{self, FinalAnalysis};
+use compact_str::CompactString;
 use hashbrown::{HashTable, hash_table};
 use std::hash::{BuildHasher, RandomState};
 use std::sync::Arc;
 
 /// Who produced an entry.
+///
+/// 24 bytes (issue 15: a transcript holds 100k entries): the Keeper's name is shared —
+/// every entry of one Keeper's chat points at one copy ([`Transcript`] shares equal names of
+/// consecutive entries) — and the rare inbound sender is boxed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Speaker {
     /// The operator at this console.
     Operator,
     /// A Keeper. `owner` is the Keeper whose chat this is (its name is in the title).
-    Keeper { name: String, owner: bool },
+    Keeper { name: Arc<str>, owner: bool },
     /// Someone outside who sent this here (another agent, a connector).
-    Inbound {
-        sender: String,
-        source: Option<String>,
-    },
+    Inbound(Box<InboundSender>),
     /// A tool the Keeper called.
     Tool,
     /// The screen itself or the server (status notes, failures, journal lane).
     System,
+}
+
+/// Who sent an inbound entry, and through what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InboundSender {
+    pub sender: String,
+    pub source: Option<String>,
 }
 
 /// State of one tool call (C-49, C-51). `ResultReceived` is not success.
@@ -56,10 +65,12 @@ impl CallState {
     }
 }
 
+/// One tool call. Its id and name are stored inline up to 24 bytes (issue 15: a quarter of a
+/// long transcript's entries are calls; each had two allocations of its own).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolCall {
-    pub call_id: Option<String>,
-    pub name: String,
+    pub call_id: Option<CompactString>,
+    pub name: CompactString,
     pub state: CallState,
     /// Arguments as recorded (JSON text or a streamed delta), if any.
     pub args: Option<String>,
@@ -114,11 +125,11 @@ pub enum FailureOrigin {
     /// History row of kind `transport_failure`.
     Transport,
     /// `RUN_ERROR` of the chat stream, with its code if any.
-    Run { code: Option<String> },
+    Run { code: Option<Box<str>> },
     /// The server refused a pending input (C-35).
     Rejected,
     /// Interrupt or observation failure (C-44).
-    Other(String),
+    Other(Box<str>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,8 +158,9 @@ pub enum EntryKind {
 /// Origin fields kept for diagnostics and grouping.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Origin {
-    /// Full request / operation id (C-30: shown only in expanded diagnostics).
-    pub request_id: Option<String>,
+    /// Full request / operation id (C-30: shown only in expanded diagnostics). Shared: the
+    /// entries of one live turn point at one copy.
+    pub request_id: Option<Arc<str>>,
 }
 
 /// Facts about hidden coop-report lines in a Keeper final, computed once at ingestion.
@@ -259,16 +271,21 @@ fn without_leaked_lines(text: &str, a: &FinalAnalysis) -> Option<String> {
 }
 
 /// One transcript entry.
+///
+/// 168 bytes, so an entry in its `Arc` is a 192-byte block (issue 15: 100k entries): the id
+/// inline up to 24 bytes (no allocation for MASC's message ids), the turn reference, request
+/// id and Keeper name shared with the entries around it. A size test guards it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     /// Stable identity: the source message id (or request id for pending input).
-    pub id: String,
+    pub id: CompactString,
     pub speaker: Speaker,
     pub kind: EntryKind,
     /// Unix seconds.
     pub ts: Option<f64>,
-    /// Full turn reference (grouping key for the rail, C-17).
-    pub turn_ref: Option<String>,
+    /// Full turn reference (grouping key for the rail, C-17). Shared: a turn's entries point
+    /// at one copy ([`Transcript`] shares equal references of consecutive entries).
+    pub turn_ref: Option<Arc<str>>,
     pub origin: Origin,
     /// The recorded original (C-29, C-31).
     pub text: String,
@@ -281,14 +298,15 @@ pub struct Entry {
 
 impl Entry {
     pub fn new(
-        id: impl Into<String>,
+        id: impl Into<CompactString>,
         speaker: Speaker,
         kind: EntryKind,
         text: impl Into<String>,
     ) -> Self {
         let (mut id, mut text) = (id.into(), text.into());
         // A formatted or accumulated string carries spare capacity; an entry keeps its bytes
-        // only (issue 15: a transcript holds 100k of them).
+        // only (issue 15: a transcript holds 100k of them). An id up to 24 bytes is stored in
+        // the entry itself.
         id.shrink_to_fit();
         text.shrink_to_fit();
         let mut entry = Self {
@@ -311,14 +329,12 @@ impl Entry {
         self
     }
 
-    pub fn with_turn(mut self, turn_ref: impl Into<String>) -> Self {
-        let mut turn_ref = turn_ref.into();
-        turn_ref.shrink_to_fit();
-        self.turn_ref = Some(turn_ref);
+    pub fn with_turn(mut self, turn_ref: impl Into<Arc<str>>) -> Self {
+        self.turn_ref = Some(turn_ref.into());
         self
     }
 
-    pub fn with_request(mut self, request_id: impl Into<String>) -> Self {
+    pub fn with_request(mut self, request_id: impl Into<Arc<str>>) -> Self {
         self.origin.request_id = Some(request_id.into());
         self
     }
@@ -336,6 +352,11 @@ impl Entry {
 
     /// Thin conversion of one history row (§4.5). `keeper` is the chat's owning Keeper.
     pub fn from_history_row(row: &ChatHistoryRow, keeper: &str) -> Self {
+        Self::from_history_row_of(row, &Arc::from(keeper))
+    }
+
+    /// [`Entry::from_history_row`] with the Keeper's name already shared.
+    fn from_history_row_of(row: &ChatHistoryRow, keeper: &Arc<str>) -> Self {
         let (speaker, kind) = match (row.role, row.kind) {
             (_, Some(ChatRowKind::TransportFailure)) => (
                 Speaker::System,
@@ -344,7 +365,7 @@ impl Entry {
             (ChatRole::User, None) => (Speaker::Operator, EntryKind::Utterance),
             (ChatRole::Assistant, None) => (
                 Speaker::Keeper {
-                    name: keeper.to_string(),
+                    name: Arc::clone(keeper),
                     owner: true,
                 },
                 EntryKind::Utterance,
@@ -356,8 +377,8 @@ impl Entry {
             (ChatRole::Tool, None) => (
                 Speaker::Tool,
                 EntryKind::ToolCall(Box::new(ToolCall {
-                    call_id: row.tool_call_id.clone(),
-                    name: row.tool_call_name.clone().unwrap_or_default(),
+                    call_id: row.tool_call_id.as_deref().map(CompactString::from),
+                    name: row.tool_call_name.as_deref().unwrap_or_default().into(),
                     state: CallState::ResultReceived,
                     args: (!row.content.trim().is_empty()).then(|| row.content.clone()),
                     duration_ms: None,
@@ -368,11 +389,11 @@ impl Entry {
             EntryKind::ToolCall(_) => String::new(),
             _ => row.content.clone(),
         };
-        let mut entry = Self::new(row.id.clone(), speaker, kind, text);
+        let mut entry = Self::new(row.id.as_str(), speaker, kind, text);
         if row.ts.is_finite() {
             entry.ts = Some(row.ts);
         }
-        entry.turn_ref = row.turn_ref.clone();
+        entry.turn_ref = row.turn_ref.as_deref().map(Arc::from);
         entry
     }
 }
@@ -437,6 +458,43 @@ impl IdIndex {
     }
 }
 
+/// The Keeper name, turn reference and request id of the entry added last: an entry added
+/// with an equal one points at this copy instead of its own (issue 15: a turn's entries
+/// repeat its reference, every Keeper entry the Keeper's name — one allocation each, 100k
+/// times). Only equal text is shared, field by field, so no entry ever reads another Keeper's
+/// name or another turn's reference; the entries of a transcript stay its own (one
+/// transcript, one Keeper's chat).
+#[derive(Debug, Default)]
+struct SharedStrings {
+    keeper: Option<Arc<str>>,
+    turn: Option<Arc<str>>,
+    request: Option<Arc<str>>,
+}
+
+impl SharedStrings {
+    fn share(&mut self, entry: &mut Entry) {
+        if let Speaker::Keeper { name, .. } = &mut entry.speaker {
+            share_equal(&mut self.keeper, name);
+        }
+        if let Some(turn) = &mut entry.turn_ref {
+            share_equal(&mut self.turn, turn);
+        }
+        if let Some(request) = &mut entry.origin.request_id {
+            share_equal(&mut self.request, request);
+        }
+    }
+}
+
+/// `value` becomes a reference to `last` when their texts are equal; else it is the new
+/// `last`.
+fn share_equal(last: &mut Option<Arc<str>>, value: &mut Arc<str>) {
+    match last {
+        Some(kept) if Arc::ptr_eq(kept, value) => {}
+        Some(kept) if **kept == **value => *value = Arc::clone(kept),
+        _ => *last = Some(Arc::clone(value)),
+    }
+}
+
 /// The entries of one chat, with a per-entry revision so caches can tell what changed.
 ///
 /// The entries are shared (`Arc`), each entry too: [`Transcript::snapshot`] hands a search
@@ -445,6 +503,8 @@ impl IdIndex {
 #[derive(Debug, Default)]
 pub struct Transcript {
     entries: Arc<Vec<Arc<Entry>>>,
+    /// The names and references the last entries brought, shared with the next ones.
+    shared: SharedStrings,
     /// Stable per-entry key (survives prepending older pages).
     uids: Vec<u64>,
     revs: Vec<u64>,
@@ -510,7 +570,8 @@ impl Transcript {
     }
 
     /// Appends an entry, or replaces the entry with the same id in place.
-    pub fn upsert(&mut self, entry: Entry) -> usize {
+    pub fn upsert(&mut self, mut entry: Entry) -> usize {
+        self.shared.share(&mut entry);
         let rev = self.bump();
         if let Some(i) = self.by_id.get(&self.entries, &entry.id) {
             if let Some(slot) = Arc::make_mut(&mut self.entries).get_mut(i) {
@@ -524,6 +585,7 @@ impl Transcript {
         self.push_with_rev(entry, rev)
     }
 
+    /// Appends `entry` (its shared strings already shared).
     fn push_with_rev(&mut self, entry: Entry, rev: u64) -> usize {
         self.next_uid += 1;
         let index = self.entries.len();
@@ -567,11 +629,15 @@ impl Transcript {
     /// Inserts an older history page before everything (rows oldest first). Rows whose id is
     /// already present are skipped (a page boundary may repeat a row).
     pub fn prepend_history(&mut self, rows: &[ChatHistoryRow], keeper: &str) {
-        let fresh: Vec<Entry> = rows
+        let keeper: Arc<str> = Arc::from(keeper);
+        let mut fresh: Vec<Entry> = rows
             .iter()
             .filter(|r| self.by_id.get(&self.entries, &r.id).is_none())
-            .map(|r| Entry::from_history_row(r, keeper))
+            .map(|r| Entry::from_history_row_of(r, &keeper))
             .collect();
+        for entry in &mut fresh {
+            self.shared.share(entry);
+        }
         if fresh.is_empty() {
             return;
         }
@@ -590,15 +656,17 @@ impl Transcript {
 
     /// Appends an entry even when its id is already present (history pages may repeat an
     /// id for distinct rows; each row stays its own entry, the id lookup finds the newest).
-    pub fn push(&mut self, entry: Entry) -> usize {
+    pub fn push(&mut self, mut entry: Entry) -> usize {
+        self.shared.share(&mut entry);
         let rev = self.bump();
         self.push_with_rev(entry, rev)
     }
 
     /// Appends history rows (newest window, oldest first).
     pub fn extend_history(&mut self, rows: &[ChatHistoryRow], keeper: &str) {
+        let keeper: Arc<str> = Arc::from(keeper);
         for row in rows {
-            self.push(Entry::from_history_row(row, keeper));
+            self.push(Entry::from_history_row_of(row, &keeper));
         }
     }
 
@@ -616,83 +684,5 @@ impl Transcript {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn say(id: &str, text: &str) -> Entry {
-        Entry::new(id, Speaker::Operator, EntryKind::Utterance, text)
-    }
-
-    /// Issue 15: the index of ids answers as the map of copied ids did — the newest entry of
-    /// a repeated id, in-place replacement, removal and prepending re-index — over a generated
-    /// sequence of changes, checked against a scan of the entries after each one.
-    #[test]
-    fn c31_id_index_finds_the_newest_entry_of_each_id() {
-        let mut t = Transcript::new();
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
-        for step in 0..3_000u64 {
-            let id = format!("m{}", next(400));
-            match next(6) {
-                0 | 1 => {
-                    t.push(say(&id, &format!("push {step}")));
-                }
-                2 => {
-                    t.upsert(say(&id, &format!("upsert {step}")));
-                }
-                3 => {
-                    t.remove(&id);
-                }
-                4 => {
-                    let rows: Vec<ChatHistoryRow> = (0..3)
-                        .map(|k| ChatHistoryRow {
-                            id: format!("m{}", next(400)),
-                            role: ChatRole::User,
-                            kind: None,
-                            content: format!("older {step}.{k}"),
-                            ts: 1.0,
-                            turn_ref: None,
-                            tool_call_id: None,
-                            tool_call_name: None,
-                        })
-                        .collect();
-                    t.prepend_history(&rows, "alpha");
-                }
-                _ => {
-                    t.update(&id, |e| e.text.push('!'));
-                }
-            }
-            for probe in [id.as_str(), "m0", "m7", "absent"] {
-                let scanned = t.entries().iter().rposition(|e| e.id == probe);
-                let found = t.by_id.get(t.entries(), probe);
-                assert_eq!(found, scanned, "step {step}, id {probe}");
-                assert_eq!(
-                    t.get(probe).map(|e| &e.text),
-                    scanned.map(|i| &t.entries()[i].text)
-                );
-            }
-        }
-        assert!(t.len() > 100, "{}", t.len());
-    }
-
-    /// Issue 15: what one of 100k entries costs before its strings (the tool call and the
-    /// skill run are boxed; every other kind is small).
-    #[test]
-    fn entry_stays_compact() {
-        assert!(
-            std::mem::size_of::<EntryKind>() <= 40,
-            "{}",
-            std::mem::size_of::<EntryKind>()
-        );
-        assert!(
-            std::mem::size_of::<Entry>() <= 216,
-            "{}",
-            std::mem::size_of::<Entry>()
-        );
-    }
-}
+#[path = "model_tests.rs"]
+mod tests;

@@ -20,7 +20,7 @@ pub(super) struct Painter<'a> {
 
 fn label_of(p: &Painter<'_>, block: &PlannedBlock) -> String {
     let entry = p.transcript.entries().get(block.first_entry());
-    match (&block.source, entry) {
+    match (&block.source(), entry) {
         (Source::Report(_), _) => "STATUS".into(),
         (_, Some(e)) => sanitize(&role_label(block.role, e)).into_owned(),
         (_, None) => String::new(),
@@ -118,12 +118,12 @@ pub(super) fn header(
             Span::raw("  "),
         ];
         if let Some(Entry {
-            speaker: Speaker::Inbound { sender, source },
+            speaker: Speaker::Inbound(inbound),
             ..
         }) = entry
         {
-            let mut text = sanitize(sender).into_owned();
-            if let Some(src) = source {
+            let mut text = sanitize(&inbound.sender).into_owned();
+            if let Some(src) = &inbound.source {
                 text.push_str(" · ");
                 text.push_str(&sanitize(src));
             }
@@ -156,7 +156,7 @@ pub(super) fn header(
             spans.push(Span::raw(" "));
         }
     }
-    let clock = block.minute.map(clock_text);
+    let clock = block.minute().map(clock_text);
     let clock_w = clock.as_ref().map_or(0, |c| display_width(c) + 1);
     let rule = layout.reading.saturating_sub(used + clock_w).max(1);
     spans.push(Span::styled("─".repeat(rule), style.recede()));

@@ -26,21 +26,41 @@ pub enum Source {
     Pending(Range<usize>),
 }
 
+/// What kind of [`Source`] a block has (its entries are [`PlannedBlock`]'s `first..end`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SourceKind {
+    Entry,
+    Tools,
+    Report,
+    Pending,
+}
+
+/// No minute (the entry has no time): `minute_bucket` never gives it (a finite time's bucket
+/// is at least `i64::MIN / 60`).
+const NO_MINUTE: i64 = i64::MIN;
+
+/// One block of the plan. 56 bytes (issue 15: a plan holds a block per entry, 100k of them):
+/// its entries as a `u32` range, the minute without an `Option`, the rare chunk ranges behind
+/// one pointer; a size test guards it.
 #[derive(Debug, Clone)]
 pub struct PlannedBlock {
-    pub source: Source,
+    source_kind: SourceKind,
+    /// The entries the block shows, `first..end` (indexes of a transcript, whose id index is
+    /// `u32` too).
+    first: u32,
+    end: u32,
     pub role: Role,
     /// Content identity: entry uids and revisions (stable across prepends).
     pub key: u64,
     pub turn: Option<u32>,
     /// Body chunks of a huge entry (`None` = one chunk).
-    pub chunks: Option<Box<[Range<usize>]>>,
+    chunks: Option<Box<Box<[Range<usize>]>>>,
     pub rail: Rail,
     /// Inline: the clock is drawn (minute changed); [`PlannedBlock::clock`] is its minute.
     /// (Flags rather than copies of the minute and its day: issue 15, 100k blocks.)
     pub clock_shown: bool,
-    /// The block's own minute (row-mode headings).
-    pub minute: Option<i64>,
+    /// The block's own minute (row-mode headings), [`NO_MINUTE`] when it has none.
+    minute: i64,
     pub continued: bool,
     /// A blank `Spacing` row before the block (C-28).
     pub spacing: bool,
@@ -55,18 +75,65 @@ pub struct PlannedBlock {
 }
 
 impl PlannedBlock {
+    fn new(source: Source, role: Role, key: u64, turn: Option<u32>, minute: Option<i64>) -> Self {
+        let (source_kind, range) = match source {
+            Source::Entry(i) => (SourceKind::Entry, i..i + 1),
+            Source::Tools(r) => (SourceKind::Tools, r),
+            Source::Report(i) => (SourceKind::Report, i..i + 1),
+            Source::Pending(r) => (SourceKind::Pending, r),
+        };
+        Self {
+            source_kind,
+            first: index_u32(range.start),
+            end: index_u32(range.end),
+            role,
+            key,
+            turn,
+            chunks: None,
+            rail: Rail::None,
+            clock_shown: false,
+            minute: minute.unwrap_or(NO_MINUTE),
+            continued: false,
+            spacing: false,
+            date_shown: false,
+            header: false,
+            margin_mark: false,
+        }
+    }
+
+    /// Which entries the block shows.
+    pub fn source(&self) -> Source {
+        let (first, end) = (self.first as usize, self.end as usize);
+        match self.source_kind {
+            SourceKind::Entry => Source::Entry(first),
+            SourceKind::Tools => Source::Tools(first..end),
+            SourceKind::Report => Source::Report(first),
+            SourceKind::Pending => Source::Pending(first..end),
+        }
+    }
+
+    /// The block's own minute (row-mode headings).
+    pub fn minute(&self) -> Option<i64> {
+        (self.minute != NO_MINUTE).then_some(self.minute)
+    }
+
     /// Inline: the clock to draw (minute changed).
     pub fn clock(&self) -> Option<i64> {
-        self.minute.filter(|_| self.clock_shown)
+        self.minute().filter(|_| self.clock_shown)
     }
 
     /// The local day the date separator row names, if the block has one.
     pub fn date(&self) -> Option<i64> {
-        self.minute.filter(|_| self.date_shown).map(day_of)
+        self.minute().filter(|_| self.date_shown).map(day_of)
+    }
+
+    /// Byte ranges of the body chunks of a huge entry (`None` = one chunk).
+    pub fn chunks(&self) -> Option<&[Range<usize>]> {
+        self.chunks.as_deref().map(|c| &**c)
     }
 
     pub fn chunk_count(&self) -> usize {
-        self.chunks.as_ref().map_or(1, |c| c.len())
+        self.chunks().map_or(1, <[_]>::len)
     }
 
     pub fn ctx_rows(&self) -> usize {
@@ -80,18 +147,19 @@ impl PlannedBlock {
 
     /// The entries the block shows.
     pub fn entry_range(&self) -> Range<usize> {
-        match &self.source {
-            Source::Entry(i) | Source::Report(i) => *i..*i + 1,
-            Source::Tools(r) | Source::Pending(r) => r.clone(),
-        }
+        self.first as usize..self.end as usize
     }
 
     pub fn first_entry(&self) -> usize {
-        match &self.source {
-            Source::Entry(i) | Source::Report(i) => *i,
-            Source::Tools(r) | Source::Pending(r) => r.start,
-        }
+        self.first as usize
     }
+}
+
+/// An entry index as stored in a block; a transcript's indexes are `u32` (its id index
+/// stores them so), so this never saturates in practice, and a saturated index finds no
+/// entry rather than another one.
+fn index_u32(index: usize) -> u32 {
+    u32::try_from(index).unwrap_or(u32::MAX)
 }
 
 fn speaker_id(entry: &Entry, role: Role) -> u64 {
@@ -99,7 +167,7 @@ fn speaker_id(entry: &Entry, role: Role) -> u64 {
     role.hash(&mut h);
     match &entry.speaker {
         Speaker::Keeper { name, .. } => name.hash(&mut h),
-        Speaker::Inbound { sender, .. } => sender.hash(&mut h),
+        Speaker::Inbound(inbound) => inbound.sender.hash(&mut h),
         _ => {}
     }
     h.finish()
@@ -210,40 +278,20 @@ pub fn build_plan(t: &Transcript, modes: ViewModes, utc_offset_secs: i32) -> Vec
         };
         let minute = entry.ts.and_then(|ts| minute_bucket(ts, utc_offset_secs));
         let has_report = entry.reports.is_some() && matches!(source, Source::Entry(_));
-        blocks.push(PlannedBlock {
-            source,
-            role,
-            key,
-            turn,
-            chunks,
-            rail: Rail::None,
-            clock_shown: false,
-            minute,
-            continued: false,
-            spacing: false,
-            date_shown: false,
-            header: false,
-            margin_mark: false,
-        });
+        let mut block = PlannedBlock::new(source, role, key, turn, minute);
+        block.chunks = chunks.map(Box::new);
+        blocks.push(block);
         if has_report {
             let mut h = DefaultHasher::new();
             "report".hash(&mut h);
             key.hash(&mut h);
-            blocks.push(PlannedBlock {
-                source: Source::Report(i),
-                role: Role::Status,
-                key: h.finish(),
+            blocks.push(PlannedBlock::new(
+                Source::Report(i),
+                Role::Status,
+                h.finish(),
                 turn,
-                chunks: None,
-                rail: Rail::None,
-                clock_shown: false,
                 minute,
-                continued: false,
-                spacing: false,
-                date_shown: false,
-                header: false,
-                margin_mark: false,
-            });
+            ));
         }
         i = next;
     }
@@ -277,7 +325,8 @@ fn contextualise(blocks: &mut [PlannedBlock], entries: &[Arc<Entry>], origin: Or
         let Some(entry) = entries.get(b.first_entry()) else {
             continue;
         };
-        let speaker = match b.source {
+        let source = b.source();
+        let speaker = match source {
             Source::Report(_) => {
                 let mut h = DefaultHasher::new();
                 Role::Status.hash(&mut h);
@@ -285,14 +334,15 @@ fn contextualise(blocks: &mut [PlannedBlock], entries: &[Arc<Entry>], origin: Or
             }
             _ => speaker_id(entry, b.role),
         };
-        let entry_block = matches!(b.source, Source::Entry(_));
+        let entry_block = matches!(source, Source::Entry(_));
         b.continued = prev_speaker == Some(speaker);
-        if origin == OriginMode::Inline && b.minute.is_some() && b.minute != prev_minute {
+        let minute = b.minute();
+        if origin == OriginMode::Inline && minute.is_some() && minute != prev_minute {
             b.clock_shown = true;
         }
         // C-24: the clock shows minutes only; a new day gets its own row, so a clock that
         // wraps past midnight (or a row of an earlier day) never reads as time running back.
-        let day = b.minute.map(day_of);
+        let day = minute.map(day_of);
         if origin != OriginMode::Bare && day.is_some() && day != prev_day {
             b.date_shown = true;
             // The first row after a date shows its clock even within the same minute.
@@ -306,7 +356,7 @@ fn contextualise(blocks: &mut [PlannedBlock], entries: &[Arc<Entry>], origin: Or
         match origin {
             OriginMode::Bare => {
                 b.header = entry_block && b.role == Role::Inbound;
-                b.margin_mark = matches!(b.source, Source::Pending(_))
+                b.margin_mark = matches!(source, Source::Pending(_))
                     || (entry_block
                         && matches!(
                             b.role,
@@ -315,7 +365,7 @@ fn contextualise(blocks: &mut [PlannedBlock], entries: &[Arc<Entry>], origin: Or
             }
             OriginMode::Row => {
                 b.header = entry_block && is_conversation(b.role);
-                b.margin_mark = matches!(b.source, Source::Pending(_));
+                b.margin_mark = matches!(source, Source::Pending(_));
             }
             OriginMode::Inline => {}
         }
@@ -324,10 +374,121 @@ fn contextualise(blocks: &mut [PlannedBlock], entries: &[Arc<Entry>], origin: Or
         {
             b.spacing = is_conversation(b.role) || is_conversation(prev);
         }
-        if b.minute.is_some() {
-            prev_minute = b.minute;
+        if minute.is_some() {
+            prev_minute = minute;
         }
         prev_speaker = Some(speaker);
         prev_role = Some(b.role);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::chat::model::{CallState, ToolCall};
+
+    /// Issue 15: a block is 56 bytes (88 before: `usize` ranges, an `Option` minute, a fat
+    /// chunk pointer); a plan holds one per entry.
+    #[test]
+    fn issue15_planned_block_is_56_bytes() {
+        assert!(
+            std::mem::size_of::<PlannedBlock>() <= 56,
+            "{}",
+            std::mem::size_of::<PlannedBlock>()
+        );
+    }
+
+    /// The compact block answers what the `Source` and the minute it was made of say: every
+    /// kind of source, a block of several entries, no minute, and the lowest minute a finite
+    /// time gives (never read as "no minute").
+    #[test]
+    fn issue15_compact_block_reads_back_its_source_and_minute() {
+        for (source, range) in [
+            (Source::Entry(7), 7..8),
+            (Source::Tools(3..9), 3..9),
+            (Source::Report(0), 0..1),
+            (Source::Pending(100_000..100_004), 100_000..100_004),
+        ] {
+            for minute in [
+                None,
+                Some(29_783_333),
+                Some(i64::MIN.div_euclid(60)),
+                Some(-1),
+            ] {
+                let b = PlannedBlock::new(source.clone(), Role::Keeper, 1, Some(2), minute);
+                assert_eq!(b.source(), source);
+                assert_eq!(b.entry_range(), range);
+                assert_eq!(b.first_entry(), range.start);
+                assert_eq!(b.minute(), minute);
+            }
+        }
+        assert_eq!(minute_bucket(f64::MIN, 0), Some(i64::MIN.div_euclid(60)));
+    }
+
+    /// A plan of a long transcript keeps each block's entries, a huge body's chunks and the
+    /// entries' minutes.
+    #[test]
+    fn issue15_plan_keeps_sources_chunks_and_minutes() {
+        let mut t = Transcript::new();
+        let big = "가나다 라마바 🙂\n".repeat(40_000);
+        for i in 0..40usize {
+            let entry = match i % 4 {
+                0 => Entry::new(
+                    format!("u{i}"),
+                    Speaker::Operator,
+                    EntryKind::Utterance,
+                    "q",
+                ),
+                1 | 2 => Entry::new(
+                    format!("c{i}"),
+                    Speaker::Tool,
+                    EntryKind::ToolCall(Box::new(ToolCall {
+                        call_id: None,
+                        name: "read_file".into(),
+                        state: CallState::Succeeded,
+                        args: None,
+                        duration_ms: None,
+                    })),
+                    "",
+                ),
+                _ => Entry::new(
+                    format!("k{i}"),
+                    Speaker::Keeper {
+                        name: "alpha".into(),
+                        owner: true,
+                    },
+                    EntryKind::Utterance,
+                    if i == 39 { big.as_str() } else { "a" },
+                ),
+            };
+            let entry = entry.with_turn(format!("trace-alpha#{}", i / 4));
+            t.push(if i % 8 == 0 {
+                entry
+            } else {
+                entry.with_ts(600.0 * i as f64)
+            });
+        }
+        let plan = build_plan(&t, ViewModes::default(), 0);
+        assert_eq!(plan.len(), 30);
+        for (k, b) in plan.iter().enumerate() {
+            let turn = k / 3;
+            let want = match k % 3 {
+                0 => Source::Entry(4 * turn),
+                1 => Source::Tools(4 * turn + 1..4 * turn + 3),
+                _ => Source::Entry(4 * turn + 3),
+            };
+            assert_eq!(b.source(), want, "block {k}");
+            let first = b.first_entry();
+            let minute = (first % 8 != 0).then(|| (600 * first as i64).div_euclid(60));
+            assert_eq!(b.minute(), minute, "block {k}");
+            assert_eq!(b.turn, Some(turn as u32));
+        }
+        let last = plan.last().unwrap();
+        let chunks = last.chunks().unwrap();
+        assert_eq!(chunks.len(), last.chunk_count());
+        assert!(chunks.len() > 1);
+        assert_eq!(chunks.first().map(|r| r.start), Some(0));
+        assert_eq!(chunks.last().map(|r| r.end), Some(big.len()));
+        assert!(plan[..29].iter().all(|b| b.chunks().is_none()));
     }
 }

@@ -528,7 +528,7 @@ pub fn detail_rows(entry: &Entry, ctx: &ProjectCtx) -> Vec<LogicalLine> {
         )]));
     }
     if let Some(r) = &entry.origin.request_id
-        && entry.turn_ref.as_deref() != Some(r.as_str())
+        && entry.turn_ref.as_deref() != Some(&**r)
     {
         out.push(LogicalLine::plain(vec![run(
             format!("request {}", sanitize(r)),

@@ -12,6 +12,7 @@
 
 use super::model::{EntryKind, Speaker, Transcript};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// One send of this chat whose reply turn is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,13 +56,13 @@ pub fn bind_operator_rows(t: &mut Transcript, known: &[KnownTurn<'_>]) -> usize 
     for (at, _) in &claims {
         *row_claims.entry(*at).or_insert(0) += 1;
     }
-    let chosen: Vec<(usize, String)> = claims
+    let chosen: Vec<(usize, Arc<str>)> = claims
         .iter()
         .filter(|(at, turn)| row_claims.get(at) == Some(&1) && turn_claims.get(turn) == Some(&1))
-        .map(|(at, turn)| (*at, turn.to_string()))
+        .map(|(at, turn)| (*at, Arc::from(*turn)))
         .collect();
     for (at, turn) in &chosen {
-        t.update_at(*at, |e| e.turn_ref = Some(turn.clone()));
+        t.update_at(*at, |e| e.turn_ref = Some(Arc::clone(turn)));
     }
     chosen.len()
 }
@@ -80,12 +81,15 @@ mod tests {
 
     fn persisted(id: &str, who: Speaker, text: &str, turn: Option<&str>) -> Entry {
         let mut e = Entry::new(id, who, EntryKind::Utterance, text);
-        e.turn_ref = turn.map(str::to_string);
+        e.turn_ref = turn.map(Arc::from);
         e
     }
 
     fn turns(t: &Transcript) -> Vec<Option<String>> {
-        t.entries().iter().map(|e| e.turn_ref.clone()).collect()
+        t.entries()
+            .iter()
+            .map(|e| e.turn_ref.as_deref().map(str::to_string))
+            .collect()
     }
 
     #[test]

@@ -83,54 +83,14 @@ fn next_generation() -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
-const UNKNOWN: u32 = u32::MAX;
-
 type Rows = Arc<Vec<Line<'static>>>;
-
-/// Body height of each chunk of one block: a one-chunk body (nearly every block) inline, a
-/// chunked one boxed (issue 15: a box per block was 32 bytes more a block).
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum ChunkHeights {
-    One(u32),
-    Many(Box<[u32]>),
-}
-
-impl ChunkHeights {
-    /// Every chunk of a `count`-chunk body not measured yet.
-    fn unknown(count: usize) -> Self {
-        if count == 1 {
-            Self::One(UNKNOWN)
-        } else {
-            Self::Many(vec![UNKNOWN; count].into_boxed_slice())
-        }
-    }
-}
-
-impl std::ops::Deref for ChunkHeights {
-    type Target = [u32];
-    fn deref(&self) -> &[u32] {
-        match self {
-            Self::One(h) => std::slice::from_ref(h),
-            Self::Many(hs) => hs,
-        }
-    }
-}
-
-impl std::ops::DerefMut for ChunkHeights {
-    fn deref_mut(&mut self) -> &mut [u32] {
-        match self {
-            Self::One(h) => std::slice::from_mut(h),
-            Self::Many(hs) => hs,
-        }
-    }
-}
 
 #[derive(Default)]
 struct Caches {
     rows: HashMap<(u64, u32), (Rows, u64)>,
     tick: u64,
     /// Body height of each chunk, per content key.
-    heights: HashMap<u64, ChunkHeights>,
+    heights: HeightCache,
 }
 
 impl Caches {
@@ -218,11 +178,7 @@ impl TranscriptView {
             return false;
         };
         let count = self.plan.get(bi).map_or(1, PlannedBlock::chunk_count);
-        let heights = self
-            .caches
-            .heights
-            .entry(measured.block)
-            .or_insert_with(|| ChunkHeights::unknown(count));
+        let heights = self.caches.heights.entry(measured.block, count);
         let mut changed = false;
         for (chunk, rows) in measured.heights {
             if let Some(slot) = heights.get_mut(chunk)
@@ -342,11 +298,7 @@ impl TranscriptView {
             self.style,
         );
         let count = block.chunk_count();
-        let heights = self
-            .caches
-            .heights
-            .entry(block.key)
-            .or_insert_with(|| ChunkHeights::unknown(count));
+        let heights = self.caches.heights.entry(block.key, count);
         if let Some(h) = heights.get_mut(chunk) {
             *h = rows.len() as u32;
         }
@@ -599,6 +551,9 @@ impl TranscriptView {
 
 #[path = "anchor.rs"]
 mod anchor;
+#[path = "heights.rs"]
+mod heights;
+use heights::{HeightCache, UNKNOWN};
 #[path = "cut.rs"]
 mod cut;
 #[path = "find.rs"]
