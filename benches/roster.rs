@@ -1,7 +1,8 @@
-//! Keepers roster of 1,000 rows at 200×60: projection + paint of a whole frame, and one `j`
+//! Keepers roster of 1,000 rows at 200×60: projection + paint of a whole frame, one `j`
 //! keypress as the view actor paints it (the frame painter: a kept frame repainted in part
 //! when only the selection moved, else a whole frame into a reused buffer; the presenter over
-//! a byte counter).
+//! a byte counter), and a roster re-read that changed k rows on screen as the view actor
+//! takes it (the observation admitted into the model, then the frame painted and presented).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // bench harness
 
@@ -10,6 +11,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::keepers::KeepersObservation;
 use masc_tui::protocol::admission::AdmissionMode;
+use masc_tui::protocol::client::Admitted;
+use masc_tui::protocol::keepers::{KeeperRoster, KeeperRowSlot, KeeperStatus};
 use masc_tui::view::frame::FramePainter;
 use masc_tui::view::keys::handle_key;
 use masc_tui::view::model::Model;
@@ -22,6 +25,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use std::hint::black_box;
 use std::io::BufWriter;
+use std::sync::Arc;
 use std::time::Instant;
 
 const ROWS: usize = 1_000;
@@ -194,5 +198,114 @@ fn bench_roster(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_roster);
+/// `roster(ROWS)` with the status of `k` of the rows on the first page changed (spread over
+/// the page).
+fn with_changed_rows(base: &KeeperRoster, k: usize) -> KeeperRoster {
+    let mut roster = base.clone();
+    for n in 0..k {
+        if let KeeperRowSlot::Row(row) = &mut roster.rows[1 + n * 5] {
+            row.status = if row.status == KeeperStatus::Error {
+                KeeperStatus::Idle
+            } else {
+                KeeperStatus::Error
+            };
+        }
+    }
+    roster
+}
+
+/// A roster re-read every few seconds (`Keepers` source): each iteration admits the next of
+/// two values into the model — they differ in `k` rows on screen (k = 0: the same rows, a new
+/// value) — and paints and presents the frame as the view actor does after a source message
+/// (a new change count, the clock read, `FramePainter::paint`). Decoding is not included (it
+/// runs off the view actor).
+fn bench_refresh(c: &mut Criterion) {
+    let base = roster(ROWS);
+    for k in [0usize, 1, 10] {
+        let values = [
+            Arc::new(base.clone()),
+            Arc::new(with_changed_rows(&base, k)),
+        ];
+        {
+            // Printed once: what one such refresh writes and whether it was painted in part.
+            let mut model = model();
+            let ui = ui();
+            let counter = ByteCounter::default();
+            let mut presenter = presenter(&counter);
+            let mut painter = FramePainter::default();
+            let ctx = ProjectionCtx::now(Theme::default());
+            painter.paint(&mut presenter, &model, 0, &ui, &ctx).unwrap();
+            let before = counter.bytes();
+            model.deliver(
+                SlotEvent::<_, KeepersObservation>::Dispatched(roster_ticket(2, 1)),
+                Instant::now(),
+            );
+            model.deliver(
+                SlotEvent::Observed(
+                    roster_ticket(2, 1),
+                    KeepersObservation::Roster(Ok(Admitted {
+                        value: values[1].clone(),
+                        mode: AdmissionMode::Receipt,
+                        from_cache: false,
+                    })),
+                ),
+                Instant::now(),
+            );
+            let painted = painter.paint(&mut presenter, &model, 1, &ui, &ctx).unwrap();
+            println!(
+                "roster {ROWS} rows @200x60, a refresh changing {k} rows on screen: {} bytes, \
+                 {} cells, in part: {}",
+                counter.bytes() - before,
+                painted.stats.cells,
+                painted.damaged
+            );
+        }
+        c.bench_function(
+            &format!("roster_1000/refresh_{k}_rows_changed_deliver_paint_present_200x60"),
+            |b| {
+                let mut model = model();
+                let ui = ui();
+                let counter = ByteCounter::default();
+                let mut presenter = presenter(&counter);
+                let mut painter = FramePainter::default();
+                let mut changes = 0u64;
+                let mut generation = 1u64;
+                let ctx = ProjectionCtx::now(Theme::default());
+                painter
+                    .paint(&mut presenter, &model, changes, &ui, &ctx)
+                    .unwrap();
+                b.iter(|| {
+                    generation += 1;
+                    let ticket = roster_ticket(generation, 1);
+                    model.deliver(
+                        SlotEvent::<_, KeepersObservation>::Dispatched(ticket.clone()),
+                        Instant::now(),
+                    );
+                    let value = values[(generation % 2) as usize].clone();
+                    let drained = model.deliver(
+                        SlotEvent::Observed(
+                            ticket,
+                            KeepersObservation::Roster(Ok(Admitted {
+                                value,
+                                mode: AdmissionMode::Receipt,
+                                from_cache: false,
+                            })),
+                        ),
+                        Instant::now(),
+                    );
+                    debug_assert!(drained.rejected.is_empty());
+                    changes += 1;
+                    let ctx = ProjectionCtx::now(Theme::default());
+                    black_box(
+                        painter
+                            .paint(&mut presenter, &model, changes, &ui, &ctx)
+                            .unwrap(),
+                    )
+                });
+            },
+        );
+    }
+}
+
+criterion_group!(benches, bench_roster, bench_refresh);
 criterion_main!(benches);

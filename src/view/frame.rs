@@ -5,14 +5,18 @@
 //! surface that can repaint part of itself (the Keepers roster: `screens::keepers::retain`),
 //! the painter keeps a memo of what the frame was painted from; while the model is unchanged
 //! ([`Tracked`]: every mutable access counts) and the frame's size and theme are the same, the
-//! surface may repaint only the cells whose inputs changed, in the kept frame itself. A forced
-//! frame, a resize, a write error, an overlay, a screen switch, an editor hand-back, a
-//! workspace switch or any change of the model paints a whole frame.
+//! surface may repaint only the cells whose inputs changed, in the kept frame itself. After a
+//! change of the model (a roster re-read, any other source's data, a clock-driven badge) with
+//! the same size and theme, the surface may keep the lines whose inputs it can compare (the
+//! roster rows: `retain::plan_data`) and repaint every other cell with the whole frame's
+//! painter. A forced frame, a resize, a write error, an overlay, a screen switch, an editor
+//! hand-back or a workspace switch paints a whole frame.
 
 use super::model::Model;
 use super::presenter::{Damage, FrameSink, FrameStats, Presenter};
 use super::screens::{self, ProjectionCtx, Ui, keepers::retain};
 use super::theme::Theme;
+use crate::protocol::keepers::KeeperRowSlot;
 use ratatui::layout::Rect;
 use std::io;
 use std::ops::{Deref, DerefMut};
@@ -66,9 +70,21 @@ struct Memo {
 }
 
 /// Paints frames for one presenter, whole or in part (see the module).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct FramePainter {
     memo: Option<Memo>,
+    /// Whether two roster slots paint the same row: by content (the tests put a guess here to
+    /// show the comparison catches a stale line).
+    same_row: fn(&KeeperRowSlot, &KeeperRowSlot) -> bool,
+}
+
+impl Default for FramePainter {
+    fn default() -> Self {
+        Self {
+            memo: None,
+            same_row: PartialEq::eq,
+        }
+    }
 }
 
 /// How a frame was painted.
@@ -97,17 +113,37 @@ impl FramePainter {
         let area = ui.area;
         let scrolls = presenter.scrolls();
         if let Some(memo) = self.memo.as_mut()
-            && memo.changes == changes
             && memo.area == area
             && memo.theme == ctx.theme
             && presenter.retains(area)
-            && let Some(plan) = retain::plan(&mut memo.keepers, model, ui, ctx, scrolls)
         {
-            let damage = Damage::of(area, &plan.rects);
-            match presenter.present_damaged(&damage, plan.scroll, None, |buf| {
-                retain::paint(&plan, model, ui, ctx, buf)
-            }) {
-                Ok(stats) => {
+            let presented = if memo.changes == changes {
+                // Only the UI (or the clock) moved.
+                retain::plan(&mut memo.keepers, model, ui, ctx, scrolls).map(|plan| {
+                    let damage = Damage::of(area, &plan.rects);
+                    presenter.present_damaged(&damage, plan.scroll, None, |buf| {
+                        retain::paint(&plan, model, ui, ctx, buf)
+                    })
+                })
+            } else {
+                // The model changed: every cell but the roster lines that show the same row.
+                retain::plan_data(&mut memo.keepers, model, ui, ctx, area, self.same_row).map(
+                    |plan| {
+                        let damage = Damage::of(area, &plan.rects);
+                        let ctx = ProjectionCtx {
+                            kept_roster_lines: plan.kept,
+                            ..*ctx
+                        };
+                        // The frames a memo is kept for show no cursor (no chat).
+                        presenter.present_damaged(&damage, None, None, |buf| {
+                            screens::render_with_cursor(model, ui, &ctx, area, buf);
+                        })
+                    },
+                )
+            };
+            match presented {
+                Some(Ok(stats)) => {
+                    memo.changes = changes;
                     return Ok(Painted {
                         stats,
                         damaged: true,
@@ -115,9 +151,10 @@ impl FramePainter {
                 }
                 // The presenter's next frame is a whole one (after a write error, or a
                 // damaged frame it could not keep): paint it now.
-                Err(err) => {
+                Some(Err(err)) => {
                     tracing::debug!(target: "masc_tui::view", error = %err, "damaged frame not presented; painting a whole one")
                 }
+                None => {}
             }
         }
         self.memo = None;
@@ -151,10 +188,11 @@ mod tests {
     use crate::actors::keepers::KeepersObservation;
     use crate::protocol::admission::AdmissionMode;
     use crate::protocol::keepers::{KeeperRoster, KeeperRowSlot};
+    use crate::protocol::keepers::{KeeperRow, KeeperStatus};
     use crate::view::keys::handle_key;
     use crate::view::presenter::ByteRecorder;
     use crate::view::sample::{
-        confirmed, keeper_row, roster_observation, roster_of, roster_ticket,
+        confirmed, keeper_row, roster_failure, roster_observation, roster_of, roster_ticket,
     };
     use crate::view::screens::render_with_cursor;
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -163,10 +201,13 @@ mod tests {
     use std::time::Instant;
 
     /// `n` rows; every seventh has a wide name and task (Korean, emoji), one is undecodable.
+    /// Their turns started at times apart by fractions of a second, so a clock tick turns over
+    /// some rows' ages, not all.
     fn roster(n: usize, variant: usize) -> KeeperRoster {
         let mut rows: Vec<KeeperRowSlot> = (0..n)
             .map(|i| {
                 let mut row = keeper_row(i);
+                row.turn_started_at = Some(1_700_000_000.0 - i as f64 * 0.37);
                 if i % 7 == 3 {
                     row.name = format!("키퍼-{i}-한글🙂");
                     row.current_task = Some(format!("작업 {variant} 검토 🙂 board digest 가나다"));
@@ -300,6 +341,21 @@ mod tests {
             );
             let drained = self.model.deliver(
                 roster_observation(ticket, roster, AdmissionMode::Receipt),
+                Instant::now(),
+            );
+            assert!(drained.rejected.is_empty(), "{:?}", drained.rejected);
+        }
+
+        /// The next roster read fails: the last value stays, the title says so.
+        fn deliver_failure(&mut self) {
+            self.generation += 1;
+            let ticket = roster_ticket(self.generation, 1);
+            self.model.deliver(
+                SlotEvent::<_, KeepersObservation>::Dispatched(ticket.clone()),
+                Instant::now(),
+            );
+            let drained = self.model.deliver(
+                roster_failure(ticket, crate::protocol::client::ClientError::Timeout),
                 Instant::now(),
             );
             assert!(drained.rejected.is_empty(), "{:?}", drained.rejected);
@@ -480,6 +536,238 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// `roster(n, 0)` with `change` made to its rows.
+    fn changed(n: usize, change: impl FnOnce(&mut Vec<KeeperRowSlot>)) -> KeeperRoster {
+        let mut roster = roster(n, 0);
+        change(&mut roster.rows);
+        roster.count = roster.rows.len() as u64;
+        roster.total = roster.count;
+        roster
+    }
+
+    fn row(rows: &mut [KeeperRowSlot], i: usize) -> &mut KeeperRow {
+        match &mut rows[i] {
+            KeeperRowSlot::Row(row) => row,
+            KeeperRowSlot::Undecodable { .. } => panic!("row {i} is undecodable"),
+        }
+    }
+
+    /// Data changes between frames (the model changed: rows' content, order and number, a
+    /// failed read, changes elsewhere in the model), with keys and clock ticks between them.
+    /// Returns the data frames that could keep lines (some row on screen is the same) but
+    /// were painted whole.
+    fn data_sequence(rig: &mut Rig) -> Vec<String> {
+        use KeyCode::*;
+        let mut whole = Vec::new();
+        // `keeps`: some lines on screen show the same row before and after.
+        let mut data = |rig: &mut Rig, what: &str, roster: Option<KeeperRoster>, keeps: bool| {
+            match roster {
+                Some(roster) => rig.deliver(roster),
+                None => rig.model.touch(),
+            }
+            rig.ctx.now_unix += 0.15;
+            let before = rig.damaged;
+            rig.paint(what);
+            if keeps && rig.damaged == before {
+                whole.push(what.to_string());
+            }
+        };
+        rig.paint("first frame");
+        data(rig, "the same rows again", Some(roster(300, 0)), true);
+        data(rig, "nothing of the roster changed", None, true);
+        data(
+            rig,
+            "one row's status",
+            Some(changed(300, |r| row(r, 2).status = KeeperStatus::Error)),
+            true,
+        );
+        data(
+            rig,
+            "ten rows' TURN started",
+            Some(changed(300, |r| {
+                for slot in &mut r[4..14] {
+                    if let KeeperRowSlot::Row(row) = slot {
+                        row.turn_started_at = row.turn_started_at.map(|t| t - 7_000.0);
+                    }
+                }
+            })),
+            true,
+        );
+        data(
+            rig,
+            "renamed (Korean, emoji with a skin tone, ZWJ)",
+            Some(changed(300, |r| {
+                row(r, 1).name = "키퍼-이름-바뀜".into();
+                row(r, 5).name = "👍🏽 keeper 👨‍👩‍👧".into();
+                row(r, 6).current_task = Some("가족 👨‍👩‍👧 검토 👩🏽‍💻 한글 작업 설명 ✓".repeat(4));
+            })),
+            true,
+        );
+        data(
+            rig,
+            "a row added at the top",
+            Some(changed(300, |r| {
+                r.insert(0, KeeperRowSlot::Row(Box::new(keeper_row(900))))
+            })),
+            false,
+        );
+        data(
+            rig,
+            "a row removed",
+            Some(changed(300, |r| {
+                r.insert(0, KeeperRowSlot::Row(Box::new(keeper_row(900))));
+                r.remove(5);
+            })),
+            true,
+        );
+        data(
+            rig,
+            "two rows swapped",
+            Some(changed(300, |r| r.swap(3, 4))),
+            true,
+        );
+        data(
+            rig,
+            "a row undecodable",
+            Some(changed(300, |r| {
+                r[8] = KeeperRowSlot::Undecodable {
+                    name: Some("깨진-행 👍🏽".into()),
+                    error: crate::protocol::decode::DecodeError::new(
+                        crate::protocol::decode::DecodeErrorKind::InvalidValue,
+                        ".phase",
+                        "bad",
+                    ),
+                }
+            })),
+            true,
+        );
+        rig.deliver_failure();
+        rig.paint("a failed read keeps the last value");
+        data(rig, "the read back", Some(roster(300, 0)), true);
+        // The selection moves over the rows a data change touches.
+        for _ in 0..3 {
+            rig.key(Char('j'));
+            rig.paint("j");
+        }
+        data(
+            rig,
+            "the selected row's status",
+            Some(changed(300, |r| row(r, 3).status = KeeperStatus::Offline)),
+            true,
+        );
+        // Scrolled: the window is not the top of the roster.
+        rig.key(End);
+        rig.paint("End");
+        for _ in 0..5 {
+            rig.key(Char('k'));
+            rig.paint("k");
+        }
+        data(
+            rig,
+            "rows changed below the page's top, scrolled",
+            Some(changed(300, |r| {
+                for i in [260, 280, 292, 299] {
+                    row(r, i).name = format!("바뀐-{i}-👍🏽");
+                }
+            })),
+            true,
+        );
+        data(
+            rig,
+            "a row added above the window",
+            Some(changed(300, |r| {
+                r.insert(10, KeeperRowSlot::Row(Box::new(keeper_row(901))))
+            })),
+            false,
+        );
+        // The detail pane open over the rows: its row changes.
+        rig.key(Enter);
+        rig.paint("detail");
+        // From 110 columns the pane takes the right half: lines are kept beside it.
+        let wide = rig.ui.area.width >= 110;
+        data(
+            rig,
+            "the detail's row changed",
+            Some(changed(300, |r| {
+                r.insert(10, KeeperRowSlot::Row(Box::new(keeper_row(901))));
+                let at = r.len() - 6;
+                row(r, at).phase = Some("paused 단계 👍🏽".into());
+                row(r, at - 20).current_task = Some("가나다라마바사아자차카타파하 🙂".repeat(3));
+            })),
+            wide,
+        );
+        rig.key(Char('j'));
+        rig.paint("detail j");
+        rig.key(Esc);
+        rig.paint("detail closed");
+        // A search typed: the footer changes with the data.
+        rig.key(Char('/'));
+        rig.key(Char('9'));
+        rig.paint("search");
+        data(
+            rig,
+            "data while searching",
+            Some(changed(300, |r| {
+                r.insert(10, KeeperRowSlot::Row(Box::new(keeper_row(901))));
+                let at = r.len() - 3;
+                row(r, at).status = KeeperStatus::Busy;
+            })),
+            true,
+        );
+        rig.key(Esc);
+        rig.paint("search closed");
+        // Fewer rows than the page, then more again; the clock turns ages over.
+        data(rig, "fewer rows than the page", Some(roster(9, 0)), false);
+        rig.key(Char('k'));
+        rig.paint("k in a short roster");
+        // A page shorter than the roster scrolls when it loses a row: every line moves.
+        let tall = rig.ui.roster_page_rows() > 9;
+        data(rig, "one row fewer", Some(roster(8, 0)), tall);
+        rig.ctx.now_unix += 61.0;
+        data(
+            rig,
+            "a minute later, more rows",
+            Some(roster(300, 0)),
+            false,
+        );
+        data(rig, "no rows", Some(roster_of(Vec::new())), false);
+        data(rig, "rows again", Some(roster(300, 2)), false);
+        whole
+    }
+
+    #[test]
+    fn issue15_data_changes_repainted_in_part_equal_a_whole_frame() {
+        for (width, height) in [(200, 60), (120, 30), (100, 24), (60, 12), (47, 15)] {
+            let mut rig = Rig::new(width, height);
+            let whole = data_sequence(&mut rig);
+            // 47x15 is under the minimum: the resize gate, always whole.
+            if width >= 60 {
+                assert!(
+                    whole.is_empty(),
+                    "{width}x{height}: data frames painted whole that could keep lines: {whole:?}"
+                );
+            }
+            // Then the keys and clock ticks of the UI-only sequence still agree.
+            rig.deliver(roster(300, 0));
+            sequence(&mut rig);
+        }
+    }
+
+    /// The comparison above catches a stale line: a painter that guesses every row unchanged
+    /// (instead of comparing the slots) leaves a renamed row as it was.
+    #[test]
+    fn issue15_a_row_change_the_painter_guesses_away_leaves_a_stale_frame() {
+        let mut rig = Rig::new(120, 30);
+        rig.paint("first frame");
+        rig.deliver(changed(300, |r| row(r, 2).status = KeeperStatus::Busy));
+        rig.paint("compared");
+        rig.painter.same_row = |_, _| true;
+        rig.deliver(changed(300, |r| row(r, 4).name = "renamed".into()));
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| rig.paint("guessed")));
+        assert!(result.is_err(), "a stale kept line went unnoticed");
     }
 
     /// The comparison above catches a stale frame: a roster changed behind a change count the

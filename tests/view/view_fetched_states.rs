@@ -31,6 +31,7 @@ fn ctx() -> ProjectionCtx {
         now: Instant::now(),
         now_unix: 1_700_000_100.0,
         theme: Theme { color: false },
+        kept_roster_lines: Default::default(),
     }
 }
 

@@ -56,6 +56,7 @@ fn paint(model: &Model, ui: &Ui) -> Buffer {
         now: Instant::now(),
         now_unix: 1_700_000_100.0,
         theme: Theme::default(),
+        kept_roster_lines: Default::default(),
     };
     let mut buf = Buffer::empty(ui.area);
     render(model, ui, &ctx, ui.area, &mut buf);

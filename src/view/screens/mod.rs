@@ -255,6 +255,10 @@ pub struct ProjectionCtx {
     /// Wall clock in unix seconds, for `turn_started_at` ages.
     pub now_unix: f64,
     pub theme: Theme,
+    /// Roster lines the buffer already holds as this frame paints them (issue 15: a frame
+    /// repainted in part after a data change, `frame::FramePainter`); none for every other
+    /// frame.
+    pub kept_roster_lines: keepers::paint::KeptLines,
 }
 
 impl ProjectionCtx {
@@ -267,6 +271,7 @@ impl ProjectionCtx {
             now: Instant::now(),
             now_unix,
             theme,
+            kept_roster_lines: keepers::paint::KeptLines::default(),
         }
     }
 }

@@ -8,6 +8,11 @@
 //! row as before (into a one-row buffer, whose cells are then both copied and kept). A row
 //! painted into its own empty one-row buffer has the cells it would have in the frame: the
 //! rows area of the frame is empty when the rows are painted, and a line touches only its row.
+//!
+//! A new roster value does not throw the kept rows away: a kept row is used again when its
+//! slot in the new value is the one it was painted from (compared by content, once per value).
+//! A frame painted in part after a data change ([`KeptLines`], `retain::plan_data`) does not
+//! paint the lines the kept frame already shows as they are.
 
 use super::{Columns, heading_line, row_line, turn_age};
 use crate::protocol::keepers::{KeeperRoster, KeeperRowSlot};
@@ -41,8 +46,10 @@ impl Clone for RowPaintCache {
 
 #[derive(Default)]
 struct Rows {
-    /// The roster value every kept row was painted from (held, so its address is its own).
+    /// The roster value the rows are looked up in (held, so its address is its own).
     roster: Option<Arc<KeeperRoster>>,
+    /// Counts the roster values seen: a kept row checked against this one carries its number.
+    generation: u64,
     width: u16,
     theme: Option<Theme>,
     /// By (row index, selected).
@@ -52,9 +59,46 @@ struct Rows {
 }
 
 struct Kept {
+    /// The slot the row was painted from: a new roster value may use the cells again when
+    /// its slot at the same index is equal.
+    slot: KeeperRowSlot,
+    /// The roster value (`Rows::generation`) the slot was last found equal in.
+    checked: u64,
     /// The TURN age text the row was painted with (the only part that reads the clock).
     turn: String,
     cells: Vec<Cell>,
+}
+
+/// Lines of a rows area (counted from its top) that the frame being painted already holds as
+/// the rows paint them, so [`paint_rows`] leaves them alone: a frame repainted in part after a
+/// data change (`retain::plan_data`) keeps the lines whose row did not change. Up to
+/// [`KeptLines::CAPACITY`] lines; a line past it is never kept (it is painted).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KeptLines([u64; 4]);
+
+impl KeptLines {
+    pub const CAPACITY: usize = 256;
+
+    /// Marks `line` kept; `false` (nothing marked) past [`KeptLines::CAPACITY`].
+    pub fn insert(&mut self, line: usize) -> bool {
+        if line >= Self::CAPACITY {
+            return false;
+        }
+        self.0[line / 64] |= 1 << (line % 64);
+        true
+    }
+
+    pub fn contains(&self, line: usize) -> bool {
+        line < Self::CAPACITY && self.0[line / 64] & (1 << (line % 64)) != 0
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|w| *w == 0)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
 }
 
 /// What the row shows of the clock.
@@ -96,17 +140,20 @@ pub fn paint_rows(
         return;
     };
     let width = rows_area.width;
-    let same = kept.roster.as_ref().is_some_and(|r| Arc::ptr_eq(r, roster))
-        && kept.width == width
-        && kept.theme == Some(ctx.theme);
-    if !same {
-        kept.roster = Some(roster.clone());
+    if kept.width != width || kept.theme != Some(ctx.theme) {
         kept.width = width;
         kept.theme = Some(ctx.theme);
         kept.rows.clear();
     }
+    if !kept.roster.as_ref().is_some_and(|r| Arc::ptr_eq(r, roster)) {
+        // Another value: each kept row is checked against it when it is next looked up.
+        kept.roster = Some(roster.clone());
+        kept.generation = kept.generation.wrapping_add(1);
+    }
+    let generation = kept.generation;
     for (i, slot) in roster.rows.iter().enumerate().skip(offset).take(page) {
-        if only.is_some_and(|only| !only.contains(&i)) {
+        if only.is_some_and(|only| !only.contains(&i)) || ctx.kept_roster_lines.contains(i - offset)
+        {
             continue;
         }
         let y = rows_area.y + (i - offset) as u16;
@@ -115,13 +162,26 @@ pub fn paint_rows(
         let turn = turn_text(slot, ctx);
         let start = buf.index_of(line_area.x, y);
         let end = start + width as usize;
-        match kept.rows.get(&key) {
-            Some(row) if row.turn == turn => buf.content[start..end].clone_from_slice(&row.cells),
-            _ => {
-                let cells = paint_one(slot, key.1, cols, ctx, width);
-                buf.content[start..end].clone_from_slice(&cells);
-                kept.rows.insert(key, Kept { turn, cells });
+        let reused = match kept.rows.get_mut(&key) {
+            Some(row) if row.turn == turn && (row.checked == generation || row.slot == *slot) => {
+                row.checked = generation;
+                buf.content[start..end].clone_from_slice(&row.cells);
+                true
             }
+            _ => false,
+        };
+        if !reused {
+            let cells = paint_one(slot, key.1, cols, ctx, width);
+            buf.content[start..end].clone_from_slice(&cells);
+            kept.rows.insert(
+                key,
+                Kept {
+                    slot: slot.clone(),
+                    checked: generation,
+                    turn,
+                    cells,
+                },
+            );
         }
     }
     // Keep the rows a page either side of the window (scrolling back is cheap too).
@@ -193,7 +253,8 @@ fn paint_uncached(
     buf: &mut Buffer,
 ) {
     for (i, slot) in roster.rows.iter().enumerate().skip(offset).take(page) {
-        if only.is_some_and(|only| !only.contains(&i)) {
+        if only.is_some_and(|only| !only.contains(&i)) || ctx.kept_roster_lines.contains(i - offset)
+        {
             continue;
         }
         let y = rows_area.y + (i - offset) as u16;
@@ -305,6 +366,18 @@ mod tests {
         let second = roster(61);
         steps.push((second.clone(), 40, 55, 1_700_003_700.0, true, area));
         steps.push((second, 41, 60, 1_700_003_700.0, true, area));
+        // Another value with the same rows but two: the kept rows of the others are used
+        // again (checked by content), the two are painted anew.
+        let mut third = (*roster(61)).clone();
+        for i in [44, 52] {
+            if let KeeperRowSlot::Row(row) = &mut third.rows[i] {
+                row.name = format!("바뀐-{i}-👍🏽");
+                row.status = crate::protocol::keepers::KeeperStatus::Error;
+            }
+        }
+        let third = Arc::new(third);
+        steps.push((third.clone(), 41, 60, 1_700_003_700.0, true, area));
+        steps.push((third, 40, 52, 1_700_003_700.0, true, area));
         for (roster, offset, selected, now, color, area) in steps {
             let ctx = ctx(now, color);
             let want = painted(None, &roster, offset, selected, &ctx, area);

@@ -18,11 +18,21 @@
 //! changed or whose TURN age text is not the one on screen any more, and the open detail pane.
 //! A change of the scroll offset repaints every row. The order is `render`'s: title, rows,
 //! pane, so the pane covers rows as in a whole frame.
+//!
+//! After a change of the model (a roster re-read, a clock-driven badge, any other source's
+//! data), [`plan_data`] keeps the roster lines whose row is the same as the one on screen —
+//! compared by what the row is painted from: the slot's content, whether it is the selected
+//! row, its TURN age text (the width and theme are the memo's) — and repaints everything else
+//! with the whole frame's own painter (`screens::render_with_cursor`), which leaves the kept
+//! lines alone (`ProjectionCtx::kept_roster_lines`). It needs the frame to still show the
+//! roster on the Keepers surface as above, with the same rows area and the same detail pane
+//! rectangle (the pane's cells are repainted; the kept lines are kept beside it).
 
 use super::super::widgets::effective_offset;
 use super::super::{ProjectionCtx, RosterUi, Tab, Ui, body_area};
+use super::paint::KeptLines;
 use super::{Columns, detail_pane, ops, paint, render_detail, title_line};
-use crate::protocol::keepers::KeeperRoster;
+use crate::protocol::keepers::{KeeperRoster, KeeperRowSlot};
 use crate::view::model::Model;
 use crate::view::presenter::Scroll;
 use ratatui::buffer::Buffer;
@@ -41,6 +51,10 @@ pub struct KeepersMemo {
     rows_area: Rect,
     /// The TURN text of each row on screen, from `offset`.
     turns: Vec<String>,
+    /// The roster value the rows on screen were painted from.
+    value: Arc<KeeperRoster>,
+    /// The open detail pane's rectangle.
+    pane: Option<Rect>,
 }
 
 /// The frame's roster geometry, when the frame is one a damaged frame may follow.
@@ -94,19 +108,112 @@ fn turns(g: &Geometry<'_>, ctx: &ProjectionCtx) -> Vec<String> {
         .collect()
 }
 
-/// The memo of a whole frame just painted from `model` and `ui` (`None`: the next frame is a
-/// whole one too).
-pub fn memo(model: &Model, ui: &Ui, ctx: &ProjectionCtx) -> Option<KeepersMemo> {
-    let g = geometry(model, ui)?;
-    Some(KeepersMemo {
+fn pane_of(g: &Geometry<'_>, ui: &Ui) -> Option<Rect> {
+    ui.roster
+        .detail_open
+        .then(|| detail_pane(g.body, &ui.roster.detail))
+}
+
+fn memo_of(g: &Geometry<'_>, ui: &Ui, turns: Vec<String>) -> KeepersMemo {
+    KeepersMemo {
         roster: ui.roster.clone(),
         notice: ui.notice.clone(),
         quit_armed: ui.quit_armed,
         selected: g.selected,
         offset: g.offset,
         rows_area: g.rows_area,
-        turns: turns(&g, ctx),
-    })
+        turns,
+        value: g.roster.clone(),
+        pane: pane_of(g, ui),
+    }
+}
+
+/// The memo of a whole frame just painted from `model` and `ui` (`None`: the next frame is a
+/// whole one too).
+pub fn memo(model: &Model, ui: &Ui, ctx: &ProjectionCtx) -> Option<KeepersMemo> {
+    let g = geometry(model, ui)?;
+    let turns = turns(&g, ctx);
+    Some(memo_of(&g, ui, turns))
+}
+
+/// A frame repainted in part after a change of the model: every cell but the kept lines'.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataPlan {
+    /// Damaged rectangles of the frame: every line, but of a kept line only the detail pane's
+    /// columns.
+    pub rects: Vec<Rect>,
+    /// The rows area's lines that keep their cells: the whole frame's painter leaves them
+    /// alone (`ProjectionCtx::kept_roster_lines`).
+    pub kept: KeptLines,
+}
+
+/// The frame `model` and `ui` paint now over the frame `memo` describes, painted from a
+/// model that changed since (the frame `area`, its size and theme are the memo's), keeping the
+/// roster lines whose row is painted from the same inputs; `memo` is updated to the new frame.
+/// `None` when no line can be kept: a whole frame. `same_row` says whether two slots paint the
+/// same row (`PartialEq`: by content; the tests put a guess in its place to show a stale line
+/// is caught).
+pub fn plan_data(
+    memo: &mut KeepersMemo,
+    model: &Model,
+    ui: &Ui,
+    ctx: &ProjectionCtx,
+    area: Rect,
+    same_row: fn(&KeeperRowSlot, &KeeperRowSlot) -> bool,
+) -> Option<DataPlan> {
+    let g = geometry(model, ui)?;
+    let pane = pane_of(&g, ui);
+    if g.rows_area != memo.rows_area || pane != memo.pane || pane == Some(g.body) {
+        return None;
+    }
+    let now = turns(&g, ctx);
+    let same_value = Arc::ptr_eq(g.roster, &memo.value);
+    let mut kept = KeptLines::default();
+    for line in 0..g.rows_area.height as usize {
+        let (i, was) = (g.offset + line, memo.offset + line);
+        let same = match (g.roster.rows.get(i), memo.value.rows.get(was)) {
+            // Past the end of both rosters: an empty line both times.
+            (None, None) => true,
+            (Some(slot), Some(old)) => {
+                (i == g.selected) == (was == memo.selected)
+                    && now.get(line) == memo.turns.get(line)
+                    && ((same_value && i == was) || same_row(slot, old))
+            }
+            _ => false,
+        };
+        if same {
+            kept.insert(line);
+        }
+    }
+    if kept.is_empty() {
+        return None;
+    }
+    let mut rects = Vec::with_capacity(area.height as usize);
+    for y in area.top()..area.bottom() {
+        let kept_line = (g.rows_area.top()..g.rows_area.bottom()).contains(&y)
+            && kept.contains(usize::from(y - g.rows_area.y));
+        if !kept_line {
+            rects.push(Rect::new(area.x, y, area.width, 1));
+            continue;
+        }
+        // The kept line's cells beside the rows area and under the pane are repainted.
+        if g.rows_area.x > area.x {
+            rects.push(Rect::new(area.x, y, g.rows_area.x - area.x, 1));
+        }
+        if g.rows_area.right() < area.right() {
+            rects.push(Rect::new(
+                g.rows_area.right(),
+                y,
+                area.right() - g.rows_area.right(),
+                1,
+            ));
+        }
+        if let Some(p) = pane.filter(|p| (p.top()..p.bottom()).contains(&y)) {
+            rects.push(Rect::new(p.x, y, p.width, 1));
+        }
+    }
+    *memo = memo_of(&g, ui, now);
+    Some(DataPlan { rects, kept })
 }
 
 /// A damaged frame: the cells to repaint and what to paint into them.
@@ -149,10 +256,7 @@ pub fn plan(
         return None;
     }
     let title = Rect::new(g.body.x, g.body.y, g.body.width, 1);
-    let pane = ui
-        .roster
-        .detail_open
-        .then(|| detail_pane(g.body, &ui.roster.detail));
+    let pane = pane_of(&g, ui);
     let mut rects = vec![title];
     let mut rows = Vec::new();
     let mut scroll = None;
@@ -207,6 +311,7 @@ pub fn plan(
     memo.selected = g.selected;
     memo.offset = g.offset;
     memo.turns = now;
+    memo.pane = pane;
     Some(Plan {
         rects,
         scroll,
