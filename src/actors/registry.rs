@@ -37,8 +37,8 @@ const fn secs(n: u64) -> Duration {
 /// recorded (both configurable for tests).
 pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
     use crate::actors::{
-        asks, board, chat, connectors, decisions, keeper_detail, keepers, preparation, saves,
-        system, work,
+        asks, board, chat, connectors, decisions, inspector, keeper_detail, keepers, preparation,
+        saves, system, work,
     };
     // One outbox (one session) for the runtime: the save hub writes every save, the chat
     // sources read their sends back.
@@ -122,6 +122,11 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
             preparation::PreparationSpawner { recheck: secs(15) },
         ),
         entry(&["ask_follow_up", "turn_transcript"], asks::AsksSpawner),
+        // No cadence: §14.11 reads when an inspector opens (`O`, `/context`) or on `r` (K-17).
+        entry(
+            &["turn_records", "provider_input"],
+            inspector::InspectorSpawner,
+        ),
         // Saves have no cadence: each is one submitted write (its kinds: saves::registry).
         entry(
             &[
@@ -243,6 +248,13 @@ mod tests {
         ]));
         kinds.extend(owner_of(&[
             crate::actors::preparation::PreparationSlot::Report,
+        ]));
+        kinds.extend(owner_of(&[
+            crate::actors::inspector::InspectorSlot::Records("k".into()),
+            crate::actors::inspector::InspectorSlot::Input(crate::actors::asks::TurnTarget {
+                keeper: "k".into(),
+                turn_ref: "t#1".into(),
+            }),
         ]));
         for (kind, slot) in [
             (

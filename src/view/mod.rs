@@ -15,6 +15,7 @@ pub mod decisions;
 pub mod editor;
 pub mod fetched;
 pub mod frame;
+pub mod inspector;
 pub mod keeper_detail;
 pub mod keeper_ops;
 pub mod keeper_settings;

@@ -10,6 +10,7 @@ use super::asks::AsksModel;
 use super::board::BoardModel;
 use super::chat::ChatModel;
 use super::decisions::DecisionsModel;
+use super::inspector::InspectorModel;
 use super::keeper_detail::KeeperDetailModel;
 use super::keepers::KeepersModel;
 use super::preparation::PreparationModel;
@@ -77,6 +78,8 @@ pub struct Model {
     pub asks: AsksModel,
     /// The open chat's preparation detail (§14.12, M-1…M-9).
     pub preparation: PreparationModel,
+    /// Turn records and serialized inputs the inspectors show (§14.11, K-14…K-17).
+    pub inspector: InspectorModel,
 }
 
 impl Default for Model {
@@ -102,6 +105,7 @@ impl Model {
             decisions: DecisionsModel::new(&inboxes),
             asks: AsksModel::new(&inboxes),
             preparation: PreparationModel::new(&inboxes),
+            inspector: InspectorModel::new(&inboxes),
             inboxes,
         }
     }
@@ -112,7 +116,7 @@ impl Model {
     }
 
     /// Every surface, for the one routing loop. A new surface is one line here.
-    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 9] {
+    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 10] {
         [
             &mut self.keepers,
             &mut self.keeper_detail,
@@ -123,10 +127,11 @@ impl Model {
             &mut self.decisions,
             &mut self.asks,
             &mut self.preparation,
+            &mut self.inspector,
         ]
     }
 
-    fn surfaces_ref(&self) -> [&dyn AnySurface; 9] {
+    fn surfaces_ref(&self) -> [&dyn AnySurface; 10] {
         [
             &self.keepers,
             &self.keeper_detail,
@@ -137,6 +142,7 @@ impl Model {
             &self.decisions,
             &self.asks,
             &self.preparation,
+            &self.inspector,
         ]
     }
 

@@ -35,6 +35,7 @@ mod work_rig;
 
 mod actor_board;
 mod actor_connectors;
+mod actor_inspector;
 mod actor_keeper_detail;
 mod actor_keepers_roster;
 mod actor_preparation;

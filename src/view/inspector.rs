@@ -1,0 +1,274 @@
+//! The turn-inspector model (protocol.md §14.11; sources.md K-14…K-17): per Keeper its turn
+//! records page, per turn its serialized provider input — each its own slot, admitted by
+//! ticket, shown as it arrives (K-15: reading ≠ unavailable; a late pending read never clears
+//! a completed one, G-4, G-7).
+//!
+//! Which reads the open inspectors need is asked once per epoch ([`InspectorModel::want`]):
+//! opening an inspector reads what it shows; tab entry and scrolling read nothing (K-17);
+//! `r` re-reads explicitly.
+
+use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
+use super::surface::{SurfaceModel, not_served_of};
+use crate::actors::asks::TurnTarget;
+use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
+use crate::actors::inspector::{
+    InspectorCommand, InspectorObservation, InspectorSlot, TURN_INSPECTOR,
+};
+use crate::protocol::admission::ReadScope;
+use crate::protocol::inspector::{ProviderInput, TurnRecordsPage};
+use crate::protocol::routes::RouteFamily;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The turn-inspector surface model.
+#[derive(Debug)]
+pub struct InspectorModel {
+    inbox: Inbox<InspectorSlot, InspectorObservation>,
+    /// Turn records pages, per Keeper.
+    pub records: HashMap<String, Slot<Arc<TurnRecordsPage>>>,
+    /// Serialized provider inputs, per turn.
+    pub inputs: HashMap<TurnTarget, Slot<Arc<ProviderInput>>>,
+    /// Slots asked for in this epoch (an open inspector asks once; K-17).
+    asked: HashSet<InspectorSlot>,
+}
+
+impl Default for InspectorModel {
+    fn default() -> Self {
+        Self::new(&Inboxes::new())
+    }
+}
+
+impl InspectorModel {
+    pub fn new(inboxes: &Inboxes) -> Self {
+        Self {
+            inbox: inboxes.get(),
+            records: HashMap::new(),
+            inputs: HashMap::new(),
+            asked: HashSet::new(),
+        }
+    }
+
+    /// Whether `slot` was asked for in this epoch.
+    pub fn asked(&self, slot: &InspectorSlot) -> bool {
+        self.asked.contains(slot)
+    }
+
+    /// The command reading `slot`, the first time it is wanted in this epoch; `None` after.
+    pub fn want(&mut self, slot: InspectorSlot) -> Option<InspectorCommand> {
+        if self.asked.contains(&slot) {
+            return None;
+        }
+        self.asked.insert(slot.clone());
+        Some(Self::command(slot))
+    }
+
+    /// The command of an explicit re-read (`r`): always sent.
+    pub fn reread(&mut self, slot: InspectorSlot) -> InspectorCommand {
+        self.asked.insert(slot.clone());
+        match &slot {
+            InspectorSlot::Records(k) => {
+                if let Some(s) = self.records.get_mut(k) {
+                    s.mark_asked();
+                }
+            }
+            InspectorSlot::Input(t) => {
+                if let Some(s) = self.inputs.get_mut(t) {
+                    s.mark_asked();
+                }
+            }
+        }
+        Self::command(slot)
+    }
+
+    /// A command could not be sent (the source is not up): asked again next time.
+    pub fn unwant(&mut self, slot: &InspectorSlot) {
+        self.asked.remove(slot);
+    }
+
+    fn command(slot: InspectorSlot) -> InspectorCommand {
+        match slot {
+            InspectorSlot::Records(keeper) => InspectorCommand::Records { keeper },
+            InspectorSlot::Input(target) => InspectorCommand::Input(target),
+        }
+    }
+
+    fn all_slots(&self) -> Vec<&dyn ReadSlot> {
+        self.records
+            .values()
+            .map(|s| s as &dyn ReadSlot)
+            .chain(self.inputs.values().map(|s| s as &dyn ReadSlot))
+            .collect()
+    }
+}
+
+impl SurfaceModel for InspectorModel {
+    type Slot = InspectorSlot;
+    type Payload = InspectorObservation;
+
+    fn inbox(&self) -> &Inbox<InspectorSlot, InspectorObservation> {
+        &self.inbox
+    }
+
+    fn dispatched(&mut self, ticket: &Ticket<InspectorSlot>, gate: &EpochGate) -> bool {
+        match &ticket.slot {
+            InspectorSlot::Records(k) => self
+                .records
+                .entry(k.clone())
+                .or_default()
+                .dispatched(ticket, gate),
+            InspectorSlot::Input(t) => self
+                .inputs
+                .entry(t.clone())
+                .or_default()
+                .dispatched(ticket, gate),
+        }
+    }
+
+    fn judge(
+        &mut self,
+        ticket: &Ticket<InspectorSlot>,
+        payload: &InspectorObservation,
+        gate: &EpochGate,
+    ) -> Result<(), RejectReason> {
+        match (&ticket.slot, payload) {
+            (InspectorSlot::Records(k), InspectorObservation::Records(_)) => {
+                Slot::judge_if_open(self.records.get(k), ticket, gate)
+            }
+            (InspectorSlot::Input(t), InspectorObservation::Input(_)) => {
+                Slot::judge_if_open(self.inputs.get(t), ticket, gate)
+            }
+            _ => Err(RejectReason::UnknownSlot),
+        }
+    }
+
+    fn apply(
+        &mut self,
+        ticket: &Ticket<InspectorSlot>,
+        payload: InspectorObservation,
+        now: Instant,
+    ) {
+        match (&ticket.slot, payload) {
+            (InspectorSlot::Records(k), InspectorObservation::Records(result)) => {
+                if let Some(slot) = self.records.get_mut(k) {
+                    slot.apply_with(ticket, result, now, |v| v);
+                }
+            }
+            (InspectorSlot::Input(t), InspectorObservation::Input(result)) => {
+                if let Some(slot) = self.inputs.get_mut(t) {
+                    slot.apply_with(ticket, result, now, |v| v);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn retired(&mut self, ticket: &Ticket<InspectorSlot>) -> bool {
+        match &ticket.slot {
+            InspectorSlot::Records(k) => self.records.get_mut(k).is_some_and(|s| s.retired(ticket)),
+            InspectorSlot::Input(t) => self.inputs.get_mut(t).is_some_and(|s| s.retired(ticket)),
+        }
+    }
+
+    fn slot(&mut self, key: &InspectorSlot) -> Option<&mut dyn ReadSlot> {
+        match key {
+            InspectorSlot::Records(k) => self.records.get_mut(k).map(|s| s as &mut dyn ReadSlot),
+            InspectorSlot::Input(t) => self.inputs.get_mut(t).map(|s| s as &mut dyn ReadSlot),
+        }
+    }
+
+    fn slots(&mut self) -> Vec<(SourceKey, &mut dyn ReadSlot)> {
+        self.records
+            .values_mut()
+            .map(|s| (TURN_INSPECTOR, s as &mut dyn ReadSlot))
+            .chain(
+                self.inputs
+                    .values_mut()
+                    .map(|s| (TURN_INSPECTOR, s as &mut dyn ReadSlot)),
+            )
+            .collect()
+    }
+
+    /// A new epoch: every open inspector asks again (its reads of the old epoch are gone).
+    fn on_new_epoch(&mut self, scope: &ReadScope) -> bool {
+        self.asked.clear();
+        let mut changed = false;
+        for (_, slot) in self.slots() {
+            changed |= slot.withdraw_read();
+            changed |= slot.forget_other(scope);
+        }
+        changed
+    }
+
+    fn on_withdrawn(&mut self) -> bool {
+        self.asked.clear();
+        let mut changed = false;
+        for (_, slot) in self.slots() {
+            changed |= slot.withdraw_read();
+        }
+        changed
+    }
+
+    fn on_source_restarted(&mut self, source: SourceKey) -> bool {
+        if source != TURN_INSPECTOR {
+            return false;
+        }
+        // Reads in flight died with the source: asked again when next wanted.
+        self.asked.clear();
+        let mut changed = false;
+        for (_, slot) in self.slots() {
+            changed |= slot.restarted();
+        }
+        changed
+    }
+
+    /// Shown where they are read (the inspectors), never as a degraded connection.
+    fn any_failed(&self) -> bool {
+        false
+    }
+
+    fn not_served(&self) -> Vec<RouteFamily> {
+        not_served_of(&self.all_slots())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target() -> TurnTarget {
+        TurnTarget {
+            keeper: "rondo".into(),
+            turn_ref: "trace-rondo#7".into(),
+        }
+    }
+
+    /// K-17: an open inspector asks each read once per epoch (tab entry and scrolling ask
+    /// nothing more); `r` always asks; a new epoch or a restarted source asks again.
+    #[test]
+    fn k17_each_read_is_wanted_once_per_epoch_and_r_rereads() {
+        let mut m = InspectorModel::default();
+        let slot = InspectorSlot::Input(target());
+        assert_eq!(
+            m.want(slot.clone()),
+            Some(InspectorCommand::Input(target()))
+        );
+        assert!(m.asked(&slot));
+        assert_eq!(m.want(slot.clone()), None);
+        assert_eq!(m.reread(slot.clone()), InspectorCommand::Input(target()));
+        assert_eq!(m.want(slot.clone()), None);
+        m.on_withdrawn();
+        assert!(m.want(slot.clone()).is_some());
+        m.on_source_restarted(TURN_INSPECTOR);
+        assert!(m.want(slot.clone()).is_some());
+        m.unwant(&slot);
+        assert!(!m.asked(&slot));
+        let records = InspectorSlot::Records("rondo".into());
+        assert_eq!(
+            m.want(records),
+            Some(InspectorCommand::Records {
+                keeper: "rondo".into()
+            })
+        );
+    }
+}
