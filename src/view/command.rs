@@ -81,6 +81,8 @@ pub enum UiCommand {
     Answer(crate::actors::decisions::ask_answer::AnswerIntent),
     /// An Asks command: re-read a follow-up (`f`), read a pinned turn's transcript (`O`).
     Asks(crate::actors::asks::AsksCommand),
+    /// `r` in an inspector (`O`, `/context`): re-read one §14.11 reading now (K-15, K-17).
+    Inspector(crate::actors::inspector::InspectorSlot),
     /// A Keeper operation (Sandbox `d`/`m`/`s`, the `U` picker's choice): a save of its kind.
     KeeperOp(crate::actors::keepers::ops::KeeperOpRequest),
     /// `e`: prepare the settings of this Keeper for `$EDITOR` (H-1: an owned read; the editor

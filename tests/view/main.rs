@@ -50,6 +50,9 @@ mod chat_screen_help;
 mod chat_layout;
 // Issue 14 item 4 (/find, /copy, /queue, /context).
 mod chat_find;
+// Issue 14 (§14.11): the `/context` tabs and the `O` inspector's record and input tabs.
+mod chat_context_tabs;
+mod view_turn_inspector;
 // Issue 14 (date rows, mid-stream rows, repeated-row fold).
 mod chat_stream_rows;
 mod view_text;

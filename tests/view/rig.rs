@@ -48,6 +48,9 @@ impl SurfaceSlot for masc_tui::actors::keeper_detail::KeeperDetailSlot {
 impl SurfaceSlot for AsksSlot {
     type Payload = AsksObservation;
 }
+impl SurfaceSlot for masc_tui::actors::inspector::InspectorSlot {
+    type Payload = masc_tui::actors::inspector::InspectorObservation;
+}
 impl SurfaceSlot for masc_tui::actors::preparation::PreparationSlot {
     type Payload = masc_tui::actors::preparation::PreparationObservation;
 }

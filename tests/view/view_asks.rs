@@ -120,7 +120,7 @@ fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
 }
 
-fn press(ui: &mut Ui, m: &Model, code: KeyCode) -> UiCommand {
+pub(crate) fn press(ui: &mut Ui, m: &Model, code: KeyCode) -> UiCommand {
     handle_key(ui, m, key(code))
 }
 
@@ -130,7 +130,7 @@ fn typed(ui: &mut Ui, m: &Model, text: &str) {
     }
 }
 
-fn paint(model: &Model, ui: &Ui) -> String {
+pub(crate) fn paint(model: &Model, ui: &Ui) -> String {
     let mut t = Terminal::new(TestBackend::new(ui.area.width, ui.area.height)).unwrap();
     let ctx = ProjectionCtx::now(Theme { color: false });
     t.draw(|f| render(model, ui, &ctx, f.area(), f.buffer_mut()))
@@ -670,7 +670,7 @@ fn k11_k13_a_new_read_keeps_last_observations_and_supersedes_the_old_one() {
 }
 
 /// The reader of an applied answer with a follow-up that recorded turn `t#1`.
-fn answered_with_turn() -> (Model, Ui, TurnTarget) {
+pub(crate) fn answered_with_turn() -> (Model, Ui, TurnTarget) {
     let mut m = with_asks();
     let id = SaveId("save-turn".into());
     let intent = answer_of("ask-b", AnswerResponse::Skipped);

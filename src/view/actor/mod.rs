@@ -31,6 +31,7 @@ use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 
 mod edit;
+mod inspector;
 mod keeper_settings;
 mod preparation;
 mod runtime_form;
@@ -295,6 +296,7 @@ impl<B: FrameSink> ViewState<B> {
                     self.settle_settings(myself);
                     self.settle_tools_keeper(myself);
                     self.settle_preparation();
+                    self.settle_inspector();
                     self.want(myself, FrameRequest::Background);
                 }
                 // What applied events call for (e.g. the approvals list after a receipt,
@@ -327,6 +329,8 @@ impl<B: FrameSink> ViewState<B> {
                 // Withdrawal cancels a settings preparation (H-2).
                 self.settle_settings(myself);
                 self.settle_tools_keeper(myself);
+                // A new epoch: an open inspector reads again.
+                self.settle_inspector();
             }
             SourceEvent::SourceUp { source, handle } => {
                 // A (re)started source polls as if shown: tell it when it is not.
@@ -501,6 +505,8 @@ impl<B: FrameSink> ViewState<B> {
                 self.settle_tools_keeper(myself);
                 // Ctrl-S (or a move) re-aims the chat's preparation detail (M-9).
                 self.settle_preparation();
+                // An inspector opened (`O`, `/context`) reads what it shows, once (K-17).
+                self.settle_inspector();
             }
             Event::Paste(text) => {
                 if super::keys::handle_paste(&mut self.ui, &self.model, &text) {
@@ -629,6 +635,12 @@ impl<B: FrameSink> ViewState<B> {
             }
             UiCommand::Asks(cmd) => {
                 if let Some(notice) = self.asks_command(cmd) {
+                    self.ui.notice = Some(notice.into());
+                }
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Inspector(slot) => {
+                if let Some(notice) = self.inspector_reread(slot) {
                     self.ui.notice = Some(notice.into());
                 }
                 self.want(myself, FrameRequest::Input);

@@ -13,6 +13,8 @@ pub mod keepers;
 pub mod overview;
 pub mod screen;
 pub mod system;
+pub mod turn_proof;
+pub mod turn_reads;
 pub mod widgets;
 pub mod work;
 

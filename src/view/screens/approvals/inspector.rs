@@ -6,14 +6,17 @@
 //!   validated for Keeper, `Turn_ref`, version and every row by the decoder; a failed read is
 //!   never an empty response, and "not retained" is its own state. A request failure row is its
 //!   own kind, never a Keeper utterance.
-//! - The turn record and the serialized input (§14.11) are not read by this version: they say
-//!   so (`조회 불가`, unavailable), distinct from reading (`조회 중`).
+//! - The turn record and the serialized input (§14.11) are read by the turn-inspector source
+//!   when the inspector opens ([`super::inspector_reads`]): the record only by its exact
+//!   `Turn_ref` ("not on this page" otherwise, never another turn's record, K-14); each read
+//!   has its own state (K-15: `조회 중` reading, `조회 불가` unavailable, permission denied).
 //! - Tab entry and scrolling issue no HTTP; the response's Markdown is rendered only on the
 //!   response tab and cached by (Keeper, `Turn_ref`, width, palette, observation) (K-17).
 //! - Each tab keeps its own scroll; closing the inspector leaves the reader's question,
 //!   scroll, origin and draft as they were (K-16).
 
 use super::ProjectionCtx;
+use super::inspector_reads;
 use crate::actors::asks::TurnTarget;
 use crate::protocol::transcript::{TranscriptRole, TranscriptRowKind, TurnTranscript};
 use crate::view::chat::markdown::render_markdown;
@@ -238,9 +241,6 @@ pub fn response_state(fetched: &Fetched<Arc<TurnTranscript>>) -> (String, Tone) 
     }
 }
 
-const NOT_READ: &str =
-    "unavailable (조회 불가): this version does not read turn records or serialized input (§14.11)";
-
 /// Paints the inspector into `area`.
 pub fn render(model: &Model, ins: &Inspector, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
     let theme = ctx.theme;
@@ -273,27 +273,27 @@ pub fn render(model: &Model, ins: &Inspector, ctx: &ProjectionCtx, area: Rect, b
     let fetched = model.asks.transcripts.get(&ins.target).map(|s| &s.fetched);
     let not_read = Fetched::NotRequested;
     let fetched = fetched.unwrap_or(&not_read);
+    let styled = |rows: Vec<(String, Tone)>| -> Vec<Line<'static>> {
+        rows.into_iter()
+            .map(|(text, tone)| {
+                Line::styled(fit_width(&text, width).into_owned(), theme.style(tone))
+            })
+            .collect()
+    };
     let rows: Vec<Line<'static>> = match ins.tab {
-        InspectorTab::Record | InspectorTab::Input => {
-            vec![Line::styled(NOT_READ, theme.style(Tone::Dim))]
-        }
+        InspectorTab::Record => styled(inspector_reads::record_tab(model, &ins.target)),
+        InspectorTab::Input => styled(inspector_reads::input_tab(model, &ins.target)),
         InspectorTab::Request => {
             let (words, tone) = response_state(fetched);
-            vec![
-                Line::styled(
-                    format!("turn record       {NOT_READ}"),
-                    theme.style(Tone::Dim),
-                ),
-                Line::styled(
-                    format!("serialized input  {NOT_READ}"),
-                    theme.style(Tone::Dim),
-                ),
+            let mut rows = styled(inspector_reads::request_states(model, &ins.target));
+            rows.extend([
                 Line::styled(format!("response          {words}"), theme.style(tone)),
                 Line::styled(
-                    "  4:response reads the retained body",
+                    "  1:record, 2:input and 4:response show each reading",
                     theme.style(Tone::Dim),
                 ),
-            ]
+            ]);
+            rows
         }
         InspectorTab::Response => {
             let (words, tone) = response_state(fetched);
@@ -321,7 +321,10 @@ pub const INSPECTOR_KEYS: &[(&str, &str)] = &[
     ),
     ("Left / Right", "previous / next tab"),
     ("j / k, PgUp / PgDn", "scroll this tab (no read)"),
-    ("r", "read the pinned turn's transcript again"),
+    (
+        "r",
+        "read the pinned turn's record, serialized input and transcript again",
+    ),
     (
         "Esc",
         "close; the reader's question, scroll and draft are as they were",

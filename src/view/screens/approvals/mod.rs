@@ -12,6 +12,7 @@
 pub mod asks;
 pub mod follow_up;
 pub mod inspector;
+pub mod inspector_reads;
 pub mod keys;
 pub mod reader;
 pub mod summary;

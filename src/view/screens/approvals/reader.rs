@@ -18,6 +18,7 @@ use super::inspector::{Inspector, InspectorTab};
 use super::workspace;
 use crate::actors::asks::{AskRef, AsksCommand};
 use crate::actors::decisions::DECISIONS;
+use crate::actors::inspector::InspectorSlot;
 use crate::protocol::asks::FreeText;
 use crate::protocol::outcome::SaveClass;
 use crate::view::command::UiCommand;
@@ -346,9 +347,12 @@ fn inspector_key(reader: &mut AskReader, key: KeyEvent) -> ReaderOutcome {
             ins.scroll_by(-10);
             repaint
         }
-        KeyCode::Char('r') => {
-            ReaderOutcome::Cmd(UiCommand::Asks(AsksCommand::Transcript(ins.target.clone())))
-        }
+        // K-15: the three readings are independent reads, each re-read on `r`.
+        KeyCode::Char('r') => ReaderOutcome::Cmd(UiCommand::Many(vec![
+            UiCommand::Asks(AsksCommand::Transcript(ins.target.clone())),
+            UiCommand::Inspector(InspectorSlot::Records(ins.target.keeper.clone())),
+            UiCommand::Inspector(InspectorSlot::Input(ins.target.clone())),
+        ])),
         _ => ReaderOutcome::Cmd(UiCommand::None),
     }
 }

@@ -33,8 +33,19 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
     let Some(chat) = ui.chat.as_mut() else {
         return UiCommand::None;
     };
-    // `/queue` or `/context` is open over the chat: Esc (or `q`) closes it, nothing else acts.
-    if chat.overlay.is_some() {
+    // `/queue` or `/context` is open over the chat: Esc (or `q`) closes it; `/context` takes
+    // its tab, scroll and re-read keys (K-17: only `r` reads); nothing else acts.
+    if let Some(overlay) = chat.overlay.as_mut() {
+        if let super::ChatOverlay::Context(view) = overlay {
+            let keeper = chat.keeper.clone();
+            return match view.key(key, &keeper, model) {
+                Some(cmd) => cmd,
+                None => {
+                    chat.overlay = None;
+                    UiCommand::Repaint
+                }
+            };
+        }
         if matches!(key.code, KeyCode::Esc | KeyCode::Char('q')) {
             chat.overlay = None;
             return UiCommand::Repaint;
@@ -342,7 +353,11 @@ fn slash(
             }
         }
         SlashCommand::Queue => chat.overlay = Some(super::ChatOverlay::Queue),
-        SlashCommand::Context => chat.overlay = Some(super::ChatOverlay::Context),
+        SlashCommand::Context => {
+            chat.overlay = Some(super::ChatOverlay::Context(
+                super::context_tabs::ContextView::default(),
+            ))
+        }
         SlashCommand::Help => ui.help_open = true,
         // Like the Ctrl keys, a mode set by name keeps the window's top entry (C-31, C-74).
         SlashCommand::Thinking(choice) => {

@@ -12,6 +12,7 @@
 //! goes on the screen's footer row.
 
 mod context;
+pub mod context_tabs;
 mod control;
 mod edit;
 pub mod find;

@@ -4,11 +4,12 @@
 //! - `/queue`: this Keeper's inputs not yet confirmed as started (C-32, C-33) — each with its
 //!   one label and its first line, and the full request id as the explicitly opened
 //!   diagnostic (C-30); or that nothing waits.
-//! - `/context`: the chat target's context (C-57, C-58; surfaces.md "Context inspector"):
-//!   the Live Context observation with its turn and time, the gate, the roster's runtime and
-//!   mode — observed values only. The inspector's `1:stack 2:request 3:proof` tabs need
-//!   routes masc-tui does not read; they are not drawn.
+//! - `/context`: the context inspector (C-57, C-58; surfaces.md "Overlays"), tabs `1:stack`
+//!   (the Live Context observation with its turn and time, the gate, the roster's runtime and
+//!   mode — observed values only — then the newest turn record), `2:request` and `3:proof`
+//!   ([`super::context_tabs`]; protocol.md §14.11).
 
+use super::context_tabs::{ContextTab, ContextView, proof_tab_rows, request_rows, stack_rows};
 use super::{ChatUi, context_words, gate_words, roster_row};
 use crate::protocol::keeper_detail::ContextObservation;
 use crate::view::fetched::Fetched;
@@ -26,7 +27,7 @@ use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChatOverlay {
     Queue,
-    Context,
+    Context(ContextView),
 }
 
 fn queue_lines(chat: &ChatUi, model: &Model) -> Vec<(String, Tone)> {
@@ -149,14 +150,41 @@ pub fn render(
     buf: &mut Buffer,
 ) {
     let theme = ctx.theme;
-    let (title, rows) = match overlay {
-        ChatOverlay::Queue => (" /queue · Esc closes ", queue_lines(chat, model)),
-        ChatOverlay::Context => (" /context · Esc closes ", context_lines(chat, model)),
+    let (title, rows, width, scroll) = match overlay {
+        ChatOverlay::Queue => (
+            " /queue · Esc closes ".to_string(),
+            queue_lines(chat, model),
+            70,
+            0,
+        ),
+        ChatOverlay::Context(view) => {
+            let rows = match view.tab {
+                ContextTab::Stack => {
+                    let mut rows = context_lines(chat, model);
+                    rows.push((String::new(), Tone::Dim));
+                    rows.extend(stack_rows(model, &chat.keeper));
+                    rows
+                }
+                ContextTab::Request => request_rows(model, &chat.keeper),
+                ContextTab::Proof => proof_tab_rows(model, &chat.keeper),
+            };
+            (
+                format!(" /context · {} · r re-reads · Esc closes ", view.tabs()),
+                rows,
+                100,
+                view.scroll[view.tab.index()],
+            )
+        }
     };
-    let width = 70.min(area.width);
+    let width = width.min(area.width);
     let inner = usize::from(width.saturating_sub(2));
+    // Scrolling reads nothing (K-17): it moves the window over the rows already built.
+    let page = usize::from(area.height.saturating_sub(2));
+    let offset = scroll.min(rows.len().saturating_sub(page));
     let lines: Vec<Line> = rows
         .into_iter()
+        .skip(offset)
+        .take(page)
         .map(|(text, tone)| {
             Line::from(Span::styled(
                 fit_width(&text, inner).into_owned(),
@@ -174,6 +202,6 @@ pub fn render(
     Clear.render(pane, buf);
     clear_wide_overhang(pane, buf);
     Paragraph::new(lines)
-        .block(Block::bordered().title(title))
+        .block(Block::bordered().title(fit_width(&title, inner).into_owned()))
         .render(pane, buf);
 }
