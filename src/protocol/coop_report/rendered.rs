@@ -5,7 +5,10 @@
 //! Displayed means what a reader of the rendered HTML sees (issue 14): raw HTML passes through
 //! a renderer, but its markup — comments, tags with their attributes, declarations,
 //! processing instructions — is never shown; only the text between tags is. An image's alt
-//! text is an attribute, not shown either. Where pulldown-cmark departs from the CommonMark
+//! text is an attribute, not shown either. A comment that raw HTML opens and never closes
+//! hides everything the renderer emits after it, as a browser reads it, until raw HTML closes
+//! it (`-->` in rendered text or code is escaped to `--&gt;` and closes nothing). Where
+//! pulldown-cmark departs from the CommonMark
 //! reference renderers (a link label longer than 999 characters is a label for it, for none of
 //! them), the judge corrects it (see `judge`).
 
@@ -139,17 +142,40 @@ impl Rendered {
         let mut unseen = Vec::new();
         let mut image_depth = 0usize;
         let mut html = HtmlState::Text;
+        // Where a comment raw HTML left open began hiding the source.
+        let mut open_comment_from: Option<usize> = None;
         for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
             match event {
                 Event::Html(_) | Event::InlineHtml(_) => {
                     let piece = text.get(range.clone()).unwrap_or("");
                     let mut hidden = Vec::new();
+                    let before = html;
+                    if let Some(from) = open_comment_from.take() {
+                        // Source between the two raw HTML pieces (definitions too, which emit
+                        // no event) was inside the open comment.
+                        unseen.push((Unseen::HtmlMarkup, from..range.start));
+                    }
                     scan_html(piece, range.start, &mut html, &mut visible, &mut hidden);
                     unseen.extend(hidden.into_iter().map(|r| (Unseen::HtmlMarkup, r)));
-                    if matches!(event, Event::InlineHtml(_)) {
+                    if matches!(event, Event::InlineHtml(_)) && before != HtmlState::Comment {
                         // An inline HTML event is one whole tag or comment.
                         html = HtmlState::Text;
                     }
+                    if html == HtmlState::Comment {
+                        open_comment_from = Some(range.end);
+                    }
+                }
+                // Inside a comment raw HTML left open: emitted, never shown.
+                Event::Text(_)
+                | Event::Code(_)
+                | Event::InlineMath(_)
+                | Event::DisplayMath(_)
+                | Event::FootnoteReference(_)
+                | Event::Rule
+                | Event::TaskListMarker(_)
+                    if html == HtmlState::Comment =>
+                {
+                    unseen.push((Unseen::HtmlMarkup, range));
                 }
                 Event::Text(_) | Event::Code(_) if image_depth > 0 => {
                     unseen.push((Unseen::ImageAlt, range));
@@ -173,16 +199,19 @@ impl Rendered {
                         image_depth += 1;
                     }
                     if matches!(tag, Tag::HtmlBlock) {
-                        html = HtmlState::Text;
+                        html = open_comment_or_text(html);
                     }
                     if let Some(kind) = block_kind(&tag) {
                         blocks.push((kind, range));
                     }
                 }
                 Event::End(TagEnd::Image) => image_depth = image_depth.saturating_sub(1),
-                Event::End(TagEnd::HtmlBlock) => html = HtmlState::Text,
+                Event::End(TagEnd::HtmlBlock) => html = open_comment_or_text(html),
                 Event::End(_) | Event::SoftBreak | Event::HardBreak => {}
             }
+        }
+        if let Some(from) = open_comment_from {
+            unseen.push((Unseen::HtmlMarkup, from..text.len()));
         }
         Self {
             visible,
@@ -227,6 +256,17 @@ impl Rendered {
             .filter(|(_, r)| r.contains(&offset))
             .max_by_key(|(_, r)| (r.start, std::cmp::Reverse(r.end)))
             .cloned()
+    }
+}
+
+/// Between two HTML blocks only an open comment carries on: a browser's comment ends only at
+/// `-->`, while an open tag, declaration or instruction ends at the next `>` — the `>` of the
+/// renderer's own next tag.
+fn open_comment_or_text(state: HtmlState) -> HtmlState {
+    if state == HtmlState::Comment {
+        HtmlState::Comment
+    } else {
+        HtmlState::Text
     }
 }
 
