@@ -125,8 +125,8 @@ fn bench_roster(c: &mut Criterion) {
         });
     });
 
-    // A whole frame painted and presented (the model changed: nothing kept is reused but the
-    // rows' cells), the screen otherwise unchanged.
+    // A whole frame painted and presented (what a resize, an overlay or a screen switch paints:
+    // nothing of the kept frame is kept but the rows' cells), the screen otherwise unchanged.
     c.bench_function("roster_1000/whole_frame_paint_present_200x60", |b| {
         let ui = ui();
         let mut presenter = presenter(&ByteCounter::default());
@@ -134,6 +134,7 @@ fn bench_roster(c: &mut Criterion) {
         let mut changes = 0u64;
         b.iter(|| {
             changes += 1;
+            painter.forget();
             black_box(
                 painter
                     .paint(&mut presenter, &model, changes, &ui, &ctx)
@@ -141,6 +142,26 @@ fn bench_roster(c: &mut Criterion) {
             )
         });
     });
+
+    // The model changed (a message from any source) but the roster value did not: the kept
+    // frame keeps every roster line and repaints the rest (header, title, heading, footer).
+    c.bench_function(
+        "roster_1000/model_changed_same_roster_paint_present_200x60",
+        |b| {
+            let ui = ui();
+            let mut presenter = presenter(&ByteCounter::default());
+            let mut painter = FramePainter::default();
+            let mut changes = 0u64;
+            b.iter(|| {
+                changes += 1;
+                black_box(
+                    painter
+                        .paint(&mut presenter, &model, changes, &ui, &ctx)
+                        .unwrap(),
+                )
+            });
+        },
+    );
 
     // One `j` walking down the whole roster (wrapping to the top): after the first page
     // every `j` scrolls the rows by one.

@@ -24,6 +24,26 @@ pub fn put_str(buf: &mut Buffer, x: u16, y: u16, text: &str, max: usize, style: 
         return x;
     }
     let limit = usize::from(area.right().saturating_sub(x)).min(max);
+    if crate::view::text::is_printable_ascii(text) {
+        // Issue 15: printable ASCII is one cluster of one cell per byte (as segmented below:
+        // tested), so it needs no segmentation — most of a roster row's cells are padding.
+        let n = text.len().min(limit);
+        if n == 0 {
+            return x;
+        }
+        let start = buf.index_of(x, y);
+        for (i, cell) in buf.content[start..start + n].iter_mut().enumerate() {
+            cell.set_symbol(&text[i..i + 1]).set_style(style);
+            cell.set_diff_option(CellDiffOption::None);
+        }
+        return x.saturating_add(u16::try_from(n).unwrap_or(u16::MAX));
+    }
+    put_clusters(buf, x, y, text, limit, style)
+}
+
+/// [`put_str`] cluster by cluster, within `limit` cells (the area's already counted).
+fn put_clusters(buf: &mut Buffer, x: u16, y: u16, text: &str, limit: usize, style: Style) -> u16 {
+    let area = buf.area;
     let mut used = 0usize;
     let mut cx = x;
     for g in text.graphemes(true) {
@@ -224,6 +244,56 @@ mod tests {
         ];
         render_lines(lines.iter(), Rect::new(0, 0, 10, 3), &mut buf);
         assert_eq!(buf[(0, 2)].symbol(), "c");
+    }
+
+    /// Issue 15: printable ASCII written byte by byte is what writing it cluster by cluster
+    /// writes — every printable ASCII character, alone and in runs, at several positions and
+    /// limits, over cells that held wide clusters, forced widths and skips.
+    #[test]
+    fn printable_ascii_is_written_as_its_clusters_are() {
+        let all: String = (0x20u8..0x7f).map(char::from).collect();
+        let mut texts: Vec<String> = all.chars().map(String::from).collect();
+        texts.extend([
+            all.clone(),
+            "keeper-0001   ".into(),
+            " ".repeat(40),
+            "a b  c".into(),
+            String::new(),
+        ]);
+        let area = Rect::new(1, 1, 30, 2);
+        let style = Style::default()
+            .fg(ratatui::style::Color::Red)
+            .add_modifier(ratatui::style::Modifier::BOLD);
+        let dirty = || {
+            let mut b = Buffer::empty(area);
+            put_str(
+                &mut b,
+                1,
+                1,
+                &format!("한{THUMBS_MEDIUM}x❤️가나다라마바사아자차카"),
+                30,
+                Style::default().bg(ratatui::style::Color::Blue),
+            );
+            b
+        };
+        for text in &texts {
+            for (x, max) in [
+                (1u16, 30usize),
+                (3, 5),
+                (29, 30),
+                (30, 30),
+                (31, 30),
+                (5, 0),
+                (1, 200),
+            ] {
+                let mut fast = dirty();
+                let mut slow = dirty();
+                let limit = usize::from(area.right().saturating_sub(x)).min(max);
+                let a = put_str(&mut fast, x, 1, text, max, style);
+                let b = put_clusters(&mut slow, x, 1, text, limit, style);
+                assert_eq!((a, &fast), (b, &slow), "{text:?} at {x} within {max}");
+            }
+        }
     }
 
     /// The frame after a 4-cell cluster rewrites every cell it covered: a terminal that drew

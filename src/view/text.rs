@@ -92,7 +92,7 @@ pub fn fits_in(text: &str, width: usize) -> bool {
 }
 
 /// Every byte is printable ASCII (space to `~`).
-fn is_printable_ascii(text: &str) -> bool {
+pub(crate) fn is_printable_ascii(text: &str) -> bool {
     text.bytes().all(|b| (0x20..0x7f).contains(&b))
 }
 
