@@ -64,6 +64,8 @@ pub struct RequestFaults {
     pub chat_turn: Option<super::faults::ChatTurnFault>,
     /// A resumed chat stream replays its turn from the first event (chat stream only).
     pub resume_overlap: bool,
+    /// A wrong batch binding on a newer-MASC chat stream (chat stream only; C-37).
+    pub batch_bound: Option<super::faults::BatchBoundFault>,
     /// Any fault fired on this request (a handler that could hold its answer does not).
     pub any: bool,
 }

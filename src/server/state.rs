@@ -70,6 +70,8 @@ pub struct ChatTurn {
     pub prioritized: bool,
     /// A stop was signalled (§14.13): the script ends the turn as cancelled.
     pub stop: Arc<std::sync::atomic::AtomicBool>,
+    /// The execution it runs in, when batched with other inputs (newer MASC; C-37).
+    pub execution: Option<String>,
 }
 
 pub type ChatTurns = HashMap<String, ChatTurn>;

@@ -136,7 +136,7 @@ async fn outbox_survives_a_kill_between_written_and_confirmed() {
     .await;
     let send = rig.pane().send(&id).unwrap().clone();
     assert_eq!(send.phase, SendPhase::Restored);
-    assert_eq!(send.text, TEXT);
+    assert_eq!(&*send.text, TEXT);
     assert!(send.outcome_unknown(), "outcome unknown until reconciled");
     // The held POST never reached the handler: the server recorded nothing (§4.4 404). Issue
     // 14 (C-33, C-44): the send then leaves the pending list — no `전송 확인 중` once nothing

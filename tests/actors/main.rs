@@ -45,6 +45,7 @@ mod actor_system;
 mod actor_workspace;
 mod asks_follow_up;
 mod chat_admission;
+mod chat_batch;
 mod chat_outbox;
 mod chat_protocol;
 mod chat_resume;

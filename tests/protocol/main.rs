@@ -12,6 +12,7 @@ mod client_identity;
 mod client_read;
 mod client_sse;
 mod client_write;
+mod decode_chat_batch_bound;
 mod decode_chat_records;
 mod decode_chat_stream;
 mod decode_goals_planning;

@@ -9,6 +9,7 @@ mod rig;
 mod work_build;
 
 mod chat_approvals;
+mod chat_batch;
 mod chat_held_calls;
 mod chat_preparation;
 mod chat_progress;

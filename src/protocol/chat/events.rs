@@ -96,6 +96,21 @@ impl InteractiveOutcome {
     }
 }
 
+/// `KEEPER_CHAT_BATCH_BOUND` value (newer MASC): the operation `operation_id` runs inside the
+/// execution `execution_id` — the request id of the batch's first member (MASC's PTY test
+/// "Server batch has one TUI status row", `BatchFixture`, binds each of three queued requests
+/// to `submitted[0]` and expects one `3 messages in one turn · running` row).
+/// Exactly these two keys, both non-blank strings, as MASC's dashboard decoder pins them
+/// (dashboard/src/schemas/sse.ts at 01003857f7, `allowedFields.KEEPER_CHAT_BATCH_BOUND` and
+/// `requiredString`; its test "accepts a shared execution binding and rejects unknown
+/// fields"). Both ids are kept verbatim: never trimmed, normalised or hashed (C-37).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchBinding {
+    pub operation_id: String,
+    pub execution_id: String,
+}
+
 /// `turn_outcome` of the reply details. The set grows with MASC, so it stays open; the
 /// outcomes masc-tui treats specially have named predicates.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -205,6 +220,10 @@ pub enum ChatStreamEvent {
         tool_call_id: String,
     },
     ToolResultReady,
+    /// `KEEPER_CHAT_BATCH_BOUND` (newer MASC; an older MASC never sends it): the execution
+    /// an operation runs in. It may come before or after `RUN_STARTED` (MASC's Owner: "a
+    /// member can observe Run_started before Batch_bound reaches its socket").
+    BatchBound(BatchBinding),
     ReplyDetails(ReplyDetails),
     RunFinished,
     RunError {
@@ -260,6 +279,7 @@ pub(super) const ACCEPTED_NAME: &str = "KEEPER_CHAT_OPERATION_ACCEPTED";
 const REPLY_DETAILS_NAME: &str = "KEEPER_REPLY_DETAILS";
 const THINKING_NAME: &str = "KEEPER_THINKING_DELTA";
 const TOOL_RESULT_NAME: &str = "KEEPER_TOOL_RESULT_READY";
+pub(super) const BATCH_BOUND_NAME: &str = "KEEPER_CHAT_BATCH_BOUND";
 
 pub(super) const MALFORMED_EVENT: DecodeErrorKind = DecodeErrorKind::Other("malformed_event");
 pub(super) const UNKNOWN_EVENT_TYPE: DecodeErrorKind = DecodeErrorKind::Other("unknown_event_type");
@@ -435,6 +455,24 @@ fn custom_event(index: usize, wire: &EventWire) -> Result<ChatStreamEvent, Decod
                 .map(str::to_string),
         },
         TOOL_RESULT_NAME => ChatStreamEvent::ToolResultReady,
+        BATCH_BOUND_NAME => {
+            let binding: BatchBinding = decode_value(value).map_err(closed_value)?;
+            for (field, id) in [
+                ("operation_id", &binding.operation_id),
+                ("execution_id", &binding.execution_id),
+            ] {
+                // MASC's `requiredString`: a blank id names nothing (the id itself is kept
+                // as sent).
+                if id.trim().is_empty() {
+                    return Err(DecodeError::new(
+                        MALFORMED_EVENT,
+                        event_path(index, &format!("value.{field}")),
+                        format!("{BATCH_BOUND_NAME} with a blank {field}"),
+                    ));
+                }
+            }
+            ChatStreamEvent::BatchBound(binding)
+        }
         _ => ChatStreamEvent::Ignored { name },
     })
 }

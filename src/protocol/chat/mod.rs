@@ -8,8 +8,8 @@ pub mod post;
 pub mod stream;
 
 pub use events::{
-    Acceptance, ChatStreamEvent, InteractiveAdmission, InteractiveKind, InteractiveOutcome,
-    OperationState, ReplyDetails, RunErrorCode, ToolCallArgs, TurnOutcome,
+    Acceptance, BatchBinding, ChatStreamEvent, InteractiveAdmission, InteractiveKind,
+    InteractiveOutcome, OperationState, ReplyDetails, RunErrorCode, ToolCallArgs, TurnOutcome,
 };
 pub use history::{ChatHistoryPage, ChatHistoryRow, ChatRole, ChatRowKind};
 pub use operation::{ChatOperationRecord, OperationProgress};

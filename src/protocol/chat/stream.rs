@@ -218,7 +218,11 @@ impl ChatStreamValidator {
                 "a second KEEPER_CHAT_OPERATION_ACCEPTED",
             ));
         }
-        self.check_identity(index, wire, true)?;
+        // A batch binding names its Keeper thread; its `runId` may be absent (MASC's batch
+        // fixture sends none) but when present it is this operation's own run (MASC rewrites
+        // lifecycle ids for each member).
+        let run_required = !matches!(event, ChatStreamEvent::BatchBound(_));
+        self.check_identity(index, wire, true, run_required)?;
         self.events_after_acceptance += 1;
         let needs_run_started = state == OperationState::Queued && !self.run_started;
         match event {
@@ -239,8 +243,9 @@ impl ChatStreamValidator {
                     message: message.clone(),
                 });
             }
-            // Names masc-tui ignores carry no order meaning.
-            ChatStreamEvent::Ignored { .. } => {}
+            // Names masc-tui ignores carry no order meaning; nor does a batch binding (it may
+            // come before or after `RUN_STARTED`, and again to re-confirm).
+            ChatStreamEvent::Ignored { .. } | ChatStreamEvent::BatchBound(_) => {}
             _ if needs_run_started => {
                 return Err(order_error(
                     "missing_run_started",
@@ -294,7 +299,7 @@ impl ChatStreamValidator {
             }
             ChatStreamEvent::RunError { message, code } => {
                 // A refusal before acceptance names no run; identity is checked where present.
-                self.check_identity(index, wire, false)?;
+                self.check_identity(index, wire, false, false)?;
                 self.terminal = Some(Terminal::Error {
                     pre_acceptance: true,
                     code: code.clone(),
@@ -372,12 +377,14 @@ impl ChatStreamValidator {
     }
 
     /// `threadId` = `keeper:<name>` and `runId` = `keeper-operation-run-<request_id>`, exact.
-    /// `required`: both must be present (every event after the acceptance).
+    /// `required` / `run_required`: the thread / the run must be present (both, for every
+    /// event after the acceptance but a batch binding, whose run may be absent).
     fn check_identity(
         &mut self,
         index: usize,
         wire: &EventWire,
         required: bool,
+        run_required: bool,
     ) -> Result<(), DecodeError> {
         match wire.thread_id.as_deref() {
             Some(thread) => {
@@ -407,6 +414,11 @@ impl ChatStreamValidator {
             }
             None => {}
         }
+        self.check_run(index, wire, run_required)
+    }
+
+    /// `runId` = `keeper-operation-run-<request_id>` when present; `required`: present.
+    fn check_run(&self, index: usize, wire: &EventWire, required: bool) -> Result<(), DecodeError> {
         match (wire.run_id.as_deref(), &self.request_id) {
             (Some(run), Some(req)) => {
                 let expected = format!("{RUN_PREFIX}{req}");

@@ -152,6 +152,16 @@ pub enum ChatTurnFault {
     RunError,
 }
 
+/// A batch binding the newer-MASC chat stream carries although it is wrong (chat stream only;
+/// C-37). An older MASC (`--compat`) never sends a binding, faulted or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BatchBoundFault {
+    /// Before `RUN_STARTED`, a `KEEPER_CHAT_BATCH_BOUND` naming an operation id the client
+    /// never sent (`<request_id>-unknown`), bound to this turn's execution.
+    UnknownRequest,
+}
+
 /// One injected fault. The JSON shape is the single key (plus `body` for status).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -196,6 +206,9 @@ pub enum Fault {
     ResumeOverlap {
         resume_overlap: bool,
     },
+    BatchBound {
+        batch_bound: BatchBoundFault,
+    },
 }
 
 /// The faults fired for one request, merged. Later rules win for single-valued faults; delays
@@ -214,6 +227,7 @@ pub struct FiredFaults {
     pub stale_304: bool,
     pub chat_turn: Option<ChatTurnFault>,
     pub resume_overlap: bool,
+    pub batch_bound: Option<BatchBoundFault>,
 }
 
 impl FiredFaults {
@@ -237,6 +251,7 @@ impl FiredFaults {
             Fault::Stale304 { stale_304 } => self.stale_304 |= *stale_304,
             Fault::ChatTurn { chat_turn } => self.chat_turn = Some(*chat_turn),
             Fault::ResumeOverlap { resume_overlap } => self.resume_overlap |= *resume_overlap,
+            Fault::BatchBound { batch_bound } => self.batch_bound = Some(*batch_bound),
         }
     }
 }

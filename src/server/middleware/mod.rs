@@ -136,6 +136,7 @@ pub async fn workspace_layer(
         repeat_cursor: ctx.faults.repeat_cursor,
         chat_turn: ctx.faults.chat_turn,
         resume_overlap: ctx.faults.resume_overlap,
+        batch_bound: ctx.faults.batch_bound,
         any: !ctx.faults.is_empty(),
     });
     let seen = GuardSeen::default();

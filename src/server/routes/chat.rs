@@ -1,8 +1,9 @@
 //! Chat family: the chat stream (§4.3, scripted SSE replies), operation reconciliation (§4.4)
 //! and the history page (§4.5).
 
+use super::chat_batch::{Claim, try_claim};
 use super::chat_journal::{Journal, frame};
-use crate::server::faults::ChatTurnFault;
+use crate::server::faults::{BatchBoundFault, ChatTurnFault};
 use crate::server::http::{ApiResult, Faults, Guard, Operator, error_body, json_status};
 use crate::server::seeded::seeded_rng;
 use crate::server::state::{AppState, ChatTurn};
@@ -279,6 +280,7 @@ async fn stream(
                         started: false,
                         prioritized: false,
                         stop: stop.clone(),
+                        execution: None,
                     },
                 );
                 ahead
@@ -297,6 +299,8 @@ async fn stream(
                 ends: faults.chat_turn,
                 journal: journal.clone(),
                 interactive,
+                batching: journaled,
+                batch_fault: faults.batch_bound.filter(|_| journaled),
             };
             tokio::spawn(async move {
                 let id = script.request_id.clone();
@@ -331,6 +335,10 @@ struct Script {
     stop: Arc<AtomicBool>,
     /// Turns of the same Keeper held before this one when it was accepted.
     queued_count: usize,
+    /// Newer MASC: queued inputs of one Keeper run together (`super::chat_batch`).
+    batching: bool,
+    /// A wrong binding to send (`{"batch_bound": …}` fault; newer MASC only).
+    batch_fault: Option<crate::server::faults::BatchBoundFault>,
 }
 
 impl Script {
@@ -355,31 +363,30 @@ impl Script {
         self.stop.load(Ordering::SeqCst)
     }
 
-    /// Waits until no other turn of this Keeper runs (one turn at a time per Keeper, as in
-    /// MASC), then marks this one running. A turn asked to run next (§14.14) goes before the
+    /// Waits until no other turn of this Keeper runs (one execution at a time per Keeper, as
+    /// in MASC), then marks this one running — alone, or (newer MASC) batched with the other
+    /// inputs waiting (`super::chat_batch`). A turn asked to run next (§14.14) goes before the
     /// others waiting.
-    async fn wait_for_turn(&self) {
+    async fn wait_for_turn(&self) -> Claim {
         loop {
-            let started = self.state.chat_turns(|turns| {
-                let me = turns.get(&self.request_id).map(|t| t.prioritized);
-                let busy = turns.iter().any(|(id, t)| {
-                    *id != self.request_id
-                        && t.keeper == self.keeper
-                        && (t.started || (t.prioritized && me == Some(false)))
-                });
-                if busy {
-                    return false;
-                }
-                if let Some(t) = turns.get_mut(&self.request_id) {
-                    t.started = true;
-                }
-                true
-            });
-            if started {
-                return;
+            let claim = self
+                .state
+                .chat_turns(|turns| try_claim(turns, &self.request_id, self.batching));
+            if let Some(claim) = claim {
+                return claim;
             }
             tokio::time::sleep(Duration::from_millis(40)).await;
         }
+    }
+
+    /// `KEEPER_CHAT_BATCH_BOUND` on this turn's stream (C-37), as MASC's dashboard decoder
+    /// pins it: exactly `{operation_id, execution_id}`.
+    fn binding(&self, operation_id: &str, execution_id: &str) -> Value {
+        self.event(
+            "CUSTOM",
+            json!({"name": "KEEPER_CHAT_BATCH_BOUND",
+                   "value": {"operation_id": operation_id, "execution_id": execution_id}}),
+        )
     }
 
     /// A stopped turn ends as MASC ends it: the operation `Failed` with `Turn_cancelled`
@@ -447,7 +454,7 @@ impl Script {
         }
         self.emit(acc).await;
         tokio::time::sleep(pause(30, 80)).await;
-        self.wait_for_turn().await;
+        let claim = self.wait_for_turn().await;
 
         let (id, keeper) = (self.request_id.clone(), self.keeper.clone());
         let preview = self.message.chars().take(60).collect::<String>();
@@ -459,6 +466,19 @@ impl Script {
                 keepers::set_chat_turn(tx, &keeper, Some(at), Some(&preview))
             })
             .await?;
+        // The binding comes before `RUN_STARTED`, as in MASC's batch fixture.
+        if let Claim::Batched { execution_id } = &claim {
+            let bound = self.binding(&self.request_id, execution_id);
+            self.emit(bound).await;
+        }
+        if let Some(BatchBoundFault::UnknownRequest) = self.batch_fault {
+            let execution_id = match &claim {
+                Claim::Batched { execution_id } => execution_id.clone(),
+                Claim::Alone => self.request_id.clone(),
+            };
+            let stray = self.binding(&format!("{}-unknown", self.request_id), &execution_id);
+            self.emit(stray).await;
+        }
         let started = self.event("RUN_STARTED", json!({}));
         self.emit(started).await;
 

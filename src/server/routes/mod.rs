@@ -5,6 +5,7 @@ pub mod asks;
 pub mod async_requests;
 pub mod board;
 pub mod chat;
+mod chat_batch;
 pub mod chat_journal;
 pub mod chat_reads;
 pub mod connectors;

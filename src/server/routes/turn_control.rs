@@ -79,6 +79,7 @@ fn stop_running(state: &AppState, keeper: &str) -> Option<i64> {
         let id = running(turns, keeper)?;
         let turn = turns.get(&id)?;
         turn.stop.store(true, Ordering::SeqCst);
+        super::chat_batch::stop_execution(turns, &id);
         Some(turn.turn_id)
     })
 }
@@ -132,6 +133,7 @@ async fn interrupt(_: Guard<Operator>, State(state): State<AppState>, body: Byte
             let signalled = state.chat_turns(|turns| match turns.get(id) {
                 Some(t) if t.keeper == name && t.started => {
                     t.stop.store(true, Ordering::SeqCst);
+                    super::chat_batch::stop_execution(turns, id);
                     Ok(t.turn_id)
                 }
                 _ => Err(running(turns, &name)),

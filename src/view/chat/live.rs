@@ -214,6 +214,7 @@ impl LiveTurn {
             ChatStreamEvent::Accepted { .. }
             | ChatStreamEvent::RunStarted
             | ChatStreamEvent::ThinkingDelta { delta: None }
+            | ChatStreamEvent::BatchBound(_)
             | ChatStreamEvent::Ignored { .. } => {}
         }
     }

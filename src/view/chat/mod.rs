@@ -12,6 +12,7 @@
 
 pub mod admission;
 pub mod approvals;
+pub mod batch;
 pub mod control;
 pub mod gutter;
 pub mod held;

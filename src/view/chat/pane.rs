@@ -14,11 +14,13 @@ use crate::actors::saves::refusal;
 use crate::outbox::SaveRowState;
 use crate::protocol::admission::WorkspaceId;
 use crate::protocol::chat::{
-    ChatHistoryPage, ChatStreamEvent, InteractiveAdmission, OperationProgress, OperationState,
+    BatchBinding, ChatHistoryPage, ChatStreamEvent, InteractiveAdmission, OperationProgress,
+    OperationState,
 };
 use crate::protocol::client::ErrorClass;
 use crate::protocol::outcome::SaveClass;
 use crate::view::admission::{EpochGate, RejectReason};
+use crate::view::chat::batch::{self, BatchIndex, Execution};
 use crate::view::chat::turn_bind::{KnownTurn, bind_operator_rows};
 use crate::view::chat::{
     Entry, EntryKind, FailureOrigin, LiveTurn, PendingState, Speaker, Transcript, TranscriptView,
@@ -27,7 +29,7 @@ use crate::view::chat::{
 use crate::view::composer::RecallList;
 use crate::view::theme::Theme;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Where a send stands, as the screen shows it (C-33: exactly one label while pending).
 #[derive(Debug, Clone, PartialEq)]
@@ -62,7 +64,9 @@ pub enum Activity {
 /// One send of this chat.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PendingSend {
-    pub text: String,
+    /// The operator's text as typed; shared (`Arc`) so the batch index holds the same body,
+    /// never a copy (C-37).
+    pub text: Arc<str>,
     pub phase: SendPhase,
     /// The last reconciliation of this exact request id.
     pub reconciliation: Option<Reconciliation>,
@@ -80,7 +84,7 @@ pub struct PendingSend {
 }
 
 impl PendingSend {
-    fn new(text: String, phase: SendPhase) -> Self {
+    fn new(text: Arc<str>, phase: SendPhase) -> Self {
         Self {
             text,
             phase,
@@ -308,6 +312,8 @@ pub struct ChatPane {
     pub stopping: bool,
     /// `/steer` inputs waiting for their acceptance: queued ones are asked to run next.
     steer_wanted: HashSet<String>,
+    /// Which inputs run together in one execution (C-37; `super::batch`).
+    pub batches: BatchIndex,
 }
 
 impl std::fmt::Debug for ChatPane {
@@ -345,6 +351,7 @@ impl ChatPane {
             effects: Vec::new(),
             stopping: false,
             steer_wanted: HashSet::new(),
+            batches: BatchIndex::default(),
         }
     }
 
@@ -372,7 +379,7 @@ impl ChatPane {
             .sends
             .values()
             .filter(|s| s.pending_state().is_some())
-            .map(|s| s.text.as_str())
+            .map(|s| &*s.text)
             .collect();
         let view = self.view();
         let sent: Vec<&str> = view
@@ -389,7 +396,7 @@ impl ChatPane {
     pub fn register_send(&mut self, request_id: &str, text: &str) {
         self.sends.insert(
             request_id.to_string(),
-            PendingSend::new(text.to_string(), SendPhase::Typed),
+            PendingSend::new(Arc::from(text), SendPhase::Typed),
         );
         self.sync_entry(request_id);
     }
@@ -535,6 +542,9 @@ impl ChatPane {
                 if matches!(step, SendStep::Ended(_)) {
                     self.owned.remove(ticket);
                 }
+                if let SendStep::Event(ChatStreamEvent::BatchBound(binding)) = &step {
+                    self.bind_batch(ticket.slot.keeper(), binding);
+                }
                 self.step(&request_id, step);
             }
             ChatObservation::Reconciled { request_id, result } => {
@@ -563,7 +573,7 @@ impl ChatPane {
                         self.effects.push(ChatEffect::RestoreDraft {
                             workspace: workspace.0.clone(),
                             keeper: self.keeper.clone(),
-                            text: send.text.clone(),
+                            text: send.text.to_string(),
                         });
                     }
                     if let Reconciliation::Found(r) = &result
@@ -674,7 +684,7 @@ impl ChatPane {
         let entry = self
             .sends
             .entry(restored.request_id.clone())
-            .or_insert_with(|| PendingSend::new(restored.text.clone(), phase.clone()));
+            .or_insert_with(|| PendingSend::new(Arc::from(restored.text.as_str()), phase.clone()));
         if !matches!(entry.phase, SendPhase::Ended(_)) {
             entry.phase = phase;
         }
@@ -759,7 +769,7 @@ impl ChatPane {
                         self.effects.push(ChatEffect::RestoreDraft {
                             workspace,
                             keeper,
-                            text: send.text.clone(),
+                            text: send.text.to_string(),
                         });
                     }
                     SendOutcome::OutcomeUnknown { cause, .. } => {
@@ -847,7 +857,7 @@ impl ChatPane {
                 t.update(request_id, |e| e.kind = kind);
             } else {
                 t.upsert(
-                    Entry::new(request_id, Speaker::Operator, kind, send.text.clone())
+                    Entry::new(request_id, Speaker::Operator, kind, send.text.to_string())
                         .with_request(request_id),
                 );
             }
@@ -874,7 +884,7 @@ impl ChatPane {
                         input_id,
                         Speaker::Operator,
                         EntryKind::Utterance,
-                        send.text.clone(),
+                        send.text.to_string(),
                     )
                     .with_ts(now_unix())
                     .with_request(request_id)
@@ -897,6 +907,50 @@ impl ChatPane {
         }
     }
 
+    /// C-37: the input a binding names joins its execution by the triple (request id, this
+    /// chat's Keeper, its body); a binding on another Keeper's stream, or naming no input of
+    /// this chat, is counted and traced, never attached.
+    fn bind_batch(&mut self, stream_keeper: &str, binding: &BatchBinding) {
+        let (execution, operation) = (&binding.execution_id, &binding.operation_id);
+        if stream_keeper != self.keeper {
+            self.batches
+                .refuse(batch::Refused::OtherKeeper, execution, operation);
+            return;
+        }
+        match self.sends.get(operation) {
+            Some(send) => {
+                self.batches
+                    .bind(execution, operation, &self.keeper, &send.text);
+            }
+            None => self
+                .batches
+                .refuse(batch::Refused::UnknownRequest, execution, operation),
+        }
+    }
+
+    /// The execution the send drawn on the progress line runs in, when it runs together with
+    /// other inputs of this chat (C-37, C-42: one progress line for the whole run).
+    pub fn current_batch(&self) -> Option<&Execution> {
+        let (id, send) = self.current()?;
+        self.batches
+            .execution_of(id, &self.keeper, &send.text)
+            .filter(|e| e.members.len() > 1)
+    }
+
+    /// The send the progress line follows: the run that runs, else the newest open send.
+    fn current(&self) -> Option<(&str, &PendingSend)> {
+        let open = || {
+            self.sends
+                .iter()
+                .rev()
+                .filter(|(_, s)| !matches!(s.phase, SendPhase::Ended(_) | SendPhase::Restored))
+        };
+        open()
+            .find(|(_, s)| s.activity.is_some() || s.phase == SendPhase::Running)
+            .or_else(|| open().next())
+            .map(|(id, s)| (id.as_str(), s))
+    }
+
     /// The progress row of the chat target (C-39…C-42, C-44).
     pub fn progress(&self) -> Progress {
         let mut unconfirmed = Unconfirmed::default();
@@ -911,18 +965,10 @@ impl ChatPane {
                 UnknownStanding::Unreconcilable => unconfirmed.unreconcilable += 1,
             }
         }
-        let open = || {
-            self.sends
-                .values()
-                .rev()
-                .filter(|s| !matches!(s.phase, SendPhase::Ended(_) | SendPhase::Restored))
-        };
         // C-42: the run that runs draws the progress line; a request waiting behind it for its
         // continuation (typed, sending or queued later) draws none and never hides it. With no
         // run running, the newest open send says where it stands.
-        let current = open()
-            .find(|s| s.activity.is_some() || s.phase == SendPhase::Running)
-            .or_else(|| open().next());
+        let current = self.current().map(|(_, s)| s);
         if self.stopping {
             return Progress::Stopping;
         }

@@ -11,6 +11,7 @@
 //! what is left above it, the status line takes the plan's footer row and the composer footer
 //! goes on the screen's footer row.
 
+mod batch;
 mod context;
 pub mod context_tabs;
 mod control;
@@ -413,7 +414,8 @@ pub fn render(
 
     if let (Some(p), true) = (pane, history.height > 0) {
         let progress_row = Rect::new(history.x, history.y + history.height - 1, history.width, 1);
-        progress_line(&p.progress(), theme, width).render(progress_row, buf);
+        let batch = p.current_batch().map(|e| e.members.len());
+        progress_line(&p.progress(), batch, theme, width).render(progress_row, buf);
     }
 
     let cursor = render::render(&chat.composer, &view, &layout, buf);
@@ -470,9 +472,16 @@ fn scroll_hint(scroll: ScrollPosition, frame: FrameInfo) -> String {
     }
 }
 
-fn progress_line(progress: &Progress, theme: Theme, width: usize) -> Line<'static> {
+/// `batch`: how many of this chat's inputs the running execution holds (C-37), when more than
+/// one — said on the one progress line of that run (C-42: never a row per input).
+fn progress_line(
+    progress: &Progress,
+    batch: Option<usize>,
+    theme: Theme,
+    width: usize,
+) -> Line<'static> {
     // C-7: never bright cyan all-caps; one row, call and response state only (C-40).
-    let (text, tone) = match progress {
+    let (mut text, tone) = match progress {
         Progress::Idle => return Line::default(),
         // C-33: the same words as the pending label of the same send.
         Progress::Waiting => ("○ 전송 대기".to_string(), Tone::Dim),
@@ -492,6 +501,11 @@ fn progress_line(progress: &Progress, theme: Theme, width: usize) -> Line<'stati
         Progress::Stopping => ("○ interrupt requested".to_string(), Tone::Warn),
         Progress::Unconfirmed(u) => (unconfirmed_text(u), Tone::Warn),
     };
+    // MASC's own terminal client draws a batch as one row, `3 messages in one turn ·
+    // running` (its PTY test "Server batch has one TUI status row").
+    if let (Progress::Active(_), Some(n)) = (progress, batch) {
+        text.push_str(&format!(" · {n} messages in one turn"));
+    }
     Line::from(Span::styled(
         fit_width(&text, width).into_owned(),
         theme.style(tone),

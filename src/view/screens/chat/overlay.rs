@@ -3,7 +3,8 @@
 //!
 //! - `/queue`: this Keeper's inputs not yet confirmed as started (C-32, C-33) — each with its
 //!   one label and its first line, and the full request id as the explicitly opened
-//!   diagnostic (C-30); or that nothing waits.
+//!   diagnostic (C-30); or that nothing waits. With a newer MASC, the inputs that run
+//!   together in one execution (C-37, `super::batch`).
 //! - `/context`: the context inspector (C-57, C-58; surfaces.md "Overlays"), tabs `1:stack`
 //!   (the Live Context observation with its turn and time, the gate, the roster's runtime and
 //!   mode — observed values only — then the newest turn record), `2:request` and `3:proof`
@@ -41,10 +42,12 @@ fn queue_lines(chat: &ChatUi, model: &Model) -> Vec<(String, Tone)> {
         .filter_map(|(id, s)| s.pending_state().map(|state| (id, s, state)))
         .collect();
     if waiting.is_empty() {
-        return vec![(
+        let mut out = vec![(
             format!("no input of yours waits for {}", sanitize(&chat.keeper)),
             Tone::Dim,
         )];
+        out.extend(super::batch::lines(pane));
+        return out;
     }
     let mut out = vec![(format!("›  대기 입력 {}건", waiting.len()), Tone::Strong)];
     for (i, (id, send, state)) in waiting.into_iter().enumerate() {
@@ -54,7 +57,9 @@ fn queue_lines(chat: &ChatUi, model: &Model) -> Vec<(String, Tone)> {
             Tone::Normal,
         ));
         out.push((format!("   request {}", sanitize(id)), Tone::Dim));
+        out.extend(super::batch::waiting_execution(pane, id, send));
     }
+    out.extend(super::batch::lines(pane));
     out
 }
 
