@@ -5,40 +5,18 @@
 //! TestBackend: one progress line for a batched run, and `/queue` naming the execution and its
 //! members in full.
 
-use crate::chat_screen::{draw, opened};
-use masc_tui::actors::chat::{ChatObservation, ChatSlot, SendStep};
-use masc_tui::actors::contract::Ticket;
+// `send_step`'s keeper is the Keeper whose stream carried the step (its ticket's slot).
+use crate::chat_screen::{draw, opened, send_step as step_on};
+use masc_tui::actors::chat::SendStep;
 use masc_tui::protocol::chat::{BatchBinding, ChatStreamEvent, OperationState};
 use masc_tui::view::model::Model;
-use masc_tui::view::sample::{self, buffer_text};
+use masc_tui::view::sample::buffer_text;
 use masc_tui::view::screens::Ui;
 use masc_tui::view::screens::chat::ChatOverlay;
 
 const A: &str = "tui-0190f5a0-0000-7000-8000-0000000000b1";
 const B: &str = "tui-0190f5a0-0000-7000-8000-0000000000b2";
 const C: &str = "tui-0190f5a0-0000-7000-8000-0000000000b3";
-
-fn send_ticket(keeper: &str, request_id: &str) -> Ticket<ChatSlot> {
-    Ticket {
-        slot: ChatSlot::Send {
-            keeper: keeper.into(),
-            request_id: request_id.into(),
-        },
-        generation: 1,
-        scope: sample::scope(1),
-    }
-}
-
-/// One step of `id`'s send, carried by a stream of `stream_keeper`.
-fn step_on(model: &mut Model, stream_keeper: &str, id: &str, step: SendStep) {
-    model.chat.pane.as_mut().unwrap().apply(
-        &send_ticket(stream_keeper, id),
-        ChatObservation::Send {
-            request_id: id.into(),
-            step,
-        },
-    );
-}
 
 fn bound(operation: &str, execution: &str) -> SendStep {
     SendStep::Event(ChatStreamEvent::BatchBound(BatchBinding {

@@ -8,6 +8,7 @@ pub mod chat;
 mod chat_batch;
 pub mod chat_journal;
 pub mod chat_reads;
+mod chat_script;
 pub mod connectors;
 pub mod goals;
 pub mod health;
