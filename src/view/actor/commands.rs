@@ -1,0 +1,383 @@
+//! The view actor's commands: what a key or an edit's continuation asked for
+//! ([`UiCommand`]), turned into casts to the sources and submissions to the save hub. Split from
+//! `mod.rs` (one job per file); the methods belong to the same [`ViewState`].
+
+use super::*;
+
+impl<B: FrameSink> ViewState<B> {
+    /// Runs what a key (or an edit's continuation) asked for.
+    pub(super) fn on_command(&mut self, myself: &ActorRef<ViewMsg>, cmd: UiCommand) {
+        match cmd {
+            UiCommand::None => {}
+            UiCommand::Repaint => self.want(myself, FrameRequest::Input),
+            UiCommand::Find(job) => {
+                self.spawn_find(myself, *job);
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Refresh(source) => {
+                self.ui.notice = Some(self.demand(&source).into());
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Chat(cmd) => {
+                // The chat target owns its Live Context and metadata reads (L-2, C-57).
+                let watch = match &cmd {
+                    ChatUiCommand::Open { keeper } => Some(KeeperDetailCommand::Watch {
+                        viewer: Viewer::Chat,
+                        keeper: keeper.clone(),
+                    }),
+                    ChatUiCommand::Close { .. } => Some(KeeperDetailCommand::Unwatch {
+                        viewer: Viewer::Chat,
+                    }),
+                    _ => None,
+                };
+                if let Some(watch) = watch {
+                    self.model.keeper_detail.on_command(&watch);
+                    let _ = self.keeper_detail_command(watch);
+                }
+                let (chat, saves) = self.chat_hubs();
+                let hubs = screens::chat::ChatHandles {
+                    chat: chat.as_ref(),
+                    saves: saves.as_ref(),
+                };
+                self.ui.notice =
+                    screens::chat::dispatch(cmd, &mut self.model, &mut self.ui, hubs, self.theme);
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Work(cmd) => {
+                self.model.work.on_command(&cmd);
+                if let Some(notice) = self.work_command(cmd) {
+                    self.ui.notice = Some(notice.into());
+                }
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Board(cmd) => {
+                self.model.board.on_command(&cmd);
+                if let Some(notice) = self.board_command(cmd) {
+                    self.ui.notice = Some(notice.into());
+                }
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::KeeperDetail(cmd) => {
+                self.model.keeper_detail.on_command(&cmd);
+                if let Some(notice) = self.keeper_detail_command(cmd) {
+                    self.ui.notice = Some(notice.into());
+                }
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Tools(cmd) => {
+                self.model.system.on_command(&cmd);
+                if let Some(notice) = self.tools_command(cmd) {
+                    self.ui.notice = Some(notice.into());
+                }
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Post(intent) => {
+                self.ui.notice = self.post(intent).map(str::to_string);
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Binding { unbind, intent } => {
+                self.ui.notice = self.bind(unbind, intent).map(str::to_string);
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Decide(intent) => {
+                use crate::actors::decisions::approval::ApprovalDecision;
+                self.ui.notice = self
+                    .submit_save::<ApprovalDecision>(
+                        intent,
+                        |m| &mut m.decisions.decisions,
+                        "a decision on this approval is already in flight",
+                    )
+                    .map(str::to_string);
+                // A decision made in the chat (`/approve`, `/deny`) shows there at once.
+                let model = &mut *self.model;
+                if let Some(pane) = model.chat.pane.as_mut() {
+                    crate::view::chat::approvals::sync(&model.decisions, pane);
+                }
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::DecideHeldCall(intent) => {
+                use crate::actors::decisions::held_call::HeldCallDecision;
+                self.ui.notice = self
+                    .submit_save::<HeldCallDecision>(
+                        intent,
+                        |m| &mut m.decisions.held_answers,
+                        "an answer to this tool call is already in flight",
+                    )
+                    .map(str::to_string);
+                let model = &mut *self.model;
+                if let Some(pane) = model.chat.pane.as_mut() {
+                    crate::view::chat::approvals::sync(&model.decisions, pane);
+                }
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Answer(intent) => {
+                use crate::actors::decisions::ask_answer::AskAnswer;
+                self.ui.notice = self
+                    .submit_save::<AskAnswer>(
+                        intent,
+                        |m| &mut m.decisions.answers,
+                        "an answer to this Ask is already in flight",
+                    )
+                    .map(str::to_string);
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Asks(cmd) => {
+                if let Some(notice) = self.asks_command(cmd) {
+                    self.ui.notice = Some(notice.into());
+                }
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Inspector(slot) => {
+                if let Some(notice) = self.inspector_reread(slot) {
+                    self.ui.notice = Some(notice.into());
+                }
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::RuntimeForm(cmd) => {
+                self.ui.notice = self.runtime_form(cmd);
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::RuntimeRaw(cmd) => {
+                if let Some(notice) = self.runtime_raw(cmd) {
+                    self.ui.notice = Some(notice);
+                }
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Edit(request) => self.start_edit(myself, request),
+            UiCommand::Clipboard(bytes) => {
+                // Out of band, between frames: OSC 52 draws nothing (no repaint is owed).
+                let sink = self.presenter.backend_mut();
+                let written = sink
+                    .write_raw(&bytes)
+                    .and_then(|()| ratatui::backend::Backend::flush(sink).map_err(B::io_error));
+                if let Err(e) = written {
+                    self.ui.notice = Some(format!("/copy: the terminal write failed: {e}"));
+                }
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Many(cmds) => {
+                for cmd in cmds {
+                    self.on_command(myself, cmd);
+                }
+            }
+            UiCommand::KeeperSettings { keeper } => {
+                self.ui.notice = Some(self.prepare_settings(keeper));
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::KeeperOp(request) => {
+                let notice = self.keeper_op(request);
+                screens::keepers::ops::submitted(&mut self.ui, notice.as_ref().err());
+                // A pause or shutdown sent for a bound Keeper offers `y` to unbind too; one
+                // not sent offers nothing.
+                let offer = screens::keepers::lifecycle::unbind_offer(&mut self.ui, notice.is_ok());
+                self.ui.notice = notice.err().map(str::to_string).or(offer);
+                self.want(myself, FrameRequest::Input);
+            }
+            UiCommand::Quit(cause) => self.finish(myself, cause),
+            UiCommand::Suspend => self.suspend(myself),
+        }
+    }
+
+    /// The typed handles a chat command goes to: the chat hub (reads) and the save hub (sends,
+    /// interrupts, steers).
+    pub(super) fn chat_hubs(
+        &self,
+    ) -> (
+        Option<ractor::DerivedActorRef<crate::actors::chat::ChatCommand>>,
+        Option<ractor::DerivedActorRef<crate::actors::saves::SaveCommand>>,
+    ) {
+        let chat = self
+            .sources
+            .get(&crate::actors::chat::CHAT_HUB)
+            .and_then(|h| h.commands::<crate::actors::chat::ChatCommand>());
+        let saves = self
+            .sources
+            .get(&crate::actors::saves::SAVES)
+            .and_then(|h| h.commands::<crate::actors::saves::SaveCommand>());
+        (chat, saves)
+    }
+
+    pub(super) fn demand(&mut self, source: &SourceKey) -> &'static str {
+        match self.sources.get(source) {
+            Some(handle) => {
+                if handle.send_control(SourceControl::Demand(DemandKind::Explicit)) {
+                    // A read already in flight may take the demand (coalesce): its badge is
+                    // now one the user asked for, and so is the next dispatch's.
+                    self.model.mark_asked(*source);
+                    "refresh requested"
+                } else {
+                    "refresh not sent: source stopped"
+                }
+            }
+            None => "refresh not sent: source not running",
+        }
+    }
+
+    /// Sends a source's own command through its typed handle; `Err(running)` when it could
+    /// not be sent (`running`: the source has a handle but its mailbox is closed).
+    pub(super) fn command<C: 'static>(&self, source: SourceKey, cmd: C) -> Result<(), bool> {
+        match self.sources.get(&source).and_then(|h| h.commands::<C>()) {
+            Some(handle) => handle.send_message(cmd).map_err(|_| true),
+            None => Err(false),
+        }
+    }
+
+    /// Submits a save of kind `K` (issue 9): registered in its surface's [`SaveBook`] first
+    /// (so its receipt has a place to land), then handed to the save hub. Key handling never
+    /// awaits: this is a cast. A repeated submit of the same intent shares the job in flight
+    /// (`busy` is the notice then). `Some(notice)` when nothing was submitted.
+    pub(super) fn submit_save<K: crate::actors::saves::SaveKind>(
+        &mut self,
+        intent: K::Intent,
+        book: fn(&mut Model) -> &mut crate::view::saves::SaveBook<K>,
+        busy: &'static str,
+    ) -> Option<&'static str> {
+        use crate::actors::saves::{SAVES, SaveCommand, SaveId, hub::Save};
+        let Some(scope) = self.model.gate().current().cloned() else {
+            return Some("not sent: workspace not confirmed");
+        };
+        let workspace = scope.workspace.0.clone();
+        if book(&mut self.model)
+            .in_flight(&K::intent_key(&intent), &workspace)
+            .is_some()
+        {
+            return Some(busy);
+        }
+        let save_id = SaveId::fresh();
+        book(&mut self.model).submit(save_id.clone(), intent.clone(), workspace);
+        let hub = self
+            .sources
+            .get(&SAVES)
+            .and_then(|h| h.commands::<SaveCommand>());
+        let sent = hub.is_some_and(|hub| {
+            hub.send_message(SaveCommand::Submit(Save::<K>::submission(
+                save_id.clone(),
+                intent,
+                scope,
+            )))
+            .is_ok()
+        });
+        if sent {
+            return None;
+        }
+        book(&mut self.model).refuse_locally(&save_id, "the save hub is not running");
+        Some("not sent: save hub not running")
+    }
+
+    /// Reads the follow-ups of answers applied since the last look (§10.3), each only in the
+    /// workspace its answer was submitted in (K-5).
+    pub(super) fn follow_answers(&mut self) {
+        for (ask, workspace) in self.model.decisions.take_follow_ups() {
+            let cmd = crate::actors::asks::AsksCommand::Follow { ask, workspace };
+            if let Some(notice) = self.asks_command(cmd) {
+                self.ui.notice = Some(notice.into());
+            }
+        }
+    }
+
+    /// Sends an Asks command; `Some(notice)` when it could not be sent.
+    pub(super) fn asks_command(
+        &self,
+        cmd: crate::actors::asks::AsksCommand,
+    ) -> Option<&'static str> {
+        match self.command(crate::actors::asks::ASKS, cmd) {
+            Ok(()) => None,
+            Err(true) => Some("not sent: asks source stopped"),
+            Err(false) => Some("not sent: asks source not running"),
+        }
+    }
+
+    /// Submits a Keeper operation as a save of its kind (issue 10 part A). H-11: Settings,
+    /// Sandbox and assignment of one Keeper never overlap — a second one is refused here,
+    /// before anything is registered or sent. `Err(notice)` when nothing was submitted.
+    pub(super) fn keeper_op(
+        &mut self,
+        request: crate::actors::keepers::ops::KeeperOpRequest,
+    ) -> Result<(), &'static str> {
+        use crate::actors::keepers::ops::KeeperOpRequest;
+        use crate::actors::saves::{SAVES, SaveCommand};
+        use crate::view::saves::submit_save;
+        let Some(scope) = self.model.gate().current().cloned() else {
+            return Err("not sent: workspace not confirmed");
+        };
+        let ops = &mut self.model.keepers.ops;
+        let exclusive = !matches!(
+            request,
+            KeeperOpRequest::Lifecycle(_) | KeeperOpRequest::Create(_)
+        );
+        if exclusive && ops.busy(request.keeper(), &scope.workspace.0).is_some() {
+            return Err("not sent: another operation on this keeper is in flight");
+        }
+        let hub = self
+            .sources
+            .get(&SAVES)
+            .and_then(|h| h.commands::<SaveCommand>());
+        let submitted = match request {
+            KeeperOpRequest::Sandbox(intent) => {
+                submit_save(&mut ops.sandbox, hub.as_ref(), intent, scope)
+            }
+            KeeperOpRequest::Assignment(intent) => {
+                submit_save(&mut ops.assignment, hub.as_ref(), intent, scope)
+            }
+            KeeperOpRequest::Lifecycle(intent) => {
+                submit_save(&mut ops.lifecycle, hub.as_ref(), intent, scope)
+            }
+            KeeperOpRequest::Settings(intent) => {
+                submit_save(&mut ops.settings, hub.as_ref(), intent, scope)
+            }
+            KeeperOpRequest::Create(intent) => {
+                submit_save(&mut ops.create, hub.as_ref(), intent, scope)
+            }
+        };
+        submitted.map(|_| ())
+    }
+
+    /// Sends a Board command; `Some(notice)` when it could not be sent.
+    pub(super) fn board_command(&self, cmd: BoardCommand) -> Option<&'static str> {
+        match self.command(BOARD, cmd) {
+            Ok(()) => None,
+            Err(true) => Some("not sent: board source stopped"),
+            Err(false) => Some("not sent: board source not running"),
+        }
+    }
+
+    /// Sends a Tools command; `Some(notice)` when it could not be sent.
+    pub(super) fn tools_command(
+        &self,
+        cmd: crate::actors::system::ToolsCommand,
+    ) -> Option<&'static str> {
+        match self.command(crate::actors::system::TOOLS, cmd) {
+            Ok(()) => None,
+            Err(true) => Some("not sent: tools source stopped"),
+            Err(false) => Some("not sent: tools source not running"),
+        }
+    }
+
+    /// Sends a Work detail command; `Some(notice)` when it could not be sent.
+    /// A restarted Work detail source lost its open objects: open them again (new tickets).
+    pub(super) fn reopen_work_detail(&mut self) {
+        let rows = super::screens::work::state::page_rows_for(self.ui.area);
+        for cmd in self.model.work.reopen_commands(rows) {
+            if let Some(notice) = self.work_command(cmd) {
+                self.ui.notice = Some(notice.into());
+            }
+        }
+    }
+
+    /// Sends a Keeper detail command; `Some(notice)` when it could not be sent.
+    pub(super) fn keeper_detail_command(&self, cmd: KeeperDetailCommand) -> Option<&'static str> {
+        match self.command(KEEPER_DETAIL, cmd) {
+            Ok(()) => None,
+            Err(true) => Some("not sent: keeper detail source stopped"),
+            Err(false) => Some("not sent: keeper detail source not running"),
+        }
+    }
+
+    pub(super) fn work_command(&self, cmd: WorkCommand) -> Option<&'static str> {
+        match self.command(WORK_DETAIL, cmd) {
+            Ok(()) => None,
+            Err(true) => Some("not sent: work detail source stopped"),
+            Err(false) => Some("not sent: work detail source not running"),
+        }
+    }
+}
