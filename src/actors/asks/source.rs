@@ -54,23 +54,7 @@ pub enum AsksMsg {
     Gone(Ticket<AsksSlot>),
 }
 
-crate::source_message!(AsksMsg);
-
-impl From<AsksCommand> for AsksMsg {
-    fn from(c: AsksCommand) -> Self {
-        Self::Command(c)
-    }
-}
-
-impl TryFrom<AsksMsg> for AsksCommand {
-    type Error = AsksMsg;
-    fn try_from(m: AsksMsg) -> Result<Self, AsksMsg> {
-        match m {
-            AsksMsg::Command(c) => Ok(c),
-            other => Err(other),
-        }
-    }
-}
+crate::source_message!(AsksMsg, command: AsksCommand);
 
 /// A worker in flight: its ticket and its task (aborted when dropped).
 struct Running {

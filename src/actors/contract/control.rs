@@ -40,6 +40,24 @@ pub trait SourceMessage: Message + From<SourceControl> + Sized {
 /// a message enum with a `Control(SourceControl)` variant.
 #[macro_export]
 macro_rules! source_message {
+    // A command-driven source: its message also wraps its typed commands (`$msg::Command`).
+    ($msg:ident, command: $cmd:ty) => {
+        $crate::source_message!($msg);
+        impl From<$cmd> for $msg {
+            fn from(c: $cmd) -> Self {
+                Self::Command(c)
+            }
+        }
+        impl TryFrom<$msg> for $cmd {
+            type Error = $msg;
+            fn try_from(m: $msg) -> Result<Self, $msg> {
+                match m {
+                    $msg::Command(c) => Ok(c),
+                    other => Err(other),
+                }
+            }
+        }
+    };
     ($msg:ident) => {
         impl From<$crate::actors::contract::SourceControl> for $msg {
             fn from(c: $crate::actors::contract::SourceControl) -> Self {

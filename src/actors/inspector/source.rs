@@ -40,23 +40,7 @@ pub enum InspectorMsg {
     Gone(Ticket<InspectorSlot>),
 }
 
-crate::source_message!(InspectorMsg);
-
-impl From<InspectorCommand> for InspectorMsg {
-    fn from(c: InspectorCommand) -> Self {
-        Self::Command(c)
-    }
-}
-
-impl TryFrom<InspectorMsg> for InspectorCommand {
-    type Error = InspectorMsg;
-    fn try_from(m: InspectorMsg) -> Result<Self, InspectorMsg> {
-        match m {
-            InspectorMsg::Command(c) => Ok(c),
-            other => Err(other),
-        }
-    }
-}
+crate::source_message!(InspectorMsg, command: InspectorCommand);
 
 /// A worker in flight: its ticket and its task (aborted when dropped).
 struct Running {
