@@ -1,0 +1,225 @@
+//! Admitted chat observations applied to the open chat: history pages, restores, reconciliations.
+
+use super::{ChatEffect, ChatPane, HistoryState, PendingSend, SendPhase};
+use crate::actors::chat::{
+    ChatObservation, ChatSlot, Reconciliation, RestoredSend, SendOutcome, SendStep,
+};
+use crate::actors::contract::Ticket;
+use crate::actors::saves::refusal;
+use crate::outbox::SaveRowState;
+use crate::protocol::chat::{BatchBinding, ChatHistoryPage, ChatStreamEvent, OperationState};
+use crate::protocol::outcome::SaveClass;
+use crate::view::chat::turn_bind::{KnownTurn, bind_operator_rows};
+use crate::view::chat::{
+    EntryKind, Transcript, TranscriptView, admission, batch, settle_unknown_note,
+};
+use std::sync::Arc;
+
+impl ChatPane {
+    /// Applies an admitted observation.
+    pub fn apply(&mut self, ticket: &Ticket<ChatSlot>, obs: ChatObservation) {
+        match obs {
+            ChatObservation::HistoryPage { before, result } => {
+                self.owned.remove(ticket);
+                match (before, result) {
+                    (None, Ok(page)) => self.newest_page(&page.value),
+                    (None, Err(err)) => {
+                        if self.history != HistoryState::Ready {
+                            self.history = HistoryState::Failed { class: err.class() };
+                        }
+                    }
+                    (Some(_), Ok(page)) => {
+                        self.loading_older = false;
+                        self.older_failure = None;
+                        self.has_more = page.value.has_more;
+                        let keeper = self.keeper.clone();
+                        self.view()
+                            .transcript_mut()
+                            .prepend_history(&page.value.messages, &keeper);
+                    }
+                    (Some(_), Err(err)) => {
+                        self.loading_older = false;
+                        self.older_failure = Some(err.class());
+                    }
+                }
+            }
+            ChatObservation::Restored { sends } => {
+                self.owned.remove(ticket);
+                for restored in sends {
+                    self.restore(restored);
+                }
+            }
+            ChatObservation::Send { request_id, step } => {
+                if matches!(step, SendStep::Ended(_)) {
+                    self.owned.remove(ticket);
+                }
+                if let SendStep::Event(ChatStreamEvent::BatchBound(binding)) = &step {
+                    self.bind_batch(ticket.slot.keeper(), binding);
+                }
+                self.step(&request_id, step);
+            }
+            ChatObservation::Reconciled { request_id, result } => {
+                self.owned.remove(ticket);
+                if let Some(send) = self.sends.get_mut(&request_id) {
+                    // Issue 13 (defect 5): an unknown outcome settled by its record reads as
+                    // what the record says (cancelled, failed, confirmed).
+                    if send.outcome_unknown()
+                        && let Reconciliation::Found(r) = &result
+                    {
+                        let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
+                        settle_unknown_note(view.transcript_mut(), &request_id, &r.progress);
+                    }
+                    // Reconciled as far as the server allows (no record; no route): nothing
+                    // will confirm it, so its text goes back to the draft once (never resent).
+                    let ended_here =
+                        matches!(result, Reconciliation::Absent | Reconciliation::NotServed)
+                            && !matches!(
+                                send.reconciliation,
+                                Some(Reconciliation::Absent | Reconciliation::NotServed)
+                            );
+                    if send.outcome_unknown()
+                        && ended_here
+                        && let Some(workspace) = &self.workspace
+                    {
+                        self.effects.push(ChatEffect::RestoreDraft {
+                            workspace: workspace.0.clone(),
+                            keeper: self.keeper.clone(),
+                            text: send.text.to_string(),
+                        });
+                    }
+                    if let Reconciliation::Found(r) = &result
+                        && matches!(
+                            r.progress.state(),
+                            OperationState::Running
+                                | OperationState::Succeeded
+                                | OperationState::Failed
+                                | OperationState::Cancelled
+                        )
+                    {
+                        // The run started (or ended): the input was processed (C-34).
+                        send.promoted = true;
+                    }
+                    send.reconciliation = Some(result);
+                }
+                self.sync_entry(&request_id);
+            }
+            // Turn control receipts land in the chat surface's books (`control::sync`).
+            ChatObservation::Control(_) => {}
+        }
+    }
+
+    fn newest_page(&mut self, page: &ChatHistoryPage) {
+        self.history = HistoryState::Ready;
+        self.has_more = page.has_more;
+        self.older_failure = None;
+        let mut transcript = Transcript::new();
+        transcript.extend_history(&page.messages, &self.keeper);
+        // C-50: the operator's row keeps the rail its live twin had, where the evidence is exact.
+        let known: Vec<KnownTurn<'_>> = self
+            .sends
+            .iter()
+            .filter_map(|(id, s)| {
+                s.turn_ref().map(|turn_ref| KnownTurn {
+                    request_id: id,
+                    text: &s.text,
+                    turn_ref,
+                })
+            })
+            .collect();
+        bind_operator_rows(&mut transcript, &known);
+        // A fresh view: the newest window replaces everything shown (older pages included).
+        *self.view() = TranscriptView::new(transcript, self.theme);
+        self.live.clear();
+        // Processed inputs are in the history now; only the pending ones are re-added, and
+        // the rows of sends the history never holds: a refusal (C-8: failure rows never
+        // fold) and an outcome reconciled as far as the server allows.
+        let ids: Vec<String> = self
+            .sends
+            .iter()
+            .filter(|(_, s)| {
+                s.pending_state().is_some()
+                    || s.refusal().is_some()
+                    || s.unknown_standing().is_some()
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ids {
+            self.sync_entry(&id);
+        }
+        // An admission's interrupt error is never in the history: it stays (C-44). Only its
+        // rows: the input itself is in the history now.
+        let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
+        let t = view.transcript_mut();
+        for (id, send) in &self.sends {
+            if let Some(block) = send
+                .admission
+                .as_ref()
+                .filter(|b| b.interrupt_error.is_some())
+            {
+                for row in admission::rows(id, block) {
+                    if matches!(row.kind, EntryKind::Failure(_)) && t.get(&row.id).is_none() {
+                        t.upsert(row);
+                    }
+                }
+            }
+        }
+    }
+
+    fn restore(&mut self, restored: RestoredSend) {
+        let phase = match (restored.live, restored.now) {
+            (Some(ticket), _) => {
+                self.owned.insert(ticket);
+                match restored.stored {
+                    SaveRowState::Written => SendPhase::Written,
+                    SaveRowState::Sending => SendPhase::Sending,
+                    _ => SendPhase::Accepted(OperationState::Queued),
+                }
+            }
+            // An earlier run stopped before it left: nothing reached the Keeper.
+            (None, Some(SaveClass::NotSent)) => SendPhase::Ended(SendOutcome::NotSent {
+                cause: refusal::RESTORED_UNSENT.into(),
+            }),
+            (None, _) => SendPhase::Restored,
+        };
+        if let SendPhase::Ended(outcome) = &phase
+            && outcome.keeps_draft()
+            && !self.sends.contains_key(&restored.request_id)
+            && let Some(workspace) = &self.workspace
+        {
+            self.effects.push(ChatEffect::RestoreDraft {
+                workspace: workspace.0.clone(),
+                keeper: self.keeper.clone(),
+                text: restored.text.clone(),
+            });
+        }
+        let entry = self
+            .sends
+            .entry(restored.request_id.clone())
+            .or_insert_with(|| PendingSend::new(Arc::from(restored.text.as_str()), phase.clone()));
+        if !matches!(entry.phase, SendPhase::Ended(_)) {
+            entry.phase = phase;
+        }
+        self.sync_entry(&restored.request_id);
+    }
+
+    /// C-37: the input a binding names joins its execution by the triple (request id, this
+    /// chat's Keeper, its body); a binding on another Keeper's stream, or naming no input of
+    /// this chat, is counted and traced, never attached.
+    fn bind_batch(&mut self, stream_keeper: &str, binding: &BatchBinding) {
+        let (execution, operation) = (&binding.execution_id, &binding.operation_id);
+        if stream_keeper != self.keeper {
+            self.batches
+                .refuse(batch::Refused::OtherKeeper, execution, operation);
+            return;
+        }
+        match self.sends.get(operation) {
+            Some(send) => {
+                self.batches
+                    .bind(execution, operation, &self.keeper, &send.text);
+            }
+            None => self
+                .batches
+                .refuse(batch::Refused::UnknownRequest, execution, operation),
+        }
+    }
+}
