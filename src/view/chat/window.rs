@@ -7,24 +7,22 @@
 //!   not re-measure the whole transcript; a huge body keeps its per-chunk heights, so showing
 //!   its end wraps only its last chunks.
 //! - Gutters (rail, clock, mark, label, quote bar) are added per painted row from the plan.
+//!
+//! The caches and a block's rows and heights through them are in `chunk_rows.rs`.
 
 use super::gutter::{CHAT_MIN_HISTORY_ROWS, CHAT_MIN_TERMINAL_COLS, GutterLayout};
-use super::marks::Role;
-use super::measure::{MeasureJob, Measured, block_chunk_lines};
+use super::measure::{MeasureJob, Measured};
 use super::model::Transcript;
 use super::modes::{ViewModes, ViewToggle};
 use super::paint::{Painter, date_row, gutter, header};
 use super::plan::{PlannedBlock, build_plan};
 use super::project::ProjectCtx;
-use super::repeat::body_rows;
 use super::style::ChatStyle;
-use super::wrap::LogicalLine;
 use crate::view::text::fit_width;
 use crate::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Where the window sits.
@@ -74,40 +72,12 @@ struct LayoutKey {
     color: bool,
 }
 
-const ROW_CACHE_CHUNKS: usize = 4096;
-
 /// Layout generations are unique across views, so a measurement made for a view that was
 /// since replaced (a reload, another Keeper) never fills the new one's cache.
 fn next_generation() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(1);
     NEXT.fetch_add(1, Ordering::Relaxed)
-}
-type Rows = Arc<Vec<Line<'static>>>;
-
-#[derive(Default)]
-struct Caches {
-    rows: HashMap<(u64, u32), (Rows, u64)>,
-    tick: u64,
-    /// Body height of each chunk, per content key.
-    heights: HeightCache,
-}
-
-impl Caches {
-    fn clear(&mut self) {
-        self.rows.clear();
-        self.heights.clear();
-    }
-
-    fn evict(&mut self) {
-        if self.rows.len() <= ROW_CACHE_CHUNKS {
-            return;
-        }
-        let mut ticks: Vec<u64> = self.rows.values().map(|(_, t)| *t).collect();
-        ticks.sort_unstable();
-        let cut = ticks.get(ticks.len() / 2).copied().unwrap_or(0);
-        self.rows.retain(|_, (_, t)| *t > cut);
-    }
 }
 
 /// The Keeper chat transcript projected into rows.
@@ -268,121 +238,6 @@ impl TranscriptView {
             self.block_heights = vec![UNKNOWN; self.plan.len()];
         }
         layout
-    }
-
-    /// Logical lines of one chunk of a block's body (details appended to the last chunk):
-    /// the one projection the frame, the scroll and an off-actor `/find` share (C-74).
-    fn chunk_lines(&self, block: &PlannedBlock, chunk: usize) -> Vec<LogicalLine> {
-        block_chunk_lines(self.transcript.entries(), &self.ctx(), block, chunk)
-    }
-
-    fn body_width(&self, layout: &GutterLayout, block: &PlannedBlock) -> usize {
-        layout.body_width(block.role == Role::Inbound)
-    }
-
-    /// Wrapped rows of one chunk, built now; its height goes to the height cache.
-    fn build_chunk_rows(
-        &mut self,
-        layout: &GutterLayout,
-        bi: usize,
-        chunk: usize,
-    ) -> Vec<Line<'static>> {
-        let Some(block) = self.plan.get(bi) else {
-            return Vec::new();
-        };
-        let lines = self.chunk_lines(block, chunk);
-        let rows = body_rows(
-            &lines,
-            self.body_width(layout, block),
-            block.role,
-            self.style,
-        );
-        let count = block.chunk_count();
-        let heights = self.caches.heights.entry(block.key, count);
-        if let Some(h) = heights.get_mut(chunk) {
-            *h = rows.len() as u32;
-        }
-        rows
-    }
-
-    /// Wrapped rows of one chunk (cached).
-    fn chunk_rows(&mut self, layout: &GutterLayout, bi: usize, chunk: usize) -> Rows {
-        let Some(block) = self.plan.get(bi) else {
-            return Arc::new(Vec::new());
-        };
-        let key = (block.key, chunk as u32);
-        self.caches.tick += 1;
-        let tick = self.caches.tick;
-        if let Some((rows, used)) = self.caches.rows.get_mut(&key) {
-            *used = tick;
-            return rows.clone();
-        }
-        let rows = Arc::new(self.build_chunk_rows(layout, bi, chunk));
-        self.caches.rows.insert(key, (rows.clone(), tick));
-        self.caches.evict();
-        rows
-    }
-
-    fn chunk_height(&mut self, layout: &GutterLayout, bi: usize, chunk: usize) -> usize {
-        self.chunk_height_keeping(layout, bi, chunk, true)
-    }
-
-    /// A chunk's height; an unknown one is measured by wrapping it, and its rows are kept in
-    /// the row cache only when `keep_rows` (a chunk about to be painted). A measurement of
-    /// rows no frame paints keeps the height alone (issue 15: measuring 100k entries filled
-    /// the row cache with rows nobody looked at).
-    fn chunk_height_keeping(
-        &mut self,
-        layout: &GutterLayout,
-        bi: usize,
-        chunk: usize,
-        keep_rows: bool,
-    ) -> usize {
-        let known = self
-            .plan
-            .get(bi)
-            .and_then(|b| self.caches.heights.get(&b.key))
-            .and_then(|h| h.get(chunk).copied())
-            .filter(|h| *h != UNKNOWN);
-        match known {
-            Some(h) => h as usize,
-            None if keep_rows => self.chunk_rows(layout, bi, chunk).len(),
-            None => self.build_chunk_rows(layout, bi, chunk).len(),
-        }
-    }
-
-    fn body_height(&mut self, layout: &GutterLayout, bi: usize) -> usize {
-        self.body_height_keeping(layout, bi, true)
-    }
-
-    fn body_height_keeping(&mut self, layout: &GutterLayout, bi: usize, keep_rows: bool) -> usize {
-        let count = self.plan.get(bi).map_or(0, PlannedBlock::chunk_count);
-        (0..count)
-            .map(|c| self.chunk_height_keeping(layout, bi, c, keep_rows))
-            .sum()
-    }
-
-    fn block_height(&mut self, layout: &GutterLayout, bi: usize) -> usize {
-        self.block_height_keeping(layout, bi, true)
-    }
-
-    /// [`Self::block_height`] of a block the frame measures without painting it.
-    fn measured_height(&mut self, layout: &GutterLayout, bi: usize) -> usize {
-        self.block_height_keeping(layout, bi, false)
-    }
-
-    fn block_height_keeping(&mut self, layout: &GutterLayout, bi: usize, keep_rows: bool) -> usize {
-        if let Some(&h) = self.block_heights.get(bi)
-            && h != UNKNOWN
-        {
-            return h as usize;
-        }
-        let ctx = self.plan.get(bi).map_or(0, PlannedBlock::ctx_rows);
-        let h = ctx + self.body_height_keeping(layout, bi, keep_rows);
-        if let Some(slot) = self.block_heights.get_mut(bi) {
-            *slot = h as u32;
-        }
-        h
     }
 
     /// Total rows of the transcript at `width` (measures every block once per layout; the
@@ -553,7 +408,10 @@ impl TranscriptView {
 mod anchor;
 #[path = "heights.rs"]
 mod heights;
-use heights::{HeightCache, UNKNOWN};
+use heights::UNKNOWN;
+#[path = "chunk_rows.rs"]
+mod chunk_rows;
+use chunk_rows::Caches;
 #[path = "cut.rs"]
 mod cut;
 #[path = "find.rs"]
