@@ -13,6 +13,7 @@ use crate::actors::contract::{
     EventSink, GenerationCounter, IdentityState, SlotKey, SourceControl, SourceEvent, SourceHandle,
     SourceKey, Ticket,
 };
+use crate::actors::read::Running;
 use crate::protocol::admission::{ReadScope, WorkspaceId};
 use crate::protocol::client::{ClientError, HealthAnswer, WorkspaceClient};
 use crate::protocol::health::Health;
@@ -179,7 +180,8 @@ pub struct WorkspaceState {
     args: WorkspaceArgs,
     identity: IdentityState,
     sources: BTreeMap<SourceKey, SourceHandle>,
-    probe: Option<(Ticket<HealthProbe>, tokio::task::JoinHandle<()>)>,
+    /// The probe in flight (aborted when dropped).
+    probe: Option<Running<HealthProbe>>,
     timer: Option<tokio::task::JoinHandle<Result<(), ractor::MessagingErr<WorkspaceMsg>>>>,
 }
 
@@ -233,9 +235,7 @@ impl Drop for WorkspaceState {
         if let Some(t) = self.timer.take() {
             t.abort();
         }
-        if let Some((_, p)) = self.probe.take() {
-            p.abort();
-        }
+        // The probe in flight is aborted as it is dropped, after the timer.
     }
 }
 
@@ -289,7 +289,7 @@ impl Actor for WorkspaceActor {
                 let hold = matches!(state.identity, IdentityState::Confirmed { .. })
                     .then_some(client.config().health_hold)
                     .flatten();
-                let handle = tokio::spawn(async move {
+                let probe = Running::spawn(ticket, async move {
                     stage::worker_enter(&worker_ticket);
                     let started = std::time::Instant::now();
                     let result = client.health_watch(hold).await;
@@ -305,7 +305,7 @@ impl Actor for WorkspaceActor {
                         took,
                     });
                 });
-                state.probe = Some((ticket, handle));
+                state.probe = Some(probe);
             }
             WorkspaceMsg::ProbeReturned {
                 ticket,
@@ -317,7 +317,7 @@ impl Actor for WorkspaceActor {
                     Err(e) => e.class().to_string(),
                 };
                 stage::observe(&ticket, &outcome);
-                if state.probe.as_ref().map(|(t, _)| t) != Some(&ticket) {
+                if state.probe.as_ref().map(|p| &p.ticket) != Some(&ticket) {
                     stage::reject(&ticket, "late_after_retire");
                     return Ok(());
                 }

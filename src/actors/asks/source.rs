@@ -18,6 +18,7 @@ use crate::actors::contract::{
     IdentityState, Outlet, Payload, SlotKey, SourceContext, SourceControl, SourceHandle, SourceKey,
     SourceSpawner, Ticket,
 };
+use crate::actors::read::{Running, epoch_change};
 use crate::protocol::admission::ReadAuthority;
 use crate::protocol::client::{QueryString, path_segment};
 use crate::protocol::transcript::TurnTranscript;
@@ -56,26 +57,14 @@ pub enum AsksMsg {
 
 crate::source_message!(AsksMsg, command: AsksCommand);
 
-/// A worker in flight: its ticket and its task (aborted when dropped).
-struct Running {
-    ticket: Ticket<AsksSlot>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
 pub struct AsksState {
     ctx: SourceContext,
     outlet: Outlet<AsksSlot, AsksObservation>,
     authority: Option<ReadAuthority>,
     /// The one follow-up read in flight.
-    follow: Option<Running>,
+    follow: Option<Running<AsksSlot>>,
     /// Transcript reads in flight, per pinned turn.
-    transcripts: HashMap<TurnTarget, Running>,
+    transcripts: HashMap<TurnTarget, Running<AsksSlot>>,
 }
 
 impl AsksState {
@@ -87,33 +76,14 @@ impl AsksState {
         }
     }
 
-    /// Cancels a running worker: abort, retire its ticket (the view marks what it had not
-    /// received as unconfirmed; what it received stays, K-3, K-11).
-    fn cancel(&self, running: Running, reason: &str) {
-        stage::cancel_requested(&running.ticket, reason);
-        running.task.abort();
-        stage::retire(&running.ticket, reason);
-        self.outlet.retired(running.ticket.clone());
-        stage::unregistered(&running.ticket, reason);
-    }
-
     fn identity(&mut self, identity: IdentityState) {
         let next = identity.authority();
-        let same = match (&self.authority, &next) {
-            (Some(a), Some(b)) => a.scope == b.scope,
-            _ => false,
-        };
-        if !same {
-            let reason = if next.is_some() {
-                "new_epoch"
-            } else {
-                "withdrawn"
-            };
+        if let Some(reason) = epoch_change(self.authority.as_ref(), next.as_ref()) {
             if let Some(running) = self.follow.take() {
-                self.cancel(running, reason);
+                running.cancel(&self.outlet, reason);
             }
             for (_, running) in std::mem::take(&mut self.transcripts) {
-                self.cancel(running, reason);
+                running.cancel(&self.outlet, reason);
             }
         }
         self.authority = next;
@@ -131,13 +101,13 @@ impl AsksState {
             return;
         }
         if let Some(running) = self.follow.take() {
-            self.cancel(running, "new_answer");
+            running.cancel(&self.outlet, "new_answer");
         }
         let ticket = self.ticket(slot, &auth);
         stage::dispatch(&ticket);
         self.outlet.dispatched(ticket.clone());
         let (to, t, client) = (myself.clone(), ticket.clone(), self.ctx.client.clone());
-        let task = tokio::spawn(async move {
+        let worker = Running::spawn(ticket, async move {
             stage::worker_enter(&t);
             let steps = (to.clone(), t.clone());
             let read = read_follow_up(client, auth, ask, move |step| {
@@ -165,7 +135,7 @@ impl AsksState {
                 });
             }
         });
-        self.follow = Some(Running { ticket, task });
+        self.follow = Some(worker);
     }
 
     fn transcript(&mut self, myself: &ActorRef<AsksMsg>, target: TurnTarget) {
@@ -183,7 +153,7 @@ impl AsksState {
         self.outlet.dispatched(ticket.clone());
         let (to, t, client) = (myself.clone(), ticket.clone(), self.ctx.client.clone());
         let asked = target.clone();
-        let task = tokio::spawn(async move {
+        let worker = Running::spawn(ticket, async move {
             stage::worker_enter(&t);
             let path = transcript_target(&asked);
             let read = async {
@@ -210,7 +180,7 @@ impl AsksState {
                 }
             }
         });
-        self.transcripts.insert(target, Running { ticket, task });
+        self.transcripts.insert(target, worker);
     }
 
     /// Whether `ticket` owns its slot's worker.
@@ -231,7 +201,7 @@ impl AsksState {
             AsksSlot::Transcript(target) => self.transcripts.remove(target),
         };
         if let Some(running) = running {
-            stage::unregistered(&running.ticket, "finished");
+            running.finished();
         }
     }
 

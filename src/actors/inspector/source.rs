@@ -14,6 +14,7 @@ use crate::actors::contract::{
     IdentityState, Outlet, Payload, SlotKey, SourceContext, SourceControl, SourceHandle, SourceKey,
     SourceSpawner, Ticket,
 };
+use crate::actors::read::{Running, epoch_change};
 use crate::protocol::admission::ReadAuthority;
 use crate::protocol::inspector::turn_records::DEFAULT_LIMIT;
 use crate::protocol::inspector::{
@@ -42,45 +43,19 @@ pub enum InspectorMsg {
 
 crate::source_message!(InspectorMsg, command: InspectorCommand);
 
-/// A worker in flight: its ticket and its task (aborted when dropped).
-struct Running {
-    ticket: Ticket<InspectorSlot>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
 pub struct InspectorState {
     ctx: SourceContext,
     outlet: Outlet<InspectorSlot, InspectorObservation>,
     authority: Option<ReadAuthority>,
-    running: HashMap<InspectorSlot, Running>,
+    running: HashMap<InspectorSlot, Running<InspectorSlot>>,
 }
 
 impl InspectorState {
-    fn cancel(&self, running: Running, reason: &str) {
-        stage::cancel_requested(&running.ticket, reason);
-        running.task.abort();
-        stage::retire(&running.ticket, reason);
-        self.outlet.retired(running.ticket.clone());
-        stage::unregistered(&running.ticket, reason);
-    }
-
     fn identity(&mut self, identity: IdentityState) {
         let next = identity.authority();
-        let same = matches!((&self.authority, &next), (Some(a), Some(b)) if a.scope == b.scope);
-        if !same {
-            let reason = if next.is_some() {
-                "new_epoch"
-            } else {
-                "withdrawn"
-            };
+        if let Some(reason) = epoch_change(self.authority.as_ref(), next.as_ref()) {
             for (_, running) in std::mem::take(&mut self.running) {
-                self.cancel(running, reason);
+                running.cancel(&self.outlet, reason);
             }
         }
         self.authority = next;
@@ -103,7 +78,7 @@ impl InspectorState {
         stage::dispatch(&ticket);
         self.outlet.dispatched(ticket.clone());
         let (to, t, client) = (myself.clone(), ticket.clone(), self.ctx.client.clone());
-        let task = tokio::spawn(async move {
+        let worker = Running::spawn(ticket, async move {
             stage::worker_enter(&t);
             let read = async {
                 match &t.slot {
@@ -145,7 +120,7 @@ impl InspectorState {
                 }
             }
         });
-        self.running.insert(slot, Running { ticket, task });
+        self.running.insert(slot, worker);
     }
 
     fn owns(&self, ticket: &Ticket<InspectorSlot>) -> bool {
@@ -163,7 +138,7 @@ impl InspectorState {
         }
         self.outlet.observed(ticket.clone(), observation);
         if let Some(running) = self.running.remove(&ticket.slot) {
-            stage::unregistered(&running.ticket, "finished");
+            running.finished();
         }
     }
 
@@ -172,7 +147,7 @@ impl InspectorState {
             stage::retire(&ticket, "worker_panicked");
             self.outlet.retired(ticket.clone());
             if let Some(running) = self.running.remove(&ticket.slot) {
-                stage::unregistered(&running.ticket, "finished");
+                running.finished();
             }
         }
     }

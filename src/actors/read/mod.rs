@@ -35,7 +35,7 @@ pub use owner::{
     DemandOutcome, IdentityOutcome, ReadOwner, Refusal, ReturnOutcome, SlotSnapshot, SlotSpec,
 };
 
-use crate::actors::contract::{Payload, SlotKey, Ticket};
+use crate::actors::contract::{Outlet, Payload, SlotKey, Ticket};
 use crate::protocol::admission::ReadAuthority;
 use crate::protocol::client::WorkspaceClient;
 use futures::future::BoxFuture;
@@ -134,5 +134,63 @@ impl WorkerHandle {
 impl Drop for WorkerHandle {
     fn drop(&mut self) {
         self.0.abort();
+    }
+}
+
+/// Why an identity change ends the reads of a source that keeps its own slots: `None` while
+/// the confirmed scope stays; `new_epoch` for another confirmed scope; `withdrawn` for none
+/// (G-6: nothing is read without a confirmed epoch).
+pub fn epoch_change(
+    current: Option<&ReadAuthority>,
+    next: Option<&ReadAuthority>,
+) -> Option<&'static str> {
+    match (current, next) {
+        (Some(a), Some(b)) if a.scope == b.scope => None,
+        (_, Some(_)) => Some("new_epoch"),
+        (_, None) => Some("withdrawn"),
+    }
+}
+
+/// A worker in flight: the ticket it reads under and its task, aborted when dropped. The one
+/// definition for every owner of workers: [`ReadOwner`]'s slots, the command-driven sources
+/// that keep their own slots (turn inspector, Asks) and the workspace actor's `/health` probe.
+#[derive(Debug)]
+pub struct Running<S> {
+    pub ticket: Ticket<S>,
+    worker: WorkerHandle,
+}
+
+impl<S> Running<S> {
+    /// Spawns `work` as the worker of `ticket`.
+    pub fn spawn<F>(ticket: Ticket<S>, work: F) -> Self
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        Self {
+            ticket,
+            worker: WorkerHandle(tokio::spawn(work)),
+        }
+    }
+
+    /// Aborts the task now (dropping the handle aborts it too).
+    pub fn abort(&self) {
+        self.worker.abort();
+    }
+}
+
+impl<S: SlotKey> Running<S> {
+    /// Cancels the worker and retires its ticket to the surface's inbox (the view marks what
+    /// it had not received as unconfirmed; what it received stays, K-3, K-11).
+    pub fn cancel<P: Send + 'static>(self, outlet: &Outlet<S, P>, reason: &str) {
+        crate::timeline::stage::cancel_requested(&self.ticket, reason);
+        self.abort();
+        crate::timeline::stage::retire(&self.ticket, reason);
+        outlet.retired(self.ticket.clone());
+        crate::timeline::stage::unregistered(&self.ticket, reason);
+    }
+
+    /// Forgets a worker that ended by itself (nothing left to abort).
+    pub fn finished(self) {
+        crate::timeline::stage::unregistered(&self.ticket, "finished");
     }
 }

@@ -1,6 +1,6 @@
 //! [`ReadOwner`]: the per-source owner of read slots (see the module docs of `read`).
 
-use super::{ExplicitPolicy, Reader, ReturnSink, WorkerFault, WorkerHandle, WorkerReturn};
+use super::{ExplicitPolicy, Reader, ReturnSink, Running, WorkerFault, WorkerReturn};
 use crate::actors::contract::{
     DemandKind, GenerationCounter, IdentityState, Payload, SlotEvent, SlotKey, SlotSink, Ticket,
 };
@@ -40,14 +40,9 @@ impl<S: SlotKey, P> SlotSpec<S, P> {
     }
 }
 
-struct InFlight<S> {
-    ticket: Ticket<S>,
-    worker: WorkerHandle,
-}
-
 struct ReadSlot<S, P> {
     spec: SlotSpec<S, P>,
-    in_flight: Option<InFlight<S>>,
+    in_flight: Option<Running<S>>,
     /// Exactly one follow-up read after the in-flight one (Coalesce).
     follow_up: bool,
     /// Demand that could not be served (no epoch, or withdrawn mid-read); served on the next
@@ -359,7 +354,7 @@ impl<S: SlotKey, P: Payload, R: ReturnSink<S, P>> ReadOwner<S, P, R> {
         let in_flight = self.slots[i].in_flight.take()?;
         let ticket = in_flight.ticket.clone();
         stage::cancel_requested(&ticket, reason);
-        in_flight.worker.abort();
+        in_flight.abort();
         self.view.slot_event(SlotEvent::Retired(ticket.clone()));
         stage::retire(&ticket, reason);
         drop(in_flight);
@@ -382,7 +377,7 @@ impl<S: SlotKey, P: Payload, R: ReturnSink<S, P>> ReadOwner<S, P, R> {
         let client = self.client.clone();
         let returns = self.returns.clone();
         let worker_ticket = ticket.clone();
-        let handle = tokio::spawn(async move {
+        let worker = Running::spawn(ticket.clone(), async move {
             stage::worker_enter(&worker_ticket);
             let read = async move { reader(auth, client).await };
             let result = AssertUnwindSafe(read)
@@ -399,10 +394,7 @@ impl<S: SlotKey, P: Payload, R: ReturnSink<S, P>> ReadOwner<S, P, R> {
                 result,
             });
         });
-        slot.in_flight = Some(InFlight {
-            ticket: ticket.clone(),
-            worker: WorkerHandle(handle),
-        });
+        slot.in_flight = Some(worker);
         slot.wanted = false;
         Some(ticket)
     }
@@ -410,7 +402,7 @@ impl<S: SlotKey, P: Payload, R: ReturnSink<S, P>> ReadOwner<S, P, R> {
 
 impl<S: SlotKey, P: Payload, R: ReturnSink<S, P>> Drop for ReadOwner<S, P, R> {
     fn drop(&mut self) {
-        // Workers die with their owner (WorkerHandle aborts on drop); nothing is retired here
+        // Workers die with their owner (Running aborts on drop); nothing is retired here
         // because the view learns of a dead source from the supervisor (SourceRestarted).
         for slot in &mut self.slots {
             if let Some(f) = slot.in_flight.take() {

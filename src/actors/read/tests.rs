@@ -456,3 +456,27 @@ async fn every_ticket_stage_carries_source_generation_and_epoch() {
         ]
     );
 }
+
+/// G-6: a source keeping its own slots ends its reads on a new epoch or a withdrawal, never
+/// while the confirmed scope stays (a changed admission mode alone keeps them).
+#[test]
+fn g6_epoch_change_ends_reads_unless_the_scope_stays() {
+    let authority = |workspace: &str, epoch: u64, mode| ReadAuthority {
+        scope: ReadScope {
+            workspace: WorkspaceId(workspace.to_string()),
+            epoch,
+        },
+        expected_root: workspace.to_string(),
+        mode,
+    };
+    let a = authority("/ws/a", 1, AdmissionMode::Receipt);
+    let same = authority("/ws/a", 1, AdmissionMode::Health);
+    let later = authority("/ws/a", 2, AdmissionMode::Receipt);
+    let other = authority("/ws/b", 1, AdmissionMode::Receipt);
+    assert_eq!(epoch_change(Some(&a), Some(&same)), None);
+    assert_eq!(epoch_change(Some(&a), Some(&later)), Some("new_epoch"));
+    assert_eq!(epoch_change(Some(&a), Some(&other)), Some("new_epoch"));
+    assert_eq!(epoch_change(None, Some(&a)), Some("new_epoch"));
+    assert_eq!(epoch_change(Some(&a), None), Some("withdrawn"));
+    assert_eq!(epoch_change(None, None), Some("withdrawn"));
+}
