@@ -16,12 +16,12 @@
 use crate::server::http::{
     ApiResult, Guard, Read, clamp_limit, error_body, json_ok, parse_query, query_get, with_echo,
 };
-use crate::server::routes::keeper_detail::{invalid_name, valid_name};
+use crate::server::routes::keeper_read::{KeeperName, keeper_ok};
 use crate::server::state::AppState;
 use crate::server::store::now_unix;
 use crate::server::store::turn_records as store;
 use axum::Router;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::routing::get;
 use serde_json::{Value, json};
@@ -53,18 +53,13 @@ fn health(
 async fn turn_records(
     _: Guard<Read>,
     State(state): State<AppState>,
-    Path(name): Path<String>,
+    keeper: KeeperName,
     RawQuery(raw): RawQuery,
 ) -> ApiResult {
-    if !valid_name(&name) {
-        return Ok(invalid_name(&name));
-    }
     let q = parse_query(raw.as_deref());
     let limit = clamp_limit(query_get(&q, "limit"), 50, 1, 500);
-    let n = name.clone();
-    let (records, skipped) = state
-        .store()
-        .read(move |c| store::recent(c, &n, limit))
+    let (records, skipped) = keeper
+        .read(&state, move |c, n| store::recent(c, n, limit))
         .await?;
     let latest_ts = records
         .iter()
@@ -80,7 +75,7 @@ async fn turn_records(
         .map(|r| json!({"record": r, "diff_vs_prev": null}))
         .collect();
     let body = json!({
-        "keeper": name,
+        "keeper": keeper.0,
         "count": entries.len(),
         "skipped_rows": skipped,
         "source": "turn_record",
@@ -96,7 +91,7 @@ async fn turn_records(
         "stale_reason": stale_reason,
         "entries": entries,
     });
-    Ok(with_echo(json_ok(body), &["keeper"]))
+    Ok(keeper_ok(body))
 }
 
 /// `<trace>#<turn>` with a non-empty trace and an integer turn (MASC `Ids.Turn_ref.of_string`:
@@ -110,12 +105,9 @@ fn valid_turn_ref(turn_ref: &str) -> bool {
 async fn provider_input(
     _: Guard<Read>,
     State(state): State<AppState>,
-    Path(name): Path<String>,
+    keeper: KeeperName,
     RawQuery(raw): RawQuery,
 ) -> ApiResult {
-    if !valid_name(&name) {
-        return Ok(invalid_name(&name));
-    }
     let q = parse_query(raw.as_deref());
     let Some(turn_ref) = query_get(&q, "turn_ref").map(str::to_string) else {
         return Ok(error_body(StatusCode::BAD_REQUEST, "turn_ref is required"));
@@ -126,10 +118,9 @@ async fn provider_input(
             &format!("invalid turn_ref: {turn_ref}"),
         ));
     }
-    let (n, t) = (name.clone(), turn_ref.clone());
-    let found = state
-        .store()
-        .read(move |c| store::provider_input(c, &n, &t))
+    let t = turn_ref.clone();
+    let found = keeper
+        .read(&state, move |c, n| store::provider_input(c, n, &t))
         .await?;
     Ok(match found {
         Some(Value::Object(mut body)) => {

@@ -5,11 +5,12 @@ use crate::server::http::{
     ApiResult, Guard, Operator, Public, Read, clamp_limit, error_body, gate_error, json_ok,
     json_status, parse_query, query_get, with_echo,
 };
+use crate::server::routes::keeper_read::{KeeperName, keeper_ok};
 use crate::server::state::AppState;
 use crate::server::store::keeper_detail::{self as store, DetailRead};
 use crate::server::store::now_unix;
 use axum::Router;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::get;
@@ -23,30 +24,17 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/dashboard/gate", get(dashboard_gate))
 }
 
-/// MASC's keeper-name check, as far as the demo needs it: non-empty, no path or control
-/// characters (names are otherwise Unicode, e.g. `하늘`).
-pub(crate) fn valid_name(name: &str) -> bool {
-    !name.trim().is_empty()
-        && name.len() <= 128
-        && !name
-            .chars()
-            .any(|c| c.is_control() || matches!(c, '/' | '\\'))
-        && name != "."
-        && name != ".."
-}
-
-pub(crate) fn invalid_name(name: &str) -> Response {
-    error_body(
-        StatusCode::BAD_REQUEST,
-        &format!("invalid keeper name: {name}"),
-    )
-}
-
-fn not_found(name: &str) -> Response {
-    error_body(
-        StatusCode::NOT_FOUND,
-        &format!("keeper \"{name}\" not found"),
-    )
+/// A §14.8/§14.9 read's answer: its body, 404 for an unknown Keeper, else `failed`'s answer
+/// to why the Keeper could not be read.
+fn answer(read: DetailRead, name: &str, failed: impl FnOnce(String) -> Response) -> Response {
+    match read {
+        DetailRead::Found(body) => keeper_ok(body),
+        DetailRead::Unknown => error_body(
+            StatusCode::NOT_FOUND,
+            &format!("keeper \"{name}\" not found"),
+        ),
+        DetailRead::MetaUnreadable(why) | DetailRead::StoreUnreadable(why) => failed(why),
+    }
 }
 
 /// §14.7: gate envelope errors; 404 `unknown keeper: <name>`; 502 when the status tool fails
@@ -81,26 +69,11 @@ async fn keeper_status(
 }
 
 /// §14.8: 400 invalid name, 404 unknown Keeper, 500 metadata unreadable.
-async fn context(
-    _: Guard<Read>,
-    State(state): State<AppState>,
-    Path(name): Path<String>,
-) -> ApiResult {
-    if !valid_name(&name) {
-        return Ok(invalid_name(&name));
-    }
-    let n = name.clone();
-    let read = state
-        .store()
-        .read(move |c| store::keeper_context(c, &n))
-        .await?;
-    Ok(match read {
-        DetailRead::Found(body) => with_echo(json_ok(body), &["keeper"]),
-        DetailRead::Unknown => not_found(&name),
-        DetailRead::MetaUnreadable(why) | DetailRead::StoreUnreadable(why) => {
-            error_body(StatusCode::INTERNAL_SERVER_ERROR, &why)
-        }
-    })
+async fn context(_: Guard<Read>, State(state): State<AppState>, keeper: KeeperName) -> ApiResult {
+    let read = keeper.read(&state, store::keeper_context).await?;
+    Ok(answer(read, &keeper.0, |why| {
+        error_body(StatusCode::INTERNAL_SERVER_ERROR, &why)
+    }))
 }
 
 /// §14.9: `limit` default 200, clamped 1–200; 500 `metrics_read_failed` when the store cannot
@@ -108,27 +81,20 @@ async fn context(
 async fn metrics_tail(
     _: Guard<Read>,
     State(state): State<AppState>,
-    Path(name): Path<String>,
+    keeper: KeeperName,
     RawQuery(raw): RawQuery,
 ) -> ApiResult {
-    if !valid_name(&name) {
-        return Ok(invalid_name(&name));
-    }
     let q = parse_query(raw.as_deref());
     let limit = clamp_limit(query_get(&q, "limit"), 200, 1, 200);
-    let n = name.clone();
-    let read = state
-        .store()
-        .read(move |c| store::keeper_metrics_tail(c, &n, limit))
+    let read = keeper
+        .read(&state, move |c, n| store::keeper_metrics_tail(c, n, limit))
         .await?;
-    Ok(match read {
-        DetailRead::Found(body) => with_echo(json_ok(body), &["keeper"]),
-        DetailRead::Unknown => not_found(&name),
-        DetailRead::MetaUnreadable(why) | DetailRead::StoreUnreadable(why) => json_status(
+    Ok(answer(read, &keeper.0, |why| {
+        json_status(
             StatusCode::INTERNAL_SERVER_ERROR,
             json!({"error": "metrics_read_failed", "detail": why}),
-        ),
-    })
+        )
+    }))
 }
 
 /// §14.4: the workspace Gate mode (the demo workspace runs Auto Judge, configured).

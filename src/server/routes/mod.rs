@@ -17,6 +17,7 @@ pub mod inspector;
 pub mod keeper_config;
 pub mod keeper_detail;
 pub mod keeper_ops;
+pub(crate) mod keeper_read;
 pub mod keepers;
 pub mod operator;
 pub mod runtime;
