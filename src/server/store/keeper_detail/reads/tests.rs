@@ -1,11 +1,12 @@
 //! The keeper detail store's own tests: every seeded Keeper decodes with the client's
 //! decoders, and the metrics tail is the newest rows, oldest first.
 
+use super::super::SEED;
 use super::*;
 use crate::protocol::keeper_detail::{
     ContextObservation, KeeperStatus, LiveContext, MetricsRowKind, MetricsTail,
 };
-use crate::server::store::Store;
+use crate::server::store::{SEED_EPOCH, Store};
 
 async fn read<T: Send + 'static>(
     store: &Store,
