@@ -15,17 +15,23 @@ pub mod logs;
 pub mod ops;
 pub mod paint;
 pub mod retain;
+mod row;
 pub mod settings;
 pub mod settings_doc;
 
 pub use detail_fields::detail_lines;
+pub use row::{Written, paint_row, row_line, turn_age};
+#[cfg(test)]
+use row::{flag, proactive, sandbox};
 
-use super::widgets::{effective_offset, not_served_any_more, not_served_text, status_mark};
+use super::widgets::{effective_offset, not_served_any_more, not_served_text};
 use super::{ProjectionCtx, RosterUi};
-use crate::protocol::keepers::{ActivationMode, KeeperRoster, KeeperRow, KeeperRowSlot};
+#[cfg(test)]
+use crate::protocol::keepers::KeeperRow;
+use crate::protocol::keepers::{KeeperRoster, KeeperRowSlot};
 use crate::view::fetched::{Fetched, Observed};
 use crate::view::model::Model;
-use crate::view::text::{display_width, fit_middle, fit_width, pad_to, sanitize};
+use crate::view::text::{fit_width, pad_to, sanitize};
 use crate::view::theme::{Theme, Tone};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -62,132 +68,7 @@ impl Columns {
 /// the value (S0: marks are shapes, never `?`).
 pub const UNKNOWN_MARK: &str = "○";
 
-fn flag(value: Option<bool>) -> &'static str {
-    match value {
-        Some(true) => "✓",
-        Some(false) => "·",
-        None => UNKNOWN_MARK,
-    }
-}
-
-/// P: `proactive_enabled` when sent, else whether `activation_mode` is autonomous.
-fn proactive(row: &KeeperRow) -> &'static str {
-    match (row.proactive_enabled, row.activation_mode) {
-        (Some(p), _) => flag(Some(p)),
-        (None, Some(mode)) => flag(Some(mode == ActivationMode::Autonomous)),
-        (None, None) => UNKNOWN_MARK,
-    }
-}
-
-/// S: `meta.sandbox_profile` as D (docker), M (microvm), L (local), `-` absent, `○` other.
-fn sandbox(row: &KeeperRow) -> &'static str {
-    match row.sandbox_profile() {
-        Some("docker") => "D",
-        Some("microvm") => "M",
-        Some("local") => "L",
-        Some(_) => UNKNOWN_MARK,
-        None => "-",
-    }
-}
-
-/// Age of the current turn, from `turn_started_at` (unix seconds).
-pub fn turn_age(started_at: Option<f64>, now_unix: f64) -> String {
-    let Some(start) = started_at.filter(|s| s.is_finite()) else {
-        return "-".into();
-    };
-    let secs = (now_unix - start).max(0.0) as u64;
-    match secs {
-        0..=59 => format!("{secs}s"),
-        60..=3599 => format!("{}m", secs / 60),
-        3600..=86_399 => format!("{}h", secs / 3600),
-        _ => format!("{}d", secs / 86_400),
-    }
-}
-
-fn lifecycle_text(row: &KeeperRow, width: usize) -> String {
-    let mut phase = row
-        .phase
-        .as_deref()
-        .map(sanitize)
-        .unwrap_or("-".into())
-        .into_owned();
-    // The paused flag is only news when the phase does not already say so.
-    if row.paused == Some(true) && phase != "paused" {
-        phase = format!("paused {phase}");
-    }
-    match row.runtime_id.as_deref() {
-        Some(rt) => {
-            let phase = fit_width(&phase, width / 2).into_owned();
-            let room = width.saturating_sub(display_width(&phase) + 1);
-            format!("{phase} {}", fit_middle(&sanitize(rt), room))
-        }
-        None => format!("{phase} -"),
-    }
-}
-
-fn cell(text: &str, width: usize, style: ratatui::style::Style) -> Span<'static> {
-    Span::styled(pad_to(text, width), style)
-}
-
 const GAP: &str = " ";
-
-/// One roster row (already windowed: only visible rows are projected).
-pub fn row_line(slot: &KeeperRowSlot, cols: Columns, ctx: &ProjectionCtx) -> Line<'static> {
-    let theme = ctx.theme;
-    match slot {
-        KeeperRowSlot::Row(row) => {
-            let (mark, tone) = status_mark(row.status);
-            let health = format!("{mark} {}", row.status.as_str());
-            let task = row
-                .current_task
-                .as_deref()
-                .map(sanitize)
-                .unwrap_or("-".into());
-            Line::from(vec![
-                cell(&health, HEALTH_W, theme.style(tone)),
-                Span::raw(GAP),
-                cell(&sanitize(&row.name), KEEPER_W, theme.style(Tone::Strong)),
-                Span::raw(GAP),
-                Span::raw(flag(row.autoboot_enabled)),
-                Span::raw(GAP),
-                Span::raw(proactive(row)),
-                Span::raw(GAP),
-                Span::raw(sandbox(row)),
-                Span::raw(GAP),
-                cell(
-                    &turn_age(row.turn_started_at, ctx.now_unix),
-                    TURN_W,
-                    theme.style(Tone::Normal),
-                ),
-                Span::raw(GAP),
-                cell(
-                    &lifecycle_text(row, cols.lifecycle),
-                    cols.lifecycle,
-                    theme.style(Tone::Normal),
-                ),
-                Span::raw(GAP),
-                cell(&task, cols.task, theme.style(Tone::Normal)),
-            ])
-        }
-        KeeperRowSlot::Undecodable { name, error } => {
-            let name = name.as_deref().map(sanitize).unwrap_or("(no name)".into());
-            let why = format!(
-                "undecodable: {} at {}",
-                error.reason(),
-                sanitize(&error.path)
-            );
-            Line::from(vec![
-                cell("✗ bad row", HEALTH_W, theme.style(Tone::Bad)),
-                Span::raw(GAP),
-                cell(&name, KEEPER_W, theme.style(Tone::Strong)),
-                Span::raw(GAP),
-                cell("", 3 * 2 + TURN_W, theme.style(Tone::Normal)),
-                Span::raw(GAP),
-                cell(&why, cols.lifecycle + 1 + cols.task, theme.style(Tone::Bad)),
-            ])
-        }
-    }
-}
 
 pub fn heading_line(cols: Columns, theme: Theme) -> Line<'static> {
     let text = format!(

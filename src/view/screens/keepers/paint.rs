@@ -5,16 +5,23 @@
 //! segments every grapheme of the 200-cell padded row; a frame of 55 rows did that 11,000
 //! times. The cells of each painted row are kept with what they were painted for, and a frame
 //! copies them into its buffer when nothing they depend on changed; anything else paints the
-//! row as before (into a one-row buffer, whose cells are then both copied and kept). A row
-//! painted into its own empty one-row buffer has the cells it would have in the frame: the
-//! rows area of the frame is empty when the rows are painted, and a line touches only its row.
+//! row straight into the frame (`row::paint_row`: no `Line`, no one-row buffer) and keeps a
+//! copy of the cells it wrote ([`Written`]: an unstyled blank is left empty, and an empty cell
+//! is what it shows). Copying only those is what a later frame needs: the rows area of a frame
+//! is empty when the rows are painted (a whole frame's reset buffer, or a damaged frame's reset
+//! damage), and a row touches only its own line. A `Cell` copy costs ≈ 6–10 ns here (issue
+//! 15: measured; its symbol's clone is most of it), so the cells not copied are most of the
+//! saving.
 //!
 //! A new roster value does not throw the kept rows away: a kept row is used again when its
-//! slot in the new value is the one it was painted from (compared by content, once per value).
-//! A frame painted in part after a data change ([`KeptLines`], `retain::plan_data`) does not
-//! paint the lines the kept frame already shows as they are.
+//! slot in the new value is the one it was painted from (compared by content, once per value,
+//! against the value it was painted from, which the kept row holds instead of a clone of the
+//! slot). A frame painted in part after a data change ([`KeptLines`], `retain::plan_data`) does
+//! not paint the lines the kept frame already shows as they are, and does not keep the rows it
+//! repaints: the kept frame holds them from then on (a later whole frame paints them again).
 
-use super::{Columns, heading_line, row_line, turn_age};
+use super::row::Written;
+use super::{Columns, heading_line, paint_row, turn_age};
 use crate::protocol::keepers::{KeeperRoster, KeeperRowSlot};
 use crate::view::screens::ProjectionCtx;
 use crate::view::theme::Theme;
@@ -59,14 +66,50 @@ struct Rows {
 }
 
 struct Kept {
-    /// The slot the row was painted from: a new roster value may use the cells again when
-    /// its slot at the same index is equal.
-    slot: KeeperRowSlot,
+    /// The roster value the row was painted from (the slot at the row's index in it): a new
+    /// value may use the cells again when its slot at the same index is equal. Held, not
+    /// cloned (issue 15: a slot's clone cost more than painting the row); moved to the new
+    /// value once found equal in it, so an old value is let go.
+    value: Arc<KeeperRoster>,
     /// The roster value (`Rows::generation`) the slot was last found equal in.
     checked: u64,
     /// The TURN age text the row was painted with (the only part that reads the clock).
     turn: String,
+    /// The cells the row painter wrote ([`Written`]: the others are empty), run after run.
+    written: Written,
     cells: Vec<Cell>,
+}
+
+impl Kept {
+    fn empty(value: Arc<KeeperRoster>) -> Self {
+        Self {
+            value,
+            checked: 0,
+            turn: String::new(),
+            written: Written::default(),
+            cells: Vec::new(),
+        }
+    }
+
+    /// Copies the kept cells into the row of `line` (a slice of the frame's empty cells).
+    fn copy_into(&self, line: &mut [Cell]) {
+        let mut from = 0;
+        for &(first, end) in self.written.runs() {
+            let n = usize::from(end - first);
+            line[usize::from(first)..usize::from(end)]
+                .clone_from_slice(&self.cells[from..from + n]);
+            from += n;
+        }
+    }
+
+    /// Keeps the cells `written` of the row just painted into `line`.
+    fn keep(&mut self, line: &[Cell]) {
+        self.cells.clear();
+        for &(first, end) in self.written.runs() {
+            self.cells
+                .extend_from_slice(&line[usize::from(first)..usize::from(end)]);
+        }
+    }
 }
 
 /// Lines of a rows area (counted from its top) that the frame being painted already holds as
@@ -151,6 +194,9 @@ pub fn paint_rows(
         kept.generation = kept.generation.wrapping_add(1);
     }
     let generation = kept.generation;
+    // A frame that keeps lines is a damaged frame after a data change (`retain::plan_data`).
+    let keep = ctx.kept_roster_lines.is_empty();
+    let mut scratch = Written::default();
     for (i, slot) in roster.rows.iter().enumerate().skip(offset).take(page) {
         if only.is_some_and(|only| !only.contains(&i)) || ctx.kept_roster_lines.contains(i - offset)
         {
@@ -162,26 +208,37 @@ pub fn paint_rows(
         let turn = turn_text(slot, ctx);
         let start = buf.index_of(line_area.x, y);
         let end = start + width as usize;
-        let reused = match kept.rows.get_mut(&key) {
-            Some(row) if row.turn == turn && (row.checked == generation || row.slot == *slot) => {
-                row.checked = generation;
-                buf.content[start..end].clone_from_slice(&row.cells);
-                true
+        match kept.rows.get_mut(&key) {
+            Some(row)
+                if row.turn == turn
+                    && (row.checked == generation || row.value.rows.get(i) == Some(slot)) =>
+            {
+                if row.checked != generation {
+                    row.checked = generation;
+                    row.value = roster.clone();
+                }
+                row.copy_into(&mut buf.content[start..end]);
             }
-            _ => false,
-        };
-        if !reused {
-            let cells = paint_one(slot, key.1, cols, ctx, width);
-            buf.content[start..end].clone_from_slice(&cells);
-            kept.rows.insert(
-                key,
-                Kept {
-                    slot: slot.clone(),
-                    checked: generation,
-                    turn,
-                    cells,
-                },
-            );
+            _ if !keep => {
+                // A damaged frame after a data change: the kept frame holds the row from now
+                // on, so it is not copied here; a stale copy is let go (with its value).
+                kept.rows.remove(&key);
+                paint_row(slot, key.1, cols, ctx, line_area, buf, &mut scratch);
+            }
+            stale => {
+                // Painted straight into the frame (its rows area is empty: see the module),
+                // then kept.
+                let mut row = match stale {
+                    Some(row) => std::mem::replace(row, Kept::empty(roster.clone())),
+                    None => Kept::empty(roster.clone()),
+                };
+                paint_row(slot, key.1, cols, ctx, line_area, buf, &mut row.written);
+                row.keep(&buf.content[start..end]);
+                row.value = roster.clone();
+                row.checked = generation;
+                row.turn = turn;
+                kept.rows.insert(key, row);
+            }
         }
     }
     // Keep the rows a page either side of the window (scrolling back is cheap too).
@@ -221,25 +278,6 @@ pub fn paint_heading(
     }
 }
 
-/// One row painted on its own: the cells of a one-row buffer `width` wide.
-fn paint_one(
-    slot: &KeeperRowSlot,
-    selected: bool,
-    cols: Columns,
-    ctx: &ProjectionCtx,
-    width: u16,
-) -> Vec<Cell> {
-    let area = Rect::new(0, 0, width, 1);
-    let mut one = Buffer::empty(area);
-    let mut line = row_line(slot, cols, ctx);
-    if selected {
-        line = line.patch_style(ctx.theme.selected());
-    }
-    // By the terminal's rule: the columns are padded so (T.7, C-70).
-    crate::view::cells::render_line(&line, area, &mut one);
-    one.content
-}
-
 #[allow(clippy::too_many_arguments)]
 fn paint_uncached(
     roster: &KeeperRoster,
@@ -252,6 +290,7 @@ fn paint_uncached(
     only: Option<&[usize]>,
     buf: &mut Buffer,
 ) {
+    let mut written = Written::default();
     for (i, slot) in roster.rows.iter().enumerate().skip(offset).take(page) {
         if only.is_some_and(|only| !only.contains(&i)) || ctx.kept_roster_lines.contains(i - offset)
         {
@@ -259,17 +298,38 @@ fn paint_uncached(
         }
         let y = rows_area.y + (i - offset) as u16;
         let line_area = Rect::new(rows_area.x, y, rows_area.width, 1);
-        let mut line = row_line(slot, cols, ctx);
-        if i == selected {
-            line = line.patch_style(ctx.theme.selected());
-        }
-        crate::view::cells::render_line(&line, line_area, buf);
+        paint_row(slot, i == selected, cols, ctx, line_area, buf, &mut written);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::view::screens::keepers::row_line;
+
+    /// The rows as `render_line` paints each [`row_line`] into the frame (the painter before
+    /// the kept cells and `paint_row`): what every painted frame is compared with.
+    #[allow(clippy::too_many_arguments)]
+    fn paint_reference(
+        roster: &KeeperRoster,
+        offset: usize,
+        page: usize,
+        selected: usize,
+        cols: Columns,
+        ctx: &ProjectionCtx,
+        rows_area: Rect,
+        buf: &mut Buffer,
+    ) {
+        for (i, slot) in roster.rows.iter().enumerate().skip(offset).take(page) {
+            let y = rows_area.y + (i - offset) as u16;
+            let line_area = Rect::new(rows_area.x, y, rows_area.width, 1);
+            let mut line = row_line(slot, cols, ctx);
+            if i == selected {
+                line = line.patch_style(ctx.theme.selected());
+            }
+            crate::view::cells::render_line(&line, line_area, buf);
+        }
+    }
     use crate::view::sample::{keeper_row, roster_of};
     use crate::view::theme::Theme;
 
@@ -316,9 +376,7 @@ mod tests {
             Some(cache) => paint_rows(
                 cache, roster, offset, page, selected, cols, ctx, area, None, &mut buf,
             ),
-            None => paint_uncached(
-                roster, offset, page, selected, cols, ctx, area, None, &mut buf,
-            ),
+            None => paint_reference(roster, offset, page, selected, cols, ctx, area, &mut buf),
         }
         buf
     }
@@ -422,7 +480,7 @@ mod tests {
         let rows_area = Rect::new(0, 2, 80, 6);
         let cols = Columns::for_width(80);
         let mut want = Buffer::empty(area);
-        paint_uncached(&roster, 0, 6, 1, cols, &ctx, rows_area, None, &mut want);
+        paint_reference(&roster, 0, 6, 1, cols, &ctx, rows_area, &mut want);
         let mut got = Buffer::empty(area);
         paint_rows(
             &cache, &roster, 0, 6, 1, cols, &ctx, rows_area, None, &mut got,

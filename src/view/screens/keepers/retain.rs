@@ -1,7 +1,7 @@
 //! Keepers frames repainted in part (issue 15).
 //!
-//! A whole frame of the roster copies 11,000 kept cells into a reset 200×60 buffer and diffs
-//! all 12,000 against the last frame; a `j` changes two rows. After a whole Keepers frame the
+//! A whole frame of the roster copies the kept rows' written cells (about half of 11,000) into
+//! a reset 200×60 buffer and diffs all 12,000 against the last frame; a `j` changes two rows. After a whole Keepers frame the
 //! view keeps a [`KeepersMemo`] of what it was painted from; the next frame may repaint only
 //! the cells whose inputs changed ([`plan`], then [`paint`] into the kept frame, whose damaged
 //! cells the presenter has reset) when:
