@@ -83,6 +83,12 @@ pub enum UiCommand {
     Asks(crate::actors::asks::AsksCommand),
     /// `r` in an inspector (`O`, `/context`): re-read one §14.11 reading now (K-15, K-17).
     Inspector(crate::actors::inspector::InspectorSlot),
+    /// `H` in the `O` inspector when its pinned turn is not on the records page: read the
+    /// Keeper's records again with the next wider `limit` (50 → 200 → 500, MASC's maximum;
+    /// K-14, §14.11).
+    InspectorWiden {
+        keeper: String,
+    },
     /// A Keeper operation (Sandbox `d`/`m`/`s`, the `U` picker's choice): a save of its kind.
     KeeperOp(crate::actors::keepers::ops::KeeperOpRequest),
     /// `e`: prepare the settings of this Keeper for `$EDITOR` (H-1: an owned read; the editor

@@ -5,7 +5,9 @@
 //!
 //! Which reads the open inspectors need is asked once per epoch ([`InspectorModel::want`]):
 //! opening an inspector reads what it shows; tab entry and scrolling read nothing (K-17);
-//! `r` re-reads explicitly.
+//! `r` re-reads explicitly. A Keeper's records are read with its own `limit` (50 until the
+//! operator widens it, [`InspectorModel::widen`]: 200, then MASC's maximum 500); every later
+//! read of that Keeper's records (`r`, a new epoch, `/context`) keeps the wider limit.
 
 use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
 use super::surface::{SurfaceModel, not_served_of};
@@ -15,6 +17,7 @@ use crate::actors::inspector::{
     InspectorCommand, InspectorObservation, InspectorSlot, TURN_INSPECTOR,
 };
 use crate::protocol::admission::ReadScope;
+use crate::protocol::inspector::turn_records::{DEFAULT_LIMIT, wider_limit};
 use crate::protocol::inspector::{ProviderInput, TurnRecordsPage};
 use crate::protocol::routes::RouteFamily;
 use std::collections::{HashMap, HashSet};
@@ -31,6 +34,15 @@ pub struct InspectorModel {
     pub inputs: HashMap<TurnTarget, Slot<Arc<ProviderInput>>>,
     /// Slots asked for in this epoch (an open inspector asks once; K-17).
     asked: HashSet<InspectorSlot>,
+    /// The records `limit` asked for per Keeper, once widened (absent: the default 50).
+    limits: HashMap<String, u32>,
+}
+
+/// Why a wider records page was not asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotWidened {
+    /// The page asked for is already MASC's maximum (500).
+    AtMaximum,
 }
 
 impl Default for InspectorModel {
@@ -46,7 +58,22 @@ impl InspectorModel {
             records: HashMap::new(),
             inputs: HashMap::new(),
             asked: HashSet::new(),
+            limits: HashMap::new(),
         }
+    }
+
+    /// The records `limit` `keeper`'s records are read with.
+    pub fn records_limit(&self, keeper: &str) -> u32 {
+        self.limits.get(keeper).copied().unwrap_or(DEFAULT_LIMIT)
+    }
+
+    /// The operator asked for an older turn (the pinned one is not on the page): read
+    /// `keeper`'s records again with the next wider `limit` (50 → 200 → 500). A new dispatch
+    /// with its own ticket: the narrower read, in flight or late, never replaces it.
+    pub fn widen(&mut self, keeper: &str) -> Result<InspectorCommand, NotWidened> {
+        let limit = wider_limit(self.records_limit(keeper)).ok_or(NotWidened::AtMaximum)?;
+        self.limits.insert(keeper.to_string(), limit);
+        Ok(self.reread(InspectorSlot::Records(keeper.to_string())))
     }
 
     /// Whether `slot` was asked for in this epoch.
@@ -60,7 +87,7 @@ impl InspectorModel {
             return None;
         }
         self.asked.insert(slot.clone());
-        Some(Self::command(slot))
+        Some(self.command(slot))
     }
 
     /// The command of an explicit re-read (`r`): always sent.
@@ -78,7 +105,7 @@ impl InspectorModel {
                 }
             }
         }
-        Self::command(slot)
+        self.command(slot)
     }
 
     /// A command could not be sent (the source is not up): asked again next time.
@@ -86,9 +113,12 @@ impl InspectorModel {
         self.asked.remove(slot);
     }
 
-    fn command(slot: InspectorSlot) -> InspectorCommand {
+    fn command(&self, slot: InspectorSlot) -> InspectorCommand {
         match slot {
-            InspectorSlot::Records(keeper) => InspectorCommand::Records { keeper },
+            InspectorSlot::Records(keeper) => InspectorCommand::Records {
+                limit: self.records_limit(&keeper),
+                keeper,
+            },
             InspectorSlot::Input(target) => InspectorCommand::Input(target),
         }
     }
@@ -267,8 +297,30 @@ mod tests {
         assert_eq!(
             m.want(records),
             Some(InspectorCommand::Records {
-                keeper: "rondo".into()
+                keeper: "rondo".into(),
+                limit: 50
             })
         );
+    }
+
+    /// K-14: widening reads 200, then MASC's maximum 500, then refuses; every later read of
+    /// that Keeper's records keeps the wider limit (a new epoch, `r`), another Keeper's not.
+    #[test]
+    fn k14_widen_steps_50_200_500_and_later_reads_keep_the_limit() {
+        let mut m = InspectorModel::default();
+        let records = |k: &str| InspectorSlot::Records(k.into());
+        let cmd = |k: &str, limit| InspectorCommand::Records {
+            keeper: k.into(),
+            limit,
+        };
+        assert_eq!(m.want(records("rondo")), Some(cmd("rondo", 50)));
+        assert_eq!(m.widen("rondo"), Ok(cmd("rondo", 200)));
+        assert_eq!(m.reread(records("rondo")), cmd("rondo", 200));
+        m.on_withdrawn();
+        assert_eq!(m.want(records("rondo")), Some(cmd("rondo", 200)));
+        assert_eq!(m.widen("rondo"), Ok(cmd("rondo", 500)));
+        assert_eq!(m.widen("rondo"), Err(NotWidened::AtMaximum));
+        assert_eq!(m.records_limit("rondo"), 500);
+        assert_eq!(m.want(records("sangsu")), Some(cmd("sangsu", 50)));
     }
 }

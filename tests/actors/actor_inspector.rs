@@ -6,12 +6,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::actor_support::{Rig, plan, rig_with, start_rig};
 use masc_tui::actors::asks::TurnTarget;
+use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::contract::{IdentityState, SourceEvent};
 use masc_tui::actors::inspector::{
     InspectorCommand, InspectorObservation, InspectorSlot, TURN_INSPECTOR,
 };
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::decode::DecodeErrorKind;
+use masc_tui::protocol::inspector::turn_records::PinnedLookup;
 use masc_tui::protocol::routes::RouteFamily;
 use masc_tui::server::ServeOptions;
 use masc_tui::server::compat::MascRelease;
@@ -49,6 +51,7 @@ async fn records(rig: &mut Rig) -> InspectorObservation {
         rig,
         InspectorCommand::Records {
             keeper: "rondo".into(),
+            limit: 50,
         },
     )
     .await;
@@ -197,5 +200,172 @@ async fn k15_older_masc_serves_records_but_not_the_input() {
         }
         other => panic!("{other:?}"),
     }
+    rig.finish().await;
+}
+
+const SANGSU_RECORDS: &str = "/api/v1/keepers/sangsu/turn-records";
+
+/// Until the server has received `n` requests of `path` (a condition, polled; the deadline is
+/// a failsafe, never a pacing device).
+async fn arrived(rig: &Rig, path: &str, n: usize) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while rig.server.request_count("GET", path) < n {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{path} never reached {n}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// K-14, §14.11 (MASC has no cursor on turn records, only `limit`): sangsu's Ask origin,
+/// turn 17, is not among its 50 newest records; a wider page of 200 is a new dispatch with its
+/// own ticket that supersedes the narrower read still in flight (held at the server by the
+/// fault plan):
+/// the narrower one is cancel-requested and retired (`superseded`, traced) and never
+/// observed; the wider page reads all 180 rows and holds turn 17, never another turn's
+/// record. The 50 page, read afterwards, says where the turn stands: not on this page.
+#[tokio::test]
+async fn k14_a_wider_page_supersedes_the_narrower_read_and_reaches_an_older_turn() {
+    let mut rig = rig_with(plan(&format!(
+        r#"{{"match":{{"method":"GET","path":"{SANGSU_RECORDS}","query":"limit=50"}},"when":{{"nth":1}},"fault":{{"delay_ms":3000}}}}"#
+    )))
+    .await;
+    confirmed(&mut rig).await;
+    let slot = InspectorSlot::Records("sangsu".into());
+    let sangsu = |limit| InspectorCommand::Records {
+        keeper: "sangsu".into(),
+        limit,
+    };
+    command(&mut rig, sangsu(50)).await;
+    let narrow = rig
+        .dispatched_of::<InspectorSlot, InspectorObservation>(&slot)
+        .await;
+    arrived(&rig, SANGSU_RECORDS, 1).await;
+    command(&mut rig, sangsu(200)).await;
+    let wide = rig
+        .dispatched_of::<InspectorSlot, InspectorObservation>(&slot)
+        .await;
+    assert!(wide.generation > narrow.generation, "its own ticket");
+    let seen = rig
+        .observed_of::<InspectorSlot, InspectorObservation>(&slot)
+        .await;
+    assert_eq!(seen.ticket, wide, "only the wider read is observed");
+    let InspectorObservation::Records(Ok(page)) = seen.payload else {
+        panic!("records")
+    };
+    assert_eq!(page.value.limit, 200);
+    assert_eq!(page.value.records.len(), 180, "sangsu's whole history");
+    let found = page.value.lookup("trace-sangsu#17");
+    assert!(
+        matches!(found, PinnedLookup::Found(r) if r.turn_ref == "trace-sangsu#17"),
+        "{found:?}"
+    );
+    // The narrower read: dispatched, superseded (traced), retired, never observed.
+    let of_narrow = |stage: &str| {
+        rig.recorder.records_where(|r| {
+            r.source == "turn_records"
+                && r.stage == stage
+                && r.generation == Some(narrow.generation)
+        })
+    };
+    let cancel = of_narrow("cancel_requested");
+    assert_eq!(cancel.len(), 1, "{cancel:?}");
+    assert_eq!(cancel[0].reason.as_deref(), Some("superseded"));
+    assert_eq!(of_narrow("retire")[0].reason.as_deref(), Some("superseded"));
+    let events = rig
+        .view
+        .slot_events::<InspectorSlot, InspectorObservation>();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, SlotEvent::Retired(t) if *t == narrow)),
+        "the view is told the narrower read is retired"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, SlotEvent::Observed(t, _) if *t == narrow)),
+        "never forwarded"
+    );
+    // A narrower request while nothing is in flight reads its own page: turn 17 is not on
+    // it, and the page says how wide it was.
+    command(&mut rig, sangsu(50)).await;
+    let again = rig
+        .dispatched_of::<InspectorSlot, InspectorObservation>(&slot)
+        .await;
+    let page = match rig
+        .view
+        .wait_slot::<InspectorSlot, InspectorObservation>(
+            |e| matches!(e, SlotEvent::Observed(t, _) if *t == again),
+        )
+        .await
+    {
+        Some(SlotEvent::Observed(_, InspectorObservation::Records(Ok(page)))) => page.value.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(page.limit, 50);
+    assert_eq!(
+        page.lookup("trace-sangsu#17"),
+        PinnedLookup::NotOnPage {
+            read: 50,
+            wider: 200
+        }
+    );
+    assert_eq!(
+        page.lookup("trace-sangsu#131"),
+        PinnedLookup::Found(page.record_of("trace-sangsu#131").unwrap())
+    );
+    assert_eq!(
+        rig.server.request_count("GET", SANGSU_RECORDS),
+        3,
+        "each read its own request"
+    );
+    rig.finish().await;
+}
+
+/// K-14: MASC's maximum is 500 (a larger `limit` is clamped, as MASC clamps it); a page of
+/// fewer rows than asked holds every row MASC keeps — a turn absent from it is found nowhere,
+/// not "not on this page". A request no wider than the read in flight shares it.
+#[tokio::test]
+async fn k14_the_maximum_page_is_500_and_a_short_page_holds_every_row() {
+    let mut rig = rig_with(plan(&format!(
+        r#"{{"match":{{"method":"GET","path":"{SANGSU_RECORDS}"}},"when":{{"nth":1}},"fault":{{"delay_ms":3000}}}}"#
+    )))
+    .await;
+    confirmed(&mut rig).await;
+    let slot = InspectorSlot::Records("sangsu".into());
+    let sangsu = |limit| InspectorCommand::Records {
+        keeper: "sangsu".into(),
+        limit,
+    };
+    command(&mut rig, sangsu(9999)).await;
+    let wide = rig
+        .dispatched_of::<InspectorSlot, InspectorObservation>(&slot)
+        .await;
+    arrived(&rig, SANGSU_RECORDS, 1).await;
+    // No wider than the read in flight (held at the server): shared (no dispatch, no request).
+    command(&mut rig, sangsu(200)).await;
+    let seen = rig
+        .observed_of::<InspectorSlot, InspectorObservation>(&slot)
+        .await;
+    assert_eq!(seen.ticket, wide);
+    let InspectorObservation::Records(Ok(page)) = seen.payload else {
+        panic!("records")
+    };
+    assert_eq!(page.value.limit, 500, "clamped as MASC clamps it");
+    assert_eq!(
+        page.value.lookup("trace-sangsu#999"),
+        PinnedLookup::AllRead { rows: 180 }
+    );
+    assert_eq!(
+        rig.server.request_count("GET", SANGSU_RECORDS),
+        1,
+        "the narrower request shared the read in flight"
+    );
+    let dispatches = rig
+        .recorder
+        .records_where(|r| r.source == "turn_records" && r.stage == "dispatch");
+    assert_eq!(dispatches.len(), 1, "{dispatches:?}");
     rig.finish().await;
 }

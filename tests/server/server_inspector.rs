@@ -75,6 +75,8 @@ async fn s14_11_limit_clamps_1_to_500() {
         "oldest first"
     );
     let (_, body) = get(&s, "/api/v1/keepers/sangsu/turn-records?limit=9999").await;
+    assert_eq!(body["count"], 180, "clamped to 500: sangsu's whole history");
+    let (_, body) = get(&s, "/api/v1/keepers/rondo/turn-records?limit=9999").await;
     assert_eq!(body["count"], 12);
     s.shutdown().await;
 }

@@ -10,12 +10,14 @@ use crate::view_asks::{answered_with_turn, paint, press};
 use crossterm::event::KeyCode;
 use masc_tui::actors::asks::AsksCommand;
 use masc_tui::actors::contract::{SlotEvent, Ticket};
-use masc_tui::actors::inspector::{InspectorObservation, InspectorSlot};
+use masc_tui::actors::inspector::{InspectorCommand, InspectorObservation, InspectorSlot};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::client::{Admitted, ClientError};
 use masc_tui::protocol::inspector::{ProviderInput, TurnRecordsPage};
 use masc_tui::protocol::routes::RouteFamily;
+use masc_tui::timeline::capture::StageRecorder;
 use masc_tui::view::admission::RejectReason;
+use masc_tui::view::inspector::NotWidened;
 use masc_tui::view::keys::UiCommand;
 use masc_tui::view::model::Model;
 use masc_tui::view::sample;
@@ -65,6 +67,11 @@ pub fn record(keeper: &str, trace: &str, turn: u64, prompt: &str) -> Value {
 }
 
 pub fn page(keeper: &str, records: Vec<Value>) -> TurnRecordsPage {
+    page_of(keeper, records, 50)
+}
+
+/// A page read with `limit` (one row refused by MASC's strict decode, as `page`).
+pub fn page_of(keeper: &str, records: Vec<Value>, limit: u32) -> TurnRecordsPage {
     let entries: Vec<Value> = records
         .into_iter()
         .map(|r| json!({"record": r, "diff_vs_prev": null}))
@@ -74,7 +81,7 @@ pub fn page(keeper: &str, records: Vec<Value>) -> TurnRecordsPage {
         "stale_reason": "freshness_slo_exceeded", "live_turn_in_progress": false,
         "latest_ts_unix": 1787600000.0, "latest_age_s": 5000.0, "entries": entries
     });
-    TurnRecordsPage::decode_for(body.to_string().as_bytes(), keeper).unwrap()
+    TurnRecordsPage::decode_with_limit(body.to_string().as_bytes(), keeper, limit).unwrap()
 }
 
 /// A provider input as MASC's encoder writes it (the resolved body, newer MASC).
@@ -137,7 +144,8 @@ fn k14_k15_the_record_tab_shows_the_pinned_turn_only() {
     );
     dispatch(&mut m, ticket(records_slot(), 1));
     assert!(paint(&m, &ui).contains("reading (조회 중)"));
-    // A page without trace-rondo#7: "not on this page", never turn 6's or 8's record.
+    // A page without trace-rondo#7 (3 rows of 50: every row MASC holds): not found, never
+    // turn 6's or 8's record.
     let without = page(
         "rondo",
         vec![
@@ -147,7 +155,10 @@ fn k14_k15_the_record_tab_shows_the_pinned_turn_only() {
     );
     observe_records(&mut m, 1, admitted(without)).unwrap();
     let text = paint(&m, &ui);
-    assert!(text.contains("not on this page"), "{text}");
+    assert!(
+        text.contains("not found: rondo's turn records (3 rows, every row MASC holds)"),
+        "{text}"
+    );
     assert!(!text.contains("turn trace-rondo#8"), "{text}");
     assert!(!text.contains("turn trace-rondo#6"), "{text}");
     assert!(text.contains("1 row(s) MASC could not decode"), "{text}");
@@ -294,4 +305,172 @@ fn k17_tabs_and_scroll_read_nothing_and_r_rereads_all_three() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// `n` records of rondo's turns `from..from + n` (never turn 7 unless the range holds it).
+fn turns(from: u64, n: u64) -> Vec<Value> {
+    (from..from + n)
+        .map(|t| record("rondo", "trace-rondo", t, "p"))
+        .collect()
+}
+
+fn notice(ui: &masc_tui::view::screens::Ui) -> String {
+    ui.notice.clone().unwrap_or_default()
+}
+
+/// K-14, §14.11 (MASC has no cursor on turn records, only `limit` 1–500): `1:record` says
+/// where the pinned turn stands with the limit the page was read with — not on this page
+/// (newest 50 read) with `H` offered; reading the wider page; not among the rows MASC holds
+/// (a page shorter than asked); not found in MASC's maximum 500; found on the wider page.
+/// `H` asks for the next wider page only when one may hold the turn, else says why.
+#[test]
+fn k14_h_widens_the_records_page_and_each_absence_is_its_own_words() {
+    let (mut m, mut ui, _target) = answered_with_turn();
+    let _ = press(&mut ui, &m, KeyCode::Char('O'));
+    // Before any page: H reads nothing.
+    assert_eq!(press(&mut ui, &m, KeyCode::Char('H')), UiCommand::Repaint);
+    assert!(notice(&ui).contains("no turn records read yet"));
+    // The newest 50 (49 records + 1 refused row) without turn 7.
+    dispatch(&mut m, ticket(records_slot(), 1));
+    observe_records(&mut m, 1, admitted(page_of("rondo", turns(100, 49), 50))).unwrap();
+    press(&mut ui, &m, KeyCode::Char('2'));
+    let text = paint(&m, &ui);
+    assert!(!text.contains("[1:record]"), "{text}");
+    // H: the record tab, and the next wider page asked for.
+    assert_eq!(
+        press(&mut ui, &m, KeyCode::Char('H')),
+        UiCommand::InspectorWiden {
+            keeper: "rondo".into()
+        }
+    );
+    let text = paint(&m, &ui);
+    assert!(text.contains("[1:record]"), "{text}");
+    assert!(
+        text.contains("this turn is not on this page (newest 50 read; H reads 200)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("not on this page (newest 50 read): the 49 records of rondo"),
+        "{text}"
+    );
+    assert!(text.contains("H: read the newest 200"), "{text}");
+    assert!(
+        !text.contains("turn trace-rondo#100 ·"),
+        "never another turn's record"
+    );
+    // What the view actor does with it: the wider read, its own ticket.
+    assert_eq!(
+        m.inspector.widen("rondo"),
+        Ok(InspectorCommand::Records {
+            keeper: "rondo".into(),
+            limit: 200
+        })
+    );
+    dispatch(&mut m, ticket(records_slot(), 2));
+    let text = paint(&m, &ui);
+    assert!(
+        text.contains("reading the newest 200 (조회 중) · the newest 50 shown"),
+        "{text}"
+    );
+    // H while it reads: the same wider page again (shared by the source), not 500.
+    assert_eq!(
+        press(&mut ui, &m, KeyCode::Char('H')),
+        UiCommand::Inspector(records_slot())
+    );
+    // 120 rows of 200: every row MASC holds, and no turn 7 among them.
+    observe_records(&mut m, 2, admitted(page_of("rondo", turns(100, 119), 200))).unwrap();
+    let text = paint(&m, &ui);
+    assert!(
+        text.contains("this turn is not among the 120 rows MASC holds"),
+        "{text}"
+    );
+    assert!(
+        text.contains("not found: rondo's turn records (120 rows, every row MASC holds)"),
+        "{text}"
+    );
+    assert!(!text.contains("H: read"), "{text}");
+    assert_eq!(press(&mut ui, &m, KeyCode::Char('H')), UiCommand::Repaint);
+    assert!(notice(&ui).contains("MASC holds no turn record older"));
+    // MASC's maximum: 500 rows, turn 7 not among them; H cannot go further.
+    assert_eq!(
+        m.inspector.widen("rondo"),
+        Ok(InspectorCommand::Records {
+            keeper: "rondo".into(),
+            limit: 500
+        })
+    );
+    dispatch(&mut m, ticket(records_slot(), 3));
+    observe_records(&mut m, 3, admitted(page_of("rondo", turns(100, 499), 500))).unwrap();
+    let text = paint(&m, &ui);
+    assert!(
+        text.contains("this turn is not found in MASC's maximum 500"),
+        "{text}"
+    );
+    assert!(
+        text.contains("not found in MASC's maximum 500: the 499 newest records of rondo"),
+        "{text}"
+    );
+    assert_eq!(press(&mut ui, &m, KeyCode::Char('H')), UiCommand::Repaint);
+    assert!(notice(&ui).contains("500 is MASC's maximum"));
+    assert_eq!(m.inspector.widen("rondo"), Err(NotWidened::AtMaximum));
+    // A re-read at the maximum holds turn 7: its own record, H has nothing to do.
+    dispatch(&mut m, ticket(records_slot(), 4));
+    let mut with = turns(100, 498);
+    with.insert(0, record("rondo", "trace-rondo", 7, "keeper instructions"));
+    observe_records(&mut m, 4, admitted(page_of("rondo", with, 500))).unwrap();
+    let text = paint(&m, &ui);
+    assert!(text.contains("turn trace-rondo#7 · autonomous"), "{text}");
+    assert!(!text.contains("not on this page"), "{text}");
+    assert_eq!(press(&mut ui, &m, KeyCode::Char('H')), UiCommand::Repaint);
+    assert!(notice(&ui).contains("the pinned turn is on this page"));
+}
+
+/// K-14, K-15, G-7: a narrower page that arrives late — after the wider read was dispatched,
+/// before or after its result — is rejected and traced (`superseded` while the wider read owns
+/// the slot, `withdrawn` once it ended and nothing owns it) and never replaces the wider page
+/// or its "reading" state.
+#[test]
+fn k14_a_late_narrower_page_is_rejected_and_traced_never_shown_over_the_wider() {
+    let recorder = StageRecorder::new();
+    let _trace = tracing::subscriber::set_default(recorder.subscriber());
+    let (mut m, mut ui, _target) = answered_with_turn();
+    let _ = press(&mut ui, &m, KeyCode::Char('O'));
+    press(&mut ui, &m, KeyCode::Char('1'));
+    // The narrower read in flight; the wider one supersedes it (the source retires the first).
+    dispatch(&mut m, ticket(records_slot(), 1));
+    m.inspector.widen("rondo").unwrap();
+    retire(&mut m, ticket(records_slot(), 1));
+    dispatch(&mut m, ticket(records_slot(), 2));
+    // Late, before the wider result: rejected; still reading.
+    assert_eq!(
+        observe_records(&mut m, 1, admitted(page_of("rondo", turns(100, 49), 50))),
+        Err(RejectReason::Superseded)
+    );
+    assert!(paint(&m, &ui).contains("reading (조회 중)"));
+    let mut with = turns(100, 150);
+    with.insert(0, record("rondo", "trace-rondo", 7, "keeper instructions"));
+    observe_records(&mut m, 2, admitted(page_of("rondo", with, 200))).unwrap();
+    // Late, after it: rejected; the wider page and turn 7's record stay.
+    assert_eq!(
+        observe_records(&mut m, 1, admitted(page_of("rondo", turns(100, 49), 50))),
+        Err(RejectReason::Withdrawn)
+    );
+    let text = paint(&m, &ui);
+    assert!(text.contains("turn trace-rondo#7 · autonomous"), "{text}");
+    assert!(
+        text.contains("received · 151 newest turn records"),
+        "{text}"
+    );
+    assert!(!text.contains("not on this page"), "{text}");
+    let page = m.inspector.records["rondo"].fetched.last().unwrap();
+    assert_eq!(page.value.limit, 200);
+    let rejected = recorder.records_where(|r| {
+        r.stage == "reject" && r.source == "turn_records" && r.generation == Some(1)
+    });
+    let reasons: Vec<Option<&str>> = rejected.iter().map(|r| r.reason.as_deref()).collect();
+    assert_eq!(
+        reasons,
+        [Some("superseded"), Some("withdrawn")],
+        "{rejected:?}"
+    );
 }

@@ -21,7 +21,9 @@ pub const TURN_INSPECTOR: SourceKey = SourceKey("turn_inspector");
 /// The slots of the turn-inspector source.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum InspectorSlot {
-    /// `GET /api/v1/keepers/{name}/turn-records?limit=50` of one Keeper.
+    /// `GET /api/v1/keepers/{name}/turn-records?limit=` of one Keeper (one slot whatever the
+    /// limit: a wider read supersedes a narrower one in flight, and its late result is
+    /// rejected).
     Records(String),
     /// `GET /api/v1/keepers/{name}/provider-input?turn_ref=` of one turn.
     Input(TurnTarget),
@@ -59,11 +61,13 @@ impl Payload for InspectorObservation {
 }
 
 /// What the view asks of the turn-inspector source. A request for a slot whose read is in
-/// flight shares that read; otherwise it reads (again).
+/// flight shares that read (a records read in flight with a `limit` at least as wide);
+/// otherwise it reads (again) — a wider records page supersedes a narrower one in flight.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InspectorCommand {
-    /// Read a Keeper's newest turn records (the default page, 50).
-    Records { keeper: String },
+    /// Read a Keeper's newest `limit` turn records (the default page is 50, MASC's maximum
+    /// 500; clamped 1–500 as MASC clamps it).
+    Records { keeper: String, limit: u32 },
     /// Read one turn's serialized provider input.
     Input(TurnTarget),
 }

@@ -2,7 +2,11 @@
 //!
 //! - One read per slot (a Keeper's records page, one turn's provider input); a second request
 //!   for a slot in flight shares it; a request after it ended reads again (an explicit
-//!   re-read: the view keeps the last observation while it runs, G-4).
+//!   re-read: the view keeps the last observation while it runs, G-4). A records request
+//!   wider than the page in flight supersedes it (MASC has no cursor on this route: an older
+//!   pinned turn is reached by a wider `limit`): the narrower read is cancel-requested and
+//!   retired (`superseded`), and its result, should it still arrive, is rejected
+//!   (`late_after_retire`) — never forwarded over the wider one.
 //! - Identity: withdrawal or a new epoch aborts every worker and retires its ticket. Nothing is
 //!   read without a confirmed epoch.
 //! - Workers decode off the actor and hand their result back (a cast: a worker never waits); a
@@ -16,7 +20,7 @@ use crate::actors::contract::{
 };
 use crate::actors::read::{Running, epoch_change};
 use crate::protocol::admission::ReadAuthority;
-use crate::protocol::inspector::turn_records::DEFAULT_LIMIT;
+use crate::protocol::inspector::turn_records::clamp_limit;
 use crate::protocol::inspector::{
     ProviderInput, TurnRecordsPage, provider_input_target, turn_records_target,
 };
@@ -48,6 +52,8 @@ pub struct InspectorState {
     outlet: Outlet<InspectorSlot, InspectorObservation>,
     authority: Option<ReadAuthority>,
     running: HashMap<InspectorSlot, Running<InspectorSlot>>,
+    /// The records `limit` of each records read in flight (an input read has none).
+    limits: HashMap<InspectorSlot, u32>,
 }
 
 impl InspectorState {
@@ -61,14 +67,22 @@ impl InspectorState {
         self.authority = next;
     }
 
-    fn read(&mut self, myself: &ActorRef<InspectorMsg>, slot: InspectorSlot) {
+    fn read(&mut self, myself: &ActorRef<InspectorMsg>, slot: InspectorSlot, limit: u32) {
         let Some(auth) = self.authority.clone() else {
             stage::refused(&slot.trace_name(), "no_epoch");
             return;
         };
-        if self.running.contains_key(&slot) {
-            // A read of the same slot is in flight: it answers this request too.
-            return;
+        if let Some(running) = self.running.remove(&slot) {
+            let in_flight = self.limits.get(&slot).copied().unwrap_or(0);
+            if in_flight >= limit {
+                // A read of the same slot at least as wide is in flight: it answers this
+                // request too (the newest `limit` rows are within any wider page).
+                self.running.insert(slot, running);
+                return;
+            }
+            // A wider page is asked for: the narrower read is superseded (its late result is
+            // rejected in `done`, never forwarded over the wider one).
+            running.cancel(&self.outlet, "superseded");
         }
         let ticket = Ticket {
             generation: self.ctx.generations.counter(&slot).next(),
@@ -83,12 +97,12 @@ impl InspectorState {
             let read = async {
                 match &t.slot {
                     InspectorSlot::Records(keeper) => {
-                        let path = turn_records_target(keeper, DEFAULT_LIMIT);
+                        let path = turn_records_target(keeper, limit);
                         let k = keeper.clone();
                         InspectorObservation::Records(
                             client
                                 .get_with(&auth, &path, move |body: &[u8]| {
-                                    TurnRecordsPage::decode_for(body, &k)
+                                    TurnRecordsPage::decode_with_limit(body, &k, limit)
                                 })
                                 .await,
                         )
@@ -120,6 +134,7 @@ impl InspectorState {
                 }
             }
         });
+        self.limits.insert(slot.clone(), limit);
         self.running.insert(slot, worker);
     }
 
@@ -170,6 +185,7 @@ impl Actor for InspectorSource {
             ctx,
             authority: None,
             running: HashMap::new(),
+            limits: HashMap::new(),
         })
     }
 
@@ -187,11 +203,11 @@ impl Actor for InspectorSource {
             InspectorMsg::Control(SourceControl::InjectPanic) => {
                 crate::actors::read::drill::inject_panic(state.ctx.fault_drills, TURN_INSPECTOR);
             }
-            InspectorMsg::Command(InspectorCommand::Records { keeper }) => {
-                state.read(&myself, InspectorSlot::Records(keeper))
+            InspectorMsg::Command(InspectorCommand::Records { keeper, limit }) => {
+                state.read(&myself, InspectorSlot::Records(keeper), clamp_limit(limit))
             }
             InspectorMsg::Command(InspectorCommand::Input(target)) => {
-                state.read(&myself, InspectorSlot::Input(target))
+                state.read(&myself, InspectorSlot::Input(target), 0)
             }
             InspectorMsg::Done {
                 ticket,

@@ -26,6 +26,20 @@ use serde::Deserialize;
 pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 500;
 
+/// The pages the turn inspector widens through when its pinned turn is older than the page
+/// (MASC has no cursor on this route, only `limit`): 50 → 200 → 500, MASC's maximum.
+pub const LIMIT_STEPS: [u32; 3] = [DEFAULT_LIMIT, 200, MAX_LIMIT];
+
+/// The next wider `limit` after `limit`, or `None` at MASC's maximum.
+pub fn wider_limit(limit: u32) -> Option<u32> {
+    LIMIT_STEPS.into_iter().find(|step| *step > limit)
+}
+
+/// `limit` as MASC clamps it (1–500).
+pub fn clamp_limit(limit: u32) -> u32 {
+    limit.clamp(1, MAX_LIMIT)
+}
+
 /// `health` (closed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -212,6 +226,9 @@ struct PageWire {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnRecordsPage {
     pub keeper: String,
+    /// The `limit` this page was asked with (not on the wire; clamped as MASC clamps it):
+    /// MASC reads at most this many of the newest rows.
+    pub limit: u32,
     pub skipped_rows: u64,
     pub health: RecordsHealth,
     pub stale_reason: Option<String>,
@@ -222,9 +239,14 @@ pub struct TurnRecordsPage {
 }
 
 impl TurnRecordsPage {
-    /// Decode the page asked for `keeper` (the echo is checked first: a body naming another
-    /// Keeper is an echo mismatch whatever its entries say).
+    /// Decode the page asked for `keeper` with the default `limit` (50).
     pub fn decode_for(bytes: &[u8], keeper: &str) -> Result<Self, DecodeError> {
+        Self::decode_with_limit(bytes, keeper, DEFAULT_LIMIT)
+    }
+
+    /// Decode the page asked for `keeper` with `limit` (the echo is checked first: a body
+    /// naming another Keeper is an echo mismatch whatever its entries say).
+    pub fn decode_with_limit(bytes: &[u8], keeper: &str, limit: u32) -> Result<Self, DecodeError> {
         if let Ok(top) = decode_object(bytes)
             && let Some(echo) = top.get("keeper").and_then(serde_json::Value::as_str)
             && echo != keeper
@@ -269,6 +291,7 @@ impl TurnRecordsPage {
         }
         Ok(Self {
             keeper: w.keeper,
+            limit: clamp_limit(limit),
             skipped_rows: w.skipped_rows,
             health: w.health,
             stale_reason: w.stale_reason,
@@ -283,6 +306,28 @@ impl TurnRecordsPage {
     /// turn's record.
     pub fn record_of(&self, turn_ref: &str) -> Option<&TurnRecord> {
         self.records.iter().find(|r| r.turn_ref == turn_ref)
+    }
+
+    /// K-14 with the page's extent: the pinned turn's record, or why it is absent — the page
+    /// was full (older rows may exist: a wider page may hold it), it was MASC's maximum (no
+    /// wider page exists), or MASC returned fewer rows than asked (it holds no older row).
+    pub fn lookup(&self, turn_ref: &str) -> PinnedLookup<'_> {
+        if let Some(record) = self.record_of(turn_ref) {
+            return PinnedLookup::Found(record);
+        }
+        // MASC reads the newest `limit` rows and refuses the ones it cannot decode: the rows
+        // it read are the records plus the refused ones.
+        let rows = self.records.len() as u64 + self.skipped_rows;
+        if rows < u64::from(self.limit) {
+            return PinnedLookup::AllRead { rows };
+        }
+        match wider_limit(self.limit) {
+            Some(wider) => PinnedLookup::NotOnPage {
+                read: self.limit,
+                wider,
+            },
+            None => PinnedLookup::NotInMaximum { read: self.limit },
+        }
     }
 
     /// The newest record (entries are oldest first).
@@ -300,6 +345,19 @@ impl TurnRecordsPage {
             .find(|r| r.input_components.is_some())
             .map(|r| (r, latest.absolute_turn.saturating_sub(r.absolute_turn)))
     }
+}
+
+/// Where a pinned turn stands on a records page (K-14: never another turn's record).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PinnedLookup<'a> {
+    /// Its own record.
+    Found(&'a TurnRecord),
+    /// Not among the newest `read` rows, and MASC may hold older ones: `wider` may have it.
+    NotOnPage { read: u32, wider: u32 },
+    /// Not among the newest `read` rows at MASC's maximum `limit`: no wider page exists.
+    NotInMaximum { read: u32 },
+    /// MASC returned fewer rows than asked (`rows`): it holds no older row to read.
+    AllRead { rows: u64 },
 }
 
 /// `<trace_id>#<absolute_turn>` (MASC `Ids.Turn_ref.to_string`).

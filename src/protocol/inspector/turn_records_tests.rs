@@ -238,3 +238,49 @@ fn component_sources_follow_masc_inspector_groups() {
     assert_eq!(c("message_video").source(), ComponentSource::Unknown);
     assert_eq!(c("prompt.").source(), ComponentSource::Unknown);
 }
+
+/// K-14 (MASC has no cursor, only `limit` 1–500): an absent turn says why from the page's
+/// extent — a full page may have it on a wider one (50 → 200 → 500), a full page at 500 is
+/// MASC's maximum, a page with fewer rows than asked (refused rows count: MASC read them) holds
+/// every row MASC keeps. The limit is clamped as MASC clamps it.
+#[test]
+fn k14_lookup_says_why_a_turn_is_absent_from_the_page_extent() {
+    assert_eq!(wider_limit(DEFAULT_LIMIT), Some(200));
+    assert_eq!(wider_limit(120), Some(200));
+    assert_eq!(wider_limit(200), Some(MAX_LIMIT));
+    assert_eq!(wider_limit(MAX_LIMIT), None);
+    let records = |n: u64| (1..=n).map(|t| aug_record("omega", "trace-a", t)).collect();
+    let page = |n: u64, skipped: u64, limit: u32| {
+        let mut body = envelope("omega", records(n));
+        body["skipped_rows"] = json!(skipped);
+        TurnRecordsPage::decode_with_limit(&bytes(&body), "omega", limit).unwrap()
+    };
+    let full = page(49, 1, 50);
+    assert_eq!(full.limit, 50);
+    assert!(matches!(full.lookup("trace-a#3"), PinnedLookup::Found(r) if r.absolute_turn == 3));
+    assert_eq!(
+        full.lookup("trace-a#900"),
+        PinnedLookup::NotOnPage {
+            read: 50,
+            wider: 200
+        }
+    );
+    assert_eq!(
+        page(48, 1, 50).lookup("trace-a#900"),
+        PinnedLookup::AllRead { rows: 49 }
+    );
+    assert_eq!(
+        page(200, 0, 200).lookup("trace-a#900"),
+        PinnedLookup::NotOnPage {
+            read: 200,
+            wider: 500
+        }
+    );
+    assert_eq!(
+        page(500, 0, 9_999).lookup("trace-a#900"),
+        PinnedLookup::NotInMaximum { read: 500 }
+    );
+    assert_eq!(page(1, 0, 0).limit, 1, "clamped 1–500");
+    let default = TurnRecordsPage::decode_for(&bytes(&envelope("omega", records(2))), "omega");
+    assert_eq!(default.unwrap().limit, DEFAULT_LIMIT);
+}

@@ -1,15 +1,17 @@
 //! Turn records and serialized provider inputs (§14.11): what the turn inspector (`O`) and the
 //! context inspector (`/context`) read.
 //!
-//! Seeded for the seeded Keepers' newest turns (up to 12 each, `keeper_detail::seeded_turns`:
-//! the same traces, turn numbers and times as their Live Context and metrics), written as
+//! Seeded for the seeded Keepers' newest turns (up to 12 each; `sangsu`, a long-lived Keeper,
+//! every one of its 180 turns, so an older pinned turn is reached only by a wider page than
+//! the default 50; `keeper_detail::seeded_turns`: the same traces, turn numbers and times as
+//! their Live Context and metrics), written as
 //! MASC writes them (lib/types/turn_record.ml `to_json`, d541eb0750; the resolved provider
 //! input of newer MASC). The newest turn of an observed Keeper carries the Live Context's
 //! figures (its `input_tokens` and `request_body_bytes`), so `/context` reads one story.
 //!
 //! On purpose: `하늘`'s records carry no per-component attribution (`input_components: null`);
-//! `ops-bot` has no serialized input for any turn, every other Keeper none for its two oldest
-//! recorded turns (404, no snapshot); `rondo` has one row MASC's strict decode refuses
+//! `ops-bot` has no serialized input for any turn, every other Keeper none beyond its ten
+//! newest recorded turns (404, no snapshot); `rondo` has one row MASC's strict decode refuses
 //! (counted as `skipped_rows`, never served as a record).
 
 use super::keeper_detail::{SeededTurns, seeded_turns};
@@ -41,8 +43,13 @@ const MIGRATIONS: &[Migration] = &[Migration {
     );",
 }];
 
-/// Recorded turns per Keeper in the seed.
+/// Recorded turns per Keeper in the seed (but [`WHOLE_HISTORY`]).
 const SEEDED_TURNS: u64 = 12;
+
+/// The Keeper whose every turn is recorded: 180 rows, more than MASC's default page of 50,
+/// fewer than the inspector's first wider page of 200 (its Ask's origin, turn 17, is only on
+/// that wider page).
+const WHOLE_HISTORY: &str = "sangsu";
 
 /// Seconds between two seeded turns.
 const TURN_GAP: i64 = 420;
@@ -171,7 +178,7 @@ fn turn(s: &SeededTurns, t: u64) -> (Value, Option<Value>) {
         "usage_scope": "per_request",
         "ts": ts as f64,
     });
-    let retained = s.keeper != "ops-bot" && t >= first_turn(s) + 2;
+    let retained = s.keeper != "ops-bot" && t >= newest_turns(s) + 2;
     let input = retained.then(|| {
         let item = |i: usize, label_key: &str, label: &str, v: &Value| {
             let text = v.to_string();
@@ -207,9 +214,18 @@ fn turn(s: &SeededTurns, t: u64) -> (Value, Option<Value>) {
     (record, input)
 }
 
-/// The oldest seeded turn of a Keeper.
-fn first_turn(s: &SeededTurns) -> u64 {
+/// The oldest of a Keeper's newest [`SEEDED_TURNS`] turns.
+fn newest_turns(s: &SeededTurns) -> u64 {
     s.turns.saturating_sub(SEEDED_TURNS - 1).max(1)
+}
+
+/// The oldest recorded turn of a Keeper.
+fn first_turn(s: &SeededTurns) -> u64 {
+    if s.keeper == WHOLE_HISTORY {
+        1
+    } else {
+        newest_turns(s)
+    }
 }
 
 fn seed(tx: &Transaction<'_>) -> Result<(), StoreError> {

@@ -133,6 +133,12 @@ impl<B: FrameSink> ViewState<B> {
                 }
                 self.want(myself, FrameRequest::Input);
             }
+            UiCommand::InspectorWiden { keeper } => {
+                if let Some(notice) = self.inspector_widen(&keeper) {
+                    self.ui.notice = Some(notice.into());
+                }
+                self.want(myself, FrameRequest::Input);
+            }
             UiCommand::RuntimeForm(cmd) => {
                 self.ui.notice = self.runtime_form(cmd);
                 self.want(myself, FrameRequest::Input);

@@ -4,10 +4,12 @@
 //! serialized input of its pinned turn, `/context`'s records page of the chat target and,
 //! once that page is read, the serialized input of its newest turn. Tab entry and scrolling
 //! change none of these wants, so they read nothing; `r` re-reads explicitly
-//! (`UiCommand::Inspector`).
+//! (`UiCommand::Inspector`); `H` re-reads a Keeper's records with a wider `limit`
+//! (`UiCommand::InspectorWiden`).
 
 use super::ViewState;
-use crate::actors::inspector::{InspectorSlot, TURN_INSPECTOR};
+use crate::actors::inspector::{InspectorCommand, InspectorSlot, TURN_INSPECTOR};
+use crate::view::inspector::NotWidened;
 use crate::view::presenter::FrameSink;
 use crate::view::screens::chat::ChatOverlay;
 use crate::view::screens::chat::context_tabs::newest_turn;
@@ -56,6 +58,25 @@ impl<B: FrameSink> ViewState<B> {
     /// `r` in an inspector: re-read `slot` now. `Some(notice)` when it could not be sent.
     pub(super) fn inspector_reread(&mut self, slot: InspectorSlot) -> Option<&'static str> {
         let cmd = self.model.inspector.reread(slot.clone());
+        self.send_inspector(slot, cmd)
+    }
+
+    /// `H` in the `O` inspector: re-read `keeper`'s records with the next wider `limit`.
+    /// `Some(notice)` when nothing was sent.
+    pub(super) fn inspector_widen(&mut self, keeper: &str) -> Option<&'static str> {
+        match self.model.inspector.widen(keeper) {
+            Ok(cmd) => self.send_inspector(InspectorSlot::Records(keeper.to_string()), cmd),
+            Err(NotWidened::AtMaximum) => {
+                Some("already reading MASC's maximum: its 500 newest turn records")
+            }
+        }
+    }
+
+    fn send_inspector(
+        &mut self,
+        slot: InspectorSlot,
+        cmd: InspectorCommand,
+    ) -> Option<&'static str> {
         match self.command(TURN_INSPECTOR, cmd) {
             Ok(()) => None,
             Err(stopped) => {

@@ -10,6 +10,8 @@
 //!   when the inspector opens ([`super::inspector_reads`]): the record only by its exact
 //!   `Turn_ref` ("not on this page" otherwise, never another turn's record, K-14); each read
 //!   has its own state (K-15: `조회 중` reading, `조회 불가` unavailable, permission denied).
+//!   A pinned turn older than the page is reached with `H`, a wider page (MASC has no cursor,
+//!   only `limit`: 50 → 200 → 500, its maximum).
 //! - Tab entry and scrolling issue no HTTP; the response's Markdown is rendered only on the
 //!   response tab and cached by (Keeper, `Turn_ref`, width, palette, observation) (K-17).
 //! - Each tab keeps its own scroll; closing the inspector leaves the reader's question,
@@ -324,6 +326,10 @@ pub const INSPECTOR_KEYS: &[(&str, &str)] = &[
     (
         "r",
         "read the pinned turn's record, serialized input and transcript again",
+    ),
+    (
+        "H",
+        "turn not on the records page: read a wider page (50, 200, MASC's maximum 500)",
     ),
     (
         "Esc",

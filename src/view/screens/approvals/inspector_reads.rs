@@ -1,9 +1,15 @@
 //! The turn inspector's `1:record` and `2:input` tabs and the read states of `3:request`
 //! (protocol.md §14.11; sources.md K-14, K-15): the pinned turn's record, taken from the
-//! Keeper's records page only by its exact `Turn_ref` (absent = "not on this page", never
-//! another turn's record), and its serialized provider input.
+//! Keeper's records page only by its exact `Turn_ref` (never another turn's record), and its
+//! serialized provider input.
+//!
+//! An absent record says why, with the `limit` the page was read with
+//! ([`PinnedLookup`]): "not on this page (newest N read)" with `H` offered to read a wider
+//! page (50 → 200 → 500); "not found in MASC's maximum 500" (MASC has no cursor: nothing
+//! older can be read); "not among the rows MASC holds" (it returned fewer than asked).
 
 use crate::actors::asks::TurnTarget;
+use crate::protocol::inspector::turn_records::{MAX_LIMIT, PinnedLookup};
 use crate::view::fetched::Fetched;
 use crate::view::model::Model;
 use crate::view::screens::turn_reads::{
@@ -12,25 +18,49 @@ use crate::view::screens::turn_reads::{
 use crate::view::text::sanitize;
 use crate::view::theme::Tone;
 
-/// The state row of the pinned turn's record (K-15).
+/// The state row of the pinned turn's record (K-15), with why it is absent (K-14).
 fn record_state(model: &Model, target: &TurnTarget) -> Row {
-    match model
+    let Some(f) = model
         .inspector
         .records
         .get(&target.keeper)
         .map(|s| &s.fetched)
-    {
-        None => ("not loaded".into(), Tone::Dim),
-        Some(f) => {
-            let (words, tone) = records_state(f);
-            match f.last() {
-                Some(o) if o.value.record_of(&target.turn_ref).is_none() => (
-                    format!("{words} · this turn is not on this page"),
-                    Tone::Warn,
-                ),
-                _ => (words, tone),
-            }
+    else {
+        return ("not loaded".into(), Tone::Dim);
+    };
+    let (words, tone) = records_state(f);
+    let Some(page) = f.last().map(|o| &o.value) else {
+        return (words, tone);
+    };
+    let asked = model.inspector.records_limit(&target.keeper);
+    let reading_wider = matches!(f, Fetched::Refreshing { .. }) && asked > page.limit;
+    if reading_wider {
+        // The wider page is on its way: say so rather than offer `H` again.
+        return (
+            format!(
+                "reading the newest {asked} (조회 중) · the newest {} shown",
+                page.limit
+            ),
+            Tone::Busy,
+        );
+    }
+    let standing = match page.lookup(&target.turn_ref) {
+        PinnedLookup::Found(_) => return (words, tone),
+        PinnedLookup::NotOnPage { read, wider } => {
+            format!("this turn is not on this page (newest {read} read; H reads {wider})")
         }
+        PinnedLookup::NotInMaximum { read } => {
+            format!("this turn is not found in MASC's maximum {read}")
+        }
+        PinnedLookup::AllRead { rows } => {
+            format!("this turn is not among the {rows} rows MASC holds")
+        }
+    };
+    // A received page: the pinned turn's standing first (a narrow inspector cuts the end of
+    // the row); a failed or refused re-read: its state first, as for every read.
+    match f {
+        Fetched::Ready(_) => (format!("{standing} · {words}"), Tone::Warn),
+        _ => (format!("{words} · {standing}"), tone),
     }
 }
 
@@ -56,20 +86,78 @@ pub fn record_tab(model: &Model, target: &TurnTarget) -> Vec<Row> {
         return out;
     };
     out.extend(page_rows(&page));
-    match page.record_of(&target.turn_ref) {
-        Some(record) => out.extend(record_rows(record)),
-        None => out.push((
+    let (keeper, turn) = (sanitize(&target.keeper), sanitize(&target.turn_ref));
+    let n = page.records.len();
+    match page.lookup(&target.turn_ref) {
+        PinnedLookup::Found(record) => out.extend(record_rows(record)),
+        PinnedLookup::NotOnPage { read, wider } => out.extend([
+            (
+                format!(
+                    "not on this page (newest {read} read): the {n} records of {keeper} do \
+                     not include {turn} (never another turn's record)"
+                ),
+                Tone::Warn,
+            ),
+            (
+                format!(
+                    "  H: read the newest {wider} (MASC has no cursor on turn records; \
+                     {MAX_LIMIT} is its maximum)"
+                ),
+                Tone::Dim,
+            ),
+        ]),
+        PinnedLookup::NotInMaximum { read } => out.push((
             format!(
-                "not on this page: the {} newest records of {} do not include {} (never \
-                 another turn's record)",
-                page.records.len(),
-                sanitize(&target.keeper),
-                sanitize(&target.turn_ref)
+                "not found in MASC's maximum {read}: the {n} newest records of {keeper} do \
+                 not include {turn}; MASC serves no older turn record (never another turn's \
+                 record)"
+            ),
+            Tone::Warn,
+        )),
+        PinnedLookup::AllRead { rows } => out.push((
+            format!(
+                "not found: {keeper}'s turn records ({rows} rows, every row MASC holds) do not \
+                 include {turn} (never another turn's record)"
             ),
             Tone::Warn,
         )),
     }
     out
+}
+
+/// What `H` does in the `O` inspector, from what the record tab shows: the wider page when
+/// the pinned turn is not on the page and a wider one exists (or the wider page asked for
+/// again when its read ended without it), else why not.
+pub fn widen_key(model: &Model, target: &TurnTarget) -> Result<WidenKey, &'static str> {
+    let page = model
+        .inspector
+        .records
+        .get(&target.keeper)
+        .and_then(|s| s.fetched.last())
+        .map(|o| o.value.clone())
+        .ok_or("no turn records read yet (r reads them)")?;
+    match page.lookup(&target.turn_ref) {
+        PinnedLookup::Found(_) => Err("the pinned turn is on this page"),
+        PinnedLookup::AllRead { .. } => Err("MASC holds no turn record older than this page"),
+        PinnedLookup::NotInMaximum { .. } => {
+            Err("500 is MASC's maximum: no older turn record can be read")
+        }
+        PinnedLookup::NotOnPage { .. }
+            if model.inspector.records_limit(&target.keeper) > page.limit =>
+        {
+            Ok(WidenKey::Again)
+        }
+        PinnedLookup::NotOnPage { .. } => Ok(WidenKey::Wider),
+    }
+}
+
+/// What `H` sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WidenKey {
+    /// The next wider page.
+    Wider,
+    /// The wider page already asked for (in flight: shared; ended without it: read again).
+    Again,
 }
 
 /// `2:input`.

@@ -15,6 +15,7 @@
 use super::asks::{AsksUi, DraftKey, ReaderAsk, ask_ref, latest_answer, may_answer, reader_asks};
 use super::follow_up::origin_turn;
 use super::inspector::{Inspector, InspectorTab};
+use super::inspector_reads::WidenKey;
 use super::workspace;
 use crate::actors::asks::{AskRef, AsksCommand};
 use crate::actors::decisions::DECISIONS;
@@ -90,7 +91,7 @@ pub fn handle(
     key: KeyEvent,
 ) -> ReaderOutcome {
     if reader.inspector.is_some() {
-        return inspector_key(reader, key);
+        return inspector_key(reader, model, key);
     }
     let ws = workspace(model).unwrap_or_default();
     if let Some(input) = reader.input.clone() {
@@ -309,7 +310,7 @@ pub fn paste(reader: &mut AskReader, asks: &mut AsksUi, text: &str) -> bool {
     }
 }
 
-fn inspector_key(reader: &mut AskReader, key: KeyEvent) -> ReaderOutcome {
+fn inspector_key(reader: &mut AskReader, model: &Model, key: KeyEvent) -> ReaderOutcome {
     let Some(ins) = reader.inspector.as_mut() else {
         return ReaderOutcome::Cmd(UiCommand::None);
     };
@@ -346,6 +347,19 @@ fn inspector_key(reader: &mut AskReader, key: KeyEvent) -> ReaderOutcome {
         KeyCode::PageUp => {
             ins.scroll_by(-10);
             repaint
+        }
+        // K-14: the pinned turn is older than the records page — read a wider page (MASC has
+        // no cursor, only `limit`: 50 → 200 → 500), shown on `1:record`.
+        KeyCode::Char('H') => {
+            ins.tab = InspectorTab::Record;
+            let records = InspectorSlot::Records(ins.target.keeper.clone());
+            match super::inspector_reads::widen_key(model, &ins.target) {
+                Ok(WidenKey::Wider) => ReaderOutcome::Cmd(UiCommand::InspectorWiden {
+                    keeper: ins.target.keeper.clone(),
+                }),
+                Ok(WidenKey::Again) => ReaderOutcome::Cmd(UiCommand::Inspector(records)),
+                Err(why) => ReaderOutcome::Notice(why),
+            }
         }
         // K-15: the three readings are independent reads, each re-read on `r`.
         KeyCode::Char('r') => ReaderOutcome::Cmd(UiCommand::Many(vec![
