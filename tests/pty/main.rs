@@ -9,6 +9,7 @@ mod pty_approvals;
 mod pty_asks;
 mod pty_board;
 mod pty_chat;
+mod pty_chat_batch;
 mod pty_chat_text;
 mod pty_connectors;
 mod pty_context;
