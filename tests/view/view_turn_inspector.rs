@@ -474,3 +474,66 @@ fn k14_a_late_narrower_page_is_rejected_and_traced_never_shown_over_the_wider() 
         "{rejected:?}"
     );
 }
+
+/// K-14, K-15, G-4: a wider read that fails keeps the narrower page beside its failure (the
+/// failure first, then where the pinned turn stands, with the wider page still offered); `H`
+/// then asks for that same wider page again (never a third, wider one), and a record shows
+/// once it arrives.
+#[test]
+fn k14_a_failed_wider_read_keeps_the_page_and_h_asks_the_same_wider_page_again() {
+    let (mut m, mut ui, _target) = answered_with_turn();
+    let _ = press(&mut ui, &m, KeyCode::Char('O'));
+    press(&mut ui, &m, KeyCode::Char('1'));
+    dispatch(&mut m, ticket(records_slot(), 1));
+    observe_records(&mut m, 1, admitted(page_of("rondo", turns(100, 49), 50))).unwrap();
+    assert_eq!(
+        press(&mut ui, &m, KeyCode::Char('H')),
+        UiCommand::InspectorWiden {
+            keeper: "rondo".into()
+        }
+    );
+    m.inspector.widen("rondo").unwrap();
+    dispatch(&mut m, ticket(records_slot(), 2));
+    observe_records(
+        &mut m,
+        2,
+        Err(ClientError::Status {
+            status: 500,
+            body: "{}".into(),
+        }),
+    )
+    .unwrap();
+    let text = paint(&m, &ui);
+    // The state row (failure first; the width cuts its end) and the page's own rows.
+    assert!(
+        text.contains(
+            "read failed (status_500) · last observation shown · this turn is not on this page"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("not on this page (newest 50 read): the 49 records of rondo"),
+        "{text}"
+    );
+    assert!(text.contains("H: read the newest 200"), "{text}");
+    assert_eq!(
+        press(&mut ui, &m, KeyCode::Char('H')),
+        UiCommand::Inspector(records_slot()),
+        "the same wider page again"
+    );
+    assert_eq!(
+        m.inspector.reread(records_slot()),
+        InspectorCommand::Records {
+            keeper: "rondo".into(),
+            limit: 200
+        }
+    );
+    dispatch(&mut m, ticket(records_slot(), 3));
+    assert!(paint(&m, &ui).contains("reading the newest 200 (조회 중) · the newest 50 shown"));
+    let mut with = turns(100, 150);
+    with.push(record("rondo", "trace-rondo", 7, "keeper instructions"));
+    observe_records(&mut m, 3, admitted(page_of("rondo", with, 200))).unwrap();
+    let text = paint(&m, &ui);
+    assert!(text.contains("turn trace-rondo#7 · autonomous"), "{text}");
+    assert!(!text.contains("read failed"), "{text}");
+}
