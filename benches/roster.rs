@@ -17,7 +17,7 @@ use masc_tui::view::frame::FramePainter;
 use masc_tui::view::keys::handle_key;
 use masc_tui::view::model::Model;
 use masc_tui::view::presenter::{ByteCounter, Presenter};
-use masc_tui::view::sample::{confirmed, roster, roster_observation, roster_ticket};
+use masc_tui::view::sample::{confirmed, keeper_row, roster, roster_observation, roster_ticket};
 use masc_tui::view::screens::{ProjectionCtx, Ui, render};
 use masc_tui::view::theme::Theme;
 use ratatui::backend::CrosstermBackend;
@@ -242,11 +242,19 @@ fn with_changed_rows(base: &KeeperRoster, k: usize) -> KeeperRoster {
 /// runs off the view actor).
 fn bench_refresh(c: &mut Criterion) {
     let base = roster(ROWS);
-    for k in [0usize, 1, 10] {
-        let values = [
-            Arc::new(base.clone()),
-            Arc::new(with_changed_rows(&base, k)),
-        ];
+    let mut inserted = base.clone();
+    inserted
+        .rows
+        .insert(0, KeeperRowSlot::Row(Box::new(keeper_row(ROWS + 1))));
+    let cases = [
+        ("0_rows_changed", with_changed_rows(&base, 0)),
+        ("1_rows_changed", with_changed_rows(&base, 1)),
+        ("10_rows_changed", with_changed_rows(&base, 10)),
+        // Every line on screen moves down one, then back up (the terminal's lines move).
+        ("a_row_added_above", inserted),
+    ];
+    for (k, changed) in cases {
+        let values = [Arc::new(base.clone()), Arc::new(changed)];
         {
             // Printed once: what one such refresh writes and whether it was painted in part.
             let mut model = model();
@@ -274,15 +282,14 @@ fn bench_refresh(c: &mut Criterion) {
             );
             let painted = painter.paint(&mut presenter, &model, 1, &ui, &ctx).unwrap();
             println!(
-                "roster {ROWS} rows @200x60, a refresh changing {k} rows on screen: {} bytes, \
-                 {} cells, in part: {}",
+                "roster {ROWS} rows @200x60, a refresh ({k}): {} bytes, {} cells, in part: {}",
                 counter.bytes() - before,
                 painted.stats.cells,
                 painted.damaged
             );
         }
         c.bench_function(
-            &format!("roster_1000/refresh_{k}_rows_changed_deliver_paint_present_200x60"),
+            &format!("roster_1000/refresh_{k}_deliver_paint_present_200x60"),
             |b| {
                 let mut model = model();
                 let ui = ui();

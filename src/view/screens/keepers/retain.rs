@@ -24,7 +24,10 @@
 //! compared by what the row is painted from: the slot's content, whether it is the selected
 //! row, its TURN age text (the width and theme are the memo's) — and repaints everything else
 //! with the whole frame's own painter (`screens::render_with_cursor`), which leaves the kept
-//! lines alone (`ProjectionCtx::kept_roster_lines`). It needs the frame to still show the
+//! lines alone (`ProjectionCtx::kept_roster_lines`). When rows were added or removed above the
+//! window, every row on screen stands on another line: the lines that still show their row
+//! move with the terminal's lines first (a scroll region, as a `j` past the page does), found
+//! from a few probe rows and checked line by line as above, when no pane covers them. It needs the frame to still show the
 //! roster on the Keepers surface as above, with the same rows area and the same detail pane
 //! rectangle (the pane's cells are repainted; the kept lines are kept beside it).
 
@@ -145,20 +148,93 @@ pub struct DataPlan {
     /// The rows area's lines that keep their cells: the whole frame's painter leaves them
     /// alone (`ProjectionCtx::kept_roster_lines`).
     pub kept: KeptLines,
+    /// The rows' lines moved first (rows added or removed above the ones kept: the kept lines
+    /// are counted after the move), when the terminal moves lines and no pane covers them.
+    pub scroll: Option<Scroll>,
+}
+
+/// The lines of the rows area that show, after the rows' lines moved by `by` (new line `L`
+/// shows what old line `L + by` showed), the row they showed: the same slot, selected or not
+/// as it was, with the same TURN text.
+fn kept_lines(
+    g: &Geometry<'_>,
+    memo: &KeepersMemo,
+    now: &[String],
+    by: isize,
+    same_value: bool,
+    same_row: fn(&KeeperRowSlot, &KeeperRowSlot) -> bool,
+) -> KeptLines {
+    let mut kept = KeptLines::default();
+    let height = g.rows_area.height as isize;
+    for line in 0..height {
+        let old_line = line + by;
+        if !(0..height).contains(&old_line) {
+            continue;
+        }
+        let (line, old_line) = (line as usize, old_line as usize);
+        let (i, was) = (g.offset + line, memo.offset + old_line);
+        let same = match (g.roster.rows.get(i), memo.value.rows.get(was)) {
+            // Past the end of both rosters: an empty line both times.
+            (None, None) => true,
+            (Some(slot), Some(old)) => {
+                (i == g.selected) == (was == memo.selected)
+                    && now.get(line) == memo.turns.get(old_line)
+                    && ((same_value && i == was) || same_row(slot, old))
+            }
+            _ => false,
+        };
+        if same {
+            kept.insert(line);
+        }
+    }
+    kept
+}
+
+/// How far the rows' lines moved when rows were added or removed above the window: the first
+/// line (from the top, the middle and the bottom of the window) whose row stands on another
+/// line of the old window gives the move, taken when it keeps more lines than no move does.
+fn moved_lines(
+    g: &Geometry<'_>,
+    memo: &KeepersMemo,
+    now: &[String],
+    unmoved: usize,
+    same_row: fn(&KeeperRowSlot, &KeeperRowSlot) -> bool,
+) -> Option<(isize, KeptLines)> {
+    let height = g.rows_area.height as usize;
+    let old_rows = || memo.value.rows.iter().skip(memo.offset).take(height);
+    for probe in [0, height / 2, height.saturating_sub(1)] {
+        let Some(slot) = g.roster.rows.get(g.offset + probe) else {
+            continue;
+        };
+        let Some(old_line) = old_rows().position(|old| same_row(slot, old)) else {
+            continue;
+        };
+        let by = old_line as isize - probe as isize;
+        if by == 0 {
+            continue;
+        }
+        let kept = kept_lines(g, memo, now, by, false, same_row);
+        if kept.len() > unmoved {
+            return Some((by, kept));
+        }
+    }
+    None
 }
 
 /// The frame `model` and `ui` paint now over the frame `memo` describes, painted from a
 /// model that changed since (the frame `area`, its size and theme are the memo's), keeping the
-/// roster lines whose row is painted from the same inputs; `memo` is updated to the new frame.
-/// `None` when no line can be kept: a whole frame. `same_row` says whether two slots paint the
-/// same row (`PartialEq`: by content; the tests put a guess in its place to show a stale line
-/// is caught).
+/// roster lines whose row is painted from the same inputs — on the same line, or moved with
+/// the terminal's lines when rows were added or removed above them and the terminal moves
+/// lines (`scrolls`); `memo` is updated to the new frame. `None` when no line can be kept: a
+/// whole frame. `same_row` says whether two slots paint the same row (`PartialEq`: by
+/// content; the tests put a guess in its place to show a stale line is caught).
 pub fn plan_data(
     memo: &mut KeepersMemo,
     model: &Model,
     ui: &Ui,
     ctx: &ProjectionCtx,
     area: Rect,
+    scrolls: bool,
     same_row: fn(&KeeperRowSlot, &KeeperRowSlot) -> bool,
 ) -> Option<DataPlan> {
     let g = geometry(model, ui)?;
@@ -168,21 +244,25 @@ pub fn plan_data(
     }
     let now = turns(&g, ctx);
     let same_value = Arc::ptr_eq(g.roster, &memo.value);
-    let mut kept = KeptLines::default();
-    for line in 0..g.rows_area.height as usize {
-        let (i, was) = (g.offset + line, memo.offset + line);
-        let same = match (g.roster.rows.get(i), memo.value.rows.get(was)) {
-            // Past the end of both rosters: an empty line both times.
-            (None, None) => true,
-            (Some(slot), Some(old)) => {
-                (i == g.selected) == (was == memo.selected)
-                    && now.get(line) == memo.turns.get(line)
-                    && ((same_value && i == was) || same_row(slot, old))
-            }
-            _ => false,
+    let mut kept = kept_lines(&g, memo, &now, 0, same_value, same_row);
+    let mut scroll = None;
+    // Rows added or removed above the window move every row below them: the lines move with
+    // the terminal's (a pane over the rows would move with them: then nothing moves).
+    let height = g.rows_area.height as usize;
+    if scrolls
+        && pane.is_none()
+        && !same_value
+        && kept.len() < height
+        && let Some((by, moved)) = moved_lines(&g, memo, &now, kept.len(), same_row)
+    {
+        let lines = Scroll {
+            top: g.rows_area.y,
+            bottom: g.rows_area.bottom(),
+            by: by as i16,
         };
-        if same {
-            kept.insert(line);
+        if lines.fits(area) {
+            scroll = Some(lines);
+            kept = moved;
         }
     }
     if kept.is_empty() {
@@ -213,7 +293,11 @@ pub fn plan_data(
         }
     }
     *memo = memo_of(&g, ui, now);
-    Some(DataPlan { rects, kept })
+    Some(DataPlan {
+        rects,
+        kept,
+        scroll,
+    })
 }
 
 /// A damaged frame: the cells to repaint and what to paint into them.
