@@ -32,8 +32,9 @@ pub fn put_str(buf: &mut Buffer, x: u16, y: u16, text: &str, max: usize, style: 
             return x;
         }
         let start = buf.index_of(x, y);
-        for (i, cell) in buf.content[start..start + n].iter_mut().enumerate() {
-            cell.set_symbol(&text[i..i + 1]).set_style(style);
+        for (cell, byte) in buf.content[start..start + n].iter_mut().zip(text.bytes()) {
+            crate::view::cell_copy::set_symbol_byte(cell, byte);
+            cell.set_style(style);
             cell.set_diff_option(CellDiffOption::None);
         }
         return x.saturating_add(u16::try_from(n).unwrap_or(u16::MAX));

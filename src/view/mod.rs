@@ -5,6 +5,7 @@ pub mod admission;
 pub mod asks;
 pub mod async_request;
 pub mod board;
+pub mod cell_copy;
 pub mod cells;
 pub mod chat;
 pub mod clipboard;

@@ -23,6 +23,7 @@
 use super::row::Written;
 use super::{Columns, heading_line, paint_row, turn_age};
 use crate::protocol::keepers::{KeeperRoster, KeeperRowSlot};
+use crate::view::cell_copy::copy_cells;
 use crate::view::screens::ProjectionCtx;
 use crate::view::theme::Theme;
 use ratatui::buffer::{Buffer, Cell};
@@ -96,8 +97,10 @@ impl Kept {
         let mut from = 0;
         for &(first, end) in self.written.runs() {
             let n = usize::from(end - first);
-            line[usize::from(first)..usize::from(end)]
-                .clone_from_slice(&self.cells[from..from + n]);
+            copy_cells(
+                &mut line[usize::from(first)..usize::from(end)],
+                &self.cells[from..from + n],
+            );
             from += n;
         }
     }

@@ -8,6 +8,7 @@
 use super::{Columns, GAP};
 use super::{HEALTH_W, KEEPER_W, TURN_W, UNKNOWN_MARK};
 use crate::protocol::keepers::{ActivationMode, KeeperRow, KeeperRowSlot};
+use crate::view::cell_copy::set_symbol_byte;
 use crate::view::cells::put_str;
 use crate::view::screens::ProjectionCtx;
 use crate::view::screens::widgets::status_mark;
@@ -289,7 +290,8 @@ pub fn paint_row(
                 } else {
                     let start = buf.index_of(after, y);
                     for cell in &mut buf.content[start..start + blanks] {
-                        cell.set_symbol(" ").set_style(style);
+                        set_symbol_byte(cell, b' ');
+                        cell.set_style(style);
                         cell.set_diff_option(CellDiffOption::None);
                     }
                     wrote_to = Some(padded);
