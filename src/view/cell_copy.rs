@@ -23,6 +23,7 @@ macro_rules! ascii_cell {
     };
 }
 
+#[inline]
 fn ascii_cell(byte: u8) -> Option<Cell> {
     ascii_cell!(byte;
         b' ' => " ", b'!' => "!", b'"' => "\"", b'#' => "#", b'$' => "$", b'%' => "%", b'&' => "&", b'\'' => "'",
@@ -40,20 +41,24 @@ fn ascii_cell(byte: u8) -> Option<Cell> {
     )
 }
 
+/// `cell` (a constant one-byte cell) with every attribute of `of`.
+#[allow(deprecated)] // `Cell::skip`, still copied (a cell's equality compares it)
+#[inline]
+fn with_attributes(mut cell: Cell, of: &Cell) -> Cell {
+    cell.fg = of.fg;
+    cell.bg = of.bg;
+    cell.underline_color = of.underline_color;
+    cell.modifier = of.modifier;
+    cell.diff_option = of.diff_option;
+    cell.skip = of.skip;
+    cell
+}
+
 /// Sets the symbol of `cell` to the one byte `byte`, keeping its attributes: what
 /// `Cell::set_symbol` does, written from the constant cell of a printable ASCII byte.
-#[allow(deprecated)] // `Cell::skip`, kept as it was
 pub fn set_symbol_byte(cell: &mut Cell, byte: u8) {
     match ascii_cell(byte) {
-        Some(mut new) => {
-            new.fg = cell.fg;
-            new.bg = cell.bg;
-            new.underline_color = cell.underline_color;
-            new.modifier = cell.modifier;
-            new.diff_option = cell.diff_option;
-            new.skip = cell.skip;
-            *cell = new;
-        }
+        Some(new) => *cell = with_attributes(new, cell),
         None => {
             cell.set_char(char::from(byte));
         }
@@ -62,19 +67,10 @@ pub fn set_symbol_byte(cell: &mut Cell, byte: u8) {
 
 /// Copies `from` into `to` (the same length), cell for cell: every cell of `to` then equals the
 /// one of `from` in symbol and every attribute.
-#[allow(deprecated)] // `Cell::skip`, still copied (a cell's equality compares it)
 pub fn copy_cells(to: &mut [Cell], from: &[Cell]) {
     for (to, from) in to.iter_mut().zip(from) {
         match from.symbol().as_bytes() {
-            [byte] if let Some(mut cell) = ascii_cell(*byte) => {
-                cell.fg = from.fg;
-                cell.bg = from.bg;
-                cell.underline_color = from.underline_color;
-                cell.modifier = from.modifier;
-                cell.diff_option = from.diff_option;
-                cell.skip = from.skip;
-                *to = cell;
-            }
+            [byte] if let Some(cell) = ascii_cell(*byte) => *to = with_attributes(cell, from),
             _ => to.clone_from(from),
         }
     }

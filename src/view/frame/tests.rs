@@ -373,6 +373,14 @@ fn row(rows: &mut [KeeperRowSlot], i: usize) -> &mut KeeperRow {
     }
 }
 
+/// A row added at 10 and four removed, three of them above the scrolled window's rows.
+fn rows_removed_above(rows: &mut Vec<KeeperRowSlot>) {
+    rows.insert(10, KeeperRowSlot::Row(Box::new(keeper_row(901))));
+    for at in [250, 200, 150, 20] {
+        rows.remove(at);
+    }
+}
+
 /// Data changes between frames (the model changed: rows' content, order and number, a
 /// failed read, changes elsewhere in the model), with keys and clock ticks between them.
 /// Returns the data frames that could keep lines (some row on screen is the same) but
@@ -505,23 +513,13 @@ fn data_sequence(rig: &mut Rig) -> Vec<String> {
     data(
         rig,
         "three rows removed above the window",
-        Some(changed(300, |r| {
-            r.insert(10, KeeperRowSlot::Row(Box::new(keeper_row(901))));
-            for at in [250, 200, 150, 20] {
-                r.remove(at);
-            }
-        })),
+        Some(changed(300, rows_removed_above)),
         true,
     );
     data(
         rig,
         "the same rows again",
-        Some(changed(300, |r| {
-            r.insert(10, KeeperRowSlot::Row(Box::new(keeper_row(901))));
-            for at in [250, 200, 150, 20] {
-                r.remove(at);
-            }
-        })),
+        Some(changed(300, rows_removed_above)),
         true,
     );
     data(
