@@ -20,7 +20,9 @@ pub mod settings;
 pub mod settings_doc;
 
 pub use detail_fields::detail_lines;
-pub use row::{Written, paint_row, row_line, turn_age};
+#[cfg(test)]
+pub use row::row_line;
+pub use row::{Written, paint_row, turn_age};
 #[cfg(test)]
 use row::{flag, proactive, sandbox};
 

@@ -228,19 +228,18 @@ pub fn paint_rows(
                 kept.rows.remove(&key);
                 paint_row(slot, key.1, cols, ctx, line_area, buf, &mut scratch);
             }
-            stale => {
+            _ => {
                 // Painted straight into the frame (its rows area is empty: see the module),
-                // then kept.
-                let mut row = match stale {
-                    Some(row) => std::mem::replace(row, Kept::empty(roster.clone())),
-                    None => Kept::empty(roster.clone()),
-                };
+                // then kept (a stale entry's buffers are reused).
+                let row = kept
+                    .rows
+                    .entry(key)
+                    .or_insert_with(|| Kept::empty(roster.clone()));
                 paint_row(slot, key.1, cols, ctx, line_area, buf, &mut row.written);
                 row.keep(&buf.content[start..end]);
                 row.value = roster.clone();
                 row.checked = generation;
                 row.turn = turn;
-                kept.rows.insert(key, row);
             }
         }
     }

@@ -1,5 +1,5 @@
 //! One roster row, described once as its pieces (column texts, the cells each is padded to,
-//! their styles) and painted two ways from that description: as a ratatui [`Line`]
+//! their styles) and painted two ways from that description: as a ratatui `Line`
 //! ([`row_line`], painted by `cells::render_line`) and straight into a frame's cells
 //! ([`paint_row`], issue 15: no `Line`, no padded strings for ASCII columns, no one-row buffer).
 //! Both place every cell as the terminal does (T.7, C-70); a test paints generated rows both
@@ -19,6 +19,7 @@ use crate::view::theme::Tone;
 use ratatui::buffer::{Buffer, CellDiffOption};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
+#[cfg(test)]
 use ratatui::text::{Line, Span};
 use std::borrow::Cow;
 
@@ -185,7 +186,9 @@ fn for_each_piece(
     }
 }
 
-/// One roster row (already windowed: only visible rows are projected).
+/// One roster row as a `Line` (already windowed): the reference [`paint_row`] is tested
+/// against; the frames paint rows with [`paint_row`].
+#[cfg(test)]
 pub fn row_line(slot: &KeeperRowSlot, cols: Columns, ctx: &ProjectionCtx) -> Line<'static> {
     let mut spans = Vec::with_capacity(15);
     for_each_piece(slot, cols, ctx, |piece| {
@@ -271,12 +274,13 @@ pub fn paint_row(
         let unstyled = style == Style::default();
         let room = usize::from(end - x);
         let first = x;
-        let mut wrote_to = None;
-        x = match piece.pad {
+        // Where the piece ends, and where the cells it wrote end (unstyled blanks are not
+        // written).
+        let (end_x, wrote_to) = match piece.pad {
             None if unstyled && piece.text.bytes().all(|b| b == b' ') => {
                 // An unstyled gap: what the empty cells already show.
-                wrote_to = Some(first);
-                x.saturating_add(u16::try_from(piece.text.len().min(room)).unwrap_or(u16::MAX))
+                let len = u16::try_from(piece.text.len().min(room)).unwrap_or(u16::MAX);
+                (x.saturating_add(len), first)
             }
             Some(width) if is_printable_ascii(&piece.text) && piece.text.len() <= width => {
                 // What `pad_to` makes of it: the text, then spaces to `width` cells, each
@@ -286,7 +290,7 @@ pub fn paint_row(
                 let blanks = (width - piece.text.len()).min(usize::from(end - after));
                 let padded = after.saturating_add(u16::try_from(blanks).unwrap_or(u16::MAX));
                 if unstyled || blanks == 0 {
-                    wrote_to = Some(after);
+                    (padded, after)
                 } else {
                     let start = buf.index_of(after, y);
                     for cell in &mut buf.content[start..start + blanks] {
@@ -294,16 +298,22 @@ pub fn paint_row(
                         cell.set_style(style);
                         cell.set_diff_option(CellDiffOption::None);
                     }
-                    wrote_to = Some(padded);
+                    (padded, padded)
                 }
-                padded
             }
             // `put_str` touches the cells from where it starts to where it stops (the hidden
             // halves of wide clusters included).
-            None => put_str(buf, x, y, &piece.text, room, style),
-            Some(width) => put_str(buf, x, y, &pad_to(&piece.text, width), room, style),
+            None => {
+                let stop = put_str(buf, x, y, &piece.text, room, style);
+                (stop, stop)
+            }
+            Some(width) => {
+                let stop = put_str(buf, x, y, &pad_to(&piece.text, width), room, style);
+                (stop, stop)
+            }
         };
-        written.add(first - area.x, wrote_to.unwrap_or(x) - area.x);
+        written.add(first - area.x, wrote_to - area.x);
+        x = end_x;
     });
 }
 
