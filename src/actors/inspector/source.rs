@@ -51,16 +51,15 @@ pub struct InspectorState {
     ctx: SourceContext,
     outlet: Outlet<InspectorSlot, InspectorObservation>,
     authority: Option<ReadAuthority>,
-    running: HashMap<InspectorSlot, Running<InspectorSlot>>,
-    /// The records `limit` of each records read in flight (an input read has none).
-    limits: HashMap<InspectorSlot, u32>,
+    /// The read in flight per slot, with its records `limit` (an input read's is 0).
+    running: HashMap<InspectorSlot, (Running<InspectorSlot>, u32)>,
 }
 
 impl InspectorState {
     fn identity(&mut self, identity: IdentityState) {
         let next = identity.authority();
         if let Some(reason) = epoch_change(self.authority.as_ref(), next.as_ref()) {
-            for (_, running) in std::mem::take(&mut self.running) {
+            for (_, (running, _)) in std::mem::take(&mut self.running) {
                 running.cancel(&self.outlet, reason);
             }
         }
@@ -72,14 +71,16 @@ impl InspectorState {
             stage::refused(&slot.trace_name(), "no_epoch");
             return;
         };
-        if let Some(running) = self.running.remove(&slot) {
-            let in_flight = self.limits.get(&slot).copied().unwrap_or(0);
-            if in_flight >= limit {
-                // A read of the same slot at least as wide is in flight: it answers this
-                // request too (the newest `limit` rows are within any wider page).
-                self.running.insert(slot, running);
-                return;
-            }
+        if self
+            .running
+            .get(&slot)
+            .is_some_and(|(_, in_flight)| *in_flight >= limit)
+        {
+            // A read of the same slot at least as wide is in flight: it answers this request
+            // too (the newest `limit` rows are within any wider page).
+            return;
+        }
+        if let Some((running, _)) = self.running.remove(&slot) {
             // A wider page is asked for: the narrower read is superseded (its late result is
             // rejected in `done`, never forwarded over the wider one).
             running.cancel(&self.outlet, "superseded");
@@ -134,14 +135,13 @@ impl InspectorState {
                 }
             }
         });
-        self.limits.insert(slot.clone(), limit);
-        self.running.insert(slot, worker);
+        self.running.insert(slot, (worker, limit));
     }
 
     fn owns(&self, ticket: &Ticket<InspectorSlot>) -> bool {
         self.running
             .get(&ticket.slot)
-            .is_some_and(|r| r.ticket == *ticket)
+            .is_some_and(|(r, _)| r.ticket == *ticket)
     }
 
     fn done(&mut self, ticket: Ticket<InspectorSlot>, observation: InspectorObservation) {
@@ -152,18 +152,21 @@ impl InspectorState {
             return;
         }
         self.outlet.observed(ticket.clone(), observation);
-        if let Some(running) = self.running.remove(&ticket.slot) {
-            running.finished();
-        }
+        self.finished(&ticket);
     }
 
     fn gone(&mut self, ticket: Ticket<InspectorSlot>) {
         if self.owns(&ticket) {
             stage::retire(&ticket, "worker_panicked");
             self.outlet.retired(ticket.clone());
-            if let Some(running) = self.running.remove(&ticket.slot) {
-                running.finished();
-            }
+            self.finished(&ticket);
+        }
+    }
+
+    /// Forgets a finished worker (it ended by itself: nothing to abort).
+    fn finished(&mut self, ticket: &Ticket<InspectorSlot>) {
+        if let Some((running, _)) = self.running.remove(&ticket.slot) {
+            running.finished();
         }
     }
 }
@@ -185,7 +188,6 @@ impl Actor for InspectorSource {
             ctx,
             authority: None,
             running: HashMap::new(),
-            limits: HashMap::new(),
         })
     }
 
