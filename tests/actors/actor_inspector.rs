@@ -6,8 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::actor_support::{Rig, plan, rig_with, start_rig};
 use masc_tui::actors::asks::TurnTarget;
-use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::contract::{IdentityState, SourceEvent};
+use masc_tui::actors::contract::{SlotEvent, Ticket};
 use masc_tui::actors::inspector::{
     InspectorCommand, InspectorObservation, InspectorSlot, TURN_INSPECTOR,
 };
@@ -205,6 +205,22 @@ async fn k15_older_masc_serves_records_but_not_the_input() {
 
 const SANGSU_RECORDS: &str = "/api/v1/keepers/sangsu/turn-records";
 
+fn sangsu(limit: u32) -> InspectorCommand {
+    InspectorCommand::Records {
+        keeper: "sangsu".into(),
+        limit,
+    }
+}
+
+/// Asks for sangsu's newest `limit` records; the ticket of the read it dispatched.
+async fn dispatch_sangsu(rig: &mut Rig, limit: u32) -> Ticket<InspectorSlot> {
+    command(rig, sangsu(limit)).await;
+    rig.dispatched_of::<InspectorSlot, InspectorObservation>(&InspectorSlot::Records(
+        "sangsu".into(),
+    ))
+    .await
+}
+
 /// Until the server has received `n` requests of `path` (a condition, polled; the deadline is
 /// a failsafe, never a pacing device).
 async fn arrived(rig: &Rig, path: &str, n: usize) {
@@ -233,19 +249,9 @@ async fn k14_a_wider_page_supersedes_the_narrower_read_and_reaches_an_older_turn
     .await;
     confirmed(&mut rig).await;
     let slot = InspectorSlot::Records("sangsu".into());
-    let sangsu = |limit| InspectorCommand::Records {
-        keeper: "sangsu".into(),
-        limit,
-    };
-    command(&mut rig, sangsu(50)).await;
-    let narrow = rig
-        .dispatched_of::<InspectorSlot, InspectorObservation>(&slot)
-        .await;
+    let narrow = dispatch_sangsu(&mut rig, 50).await;
     arrived(&rig, SANGSU_RECORDS, 1).await;
-    command(&mut rig, sangsu(200)).await;
-    let wide = rig
-        .dispatched_of::<InspectorSlot, InspectorObservation>(&slot)
-        .await;
+    let wide = dispatch_sangsu(&mut rig, 200).await;
     assert!(wide.generation > narrow.generation, "its own ticket");
     let seen = rig
         .observed_of::<InspectorSlot, InspectorObservation>(&slot)
@@ -290,10 +296,7 @@ async fn k14_a_wider_page_supersedes_the_narrower_read_and_reaches_an_older_turn
     );
     // A narrower request while nothing is in flight reads its own page: turn 17 is not on
     // it, and the page says how wide it was.
-    command(&mut rig, sangsu(50)).await;
-    let again = rig
-        .dispatched_of::<InspectorSlot, InspectorObservation>(&slot)
-        .await;
+    let again = dispatch_sangsu(&mut rig, 50).await;
     let page = match rig
         .view
         .wait_slot::<InspectorSlot, InspectorObservation>(
@@ -335,14 +338,7 @@ async fn k14_the_maximum_page_is_500_and_a_short_page_holds_every_row() {
     .await;
     confirmed(&mut rig).await;
     let slot = InspectorSlot::Records("sangsu".into());
-    let sangsu = |limit| InspectorCommand::Records {
-        keeper: "sangsu".into(),
-        limit,
-    };
-    command(&mut rig, sangsu(9999)).await;
-    let wide = rig
-        .dispatched_of::<InspectorSlot, InspectorObservation>(&slot)
-        .await;
+    let wide = dispatch_sangsu(&mut rig, 9999).await;
     arrived(&rig, SANGSU_RECORDS, 1).await;
     // No wider than the read in flight (held at the server): shared (no dispatch, no request).
     command(&mut rig, sangsu(200)).await;
