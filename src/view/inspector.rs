@@ -10,6 +10,7 @@
 //! read of that Keeper's records (`r`, a new epoch, `/context`) keeps the wider limit.
 
 use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
+use super::fetched::Fetched;
 use super::surface::{SurfaceModel, not_served_of};
 use crate::actors::asks::TurnTarget;
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
@@ -60,6 +61,23 @@ impl InspectorModel {
             asked: HashSet::new(),
             limits: HashMap::new(),
         }
+    }
+
+    /// `keeper`'s records read (`None`: never asked for).
+    pub fn records_read(&self, keeper: &str) -> Option<&Fetched<Arc<TurnRecordsPage>>> {
+        self.records.get(keeper).map(|s| &s.fetched)
+    }
+
+    /// `keeper`'s records page as last observed.
+    pub fn page(&self, keeper: &str) -> Option<&Arc<TurnRecordsPage>> {
+        self.records_read(keeper)
+            .and_then(Fetched::last)
+            .map(|o| &o.value)
+    }
+
+    /// `target`'s serialized input read (`None`: never asked for).
+    pub fn input_read(&self, target: &TurnTarget) -> Option<&Fetched<Arc<ProviderInput>>> {
+        self.inputs.get(target).map(|s| &s.fetched)
     }
 
     /// The records `limit` `keeper`'s records are read with.

@@ -84,8 +84,12 @@ pub fn state_words<T: Clone>(fetched: &Fetched<T>, kind: ReadKind) -> Row {
     }
 }
 
-/// The state row of a records read, with the page's count when one is shown.
-pub fn records_state(fetched: &Fetched<Arc<TurnRecordsPage>>) -> Row {
+/// The state row of a records read (`None`: never asked for), with the page's count when one
+/// is shown.
+pub fn records_state(fetched: Option<&Fetched<Arc<TurnRecordsPage>>>) -> Row {
+    let Some(fetched) = fetched else {
+        return ("not loaded".into(), Tone::Dim);
+    };
     match fetched {
         Fetched::Ready(o) if o.value.records.is_empty() => (
             format!(
@@ -99,6 +103,14 @@ pub fn records_state(fetched: &Fetched<Arc<TurnRecordsPage>>) -> Row {
             Tone::Good,
         ),
         other => state_words(other, ReadKind::Records),
+    }
+}
+
+/// The state row of a serialized input read (`None`: never asked for).
+pub fn input_state(fetched: Option<&Fetched<Arc<ProviderInput>>>) -> Row {
+    match fetched {
+        Some(f) => state_words(f, ReadKind::Input),
+        None => ("not loaded".into(), Tone::Dim),
     }
 }
 

@@ -13,22 +13,18 @@ use crate::protocol::inspector::turn_records::{MAX_LIMIT, PinnedLookup};
 use crate::view::fetched::Fetched;
 use crate::view::model::Model;
 use crate::view::screens::turn_reads::{
-    ReadKind, Row, input_rows, page_rows, record_rows, records_state, state_words,
+    Row, input_rows, input_state, page_rows, record_rows, records_state,
 };
 use crate::view::text::sanitize;
 use crate::view::theme::Tone;
 
 /// The state row of the pinned turn's record (K-15), with why it is absent (K-14).
 fn record_state(model: &Model, target: &TurnTarget) -> Row {
-    let Some(f) = model
-        .inspector
-        .records
-        .get(&target.keeper)
-        .map(|s| &s.fetched)
-    else {
-        return ("not loaded".into(), Tone::Dim);
-    };
+    let f = model.inspector.records_read(&target.keeper);
     let (words, tone) = records_state(f);
+    let Some(f) = f else {
+        return (words, tone);
+    };
     let Some(page) = f.last().map(|o| &o.value) else {
         return (words, tone);
     };
@@ -64,28 +60,13 @@ fn record_state(model: &Model, target: &TurnTarget) -> Row {
     }
 }
 
-/// The state row of the pinned turn's serialized input (K-15).
-fn input_state(model: &Model, target: &TurnTarget) -> Row {
-    match model.inspector.inputs.get(target).map(|s| &s.fetched) {
-        None => ("not loaded".into(), Tone::Dim),
-        Some(Fetched::Ready(_)) => ("received".into(), Tone::Good),
-        Some(f) => state_words(f, ReadKind::Input),
-    }
-}
-
 /// `1:record`.
 pub fn record_tab(model: &Model, target: &TurnTarget) -> Vec<Row> {
     let mut out = vec![record_state(model, target)];
-    let page = model
-        .inspector
-        .records
-        .get(&target.keeper)
-        .and_then(|s| s.fetched.last())
-        .map(|o| o.value.clone());
-    let Some(page) = page else {
+    let Some(page) = model.inspector.page(&target.keeper) else {
         return out;
     };
-    out.extend(page_rows(&page));
+    out.extend(page_rows(page));
     let (keeper, turn) = (sanitize(&target.keeper), sanitize(&target.turn_ref));
     let n = page.records.len();
     match page.lookup(&target.turn_ref) {
@@ -131,10 +112,7 @@ pub fn record_tab(model: &Model, target: &TurnTarget) -> Vec<Row> {
 pub fn widen_key(model: &Model, target: &TurnTarget) -> Result<WidenKey, &'static str> {
     let page = model
         .inspector
-        .records
-        .get(&target.keeper)
-        .and_then(|s| s.fetched.last())
-        .map(|o| o.value.clone())
+        .page(&target.keeper)
         .ok_or("no turn records read yet (r reads them)")?;
     match page.lookup(&target.turn_ref) {
         PinnedLookup::Found(_) => Err("the pinned turn is on this page"),
@@ -162,13 +140,9 @@ pub enum WidenKey {
 
 /// `2:input`.
 pub fn input_tab(model: &Model, target: &TurnTarget) -> Vec<Row> {
-    let mut out = vec![input_state(model, target)];
-    if let Some(o) = model
-        .inspector
-        .inputs
-        .get(target)
-        .and_then(|s| s.fetched.last())
-    {
+    let fetched = model.inspector.input_read(target);
+    let mut out = vec![input_state(fetched)];
+    if let Some(o) = fetched.and_then(Fetched::last) {
         out.extend(input_rows(&o.value));
     }
     out
@@ -177,7 +151,7 @@ pub fn input_tab(model: &Model, target: &TurnTarget) -> Vec<Row> {
 /// The record and input rows of `3:request` (each its own state, K-15).
 pub fn request_states(model: &Model, target: &TurnTarget) -> Vec<Row> {
     let (r, rt) = record_state(model, target);
-    let (i, it) = input_state(model, target);
+    let (i, it) = input_state(model.inspector.input_read(target));
     vec![
         (format!("turn record       {r}"), rt),
         (format!("serialized input  {i}"), it),

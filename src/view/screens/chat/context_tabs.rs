@@ -20,11 +20,10 @@ use crate::actors::asks::TurnTarget;
 use crate::actors::inspector::InspectorSlot;
 use crate::protocol::inspector::{ProviderInput, TurnRecordsPage};
 use crate::view::command::UiCommand;
-use crate::view::fetched::Fetched;
 use crate::view::model::Model;
 use crate::view::screens::turn_proof::proof_rows;
 use crate::view::screens::turn_reads::{
-    ReadKind, Row, component_rows, input_rows, page_rows, records_state, state_words, usage_rows,
+    Row, component_rows, input_rows, input_state, page_rows, records_state, usage_rows,
 };
 use crate::view::text::sanitize;
 use crate::view::theme::Tone;
@@ -145,12 +144,7 @@ impl ContextView {
 
 /// The chat target's records page as last observed.
 fn page<'a>(model: &'a Model, keeper: &str) -> Option<&'a TurnRecordsPage> {
-    model
-        .inspector
-        .records
-        .get(keeper)
-        .and_then(|s| s.fetched.last())
-        .map(|o| o.value.as_ref())
+    model.inspector.page(keeper).map(Arc::as_ref)
 }
 
 /// The newest recorded turn of `keeper` (what `2:request` and `3:proof` read).
@@ -163,22 +157,8 @@ pub fn newest_turn(model: &Model, keeper: &str) -> Option<TurnTarget> {
         })
 }
 
-fn records_fetched<'a>(
-    model: &'a Model,
-    keeper: &str,
-) -> Option<&'a Fetched<Arc<TurnRecordsPage>>> {
-    model.inspector.records.get(keeper).map(|s| &s.fetched)
-}
-
-fn input_of<'a>(model: &'a Model, target: &TurnTarget) -> Option<&'a Fetched<Arc<ProviderInput>>> {
-    model.inspector.inputs.get(target).map(|s| &s.fetched)
-}
-
 fn records_head(model: &Model, keeper: &str) -> Vec<Row> {
-    let (words, tone) = match records_fetched(model, keeper) {
-        Some(fetched) => records_state(fetched),
-        None => ("not loaded".into(), Tone::Dim),
-    };
+    let (words, tone) = records_state(model.inspector.records_read(keeper));
     let mut out = vec![(format!("turn records  {words}"), tone)];
     if let Some(p) = page(model, keeper) {
         out.extend(page_rows(p));
@@ -218,12 +198,8 @@ pub fn stack_rows(model: &Model, keeper: &str) -> Vec<Row> {
 }
 
 fn input_head(model: &Model, target: &TurnTarget) -> (Vec<Row>, Option<Arc<ProviderInput>>) {
-    let fetched = input_of(model, target);
-    let (words, tone) = match fetched {
-        Some(Fetched::Ready(_)) => ("received".into(), Tone::Good),
-        Some(f) => state_words(f, ReadKind::Input),
-        None => ("not loaded".into(), Tone::Dim),
-    };
+    let fetched = model.inspector.input_read(target);
+    let (words, tone) = input_state(fetched);
     let value = fetched.and_then(|f| f.last()).map(|o| o.value.clone());
     (
         vec![(
