@@ -7,36 +7,18 @@
 
 use super::chat_screen::{draw, key, opened, type_text};
 use super::view_turn_inspector::{input, page, record};
-use crate::rig::{dispatch, observe};
+use crate::rig::{admitted, dispatch, observe, ticket};
 use crossterm::event::KeyCode;
 use masc_tui::actors::asks::TurnTarget;
-use masc_tui::actors::contract::{SlotEvent, Ticket};
+use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::inspector::{InspectorObservation, InspectorSlot};
-use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::client::{Admitted, ClientError};
 use masc_tui::protocol::routes::RouteFamily;
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
-use masc_tui::view::sample::{self, buffer_text};
+use masc_tui::view::sample::buffer_text;
 use masc_tui::view::screens::Ui;
 use masc_tui::view::screens::chat::ChatOverlay;
-use std::sync::Arc;
-
-fn ticket<S>(slot: S, generation: u64) -> Ticket<S> {
-    Ticket {
-        slot,
-        generation,
-        scope: sample::scope(1),
-    }
-}
-
-fn ok<T>(value: T) -> Result<Admitted<T>, ClientError> {
-    Ok(Admitted {
-        value: Arc::new(value),
-        mode: AdmissionMode::Receipt,
-        from_cache: false,
-    })
-}
 
 fn open_context(ui: &mut Ui, model: &Model) {
     type_text(ui, model, "/context");
@@ -71,7 +53,7 @@ fn records_of(m: &mut Model, keeper: &str, generation: u64, prompt: &str) {
         m,
         SlotEvent::Observed(
             ticket(slot, generation),
-            InspectorObservation::Records(ok(p)),
+            InspectorObservation::Records(admitted(p)),
         ),
     )
     .unwrap();
@@ -140,7 +122,12 @@ fn c58_k15_k17_context_tabs_stack_request_proof() {
         &mut model,
         SlotEvent::Observed(
             ticket(islot, 2),
-            InspectorObservation::Input(ok(input(&keeper, &format!("trace-{keeper}"), 5, prompt))),
+            InspectorObservation::Input(admitted(input(
+                &keeper,
+                &format!("trace-{keeper}"),
+                5,
+                prompt,
+            ))),
         ),
     )
     .unwrap();
@@ -207,7 +194,7 @@ fn k15_context_denied_failed_and_empty_are_distinct() {
             "turn records  unavailable (조회 불가): read failed (timeout)",
         ),
         (
-            ok(page(&keeper, Vec::new())),
+            admitted(page(&keeper, Vec::new())),
             "turn records  received · no turn records (health stale)",
         ),
     ];

@@ -114,6 +114,15 @@ where
     observe(m, SlotEvent::Observed(ticket, payload)).expect("admitted");
 }
 
+/// A ticket of `slot` at `generation` in epoch 1 (`sample::scope(1)`).
+pub fn ticket<S>(slot: S, generation: u64) -> Ticket<S> {
+    Ticket {
+        slot,
+        generation,
+        scope: masc_tui::view::sample::scope(1),
+    }
+}
+
 /// An admitted value, as the client hands it back.
 pub fn admitted<T>(
     value: T,

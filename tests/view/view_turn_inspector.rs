@@ -5,13 +5,12 @@
 //! words, a late or failed re-read never clearing what was received, and tab entry, scrolling
 //! and `r` (the only key that reads).
 
-use crate::rig::{dispatch, observe, retire};
+use crate::rig::{admitted, dispatch, observe, retire, ticket};
 use crate::view_asks::{answered_with_turn, paint, press};
 use crossterm::event::KeyCode;
 use masc_tui::actors::asks::AsksCommand;
-use masc_tui::actors::contract::{SlotEvent, Ticket};
+use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::inspector::{InspectorCommand, InspectorObservation, InspectorSlot};
-use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::client::{Admitted, ClientError};
 use masc_tui::protocol::inspector::{ProviderInput, TurnRecordsPage};
 use masc_tui::protocol::routes::RouteFamily;
@@ -20,29 +19,11 @@ use masc_tui::view::admission::RejectReason;
 use masc_tui::view::inspector::NotWidened;
 use masc_tui::view::keys::UiCommand;
 use masc_tui::view::model::Model;
-use masc_tui::view::sample;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use std::sync::Arc;
 
 pub fn sha(text: &str) -> String {
     hex::encode(Sha256::digest(text.as_bytes()))
-}
-
-fn admitted<T>(value: T) -> Result<Admitted<T>, ClientError> {
-    Ok(Admitted {
-        value: Arc::new(value),
-        mode: AdmissionMode::Receipt,
-        from_cache: false,
-    })
-}
-
-fn ticket<S>(slot: S, generation: u64) -> Ticket<S> {
-    Ticket {
-        slot,
-        generation,
-        scope: sample::scope(1),
-    }
 }
 
 /// A record as MASC's `Turn_record.to_json` writes it (lib/types/turn_record.ml, d541eb0750).
@@ -109,6 +90,14 @@ pub fn input(keeper: &str, trace: &str, turn: u64, prompt: &str) -> ProviderInpu
         &format!("{trace}#{turn}"),
     )
     .unwrap()
+}
+
+/// A read that failed with status 500.
+fn failed_500<T>() -> Result<Admitted<T>, ClientError> {
+    Err(ClientError::Status {
+        status: 500,
+        body: "{}".into(),
+    })
 }
 
 fn records_slot() -> InspectorSlot {
@@ -190,15 +179,7 @@ fn k14_k15_the_record_tab_shows_the_pinned_turn_only() {
     assert!(paint(&m, &ui).contains("turn trace-rondo#7 · autonomous"));
     // A failed re-read shows its class beside the record it keeps.
     dispatch(&mut m, ticket(records_slot(), 4));
-    observe_records(
-        &mut m,
-        4,
-        Err(ClientError::Status {
-            status: 500,
-            body: "{}".into(),
-        }),
-    )
-    .unwrap();
+    observe_records(&mut m, 4, failed_500()).unwrap();
     let text = paint(&m, &ui);
     assert!(text.contains("read failed (status_500)"), "{text}");
     assert!(text.contains("last observation shown"), "{text}");
@@ -494,15 +475,7 @@ fn k14_a_failed_wider_read_keeps_the_page_and_h_asks_the_same_wider_page_again()
     );
     m.inspector.widen("rondo").unwrap();
     dispatch(&mut m, ticket(records_slot(), 2));
-    observe_records(
-        &mut m,
-        2,
-        Err(ClientError::Status {
-            status: 500,
-            body: "{}".into(),
-        }),
-    )
-    .unwrap();
+    observe_records(&mut m, 2, failed_500()).unwrap();
     let text = paint(&m, &ui);
     // The state row (failure first; the width cuts its end) and the page's own rows.
     assert!(
