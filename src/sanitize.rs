@@ -95,8 +95,14 @@ pub fn sanitize_bytes(bytes: &[u8]) -> String {
 /// Sanitises a multi-line body per line so authored line breaks survive (C-72, T.7).
 pub fn sanitize_lines(text: &str) -> Vec<String> {
     text.split('\n')
-        .map(|line| sanitize(line.strip_suffix('\r').unwrap_or(line)).into_owned())
+        .map(|line| sanitize_line(line).into_owned())
         .collect()
+}
+
+/// One line of a body split on `\n`, as [`sanitize_lines`] sanitises it (the CR before the
+/// line feed dropped).
+pub fn sanitize_line(line: &str) -> Cow<'_, str> {
+    sanitize(line.strip_suffix('\r').unwrap_or(line))
 }
 
 /// Multi-line output for a terminal (the CLI's text reports): every line sanitised, the line

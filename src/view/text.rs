@@ -20,7 +20,7 @@ use unicode_width::UnicodeWidthStr;
 pub const ELLIPSIS: char = '…';
 
 // The one sanitiser is shared with the CLI (issue 16): `crate::sanitize`.
-pub use crate::sanitize::{sanitize, sanitize_bytes, sanitize_lines};
+pub use crate::sanitize::{sanitize, sanitize_bytes, sanitize_line, sanitize_lines};
 
 /// Cells one grapheme cluster occupies on a terminal (C-70; 0 for clusters the buffer skips).
 pub fn grapheme_width(g: &str) -> usize {

@@ -13,7 +13,7 @@ use crate::protocol::inspector::turn_records::{ComponentSource, TurnKind, TurnRe
 use crate::protocol::inspector::{ProviderInput, TurnRecordsPage};
 use crate::view::fetched::{FailureClass, Fetched};
 use crate::view::screens::approvals::asks::clock;
-use crate::view::text::{sanitize, sanitize_lines};
+use crate::view::text::{sanitize, sanitize_line};
 use crate::view::theme::Tone;
 use std::sync::Arc;
 
@@ -326,11 +326,17 @@ fn item_rows(out: &mut Vec<Row>, prefix: &str, item: &InputItem) {
         ),
         Tone::Strong,
     ));
-    let lines = sanitize_lines(&item.content);
-    let more = lines.len().saturating_sub(CONTENT_LINES);
-    for line in lines.into_iter().take(CONTENT_LINES) {
-        out.push((format!("    {line}"), Tone::Normal));
+    content_rows(out, &item.content);
+}
+
+/// The first [`CONTENT_LINES`] lines of `text`, then how many more there are. Only the lines
+/// shown are sanitised (these rows are built on every frame; a body can be the whole prompt).
+fn content_rows(out: &mut Vec<Row>, text: &str) {
+    let mut lines = text.split('\n');
+    for line in lines.by_ref().take(CONTENT_LINES) {
+        out.push((format!("    {}", sanitize_line(line)), Tone::Normal));
     }
+    let more = lines.count();
     if more > 0 {
         out.push((format!("    … {more} more lines"), Tone::Dim));
     }
@@ -400,14 +406,7 @@ pub fn input_rows(i: &ProviderInput) -> Vec<Row> {
                     Tone::Bad
                 },
             ));
-            let lines = sanitize_lines(&sp.text);
-            let more = lines.len().saturating_sub(CONTENT_LINES);
-            for line in lines.into_iter().take(CONTENT_LINES) {
-                out.push((format!("    {line}"), Tone::Normal));
-            }
-            if more > 0 {
-                out.push((format!("    … {more} more lines"), Tone::Dim));
-            }
+            content_rows(&mut out, &sp.text);
         }
     }
     for m in &i.messages {
@@ -417,4 +416,32 @@ pub fn input_rows(i: &ProviderInput) -> Vec<Row> {
         item_rows(&mut out, "tool schema", t);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::text::sanitize_lines;
+
+    /// T.7: a body's rows are its first lines, each sanitised as `sanitize_lines` does (the CR
+    /// before a line feed dropped, controls escaped), then the count of the lines not shown.
+    #[test]
+    fn t7_content_rows_show_the_first_lines_sanitised_and_count_the_rest() {
+        for n in [1, CONTENT_LINES, CONTENT_LINES + 1, CONTENT_LINES + 5] {
+            let text: Vec<String> = (0..n).map(|i| format!("line {i}\u{1b}[2J\r")).collect();
+            let text = text.join("\n");
+            let mut out = Vec::new();
+            content_rows(&mut out, &text);
+            let mut expect: Vec<Row> = sanitize_lines(&text)
+                .into_iter()
+                .take(CONTENT_LINES)
+                .map(|l| (format!("    {l}"), Tone::Normal))
+                .collect();
+            if n > CONTENT_LINES {
+                let more = n - CONTENT_LINES;
+                expect.push((format!("    … {more} more lines"), Tone::Dim));
+            }
+            assert_eq!(out, expect, "{n} lines");
+        }
+    }
 }
