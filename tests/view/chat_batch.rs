@@ -6,9 +6,9 @@
 //! members in full.
 
 // `send_step`'s keeper is the Keeper whose stream carried the step (its ticket's slot).
-use crate::chat_screen::{draw, opened, send_step as step_on};
+use crate::chat_screen::{draw, opened, queued_steps, send_step as step_on};
 use masc_tui::actors::chat::SendStep;
-use masc_tui::protocol::chat::{BatchBinding, ChatStreamEvent, OperationState};
+use masc_tui::protocol::chat::{BatchBinding, ChatStreamEvent};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::buffer_text;
 use masc_tui::view::screens::Ui;
@@ -33,14 +33,7 @@ fn two_bound() -> (Model, Ui, String) {
     pane.register_send(A, "first input\nwith a second line");
     pane.register_send(B, "second input");
     for id in [A, B] {
-        for s in [
-            SendStep::Written,
-            SendStep::Sending,
-            SendStep::Accepted {
-                state: OperationState::Queued,
-                interactive: None,
-            },
-        ] {
+        for s in queued_steps() {
             step_on(&mut model, &keeper, id, s);
         }
         step_on(&mut model, &keeper, id, bound(id, A));
@@ -109,15 +102,10 @@ fn c37_c42_a_batched_run_draws_one_progress_line_naming_its_inputs() {
 fn c42_a_run_alone_names_no_batch() {
     let (mut model, ui, keeper) = opened(0);
     model.chat.pane.as_mut().unwrap().register_send(C, "alone");
-    for s in [
-        SendStep::Written,
-        SendStep::Sending,
-        SendStep::Accepted {
-            state: OperationState::Queued,
-            interactive: None,
-        },
-        SendStep::Event(ChatStreamEvent::RunStarted),
-    ] {
+    for s in queued_steps()
+        .into_iter()
+        .chain([SendStep::Event(ChatStreamEvent::RunStarted)])
+    {
         step_on(&mut model, &keeper, C, s);
     }
     assert_eq!(progress_rows(&model, &ui), ["○ Working"]);

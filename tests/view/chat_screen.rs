@@ -390,6 +390,18 @@ fn a_newest_page_reload_keeps_only_inputs_still_pending() {
     assert!(view.transcript().get(waiting).is_some(), "pending row kept");
 }
 
+/// The steps of a send MASC accepted as queued: written, sending, accepted.
+pub(crate) fn queued_steps() -> [SendStep; 3] {
+    [
+        SendStep::Written,
+        SendStep::Sending,
+        SendStep::Accepted {
+            state: masc_tui::protocol::chat::OperationState::Queued,
+            interactive: None,
+        },
+    ]
+}
+
 /// Applies `step` of send `request_id` to the open pane, with the send's own ticket (as the
 /// save hub posts it).
 pub(crate) fn send_step(

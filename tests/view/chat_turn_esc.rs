@@ -3,7 +3,7 @@
 //! C-36, C-63, C-44; protocol.md §14.13 "input typed meanwhile stays local and is sent after
 //! the answer, with the fresh token", §14.15 the acceptance's interactive block).
 
-use crate::chat_screen::{chat_ticket, draw, key, opened, page, type_text};
+use crate::chat_screen::{chat_ticket, draw, key, opened, page, queued_steps, type_text};
 use crossterm::event::KeyCode;
 use masc_tui::actors::chat::{
     ChatObservation, ChatSlot, InterruptAim, InterruptIntent, SendStep, SteerIntent,
@@ -43,15 +43,10 @@ fn running() -> (Model, Ui, String) {
         .as_mut()
         .unwrap()
         .register_send(A, "write the long report");
-    for s in [
-        SendStep::Written,
-        SendStep::Sending,
-        SendStep::Accepted {
-            state: OperationState::Queued,
-            interactive: None,
-        },
-        SendStep::Event(ChatStreamEvent::RunStarted),
-    ] {
+    for s in queued_steps()
+        .into_iter()
+        .chain([SendStep::Event(ChatStreamEvent::RunStarted)])
+    {
         step(&mut model, &keeper, A, s);
     }
     (model, ui, keeper)
@@ -335,14 +330,7 @@ fn c66_s14_14_run_next_takes_the_oldest_queued_input_behind_the_promoted_ones() 
     const C: &str = "tui-0190f5a0-0000-7000-8000-0000000000e3";
     for id in [B, C] {
         model.chat.pane.as_mut().unwrap().register_send(id, "later");
-        for s in [
-            SendStep::Written,
-            SendStep::Sending,
-            SendStep::Accepted {
-                state: OperationState::Queued,
-                interactive: None,
-            },
-        ] {
+        for s in queued_steps() {
             step(&mut model, &keeper, id, s);
         }
     }
