@@ -8,6 +8,7 @@
 //! "Receipt search pin survives follower binding").
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+use crate::support::sse;
 
 use masc_tui::protocol::chat::{
     BatchBinding, ChatStreamEvent, ChatStreamOutcome, ChatStreamReader,
@@ -57,14 +58,6 @@ fn tail() -> Vec<String> {
         ev("TEXT_MESSAGE_END", r#","messageId":"m1""#),
         ev("RUN_FINISHED", ""),
     ]
-}
-
-fn sse(events: &[String]) -> Vec<u8> {
-    events
-        .iter()
-        .map(|e| format!("data: {e}\n\n"))
-        .collect::<String>()
-        .into_bytes()
 }
 
 fn read(events: &[String]) -> (Result<Vec<ChatStreamEvent>, DecodeError>, ChatStreamReader) {

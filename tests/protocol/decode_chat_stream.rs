@@ -2,6 +2,7 @@
 //! and on synthetic streams built event by event.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+use crate::support::sse;
 
 use masc_tui::protocol::chat::{
     ChatPostAnswer, ChatStreamEvent, ChatStreamOutcome, ChatStreamReader, OperationState,
@@ -46,14 +47,6 @@ fn details(reply: &str) -> String {
             r#"{{"reply":"{reply}","turn_outcome":"visible_reply","turn_ref":"trace-chat#1"}}"#
         ),
     )
-}
-
-fn sse(events: &[String]) -> Vec<u8> {
-    events
-        .iter()
-        .map(|e| format!("data: {e}\n\n"))
-        .collect::<String>()
-        .into_bytes()
 }
 
 fn run(

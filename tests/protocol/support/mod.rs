@@ -72,3 +72,12 @@ impl WireDecode for Doc {
         decode_json(bytes)
     }
 }
+
+/// `events` (one JSON text each) as an SSE body: one `data:` frame per event.
+pub fn sse(events: &[String]) -> Vec<u8> {
+    events
+        .iter()
+        .map(|e| format!("data: {e}\n\n"))
+        .collect::<String>()
+        .into_bytes()
+}
