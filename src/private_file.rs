@@ -1,4 +1,4 @@
-//! Files only their owner may read (issue 16, item 7): the server's SQLite store, the chat
+//! Files only their owner may read: the server's SQLite store, the chat
 //! outbox and the trace file hold workspace text, tokens in flight and operator input, so they
 //! are created with mode 0600 (and an existing file is narrowed to 0600) before SQLite or the
 //! tracing layer opens them. SQLite gives its `-wal` and `-shm` files the mode of the main

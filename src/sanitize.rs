@@ -1,5 +1,5 @@
 //! The one sanitiser (T.7 plus bidi controls) for everything that reaches a terminal: the TUI's
-//! cells (`view::text` re-exports it) and everything the CLI prints (issue 16 item 4).
+//! cells (`view::text` re-exports it) and everything the CLI prints.
 //!
 //! - Text: C0 bytes (except the line feed of multi-line output), DEL and C1 code points, and
 //!   the bidi controls become inert literal escapes (`\x1B`, `\u009B`, `\u202E`); invalid
@@ -38,7 +38,7 @@ fn push_escaped(out: &mut String, c: char) {
 /// `\u00NN`, bidi controls become `\uXXXX`; everything else passes unchanged.
 /// Borrowed when nothing needs escaping (the common case costs no allocation).
 pub fn sanitize(text: &str) -> Cow<'_, str> {
-    // Nothing to escape: a byte scan, no char decoding (issue 15).
+    // Nothing to escape: a byte scan, no char decoding (the common case, kept cheap).
     if nothing_to_escape(text) {
         return Cow::Borrowed(text);
     }
@@ -53,10 +53,10 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// No character of `text` [`needs_escape`], decided by a byte scan (issue 15). In UTF-8 such a
-/// character is a byte below 0x20 or 0x7F (C0, DEL), or a sequence led by 0xC2 (C1: `C2 80`–`C2
-/// 9F`), 0xD8 (U+061C: `D8 9C`) or 0xE2 (U+200E/F: `E2 80 8E`/`8F`; U+202A–E: `E2 80 AA`–`AE`;
-/// U+2066–9: `E2 81 A6`–`A9`). Those lead bytes never occur inside another character's
+/// No character of `text` [`needs_escape`], decided by a byte scan (no char decoding). In UTF-8
+/// such a character is a byte below 0x20 or 0x7F (C0, DEL), or a sequence led by 0xC2 (C1: `C2
+/// 80`–`C2 9F`), 0xD8 (U+061C: `D8 9C`) or 0xE2 (U+200E/F: `E2 80 8E`/`8F`; U+202A–E: `E2 80
+/// AA`–`AE`; U+2066–9: `E2 81 A6`–`A9`). Those lead bytes never occur inside another character's
 /// sequence, so every other byte can be skipped. Tested against `needs_escape` for every `char`.
 fn nothing_to_escape(text: &str) -> bool {
     let b = text.as_bytes();
@@ -243,7 +243,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// T.7 (issue 15): the byte scan finds exactly the characters `needs_escape` names, alone
+    /// T.7: the byte scan finds exactly the characters `needs_escape` names, alone
     /// and between ASCII, Korean and emoji neighbours.
     #[test]
     fn t7_byte_scan_agrees_with_needs_escape_for_every_char() {

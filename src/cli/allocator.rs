@@ -1,4 +1,4 @@
-//! glibc's allocator, tuned once at process start (issue 15, a workspace at scale).
+//! glibc's allocator, tuned once at process start so a workspace at scale keeps a low peak RSS.
 //!
 //! `demo` runs the embedded server and the TUI in one process. With glibc's defaults every
 //! thread that meets a busy arena gets an arena of its own (up to 8 per core), and the large

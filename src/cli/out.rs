@@ -1,5 +1,5 @@
 //! Everything the CLI prints goes through here, so server- or file-controlled text never
-//! reaches the operator's terminal raw (issue 16 item 4): text through the one sanitiser
+//! reaches the operator's terminal raw: text through the one sanitiser
 //! ([`crate::sanitize::sanitize_block`]), JSON through its escaping serializer (every C0, DEL,
 //! C1 and bidi control in a string is written as `\uXXXX`; the value is unchanged for a JSON
 //! reader).

@@ -83,7 +83,8 @@ impl Args {
 pub const EXIT_QUIT: i32 = 0;
 /// An abnormal end (the view or the actor runtime failed).
 pub const EXIT_ABNORMAL: i32 = 1;
-/// The terminal went away: end of input or a read error on it (issue 16).
+/// The terminal went away: end of input or a read error on it (told apart from a quit and a
+/// signal, so a wrapper script knows the session did not end by choice).
 pub const EXIT_TERMINAL_LOST: i32 = 3;
 
 /// The process exit status of a session (README "Exit codes"): 0 only for `q q`; a signal

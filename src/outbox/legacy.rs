@@ -1,5 +1,5 @@
-//! The chat sends' table of issue 4 (`chat_outbox`), moved into `saves` when an outbox file
-//! written by an earlier version is opened: one write path (issue 9 item 2). Every row keeps
+//! The chat sends' own older table (`chat_outbox`), moved into `saves` when an outbox file
+//! written by an earlier version is opened, so every write has one path. Every row keeps
 //! its request id (its save id), Keeper, workspace, text and state; nothing is resent. The
 //! moved rows belong to no session of this version, so an unsettled one is shown as "not
 //! sent" or "outcome unknown" by the chat that owns it.
@@ -101,8 +101,8 @@ mod tests {
         text TEXT NOT NULL, state TEXT NOT NULL, cause TEXT,
         written_at_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);";
 
-    /// Issue 9 item 2: an outbox file of the issue-4 version opens with its chat sends moved
-    /// into `saves`: same ids, Keeper, text and state; unsettled ones are orphans (H-16).
+    /// H-16: an outbox file with the older `chat_outbox` table opens with its chat sends moved
+    /// into `saves`: same ids, Keeper, text and state; unsettled ones are orphans.
     #[test]
     fn h16_chat_outbox_rows_move_into_saves_with_their_inputs() {
         let dir = tempfile::tempdir().unwrap();

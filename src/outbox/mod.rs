@@ -1,9 +1,9 @@
-//! The durable local outbox (protocol.md §2.4, §4.3, §11; issue 9): every write masc-tui
+//! The durable local outbox (protocol.md §2.4, §4.3, §11): every write masc-tui
 //! makes is recorded here before it leaves the machine.
 //!
 //! One SQLite file (WAL, `synchronous=FULL`: a row is on disk when the write returns) with one
 //! table of [`saves`] of every kind: chat sends, approval decisions, ask answers, … (the chat
-//! sends' own table of issue 4, `chat_outbox`, is moved into it when the file is opened:
+//! sends' own older table, `chat_outbox`, is moved into it when the file is opened:
 //! [`legacy`]). Each step of a write is recorded, rows only move forward, and after a crash or
 //! restart a row left unsettled is shown as "not sent" (it never reached the network) or
 //! "outcome unknown" (it may have), with its inputs, and is never resent automatically.
@@ -145,7 +145,8 @@ impl Outbox {
                 source,
             })?;
         }
-        // Operator input lives here: owner-only (0600) before SQLite creates it (issue 16).
+        // Operator input lives here: owner-only (0600) before SQLite creates it, so no other
+        // local user can read it.
         crate::private_file::ensure_private(path).map_err(|source| OutboxError::Dir {
             path: path.to_path_buf(),
             source,

@@ -1,5 +1,5 @@
 //! Save rows (`saves`): one row per save of any kind but the chat send, written before the
-//! request leaves (issue 9, sources.md H-5, H-15, H-16, K-1, K-5).
+//! request leaves (sources.md H-5, H-15, H-16, K-1, K-5).
 //!
 //! States move forward only: `written` (on disk; nothing sent yet) → `sending` (the request may
 //! be on the wire from now on) → `settled:<outcome>` or `outcome_unknown`. A row another

@@ -99,7 +99,7 @@ pub trait WireDecode: Sized {
 /// Fast path first: plain `serde_json::from_slice`, which is what serde reads at full speed.
 /// Only a body that fails it is decoded again through `serde_path_to_error` to name the path
 /// and kind of the failure, so a refused body costs two parses and an accepted one costs one,
-/// and both give exactly what the tracked decode alone gave (issue 15).
+/// and both give exactly what the tracked decode alone gave.
 pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, DecodeError> {
     match serde_json::from_slice::<T>(bytes) {
         Ok(value) => Ok(value),
@@ -223,7 +223,7 @@ where
 /// A part of a payload that MASC added in a later release ("newer MASC" in protocol.md).
 /// `Sent` holds what the server sent; `NotInRelease` means the key is absent because this
 /// server's release does not send it. That part is unavailable — never a default value, never
-/// "empty", and never a failure of the rest of the payload (issue 13, Must-show 2).
+/// "empty", and never a failure of the rest of the payload.
 ///
 /// Use with `#[serde(default)]`: an absent key is `NotInRelease`; a present key must decode
 /// as `T` (a present but malformed part still fails, at its own path).

@@ -35,7 +35,7 @@ pub struct Health {
 /// `build` of `/health` (§3), diagnostics only. MASC's `Build_identity.to_yojson`
 /// (lib/build_identity.ml) writes `commit` (+ `commit_source`) and, only for a binary stamped
 /// at build time, `binary_commit`; older embedded servers sent only `binary_commit`. Both are
-/// accepted; [`BuildInfo::commit`] prefers the spec's `commit` (issue 13, defect 7).
+/// accepted; [`BuildInfo::commit`] prefers the spec's `commit`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct BuildInfo {
     #[serde(default)]

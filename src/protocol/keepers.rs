@@ -195,9 +195,10 @@ struct RosterWire<R> {
 
 impl WireDecode for KeeperRoster {
     fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
-        // Fast path (issue 15): every row typed straight from the body. When it succeeds each
-        // row is exactly what the per-row decode below gives it; a body with any refused row
-        // (or any other failure) takes the per-row path, which says which row and why.
+        // Fast path, one parse for the common all-valid body: every row typed straight from the
+        // body. When it succeeds each row is exactly what the per-row decode below gives it; a body
+        // with any refused row (or any other failure) takes the per-row path, which says which row
+        // and why.
         if let Ok(wire) = serde_json::from_slice::<RosterWire<KeeperRow>>(bytes)
             && wire.count == wire.keepers.len() as u64
         {

@@ -5,7 +5,7 @@
 //! `effective_keeper_surface` and `skill_activations` are newer MASC: the August 2026 releases
 //! (`dashboard_tools_http_json` in `lib/server/server_dashboard_http_runtime_info.ml` at MASC
 //! d541eb07) send neither key. Their absence is [`SinceRelease::NotInRelease`] — that part is
-//! unavailable, the settled inventory is still a settled inventory (issue 13, defect 3).
+//! unavailable, the settled inventory is still a settled inventory.
 
 use super::decode::{DecodeError, DecodeErrorKind, SinceRelease, WireDecode, decode_value};
 use serde::Deserialize;

@@ -1,4 +1,4 @@
-//! The response cache of the embedded server (issue 15): the answer of a read route is kept
+//! The response cache of the embedded server: the answer of a read route is kept
 //! per (path with query, data revision), so a conditional GET of unchanged data is answered
 //! 304 — and an unconditional one with the stored bytes — without running the handler, reading
 //! the store or rebuilding and hashing the body.

@@ -95,13 +95,13 @@ pub struct ServeOptions {
     /// `admission`, and no response carries `X-MASC-Workspace-Receipt` (protocol.md §2.3:
     /// reads are then admitted in health mode, flagged on every result).
     pub legacy_no_receipts: bool,
-    /// Play a whole older MASC release: its route set and shapes, no receipts (issue 13;
-    /// [`compat`]).
+    /// Play a whole older MASC release: its route set and shapes, no receipts ([`compat`]), so
+    /// the client's tolerance of older servers is tested against a server.
     pub compat: Option<MascRelease>,
     /// Host names besides the listening address and `localhost` that requests may name in
     /// `Host` (`--allow-host`; docs/security.md). The port must still be the listening one.
     pub allowed_hosts: Vec<String>,
-    /// Add a workspace at scale on top of the seed (`--scale`; issue 15, docs/performance.md).
+    /// Add a workspace at scale on top of the seed (`--scale`; docs/performance.md).
     pub scale: Option<store::scale::Scale>,
 }
 
@@ -244,7 +244,7 @@ pub async fn start(opts: ServeOptions) -> Result<RunningServer, ServerError> {
     std::fs::create_dir_all(&masc_root).map_err(io_err(&masc_root))?;
     let db_path = masc_root.join("masc-tui-server.sqlite3");
     // The store holds the whole workspace: owner-only (0600) before SQLite creates it; its
-    // -wal and -shm files take the same mode (issue 16).
+    // -wal and -shm files take the same mode.
     crate::private_file::ensure_private(&db_path).map_err(io_err(&db_path))?;
     let scale = opts.scale;
     let store = tokio::task::spawn_blocking(move || {

@@ -1,4 +1,4 @@
-//! Who may talk to the embedded server at all (issue 16, docs/security.md): the request must
+//! Who may talk to the embedded server at all (docs/security.md): the request must
 //! be addressed to this server (`Host`), a browser page of another origin gets nothing, and a
 //! state-changing request must be JSON. Checked first, for every request, in every mode
 //! (`--no-auth` and `--test-mode` included), before faults, counting, auth or any handler.

@@ -51,7 +51,7 @@ pub(crate) struct Inner {
     /// The journal of each scripted turn, for `since_seq` resumes (`routes::chat_journal`).
     pub chat_journals: Mutex<crate::server::routes::chat_journal::Journals>,
     /// Bumped when the identity or the fault plan is replaced: part of the data revision
-    /// (issue 15), and what wakes a held `/health`.
+    /// (so cached answers follow a new identity or plan), and what wakes a held `/health`.
     pub config_gen: AtomicU64,
     /// Wakes held `/health` probes (sent on every `config_gen` bump).
     pub changed: tokio::sync::watch::Sender<u64>,
@@ -115,7 +115,7 @@ impl AppState {
         self.inner.played.without_receipts()
     }
 
-    /// The MASC release this server plays, if any (issue 13).
+    /// The MASC release this server plays, if any (`--compat`).
     pub fn release(&self) -> Option<MascRelease> {
         self.inner.played.release
     }
@@ -179,7 +179,7 @@ impl AppState {
         self.inner.changed.send_replace(generation);
     }
 
-    /// The data revision cached answers are keyed by (issue 15).
+    /// The data revision cached answers are keyed by.
     pub(crate) fn revision(&self) -> Revision {
         (
             self.inner.store.revision(),

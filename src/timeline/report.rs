@@ -61,7 +61,7 @@ pub struct SourceReport {
     pub dispatched_per_minute: Option<f64>,
 }
 
-/// The HTTP reads of one route family (the client's `masc_tui::request` events, issue 15).
+/// The HTTP reads of one route family (the client's `masc_tui::request` events).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RouteRequests {
     pub route: String,

@@ -286,9 +286,9 @@ pub trait ReadSlot {
     /// read comes; the slot fails with `source_stopped`, its last value kept. Always a change.
     fn stopped(&mut self) -> bool;
     /// The last read failed (with or without a last value). A route this MASC does not serve
-    /// is not a failure (issue 13): see [`ReadSlot::not_served`].
+    /// is not a failure (it is a known absence): see [`ReadSlot::not_served`].
     fn failed(&self) -> bool;
-    /// The route family this MASC does not serve, when that is the slot's state (issue 13):
+    /// The route family this MASC does not serve, when that is the slot's state:
     /// a known absence the surface shows and the header lists, never `degraded`.
     fn not_served(&self) -> Option<RouteFamily>;
     /// A re-read is in flight with the last value still shown (G-4).
@@ -476,7 +476,7 @@ mod tests {
         assert!(matches!(slot.fetched, Fetched::NotRequested));
     }
 
-    /// Issue 13, G-6: "not served" is known of the server that said so; a new workspace
+    /// G-6: "not served" is known of the server that said so; a new workspace
     /// starts from nothing, not from another server's absences.
     #[test]
     fn issue13_g6_another_workspace_never_inherits_not_served() {

@@ -3,7 +3,7 @@
 //! ratatui places a grapheme cluster by `unicode-width` of the whole cluster (`👍🏽` = 2 cells)
 //! while a terminal advances scalar by scalar (`👍🏽` = 4 cells). Painted as ratatui places it,
 //! the next cell is written where the terminal still draws the modifier, and the modifier
-//! vanishes from the screen (issue 14, C-70, T.7: reproduced in a PTY). These setters place
+//! vanishes from the screen (C-70, T.7: reproduced in a PTY). These setters place
 //! every cluster at [`grapheme_width`] cells and, where that differs from ratatui's width, give
 //! the cell a forced width so the buffer diff skips exactly the cells the terminal covers.
 
@@ -25,7 +25,7 @@ pub fn put_str(buf: &mut Buffer, x: u16, y: u16, text: &str, max: usize, style: 
     }
     let limit = usize::from(area.right().saturating_sub(x)).min(max);
     if crate::view::text::is_printable_ascii(text) {
-        // Issue 15: printable ASCII is one cluster of one cell per byte (as segmented below:
+        // Printable ASCII is one cluster of one cell per byte (as segmented below:
         // tested), so it needs no segmentation — most of a roster row's cells are padding.
         let n = text.len().min(limit);
         if n == 0 {
@@ -247,7 +247,7 @@ mod tests {
         assert_eq!(buf[(0, 2)].symbol(), "c");
     }
 
-    /// Issue 15: printable ASCII written byte by byte is what writing it cluster by cluster
+    /// Printable ASCII written byte by byte is what writing it cluster by cluster
     /// writes — every printable ASCII character, alone and in runs, at several positions and
     /// limits, over cells that held wide clusters, forced widths and skips.
     #[test]

@@ -1,4 +1,4 @@
-//! `/copy` through OSC 52 (issue 14 item 4; C-31): the terminal's clipboard escape, written by
+//! `/copy` through OSC 52 (C-31): the terminal's clipboard escape, written by
 //! masc-tui itself — the text is base64-encoded inside a sequence we build, so no byte of a
 //! message (server text) ever reaches the terminal as-is.
 //!

@@ -1,4 +1,4 @@
-//! The part of a kept frame a damaged frame repaints (issue 15), as row spans, and the
+//! The part of a kept frame a damaged frame repaints, as row spans, and the
 //! difference of two versions of one span for the presenter.
 //!
 //! [`diff_span`] is ratatui's `BufferDiff` (ratatui-core 0.1) over one row span: the same

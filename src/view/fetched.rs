@@ -2,7 +2,7 @@
 //!
 //! Unread, loading, ready-empty, refreshing, failed and not served are different values: a
 //! failure never reads as empty, a failed re-read keeps the last good value beside the failure,
-//! and a route this MASC does not serve is a known absence of its own (issue 13), never a
+//! and a route this MASC does not serve is a known absence of its own, never a
 //! failure, never empty, never `0`.
 
 use crate::protocol::client::{ClientError, ErrorClass};
@@ -96,7 +96,7 @@ pub enum Fetched<T> {
         error: SlotFailure,
         retrying: bool,
     },
-    /// This MASC does not serve the slot's route (`ClientError::NotServed`, issue 13): a known
+    /// This MASC does not serve the slot's route (`ClientError::NotServed`): a known
     /// absence, not a failure — the header never calls it degraded and no screen reads it as
     /// empty, `0` or "data unreliable". `last` is a value read while the route was served (the
     /// server changed under it), kept and marked.
@@ -161,7 +161,7 @@ impl<T: Clone> Fetched<T> {
     }
 
     /// This MASC does not serve the route: a known absence; the last good value stays,
-    /// marked (issue 13).
+    /// marked.
     pub fn set_not_served(&mut self, route: RouteFamily) {
         let last = self.last().cloned();
         *self = Self::NotServed { route, last };
@@ -185,7 +185,7 @@ impl<T: Clone> Fetched<T> {
 }
 
 impl<T: Clone> Fetched<T> {
-    /// The route family this MASC does not serve (issue 13), if that is the state.
+    /// The route family this MASC does not serve, if that is the state.
     pub fn not_served(&self) -> Option<RouteFamily> {
         match self {
             Self::NotServed { route, .. } => Some(*route),
@@ -250,7 +250,7 @@ mod tests {
         assert!(matches!(g, Fetched::Failed { last: None, .. }));
     }
 
-    /// Issue 13: a route this MASC does not serve is its own value — not a failure, never
+    /// G-5: a route this MASC does not serve is its own value — not a failure, never
     /// empty; it keeps a value read earlier, and stays while it is asked again.
     #[test]
     fn issue13_not_served_is_its_own_value_and_keeps_the_last_one() {

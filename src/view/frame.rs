@@ -1,4 +1,5 @@
-//! Painting frames into a kept frame (issue 15).
+//! Painting frames into a kept frame, so no buffer is allocated per frame and a surface may
+//! repaint only the cells whose inputs changed.
 //!
 //! The view paints each frame into a reused buffer (the presenter's spare, reset instead of
 //! allocated) and presents its difference from the last frame. After a whole frame of a

@@ -257,10 +257,8 @@ impl SurfaceModel for KeeperDetailModel {
         all
     }
 
-    /// A failed detail read of a watched Keeper degrades the header; a route this MASC does
-    /// not serve does not (that part is unavailable, not failing).
-    /// The parts of the watched Keepers and the workspace Gate this MASC does not serve
-    /// (issue 13; the header lists them).
+    /// The parts of the watched Keepers and the workspace Gate this MASC does not serve (the
+    /// header lists them; unavailable, not failing, so they never degrade it).
     fn not_served(&self) -> Vec<RouteFamily> {
         let mut slots: Vec<&dyn ReadSlot> = vec![&self.gate, &self.tool_modes];
         for d in self.watching.values().filter_map(|k| self.keepers.get(k)) {

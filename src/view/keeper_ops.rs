@@ -1,7 +1,6 @@
-//! The Keeper operations a session made, as the Keepers surface keeps them (issue 10 part A;
-//! sources.md H-5, H-6, H-9, H-11, H-16): one [`SaveBook`] per kind, and the one rule that
-//! spans them — Settings, Sandbox and assignment of one Keeper never overlap (H-11); other
-//! Keepers' saves are independent.
+//! The Keeper operations a session made, as the Keepers surface keeps them (sources.md H-5, H-6,
+//! H-9, H-11, H-16): one [`SaveBook`] per kind, and the one rule that spans them — Settings,
+//! Sandbox and assignment of one Keeper never overlap (H-11); other Keepers' saves are independent.
 
 use super::admission::RejectReason;
 use super::saves::{SaveBook, SaveEntry};

@@ -1,4 +1,4 @@
-//! The settings preparation's read as the Keepers surface keeps it (issue 10; sources.md H-1,
+//! The settings preparation's read as the Keepers surface keeps it (sources.md H-1,
 //! H-2): which read owns the slot (a result is admitted only from its ticket, in the open
 //! epoch), and the newest result with its generation. Whether a result opens the editor is the
 //! screen's decision ([`crate::view::screens::keepers::settings`]): only a result dispatched

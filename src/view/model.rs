@@ -32,7 +32,7 @@ pub enum ConnectionState {
     /// Identity confirmed and every slot's last read succeeded (or is pending).
     Connected,
     /// Identity confirmed but some slot's last read failed (a route this MASC does not serve
-    /// is not such a failure: the header lists those apart, issue 13).
+    /// is not such a failure: the header lists those apart).
     Degraded,
     /// Identity was confirmed before and is now lost, or the server serves another workspace.
     Disconnected,
@@ -186,8 +186,8 @@ impl Model {
         }
     }
 
-    /// The route families the surfaces' admitted reads found not served by this MASC (issue
-    /// 13), in contract order, each once: what the header lists as absent. Taken from the
+    /// The route families the surfaces' admitted reads found not served by this MASC, in
+    /// contract order, each once: what the header lists as absent. Taken from the
     /// slots, not from the client's capability table: they are admitted under the current
     /// epoch and workspace (G-2, G-6), change only through the view's mailbox (so the header
     /// repaints with them), and name only what a surface actually shows as absent.

@@ -13,9 +13,9 @@ pub enum ViewMsg {
     Input(crossterm::event::Event),
     /// Display rows of the Work detail prepared off the view actor.
     WorkPrepared(Box<crate::view::work::Prepared>),
-    /// Chunk heights of the open chat's huge message, measured off the view actor (issue 14).
+    /// Chunk heights of the open chat's huge message, measured off the view actor (C-28).
     ChatMeasured(Box<crate::view::chat::measure::Measured>),
-    /// A `/find` match list searched off the view actor (issue 14).
+    /// A `/find` match list searched off the view actor (C-74).
     ChatFound(Box<crate::view::chat::search::Found>),
     /// The frame scheduler's deadline passed.
     FrameDue,

@@ -146,7 +146,7 @@ pub struct FrameStats {
 pub struct Presenter<B: FrameSink> {
     backend: B,
     previous: Buffer,
-    /// The buffer the next full frame is painted into (issue 15): the frame before the last,
+    /// The buffer the next full frame is painted into: the frame before the last,
     /// reset instead of allocated. A damaged frame keeps the old cells of its damage here.
     spare: Buffer,
     sync: bool,
@@ -210,7 +210,7 @@ impl<B: FrameSink> Presenter<B> {
     }
 
     /// [`Presenter::present_with_cursor`] taking the frame: a written frame becomes the last
-    /// presented one without a copy (issue 15). [`Presenter::last_frame`] reads it back.
+    /// presented one without a copy. [`Presenter::last_frame`] reads it back.
     pub fn present_owned(
         &mut self,
         next: Buffer,
@@ -228,8 +228,8 @@ impl<B: FrameSink> Presenter<B> {
         &self.previous
     }
 
-    /// The buffer to paint the next whole frame into, `area` large and reset (issue 15: the
-    /// frame before the last, reused instead of allocated). [`Presenter::present_frame`]
+    /// The buffer to paint the next whole frame into, `area` large and reset (the frame before
+    /// the last, reused instead of allocated). [`Presenter::present_frame`]
     /// presents it.
     pub fn frame_buffer(&mut self, area: Rect) -> &mut Buffer {
         if self.spare.area != area {
@@ -260,7 +260,7 @@ impl<B: FrameSink> Presenter<B> {
         !self.invalid && self.previous.area == area && !area.is_empty()
     }
 
-    /// Repaints only `damage` of the last frame (issue 15): every damaged cell is reset, then
+    /// Repaints only `damage` of the last frame: every damaged cell is reset, then
     /// `paint` paints into the last frame (it must paint exactly what a whole frame would paint
     /// in the damaged cells, and nothing outside them), and the damaged cells that changed are
     /// written. Only while [`Presenter::retains`] the frame's area: otherwise nothing is

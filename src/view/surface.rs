@@ -102,8 +102,8 @@ pub trait SurfaceModel {
     /// this MASC does not serve is not a failure ([`crate::view::fetched::Fetched::NotServed`]).
     fn any_failed(&self) -> bool;
 
-    /// The route families this surface's reads found not served by this MASC (issue 13; the
-    /// header lists them). Only admitted observations count: what the slots show.
+    /// The route families this surface's reads found not served by this MASC (the header
+    /// lists them). Only admitted observations count: what the slots show.
     fn not_served(&self) -> Vec<RouteFamily>;
 
     fn any_refreshing(&mut self) -> bool {

@@ -197,7 +197,7 @@ impl SystemModel {
         self.names.get(&chain_key(connector, scope))
     }
 
-    /// This MASC does not serve the connector names route (issue 13): some chain's last read
+    /// This MASC does not serve the connector names route: some chain's last read
     /// said so. The route is per server, so it holds for every connector — also for those
     /// the source started no chain for because the route was already known absent.
     pub fn names_not_served(&self) -> Option<RouteFamily> {

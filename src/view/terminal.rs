@@ -232,8 +232,8 @@ fn sig_ignored_in_status(status: &str, signal: i32) -> bool {
 
 /// SIGTERM, SIGHUP, SIGINT and SIGQUIT → record the cause and cast `ViewMsg::Shutdown` (clean
 /// shutdown: the view stops, the actor system ends, the guard restores the terminal; the
-/// process then exits 128 + the signal's number). SIGQUIT no longer dumps core with the
-/// terminal raw (issue 16). SIGWINCH → `Event::Resize` with the new size (the input reader
+/// process then exits 128 + the signal's number), so SIGQUIT never dumps core with the
+/// terminal left raw. SIGWINCH → `Event::Resize` with the new size (the input reader
 /// only reads bytes). Later ending signals are ignored: the shutdown is already under way.
 pub fn spawn_signal_listener(
     view: ActorRef<ViewMsg>,

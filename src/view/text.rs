@@ -9,8 +9,8 @@
 //! `❤️` = 1 + 0, a flag = 1 + 1), except a Hangul conjoining L+V/T cluster, which takes its
 //! widest scalar. Where that differs from the ratatui buffer's own width of the cluster, the
 //! cluster is painted with [`crate::view::cells`] (a forced cell width), so what we measure is
-//! what the terminal shows and no neighbour overwrites a scalar (issue 14: a skin-tone modifier
-//! vanished behind the next cell).
+//! what the terminal shows and no neighbour overwrites a scalar (a skin-tone modifier would
+//! vanish behind the next cell).
 
 use std::borrow::Cow;
 use unicode_segmentation::UnicodeSegmentation;
@@ -19,7 +19,7 @@ use unicode_width::UnicodeWidthStr;
 /// The ellipsis used by [`fit_width`] and [`fit_middle`] (1 cell).
 pub const ELLIPSIS: char = '…';
 
-// The one sanitiser is shared with the CLI (issue 16): `crate::sanitize`.
+// The one sanitiser is shared with the CLI, so both escape the same way: `crate::sanitize`.
 pub use crate::sanitize::{sanitize, sanitize_bytes, sanitize_line, sanitize_lines};
 
 /// Cells one grapheme cluster occupies on a terminal (C-70; 0 for clusters the buffer skips).
@@ -48,12 +48,12 @@ fn is_hangul_leading_jamo(c: char) -> bool {
 /// Display width of a (sanitised) string in terminal cells.
 pub fn display_width(text: &str) -> usize {
     // Printable ASCII is one grapheme of one cell per byte: the common case needs no
-    // segmentation (issue 15; same answer, tested below).
+    // segmentation (same answer, tested below).
     if is_printable_ascii(text) {
         return text.len();
     }
     // Text of characters that are each a cluster of their own (Korean, CJK, Latin, the
-    // separators the screens draw) needs no segmentation either (issue 15).
+    // separators the screens draw) needs no segmentation either.
     if let Some(w) = lone_clusters_width(text) {
         return w;
     }
@@ -86,7 +86,7 @@ fn lone_clusters_width(text: &str) -> Option<usize> {
 /// Whether `text` fits in `width` cells. A string is never wider than its UTF-8 length (a
 /// one-byte character takes at most one cell, a wide one takes two and at least three bytes,
 /// and a cluster takes its scalars' cells or fewer; tested below over every `char`), so short
-/// strings need no segmentation (issue 15).
+/// strings need no segmentation.
 pub fn fits_in(text: &str, width: usize) -> bool {
     text.len() <= width || display_width(text) <= width
 }
@@ -193,8 +193,8 @@ pub fn head_and_tail(
 /// Word-wraps sanitised text to `width` cells (graphemes never split; over-long words cut).
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
-    // Text that fits is one row, as the loop below would make it (issue 15: no segmentation
-    // for the common case).
+    // Text that fits is one row, as the loop below would make it (no segmentation for the
+    // common case).
     if fits_in(text, width) {
         return vec![text.trim_end().to_string()];
     }
@@ -299,7 +299,7 @@ mod tests {
         }
     }
 
-    /// The lone-cluster fast path of `display_width` (issue 15): every character it takes is a
+    /// The lone-cluster fast path of `display_width`: every character it takes is a
     /// cluster of its own beside any other it takes (and beside ASCII), and takes the width
     /// segmentation gives it.
     #[test]

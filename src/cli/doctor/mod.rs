@@ -1,5 +1,6 @@
 //! `masc-tui doctor` — check a live MASC server endpoint by endpoint against the client's
-//! contract, without writing anything (issue 13, Must-show 4).
+//! contract, without writing anything, so an operator learns what this MASC serves before
+//! relying on it.
 //!
 //! Only GETs are sent: `/health` (reachability, identity, base path, admission mode), then
 //! every read route the TUI uses, each with the client's token (and once without, to show the
@@ -16,7 +17,7 @@
 //!
 //! Everything printed that the server controls is sanitised: each string of the report when it
 //! is built (`crate::sanitize::sanitize`, T.7 plus bidi controls), and the output once more on
-//! the way out through the CLI's one writer (`cli::out::text` / `cli::out::json`, issue 16).
+//! the way out through the CLI's one writer (`cli::out::text` / `cli::out::json`).
 //!
 //! Files: this one reads the arguments, `/health` and the identity verdict and drives the probe;
 //! `report` holds the report's types and its exit-code rule; `probe` sends the GETs of every route
@@ -110,7 +111,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .build()
         .context("tokio runtime")?;
     let report = runtime.block_on(diagnose(config));
-    // Through the CLI's one output path (issue 16): server strings are already cleaned, and
+    // Through the CLI's one output path (nothing raw reaches the terminal): server strings are
+    // already cleaned, and
     // anything else (the URL given, a detail built from an error) is escaped here.
     let mut out = std::io::stdout().lock();
     if args.json {

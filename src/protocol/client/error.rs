@@ -43,7 +43,8 @@ pub enum ClientError {
     InvalidRequest(String),
     /// This server answered the route with MASC's unknown-route 404 (or 405): it does not serve
     /// it. Recorded in the client's [`CapabilityTable`]; later reads of the same family are
-    /// answered from the table without a request until the server changes (issue 13).
+    /// answered from the table without a request until the server changes (an older MASC is
+    /// not asked again and again for what it lacks).
     #[error("not served by this MASC: {route}")]
     NotServed { route: RouteFamily },
 }
@@ -91,7 +92,7 @@ pub enum ErrorClass {
     HealthModeRefused,
     NotEventStream,
     InvalidRequest,
-    /// This MASC does not serve the route (its unknown-route 404, issue 13).
+    /// This MASC does not serve the route (its unknown-route 404).
     NotServed,
 }
 

@@ -1,5 +1,5 @@
 //! `GET /health` (§3) as the client reads it: the plain read (write pre-check, doctor) and the
-//! cadence probe (issue 15), conditional only on a tag the server says covers the identity
+//! cadence probe, conditional only on a tag the server says covers the identity
 //! fields, and held when the server can hold. Every admitted answer is checked for another
 //! server or build, which forgets the capability table.
 
@@ -84,7 +84,8 @@ impl WorkspaceClient {
         Ok(health)
     }
 
-    /// The `/health` cadence probe (issue 15): conditional on the tag of the last answer this
+    /// The `/health` cadence probe (cheap when nothing changed): conditional on the tag of the
+    /// last answer this
     /// client admitted when the server advertised it as an identity tag
     /// ([`HEALTH_TAG_HEADER`]), and with `hold` it asks the server to hold an unchanged answer
     /// that long (`Prefer: wait`, RFC 7240). The embedded server tags `/health` by its identity

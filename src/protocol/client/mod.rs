@@ -3,7 +3,7 @@
 //! PUBLIC CONTRACT (other modules code against these names; the implementation may grow):
 //! - `WorkspaceClient::new(ClientConfig)`; one `reqwest::Client` inside; cheap to clone (Arc).
 //! - `health()` — `GET /health`, never conditional, no receipt check; `health_watch()` — the
-//!   cadence probe, conditional and held only where the server advertises it (issue 15).
+//!   cadence probe, conditional and held only where the server advertises it.
 //! - `get::<T: WireDecode>(&ReadAuthority, path_and_query)` — workspace JSON read with
 //!   `X-MASC-Expected-Root`, receipt check, ETag cache keyed by (expected root, path+query),
 //!   warming detection, 401 → re-acquire token → retry once.
@@ -66,8 +66,8 @@ pub const AGENT_HEADER: &str = "x-masc-agent";
 pub const AGENT_NAME: &str = "masc-tui";
 /// Error bodies kept in `ClientError::Status` are cut to this many bytes.
 pub const ERROR_BODY_LIMIT: usize = 2048;
-/// Bodies larger than this are decoded on the blocking pool, off the caller (G-8). Since
-/// issue 15 that is every body: decode never runs on the caller's task.
+/// Bodies larger than this are decoded on the blocking pool, off the caller (G-8). Zero: every
+/// body, so decode never runs on the caller's task.
 pub const OFFLOAD_DECODE_ABOVE: usize = 0;
 
 /// The tracing target of the one event per HTTP read (`route`, `status`, `bytes`,
@@ -98,7 +98,7 @@ pub struct ClientConfig {
     /// SSE streams have no total limit; they end when no byte arrives for this long (§1.5).
     pub sse_idle_timeout: Duration,
     /// How long the `/health` cadence probe asks a server to hold an unchanged answer
-    /// (`Prefer: wait`, issue 15); `None` never asks. Servers that cannot hold answer at once.
+    /// (`Prefer: wait`); `None` never asks. Servers that cannot hold answer at once.
     pub health_hold: Option<Duration>,
 }
 
@@ -151,7 +151,7 @@ struct ClientInner {
     /// `None` until first needed; replaced on a 401 (§1.3).
     token: Mutex<Option<TokenState>>,
     cache: ReadCache,
-    /// What this server serves, per route family (issue 13).
+    /// What this server serves, per route family (older releases lack some routes).
     capabilities: CapabilityTable,
     /// The server identity and build the capability table was learned from.
     server: Mutex<Option<ServerMark>>,

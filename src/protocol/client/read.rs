@@ -235,7 +235,7 @@ pub(crate) fn failure_for_status(status: u16, body: &[u8]) -> ClientError {
         };
     }
     // Warming is defined by its body (§1.4), never by the status alone: a plain 503 (a proxy,
-    // an overloaded server) is a failed read (issue 16).
+    // an overloaded server) is a failed read, not a server still starting.
     if is_warming_body(body) {
         return ClientError::Warming;
     }

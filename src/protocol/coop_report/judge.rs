@@ -146,7 +146,7 @@ pub(crate) fn judge(text: &str, lines: &LineTable, rendered: &Rendered, unit: &U
     let label = unit.head.as_ref().map(|h| h.label.clone());
     let span = unit.span.map(|(index, _)| index);
     let mut pieces = rendered.displayed_in(&unit.region);
-    // pulldown-cmark takes a label of any length; CommonMark renderers do not (issue 14): such
+    // pulldown-cmark takes a label of any length; CommonMark renderers do not: such
     // a "definition" is paragraph text, shown unless HTML markup hides it.
     let too_long = unit
         .head

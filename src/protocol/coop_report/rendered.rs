@@ -2,7 +2,7 @@
 //! ranges of displayed content and the blocks that hold them. A report line is hidden exactly
 //! when no displayed range touches it — the parser decides, in the whole document's context.
 //!
-//! Displayed means what a reader of the rendered HTML sees (issue 14): raw HTML passes through
+//! Displayed means what a reader of the rendered HTML sees: raw HTML passes through
 //! a renderer, but its markup — comments, tags with their attributes, declarations,
 //! processing instructions — is never shown; only the text between tags is. An image's alt
 //! text is an attribute, not shown either. A comment that raw HTML opens and never closes

@@ -3,7 +3,7 @@
 //!
 //! Parts MASC added after its August 2026 releases (`provider_id` on a runtime, `declared` on a
 //! lane, `media_failover`, the two usage keys) are [`SinceRelease`]: an older server that does
-//! not send one makes only that part unavailable (issue 13; the August encoder is
+//! not send one makes only that part unavailable (the August encoder is
 //! `lib/server/server_dashboard_runtime_resolved_json.ml` at MASC d541eb07).
 
 use crate::protocol::decode::{

@@ -1,7 +1,7 @@
 //! Task history: the cursor pages (protocol.md §5.3, sources.md A-1…A-5, A-9) and the legacy
 //! recent-events array (§5.4). The legacy array is never a fallback for a *failed* page (A-3)
 //! and never labelled the history (A-4); it is read only when this MASC does not serve the
-//! page route at all (issue 13), and then shown as "legacy recent events, not the full
+//! page route at all (an older release), and then shown as "legacy recent events, not the full
 //! history".
 
 use super::reroot;
@@ -32,7 +32,7 @@ pub struct HandoffContext {
 }
 
 /// One stored event line of a task, as the page serves it. Its strings are `CompactString`s
-/// (issue 15): the short ones (ids, times, kinds, names) are stored inline, so a 200-row page
+/// so the short ones (ids, times, kinds, names) are stored inline and a 200-row page
 /// allocates for its notes only.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct TaskEventRow {
@@ -95,7 +95,7 @@ struct PageWire<R> {
 }
 
 /// Rows a page's vector is sized for before the first is read: a full page of the demand the
-/// screens ask for (A-8) is read without growing the vector (issue 15: each growth moved every
+/// screens ask for (A-8) is read without growing the vector (each growth would move every
 /// row read so far, 336 bytes a row); the spare room is given back after the last row.
 const ROWS_BEFORE_GROWTH: usize = 256;
 
@@ -141,12 +141,11 @@ impl TaskHistoryPage {
     /// `request`: the echoes are checked right after the schema, before any row, so a page
     /// for another task reads as an echo mismatch rather than as rows of another task.
     fn decode_checked(bytes: &[u8], request: Option<&PageRequest>) -> Result<Self, DecodeError> {
-        // Fast path (issue 15): rows typed straight from the body. When that decode succeeds,
-        // the checks below run in the same order on the same values as on the slow path, so
-        // the answer is the same; any body it refuses takes the slow path, which names the
-        // failure exactly as before.
-        // A body that is UTF-8 as a whole is read as text (no check per string); any other
-        // is read as bytes, as before.
+        // Fast path, one parse for the common all-valid page: rows typed straight from the body.
+        // When that decode succeeds, the checks below run in the same order on the same values as
+        // on the slow path, so the answer is the same; any body it refuses takes the slow path,
+        // which names the failure. A body that is UTF-8 as a whole is read as text (no check per
+        // string); any other is read as bytes.
         if first_byte(bytes) == Some(b'{')
             && let Ok(w) = match std::str::from_utf8(bytes) {
                 Ok(text) => serde_json::from_str::<PageWire<TaskEventRow>>(text),
@@ -379,7 +378,7 @@ pub struct LegacyTaskEvent {
 
 /// The legacy recent-events array (§5.4): newest lines only, no cursor and no end signal, so
 /// it says nothing about completeness (A-4). Never used as a fallback for a failed §5.3 page
-/// (A-3); read only when the page route is not served by this MASC (issue 13).
+/// (A-3); read only when the page route is not served by this MASC.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LegacyTaskEvents {
     pub events: Vec<LegacyTaskEvent>,

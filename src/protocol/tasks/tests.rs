@@ -294,7 +294,7 @@ fn legacy_array_is_its_own_type_5_4() {
     assert!(TaskHistoryPage::decode(b"[]").is_err());
 }
 
-/// Issue 13 (A-9 for §5.4): the legacy array read for one task takes only that task's lines,
+/// A-9 for §5.4: the legacy array read for one task takes only that task's lines,
 /// named by `task` or `task_id`; a line of another task or of none fails the whole read.
 #[test]
 fn issue13_legacy_lines_must_name_the_requested_task_5_4() {

@@ -1,4 +1,4 @@
-//! Revalidation (§2.5) and the read cache (issue 15): the weak ETag of a body, the 304 with its
+//! Revalidation (§2.5) and the read cache: the weak ETag of a body, the 304 with its
 //! headers, and the stored answer of a cacheable read served without its handler while the data
 //! is unchanged and the request passes the route's checks.
 

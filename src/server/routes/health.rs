@@ -1,6 +1,6 @@
 //! `GET /health` (protocol.md §3): identity, scripted boot phase, receipt advert.
 //!
-//! Issue 15: the current embedded server tags `/health` by its identity fields (the body
+//! The current embedded server tags `/health` by its identity fields (the body
 //! without the volatile `uptime`), so a conditional probe of an unchanged identity earns a
 //! 304; and a conditional probe asking `Prefer: wait=N` (RFC 7240) is held until the identity
 //! or the fault plan changes or `N` seconds (at most [`MAX_HOLD`]) pass, answered with

@@ -87,7 +87,7 @@ pub fn action(action_type: &str) -> Option<(&'static str, &'static str)> {
         .map(|a| (a.1, a.2))
 }
 
-/// The seeded approval that expires during a session (issue 9 item 8): its expiry is
+/// The seeded approval that expires during a session (so a demo shows an expiry): its expiry is
 /// [`EXPIRES_DURING_SESSION`] seconds after this store was seeded, by the wall clock — a demo
 /// started now lists it pending, then (still listed by the server) expired, and deciding it
 /// then answers "pending confirmation expired".

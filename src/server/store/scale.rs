@@ -1,4 +1,4 @@
-//! A workspace at scale (issue 15): thousands of Keepers, tens of thousands of Tasks and
+//! A workspace at scale: thousands of Keepers, tens of thousands of Tasks and
 //! history events and a 100k-entry chat, added on top of the ordinary seed so every figure in
 //! docs/performance.md can be reproduced with one command (`masc-tui demo --scale`, `masc-tui
 //! serve --scale`). Deterministic: two fresh data directories hold the same rows. Applied once
@@ -22,8 +22,8 @@ pub struct Scale {
 }
 
 impl Scale {
-    /// The scale of the issue 15 figures: 5,000 Keepers, 20,000 Tasks (with ~60,000 history
-    /// events), one Task with 10,000 events and a 100,000-message chat.
+    /// The scale of docs/performance.md's figures: 5,000 Keepers, 20,000 Tasks (with ~60,000
+    /// history events), one Task with 10,000 events and a 100,000-message chat.
     pub const STANDARD: Scale = Scale {
         keepers: 5_000,
         tasks: 20_000,
@@ -262,7 +262,7 @@ mod tests {
     use super::*;
     use crate::server::store::Store;
 
-    /// Issue 15 (`--scale`): the rows are added once per data directory, on top of the seed,
+    /// `--scale`: the rows are added once per data directory, on top of the seed,
     /// and the long history and the long chat belong to the named Task and Keeper.
     #[test]
     fn issue15_scale_adds_its_rows_once() {

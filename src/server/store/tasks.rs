@@ -290,9 +290,8 @@ pub(crate) fn store_log(
     Ok(())
 }
 
-/// A task-list row (§5.1).
 /// One row of the task list (§5.1), its keys in the order they are sent. Serialized straight
-/// to the body (issue 15): at 20,000 Tasks a `serde_json::Value` per row, cloned again into the
+/// to the body: at 20,000 Tasks a `serde_json::Value` per row, cloned again into the
 /// body's `Value`, held ≈ 50 MB of maps for a 4.5 MB answer.
 #[derive(Debug, serde::Serialize)]
 pub struct ListRow {

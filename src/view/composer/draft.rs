@@ -1,4 +1,4 @@
-//! Drafts kept per Keeper and per workspace (C-65 "Drafts are kept per Keeper"; issue 4 §5).
+//! Drafts kept per Keeper and per workspace (C-65 "Drafts are kept per Keeper").
 //!
 //! A draft survives navigation (switching Keeper, leaving the chat) and errors (a failed send
 //! puts it back). It keeps the text, the cursor and any large-paste spills (C-68), so a

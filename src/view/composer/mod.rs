@@ -1,4 +1,4 @@
-//! The chat composer (issue 4 §5; spec/chat-screen.md §2.7, §2.11, §2.12, T.7): a pure,
+//! The chat composer (spec/chat-screen.md §2.7, §2.11, §2.12, T.7): a pure,
 //! terminal-free editor the chat screen drives with keys and pastes and paints into a buffer.
 //!
 //! What the chat screen calls:

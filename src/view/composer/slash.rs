@@ -426,8 +426,8 @@ impl SlashCommand {
     }
 }
 
-/// What the operator reads on the footer: `/word`, never a Rust debug value (issue 14: the
-/// footer showed `Interrupt(None)`).
+/// What the operator reads on the footer: `/word`, never a Rust debug value such as
+/// `Interrupt(None)`.
 impl fmt::Display for SlashCommand {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "/{}", self.word())

@@ -29,17 +29,17 @@ use std::fmt;
 /// Keeper, which snapshot — and matches the result by purpose).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EditPurpose {
-    /// A Keeper's settings (issue 10, H-1…H-7).
+    /// A Keeper's settings (H-1…H-7).
     KeeperSettings,
-    /// A new Keeper's definition (issue 10, H-14).
+    /// A new Keeper's definition (H-14).
     KeeperCreate,
-    /// `runtime.toml` (issue 11, J-1…J-5).
+    /// `runtime.toml` (J-1…J-5).
     RuntimeConfig,
-    /// A Board post's body (issue 12).
+    /// A Board post's body.
     BoardPost,
     /// A chat message too long for the composer.
     ChatMessage,
-    /// An Ask answer (issue 9).
+    /// An Ask answer's free text.
     AskAnswer,
 }
 

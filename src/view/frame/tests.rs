@@ -1,4 +1,4 @@
-//! Issue 15: a frame repainted in part shows what a whole frame shows. Each step of a
+//! A frame repainted in part shows what a whole frame shows. Each step of a
 //! sequence of keys, clock ticks and data changes is painted twice: by a [`FramePainter`]
 //! into its kept frame (whole or in part), and from scratch into a fresh buffer presented
 //! by a second presenter as before the painter. After every step the kept frame equals

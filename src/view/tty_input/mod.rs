@@ -1,4 +1,4 @@
-//! The terminal input reader (issue 16 item 2).
+//! The terminal input reader, which sees a terminal that went away.
 //!
 //! crossterm's own reader (`EventStream`, `event::read`) cannot see a terminal that went away:
 //! on end of input its loop reads 0 bytes and reads again, and on `EIO` it ignores the error

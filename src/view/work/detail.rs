@@ -28,7 +28,7 @@ pub struct TaskDetailModel {
     pub body_generation: Option<u64>,
     pub history: Slot<Arc<HistoryChain>>,
     /// The legacy recent events (§5.4), read only when the page route is not served by this
-    /// MASC (issue 13): never a history chain, never the full history.
+    /// MASC: never a history chain, never the full history.
     pub legacy: Slot<Arc<LegacyTaskEvents>>,
     pub last_page: Option<PageOutcome>,
     /// A withdrawal dropped both values; cleared by the next dispatch.
@@ -49,7 +49,7 @@ impl TaskDetailModel {
     }
 
     /// The history page route this MASC does not serve, when no page of this task was read
-    /// (issue 13): the legacy recent events stand in for the history, and `H` has no older
+    /// (an older release): the legacy recent events stand in for the history, and `H` has no older
     /// page to read. A prefix read while the route was served stays the history.
     pub fn pages_absent(&self) -> Option<RouteFamily> {
         match &self.history.fetched {

@@ -135,7 +135,7 @@ pub(crate) fn parse_event(
         b'\r' => Ok(Some(InternalEvent::Event(Event::Key(
             KeyCode::Enter.into(),
         )))),
-        // Issue #371: \n = 0xA, which is also the keycode for Ctrl+J. The only reason we get
+        // \n = 0xA, which is also the keycode for Ctrl+J. The only reason we get
         // newlines as input is because the terminal converts \r into \n for us. When we
         // enter raw mode, we disable that, so \n no longer has any meaning - it's better to
         // use Ctrl+J. Waiting to handle it here means it gets picked up later

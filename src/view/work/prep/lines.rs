@@ -237,8 +237,8 @@ mod tests {
     use super::*;
     use crate::protocol::tasks::history::HandoffContext;
 
-    /// The history rows as they were prepared before issue 15's inline segments: the
-    /// reference the new path must equal.
+    /// The history rows prepared into plain vectors (no inline segments): the reference the
+    /// inline-segment path must equal.
     fn reference_row_lines(row: &TaskEventRow, width: usize, out: &mut Vec<Vec<(Tone, String)>>) {
         let ts = row.ts.get(..16).unwrap_or(&row.ts);
         let ts = format!("{} ", sanitize(ts).replace('T', " "));
@@ -368,7 +368,7 @@ mod tests {
             .collect()
     }
 
-    /// Issue 15: the inline-segment rows equal the rows the earlier path prepared, segment by
+    /// The inline-segment rows equal the reference rows, segment by
     /// segment, at narrow and wide widths (A-13: the same rows, only stored differently).
     #[test]
     fn a13_history_rows_equal_the_reference_on_a_generated_corpus() {

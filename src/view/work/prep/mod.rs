@@ -68,7 +68,7 @@ impl PrepKey {
     }
 }
 
-/// The segments of one prepared row, stored inline (issue 15): a row has at most four (a
+/// The segments of one prepared row, stored inline (no vector per row): a row has at most four (a
 /// history head: time, action, transition, agent), and each text up to 24 bytes is stored in
 /// place, so a prepared row allocates only for a longer text.
 pub type Segments = SmallVec<[(Tone, CompactString); 4]>;
