@@ -1,4 +1,4 @@
-//! Idle network (issue 15): what the demo costs per minute on the Keepers screen when nothing
+//! Idle network: what the demo costs per minute on the Keepers screen when nothing
 //! changes. The embedded server with the demo seed, the real actor runtime (every registered
 //! source at its production cadence, `/health` every 2 s) and the real view actor painting a
 //! 200×60 frame into a test backend; after a settle (first reads, name chains) the client's one

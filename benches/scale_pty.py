@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 15's scale row, through a PTY with the real binary (not a cargo bench: run by hand).
+"""The scale row of docs/performance.md, through a PTY and the real binary (by hand, not cargo bench).
 
 Starts `masc-tui demo --scale` (5,000 Keepers, 20,000 Tasks, a 100,000-message chat) in a
 200x60 pseudo-terminal, lets it settle on the Keepers screen, then presses `j` KEYS times, each

@@ -159,8 +159,8 @@ fn bench_requests(c: &mut Criterion) {
     group.bench_function("task_history_page_200_rows", |b| {
         b.iter(|| TaskHistoryPage::decode_for(black_box(&history), &history_req, &[]).unwrap())
     });
-    // The floor: serde_json reading the same bytes into an untyped value (issue 15 compares
-    // the echo-checked decode with it).
+    // The floor: serde_json reading the same bytes into an untyped value (docs/performance.md
+    // compares the echo-checked decode with it).
     group.bench_function("task_history_page_serde_json_value_only", |b| {
         b.iter(|| serde_json::from_slice::<serde_json::Value>(black_box(&history)).unwrap())
     });

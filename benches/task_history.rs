@@ -1,4 +1,4 @@
-//! Task history of 10,000 events (issue 5): decode time per page (200 rows, echo-checked
+//! Task history of 10,000 events: decode time per page (200 rows, echo-checked
 //! `TaskHistoryPage::decode_for`), preparation time of the wrapped history rows (full, and the
 //! incremental append of one page), and the frame cost of the task detail while scrolling.
 

@@ -1,11 +1,11 @@
 //! Frame cost of the Keeper chat transcript projection (chat-screen.md §2; windowed rendering).
 //!
 //! - 10k / 100k-entry transcripts at 200×60, pinned to the newest row and scrolled to the middle
-//! - the end of a 1 MB message; the cold first frame of it (issue 14: the middle is measured
+//! - the end of a 1 MB message; the cold first frame of it (the middle is measured
 //!   off the view actor) against measuring it in the frame, and the off-actor measurement
 //! - a resize (reading width change → re-wrap) with 100k entries
 //! - resident memory with 100k entries (printed once: VmRSS from /proc/self/status)
-//! - `/find` on a 100k-entry transcript (issue 14): the view actor's part before (the whole
+//! - `/find` on a 100k-entry transcript: the view actor's part before (the whole
 //!   search on the actor) and after (only the dispatch; the search runs on the blocking pool,
 //!   measured separately), and the admission of its result
 
@@ -126,7 +126,7 @@ fn frames(c: &mut Criterion) {
     c.bench_function("frame_1mb_message_end_100_back_200x60", |b| {
         b.iter(|| black_box(v.render(200, 60, ScrollPosition::Back(100))))
     });
-    // First frame of a fresh view (issue 14 item 7): wraps the first chunk and the newest
+    // First frame of a fresh view: wraps the first chunk and the newest
     // chunks it paints; the middle is left to an off-actor measurement.
     c.bench_function("cold_first_frame_1mb_message_end_200x60", |b| {
         b.iter_batched(
@@ -135,7 +135,7 @@ fn frames(c: &mut Criterion) {
             BatchSize::LargeInput,
         )
     });
-    // The same frame when the whole body is measured in it (the behaviour before issue 14).
+    // The same frame when the whole body is measured in it (the cost the off-actor measure avoids).
     c.bench_function(
         "cold_first_frame_1mb_message_end_measured_in_frame_200x60",
         |b| {

@@ -159,7 +159,7 @@ async fn next_status(rig: &mut Rig) {
         .expect("a status list");
 }
 
-/// D-5, D-14, issue 15 (a quiet idle): a cadence status read of an unchanged status (same
+/// D-5, D-14 (a quiet idle): a cadence status read of an unchanged status (same
 /// connectors, same bindings) leaves the admitted name chains standing — no name page is read
 /// again — while the operator's explicit refresh reads the names again.
 #[tokio::test]

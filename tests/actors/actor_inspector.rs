@@ -176,7 +176,7 @@ async fn k14_a_wrong_echo_fails_and_a_missing_snapshot_is_an_object_404() {
     rig.finish().await;
 }
 
-/// Issue 13 on §14.11: MASC v0.24.0 serves the turn records but not the provider input — a
+/// §14.11 on an older MASC: MASC v0.24.0 serves the turn records but not the provider input — a
 /// typed "not served" (its unknown-route 404), asked of the server once.
 #[tokio::test]
 async fn k15_older_masc_serves_records_but_not_the_input() {

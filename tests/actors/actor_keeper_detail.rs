@@ -373,12 +373,12 @@ async fn l4_refresh_supersedes_the_metadata_read_in_flight() {
     rig.finish().await;
 }
 
-/// The rig on the embedded server playing MASC v0.24.0 (issue 13).
+/// The rig on the embedded server playing MASC v0.24.0.
 async fn older_masc() -> Rig {
     rig_on_release(MascRelease::V0_24_0).await
 }
 
-/// Issue 13 on §14.8/§14.9: MASC v0.24.0 does not serve the extension routes; only those
+/// §14.8/§14.9 on an older MASC: MASC v0.24.0 does not serve the extension routes; only those
 /// parts are "not served" (typed), the metadata is read as usual.
 #[tokio::test]
 async fn older_masc_serves_metadata_but_not_context_or_metrics() {

@@ -1,4 +1,4 @@
-//! The preparation detail source on the embedded server (issue 14; protocol.md §14.12;
+//! The preparation detail source on the embedded server (protocol.md §14.12;
 //! sources.md M-1, M-4, M-5, M-8, M-9): read only on a command naming an exact turn link; each
 //! answer carries the target fixed at dispatch; a new target supersedes the read in flight;
 //! failures are typed (never an empty report); every row kind of the report is kept apart.

@@ -105,7 +105,7 @@ pub async fn start_rig(
 #[derive(Debug, Clone, Copy)]
 pub struct Probing {
     pub interval: Duration,
-    /// Ask the server to hold an unchanged answer (issue 15).
+    /// Ask the server to hold an unchanged answer.
     pub hold: bool,
 }
 
@@ -223,7 +223,7 @@ async fn start_rig_sources(
     }
 }
 
-/// The rig on the embedded server playing `release` (an older MASC, issue 13).
+/// The rig on the embedded server playing `release` (an older MASC).
 pub async fn rig_on_release(release: MascRelease) -> Rig {
     start_rig(
         ServeOptions {

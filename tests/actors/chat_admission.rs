@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! Interactive admission (issue 14 item 3; protocol.md §14.15): a send carrying the chat
+//! Interactive admission (protocol.md §14.15): a send carrying the chat
 //! control token held is posted with `admission_intent` and its acceptance's `interactive`
 //! block is read; the real chat and save hubs against the embedded server, every view message
 //! fed into a real view `Model`.

@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! Batch diagnostics against the embedded server (issue 14 item 8; chat-screen.md C-37,
+//! Batch diagnostics against the embedded server (chat-screen.md C-37,
 //! protocol.md §4.3): the real chat and save hubs, every view message fed into a real view
 //! `Model`. A newer MASC batches the inputs waiting behind a run into one execution and binds
 //! each member (`KEEPER_CHAT_BATCH_BOUND`); an older one (`--compat v0.24.0`) never does.

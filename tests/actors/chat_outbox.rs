@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! The durable outbox across a real process death (issue 4 item 5; protocol.md §11).
+//! The durable outbox across a real process death (protocol.md §11).
 //!
 //! A child process (this test binary, re-run with `--exact chat_outbox::child_sends_then_waits`,
 //! the name derived from this module's path) runs the
@@ -138,8 +138,8 @@ async fn outbox_survives_a_kill_between_written_and_confirmed() {
     assert_eq!(send.phase, SendPhase::Restored);
     assert_eq!(&*send.text, TEXT);
     assert!(send.outcome_unknown(), "outcome unknown until reconciled");
-    // The held POST never reached the handler: the server recorded nothing (§4.4 404). Issue
-    // 14 (C-33, C-44): the send then leaves the pending list — no `전송 확인 중` once nothing
+    // The held POST never reached the handler: the server recorded nothing (§4.4 404). C-33,
+    // C-44: the send then leaves the pending list — no `전송 확인 중` once nothing
     // will confirm it — and a status row says so; its text goes back to the draft.
     assert_eq!(send.reconciliation, Some(Reconciliation::Absent));
     assert_eq!(send.pending_state(), None, "no longer 전송 확인 중");

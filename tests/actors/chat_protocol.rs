@@ -175,7 +175,7 @@ async fn duplicate_acceptance_is_a_surfaced_protocol_error() {
         Some(Reconciliation::Absent)
     );
     assert!(rig.pane().send(&id).unwrap().outcome_unknown());
-    // Issue 16 leftover: reconciled as not recorded, it is no longer "reconciling" (C-44).
+    // Reconciled as not recorded, it is no longer "reconciling" (C-44).
     assert_eq!(
         rig.pane().progress(),
         masc_tui::view::chat::Progress::Unconfirmed(masc_tui::view::chat::Unconfirmed {

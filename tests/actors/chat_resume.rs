@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! Resume of a cut chat stream (issue 14 item 5; protocol.md §4.3 `since_seq`, §11, §13):
+//! Resume of a cut chat stream (protocol.md §4.3 `since_seq`, §11, §13):
 //! the real chat hub and save hub against the embedded server's fault plans, every view message
 //! fed into a real view `Model`; assertions on typed state and the traced timeline.
 
@@ -77,7 +77,7 @@ fn turn_rows(rig: &Rig, id: &str) -> (Vec<String>, usize) {
     (speech, tools)
 }
 
-/// Issue 14 item 5, §4.3: a stream cut mid-turn on a MASC that journals its events (`id:`)
+/// §4.3: a stream cut mid-turn on a MASC that journals its events (`id:`)
 /// is re-posted once with the same request id and `since_seq` = the last sequence seen; the
 /// turn completes from the resumed stream; nothing is reconciled; each event is admitted once
 /// (one reply row with the whole reply, one tool row, no "interrupted" row); the timeline
@@ -144,7 +144,7 @@ async fn s4_3_a_cut_stream_resumes_with_since_seq_and_the_turn_completes_once() 
     server.shutdown().await;
 }
 
-/// Issue 14 item 5 ("every event admitted once"): a server whose resumed stream replays the
+/// Every event admitted once: a server whose resumed stream replays the
 /// turn from its first event (`resume_overlap`) — every event at or below the last sequence
 /// already admitted is dropped and traced `reject{duplicate_event}` on the send's ticket; the
 /// transcript has one reply row and one tool row, as without the cut.
@@ -177,7 +177,7 @@ async fn s4_3_replayed_events_of_a_resumed_stream_are_admitted_once() {
     server.shutdown().await;
 }
 
-/// Issue 14 item 5 fallback: a resume refused by the server (400, as a MASC that does not
+/// §4.3 fallback: a resume refused by the server (400, as a MASC that does not
 /// declare `since_seq` answers) leaves the send "outcome unknown" — never "not applied": the
 /// input was accepted — with `ResumeStanding::Refused{status_400}`, reconciled by its exact id
 /// to the record's terminal state; one resume POST, nothing else re-posted.
@@ -234,7 +234,7 @@ async fn s4_3_a_refused_resume_falls_back_to_reconciliation_never_not_applied() 
     server.shutdown().await;
 }
 
-/// Issue 14 item 5 on an older MASC (v0.24.0 writes no `id:` lines and refuses `since_seq`):
+/// §4.3 on an older MASC (v0.24.0 writes no `id:` lines and refuses `since_seq`):
 /// the cut stream is never re-posted (`ResumeStanding::NotOffered`) and is reconciled as
 /// today; one POST.
 #[tokio::test]

@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! The chat send as a save (issue 9 item 2: one write path): the save hub runs it, the outbox
+//! The chat send as a save (one write path for every write): the save hub runs it, the outbox
 //! `saves` table holds it, the chat reads its sends back on open. Against the embedded server
 //! with fault plans; a real view `Model` judges every observation (sources.md H-5, H-15,
 //! H-16, K-1, K-5; chat-screen.md C-32…C-35).
@@ -89,7 +89,7 @@ fn leave_written(path: &Path, workspace: &str, text: &str) -> String {
     request_id
 }
 
-/// H-16 (issue 16's leftover): a send an earlier run left `written` never reached the network.
+/// H-16: a send an earlier run left `written` never reached the network.
 /// Reopened, the chat shows it "not sent" (never "outcome unknown"), its text goes back to the
 /// draft, the row settles `not_sent` durably, and nothing is posted or reconciled. The save
 /// hub's own read-back leaves chat sends to their chat.
@@ -202,7 +202,7 @@ async fn h5_a_reopened_chat_admits_the_rest_of_its_live_send() {
     server.shutdown().await;
 }
 
-/// K-1 / issue 9 item 1: a repeated submit of the same request id shares the job in flight —
+/// K-1: a repeated submit of the same request id shares the job in flight —
 /// one POST, one receipt; the repeat is refused and traced (`duplicate_intent`).
 #[tokio::test]
 async fn k1_a_repeated_submit_of_one_request_shares_the_job() {

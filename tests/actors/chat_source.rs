@@ -430,7 +430,7 @@ async fn page_end(rig: &mut Rig, keeper: &str) -> (Ticket<ChatSlot>, bool) {
     }
 }
 
-/// G-7 (issue 8 item 5): a history-page worker that panics is caught in the worker. Its read
+/// G-7: a history-page worker that panics is caught in the worker. Its read
 /// is retired — the page is not left in flight, the chat source and the hub keep running —
 /// and the next PgUp (`LoadOlder`) reads the older page, without reopening the chat.
 #[tokio::test]

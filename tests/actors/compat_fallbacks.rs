@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! Issue 13, phase 2: the sources against the embedded server playing MASC v0.24.0
+//! The sources against the embedded server playing MASC v0.24.0
 //! (`--compat v0.24.0`). Where MASC has the data, the Work sources fall back — the task list
 //! to the goal-linked tasks of MASC's goals tree, the history page to the legacy recent
 //! events — each as its own slot and typed value, chosen only after the primary read came
@@ -60,7 +60,7 @@ async fn demand_task_list(rig: &mut Rig, kind: DemandKind) {
     assert!(source.send_control(SourceControl::Demand(kind)));
 }
 
-/// Issue 13 Must-show 1 (Work › Tasks fallback): on MASC v0.24.0 the task list read comes
+/// Work › Tasks fallback: on MASC v0.24.0 the task list read comes
 /// back `not_served` once from the network, then from the client's table; only after it does
 /// the source read the goals tree (one GET) for the goal-linked tasks, in its own slot. The
 /// model shows the goal-linked list and stays `connected`. `r` reads the list again (no
@@ -112,7 +112,7 @@ async fn issue13_task_list_not_served_reads_the_goal_linked_tasks_once_per_deman
     rig.finish().await;
 }
 
-/// Issue 13: the fallback is chosen only when the list route is known not served — a list
+/// The fallback is chosen only when the list route is known not served — a list
 /// read that fails any other way (500) never reads the goals tree, on any demand.
 #[tokio::test]
 async fn issue13_another_task_list_failure_never_reads_the_goal_links() {
@@ -142,7 +142,7 @@ async fn issue13_another_task_list_failure_never_reads_the_goal_links() {
     rig.finish().await;
 }
 
-/// Issue 13, A-3/A-4: on MASC v0.24.0 the task body and the first history page come back
+/// on MASC v0.24.0 the task body and the first history page come back
 /// `not_served`; only then are the legacy recent events read (limit = the page demand, A-8),
 /// every line of the opened task. `H` asks nothing (no older pages exist); `r` asks the page
 /// route again (answered from the table) and so the legacy array again.
@@ -200,7 +200,7 @@ async fn issue13_a3_history_pages_not_served_read_the_legacy_recent_events() {
     rig.finish().await;
 }
 
-/// Issue 13 Must-show 1 (connectors), D-5: on MASC v0.24.0 the first status starts the name
+/// Connectors, D-5: on MASC v0.24.0 the first status starts the name
 /// chains, which come back `not_served`; from then on a status starts no chain at all (each
 /// traced `refused{not_served}`), so the known absent route is never looped on; the status
 /// itself keeps reading.
@@ -271,7 +271,7 @@ async fn issue13_d5_no_name_chain_starts_once_the_names_route_is_known_absent() 
     rig.finish().await;
 }
 
-/// Issue 13 defect 6 (System and Decisions on MASC v0.24.0): the Skills, async requests and
+/// System and Decisions on MASC v0.24.0: the Skills, async requests and
 /// asks reads come back `not_served` as typed errors of their own slots — the inventory and the
 /// approvals beside them decode — each traced `observe{not_served}`. Fed to a view model in
 /// the view's order they are `Fetched::NotServed` (not failures): the connection stays

@@ -1,11 +1,10 @@
-//! The rig of the saves-across-a-real-process-death tests (issue 9 Must-show 2 and 6;
-//! sources.md H-15, H-16, I-2, K-3): the embedded server of the parent, a child process (this
-//! test binary re-run with `--exact <child test> --ignored`) that submits one save whose POST
-//! the server holds (a long delay fault) and reports it once its outbox row says `sending`,
-//! the SIGKILL of that child (no cleanup runs), and a fresh runtime on the same outbox file.
-//! Each save kind's crash test brings its own child test and its own assertions. Kinds of the
-//! Decisions surface run on `decisions_rig`; the others on `surface_rig` (the save hub alone,
-//! the kind's surface fed into a real view model).
+//! The rig of the saves-across-a-real-process-death tests (sources.md H-15, H-16, I-2, K-3): the
+//! embedded server of the parent, a child process (this test binary re-run with `--exact <child
+//! test> --ignored`) that submits one save whose POST the server holds (a long delay fault) and
+//! reports it once its outbox row says `sending`, the SIGKILL of that child (no cleanup runs), and
+//! a fresh runtime on the same outbox file. Each save kind's crash test brings its own child test
+//! and its own assertions. Kinds of the Decisions surface run on `decisions_rig`; the others on
+//! `surface_rig` (the save hub alone, the kind's surface fed into a real view model).
 #![allow(dead_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -1,4 +1,4 @@
-//! The approval decision save on the embedded server (issue 9; protocol.md §10.5, §11
+//! The approval decision save on the embedded server (protocol.md §10.5, §11
 //! "Approval decision"; sources.md H-4, H-5, H-15, I-2, K-1, K-5): one test per outcome and
 //! fault, each asserting the typed receipt, the outbox row, the steps on the save's own slot,
 //! the traced stages (source `save:approval_decision`) and what the server holds afterwards

@@ -1,4 +1,4 @@
-//! Saves across a real process death (issue 9 Must-show 2 and 6; sources.md H-15, H-16, I-2,
+//! Saves across a real process death (sources.md H-15, H-16, I-2,
 //! K-3, K-5; protocol.md §11).
 //!
 //! A child process (this test binary, re-run with `--exact

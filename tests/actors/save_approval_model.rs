@@ -1,4 +1,4 @@
-//! The approval decision save through the real view model (issue 9; sources.md H-16, I-5,
+//! The approval decision save through the real view model (sources.md H-16, I-5,
 //! K-2, K-3, K-5; protocol.md §11 "an unknown outcome requires a re-read before any retry"):
 //! a workspace switch while the POST is held lands the receipt for the original workspace and
 //! never in the new one; an unknown outcome offers `R` only once a re-read made after the

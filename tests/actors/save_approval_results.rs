@@ -1,8 +1,8 @@
-//! The approval decision's applied-but-not-ran results and the 400 MASC sends after it has
-//! already removed the approval, on the embedded server's seeded approvals (issue 9;
-//! protocol.md §10.5 "MASC's order", §11 "Approval decision"; sources.md H-6, H-15, I-2,
-//! K-1): each a typed receipt of its own, the outbox row, the steps on the save's own slot,
-//! the traced stages, and what the server holds afterwards.
+//! The approval decision's applied-but-not-ran results and the 400 MASC sends after it has already
+//! removed the approval, on the embedded server's seeded approvals (protocol.md §10.5 "MASC's
+//! order", §11 "Approval decision"; sources.md H-6, H-15, I-2, K-1): each a typed receipt of its
+//! own, the outbox row, the steps on the save's own slot, the traced stages, and what the server
+//! holds afterwards.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::actor_support::rig_with;

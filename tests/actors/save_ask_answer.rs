@@ -1,4 +1,4 @@
-//! The Ask answer save on the embedded server's fault plans (issue 9; protocol.md §10.2, §11
+//! The Ask answer save on the embedded server's fault plans (protocol.md §10.2, §11
 //! "Ask answer", §13; sources.md K-1…K-5): typed receipts in the save's own slot, the outbox
 //! row, the traced stages, never a resend.
 

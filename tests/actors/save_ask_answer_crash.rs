@@ -1,4 +1,4 @@
-//! An Ask answer across a real process death (issue 9 Must-show 6; sources.md K-1, K-3,
+//! An Ask answer across a real process death (sources.md K-1, K-3,
 //! H-15, H-16; protocol.md §10.2, §11 "Ask answer"), on the shared crash rig
 //! (`crash_rig`, also used by the approval decision's crash test).
 //!

@@ -1,4 +1,4 @@
-//! Held tool calls on the embedded server (issue 14; protocol.md §14.5, §11; chat-screen.md
+//! Held tool calls on the embedded server (protocol.md §14.5, §11; chat-screen.md
 //! C-44, C-53): the list read as its own slot of the Decisions source, and the answer as save
 //! kind `held_call_decision` — one test per outcome and fault, each asserting the typed
 //! receipt, the steps on the save's own slot, the traced stages (source
@@ -224,7 +224,7 @@ async fn s11_an_answer_for_an_unknown_keeper_is_not_applied() {
     rig.finish().await;
 }
 
-/// Issue 13 × §14.5: a MASC without the routes (v0.24.0) answers the list as not served —
+/// §14.5 on an older MASC: a MASC without the routes (v0.24.0) answers the list as not served —
 /// never an empty list — and an answer is not applied, naming the absent route.
 #[tokio::test(flavor = "current_thread")]
 async fn s14_5_a_masc_without_the_routes_is_not_served_never_empty() {

@@ -1,4 +1,4 @@
-//! Create Keeper on the embedded server (issue 10 `a`; protocol.md §9.9, §11; sources.md
+//! Create Keeper on the embedded server (protocol.md §9.9, §11; sources.md
 //! H-14…H-16): the create-only POST after the machinery's workspace confirm, each outcome
 //! distinct (created, rejected, result unconfirmed), each sent exactly once, the roster listing
 //! a created Keeper.

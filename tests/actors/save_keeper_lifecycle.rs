@@ -1,4 +1,4 @@
-//! The lifecycle save on the embedded server (issue 10 part A; protocol.md §14.1–§14.4, §11;
+//! The lifecycle save on the embedded server (protocol.md §14.1–§14.4, §11;
 //! sources.md H-5, H-6, N-3): pause, wake, boot, shutdown, delete and the tool gate, each
 //! classified by its route's §11 row; the roster re-read follows the server.
 

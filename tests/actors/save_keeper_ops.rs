@@ -1,4 +1,4 @@
-//! Keeper operation saves on the embedded server (issue 10 part A; protocol.md §9.5–§9.8,
+//! Keeper operation saves on the embedded server (protocol.md §9.5–§9.8,
 //! §11; sources.md H-8…H-13): Sandbox `d`/`m`/`s` and the runtime assignment picked with `U`.
 //! Typed receipts per fault plan, the requests actually made, and the traced stages.
 

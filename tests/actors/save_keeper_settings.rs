@@ -1,4 +1,4 @@
-//! The settings editor's actors on the embedded server (issue 10; protocol.md §9.5, §9.6, §11;
+//! The settings editor's actors on the embedded server (protocol.md §9.5, §9.6, §11;
 //! sources.md H-1…H-7): the preparation source (`keeper_settings`: snapshot, reconfirmation,
 //! one slot re-aimed per Keeper) and the settings save (`save:keeper_settings`: the changed
 //! keys with the snapshot's revision, CAS, sent once). Typed results per fault plan, the

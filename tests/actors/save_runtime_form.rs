@@ -1,4 +1,4 @@
-//! The model/account form save on the embedded server (issue 11; protocol.md §9.2–§9.4, §11
+//! The model/account form save on the embedded server (protocol.md §9.2–§9.4, §11
 //! runtime raw save and form; sources.md I-1, I-2, F-2): the job previews the exact edited text,
 //! commits with CAS on the opening revision, and the receipt lands once in its own slot; a
 //! refused or unanswered preview sends no commit; a dropped commit is outcome unknown and never

@@ -1,4 +1,4 @@
-//! The raw config save on the embedded server (issue 11; protocol.md §9.2–§9.4, §11 runtime raw
+//! The raw config save on the embedded server (protocol.md §9.2–§9.4, §11 runtime raw
 //! save; sources.md J-1, J-3, J-4): the job previews the operator's whole text — the server
 //! validates the TOML, an invalid one is the preview's own error and no commit — then commits
 //! it with CAS on its base's path and revision; the receipt lands once in its own slot. A

@@ -1,4 +1,4 @@
-//! `/interrupt` and `/steer` as saves on the embedded server (issue 14; protocol.md §14.13,
+//! `/interrupt` and `/steer` as saves on the embedded server (protocol.md §14.13,
 //! §14.14, §4.2, §11 "Turn interrupt and run-next"; chat-screen.md C-36, C-43, C-44): the
 //! census is read first, the exact target is sent once, every fault class is typed, and a
 //! signalled stop ends the long demo reply as interrupted (`RUN_ERROR` `Turn_cancelled`).

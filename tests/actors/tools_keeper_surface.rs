@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
 //! The selected Keeper's surface read (protocol.md §6.1 `?keeper=`; surfaces.md Tools
-//! `available` and `receipts`; issue 12 item 2) against the embedded server's seeded Keepers
+//! `available` and `receipts`) against the embedded server's seeded Keepers
 //! and fault plans. Assertions are on the typed payload, the view model's typed pane states
 //! and the traced stages.
 
@@ -56,7 +56,7 @@ fn keeper_of(payload: &SystemObservation) -> &str {
     }
 }
 
-/// Issue 12 item 2, T-1: selecting a Keeper starts its own `?keeper=` read with its own
+/// T-1: selecting a Keeper starts its own `?keeper=` read with its own
 /// ticket; the answer names the Keeper it was asked for and fills both panes (the surface and
 /// the activation ledger) of that Keeper; traced as its own slot.
 #[tokio::test]
@@ -93,7 +93,7 @@ async fn tools_item2_t1_the_keeper_surface_is_its_own_read_for_the_keeper_asked(
     rig.finish().await;
 }
 
-/// Issue 12 item 2, T-2, T-3: a failing `?keeper=` read fails only the Keeper panes, typed
+/// T-2, T-3: a failing `?keeper=` read fails only the Keeper panes, typed
 /// (`status_500`, no last data); the three lists stay admitted.
 #[tokio::test]
 async fn tools_item2_t2_a_failed_keeper_read_fails_only_its_panes() {
@@ -125,7 +125,7 @@ async fn tools_item2_t2_a_failed_keeper_read_fails_only_its_panes() {
     rig.finish().await;
 }
 
-/// Issue 12 item 2, G-5: a Keeper the server does not know is `unavailable` with the
+/// G-5: a Keeper the server does not know is `unavailable` with the
 /// server's reason in both panes — never an empty surface or an empty ledger.
 #[tokio::test]
 async fn tools_item2_g5_an_unknown_keeper_is_unavailable_not_empty() {
@@ -144,7 +144,7 @@ async fn tools_item2_g5_an_unknown_keeper_is_unavailable_not_empty() {
     rig.finish().await;
 }
 
-/// Issue 12 item 2, G-7, T-12 (the rule for the Keeper read): selecting another Keeper
+/// G-7, T-12 (the rule for the Keeper read): selecting another Keeper
 /// retires the first Keeper's read in flight — it is never observed — and only the new
 /// Keeper's answer is applied; selecting none retires it and reads nothing more.
 #[tokio::test]

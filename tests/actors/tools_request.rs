@@ -184,7 +184,7 @@ async fn t5_a_missing_route_fails_the_detail_only() {
         "{err:?}"
     );
     let system = &rig.model.system;
-    // MASC's unknown-route 404 is "not served by this MASC" (issue 13), its own value; any
+    // MASC's unknown-route 404 is "not served by this MASC", its own value; any
     // other 404 is a failed read. Either way only the detail is affected.
     let detail = &system.request.as_ref().unwrap().detail.fetched;
     if matches!(err.class(), ErrorClass::NotServed) {

@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! A Work detail source restart end to end (issue 5; G-4, G-7, A-17): the real view actor on a
+//! A Work detail source restart end to end (G-4, G-7, A-17): the real view actor on a
 //! `TestBackend`, the real runtime and the embedded server. The operator opens a Task with keys;
 //! a panic drill kills the Work detail source; the supervisor restarts it and the view re-sends
 //! the open for what is on screen: new tickets (later generations) for the body and a fresh

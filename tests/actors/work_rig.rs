@@ -83,7 +83,7 @@ pub async fn server_and_client(faults: FaultPlan) -> (RunningServer, WorkspaceCl
     server_and_client_as(faults, None).await
 }
 
-/// [`server_and_client`] with the server playing `compat` (an older MASC release, issue 13).
+/// [`server_and_client`] with the server playing `compat` (an older MASC release).
 pub async fn server_and_client_as(
     faults: FaultPlan,
     compat: Option<MascRelease>,
@@ -118,7 +118,7 @@ pub async fn rig(faults: FaultPlan, sources: Sources) -> Rig {
     rig_as(faults, sources, None).await
 }
 
-/// [`rig`] on the embedded server playing `compat` (an older MASC release, issue 13).
+/// [`rig`] on the embedded server playing `compat` (an older MASC release).
 pub async fn rig_as(faults: FaultPlan, sources: Sources, compat: Option<MascRelease>) -> Rig {
     let recorder = StageRecorder::new();
     let trace = tracing::subscriber::set_default(recorder.subscriber());

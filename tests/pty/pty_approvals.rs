@@ -1,4 +1,4 @@
-//! Operator approvals end to end in a real pseudo-terminal (issue 9 Must-show 7; surfaces.md
+//! Operator approvals end to end in a real pseudo-terminal (surfaces.md
 //! "Approvals / Ask"; protocol.md §10.5, §11 "Approval decision"; sources.md H-5, H-15, K-1):
 //! `masc-tui demo --data <dir>`, Work → `p`, the seeded `task_inject` approval selected with
 //! `j`, `y` arms (the footer says what will run), the second `y` sends; the receipt shows on

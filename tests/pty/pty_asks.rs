@@ -1,4 +1,4 @@
-//! Issue 9 (Must-show 7): in `masc-tui demo`, answer one Ask through the real binary — Work,
+//! In `masc-tui demo`, answer one Ask through the real binary — Work,
 //! `p`, `a`, a digit, `Enter` `Enter` — and see the receipt, the follow-up and the inspector
 //! pinned to the answer's recorded turn; the answer is made exactly once (one save dispatched,
 //! one POST worker), and a re-read no longer lists the Ask open (sources.md K-1, K-2, K-9,

@@ -1,4 +1,4 @@
-//! Board compose end to end: `masc-tui demo` in a pseudo-terminal (issue 12, Must-show 5):
+//! Board compose end to end: `masc-tui demo` in a pseudo-terminal:
 //! post to the Board and see the post after the re-read (protocol.md §8.4; sources.md E-7).
 
 #![allow(clippy::expect_used, clippy::panic)]

@@ -1,4 +1,4 @@
-//! End-to-end chat in a real pseudo-terminal (issue 4): `masc-tui demo`, `c` on rondo, a
+//! End-to-end chat in a real pseudo-terminal: `masc-tui demo`, `c` on rondo, a
 //! message typed into the composer and sent with Enter, the demo Keeper's streamed reply
 //! (which quotes the message), rondo's history paged back with PgUp past the demo's broken
 //! coop-report line without its JSON ever reaching the screen (coop-report.md), then Esc back

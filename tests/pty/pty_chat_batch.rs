@@ -1,4 +1,4 @@
-//! A batched execution end to end in a real pseudo-terminal (issue 14 item 8; chat-screen.md
+//! A batched execution end to end in a real pseudo-terminal (chat-screen.md
 //! C-37, C-42, C-30): `masc-tui demo` (its embedded server plays a newer MASC, which runs the
 //! inputs waiting behind a run together in one execution), rondo's chat, a message asking for
 //! the demo's long reply, and two more inputs queued while it streams. When the two run, the

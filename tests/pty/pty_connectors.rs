@@ -1,6 +1,5 @@
-//! Connector binding writes end to end: `masc-tui demo` in a pseudo-terminal (issue 12,
-//! Must-show 5): bind a channel, see it in the re-read status, unbind it, see it gone
-//! (protocol.md §7.3, §7.4; sources.md D-10).
+//! Connector binding writes end to end: `masc-tui demo` in a pseudo-terminal: bind a channel, see
+//! it in the re-read status, unbind it, see it gone (protocol.md §7.3, §7.4; sources.md D-10).
 
 #![allow(clippy::expect_used, clippy::panic)]
 

@@ -1,4 +1,4 @@
-//! The `/context` inspector end to end in a real pseudo-terminal (issue 14; protocol.md
+//! The `/context` inspector end to end in a real pseudo-terminal (protocol.md
 //! §14.11; sources.md K-15, K-17; C-58): `masc-tui demo`, rondo's chat, `/context` reads the
 //! turn records once and then the newest turn's serialized input; `2` and `3` switch tabs with
 //! no further read; `Esc` closes.

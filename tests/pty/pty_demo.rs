@@ -1,6 +1,6 @@
 //! End-to-end terminal tests: `masc-tui demo` in a real pseudo-terminal (portable-pty), its
-//! output parsed by a terminal emulator (vt100). Issue 3 "What it must show" (PTY tests) and
-//! chat-screen.md T.2, T.5, T.6.
+//! output parsed by a terminal emulator (vt100): the roster, keys, quit and help as an operator
+//! sees them, and chat-screen.md T.2, T.5, T.6.
 //!
 //! All tests live in one test binary so they run in parallel (the idle test spends most of
 //! its time waiting for roster poll cycles).
@@ -75,7 +75,7 @@ fn wait_selected(session: &PtySession, name: &str) {
 
 const QUIT_ARMED: &str = "press q again to quit";
 
-/// Issue 3: roster rows appear, `j` moves the selection, `q q` quits with exit status 0, and
+/// Roster rows appear, `j` moves the selection, `q q` quits with exit status 0, and
 /// the terminal is restored (T.6).
 #[test]
 fn pty_demo_roster_and_quit() {
@@ -97,7 +97,7 @@ fn pty_demo_roster_and_quit() {
     assert_cooked_mode(&session);
 }
 
-/// Issue 13 (Must-show 1 and 3): `demo --compat v0.24.0` runs the TUI on the embedded server
+/// `demo --compat v0.24.0` runs the TUI on the embedded server
 /// playing MASC v0.24.0 — no receipts, the extension and newer routes answering MASC's 404, the
 /// August runtime catalogue. Every surface is visited and checked: System › Runtime draws the
 /// August catalogue with only its missing parts unavailable (defect 2); Skills, async runs and
@@ -175,7 +175,7 @@ fn exit_lines(session: &PtySession, pid: u32) -> Vec<String> {
 }
 
 /// Sends `signal` to the demo and checks the clean shutdown: exit status 128 + its number
-/// (issue 16: a signal never exits 0 like `q q`), terminal restored, cooked mode, and one exit
+/// (a signal never exits 0 like `q q`), terminal restored, cooked mode, and one exit
 /// line naming the signal.
 fn signal_restores_terminal(signal: &str, status_code: u32) {
     let mut session = PtySession::demo(DemoOptions {
@@ -200,20 +200,20 @@ fn signal_restores_terminal(signal: &str, status_code: u32) {
     );
 }
 
-/// Issue 3 / T.6 / issue 16: SIGTERM shuts down cleanly and exits 143.
+/// T.6: SIGTERM shuts down cleanly and exits 143.
 #[test]
 fn pty_demo_sigterm_restores_terminal() {
     signal_restores_terminal("TERM", 143);
 }
 
-/// Issue 16 item 3: SIGQUIT (`Ctrl-\` in a cooked terminal, `kill -QUIT`) restores the
+/// SIGQUIT (`Ctrl-\` in a cooked terminal, `kill -QUIT`) restores the
 /// terminal like SIGTERM — no core dump with the terminal left raw — and exits 131.
 #[test]
 fn pty_demo_sigquit_restores_terminal() {
     signal_restores_terminal("QUIT", 131);
 }
 
-/// Issue 16 item 2: the terminal goes away (every master descriptor closed) while SIGHUP is
+/// The terminal goes away (every master descriptor closed) while SIGHUP is
 /// ignored, so the hangup reaches the TUI only as end of input / EIO on the terminal. It
 /// ends through the `q q` shutdown path (exit line, exit status 3) and never spins: its CPU
 /// time from the close to its exit, read from `/proc` while it is an unreaped zombie, stays
@@ -291,7 +291,7 @@ fn pty_demo_idle_writes_nothing() {
     assert!(session.trace_count("admit", "keepers_roster") >= admitted + 2);
 }
 
-/// Issue 3 / surfaces.md global keys: `q` then any other key cancels the quit.
+/// surfaces.md global keys: `q` then any other key cancels the quit.
 #[test]
 fn pty_demo_q_then_other_key_cancels() {
     let mut session = PtySession::demo(DemoOptions::default());
@@ -317,7 +317,7 @@ fn pty_demo_q_then_other_key_cancels() {
     assert_terminal_restored(&session.seen());
 }
 
-/// Issue 3: `?` lists the keys of the surface and the global keys; Esc closes; `/` searches
+/// `?` lists the keys of the surface and the global keys; Esc closes; `/` searches
 /// and jumps the selection live.
 #[test]
 fn pty_demo_help_and_search() {

@@ -1,4 +1,4 @@
-//! Held tool calls end to end in a real pseudo-terminal (issue 14; protocol.md §14.5;
+//! Held tool calls end to end in a real pseudo-terminal (protocol.md §14.5;
 //! chat-screen.md C-44, C-53): `masc-tui demo`, rondo's chat shows the demo's held `bash` call
 //! as a gate row; `/approve` previews it on the footer, `/approve` again answers it through the
 //! save, and the row reads `승인됨 · 적용 예정 · bash`; the next held call still waits.

@@ -1,4 +1,4 @@
-//! Create Keeper `a` end to end (issue 10; sources.md H-14, H-17; protocol.md §9.9):
+//! Create Keeper `a` end to end (sources.md H-14, H-17; protocol.md §9.9):
 //! `masc-tui demo` in a pseudo-terminal with a scripted `$EDITOR` that fills in the
 //! declaration's name; the line says created, the roster read after the receipt lists the new
 //! Keeper, and no chat opens on its own.

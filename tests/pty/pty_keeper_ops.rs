@@ -1,5 +1,5 @@
-//! Keeper operations end to end (issue 10 part A, "Tests": pause then wake a demo Keeper and
-//! see the roster follow): `masc-tui demo` in a pseudo-terminal, the keys sent as an operator
+//! Keeper operations end to end (pause then wake a demo Keeper and see the roster
+//! follow): `masc-tui demo` in a pseudo-terminal, the keys sent as an operator
 //! types them, the receipt line and the re-read roster read off the emulated screen.
 
 #![allow(clippy::expect_used, clippy::panic)]

@@ -1,4 +1,4 @@
-//! The settings editor `e` end to end (issue 10, "Tests": change a setting and see it after the
+//! The settings editor `e` end to end (change a setting and see it after the
 //! re-read; a 409 conflict shows the conflict and a second `e` restores only the changed
 //! field): `masc-tui demo` in a pseudo-terminal with a scripted `$EDITOR` that keeps a copy of
 //! every file it is opened on and edits it like an operator would.

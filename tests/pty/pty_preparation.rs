@@ -1,4 +1,4 @@
-//! Preparation detail end to end in a real pseudo-terminal (issue 14 item 3; protocol.md
+//! Preparation detail end to end in a real pseudo-terminal (protocol.md
 //! §14.12; sources.md M-1, M-4, M-9; chat-screen.md C-30): `masc-tui demo`, rondo's chat,
 //! `Ctrl-S` expands the details and the newest reply's stored report is read by its exact
 //! `turn_ref` and shown — its health, its rows, the event MASC's client does not know and the

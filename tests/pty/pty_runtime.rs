@@ -1,4 +1,4 @@
-//! System › Runtime through the real binary in a pseudo-terminal (issue 11): the raw
+//! System › Runtime through the real binary in a pseudo-terminal: the raw
 //! `runtime.toml` editor with a scripted `$EDITOR` (sources.md J-1, J-2, F-2) and the model
 //! form (I-1, I-4). The editor script leaves an invalid TOML the first time — the server's own
 //! preview error shows and the draft is kept (nothing committed, nothing re-read) — and fixes

@@ -70,7 +70,7 @@ pub struct DemoOptions {
     /// Start the TUI with SIGHUP ignored (`trap '' HUP; exec …`, like `nohup` or a wrapper
     /// that ignores it): the terminal's end then reaches it only as end of input.
     pub ignore_sighup: bool,
-    /// Pass `--compat <release>`: the embedded server plays that MASC release (issue 13).
+    /// Pass `--compat <release>`: the embedded server plays that MASC release.
     pub compat: Option<&'static str>,
     /// `VISUAL` for the session (`EDITOR` and a developer's own `VISUAL` are removed).
     pub visual: Option<String>,

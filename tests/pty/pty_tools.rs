@@ -1,6 +1,5 @@
-//! The Tools async runs pane end to end: `masc-tui demo` in a pseudo-terminal (issue 12,
-//! Must-show 5): open an async request and its source Task and come back with `Esc` twice
-//! (sources.md T-6, T-9, A-16, A-17).
+//! The Tools async runs pane end to end: `masc-tui demo` in a pseudo-terminal: open an async
+//! request and its source Task and come back with `Esc` twice (sources.md T-6, T-9, A-16, A-17).
 
 #![allow(clippy::expect_used, clippy::panic)]
 
@@ -50,7 +49,7 @@ fn pty_tools_request_and_source_task_and_back_a16_a17() {
     assert!(status.success(), "exit status {status:?}");
 }
 
-/// System › available (issue 12 item 2; surfaces.md "Tools"): entering the pane reads the
+/// System › available (surfaces.md "Tools"): entering the pane reads the
 /// roster's selected Keeper's surface (one traced `keeper_surface` dispatch), `J` chooses the
 /// next Keeper and reads it, `p` shows the same Keeper's Skill receipts, `K` goes back; leaving
 /// the System tab and coming back reads the chosen Keeper again with no System key. (That the

@@ -1,4 +1,4 @@
-//! `/interrupt` and Esc end to end in a real pseudo-terminal (issue 14; protocol.md §14.13;
+//! `/interrupt` and Esc end to end in a real pseudo-terminal (protocol.md §14.13;
 //! chat-screen.md C-36, C-44, C-63): `masc-tui demo`, rondo's chat, a message asking for the
 //! demo's long reply, `/interrupt` (or Esc, which the footer offers as `Esc:interrupt`) while it
 //! streams — the turn ends as interrupted (a `○` status, never the Keeper's reply and never an

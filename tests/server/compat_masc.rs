@@ -1,8 +1,8 @@
-//! The embedded server playing MASC v0.24.0 (issue 13, Must-show 3), read through the REAL
-//! admitted client: the extension and newer routes answer MASC's unknown-route 404 and the
-//! client records them "not served" without asking again (Must-show 1); the older shapes
-//! decode with only their missing parts unavailable (Must-show 2); a cancelled and a failed
-//! chat turn settle through their `Failed` record with `outcome_ref: null` (defects 1, 4, 5).
+//! The embedded server playing MASC v0.24.0, read through the REAL admitted client: the
+//! extension and newer routes answer MASC's unknown-route 404 and the client records them
+//! "not served" without asking again; the older shapes decode with only their missing parts
+//! unavailable; a cancelled and a failed chat turn settle through their `Failed` record with
+//! `outcome_ref: null`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 
 use masc_tui::protocol::admission::{AdmissionMode, ReadAuthority, ReadScope, WorkspaceId};
@@ -54,7 +54,7 @@ async fn august(faults: FaultPlan) -> (RunningServer, WorkspaceClient, ReadAutho
     (server, client, auth)
 }
 
-/// Must-show 1 and 3: a 404 on an extension route is "not served", recorded per family, and
+/// A 404 on an extension route is "not served", recorded per family, and
 /// never asked again until the server changes; a served route is recorded served; a 404 that
 /// names a missing object keeps that meaning.
 #[tokio::test]
@@ -124,7 +124,7 @@ async fn the_august_release_404s_extension_routes_and_the_client_never_asks_twic
     server.shutdown().await;
 }
 
-/// Must-show 2 and 3: the release's own shapes, read through the client.
+/// The release's own shapes, read through the client.
 #[tokio::test]
 async fn the_august_shapes_decode_with_only_their_missing_parts_unavailable_issue13() {
     let (server, client, auth) = august(FaultPlan::none()).await;

@@ -385,7 +385,7 @@ async fn turn_transcript_v2_closed_body_and_echoes_s10_4() {
     s.shutdown().await;
 }
 
-/// Issue 9 item 8, §10.1: the demo's open Asks cover one question (하늘's), several questions
+/// §10.1: the demo's open Asks cover one question (하늘's), several questions
 /// (rondo's), free text allowed (both), and an option label of 3,000 characters.
 #[tokio::test]
 async fn issue9_item8_demo_asks_one_several_free_text_and_a_3000_character_label_s10_1() {
@@ -419,7 +419,7 @@ async fn issue9_item8_demo_asks_one_several_free_text_and_a_3000_character_label
     s.shutdown().await;
 }
 
-/// Issue 9 item 8, §10.3: in the demo's follow-up stream the Tool result arrives before the
+/// §10.3: in the demo's follow-up stream the Tool result arrives before the
 /// turn it belongs to (then the Task): a client must show each source as it arrives.
 #[tokio::test]
 async fn issue9_item8_the_follow_up_sends_the_tool_result_before_the_turn_s10_3() {

@@ -1,4 +1,4 @@
-//! Issue 15, the embedded server's side of a quiet idle: `/health` tagged by its identity
+//! The embedded server's side of a quiet idle: `/health` tagged by its identity
 //! (a 304 while it holds, a held conditional probe woken by a change), and the response cache
 //! of read routes (a conditional GET of unchanged data answered without the handler), which
 //! never outlives a write, an identity change or a fault plan, and never skips a check the
@@ -44,7 +44,7 @@ fn receipts(resp: &reqwest::Response) -> Vec<String> {
         .collect()
 }
 
-/// §3, issue 15: `/health` is tagged by its identity fields, not by the volatile `uptime`: a
+/// §3: `/health` is tagged by its identity fields, not by the volatile `uptime`: a
 /// conditional probe of an unchanged identity is a 304 (no body), and another identity is a
 /// 200 with another tag and the new paths.
 #[tokio::test]
@@ -77,7 +77,7 @@ async fn s3_health_is_tagged_by_identity_and_answers_304_while_it_holds() {
     s.shutdown().await;
 }
 
-/// §3, issue 15: a conditional probe asking `Prefer: wait` is held while the identity holds,
+/// §3: a conditional probe asking `Prefer: wait` is held while the identity holds,
 /// and answered as soon as it changes: a 200 with the new identity, its tag and
 /// `Preference-Applied`. (The timeout is a failsafe far below the 30 s the probe asked for:
 /// without the wake-up the answer would come only when the hold ran out.)
@@ -146,7 +146,7 @@ async fn s3_a_probe_without_the_current_tag_or_with_a_fault_is_answered_at_once(
     s.shutdown().await;
 }
 
-/// §2.5, issue 15: a cached read never outlives a write: after a board post the same
+/// §2.5: a cached read never outlives a write: after a board post the same
 /// conditional GET is a 200 with a new tag and the new post, not the stored 304.
 #[tokio::test]
 async fn s2_5_a_cached_answer_never_outlives_a_write() {
@@ -186,7 +186,7 @@ async fn s2_5_a_cached_answer_never_outlives_a_write() {
     s.shutdown().await;
 }
 
-/// §1.3, §2.2, issue 15: a stored answer is given only to a request that passes the route's
+/// §1.3, §2.2: a stored answer is given only to a request that passes the route's
 /// own checks: without the token it is a 401, with another expected root a 409 (no receipt,
 /// no tag); a 304 or 200 from the cache carries exactly one receipt, like the handler's.
 #[tokio::test]
@@ -235,7 +235,7 @@ async fn s2_2_a_cached_answer_keeps_auth_expected_root_and_receipts() {
     s.shutdown().await;
 }
 
-/// §13, issue 15: a fault plan set after an answer was stored still fires on that route.
+/// §13: a fault plan set after an answer was stored still fires on that route.
 #[tokio::test]
 async fn s13_a_fault_plan_fires_on_a_cached_route() {
     let s = server().await;

@@ -618,7 +618,7 @@ async fn admin_routes_replace_faults_and_count_requests_in_test_mode() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Issue 16 item 1: no web page can drive the server (docs/security.md), in every mode.
+// No web page can drive the server (docs/security.md), in every mode.
 
 const BOARD_POST: &str = "/api/v1/tools/masc_board_post";
 const CHAT_STREAM: &str = "/api/v1/keepers/chat/stream";
@@ -675,8 +675,8 @@ async fn pending_tokens(s: &RunningServer) -> Vec<Value> {
         .collect()
 }
 
-/// The attack of issue 16: a `text/plain` POST from a page of another origin, against
-/// `--no-auth`. Every state-changing route refuses it before any effect; a correct request
+/// The cross-origin attack (docs/security.md): a `text/plain` POST from a page of another origin,
+/// against `--no-auth`. Every state-changing route refuses it before any effect; a correct request
 /// of our own client still works.
 #[tokio::test]
 async fn issue16_foreign_origin_and_text_plain_writes_have_no_effect_in_no_auth_mode() {
@@ -883,7 +883,7 @@ async fn issue16_foreign_origin_reads_and_admin_writes_are_refused() {
     s.shutdown().await;
 }
 
-/// Issue 16 item 7: every error the framework writes is a §1.4 JSON envelope of the path's
+/// Every error the framework writes is a §1.4 JSON envelope of the path's
 /// family (405, body rejections, bad path segments, oversized bodies).
 #[tokio::test]
 async fn issue16_framework_errors_are_json_envelopes_s1_4() {
@@ -974,7 +974,7 @@ async fn issue16_framework_errors_are_json_envelopes_s1_4() {
     s.shutdown().await;
 }
 
-/// Issue 16 item 7: `bearer` in any case is the Bearer scheme (RFC 9110: schemes are
+/// `bearer` in any case is the Bearer scheme (RFC 9110: schemes are
 /// case-insensitive); another scheme stays 401.
 #[tokio::test]
 async fn issue16_bearer_scheme_in_any_case_s1_3() {
@@ -999,7 +999,7 @@ async fn issue16_bearer_scheme_in_any_case_s1_3() {
     s.shutdown().await;
 }
 
-/// Issue 16 item 7: an `offset` beyond any integer is past the end (clamped to the maximum,
+/// An `offset` beyond any integer is past the end (clamped to the maximum,
 /// an empty page), never a silent 0 that makes an offset-paging client loop (§8.1).
 #[tokio::test]
 async fn issue16_oversized_offset_is_not_zero_s8_1() {
@@ -1035,7 +1035,7 @@ async fn issue16_oversized_offset_is_not_zero_s8_1() {
     s.shutdown().await;
 }
 
-/// Issue 16 item 7: the store and its WAL are owner-only (0600).
+/// The store and its WAL are owner-only (0600).
 #[cfg(unix)]
 #[tokio::test]
 async fn issue16_store_files_are_0600() {

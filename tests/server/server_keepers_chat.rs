@@ -498,7 +498,7 @@ async fn two_concurrent_posts_of_one_request_id_create_one_operation_s4_4() {
     s.shutdown().await;
 }
 
-/// Issue 16 item 5: a reused `request_id` naming another Keeper or another message is
+/// A reused `request_id` naming another Keeper or another message is
 /// refused (409, the §1.4 `{"error"}` envelope) with nothing stored; only an identical
 /// re-post replays the acceptance. The client classifies that 409 as "not applied".
 #[tokio::test]

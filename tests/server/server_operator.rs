@@ -376,7 +376,7 @@ async fn confirm_dropped_after_apply_is_gone_on_reread_s13() {
     s.shutdown().await;
 }
 
-/// Issue 9 item 8, §10.5: the demo seeds one approval that expires DURING a session — pending
+/// §10.5: the demo seeds one approval that expires DURING a session — pending
 /// when the server starts, its expiry minutes away by the wall clock. Once that time has
 /// passed (here the store's clock is moved past it) the server still lists it, and deciding
 /// it answers "pending confirmation expired" and drops it; its action never runs.

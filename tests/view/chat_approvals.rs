@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! Approval questions of the chat target in its transcript (issue 14 item 2; chat-screen.md
+//! Approval questions of the chat target in its transcript (chat-screen.md
 //! C-44, C-53; protocol.md §10.5): a pending approval whose target is this Keeper is a gate row
 //! (news · target), another Keeper's is not; `/approve` and `/deny` are armed like `y y` /
 //! `n n` — the first previews, the second decides through the approval save — and anything

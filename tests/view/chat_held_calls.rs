@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! Held tool calls of the chat target in its transcript (issue 14; protocol.md §14.5;
+//! Held tool calls of the chat target in its transcript (protocol.md §14.5;
 //! chat-screen.md C-44, C-53): a call this Keeper's turn waits on is a gate row in the default
 //! view (news · target), another Keeper's is not; `/approve` and `/deny` answer the oldest held
 //! call first, armed — the first press previews, the second answers through the

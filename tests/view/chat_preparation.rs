@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! Preparation detail of the open chat (issue 14 item 3; sources.md M-1…M-9; protocol.md
+//! Preparation detail of the open chat (sources.md M-1…M-9; protocol.md
 //! §14.12): aimed only while the chat's details are expanded (M-9), at the newest finished turn
 //! by an exact link (M-1), never when the reply and the operation record disagree (M-2); the
 //! detail row words each state apart — reading, `조회 불가`, `권한 거절` (M-8), partial health

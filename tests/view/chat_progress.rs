@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! The one progress row of the chat target (issue 14 item 8; chat-screen.md C-39, C-40, C-42;
+//! The one progress row of the chat target (chat-screen.md C-39, C-40, C-42;
 //! seed 000 "Working은 턴이 진행 중이라는 뜻이다. Thinking·답변 델타를 실제로 받으면 진행줄에
 //! `THINKING`·`STREAMING`을 표시한다"; seed 001 "이어서 처리하기를 기다리는 요청은 진행줄을
 //! 그리지 않는다. 다음 실행이 시작되면 진행줄이 돌아온다").

@@ -351,7 +351,7 @@ fn s2_leaking_report_line_gets_a_visible_warning_row() {
     let k = Entry::new("k1", keeper(), EntryKind::Utterance, leaky).with_ts(T0);
     let mut v = view(vec![k], ViewModes::default());
     let r = frame(&mut v, 100, 10, ScrollPosition::FromTop(0));
-    // Issue 4: the chat never shows the report JSON; the warning row names the line that
+    // The chat never shows the report JSON; the warning row names the line that
     // would leak in other renderers.
     assert!(
         !r.iter().any(|l| l.contains("coop_reports")),

@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! The send side of the chat as a new user sees it (issue 14, "Seen on screen"; chat-screen.md
+//! The send side of the chat as a new user sees it (chat-screen.md
 //! C-8, C-13, C-14, C-17, C-33, C-35, C-42, C-44, C-54, C-55; seed 000 §2.7 wording). Each
 //! test asserts the seed's words and marks on the rendered screen: `전송 대기` / `전송 중` /
 //! `처리 대기` / `전송 확인 중` (seed 000: "각 입력의 원문 옆 라벨에 …"; the digest C-33 agrees),

@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! Issue 14 on screen: date rows in inline and row modes (C-24), mid-stream frames without a
+//! On screen: date rows in inline and row modes (C-24), mid-stream frames without a
 //! lone `●` or raw `*` (C-67 "garbled"), the `↻ previous row repeated N×` fold (C-67; never a
 //! failure's rows, C-8), through the transcript view's own projection.
 

@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! `/interrupt` and `/steer` on the chat screen (issue 14; chat-screen.md C-36, C-43, C-44;
+//! `/interrupt` and `/steer` on the chat screen (chat-screen.md C-36, C-43, C-44;
 //! sources.md H-15, H-16): the key submits a save (never a chat send), the progress row says
 //! "interrupt requested" until the stop is confirmed, an interrupt failure is an error row that
 //! stays in the default view (a reloaded page included), and a receipt from another workspace

@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! Esc during a turn and input typed while its interrupt is in flight (issue 14; chat-screen.md
+//! Esc during a turn and input typed while its interrupt is in flight (chat-screen.md
 //! C-36, C-63, C-44; protocol.md §14.13 "input typed meanwhile stays local and is sent after
 //! the answer, with the fresh token", §14.15 the acceptance's interactive block).
 

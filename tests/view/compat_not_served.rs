@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! Issue 13, phase 2 on screen (ratatui `TestBackend`): a read whose route this MASC does not
+//! An older MASC on screen (ratatui `TestBackend`): a read whose route this MASC does not
 //! serve is shown plainly on its surface — what is missing and what to do — never `degraded`,
 //! never `0`, never `data unreliable`; the header lists the absent capabilities and stays
 //! `connected`; Work › Tasks lists the goal-linked tasks and the task detail the legacy recent
@@ -121,7 +121,7 @@ fn tasks_from_goal_links() -> Model {
     m
 }
 
-/// Issue 13 Must-show 1 (header): routes this MASC does not serve are listed compactly and
+/// The header: routes this MASC does not serve are listed compactly and
 /// the connection stays `connected`; a real failure beside them still reads `degraded`.
 #[test]
 fn issue13_header_lists_absent_routes_and_never_calls_them_degraded() {
@@ -175,7 +175,7 @@ fn issue13_header_lists_absent_routes_and_never_calls_them_degraded() {
     );
 }
 
-/// Issue 13 Must-show 1 (Overview): an asks route this MASC does not serve reads "not served
+/// The Overview: an asks route this MASC does not serve reads "not served
 /// by this MASC" with what to do — never `Asks 0 · data unreliable`.
 #[test]
 fn issue13_overview_says_not_served_instead_of_0_data_unreliable() {
@@ -219,7 +219,7 @@ fn issue13_overview_says_not_served_instead_of_0_data_unreliable() {
     assert!(asks.contains("0 · data unreliable (read failed: timeout)"));
 }
 
-/// Issue 13 Must-show 1 (System): Skills and async runs whose routes this MASC does not serve
+/// System: Skills and async runs whose routes this MASC does not serve
 /// say so with what to do, whole (wrapped, not cut), never `read failed`.
 #[test]
 fn issue13_skills_and_async_panes_say_what_is_missing_and_what_to_do() {
@@ -262,7 +262,7 @@ fn issue13_skills_and_async_panes_say_what_is_missing_and_what_to_do() {
     );
 }
 
-/// Issue 13 Must-show 1 (Work › Tasks fallback): where the task list route is not served the
+/// Work › Tasks fallback: where the task list route is not served the
 /// goal-linked tasks are listed, marked partial, each once with every goal that links it;
 /// Enter opens the selected one.
 #[test]
@@ -300,7 +300,7 @@ fn issue13_work_tasks_lists_the_goal_linked_tasks_marked_partial() {
     }
 }
 
-/// Issue 13: the fallback is chosen only when the list route is known not served — a list
+/// The fallback is chosen only when the list route is known not served — a list
 /// read failing any other way shows its failure, never the goal-linked list (even one read
 /// earlier); a first read still pending shows "reading", not the fallback.
 #[test]
@@ -336,7 +336,7 @@ fn issue13_the_goal_linked_list_is_never_shown_for_another_failure() {
     assert!(!text.contains("from goal links"));
 }
 
-/// Issue 13, A-3/A-4: where the history page route is not served the legacy recent events
+/// A-3/A-4: where the history page route is not served the legacy recent events
 /// show, marked "not the full history, no older pages"; `H` asks nothing; the body says the
 /// task detail route is not served and shows what the goal links know of the task.
 #[test]
@@ -436,7 +436,7 @@ fn issue13_a3_a4_task_detail_shows_legacy_recent_events_marked_partial() {
     ));
 }
 
-/// Issue 13 Must-show 1 (connectors): where the names route is absent, channel ids show
+/// Connectors: where the names route is absent, channel ids show
 /// without names and say why; every scope reads "not served", also for a connector whose
 /// chains the source never started (the route was already known absent).
 #[test]

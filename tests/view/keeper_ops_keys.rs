@@ -1,4 +1,4 @@
-//! Keeper operation keys and receipts on the Keepers screen (issue 10 part A; surfaces.md
+//! Keeper operation keys and receipts on the Keepers screen (surfaces.md
 //! "Keepers roster" / "Keeper detail"; sources.md H-6, H-8, H-9, H-10, H-11): Sandbox
 //! `d`/`m`/`s` in the detail, the `U` runtime picker, one operation per Keeper at a time, and
 //! receipts admitted only in their own slot and workspace.

@@ -307,7 +307,7 @@ async fn g3_r_sends_an_explicit_demand_to_the_source() {
     frame_with(&mut s.events, "refresh requested").await;
 }
 
-/// Issue 15: a source no screen on display reads is told so when it comes up, is told it is
+/// A source no screen on display reads is told so when it comes up, is told it is
 /// shown with the frame of its screen, and hidden again when the screen goes; a source the
 /// screen reads is told nothing (it starts shown).
 #[tokio::test]
@@ -473,7 +473,7 @@ fn special(code: KeyCode, modifiers: KeyModifiers) -> ViewMsg {
     ViewMsg::Input(Event::Key(KeyEvent::new(code, modifiers)))
 }
 
-/// Issue 12 item 2 (surfaces.md "Tools"), the gap it left: the view actor tells the Tools
+/// surfaces.md "Tools": the view actor tells the Tools
 /// source which Keeper the `available` pane reads as soon as what is in front changes —
 /// entering the pane selects the roster's Keeper, leaving the System tab selects none (the read
 /// stops), and a tab switch alone back onto the pane selects it again (no System key).
@@ -538,7 +538,7 @@ fn selected_row(buffer: &ratatui::buffer::Buffer) -> Option<String> {
         .and_then(|y| text.lines().nth(y as usize).map(str::to_string))
 }
 
-/// Issue 15, the key the scale bench lost: the roster route answers at most 200 rows (§4.1;
+/// At scale: the roster route answers at most 200 rows (§4.1;
 /// `demo --scale` has 5,000 Keepers), so from the top the 200th `j` has no row to move to —
 /// the selection stays, no frame is asked for and nothing is written (T.2). The bench pressed
 /// 200 `j` from the top and counted that key as one that "painted nothing"; the product is
@@ -606,7 +606,7 @@ async fn issue15_j_on_the_last_of_200_roster_rows_writes_nothing_and_k_moves_bac
     assert!(counter.bytes() > bytes);
 }
 
-/// Issue 15 (the kept frame, in the actor): with nothing but keys and frame ticks reaching the
+/// The kept frame, in the actor: with nothing but keys and frame ticks reaching the
 /// view, a `j` past the page's last row moves the rows with the terminal's scroll region
 /// (`CSI top;bottom r`, `CSI 1 S`, `CSI r`) and paints only the row brought in. Before, the
 /// actor's check for Work preparations after every message took `&mut` of the model, which

@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! The Board rules issue 12 item 4 closed (sources.md E-2, E-5, E-10, E-15), on the Board's
+//! The Board rules E-2, E-5, E-10 and E-15 (sources.md), on the Board's
 //! model and its projection without a terminal. Assertions are on typed state first, then on
 //! what the screen says.
 

@@ -1,4 +1,4 @@
-//! Create Keeper `a` on the Keepers roster (issue 10; sources.md H-14…H-17; protocol.md §9.9):
+//! Create Keeper `a` on the Keepers roster (sources.md H-14…H-17; protocol.md §9.9):
 //! the editor opens on the template or the unresolved draft, the returned declaration becomes a
 //! create save, its line goes confirming → sending → terminal (each outcome in its own words),
 //! and success clears only the draft that created it.

@@ -1,4 +1,4 @@
-//! The settings editor `e` on the Keepers screen (issue 10; sources.md H-1…H-7; protocol.md
+//! The settings editor `e` on the Keepers screen (sources.md H-1…H-7; protocol.md
 //! §9.5, §9.6): the key asks for a preparation, a move / `Esc` / withdrawal cancels it, only a
 //! read dispatched after `e` for the same Keeper opens the editor (text and patch base from that
 //! one snapshot), the returned file becomes the patch of the changed keys, and after a failed

@@ -1,5 +1,5 @@
 //! Pause or shutdown of a Keeper with connector bindings offers `y` to unbind too (surfaces.md
-//! Keepers row; issue 10 item 4; protocol.md §14.1, §14.2, §7.4): the action is sent as before;
+//! Keepers row; protocol.md §14.1, §14.2, §7.4): the action is sent as before;
 //! the bindings the last connectors status lists for the Keeper are captured then, and `y` next
 //! submits one `connector_unbind` save per binding; any other key skips the offer. A Keeper
 //! without bindings, or an unread status, is offered nothing.

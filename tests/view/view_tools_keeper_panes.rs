@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! The Keeper panes of Tools (surfaces.md "Tools": `available`, `receipts`, `usage`; issue 12
-//! item 2) without a terminal and without actors: each pane has its own pending and failure,
+//! The Keeper panes of Tools (surfaces.md "Tools": `available`, `receipts`, `usage`)
+//! without a terminal and without actors: each pane has its own pending and failure,
 //! and not requested, loading, warming, failed with the last data, not served, unavailable and
 //! a normal empty answer are different typed values (G-5) and different words on screen; a
 //! result for a Keeper no longer selected is never applied (G-7); entering and leaving the
@@ -108,7 +108,7 @@ fn key(ui: &mut Ui, m: &mut Model, code: KeyCode) -> UiCommand {
     cmd
 }
 
-/// Issue 12 item 2, G-5: the `available` and `receipts` panes walk no Keeper → not requested →
+/// G-5: the `available` and `receipts` panes walk no Keeper → not requested →
 /// loading → shown → failed with the last data kept, each a different typed value and
 /// different words; the two parts of the one read are projected each on its own.
 #[test]
@@ -188,7 +188,7 @@ fn tools_item2_g5_keeper_pane_states_are_distinct_values() {
     assert!(failed.contains("last observation below") && failed.contains("ollama.qwen3"));
 }
 
-/// Issue 12 item 2, G-5, issue 13: a part this MASC release does not send is not served, a
+/// G-5: a part this MASC release does not send is not served, a
 /// surface the server says it cannot compute is unavailable with its reason, a warming
 /// answer is warming and an empty ledger is empty — four values, none of them "0".
 #[test]
@@ -297,7 +297,7 @@ fn tools_item2_g7_an_answer_for_a_keeper_no_longer_selected_is_never_applied() {
     );
 }
 
-/// Issue 12 item 2, surfaces.md Tools keys: `p` into `available` selects the roster's
+/// surfaces.md Tools keys: `p` into `available` selects the roster's
 /// selected Keeper at the Tools source; `J` the next one; `receipts` keeps it; `usage` (which
 /// reads the Skills catalogue, not the Keeper) stops the Keeper read.
 #[test]
@@ -330,7 +330,7 @@ fn tools_item2_entering_the_keeper_panes_selects_the_keeper_and_leaving_stops_it
     assert!(m.system.surface.is_none());
 }
 
-/// Issue 12 item 2, §6.2, G-5: the `usage` pane is the Skills catalogue's cross-Keeper usage,
+/// §6.2, G-5: the `usage` pane is the Skills catalogue's cross-Keeper usage,
 /// with the catalogue slot's own states: not loaded, a catalogue that is not initialised
 /// (unavailable, never "no usage"), usage rows per Keeper, and a failure keeping them.
 #[test]
@@ -396,7 +396,7 @@ fn tools_item2_usage_has_the_catalogue_slots_states() {
     ));
 }
 
-/// What the view actor sends after a key, a delivery or an identity change (issue 12 item 2):
+/// What the view actor sends after a key, a delivery or an identity change:
 /// the Tools source's `SelectKeeper` when what is in front changed it, applied to the model as
 /// the actor does.
 fn settled(ui: &Ui, m: &mut Model) -> Option<ToolsCommand> {
@@ -407,7 +407,7 @@ fn settled(ui: &Ui, m: &mut Model) -> Option<ToolsCommand> {
     cmd
 }
 
-/// Issue 12 item 2 (surfaces.md "Tools"), G-7: the Keeper panes' read follows what is in front,
+/// surfaces.md "Tools", G-7: the Keeper panes' read follows what is in front,
 /// not the next System key — switching tabs onto `available` selects the Keeper at once; a
 /// roster read that arrives while the pane is shown selects its first row; leaving the System
 /// tab stops the read; moving the roster's selection on the Keepers tab selects nothing; coming

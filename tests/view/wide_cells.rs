@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! T.7, C-70 beyond the chat (issue 14: "Korean and emoji align everywhere"): Korean, emoji
+//! T.7, C-70 beyond the chat (Korean and emoji align everywhere): Korean, emoji
 //! with skin-tone modifiers and ZWJ sequences in the Keepers roster, the Board, Tasks, Tools and
 //! the Runtime catalogue, drawn at 80 and 41 columns into a `TestBackend`.
 //!
@@ -118,7 +118,7 @@ fn ui(tab: Tab, width: u16) -> Ui {
     }
 }
 
-/// The widths of issue 14's walk: 80 columns, the narrowest these screens draw (60), and the
+/// The widths walked: 80 columns, the narrowest these screens draw (60), and the
 /// 41-column screen — where every screen but the chat shows the 60×12 resize gate.
 const WIDTHS: [u16; 3] = [80, 60, 41];
 
