@@ -118,9 +118,9 @@ impl Rig {
                 // Wide enough for a receipt on an approval's row.
                 area: Rect::new(0, 0, 200, 40),
                 tab: Tab::Work,
-                approvals: Some(ApprovalsUi::new(Tab::Work)),
                 ..Ui::default()
-            },
+            }
+            .with_layer(ApprovalsUi::new(Tab::Work)),
             hub: None,
             decisions: None,
             made: 0,
@@ -199,7 +199,7 @@ impl Rig {
         };
         self.pump_until(|m| listed(m).is_some()).await;
         let index = listed(&self.model).unwrap();
-        let view = self.ui.approvals.as_mut().unwrap();
+        let view = self.ui.layer_mut::<ApprovalsUi>().unwrap();
         view.selected = index;
         view.anchor = Some(token.clone());
         assert_eq!(self.key('n'), UiCommand::Repaint, "the first n arms");

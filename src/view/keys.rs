@@ -1,7 +1,10 @@
-//! Key handling: pure (UI state, model, key) → command. An open overlay or an active field
-//! handles its own keys first (surfaces.md, global keys).
+//! Key handling: pure (UI state, model, key) → command. The open layers (overlays) are offered
+//! a key first, top down, then an active field of the surface, then the global keys
+//! (surfaces.md, global keys), then the surface.
 
 use super::model::Model;
+use super::screens::help::HelpLayer;
+use super::screens::layer::{self, KeyRoute, LayerHelp};
 use super::screens::widgets::Ring;
 use super::screens::{Tab, Ui, screen_of};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -39,42 +42,18 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         UiCommand::None if had_notice => UiCommand::Repaint,
         other => other,
     };
-    if ui.chat.is_some() {
-        return changed(super::screens::chat::keys::handle(ui, model, key));
-    }
-    if super::screens::approvals::keys::typing(ui) {
-        // The reader's answer input takes every key (K-14: `o`/`O` are text too).
-        return changed(super::screens::approvals::keys::handle(ui, model, key));
-    }
+    // The layers first, top down (the chat, a help, the approvals view …); the global quit
+    // arming has its turn before the first layer that does not take every key.
+    let global_seen = match layer::offer_key(ui, model, key, |ui| quit_armed(ui, key)) {
+        KeyRoute::Taken(cmd) => return changed(cmd),
+        KeyRoute::Below { global_seen } => global_seen,
+    };
     let screen = screen_of(ui.tab);
-    if screen.typing(ui) && !ui.help_open {
+    if screen.typing(ui) {
         return changed(screen.typing_key(ui, model, key));
     }
-    if ui.help_open {
-        if matches!(key.code, KeyCode::Esc | KeyCode::Char('?')) {
-            ui.help_open = false;
-            return UiCommand::Repaint;
-        }
-        return changed(UiCommand::None);
-    }
-    if ui.quit_armed {
-        ui.quit_armed = false;
-        if key.code == KeyCode::Char('q') && !ctrl {
-            return UiCommand::Quit(ExitCause::QuitKey);
-        }
-        return UiCommand::Repaint;
-    }
-    if ctrl {
-        return changed(UiCommand::None);
-    }
-    if let Some(view) = ui.approvals.as_mut() {
-        match key.code {
-            // A surface change closes the view (and disarms).
-            KeyCode::Tab | KeyCode::BackTab => ui.approvals = None,
-            // Quitting and help stay global; they disarm too.
-            KeyCode::Char('q') | KeyCode::Char('?') => view.armed = None,
-            _ => return changed(super::screens::approvals::keys::handle(ui, model, key)),
-        }
+    if !global_seen && let Some(cmd) = quit_armed(ui, key) {
+        return changed(cmd);
     }
     match key.code {
         KeyCode::Char('q') => {
@@ -94,7 +73,11 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
             UiCommand::Repaint
         }
         KeyCode::Char('?') => {
-            ui.help_open = true;
+            let help = layer::top_down(ui, |l| l.help()).unwrap_or(LayerHelp {
+                title: ui.tab.title(),
+                keys: screen.help_keys(),
+            });
+            ui.layers.push(HelpLayer(help));
             UiCommand::Repaint
         }
         KeyCode::Char('r') => screen.refresh(ui),
@@ -102,14 +85,25 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
     }
 }
 
-/// Bracketed paste: into the chat composer, else into the active field of the surface.
-/// Returns `true` when the UI changed.
-pub fn handle_paste(ui: &mut Ui, model: &Model, text: &str) -> bool {
-    if ui.chat.is_some() {
-        return super::screens::chat::keys::paste(ui, text);
+/// The global keys' turn before any layer or surface that does not take every key: the second
+/// key after `q` quits or cancels, and a Ctrl key (other than Ctrl-C, Ctrl-Z) does nothing.
+fn quit_armed(ui: &mut Ui, key: KeyEvent) -> Option<UiCommand> {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    if ui.quit_armed {
+        ui.quit_armed = false;
+        if key.code == KeyCode::Char('q') && !ctrl {
+            return Some(UiCommand::Quit(ExitCause::QuitKey));
+        }
+        return Some(UiCommand::Repaint);
     }
-    if super::screens::approvals::keys::paste(ui, text) {
-        return true;
+    ctrl.then_some(UiCommand::None)
+}
+
+/// Bracketed paste: to the layers top down (the chat composer, the Ask reader's input), else
+/// into the active field of the surface. Returns `true` when the UI changed.
+pub fn handle_paste(ui: &mut Ui, model: &Model, text: &str) -> bool {
+    if let Some(changed) = layer::offer_paste(ui, model, text) {
+        return changed;
     }
     screen_of(ui.tab).paste(ui, model, text)
 }
@@ -152,7 +146,7 @@ mod tests {
         };
         let model = Model::default();
         assert_eq!(handle_key(&mut ui, &model, press('?')), UiCommand::None);
-        assert!(!ui.help_open);
+        assert!(!crate::view::screens::help::is_open(&ui));
         assert_eq!(handle_key(&mut ui, &model, press('q')), UiCommand::None);
         assert_eq!(
             handle_key(&mut ui, &model, press('q')),
@@ -165,7 +159,7 @@ mod tests {
         let mut ui = Ui::default();
         let model = Model::default();
         handle_key(&mut ui, &model, press('?'));
-        assert!(ui.help_open);
+        assert!(crate::view::screens::help::is_open(&ui));
         assert_eq!(handle_key(&mut ui, &model, press('q')), UiCommand::None);
         assert!(!ui.quit_armed);
         handle_key(
@@ -173,6 +167,6 @@ mod tests {
             &model,
             KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE),
         );
-        assert!(!ui.help_open);
+        assert!(!crate::view::screens::help::is_open(&ui));
     }
 }

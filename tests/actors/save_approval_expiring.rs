@@ -31,9 +31,9 @@ fn row_at(m: &Model, now_unix: f64) -> String {
     let ui = Ui {
         area: Rect::new(0, 0, 240, 30),
         tab: Tab::Work,
-        approvals: Some(ApprovalsUi::new(Tab::Work)),
         ..Ui::default()
-    };
+    }
+    .with_layer(ApprovalsUi::new(Tab::Work));
     let mut ctx = ProjectionCtx::now(Theme { color: false });
     ctx.now_unix = now_unix;
     let mut t = Terminal::new(TestBackend::new(240, 30)).unwrap();

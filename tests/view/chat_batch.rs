@@ -13,6 +13,9 @@ use masc_tui::view::model::Model;
 use masc_tui::view::sample::buffer_text;
 use masc_tui::view::screens::Ui;
 use masc_tui::view::screens::chat::ChatOverlay;
+use masc_tui::view::screens::chat::ChatOverlayLayer;
+use masc_tui::view::screens::chat::ChatUi;
+use masc_tui::view::screens::chat::overlay::open as open_overlay;
 
 const A: &str = "tui-0190f5a0-0000-7000-8000-0000000000b1";
 const B: &str = "tui-0190f5a0-0000-7000-8000-0000000000b2";
@@ -50,9 +53,10 @@ fn progress_rows(model: &Model, ui: &Ui) -> Vec<String> {
 }
 
 fn queue_text(model: &Model, ui: &mut Ui) -> String {
-    ui.chat.as_mut().unwrap().overlay = Some(ChatOverlay::Queue);
+    let keeper = ui.layer::<ChatUi>().unwrap().keeper.clone();
+    open_overlay(ui, &keeper, ChatOverlay::Queue);
     let text = buffer_text(&draw(model, ui));
-    ui.chat.as_mut().unwrap().overlay = None;
+    ui.layers.remove::<ChatOverlayLayer>();
     text
 }
 

@@ -19,20 +19,16 @@ use masc_tui::view::model::Model;
 use masc_tui::view::sample::buffer_text;
 use masc_tui::view::screens::Ui;
 use masc_tui::view::screens::chat::ChatOverlay;
+use masc_tui::view::screens::chat::ChatUi;
+use masc_tui::view::screens::chat::overlay::open_over;
 
 fn open_context(ui: &mut Ui, model: &Model) {
     type_text(ui, model, "/context");
     handle_key(ui, model, key(KeyCode::Enter));
-    if !matches!(
-        ui.chat.as_ref().unwrap().overlay,
-        Some(ChatOverlay::Context(_))
-    ) {
+    if !matches!(open_over(ui), Some(ChatOverlay::Context(_))) {
         handle_key(ui, model, key(KeyCode::Enter));
     }
-    assert!(matches!(
-        ui.chat.as_ref().unwrap().overlay,
-        Some(ChatOverlay::Context(_))
-    ));
+    assert!(matches!(open_over(ui), Some(ChatOverlay::Context(_))));
 }
 
 fn text(model: &Model, ui: &Ui) -> String {
@@ -167,8 +163,11 @@ fn c58_k15_k17_context_tabs_stack_request_proof() {
         other => panic!("{other:?}"),
     }
     handle_key(&mut ui, &model, key(KeyCode::Esc));
-    assert_eq!(ui.chat.as_ref().unwrap().overlay, None);
-    assert!(ui.chat.is_some(), "Esc closed the overlay, not the chat");
+    assert_eq!(open_over(&ui), None);
+    assert!(
+        ui.layer::<ChatUi>().is_some(),
+        "Esc closed the overlay, not the chat"
+    );
 }
 
 /// K-15: a records read denied (403) or failed is its own words; an empty page is "no turn

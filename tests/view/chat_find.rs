@@ -16,7 +16,9 @@ use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{buffer_lines, buffer_text};
 use masc_tui::view::screens::Ui;
+use masc_tui::view::screens::chat::ChatUi;
 use masc_tui::view::screens::chat::find::Admission;
+use masc_tui::view::screens::chat::overlay::open_over;
 use masc_tui::view::screens::chat::{ChatOverlay, find};
 use masc_tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
@@ -82,7 +84,7 @@ fn press(ui: &mut Ui, model: &Model, k: KeyEvent) {
 fn enter(ui: &mut Ui, model: &Model, command: &str) -> UiCommand {
     type_text(ui, model, command);
     let cmd = handle_key(ui, model, key(KeyCode::Enter));
-    if ui.chat.as_ref().unwrap().composer.is_empty() {
+    if ui.layer::<ChatUi>().unwrap().composer.is_empty() {
         return cmd;
     }
     handle_key(ui, model, key(KeyCode::Enter))
@@ -117,7 +119,12 @@ fn shown_needles(buf: &Buffer) -> Vec<(String, bool)> {
 fn c74_find_highlights_matches_and_n_walks_them_in_every_origin_mode() {
     let (model, mut ui) = chat_with_needles();
     run(&mut ui, &model, "/find needle");
-    let state = ui.chat.as_ref().unwrap().find.clone().expect("a search");
+    let state = ui
+        .layer::<ChatUi>()
+        .unwrap()
+        .find
+        .clone()
+        .expect("a search");
     assert_eq!(state.count, 4, "{state:?}");
     for origin_step in 0..3 {
         if origin_step > 0 {
@@ -145,7 +152,7 @@ fn c74_find_highlights_matches_and_n_walks_them_in_every_origin_mode() {
             );
             let title = &buffer_lines(&buf)[2];
             assert!(title.contains("find \"needle\""), "{title}");
-            let current = ui.chat.as_ref().unwrap().find.as_ref().unwrap().index;
+            let current = ui.layer::<ChatUi>().unwrap().find.as_ref().unwrap().index;
             seen.push(current);
             press(&mut ui, &model, key(KeyCode::Char('n')));
         }
@@ -154,7 +161,7 @@ fn c74_find_highlights_matches_and_n_walks_them_in_every_origin_mode() {
         assert!(buffer_text(&draw(&model, &ui)).contains("no older match"));
         press(&mut ui, &model, key(KeyCode::Char('N')));
         assert_eq!(
-            ui.chat.as_ref().unwrap().find.as_ref().unwrap().index,
+            ui.layer::<ChatUi>().unwrap().find.as_ref().unwrap().index,
             Some(2)
         );
         // Back to the newest for the next mode.
@@ -164,10 +171,10 @@ fn c74_find_highlights_matches_and_n_walks_them_in_every_origin_mode() {
     }
     // With a draft, n is text; Esc clears the search first and stays in the chat.
     type_text(&mut ui, &model, "an");
-    assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "an");
-    ui.chat.as_mut().unwrap().composer.set_text("");
+    assert_eq!(ui.layer::<ChatUi>().unwrap().composer.text(), "an");
+    ui.layer_mut::<ChatUi>().unwrap().composer.set_text("");
     handle_key(&mut ui, &model, key(KeyCode::Esc));
-    assert!(ui.chat.as_ref().unwrap().find.is_none() && ui.chat.is_some());
+    assert!(ui.layer::<ChatUi>().unwrap().find.is_none() && ui.layer::<ChatUi>().is_some());
     let text = buffer_text(&draw(&model, &ui));
     assert!(!text.contains("find \""), "{text}");
 }
@@ -175,7 +182,7 @@ fn c74_find_highlights_matches_and_n_walks_them_in_every_origin_mode() {
 #[test]
 fn c74_a_stale_find_result_query_or_width_or_revision_changed_is_not_applied() {
     let (mut model, mut ui) = chat_with_needles();
-    let scroll = ui.chat.as_ref().unwrap().scroll;
+    let scroll = ui.layer::<ChatUi>().unwrap().scroll;
     let UiCommand::Find(first) = enter(&mut ui, &model, "/find needle") else {
         panic!("/find hands its search to the view actor");
     };
@@ -183,14 +190,14 @@ fn c74_a_stale_find_result_query_or_width_or_revision_changed_is_not_applied() {
     let title = buffer_lines(&draw(&model, &ui))[2].clone();
     assert!(title.contains("find \"needle\" searching…"), "{title}");
     type_text(&mut ui, &model, "draft");
-    assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "draft");
-    ui.chat.as_mut().unwrap().composer.set_text("");
+    assert_eq!(ui.layer::<ChatUi>().unwrap().composer.text(), "draft");
+    ui.layer_mut::<ChatUi>().unwrap().composer.set_text("");
 
     // Query changed: the first search's result is rejected, nothing of it applied.
     let UiCommand::Find(second) = enter(&mut ui, &model, "/find needle-25") else {
         panic!("a second search");
     };
-    let before = ui.chat.as_ref().unwrap().find.clone().unwrap();
+    let before = ui.layer::<ChatUi>().unwrap().find.clone().unwrap();
     match find::admit_into(&mut ui, &model, first.run(), Instant::now()) {
         Admission::Rejected { why, again } => {
             assert_eq!(why, "find_query_changed");
@@ -198,14 +205,14 @@ fn c74_a_stale_find_result_query_or_width_or_revision_changed_is_not_applied() {
         }
         other => panic!("applied: {other:?}"),
     }
-    let chat = ui.chat.as_ref().unwrap();
+    let chat = ui.layer::<ChatUi>().unwrap();
     assert_eq!(chat.find.as_ref(), Some(&before), "state untouched");
     assert_eq!(chat.scroll, scroll, "the window did not move");
     assert!(matches!(
         find::admit_into(&mut ui, &model, second.run(), Instant::now()),
         Admission::Applied { notice: None }
     ));
-    let state = ui.chat.as_ref().unwrap().find.clone().unwrap();
+    let state = ui.layer::<ChatUi>().unwrap().find.clone().unwrap();
     assert_eq!((state.count, state.index), (1, Some(1)), "{state:?}");
     assert!(state.searching.is_none());
 
@@ -215,7 +222,7 @@ fn c74_a_stale_find_result_query_or_width_or_revision_changed_is_not_applied() {
         panic!("a third search");
     };
     ui.area = Rect::new(0, 0, 70, 30);
-    let scroll = ui.chat.as_ref().unwrap().scroll;
+    let scroll = ui.layer::<ChatUi>().unwrap().scroll;
     let again = match find::admit_into(&mut ui, &model, third.run(), Instant::now()) {
         Admission::Rejected { why, again } => {
             assert_eq!(why, "find_layout_changed");
@@ -223,7 +230,7 @@ fn c74_a_stale_find_result_query_or_width_or_revision_changed_is_not_applied() {
         }
         other => panic!("applied: {other:?}"),
     };
-    let chat = ui.chat.as_ref().unwrap();
+    let chat = ui.layer::<ChatUi>().unwrap();
     let state = chat.find.as_ref().unwrap();
     assert!(state.found.is_none() && state.count == 0, "{state:?}");
     assert!(state.searching.is_some(), "still searching");
@@ -232,7 +239,10 @@ fn c74_a_stale_find_result_query_or_width_or_revision_changed_is_not_applied() {
         find::admit_into(&mut ui, &model, again.run(), Instant::now()),
         Admission::Applied { .. }
     ));
-    assert_eq!(ui.chat.as_ref().unwrap().find.as_ref().unwrap().count, 4);
+    assert_eq!(
+        ui.layer::<ChatUi>().unwrap().find.as_ref().unwrap().count,
+        4
+    );
 
     // The transcript changed while `n` searched again (after Ctrl-F): rejected too.
     press(
@@ -243,7 +253,7 @@ fn c74_a_stale_find_result_query_or_width_or_revision_changed_is_not_applied() {
     let UiCommand::Find(walk) = handle_key(&mut ui, &model, key(KeyCode::Char('n'))) else {
         panic!("n after a mode change searches again");
     };
-    let keeper = ui.chat.as_ref().unwrap().keeper.clone();
+    let keeper = ui.layer::<ChatUi>().unwrap().keeper.clone();
     model.chat.pane.as_mut().unwrap().apply(
         &chat_ticket(&keeper, 2),
         page(vec![history_row(
@@ -255,7 +265,7 @@ fn c74_a_stale_find_result_query_or_width_or_revision_changed_is_not_applied() {
     );
     let rejected = settle(&mut ui, &model, UiCommand::Find(walk));
     assert_eq!(rejected, vec!["find_layout_changed"]);
-    let state = ui.chat.as_ref().unwrap().find.clone().unwrap();
+    let state = ui.layer::<ChatUi>().unwrap().find.clone().unwrap();
     assert!(
         state.searching.is_none() && state.index.is_some(),
         "{state:?}"
@@ -342,7 +352,7 @@ fn c74_off_actor_match_list_equals_the_on_actor_rows_with_wide_chars() {
 fn c31_copy_writes_the_stored_original_through_our_osc52_only_when_known() {
     let (model, mut ui) = chat_with_needles();
     let window = (100, 20);
-    let chat = ui.chat.as_ref().unwrap();
+    let chat = ui.layer::<ChatUi>().unwrap();
     // The newest reply, its stored original (escape included: it travels base64-encoded).
     let (bytes, notice) =
         find::copy(chat, &model, window, Osc52::Accepted("kitty".into())).expect("copied");
@@ -368,7 +378,7 @@ fn c31_copy_writes_the_stored_original_through_our_osc52_only_when_known() {
     );
     // After /find, the found message is the one copied.
     run(&mut ui, &model, "/find needle-25");
-    let chat = ui.chat.as_ref().unwrap();
+    let chat = ui.layer::<ChatUi>().unwrap();
     let (bytes, _) =
         find::copy(chat, &model, window, Osc52::Accepted("kitty".into())).expect("copied");
     assert_eq!(bytes, osc52_sequence("answer 25 holds the Needle-25 here"));
@@ -378,15 +388,18 @@ fn c31_copy_writes_the_stored_original_through_our_osc52_only_when_known() {
 fn issue14_queue_and_context_open_over_the_chat_and_esc_closes_them() {
     let (mut model, mut ui) = chat_with_needles();
     run(&mut ui, &model, "/queue");
-    assert_eq!(ui.chat.as_ref().unwrap().overlay, Some(ChatOverlay::Queue));
+    assert_eq!(open_over(&ui), Some(ChatOverlay::Queue));
     let text = buffer_text(&draw(&model, &ui));
     assert!(
         text.contains("/queue") && text.contains("no input of yours waits"),
         "{text}"
     );
     handle_key(&mut ui, &model, key(KeyCode::Esc));
-    assert_eq!(ui.chat.as_ref().unwrap().overlay, None);
-    assert!(ui.chat.is_some(), "Esc closed the overlay, not the chat");
+    assert_eq!(open_over(&ui), None);
+    assert!(
+        ui.layer::<ChatUi>().is_some(),
+        "Esc closed the overlay, not the chat"
+    );
     // A send not yet confirmed as started is listed with its one label (C-32, C-33).
     model
         .chat
@@ -415,5 +428,5 @@ fn issue14_queue_and_context_open_over_the_chat_and_esc_closes_them() {
     );
     assert!(text.contains("gate: not loaded"), "{text}");
     handle_key(&mut ui, &model, key(KeyCode::Esc));
-    assert_eq!(ui.chat.as_ref().unwrap().overlay, None);
+    assert_eq!(open_over(&ui), None);
 }

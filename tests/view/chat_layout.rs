@@ -11,6 +11,7 @@ use masc_tui::view::keys::handle_key;
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{buffer_lines, buffer_text};
 use masc_tui::view::screens::Ui;
+use masc_tui::view::screens::chat::ChatUi;
 use masc_tui::view::screens::chat::{composer_layout, transcript_rows};
 use ratatui::layout::Rect;
 use std::time::Instant;
@@ -76,7 +77,7 @@ fn c62_the_slash_menu_keeps_the_conversations_minimum_at_60_by_12_to_16() {
     type_text(&mut ui, &model, "/");
     for height in 12..=16 {
         ui.area = Rect::new(0, 0, 60, height);
-        let layout = composer_layout(ui.chat.as_ref().unwrap(), ui.area, Instant::now());
+        let layout = composer_layout(ui.layer::<ChatUi>().unwrap(), ui.area, Instant::now());
         assert!(
             transcript_rows(&layout) >= 3,
             "60x{height}: {} transcript rows under the menu",
@@ -105,7 +106,7 @@ fn c19_t5_at_41_columns_the_chat_runs_with_its_own_gate() {
     assert!(text.contains(NEWEST), "{text}");
     // Keys reach the composer (the app's gate would reject them).
     type_text(&mut ui, &model, "hi");
-    assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "hi");
+    assert_eq!(ui.layer::<ChatUi>().unwrap().composer.text(), "hi");
     // The narrow-screen gutter (C-18): inline drops the rail first, the transcript still runs.
     handle_key(
         &mut ui,
@@ -133,11 +134,11 @@ fn t5_below_the_chats_own_minimum_the_gate_names_it() {
         assert!(text.contains("41x11"), "{w}x{h}\n{text}");
         // Hidden input is rejected behind the gate.
         handle_key(&mut ui, &model, key(KeyCode::Char('z')));
-        assert!(ui.chat.as_ref().unwrap().composer.is_empty(), "{w}x{h}");
+        assert!(ui.layer::<ChatUi>().unwrap().composer.is_empty(), "{w}x{h}");
     }
     // With the chat closed the whole app's gate is back.
     ui.area = Rect::new(0, 0, 41, 11);
-    ui.chat = None;
+    ui.layers.remove::<ChatUi>();
     let text = buffer_text(&draw(&model, &ui));
     assert!(text.contains("60x12"), "{text}");
 }
@@ -184,7 +185,7 @@ fn c31_c74_ctrl_f_keeps_the_anchor_entry_not_the_row_count() {
     let (model, ui, keeper) = opened(0);
     let rows = exchanges(40, |i| format!("answer {i}"));
     let (model, mut ui, anchored) = scrolled_back(model, ui, &keeper, rows);
-    let mut scrolls = vec![ui.chat.as_ref().unwrap().scroll];
+    let mut scrolls = vec![ui.layer::<ChatUi>().unwrap().scroll];
     // bare → inline → row → bare: the same entry stays at the top in each mode.
     for _ in 0..3 {
         handle_key(
@@ -192,13 +193,13 @@ fn c31_c74_ctrl_f_keeps_the_anchor_entry_not_the_row_count() {
             &model,
             KeyEvent::new(KeyCode::Char('f'), KeyModifiers::CONTROL),
         );
-        let origin = ui.chat.as_ref().unwrap().modes.origin;
+        let origin = ui.layer::<ChatUi>().unwrap().modes.origin;
         assert_eq!(
             first_labelled_row(&model, &ui),
             anchored,
             "{origin:?}: the window moved to other content"
         );
-        scrolls.push(ui.chat.as_ref().unwrap().scroll);
+        scrolls.push(ui.layer::<ChatUi>().unwrap().scroll);
     }
     assert_ne!(
         scrolls[0], scrolls[1],
@@ -230,7 +231,7 @@ fn c31_c74_slash_tools_and_thinking_with_a_mode_keep_the_anchor_entry() {
         rows.push(row);
     }
     let (model, mut ui, anchored) = scrolled_back(model, ui, &keeper, rows);
-    let mut scrolls = vec![ui.chat.as_ref().unwrap().scroll];
+    let mut scrolls = vec![ui.layer::<ChatUi>().unwrap().scroll];
     for command in [
         "/tools full",
         "/thinking hidden",
@@ -240,11 +241,11 @@ fn c31_c74_slash_tools_and_thinking_with_a_mode_keep_the_anchor_entry() {
     ] {
         type_text(&mut ui, &model, command);
         handle_key(&mut ui, &model, key(KeyCode::Enter));
-        if !ui.chat.as_ref().unwrap().composer.is_empty() {
+        if !ui.layer::<ChatUi>().unwrap().composer.is_empty() {
             handle_key(&mut ui, &model, key(KeyCode::Enter));
         }
         assert!(
-            ui.chat.as_ref().unwrap().composer.is_empty(),
+            ui.layer::<ChatUi>().unwrap().composer.is_empty(),
             "{command} ran"
         );
         assert_eq!(
@@ -252,9 +253,9 @@ fn c31_c74_slash_tools_and_thinking_with_a_mode_keep_the_anchor_entry() {
             anchored,
             "{command}: the window moved to other content"
         );
-        scrolls.push(ui.chat.as_ref().unwrap().scroll);
+        scrolls.push(ui.layer::<ChatUi>().unwrap().scroll);
     }
-    let modes = ui.chat.as_ref().unwrap().modes;
+    let modes = ui.layer::<ChatUi>().unwrap().modes;
     assert_eq!(modes.tools, ToolVisibility::Results);
     assert_eq!(modes.reasoning, ReasoningMode::Full);
     assert_ne!(

@@ -19,6 +19,7 @@ use masc_tui::view::chat::{OriginMode, PendingState, ScrollPosition, ToolVisibil
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{self, buffer_lines, buffer_text};
+use masc_tui::view::screens::chat::ChatUi;
 use masc_tui::view::screens::chat::{
     Activity, ChatHandles, ChatPane, ChatUiCommand, Progress, dispatch,
 };
@@ -163,12 +164,12 @@ fn broken_coop_report_json_never_shows_in_the_chat_screen() {
             ToolVisibility::Results,
             ToolVisibility::Full,
         ] {
-            ui.chat.as_mut().unwrap().modes = ViewModes {
+            ui.layer_mut::<ChatUi>().unwrap().modes = ViewModes {
                 origin,
                 tools,
                 ..ViewModes::default()
             };
-            ui.chat.as_mut().unwrap().scroll = ScrollPosition::FromTop(0);
+            ui.layer_mut::<ChatUi>().unwrap().scroll = ScrollPosition::FromTop(0);
             let text = buffer_text(&draw(&model, &ui));
             assert!(
                 text.contains("훅 설정 고쳤어"),
@@ -215,14 +216,14 @@ fn esc_closes_and_drafts_are_kept_per_keeper_and_workspace() {
         panic!("{cmd:?}")
     };
     dispatch(close, &mut model, &mut ui, ChatHandles::default(), THEME);
-    assert!(ui.chat.is_none() && model.chat.pane.is_none());
+    assert!(ui.layer::<ChatUi>().is_none() && model.chat.pane.is_none());
     // Another Keeper starts empty.
     ui.roster.selected = 3;
     let UiCommand::Chat(open) = handle_key(&mut ui, &model, key(KeyCode::Char('m'))) else {
         panic!()
     };
     dispatch(open, &mut model, &mut ui, ChatHandles::default(), THEME);
-    assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "");
+    assert_eq!(ui.layer::<ChatUi>().unwrap().composer.text(), "");
     // Back to the first: its draft is there.
     dispatch(
         ChatUiCommand::Open {
@@ -233,7 +234,10 @@ fn esc_closes_and_drafts_are_kept_per_keeper_and_workspace() {
         ChatHandles::default(),
         THEME,
     );
-    assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "half-typed 초안");
+    assert_eq!(
+        ui.layer::<ChatUi>().unwrap().composer.text(),
+        "half-typed 초안"
+    );
     // Enter takes the text out as a send of the chat target.
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Enter));
     let UiCommand::Chat(ChatUiCommand::Send {
@@ -245,12 +249,15 @@ fn esc_closes_and_drafts_are_kept_per_keeper_and_workspace() {
         panic!("{cmd:?}")
     };
     assert_eq!((sent_to, text.as_str()), (&first, "half-typed 초안"));
-    assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "");
+    assert_eq!(ui.layer::<ChatUi>().unwrap().composer.text(), "");
     // No hub: the send is refused before anything leaves and the draft comes back.
     let UiCommand::Chat(send) = cmd else { panic!() };
     let notice = dispatch(send, &mut model, &mut ui, ChatHandles::default(), THEME);
     assert!(notice.is_some());
-    assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "half-typed 초안");
+    assert_eq!(
+        ui.layer::<ChatUi>().unwrap().composer.text(),
+        "half-typed 초안"
+    );
 }
 
 #[test]
@@ -437,7 +444,7 @@ fn c66_an_unknown_slash_word_shows_the_typed_error_and_is_never_sent() {
         "an unknown command was sent: {cmd:?}"
     );
     assert_eq!(
-        ui.chat.as_ref().unwrap().composer.text(),
+        ui.layer::<ChatUi>().unwrap().composer.text(),
         "/frobnicate now",
         "the draft stays for correction"
     );
@@ -457,10 +464,13 @@ fn c60_slash_commands_map_to_screen_behaviour_and_c59_menu_is_drawn() {
     assert!(text.contains("/tools"), "menu candidate shown\n{text}");
     // Tab inserts the candidate; an argument and Enter run it.
     handle_key(&mut ui, &model, key(KeyCode::Tab));
-    ui.chat.as_mut().unwrap().composer.set_text("/tools full");
+    ui.layer_mut::<ChatUi>()
+        .unwrap()
+        .composer
+        .set_text("/tools full");
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Enter));
     assert_eq!(cmd, UiCommand::Repaint);
-    let chat = ui.chat.as_ref().unwrap();
+    let chat = ui.layer::<ChatUi>().unwrap();
     assert_eq!(chat.modes.tools, ToolVisibility::Full);
     assert_eq!(
         chat.composer.text(),
@@ -470,7 +480,7 @@ fn c60_slash_commands_map_to_screen_behaviour_and_c59_menu_is_drawn() {
     // A valid command with no screen behaviour yet is reported, not sent.
     type_text(&mut ui, &model, "/cost");
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Enter));
-    let cmd = if cmd == UiCommand::Repaint && !ui.chat.as_ref().unwrap().composer.is_empty() {
+    let cmd = if cmd == UiCommand::Repaint && !ui.layer::<ChatUi>().unwrap().composer.is_empty() {
         // The first Enter only completed the menu candidate.
         handle_key(&mut ui, &model, key(KeyCode::Enter))
     } else {
@@ -494,15 +504,18 @@ fn ctrl_j_newline_paste_and_unhandled_keys_reach_the_screen() {
         &model,
         "two\r\nthree"
     ));
-    assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "one\ntwo\nthree");
+    assert_eq!(
+        ui.layer::<ChatUi>().unwrap().composer.text(),
+        "one\ntwo\nthree"
+    );
     // Ctrl-D is the tools toggle, not a composer key.
-    let before = ui.chat.as_ref().unwrap().modes.tools;
+    let before = ui.layer::<ChatUi>().unwrap().modes.tools;
     handle_key(
         &mut ui,
         &model,
         KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL),
     );
-    assert_ne!(ui.chat.as_ref().unwrap().modes.tools, before);
+    assert_ne!(ui.layer::<ChatUi>().unwrap().modes.tools, before);
     // The terminal cursor sits at the end of the draft, on the composer's last text row.
     let mut buf = ratatui::buffer::Buffer::empty(ui.area);
     let cursor = masc_tui::view::screens::render_with_cursor(
@@ -545,7 +558,7 @@ fn c65_up_down_recall_pending_then_sent_and_return_the_draft() {
     );
     pane.register_send("tui-0190f5a0-0000-7000-8000-00000000000a", "queued");
     type_text(&mut ui, &model, "draft 한글");
-    let text = |ui: &Ui| ui.chat.as_ref().unwrap().composer.text().to_string();
+    let text = |ui: &Ui| ui.layer::<ChatUi>().unwrap().composer.text().to_string();
     let press = |ui: &mut Ui, code: KeyCode| handle_key(ui, &model, key(code));
     let mut walked = Vec::new();
     for _ in 0..4 {
@@ -565,12 +578,18 @@ fn c65_up_down_recall_pending_then_sent_and_return_the_draft() {
     press(&mut ui, KeyCode::Down);
     assert_eq!(text(&ui), "queued!");
     // After PgUp, Up/Down scroll one line; the composer is untouched.
-    ui.chat.as_mut().unwrap().scroll = ScrollPosition::Back(5);
+    ui.layer_mut::<ChatUi>().unwrap().scroll = ScrollPosition::Back(5);
     press(&mut ui, KeyCode::Up);
-    assert_eq!(ui.chat.as_ref().unwrap().scroll, ScrollPosition::Back(6));
+    assert_eq!(
+        ui.layer::<ChatUi>().unwrap().scroll,
+        ScrollPosition::Back(6)
+    );
     press(&mut ui, KeyCode::Down);
     press(&mut ui, KeyCode::Down);
-    assert_eq!(ui.chat.as_ref().unwrap().scroll, ScrollPosition::Back(4));
+    assert_eq!(
+        ui.layer::<ChatUi>().unwrap().scroll,
+        ScrollPosition::Back(4)
+    );
     assert_eq!(text(&ui), "queued!");
 }
 
@@ -613,7 +632,7 @@ fn c65_ctrl_g_next_keeper_not_while_a_turn_is_in_flight() {
     );
     let cmd = handle_key(&mut ui, &model, ctrl_g);
     assert_eq!(cmd, UiCommand::Repaint, "refused, not switched");
-    let chat = ui.chat.as_ref().unwrap();
+    let chat = ui.layer::<ChatUi>().unwrap();
     assert_eq!(chat.keeper, keeper);
     assert!(chat.composer.notice(std::time::Instant::now()).is_some());
 }

@@ -7,18 +7,20 @@ use super::chat_screen::{draw, key, opened, type_text};
 use crossterm::event::KeyCode;
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::sample::buffer_text;
+use masc_tui::view::screens::chat::ChatUi;
 use masc_tui::view::screens::chat::ChatUiCommand;
+use masc_tui::view::screens::help::is_open as help_open;
 
 #[test]
 fn c26_help_opened_in_a_chat_lists_the_chat_keys() {
     let (model, mut ui, _) = opened(0);
     type_text(&mut ui, &model, "/help");
     handle_key(&mut ui, &model, key(KeyCode::Enter));
-    if !ui.help_open {
+    if !help_open(&ui) {
         // The first Enter only completed the menu candidate (C-60).
         handle_key(&mut ui, &model, key(KeyCode::Enter));
     }
-    assert!(ui.help_open);
+    assert!(help_open(&ui));
     let text = buffer_text(&draw(&model, &ui));
     for needle in [
         "Keeper chat keys",
@@ -40,8 +42,8 @@ fn c26_help_opened_in_a_chat_lists_the_chat_keys() {
     }
     assert!(!text.contains("(no keys of its own"), "{text}");
     handle_key(&mut ui, &model, key(KeyCode::Esc));
-    assert!(!ui.help_open, "Esc closes the help first");
-    assert!(ui.chat.is_some(), "and stays in the chat");
+    assert!(!help_open(&ui), "Esc closes the help first");
+    assert!(ui.layer::<ChatUi>().is_some(), "and stays in the chat");
 }
 
 #[test]
@@ -53,8 +55,8 @@ fn c65_left_on_an_empty_composer_opens_the_keeper_list() {
         !matches!(cmd, UiCommand::Chat(ChatUiCommand::Close { .. })),
         "with a draft, Left moves the caret: {cmd:?}"
     );
-    assert_eq!(ui.chat.as_ref().unwrap().composer.text(), "ab");
-    ui.chat.as_mut().unwrap().composer.set_text("");
+    assert_eq!(ui.layer::<ChatUi>().unwrap().composer.text(), "ab");
+    ui.layer_mut::<ChatUi>().unwrap().composer.set_text("");
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Left));
     assert_eq!(cmd, UiCommand::Chat(ChatUiCommand::Close { keeper }));
 }
@@ -64,7 +66,7 @@ fn issue14_an_unavailable_command_is_named_by_its_word_never_a_debug_value() {
     let (model, mut ui, _) = opened(0);
     type_text(&mut ui, &model, "/cost");
     handle_key(&mut ui, &model, key(KeyCode::Enter));
-    if !ui.chat.as_ref().unwrap().composer.is_empty() {
+    if !ui.layer::<ChatUi>().unwrap().composer.is_empty() {
         handle_key(&mut ui, &model, key(KeyCode::Enter));
     }
     let text = buffer_text(&draw(&model, &ui));

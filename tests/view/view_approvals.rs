@@ -229,9 +229,9 @@ fn open(tab: Tab) -> Ui {
         // Wide enough for the longest receipt on an approval's row.
         area: Rect::new(0, 0, 240, 30),
         tab,
-        approvals: Some(ApprovalsUi::new(tab)),
         ..Ui::default()
     }
+    .with_layer(ApprovalsUi::new(tab))
 }
 
 fn screen(m: &Model, ui: &Ui) -> String {
@@ -251,7 +251,7 @@ fn ch(ui: &mut Ui, m: &Model, c: char) -> UiCommand {
 }
 
 fn armed(ui: &Ui) -> Option<(String, Decision)> {
-    ui.approvals.as_ref().and_then(|v| v.armed.clone())
+    ui.layer::<ApprovalsUi>().and_then(|v| v.armed.clone())
 }
 
 fn row_of<'a>(text: &'a str, needle: &str) -> &'a str {
@@ -332,10 +332,16 @@ fn s10_5_any_other_key_or_a_surface_change_disarms() {
         );
         assert_eq!(armed(&ui), None, "{code:?} disarms");
         if matches!(code, KeyCode::Tab | KeyCode::BackTab) {
-            assert!(ui.approvals.is_none(), "a surface change closes the view");
+            assert!(
+                ui.layer::<ApprovalsUi>().is_none(),
+                "a surface change closes the view"
+            );
         }
         if code == KeyCode::Esc {
-            assert!(ui.approvals.is_some(), "Esc while armed only disarms");
+            assert!(
+                ui.layer::<ApprovalsUi>().is_some(),
+                "Esc while armed only disarms"
+            );
         }
     }
     // `y` then `n`: the deny is armed, the confirm is not sent.
@@ -364,13 +370,13 @@ fn s10_5_the_approval_leaving_the_list_disarms() {
     assert_eq!(armed(&ui), Some(("opc_x3".into(), Decision::Confirm)));
     // Another approval leaving keeps it armed (and selected, one row up now).
     read_list(&mut m, &["opc_a1", "opc_x3"]);
-    settle(ui.approvals.as_mut().unwrap(), &m);
+    settle(ui.layer_mut::<ApprovalsUi>().unwrap(), &m);
     assert_eq!(armed(&ui), Some(("opc_x3".into(), Decision::Confirm)));
-    assert_eq!(ui.approvals.as_ref().unwrap().selected, 1);
+    assert_eq!(ui.layer::<ApprovalsUi>().unwrap().selected, 1);
     read_list(&mut m, &["opc_a1"]);
-    assert!(settle(ui.approvals.as_mut().unwrap(), &m));
+    assert!(settle(ui.layer_mut::<ApprovalsUi>().unwrap(), &m));
     assert_eq!(armed(&ui), None);
-    assert_eq!(ui.approvals.as_ref().unwrap().selected, 0);
+    assert_eq!(ui.layer::<ApprovalsUi>().unwrap().selected, 0);
     // The next `y` arms again; it never sends on the first press.
     assert_eq!(ch(&mut ui, &m, 'y'), UiCommand::Repaint);
 }
@@ -393,7 +399,7 @@ fn s10_5_a_decision_of_the_armed_approval_ending_disarms() {
             reason: "left by an earlier run".into(),
         },
     );
-    assert!(settle(ui.approvals.as_mut().unwrap(), &m));
+    assert!(settle(ui.layer_mut::<ApprovalsUi>().unwrap(), &m));
     assert_eq!(armed(&ui), None, "its decision ended meanwhile");
 
     // In flight: `y` does not arm.
@@ -418,7 +424,7 @@ fn s10_5_a_decision_of_the_armed_approval_ending_disarms() {
         }),
     )
     .unwrap();
-    settle(ui.approvals.as_mut().unwrap(), &m);
+    settle(ui.layer_mut::<ApprovalsUi>().unwrap(), &m);
     assert_eq!(armed(&ui), Some(("opc_b2".into(), Decision::Deny)));
 }
 
@@ -436,13 +442,13 @@ fn s10_5_the_selection_and_an_open_detail_follow_the_approval_across_rereads() {
     };
     press(&mut ui, &m, KeyCode::Enter);
     assert_eq!(
-        ui.approvals.as_ref().unwrap().anchor.as_deref(),
+        ui.layer::<ApprovalsUi>().unwrap().anchor.as_deref(),
         Some("opc_a1")
     );
     // A newer approval arrives on top before the operator decides.
     read_list(&mut m, &["opc_n0", "opc_a1", "opc_b2", "opc_x3"]);
-    assert!(settle(ui.approvals.as_mut().unwrap(), &m));
-    assert_eq!(ui.approvals.as_ref().unwrap().selected, 1);
+    assert!(settle(ui.layer_mut::<ApprovalsUi>().unwrap(), &m));
+    assert_eq!(ui.layer::<ApprovalsUi>().unwrap().selected, 1);
     ch(&mut ui, &m, 'y');
     assert_eq!(
         ch(&mut ui, &m, 'y'),
@@ -453,15 +459,15 @@ fn s10_5_the_selection_and_an_open_detail_follow_the_approval_across_rereads() {
     ch(&mut ui, &m, 'j');
     press(&mut ui, &m, KeyCode::Enter);
     read_list(&mut m, &["opc_b2", "opc_x3"]);
-    settle(ui.approvals.as_mut().unwrap(), &m);
-    let view = ui.approvals.as_ref().unwrap();
+    settle(ui.layer_mut::<ApprovalsUi>().unwrap(), &m);
+    let view = ui.layer::<ApprovalsUi>().unwrap();
     assert!(view.detail_open);
     assert_eq!(view.selected, 0);
     assert!(row_of(&screen(&m, &ui), "confirm_token").contains("opc_b2"));
     // Its approval leaves: the detail closes; the nearest row is selected.
     read_list(&mut m, &["opc_x3"]);
-    assert!(settle(ui.approvals.as_mut().unwrap(), &m));
-    let view = ui.approvals.as_ref().unwrap();
+    assert!(settle(ui.layer_mut::<ApprovalsUi>().unwrap(), &m));
+    let view = ui.layer::<ApprovalsUi>().unwrap();
     assert!(!view.detail_open);
     assert_eq!(view.anchor.as_deref(), Some("opc_x3"));
 }
@@ -484,7 +490,10 @@ fn k5_a_workspace_change_disarms() {
     );
     m.on_identity(confirmed(OTHER_WORKSPACE, 2));
     read_list(&mut m, &ALL);
-    assert!(settle(ui.approvals.as_mut().unwrap(), &m), "disarmed");
+    assert!(
+        settle(ui.layer_mut::<ApprovalsUi>().unwrap(), &m),
+        "disarmed"
+    );
     assert_eq!(armed(&ui), None);
     ch(&mut ui, &m, 'y');
     m.on_identity(confirmed(WORKSPACE, 3));
@@ -542,7 +551,7 @@ fn s10_5_enter_shows_every_field_and_the_payload_as_inert_text() {
     assert_eq!(ch(&mut ui, &m, 'y'), UiCommand::None);
     assert_eq!(armed(&ui), None);
     assert_eq!(press(&mut ui, &m, KeyCode::Esc), UiCommand::Repaint);
-    assert!(!ui.approvals.as_ref().unwrap().detail_open);
+    assert!(!ui.layer::<ApprovalsUi>().unwrap().detail_open);
 }
 
 /// §10.5 "an approval may still be listed after it expired": it is marked on its row; one
@@ -930,15 +939,18 @@ fn the_overview_enter_and_work_p_open_approvals_and_esc_returns() {
                 !matches!(ch(&mut ui, &m, c), UiCommand::Decide(_)),
                 "{c} on {tab:?} decided"
             );
-            assert!(ui.approvals.is_none(), "{c} on {tab:?} opened approvals");
+            assert!(
+                ui.layer::<ApprovalsUi>().is_none(),
+                "{c} on {tab:?} opened approvals"
+            );
         }
         assert_eq!(press(&mut ui, &m, code), UiCommand::Repaint);
         assert_eq!(armed(&ui), None, "opens unarmed");
-        let view = ui.approvals.as_ref().expect("opened");
+        let view = ui.layer::<ApprovalsUi>().expect("opened");
         assert_eq!(view.opened_from, tab);
         assert!(screen(&m, &ui).contains("APPROVALS  (3/4"));
         assert_eq!(press(&mut ui, &m, KeyCode::Esc), UiCommand::Repaint);
-        assert!(ui.approvals.is_none());
+        assert!(ui.layer::<ApprovalsUi>().is_none());
         assert_eq!(ui.tab, tab);
     }
 }

@@ -111,9 +111,9 @@ fn ui_with_approvals() -> Ui {
     Ui {
         area: Rect::new(0, 0, 110, 40),
         tab: Tab::Work,
-        approvals: Some(ApprovalsUi::new(Tab::Work)),
         ..Ui::default()
     }
+    .with_layer(ApprovalsUi::new(Tab::Work))
 }
 
 fn key(code: KeyCode) -> KeyEvent {
@@ -139,7 +139,7 @@ pub(crate) fn paint(model: &Model, ui: &Ui) -> String {
 }
 
 fn reader(ui: &Ui) -> &masc_tui::view::screens::approvals::reader::AskReader {
-    ui.approvals.as_ref().unwrap().reader.as_ref().unwrap()
+    ui.layer::<ApprovalsUi>().unwrap().reader.as_ref().unwrap()
 }
 
 fn answer_of(ask_id: &str, response: AnswerResponse) -> AnswerIntent {
@@ -869,8 +869,11 @@ fn k8_free_text_in_the_editor_returns_to_the_draft_it_was_asked_for() {
         original: "Oslo".into(),
         outcome,
     };
+    // The approvals view is in front: the edit is its.
+    let approvals = masc_tui::view::screens::edit_owner(&ui);
+    assert!(matches!(&approvals, EditOwner::Layer(l) if l.kind == "approvals"));
     edited(
-        EditOwner::Approvals,
+        approvals.clone(),
         &mut ui,
         &m,
         result(EditOutcome::Edited("Oslo, then Bergen\nby train\n".into())),
@@ -896,7 +899,7 @@ fn k8_free_text_in_the_editor_returns_to_the_draft_it_was_asked_for() {
         UiCommand::Edit(_)
     ));
     edited(
-        EditOwner::Approvals,
+        approvals,
         &mut ui,
         &m,
         result(EditOutcome::Aborted {
@@ -928,9 +931,9 @@ fn g5_a_before_the_asks_are_read_says_not_read_never_none_open() {
     let notice = ui.notice.clone().unwrap_or_default();
     assert!(notice.contains("not read yet"), "{notice}");
     assert!(!notice.contains("no open Ask"), "{notice}");
-    assert!(ui.approvals.as_ref().unwrap().reader.is_none());
+    assert!(ui.layer::<ApprovalsUi>().unwrap().reader.is_none());
 
     let read = with_asks();
     press(&mut ui, &read, KeyCode::Char('a'));
-    assert!(ui.approvals.as_ref().unwrap().reader.is_some());
+    assert!(ui.layer::<ApprovalsUi>().unwrap().reader.is_some());
 }

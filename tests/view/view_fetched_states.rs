@@ -17,6 +17,7 @@ use masc_tui::view::sample::{
     roster_ticket,
 };
 use masc_tui::view::screens::help::GLOBAL_KEYS;
+use masc_tui::view::screens::help::is_open as help_open;
 use masc_tui::view::screens::keepers::keys::ROSTER_KEYS;
 use masc_tui::view::screens::{ProjectionCtx, Tab, Ui, render};
 use masc_tui::view::theme::Theme;
@@ -269,8 +270,17 @@ fn surfaces_before_any_read_say_so_and_overview_counts() {
 #[test]
 fn help_lists_every_key_of_the_surface() {
     let mut u = ui(100, 40);
-    u.help_open = true;
-    let text = paint(&ready(3), &u);
+    let model = ready(3);
+    masc_tui::view::keys::handle_key(
+        &mut u,
+        &model,
+        crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Char('?'),
+            crossterm::event::KeyModifiers::NONE,
+        ),
+    );
+    assert!(help_open(&u));
+    let text = paint(&model, &u);
     for (key, _) in ROSTER_KEYS.iter().chain(GLOBAL_KEYS) {
         assert!(text.contains(key), "help misses {key}");
     }

@@ -11,8 +11,9 @@ use super::ViewState;
 use crate::actors::inspector::{InspectorCommand, InspectorSlot, TURN_INSPECTOR};
 use crate::view::inspector::NotWidened;
 use crate::view::presenter::FrameSink;
-use crate::view::screens::chat::ChatOverlay;
+use crate::view::screens::approvals::ApprovalsUi;
 use crate::view::screens::chat::context_tabs::newest_turn;
+use crate::view::screens::chat::{ChatOverlay, ChatOverlayLayer};
 
 impl<B: FrameSink> ViewState<B> {
     /// The slots the open inspectors show.
@@ -20,19 +21,18 @@ impl<B: FrameSink> ViewState<B> {
         let mut wanted = Vec::new();
         let pinned = self
             .ui
-            .approvals
-            .as_ref()
+            .layer::<ApprovalsUi>()
             .and_then(|a| a.reader.as_ref())
             .and_then(|r| r.inspector.as_ref());
         if let Some(ins) = pinned {
             wanted.push(InspectorSlot::Records(ins.target.keeper.clone()));
             wanted.push(InspectorSlot::Input(ins.target.clone()));
         }
-        if let Some(chat) = self.ui.chat.as_ref()
-            && matches!(chat.overlay, Some(ChatOverlay::Context(_)))
+        if let Some(context) = self.ui.layer::<ChatOverlayLayer>()
+            && matches!(context.overlay, ChatOverlay::Context(_))
         {
-            wanted.push(InspectorSlot::Records(chat.keeper.clone()));
-            if let Some(target) = newest_turn(&self.model, &chat.keeper) {
+            wanted.push(InspectorSlot::Records(context.keeper.clone()));
+            if let Some(target) = newest_turn(&self.model, &context.keeper) {
                 wanted.push(InspectorSlot::Input(target));
             }
         }

@@ -285,7 +285,7 @@ impl<B: FrameSink> ViewState<B> {
                         saves: saves.as_ref(),
                     };
                     screens::chat::after_observed(&mut self.model, &mut self.ui, hubs);
-                    if let Some(view) = self.ui.approvals.as_mut() {
+                    if let Some(view) = self.ui.layer_mut::<screens::approvals::ApprovalsUi>() {
                         screens::approvals::keys::settle(view, &self.model);
                     }
                     screens::system::form::settle(&mut self.ui.system.forms, &self.model);

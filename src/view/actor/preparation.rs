@@ -13,8 +13,7 @@ impl<B: FrameSink> ViewState<B> {
     pub(super) fn settle_preparation(&mut self) {
         let details = self
             .ui
-            .chat
-            .as_ref()
+            .layer::<crate::view::screens::chat::ChatUi>()
             .map(|c| (c.keeper.clone(), c.modes.details));
         let aim = match (self.model.chat.pane.as_ref(), details) {
             (Some(pane), Some((keeper, true))) if pane.keeper == keeper => aim_of(pane, true),

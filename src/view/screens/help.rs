@@ -1,7 +1,12 @@
-//! `?` help overlay: every key of the current surface, then the global keys.
+//! `?` help overlay: every key of what is in front (the surface, or the top layer's own), then
+//! the global keys. A layer: `Esc` or `?` closes it, every other key is swallowed.
 
-use super::{ProjectionCtx, Tab};
+use super::layer::{Handled, Layer, LayerCx, LayerHelp};
+use super::{ProjectionCtx, Ui};
+use crate::view::command::UiCommand;
+use crate::view::model::Model;
 use crate::view::theme::Tone;
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -17,13 +22,36 @@ pub const GLOBAL_KEYS: &[(&str, &str)] = &[
     ("Ctrl-Z", "suspend (fg resumes)"),
 ];
 
-/// Every key of `tab`'s screen.
-pub fn keys_for(tab: Tab) -> &'static [(&'static str, &'static str)] {
-    super::screen_of(tab).help_keys()
+/// The help overlay, open over what it lists the keys of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HelpLayer(pub LayerHelp);
+
+impl Layer for HelpLayer {
+    fn key(&mut self, cx: &mut LayerCx<'_>, key: KeyEvent) -> Handled {
+        if matches!(key.code, KeyCode::Esc | KeyCode::Char('?')) {
+            cx.close();
+            return Handled::Consumed(UiCommand::Repaint);
+        }
+        Handled::Consumed(UiCommand::None)
+    }
+
+    fn render(
+        &self,
+        _model: &Model,
+        _ui: &Ui,
+        ctx: &ProjectionCtx,
+        frame: Rect,
+        _body: Rect,
+        buf: &mut Buffer,
+    ) -> Option<(u16, u16)> {
+        render_keys(self.0.title, self.0.keys, ctx, frame, buf);
+        None
+    }
 }
 
-pub fn render(tab: Tab, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
-    render_keys(tab.title(), keys_for(tab), ctx, area, buf);
+/// Whether the help overlay is open.
+pub fn is_open(ui: &Ui) -> bool {
+    ui.layer::<HelpLayer>().is_some()
 }
 
 /// A wide character (Korean, emoji) in the column left of `pane` spans into the pane's first

@@ -10,6 +10,7 @@ pub mod chat;
 pub mod header;
 pub mod help;
 pub mod keepers;
+pub mod layer;
 pub mod overview;
 pub mod screen;
 pub mod system;
@@ -22,6 +23,8 @@ use super::model::Model;
 use super::text::{fit_width, sanitize};
 use super::theme::{Theme, Tone};
 use crate::actors::contract::SourceKey;
+use crate::view::command::UiCommand;
+use layer::LayerFooter;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -97,15 +100,14 @@ pub struct Ui {
     pub roster: RosterUi,
     /// Painted roster rows kept between frames (issue 15; `keepers::paint`).
     pub roster_paint: keepers::paint::RowPaintCache,
-    pub help_open: bool,
     /// The first `q` was pressed; a second quits, anything else cancels.
     pub quit_armed: bool,
     /// A one-line notice for the footer (e.g. "refresh requested").
     pub notice: Option<String>,
     /// Terminal size (probed once, and on resize only: T.5).
     pub area: Rect,
-    /// The open Keeper chat, if any (drawn over the Keepers surface).
-    pub chat: Option<chat::ChatUi>,
+    /// The overlays open over the surface, bottom first (`layer`).
+    pub layers: layer::Layers,
     /// Chat drafts by (workspace, Keeper), kept across navigation and errors.
     pub drafts: crate::view::composer::DraftStore,
     /// Work surface state (`work::WorkUi`).
@@ -114,8 +116,6 @@ pub struct Ui {
     pub board: board::BoardUi,
     /// System surface state (`system::SystemUi`).
     pub system: system::SystemUi,
-    /// The approvals view, when open (drawn over the surface it was opened from).
-    pub approvals: Option<approvals::ApprovalsUi>,
     /// An edit asked for outside key handling (e.g. when a snapshot to edit arrived): the view
     /// actor starts it after the message that asked ([`Ui::request_edit`]).
     pub edit_request: Option<crate::view::editor::EditRequest>,
@@ -133,16 +133,14 @@ impl Default for Ui {
             tab: Tab::Keepers,
             roster: RosterUi::default(),
             roster_paint: Default::default(),
-            help_open: false,
             quit_armed: false,
             notice: None,
             area: Rect::new(0, 0, 80, 24),
-            chat: None,
+            layers: layer::Layers::default(),
             drafts: crate::view::composer::DraftStore::new(),
             work: work::WorkUi::default(),
             board: board::BoardUi::default(),
             system: system::SystemUi::default(),
-            approvals: None,
             edit_request: None,
             asks: approvals::asks::AsksUi::default(),
             keeper_settings: keepers::settings::SettingsUi::default(),
@@ -169,30 +167,66 @@ impl Ui {
     pub fn request_edit(&mut self, request: crate::view::editor::EditRequest) {
         self.edit_request = Some(request);
     }
+
+    /// The topmost open layer of type `L` (the chat, the approvals view …).
+    pub fn layer<L: layer::Layer>(&self) -> Option<&L> {
+        self.layers.find::<L>()
+    }
+
+    pub fn layer_mut<L: layer::Layer>(&mut self) -> Option<&mut L> {
+        self.layers.find_mut::<L>()
+    }
+
+    /// `self` with `layer` open on top (tests, benches).
+    pub fn with_layer<L: layer::Layer>(mut self, layer: L) -> Self {
+        self.layers.push(layer);
+        self
+    }
 }
 
-/// Where an edit was asked from, and where its result goes: the open chat, the approvals
-/// view, or a surface. An edit whose owner is no longer in front when the editor would open is
-/// cancelled (H-2).
+/// Where an edit was asked from, and where its result goes: the layer in front that asks for
+/// edits (the open chat, the approvals view), or the surface. An edit whose owner is no longer
+/// in front when the editor would open is cancelled (H-2).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EditOwner {
-    Chat { workspace: String, keeper: String },
-    Approvals,
+    Layer(LayerOwner),
     Surface(Tab),
+}
+
+/// A layer that asked for an edit: its kind and what it is open on.
+#[derive(Clone)]
+pub struct LayerOwner {
+    pub kind: &'static str,
+    /// The workspace it was opened in (the chat's draft key), or empty.
+    pub workspace: String,
+    /// What in that workspace (the chat's Keeper), or empty.
+    pub key: String,
+    /// Takes a result that comes back after the layer closed (e.g. a move while the editor
+    /// was opening): the layer kind's state that outlives it.
+    pub closed: fn(&mut Ui, &LayerOwner, crate::view::editor::EditResult) -> UiCommand,
+}
+
+impl PartialEq for LayerOwner {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind && self.workspace == other.workspace && self.key == other.key
+    }
+}
+
+impl Eq for LayerOwner {}
+
+impl std::fmt::Debug for LayerOwner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LayerOwner")
+            .field("kind", &self.kind)
+            .field("workspace", &self.workspace)
+            .field("key", &self.key)
+            .finish()
+    }
 }
 
 /// What is in front now.
 pub fn edit_owner(ui: &Ui) -> EditOwner {
-    if let Some(chat) = &ui.chat {
-        EditOwner::Chat {
-            workspace: chat.workspace.clone(),
-            keeper: chat.keeper.clone(),
-        }
-    } else if ui.approvals.is_some() {
-        EditOwner::Approvals
-    } else {
-        EditOwner::Surface(ui.tab)
-    }
+    layer::top_down(ui, |l| l.edit_owner()).unwrap_or(EditOwner::Surface(ui.tab))
 }
 
 /// Hands an edit's result to its owner's continuation.
@@ -201,15 +235,13 @@ pub fn edited(
     ui: &mut Ui,
     model: &Model,
     result: crate::view::editor::EditResult,
-) -> crate::view::command::UiCommand {
+) -> UiCommand {
     match owner {
-        EditOwner::Chat { workspace, keeper } => chat::edited(ui, &workspace, &keeper, result),
-        EditOwner::Approvals => {
-            // The Ask answer's free text (Ctrl-E in the reader), back to its own draft.
-            if let Some(notice) = approvals::reader::edited(&mut ui.asks, &result) {
-                ui.notice = Some(notice);
+        EditOwner::Layer(layer) => {
+            match layer::deliver_edit(ui, model, &EditOwner::Layer(layer.clone()), result) {
+                Ok(cmd) => cmd,
+                Err(result) => (layer.closed)(ui, &layer, result),
             }
-            crate::view::command::UiCommand::Repaint
         }
         EditOwner::Surface(tab) => screen_of(tab).edited(ui, model, result),
     }
@@ -225,20 +257,15 @@ pub fn edited(
 /// reads it.
 pub fn shown_sources(ui: &Ui) -> &'static [SourceKey] {
     use crate::actors::{
-        asks::ASKS,
         board::BOARD,
-        chat::CHAT_HUB,
         decisions::DECISIONS,
-        keeper_detail::{KEEPER_DETAIL, WORKSPACE_GATE},
+        keeper_detail::KEEPER_DETAIL,
         keepers::ROSTER,
         system::{CONNECTORS, RUNTIME, RUNTIME_CONFIG, TOOLS},
         work::{PLANNING, TASK_LIST, WORK_DETAIL},
     };
-    if ui.chat.is_some() {
-        return &[CHAT_HUB, KEEPER_DETAIL, DECISIONS, ROSTER, WORKSPACE_GATE];
-    }
-    if ui.approvals.is_some() {
-        return &[DECISIONS, ASKS];
+    if let Some(shown) = layer::top_down(ui, |l| l.shown_sources()) {
+        return shown;
     }
     match ui.tab {
         Tab::Overview => &[ROSTER, DECISIONS, PLANNING, RUNTIME, CONNECTORS],
@@ -282,14 +309,10 @@ pub fn too_small(area: Rect) -> bool {
     area.width < MIN_WIDTH || area.height < MIN_HEIGHT
 }
 
-/// The smallest frame this UI state draws (T.5): the whole app's 60×12, or with a chat open
-/// the chat's own 41 columns and 3 transcript rows (C-19).
+/// The smallest frame this UI state draws (T.5): the whole app's 60×12, or a layer's own (with
+/// a chat open the chat's 41 columns and 3 transcript rows, C-19).
 pub fn minimum(ui: &Ui) -> (u16, u16) {
-    if ui.chat.is_some() {
-        (chat::CHAT_MIN_TERMINAL_COLS as u16, chat::CHAT_MIN_HEIGHT)
-    } else {
-        (MIN_WIDTH, MIN_HEIGHT)
-    }
+    layer::top_down(ui, |l| l.minimum()).unwrap_or((MIN_WIDTH, MIN_HEIGHT))
 }
 
 /// The rows between the header and the footer.
@@ -340,41 +363,21 @@ pub fn render_with_cursor(
         buf,
     );
     let body = body_area(area);
-    let mut cursor = None;
-    if ui.chat.is_some() {
-        cursor = chat::render(model, ui, ctx, body, buf);
-    } else if let Some(view) = &ui.approvals {
-        approvals::render_view(model, view, &ui.asks, ctx, body, buf);
-    } else {
-        screen_of(ui.tab).render(model, ui, ctx, body, buf);
-    }
     let footer = Rect::new(
         area.x,
         area.y + area.height.saturating_sub(1),
         area.width,
         1,
     );
-    render_footer(model, ui, ctx, footer, buf);
-    if ui.help_open {
-        match &ui.approvals {
-            Some(view) => {
-                help::render_keys("Approvals", approvals::help_keys(view), ctx, area, buf)
-            }
-            // C-26: opened in a chat (`/help`), the chat's keys.
-            None if ui.chat.is_some() => {
-                help::render_keys("Keeper chat", chat::CHAT_KEYS, ctx, area, buf)
-            }
-            None => help::render(ui.tab, ctx, area, buf),
-        }
-        return None;
-    }
-    // `/queue`, `/context` over the chat (issue 14 item 4).
-    if let Some(chat) = ui.chat.as_ref()
-        && let Some(overlay) = chat.overlay
-    {
-        chat::overlay::render(overlay, chat, model, ctx, area, buf);
-        return None;
-    }
+    let cursor = layer::render(
+        model,
+        ui,
+        ctx,
+        area,
+        buf,
+        |buf| screen_of(ui.tab).render(model, ui, ctx, body, buf),
+        |buf| render_footer(model, ui, ctx, footer, buf),
+    );
     cursor.filter(|_| !ui.quit_armed)
 }
 
@@ -403,13 +406,14 @@ fn render_resize_gate(area: Rect, (min_w, min_h): (u16, u16), buf: &mut Buffer, 
 
 fn render_footer(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
     let theme = ctx.theme;
+    // The top layer with a footer of its own decides it.
+    let in_front = layer::top_down(ui, |l| l.footer(model, ui, theme));
     let line = if ui.quit_armed {
         Line::from(vec![Span::styled(
             "press q again to quit · any other key cancels",
             theme.style(Tone::Warn),
         )])
-    } else if ui.chat.is_some() {
-        // The chat screen painted its own footer (the composer's, C-63).
+    } else if let Some(LayerFooter::Painted) = in_front {
         return;
     } else if screen_of(ui.tab).typing(ui) {
         Line::from(screen_of(ui.tab).typing_footer(ui, theme))
@@ -428,15 +432,9 @@ fn render_footer(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &
                 theme.style(Tone::Accent),
             ));
         }
-        match &ui.approvals {
-            Some(view) if view.armed.is_some() || view.reader.is_some() => {
-                spans.extend(approvals::footer_view(model, view, &ui.asks, theme));
-            }
-            Some(view) => {
-                spans.push(Span::styled("? help · q q quit", theme.style(Tone::Dim)));
-                spans.extend(approvals::footer_view(model, view, &ui.asks, theme));
-            }
-            None => {
+        match in_front {
+            Some(LayerFooter::Spans(layer)) => spans.extend(layer),
+            _ => {
                 spans.push(Span::styled(
                     "Tab surfaces · ? help · r refresh · q q quit",
                     theme.style(Tone::Dim),

@@ -403,7 +403,7 @@ impl super::screen::Screen for OverviewScreen {
     ) -> crate::view::command::UiCommand {
         match key.code {
             crossterm::event::KeyCode::Enter => {
-                ui.approvals = Some(super::approvals::ApprovalsUi::opened(
+                ui.layers.push(super::approvals::ApprovalsUi::opened(
                     super::Tab::Overview,
                     model,
                 ));

@@ -11,14 +11,14 @@ use crate::protocol::operator::Decision;
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crate::view::screens::Ui;
+use crate::view::screens::layer::LayerCx;
 use crossterm::event::{KeyCode, KeyEvent};
 
-/// A key while the approvals view is open.
-pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
+/// A key while the approvals view is open (it is the layer `view`; `cx.ui` is the rest).
+pub fn handle(view: &mut ApprovalsUi, cx: &mut LayerCx<'_>, key: KeyEvent) -> UiCommand {
+    let model = cx.model;
+    let ui = &mut *cx.ui;
     let page = crate::view::screens::body_area(ui.area).height as usize;
-    let Some(view) = ui.approvals.as_mut() else {
-        return UiCommand::None;
-    };
     if let Some(r) = view.reader.as_mut() {
         return match reader::handle(r, &mut ui.asks, model, page, key) {
             ReaderOutcome::Cmd(cmd) => cmd,
@@ -83,9 +83,8 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
     match key.code {
         KeyCode::Esc => {
             if armed.is_none() {
-                let back = view.opened_from;
-                ui.approvals = None;
-                ui.tab = back;
+                ui.tab = view.opened_from;
+                cx.close();
             }
             UiCommand::Repaint
         }
@@ -161,16 +160,13 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
 }
 
 /// The reader is taking text: every key (also `q`, `?`, `Tab`) goes to it.
-pub fn typing(ui: &Ui) -> bool {
-    ui.approvals
-        .as_ref()
-        .and_then(|v| v.reader.as_ref())
-        .is_some_and(AskReader::typing)
+pub fn typing(view: &ApprovalsUi) -> bool {
+    view.reader.as_ref().is_some_and(AskReader::typing)
 }
 
 /// Bracketed paste into the reader's answer input; `true` when it took it.
-pub fn paste(ui: &mut Ui, text: &str) -> bool {
-    match ui.approvals.as_mut().and_then(|v| v.reader.as_mut()) {
+pub fn paste(view: &mut ApprovalsUi, ui: &mut Ui, text: &str) -> bool {
+    match view.reader.as_mut() {
         Some(r) => reader::paste(r, &mut ui.asks, text),
         None => false,
     }

@@ -2,51 +2,51 @@
 //! becomes the draft of the chat it was opened from — never sent by itself. Anything else
 //! leaves the draft as it was and says why on the composer's footer.
 
-use super::Ui;
+use super::{ChatUi, Ui};
 use crate::protocol::admission::WorkspaceId;
 use crate::view::command::UiCommand;
 use crate::view::composer::paste::clean_foreign_text;
 use crate::view::composer::{Draft, DraftKey};
 use crate::view::editor::{EditOutcome, EditPurpose, EditResult};
+use crate::view::screens::LayerOwner;
 use std::time::Instant;
 
-/// The continuation of an edit asked for while this chat was in front.
-pub fn edited(ui: &mut Ui, workspace: &str, keeper: &str, result: EditResult) -> UiCommand {
-    let now = Instant::now();
-    let same_chat = ui
-        .chat
-        .as_ref()
-        .is_some_and(|c| c.keeper == keeper && c.workspace == workspace);
+/// The continuation of an edit asked for while this chat was in front, the chat still open.
+pub fn edited(chat: &mut ChatUi, result: EditResult) -> UiCommand {
+    match (&result.purpose, &result.outcome) {
+        (EditPurpose::ChatMessage, EditOutcome::Edited(text)) => {
+            chat.composer.set_text(&draft_text(text))
+        }
+        _ => chat
+            .composer
+            .report_failure(result.notice(), Instant::now()),
+    }
+    UiCommand::Repaint
+}
+
+/// The continuation of an edit whose chat closed before it came back (a move while the editor
+/// was opening): an edited text is kept as that Keeper's draft, as navigation keeps drafts.
+pub fn edited_closed(ui: &mut Ui, owner: &LayerOwner, result: EditResult) -> UiCommand {
     let text = match (&result.purpose, &result.outcome) {
         (EditPurpose::ChatMessage, EditOutcome::Edited(text)) => draft_text(text),
         _ => {
-            match ui.chat.as_mut().filter(|_| same_chat) {
-                Some(chat) => chat.composer.report_failure(result.notice(), now),
-                None => ui.notice = Some(result.notice()),
-            }
+            ui.notice = Some(result.notice());
             return UiCommand::Repaint;
         }
     };
-    match ui.chat.as_mut().filter(|_| same_chat) {
-        Some(chat) => chat.composer.set_text(&text),
-        None => {
-            // The chat closed while the editor was open (a withdrawal): the text is kept as
-            // that Keeper's draft, as navigation keeps drafts.
-            let cursor = text.len();
-            ui.drafts.put(
-                DraftKey::new(WorkspaceId(workspace.to_string()), keeper),
-                Draft {
-                    text,
-                    cursor,
-                    spills: Vec::new(),
-                },
-            );
-            ui.notice = Some(format!(
-                "edited text kept as the draft for {}",
-                crate::view::text::sanitize(keeper)
-            ));
-        }
-    }
+    let cursor = text.len();
+    ui.drafts.put(
+        DraftKey::new(WorkspaceId(owner.workspace.clone()), &owner.key),
+        Draft {
+            text,
+            cursor,
+            spills: Vec::new(),
+        },
+    );
+    ui.notice = Some(format!(
+        "edited text kept as the draft for {}",
+        crate::view::text::sanitize(&owner.key)
+    ));
     UiCommand::Repaint
 }
 

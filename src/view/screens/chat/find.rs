@@ -285,7 +285,7 @@ pub fn admit(chat: &mut ChatUi, model: &Model, found: Found, window: Window) -> 
 /// footer. The view actor calls this when a search comes back, and so do tests.
 pub fn admit_into(ui: &mut Ui, model: &Model, found: Found, now: Instant) -> Admission {
     let area = ui.area;
-    let Some(chat) = ui.chat.as_mut() else {
+    let Some(chat) = ui.layer_mut::<super::ChatUi>() else {
         return Admission::Rejected {
             why: "find_chat_closed",
             again: None,

@@ -15,43 +15,15 @@ use crate::view::composer::{
 use crate::view::editor::{EditPurpose, EditRequest};
 use crate::view::model::Model;
 use crate::view::screens::Ui;
+use crate::view::screens::help::HelpLayer;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
 use std::time::Instant;
 
-/// Handles one key while the chat is open.
-pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
-    if ui.help_open {
-        // The help overlay (opened by `/help`) takes Esc and `?` to close.
-        if matches!(key.code, KeyCode::Esc | KeyCode::Char('?')) {
-            ui.help_open = false;
-            return UiCommand::Repaint;
-        }
-        return UiCommand::None;
-    }
+/// Handles one key while the chat is open (the chat layer is `chat`; `ui` is the rest).
+pub fn handle(chat: &mut ChatUi, ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
     let now = Instant::now();
     let area = ui.area;
-    let Some(chat) = ui.chat.as_mut() else {
-        return UiCommand::None;
-    };
-    // `/queue` or `/context` is open over the chat: Esc (or `q`) closes it; `/context` takes
-    // its tab, scroll and re-read keys (K-17: only `r` reads); nothing else acts.
-    if let Some(overlay) = chat.overlay.as_mut() {
-        if let super::ChatOverlay::Context(view) = overlay {
-            let keeper = chat.keeper.clone();
-            return match view.key(key, &keeper, model) {
-                Some(cmd) => cmd,
-                None => {
-                    chat.overlay = None;
-                    UiCommand::Repaint
-                }
-            };
-        }
-        if matches!(key.code, KeyCode::Esc | KeyCode::Char('q')) {
-            chat.overlay = None;
-            return UiCommand::Repaint;
-        }
-        return UiCommand::None;
-    }
     // `/find`: with the draft empty, `n` walks to the next older match, `N` to the newer.
     if chat.find.is_some()
         && chat.composer.text().is_empty()
@@ -94,11 +66,13 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
                 draft: message.draft,
             })
         }
-        ComposerAction::Slash(SlashCommand::Approve) => decide(ui, model, Decision::Confirm, armed),
-        ComposerAction::Slash(SlashCommand::Deny) => decide(ui, model, Decision::Deny, armed),
+        ComposerAction::Slash(SlashCommand::Approve) => {
+            decide(chat, ui, model, Decision::Confirm, armed)
+        }
+        ComposerAction::Slash(SlashCommand::Deny) => decide(chat, ui, model, Decision::Deny, armed),
         ComposerAction::Slash(command) => {
             let window = (layout.history.width, page);
-            slash(ui, model, command, now, window)
+            slash(chat, ui, model, command, now, window)
         }
         // C-66: the composer put the typed error on its footer; nothing is sent.
         ComposerAction::SlashRejected(_) | ComposerAction::Edited => UiCommand::Repaint,
@@ -328,15 +302,13 @@ fn find_command(chat: &mut ChatUi, step: super::find::FindStep, now: Instant) ->
 /// A valid slash command (C-59…C-61): the ones that map to what the chat screen already does
 /// run; the rest report on the composer footer that they are not available. None is sent.
 fn slash(
+    chat: &mut ChatUi,
     ui: &mut Ui,
     model: &Model,
     command: SlashCommand,
     now: Instant,
     window: (u16, usize),
 ) -> UiCommand {
-    let Some(chat) = ui.chat.as_mut() else {
-        return UiCommand::None;
-    };
     match command {
         SlashCommand::Find(query) => {
             let step = super::find::start(chat, model, query, window);
@@ -352,13 +324,14 @@ fn slash(
                 Err(why) => chat.composer.report_failure(why, now),
             }
         }
-        SlashCommand::Queue => chat.overlay = Some(super::ChatOverlay::Queue),
-        SlashCommand::Context => {
-            chat.overlay = Some(super::ChatOverlay::Context(
-                super::context_tabs::ContextView::default(),
-            ))
-        }
-        SlashCommand::Help => ui.help_open = true,
+        SlashCommand::Queue => super::overlay::open(ui, &chat.keeper, super::ChatOverlay::Queue),
+        SlashCommand::Context => super::overlay::open(
+            ui,
+            &chat.keeper,
+            super::ChatOverlay::Context(super::context_tabs::ContextView::default()),
+        ),
+        // C-26: opened in a chat, the help lists the chat's keys.
+        SlashCommand::Help => ui.layers.push(HelpLayer(super::layer::CHAT_HELP)),
         // Like the Ctrl keys, a mode set by name keeps the window's top entry (C-31, C-74).
         SlashCommand::Thinking(choice) => {
             change_modes_keeping_anchor(chat, model, window, |modes| match choice {
@@ -413,6 +386,7 @@ fn slash(
 /// the oldest pending approval of the chat target on the footer, the same command again decides
 /// it through the approval save; nothing is decided while a decision on it is in flight.
 fn decide(
+    chat: &mut ChatUi,
     ui: &mut Ui,
     model: &Model,
     decision: Decision,
@@ -424,12 +398,9 @@ fn decide(
     };
     let workspace = crate::view::screens::approvals::workspace(model);
     // Held tool calls first (§14.5): a turn waits on each; then operator approvals.
-    if let Some(answer) = held_call(ui, model, decision, &armed, workspace.as_deref()) {
+    if let Some(answer) = held_call(chat, ui, model, decision, &armed, workspace.as_deref()) {
         return answer;
     }
-    let Some(chat) = ui.chat.as_mut() else {
-        return UiCommand::None;
-    };
     let pending: Vec<_> = approvals::pending_for(&model.decisions, &chat.keeper)
         .into_iter()
         .filter(|a| {
@@ -478,6 +449,7 @@ fn decide(
 /// command again answers it through the `held_call_decision` save. `None` when no held call of
 /// this Keeper waits (the operator approvals are next).
 fn held_call(
+    chat: &mut ChatUi,
     ui: &mut Ui,
     model: &Model,
     decision: Decision,
@@ -487,7 +459,6 @@ fn held_call(
     use crate::actors::decisions::held_call::HeldCallIntent;
     use crate::protocol::held_calls::ToolCallVerdict;
     use crate::protocol::outcome::SaveClass;
-    let chat = ui.chat.as_mut()?;
     let waiting: Vec<_> =
         crate::view::chat::held_calls::pending_for(&model.decisions, &chat.keeper)
             .into_iter()
@@ -543,12 +514,8 @@ fn held_call(
 
 /// Bracketed paste into the composer (C-68: normalised, cut at 1 MiB, large pastes held as a
 /// spill behind a placeholder).
-pub fn paste(ui: &mut Ui, text: &str) -> bool {
+pub fn paste(chat: &mut ChatUi, area: Rect, text: &str) -> bool {
     let now = Instant::now();
-    let area = ui.area;
-    let Some(chat) = ui.chat.as_mut() else {
-        return false;
-    };
     let ctx = composer_layout(chat, area, now).key_context(now);
     chat.composer.paste(text, &PasteStamp::now(), &ctx);
     true

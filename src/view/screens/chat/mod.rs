@@ -18,6 +18,7 @@ mod control;
 mod edit;
 pub mod find;
 pub mod keys;
+pub mod layer;
 pub mod overlay;
 mod sending;
 pub mod status;
@@ -25,7 +26,7 @@ pub mod status;
 pub use context::{context_words, gate_words};
 pub use edit::edited;
 pub use find::FindState;
-pub use overlay::ChatOverlay;
+pub use overlay::{ChatOverlay, ChatOverlayLayer};
 pub use status::{activation_words, mode_words, status_line};
 
 pub use crate::view::chat::{
@@ -120,8 +121,6 @@ pub struct ChatUi {
     pub armed: Option<(String, crate::protocol::operator::Decision)>,
     /// `/find` (issue 14 item 4): its text, highlighted in the transcript; `n`/`N` walk it.
     pub find: Option<FindState>,
-    /// `/queue` or `/context` open over the chat (`Esc` closes).
-    pub overlay: Option<ChatOverlay>,
 }
 
 pub use crate::view::command::ChatUiCommand;
@@ -180,8 +179,9 @@ fn draft_key(workspace: &str, keeper: &str) -> DraftKey {
     DraftKey::new(WorkspaceId(workspace.to_string()), keeper)
 }
 
+/// Closes the chat (and what is open over it), its draft kept.
 fn save_draft(ui: &mut Ui) {
-    if let Some(mut chat) = ui.chat.take() {
+    if let Some(mut chat) = ui.layers.remove::<ChatUi>() {
         let key = draft_key(&chat.workspace, &chat.keeper);
         ui.drafts.put(key, chat.composer.take_draft());
     }
@@ -209,7 +209,7 @@ pub fn dispatch(
     };
     match cmd {
         ChatUiCommand::Open { keeper } => {
-            if let Some(old) = ui.chat.as_ref().map(|c| c.keeper.clone()) {
+            if let Some(old) = ui.layer::<ChatUi>().map(|c| c.keeper.clone()) {
                 save_draft(ui);
                 cast(ChatCommand::Close { keeper: old });
             }
@@ -229,7 +229,7 @@ pub fn dispatch(
                 pane.register_send(&held.request_id, &held.text);
             }
             model.chat.pane = Some(pane);
-            ui.chat = Some(ChatUi {
+            ui.layers.push(ChatUi {
                 keeper: keeper.clone(),
                 workspace,
                 composer,
@@ -238,7 +238,6 @@ pub fn dispatch(
                 recall: RecallCursor::default(),
                 armed: None,
                 find: None,
-                overlay: None,
             });
             (!cast(ChatCommand::Open { keeper }))
                 .then(|| "chat not loaded: chat source not running".to_string())
@@ -330,13 +329,13 @@ fn roster_row<'a>(model: &'a Model, keeper: &str) -> Option<&'a KeeperRow> {
 /// composer footer into the footer row below it; returns the terminal cursor cell (the
 /// composer's cursor).
 pub fn render(
+    chat: &ChatUi,
     model: &Model,
     ui: &Ui,
     ctx: &ProjectionCtx,
     body: Rect,
     buf: &mut Buffer,
 ) -> Option<(u16, u16)> {
-    let chat = ui.chat.as_ref()?;
     let theme = ctx.theme;
     if body.height < 6 {
         return None;

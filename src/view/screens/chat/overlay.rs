@@ -1,5 +1,6 @@
-//! `/queue` and `/context` (issue 14 item 4): overlays over the chat, read from the model on
-//! every frame (never a snapshot that goes stale), closed with `Esc`.
+//! `/queue` and `/context`: layers over the chat, read from the model on every frame (never a
+//! snapshot that goes stale), closed with `Esc`; they take every key (`/context` its tab,
+//! scroll and re-read keys, K-17: only `r` reads) and pass pastes to the chat's composer.
 //!
 //! - `/queue`: this Keeper's inputs not yet confirmed as started (C-32, C-33) — each with its
 //!   one label and its first line, and the full request id as the explicitly opened
@@ -11,14 +12,18 @@
 //!   ([`super::context_tabs`]; protocol.md §14.11).
 
 use super::context_tabs::{ContextTab, ContextView, proof_tab_rows, request_rows, stack_rows};
-use super::{ChatUi, context_words, gate_words, roster_row};
+use super::{context_words, gate_words, roster_row};
 use crate::protocol::keeper_detail::ContextObservation;
+use crate::view::command::UiCommand;
 use crate::view::fetched::Fetched;
 use crate::view::model::Model;
 use crate::view::screens::ProjectionCtx;
+use crate::view::screens::Ui;
 use crate::view::screens::help::clear_wide_overhang;
+use crate::view::screens::layer::{Handled, Layer, LayerCx};
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::Tone;
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -31,8 +36,61 @@ pub enum ChatOverlay {
     Context(ContextView),
 }
 
-fn queue_lines(chat: &ChatUi, model: &Model) -> Vec<(String, Tone)> {
-    let pane = model.chat.pane.as_ref().filter(|p| p.keeper == chat.keeper);
+/// An overlay open over the chat of `keeper`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChatOverlayLayer {
+    pub keeper: String,
+    pub overlay: ChatOverlay,
+}
+
+/// Opens `overlay` over the chat of `keeper` (replacing one already open).
+pub fn open(ui: &mut Ui, keeper: &str, overlay: ChatOverlay) {
+    ui.layers.remove::<ChatOverlayLayer>();
+    ui.layers.push(ChatOverlayLayer {
+        keeper: keeper.to_string(),
+        overlay,
+    });
+}
+
+/// The overlay open over the chat, if any.
+pub fn open_over(ui: &Ui) -> Option<ChatOverlay> {
+    ui.layer::<ChatOverlayLayer>().map(|l| l.overlay)
+}
+
+impl Layer for ChatOverlayLayer {
+    fn key(&mut self, cx: &mut LayerCx<'_>, key: KeyEvent) -> Handled {
+        if let ChatOverlay::Context(view) = &mut self.overlay {
+            return Handled::Consumed(match view.key(key, &self.keeper, cx.model) {
+                Some(cmd) => cmd,
+                None => {
+                    cx.close();
+                    UiCommand::Repaint
+                }
+            });
+        }
+        if matches!(key.code, KeyCode::Esc | KeyCode::Char('q')) {
+            cx.close();
+            return Handled::Consumed(UiCommand::Repaint);
+        }
+        Handled::Consumed(UiCommand::None)
+    }
+
+    fn render(
+        &self,
+        model: &Model,
+        _ui: &Ui,
+        ctx: &ProjectionCtx,
+        frame: Rect,
+        _body: Rect,
+        buf: &mut Buffer,
+    ) -> Option<(u16, u16)> {
+        render(self.overlay, &self.keeper, model, ctx, frame, buf);
+        None
+    }
+}
+
+fn queue_lines(keeper: &str, model: &Model) -> Vec<(String, Tone)> {
+    let pane = model.chat.pane.as_ref().filter(|p| p.keeper == keeper);
     let Some(pane) = pane else {
         return vec![("the chat is not loaded".into(), Tone::Dim)];
     };
@@ -43,7 +101,7 @@ fn queue_lines(chat: &ChatUi, model: &Model) -> Vec<(String, Tone)> {
         .collect();
     if waiting.is_empty() {
         let mut out = vec![(
-            format!("no input of yours waits for {}", sanitize(&chat.keeper)),
+            format!("no input of yours waits for {}", sanitize(keeper)),
             Tone::Dim,
         )];
         out.extend(super::batch::lines(pane));
@@ -63,8 +121,7 @@ fn queue_lines(chat: &ChatUi, model: &Model) -> Vec<(String, Tone)> {
     out
 }
 
-fn context_lines(chat: &ChatUi, model: &Model) -> Vec<(String, Tone)> {
-    let keeper = &chat.keeper;
+fn context_lines(keeper: &str, model: &Model) -> Vec<(String, Tone)> {
     let detail = model.keeper_detail.of(keeper);
     let fetched = detail.map(|d| &d.context.fetched);
     let (words, tone) = context_words(fetched);
@@ -148,7 +205,7 @@ fn context_lines(chat: &ChatUi, model: &Model) -> Vec<(String, Tone)> {
 /// Paints the open overlay over `area` (the whole frame), as the help overlay is painted.
 pub fn render(
     overlay: ChatOverlay,
-    chat: &ChatUi,
+    keeper: &str,
     model: &Model,
     ctx: &ProjectionCtx,
     area: Rect,
@@ -158,20 +215,20 @@ pub fn render(
     let (title, rows, width, scroll) = match overlay {
         ChatOverlay::Queue => (
             " /queue · Esc closes ".to_string(),
-            queue_lines(chat, model),
+            queue_lines(keeper, model),
             70,
             0,
         ),
         ChatOverlay::Context(view) => {
             let rows = match view.tab {
                 ContextTab::Stack => {
-                    let mut rows = context_lines(chat, model);
+                    let mut rows = context_lines(keeper, model);
                     rows.push((String::new(), Tone::Dim));
-                    rows.extend(stack_rows(model, &chat.keeper));
+                    rows.extend(stack_rows(model, keeper));
                     rows
                 }
-                ContextTab::Request => request_rows(model, &chat.keeper),
-                ContextTab::Proof => proof_tab_rows(model, &chat.keeper),
+                ContextTab::Request => request_rows(model, keeper),
+                ContextTab::Proof => proof_tab_rows(model, keeper),
             };
             (
                 format!(" /context · {} · r re-reads · Esc closes ", view.tabs()),

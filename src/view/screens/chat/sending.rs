@@ -161,8 +161,7 @@ pub(super) fn merged(current: Draft, back: Draft) -> Draft {
 /// chat, else the stored draft; appended on a new line when a draft exists.
 pub(super) fn restore_draft(ui: &mut Ui, workspace: &str, keeper: &str, draft: Draft) {
     if let Some(chat) = ui
-        .chat
-        .as_mut()
+        .layer_mut::<super::ChatUi>()
         .filter(|c| c.keeper == keeper && c.workspace == workspace)
     {
         let current = chat.composer.take_draft();

@@ -71,9 +71,7 @@ struct Geometry<'a> {
 
 fn geometry<'a>(model: &'a Model, ui: &Ui) -> Option<Geometry<'a>> {
     if ui.tab != Tab::Keepers
-        || ui.chat.is_some()
-        || ui.approvals.is_some()
-        || ui.help_open
+        || !ui.layers.is_empty()
         || ui.too_small()
         || ui.roster.picker.is_some()
     {

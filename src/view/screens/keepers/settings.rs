@@ -33,7 +33,8 @@ use std::collections::HashMap;
 pub struct InFront {
     front: EditOwner,
     tab: Tab,
-    help: bool,
+    /// How many layers are open over the surface (opening help or a chat is a move).
+    layers: usize,
     selected: usize,
     detail_open: bool,
     detail_keeper: Option<String>,
@@ -48,7 +49,7 @@ pub fn in_front(ui: &Ui) -> InFront {
     InFront {
         front: edit_owner(ui),
         tab: ui.tab,
-        help: ui.help_open,
+        layers: ui.layers.len(),
         selected: r.selected,
         detail_open: r.detail_open,
         detail_keeper: r.detail.keeper.clone(),

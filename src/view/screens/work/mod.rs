@@ -181,7 +181,7 @@ impl super::screen::Screen for WorkScreen {
         // `p`: Approvals and questions (surfaces.md, Work → Goals), from the lists.
         let in_detail = ui.work.goals.open.is_some() || ui.work.tasks.open.is_some();
         if key.code == crossterm::event::KeyCode::Char('p') && !in_detail {
-            ui.approvals = Some(super::approvals::ApprovalsUi::opened(
+            ui.layers.push(super::approvals::ApprovalsUi::opened(
                 super::Tab::Work,
                 model,
             ));

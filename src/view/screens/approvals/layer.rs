@@ -1,0 +1,106 @@
+//! The approvals view as a layer over the surface it was opened from: it covers the body; the
+//! global quit arming and `q`, `?` stay global over it (they disarm it), a surface change
+//! (`Tab`) closes it — except while the answer reader takes text, which takes every key.
+
+use super::{ApprovalsUi, footer_view, help_keys, render_view};
+use crate::actors::contract::SourceKey;
+use crate::view::command::UiCommand;
+use crate::view::editor::EditResult;
+use crate::view::model::Model;
+use crate::view::screens::layer::{Handled, Layer, LayerCx, LayerFooter, LayerHelp};
+use crate::view::screens::{EditOwner, LayerOwner, ProjectionCtx, Ui};
+use crate::view::theme::{Theme, Tone};
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+
+impl Layer for ApprovalsUi {
+    fn captures(&self) -> bool {
+        // The reader's answer input takes every key (K-14: `o`/`O` are text too).
+        super::keys::typing(self)
+    }
+
+    fn key(&mut self, cx: &mut LayerCx<'_>, key: KeyEvent) -> Handled {
+        if !self.captures() {
+            match key.code {
+                // A surface change closes the view (and disarms).
+                KeyCode::Tab | KeyCode::BackTab => {
+                    cx.close();
+                    return Handled::Passed;
+                }
+                // Quitting and help stay global; they disarm too.
+                KeyCode::Char('q') | KeyCode::Char('?') => {
+                    self.armed = None;
+                    return Handled::Passed;
+                }
+                _ => {}
+            }
+        }
+        Handled::Consumed(super::keys::handle(self, cx, key))
+    }
+
+    fn paste(&mut self, cx: &mut LayerCx<'_>, text: &str) -> Option<bool> {
+        super::keys::paste(self, cx.ui, text).then_some(true)
+    }
+
+    fn render(
+        &self,
+        model: &Model,
+        ui: &Ui,
+        ctx: &ProjectionCtx,
+        _frame: Rect,
+        body: Rect,
+        buf: &mut Buffer,
+    ) -> Option<(u16, u16)> {
+        render_view(model, self, &ui.asks, ctx, body, buf);
+        None
+    }
+
+    fn covers_body(&self) -> bool {
+        true
+    }
+
+    fn footer(&self, model: &Model, ui: &Ui, theme: Theme) -> Option<LayerFooter> {
+        let mut spans = Vec::new();
+        if self.armed.is_none() && self.reader.is_none() {
+            spans.push(Span::styled("? help · q q quit", theme.style(Tone::Dim)));
+        }
+        spans.extend(footer_view(model, self, &ui.asks, theme));
+        Some(LayerFooter::Spans(spans))
+    }
+
+    fn help(&self) -> Option<LayerHelp> {
+        Some(LayerHelp {
+            title: "Approvals",
+            keys: help_keys(self),
+        })
+    }
+
+    fn shown_sources(&self) -> Option<&'static [SourceKey]> {
+        use crate::actors::{asks::ASKS, decisions::DECISIONS};
+        Some(&[DECISIONS, ASKS])
+    }
+
+    fn edit_owner(&self) -> Option<EditOwner> {
+        Some(EditOwner::Layer(LayerOwner {
+            kind: "approvals",
+            workspace: String::new(),
+            key: String::new(),
+            closed: |ui, _, result| answer_edited(ui, result),
+        }))
+    }
+
+    fn edited(&mut self, cx: &mut LayerCx<'_>, result: EditResult) -> UiCommand {
+        answer_edited(cx.ui, result)
+    }
+}
+
+/// The Ask answer's free text (Ctrl-E in the reader), back to its own draft — bound to the
+/// Ask and question it was asked for (K-8), whether the view is still open or not.
+fn answer_edited(ui: &mut Ui, result: EditResult) -> UiCommand {
+    if let Some(notice) = super::reader::edited(&mut ui.asks, &result) {
+        ui.notice = Some(notice);
+    }
+    UiCommand::Repaint
+}
