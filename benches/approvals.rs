@@ -5,7 +5,7 @@
 //! store, the Decisions source re-reads the list, the view model admits it, the approval is
 //! selected and the first `n` arms it. Timed: the second `n` through the real key handler
 //! (`view::keys::handle_key` → `UiCommand::Decide`), the submission as the view actor makes it
-//! (registered in the model's `SaveBook`, cast to the save hub), the save operation (outbox row
+//! (`view::save_path::submit`: registered in the model's `SaveBook`, cast to the save hub), the save operation (outbox row
 //! `written`, fresh `/health`, outbox `sending`, the POST over loopback, the §11 classifier,
 //! outbox settled), the receipt posted to the Decisions inbox and drained into the model the
 //! way the view actor drains it (`Model::on_delivered`), then one render of the Approvals view
@@ -26,7 +26,6 @@ use masc_tui::actors::contract::{
 use masc_tui::actors::decisions::approval::ApprovalDecision;
 use masc_tui::actors::decisions::{DECISIONS, DecisionsSpawner};
 use masc_tui::actors::registry::{SourceEntry, sources};
-use masc_tui::actors::saves::hub::Save;
 use masc_tui::actors::saves::{SAVES, SaveCommand, SaveHubSpawner, SaveId};
 use masc_tui::actors::supervisor::{RuntimeConfig, RuntimeHandle, start_runtime_with};
 use masc_tui::outbox::{OutboxLocation, SharedOutbox};
@@ -36,6 +35,7 @@ use masc_tui::view::command::UiCommand;
 use masc_tui::view::keys::handle_key;
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::buffer_text;
+use masc_tui::view::save_path::{SaveRequest, submit};
 use masc_tui::view::screens::approvals::{self, ApprovalsUi};
 use masc_tui::view::screens::{ProjectionCtx, Tab, Ui, render};
 use masc_tui::view::theme::Theme;
@@ -220,23 +220,10 @@ impl Rig {
         let UiCommand::Decide(intent) = command else {
             panic!("the second n did not decide: {command:?}");
         };
-        let scope = self.model.gate().current().cloned().unwrap();
-        let id = SaveId::fresh();
-        self.model.decisions.decisions.submit(
-            id.clone(),
-            intent.clone(),
-            scope.workspace.0.clone(),
-        );
-        self.hub
-            .as_ref()
+        let request = SaveRequest::new::<ApprovalDecision>(intent);
+        submit(&mut self.model, self.hub.as_ref(), request)
             .unwrap()
-            .send_message(SaveCommand::Submit(Save::<ApprovalDecision>::submission(
-                id.clone(),
-                intent,
-                scope,
-            )))
-            .unwrap();
-        id
+            .save_id
     }
 
     fn paint(&self, terminal: &mut Terminal<TestBackend>) -> String {

@@ -129,22 +129,7 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
         ),
         // Saves have no cadence: each is one submitted write (its kinds: saves::registry).
         entry(
-            &[
-                "save:approval_decision",
-                "save:chat_send",
-                "save:runtime_form",
-                "save:runtime_raw",
-                "save:ask_answer",
-                "save:keeper_sandbox",
-                "save:keeper_assignment",
-                "save:keeper_lifecycle",
-                "save:connector_bind",
-                "save:connector_unbind",
-                "save:board_post",
-                "save:keeper_settings",
-                "save:keeper_create",
-                "save:held_call_decision",
-            ],
+            saves::registry::trace_names(),
             saves::SaveHubSpawner { outbox },
         ),
     ]
@@ -277,6 +262,22 @@ mod tests {
                 crate::actors::chat::ChatSlot::Send {
                     keeper: "k".into(),
                     request_id: "r".into(),
+                },
+            ),
+            (
+                "save:turn_interrupt",
+                crate::actors::chat::ChatSlot::Control {
+                    keeper: "k".into(),
+                    kind: "turn_interrupt",
+                    save_id: crate::actors::saves::SaveId("save-5".into()),
+                },
+            ),
+            (
+                "save:turn_steer",
+                crate::actors::chat::ChatSlot::Control {
+                    keeper: "k".into(),
+                    kind: "turn_steer",
+                    save_id: crate::actors::saves::SaveId("save-6".into()),
                 },
             ),
         ] {

@@ -29,6 +29,7 @@ pub mod presenter;
 /// Sample data for tests and benches (feature `test-support`; not in the shipped binary).
 #[cfg(feature = "test-support")]
 pub mod sample;
+pub mod save_path;
 pub mod saves;
 pub mod schedule;
 pub mod screens;

@@ -277,39 +277,3 @@ impl Rereads {
         matches!((self.shown, self.receipts.get(save_id)), (Some(shown), Some(at)) if shown > *at)
     }
 }
-
-/// Registers a save of kind `K` in `book` (so its receipt has a place to land) and hands it to
-/// the save hub; key handling never awaits (this is a cast). `Err(notice)` when nothing was
-/// sent: a save already in flight for the same intent (it is shared, not repeated), or no
-/// hub (the save is then settled here as not sent).
-pub fn submit_save<K: SaveKind>(
-    book: &mut SaveBook<K>,
-    hub: Option<&ractor::DerivedActorRef<crate::actors::saves::SaveCommand>>,
-    intent: K::Intent,
-    scope: crate::protocol::admission::ReadScope,
-) -> Result<SaveId, &'static str> {
-    use crate::actors::saves::{SaveCommand, hub::Save};
-    let workspace = scope.workspace.0.clone();
-    if book
-        .in_flight(&K::intent_key(&intent), &workspace)
-        .is_some()
-    {
-        return Err("already in flight: shared, not sent again");
-    }
-    let save_id = SaveId::fresh();
-    book.submit(save_id.clone(), intent.clone(), workspace);
-    let sent = hub.is_some_and(|hub| {
-        hub.send_message(SaveCommand::Submit(Save::<K>::submission(
-            save_id.clone(),
-            intent,
-            scope,
-        )))
-        .is_ok()
-    });
-    if sent {
-        Ok(save_id)
-    } else {
-        book.refuse_locally(&save_id, "the save hub is not running");
-        Err("not sent: save hub not running")
-    }
-}

@@ -12,11 +12,10 @@ use crate::ordered_view::{OrderedView, Seen};
 use crate::surface_rig::{hub_entry, save_runtime_config};
 use masc_tui::actors::contract::{DemandKind, SlotEvent, SourceControl, SourceHandle};
 use masc_tui::actors::decisions::approval::{ApprovalDecision, DecisionIntent};
-use masc_tui::actors::decisions::ask_answer::AnswerIntent;
+use masc_tui::actors::decisions::ask_answer::{AnswerIntent, AskAnswer};
 use masc_tui::actors::decisions::{
     DECISIONS, DecisionsObservation, DecisionsSlot, DecisionsSpawner,
 };
-use masc_tui::actors::saves::hub::Save;
 use masc_tui::actors::saves::{SAVES, SaveCommand, SaveId};
 use masc_tui::actors::supervisor::{RuntimeHandle, start_runtime_with};
 use masc_tui::outbox::{Outbox, SaveRow};
@@ -24,7 +23,7 @@ use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
 use masc_tui::timeline::capture::{FAILSAFE, StageRecorder};
 use masc_tui::view::admission::RejectReason;
 use masc_tui::view::model::Model;
-use masc_tui::view::saves::submit_save;
+use masc_tui::view::save_path::{SaveRequest, submit};
 use ractor::DerivedActorRef;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -195,39 +194,22 @@ impl DecisionsRig {
         }
     }
 
-    /// Submits a decision the way the view actor does (`UiCommand::Decide`): registered in the
-    /// model's `SaveBook` under the current scope first, then cast to the save hub.
+    /// Submits a decision the way the view actor does (`view::save_path::submit`): registered
+    /// in the model's `SaveBook` under the current scope first, then cast to the save hub.
     pub fn decide(&mut self, intent: DecisionIntent) -> SaveId {
-        let scope = self.model.gate().current().cloned().unwrap();
-        let id = SaveId::fresh();
-        self.model.decisions.decisions.submit(
-            id.clone(),
-            intent.clone(),
-            scope.workspace.0.clone(),
-        );
-        self.hub
-            .as_ref()
+        let request = SaveRequest::new::<ApprovalDecision>(intent);
+        submit(&mut self.model, self.hub.as_ref(), request)
             .unwrap()
-            .send_message(SaveCommand::Submit(Save::<ApprovalDecision>::submission(
-                id.clone(),
-                intent,
-                scope,
-            )))
-            .unwrap();
-        id
+            .save_id
     }
 
-    /// Submits an Ask answer the way the view actor does (`UiCommand::Answer`): registered in
-    /// the model's answer book under the current scope, then cast to the save hub.
+    /// Submits an Ask answer the way the view actor does (`view::save_path::submit`):
+    /// registered in the model's answer book under the current scope, then cast to the save hub.
     pub fn answer(&mut self, intent: AnswerIntent) -> SaveId {
-        let scope = self.model.gate().current().cloned().unwrap();
-        submit_save(
-            &mut self.model.decisions.answers,
-            self.hub.as_ref(),
-            intent,
-            scope,
-        )
-        .unwrap()
+        let request = SaveRequest::new::<AskAnswer>(intent);
+        submit(&mut self.model, self.hub.as_ref(), request)
+            .unwrap()
+            .save_id
     }
 
     /// The outbox row of `id`, read through a handle of its own.

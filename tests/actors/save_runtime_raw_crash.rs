@@ -16,11 +16,12 @@ use crate::crash_rig::{
 };
 use crate::runtime_save_rig::{PREVIEW, SAVE};
 use masc_tui::actors::saves::SaveId;
-use masc_tui::actors::system::runtime_raw::RawIntent;
+use masc_tui::actors::system::runtime_raw::{RawIntent, RuntimeRaw};
 use masc_tui::actors::system::{SystemObservation, SystemSlot};
 use masc_tui::protocol::outcome::RuntimeRawSaveOutcome;
 use masc_tui::view::model::Model;
-use masc_tui::view::saves::{SavePhase, submit_save};
+use masc_tui::view::save_path::{SaveRequest, submit};
+use masc_tui::view::saves::SavePhase;
 use serde_json::Value;
 
 const RAW: &str = "/api/v1/runtime/config/raw";
@@ -53,8 +54,10 @@ async fn child_saves_raw_then_waits() {
         return;
     };
     let intent = killed_edit(&child_get(RAW).await);
-    let scope = rig.model.gate().current().cloned().unwrap();
-    let id = submit_save(&mut rig.model.system.raws, rig.hub.as_ref(), intent, scope).unwrap();
+    let request = SaveRequest::new::<RuntimeRaw>(intent);
+    let id = submit(&mut rig.model, rig.hub.as_ref(), request)
+        .unwrap()
+        .save_id;
     rig.pump_until(|m| raw_phase(m, &id, |p| matches!(p, SavePhase::Sending)))
         .await;
     report_sending_and_hold(&id).await;

@@ -110,15 +110,13 @@ fn h10_h11_u_picker_captures_the_keeper_and_a_refused_admission_keeps_it_open() 
             runtime_id: None,
         }))
     );
-    submitted(
-        &mut ui,
-        Some(&"not sent: another operation on this keeper is in flight"),
-    );
+    // Refused (H-11: another operation on this keeper is in flight).
+    submitted(&mut ui, true);
     let picker = ui.roster.picker.as_ref().expect("kept open (H-11)");
     assert!(!picker.submitting);
     assert_eq!(picker.keeper, keeper);
     handle_key(&mut ui, &model, key(KeyCode::Enter));
-    submitted(&mut ui, None);
+    submitted(&mut ui, false);
     assert!(ui.roster.picker.is_none(), "closed once submitted");
     handle_key(&mut ui, &model, key(KeyCode::Char('U')));
     assert_eq!(

@@ -289,7 +289,7 @@ impl SaveHubState {
                 let rows = outbox.unsettled_saves(&ws)?;
                 let mut orphans = Vec::new();
                 for row in rows {
-                    if !registry::kinds().iter().any(|k| k.kind() == row.kind) {
+                    if !registry::restored().any(|k| k.kind() == row.kind) {
                         continue;
                     }
                     if let Some(class) = row.orphan_class(outbox.session()) {
@@ -307,8 +307,7 @@ impl SaveHubState {
             match rows {
                 Ok(Ok(orphans)) => {
                     for (row, class) in orphans {
-                        if let Some(kind) = registry::kinds().iter().find(|k| k.kind() == row.kind)
-                        {
+                        if let Some(kind) = registry::restored().find(|k| k.kind() == row.kind) {
                             kind.restore(&row, class, &env, &scope);
                         }
                     }

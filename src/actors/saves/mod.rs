@@ -12,8 +12,8 @@
 //! cancellation (H-5): nothing but the hub's shutdown stops a save in flight.
 //!
 //! Each kind lives beside the surface that shows it (the approval decision:
-//! `crate::actors::decisions::approval`); the list of kinds the hub restores after a crash is
-//! [`registry::kinds`].
+//! `crate::actors::decisions::approval`); the one list of kinds (the hub's trace names and the
+//! kinds it restores after a crash) is [`registry::KINDS`].
 
 pub mod env;
 pub mod hub;

@@ -1,11 +1,12 @@
-//! The save kinds the hub reads back after a crash (their unsettled rows of an earlier run are
-//! posted as restored receipts once per workspace). A new save kind is its own file beside its
-//! surface plus one line here. The chat send (`chat_send`) is not listed: its chat reads its
-//! sends back itself when it opens, because a chat shows only the Keeper it is open on.
+//! The one list of save kinds. Everything that names the kinds is made from it: the save hub's
+//! slot trace names in the source registry (`save:<kind>`) and the kinds the hub reads back
+//! after a crash (their unsettled rows of an earlier run, posted as restored receipts once per
+//! workspace). A new save kind is its own file beside its surface plus one line in [`KINDS`];
+//! a test scans `src/` for every `impl SaveKind for` and fails when one is not listed here.
 
-use super::restore::{RestoreSave, Restorer};
+use super::restore::{Listed, RegisteredKind};
 use crate::actors::board::compose::BoardPost;
-use crate::actors::chat::{TurnInterrupt, TurnSteer};
+use crate::actors::chat::{ChatSend, TurnInterrupt, TurnSteer};
 use crate::actors::decisions::approval::ApprovalDecision;
 use crate::actors::decisions::ask_answer::AskAnswer;
 use crate::actors::decisions::held_call::HeldCallDecision;
@@ -16,23 +17,112 @@ use crate::actors::keepers::ops::{
 use crate::actors::system::binding::{ConnectorBind, ConnectorUnbind};
 use crate::actors::system::runtime_form::RuntimeForm;
 use crate::actors::system::runtime_raw::RuntimeRaw;
+use std::sync::OnceLock;
 
-pub fn kinds() -> &'static [&'static dyn RestoreSave] {
-    &[
-        &Restorer::<ApprovalDecision>::NEW,
-        &Restorer::<RuntimeForm>::NEW,
-        &Restorer::<RuntimeRaw>::NEW,
-        &Restorer::<AskAnswer>::NEW,
-        &Restorer::<SandboxSave>::NEW,
-        &Restorer::<AssignmentSave>::NEW,
-        &Restorer::<LifecycleSave>::NEW,
-        &Restorer::<ConnectorBind>::NEW,
-        &Restorer::<ConnectorUnbind>::NEW,
-        &Restorer::<BoardPost>::NEW,
-        &Restorer::<SettingsSave>::NEW,
-        &Restorer::<TurnInterrupt>::NEW,
-        &Restorer::<TurnSteer>::NEW,
-        &Restorer::<CreateSave>::NEW,
-        &Restorer::<HeldCallDecision>::NEW,
-    ]
+/// Every save kind. `RESTORED`: the hub reads its unsettled rows back after a crash;
+/// `READ_BACK_BY_SURFACE`: its surface does (a chat reads its own sends back when it opens,
+/// because a chat shows only the Keeper it is open on).
+pub static KINDS: &[&dyn RegisteredKind] = &[
+    &Listed::<ApprovalDecision>::RESTORED,
+    &Listed::<ChatSend>::READ_BACK_BY_SURFACE,
+    &Listed::<RuntimeForm>::RESTORED,
+    &Listed::<RuntimeRaw>::RESTORED,
+    &Listed::<AskAnswer>::RESTORED,
+    &Listed::<SandboxSave>::RESTORED,
+    &Listed::<AssignmentSave>::RESTORED,
+    &Listed::<LifecycleSave>::RESTORED,
+    &Listed::<ConnectorBind>::RESTORED,
+    &Listed::<ConnectorUnbind>::RESTORED,
+    &Listed::<BoardPost>::RESTORED,
+    &Listed::<SettingsSave>::RESTORED,
+    &Listed::<TurnInterrupt>::RESTORED,
+    &Listed::<TurnSteer>::RESTORED,
+    &Listed::<CreateSave>::RESTORED,
+    &Listed::<HeldCallDecision>::RESTORED,
+];
+
+/// The kinds whose unsettled rows the hub reads back after a crash.
+pub fn restored() -> impl Iterator<Item = &'static dyn RegisteredKind> {
+    KINDS.iter().copied().filter(|k| k.restored_by_hub())
+}
+
+/// The save hub's slot kinds by trace name (`save:<kind>`), for the source registry.
+pub fn trace_names() -> &'static [&'static str] {
+    static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        KINDS
+            .iter()
+            .map(|k| -> &'static str { Box::leak(format!("save:{}", k.kind()).into_boxed_str()) })
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    /// Every `impl SaveKind for X` under `src/`, by type name.
+    fn implemented(dir: &Path, found: &mut BTreeSet<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            panic!("unreadable {}", dir.display());
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                implemented(&path, found);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                for line in text.lines() {
+                    if let Some(rest) = line.trim_start().strip_prefix("impl SaveKind for ") {
+                        let name: String = rest
+                            .chars()
+                            .take_while(|c| c.is_alphanumeric() || *c == '_')
+                            .collect();
+                        found.insert(name);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_save_kind_in_src_is_listed_once() {
+        let mut found = BTreeSet::new();
+        implemented(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut found,
+        );
+        assert!(found.len() >= 16, "the scan found too few kinds: {found:?}");
+        let listed: Vec<&str> = KINDS
+            .iter()
+            .map(|k| k.type_name().rsplit("::").next().unwrap_or_default())
+            .collect();
+        for name in &found {
+            assert!(
+                listed.contains(&name.as_str()),
+                "`impl SaveKind for {name}` is not listed in actors::saves::registry::KINDS"
+            );
+        }
+        let unique: BTreeSet<&str> = listed.iter().copied().collect();
+        assert_eq!(unique.len(), listed.len(), "a kind is listed twice");
+        let kinds: BTreeSet<&str> = KINDS.iter().map(|k| k.kind()).collect();
+        assert_eq!(kinds.len(), KINDS.len(), "two kinds share a KIND name");
+    }
+
+    #[test]
+    fn trace_names_follow_the_list_and_only_the_chat_send_is_read_back_by_its_surface() {
+        let names = trace_names();
+        assert_eq!(names.len(), KINDS.len());
+        assert!(names.contains(&"save:turn_interrupt"));
+        assert!(names.contains(&"save:turn_steer"));
+        let surface: Vec<&str> = KINDS
+            .iter()
+            .filter(|k| !k.restored_by_hub())
+            .map(|k| k.kind())
+            .collect();
+        assert_eq!(surface, vec!["chat_send"]);
+        assert_eq!(restored().count(), KINDS.len() - 1);
+    }
 }

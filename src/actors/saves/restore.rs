@@ -7,23 +7,49 @@ use crate::outbox::SaveRow;
 use crate::protocol::outcome::SaveClass;
 use std::marker::PhantomData;
 
-/// Reads back, for one kind, a row an earlier run left unsettled.
-pub trait RestoreSave: Sync {
+/// One kind as the save registry lists it: its name, whether the hub reads its unsettled rows
+/// back, and how to read back one such row.
+pub trait RegisteredKind: Sync {
+    /// [`SaveKind::KIND`].
     fn kind(&self) -> &'static str;
+    /// The Rust type of the kind (the registry's test matches it against the sources).
+    fn type_name(&self) -> &'static str;
+    /// `false`: its surface reads its rows back itself (the chat send).
+    fn restored_by_hub(&self) -> bool;
     /// Posts the row's restored receipt on its slot (`class`: not sent or outcome unknown).
     fn restore(&self, row: &SaveRow, class: SaveClass, env: &SaveEnv, scope: &SubmitScope);
 }
 
-/// The [`RestoreSave`] of kind `K`.
-pub struct Restorer<K>(PhantomData<fn() -> K>);
-
-impl<K> Restorer<K> {
-    pub const NEW: Self = Self(PhantomData);
+/// The [`RegisteredKind`] of kind `K`.
+pub struct Listed<K> {
+    restored_by_hub: bool,
+    kind: PhantomData<fn() -> K>,
 }
 
-impl<K: SaveKind> RestoreSave for Restorer<K> {
+impl<K> Listed<K> {
+    /// The hub reads its unsettled rows back after a crash.
+    pub const RESTORED: Self = Self {
+        restored_by_hub: true,
+        kind: PhantomData,
+    };
+    /// Its surface reads its rows back itself.
+    pub const READ_BACK_BY_SURFACE: Self = Self {
+        restored_by_hub: false,
+        kind: PhantomData,
+    };
+}
+
+impl<K: SaveKind> RegisteredKind for Listed<K> {
     fn kind(&self) -> &'static str {
         K::KIND
+    }
+
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<K>()
+    }
+
+    fn restored_by_hub(&self) -> bool {
+        self.restored_by_hub
     }
 
     fn restore(&self, row: &SaveRow, class: SaveClass, env: &SaveEnv, scope: &SubmitScope) {

@@ -3,6 +3,23 @@
 //! `mod.rs` (one job per file); the methods belong to the same [`ViewState`].
 
 use super::*;
+use crate::view::save_path::{self, SaveRefusal, SaveRequest, Submitted, notice as notice_of};
+
+/// A Keeper operation as the save request of its kind.
+fn keeper_op(request: crate::actors::keepers::ops::KeeperOpRequest) -> SaveRequest {
+    use crate::actors::keepers::ops::KeeperOpRequest as Op;
+    use crate::actors::keepers::ops::{
+        assignment::AssignmentSave, create::CreateSave, lifecycle::LifecycleSave,
+        sandbox::SandboxSave, settings::SettingsSave,
+    };
+    match request {
+        Op::Sandbox(intent) => SaveRequest::new::<SandboxSave>(intent),
+        Op::Assignment(intent) => SaveRequest::new::<AssignmentSave>(intent),
+        Op::Lifecycle(intent) => SaveRequest::new::<LifecycleSave>(intent),
+        Op::Settings(intent) => SaveRequest::new::<SettingsSave>(intent),
+        Op::Create(intent) => SaveRequest::new::<CreateSave>(intent),
+    }
+}
 
 impl<B: FrameSink> ViewState<B> {
     /// Runs what a key (or an edit's continuation) asked for.
@@ -72,53 +89,35 @@ impl<B: FrameSink> ViewState<B> {
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Post(intent) => {
-                self.ui.notice = self.post(intent).map(str::to_string);
+                use crate::actors::board::compose::BoardPost;
+                self.ui.notice = notice_of(self.submit(SaveRequest::new::<BoardPost>(intent)));
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Binding { unbind, intent } => {
-                self.ui.notice = self.bind(unbind, intent).map(str::to_string);
+                use crate::actors::system::binding::{ConnectorBind, ConnectorUnbind};
+                let request = if unbind {
+                    SaveRequest::new::<ConnectorUnbind>(intent)
+                } else {
+                    SaveRequest::new::<ConnectorBind>(intent)
+                };
+                self.ui.notice = notice_of(self.submit(request));
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Decide(intent) => {
                 use crate::actors::decisions::approval::ApprovalDecision;
-                self.ui.notice = self
-                    .submit_save::<ApprovalDecision>(
-                        intent,
-                        |m| &mut m.decisions.decisions,
-                        "a decision on this approval is already in flight",
-                    )
-                    .map(str::to_string);
-                // A decision made in the chat (`/approve`, `/deny`) shows there at once.
-                let model = &mut *self.model;
-                if let Some(pane) = model.chat.pane.as_mut() {
-                    crate::view::chat::approvals::sync(&model.decisions, pane);
-                }
+                let request = SaveRequest::new::<ApprovalDecision>(intent);
+                self.ui.notice = notice_of(self.submit(request));
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::DecideHeldCall(intent) => {
                 use crate::actors::decisions::held_call::HeldCallDecision;
-                self.ui.notice = self
-                    .submit_save::<HeldCallDecision>(
-                        intent,
-                        |m| &mut m.decisions.held_answers,
-                        "an answer to this tool call is already in flight",
-                    )
-                    .map(str::to_string);
-                let model = &mut *self.model;
-                if let Some(pane) = model.chat.pane.as_mut() {
-                    crate::view::chat::approvals::sync(&model.decisions, pane);
-                }
+                let request = SaveRequest::new::<HeldCallDecision>(intent);
+                self.ui.notice = notice_of(self.submit(request));
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Answer(intent) => {
                 use crate::actors::decisions::ask_answer::AskAnswer;
-                self.ui.notice = self
-                    .submit_save::<AskAnswer>(
-                        intent,
-                        |m| &mut m.decisions.answers,
-                        "an answer to this Ask is already in flight",
-                    )
-                    .map(str::to_string);
+                self.ui.notice = notice_of(self.submit(SaveRequest::new::<AskAnswer>(intent)));
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Asks(cmd) => {
@@ -171,12 +170,13 @@ impl<B: FrameSink> ViewState<B> {
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::KeeperOp(request) => {
-                let notice = self.keeper_op(request);
-                screens::keepers::ops::submitted(&mut self.ui, notice.as_ref().err());
+                let submitted = self.submit(keeper_op(request));
+                screens::keepers::ops::submitted(&mut self.ui, submitted.is_err());
                 // A pause or shutdown sent for a bound Keeper offers `y` to unbind too; one
                 // not sent offers nothing.
-                let offer = screens::keepers::lifecycle::unbind_offer(&mut self.ui, notice.is_ok());
-                self.ui.notice = notice.err().map(str::to_string).or(offer);
+                let offer =
+                    screens::keepers::lifecycle::unbind_offer(&mut self.ui, submitted.is_ok());
+                self.ui.notice = notice_of(submitted).or(offer);
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Quit(cause) => self.finish(myself, cause),
@@ -228,46 +228,20 @@ impl<B: FrameSink> ViewState<B> {
         }
     }
 
-    /// Submits a save of kind `K` (issue 9): registered in its surface's [`SaveBook`] first
-    /// (so its receipt has a place to land), then handed to the save hub. Key handling never
-    /// awaits: this is a cast. A repeated submit of the same intent shares the job in flight
-    /// (`busy` is the notice then). `Some(notice)` when nothing was submitted.
-    pub(super) fn submit_save<K: crate::actors::saves::SaveKind>(
-        &mut self,
-        intent: K::Intent,
-        book: fn(&mut Model) -> &mut crate::view::saves::SaveBook<K>,
-        busy: &'static str,
-    ) -> Option<&'static str> {
-        use crate::actors::saves::{SAVES, SaveCommand, SaveId, hub::Save};
-        let Some(scope) = self.model.gate().current().cloned() else {
-            return Some("not sent: workspace not confirmed");
-        };
-        let workspace = scope.workspace.0.clone();
-        if book(&mut self.model)
-            .in_flight(&K::intent_key(&intent), &workspace)
-            .is_some()
-        {
-            return Some(busy);
-        }
-        let save_id = SaveId::fresh();
-        book(&mut self.model).submit(save_id.clone(), intent.clone(), workspace);
-        let hub = self
-            .sources
-            .get(&SAVES)
-            .and_then(|h| h.commands::<SaveCommand>());
-        let sent = hub.is_some_and(|hub| {
-            hub.send_message(SaveCommand::Submit(Save::<K>::submission(
-                save_id.clone(),
-                intent,
-                scope,
-            )))
-            .is_ok()
-        });
-        if sent {
-            return None;
-        }
-        book(&mut self.model).refuse_locally(&save_id, "the save hub is not running");
-        Some("not sent: save hub not running")
+    /// The save hub's typed handle, if it is running.
+    pub(super) fn save_hub(
+        &self,
+    ) -> Option<ractor::DerivedActorRef<crate::actors::saves::SaveCommand>> {
+        self.sources
+            .get(&crate::actors::saves::SAVES)
+            .and_then(|h| h.commands::<crate::actors::saves::SaveCommand>())
+    }
+
+    /// Submits a save through the one save path (`view::save_path::submit`): checked by its
+    /// kind's companion, registered in its book, cast to the save hub. Never awaited.
+    pub(super) fn submit(&mut self, request: SaveRequest) -> Result<Submitted, SaveRefusal> {
+        let hub = self.save_hub();
+        save_path::submit(&mut self.model, hub.as_ref(), request)
     }
 
     /// Reads the follow-ups of answers applied since the last look (§10.3), each only in the
@@ -291,51 +265,6 @@ impl<B: FrameSink> ViewState<B> {
             Err(true) => Some("not sent: asks source stopped"),
             Err(false) => Some("not sent: asks source not running"),
         }
-    }
-
-    /// Submits a Keeper operation as a save of its kind (issue 10 part A). H-11: Settings,
-    /// Sandbox and assignment of one Keeper never overlap — a second one is refused here,
-    /// before anything is registered or sent. `Err(notice)` when nothing was submitted.
-    pub(super) fn keeper_op(
-        &mut self,
-        request: crate::actors::keepers::ops::KeeperOpRequest,
-    ) -> Result<(), &'static str> {
-        use crate::actors::keepers::ops::KeeperOpRequest;
-        use crate::actors::saves::{SAVES, SaveCommand};
-        use crate::view::saves::submit_save;
-        let Some(scope) = self.model.gate().current().cloned() else {
-            return Err("not sent: workspace not confirmed");
-        };
-        let ops = &mut self.model.keepers.ops;
-        let exclusive = !matches!(
-            request,
-            KeeperOpRequest::Lifecycle(_) | KeeperOpRequest::Create(_)
-        );
-        if exclusive && ops.busy(request.keeper(), &scope.workspace.0).is_some() {
-            return Err("not sent: another operation on this keeper is in flight");
-        }
-        let hub = self
-            .sources
-            .get(&SAVES)
-            .and_then(|h| h.commands::<SaveCommand>());
-        let submitted = match request {
-            KeeperOpRequest::Sandbox(intent) => {
-                submit_save(&mut ops.sandbox, hub.as_ref(), intent, scope)
-            }
-            KeeperOpRequest::Assignment(intent) => {
-                submit_save(&mut ops.assignment, hub.as_ref(), intent, scope)
-            }
-            KeeperOpRequest::Lifecycle(intent) => {
-                submit_save(&mut ops.lifecycle, hub.as_ref(), intent, scope)
-            }
-            KeeperOpRequest::Settings(intent) => {
-                submit_save(&mut ops.settings, hub.as_ref(), intent, scope)
-            }
-            KeeperOpRequest::Create(intent) => {
-                submit_save(&mut ops.create, hub.as_ref(), intent, scope)
-            }
-        };
-        submitted.map(|_| ())
     }
 
     /// Sends a Board command; `Some(notice)` when it could not be sent.

@@ -37,7 +37,6 @@ mod keeper_settings;
 mod preparation;
 mod runtime_form;
 mod runtime_raw;
-mod submit;
 mod tools_keeper;
 
 /// Suspends the process with the terminal restored (Ctrl-Z) and re-enters raw mode on resume;

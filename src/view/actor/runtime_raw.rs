@@ -27,14 +27,12 @@ impl<B: FrameSink> ViewState<B> {
                 Some(format!("runtime.toml: {sent}"))
             }
             RuntimeRawCommand::Submit { intent, owner } => {
-                let notice = self.submit_save::<RuntimeRaw>(
-                    intent.clone(),
-                    |m| &mut m.system.raws,
-                    "a save of runtime.toml is in flight: not sent again (a newer draft waits for S after its receipt)",
-                );
+                let request =
+                    crate::view::save_path::SaveRequest::new::<RuntimeRaw>(intent.clone());
+                let notice = crate::view::save_path::notice(self.submit(request));
                 let Some(workspace) = self.model.gate().current().map(|s| s.workspace.0.clone())
                 else {
-                    return notice.map(str::to_string);
+                    return notice;
                 };
                 // The save this owner now waits on: the one just submitted, or the one in
                 // flight with the very same path, revision and text that it shares (J-1). A save
@@ -53,7 +51,7 @@ impl<B: FrameSink> ViewState<B> {
                         id,
                     );
                 }
-                notice.map(str::to_string)
+                notice
             }
         }
     }

@@ -1,17 +1,17 @@
 //! `/interrupt [name]` and `/steer <text>` on the chat screen (protocol.md §14.13, §14.14;
-//! chat-screen.md C-36, C-43, C-44): each submits a save of its kind to the save hub (key
+//! chat-screen.md C-36, C-43, C-44): each submits a save of its kind on the one save path (key
 //! handling never awaits); the receipt lands in the chat surface's books and its row in the
 //! chat of the Keeper it is about.
 
 use super::sending::send;
 use super::{ChatHandles, Ui};
-use crate::actors::chat::{InterruptAim, InterruptIntent, SteerIntent};
+use crate::actors::chat::{InterruptAim, InterruptIntent, SteerIntent, TurnInterrupt, TurnSteer};
 use crate::protocol::chat::OperationState;
 use crate::protocol::outcome::SaveClass;
-use crate::view::chat::{SendPhase, control};
+use crate::view::chat::SendPhase;
 use crate::view::composer::Draft;
 use crate::view::model::Model;
-use crate::view::saves::submit_save;
+use crate::view::save_path::{SaveRequest, notice, submit};
 
 /// The send of this chat an interrupt names: the newest one still in flight (accepted,
 /// running or on the wire), if any.
@@ -50,13 +50,9 @@ pub fn interrupt(
     keeper: String,
     name: Option<String>,
 ) -> Option<String> {
-    let Some(scope) = model.gate().current().cloned() else {
-        return Some("interrupt not sent: workspace not confirmed".into());
-    };
-    let other = name.filter(|n| *n != keeper);
-    let intent = match &other {
+    let intent = match name.filter(|n| *n != keeper) {
         Some(name) => InterruptIntent {
-            keeper: name.clone(),
+            keeper: name,
             aim: InterruptAim::Current,
         },
         None => InterruptIntent {
@@ -67,20 +63,11 @@ pub fn interrupt(
             keeper,
         },
     };
-    let submitted = submit_save(
-        &mut model.chat.control.interrupts,
+    notice(submit(
+        model,
         hubs.saves,
-        intent,
-        scope,
-    );
-    sync(model);
-    match (submitted, other) {
-        (Err(notice), _) => Some(format!("interrupt {notice}")),
-        (Ok(_), Some(name)) => Some(format!(
-            "interrupt asked of {name}: its outcome shows in {name}'s chat"
-        )),
-        (Ok(_), None) => None,
-    }
+        SaveRequest::new::<TurnInterrupt>(intent),
+    ))
 }
 
 /// `/steer <text>`: the text is sent as a chat send; once it is accepted as queued the pane
@@ -112,10 +99,9 @@ pub fn steer(
 /// runs next — `interrupt_token: null`, nothing stopped — behind the inputs already promoted
 /// (`priority_predecessors`, in their order).
 pub fn run_next(model: &mut Model, hubs: ChatHandles<'_>, keeper: String) -> Option<String> {
-    let Some(scope) = model.gate().current().cloned() else {
+    let Some(workspace) = model.gate().current().map(|s| s.workspace.0.clone()) else {
         return Some("run-next not sent: workspace not confirmed".into());
     };
-    let workspace = scope.workspace.0.clone();
     let pane = model.chat.pane.as_ref().filter(|p| p.keeper == keeper)?;
     let promoted = |id: &str| {
         model.chat.control.steers.entries().any(|e| {
@@ -147,19 +133,17 @@ pub fn run_next(model: &mut Model, hubs: ChatHandles<'_>, keeper: String) -> Opt
             crate::view::text::sanitize(&keeper)
         ));
     };
-    let submitted = submit_save(
-        &mut model.chat.control.steers,
+    let intent = SteerIntent {
+        keeper,
+        request_id: target,
+        run_next: true,
+        predecessors,
+    };
+    notice(submit(
+        model,
         hubs.saves,
-        SteerIntent {
-            keeper,
-            request_id: target,
-            run_next: true,
-            predecessors,
-        },
-        scope,
-    );
-    sync(model);
-    submitted.err().map(|notice| format!("run-next {notice}"))
+        SaveRequest::new::<TurnSteer>(intent),
+    ))
 }
 
 /// A `/steer` input was accepted as queued: submit the steer save for it.
@@ -169,28 +153,15 @@ pub fn submit_steer(
     keeper: String,
     request_id: String,
 ) -> Option<String> {
-    let Some(scope) = model.gate().current().cloned() else {
-        return Some("steer not sent: workspace not confirmed".into());
+    let intent = SteerIntent {
+        keeper,
+        request_id,
+        run_next: false,
+        predecessors: Vec::new(),
     };
-    let submitted = submit_save(
-        &mut model.chat.control.steers,
+    notice(submit(
+        model,
         hubs.saves,
-        SteerIntent {
-            keeper,
-            request_id,
-            run_next: false,
-            predecessors: Vec::new(),
-        },
-        scope,
-    );
-    sync(model);
-    submitted.err().map(|notice| format!("steer {notice}"))
-}
-
-/// The rows of what was just submitted, before any step lands.
-fn sync(model: &mut Model) {
-    let chat = &mut model.chat;
-    if let Some(pane) = chat.pane.as_mut() {
-        control::sync(&chat.control, pane);
-    }
+        SaveRequest::new::<TurnSteer>(intent),
+    ))
 }

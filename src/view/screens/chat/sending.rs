@@ -1,20 +1,18 @@
-//! Chat sends from the screen (protocol.md §4.3, §14.13, §14.15): a send handed to the save
-//! hub, an input held while an interrupt of its Keeper is in flight and released after the
-//! answer, and drafts put back when nothing left.
+//! Chat sends from the screen (protocol.md §4.3, §14.13, §14.15): a send submitted on the one
+//! save path (its companion holds it while an interrupt of its Keeper is in flight), released
+//! after the interrupt's answer, and drafts put back when nothing left.
 
 use super::{ChatHandles, Ui, draft_key, workspace_of};
 use crate::actors::chat::{ChatSend, ChatSendIntent};
 use crate::actors::saves::SaveCommand;
-use crate::actors::saves::hub::Save;
-use crate::protocol::admission::ReadScope;
-use crate::view::chat::held::HeldInput;
 use crate::view::composer::Draft;
 use crate::view::model::Model;
+use crate::view::save_path::{SaveRequest, submit};
 
-/// Sends `text` as a chat send (a save, §4.3); `Ok(request_id)` once it is handed to the save
-/// hub (or held, below), `Err(notice)` when nothing left (the draft is back in the composer
-/// then). While an interrupt of this Keeper is in flight the input stays local (§14.13, C-36):
-/// registered as `전송 대기`, sent once the interrupt is answered ([`release_held`]).
+/// Sends `text` as a chat send (a save, §4.3, through the one save path); `Ok(request_id)`
+/// once it is handed to the save hub (or held: its companion keeps it while an interrupt of
+/// this Keeper is in flight, §14.13, C-36), `Err(notice)` when nothing left (the draft is back
+/// in the composer then).
 pub(super) fn send(
     model: &mut Model,
     ui: &mut Ui,
@@ -23,27 +21,10 @@ pub(super) fn send(
     text: String,
     draft: Draft,
 ) -> Result<String, String> {
-    let scope = model.gate().current().cloned();
-    let (Some(scope), Some(pane)) = (scope, model.chat.pane.as_mut()) else {
+    let workspace = model.gate().current().map(|s| s.workspace.0.clone());
+    let (Some(workspace), Some(_)) = (workspace, model.chat.pane.as_ref()) else {
         restore_draft(ui, &workspace_of(model), &keeper, draft);
         return Err("not sent: workspace not confirmed".into());
-    };
-    let workspace = scope.workspace.0.clone();
-    if model.chat.control.interrupt_in_flight(&workspace, &keeper) {
-        let request_id = crate::outbox::new_request_id();
-        pane.register_send(&request_id, &text);
-        model.chat.control.held.hold(HeldInput {
-            workspace,
-            keeper,
-            request_id: request_id.clone(),
-            text,
-        });
-        ui.notice = Some("held until the interrupt is answered, then sent".into());
-        return Ok(request_id);
-    }
-    let Some(saves) = hubs.saves else {
-        restore_draft(ui, &workspace, &keeper, draft);
-        return Err("not sent: save hub not running".into());
     };
     let intent = ChatSendIntent {
         control_token: model
@@ -55,36 +36,32 @@ pub(super) fn send(
         request_id: crate::outbox::new_request_id(),
         text,
     };
-    pane.register_send(&intent.request_id, &intent.text);
-    submit_send(model, ui, saves, scope, intent, draft)
+    submit_send(model, ui, hubs.saves, intent, draft)
 }
 
-/// Hands a registered send to the save hub; when its mailbox is closed nothing left: the send
-/// leaves the pane and its text goes back to the draft.
+/// Submits a send; when nothing left its text goes back to the draft.
 pub(super) fn submit_send(
     model: &mut Model,
     ui: &mut Ui,
-    saves: &ractor::DerivedActorRef<SaveCommand>,
-    scope: ReadScope,
+    saves: Option<&ractor::DerivedActorRef<SaveCommand>>,
     intent: ChatSendIntent,
     draft: Draft,
 ) -> Result<String, String> {
-    let submitted = saves
-        .send_message(SaveCommand::Submit(Save::<ChatSend>::submission(
-            intent.save_id(),
-            intent.clone(),
-            scope,
-        )))
-        .is_ok();
-    if submitted {
-        return Ok(intent.request_id);
+    let request_id = intent.request_id.clone();
+    let keeper = intent.keeper.clone();
+    match submit(model, saves, SaveRequest::new::<ChatSend>(intent)) {
+        Ok(submitted) => {
+            if let Some(notice) = submitted.notice {
+                ui.notice = Some(notice);
+            }
+            Ok(request_id)
+        }
+        Err(refusal) => {
+            let workspace = workspace_of(model);
+            restore_draft(ui, &workspace, &keeper, draft);
+            Err(refusal.words)
+        }
     }
-    if let Some(pane) = model.chat.pane.as_mut() {
-        pane.forget(&intent.request_id);
-    }
-    let workspace = workspace_of(model);
-    restore_draft(ui, &workspace, &intent.keeper, draft);
-    Err("not sent: save hub stopped".into())
 }
 
 pub(super) fn plain_draft(text: String) -> Draft {
@@ -110,12 +87,11 @@ pub(super) fn release_held(model: &mut Model, ui: &mut Ui, hubs: ChatHandles<'_>
         .release(|workspace, keeper| interrupts.in_flight(keeper, workspace).is_some());
     let changed = !ready.is_empty();
     for held in ready {
-        let scope = model
+        let here = model
             .gate()
             .current()
-            .cloned()
-            .filter(|s| s.workspace.0 == held.workspace);
-        let (Some(scope), Some(saves)) = (scope, hubs.saves) else {
+            .is_some_and(|s| s.workspace.0 == held.workspace);
+        let (true, Some(saves)) = (here, hubs.saves) else {
             if let Some(pane) = model.chat.pane.as_mut() {
                 pane.forget(&held.request_id);
             }
@@ -134,7 +110,7 @@ pub(super) fn release_held(model: &mut Model, ui: &mut Ui, hubs: ChatHandles<'_>
             text: held.text,
         };
         let draft = plain_draft(intent.text.clone());
-        if let Err(notice) = submit_send(model, ui, saves, scope, intent, draft) {
+        if let Err(notice) = submit_send(model, ui, Some(saves), intent, draft) {
             ui.notice = Some(notice);
         }
     }

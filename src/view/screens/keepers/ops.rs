@@ -131,11 +131,11 @@ pub fn picker_key(roster: &mut RosterUi, model: &Model, key: KeyEvent) -> UiComm
 
 /// The view actor's verdict on a submitted operation: the picker closes once its choice is
 /// submitted and keeps its selection when the admission was refused (H-11).
-pub fn submitted(ui: &mut Ui, refused: Option<&&'static str>) {
+pub fn submitted(ui: &mut Ui, refused: bool) {
     if let Some(picker) = ui.roster.picker.as_mut()
         && picker.submitting
     {
-        if refused.is_some() {
+        if refused {
             picker.submitting = false;
         } else {
             ui.roster.picker = None;

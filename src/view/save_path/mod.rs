@@ -1,0 +1,39 @@
+//! The one way a save leaves the view: a [`SaveRequest`] (a typed intent of one kind, behind a
+//! small trait object so a command can carry any kind), checked and registered by [`submit`],
+//! then cast to the save hub. Key handling never awaits: the cast is the only effect outside the
+//! model, so tests and benches call the same function the view actor calls.
+//!
+//! Each kind has a companion on the view side ([`SaveCompanion`], in [`kinds`]): the book its
+//! saves are kept in (the model's `SaveBook`, or the chat pane for a chat send), its "already in
+//! flight" rule (the intent key, and H-11's one operation per Keeper for sandbox, assignment
+//! and settings), its pre-checks against what the model shows (§11: a bind the status already
+//! shows is unchanged, not sent), its words, and what the model does after a submit (a decision
+//! made in a chat shows there at once). [`submit`] checks them in this order, in one place:
+//!
+//! 1. a confirmed workspace (K-5: a save is made under the epoch the operator saw);
+//! 2. the companion's admission ([`SaveCompanion::admit`]: pre-checks, exclusivity);
+//! 3. the same intent in flight in the book: shared, not sent again;
+//! 4. the companion may keep the save here for now ([`SaveCompanion::hold`]);
+//! 5. registered in the book (so its receipt has a place to land), then cast to the hub; a hub
+//!    that is not running settles it here as not sent;
+//! 6. the companion's reaction ([`SaveCompanion::after_submit`]).
+//!
+//! Where the next stages go (each built once, here, for every kind): a preview of the change
+//! (old → new from the model's current value) is a companion method reading the request's
+//! intent, shown before step 5; a confirmation (armed key) is a stage of the request that
+//! step 4's place already accommodates (a request kept, not sent, until confirmed); the commit
+//! is step 5 (the outbox row is durable before anything leaves, never resent); settling by a
+//! re-read is the book's (`view::saves::Rereads`); the journal lists every book's entries, which
+//! keep every save of the session with its phase; an undo is a new request made by the
+//! companion from a settled entry.
+
+pub mod companion;
+pub mod kinds;
+mod refusal;
+mod request;
+mod submit;
+
+pub use companion::{SaveCompanion, SaveLedger};
+pub use refusal::{Refused, SaveRefusal, Submitted, notice};
+pub use request::{SaveRequest, submit};
+pub use submit::submit_kind;
