@@ -282,7 +282,7 @@ impl Actor for WorkspaceActor {
                 let client = state.args.client.clone();
                 let me = myself.clone();
                 let worker_ticket = ticket.clone();
-                // Conditional always; held by a server that can hold it (issue 15) only while
+                // Conditional always; held by a server that can hold it only while
                 // the identity is confirmed: an unchanged identity then costs a 304 per hold
                 // instead of a body per cadence. Unconfirmed, mismatched or failing, the probe
                 // keeps the plain cadence.

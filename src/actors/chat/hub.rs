@@ -2,7 +2,7 @@
 //! [`ChatSource`] per open Keeper and hands it the workspace identity and the runtime's
 //! outbox (opened lazily: a runtime that never opens a chat never touches the state file).
 //!
-//! Sends are saves, run by the save hub (issue 9: one write path); they outlive their chat
+//! Sends are saves, run by the save hub (one write path for every write); they outlive their chat
 //! screen (H-5: navigation is not cancellation). A send that ended "outcome unknown" is
 //! reconciled by its exact request id when the chat pane asks ([`ChatCommand::Reconcile`]) or
 //! when the chat opens again; it is never re-sent.

@@ -1,4 +1,4 @@
-//! Keeper chat actors (issue 4 items 1 and 5, issue 9 item 2; protocol.md §4.3–§4.5, §11;
+//! Keeper chat actors (protocol.md §4.3–§4.5, §11;
 //! sources.md G-1…G-10).
 //!
 //! - [`hub`]: the supervised `ChatHub` source; spawns one chat source per open Keeper, linked
@@ -6,7 +6,7 @@
 //! - [`source`]: one `ChatSource` per open Keeper: history pages (PgUp at the top loads the
 //!   next older page), the outbox restore on open, reconciliation of exact request ids.
 //! - [`send`]: the chat send as a save kind ([`ChatSend`]): the save hub runs each send as
-//!   its own actor, outbox first, then the POST and its stream (one write path, issue 9).
+//!   its own actor, outbox first, then the POST and its stream (one write path).
 //! - [`interrupt`], [`steer`]: turn control as save kinds (`/interrupt`, `/steer`; §14.13,
 //!   §14.14), their receipts landing in the chat surface's own slots.
 //! - [`observation`]: what they tell the view ([`ChatObservation`]) and the commands the view

@@ -6,7 +6,7 @@
 //! none, and refuses an undeclared `since_seq` with 400. A resume is asked only for an
 //! accepted operation (the acceptance proves it exists, so the re-POST of the same id creates
 //! nothing; §14.15 names such a re-POST `replayed`); anything else falls back to §4.4
-//! reconciliation, as before.
+//! reconciliation.
 
 use crate::protocol::sse::SseFrame;
 

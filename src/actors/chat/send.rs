@@ -1,4 +1,4 @@
-//! The chat send as a save kind (protocol.md §4.3, §11; issue 4 item 5, issue 9 item 2): one
+//! The chat send as a save kind (protocol.md §4.3, §11): one
 //! write path for every save, the chat send included.
 //!
 //! The generic save operation (`crate::actors::saves::operation`) does the order: outbox

@@ -9,11 +9,11 @@
 //!   cadence does not loop a failed chain (D-14) — the next status read restarts it.
 //! - Withdrawal retires every read (G-6); the status is standing, so the next confirmation
 //!   reads it again and the chains follow.
-//! - A quiet idle (issue 15): a cadence status read restarts the chains only when the status
+//! - A quiet idle: a cadence status read restarts the chains only when the status
 //!   says the connectors or their bindings changed ([`ChainsBasis`]), when a chain failed
 //!   (D-14: the next status read restarts it), after an identity change, or after an explicit
 //!   demand (the operator's refresh). An unchanged status leaves the admitted names standing.
-//! - Where this MASC does not serve the names route (issue 13; newer MASC, §7.2): once the
+//! - Where this MASC does not serve the names route (newer MASC, §7.2): once the
 //!   client's capability table knows it (the first chains' answers), a status starts no chain
 //!   at all — each (connector, scope) is traced `refused{not_served}` — so a known absent
 //!   route is never looped on; the view shows channel ids without names. The table is
@@ -145,7 +145,7 @@ impl ConnectorsState {
         let names_absent =
             self.client.capabilities().get(RouteFamily::ConnectorNames) == Capability::NotServed;
         if names_absent {
-            // Issue 13: a route known not served starts no chain (never looped on).
+            // A route known not served starts no chain (never looped on).
             for row in list.connectors() {
                 for scope in SCOPES {
                     stage::refused(

@@ -21,7 +21,7 @@ pub enum SourceControl {
     /// The workspace identity changed: a new epoch opens (Confirmed) or authority is withdrawn
     /// (anything else); withdrawal retires owned reads (G-6).
     Identity(IdentityState),
-    /// Whether a surface on screen shows this source's slots (issue 15: the view sends it when
+    /// Whether a surface on screen shows this source's slots (the view sends it when
     /// the screen changes; no payload). A source with a cadence polls slower while `false`
     /// (`crate::actors::read::hidden_period`); sources without one ignore it.
     Visible(bool),

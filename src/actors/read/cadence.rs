@@ -1,10 +1,10 @@
 //! A self-rescheduling poll: after each completed read the source arms one `send_after` of
 //! `Demand(Cadence)` (architecture.md §4.3: never a blind interval that queues behind a slow read).
 //!
-//! Visibility (issue 15): the view tells every source whether a surface on screen shows its
-//! slots (`SourceControl::Visible`, no payload). A source no surface shows polls at
-//! [`hidden_period`] instead of its own period; when it is shown again, its next poll is due
-//! one visible period after the last completed read — at once when that is already past — so
+//! Visibility (a hidden surface's sources poll less): the view tells every source whether a surface
+//! on screen shows its slots (`SourceControl::Visible`, no payload). A source no surface shows
+//! polls at [`hidden_period`] instead of its own period; when it is shown again, its next poll is
+//! due one visible period after the last completed read — at once when that is already past — so
 //! what the operator sees is never older than with the visible cadence alone.
 
 use crate::actors::contract::{DemandKind, SourceControl};

@@ -16,12 +16,12 @@
 //! - Withdrawal retires every read together and drops the prefix; a re-confirmation of
 //!   the same workspace reads both again under the new epoch; another workspace never inherits
 //!   the request (G-6).
-//! - Where this MASC does not serve the history page route (issue 13): when the first page of a
-//!   fresh prefix comes back `not_served` (never on another failure, A-3), the legacy recent
-//!   events (§5.4, [`legacy_history`](super::legacy_history)) are read in an owner of their own
-//!   that lives only while the page route is known not served; `H` reads nothing older (the
-//!   legacy array has no pages), `r` asks the page route again (answered from the client's
-//!   capability table) and so the legacy array again; an identity change retires it.
+//! - Where this MASC does not serve the history page route (an older release): when the first
+//!   page of a fresh prefix comes back `not_served` (never on another failure, A-3), the legacy
+//!   recent events (§5.4, [`legacy_history`](super::legacy_history)) are read in an owner of
+//!   their own that lives only while the page route is known not served; `H` reads nothing
+//!   older (the legacy array has no pages), `r` asks the page route again (answered from the
+//!   client's capability table) and so the legacy array again; an identity change retires it.
 
 use super::chain::HistoryChain;
 use super::goal_timeline::goal_timeline_slot;
@@ -170,7 +170,7 @@ impl WorkDetailState {
     }
 
     /// The first page of a fresh prefix was not served: the legacy recent events of the task
-    /// are read in their own owner (issue 13).
+    /// are read in their own owner (never mixed into the page chain, A-4).
     fn read_legacy(&mut self, myself: &ActorRef<Msg>) {
         let Some(task) = self.task.as_ref() else {
             return;
@@ -363,7 +363,7 @@ impl WorkDetailState {
                     }
                     _ => None,
                 };
-                // Issue 13: only a fresh prefix's first page that this MASC does not serve
+                // Only a fresh prefix's first page that this MASC does not serve
                 // chooses the legacy read; any other page result keeps the page route.
                 let page_served = match &ret.result {
                     Ok(WorkObservation::TaskHistory(read)) => Some(!matches!(

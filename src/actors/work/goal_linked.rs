@@ -1,4 +1,4 @@
-//! The Work › Tasks fallback where MASC has the data (issue 13, phase 2): when this MASC does
+//! The Work › Tasks fallback where MASC has the data: when this MASC does
 //! not serve the task list route (§5.1, a masc-tui extension; `ClientError::NotServed`), the
 //! tasks linked to goals are listed from MASC's goals tree (`GET /api/v1/dashboard/goals`,
 //! §5.5), which carries every goal node with its linked tasks.
@@ -143,7 +143,7 @@ mod tests {
     use super::*;
     use crate::protocol::decode::WireDecode;
 
-    /// Issue 13: tasks of nested goals are listed once, with every goal that links them; a
+    /// Tasks of nested goals are listed once, with every goal that links them; a
     /// node without a `tasks` key is counted, never read as "no tasks".
     #[test]
     fn issue13_goal_links_merge_over_the_whole_tree() {

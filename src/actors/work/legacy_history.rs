@@ -1,4 +1,4 @@
-//! The Task history fallback where MASC has the data (issue 13, phase 2): when this MASC does
+//! The Task history fallback where MASC has the data: when this MASC does
 //! not serve the history page route (§5.3, a masc-tui extension), the legacy recent-events
 //! array (`GET /api/v1/dashboard/tasks/history?task_id=&limit=`, §5.4) is read instead.
 //!

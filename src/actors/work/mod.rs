@@ -1,11 +1,11 @@
-//! Work sources (issue 5; protocol.md §5; sources.md A-1…A-17, B-1, B-2): the Planning rollup
+//! Work sources (protocol.md §5; sources.md A-1…A-17, B-1, B-2): the Planning rollup
 //! and the Task list (polled sources), and the Work detail source that owns, per open object,
 //! the Task body, the Task history chain and the Goal timeline as independent reads.
 //!
 //! One file per read: [`planning`], [`task_list`], [`task_body`], [`task_history`] (with the
 //! immutable prefix in [`chain`]), [`goal_timeline`]; the detail actor is [`detail`]. Where this
 //! MASC does not serve a masc-tui extension route, the fallbacks MASC has the data for are
-//! their own reads and slots (issue 13): [`goal_linked`] (the task list from the goals tree's
+//! their own reads and slots: [`goal_linked`] (the task list from the goals tree's
 //! goal links) and [`legacy_history`] (the legacy recent-events array).
 
 pub mod chain;
@@ -45,14 +45,14 @@ pub enum WorkSlot {
     /// `GET /api/v1/dashboard/tasks` (Work → Tasks list).
     TaskList,
     /// The goal-linked tasks from `GET /api/v1/dashboard/goals` (§5.5): read only while the
-    /// task list route is known not served by this MASC (issue 13).
+    /// task list route is known not served by this MASC.
     GoalLinkedTasks,
     /// `GET /api/v1/dashboard/tasks/detail?task_id=` of this task.
     TaskBody(String),
     /// `GET /api/v1/dashboard/tasks/history/page` chain of this task.
     TaskHistory(String),
     /// The legacy recent events of this task, `GET /api/v1/dashboard/tasks/history` (§5.4):
-    /// read only when this MASC does not serve the page route (issue 13).
+    /// read only when this MASC does not serve the page route.
     TaskHistoryLegacy(String),
     /// `GET /api/v1/dashboard/goals/detail?goal_id=` of this goal (B-1).
     GoalTimeline(String),
@@ -90,11 +90,11 @@ impl SlotKey for WorkSlot {
 pub enum WorkObservation {
     Planning(ReadResult<PlanningRead>),
     TaskList(ReadResult<TaskList>),
-    /// The fallback of a `not_served` task list (issue 13): its own typed value.
+    /// The fallback of a `not_served` task list: its own typed value.
     GoalLinkedTasks(ReadResult<GoalLinkedTasks>),
     TaskBody(ReadResult<TaskDetail>),
     TaskHistory(Box<HistoryPageRead>),
-    /// The fallback of a `not_served` history page route (issue 13): its own typed value.
+    /// The fallback of a `not_served` history page route: its own typed value.
     TaskHistoryLegacy(ReadResult<LegacyTaskEvents>),
     GoalTimeline(ReadResult<GoalDetailRead>),
 }

@@ -1,5 +1,5 @@
 //! The Task list source: `GET /api/v1/dashboard/tasks` (protocol.md §5.1), and its fallback
-//! where this MASC does not serve that route (issue 13, phase 2).
+//! where this MASC does not serve that route.
 //!
 //! - One standing slot, `WorkSlot::TaskList`; cadence shares, explicit supersedes (G-3). The
 //!   per-part read states (backlog, archive, goal links) travel inside the typed list and are

@@ -3,8 +3,7 @@
 //! Shapes as MASC's own encoder writes them (`Keeper_chat_operation.to_json`,
 //! lib/keeper_chat_operations/keeper_chat_operation.ml at MASC d541eb07): a `Failed` record
 //! always carries the `outcome_ref` key, `null` when the turn left no outcome (a cancelled
-//! turn, a restart, an exception). That null is a settled failure, not an undecodable record
-//! (issue 13, defect 1).
+//! turn, a restart, an exception). That null is a settled failure, not an undecodable record.
 
 use super::events::OperationState;
 use crate::protocol::decode::{

@@ -239,7 +239,7 @@ pub fn roster(conn: &Connection) -> Result<Vec<Value>, StoreError> {
 }
 
 /// The first `limit` roster rows in display order and how many there are in all (§4.1's
-/// `total`): at 5,000 Keepers the route builds 200 rows, not 5,000 (issue 15).
+/// `total`): at 5,000 Keepers the route builds 200 rows, not 5,000.
 pub fn roster_page(conn: &Connection, limit: i64) -> Result<(usize, Vec<Value>), StoreError> {
     let total: i64 = conn.query_row("SELECT COUNT(*) FROM keepers", [], |r| r.get(0))?;
     Ok((

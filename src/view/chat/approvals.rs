@@ -1,4 +1,4 @@
-//! Approval questions of the chat target in its transcript (issue 14; chat-screen.md C-44,
+//! Approval questions of the chat target in its transcript (chat-screen.md C-44,
 //! C-53; protocol.md §10.5): every pending operator approval whose target is this Keeper is a
 //! gate row — news first, then the target, joined by `·` (`승인 대기 · keeper_probe`,
 //! `판정 중 · keeper_probe`, `승인됨 · 적용 예정`) — and stays in the default view while it

@@ -101,8 +101,8 @@ impl TranscriptView {
 
     /// A chunk's height; an unknown one is measured by wrapping it, and its rows are kept in
     /// the row cache only when `keep_rows` (a chunk about to be painted). A measurement of
-    /// rows no frame paints keeps the height alone (issue 15: measuring 100k entries filled
-    /// the row cache with rows nobody looked at).
+    /// rows no frame paints keeps the height alone (measuring 100k entries would fill the row
+    /// cache with rows nobody looks at).
     fn chunk_height_keeping(
         &mut self,
         layout: &GutterLayout,

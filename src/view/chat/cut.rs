@@ -1,7 +1,6 @@
 //! C-28 / C-67: the newest message taller than the window keeps its first row and its newest
 //! body with `⋯ N chat rows hidden · PgUp to reveal` between; a huge one whose middle is not
-//! measured yet is cut without wrapping the middle, which is measured off the view actor
-//! (issue 14 item 7). Split out of `window.rs` (one job per file).
+//! measured yet is cut without wrapping the middle, which is measured off the view actor.
 
 use super::{FrameInfo, TranscriptView, UNKNOWN};
 use crate::view::chat::gutter::GutterLayout;

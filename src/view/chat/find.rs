@@ -1,4 +1,4 @@
-//! `/find` in the transcript (issue 14 item 4, C-74): matches are looked for in the body rows
+//! `/find` in the transcript (C-74): matches are looked for in the body rows
 //! the renderer paints — the same plan, modes, width and wrapped rows as the frame and the
 //! scroll — so a match row is a row the window can show, in every origin mode. Matching is
 //! ASCII-case-insensitive on each painted row (a match never spans a wrap).

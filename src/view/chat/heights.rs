@@ -2,7 +2,7 @@
 //! per content key, kept across re-plans so a streamed delta does not re-measure the whole
 //! transcript.
 //!
-//! Issue 15: a measured transcript holds one height per block, 100k of them. A one-chunk body
+//! A measured transcript holds one height per block, 100k of them. A one-chunk body
 //! (nearly every block) is a `u32` beside its key (16 bytes a slot); only a huge body's
 //! per-chunk heights are boxed, in a map of their own.
 
@@ -58,7 +58,7 @@ impl HeightCache {
 mod tests {
     use super::*;
 
-    /// Issue 15: a one-chunk body's height and a chunked body's heights are kept apart by
+    /// A one-chunk body's height and a chunked body's heights are kept apart by
     /// key, read back as recorded, and cleared together.
     #[test]
     fn heights_read_back_per_key_and_chunk() {

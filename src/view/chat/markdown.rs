@@ -183,7 +183,7 @@ impl Renderer {
             Event::Html(t) | Event::InlineHtml(t) => {
                 // Raw HTML is shown as text (already sanitised); block HTML keeps its lines.
                 // HTML comments are not: no renderer's reader ever sees one, and a report
-                // hidden in one must not surface here (issue 14).
+                // hidden in one must not surface here.
                 let t = self.without_comments(&t);
                 let mut parts = t.split('\n').peekable();
                 while let Some(part) = parts.next() {
@@ -430,7 +430,7 @@ pub fn render_markdown(text: &str, base: Style, recede: Style) -> Vec<LogicalLin
         table_row: Vec::new(),
         in_comment: false,
     };
-    // CommonMark plus GFM tables (issue 14): a Keeper reply's table is drawn as a table.
+    // CommonMark plus GFM tables: a Keeper reply's table is drawn as a table (C-69).
     for event in Parser::new_ext(&prepared, Options::ENABLE_TABLES) {
         r.event(event);
     }

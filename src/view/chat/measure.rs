@@ -1,4 +1,5 @@
-//! Chunk heights of a huge body measured off the view actor (issue 14 item 7, issue 15).
+//! Chunk heights of a huge body measured off the view actor (the first frame never waits for
+//! a whole huge message to wrap).
 //!
 //! The first frame of a chat whose newest message is huge needs only that message's first row
 //! and its newest rows (C-28); the rows between are counted for the `⋯ N chat rows hidden`

@@ -1,7 +1,7 @@
-//! A Keeper reply still streaming (issue 14: mid-stream frames showed raw `*`). Until its
+//! A Keeper reply still streaming, drawn without raw Markdown markers. Until its
 //! closer arrives, an opened `**bold`, `*emphasis`, `__bold`, `_emphasis` or `[link` is literal
-//! text to CommonMark, so a frame painted between two deltas showed the markers and then lost
-//! them. For an entry whose text is still open (between `TEXT_MESSAGE_START` and `_END`), the
+//! text to CommonMark, so a frame painted between two deltas would show the markers and then
+//! lose them. For an entry whose text is still open (between `TEXT_MESSAGE_START` and `_END`), the
 //! renderer gets its last paragraph with the open inline markup closed: an opener with nothing
 //! after it yet is left out, an unclosed code span or emphasis is closed at the end, a link
 //! whose `]` has not come yet shows its text without the `[`, and a link whose destination is

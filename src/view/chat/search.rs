@@ -1,5 +1,4 @@
-//! `/find` off the view actor (issue 14; non-negotiable 3: heavy projection never runs on the
-//! view actor).
+//! `/find` off the view actor (heavy projection never runs on the view actor).
 //!
 //! A search wraps every chunk of the whole transcript, so on a 100k-entry chat it is the
 //! biggest single cost a key can cause. The view actor only dispatches: it takes a

@@ -1,4 +1,4 @@
-//! Markdown tables laid out as tables at the row width (issue 14; C-69, C-70, C-71).
+//! Markdown tables laid out as tables at the row width (C-69, C-70, C-71).
 //!
 //! The Markdown renderer keeps a table as cells of styled runs (width-independent, so the
 //! rendered body stays memoisable); [`layout_table`] lays it out when the body is wrapped at a

@@ -86,7 +86,7 @@ pub struct TranscriptView {
     modes: ViewModes,
     style: ChatStyle,
     utc_offset_secs: i32,
-    /// Shared with an off-actor `/find` (issue 14): rebuilt whole, never changed in place.
+    /// Shared with an off-actor `/find`: rebuilt whole, never changed in place.
     plan: Arc<Vec<PlannedBlock>>,
     plan_for: Option<(u64, ViewModes, i32)>,
     /// Total rows of each planned block (`UNKNOWN` until measured).
@@ -102,7 +102,7 @@ pub struct TranscriptView {
     measure_wanted: Option<MeasureJob>,
     /// (generation, block key) of a measurement handed out and not back yet.
     measuring: Option<(u64, u64)>,
-    /// The text `/find` highlights in painted body rows (issue 14 item 4).
+    /// The text `/find` highlights in painted body rows (C-74).
     find: Option<String>,
 }
 

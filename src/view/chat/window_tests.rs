@@ -1,4 +1,4 @@
-//! The lazy cut of a huge newest message (issue 14 item 7): what the first frame wraps, the
+//! The lazy cut of a huge newest message (C-28, C-67): what the first frame wraps, the
 //! off-actor measurement, and its generation check.
 
 use super::*;
@@ -143,7 +143,7 @@ fn t5_a_measurement_of_an_older_layout_is_ignored() {
     assert_eq!(rows, want);
 }
 
-/// Issue 15: measuring the whole transcript keeps heights, not rows — the row cache holds only
+/// Measuring the whole transcript keeps heights, not rows — the row cache holds only
 /// what a frame painted — and the heights equal those of a measurement that keeps its rows.
 #[test]
 fn measuring_every_row_keeps_heights_not_rows() {

@@ -1,7 +1,7 @@
 //! A frame repainted in part shows what a whole frame shows. Each step of a
 //! sequence of keys, clock ticks and data changes is painted twice: by a [`FramePainter`]
 //! into its kept frame (whole or in part), and from scratch into a fresh buffer presented
-//! by a second presenter as before the painter. After every step the kept frame equals
+//! by a second presenter with no kept frame. After every step the kept frame equals
 //! the fresh one cell for cell, and the two terminals (each a `vt100` screen fed the bytes
 //! its presenter wrote) show the same.
 

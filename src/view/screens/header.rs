@@ -1,7 +1,7 @@
 //! The header on every surface: the tab ring, then connection state · workspace identity ·
 //! admission mode (surfaces.md header states; protocol.md §2.2/§2.3 modes) · the capabilities
-//! this MASC does not serve, compactly (issue 13: absent routes are listed, never called a
-//! degraded connection).
+//! this MASC does not serve, compactly (absent routes are listed, never called a degraded
+//! connection).
 
 use super::{ProjectionCtx, Tab, Ui};
 use crate::actors::contract::IdentityState;

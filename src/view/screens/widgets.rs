@@ -1,6 +1,6 @@
 //! Widgets every screen shares, in one place: the list offset that keeps a selection visible,
 //! the status and annotation lines of a slot (never "empty" for unread, warming or failed,
-//! G-4, G-5), the words for a route this MASC does not serve (issue 13: what is missing and
+//! G-4, G-5), the words for a route this MASC does not serve (what is missing and
 //! what the operator can do — never `degraded`, `0` or `data unreliable`), the Keeper status
 //! marks, one-row rects, and the cycling of closed rings (tabs, panes, filters, sorts).
 
@@ -65,7 +65,7 @@ pub fn status_mark(status: KeeperStatus) -> (&'static str, Tone) {
     }
 }
 
-/// What a route this MASC does not serve means for the operator (issue 13). The one place
+/// What a route this MASC does not serve means for the operator. The one place
 /// these words live: every surface, the Overview and the header take them from here.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Absent {
@@ -220,7 +220,7 @@ pub fn annotation<T: Clone>(fetched: &Fetched<T>, now: Instant) -> Option<(Strin
             ),
             Tone::Bad,
         )),
-        // The route went away under a value read earlier: a known absence (issue 13).
+        // The route went away under a value read earlier: a known absence.
         Fetched::NotServed {
             route,
             last: Some(_),

@@ -36,7 +36,7 @@ pub struct WorkModel {
     pub first_planning: Option<FirstPlanning>,
     pub tasks: Slot<Arc<TaskList>>,
     /// The goal-linked tasks (§5.5 tree), read only while the task list route is not served
-    /// by this MASC (issue 13). Shown only then ([`WorkModel::task_list`]).
+    /// by this MASC. Shown only then ([`WorkModel::task_list`]).
     pub linked_tasks: Slot<Arc<GoalLinkedTasks>>,
     pub task: Option<TaskDetailModel>,
     pub goal: Option<GoalDetailModel>,
@@ -168,7 +168,7 @@ impl WorkModel {
     }
 
     /// Which task list Work › Tasks shows: the task list read, or — only while that read's
-    /// last answer is "not served by this MASC" — the goal-linked tasks (issue 13).
+    /// last answer is "not served by this MASC" — the goal-linked tasks.
     pub fn task_list(&self) -> TaskListShown<'_> {
         match self.tasks.fetched.not_served() {
             Some(absent) => TaskListShown::GoalLinked {
@@ -498,7 +498,7 @@ impl SurfaceModel for WorkModel {
     }
 
     /// Some Work list read's last result is a failure (header: degraded); a list route this
-    /// MASC does not serve is not one (issue 13), but a failed fallback read is.
+    /// MASC does not serve is not one (a known absence), but a failed fallback read is.
     fn any_failed(&self) -> bool {
         self.planning.failed() || self.tasks.failed() || self.linked_tasks.failed()
     }

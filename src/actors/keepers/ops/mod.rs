@@ -1,4 +1,4 @@
-//! Keeper operations as saves (issue 10 part A; protocol.md §9.5–§9.8, §11; sources.md
+//! Keeper operations as saves (protocol.md §9.5–§9.8, §11; sources.md
 //! H-8…H-13). Each operation is its own [`SaveKind`] beside this file, run by the save hub;
 //! its receipts land in the Keepers surface's own slot, [`KeeperOpSlot`]. Ownership contract
 //! and tested faults: docs/audits/keeper-ops.md.

@@ -60,7 +60,7 @@ pub fn context_words(fetched: Option<&Fetched<Arc<LiveContext>>>) -> (String, To
                 Tone::Warn,
             )
         }
-        // Issue 13: not served is its own state (only this part is unavailable).
+        // Not served is its own state (only this part is unavailable).
         Fetched::NotServed { last: Some(o), .. } => {
             let (text, _) = value(&o.value);
             (

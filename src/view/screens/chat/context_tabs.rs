@@ -2,7 +2,7 @@
 //! §14.11; sources.md K-15, K-17; C-58): the chat target's newest turn record, its serialized
 //! provider input, and how the one accounts for the other.
 //!
-//! - `1:stack`: the observed Live Context and settings (as before), then the newest turn
+//! - `1:stack`: the observed Live Context and settings, then the newest turn
 //!   record: its usage (tokens per request, never split per component), context window and
 //!   request body, and its input components with bytes and share. A newest record without
 //!   components names the newest one that has them, and how far behind it is (MASC's own

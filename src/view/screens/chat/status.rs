@@ -3,8 +3,8 @@
 //!
 //! It never cuts a value in the middle: when the row is too narrow, parts give way in a fixed
 //! order — the context's token counts first (its percentage stays), then the status word
-//! (its mark stays), then the health — before anything is cut (issue 14: at 80 columns the
-//! context was cut while "health" was shown twice, `health healthy`).
+//! (its mark stays), then the health — before anything is cut (at 80 columns the context must
+//! not be cut while room goes to a repeated word such as `health healthy`).
 
 use super::context::{context_words, gate_words};
 use crate::protocol::client::ErrorClass;

@@ -1,4 +1,4 @@
-//! Create Keeper `a` on the Keepers roster (issue 10; sources.md H-14…H-17; protocol.md §9.9).
+//! Create Keeper `a` on the Keepers roster (sources.md H-14…H-17; protocol.md §9.9).
 //! `a` opens `$EDITOR` on the workspace's declaration draft — the template, or a declaration
 //! that is still unresolved (not sent, rejected, unconfirmed, in flight), restored as it was
 //! (H-17). The returned file is kept as the draft before anything else (drafts survive errors),

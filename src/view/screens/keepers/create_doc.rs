@@ -1,4 +1,4 @@
-//! The declaration a new Keeper is created from (issue 10 `a`; protocol.md §9.9; sources.md
+//! The declaration a new Keeper is created from (protocol.md §9.9; sources.md
 //! H-14): a TOML file in `$EDITOR` with MASC's `/up` keys, parsed back strictly into the body of
 //! the create-only POST. Required: `name`, `sandbox_profile`, `network_mode` (non-blank) and
 //! `instructions`; the rest is optional and sent only when present. Unknown keys and wrong

@@ -133,7 +133,7 @@ pub fn state_line<T: Clone>(
             Tone::Busy,
         ),
         Fetched::Refreshing { .. } => return None,
-        // Issue 13: not served is its own state, never a failure.
+        // Not served is its own state, never a failure.
         Fetched::NotServed { last, .. } => (
             format!(
                 "{part}: not served by this MASC (only this part is unavailable){}",

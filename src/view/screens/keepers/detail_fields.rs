@@ -1,6 +1,5 @@
 //! The Keeper detail pane's fields: every field of one roster row, each labelled, an absent
-//! value said as `(absent)` (never an empty or zero value). Split from `mod.rs` (one job per
-//! file).
+//! value said as `(absent)` (never an empty or zero value).
 
 use super::*;
 

@@ -1,4 +1,5 @@
-//! Painted roster rows kept between frames (issue 15).
+//! Painted roster rows kept between frames, so a frame copies a row's cells instead of
+//! painting it again.
 //!
 //! A roster row is a pure function of its slot, the pane width, the theme, whether it is the
 //! selected row, and the clock only through its TURN age text. Painting it through ratatui
@@ -9,8 +10,8 @@
 //! copy of the cells it wrote ([`Written`]: an unstyled blank is left empty, and an empty cell
 //! is what it shows). Copying only those is what a later frame needs: the rows area of a frame
 //! is empty when the rows are painted (a whole frame's reset buffer, or a damaged frame's reset
-//! damage), and a row touches only its own line. A `Cell` copy costs ≈ 6–10 ns here (issue
-//! 15: measured; its symbol's clone is most of it), so the cells not copied are most of the
+//! damage), and a row touches only its own line. A `Cell` copy costs ≈ 6–10 ns here
+//! (measured; its symbol's clone is most of it), so the cells not copied are most of the
 //! saving.
 //!
 //! A new roster value does not throw the kept rows away: a kept row is used again when its
@@ -69,7 +70,7 @@ struct Rows {
 struct Kept {
     /// The roster value the row was painted from (the slot at the row's index in it): a new
     /// value may use the cells again when its slot at the same index is equal. Held, not
-    /// cloned (issue 15: a slot's clone cost more than painting the row); moved to the new
+    /// cloned (a slot's clone costs more than painting the row); moved to the new
     /// value once found equal in it, so an old value is let go.
     value: Arc<KeeperRoster>,
     /// The roster value (`Rows::generation`) the slot was last found equal in.
@@ -383,7 +384,7 @@ mod tests {
         buf
     }
 
-    /// Issue 15: every frame painted from kept rows equals the frame painted row by row, as
+    /// Every frame painted from kept rows equals the frame painted row by row, as
     /// the selection moves, the window scrolls, the clock turns ages over, the width or the
     /// theme changes, and a new roster value arrives.
     #[test]

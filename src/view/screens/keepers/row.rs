@@ -1,7 +1,7 @@
 //! One roster row, described once as its pieces (column texts, the cells each is padded to,
 //! their styles) and painted two ways from that description: as a ratatui `Line`
 //! ([`row_line`], painted by `cells::render_line`) and straight into a frame's cells
-//! ([`paint_row`], issue 15: no `Line`, no padded strings for ASCII columns, no one-row buffer).
+//! ([`paint_row`]: no `Line`, no padded strings for ASCII columns, no one-row buffer).
 //! Both place every cell as the terminal does (T.7, C-70); a test paints generated rows both
 //! ways and compares every cell.
 
@@ -205,7 +205,7 @@ pub fn row_line(slot: &KeeperRowSlot, cols: Columns, ctx: &ProjectionCtx) -> Lin
 /// first cell. It leaves the others as they were (empty), because an empty cell is what the
 /// row shows there: an unstyled blank (a gap, or a column padded with no style) equals an
 /// empty cell (ratatui's `Cell` equality: a blank symbol is the empty one), is written to a
-/// terminal as the same space, and needs no write. Issue 15: a kept row copies only these.
+/// terminal as the same space, and needs no write. A kept row copies only these.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Written(Vec<(u16, u16)>);
 
@@ -237,10 +237,10 @@ impl Written {
 
 /// Paints the row into the first line of `area` of `buf`, the `selected` one under the theme's
 /// selection style: the cells `cells::render_line` paints for [`row_line`] (patched with the
-/// selection style when selected) into cells that were empty, but for unstyled blanks, which
-/// stay empty (equal cells: see [`Written`]). `written` is set to the cells it wrote.
-/// Issue 15: ASCII pieces are written and padded in place; the others through their padded
-/// text, as the line does.
+/// selection style when selected) into cells that were empty, but for unstyled blanks, which stay
+/// empty (equal cells: see [`Written`]). `written` is set to the cells it wrote. ASCII pieces are
+/// written and padded in place (no string per piece); the others through their padded text, as the
+/// line does.
 pub fn paint_row(
     slot: &KeeperRowSlot,
     selected: bool,
@@ -319,7 +319,7 @@ pub fn paint_row(
 
 #[cfg(test)]
 mod tests {
-    //! Issue 15: [`paint_row`] paints exactly the cells `render_line` paints for
+    //! [`paint_row`] paints exactly the cells `render_line` paints for
     //! [`row_line`], for generated rows (ASCII, Korean, emoji with modifiers and joiners,
     //! combining marks, control characters, prepended characters, long texts cut at the
     //! column), selected or not, at widths from under the fixed columns up to 240, in both

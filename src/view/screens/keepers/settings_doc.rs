@@ -1,4 +1,4 @@
-//! The settings document the operator edits in `$EDITOR` (issue 10, H-1…H-7; protocol.md §9.5,
+//! The settings document the operator edits in `$EDITOR` (H-1…H-7; protocol.md §9.5,
 //! §9.6): a small TOML file rendered from one §9.5 snapshot, parsed back strictly, and compared
 //! with the same snapshot's fields to make the §9.6 patch (only the changed keys).
 //!

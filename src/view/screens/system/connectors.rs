@@ -2,7 +2,7 @@
 //! transport with its connection badge and bindings, usable as soon as the status arrives;
 //! the name chains are a separate stage per scope — reading, complete, or failed after N
 //! pages with the earlier pages kept. A binding shows `name (id)` or `id (name unknown)`.
-//! Where this MASC does not serve the names route (issue 13), the pane says so once, every
+//! Where this MASC does not serve the names route, the pane says so once, every
 //! scope reads "not served", and a binding shows `id (name unknown: this MASC does not serve
 //! the names route)`.
 
@@ -35,7 +35,7 @@ fn badge(row: &ConnectorRow) -> (&'static str, Tone) {
 fn stage(model: &Model, connector: &str, scope: NameScope) -> (String, Tone) {
     let name = scope_name(scope);
     let slot = model.system.chain(connector, scope);
-    // Issue 13: a route this MASC does not serve (this chain's answer, or known from another
+    // A route this MASC does not serve (this chain's answer, or known from another
     // chain, in which case the source started none here).
     let chain_absent = slot.and_then(|s| s.fetched.not_served());
     let no_chain_absent = slot

@@ -2,7 +2,7 @@
 //! `p` — Runtime catalogue, all tools (inventory), Skills catalogue, async runs. Each pane
 //! draws its own slot's pending, observation and failure (T-3); none waits for another (T-2).
 //! On the Runtime pane `j`/`k` select a model; `Enter`, `x` and `a` open the model and account
-//! forms (`form`, issue 11); `e` edits `runtime.toml` itself in `$EDITOR` (`raw`: `S`, `u`, `U`,
+//! forms (`form`, I-1…I-5); `e` edits `runtime.toml` itself in `$EDITOR` (`raw`: `S`, `u`, `U`,
 //! `X`). The async runs pane selects and opens requests and their source Task (`asyncs`).
 //! `available`, `receipts` and `usage` are the Keeper panes (`keeper_panes`): the selected
 //! Keeper's effective surface and Skill activation ledger, and cross-Keeper Skill usage.

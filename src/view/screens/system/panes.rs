@@ -278,7 +278,7 @@ mod compat_tests {
 
     /// An August MASC: the first read is the warming placeholder, the next a settled inventory
     /// without `effective_keeper_surface` / `skill_activations`. The warming line clears and the
-    /// pane is not "data unreliable" (issue 13, defect 3; T-4, G-5).
+    /// pane is not "data unreliable" (T-4, G-5).
     #[test]
     fn the_warming_line_clears_on_a_settled_august_inventory_issue13_defect3() {
         let mut m = model();
@@ -304,8 +304,8 @@ mod compat_tests {
     }
 
     /// An August runtime catalogue: the rest of the catalogue shows; lanes say `declared` is
-    /// not sent; usage says it is not sent by this release — never "unreadable" (issue 13,
-    /// defect 2; F-4). The Overview's quota line says the same, not "usage unreadable".
+    /// not sent; usage says it is not sent by this release — never "unreadable" (F-4). The
+    /// Overview's quota line says the same, not "usage unreadable".
     #[test]
     fn an_august_runtime_catalogue_shows_with_only_the_missing_parts_unavailable_issue13_defect2() {
         let mut m = model();

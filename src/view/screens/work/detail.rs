@@ -5,7 +5,7 @@
 //! the history end is "end of stored history" (never "complete"), a failed page keeps its rows
 //! with the retry cursor, and a withdrawal says the values were dropped.
 //!
-//! Where this MASC does not serve the task detail or history page route (issue 13): the body
+//! Where this MASC does not serve the task detail or history page route: the body
 //! says so (with what the goal links know of the task, if they list it), and the history pane
 //! shows the legacy recent events, marked "not the full history, no older pages".
 
@@ -61,7 +61,7 @@ pub fn drawn_scroll(saved: usize, shown: usize, height: usize) -> usize {
 pub const LEGACY_MARKER: &str = "legacy recent events: not the full history, no older pages";
 
 /// The history pane's status where this MASC does not serve the page route: the legacy
-/// recent events' own state (issue 13); the not-served notice stands on the rows below.
+/// recent events' own state; the not-served notice stands on the rows below.
 fn legacy_status(task: &TaskDetailModel, ctx: &ProjectionCtx) -> (String, Tone) {
     let legacy = &task.legacy.fetched;
     match legacy {
@@ -129,7 +129,7 @@ pub fn legacy_len(task: &TaskDetailModel) -> Option<usize> {
     task.legacy.fetched.last().map(|o| o.value.events.len())
 }
 
-/// What the goal links know of `task_id` (issue 13), when the task detail route is not
+/// What the goal links know of `task_id`, when the task detail route is not
 /// served: the row the goals tree lists, marked as such; nothing when no goal links it.
 fn goal_link_lines(model: &Model, task_id: &str, theme: Theme) -> Vec<Line<'static>> {
     let Some(linked) = model.work.linked_tasks.fetched.last() else {
@@ -214,7 +214,7 @@ fn history_status(task: &TaskDetailModel, ctx: &ProjectionCtx) -> Line<'static> 
                 Tone::Busy,
             ),
             Fetched::Refreshing { last, .. } => (chain_words(&last.value), Tone::Dim),
-            // Issue 13: the page route is not served; the legacy recent events stand in.
+            // The page route is not served; the legacy recent events stand in.
             Fetched::NotServed { last: None, .. } => legacy_status(task, ctx),
             Fetched::NotServed {
                 route,
@@ -324,7 +324,7 @@ pub fn render_task(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf:
                 words("task body: server warming up".into(), Tone::Warn)
             }
             Fetched::NotServed { route, last: None } => {
-                // Issue 13: what to do and what is missing, then what the goal links know.
+                // What to do and what is missing, then what the goal links know.
                 let mut lines = not_served_lines("task body", *route, doc.width as usize, theme);
                 lines.extend(goal_link_lines(model, &task.task_id, theme));
                 Some(lines)
@@ -360,7 +360,7 @@ pub fn render_task(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf:
         return;
     }
     if let Some(route) = task.pages_absent() {
-        // Issue 13: what is missing and what to do, then the legacy recent events (only the
+        // What is missing and what to do, then the legacy recent events (only the
         // visible rows formatted).
         let notice = not_served_lines("task history pages", route, width as usize, theme);
         let top = (notice.len() as u16).min(layout.history.height);

@@ -43,7 +43,7 @@ fn goal_ids(model: &Model, ui: &WorkUi) -> Vec<String> {
 }
 
 /// The ids of the shown task list, in search order: the task list, or the goal-linked tasks
-/// where this MASC does not serve the task list route (issue 13).
+/// where this MASC does not serve the task list route.
 fn task_ids(model: &Model, ui: &WorkUi) -> Vec<String> {
     let query = ui.tasks.search.as_ref().map(|s| s.query.as_str());
     match model.work.task_list() {
@@ -179,7 +179,7 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
             let task = model.work.task.as_ref();
             let count = |history: bool| {
                 task.and_then(|t| {
-                    // Issue 13: the legacy recent events are one row each, not prepared.
+                    // The legacy recent events are one row each, not prepared.
                     if let (true, Some(n)) = (history, super::detail::legacy_len(t)) {
                         return Some((n, false));
                     }
@@ -191,7 +191,7 @@ pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
                     .map(|s| (s.lines.len(), s.provisional))
                 })
             };
-            // Issue 13: where the page route is not served there are no older pages to read.
+            // Where the page route is not served there are no older pages to read.
             let pages_not_served = task.is_some_and(|t| t.pages_absent().is_some());
             let scroll = |saved: &mut usize, delta: isize, history: bool, h: usize| {
                 let next = if delta < 0 {

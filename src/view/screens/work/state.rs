@@ -76,7 +76,7 @@ pub fn task_matches(row: &TaskListRow, query_lower: &str) -> bool {
             .is_some_and(|a| a.to_lowercase().contains(query_lower))
 }
 
-/// The goal-linked tasks listed for the search (indexes into `tasks`; issue 13).
+/// The goal-linked tasks listed for the search (indexes into `tasks`).
 pub fn linked_task_order(tasks: &[GoalLinkedTask], query: Option<&str>) -> Vec<usize> {
     let q = query.unwrap_or("").to_lowercase();
     (0..tasks.len())

@@ -1,7 +1,7 @@
 //! Work → Tasks: the task list with its coverage line (per-part read states: backlog, archive,
 //! goal links; an unavailable part is named, never read as "no tasks"), j/k, paging, search.
 //!
-//! Where this MASC does not serve the task list route (issue 13), the goal-linked tasks are
+//! Where this MASC does not serve the task list route, the goal-linked tasks are
 //! listed instead, marked partial on their own lines: the route is named as not served, and
 //! "from goal links; tasks without a goal are not listed" stands above the rows.
 
@@ -181,7 +181,7 @@ pub const GOAL_LINKED_PARTIAL: &str =
     "partial: from goal links; tasks without a goal are not listed";
 
 /// Work › Tasks where this MASC does not serve the task list route: the route named as not
-/// served, the partial marker, then the goal-linked tasks (issue 13).
+/// served, the partial marker, then the goal-linked tasks.
 fn render_goal_linked(
     absent: RouteFamily,
     slot: &Slot<Arc<GoalLinkedTasks>>,
