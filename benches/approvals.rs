@@ -1,5 +1,5 @@
 //! The second `y` (or `n`) of an approval decision until its receipt is in the model and on a
-//! painted frame (issue 9 closing note), against the embedded server in this process.
+//! painted frame (docs/performance.md), against the embedded server in this process.
 //!
 //! Set-up (untimed, per decision): a fresh pending approval is inserted into the server's
 //! store, the Decisions source re-reads the list, the view model admits it, the approval is

@@ -1,5 +1,5 @@
-//! Saves as a surface shows them: one [`SaveEntry`] per save of a kind, its own slot (issue 9;
-//! sources.md H-5, H-6, H-15, H-16, I-5, K-1…K-3, K-5).
+//! Saves as a surface shows them: one [`SaveEntry`] per save of a kind, its own slot
+//! (sources.md H-5, H-6, H-15, H-16, I-5, K-1…K-3, K-5).
 //!
 //! A save is registered when the operator submits it; its operation's steps and receipt are
 //! admitted only from the ticket its dispatch recorded, and only for the workspace it was

@@ -1,4 +1,4 @@
-//! The demo's approval that expires during a session (issue 9 items 3 and 8; protocol.md
+//! The demo's approval that expires during a session (protocol.md
 //! §10.5, §11) through the real view model: listed pending with its expiry minutes away, then
 //! — the same row, later in the session — marked expired while the server still lists it, and
 //! deciding it then says what the server answered (expired, dropped, nothing ran), sent once.
@@ -45,7 +45,7 @@ fn row_at(m: &Model, now_unix: f64) -> String {
         .unwrap_or_else(|| panic!("the expiring approval's row"))
 }
 
-/// Issue 9 items 3 and 8, §10.5, §11: pending with "expires HH:MM" when the demo starts;
+/// §10.5, §11: pending with "expires HH:MM" when the demo starts;
 /// past that minute the same listed row reads "expired HH:MM (still listed by the server)";
 /// once the server's clock has passed it too, `y` `y`'s save is not applied with the server's
 /// "pending confirmation expired", drawn "expired · the server dropped it", one POST.

@@ -1,4 +1,4 @@
-//! A raw `runtime.toml` save across a real process death (issue 11 J-3; sources.md H-15, H-16;
+//! A raw `runtime.toml` save across a real process death (sources.md J-3, H-15, H-16;
 //! protocol.md §9.3, §9.4, §11 runtime raw save), on the shared crash rig (`crash_rig`, also
 //! used by the approval decision's and the Ask answer's crash tests).
 //!

@@ -1,4 +1,4 @@
-//! Issue 16 item 4: everything the CLI prints passes the one sanitiser (T.7 plus bidi), for
+//! Everything the CLI prints passes the one sanitiser (T.7 plus bidi), for
 //! every subcommand, in text and in JSON, on stdout and stderr: hostile trace files (source
 //! names from connector ids), hostile finals, hostile payloads, hostile file names and
 //! `serve`'s printed line. JSON keeps the exact values (escaped as `\uXXXX`).

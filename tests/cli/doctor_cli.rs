@@ -1,4 +1,4 @@
-//! `masc-tui doctor` as a process (issue 13, Must-show 4): exit 0 when every served route
+//! `masc-tui doctor` as a process: exit 0 when every served route
 //! decodes (also on MASC v0.24.0, whose extension routes are not served), 1 when a route fails
 //! to decode, 2 when nothing answers; `--json` is one JSON document with the same verdicts.
 

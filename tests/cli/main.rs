@@ -1,6 +1,5 @@
 //! The `masc-tui` subcommands run as processes: `decode`, `doctor`, `final-check` and
-//! `timeline`, and everything every subcommand prints passes the one sanitiser (`cli_output`,
-//! issue 16).
+//! `timeline`, and everything every subcommand prints passes the one sanitiser (`cli_output`).
 //!
 //! One test binary; each module is one former `tests/<name>.rs` file (test names keep their
 //! rule ids). Shared rigs are declared here once.

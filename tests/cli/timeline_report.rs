@@ -240,7 +240,7 @@ fn the_cli_prints_the_report_as_json_and_text() {
     assert!(!missing.status.success());
 }
 
-/// Issue 15 (idle network, G-8): the client's one event per HTTP read is counted per route
+/// Idle network, G-8: the client's one event per HTTP read is counted per route
 /// family with its 304s, failures, body bytes and rates per minute over the trace's span, and
 /// the decode wait of decoded bodies; it is neither a stage record nor an "other" line.
 #[test]

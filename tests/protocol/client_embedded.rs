@@ -216,7 +216,7 @@ async fn s13_embedded_common_read_faults_are_typed() {
             "warming",
         ),
         (r#"{"status":500,"body":{"error":"boom"}}"#, "status_500"),
-        // Issue 16: a 503 without the warming body is a failed read, not "warming".
+        // A 503 without the warming body is a failed read, not "warming".
         (r#"{"status":503}"#, "status_503"),
         (
             r#"{"status":503,"body":{"error":"overloaded"}}"#,
@@ -295,7 +295,7 @@ async fn s11_embedded_write_drops_are_outcome_unknown_and_refused_is_not_sent() 
     ));
 }
 
-/// §3, issue 15: the cadence probe is conditional on the tag of the last `/health` it
+/// §3: the cadence probe is conditional on the tag of the last `/health` it
 /// admitted: an unchanged identity comes back as a 304 that re-admits the stored answer (same
 /// identity fields), a held probe says so, and another identity is a fresh 200.
 #[tokio::test]

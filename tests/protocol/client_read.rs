@@ -329,7 +329,7 @@ async fn s1_4_warming_variants_are_warming() {
     assert_eq!(client.cached_reads(), 0);
 }
 
-/// §1.4, issue 16: warming is defined by its body; a 503 with another body (a proxy, an
+/// §1.4: warming is defined by its body; a 503 with another body (a proxy, an
 /// overloaded server) or none is a failed read, never "warming".
 #[tokio::test]
 async fn issue16_503_without_the_warming_body_is_a_failed_read_s1_4() {

@@ -479,7 +479,7 @@ fn frames(events: &[String]) -> Vec<masc_tui::protocol::sse::SseFrame> {
         .collect()
 }
 
-/// Issue 14 item 5, §4.3 `since_seq`: a cut stream continues on a resumed one — the resumed
+/// §4.3 `since_seq`: a cut stream continues on a resumed one — the resumed
 /// stream opens with its own acceptance (checked: default thread, the same operation id), the
 /// turn's order is kept across both (a second `RUN_STARTED` is still a duplicate), and the
 /// turn completes with the details' reply.
@@ -535,7 +535,7 @@ fn s4_3_a_resumed_stream_continues_the_turn_after_its_own_acceptance() {
     assert_eq!(e.reason(), "duplicate_run_started");
 }
 
-/// Issue 14 item 3, §14.15: a newer MASC's acceptance carries the closed `interactive` block
+/// §14.15: a newer MASC's acceptance carries the closed `interactive` block
 /// (read; its outcome named), an older one lacks it (read as none); an unknown key inside the
 /// block is refused; an unknown outcome is kept as "control effect unknown".
 #[test]

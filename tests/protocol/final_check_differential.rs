@@ -1,4 +1,4 @@
-//! Issue 14 item 9: `final-check` against a second renderer. Documents generated from report
+//! `final-check` against a second renderer. Documents generated from report
 //! line fragments in adversarial contexts are rendered to HTML by comrak (a port of cmark-gfm,
 //! the CommonMark reference) and by pulldown-cmark; what a reader sees is the HTML's text
 //! (comments, tags and attributes — an image's alt text — are never shown). Wherever the two

@@ -1,4 +1,4 @@
-//! Issue 16 item 6: the fuzz corpus kept in `tests/fuzz-corpus/<target>/`, replayed on stable
+//! The fuzz corpus kept in `tests/fuzz-corpus/<target>/`, replayed on stable
 //! Rust by every test run. Each input goes through its target under `catch_unwind`: nothing may
 //! panic, and every text a terminal would show (the sanitiser's output, the CLI's output of
 //! `decode`, `timeline` and `final-check`) must hold no control or bidi character.

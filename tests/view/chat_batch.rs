@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! Batch diagnostics on screen (issue 14 item 8; chat-screen.md C-37, C-42, C-30; seed 001
+//! Batch diagnostics on screen (chat-screen.md C-37, C-42, C-30; seed 001
 //! "batch는 실제 실행 ID로 인덱싱하고 첫 등장 순서·원래 가장 이른 입력·재확인 수를 보존한다",
 //! "같은 실행을 진행줄과 `기존 작업 처리 중`으로 중복 표시하지 않는다"), drawn with a
 //! TestBackend: one progress line for a batched run, and `/queue` naming the execution and its

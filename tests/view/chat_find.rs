@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! Issue 14 item 4 on screen: `/find` highlights its matches and `n`/`N` walk them through the
+//! On screen: `/find` highlights its matches and `n`/`N` walk them through the
 //! same projection the frame paints (C-74) in every origin mode; `/copy` writes the message's
 //! stored original through an OSC 52 sequence of our own, only for a terminal known to accept
 //! it (C-31); `/queue` and `/context` open over the chat and close with `Esc`.

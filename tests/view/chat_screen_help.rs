@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! Issue 14, seen on screen: help opened in a chat lists the chat's keys (C-26), `Left` on an
+//! Seen on screen: help opened in a chat lists the chat's keys (C-26), `Left` on an
 //! empty composer opens the Keeper list (C-65), and a command without screen behaviour is named
 //! by its word on the footer, never by a Rust debug value.
 

@@ -1,4 +1,4 @@
-//! Save operations (issue 9; architecture.md "How to add a save"; sources.md H-4…H-6, H-15,
+//! Save operations (architecture.md "How to add a save"; sources.md H-4…H-6, H-15,
 //! H-16, I-2, I-5, K-1…K-5).
 //!
 //! One generic operation ([`operation::SaveOperation`]) over a per-kind definition

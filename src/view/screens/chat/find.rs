@@ -1,4 +1,4 @@
-//! `/find`, `n`/`N` and `/copy` in the chat (issue 14 item 4; C-31, C-74).
+//! `/find`, `n`/`N` and `/copy` in the chat (C-31, C-74).
 //!
 //! - `/find <text>` highlights the text in every painted body row and moves the window to the
 //!   newest match; with the draft empty `n` walks to the next older match and `N` back toward
