@@ -209,6 +209,21 @@ pub enum Fault {
     BatchBound {
         batch_bound: BatchBoundFault,
     },
+    /// Writes: run the handler (its effect committed), then answer this instead of its
+    /// response — a server that applied a write and then failed in its answer (§15.14:
+    /// `internal_error` after the proof request was written, a 200 that is not the envelope).
+    AnswerAfterApply {
+        answer_after_apply: InjectedAnswer,
+    },
+}
+
+/// A status and body a fault answers with (`body` as in [`Fault::Status`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InjectedAnswer {
+    pub status: u16,
+    #[serde(default)]
+    pub body: Option<serde_json::Value>,
 }
 
 /// The faults fired for one request, merged. Later rules win for single-valued faults; delays
@@ -228,6 +243,7 @@ pub struct FiredFaults {
     pub chat_turn: Option<ChatTurnFault>,
     pub resume_overlap: bool,
     pub batch_bound: Option<BatchBoundFault>,
+    pub answer_after_apply: Option<InjectedAnswer>,
 }
 
 impl FiredFaults {
@@ -252,6 +268,9 @@ impl FiredFaults {
             Fault::ChatTurn { chat_turn } => self.chat_turn = Some(*chat_turn),
             Fault::ResumeOverlap { resume_overlap } => self.resume_overlap |= *resume_overlap,
             Fault::BatchBound { batch_bound } => self.batch_bound = Some(*batch_bound),
+            Fault::AnswerAfterApply { answer_after_apply } => {
+                self.answer_after_apply = Some(answer_after_apply.clone())
+            }
         }
     }
 }
@@ -358,6 +377,28 @@ mod tests {
 
     fn plan(json: &str) -> FaultPlan {
         FaultPlan::from_json(json).unwrap()
+    }
+
+    #[test]
+    fn the_answer_after_apply_fault_parses_and_merges() {
+        let p = plan(
+            r#"{"rules":[{"match":{"method":"POST","path":"/a"},"fault":{"answer_after_apply":{"status":200,"body":"done"}}}]}"#,
+        );
+        let mut engine = FaultEngine::new(p);
+        let fired = engine.decide("POST", "/a", "");
+        assert_eq!(
+            FaultEngine::merge(&fired).answer_after_apply,
+            Some(InjectedAnswer {
+                status: 200,
+                body: Some(serde_json::json!("done"))
+            })
+        );
+        assert!(
+            FaultPlan::from_json(
+                r#"{"rules":[{"fault":{"answer_after_apply":{"status":200,"extra":1}}}]}"#
+            )
+            .is_err()
+        );
     }
 
     #[test]

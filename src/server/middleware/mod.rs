@@ -182,6 +182,14 @@ pub async fn workspace_layer(
         json_error_envelope(&path, resp).await
     };
 
+    // A write whose handler ran (no status fault answered for it) answers the injected reply.
+    let resp = match ctx.faults.answer_after_apply.clone() {
+        Some(answer) if !is_get && ctx.faults.status.is_none() => {
+            drop(resp);
+            injected_status(answer.status, answer.body)
+        }
+        _ => resp,
+    };
     if ctx.faults.drop == Some(DropPoint::AfterApply) && !is_get {
         drop(resp);
         return drop_connection(kill).await;
