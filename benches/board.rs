@@ -129,6 +129,7 @@ fn bench_board(c: &mut Criterion) {
             post: post(7, &body),
             comments,
             shape: DetailShape::Flat,
+            own_vote: None,
         }))),
     );
     ui.board.open = Some("post-7".into());

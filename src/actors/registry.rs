@@ -188,6 +188,7 @@ mod tests {
             BoardSlot::Census,
             BoardSlot::Post("p".into()),
             BoardSlot::Compose(crate::actors::saves::SaveId("save-4".into())),
+            BoardSlot::Vote(crate::actors::saves::SaveId("save-5".into())),
         ]));
         kinds.extend(owner_of(&[
             SystemSlot::ToolsInventory,

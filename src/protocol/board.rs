@@ -1,5 +1,7 @@
-//! Board: posts (protocol.md §8.1), detail (§8.2), hearths (§8.3), post create (§8.4).
+//! Board: posts (protocol.md §8.1), detail (§8.2), hearths (§8.3), post create (§8.4); the
+//! voter's own vote on a detail read with `voter=` (protocol-15-operator.md §15.6).
 
+use super::board_vote::OwnVote;
 use super::decode::{
     DecodeError, DecodeErrorKind, WireDecode, decode_json, decode_object, decode_value,
     decode_value_at, present_nullable,
@@ -228,6 +230,8 @@ pub struct BoardPostDetail {
     pub post: BoardPost,
     pub comments: Vec<BoardComment>,
     pub shape: DetailShape,
+    /// The reading actor's own vote on the post (§15.6 `voter=`); `None`: not sent.
+    pub own_vote: Option<OwnVote>,
 }
 
 fn decode_comments(value: &Value, at: &str) -> Result<Vec<BoardComment>, DecodeError> {
@@ -260,6 +264,11 @@ impl WireDecode for BoardPostDetail {
         };
         let comments_value = obj.get("comments").ok_or_else(|| missing("comments"))?;
         let comments = decode_comments(comments_value, ".comments")?;
+        let own_vote = match obj.get("post") {
+            None => OwnVote::read(&obj),
+            Some(Value::Object(post)) => OwnVote::read(post),
+            Some(_) => None,
+        };
         let (post, shape) = match obj.get("post") {
             None => (
                 BoardPost::decode_at(&Value::Object(obj.clone()), "")?,
@@ -314,6 +323,7 @@ impl WireDecode for BoardPostDetail {
             post,
             comments,
             shape,
+            own_vote,
         })
     }
 }
@@ -421,12 +431,31 @@ mod tests {
     fn flat_detail_and_id_check_s8_2() {
         let d = BoardPostDetail::decode_for(FLAT.as_bytes(), "post-1").unwrap();
         assert_eq!(d.shape, DetailShape::Flat);
+        assert_eq!(d.own_vote, None);
         assert_eq!(d.comments[0].parent_id, Some(None));
         let e = BoardPostDetail::decode_for(FLAT.as_bytes(), "post-2").unwrap_err();
         assert_eq!(
             (e.kind, e.path.as_str()),
             (DecodeErrorKind::EchoMismatch, ".id")
         );
+    }
+
+    #[test]
+    fn the_voters_own_vote_is_read_from_the_post_s15_6() {
+        use super::super::board_vote::VoteDirection;
+        let flat = FLAT.replace(
+            r#""votes":3,"#,
+            r#""votes":3,"current_vote":"up","has_voted":true,"#,
+        );
+        let d = BoardPostDetail::decode(flat.as_bytes()).unwrap();
+        assert_eq!(
+            d.own_vote.map(|v| (v.current, v.has_voted)),
+            Some((Some(VoteDirection::Up), true))
+        );
+        let nested = r#"{"post":{"id":"p","author":"a","title":"t","votes":0,"comment_count":0,"created_at":1.0,"current_vote":null,"has_voted":false},"comments":[]}"#;
+        let d = BoardPostDetail::decode(nested.as_bytes()).unwrap();
+        assert_eq!(d.shape, DetailShape::Nested);
+        assert_eq!(d.own_vote.map(|v| v.has_voted), Some(false));
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod admission;
 pub mod asks;
 pub mod async_requests;
 pub mod board;
+pub mod board_vote;
 pub mod chat;
 pub mod client;
 pub mod connectors;

@@ -22,6 +22,7 @@ use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
 use super::fetched::{FailureClass, Fetched, SlotFailure};
 use super::surface::{SurfaceModel, not_served_of};
 use crate::actors::board::compose::BoardPost;
+use crate::actors::board::vote::BoardVote;
 use crate::actors::board::{BOARD, BoardCommand, BoardObservation, BoardQuery, BoardSlot};
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
 use crate::actors::saves::{Receipt, SaveStep};
@@ -67,7 +68,10 @@ pub struct BoardModel {
     pub post: Option<OpenPost>,
     /// Composed posts this session sent (or read back), each its own save (§8.4).
     pub composed: SaveBook<BoardPost>,
-    /// A post was applied: the list and census are read again.
+    /// Votes this session sent (or read back), each its own save (§15.6).
+    pub votes: SaveBook<BoardVote>,
+    /// A post was applied, or a vote may have been: the list, census and open post are read
+    /// again (the vote's score comes from the re-read, §15.6).
     reread: bool,
 }
 
@@ -86,6 +90,7 @@ impl BoardModel {
             census: Slot::default(),
             post: None,
             composed: SaveBook::default(),
+            votes: SaveBook::default(),
             reread: false,
         }
     }
@@ -141,6 +146,7 @@ impl SurfaceModel for BoardModel {
                 None => false,
             },
             BoardSlot::Compose(id) => self.composed.dispatched(id, ticket),
+            BoardSlot::Vote(id) => self.votes.dispatched(id, ticket),
         }
     }
 
@@ -168,6 +174,7 @@ impl SurfaceModel for BoardModel {
             (BoardSlot::Compose(_), BoardObservation::Compose(event)) => {
                 self.composed.judge(ticket, event)
             }
+            (BoardSlot::Vote(_), BoardObservation::Vote(event)) => self.votes.judge(ticket, event),
             _ => Err(RejectReason::UnknownSlot),
         }
     }
@@ -200,6 +207,15 @@ impl SurfaceModel for BoardModel {
                 }
                 self.composed.apply(*event);
             }
+            BoardObservation::Vote(event) => {
+                // Anything but "not sent" may have moved the score: read it again (§15.12).
+                if let SaveStep::Ended(r) = &event.step
+                    && Receipt::class(r) != SaveClass::NotSent
+                {
+                    self.reread = true;
+                }
+                self.votes.apply(*event);
+            }
         }
     }
 
@@ -219,6 +235,7 @@ impl SurfaceModel for BoardModel {
             }
             BoardSlot::Post(id) => self.detail_for(id).is_some_and(|s| s.retired(ticket)),
             BoardSlot::Compose(id) => self.composed.retired(id, ticket),
+            BoardSlot::Vote(id) => self.votes.retired(id, ticket),
         }
     }
 
@@ -227,11 +244,11 @@ impl SurfaceModel for BoardModel {
             BoardSlot::Posts => Some(&mut self.posts),
             BoardSlot::Census => Some(&mut self.census),
             BoardSlot::Post(id) => self.detail_for(id).map(|s| s as &mut dyn ReadSlot),
-            BoardSlot::Compose(_) => None,
+            BoardSlot::Compose(_) | BoardSlot::Vote(_) => None,
         }
     }
 
-    /// A post was applied: the list (and census) are read again to show it.
+    /// A post was applied or a vote answered: the list, census and open post are read again.
     fn take_demands(&mut self) -> Vec<SourceKey> {
         if std::mem::take(&mut self.reread) {
             vec![BOARD]

@@ -54,6 +54,7 @@ mod chat_source;
 mod compat_fallbacks;
 mod connectors_write_demand;
 mod save_board_post;
+mod save_board_vote;
 mod save_connector_binding;
 mod tools_keeper_surface;
 mod tools_request;

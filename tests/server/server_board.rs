@@ -305,3 +305,154 @@ async fn census_failing_while_posts_succeed_s13() {
     assert!(!v["posts"].as_array().unwrap().is_empty());
     s.shutdown().await;
 }
+
+const VOTE: &str = "/api/v1/tools/masc_board_vote";
+
+async fn vote_as(
+    s: &RunningServer,
+    agent: &str,
+    post_id: &str,
+    direction: &str,
+) -> (StatusCode, Value) {
+    let r = req(s, reqwest::Method::POST, VOTE)
+        .header("X-Gate-Agent", agent)
+        .json(&json!({"post_id": post_id, "direction": direction}))
+        .send()
+        .await
+        .unwrap();
+    (r.status(), r.json().await.unwrap())
+}
+
+async fn votes_of(s: &RunningServer, id: &str) -> i64 {
+    get(s, &format!("{BOARD}/{id}?format=flat")).await.1["votes"]
+        .as_i64()
+        .unwrap()
+}
+
+/// §15.6: one vote per (voter, post) — recorded, the same direction again is the idempotent
+/// 200, the other direction flips (+1 / −1); each voter has its own; the voter is the request
+/// actor, never the body.
+#[tokio::test]
+async fn votes_are_one_per_voter_with_the_flip_rule_s15_6() {
+    let s = server().await;
+    let id = "post-1001";
+    let before = votes_of(&s, id).await;
+    let (st, v) = vote_as(&s, "masc-tui", id, " UP ").await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(
+        v,
+        json!({"ok": true, "message": format!("↑ Vote recorded. New score: {:+}", before + 1)})
+    );
+    let (st, v) = vote_as(&s, "masc-tui", id, "up").await;
+    assert_eq!(st, StatusCode::OK);
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("↑ Already voted (idempotent).")
+    );
+    assert_eq!(votes_of(&s, id).await, before + 1);
+    vote_as(&s, "mira", id, "up").await;
+    assert_eq!(votes_of(&s, id).await, before + 2);
+    let (_, v) = vote_as(&s, "masc-tui", id, "down").await;
+    assert_eq!(
+        v["message"],
+        format!("↓ Vote recorded. New score: {:+}", before)
+    );
+    assert_eq!(votes_of(&s, id).await, before);
+    s.shutdown().await;
+}
+
+/// §15.6: the detail read with `voter=` adds `current_vote` / `has_voted` to the post and to
+/// every comment; without it neither key is sent.
+#[tokio::test]
+async fn the_detail_with_voter_shows_that_voters_vote_s15_6() {
+    let s = server().await;
+    let id = "post-1002";
+    vote_as(&s, "masc-tui", id, "down").await;
+    let (_, d) = get(&s, &format!("{BOARD}/{id}?format=flat&voter=masc-tui")).await;
+    assert_eq!(
+        (d["current_vote"].clone(), d["has_voted"].clone()),
+        (json!("down"), json!(true))
+    );
+    for c in d["comments"].as_array().unwrap() {
+        assert_eq!(
+            (c["current_vote"].clone(), c["has_voted"].clone()),
+            (Value::Null, json!(false))
+        );
+    }
+    let (_, other) = get(&s, &format!("{BOARD}/{id}?format=flat&voter=mira")).await;
+    assert_eq!(
+        (other["current_vote"].clone(), other["has_voted"].clone()),
+        (Value::Null, json!(false))
+    );
+    let (_, plain) = get(&s, &format!("{BOARD}/{id}?format=flat")).await;
+    assert!(plain.get("current_vote").is_none() && plain.get("has_voted").is_none());
+    s.shutdown().await;
+}
+
+/// §15.6: refusals are 400 `{ok:false}` and change nothing.
+#[tokio::test]
+async fn vote_refusals_are_400_tool_envelopes_s15_6() {
+    let s = server().await;
+    let before = votes_of(&s, "post-1003").await;
+    for (body, start) in [
+        (json!({"post_id": "post-1003"}), "vote direction required"),
+        (
+            json!({"post_id": "post-1003", "direction": "x"}),
+            "invalid vote direction \"x\"",
+        ),
+        (
+            json!({"post_id": "post-0", "direction": "up"}),
+            "Post not found: post-0",
+        ),
+        (json!({"direction": "up"}), "Invalid ID"),
+    ] {
+        let (st, v) = post(&s, VOTE, body).await;
+        assert_eq!(st, StatusCode::BAD_REQUEST);
+        assert_eq!(v["ok"], false);
+        assert!(v["message"].as_str().unwrap().starts_with(start), "{v}");
+    }
+    let r = req(&s, reqwest::Method::POST, VOTE)
+        .header("Content-Type", "application/json")
+        .body("{oops")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    let v: Value = r.json().await.unwrap();
+    assert!(v["message"].as_str().unwrap().starts_with("Invalid JSON"));
+    assert_eq!(votes_of(&s, "post-1003").await, before);
+    s.shutdown().await;
+}
+
+/// §15.14: `answer_after_apply` answers a 2xx that is not the tool envelope after the vote was
+/// stored; the wrong-echo fault answers the other direction's arrow.
+#[tokio::test]
+async fn vote_faults_apply_then_answer_off_shape_s15_14() {
+    let s = server().await;
+    let before = votes_of(&s, "post-1004").await;
+    s.set_faults(FaultPlan::single(FaultRule::new(
+        "POST",
+        VOTE,
+        When::Nth { nth: 1 },
+        Fault::AnswerAfterApply {
+            answer_after_apply: masc_tui::server::faults::InjectedAnswer {
+                status: 200,
+                body: Some(json!({"voted": true})),
+            },
+        },
+    )));
+    let (st, v) = vote_as(&s, "masc-tui", "post-1004", "up").await;
+    assert_eq!((st, v), (StatusCode::OK, json!({"voted": true})));
+    assert_eq!(votes_of(&s, "post-1004").await, before + 1);
+    s.set_faults(
+        FaultPlan::from_json(&format!(
+            r#"{{"rules":[{{"match":{{"path":"{VOTE}"}},"fault":{{"echo":"wrong"}}}}]}}"#
+        ))
+        .unwrap(),
+    );
+    let (_, v) = vote_as(&s, "masc-tui", "post-1004", "down").await;
+    assert!(v["message"].as_str().unwrap().starts_with('↑'), "{v}");
+    s.shutdown().await;
+}

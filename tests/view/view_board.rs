@@ -317,6 +317,7 @@ fn e8_a_detail_touches_only_its_post() {
             post: detailed,
             comments: Vec::new(),
             shape: DetailShape::Flat,
+            own_vote: None,
         }))),
     );
     assert_eq!(format!("{:?}", m.board.posts.fetched), list_before);

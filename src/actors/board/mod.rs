@@ -3,15 +3,18 @@
 //!
 //! - [`reads`]: the typed query, the readers and slots (one per dataset).
 //! - [`source`]: the actor owning them.
+//! - [`compose`], [`vote`]: the Board's save kinds (a post, a vote), each its own slot.
 
 pub mod compose;
 pub mod reads;
 pub mod source;
+pub mod vote;
 
 use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
 use crate::actors::saves::{SAVES, SaveEvent, SaveId, SaveKind};
 use crate::protocol::board::{BoardPostDetail, HearthCensus};
 use compose::BoardPost;
+use vote::BoardVote;
 
 pub use reads::{BoardPostsRead, BoardQuery, BoardSort, POSTS_PAGE_LIMIT};
 pub use source::{BoardSource, BoardSpawner};
@@ -30,6 +33,8 @@ pub enum BoardSlot {
     Post(String),
     /// One composed post's save (§8.4): its own slot per save.
     Compose(SaveId),
+    /// One vote's save (§15.6): its own slot per save.
+    Vote(SaveId),
 }
 
 impl SlotKey for BoardSlot {
@@ -40,13 +45,14 @@ impl SlotKey for BoardSlot {
             // The post id stays out of the trace name (G-10): the ticket identifies it.
             Self::Post(_) => "board_post",
             Self::Compose(_) => return format!("save:{}", BoardPost::KIND),
+            Self::Vote(_) => return format!("save:{}", BoardVote::KIND),
         }
         .to_string()
     }
 
     fn source(&self) -> SourceKey {
         match self {
-            Self::Compose(_) => SAVES,
+            Self::Compose(_) | Self::Vote(_) => SAVES,
             _ => BOARD,
         }
     }
@@ -61,6 +67,8 @@ pub enum BoardObservation {
     Post(ReadResult<BoardPostDetail>),
     /// A step or the receipt of a composed post's save.
     Compose(Box<SaveEvent<BoardPost>>),
+    /// A step or the receipt of a vote's save.
+    Vote(Box<SaveEvent<BoardVote>>),
 }
 
 impl Payload for BoardObservation {
@@ -70,6 +78,7 @@ impl Payload for BoardObservation {
             Self::Census(r) => read_outcome(r),
             Self::Post(r) => read_outcome(r),
             Self::Compose(e) => e.step.trace_outcome(),
+            Self::Vote(e) => e.step.trace_outcome(),
         }
     }
 }

@@ -1,11 +1,11 @@
 //! Board reads: the posts list with the query fixed at dispatch (§8.1, E-11), the hearth
-//! census (§8.3, E-3) and a post's detail (§8.2, E-8).
+//! census (§8.3, E-3) and a post's detail (§8.2, E-8) with masc-tui's own vote (§15.6).
 
 use super::{BoardObservation, BoardSlot};
 use crate::actors::contract::{GenerationCounter, ReadResult};
 use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
 use crate::protocol::board::{BoardPostDetail, BoardPostsPage, HearthCensus};
-use crate::protocol::client::QueryString;
+use crate::protocol::client::{AGENT_NAME, QueryString};
 
 pub const BOARD_PATH: &str = "/api/v1/board";
 pub const HEARTHS_PATH: &str = "/api/v1/board/hearths";
@@ -116,9 +116,11 @@ pub fn census_slot(generations: GenerationCounter) -> BoardSlotSpec {
     }
 }
 
+/// `?format=flat&voter=masc-tui`: the detail with masc-tui's own vote on it (§15.6).
 pub fn post_path(post_id: &str) -> String {
     QueryString::new()
         .pair("format", "flat")
+        .pair("voter", AGENT_NAME)
         .append_to(&format!(
             "{BOARD_PATH}/{}",
             crate::protocol::client::path_segment(post_id)
@@ -177,7 +179,10 @@ mod tests {
 
     #[test]
     fn post_path_encodes_the_id_as_one_segment() {
-        assert_eq!(post_path("post-1"), "/api/v1/board/post-1?format=flat");
+        assert_eq!(
+            post_path("post-1"),
+            "/api/v1/board/post-1?format=flat&voter=masc-tui"
+        );
         assert!(!post_path("a/b?c").contains("a/b"));
     }
 }

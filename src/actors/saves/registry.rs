@@ -6,6 +6,7 @@
 
 use super::restore::{Listed, RegisteredKind};
 use crate::actors::board::compose::BoardPost;
+use crate::actors::board::vote::BoardVote;
 use crate::actors::chat::{ChatSend, TurnInterrupt, TurnSteer};
 use crate::actors::decisions::approval::ApprovalDecision;
 use crate::actors::decisions::ask_answer::AskAnswer;
@@ -39,6 +40,7 @@ pub static KINDS: &[&dyn RegisteredKind] = &[
     &Listed::<TurnSteer>::RESTORED,
     &Listed::<CreateSave>::RESTORED,
     &Listed::<HeldCallDecision>::RESTORED,
+    &Listed::<BoardVote>::RESTORED,
 ];
 
 /// The kinds whose unsettled rows the hub reads back after a crash.

@@ -1,11 +1,12 @@
-//! Board family: post list (§8.1), detail (§8.2), hearth census (§8.3) and the
-//! `masc_board_post` tool route (§8.4, tool envelope `{"ok","message"}`).
+//! Board family: post list (§8.1), detail (§8.2, with the voter's own vote on `voter=`,
+//! §15.6), hearth census (§8.3) and the `masc_board_post` and `masc_board_vote` tool routes
+//! (§8.4, §15.6; tool envelope `{"ok","message"}`).
 
 use crate::server::http::{
-    ApiResult, Guard, Operator, Public, clamp_limit, error_body, json_ok, json_status, parse_query,
-    query_get, with_echo,
+    ApiResult, Faults, Guard, Operator, Public, clamp_limit, error_body, json_ok, json_status,
+    parse_query, query_get, with_echo,
 };
-use crate::server::routes::tools::request_actor;
+use crate::server::routes::tools::{request_actor, tool_actor};
 use crate::server::state::AppState;
 use crate::server::store::board::{self as store, Post};
 use crate::server::store::{now_unix, tools as tool_store};
@@ -23,6 +24,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/board/hearths", get(hearths))
         .route("/api/v1/board/{post_id}", get(detail))
         .route("/api/v1/tools/masc_board_post", post(create))
+        .route("/api/v1/tools/masc_board_vote", post(vote))
 }
 
 fn flag(q: &[(String, String)], key: &str) -> bool {
@@ -108,14 +110,33 @@ async fn detail(
 ) -> ApiResult {
     let q = parse_query(raw.as_deref());
     let flat = query_get(&q, "format") == Some("flat");
+    let voter = query_get(&q, "voter")
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(str::to_string);
     let id = post_id.clone();
     let found = state
         .store()
         .read(move |c| {
-            Ok(match store::post(c, &id)? {
-                Some(p) => Some((p.to_json(true), store::comments(c, &id)?)),
-                None => None,
-            })
+            let Some(p) = store::post(c, &id)? else {
+                return Ok(None);
+            };
+            let mut post = p.to_json(true);
+            let mut comments = store::comments(c, &id)?;
+            // §15.6: with `voter=`, the voter's own vote on the post and on every comment
+            // (comments take no votes here, so theirs is always none).
+            if let Some(voter) = &voter {
+                let own = store::vote_of(c, voter, &id)?;
+                if let Some(obj) = post.as_object_mut() {
+                    obj.insert("has_voted".into(), json!(own.is_some()));
+                    obj.insert("current_vote".into(), json!(own));
+                }
+                for comment in comments.iter_mut().filter_map(Value::as_object_mut) {
+                    comment.insert("has_voted".into(), json!(false));
+                    comment.insert("current_vote".into(), Value::Null);
+                }
+            }
+            Ok(Some((post, comments)))
         })
         .await?;
     let Some((post, comments)) = found else {
@@ -224,4 +245,66 @@ async fn create(
         .await?;
     let message = post.to_json(true).to_string();
     Ok(tool_reply(StatusCode::CREATED, true, &message))
+}
+
+/// `POST /api/v1/tools/masc_board_vote` (§15.6): one vote per (voter, post), the flip rule,
+/// the idempotent same-direction answer (200). The `{"echo":"wrong"}` fault answers with the
+/// other direction's arrow (a reply that does not match the request, §15.14).
+async fn vote(
+    _: Guard<Operator>,
+    State(state): State<AppState>,
+    Faults(faults): Faults,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult {
+    let refuse = |message: String| Ok(tool_reply(StatusCode::BAD_REQUEST, false, &message));
+    let v: Value = match serde_json::from_slice(&body) {
+        Ok(v @ Value::Object(_)) => v,
+        Ok(_) => return refuse("Invalid JSON: expected an object".into()),
+        Err(e) => return refuse(format!("Invalid JSON: {e}")),
+    };
+    let direction = match v.get("direction").and_then(Value::as_str).map(str::trim) {
+        None | Some("") => return refuse("vote direction required; expected up or down".into()),
+        Some(d) => match d.to_ascii_lowercase().as_str() {
+            "up" => "up",
+            "down" => "down",
+            _ => return refuse(format!("invalid vote direction {d:?}; expected up or down")),
+        },
+    };
+    let Some(post_id) = v
+        .get("post_id")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+    else {
+        return refuse("Invalid ID: post_id is required".into());
+    };
+    let voter = tool_actor(&headers);
+    let now = now_unix();
+    let id = post_id.clone();
+    let applied = state
+        .store()
+        .write(move |tx| {
+            let applied = store::vote(tx, &voter, &id, direction)?;
+            if applied != store::VoteApplied::PostNotFound {
+                tool_store::record_call(tx, "masc_board_vote", now as i64)?;
+            }
+            Ok(applied)
+        })
+        .await?;
+    let arrow = match (direction, faults.echo_wrong) {
+        ("up", false) | ("down", true) => '↑',
+        _ => '↓',
+    };
+    let message = match applied {
+        store::VoteApplied::PostNotFound => return refuse(format!("Post not found: {post_id}")),
+        store::VoteApplied::Recorded { score } => {
+            format!("{arrow} Vote recorded. New score: {score:+}")
+        }
+        store::VoteApplied::Already { score } => {
+            format!("{arrow} Already voted (idempotent). Score: {score:+}")
+        }
+    };
+    Ok(tool_reply(StatusCode::OK, true, &message))
 }

@@ -34,6 +34,19 @@ pub(crate) fn request_actor(headers: &HeaderMap) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The actor a MASC tool route records (§15.6, §15.4): `X-Gate-Agent`, then `X-MASC-Agent`,
+/// else `dashboard`; never the body.
+pub(crate) fn tool_actor(headers: &HeaderMap) -> String {
+    headers
+        .get("x-gate-agent")
+        .and_then(|h| h.to_str().ok())
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .or_else(|| request_actor(headers))
+        .unwrap_or_else(|| "dashboard".into())
+}
+
 /// Choose when the inventory answers the warming placeholder (tests and fault scripts).
 pub async fn set_tools_warming(state: &AppState, mode: ToolsWarming) -> Result<(), StoreError> {
     state

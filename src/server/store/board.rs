@@ -1,4 +1,5 @@
-//! Board: posts with comments (§8.1, §8.2), the hearth census (§8.3) and new posts (§8.4).
+//! Board: posts with comments (§8.1, §8.2), the hearth census (§8.3), new posts (§8.4) and
+//! votes, one per (voter, post) with MASC's flip rule (protocol-15-operator.md §15.6).
 
 use super::{Family, Migration, SEED_EPOCH, StoreError, rfc3339, seed_rng};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
@@ -10,10 +11,11 @@ pub const FAMILY: Family = Family {
     seed,
 };
 
-const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "posts and comments",
-    sql: "CREATE TABLE board_posts (
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "posts and comments",
+        sql: "CREATE TABLE board_posts (
         seq INTEGER PRIMARY KEY,
         id TEXT NOT NULL UNIQUE,
         author TEXT NOT NULL,
@@ -36,7 +38,19 @@ const MIGRATIONS: &[Migration] = &[Migration {
         created_at REAL NOT NULL
     );
     CREATE INDEX board_comments_post ON board_comments (post_id, created_at);",
-}];
+    },
+    Migration {
+        version: 2,
+        name: "post votes",
+        // The seeded `votes` stay the posts' net score; a vote here moves it (§15.6).
+        sql: "CREATE TABLE board_votes (
+            voter TEXT NOT NULL,
+            post_id TEXT NOT NULL,
+            direction TEXT NOT NULL,
+            PRIMARY KEY (voter, post_id)
+        );",
+    },
+];
 
 const AUTHORS: &[&str] = &[
     "rondo",
@@ -269,4 +283,61 @@ pub fn create(
         params![next, id, author, title, body, now, hearth],
     )?;
     post(tx, &id)?.ok_or_else(|| StoreError::Invalid(format!("post {id} vanished")))
+}
+
+/// What one vote did (§15.6): recorded (new, or flipped from the other direction) or already
+/// there in that direction (nothing changed); each with the post's score after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VoteApplied {
+    Recorded { score: i64 },
+    Already { score: i64 },
+    PostNotFound,
+}
+
+/// One vote of `voter` on `post_id` in `direction` (`up` | `down`): one per (voter, post); the
+/// same direction again changes nothing; the other one flips it (that direction +1, the other
+/// -1). There is no un-vote.
+pub fn vote(
+    tx: &Transaction<'_>,
+    voter: &str,
+    post_id: &str,
+    direction: &str,
+) -> Result<VoteApplied, StoreError> {
+    let Some(post) = post(tx, post_id)? else {
+        return Ok(VoteApplied::PostNotFound);
+    };
+    let sign = |d: &str| if d == "up" { 1 } else { -1 };
+    let before = vote_of(tx, voter, post_id)?;
+    let delta = match before.as_deref() {
+        Some(d) if d == direction => return Ok(VoteApplied::Already { score: post.votes }),
+        Some(d) => sign(direction) - sign(d),
+        None => sign(direction),
+    };
+    tx.execute(
+        "INSERT INTO board_votes (voter, post_id, direction) VALUES (?1, ?2, ?3)
+         ON CONFLICT (voter, post_id) DO UPDATE SET direction = excluded.direction",
+        params![voter, post_id, direction],
+    )?;
+    tx.execute(
+        "UPDATE board_posts SET votes = votes + ?2 WHERE id = ?1",
+        params![post_id, delta],
+    )?;
+    Ok(VoteApplied::Recorded {
+        score: post.votes + delta,
+    })
+}
+
+/// The direction `voter` voted `post_id`, if any.
+pub fn vote_of(
+    conn: &Connection,
+    voter: &str,
+    post_id: &str,
+) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT direction FROM board_votes WHERE voter = ?1 AND post_id = ?2",
+            params![voter, post_id],
+            |r| r.get(0),
+        )
+        .optional()?)
 }
