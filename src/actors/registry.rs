@@ -182,6 +182,7 @@ mod tests {
             WorkSlot::TaskHistory("t".into()),
             WorkSlot::TaskHistoryLegacy("t".into()),
             WorkSlot::GoalTimeline("g".into()),
+            WorkSlot::GoalTransition(crate::actors::saves::SaveId("save-6".into())),
         ]));
         kinds.extend(owner_of(&[
             BoardSlot::Posts,

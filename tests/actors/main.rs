@@ -56,6 +56,7 @@ mod connectors_write_demand;
 mod save_board_post;
 mod save_board_vote;
 mod save_connector_binding;
+mod save_goal_transition;
 mod tools_keeper_surface;
 mod tools_request;
 mod work_goals;

@@ -14,6 +14,7 @@ mod server_asks;
 mod server_board;
 mod server_cache;
 mod server_connectors;
+mod server_goals;
 mod server_infra;
 mod server_inspector;
 mod server_keeper_detail;

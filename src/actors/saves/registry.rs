@@ -18,6 +18,7 @@ use crate::actors::keepers::ops::{
 use crate::actors::system::binding::{ConnectorBind, ConnectorUnbind};
 use crate::actors::system::runtime_form::RuntimeForm;
 use crate::actors::system::runtime_raw::RuntimeRaw;
+use crate::actors::work::goal_transition::GoalTransition;
 use std::sync::OnceLock;
 
 /// Every save kind. `RESTORED`: the hub reads its unsettled rows back after a crash;
@@ -41,6 +42,7 @@ pub static KINDS: &[&dyn RegisteredKind] = &[
     &Listed::<CreateSave>::RESTORED,
     &Listed::<HeldCallDecision>::RESTORED,
     &Listed::<BoardVote>::RESTORED,
+    &Listed::<GoalTransition>::RESTORED,
 ];
 
 /// The kinds whose unsettled rows the hub reads back after a crash.

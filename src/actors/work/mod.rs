@@ -6,12 +6,14 @@
 //! immutable prefix in [`chain`]), [`goal_timeline`]; the detail actor is [`detail`]. Where this
 //! MASC does not serve a masc-tui extension route, the fallbacks MASC has the data for are
 //! their own reads and slots: [`goal_linked`] (the task list from the goals tree's
-//! goal links) and [`legacy_history`] (the legacy recent-events array).
+//! goal links) and [`legacy_history`] (the legacy recent-events array). [`goal_transition`] is
+//! the Goal action save (§15.4), its receipt in its own Work slot.
 
 pub mod chain;
 pub mod detail;
 pub mod goal_linked;
 pub mod goal_timeline;
+pub mod goal_transition;
 pub mod legacy_history;
 pub mod planning;
 pub mod task_body;
@@ -25,9 +27,11 @@ pub use planning::PlanningSpawner;
 pub use task_list::TaskListSpawner;
 
 use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
+use crate::actors::saves::{SAVES, SaveEvent, SaveId, SaveKind};
 use crate::protocol::goals::GoalDetailRead;
 use crate::protocol::planning::PlanningRead;
 use crate::protocol::tasks::{LegacyTaskEvents, PageRequest, TaskDetail, TaskList};
+use goal_transition::GoalTransition;
 use std::sync::Arc;
 
 /// The Planning source (supervision key).
@@ -56,6 +60,8 @@ pub enum WorkSlot {
     TaskHistoryLegacy(String),
     /// `GET /api/v1/dashboard/goals/detail?goal_id=` of this goal (B-1).
     GoalTimeline(String),
+    /// One Goal action's save (§15.4): its own slot per save.
+    GoalTransition(SaveId),
 }
 
 impl SlotKey for WorkSlot {
@@ -69,6 +75,7 @@ impl SlotKey for WorkSlot {
             Self::TaskHistory(_) => "task_history",
             Self::TaskHistoryLegacy(_) => "task_history_legacy",
             Self::GoalTimeline(_) => "goal_timeline",
+            Self::GoalTransition(_) => return format!("save:{}", GoalTransition::KIND),
         }
         .to_string()
     }
@@ -81,6 +88,7 @@ impl SlotKey for WorkSlot {
             | Self::TaskHistory(_)
             | Self::TaskHistoryLegacy(_)
             | Self::GoalTimeline(_) => WORK_DETAIL,
+            Self::GoalTransition(_) => SAVES,
         }
     }
 }
@@ -97,6 +105,8 @@ pub enum WorkObservation {
     /// The fallback of a `not_served` history page route: its own typed value.
     TaskHistoryLegacy(ReadResult<LegacyTaskEvents>),
     GoalTimeline(ReadResult<GoalDetailRead>),
+    /// A step or the receipt of a Goal action's save.
+    GoalTransition(Box<SaveEvent<GoalTransition>>),
 }
 
 impl Payload for WorkObservation {
@@ -109,6 +119,7 @@ impl Payload for WorkObservation {
             Self::TaskHistory(h) => read_outcome(&h.result),
             Self::TaskHistoryLegacy(r) => read_outcome(r),
             Self::GoalTimeline(r) => goal_timeline::outcome_class(r),
+            Self::GoalTransition(e) => e.step.trace_outcome(),
         }
     }
 }

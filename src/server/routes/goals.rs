@@ -1,13 +1,19 @@
-//! Goals family: goals tree (§5.5), goal detail with timeline (§5.6), planning rollup (§5.7).
+//! Goals family: goals tree (§5.5), goal detail with timeline (§5.6), planning rollup (§5.7),
+//! and the newer MASC goal action route (protocol-15-operator.md §15.4).
 
-use crate::server::http::{ApiResult, Guard, Public, json_ok, json_status, parse_query, query_get};
+use crate::server::http::{
+    ApiResult, Faults, Guard, Operator, Public, json_ok, json_status, parse_query, query_get,
+};
+use crate::server::middleware::wrong_echo;
+use crate::server::routes::tools::tool_actor;
 use crate::server::state::AppState;
-use crate::server::store::goals::{self, GoalRow};
-use crate::server::store::{StoreError, tasks};
+use crate::server::store::goals::{self, GoalRow, Transitioned};
+use crate::server::store::{StoreError, now_unix, tasks, tools as tool_store};
 use axum::Router;
+use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
-use axum::http::StatusCode;
-use axum::routing::get;
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::{get, post};
 use rusqlite::Connection;
 use serde_json::{Map, Value, json};
 
@@ -16,6 +22,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/dashboard/goals", get(tree))
         .route("/api/v1/dashboard/goals/detail", get(detail))
         .route("/api/v1/dashboard/planning", get(planning))
+        .route("/api/v1/tools/masc_goal_transition", post(transition))
 }
 
 /// A tree node: the goal row plus its tasks, counts and children (recursively).
@@ -192,4 +199,142 @@ async fn planning(_: Guard<Public>, State(state): State<AppState>) -> ApiResult 
         })
         .await?;
     Ok(json_ok(body))
+}
+
+/// The tool envelope with the tool's JSON as text in `message` (§15.4).
+fn tool_answer(status: StatusCode, ok: bool, message: &Value) -> axum::response::Response {
+    let text = match message {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    json_status(status, json!({"ok": ok, "message": text}))
+}
+
+fn tool_error(code: &str, message: &str) -> axum::response::Response {
+    tool_answer(
+        StatusCode::BAD_REQUEST,
+        false,
+        &json!({"status": "error", "error_code": code, "message": message}),
+    )
+}
+
+fn field_error(field: &str, constraint: &str, message: &str, received: Option<&str>) -> Value {
+    let mut e = json!({"field": field, "constraint": constraint, "message": message});
+    if let (Some(r), Some(obj)) = (received, e.as_object_mut()) {
+        obj.insert("received".into(), json!(r));
+    }
+    e
+}
+
+/// `POST /api/v1/tools/masc_goal_transition` (§15.4, newer MASC): the transition table over
+/// the seeded goals, `noop` replies, `conflict` for an invalid transition. The
+/// `{"echo":"wrong"}` fault names another goal in the reply (§15.14).
+async fn transition(
+    _: Guard<Operator>,
+    State(state): State<AppState>,
+    Faults(faults): Faults,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult {
+    let v: Value = match serde_json::from_slice(&body) {
+        Ok(v @ Value::Object(_)) => v,
+        Ok(_) => {
+            let text = Value::String("Invalid JSON: expected an object".into());
+            return Ok(tool_answer(StatusCode::BAD_REQUEST, false, &text));
+        }
+        Err(e) => {
+            let text = Value::String(format!("Invalid JSON: {e}"));
+            return Ok(tool_answer(StatusCode::BAD_REQUEST, false, &text));
+        }
+    };
+    let text = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let goal_id = text("goal_id");
+    let action = text("action");
+    let mut errors = Vec::new();
+    if goal_id.is_none() {
+        errors.push(field_error(
+            "goal_id",
+            "required",
+            "goal_id is required",
+            None,
+        ));
+    }
+    match action.as_deref() {
+        None => errors.push(field_error(
+            "action",
+            "required",
+            "action is required",
+            None,
+        )),
+        Some("request_complete" | "drop" | "reopen") => {}
+        Some(other) => errors.push(field_error(
+            "action",
+            "one_of",
+            "action must be one of: request_complete, drop, reopen",
+            Some(other),
+        )),
+    }
+    let (Some(goal_id), Some(action), true) = (goal_id, action, errors.is_empty()) else {
+        let n = errors.len();
+        return Ok(tool_answer(
+            StatusCode::BAD_REQUEST,
+            false,
+            &json!({"status": "error", "error_code": "validation_error",
+                "field_errors": errors, "message": format!("{n} field error(s)")}),
+        ));
+    };
+    let note = text("note");
+    let actor = tool_actor(&headers);
+    let now = now_unix() as i64;
+    let (id, act) = (goal_id.clone(), action.clone());
+    let done = state
+        .store()
+        .write(move |tx| {
+            let done = goals::transition(tx, &id, &act, note.as_deref(), &actor, now)?;
+            if matches!(done, Transitioned::Moved { .. }) {
+                tool_store::record_call(tx, "masc_goal_transition", now)?;
+            }
+            Ok(done)
+        })
+        .await?;
+    let echoed = if faults.echo_wrong {
+        wrong_echo(&json!(goal_id))
+    } else {
+        json!(goal_id)
+    };
+    let mut reply = json!({"status": "ok", "goal_id": echoed, "action": action});
+    let (goal, verification) = match done {
+        Transitioned::NotFound => return Ok(tool_error("not_found", "goal not found")),
+        Transitioned::Invalid { phase } => {
+            return Ok(tool_error(
+                "conflict",
+                &format!("invalid goal transition: {phase} -> {action}"),
+            ));
+        }
+        Transitioned::Moved { goal, verification } => (goal, verification),
+        Transitioned::Already {
+            phase,
+            goal,
+            verification,
+        } => {
+            if let Some(obj) = reply.as_object_mut() {
+                obj.insert("noop".into(), json!(true));
+                obj.insert("phase".into(), json!(phase));
+            }
+            (goal, verification)
+        }
+    };
+    if let Some(obj) = reply.as_object_mut() {
+        obj.insert("goal".into(), goal);
+        if let Some(record) = verification {
+            obj.insert("verification".into(), record);
+        }
+    }
+    Ok(tool_answer(StatusCode::OK, true, &reply))
 }

@@ -378,3 +378,156 @@ pub fn generated_at(conn: &Connection) -> Result<String, StoreError> {
         conn.query_row("SELECT MAX(updated_at) FROM goals", [], |r| r.get(0))?;
     Ok(ts.unwrap_or_else(|| rfc3339(SEED_EPOCH)))
 }
+
+/// What the transition table says of one action in one phase (protocol-15-operator.md §15.4,
+/// Aug): move to a phase, already there (nothing written), or invalid (`conflict`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    MoveTo(&'static str),
+    Already,
+    Invalid,
+}
+
+/// §15.4's table over `request_complete`, `drop`, `reopen` (Aug). A `request_complete` on a
+/// verifying goal is "already": it re-arms the pending proof.
+pub fn decide(phase: &str, action: &str) -> Decision {
+    use Decision::{Already, Invalid, MoveTo};
+    match (phase, action) {
+        ("executing", "request_complete") => MoveTo("verifying"),
+        ("executing", "drop") => MoveTo("dropped"),
+        ("executing", "reopen") => Already,
+        ("verifying" | "completed" | "awaiting_confirmation", "request_complete") => Already,
+        ("completed" | "awaiting_confirmation" | "paused" | "blocked", "drop") => MoveTo("dropped"),
+        ("completed" | "dropped" | "awaiting_confirmation", "reopen") => MoveTo("executing"),
+        ("dropped", "drop") => Already,
+        _ => Invalid,
+    }
+}
+
+/// What one transition did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Transitioned {
+    /// Moved: the goal as written and, after `request_complete` or `reopen`, its proof record.
+    Moved {
+        goal: Value,
+        verification: Option<Value>,
+    },
+    /// Already in the phase the action leads to: nothing written.
+    Already {
+        phase: String,
+        goal: Value,
+        verification: Option<Value>,
+    },
+    Invalid {
+        phase: String,
+    },
+    NotFound,
+}
+
+fn goal_row(conn: &Connection, goal_id: &str) -> Result<Option<Value>, StoreError> {
+    Ok(goals(conn)?
+        .into_iter()
+        .find(|g| g.id == goal_id)
+        .map(|g| g.body))
+}
+
+/// Runs `action` on `goal_id` by `actor` at `now` (unix seconds): the table above; a moving
+/// transition writes the phase, the note as `last_review_note`, a `goal_phase` timeline row and,
+/// for `request_complete`, a durable proof request (`proof_pending`) before the phase.
+pub fn transition(
+    tx: &Transaction<'_>,
+    goal_id: &str,
+    action: &str,
+    note: Option<&str>,
+    actor: &str,
+    now: i64,
+) -> Result<Transitioned, StoreError> {
+    let Some(goal) = goal_row(tx, goal_id)? else {
+        return Ok(Transitioned::NotFound);
+    };
+    let phase = goal["phase"].as_str().unwrap_or_default().to_string();
+    let verification = goal.get("verification").cloned();
+    let to = match decide(&phase, action) {
+        Decision::Invalid => return Ok(Transitioned::Invalid { phase }),
+        Decision::Already => {
+            return Ok(Transitioned::Already {
+                phase,
+                goal,
+                verification,
+            });
+        }
+        Decision::MoveTo(to) => to,
+    };
+    let at = rfc3339(now);
+    let proof = match action {
+        "request_complete" => Some(json!({"state": "proof_pending", "requested_at": at})),
+        "reopen" => Some(json!({"state": "idle"})),
+        _ => None,
+    }
+    .map(|completion| json!({"goal_id": goal_id, "completion": completion, "updated_at": at}));
+    if let Some(record) = &proof {
+        tx.execute(
+            "UPDATE goals SET verification = ?2 WHERE id = ?1",
+            params![goal_id, record.to_string()],
+        )?;
+    }
+    tx.execute(
+        "UPDATE goals SET phase = ?2, updated_at = ?3, last_activity_at = ?3 WHERE id = ?1",
+        params![goal_id, to, at],
+    )?;
+    if let Some(note) = note {
+        tx.execute(
+            "UPDATE goals SET last_review_note = ?2, last_review_at = ?3 WHERE id = ?1",
+            params![goal_id, note, at],
+        )?;
+    }
+    let severity = match to {
+        "dropped" => "bad",
+        "verifying" => "warn",
+        _ => "ok",
+    };
+    tx.execute(
+        "INSERT INTO goal_timeline (goal_id, ts, kind, lane, title, summary, severity)
+         VALUES (?1, ?2, 'goal_phase', 'goal', 'Goal Phase', ?3, ?4)",
+        params![goal_id, at, format!("phase={to} by {actor}"), severity],
+    )?;
+    let goal = goal_row(tx, goal_id)?
+        .ok_or_else(|| StoreError::Invalid(format!("goal {goal_id} vanished")))?;
+    Ok(Transitioned::Moved {
+        goal,
+        verification: proof,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn s15_4_the_transition_table_over_every_phase() {
+        use Decision::{Already, Invalid, MoveTo};
+        let rows: &[(&str, [Decision; 3])] = &[
+            (
+                "executing",
+                [MoveTo("verifying"), MoveTo("dropped"), Already],
+            ),
+            ("verifying", [Already, Invalid, Invalid]),
+            (
+                "completed",
+                [Already, MoveTo("dropped"), MoveTo("executing")],
+            ),
+            ("dropped", [Invalid, Already, MoveTo("executing")]),
+            ("paused", [Invalid, MoveTo("dropped"), Invalid]),
+            ("blocked", [Invalid, MoveTo("dropped"), Invalid]),
+            (
+                "awaiting_confirmation",
+                [Already, MoveTo("dropped"), MoveTo("executing")],
+            ),
+        ];
+        for (phase, expected) in rows {
+            let got = ["request_complete", "drop", "reopen"].map(|a| decide(phase, a));
+            assert_eq!(&got, expected, "{phase}");
+        }
+        assert_eq!(decide("executing", "pause"), Invalid);
+    }
+}

@@ -9,16 +9,20 @@
 use super::detail::{GoalDetailModel, PageOutcome, TaskDetailModel};
 use super::prep::PrepState;
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
+use crate::actors::saves::{Receipt, SaveStep};
+use crate::actors::work::goal_transition::GoalTransition;
 use crate::actors::work::{
     GoalLinkedTasks, HistoryPageRead, PLANNING, TASK_LIST, WORK_DETAIL, WorkObservation, WorkSlot,
 };
 use crate::protocol::admission::ReadScope;
 use crate::protocol::goals::GoalDetailRead;
+use crate::protocol::outcome::SaveClass;
 use crate::protocol::planning::{PlanningRead, Rollup};
 use crate::protocol::routes::RouteFamily;
 use crate::protocol::tasks::TaskList;
 use crate::view::admission::{EpochGate, ReadSlot, RejectReason, Slot};
 use crate::view::fetched::{FailureClass, Fetched, SlotFailure};
+use crate::view::saves::SaveBook;
 use crate::view::surface::{SurfaceModel, not_served_of};
 use std::sync::Arc;
 use std::time::Instant;
@@ -42,6 +46,10 @@ pub struct WorkModel {
     pub goal: Option<GoalDetailModel>,
     /// Display rows prepared off the view actor.
     pub prep: PrepState,
+    /// Goal actions this session sent (or read back), each its own save (§15.4).
+    pub transitions: SaveBook<GoalTransition>,
+    /// A goal action may have moved a goal: the rollup and the open goal are read again.
+    reread: bool,
 }
 
 /// a retry after a failure with no value stays `Failed` (its cause kept) with the retry
@@ -107,6 +115,8 @@ impl WorkModel {
             task: None,
             goal: None,
             prep: PrepState::default(),
+            transitions: SaveBook::default(),
+            reread: false,
         }
     }
 
@@ -292,6 +302,7 @@ impl SurfaceModel for WorkModel {
                 }
                 None => false,
             },
+            WorkSlot::GoalTransition(id) => self.transitions.dispatched(id, ticket),
         }
     }
 
@@ -302,6 +313,13 @@ impl SurfaceModel for WorkModel {
         payload: &WorkObservation,
         gate: &EpochGate,
     ) -> Result<(), RejectReason> {
+        // A receipt is not gated by the epoch (a write already made): its own book.
+        if let WorkSlot::GoalTransition(_) = &ticket.slot {
+            return match payload {
+                WorkObservation::GoalTransition(event) => self.transitions.judge(ticket, event),
+                _ => Err(RejectReason::UnknownSlot),
+            };
+        }
         let fits = matches!(
             (&ticket.slot, payload),
             (WorkSlot::Planning, WorkObservation::Planning(_))
@@ -358,6 +376,7 @@ impl SurfaceModel for WorkModel {
                 ticket,
                 gate,
             ),
+            WorkSlot::GoalTransition(_) => Err(RejectReason::UnknownSlot),
         }
     }
 
@@ -427,6 +446,15 @@ impl SurfaceModel for WorkModel {
                     }
                 }
             }
+            WorkObservation::GoalTransition(event) => {
+                // Anything but "not sent" may have moved the goal (§15.4: re-read §5.7).
+                if let SaveStep::Ended(r) = &event.step
+                    && Receipt::class(r) != SaveClass::NotSent
+                {
+                    self.reread = true;
+                }
+                self.transitions.apply(*event);
+            }
         }
     }
 
@@ -447,6 +475,7 @@ impl SurfaceModel for WorkModel {
             WorkSlot::GoalTimeline(id) => self
                 .goal_for(id)
                 .is_some_and(|g| retire_keeping_cause(&mut g.timeline, ticket)),
+            WorkSlot::GoalTransition(id) => self.transitions.retired(id, ticket),
         }
     }
 
@@ -465,6 +494,16 @@ impl SurfaceModel for WorkModel {
             WorkSlot::GoalTimeline(id) => self
                 .goal_for(id)
                 .map(|g| &mut g.timeline as &mut dyn ReadSlot),
+            WorkSlot::GoalTransition(_) => None,
+        }
+    }
+
+    /// A goal action was answered: the rollup and the open goal's timeline are read again.
+    fn take_demands(&mut self) -> Vec<SourceKey> {
+        if std::mem::take(&mut self.reread) {
+            vec![PLANNING, WORK_DETAIL]
+        } else {
+            Vec::new()
         }
     }
 
