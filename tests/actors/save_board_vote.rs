@@ -149,7 +149,7 @@ async fn s15_12_a_reply_for_the_other_direction_is_unknown() {
     rig.finish().await;
 }
 
-/// Issue 13 × §15.6: a server whose router does not know the route answers its unknown-route
+/// §15.6 × compatibility: a server whose router does not know the route answers its unknown-route
 /// 404: not applied, naming the absent route; nothing stored.
 #[tokio::test(flavor = "current_thread")]
 async fn s15_6_an_unknown_route_is_not_served() {

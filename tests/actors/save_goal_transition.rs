@@ -205,7 +205,7 @@ async fn s15_14_a_transition_dropped_after_applying_is_unknown_and_never_resent(
     rig.finish().await;
 }
 
-/// §15.4, issue 13: MASC v0.24.0 has no REST route for goal actions — the receipt says "not
+/// §15.4: MASC v0.24.0 has no REST route for goal actions — the receipt says "not
 /// served by this MASC" (not applied, its own value), never a failure; nothing moves.
 #[tokio::test(flavor = "current_thread")]
 async fn s15_4_masc_v0_24_0_does_not_serve_the_route() {
