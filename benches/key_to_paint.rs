@@ -80,11 +80,12 @@ fn transcript_rows(n: usize) -> Vec<ChatHistoryRow> {
                     "가나다라 ".repeat(i % 13)
                 )
             },
-            ts: t0 + i as f64 * 7.0,
+            ts: Some(t0 + i as f64 * 7.0),
             kind: None,
             turn_ref: None,
             tool_call_id: None,
             tool_call_name: None,
+            ..ChatHistoryRow::new("", ChatRole::User, "", 0.0)
         })
         .collect()
 }
@@ -254,6 +255,7 @@ fn main() {
                     before: None,
                     result: Ok(Admitted {
                         value: Arc::new(ChatHistoryPage {
+                dropped: Vec::new(),
                             messages: transcript_rows(ENTRIES),
                             has_more: false,
                             next_before: None,

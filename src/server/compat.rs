@@ -24,47 +24,81 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
-/// A MASC release the embedded server can play, named after its tag.
+/// A MASC the embedded server can play, named after its tag or snapshot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MascRelease {
     /// MASC v0.24.0 (tag 2026-08-22, commit e2bb55f793). Its routes and encoders for
     /// everything masc-tui reads equal the snapshot d541eb07 (2026-08-23) the shared fixtures
     /// and protocol.md cite as "Aug"; v0.22.0 and v0.23.0 serve the same route set.
     V0_24_0,
+    /// MASC main of 2026-08-23 (`d541eb0750`, "Aug" in protocol-15): v0.24.0's route set and
+    /// shapes under its own commit (its `dune-project` still says 0.24.0).
+    Aug,
+    /// The newer MASC of protocol-15/16's index versions (Sep–Oct 2026, no tag read): the newer
+    /// chat store (`system` Gate rows, delivery pairs, autonomous rows), `/chat/events`,
+    /// `/keepers/{name}/up`, the held-call stream events, the newer route set; still no
+    /// workspace receipts. Its version string is this server's label, not a MASC tag.
+    Newer,
 }
 
 impl MascRelease {
-    pub const ALL: &'static [MascRelease] = &[MascRelease::V0_24_0];
+    pub const ALL: &'static [MascRelease] =
+        &[MascRelease::V0_24_0, MascRelease::Aug, MascRelease::Newer];
 
     /// The name `--compat` takes.
     pub fn name(self) -> &'static str {
         match self {
             Self::V0_24_0 => "v0.24.0",
+            Self::Aug => "aug",
+            Self::Newer => "newer",
         }
     }
 
     /// The release version `/health` reports.
     pub fn version(self) -> &'static str {
         match self {
-            Self::V0_24_0 => "0.24.0",
+            Self::V0_24_0 | Self::Aug => "0.24.0",
+            Self::Newer => "0.24.0+newer",
         }
     }
 
-    /// The commit of the release tag (`build.commit`).
+    /// The commit `build.commit` reports (the tag's or the snapshot's).
     pub fn commit(self) -> &'static str {
         match self {
             Self::V0_24_0 => "e2bb55f793",
+            Self::Aug => "d541eb0750",
+            Self::Newer => "newer-index",
         }
     }
 
-    /// Parse a `--compat` value: `v0.24.0`, `0.24.0` or `masc-v0.24.0`.
+    /// The August releases: routes of origin "MASC" only, rows in the August store's shape.
+    pub fn is_august(self) -> bool {
+        matches!(self, Self::V0_24_0 | Self::Aug)
+    }
+
+    /// Newer MASC journals each chat turn (`id:` lines, `since_seq`, `/chat/events`) and batches
+    /// queued inputs (`KEEPER_CHAT_BATCH_BOUND`).
+    pub fn journals_chat(self) -> bool {
+        self == Self::Newer
+    }
+
+    /// Parse a `--compat` value: `v0.24.0` (`0.24.0`, `masc-v0.24.0`), `aug` (`d541eb07`,
+    /// `main-2026-08-23`) or `newer`.
     pub fn parse(value: &str) -> Result<Self, String> {
-        let v = value.trim();
-        let v = v.strip_prefix("masc-").unwrap_or(v);
+        let v = value.trim().to_ascii_lowercase();
+        match v.as_str() {
+            "aug" | "august" | "d541eb07" | "d541eb0750" | "main-2026-08-23" => {
+                return Ok(Self::Aug);
+            }
+            "newer" => return Ok(Self::Newer),
+            _ => {}
+        }
+        let v = v.strip_prefix("masc-").unwrap_or(&v);
         let v = v.strip_prefix('v').unwrap_or(v);
         Self::ALL
             .iter()
             .copied()
+            .filter(|r| *r == Self::V0_24_0)
             .find(|r| r.version() == v)
             .ok_or_else(|| {
                 let known: Vec<&str> = Self::ALL.iter().map(|r| r.name()).collect();
@@ -84,7 +118,10 @@ impl MascRelease {
             _ => return true,
         };
         match RouteFamily::of_target(method, path) {
-            Some(family) => family.spec().origin == RouteOrigin::Masc,
+            Some(family) => matches!(
+                (self, family.spec().origin),
+                (_, RouteOrigin::Masc) | (Self::Newer, RouteOrigin::NewerMasc)
+            ),
             None => true,
         }
     }
@@ -146,16 +183,66 @@ pub fn reshape(
     }
     let family = RouteFamily::of_target(Method::Get, path)?;
     let mut value: Value = serde_json::from_slice(body).ok()?;
-    let obj = value.as_object_mut()?;
+    if family == RouteFamily::Health {
+        health(release, value.as_object_mut()?, uptime_secs);
+        return serde_json::to_vec(&value).ok();
+    }
+    if !release.is_august() {
+        // Newer MASC sends the newer parts this server writes.
+        return None;
+    }
     match family {
-        RouteFamily::Health => health(release, obj, uptime_secs),
-        RouteFamily::RuntimeResolved => runtime_resolved(obj),
-        RouteFamily::ToolsInventory => tools_inventory(obj),
-        RouteFamily::Roster => roster(obj),
-        RouteFamily::Planning => planning(obj),
+        RouteFamily::RuntimeResolved => runtime_resolved(value.as_object_mut()?),
+        RouteFamily::ToolsInventory => tools_inventory(value.as_object_mut()?),
+        RouteFamily::Roster => roster(value.as_object_mut()?),
+        RouteFamily::Planning => planning(value.as_object_mut()?),
+        RouteFamily::ChatHistoryPage => {
+            august_chat_rows(value.get_mut("messages")?.as_array_mut()?)
+        }
+        RouteFamily::ChatHistoryArray => august_chat_rows(value.as_array_mut()?),
         _ => return None,
     }
     serde_json::to_vec(&value).ok()
+}
+
+/// The August store's rows (`Keeper_chat_store.to_json_array` at d541eb07): roles `user`,
+/// `assistant`, `tool` only (no `system` Gate rows), no `execution_id`, no
+/// `approval_lifecycle`, the three delivery keys and slots it knows, authorities `owner` and
+/// `external`, no channel names.
+fn august_chat_rows(rows: &mut Vec<Value>) {
+    rows.retain(|r| {
+        matches!(
+            r.get("role").and_then(Value::as_str),
+            Some("user" | "assistant" | "tool")
+        )
+    });
+    for row in rows.iter_mut().filter_map(Value::as_object_mut) {
+        row.remove("approval_lifecycle");
+        row.remove("execution_id");
+        if row.get("speaker_authority").and_then(Value::as_str) == Some("keeper") {
+            row.insert("speaker_authority".into(), json!("external"));
+        }
+        if let Some(Value::Object(surface)) = row.get_mut("surface") {
+            surface.remove("channel_name");
+        }
+        let key_known = matches!(
+            row.get("delivery_key")
+                .and_then(|k| k.get("kind"))
+                .and_then(Value::as_str),
+            Some("operation" | "fusion_run" | "workspace_message")
+        );
+        let slot_known = matches!(
+            row.get("transcript_slot")
+                .and_then(|k| k.get("kind"))
+                .and_then(Value::as_str),
+            Some("accepted_user" | "tool_call" | "terminal_assistant")
+        );
+        // The August store writes the pair whole or not at all.
+        if !(key_known && slot_known) {
+            row.remove("delivery_key");
+            row.remove("transcript_slot");
+        }
+    }
 }
 
 fn health(release: MascRelease, obj: &mut Map<String, Value>, uptime_secs: u64) {
@@ -296,8 +383,84 @@ mod tests {
         for name in ["v0.24.0", "0.24.0", "masc-v0.24.0", " v0.24.0 "] {
             assert_eq!(MascRelease::parse(name), Ok(MascRelease::V0_24_0), "{name}");
         }
+        for name in ["aug", "AUG", "d541eb07", "main-2026-08-23"] {
+            assert_eq!(MascRelease::parse(name), Ok(MascRelease::Aug), "{name}");
+        }
+        assert_eq!(MascRelease::parse("newer"), Ok(MascRelease::Newer));
         let err = MascRelease::parse("v9.9.9").unwrap_err();
-        assert!(err.contains("known: v0.24.0"), "{err}");
+        assert!(err.contains("known: v0.24.0, aug, newer"), "{err}");
+    }
+
+    /// Issue 24 item 7: `newer` serves MASC's and the newer routes, never a masc-tui
+    /// extension; `aug` serves what v0.24.0 serves.
+    #[test]
+    fn newer_serves_the_newer_routes_and_aug_the_august_ones() {
+        let get = axum::http::Method::GET;
+        let post = axum::http::Method::POST;
+        let newer = MascRelease::Newer;
+        for path in [
+            "/api/v1/skills",
+            "/api/v1/keepers/asks",
+            "/api/v1/keepers/ops-bot/chat/events",
+            "/api/v1/keepers/ops-bot/chat/history",
+            "/api/v1/keepers/ops-bot/turn-transcript",
+        ] {
+            assert!(newer.serves(&get, path), "{path}");
+        }
+        assert!(newer.serves(&post, "/api/v1/keepers/ops-bot/up"));
+        for path in ["/api/v1/dashboard/tasks", "/api/v1/async-requests/kmsg-1"] {
+            assert!(!newer.serves(&get, path), "{path}");
+        }
+        assert!(!newer.serves(&post, "/api/v1/keepers"));
+        for r in [MascRelease::V0_24_0, MascRelease::Aug] {
+            assert!(!r.serves(&post, "/api/v1/keepers/ops-bot/up"));
+            assert!(!r.serves(&get, "/api/v1/keepers/ops-bot/chat/events"));
+            assert!(r.serves(&get, "/api/v1/keepers/ops-bot/chat/history"));
+            assert!(r.serves(&get, "/api/v1/keepers/ops-bot/turn-transcript"));
+        }
+    }
+
+    /// §15.9: the August store has no `system` rows and no newer fields; a pair with a newer
+    /// half is not written at all.
+    #[test]
+    fn august_rows_lose_the_newer_store() {
+        let body = json!({"schema": "masc.keeper_chat_history.page.v1", "has_more": false,
+            "next_before": null, "messages": [
+            {"id": "1", "role": "user", "content": "x", "ts": 1.0, "speaker_authority": "keeper",
+             "delivery_key": {"kind": "operation", "operation_id": "tui-1"},
+             "transcript_slot": {"kind": "accepted_user"}},
+            {"id": "2", "role": "system", "content": "", "ts": 2.0,
+             "approval_lifecycle": {"approval_id": "a", "phase": "requested"}},
+            {"id": "3", "role": "tool", "content": "{}", "ts": 3.0, "tool_call_name": "t",
+             "execution_id": "e", "delivery_key": {"kind": "operation", "operation_id": "tui-1"},
+             "transcript_slot": {"kind": "tool_delivery", "ordinal": 0}}]});
+        for release in [MascRelease::V0_24_0, MascRelease::Aug] {
+            let out = reshape(
+                release,
+                &axum::http::Method::GET,
+                "/api/v1/keepers/ops-bot/chat/history/page",
+                body.to_string().as_bytes(),
+                0,
+            )
+            .unwrap();
+            let v: Value = serde_json::from_slice(&out).unwrap();
+            let rows = v["messages"].as_array().unwrap();
+            assert_eq!(rows.len(), 2);
+            assert_eq!(rows[0]["speaker_authority"], json!("external"));
+            assert_eq!(rows[0]["transcript_slot"]["kind"], json!("accepted_user"));
+            assert!(rows[1].get("execution_id").is_none());
+            assert!(rows[1].get("delivery_key").is_none());
+        }
+        assert!(
+            reshape(
+                MascRelease::Newer,
+                &axum::http::Method::GET,
+                "/api/v1/keepers/ops-bot/chat/history/page",
+                body.to_string().as_bytes(),
+                0,
+            )
+            .is_none()
+        );
     }
 
     #[test]

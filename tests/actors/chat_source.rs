@@ -545,3 +545,63 @@ async fn g7_a_panicking_page_worker_is_caught_and_pgup_loads_the_older_page_agai
     rig.stop().await;
     server.shutdown().await;
 }
+
+/// §15.9 (issue 24 item 1): opening a chat reads the bare-array history once, in its own slot
+/// beside the newest page; its autonomous turns join the transcript (`ops-bot`'s seed holds two,
+/// one with `content: null` and no blocks). A bare array that is an object is that read's
+/// decode failure only: the page stays, the chat is not blank, and the title says so.
+#[tokio::test]
+async fn s15_9_the_bare_array_is_read_once_per_open_and_its_failure_is_its_own() {
+    use masc_tui::view::chat::AutonomousTurns;
+    const ARRAY: &str = "/api/v1/keepers/ops-bot/chat/history";
+    let (server, mut rig, _dir) = setup(FaultPlan::none()).await;
+    open_ready(&mut rig, "ops-bot").await;
+    rig.pump_until(|m| {
+        matches!(
+            m.chat.pane.as_ref().map(|p| &p.autonomous),
+            Some(AutonomousTurns::Read(_))
+        )
+    })
+    .await;
+    {
+        let pane = rig.pane();
+        let AutonomousTurns::Read(rows) = &pane.autonomous else {
+            panic!()
+        };
+        assert_eq!(rows.len(), 2);
+        let view = pane.view();
+        let t = view.transcript();
+        for id in ["autonomous:trace-ops-bot#5", "autonomous:trace-ops-bot#8"] {
+            assert!(t.get(id).is_some(), "{id} joined the transcript");
+        }
+        assert!(
+            t.entries()
+                .iter()
+                .any(|e| matches!(e.speaker, Speaker::Autonomous { .. }))
+        );
+    }
+    assert_eq!(server.request_count("GET", ARRAY), 1);
+    server.shutdown().await;
+
+    let (server, mut rig, _dir) = setup(plan(&format!(
+        r#"{{"match":{{"method":"GET","path":"{ARRAY}"}},"fault":{{"status":200,"body":{{"rows":[]}}}}}}"#
+    )))
+    .await;
+    open_ready(&mut rig, "ops-bot").await;
+    rig.pump_until(|m| {
+        matches!(
+            m.chat.pane.as_ref().map(|p| &p.autonomous),
+            Some(AutonomousTurns::Failed { .. })
+        )
+    })
+    .await;
+    let pane = rig.pane();
+    assert!(pane.history_facts().contains("autonomous turns failed"));
+    assert!(pane.view().transcript().len() > 5, "the page is shown");
+    let admitted = rig
+        .recorder
+        .wait_for(|r| r.source == "chat_autonomous:ops-bot" && r.stage == "admit")
+        .await;
+    assert!(admitted.is_some(), "the read is traced on its own slot");
+    server.shutdown().await;
+}

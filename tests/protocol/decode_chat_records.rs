@@ -81,11 +81,12 @@ fn history_page_refusals_4_5() {
         ChatHistoryPage::decode(more_no_cursor).unwrap_err().path,
         ".next_before"
     );
-    let bad_role = br#"{"messages":[{"id":"a","role":"system","content":"","ts":1}]}"#;
-    assert_eq!(
-        ChatHistoryPage::decode(bad_role).unwrap_err().kind,
-        DecodeErrorKind::UnknownVariant
-    );
+    // §15.9 (issue 24 item 1): roles are open — a `system` row or a role no release writes
+    // never fails the page (it was `unknown_variant` and blanked the chat).
+    let open_roles = br#"{"messages":[{"id":"a","role":"system","content":"","ts":1},{"id":"b","role":"wat","content":"x","ts":2}]}"#;
+    let page = ChatHistoryPage::decode(open_roles).unwrap();
+    assert_eq!(page.messages[0].role, ChatRole::System);
+    assert_eq!(page.counts().unknown_role, 1);
     let other_schema = br#"{"schema":"masc.keeper_chat_history.v0","messages":[]}"#;
     assert_eq!(
         ChatHistoryPage::decode(other_schema).unwrap_err().path,

@@ -23,9 +23,17 @@ use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
 use std::time::Duration;
 
 async fn august(faults: FaultPlan) -> (RunningServer, WorkspaceClient, ReadAuthority) {
+    played(MascRelease::V0_24_0, faults).await
+}
+
+/// The embedded server playing `release`, its client and the read authority of its epoch 1.
+pub(crate) async fn played(
+    release: MascRelease,
+    faults: FaultPlan,
+) -> (RunningServer, WorkspaceClient, ReadAuthority) {
     let server = start(ServeOptions {
         auth: AuthMode::Token("compat-token".into()),
-        compat: Some(MascRelease::V0_24_0),
+        compat: Some(release),
         faults,
         ..ServeOptions::default()
     })
@@ -179,16 +187,37 @@ async fn send_turn(
     auth: &ReadAuthority,
     request_id: &str,
 ) -> Result<ChatStreamOutcome, masc_tui::protocol::decode::DecodeError> {
-    let body = serde_json::json!({"request_id": request_id, "name": "rondo", "message": "stop?"});
+    send_turn_to(client, auth, "rondo", request_id)
+        .await
+        .map(|(outcome, _)| outcome)
+}
+
+/// One chat send to `keeper` through the stream validator: its outcome and every event.
+pub(crate) async fn send_turn_to(
+    client: &WorkspaceClient,
+    auth: &ReadAuthority,
+    keeper: &str,
+    request_id: &str,
+) -> Result<
+    (
+        ChatStreamOutcome,
+        Vec<masc_tui::protocol::chat::ChatStreamEvent>,
+    ),
+    masc_tui::protocol::decode::DecodeError,
+> {
+    let body = serde_json::json!({"request_id": request_id, "name": keeper, "message": "stop?"});
     let mut stream = client
         .post_sse(auth, "/api/v1/keepers/chat/stream", &body)
         .await
         .unwrap();
-    let mut validator = ChatStreamValidator::new(Some(request_id), Some("rondo"));
+    let mut validator = ChatStreamValidator::new(Some(request_id), Some(keeper));
+    let mut events = Vec::new();
     while let Some(Ok(frame)) = stream.next().await {
-        validator.push_frame(&frame)?;
+        if let Some(event) = validator.push_frame(&frame)? {
+            events.push(event);
+        }
     }
-    validator.finish()
+    validator.finish().map(|outcome| (outcome, events))
 }
 
 /// Defects 1 and 5 end to end: a cancelled turn (`RUN_FINISHED` without reply details) is a

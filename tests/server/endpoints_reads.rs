@@ -180,10 +180,11 @@ async fn s4_5_chat_history_pages_walk_older_to_the_end() {
         pages += 1;
         for m in &page.messages {
             assert!(ids.insert(m.id.clone()), "message {} on two pages", m.id);
+            let ts = m.ts.expect("every embedded row has a ts");
             if let Some(b) = before {
-                assert!(m.ts < b, "a page asked before {b} holds {}", m.ts);
+                assert!(ts < b, "a page asked before {b} holds {ts}");
             }
-            oldest_seen = oldest_seen.min(m.ts);
+            oldest_seen = oldest_seen.min(ts);
         }
         if !page.has_more {
             break;

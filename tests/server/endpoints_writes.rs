@@ -823,7 +823,10 @@ async fn s4_3_chat_send_completes_with_a_reply_and_s4_4_reconciles_by_the_exact_
         page.messages
             .iter()
             .filter(|m| m.role == role)
-            .max_by(|a, b| a.ts.total_cmp(&b.ts))
+            .max_by(|a, b| {
+                a.ts.unwrap_or_default()
+                    .total_cmp(&b.ts.unwrap_or_default())
+            })
             .unwrap()
     };
     assert_eq!(newest(ChatRole::User).content, message);

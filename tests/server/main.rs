@@ -8,6 +8,7 @@ mod server_support;
 mod support_endpoints;
 
 mod compat_masc;
+mod compat_newer;
 mod endpoints_reads;
 mod endpoints_writes;
 mod server_asks;

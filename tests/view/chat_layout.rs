@@ -23,11 +23,12 @@ pub(crate) fn history_row(id: &str, role: ChatRole, content: &str, ts: f64) -> C
         id: id.into(),
         role,
         content: content.into(),
-        ts,
+        ts: Some(ts),
         kind: None,
         turn_ref: None,
         tool_call_id: None,
         tool_call_name: None,
+        ..ChatHistoryRow::new("", ChatRole::User, "", 0.0)
     }
 }
 
@@ -222,7 +223,7 @@ fn c31_c74_slash_tools_and_thinking_with_a_mode_keep_the_anchor_entry() {
                 &format!("t{i}"),
                 ChatRole::Tool,
                 "{\"path\": \"src/main.rs\",\n \"lines\": [1, 2, 3],\n \"why\": \"look\"}",
-                row.ts - 1.0,
+                row.ts.unwrap_or_default() - 1.0,
             );
             tool.tool_call_name = Some("read_file".into());
             tool.tool_call_id = Some(format!("call-{i}"));

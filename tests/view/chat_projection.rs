@@ -571,11 +571,12 @@ fn history_row_conversion_is_typed_not_read_from_content() {
         id: "m-1".into(),
         role: ChatRole::Assistant,
         content: "error: this looks like an error but is speech".into(),
-        ts: T0,
+        ts: Some(T0),
         kind: None,
         turn_ref: Some("turn-1".into()),
         tool_call_id: None,
         tool_call_name: None,
+        ..ChatHistoryRow::new("", ChatRole::User, "", 0.0)
     };
     let e = Entry::from_history_row(&row, "alpha");
     assert_eq!(

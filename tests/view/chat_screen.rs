@@ -49,11 +49,12 @@ fn row(id: &str, role: ChatRole, content: &str, ts: f64) -> ChatHistoryRow {
         id: id.into(),
         role,
         content: content.into(),
-        ts,
+        ts: Some(ts),
         kind: None,
         turn_ref: None,
         tool_call_id: None,
         tool_call_name: None,
+        ..ChatHistoryRow::new("", ChatRole::User, "", 0.0)
     }
 }
 
@@ -85,6 +86,7 @@ pub(crate) fn page(rows: Vec<ChatHistoryRow>) -> ChatObservation {
         before: None,
         result: Ok(Admitted {
             value: Arc::new(ChatHistoryPage {
+                dropped: Vec::new(),
                 messages: rows,
                 has_more: false,
                 next_before: None,

@@ -90,11 +90,12 @@ fn history_row(id: &str, role: ChatRole, content: &str, turn: Option<&str>) -> C
         id: id.into(),
         role,
         content: content.into(),
-        ts: 1_787_000_000.0,
+        ts: Some(1_787_000_000.0),
         kind: None,
         turn_ref: turn.map(str::to_string),
         tool_call_id: None,
         tool_call_name: None,
+        ..ChatHistoryRow::new("", ChatRole::User, "", 0.0)
     }
 }
 

@@ -11,6 +11,7 @@ mod work_build;
 mod chat_approvals;
 mod chat_batch;
 mod chat_held_calls;
+mod chat_newer_store;
 mod chat_preparation;
 mod chat_progress;
 mod chat_projection;

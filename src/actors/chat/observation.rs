@@ -11,8 +11,8 @@ use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceControl, Sourc
 use crate::actors::saves::{SAVES, SaveEvent};
 use crate::outbox::SaveRowState;
 use crate::protocol::chat::{
-    ChatHistoryPage, ChatOperationRecord, ChatStreamEvent, InteractiveAdmission, OperationState,
-    ReplyDetails,
+    ChatHistoryArray, ChatHistoryPage, ChatOperationRecord, ChatStreamEvent, InteractiveAdmission,
+    OperationState, ReplyDetails,
 };
 use crate::protocol::outcome::SaveClass;
 
@@ -27,6 +27,9 @@ pub const CHAT_HUB: SourceKey = SourceKey("chat_hub");
 pub enum ChatSlot {
     /// History pages (§4.5): at most one page read in flight.
     History { keeper: String },
+    /// The bare-array history (§15.9), read once per open for the autonomous turns the pages
+    /// do not carry.
+    Autonomous { keeper: String },
     /// The outbox restore on open.
     Restore { keeper: String },
     /// Reconciliation of one exact request id (§4.4).
@@ -46,6 +49,7 @@ impl ChatSlot {
     pub fn keeper(&self) -> &str {
         match self {
             Self::History { keeper }
+            | Self::Autonomous { keeper }
             | Self::Restore { keeper }
             | Self::Reconcile { keeper, .. }
             | Self::Send { keeper, .. }
@@ -57,7 +61,10 @@ impl ChatSlot {
     pub fn request_id(&self) -> Option<&str> {
         match self {
             Self::Reconcile { request_id, .. } | Self::Send { request_id, .. } => Some(request_id),
-            Self::History { .. } | Self::Restore { .. } | Self::Control { .. } => None,
+            Self::History { .. }
+            | Self::Autonomous { .. }
+            | Self::Restore { .. }
+            | Self::Control { .. } => None,
         }
     }
 }
@@ -67,6 +74,7 @@ impl SlotKey for ChatSlot {
         // The keeper name is an identifier, not body text; request ids stay out (G-10).
         let (kind, keeper) = match self {
             Self::History { keeper } => ("chat_history", keeper),
+            Self::Autonomous { keeper } => ("chat_autonomous", keeper),
             Self::Restore { keeper } => ("chat_restore", keeper),
             Self::Reconcile { keeper, .. } => ("chat_reconcile", keeper),
             Self::Send { keeper, .. } => ("save:chat_send", keeper),
@@ -78,7 +86,10 @@ impl SlotKey for ChatSlot {
     fn source(&self) -> SourceKey {
         match self {
             Self::Send { .. } | Self::Control { .. } => SAVES,
-            Self::History { .. } | Self::Restore { .. } | Self::Reconcile { .. } => CHAT_HUB,
+            Self::History { .. }
+            | Self::Autonomous { .. }
+            | Self::Restore { .. }
+            | Self::Reconcile { .. } => CHAT_HUB,
         }
     }
 }
@@ -356,6 +367,10 @@ pub enum ChatObservation {
         before: Option<f64>,
         result: ReadResult<ChatHistoryPage>,
     },
+    /// The bare-array history (§15.9): its autonomous turns join the transcript by time.
+    Autonomous {
+        result: ReadResult<ChatHistoryArray>,
+    },
     /// Unsettled sends of this Keeper in this workspace, read from the outbox on open.
     Restored { sends: Vec<RestoredSend> },
     /// A step of the send `request_id`.
@@ -406,6 +421,10 @@ impl ChatObservation {
                 Ok(_) => "ok".into(),
                 Err(e) => e.class().to_string(),
             },
+            Self::Autonomous { result } => match result {
+                Ok(_) => "ok".into(),
+                Err(e) => e.class().to_string(),
+            },
             Self::Restored { .. } => "ok".into(),
             Self::Send { step, .. } => match step {
                 SendStep::Ended(outcome) => outcome.trace_outcome(),
@@ -421,7 +440,10 @@ impl ChatObservation {
     pub fn request_id(&self) -> Option<&str> {
         match self {
             Self::Send { request_id, .. } | Self::Reconciled { request_id, .. } => Some(request_id),
-            Self::HistoryPage { .. } | Self::Restored { .. } | Self::Control(_) => None,
+            Self::HistoryPage { .. }
+            | Self::Autonomous { .. }
+            | Self::Restored { .. }
+            | Self::Control(_) => None,
         }
     }
 }

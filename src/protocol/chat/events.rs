@@ -111,6 +111,28 @@ pub struct BatchBinding {
     pub execution_id: String,
 }
 
+/// `KEEPER_TOOL_APPROVAL_REQUESTED` value (newer MASC, §15.9): a call of this turn now waits
+/// for the operator. A hint: the §14.5 held-call list stays the authority.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolApprovalRequest {
+    pub tool_call_id: String,
+    pub tool_call_name: String,
+    /// Absent on the wire reads as empty (§15.9).
+    pub args: String,
+    /// `None`: the event asked no question (a fault MASC's decoder tolerates; nothing is
+    /// invented in its place).
+    pub question: Option<String>,
+    pub because: Option<String>,
+}
+
+/// `KEEPER_TOOL_APPROVAL_SETTLED` value (newer MASC, §15.9): the wait ended. The outcome's
+/// vocabulary is unverified (`approved`, `Approved`, `timed_out` seen): kept as sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolApprovalSettled {
+    pub tool_call_id: String,
+    pub outcome: String,
+}
+
 /// `turn_outcome` of the reply details. The set grows with MASC, so it stays open; the
 /// outcomes masc-tui treats specially have named predicates.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -230,7 +252,12 @@ pub enum ChatStreamEvent {
         message: String,
         code: Option<RunErrorCode>,
     },
-    /// A `CUSTOM` name masc-tui does not act on (§4.3: other names are ignored).
+    /// `KEEPER_TOOL_APPROVAL_REQUESTED` (newer MASC): a hint for the held-call rows.
+    ToolApprovalRequested(Box<ToolApprovalRequest>),
+    /// `KEEPER_TOOL_APPROVAL_SETTLED` (newer MASC): a hint for the held-call rows.
+    ToolApprovalSettled(ToolApprovalSettled),
+    /// A `CUSTOM` name masc-tui does not act on (§4.3: other names are ignored), or a held-call
+    /// hint that names no call (it cannot be placed; traced).
     Ignored {
         name: String,
     },
@@ -280,6 +307,8 @@ const REPLY_DETAILS_NAME: &str = "KEEPER_REPLY_DETAILS";
 const THINKING_NAME: &str = "KEEPER_THINKING_DELTA";
 const TOOL_RESULT_NAME: &str = "KEEPER_TOOL_RESULT_READY";
 pub(super) const BATCH_BOUND_NAME: &str = "KEEPER_CHAT_BATCH_BOUND";
+const APPROVAL_REQUESTED_NAME: &str = "KEEPER_TOOL_APPROVAL_REQUESTED";
+const APPROVAL_SETTLED_NAME: &str = "KEEPER_TOOL_APPROVAL_SETTLED";
 
 pub(super) const MALFORMED_EVENT: DecodeErrorKind = DecodeErrorKind::Other("malformed_event");
 pub(super) const UNKNOWN_EVENT_TYPE: DecodeErrorKind = DecodeErrorKind::Other("unknown_event_type");
@@ -473,8 +502,34 @@ fn custom_event(index: usize, wire: &EventWire) -> Result<ChatStreamEvent, Decod
             }
             ChatStreamEvent::BatchBound(binding)
         }
+        APPROVAL_REQUESTED_NAME | APPROVAL_SETTLED_NAME => approval_hint(name, value),
         _ => ChatStreamEvent::Ignored { name },
     })
+}
+
+/// A held-call hint (§15.9). Hints never fail the stream: one that names no call is ignored
+/// (and traced), a missing question or outcome part stays absent.
+fn approval_hint(name: String, value: &serde_json::Value) -> ChatStreamEvent {
+    let text = |key: &str| value.get(key).and_then(serde_json::Value::as_str);
+    let Some(tool_call_id) = text("tool_call_id").filter(|id| !id.trim().is_empty()) else {
+        tracing::info!(target: "masc_tui::chat", event = %name, "held-call hint without tool_call_id ignored");
+        return ChatStreamEvent::Ignored { name };
+    };
+    let tool_call_id = tool_call_id.to_string();
+    if name == APPROVAL_REQUESTED_NAME {
+        ChatStreamEvent::ToolApprovalRequested(Box::new(ToolApprovalRequest {
+            tool_call_id,
+            tool_call_name: text("tool_call_name").unwrap_or_default().to_string(),
+            args: text("args").unwrap_or_default().to_string(),
+            question: text("question").map(str::to_string),
+            because: text("because").map(str::to_string),
+        }))
+    } else {
+        ChatStreamEvent::ToolApprovalSettled(ToolApprovalSettled {
+            tool_call_id,
+            outcome: text("outcome").unwrap_or_default().to_string(),
+        })
+    }
 }
 
 /// Server text in details is cut short (the view sanitises anything shown).

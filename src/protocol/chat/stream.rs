@@ -245,7 +245,10 @@ impl ChatStreamValidator {
             }
             // Names masc-tui ignores carry no order meaning; nor does a batch binding (it may
             // come before or after `RUN_STARTED`, and again to re-confirm).
-            ChatStreamEvent::Ignored { .. } | ChatStreamEvent::BatchBound(_) => {}
+            ChatStreamEvent::Ignored { .. }
+            | ChatStreamEvent::BatchBound(_)
+            | ChatStreamEvent::ToolApprovalRequested(_)
+            | ChatStreamEvent::ToolApprovalSettled(_) => {}
             _ if needs_run_started => {
                 return Err(order_error(
                     "missing_run_started",

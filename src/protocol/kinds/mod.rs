@@ -18,6 +18,7 @@ pub const KINDS: &[&str] = &[
     "gate_keepers",
     "keeper_chat_stream",
     "keeper_chat_history_page",
+    "keeper_chat_history",
     "keeper_chat_operation",
     "tasks_history",
     "goals_tree",

@@ -3,8 +3,8 @@
 
 use super::KindSummary;
 use crate::protocol::chat::{
-    ChatHistoryPage, ChatOperationRecord, ChatPostAnswer, ChatRole, ChatStreamEvent,
-    ChatStreamOutcome, ChatTranscript, OperationProgress,
+    ChatHistoryArray, ChatHistoryPage, ChatHistoryRow, ChatOperationRecord, ChatPostAnswer,
+    ChatStreamEvent, ChatStreamOutcome, ChatTranscript, OperationProgress, RowCounts,
 };
 use crate::protocol::decode::{DecodeError, DecodeErrorKind, WireDecode, decode_json};
 use crate::protocol::goals::{ApprovalQueueState, GoalDetailRead, GoalsTree, Timeline};
@@ -21,6 +21,7 @@ pub fn decode(kind: &str, bytes: &[u8]) -> Option<Result<KindSummary, DecodeErro
         "gate_keepers" => gate_keepers(bytes),
         "keeper_chat_stream" => keeper_chat_stream(bytes),
         "keeper_chat_history_page" => chat_history_page(bytes),
+        "keeper_chat_history" => chat_history_array(bytes),
         "keeper_chat_operation" => chat_operation(bytes),
         "tasks_history" => tasks_history(bytes),
         "goals_tree" => goals_tree(bytes),
@@ -200,19 +201,10 @@ fn outcome_detail(outcome: &ChatStreamOutcome, events: usize) -> String {
 
 fn chat_history_page(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
     let page = ChatHistoryPage::decode(bytes)?;
-    let mut roles = BTreeMap::new();
-    for m in &page.messages {
-        let role = match m.role {
-            ChatRole::User => "user",
-            ChatRole::Assistant => "assistant",
-            ChatRole::Tool => "tool",
-        };
-        *roles.entry(role).or_insert(0usize) += 1;
-    }
     Ok(format!(
         "keeper_chat_history_page: {} messages{}, has_more {}, next_before {}{}",
         page.messages.len(),
-        tally(&roles),
+        chat_rows_summary(&page.messages, page.counts()),
         page.has_more,
         page.next_before
             .map(|b| b.to_string())
@@ -223,6 +215,46 @@ fn chat_history_page(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
             ", no schema key (older server)"
         }
     ))
+}
+
+fn chat_history_array(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
+    let array = ChatHistoryArray::decode(bytes)?;
+    Ok(format!(
+        "keeper_chat_history: {} rows{}, {} autonomous",
+        array.rows.len(),
+        chat_rows_summary(&array.rows, array.counts()),
+        array.autonomous().count()
+    ))
+}
+
+/// Roles tallied, Gate steps, and what the rows carried that is not shown as speech (§15.9).
+fn chat_rows_summary(rows: &[ChatHistoryRow], counts: RowCounts) -> String {
+    let mut roles = BTreeMap::new();
+    for m in rows {
+        *roles.entry(m.role.as_str()).or_insert(0usize) += 1;
+    }
+    let gate = rows.iter().filter(|r| r.gate_step().is_some()).count();
+    let mut out = tally(&roles);
+    if gate > 0 {
+        out.push_str(&format!(", {gate} Gate steps"));
+    }
+    for (n, words) in [
+        (counts.dropped, "rows dropped (not rows)"),
+        (
+            counts.unknown_role,
+            "rows of an unknown role (neutral lane)",
+        ),
+        (
+            counts.unknown_kind,
+            "rows of an unknown kind (neutral lane)",
+        ),
+        (counts.identity_ignored, "identity pairs ignored"),
+    ] {
+        if n > 0 {
+            out.push_str(&format!(", {n} {words}"));
+        }
+    }
+    out
 }
 
 fn tasks_history(bytes: &[u8]) -> Result<KindSummary, DecodeError> {

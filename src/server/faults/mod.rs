@@ -150,6 +150,20 @@ pub enum ChatTurnFault {
     Cancelled,
     /// Partial text, then `RUN_ERROR`; the operation is `Failed` with `Turn_exception`.
     RunError,
+    /// The turn's call waits for the operator: `KEEPER_TOOL_APPROVAL_REQUESTED`, then
+    /// `KEEPER_TOOL_APPROVAL_SETTLED` (`approved`) before its result (§15.9); the turn then
+    /// completes.
+    HoldsCall,
+    /// `KEEPER_TOOL_APPROVAL_SETTLED` for a call never announced (§15.14 fault); the turn
+    /// completes.
+    SettledUnannounced,
+}
+
+impl ChatTurnFault {
+    /// The turn ends without a reply.
+    pub fn ends_without_reply(self) -> bool {
+        matches!(self, Self::Cancelled | Self::RunError)
+    }
 }
 
 /// A batch binding the newer-MASC chat stream carries although it is wrong (chat stream only;

@@ -31,6 +31,10 @@ pub fn router() -> Router<AppState> {
             "/api/v1/keepers/{name}/chat/history/page",
             get(super::chat_reads::history_page),
         )
+        .route(
+            "/api/v1/keepers/{name}/chat/history",
+            get(super::chat_reads::history_array),
+        )
 }
 
 /// §4.3 body. Unknown keys and duplicate keys are refused by serde (400).
@@ -98,9 +102,9 @@ async fn stream(
     Faults(faults): Faults,
     body: Bytes,
 ) -> ApiResult {
-    // An older MASC (a played release) declares no `since_seq` / `admission_intent` and
-    // writes no `id:` lines: a stream it cut cannot be resumed.
-    let journaled = state.release().is_none();
+    // An August MASC (a played release) declares no `since_seq` / `admission_intent` and
+    // writes no `id:` lines: a stream it cut cannot be resumed. The newer one journals.
+    let journaled = state.release().is_none_or(|r| r.journals_chat());
     if !journaled
         && let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(&body)
         && let Some(key) = fields.keys().find(|k| !AUG_FIELDS.contains(&k.as_str()))
@@ -205,6 +209,7 @@ async fn stream(
                     turn_ref: None,
                     tool_call_id: None,
                     tool_call_name: None,
+                    extra: Some(chat::delivery(&id, json!({"kind": "accepted_user"}))),
                 },
             )?;
             Ok(Some(chat::turn_count(tx, &keeper)? + 1))

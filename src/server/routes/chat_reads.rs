@@ -81,3 +81,22 @@ pub(super) async fn history_page(
         before.map(|b| json!(b)),
     ))
 }
+
+/// `GET /api/v1/keepers/{name}/chat/history` (§15.9): the bare array — the newest window of
+/// direct rows, then the autonomous turns. An unknown Keeper answers `[]` (as MASC does).
+pub(super) async fn history_array(
+    _: Guard<Public>,
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> ApiResult {
+    let rows = state
+        .store()
+        .read(move |c| {
+            if !keepers::exists(c, &name)? {
+                return Ok(Vec::new());
+            }
+            chat::history_array(c, &name, 50)
+        })
+        .await?;
+    Ok(json_ok(serde_json::Value::Array(rows)))
+}

@@ -15,6 +15,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+/// The newer store's fields of a tool row written for a send: its delivery pair and the
+/// execution it ran in (§15.9, the exact join to §14.10).
+fn tool_row_fields(request_id: &str, execution_id: &str) -> Value {
+    let mut fields = chat::delivery(
+        request_id,
+        json!({"kind": "tool_call", "execution_id": execution_id, "ordinal": 0}),
+    );
+    if let Some(o) = fields.as_object_mut() {
+        o.insert("execution_id".into(), json!(execution_id));
+    }
+    fields
+}
+
 pub(super) fn acceptance(operation_id: &str, state: &str, echo_wrong: bool) -> Value {
     let id = if echo_wrong {
         format!("{operation_id}-wrong-echo")
@@ -220,12 +233,46 @@ impl Script {
             self.emit(e).await;
             tokio::time::sleep(pause(30, 80)).await;
         }
+        // Newer MASC: a held call's wait on this turn's stream (§15.9), hints beside §14.5.
+        match self.ends {
+            Some(ChatTurnFault::HoldsCall) => {
+                let asked = self.event(
+                    "CUSTOM",
+                    json!({"name": "KEEPER_TOOL_APPROVAL_REQUESTED",
+                           "value": {"tool_call_id": call_id, "tool_call_name": "masc_task_list",
+                                     "args": args, "question": "작업 목록을 읽어도 될까요?",
+                                     "because": "this Keeper asks before reading tasks"}}),
+                );
+                self.emit(asked).await;
+                tokio::time::sleep(pause(120, 200)).await;
+                let settled = self.event(
+                    "CUSTOM",
+                    json!({"name": "KEEPER_TOOL_APPROVAL_SETTLED",
+                           "value": {"tool_call_id": call_id, "outcome": "approved"}}),
+                );
+                self.emit(settled).await;
+            }
+            Some(ChatTurnFault::SettledUnannounced) => {
+                let settled = self.event(
+                    "CUSTOM",
+                    json!({"name": "KEEPER_TOOL_APPROVAL_SETTLED",
+                           "value": {"tool_call_id": format!("{call_id}-never-asked"),
+                                     "outcome": "approved"}}),
+                );
+                self.emit(settled).await;
+            }
+            _ => {}
+        }
         let (id, keeper, turn_ref, cid) = (
             self.request_id.clone(),
             self.keeper.clone(),
             self.turn_ref.clone(),
             call_id.clone(),
         );
+        let execution = match &claim {
+            Claim::Batched { execution_id } => execution_id.clone(),
+            Claim::Alone => self.request_id.clone(),
+        };
         self.state
             .store()
             .write(move |tx| {
@@ -243,6 +290,7 @@ impl Script {
                         turn_ref: Some(turn_ref),
                         tool_call_id: Some(cid),
                         tool_call_name: Some("masc_task_list".into()),
+                        extra: Some(tool_row_fields(&id, &execution)),
                     },
                 )
             })
@@ -264,7 +312,7 @@ impl Script {
         );
         self.emit(start).await;
         let reply = self.reply_text();
-        if let Some(end) = self.ends {
+        if let Some(end) = self.ends.filter(|e| e.ends_without_reply()) {
             return self.end_without_reply(end, &message_id, &reply).await;
         }
         let chars: Vec<char> = reply.chars().collect();
@@ -313,6 +361,7 @@ impl Script {
                         turn_ref: Some(turn_ref.clone()),
                         tool_call_id: None,
                         tool_call_name: None,
+                        extra: Some(chat::delivery(&id, json!({"kind": "terminal_assistant"}))),
                     },
                 )?;
                 chat::mark_succeeded(tx, &id, now, &turn_ref)?;
@@ -342,13 +391,36 @@ impl Script {
         self.emit(e).await;
         let (kind, detail) = match end {
             ChatTurnFault::Cancelled => ("Turn_cancelled", "turn cancelled"),
-            ChatTurnFault::RunError => ("Turn_exception", "provider stream failed"),
+            ChatTurnFault::RunError
+            | ChatTurnFault::HoldsCall
+            | ChatTurnFault::SettledUnannounced => ("Turn_exception", "provider stream failed"),
         };
         let (id, keeper) = (self.request_id.clone(), self.keeper.clone());
+        let failed = end == ChatTurnFault::RunError;
         self.state
             .store()
             .write(move |tx| {
                 chat::mark_failed(tx, &id, now_unix(), kind, detail)?;
+                if failed {
+                    // MASC persists a failed request so it survives a reload, under the
+                    // send's own delivery key (§15.9).
+                    let ts = chat::next_ts(tx, &keeper, now_unix())?;
+                    chat::insert_message(
+                        tx,
+                        &NewMessage {
+                            id: format!("m-{id}-failure"),
+                            keeper: keeper.clone(),
+                            role: "assistant".into(),
+                            content: format!("Keeper request failed: {detail}"),
+                            ts,
+                            kind: Some("transport_failure".into()),
+                            turn_ref: None,
+                            tool_call_id: None,
+                            tool_call_name: None,
+                            extra: Some(chat::delivery(&id, json!({"kind": "terminal_assistant"}))),
+                        },
+                    )?;
+                }
                 keepers::set_chat_turn(tx, &keeper, None, None)
             })
             .await?;
@@ -358,7 +430,9 @@ impl Script {
                 self.emit(e).await;
                 self.event("RUN_FINISHED", json!({}))
             }
-            ChatTurnFault::RunError => self.event(
+            ChatTurnFault::RunError
+            | ChatTurnFault::HoldsCall
+            | ChatTurnFault::SettledUnannounced => self.event(
                 "RUN_ERROR",
                 json!({"message": detail, "code": "turn_exception"}),
             ),

@@ -10,10 +10,11 @@ pub const FAMILY: Family = Family {
     seed,
 };
 
-const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "chat messages and operations",
-    sql: "CREATE TABLE chat_messages (
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "chat messages and operations",
+        sql: "CREATE TABLE chat_messages (
         seq INTEGER PRIMARY KEY AUTOINCREMENT,
         id TEXT NOT NULL UNIQUE,
         keeper TEXT NOT NULL,
@@ -41,7 +42,14 @@ const MIGRATIONS: &[Migration] = &[Migration {
         failure_kind TEXT,
         failure_detail TEXT
     );",
-}];
+    },
+    Migration {
+        version: 2,
+        name: "newer chat store fields and autonomous rows",
+        sql: "ALTER TABLE chat_messages ADD COLUMN extra TEXT;
+        ALTER TABLE chat_messages ADD COLUMN autonomous INTEGER NOT NULL DEFAULT 0;",
+    },
+];
 
 /// The keeper with the long history (several pages, tool rows, report lines).
 pub const LONG_CHAT_KEEPER: &str = "rondo";
@@ -114,6 +122,7 @@ impl Writer<'_, '_> {
                 turn_ref: turn_ref.map(str::to_string),
                 tool_call_id: tool.map(|t| t.0.to_string()),
                 tool_call_name: tool.map(|t| t.1.to_string()),
+                extra: None,
             },
         )
     }
@@ -174,7 +183,7 @@ fn seed(tx: &Transaction<'_>) -> Result<(), StoreError> {
             }
         }
     }
-    Ok(())
+    super::chat_newer::seed(tx)
 }
 
 /// A history row to insert.
@@ -189,12 +198,16 @@ pub struct NewMessage {
     pub turn_ref: Option<String>,
     pub tool_call_id: Option<String>,
     pub tool_call_name: Option<String>,
+    /// The newer store's fields of the row (§15.9: delivery pair, `execution_id`,
+    /// `approval_lifecycle`, speaker, surface, autonomous marker and blocks), merged into the
+    /// row object as written; `None` for a row with only the §4.5 fields.
+    pub extra: Option<Value>,
 }
 
 pub fn insert_message(tx: &Connection, m: &NewMessage) -> Result<(), StoreError> {
     tx.execute(
         "INSERT INTO chat_messages (id, keeper, role, content, ts, kind, turn_ref, tool_call_id,
-            tool_call_name) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            tool_call_name, extra, autonomous) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         params![
             m.id,
             m.keeper,
@@ -204,10 +217,23 @@ pub fn insert_message(tx: &Connection, m: &NewMessage) -> Result<(), StoreError>
             m.kind,
             m.turn_ref,
             m.tool_call_id,
-            m.tool_call_name
+            m.tool_call_name,
+            m.extra.as_ref().map(Value::to_string),
+            m.extra
+                .as_ref()
+                .is_some_and(|e| e.get("autonomous_turn").is_some())
         ],
     )?;
     Ok(())
+}
+
+/// The delivery pair of a row this server wrote for a chat send (§15.9; MASC's append-once
+/// paths: the send's `request_id` is the operation key).
+pub fn delivery(request_id: &str, slot: Value) -> Value {
+    json!({
+        "delivery_key": {"kind": "operation", "operation_id": request_id},
+        "transcript_slot": slot,
+    })
 }
 
 /// A `ts` for a new row of this keeper: now, but never at or before the newest stored row,
@@ -224,46 +250,77 @@ pub fn next_ts(conn: &Connection, keeper: &str, now: f64) -> Result<f64, StoreEr
     })
 }
 
-/// One page of history: rows with `ts < before` (newest window when `None`), oldest first,
-/// plus whether older rows remain.
+/// One page of history: direct rows with `ts < before` (newest window when `None`), oldest
+/// first, plus whether older rows remain. Autonomous rows are not on pages (§15.9).
 pub fn history_page(
     conn: &Connection,
     keeper: &str,
     before: Option<f64>,
     limit: i64,
 ) -> Result<(Vec<Value>, bool), StoreError> {
-    let mut stmt = conn.prepare(
-        "SELECT id, role, content, ts, kind, turn_ref, tool_call_id, tool_call_name
-         FROM chat_messages WHERE keeper = ?1 AND ts < ?2
-         ORDER BY ts DESC, seq DESC LIMIT ?3",
+    let mut rows = select_rows(
+        conn,
+        "WHERE keeper = ?1 AND ts < ?2 AND autonomous = 0 ORDER BY ts DESC, seq DESC LIMIT ?3",
+        params![keeper, before.unwrap_or(f64::MAX), limit + 1],
     )?;
-    let mut rows: Vec<Value> = stmt
-        .query_map(
-            params![keeper, before.unwrap_or(f64::MAX), limit + 1],
-            |r| {
-                let mut obj = Map::new();
-                obj.insert("id".into(), json!(r.get::<_, String>(0)?));
-                obj.insert("role".into(), json!(r.get::<_, String>(1)?));
-                obj.insert("content".into(), json!(r.get::<_, String>(2)?));
-                obj.insert("ts".into(), json!(r.get::<_, f64>(3)?));
-                for (i, key) in [
-                    (4, "kind"),
-                    (5, "turn_ref"),
-                    (6, "tool_call_id"),
-                    (7, "tool_call_name"),
-                ] {
-                    if let Some(v) = r.get::<_, Option<String>>(i)? {
-                        obj.insert(key.into(), json!(v));
-                    }
-                }
-                Ok(Value::Object(obj))
-            },
-        )?
-        .collect::<Result<_, _>>()?;
     let more = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
     rows.reverse();
     Ok((rows, more))
+}
+
+/// The bare-array history (§15.9): the newest window of direct rows, then every autonomous
+/// row appended (not merged by time, as MASC's route does).
+pub fn history_array(
+    conn: &Connection,
+    keeper: &str,
+    window: i64,
+) -> Result<Vec<Value>, StoreError> {
+    let (mut rows, _) = history_page(conn, keeper, None, window)?;
+    rows.extend(select_rows(
+        conn,
+        "WHERE keeper = ?1 AND autonomous = 1 ORDER BY ts, seq",
+        params![keeper],
+    )?);
+    Ok(rows)
+}
+
+fn select_rows(
+    conn: &Connection,
+    filter: &str,
+    args: impl rusqlite::Params,
+) -> Result<Vec<Value>, StoreError> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT id, role, content, ts, kind, turn_ref, tool_call_id, tool_call_name, extra
+         FROM chat_messages {filter}"
+    ))?;
+    let rows = stmt
+        .query_map(args, |r| {
+            let mut obj = Map::new();
+            obj.insert("id".into(), json!(r.get::<_, String>(0)?));
+            obj.insert("role".into(), json!(r.get::<_, String>(1)?));
+            obj.insert("content".into(), json!(r.get::<_, String>(2)?));
+            obj.insert("ts".into(), json!(r.get::<_, f64>(3)?));
+            for (i, key) in [
+                (4, "kind"),
+                (5, "turn_ref"),
+                (6, "tool_call_id"),
+                (7, "tool_call_name"),
+            ] {
+                if let Some(v) = r.get::<_, Option<String>>(i)? {
+                    obj.insert(key.into(), json!(v));
+                }
+            }
+            if let Some(Ok(Value::Object(extra))) = r
+                .get::<_, Option<String>>(8)?
+                .map(|e| serde_json::from_str::<Value>(&e))
+            {
+                obj.extend(extra);
+            }
+            Ok(Value::Object(obj))
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
 }
 
 /// A stored chat operation (§4.4).

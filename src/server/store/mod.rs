@@ -8,6 +8,7 @@ pub mod asks;
 pub mod async_requests;
 pub mod board;
 pub mod chat;
+pub mod chat_newer;
 pub mod connectors;
 pub mod goals;
 pub mod held_calls;

@@ -10,6 +10,7 @@
 use super::model::{Entry, EntryKind, FailureOrigin, Speaker};
 use super::pane::ChatPane;
 use crate::actors::decisions::held_call::{HeldCallDecision, HeldCallIntent};
+use crate::protocol::chat::{ToolApprovalRequest, ToolApprovalSettled};
 use crate::protocol::held_calls::{HeldCallEffect, HeldToolCall, ToolCallVerdict};
 use crate::protocol::outcome::SaveOutcome;
 use crate::view::decisions::DecisionsModel;
@@ -32,12 +33,72 @@ pub fn pending_for<'a>(decisions: &'a DecisionsModel, keeper: &'a str) -> Vec<&'
 
 /// The waiting row: `승인 대기 · <tool> · <question> (<because>) · /approve or /deny`.
 fn waiting_text(call: &HeldToolCall) -> String {
-    let mut text = format!("승인 대기 · {} · {}", call.tool, call.question.trim());
-    if let Some(because) = call.because.as_deref().filter(|b| !b.trim().is_empty()) {
-        text.push_str(&format!(" ({})", because.trim()));
+    waiting_words(&call.tool, Some(&call.question), call.because.as_deref())
+}
+
+fn waiting_words(tool: &str, question: Option<&str>, because: Option<&str>) -> String {
+    let mut text = format!("승인 대기 · {tool}");
+    if let Some(question) = question.map(str::trim).filter(|q| !q.is_empty()) {
+        text.push_str(&format!(" · {question}"));
+    }
+    if let Some(because) = because.map(str::trim).filter(|b| !b.is_empty()) {
+        text.push_str(&format!(" ({because})"));
     }
     text.push_str(" · /approve or /deny");
     text
+}
+
+/// `KEEPER_TOOL_APPROVAL_REQUESTED` on this chat's stream (§15.9): the call's gate row at once,
+/// instead of on the next §14.5 poll. A hint: the list stays the authority, and a row the list
+/// already drew is left to it.
+pub(crate) fn hint_requested(pane: &mut ChatPane, request: &ToolApprovalRequest) {
+    let id = row_id(&request.tool_call_id);
+    pane.hinted_calls.insert(request.tool_call_id.clone());
+    let mut view = pane.view();
+    let t = view.transcript_mut();
+    if t.get(&id).is_some() {
+        return;
+    }
+    t.upsert(Entry::new(
+        id,
+        Speaker::System,
+        EntryKind::Status,
+        waiting_words(
+            &request.tool_call_name,
+            request.question.as_deref(),
+            request.because.as_deref(),
+        ),
+    ));
+}
+
+/// `KEEPER_TOOL_APPROVAL_SETTLED` (§15.9): the wait ended. Only a call this chat shows is
+/// updated; a settlement for a call never announced or listed is traced and ignored (no row
+/// is invented for it).
+pub(crate) fn hint_settled(pane: &mut ChatPane, settled: &ToolApprovalSettled) {
+    let id = row_id(&settled.tool_call_id);
+    let mut view = pane.view();
+    let t = view.transcript_mut();
+    let Some(tool) = t
+        .get(&id)
+        .filter(|e| e.text.starts_with("승인 대기 · "))
+        .map(|e| e.text.split(" · ").nth(1).unwrap_or_default().to_string())
+    else {
+        tracing::info!(
+            target: "masc_tui::chat",
+            stage = "reject",
+            reason = "unknown_call",
+            "held-call settlement for a call this chat does not show"
+        );
+        return;
+    };
+    let news = match settled.outcome.to_ascii_lowercase().as_str() {
+        "approved" => "승인됨 · 대기 끝남".to_string(),
+        "rejected" | "denied" => "거부됨 · 대기 끝남".to_string(),
+        "timed_out" => "시간 초과 · 대기 끝남".to_string(),
+        "" => "대기 끝남".to_string(),
+        other => format!("대기 끝남 ({other})"),
+    };
+    t.update(&id, |e| e.text = format!("{news} · {tool}"));
 }
 
 /// The row of one answer's receipt, or `None` while it is in flight.
@@ -100,6 +161,8 @@ pub fn sync(decisions: &DecisionsModel, pane: &mut ChatPane) {
     let listed = pending_for(decisions, &keeper);
     let mut rows: Vec<Entry> = Vec::new();
     for call in &listed {
+        // Listed: the list is the authority for it now, not the stream's hint.
+        pane.hinted_calls.remove(&call.tool_call_id);
         let id = row_id(&call.tool_call_id);
         let key = HeldCallIntent::call_key(&call.keeper, &call.tool_call_id);
         let row = match decisions.held_answers.latest(&key, &workspace) {
@@ -131,6 +194,7 @@ pub fn sync(decisions: &DecisionsModel, pane: &mut ChatPane) {
         }
     }
     let read = decisions.held_calls.fetched.last().is_some();
+    let hinted: Vec<String> = pane.hinted_calls.iter().map(|c| row_id(c)).collect();
     let mut view = pane.view();
     let t = view.transcript_mut();
     // A waiting row whose call left the list without an answer from here: it waits no more.
@@ -140,6 +204,8 @@ pub fn sync(decisions: &DecisionsModel, pane: &mut ChatPane) {
             .iter()
             .filter(|e| e.id.starts_with("held:") && e.text.starts_with("승인 대기 · "))
             .filter(|e| !rows.iter().any(|r| r.id == e.id))
+            // A call the stream announced and the list has not shown yet is not gone.
+            .filter(|e| !hinted.iter().any(|h| *h == e.id))
             .map(|e| {
                 let tool = e.text.split(" · ").nth(1).unwrap_or_default().to_string();
                 (e.id.to_string(), tool)

@@ -207,7 +207,15 @@ impl LiveTurn {
                         message.clone(),
                     )
                 };
-                self.insert(transcript, entry, ts);
+                // §15.9: the history already holds this send's failure under its request id
+                // (delivery_key `operation`): one failure row, not two.
+                let recorded = transcript.entries().iter().any(|e| {
+                    matches!(e.kind, EntryKind::Failure(FailureOrigin::Transport))
+                        && e.origin.request_id.as_deref() == Some(&*self.request_id)
+                });
+                if !recorded {
+                    self.insert(transcript, entry, ts);
+                }
                 self.close_calls(transcript);
             }
             ChatStreamEvent::RunFinished => self.close_calls(transcript),
@@ -215,6 +223,8 @@ impl LiveTurn {
             | ChatStreamEvent::RunStarted
             | ChatStreamEvent::ThinkingDelta { delta: None }
             | ChatStreamEvent::BatchBound(_)
+            | ChatStreamEvent::ToolApprovalRequested(_)
+            | ChatStreamEvent::ToolApprovalSettled(_)
             | ChatStreamEvent::Ignored { .. } => {}
         }
     }

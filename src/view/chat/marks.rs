@@ -24,6 +24,8 @@ impl Role {
     pub fn of(entry: &Entry) -> Self {
         match (&entry.kind, &entry.speaker) {
             (EntryKind::Failure(_), _) => Self::Error,
+            (EntryKind::Gate(gate), _) if gate.failed() => Self::Error,
+            (EntryKind::Gate(_), _) => Self::Status,
             (EntryKind::Thinking, _) => Self::Thinking,
             (EntryKind::ToolCall(_), _) => Self::Tool,
             (EntryKind::SkillSummary(run), _) => Self::Skill(run.state),
@@ -31,7 +33,9 @@ impl Role {
             (EntryKind::Status, _) => Self::Status,
             (EntryKind::LocalReply, _) | (EntryKind::PendingInput { .. }, _) => Self::Local,
             (EntryKind::Utterance, Speaker::Operator) => Self::User,
-            (EntryKind::Utterance, Speaker::Keeper { .. }) => Self::Keeper,
+            (EntryKind::Utterance, Speaker::Keeper { .. } | Speaker::Autonomous { .. }) => {
+                Self::Keeper
+            }
             (EntryKind::Utterance, Speaker::Inbound { .. }) => Self::Inbound,
             (EntryKind::Utterance, Speaker::Tool) => Self::Tool,
             (EntryKind::Utterance, Speaker::System) => Self::Status,
@@ -102,7 +106,7 @@ pub fn call_mark(state: CallState) -> char {
         CallState::Failed => '✗',
         CallState::ArgsStreaming => '◌',
         CallState::AwaitingResult => '▶',
-        CallState::NotSeen | CallState::NoCallLog => '○',
+        CallState::NotSeen | CallState::NoCallLog | CallState::Unrecorded => '○',
     }
 }
 
@@ -116,6 +120,7 @@ pub fn call_state_words(state: CallState) -> &'static str {
         CallState::AwaitingResult => "awaiting result",
         CallState::NotSeen => "not seen",
         CallState::NoCallLog => "no call-log row",
+        CallState::Unrecorded => "no outcome recorded",
     }
 }
 
@@ -125,6 +130,8 @@ pub fn role_label(role: Role, entry: &Entry) -> String {
         Role::User => "YOU".into(),
         Role::Keeper => match &entry.speaker {
             Speaker::Keeper { name, .. } => name.to_string(),
+            // C-25: a turn the Keeper ran on its own is named `AUTO`.
+            Speaker::Autonomous { .. } => "AUTO".into(),
             _ => "KEEPER".into(),
         },
         Role::Inbound => match &entry.speaker {

@@ -47,8 +47,8 @@ pub use model::{
 };
 pub use modes::{JournalMode, OriginMode, ReasoningMode, ToolVisibility, ViewModes, ViewToggle};
 pub use pane::{
-    Activity, ChatEffect, ChatPane, HistoryState, PendingSend, Progress, SendPhase, Unconfirmed,
-    UnknownStanding,
+    Activity, AutonomousTurns, ChatEffect, ChatPane, HistoryState, PendingSend, Progress,
+    SendPhase, Unconfirmed, UnknownStanding,
 };
 pub use surface::ChatModel;
 pub use window::{ChatGate, FrameInfo, ScrollAnchor, ScrollPosition, TranscriptView, chat_gate};

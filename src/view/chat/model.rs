@@ -6,12 +6,16 @@
 //! shortened id (C-17, C-31). Bodies keep the recorded original (C-29); sanitising happens at
 //! projection time, so `/copy` can use [`Entry::text`] as stored.
 
-use crate::protocol::chat::{ChatHistoryRow, ChatRole, ChatRowKind};
+use crate::protocol::chat::ChatHistoryRow;
 use crate::protocol::coop_report::{self, FinalAnalysis};
 use compact_str::CompactString;
 use std::sync::Arc;
 
+mod from_history;
+mod gate;
 mod transcript;
+pub use from_history::entries_of_row;
+pub use gate::GateRecord;
 pub use transcript::Transcript;
 
 /// Who produced an entry.
@@ -27,6 +31,9 @@ pub enum Speaker {
     Keeper { name: Arc<str>, owner: bool },
     /// Someone outside who sent this here (another agent, a connector).
     Inbound(Box<InboundSender>),
+    /// The chat's Keeper in a turn it ran on its own (§15.9: autonomous rows of the bare-array
+    /// history): drawn as the Keeper, labelled `AUTO`, never a reply to the operator.
+    Autonomous { name: Arc<str> },
     /// A tool the Keeper called.
     Tool,
     /// The screen itself or the server (status notes, failures, journal lane).
@@ -57,6 +64,8 @@ pub enum CallState {
     NotSeen,
     /// No call-log row exists for it.
     NoCallLog,
+    /// The transcript recorded the call without its outcome (a trace step without status).
+    Unrecorded,
 }
 
 impl CallState {
@@ -142,8 +151,11 @@ pub enum EntryKind {
     /// entries (issue 15: the unboxed call made every entry 64 bytes larger).
     ToolCall(Box<ToolCall>),
     SkillSummary(Box<SkillRun>),
-    /// The parallel Memory journal lane.
+    /// The parallel Memory journal lane; also the neutral lane of server rows that are
+    /// neither speech nor Gate steps, and of roles this build does not know (§15.9).
     Journal,
+    /// One approval's Gate steps from the transcript (§15.9), folded by approval id.
+    Gate(Box<GateRecord>),
     Failure(FailureOrigin),
     /// Input not yet confirmed as started (C-32..C-35).
     PendingInput {
@@ -351,51 +363,16 @@ impl Entry {
         };
     }
 
-    /// Thin conversion of one history row (§4.5). `keeper` is the chat's owning Keeper.
+    /// Thin conversion of one history row (§4.5) that is one entry; an autonomous row with
+    /// a trace becomes several ([`entries_of_row`]), of which this is the text.
     pub fn from_history_row(row: &ChatHistoryRow, keeper: &str) -> Self {
-        Self::from_history_row_of(row, &Arc::from(keeper))
-    }
-
-    /// [`Entry::from_history_row`] with the Keeper's name already shared.
-    fn from_history_row_of(row: &ChatHistoryRow, keeper: &Arc<str>) -> Self {
-        let (speaker, kind) = match (row.role, row.kind) {
-            (_, Some(ChatRowKind::TransportFailure)) => (
-                Speaker::System,
-                EntryKind::Failure(FailureOrigin::Transport),
-            ),
-            (ChatRole::User, None) => (Speaker::Operator, EntryKind::Utterance),
-            (ChatRole::Assistant, None) => (
-                Speaker::Keeper {
-                    name: Arc::clone(keeper),
-                    owner: true,
-                },
-                EntryKind::Utterance,
-            ),
-            // A history tool row is the executed call with its accumulated arguments (MASC
-            // `keeper_chat_store.ml`: `content` = the call's arguments, never its result), so
-            // it is the same `ToolCall` the live stream built (C-50: one projection, live and
-            // settled); the result text is not persisted: received, not judged (C-49).
-            (ChatRole::Tool, None) => (
-                Speaker::Tool,
-                EntryKind::ToolCall(Box::new(ToolCall {
-                    call_id: row.tool_call_id.as_deref().map(CompactString::from),
-                    name: row.tool_call_name.as_deref().unwrap_or_default().into(),
-                    state: CallState::ResultReceived,
-                    args: (!row.content.trim().is_empty()).then(|| row.content.clone()),
-                    duration_ms: None,
-                })),
-            ),
-        };
-        let text = match kind {
-            EntryKind::ToolCall(_) => String::new(),
-            _ => row.content.clone(),
-        };
-        let mut entry = Self::new(row.id.as_str(), speaker, kind, text);
-        if row.ts.is_finite() {
-            entry.ts = Some(row.ts);
+        let keeper = Arc::from(keeper);
+        let mut entries = from_history::entries_of_row(row, &keeper);
+        let i = entries.iter().position(|e| e.id == row.id).unwrap_or(0);
+        if entries.is_empty() {
+            return Self::new(row.id.as_str(), Speaker::System, EntryKind::Journal, "");
         }
-        entry.turn_ref = row.turn_ref.as_deref().map(Arc::from);
-        entry
+        entries.swap_remove(i)
     }
 }
 

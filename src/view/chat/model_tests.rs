@@ -1,4 +1,5 @@
 //! Unit tests of the transcript model (the id index, entry sizes, shared strings).
+use crate::protocol::chat::ChatRole;
 
 use super::*;
 use std::collections::HashMap;
@@ -39,10 +40,11 @@ fn c31_id_index_finds_the_newest_entry_of_each_id() {
                         role: ChatRole::User,
                         kind: None,
                         content: format!("older {step}.{k}"),
-                        ts: 1.0,
+                        ts: Some(1.0),
                         turn_ref: None,
                         tool_call_id: None,
                         tool_call_name: None,
+                        ..ChatHistoryRow::new("", ChatRole::User, "", 0.0)
                     })
                     .collect();
                 t.prepend_history(&rows, "alpha");
@@ -137,10 +139,11 @@ fn issue15_equal_names_and_turns_share_one_copy() {
         role,
         kind: None,
         content: "x".into(),
-        ts: 1.0,
+        ts: Some(1.0),
         turn_ref: Some(turn.into()),
         tool_call_id: None,
         tool_call_name: None,
+        ..ChatHistoryRow::new("", ChatRole::User, "", 0.0)
     };
     let page = [
         row("h1", ChatRole::Assistant, "trace-alpha#9"),
@@ -209,10 +212,11 @@ fn issue15_shared_strings_never_mix_keepers_turns_or_requests() {
                         role: ChatRole::Assistant,
                         kind: None,
                         content: "older".into(),
-                        ts: 1.0,
+                        ts: Some(1.0),
                         turn_ref: Some(turn.into()),
                         tool_call_id: None,
                         tool_call_name: None,
+                        ..ChatHistoryRow::new("", ChatRole::User, "", 0.0)
                     })
                     .collect();
                 for r in &rows {

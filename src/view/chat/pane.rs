@@ -10,6 +10,7 @@
 use crate::actors::chat::{ChatObservation, ChatSlot};
 use crate::actors::contract::Ticket;
 use crate::protocol::admission::WorkspaceId;
+use crate::protocol::chat::{ChatHistoryRow, RowCounts};
 use crate::protocol::client::ErrorClass;
 use crate::view::admission::{EpochGate, RejectReason};
 use crate::view::chat::batch::{BatchIndex, Execution};
@@ -51,6 +52,32 @@ pub enum HistoryState {
     Failed {
         class: ErrorClass,
     },
+}
+
+/// The autonomous turns of the bare-array history (§15.9), read once per open.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum AutonomousTurns {
+    #[default]
+    NotRead,
+    /// The autonomous rows, server order; each joins the transcript by time once the shown
+    /// history reaches back to it.
+    Read(Vec<ChatHistoryRow>),
+    /// This MASC does not serve the bare-array route.
+    NotServed,
+    /// The read failed; rows read before stay (`Read` is replaced only by a success).
+    Failed {
+        class: ErrorClass,
+        last: Vec<ChatHistoryRow>,
+    },
+}
+
+impl AutonomousTurns {
+    fn rows(&self) -> &[ChatHistoryRow] {
+        match self {
+            Self::Read(rows) | Self::Failed { last: rows, .. } => rows,
+            Self::NotRead | Self::NotServed => &[],
+        }
+    }
 }
 
 /// Side effects the view actor applies to UI state after an observation.
@@ -98,6 +125,13 @@ pub struct ChatPane {
     steer_wanted: HashSet<String>,
     /// Which inputs run together in one execution (C-37; `super::batch`).
     pub batches: BatchIndex,
+    /// What the history pages read held besides their rows (§15.9: dropped rows, unknown roles
+    /// and kinds, ignored identity pairs), newest window plus the older pages read since.
+    pub row_counts: RowCounts,
+    pub autonomous: AutonomousTurns,
+    /// Held calls this chat's streams announced (`KEEPER_TOOL_APPROVAL_REQUESTED`, §15.9),
+    /// by tool call id: a hint until the §14.5 list shows the call.
+    pub(crate) hinted_calls: HashSet<String>,
 }
 
 impl std::fmt::Debug for ChatPane {
@@ -136,6 +170,9 @@ impl ChatPane {
             stopping: false,
             steer_wanted: HashSet::new(),
             batches: BatchIndex::default(),
+            row_counts: RowCounts::default(),
+            autonomous: AutonomousTurns::NotRead,
+            hinted_calls: HashSet::new(),
         }
     }
 
@@ -287,6 +324,56 @@ impl ChatPane {
             }
             Some(_) => Ok(()),
         }
+    }
+
+    /// Places the autonomous turns the shown history reaches back to (all of them once the
+    /// history is exhausted); the others wait for older pages (§15.9: joined by id, never
+    /// duplicated, never placed above rows older than they are).
+    pub(super) fn place_autonomous(&mut self) {
+        let everything = !self.has_more && self.history == HistoryState::Ready;
+        let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
+        let t = view.transcript_mut();
+        let oldest = t.oldest_ts();
+        let due: Vec<&ChatHistoryRow> = self
+            .autonomous
+            .rows()
+            .iter()
+            .filter(|r| everything || matches!((r.ts, oldest), (Some(ts), Some(o)) if ts >= o))
+            .collect();
+        t.place_by_time(&due, &self.keeper);
+    }
+
+    /// What the title says about the history beyond its rows (§15.9): rows the pages held that
+    /// are not drawn as speech, and the autonomous turns when they could not be read. Empty
+    /// when there is nothing to say.
+    pub fn history_facts(&self) -> String {
+        let c = self.row_counts;
+        let mut parts: Vec<String> = Vec::new();
+        if c.dropped > 0 {
+            parts.push(format!("{} unreadable rows not shown", c.dropped));
+        }
+        let neutral = c.unknown_role + c.unknown_kind;
+        if neutral > 0 {
+            parts.push(format!(
+                "{neutral} rows of an unknown role or kind in the memory lane (Ctrl-N)"
+            ));
+        }
+        if c.identity_ignored > 0 {
+            parts.push(format!(
+                "{} delivery identities ignored (unpaired)",
+                c.identity_ignored
+            ));
+        }
+        match &self.autonomous {
+            AutonomousTurns::NotServed => {
+                parts.push("autonomous turns not served by this MASC".into())
+            }
+            AutonomousTurns::Failed { class, .. } => {
+                parts.push(format!("autonomous turns failed: {class}"))
+            }
+            AutonomousTurns::NotRead | AutonomousTurns::Read(_) => {}
+        }
+        parts.iter().map(|p| format!(" · {p}")).collect()
     }
 
     /// The execution the send drawn on the progress line runs in, when it runs together with

@@ -167,6 +167,7 @@ fn speaker_id(entry: &Entry, role: Role) -> u64 {
     role.hash(&mut h);
     match &entry.speaker {
         Speaker::Keeper { name, .. } => name.hash(&mut h),
+        Speaker::Autonomous { .. } => "AUTO".hash(&mut h),
         Speaker::Inbound(inbound) => inbound.sender.hash(&mut h),
         _ => {}
     }

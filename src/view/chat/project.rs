@@ -75,7 +75,10 @@ fn mark_style(style: ChatStyle, state: CallState) -> Style {
     match state {
         CallState::Succeeded => style.ok(),
         CallState::Failed => style.failure(),
-        CallState::AwaitingResult | CallState::NotSeen | CallState::NoCallLog => style.warn(),
+        CallState::AwaitingResult
+        | CallState::NotSeen
+        | CallState::NoCallLog
+        | CallState::Unrecorded => style.warn(),
         CallState::ResultReceived | CallState::ArgsStreaming => style.info(),
     }
 }
@@ -524,6 +527,17 @@ pub fn detail_rows(entry: &Entry, ctx: &ProjectCtx) -> Vec<LogicalLine> {
     if let Some(t) = &entry.turn_ref {
         out.push(LogicalLine::plain(vec![run(
             format!("turn {}", sanitize(t)),
+            recede,
+        )]));
+    }
+    // C-30: the approval a Gate row folds, and how many steps it holds, only when expanded.
+    if let EntryKind::Gate(gate) = &entry.kind {
+        out.push(LogicalLine::plain(vec![run(
+            format!(
+                "approval {} · {} steps",
+                sanitize(&gate.approval_id),
+                gate.steps.len()
+            ),
             recede,
         )]));
     }

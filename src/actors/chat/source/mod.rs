@@ -37,7 +37,7 @@ use crate::protocol::client::WorkspaceClient;
 use crate::protocol::outcome::SaveClass;
 use crate::timeline::stage;
 use ractor::{Actor, ActorProcessingErr, ActorRef};
-use readers::{page_reader, reconcile_reader, restore_reader};
+use readers::{autonomous_reader, page_reader, reconcile_reader, restore_reader};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
@@ -117,6 +117,12 @@ impl ChatSourceState {
         }
     }
 
+    fn autonomous_key(&self) -> ChatSlot {
+        ChatSlot::Autonomous {
+            keeper: self.keeper.clone(),
+        }
+    }
+
     fn restore_key(&self) -> ChatSlot {
         ChatSlot::Restore {
             keeper: self.keeper.clone(),
@@ -153,6 +159,9 @@ impl ChatSourceState {
         );
         // A newest-window load supersedes a page read in flight (G-3).
         self.owner.demand(&history, DemandKind::Explicit);
+        // The autonomous turns (§15.9): once per open, beside the newest window.
+        self.owner
+            .demand(&self.autonomous_key(), DemandKind::Explicit);
         if let Some(outbox) = self.outbox.clone() {
             let restore = self.restore_key();
             self.owner
@@ -319,6 +328,16 @@ impl Actor for ChatSource {
                 args.config.drill_page_panics.clone(),
             ),
             key: history,
+            explicit: ExplicitPolicy::Supersede,
+            standing: false,
+        });
+        let autonomous = ChatSlot::Autonomous {
+            keeper: args.keeper.clone(),
+        };
+        owner.add_slot(SlotSpec {
+            generations: args.generations.counter(&autonomous),
+            reader: autonomous_reader(args.keeper.clone()),
+            key: autonomous,
             explicit: ExplicitPolicy::Supersede,
             standing: false,
         });

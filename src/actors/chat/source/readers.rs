@@ -8,7 +8,7 @@ use crate::actors::contract::{ReadResult, Ticket};
 use crate::actors::read::{Reader, reader};
 use crate::outbox::{Outbox, SaveRow, SaveRowState};
 use crate::protocol::admission::{ReadAuthority, ReadScope, WorkspaceId};
-use crate::protocol::chat::{ChatHistoryPage, ChatOperationRecord};
+use crate::protocol::chat::{ChatHistoryArray, ChatHistoryPage, ChatOperationRecord};
 use crate::protocol::client::{ClientError, WorkspaceClient, path_segment};
 use crate::protocol::decode::{DecodeError, DecodeErrorKind};
 use crate::protocol::outcome::SaveClass;
@@ -41,6 +41,18 @@ fn drill_panic(drill: &AtomicU32) {
     if armed {
         panic!("chat page worker drill");
     }
+}
+
+/// The bare-array history (§15.9): one GET, no cursor.
+pub(super) fn autonomous_reader(keeper: String) -> Reader<ChatObservation> {
+    let path = format!("/api/v1/keepers/{}/chat/history", path_segment(&keeper));
+    reader(move |auth, client| {
+        let path = path.clone();
+        async move {
+            let result = client.get::<ChatHistoryArray>(&auth, &path).await;
+            ChatObservation::Autonomous { result }
+        }
+    })
 }
 
 pub(super) fn restore_reader(outbox: Outbox, keeper: String) -> Reader<ChatObservation> {

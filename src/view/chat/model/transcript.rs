@@ -1,6 +1,6 @@
 //! The entries of one chat ([`Transcript`]): revisions, the index by id, shared names and refs.
 
-use super::{Entry, Speaker};
+use super::{Entry, EntryKind, Speaker, entries_of_row};
 use crate::protocol::chat::ChatHistoryRow;
 use hashbrown::{HashTable, hash_table};
 use std::hash::{BuildHasher, RandomState};
@@ -235,20 +235,39 @@ impl Transcript {
     }
 
     /// Inserts an older history page before everything (rows oldest first). Rows whose id is
-    /// already present are skipped (a page boundary may repeat a row).
+    /// already present are skipped (a page boundary may repeat a row); Gate steps of an
+    /// approval already shown fold into its row (§15.9).
     pub fn prepend_history(&mut self, rows: &[ChatHistoryRow], keeper: &str) {
         let keeper: Arc<str> = Arc::from(keeper);
-        let mut fresh: Vec<Entry> = rows
-            .iter()
-            .filter(|r| self.by_id.get(&self.entries, &r.id).is_none())
-            .map(|r| Entry::from_history_row_of(r, &keeper))
-            .collect();
+        let mut fresh: Vec<Entry> = Vec::new();
+        for row in rows {
+            if self.by_id.get(&self.entries, &row.id).is_some() {
+                continue;
+            }
+            for entry in entries_of_row(row, &keeper) {
+                if self.fold_gate(&entry, true) {
+                    continue;
+                }
+                match fresh.iter_mut().find(|e| e.id == entry.id) {
+                    Some(kept) if matches!(entry.kind, EntryKind::Gate(_)) => {
+                        fold_into(kept, entry, false)
+                    }
+                    _ => fresh.push(entry),
+                }
+            }
+        }
+        self.insert_at(0, fresh);
+    }
+
+    /// Inserts `fresh` before index `at` (clamped), in order.
+    fn insert_at(&mut self, at: usize, mut fresh: Vec<Entry>) {
         for entry in &mut fresh {
             self.shared.share(entry);
         }
         if fresh.is_empty() {
             return;
         }
+        let at = at.min(self.entries.len());
         let rev = self.bump();
         let mut uids = Vec::with_capacity(fresh.len());
         for _ in &fresh {
@@ -256,10 +275,47 @@ impl Transcript {
             uids.push(self.next_uid);
         }
         let count = fresh.len();
-        self.revs.splice(0..0, std::iter::repeat_n(rev, count));
-        self.uids.splice(0..0, uids);
-        Arc::make_mut(&mut self.entries).splice(0..0, fresh.into_iter().map(Arc::new));
+        self.revs.splice(at..at, std::iter::repeat_n(rev, count));
+        self.uids.splice(at..at, uids);
+        Arc::make_mut(&mut self.entries).splice(at..at, fresh.into_iter().map(Arc::new));
         self.by_id.rebuild(&self.entries);
+    }
+
+    /// A Gate step of an approval that already has its row: folded into that row (kept in
+    /// place), `true`. Anything else: `false`.
+    fn fold_gate(&mut self, entry: &Entry, older: bool) -> bool {
+        if !matches!(entry.kind, EntryKind::Gate(_)) || self.get(&entry.id).is_none() {
+            return false;
+        }
+        let step = entry.clone();
+        self.update(&entry.id, |kept| fold_into(kept, step, older))
+    }
+
+    /// Places the entries of history `rows` by time: before the first entry that is newer than
+    /// the row (entries without a time keep their place). Rows already shown are skipped.
+    /// Used for the autonomous turns of the bare-array history (§15.9), which the pages do not
+    /// carry.
+    pub fn place_by_time(&mut self, rows: &[&ChatHistoryRow], keeper: &str) {
+        let keeper: Arc<str> = Arc::from(keeper);
+        for row in rows {
+            if self.by_id.get(&self.entries, &row.id).is_some() {
+                continue;
+            }
+            let at = match row.ts {
+                Some(ts) => self
+                    .entries
+                    .iter()
+                    .position(|e| e.ts.is_some_and(|t| t > ts))
+                    .unwrap_or(self.entries.len()),
+                None => self.entries.len(),
+            };
+            self.insert_at(at, entries_of_row(row, &keeper));
+        }
+    }
+
+    /// The time of the oldest entry that has one.
+    pub fn oldest_ts(&self) -> Option<f64> {
+        self.entries.iter().find_map(|e| e.ts)
     }
 
     /// Appends an entry even when its id is already present (history pages may repeat an
@@ -270,11 +326,16 @@ impl Transcript {
         self.push_with_rev(entry, rev)
     }
 
-    /// Appends history rows (newest window, oldest first).
+    /// Appends history rows (newest window, oldest first); Gate steps of one approval fold
+    /// into its first row (§15.9).
     pub fn extend_history(&mut self, rows: &[ChatHistoryRow], keeper: &str) {
         let keeper: Arc<str> = Arc::from(keeper);
         for row in rows {
-            self.push(Entry::from_history_row_of(row, &keeper));
+            for entry in entries_of_row(row, &keeper) {
+                if !self.fold_gate(&entry, false) {
+                    self.push(entry);
+                }
+            }
         }
     }
 
@@ -288,5 +349,17 @@ impl Transcript {
         let entry = Arc::try_unwrap(entry).unwrap_or_else(|shared| (*shared).clone());
         self.by_id.rebuild(&self.entries);
         Some(entry)
+    }
+}
+
+/// Folds the Gate step `step` into `kept` (both the rows of one approval) and rewrites its
+/// words and kind (a failed step makes it a failure row, C-8).
+fn fold_into(kept: &mut Entry, step: Entry, older: bool) {
+    if let (EntryKind::Gate(record), EntryKind::Gate(more)) = (&mut kept.kind, step.kind) {
+        record.fold(*more, older);
+        kept.text = record.words();
+        if older && step.ts.is_some() {
+            kept.ts = step.ts;
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Admitted chat observations applied to the open chat: history pages, restores, reconciliations.
 
-use super::{ChatEffect, ChatPane, HistoryState, PendingSend, SendPhase};
+use super::{AutonomousTurns, ChatEffect, ChatPane, HistoryState, PendingSend, SendPhase};
 use crate::actors::chat::{
     ChatObservation, ChatSlot, Reconciliation, RestoredSend, SendOutcome, SendStep,
 };
@@ -8,6 +8,7 @@ use crate::actors::contract::Ticket;
 use crate::actors::saves::refusal;
 use crate::outbox::SaveRowState;
 use crate::protocol::chat::{BatchBinding, ChatHistoryPage, ChatStreamEvent, OperationState};
+use crate::protocol::client::ClientError;
 use crate::protocol::outcome::SaveClass;
 use crate::view::chat::turn_bind::{KnownTurn, bind_operator_rows};
 use crate::view::chat::{
@@ -32,16 +33,34 @@ impl ChatPane {
                         self.loading_older = false;
                         self.older_failure = None;
                         self.has_more = page.value.has_more;
+                        self.row_counts = self.row_counts.plus(page.value.counts());
                         let keeper = self.keeper.clone();
                         self.view()
                             .transcript_mut()
                             .prepend_history(&page.value.messages, &keeper);
+                        self.place_autonomous();
                     }
                     (Some(_), Err(err)) => {
                         self.loading_older = false;
                         self.older_failure = Some(err.class());
                     }
                 }
+            }
+            ChatObservation::Autonomous { result } => {
+                self.owned.remove(ticket);
+                self.autonomous = match result {
+                    Ok(array) => AutonomousTurns::Read(array.value.autonomous().cloned().collect()),
+                    Err(ClientError::NotServed { .. }) => AutonomousTurns::NotServed,
+                    Err(err) => AutonomousTurns::Failed {
+                        class: err.class(),
+                        last: match std::mem::take(&mut self.autonomous) {
+                            AutonomousTurns::Read(rows)
+                            | AutonomousTurns::Failed { last: rows, .. } => rows,
+                            AutonomousTurns::NotRead | AutonomousTurns::NotServed => Vec::new(),
+                        },
+                    },
+                };
+                self.place_autonomous();
             }
             ChatObservation::Restored { sends } => {
                 self.owned.remove(ticket);
@@ -112,6 +131,19 @@ impl ChatPane {
         self.history = HistoryState::Ready;
         self.has_more = page.has_more;
         self.older_failure = None;
+        self.row_counts = page.counts();
+        // §15.9: a failed request the store recorded under this console's request id is that
+        // send's failure, settled: the pane keeps no copy of its own (no duplicate row, no
+        // "outcome unknown" for a send the server says failed).
+        for row in page.messages.iter().filter(|r| r.is_request_failure()) {
+            if let Some(send) = row
+                .identity
+                .operation_id()
+                .and_then(|id| self.sends.get_mut(id))
+            {
+                send.failed_in_history = true;
+            }
+        }
         let mut transcript = Transcript::new();
         transcript.extend_history(&page.messages, &self.keeper);
         // C-50: the operator's row keeps the rail its live twin had, where the evidence is exact.
@@ -146,6 +178,7 @@ impl ChatPane {
         for id in ids {
             self.sync_entry(&id);
         }
+        self.place_autonomous();
         // An admission's interrupt error is never in the history: it stays (C-44). Only its
         // rows: the input itself is in the history now.
         let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());

@@ -56,6 +56,9 @@ pub struct PendingSend {
     pub resumes: u32,
     /// A newer MASC's interactive admission of this send (§14.15), as its acceptance said.
     pub admission: Option<InteractiveAdmission>,
+    /// The history holds this send's failure, recorded under its request id (§15.9): its
+    /// outcome is known, whatever the stream said.
+    pub failed_in_history: bool,
 }
 
 impl PendingSend {
@@ -70,6 +73,7 @@ impl PendingSend {
             partial_ids: Vec::new(),
             resumes: 0,
             admission: None,
+            failed_in_history: false,
         }
     }
 
@@ -82,7 +86,7 @@ impl PendingSend {
         );
         let settled = matches!(&self.reconciliation, Some(Reconciliation::Found(r))
             if r.progress.state().is_terminal());
-        unknown && !settled
+        unknown && !settled && !self.failed_in_history
     }
 
     /// Where an unknown outcome stands: still being reconciled, or reconciled as far as the

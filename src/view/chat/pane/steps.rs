@@ -3,7 +3,9 @@
 use super::{Activity, ChatEffect, ChatPane, SendPhase, UnknownStanding, now_unix};
 use crate::actors::chat::{SendOutcome, SendStep, UnknownCause};
 use crate::protocol::chat::{ChatStreamEvent, OperationState};
-use crate::view::chat::{Entry, EntryKind, FailureOrigin, LiveTurn, Speaker, admission};
+use crate::view::chat::{
+    Entry, EntryKind, FailureOrigin, LiveTurn, Speaker, admission, held_calls,
+};
 
 impl ChatPane {
     pub(super) fn step(&mut self, request_id: &str, step: SendStep) {
@@ -65,6 +67,14 @@ impl ChatPane {
                     }
                     ChatStreamEvent::ToolCallStart { tool_call_name, .. } => {
                         send.activity = Some(Activity::Tool(tool_call_name.clone()));
+                    }
+                    ChatStreamEvent::ToolApprovalRequested(request) => {
+                        held_calls::hint_requested(self, request);
+                        return;
+                    }
+                    ChatStreamEvent::ToolApprovalSettled(settled) => {
+                        held_calls::hint_settled(self, settled);
+                        return;
                     }
                     _ => {}
                 }

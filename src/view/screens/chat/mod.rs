@@ -399,7 +399,7 @@ pub fn render(
         Some((HistoryState::Ready, true, _)) => " · loading older…".to_string(),
         Some((HistoryState::Ready, false, Some(class))) => format!(" · older page failed: {class}"),
         Some((HistoryState::Ready, false, None)) => String::new(),
-    };
+    } + &pane.map(|p| p.history_facts()).unwrap_or_default();
     title.push(Span::styled(history_note, theme.style(Tone::Warn)));
     // The search (issue 14 item 4), then the C-67 scroll hint from what this frame shows.
     if let Some(find) = &chat.find {
