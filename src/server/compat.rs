@@ -391,7 +391,7 @@ mod tests {
         assert!(err.contains("known: v0.24.0, aug, newer"), "{err}");
     }
 
-    /// Issue 24 item 7: `newer` serves MASC's and the newer routes, never a masc-tui
+    /// `newer` serves MASC's and the newer routes, never a masc-tui
     /// extension; `aug` serves what v0.24.0 serves.
     #[test]
     fn newer_serves_the_newer_routes_and_aug_the_august_ones() {

@@ -546,7 +546,7 @@ async fn g7_a_panicking_page_worker_is_caught_and_pgup_loads_the_older_page_agai
     server.shutdown().await;
 }
 
-/// §15.9 (issue 24 item 1): opening a chat reads the bare-array history once, in its own slot
+/// §15.9: opening a chat reads the bare-array history once, in its own slot
 /// beside the newest page; its autonomous turns join the transcript (`ops-bot`'s seed holds two,
 /// one with `content: null` and no blocks). A bare array that is an object is that read's
 /// decode failure only: the page stays, the chat is not blank, and the title says so.

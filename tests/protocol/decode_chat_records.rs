@@ -81,7 +81,7 @@ fn history_page_refusals_4_5() {
         ChatHistoryPage::decode(more_no_cursor).unwrap_err().path,
         ".next_before"
     );
-    // §15.9 (issue 24 item 1): roles are open — a `system` row or a role no release writes
+    // §15.9: roles are open — a `system` row or a role no release writes
     // never fails the page (it was `unknown_variant` and blanked the chat).
     let open_roles = br#"{"messages":[{"id":"a","role":"system","content":"","ts":1},{"id":"b","role":"wat","content":"x","ts":2}]}"#;
     let page = ChatHistoryPage::decode(open_roles).unwrap();

@@ -1,5 +1,5 @@
-//! The embedded server playing the newer MASC and MASC main of 2026-08-23 (issue 24 items 1 and
-//! 7; protocol-15 §15.9, §15.13), read through the REAL admitted client: `ops-bot`'s
+//! The embedded server playing the newer MASC and MASC main of 2026-08-23 (protocol-15 §15.9,
+//! §15.13), read through the REAL admitted client: `ops-bot`'s
 //! transcript in the newer store's shape (Gate steps, an unknown role, delivery pairs) and in
 //! the August one (no `system` rows, no newer fields); the bare array with its autonomous turns;
 //! a held call's `CUSTOM` events on a turn's stream; a failed request persisted under its
@@ -24,7 +24,7 @@ fn page_path() -> String {
 /// failed request under its operation key; on `aug` and `v0.24.0` the same transcript in the
 /// August shape: no `system` or unknown-role rows, no `approval_lifecycle`, no `execution_id`.
 #[tokio::test]
-async fn s15_9_ops_bot_reads_in_the_newer_and_the_august_shape_issue24() {
+async fn s15_9_ops_bot_reads_in_the_newer_and_the_august_shape() {
     let (server, client, auth) = played(MascRelease::Newer, FaultPlan::none()).await;
     let page = client
         .get::<ChatHistoryPage>(&auth, &page_path())
@@ -99,7 +99,7 @@ async fn s15_9_ops_bot_reads_in_the_newer_and_the_august_shape_issue24() {
 /// appended — one with a trace block, one with `content: null` and no blocks; both releases
 /// serve it (it is MASC's route since August).
 #[tokio::test]
-async fn s15_9_the_bare_array_carries_the_autonomous_turns_issue24() {
+async fn s15_9_the_bare_array_carries_the_autonomous_turns() {
     for release in [MascRelease::Newer, MascRelease::Aug] {
         let (server, client, auth) = played(release, FaultPlan::none()).await;
         let array = client
@@ -143,7 +143,7 @@ async fn s15_9_the_bare_array_carries_the_autonomous_turns_issue24() {
 /// announced is still a valid stream; a failed turn's request is persisted under its own
 /// request id.
 #[tokio::test]
-async fn s15_9_held_call_events_and_a_persisted_failure_on_a_newer_stream_issue24() {
+async fn s15_9_held_call_events_and_a_persisted_failure_on_a_newer_stream() {
     let rule = |nth, chat_turn| {
         FaultRule::new(
             "POST",

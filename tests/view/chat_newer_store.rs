@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! The newer chat store on screen (protocol-15 §15.9; issue 24 item 1): a page with `system`
+//! The newer chat store on screen (protocol-15 §15.9): a page with `system`
 //! Gate rows, an unknown role and an unpaired identity opens whole, the Gate steps of one
 //! approval fold into one row in the seeds' grammar (C-53 news first, C-54 comma, `○`, a failed
 //! replay `✗`), other senders are named (`◀`), autonomous turns of the bare-array history join
