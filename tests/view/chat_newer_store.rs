@@ -20,6 +20,7 @@ use masc_tui::view::chat::{JournalMode, OriginMode, ScrollPosition, ViewModes};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{self, buffer_text};
 use masc_tui::view::screens::Ui;
+use masc_tui::view::screens::chat::ChatUi;
 use std::sync::Arc;
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -51,7 +52,7 @@ fn apply_page(model: &mut Model, keeper: &str, p: ChatHistoryPage) {
 fn screen(model: &Model, ui: &mut Ui, modes: ViewModes) -> String {
     // Wide enough for the title's counts in one row.
     ui.area.width = 200;
-    let chat = ui.chat.as_mut().unwrap();
+    let chat = ui.layer_mut::<ChatUi>().unwrap();
     chat.modes = modes;
     chat.scroll = ScrollPosition::FromTop(0);
     buffer_text(&draw(model, ui))
