@@ -53,6 +53,11 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
             &["keeper_settings"],
             keepers::settings::KeeperSettingsSpawner,
         ),
+        // 10 s, as the Tools source: the Tools body MASC serves from a background snapshot.
+        entry(
+            &["keeper_waiting_inventory"],
+            keepers::WaitingInventorySpawner { cadence: secs(10) },
+        ),
         entry(
             &["keeper_meta", "keeper_context", "keeper_metrics"],
             keeper_detail::KeeperDetailSpawner { cadence: secs(15) },
@@ -164,6 +169,7 @@ mod tests {
             KeepersSlot::Op(KeeperOpSlot::Create(SaveId("save-1".into()))),
             KeepersSlot::Settings,
         ]));
+        kinds.extend(owner_of(&[crate::actors::keepers::WaitingSlot::Inventory]));
         {
             use crate::actors::keeper_detail::KeeperDetailSlot as D;
             kinds.extend(owner_of(&[

@@ -35,3 +35,4 @@ pub mod tools;
 pub mod transcript;
 pub mod turn_control;
 pub mod turns;
+pub mod waiting;

@@ -337,9 +337,30 @@ fn tools_inventory(obj: &mut Map<String, Value>) {
     obj.remove("skill_activations");
     obj.entry("config_resolution").or_insert_with(|| json!({}));
     obj.entry("runtime_resolution").or_insert_with(|| json!({}));
-    if !obj.contains_key("is_warming") {
-        obj.entry("keeper_waiting_inventory")
-            .or_insert_with(|| json!({}));
+    // v0.24.0 writes the waiting inventory's rows without the operator sentence `what`
+    // (added by MASC #29541 after the tag).
+    if let Some(inv) = obj
+        .get_mut("keeper_waiting_inventory")
+        .and_then(Value::as_object_mut)
+    {
+        let keeper_rows = inv
+            .get_mut("keepers")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+            .filter_map(|k| k.get_mut("waiting_on").and_then(Value::as_array_mut))
+            .flatten();
+        for row in keeper_rows.filter_map(Value::as_object_mut) {
+            row.remove("what");
+        }
+        if let Some(rows) = inv
+            .get_mut("global_waiting_on")
+            .and_then(Value::as_array_mut)
+        {
+            for row in rows.iter_mut().filter_map(Value::as_object_mut) {
+                row.remove("what");
+            }
+        }
     }
 }
 

@@ -5,10 +5,13 @@ use super::keeper_ops::KeeperOpsModel;
 use super::keeper_settings::SettingsReadModel;
 use super::surface::SurfaceModel;
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
-use crate::actors::keepers::{KeepersObservation, KeepersSlot, ROSTER};
+use crate::actors::keepers::{
+    KeepersObservation, KeepersSlot, ROSTER, WAITING_INVENTORY, WaitingObservation, WaitingSlot,
+};
 use crate::protocol::admission::ReadScope;
 use crate::protocol::keepers::KeeperRoster;
 use crate::protocol::routes::RouteFamily;
+use crate::protocol::waiting::WaitingInventoryRead;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -133,5 +136,74 @@ impl KeepersModel {
     /// (G-6); the same workspace's new epoch keeps it.
     pub fn forget_other_workspace(&mut self, scope: &ReadScope) -> bool {
         self.roster.forget_other_workspace(scope)
+    }
+}
+
+/// The waiting inventory (protocol-15-operator.md §15.8): its own surface model, so its reads
+/// never mix with the roster's; the Keepers screen draws it beside the roster.
+#[derive(Debug)]
+pub struct WaitingModel {
+    inbox: Inbox<WaitingSlot, WaitingObservation>,
+    pub inventory: Slot<Arc<WaitingInventoryRead>>,
+}
+
+impl Default for WaitingModel {
+    fn default() -> Self {
+        Self::new(&Inboxes::new())
+    }
+}
+
+impl WaitingModel {
+    pub fn new(inboxes: &Inboxes) -> Self {
+        Self {
+            inbox: inboxes.get(),
+            inventory: Slot::default(),
+        }
+    }
+}
+
+impl SurfaceModel for WaitingModel {
+    type Slot = WaitingSlot;
+    type Payload = WaitingObservation;
+
+    fn inbox(&self) -> &Inbox<WaitingSlot, WaitingObservation> {
+        &self.inbox
+    }
+
+    fn dispatched(&mut self, ticket: &Ticket<WaitingSlot>, gate: &EpochGate) -> bool {
+        self.inventory.dispatched(ticket, gate)
+    }
+
+    fn judge(
+        &mut self,
+        ticket: &Ticket<WaitingSlot>,
+        _: &WaitingObservation,
+        gate: &EpochGate,
+    ) -> Result<(), RejectReason> {
+        self.inventory.judge(ticket, gate)
+    }
+
+    fn apply(&mut self, ticket: &Ticket<WaitingSlot>, payload: WaitingObservation, now: Instant) {
+        self.inventory.apply_with(ticket, payload.0, now, |v| v);
+    }
+
+    fn retired(&mut self, ticket: &Ticket<WaitingSlot>) -> bool {
+        self.inventory.retired(ticket)
+    }
+
+    fn slot(&mut self, _: &WaitingSlot) -> Option<&mut dyn ReadSlot> {
+        Some(&mut self.inventory)
+    }
+
+    fn slots(&mut self) -> Vec<(SourceKey, &mut dyn ReadSlot)> {
+        vec![(WAITING_INVENTORY, &mut self.inventory as &mut dyn ReadSlot)]
+    }
+
+    fn any_failed(&self) -> bool {
+        self.inventory.failed()
+    }
+
+    fn not_served(&self) -> Vec<RouteFamily> {
+        self.inventory.not_served().into_iter().collect()
     }
 }

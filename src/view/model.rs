@@ -12,7 +12,7 @@ use super::chat::ChatModel;
 use super::decisions::DecisionsModel;
 use super::inspector::InspectorModel;
 use super::keeper_detail::KeeperDetailModel;
-use super::keepers::KeepersModel;
+use super::keepers::{KeepersModel, WaitingModel};
 use super::preparation::PreparationModel;
 use super::surface::{AnySurface, Drained};
 use super::system::SystemModel;
@@ -61,6 +61,8 @@ pub struct Model {
     inboxes: Inboxes,
     /// Keepers: the roster.
     pub keepers: KeepersModel,
+    /// Keepers: what each Keeper waits on (§15.8).
+    pub waiting: WaitingModel,
     /// Keeper detail: per watched Keeper its metadata, Live Context and metrics.
     pub keeper_detail: KeeperDetailModel,
     /// The open Keeper chat (the chat target), if any.
@@ -97,6 +99,7 @@ impl Model {
             ever_confirmed: false,
             gate: EpochGate::default(),
             keepers: KeepersModel::new(&inboxes),
+            waiting: WaitingModel::new(&inboxes),
             keeper_detail: KeeperDetailModel::new(&inboxes),
             chat: ChatModel::new(&inboxes),
             work: WorkModel::new(&inboxes),
@@ -116,9 +119,10 @@ impl Model {
     }
 
     /// Every surface, for the one routing loop. A new surface is one line here.
-    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 10] {
+    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 11] {
         [
             &mut self.keepers,
+            &mut self.waiting,
             &mut self.keeper_detail,
             &mut self.chat,
             &mut self.work,
@@ -131,9 +135,10 @@ impl Model {
         ]
     }
 
-    fn surfaces_ref(&self) -> [&dyn AnySurface; 10] {
+    fn surfaces_ref(&self) -> [&dyn AnySurface; 11] {
         [
             &self.keepers,
+            &self.waiting,
             &self.keeper_detail,
             &self.chat,
             &self.work,

@@ -16,7 +16,9 @@ use masc_tui::protocol::skills::SkillsSnapshotRead;
 #[tokio::test]
 async fn t1_t2_a_slow_inventory_blocks_neither_sibling() {
     let mut rig = rig_with(plan(
-        r#"{"match":{"method":"GET","path":"/api/v1/dashboard/tools"},"when":{"nth":1},"fault":{"delay_ms":20000}}"#,
+        // Every read of the route: the waiting inventory source reads it too (§15.8), and
+        // which of the two asks first is not fixed.
+        r#"{"match":{"method":"GET","path":"/api/v1/dashboard/tools"},"when":{"every":true},"fault":{"delay_ms":20000}}"#,
     ))
     .await;
     let skills = rig

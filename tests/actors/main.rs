@@ -42,6 +42,7 @@ mod actor_preparation;
 mod actor_runtime;
 mod actor_runtime_catalogue;
 mod actor_system;
+mod actor_waiting;
 mod actor_workspace;
 mod asks_follow_up;
 mod chat_admission;

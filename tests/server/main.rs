@@ -25,3 +25,4 @@ mod server_operator;
 mod server_runtime;
 mod server_tasks;
 mod server_tools;
+mod server_waiting;

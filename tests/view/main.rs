@@ -55,6 +55,7 @@ mod chat_find;
 // Issue 14 (§14.11): the `/context` tabs and the `O` inspector's record and input tabs.
 mod chat_context_tabs;
 mod view_turn_inspector;
+mod view_waiting;
 // Issue 14 (date rows, mid-stream rows, repeated-row fold).
 mod chat_stream_rows;
 mod view_text;

@@ -160,3 +160,6 @@ pub fn admit_roster(m: &mut Model, rows: Vec<masc_tui::protocol::keepers::Keeper
     )
     .unwrap();
 }
+impl SurfaceSlot for masc_tui::actors::keepers::WaitingSlot {
+    type Payload = masc_tui::actors::keepers::WaitingObservation;
+}

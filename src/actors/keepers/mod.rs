@@ -5,6 +5,7 @@
 pub mod ops;
 pub mod roster;
 pub mod settings;
+pub mod waiting;
 
 use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
 use crate::actors::saves::SAVES;
@@ -12,6 +13,7 @@ use crate::protocol::keepers::KeeperRoster;
 use ops::{KeeperOpEvent, KeeperOpSlot};
 
 pub use roster::{KeepersRosterSpawner, ROSTER_PATH};
+pub use waiting::{WAITING_INVENTORY, WaitingInventorySpawner, WaitingObservation, WaitingSlot};
 
 /// The roster source (supervision key).
 pub const ROSTER: SourceKey = SourceKey("keepers_roster");

@@ -1,6 +1,7 @@
 //! The fixture-manifest kind names (`../shared/fixtures/masc/MANIFEST.tsv`) mapped to decoders.
 //! Used by `masc-tui decode --as KIND FILE` and by the manifest test.
 
+pub mod keeper;
 pub mod system;
 pub mod work;
 
@@ -41,6 +42,7 @@ pub const KINDS: &[&str] = &[
     "keeper_asks",
     "ask_answer_responses",
     "operator_summary",
+    "keeper_waiting_inventory",
 ];
 
 /// Decode `bytes` as `kind`. `None` when the kind name is unknown.
@@ -49,7 +51,7 @@ pub fn decode_kind(kind: &str, bytes: &[u8]) -> Option<Result<KindSummary, Decod
         return None;
     }
     // Each family registers its kinds in its own dispatcher; the first that knows the kind wins.
-    let dispatchers: &[KindDecoder] = &[work::decode, system::decode];
+    let dispatchers: &[KindDecoder] = &[work::decode, system::decode, keeper::decode];
     for d in dispatchers {
         if let Some(r) = d(kind, bytes) {
             return Some(r);

@@ -2,13 +2,17 @@
 //! and the test-mode switch for that placeholder. Also the request-actor helper the other
 //! families of this branch share.
 
+use crate::protocol::waiting::TOOLS_KEY as TOOLS_WAITING_KEY;
 use crate::server::http::{
     Admin, ApiResult, Guard, Public, error_body, json_ok, parse_query, query_get,
 };
+use crate::server::routes::keeper_read::KeeperName;
 use crate::server::state::AppState;
 use crate::server::store::StoreError;
+use crate::server::store::now_unix;
 use crate::server::store::skills as skill_store;
 use crate::server::store::tools::{self as store, ToolsWarming};
+use crate::server::store::waiting::{self, WaitingScript};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
@@ -21,6 +25,70 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/dashboard/tools", get(inventory))
         .route("/__admin/tools-warming", post(set_warming_route))
+        .route(
+            "/api/v1/keepers/{name}/waiting-inventory",
+            get(keeper_waiting_inventory),
+        )
+        .route("/__admin/waiting-inventory", post(set_waiting_script_route))
+}
+
+/// `GET /api/v1/keepers/{name}/waiting-inventory` (§15.8): the inventory of one name,
+/// computed per request. Like MASC it does not check that the Keeper exists: an unknown name
+/// answers a body whose one Keeper is idle with no rows.
+async fn keeper_waiting_inventory(
+    _: Guard<Public>,
+    State(state): State<AppState>,
+    keeper: KeeperName,
+) -> ApiResult {
+    let name = keeper.0;
+    let body = state
+        .store()
+        .read(move |c| waiting::inventory(c, Some(&name), now_unix()))
+        .await?;
+    Ok(json_ok(body.unwrap_or(Value::Null)))
+}
+
+/// Choose what the waiting inventory answers next (tests and fault scripts, §15.8).
+pub async fn set_waiting_script(state: &AppState, script: WaitingScript) -> Result<(), StoreError> {
+    state
+        .store()
+        .write(move |tx| waiting::set_script(tx, &script))
+        .await
+}
+
+/// `POST /__admin/waiting-inventory` with a [`WaitingScript`] (test mode only): what the
+/// waiting inventory answers next (§15.8 faults).
+async fn set_waiting_script_route(
+    _: Guard<Admin>,
+    State(state): State<AppState>,
+    body: Bytes,
+) -> ApiResult {
+    if !state.test_mode() {
+        return Ok(error_body(StatusCode::NOT_FOUND, "not found"));
+    }
+    let script: WaitingScript = match serde_json::from_slice(&body) {
+        Ok(s) => s,
+        Err(e) => {
+            return Ok(error_body(
+                StatusCode::BAD_REQUEST,
+                &format!("invalid script: {e}"),
+            ));
+        }
+    };
+    set_waiting_script(&state, script).await?;
+    Ok(json_ok(json!({"ok": true})))
+}
+
+/// Attaches the live waiting inventory (§15.8) to a Tools body, as MASC does to the settled
+/// body and to its warming placeholder alike; the script can leave the key out.
+fn with_waiting_inventory(conn: &Connection, mut body: Value) -> Result<Value, StoreError> {
+    if let (Some(obj), Some(inv)) = (
+        body.as_object_mut(),
+        waiting::inventory(conn, None, now_unix())?,
+    ) {
+        obj.insert(TOOLS_WAITING_KEY.into(), inv);
+    }
+    Ok(body)
 }
 
 /// The request actor: `X-MASC-Agent` (trimmed, non-blank). The embedded server has one shared
@@ -111,7 +179,7 @@ async fn inventory(
         .write(move |tx| {
             let generated_at = store::generated_at(tx)?;
             if store::take_warming_read(tx, &actor)? {
-                return Ok(json!({
+                return with_waiting_inventory(tx, json!({
                     "generated_at": generated_at,
                     "is_warming": true,
                     "status": "warming",
@@ -122,7 +190,8 @@ async fn inventory(
                     "skill_activations": null,
                 }));
             }
-            settled(tx, &generated_at, keeper.as_deref())
+            let body = settled(tx, &generated_at, keeper.as_deref())?;
+            with_waiting_inventory(tx, body)
         })
         .await?;
     Ok(json_ok(body))

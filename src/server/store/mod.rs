@@ -23,6 +23,7 @@ pub mod skills;
 pub mod tasks;
 pub mod tools;
 pub mod turn_records;
+pub mod waiting;
 
 use crate::server::seeded::{SeededRng, seeded_rng};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
@@ -79,6 +80,7 @@ pub const FAMILIES: &[&Family] = &[
     &operator::FAMILY,
     &held_calls::FAMILY,
     &turn_records::FAMILY,
+    &waiting::FAMILY,
 ];
 
 /// The fixed "now" of the seeded workspace: 2026-11-20T09:00:00Z. Seeds derive every time

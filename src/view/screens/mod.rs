@@ -260,7 +260,7 @@ pub fn shown_sources(ui: &Ui) -> &'static [SourceKey] {
         board::BOARD,
         decisions::DECISIONS,
         keeper_detail::KEEPER_DETAIL,
-        keepers::ROSTER,
+        keepers::{ROSTER, WAITING_INVENTORY},
         system::{CONNECTORS, RUNTIME, RUNTIME_CONFIG, TOOLS},
         work::{PLANNING, TASK_LIST, WORK_DETAIL},
     };
@@ -270,8 +270,14 @@ pub fn shown_sources(ui: &Ui) -> &'static [SourceKey] {
     match ui.tab {
         Tab::Overview => &[ROSTER, DECISIONS, PLANNING, RUNTIME, CONNECTORS],
         Tab::Work => &[PLANNING, TASK_LIST, WORK_DETAIL],
-        Tab::Keepers if ui.roster.picker.is_some() => &[ROSTER, KEEPER_DETAIL, CONNECTORS, RUNTIME],
-        Tab::Keepers => &[ROSTER, KEEPER_DETAIL, CONNECTORS],
+        Tab::Keepers if ui.roster.picker.is_some() => &[
+            ROSTER,
+            WAITING_INVENTORY,
+            KEEPER_DETAIL,
+            CONNECTORS,
+            RUNTIME,
+        ],
+        Tab::Keepers => &[ROSTER, WAITING_INVENTORY, KEEPER_DETAIL, CONNECTORS],
         Tab::Board => &[BOARD],
         Tab::System => &[TOOLS, RUNTIME, RUNTIME_CONFIG, CONNECTORS],
     }

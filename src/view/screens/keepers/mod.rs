@@ -18,6 +18,7 @@ pub mod retain;
 mod row;
 pub mod settings;
 pub mod settings_doc;
+pub mod waiting;
 
 pub use detail_fields::detail_lines;
 #[cfg(test)]
@@ -127,6 +128,7 @@ fn annotation(fetched: &Fetched<Arc<KeeperRoster>>, now: Instant) -> Option<(Str
 fn title_line(
     value: &Observed<Arc<KeeperRoster>>,
     fetched: &Fetched<Arc<KeeperRoster>>,
+    waiting: Option<(String, Tone)>,
     ctx: &ProjectionCtx,
 ) -> Line<'static> {
     let theme = ctx.theme;
@@ -153,6 +155,9 @@ fn title_line(
             " · health-admitted (no receipt)",
             theme.style(Tone::Warn),
         ));
+    }
+    if let Some((text, tone)) = waiting {
+        spans.push(Span::styled(format!(" · {text}"), theme.style(tone)));
     }
     if let Some((text, tone)) = annotation(fetched, ctx.now) {
         spans.push(Span::raw("  "));
@@ -217,7 +222,8 @@ pub fn render(
         return;
     }
     let roster = &value.value;
-    title_line(value, fetched, ctx).render(Rect::new(area.x, area.y, area.width, 1), buf);
+    title_line(value, fetched, waiting::title_note(model), ctx)
+        .render(Rect::new(area.x, area.y, area.width, 1), buf);
     let cols = Columns::for_width(area.width as usize);
     if area.height > 1 {
         let heading = Rect::new(area.x, area.y + 1, area.width, 1);
@@ -225,15 +231,21 @@ pub fn render(
     }
     // The selected Keeper's operation line takes the last row: the rows end above it, so it
     // never covers a row (nor the selection).
-    let op_row = ops::row_name(model, ui.selected.min(roster.rows.len().saturating_sub(1)))
+    let selected_name = ops::row_name(model, ui.selected.min(roster.rows.len().saturating_sub(1)));
+    let op_row = selected_name
+        .clone()
         .filter(|name| ops::has_line(model, name));
+    // The selected Keeper's "waits on" line (§15.8) sits above the operation line, once the
+    // surface has room for rows beside it.
+    let wait_row = selected_name.filter(|_| waiting::has_room(area.height));
     let rows_area = Rect::new(
         area.x,
         area.y + 2,
         area.width,
         area.height
             .saturating_sub(2)
-            .saturating_sub(u16::from(op_row.is_some())),
+            .saturating_sub(u16::from(op_row.is_some()))
+            .saturating_sub(u16::from(wait_row.is_some())),
     );
     if roster.rows.is_empty() {
         Line::styled("no keepers registered", theme.style(Tone::Dim)).render(rows_area, buf);
@@ -246,6 +258,10 @@ pub fn render(
     paint::paint_rows(
         paint, roster, offset, page, selected, cols, ctx, rows_area, None, buf,
     );
+    if let Some(name) = &wait_row {
+        let y = area.y + area.height - 1 - u16::from(op_row.is_some());
+        waiting::render_line(model, name, ctx, Rect::new(area.x, y, area.width, 1), buf);
+    }
     if ui.detail_open
         && let Some(slot) = roster.rows.get(selected)
     {
@@ -335,6 +351,9 @@ fn render_detail(
     match ui.tab {
         detail::DetailTab::Info => {
             lines.extend(detail::info_lines(reads, ctx));
+            if let Some(name) = name {
+                lines.extend(waiting::detail_lines(model, name, ctx));
+            }
             lines.push(Line::styled("ROSTER ROW", theme.style(Tone::Strong)));
             lines.extend(detail_lines(slot, ctx));
         }

@@ -34,7 +34,7 @@
 use super::super::widgets::effective_offset;
 use super::super::{ProjectionCtx, RosterUi, Tab, Ui, body_area};
 use super::paint::KeptLines;
-use super::{Columns, detail_pane, ops, paint, render_detail, title_line};
+use super::{Columns, detail_pane, ops, paint, render_detail, title_line, waiting};
 use crate::protocol::keepers::{KeeperRoster, KeeperRowSlot};
 use crate::view::model::Model;
 use crate::view::presenter::Scroll;
@@ -65,6 +65,8 @@ struct Geometry<'a> {
     roster: &'a Arc<KeeperRoster>,
     body: Rect,
     rows_area: Rect,
+    /// The selected Keeper's "waits on" line (`render`), with that Keeper's name.
+    wait_line: Option<(Rect, String)>,
     selected: usize,
     offset: usize,
 }
@@ -88,12 +90,22 @@ fn geometry<'a>(model: &'a Model, ui: &Ui) -> Option<Geometry<'a>> {
     if ops::row_name(model, selected).is_some_and(|name| ops::has_line(model, &name)) {
         return None;
     }
-    let rows_area = Rect::new(body.x, body.y + 2, body.width, body.height - 2);
+    // The "waits on" line takes the last row when the surface has room (`render`).
+    let wait_line = ops::row_name(model, selected)
+        .filter(|_| waiting::has_room(body.height))
+        .map(|name| (Rect::new(body.x, body.bottom() - 1, body.width, 1), name));
+    let rows_area = Rect::new(
+        body.x,
+        body.y + 2,
+        body.width,
+        body.height - 2 - u16::from(wait_line.is_some()),
+    );
     let offset = effective_offset(selected, ui.roster.offset, rows_area.height as usize, len);
     Some(Geometry {
         roster,
         body,
         rows_area,
+        wait_line,
         selected,
         offset,
     })
@@ -340,6 +352,8 @@ pub fn plan(
     let title = Rect::new(g.body.x, g.body.y, g.body.width, 1);
     let pane = pane_of(&g, ui);
     let mut rects = vec![title];
+    // The line follows the selection and reads the clock (a due time): repainted each time.
+    rects.extend(g.wait_line.as_ref().map(|(row, _)| *row));
     let mut rows = Vec::new();
     let mut scroll = None;
     let now = turns(&g, ctx);
@@ -408,7 +422,8 @@ pub fn paint(plan: &Plan, model: &Model, ui: &Ui, ctx: &ProjectionCtx, buf: &mut
     };
     let fetched = &model.keepers.roster.fetched;
     if let Some(value) = fetched.last() {
-        title_line(value, fetched, ctx).render(Rect::new(g.body.x, g.body.y, g.body.width, 1), buf);
+        title_line(value, fetched, waiting::title_note(model), ctx)
+            .render(Rect::new(g.body.x, g.body.y, g.body.width, 1), buf);
     }
     if !plan.rows.is_empty() {
         paint::paint_rows(
@@ -423,6 +438,9 @@ pub fn paint(plan: &Plan, model: &Model, ui: &Ui, ctx: &ProjectionCtx, buf: &mut
             Some(&plan.rows),
             buf,
         );
+    }
+    if let Some((row, name)) = &g.wait_line {
+        waiting::render_line(model, name, ctx, *row, buf);
     }
     if ui.roster.detail_open
         && let Some(slot) = g.roster.rows.get(g.selected)
