@@ -26,12 +26,11 @@ pub const EXIT_USAGE: i32 = 2;
 /// Runs the subcommand on the process's stdio; returns the exit code.
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     run_with(
         &args,
         &mut stdin.lock(),
-        &mut stdout.lock(),
+        &mut super::out::stdout(),
         &mut stderr.lock(),
     )
 }

@@ -1,5 +1,9 @@
 //! `masc-tui demo` — start the embedded workspace server on an ephemeral loopback port with
 //! seeded data (in a temp dir unless `--data`), open the TUI on it, and stop both together.
+//!
+//! Without `--data` the whole demo is throwaway: the workspace, the session's state directory
+//! (its outbox could only hold saves for that workspace) and the exit log inside the workspace
+//! are removed at exit; the trace file stays.
 
 use super::tui::{TuiOptions, init_tracing, write_exit_line};
 use crate::protocol::client::{ClientConfig, TokenSource};
@@ -39,11 +43,27 @@ pub struct Args {
     /// directory; the figures of docs/performance.md are measured on it.
     #[arg(long)]
     pub scale: bool,
+    /// The TUI's state directory (outbox and its lock; one masc-tui at a time). Default: with
+    /// `--data`, `$XDG_STATE_HOME/masc-tui` (else `~/.local/state/masc-tui`); without, a
+    /// temporary one removed at exit.
+    #[arg(long, env = "MASC_TUI_STATE_DIR", value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
 }
 
 /// Runs the subcommand; returns the process exit code.
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let trace = init_tracing(args.trace_file.as_deref())?;
+    let state = match (&args.state_dir, &args.data) {
+        (Some(dir), _) => super::state::claim(Some(dir))?,
+        (None, Some(_)) => super::state::claim(None)?,
+        (None, None) => super::state::claim_temporary()?,
+    };
+    let trace_file = args.trace_file.clone().or_else(|| {
+        args.state_dir
+            .as_deref()
+            .map(super::state::ClaimedState::trace_file_in)
+    });
+    let trace = init_tracing(trace_file.as_deref())?;
+    state.trace_unlocked();
     let faults = match &args.faults {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -56,6 +76,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .enable_all()
         .build()
         .context("tokio runtime")?;
+    let outbox = state.outbox.clone();
     let cause = runtime.block_on(async move {
         let server = start(ServeOptions {
             port: args.port,
@@ -83,16 +104,21 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             Some(token) => TokenSource::Fixed(token),
             None => TokenSource::None,
         };
+        let base = PathBuf::from(server.base_path());
         let options = TuiOptions {
-            expected_base_path: Some(PathBuf::from(server.base_path())),
+            expected_base_path: Some(base.clone()),
             fault_drills: false,
+            outbox,
         };
         let outcome = super::tui::run_tui(cfg, options).await;
-        let base = PathBuf::from(server.base_path());
+        // Before the server goes: a temporary workspace is removed with it, and the line must
+        // not re-create the directory afterwards.
+        if let Ok(cause) = &outcome {
+            write_exit_line(Some(&base), cause);
+        }
         server.shutdown().await;
-        outcome.map(|cause| (cause, base))
+        outcome
     })?;
-    let (cause, base) = cause;
-    write_exit_line(Some(&base), &cause);
+    drop(state);
     Ok(super::tui::exit_code(&cause))
 }

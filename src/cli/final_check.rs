@@ -21,7 +21,7 @@ pub struct Args {
 /// Runs the subcommand; returns the process exit code.
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let bytes = read_input(args.input.as_ref())?;
-    run_on(&args, &bytes, &mut std::io::stdout().lock())
+    run_on(&args, &bytes, &mut super::out::stdout())
 }
 
 /// The subcommand on given input bytes and output (tests drive this directly). The final is

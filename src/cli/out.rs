@@ -41,3 +41,48 @@ impl Write for SafeStderr {
         io::stderr().lock().flush()
     }
 }
+
+/// Set once a write to stdout met a closed reader (`EPIPE`).
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a write to stdout found its reader gone (`masc-tui timeline F | head`): the binary
+/// edge then ends quietly with 0 instead of reporting "Broken pipe" — the reader took what it
+/// wanted.
+pub fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The process's stdout for subcommand output: a write that finds the reader gone is still
+/// an error (the subcommand stops), and is recorded for [`stdout_closed`].
+pub fn stdout() -> Stdout {
+    Stdout(io::stdout().lock())
+}
+
+/// See [`stdout`].
+#[derive(Debug)]
+pub struct Stdout(io::StdoutLock<'static>);
+
+impl Stdout {
+    fn note<T>(result: io::Result<T>) -> io::Result<T> {
+        if let Err(err) = &result
+            && err.kind() == io::ErrorKind::BrokenPipe
+        {
+            STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        result
+    }
+}
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        Self::note(self.0.write(buf))
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        Self::note(self.0.write_all(buf))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Self::note(self.0.flush())
+    }
+}

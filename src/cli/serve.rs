@@ -28,7 +28,8 @@ pub struct Args {
     /// Accept every request without a token.
     #[arg(long, conflicts_with = "token")]
     pub no_auth: bool,
-    /// Bearer token to require (default: a generated one, printed at start).
+    /// Bearer token to require (default: a generated one). Printed at start and written to
+    /// `<data>/.masc/auth/masc-tui.token` (0600) for clients given that base path.
     #[arg(long)]
     pub token: Option<String>,
     /// `/health` answers `state_ready:false` this many times first.
@@ -122,15 +123,68 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     runtime.block_on(async move {
         let stop = stop_signal()?;
         let server = start(opts).await.context("starting the workspace server")?;
+        let token_file = match server.token() {
+            Some(token) => Some(write_token_file(&server.base_path(), &token)?),
+            None => None,
+        };
         {
-            let mut out = std::io::stdout().lock();
+            let mut out = super::out::stdout();
             super::out::text(&mut out, &serve_line(&server))?;
             out.flush()?;
         }
         stop.await;
         tracing::info!("shutting down");
         server.shutdown().await;
+        if let Some(file) = token_file {
+            file.remove_if_unchanged();
+        }
         Ok::<i32, anyhow::Error>(0)
+    })
+}
+
+/// The token file `serve` wrote, removed at a clean stop: the token dies with the server.
+#[derive(Debug)]
+pub struct WrittenToken {
+    pub path: PathBuf,
+    token: String,
+}
+
+impl WrittenToken {
+    /// Removes the file unless it no longer holds this server's token (another server on the
+    /// same directory wrote its own since).
+    pub fn remove_if_unchanged(self) {
+        let ours = std::fs::read_to_string(&self.path)
+            .is_ok_and(|text| text.trim_end_matches('\n') == self.token);
+        if ours {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Writes `token` to the workspace's token file (`<base>/.masc/auth/masc-tui.token`, the file
+/// the client reads when no token is given; §1.1) before the `MASC_TOKEN=…` line is printed: a
+/// TUI or `doctor` pointed at the same base path then needs no copied secret. The file is
+/// 0600 in a 0700 directory.
+pub fn write_token_file(base: &str, token: &str) -> anyhow::Result<WrittenToken> {
+    let path = crate::protocol::client::token_file(std::path::Path::new(base));
+    if let Some(dir) = path.parent() {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            builder.mode(0o700);
+        }
+        builder
+            .create(dir)
+            .with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let mut file = crate::private_file::open_private(&path, true)
+        .with_context(|| format!("writing the token file {}", path.display()))?;
+    writeln!(file, "{token}").with_context(|| format!("writing {}", path.display()))?;
+    Ok(WrittenToken {
+        path,
+        token: token.to_string(),
     })
 }
 

@@ -17,7 +17,7 @@ pub struct Args {
 
 /// Runs the subcommand; returns the process exit code.
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    run_with(&args, &mut std::io::stdout().lock())
+    run_with(&args, &mut super::out::stdout())
 }
 
 /// The subcommand over an explicit output (tests drive this directly). Source names, reasons

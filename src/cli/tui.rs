@@ -46,15 +46,22 @@ pub struct Args {
     /// Refuse servers that send no workspace receipts (no health-admission mode).
     #[arg(long)]
     pub strict_receipts: bool,
+    /// The state directory: the outbox of every write (`chat-outbox.sqlite3`), its lock and,
+    /// without `--trace-file`, the trace file. One masc-tui at a time per directory. Default
+    /// `$XDG_STATE_HOME/masc-tui`, else `~/.local/state/masc-tui`.
+    #[arg(long, env = "MASC_TUI_STATE_DIR", value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
 }
 
 /// Session options beyond the client configuration.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct TuiOptions {
     /// The expected workspace base path (`MASC_BASE_PATH`), if any.
     pub expected_base_path: Option<PathBuf>,
     /// Honour panic drills on sources (tests and demo only).
     pub fault_drills: bool,
+    /// The outbox this session claimed (`cli::state`).
+    pub outbox: crate::outbox::OutboxLocation,
 }
 
 impl Args {
@@ -102,11 +109,21 @@ pub fn exit_code(cause: &ExitCause) -> i32 {
 
 /// Runs the TUI; returns the process exit code ([`exit_code`]).
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let _trace = init_tracing(args.trace_file.as_deref())?;
+    // Claimed before anything else is opened or painted: a refused session leaves nothing
+    // behind and prints its refusal on the terminal it was started from.
+    let state = super::state::claim(args.state_dir.as_deref())?;
+    let trace_file = args.trace_file.clone().or_else(|| {
+        args.state_dir
+            .as_deref()
+            .map(super::state::ClaimedState::trace_file_in)
+    });
+    let _trace = init_tracing(trace_file.as_deref())?;
+    state.trace_unlocked();
     let cfg = args.client_config()?;
     let options = TuiOptions {
         expected_base_path: args.base_path.clone(),
         fault_drills: false,
+        outbox: state.outbox.clone(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -170,6 +187,7 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
             .as_ref()
             .map(|p| p.to_string_lossy().into_owned()),
         fault_drills: options.fault_drills,
+        outbox: options.outbox.clone(),
         ..RuntimeConfig::default()
     };
     let events: Arc<dyn EventSink> = Arc::new(view.clone());
@@ -214,7 +232,8 @@ pub fn init_tracing(
 }
 
 /// T.6: one `[masc-tui] exit: …` line per session in `<base>/.masc/logs/masc-tui-<pid>.log`
-/// (only when the base path is known; a cause over 200 bytes is cut on a char boundary).
+/// (only when the base path is known; a cause over 200 bytes is cut on a char boundary). The
+/// log is owner-only (0600): a cause can quote a server's error text.
 pub fn write_exit_line(base: Option<&std::path::Path>, cause: &ExitCause) {
     let Some(base) = base else { return };
     let dir = base.join(".masc").join("logs");
@@ -223,11 +242,7 @@ pub fn write_exit_line(base: Option<&std::path::Path>, cause: &ExitCause) {
     }
     let path = dir.join(format!("masc-tui-{}.log", std::process::id()));
     let text = cut_cause(&cause.to_string(), 200);
-    if let Ok(mut f) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-    {
+    if let Ok(mut f) = crate::private_file::open_private(&path, false) {
         let _ = writeln!(f, "[masc-tui] exit: {text}");
     }
 }

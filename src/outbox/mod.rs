@@ -12,10 +12,12 @@
 //! inject a path. Every call is blocking (SQLite + fsync): actors call it through
 //! `tokio::task::spawn_blocking`.
 
+mod instance;
 mod legacy;
 mod saves;
 mod shared;
 
+pub use instance::{InstanceLock, InstanceLockError};
 pub use saves::{NewSave, SaveRow, SaveRowState};
 pub use shared::SharedOutbox;
 

@@ -4,8 +4,10 @@
 //! One test binary; each module is one former `tests/<name>.rs` file (test names keep their
 //! rule ids). Shared rigs are declared here once.
 
+mod cli_conventions;
 mod cli_output;
 mod decode_cli;
 mod doctor_cli;
+mod fault_plan_docs;
 mod final_check_cli;
 mod timeline_report;

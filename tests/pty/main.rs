@@ -21,5 +21,6 @@ mod pty_keeper_ops;
 mod pty_keeper_settings;
 mod pty_preparation;
 mod pty_runtime;
+mod pty_state_dir;
 mod pty_tools;
 mod pty_turn_control;

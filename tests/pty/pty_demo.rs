@@ -171,6 +171,12 @@ fn exit_lines(session: &PtySession, pid: u32) -> Vec<String> {
         .join(format!("masc-tui-{pid}.log"));
     let text =
         std::fs::read_to_string(&log).unwrap_or_else(|e| panic!("exit log {}: {e}", log.display()));
+    // The cause can quote a server's error text: owner-only, like every private file.
+    assert_eq!(
+        masc_tui::private_file::mode_of(&log).expect("exit log mode"),
+        0o600,
+        "exit log mode"
+    );
     text.lines().map(str::to_string).collect()
 }
 

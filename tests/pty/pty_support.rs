@@ -76,6 +76,9 @@ pub struct DemoOptions {
     pub visual: Option<String>,
     /// A fault plan (JSON, docs/fault-plans.md) for the embedded server: `--faults <file>`.
     pub faults: Option<String>,
+    /// `TMPDIR` is `<tempdir>/tmp` (empty at start), so what the demo leaves in its temporary
+    /// directory can be seen.
+    pub own_tmpdir: bool,
 }
 
 pub fn binary() -> &'static str {
@@ -144,6 +147,11 @@ impl PtySession {
         cmd.cwd(dir.path());
         cmd.env("TERM", "xterm-256color");
         cmd.env("XDG_STATE_HOME", &state_home);
+        if opts.own_tmpdir {
+            let tmp = dir.path().join("tmp");
+            std::fs::create_dir_all(&tmp).expect("tmp dir");
+            cmd.env("TMPDIR", &tmp);
+        }
         for var in [
             "NO_COLOR",
             "MASC_TUI_SYNC",

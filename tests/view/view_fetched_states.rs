@@ -156,6 +156,40 @@ fn g4_g5_every_fetched_state_renders_distinctly() {
     assert!(get("warming_with_last").contains("keeper-0002"));
 }
 
+/// A roster refused for the want of a token says where a token comes from (flag, env, file)
+/// and how `masc-tui serve` gives one, each line whole at 80 columns (issue 27 item 6); other
+/// failures do not carry the hint.
+#[test]
+fn issue27_no_token_roster_says_where_a_token_comes_from() {
+    let mut model = connected();
+    dispatch(&mut model, roster_ticket(1, 1));
+    observe(
+        &mut model,
+        roster_failure(roster_ticket(1, 1), ClientError::NoToken),
+    )
+    .unwrap();
+    let text = paint(&model, &ui(80, 24));
+    assert!(text.contains("keepers read failed: no_token"), "{text}");
+    for words in [
+        "--token, else MASC_TOKEN, else the token file",
+        "<base>/.masc/auth/masc-tui.token (<base>: --base-path, else this directory);",
+        "`masc-tui serve` prints MASC_TOKEN=… at start and writes that file",
+    ] {
+        assert!(
+            text.contains(words),
+            "{words:?} not whole on screen:\n{text}"
+        );
+    }
+    let mut other = connected();
+    dispatch(&mut other, roster_ticket(1, 1));
+    observe(
+        &mut other,
+        roster_failure(roster_ticket(1, 1), ClientError::Timeout),
+    )
+    .unwrap();
+    assert!(!paint(&other, &ui(80, 24)).contains("MASC_TOKEN"));
+}
+
 #[test]
 fn header_shows_connection_workspace_and_mode() {
     let text = paint(&ready(1), &ui(100, 24));

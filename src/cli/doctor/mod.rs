@@ -114,7 +114,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     // Through the CLI's one output path (nothing raw reaches the terminal): server strings are
     // already cleaned, and
     // anything else (the URL given, a detail built from an error) is escaped here.
-    let mut out = std::io::stdout().lock();
+    let mut out = super::out::stdout();
     if args.json {
         super::out::json(&mut out, &report).context("writing the report")?;
     } else {

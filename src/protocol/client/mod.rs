@@ -41,7 +41,7 @@ pub use probe::{ProbeCredentials, ProbeResponse};
 pub(crate) use read::{check_receipt, is_warming_body};
 pub use stream::{SseEnd, SseOpenFailure, SseStream};
 pub(crate) use token::TokenState;
-pub use token::sanitise_token;
+pub use token::{sanitise_token, token_file};
 
 use super::admission::AdmissionMode;
 use super::health::Health;

@@ -23,6 +23,12 @@ pub fn sanitise_token(raw: &str) -> String {
     raw.replace(['\r', '\n'], " ").trim().to_string()
 }
 
+/// The token file of a workspace: `<base>/.masc/auth/masc-tui.token` (§1.1), read when no
+/// token is given; `masc-tui serve` writes the token it requires there.
+pub fn token_file(base_path: &std::path::Path) -> std::path::PathBuf {
+    base_path.join(".masc").join("auth").join("masc-tui.token")
+}
+
 fn token_state_from(raw: &str) -> TokenState {
     let token = sanitise_token(raw);
     if token.is_empty() {
@@ -48,7 +54,7 @@ async fn load_token(source: &TokenSource) -> TokenState {
             {
                 return token_state_from(&raw);
             }
-            let file = base_path.join(".masc").join("auth").join("masc-tui.token");
+            let file = token_file(base_path);
             match tokio::fs::read(&file).await {
                 Ok(bytes) => match String::from_utf8(bytes) {
                     Ok(raw) => token_state_from(&raw),

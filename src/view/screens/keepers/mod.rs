@@ -166,6 +166,21 @@ fn title_line(
     Line::from(spans)
 }
 
+/// Where a token comes from, under a read refused for the want of one (§1.1; README
+/// "Environment").
+fn token_hint(class: crate::view::fetched::FailureClass) -> &'static [&'static str] {
+    use crate::protocol::client::ErrorClass;
+    use crate::view::fetched::FailureClass;
+    match class {
+        FailureClass::Read(ErrorClass::NoToken | ErrorClass::Unauthorized(_)) => &[
+            "a token comes from --token, else MASC_TOKEN, else the token file",
+            "<base>/.masc/auth/masc-tui.token (<base>: --base-path, else this directory);",
+            "`masc-tui serve` prints MASC_TOKEN=… at start and writes that file",
+        ],
+        _ => &[],
+    }
+}
+
 /// Messages for states without a value (G-5: never an empty table).
 fn no_value_lines(fetched: &Fetched<Arc<KeeperRoster>>, theme: Theme) -> Vec<Line<'static>> {
     match fetched {
@@ -193,7 +208,14 @@ fn no_value_lines(fetched: &Fetched<Arc<KeeperRoster>>, theme: Theme) -> Vec<Lin
                 },
                 theme.style(Tone::Dim),
             ),
-        ],
+        ]
+        .into_iter()
+        .chain(
+            token_hint(error.class)
+                .iter()
+                .map(|l| Line::styled(*l, theme.style(Tone::Dim))),
+        )
+        .collect(),
         Fetched::NotServed { route, last: None } => vec![Line::styled(
             not_served_text("keepers", *route),
             theme.style(Tone::Warn),
