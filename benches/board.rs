@@ -132,7 +132,9 @@ fn bench_board(c: &mut Criterion) {
             own_vote: None,
         }))),
     );
-    ui.board.open = Some("post-7".into());
+    ui.screen_mut::<masc_tui::view::screens::board::BoardUi>()
+        .unwrap()
+        .open = Some("post-7".into());
     c.bench_function("board_post_frame_50kb_200_comments_200x60", |b| {
         b.iter(|| {
             let mut buf = Buffer::empty(ui.area);

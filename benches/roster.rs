@@ -171,7 +171,14 @@ fn bench_roster(c: &mut Criterion) {
         let mut ui = ui();
         painter.paint(&mut presenter, &model, 0, &ui, &ctx).unwrap();
         b.iter(|| {
-            if ui.roster.selected + 1 >= ROWS {
+            if ui
+                .screen::<masc_tui::view::screens::keepers::KeepersScreen>()
+                .unwrap()
+                .roster
+                .selected
+                + 1
+                >= ROWS
+            {
                 handle_key(&mut ui, &model, key(KeyCode::Home));
             }
             handle_key(&mut ui, &model, key(KeyCode::Char('j')));
@@ -188,7 +195,14 @@ fn bench_roster(c: &mut Criterion) {
         render(&model, &ui, &ctx, ui.area, &mut frame);
         presenter.present_owned(frame, None).unwrap();
         b.iter(|| {
-            if ui.roster.selected + 1 >= ROWS {
+            if ui
+                .screen::<masc_tui::view::screens::keepers::KeepersScreen>()
+                .unwrap()
+                .roster
+                .selected
+                + 1
+                >= ROWS
+            {
                 handle_key(&mut ui, &model, key(KeyCode::Home));
             }
             handle_key(&mut ui, &model, key(KeyCode::Char('j')));

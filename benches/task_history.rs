@@ -181,14 +181,22 @@ fn bench(c: &mut Criterion) {
         tab: Tab::Work,
         ..Ui::default()
     };
-    ui.work.pane = WorkPane::Tasks;
-    ui.work.tasks.open = Some(TASK.into());
+    ui.screen_mut::<masc_tui::view::screens::work::WorkUi>()
+        .unwrap()
+        .pane = WorkPane::Tasks;
+    ui.screen_mut::<masc_tui::view::screens::work::WorkUi>()
+        .unwrap()
+        .tasks
+        .open = Some(TASK.into());
     let ctx = ProjectionCtx::now(Theme::default());
     let mut scroll = 0usize;
     c.bench_function("task_detail_frame_while_scrolling_10000", |b| {
         b.iter(|| {
             scroll = (scroll + 7) % 15_000;
-            ui.work.tasks.history_scroll = scroll;
+            ui.screen_mut::<masc_tui::view::screens::work::WorkUi>()
+                .unwrap()
+                .tasks
+                .history_scroll = scroll;
             let mut buf = Buffer::empty(area);
             render(&model, &ui, &ctx, area, &mut buf);
             black_box(buf);

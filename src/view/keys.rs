@@ -5,8 +5,9 @@
 use super::model::Model;
 use super::screens::help::HelpLayer;
 use super::screens::layer::{self, KeyRoute, LayerHelp};
+use super::screens::screen::with_screen;
 use super::screens::widgets::Ring;
-use super::screens::{Tab, Ui, screen_of};
+use super::screens::{Tab, Ui};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 pub use super::command::{ExitCause, UiCommand};
@@ -48,9 +49,11 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         KeyRoute::Taken(cmd) => return changed(cmd),
         KeyRoute::Below { global_seen } => global_seen,
     };
-    let screen = screen_of(ui.tab);
-    if screen.typing(ui) {
-        return changed(screen.typing_key(ui, model, key));
+    let tab = ui.tab;
+    if ui.screens.of(tab).typing() {
+        return changed(with_screen(ui, tab, |screen, ui| {
+            screen.typing_key(ui, model, key)
+        }));
     }
     if !global_seen && let Some(cmd) = quit_armed(ui, key) {
         return changed(cmd);
@@ -74,15 +77,25 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         }
         KeyCode::Char('?') => {
             let help = layer::top_down(ui, |l| l.help()).unwrap_or(LayerHelp {
-                title: ui.tab.title(),
-                keys: screen.help_keys(),
+                title: tab.title(),
+                keys: ui.screens.of(tab).help_keys(),
             });
             ui.layers.push(HelpLayer(help));
             UiCommand::Repaint
         }
-        KeyCode::Char('r') => screen.refresh(ui),
-        _ => changed(screen.handle_key(ui, model, key)),
+        KeyCode::Char('r') => with_screen(ui, tab, |screen, ui| screen.refresh(ui)),
+        _ => changed(with_screen(ui, tab, |screen, ui| {
+            screen.handle_key(ui, model, key)
+        })),
     }
+}
+
+/// `Esc` before anything else: a screen waiting for something `Esc` cancels (a preparation,
+/// H-2) takes it and nothing else happens. `true` when one did.
+pub fn escape_pending(ui: &mut Ui) -> bool {
+    let tabs: Vec<Tab> = ui.screens.iter().map(|s| s.tab()).collect();
+    tabs.into_iter()
+        .any(|tab| with_screen(ui, tab, |screen, ui| screen.escape(ui)))
 }
 
 /// The global keys' turn before any layer or surface that does not take every key: the second
@@ -105,7 +118,8 @@ pub fn handle_paste(ui: &mut Ui, model: &Model, text: &str) -> bool {
     if let Some(changed) = layer::offer_paste(ui, model, text) {
         return changed;
     }
-    screen_of(ui.tab).paste(ui, model, text)
+    let tab = ui.tab;
+    with_screen(ui, tab, |screen, ui| screen.paste(ui, model, text))
 }
 
 #[cfg(test)]

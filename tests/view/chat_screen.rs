@@ -5,6 +5,7 @@
 //! pending states (C-32…C-34) and the progress row (C-39…C-41). Assertions are on typed state
 //! and on the absence of JSON, not on wording.
 
+use crate::rig::ScreensOf;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::chat::{ChatObservation, ChatSlot, SendStep};
 use masc_tui::actors::contract::Ticket;
@@ -114,7 +115,7 @@ pub(crate) fn opened(keeper_index: usize) -> (Model, Ui, String) {
         tab: Tab::Keepers,
         ..Ui::default()
     };
-    ui.roster.selected = keeper_index;
+    ui.roster_mut().selected = keeper_index;
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Char('c')));
     let UiCommand::Chat(ChatUiCommand::Open { keeper }) = cmd else {
         panic!("{cmd:?}");
@@ -198,7 +199,7 @@ fn c57_status_line_names_the_chat_target_whatever_the_roster_cursor() {
     let before = status_row(&ui);
     assert!(before.contains(&keeper), "{before}");
     for cursor in [0, 4] {
-        ui.roster.selected = cursor;
+        ui.roster_mut().selected = cursor;
         assert_eq!(
             status_row(&ui),
             before,
@@ -220,7 +221,7 @@ fn esc_closes_and_drafts_are_kept_per_keeper_and_workspace() {
     dispatch(close, &mut model, &mut ui, ChatHandles::default(), THEME);
     assert!(ui.layer::<ChatUi>().is_none() && model.chat.pane.is_none());
     // Another Keeper starts empty.
-    ui.roster.selected = 3;
+    ui.roster_mut().selected = 3;
     let UiCommand::Chat(open) = handle_key(&mut ui, &model, key(KeyCode::Char('m'))) else {
         panic!()
     };

@@ -6,6 +6,7 @@
 //! events, both marked partial, and only when the primary route is not served;
 //! connector channel ids show without names when the names route is absent.
 
+use crate::rig::ScreensOf;
 use crate::rig::SurfaceSlot;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::connectors::{NamesChain, NamesPageRead};
@@ -238,7 +239,7 @@ fn issue13_skills_and_async_panes_say_what_is_missing_and_what_to_do() {
     );
     let pane = |pane| {
         let mut u = ui(Tab::System, 80, 20);
-        u.system.pane = pane;
+        u.system_mut().pane = pane;
         screen(&m, &u)
     };
     let skills = pane(SystemPane::Skills);
@@ -269,7 +270,7 @@ fn issue13_skills_and_async_panes_say_what_is_missing_and_what_to_do() {
 fn issue13_work_tasks_lists_the_goal_linked_tasks_marked_partial() {
     let m = tasks_from_goal_links();
     let mut u = ui(Tab::Work, 110, 24);
-    u.work.pane = WorkPane::Tasks;
+    u.work_mut().pane = WorkPane::Tasks;
     let text = screen(&m, &u);
     assert!(text.contains("TASKS (from goal links)  3"), "{text}");
     assert!(
@@ -316,7 +317,7 @@ fn issue13_the_goal_linked_list_is_never_shown_for_another_failure() {
         })),
     );
     let mut u = ui(Tab::Work, 110, 24);
-    u.work.pane = WorkPane::Tasks;
+    u.work_mut().pane = WorkPane::Tasks;
     let text = screen(&m, &u);
     assert!(
         text.contains("task list: read failed (status_500)"),
@@ -365,8 +366,8 @@ fn issue13_a3_a4_task_detail_shows_legacy_recent_events_marked_partial() {
         })),
     );
     let mut u = ui(Tab::Work, 110, 32);
-    u.work.pane = WorkPane::Tasks;
-    u.work.tasks.open = Some(T.into());
+    u.work_mut().pane = WorkPane::Tasks;
+    u.work_mut().tasks.open = Some(T.into());
     let reading = screen(&m, &u);
     assert!(reading.contains(LEGACY_MARKER), "{reading}");
     assert!(reading.contains("not read yet"), "{reading}");
@@ -469,7 +470,7 @@ fn issue13_d5_connector_ids_show_without_names_when_the_names_route_is_absent() 
         );
     }
     let mut u = ui(Tab::System, 120, 30);
-    u.system.pane = SystemPane::Connectors;
+    u.system_mut().pane = SystemPane::Connectors;
     let text = screen(&m, &u);
     assert!(
         text.contains(

@@ -4,6 +4,7 @@
 //! receipts admitted only in their own slot and workspace.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+use crate::rig::ScreensOf;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::contract::{SlotEvent, Ticket};
 use masc_tui::actors::keepers::ops::assignment::{AssignmentIntent, AssignmentSave};
@@ -62,14 +63,14 @@ fn name_of(model: &Model, index: usize) -> String {
 #[test]
 fn h8_detail_d_m_s_capture_the_typed_profile_of_the_selected_keeper() {
     let (model, mut ui) = roster();
-    ui.roster.selected = 2;
+    ui.roster_mut().selected = 2;
     let keeper = name_of(&model, 2);
     assert!(!matches!(
         handle_key(&mut ui, &model, key(KeyCode::Char('s'))),
         UiCommand::KeeperOp(_)
     ));
     handle_key(&mut ui, &model, key(KeyCode::Enter));
-    assert!(ui.roster.detail_open);
+    assert!(ui.roster().detail_open);
     for (c, profile) in [
         ('d', SandboxProfile::Docker),
         ('m', SandboxProfile::Microvm),
@@ -92,16 +93,16 @@ fn h8_detail_d_m_s_capture_the_typed_profile_of_the_selected_keeper() {
 #[test]
 fn h10_h11_u_picker_captures_the_keeper_and_a_refused_admission_keeps_it_open() {
     let (model, mut ui) = roster();
-    ui.roster.selected = 1;
+    ui.roster_mut().selected = 1;
     let keeper = name_of(&model, 1);
     assert_eq!(
         handle_key(&mut ui, &model, key(KeyCode::Char('U'))),
         UiCommand::Repaint
     );
-    assert_eq!(ui.roster.picker.as_ref().unwrap().keeper, keeper);
+    assert_eq!(ui.roster().picker.as_ref().unwrap().keeper, keeper);
     // The picker takes every key: `j` does not move the roster.
     handle_key(&mut ui, &model, key(KeyCode::Char('j')));
-    assert_eq!(ui.roster.selected, 1);
+    assert_eq!(ui.roster().selected, 1);
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Enter));
     assert_eq!(
         cmd,
@@ -111,19 +112,19 @@ fn h10_h11_u_picker_captures_the_keeper_and_a_refused_admission_keeps_it_open() 
         }))
     );
     // Refused (H-11: another operation on this keeper is in flight).
-    submitted(&mut ui, true);
-    let picker = ui.roster.picker.as_ref().expect("kept open (H-11)");
+    submitted(ui.roster_mut(), true);
+    let picker = ui.roster().picker.as_ref().expect("kept open (H-11)");
     assert!(!picker.submitting);
     assert_eq!(picker.keeper, keeper);
     handle_key(&mut ui, &model, key(KeyCode::Enter));
-    submitted(&mut ui, false);
-    assert!(ui.roster.picker.is_none(), "closed once submitted");
+    submitted(ui.roster_mut(), false);
+    assert!(ui.roster().picker.is_none(), "closed once submitted");
     handle_key(&mut ui, &model, key(KeyCode::Char('U')));
     assert_eq!(
         handle_key(&mut ui, &model, key(KeyCode::Esc)),
         UiCommand::Repaint
     );
-    assert!(ui.roster.picker.is_none());
+    assert!(ui.roster().picker.is_none());
 }
 
 fn op_ticket(slot: KeeperOpSlot, scope: ReadScope) -> Ticket<KeepersSlot> {
@@ -302,8 +303,8 @@ fn s14_2_s_s_shutdown_is_armed_and_any_other_key_disarms() {
         handle_key(&mut ui, &model, key(KeyCode::Char('j'))),
         UiCommand::KeeperOp(_)
     ));
-    assert!(ui.roster.pending.is_none(), "disarmed");
-    assert_eq!(ui.roster.selected, 1, "the disarming key still moved");
+    assert!(ui.roster().pending.is_none(), "disarmed");
+    assert_eq!(ui.roster().selected, 1, "the disarming key still moved");
     handle_key(&mut ui, &model, key(KeyCode::Char('s')));
     assert_eq!(
         handle_key(&mut ui, &model, key(KeyCode::Char('s'))),
@@ -321,8 +322,8 @@ fn s14_3_x_only_without_a_running_fiber_and_its_preview_names_what_is_removed() 
         UiCommand::Repaint
     );
     assert!(ui.notice.as_deref().unwrap().contains("shut it down first"));
-    assert!(ui.roster.pending.is_none());
-    ui.roster.selected = 1;
+    assert!(ui.roster().pending.is_none());
+    ui.roster_mut().selected = 1;
     handle_key(&mut ui, &model, key(KeyCode::Char('x')));
     assert!(ui.notice.as_deref().unwrap().contains(DELETE_REMOVES));
     assert_eq!(
@@ -341,12 +342,12 @@ fn s14_1_p_pauses_or_boots_and_w_wakes() {
         handle_key(&mut ui, &model, key(KeyCode::Char('p'))),
         lifecycle("run", LifecycleAction::Pause)
     );
-    ui.roster.selected = 1;
+    ui.roster_mut().selected = 1;
     assert_eq!(
         handle_key(&mut ui, &model, key(KeyCode::Char('p'))),
         lifecycle("stopped", LifecycleAction::Boot)
     );
-    ui.roster.selected = 2;
+    ui.roster_mut().selected = 2;
     let mut minted = Vec::new();
     for _ in 0..2 {
         match handle_key(&mut ui, &model, key(KeyCode::Char('p'))) {
@@ -388,7 +389,7 @@ fn s14_4_g_then_y_or_a_sets_the_tool_gate() {
         handle_key(&mut ui, &model, key(KeyCode::Char('k'))),
         UiCommand::KeeperOp(_)
     ));
-    assert!(ui.roster.pending.is_none());
+    assert!(ui.roster().pending.is_none());
 }
 
 /// H-6: the selected Keeper's operation line takes its own row; it never covers a roster row,
@@ -412,7 +413,7 @@ fn h6_the_operation_line_never_covers_the_selected_row() {
         tab: Tab::Keepers,
         ..Ui::default()
     };
-    ui.roster.selected = 39;
+    ui.roster_mut().selected = 39;
     let keeper = name_of(&model, 39);
     let ws = sample::scope(1).workspace.0;
     model.keepers.ops.sandbox.submit(

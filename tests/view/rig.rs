@@ -163,3 +163,56 @@ pub fn admit_roster(m: &mut Model, rows: Vec<masc_tui::protocol::keepers::Keeper
 impl SurfaceSlot for masc_tui::actors::keepers::WaitingSlot {
     type Payload = masc_tui::actors::keepers::WaitingObservation;
 }
+
+/// The mounted screens' own state as the tests read and set it (each screen owns its state;
+/// the central `Ui` holds none of it).
+pub trait ScreensOf {
+    fn work(&self) -> &masc_tui::view::screens::work::WorkUi;
+    fn work_mut(&mut self) -> &mut masc_tui::view::screens::work::WorkUi;
+    fn board(&self) -> &masc_tui::view::screens::board::BoardUi;
+    fn board_mut(&mut self) -> &mut masc_tui::view::screens::board::BoardUi;
+    fn system(&self) -> &masc_tui::view::screens::system::SystemUi;
+    fn system_mut(&mut self) -> &mut masc_tui::view::screens::system::SystemUi;
+    fn keepers(&self) -> &masc_tui::view::screens::keepers::KeepersScreen;
+    fn keepers_mut(&mut self) -> &mut masc_tui::view::screens::keepers::KeepersScreen;
+    fn roster(&self) -> &masc_tui::view::screens::RosterUi {
+        &self.keepers().roster
+    }
+    fn roster_mut(&mut self) -> &mut masc_tui::view::screens::RosterUi {
+        &mut self.keepers_mut().roster
+    }
+    /// The Ask drafts kept beside the layers (none until the first one is typed).
+    fn asks(&self) -> &masc_tui::view::screens::approvals::asks::AsksUi;
+}
+
+impl ScreensOf for masc_tui::view::screens::Ui {
+    fn work(&self) -> &masc_tui::view::screens::work::WorkUi {
+        self.screen().unwrap()
+    }
+    fn work_mut(&mut self) -> &mut masc_tui::view::screens::work::WorkUi {
+        self.screen_mut().unwrap()
+    }
+    fn board(&self) -> &masc_tui::view::screens::board::BoardUi {
+        self.screen().unwrap()
+    }
+    fn board_mut(&mut self) -> &mut masc_tui::view::screens::board::BoardUi {
+        self.screen_mut().unwrap()
+    }
+    fn system(&self) -> &masc_tui::view::screens::system::SystemUi {
+        self.screen().unwrap()
+    }
+    fn system_mut(&mut self) -> &mut masc_tui::view::screens::system::SystemUi {
+        self.screen_mut().unwrap()
+    }
+    fn keepers(&self) -> &masc_tui::view::screens::keepers::KeepersScreen {
+        self.screen().unwrap()
+    }
+    fn keepers_mut(&mut self) -> &mut masc_tui::view::screens::keepers::KeepersScreen {
+        self.screen_mut().unwrap()
+    }
+    fn asks(&self) -> &masc_tui::view::screens::approvals::asks::AsksUi {
+        static NONE_YET: std::sync::LazyLock<masc_tui::view::screens::approvals::asks::AsksUi> =
+            std::sync::LazyLock::new(Default::default);
+        self.layers.kept().unwrap_or(&NONE_YET)
+    }
+}

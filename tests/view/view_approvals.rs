@@ -24,7 +24,7 @@ use masc_tui::view::command::UiCommand;
 use masc_tui::view::keys::handle_key;
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{self, WORKSPACE, buffer_text};
-use masc_tui::view::screens::approvals::{self, ApprovalsUi, keys::settle};
+use masc_tui::view::screens::approvals::{self, ApprovalsUi, keys::follow_list};
 use masc_tui::view::screens::{ProjectionCtx, Tab, Ui, render};
 use masc_tui::view::theme::Theme;
 use ratatui::Terminal;
@@ -370,11 +370,11 @@ fn s10_5_the_approval_leaving_the_list_disarms() {
     assert_eq!(armed(&ui), Some(("opc_x3".into(), Decision::Confirm)));
     // Another approval leaving keeps it armed (and selected, one row up now).
     read_list(&mut m, &["opc_a1", "opc_x3"]);
-    settle(ui.layer_mut::<ApprovalsUi>().unwrap(), &m);
+    follow_list(ui.layer_mut::<ApprovalsUi>().unwrap(), &m);
     assert_eq!(armed(&ui), Some(("opc_x3".into(), Decision::Confirm)));
     assert_eq!(ui.layer::<ApprovalsUi>().unwrap().selected, 1);
     read_list(&mut m, &["opc_a1"]);
-    assert!(settle(ui.layer_mut::<ApprovalsUi>().unwrap(), &m));
+    assert!(follow_list(ui.layer_mut::<ApprovalsUi>().unwrap(), &m));
     assert_eq!(armed(&ui), None);
     assert_eq!(ui.layer::<ApprovalsUi>().unwrap().selected, 0);
     // The next `y` arms again; it never sends on the first press.
@@ -399,7 +399,7 @@ fn s10_5_a_decision_of_the_armed_approval_ending_disarms() {
             reason: "left by an earlier run".into(),
         },
     );
-    assert!(settle(ui.layer_mut::<ApprovalsUi>().unwrap(), &m));
+    assert!(follow_list(ui.layer_mut::<ApprovalsUi>().unwrap(), &m));
     assert_eq!(armed(&ui), None, "its decision ended meanwhile");
 
     // In flight: `y` does not arm.
@@ -424,7 +424,7 @@ fn s10_5_a_decision_of_the_armed_approval_ending_disarms() {
         }),
     )
     .unwrap();
-    settle(ui.layer_mut::<ApprovalsUi>().unwrap(), &m);
+    follow_list(ui.layer_mut::<ApprovalsUi>().unwrap(), &m);
     assert_eq!(armed(&ui), Some(("opc_b2".into(), Decision::Deny)));
 }
 
@@ -447,7 +447,7 @@ fn s10_5_the_selection_and_an_open_detail_follow_the_approval_across_rereads() {
     );
     // A newer approval arrives on top before the operator decides.
     read_list(&mut m, &["opc_n0", "opc_a1", "opc_b2", "opc_x3"]);
-    assert!(settle(ui.layer_mut::<ApprovalsUi>().unwrap(), &m));
+    assert!(follow_list(ui.layer_mut::<ApprovalsUi>().unwrap(), &m));
     assert_eq!(ui.layer::<ApprovalsUi>().unwrap().selected, 1);
     ch(&mut ui, &m, 'y');
     assert_eq!(
@@ -459,14 +459,14 @@ fn s10_5_the_selection_and_an_open_detail_follow_the_approval_across_rereads() {
     ch(&mut ui, &m, 'j');
     press(&mut ui, &m, KeyCode::Enter);
     read_list(&mut m, &["opc_b2", "opc_x3"]);
-    settle(ui.layer_mut::<ApprovalsUi>().unwrap(), &m);
+    follow_list(ui.layer_mut::<ApprovalsUi>().unwrap(), &m);
     let view = ui.layer::<ApprovalsUi>().unwrap();
     assert!(view.detail_open);
     assert_eq!(view.selected, 0);
     assert!(row_of(&screen(&m, &ui), "confirm_token").contains("opc_b2"));
     // Its approval leaves: the detail closes; the nearest row is selected.
     read_list(&mut m, &["opc_x3"]);
-    assert!(settle(ui.layer_mut::<ApprovalsUi>().unwrap(), &m));
+    assert!(follow_list(ui.layer_mut::<ApprovalsUi>().unwrap(), &m));
     let view = ui.layer::<ApprovalsUi>().unwrap();
     assert!(!view.detail_open);
     assert_eq!(view.anchor.as_deref(), Some("opc_x3"));
@@ -491,7 +491,7 @@ fn k5_a_workspace_change_disarms() {
     m.on_identity(confirmed(OTHER_WORKSPACE, 2));
     read_list(&mut m, &ALL);
     assert!(
-        settle(ui.layer_mut::<ApprovalsUi>().unwrap(), &m),
+        follow_list(ui.layer_mut::<ApprovalsUi>().unwrap(), &m),
         "disarmed"
     );
     assert_eq!(armed(&ui), None);

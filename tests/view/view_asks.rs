@@ -6,6 +6,7 @@
 //! (K-10, K-11, K-13), and the inspector pinned to a recorded `Turn_ref` (K-14, K-16, K-17).
 //! Assertions are on typed state first, then on what the screen must not invent.
 
+use crate::rig::ScreensOf;
 use crate::rig::{dispatch, observe, retire};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::asks::{
@@ -197,7 +198,7 @@ fn k8_a_draft_binds_to_the_ask_id_and_the_question_id() {
     assert_eq!(reader(&ui).ask.ask_id, "ask-b");
     let ask_b = &two_asks().asks[1];
     let ask_a = &two_asks().asks[0];
-    let intent_b = ui.asks.intent(sample::WORKSPACE, ask_b);
+    let intent_b = ui.asks().intent(sample::WORKSPACE, ask_b);
     assert_eq!(
         intent_b
             .answers
@@ -207,14 +208,14 @@ fn k8_a_draft_binds_to_the_ask_id_and_the_question_id() {
         [&AnswerResponse::Skipped, &AnswerResponse::Skipped],
         "ask-b's q-1 has no draft of its own"
     );
-    let intent_a = ui.asks.intent(sample::WORKSPACE, ask_a);
+    let intent_a = ui.asks().intent(sample::WORKSPACE, ask_a);
     assert_eq!(
         intent_a.answers[0].response,
         AnswerResponse::Chose {
             choice_ids: vec!["c-no".into()]
         }
     );
-    assert_eq!(ui.asks.drafts().count(), 1);
+    assert_eq!(ui.asks().drafts().count(), 1);
 }
 
 /// K-8, K-14: free text is written only into the draft whose ids the input is bound to; `o`
@@ -242,7 +243,7 @@ fn k14_o_and_capital_o_are_text_while_writing_free_text() {
     assert!(!reader(&ui).origin_open);
     press(&mut ui, &m, KeyCode::Enter); // ends writing
     assert!(!reader(&ui).typing());
-    let intent = ui.asks.intent(sample::WORKSPACE, &two_asks().asks[1]);
+    let intent = ui.asks().intent(sample::WORKSPACE, &two_asks().asks[1]);
     assert_eq!(
         intent.answers[0].response,
         AnswerResponse::Wrote {
@@ -250,7 +251,7 @@ fn k14_o_and_capital_o_are_text_while_writing_free_text() {
         }
     );
     // ask-a's q-1 (same question id) has no text.
-    let a = ui.asks.intent(sample::WORKSPACE, &two_asks().asks[0]);
+    let a = ui.asks().intent(sample::WORKSPACE, &two_asks().asks[0]);
     assert_eq!(a.answers[0].response, AnswerResponse::Skipped);
 }
 
@@ -265,7 +266,7 @@ fn k7_the_answer_is_sent_only_by_enter_enter_in_the_reader() {
         press(&mut ui, &m, KeyCode::Char('1')),
         UiCommand::Answer(_)
     ));
-    assert_eq!(ui.asks.drafts().count(), 0);
+    assert_eq!(ui.asks().drafts().count(), 0);
     press(&mut ui, &m, KeyCode::Char('a'));
     press(&mut ui, &m, KeyCode::Char('1'));
     assert_eq!(press(&mut ui, &m, KeyCode::Enter), UiCommand::Repaint);
@@ -739,7 +740,7 @@ fn k14_k16_the_inspector_is_pinned_and_esc_restores_the_reader() {
     assert_eq!(after.scroll, before.scroll);
     assert_eq!(after.origin_open, before.origin_open);
     assert!(after.inspector.is_none());
-    let intent = ui.asks.intent(sample::WORKSPACE, &two_asks().asks[1]);
+    let intent = ui.asks().intent(sample::WORKSPACE, &two_asks().asks[1]);
     assert_eq!(
         intent.answers[1].response,
         AnswerResponse::Wrote {
@@ -880,14 +881,14 @@ fn k8_free_text_in_the_editor_returns_to_the_draft_it_was_asked_for() {
     );
     let ask_b = &two_asks().asks[1];
     assert_eq!(
-        ui.asks.intent(sample::WORKSPACE, ask_b).answers[0].response,
+        ui.asks().intent(sample::WORKSPACE, ask_b).answers[0].response,
         AnswerResponse::Wrote {
             text: "Oslo, then Bergen\nby train".into()
         }
     );
     let ask_a = &two_asks().asks[0];
     assert_eq!(
-        ui.asks.intent(sample::WORKSPACE, ask_a).answers[0].response,
+        ui.asks().intent(sample::WORKSPACE, ask_a).answers[0].response,
         AnswerResponse::Skipped,
         "the other Ask's q-1 is untouched"
     );
@@ -908,7 +909,7 @@ fn k8_free_text_in_the_editor_returns_to_the_draft_it_was_asked_for() {
         }),
     );
     assert_eq!(
-        ui.asks.intent(sample::WORKSPACE, ask_b).answers[0].response,
+        ui.asks().intent(sample::WORKSPACE, ask_b).answers[0].response,
         AnswerResponse::Wrote {
             text: "Oslo, then Bergen\nby train".into()
         }

@@ -3,6 +3,7 @@
 //! identity (T-6, T-7), the explicit id lookup (T-8), the request detail's distinct states
 //! (T-10, T-13) and the way to the source Task and back.
 
+use crate::rig::ScreensOf;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::contract::Ticket;
 use masc_tui::actors::system::{
@@ -107,12 +108,12 @@ fn ui() -> Ui {
     Ui {
         area: Rect::new(0, 0, 120, 30),
         tab: Tab::System,
-        system: masc_tui::view::screens::system::SystemUi {
-            pane: SystemPane::AsyncRuns,
-            ..Default::default()
-        },
         ..Ui::default()
     }
+    .with_screen(masc_tui::view::screens::system::SystemUi {
+        pane: SystemPane::AsyncRuns,
+        ..Default::default()
+    })
 }
 
 fn screen(m: &Model, ui: &Ui) -> String {
@@ -200,7 +201,7 @@ fn t7_a_request_leaving_the_list_moves_neither_selection_nor_detail() {
         "{shown}"
     );
     assert_eq!(
-        ui.system
+        ui.system()
             .asyncs
             .selected
             .as_ref()
@@ -220,16 +221,16 @@ fn t8_the_lookup_keeps_its_draft_fills_nothing_and_needs_authority() {
         key(&mut ui, &mut m, KeyCode::Char(c));
     }
     key(&mut ui, &mut m, KeyCode::Esc);
-    assert!(!ui.system.asyncs.lookup.typing);
+    assert!(!ui.system().asyncs.lookup.typing);
     key(&mut ui, &mut m, KeyCode::Char('o'));
     key(&mut ui, &mut m, KeyCode::Char('x'));
-    assert_eq!(ui.system.asyncs.lookup.draft, "kmsg-9x");
+    assert_eq!(ui.system().asyncs.lookup.draft, "kmsg-9x");
     m.on_identity(masc_tui::actors::contract::IdentityState::Unconfirmed {
         reason: "health read failed".into(),
     });
     let cmd = key(&mut ui, &mut m, KeyCode::Enter);
     assert!(!matches!(cmd, UiCommand::Tools(_)), "{cmd:?}");
-    assert_eq!(ui.system.asyncs.lookup.draft, "kmsg-9x");
+    assert_eq!(ui.system().asyncs.lookup.draft, "kmsg-9x");
     let mut m = model();
     let cmd = key(&mut ui, &mut m, KeyCode::Enter);
     assert_eq!(
@@ -248,7 +249,7 @@ fn t8_the_lookup_keeps_its_draft_fills_nothing_and_needs_authority() {
 fn t10_t13_physical_logical_and_unobservable_are_distinct_and_not_latest_is_said() {
     let mut m = model();
     let mut ui = ui();
-    ui.system.asyncs.open = Some("kmsg-3b11".into());
+    ui.system_mut().asyncs.open = Some("kmsg-3b11".into());
     m.system.on_command(&ToolsCommand::OpenRequest {
         request_id: "kmsg-3b11".into(),
         held: None,
@@ -374,6 +375,6 @@ fn t12_a_pane_change_closes_the_request() {
     assert!(m.system.request.is_some());
     let cmd = key(&mut ui, &mut m, KeyCode::Char('p'));
     assert_eq!(cmd, UiCommand::Tools(ToolsCommand::CloseRequest));
-    assert_eq!(ui.system.pane, SystemPane::Connectors);
-    assert!(m.system.request.is_none() && ui.system.asyncs.open.is_none());
+    assert_eq!(ui.system().pane, SystemPane::Connectors);
+    assert!(m.system.request.is_none() && ui.system().asyncs.open.is_none());
 }

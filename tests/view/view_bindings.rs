@@ -3,6 +3,7 @@
 //! §7.4; sources.md D-7, D-14): the keys produce the save intents (armed unbind), the receipt
 //! shows beside its row, the status re-read it is owed is its own stage.
 
+use crate::rig::ScreensOf;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::connectors::{NamesChain, NamesPageRead};
 use masc_tui::actors::contract::Ticket;
@@ -61,12 +62,12 @@ fn ui() -> Ui {
     Ui {
         area: Rect::new(0, 0, 120, 30),
         tab: Tab::System,
-        system: masc_tui::view::screens::system::SystemUi {
-            pane: SystemPane::Connectors,
-            ..Default::default()
-        },
         ..Ui::default()
     }
+    .with_screen(masc_tui::view::screens::system::SystemUi {
+        pane: SystemPane::Connectors,
+        ..Default::default()
+    })
 }
 
 fn screen(m: &Model, ui: &Ui) -> String {
@@ -130,7 +131,7 @@ fn s7_4_unbind_is_armed_on_the_first_x_and_sent_on_the_second() {
     key(&mut ui, &m, KeyCode::Char('J'));
     key(&mut ui, &m, KeyCode::Char('J'));
     assert_eq!(
-        ui.system.connectors.selected,
+        ui.system().connectors.selected,
         Some(BindingRow {
             connector_id: "discord".into(),
             binding: Some(("111".into(), "rondo".into())),
@@ -139,7 +140,7 @@ fn s7_4_unbind_is_armed_on_the_first_x_and_sent_on_the_second() {
     assert_eq!(key(&mut ui, &m, KeyCode::Char('x')), UiCommand::Repaint);
     assert!(screen(&m, &ui).contains("x again: unbind discord 111 → rondo"));
     key(&mut ui, &m, KeyCode::Char('j'));
-    assert!(ui.system.connectors.armed.is_none());
+    assert!(ui.system().connectors.armed.is_none());
     key(&mut ui, &m, KeyCode::Char('x'));
     assert_eq!(
         key(&mut ui, &m, KeyCode::Char('x')),
@@ -200,7 +201,7 @@ fn d14_d7_the_reread_after_a_write_is_its_own_stage_and_names_reset_nothing() {
         channel_id: "333".into(),
         keeper_name: "mira".into(),
     };
-    ui.system.connectors.selected = Some(BindingRow {
+    ui.system_mut().connectors.selected = Some(BindingRow {
         connector_id: "discord".into(),
         binding: Some(("333".into(), "mira".into())),
     });

@@ -4,6 +4,7 @@
 //! touching only its post (E-8), and failures that never read as empty or 0 (G-4, G-5).
 //! Assertions are on typed state first, on the absence of invented values second.
 
+use crate::rig::ScreensOf;
 use crate::rig::{deliver, dispatch, observe};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::board::{
@@ -252,7 +253,7 @@ fn e9_selection_follows_the_post_not_the_row() {
         &m,
         KeyEvent::new(KeyCode::Char('j'), KeyModifiers::NONE),
     );
-    assert_eq!(ui.board.selected.as_deref(), Some("post-2"));
+    assert_eq!(ui.board().selected.as_deref(), Some("post-2"));
     deliver(
         &mut m,
         ticket(BoardSlot::Posts, 2),

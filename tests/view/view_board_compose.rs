@@ -3,6 +3,7 @@
 //! composes, `Esc` asks `s` send / `d` discard, the draft survives a refusal, a failed list
 //! re-read and navigation, an outcome unknown is never sent again by the same keys.
 
+use crate::rig::ScreensOf;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::board::compose::{BoardPost, PostIntent};
 use masc_tui::actors::board::{BoardObservation, BoardSlot};
@@ -156,7 +157,7 @@ fn e7_the_draft_survives_refusal_failed_reread_and_navigation() {
     );
     key(&mut ui, &m, KeyCode::Esc);
     key(&mut ui, &m, KeyCode::Char('d'));
-    assert!(ui.board.compose.is_none());
+    assert!(ui.board().compose.is_none());
 }
 
 /// H-5: after an outcome unknown the same keys do not send the draft again; an applied post
@@ -194,10 +195,10 @@ fn h5_an_unknown_outcome_is_not_resent_and_an_applied_post_ends_the_draft() {
     );
     assert!(screen(&m, &ui).contains("posted as post-77"));
     key(&mut ui, &m, KeyCode::Char('x'));
-    assert!(ui.board.compose.is_none());
+    assert!(ui.board().compose.is_none());
     key(&mut ui, &m, KeyCode::Char('w'));
     assert_eq!(
-        ui.board.compose.as_ref().map(|c| c.title.as_str()),
+        ui.board().compose.as_ref().map(|c| c.title.as_str()),
         Some("")
     );
 }
@@ -207,7 +208,7 @@ fn h5_an_unknown_outcome_is_not_resent_and_an_applied_post_ends_the_draft() {
 #[test]
 fn ctrl_e_edits_the_body_in_the_editor_and_an_abort_keeps_the_draft() {
     use masc_tui::view::editor::{EditOutcome, EditPurpose, EditResult};
-    use masc_tui::view::screens::screen_of;
+    use masc_tui::view::screens::{EditOwner, edited};
     let m = model();
     let mut ui = ui();
     key(&mut ui, &m, KeyCode::Char('w'));
@@ -225,11 +226,12 @@ fn ctrl_e_edits_the_body_in_the_editor_and_an_abort_keeps_the_draft() {
         other => panic!("not an edit: {other:?}"),
     }
     assert_eq!(
-        ui.board.compose.as_ref().map(|c| c.title.as_str()),
+        ui.board().compose.as_ref().map(|c| c.title.as_str()),
         Some("Nightly")
     );
-    let screen_ = screen_of(Tab::Board);
-    screen_.edited(
+    let board = || EditOwner::Surface(Tab::Board);
+    edited(
+        board(),
         &mut ui,
         &m,
         EditResult {
@@ -239,10 +241,11 @@ fn ctrl_e_edits_the_body_in_the_editor_and_an_abort_keeps_the_draft() {
         },
     );
     assert_eq!(
-        ui.board.compose.as_ref().map(|c| c.body.as_str()),
+        ui.board().compose.as_ref().map(|c| c.body.as_str()),
         Some("# Report\n\nAll green.")
     );
-    screen_.edited(
+    edited(
+        board(),
         &mut ui,
         &m,
         EditResult {
@@ -255,7 +258,7 @@ fn ctrl_e_edits_the_body_in_the_editor_and_an_abort_keeps_the_draft() {
         },
     );
     assert_eq!(
-        ui.board.compose.as_ref().map(|c| c.body.as_str()),
+        ui.board().compose.as_ref().map(|c| c.body.as_str()),
         Some("# Report\n\nAll green.")
     );
     assert!(ui.notice.is_some());

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers
 
+use crate::rig::ScreensOf;
 use crate::rig::{dispatch, observe};
 use masc_tui::actors::contract::IdentityState;
 use masc_tui::actors::keepers::ROSTER;
@@ -333,8 +334,8 @@ fn t5_small_terminal_shows_the_resize_gate() {
 #[test]
 fn detail_pane_shows_the_full_row() {
     let mut u = ui(100, 40);
-    u.roster.selected = 1;
-    u.roster.detail_open = true;
+    u.roster_mut().selected = 1;
+    u.roster_mut().detail_open = true;
     let text = paint(&ready(3), &u);
     assert!(text.contains("KEEPER keeper-0001"));
     assert!(text.contains("claude-sonnet-4-5-20250929-000001"));

@@ -18,9 +18,9 @@ use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample;
 use masc_tui::view::screens::Ui;
-use masc_tui::view::screens::keepers::create;
 use masc_tui::view::screens::keepers::create_doc::template;
 use masc_tui::view::screens::keepers::ops::op_line;
+use masc_tui::view::screens::{EditOwner, Tab};
 
 fn press_a(ui: &mut Ui, model: &Model) -> String {
     match handle_key(ui, model, key(KeyCode::Char('a'))) {
@@ -33,7 +33,8 @@ fn press_a(ui: &mut Ui, model: &Model) -> String {
 }
 
 fn returned(ui: &mut Ui, model: &Model, original: &str, text: &str) -> UiCommand {
-    create::edited(
+    masc_tui::view::screens::edited(
+        EditOwner::Surface(Tab::Keepers),
         ui,
         model,
         EditResult {
@@ -243,7 +244,8 @@ fn h16_h17_unresolved_drafts_come_back_and_success_clears_only_its_own() {
 fn h14_an_aborted_or_untouched_declaration_sends_nothing() {
     let (model, mut ui) = roster();
     let opened = press_a(&mut ui, &model);
-    let untouched = create::edited(
+    let untouched = masc_tui::view::screens::edited(
+        EditOwner::Surface(Tab::Keepers),
         &mut ui,
         &model,
         EditResult {
@@ -254,7 +256,8 @@ fn h14_an_aborted_or_untouched_declaration_sends_nothing() {
     );
     assert_eq!(untouched, UiCommand::Repaint);
     press_a(&mut ui, &model);
-    let aborted = create::edited(
+    let aborted = masc_tui::view::screens::edited(
+        EditOwner::Surface(Tab::Keepers),
         &mut ui,
         &model,
         EditResult {

@@ -5,6 +5,7 @@
 //! C-57, C-58). The five states read differently: not requested, pending, not served (only
 //! that part), failed with the last good value, normal-empty.
 
+use crate::rig::ScreensOf;
 use crate::rig::{dispatch, observe};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::contract::{SlotEvent, Ticket};
@@ -391,9 +392,13 @@ fn n7_logs_show_diagnostic_rows_in_their_slots() {
         line_with(&logs, "1,000/200").is_some_and(|l| l.contains("tool_use") && l.contains("turn"))
     );
     press(&mut ui, &mut m, KeyCode::Esc);
-    assert!(ui.roster.detail_open && ui.roster.detail.logs.is_none());
+    assert!(ui.roster().detail_open && ui.roster().detail.logs.is_none());
     // `r` in the detail re-reads that Keeper, not the roster (L-4).
-    let cmd = masc_tui::view::screens::screen_of(ui.tab).refresh(&mut ui);
+    let cmd = handle_key(
+        &mut ui,
+        &m,
+        KeyEvent::new(KeyCode::Char('r'), KeyModifiers::NONE),
+    );
     assert_eq!(
         cmd,
         UiCommand::KeeperDetail(KeeperDetailCommand::Refresh {

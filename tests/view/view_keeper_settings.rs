@@ -5,6 +5,7 @@
 //! save `e` restores only the fields the operator changed over the fresh values.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+use crate::rig::ScreensOf;
 use crossterm::event::KeyCode;
 use masc_tui::actors::contract::{IdentityState, SlotEvent, Ticket};
 use masc_tui::actors::keepers::ops::settings::{SettingsIntent, SettingsSave};
@@ -16,14 +17,17 @@ use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::decode::WireDecode;
 use masc_tui::protocol::keeper_config::{ConfigRevision, KeeperConfigSnapshot, RevisionConflict};
 use masc_tui::protocol::outcome::SaveOutcome;
+use masc_tui::view::editor::EditRequest;
 use masc_tui::view::editor::{EditOutcome, EditPurpose, EditResult};
 use masc_tui::view::keeper_ops::LatestOp;
+use masc_tui::view::keys::escape_pending;
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample;
 use masc_tui::view::screens::Ui;
 use masc_tui::view::screens::keepers::ops::op_line;
-use masc_tui::view::screens::keepers::settings::{self, Prep, in_front};
+use masc_tui::view::screens::keepers::settings::{Prep, in_front};
+use masc_tui::view::screens::react::{Seen, react_detached};
 use serde_json::json;
 use std::sync::Arc;
 
@@ -56,12 +60,23 @@ fn settings_ticket(generation: u64) -> Ticket<KeepersSlot> {
 
 /// What the view actor does on `e`: records the preparation at the model's floor.
 fn begin(model: &Model, ui: &mut Ui, keeper: &str) {
-    ui.keeper_settings.prep = Some(Prep {
+    let in_front = in_front(ui, ui.roster());
+    ui.keepers_mut().settings.prep = Some(Prep {
         keeper: keeper.into(),
         scope: sample::scope(1),
         floor: model.keepers.settings.floor(),
-        in_front: in_front(ui),
+        in_front,
     });
+}
+
+/// The reaction hook as the view actor runs it after a delivery: whether the UI changed; the
+/// edit it asks for is kept in `asked` until taken, as the actor would start it.
+fn settle(ui: &mut Ui, model: &mut Model, asked: &mut Option<EditRequest>) -> bool {
+    let reaction = react_detached(ui, model, Seen::Delivered);
+    if let Some(edit) = reaction.edit() {
+        *asked = Some(edit.clone());
+    }
+    reaction.repaint
 }
 
 fn arrive(
@@ -85,6 +100,16 @@ fn arrive(
     .unwrap();
 }
 
+/// The editor's result handed to the Keepers screen, as the view actor hands it.
+fn returned(ui: &mut Ui, model: &Model, result: EditResult) -> UiCommand {
+    masc_tui::view::screens::edited(
+        masc_tui::view::screens::EditOwner::Surface(masc_tui::view::screens::Tab::Keepers),
+        ui,
+        model,
+        result,
+    )
+}
+
 fn edited(text: &str, original: &str) -> EditResult {
     EditResult {
         purpose: EditPurpose::KeeperSettings,
@@ -98,13 +123,13 @@ fn edited(text: &str, original: &str) -> EditResult {
 #[test]
 fn h1_e_asks_for_the_selected_keepers_settings_on_the_roster_and_in_the_detail() {
     let (model, mut ui) = roster();
-    ui.roster.selected = 1;
+    ui.roster_mut().selected = 1;
     assert_eq!(
         handle_key(&mut ui, &model, key(KeyCode::Char('e'))),
         UiCommand::KeeperSettings { keeper: K.into() }
     );
     handle_key(&mut ui, &model, key(KeyCode::Enter));
-    assert!(ui.roster.detail_open);
+    assert!(ui.roster().detail_open);
     assert_eq!(
         handle_key(&mut ui, &model, key(KeyCode::Char('e'))),
         UiCommand::KeeperSettings { keeper: K.into() }
@@ -115,14 +140,15 @@ fn h1_e_asks_for_the_selected_keepers_settings_on_the_roster_and_in_the_detail()
 /// that snapshot; its revision and fields are the patch base.
 #[test]
 fn h1_h3_the_answering_snapshot_opens_the_editor_on_that_snapshot() {
+    let mut asked = None;
     let (mut model, mut ui) = roster();
-    ui.roster.selected = 1;
+    ui.roster_mut().selected = 1;
     begin(&model, &mut ui, K);
-    assert!(!settings::settle(&mut ui, &mut model), "nothing yet");
-    assert!(ui.edit_request.is_none());
+    assert!(!settle(&mut ui, &mut model, &mut asked), "nothing yet");
+    assert!(asked.is_none());
     arrive(&mut model, 1, K, Ok(snapshot(REV_A, true, false)));
-    assert!(settings::settle(&mut ui, &mut model));
-    let request = ui.edit_request.take().expect("the editor is asked for");
+    assert!(settle(&mut ui, &mut model, &mut asked));
+    let request = asked.take().expect("the editor is asked for");
     assert_eq!(request.purpose, EditPurpose::KeeperSettings);
     assert!(
         request.text.contains("autoboot_enabled = true"),
@@ -130,61 +156,68 @@ fn h1_h3_the_answering_snapshot_opens_the_editor_on_that_snapshot() {
         request.text
     );
     assert!(request.text.contains("confirm_context_shrink = false"));
-    let open = ui.keeper_settings.open.as_ref().expect("the edit is open");
+    let open = ui
+        .keepers()
+        .settings
+        .open
+        .as_ref()
+        .expect("the edit is open");
     assert_eq!(open.revision, snapshot(REV_A, true, false).revision);
-    assert!(ui.keeper_settings.prep.is_none());
+    assert!(ui.keepers().settings.prep.is_none());
     // The result opens at most one editor.
     begin(&model, &mut ui, K);
-    assert!(!settings::settle(&mut ui, &mut model));
-    assert!(ui.edit_request.is_none());
+    assert!(!settle(&mut ui, &mut model, &mut asked));
+    assert!(asked.is_none());
 }
 
 /// H-1: a read dispatched before this `e` (an older snapshot) never opens the editor; a
 /// snapshot for another Keeper neither.
 #[test]
 fn h1_an_older_read_or_another_keepers_snapshot_never_opens_the_editor() {
+    let mut asked = None;
     let (mut model, mut ui) = roster();
-    ui.roster.selected = 1;
+    ui.roster_mut().selected = 1;
     arrive(&mut model, 1, K, Ok(snapshot(REV_A, true, false)));
     begin(&model, &mut ui, K);
-    assert!(!settings::settle(&mut ui, &mut model));
+    assert!(!settle(&mut ui, &mut model, &mut asked));
     arrive(
         &mut model,
         2,
         "keeper-0002",
         Ok(snapshot(REV_A, true, false)),
     );
-    assert!(!settings::settle(&mut ui, &mut model));
-    assert!(ui.edit_request.is_none());
-    assert!(ui.keeper_settings.prep.is_some(), "still waiting");
+    assert!(!settle(&mut ui, &mut model, &mut asked));
+    assert!(asked.is_none());
+    assert!(ui.keepers().settings.prep.is_some(), "still waiting");
 }
 
 /// H-2: a Keeper move, `Esc` and withdrawal each cancel the preparation; its snapshot then
 /// opens nothing.
 #[test]
 fn h2_a_move_esc_or_withdrawal_cancels_the_preparation() {
+    let mut asked = None;
     let (mut model, mut ui) = roster();
-    ui.roster.selected = 1;
+    ui.roster_mut().selected = 1;
     begin(&model, &mut ui, K);
     handle_key(&mut ui, &model, key(KeyCode::Char('j')));
-    assert!(settings::settle(&mut ui, &mut model));
-    assert!(ui.keeper_settings.prep.is_none());
+    assert!(settle(&mut ui, &mut model, &mut asked));
+    assert!(ui.keepers().settings.prep.is_none());
     assert!(ui.notice.as_deref().unwrap().contains("cancelled (moved)"));
     arrive(&mut model, 1, K, Ok(snapshot(REV_A, true, false)));
-    assert!(!settings::settle(&mut ui, &mut model));
-    assert!(ui.edit_request.is_none());
+    assert!(!settle(&mut ui, &mut model, &mut asked));
+    assert!(asked.is_none());
 
-    ui.roster.selected = 1;
+    ui.roster_mut().selected = 1;
     begin(&model, &mut ui, K);
-    assert!(settings::escape(&mut ui));
-    assert!(ui.keeper_settings.prep.is_none());
-    assert!(!settings::escape(&mut ui), "Esc then does what it does");
+    assert!(escape_pending(&mut ui));
+    assert!(ui.keepers().settings.prep.is_none());
+    assert!(!escape_pending(&mut ui), "Esc then does what it does");
 
     begin(&model, &mut ui, K);
     model.on_identity(IdentityState::Unconfirmed {
         reason: "lost".into(),
     });
-    assert!(settings::settle(&mut ui, &mut model));
+    assert!(settle(&mut ui, &mut model, &mut asked));
     assert!(
         ui.notice
             .as_deref()
@@ -196,8 +229,9 @@ fn h2_a_move_esc_or_withdrawal_cancels_the_preparation() {
 /// H-1: a failed preparation says why and opens nothing.
 #[test]
 fn h1_a_failed_preparation_says_why_and_opens_nothing() {
+    let mut asked = None;
     let (mut model, mut ui) = roster();
-    ui.roster.selected = 1;
+    ui.roster_mut().selected = 1;
     begin(&model, &mut ui, K);
     arrive(
         &mut model,
@@ -205,16 +239,17 @@ fn h1_a_failed_preparation_says_why_and_opens_nothing() {
         K,
         Err(PrepFailure::Read(ClientError::Timeout)),
     );
-    assert!(settings::settle(&mut ui, &mut model));
-    assert!(ui.edit_request.is_none());
+    assert!(settle(&mut ui, &mut model, &mut asked));
+    assert!(asked.is_none());
     assert!(ui.notice.as_deref().unwrap().contains("not opened"));
 }
 
 fn open_on(model: &mut Model, ui: &mut Ui, generation: u64, prepared: PreparedSettings) -> String {
+    let mut asked = None;
     begin(model, ui, K);
     arrive(model, generation, K, Ok(prepared));
-    assert!(settings::settle(ui, model));
-    ui.edit_request.take().expect("editor asked for").text
+    assert!(settle(ui, model, &mut asked));
+    asked.take().expect("editor asked for").text
 }
 
 /// H-4, H-6, H-7: the returned file becomes the patch of the changed keys against the
@@ -224,11 +259,11 @@ fn open_on(model: &mut Model, ui: &mut Ui, generation: u64, prepared: PreparedSe
 #[test]
 fn h4_h6_h7_a_conflict_then_e_restores_only_the_changed_field_over_fresh_values() {
     let (mut model, mut ui) = roster();
-    ui.roster.selected = 1;
+    ui.roster_mut().selected = 1;
     let ws = sample::scope(1).workspace.0;
     let text = open_on(&mut model, &mut ui, 1, snapshot(REV_A, true, false));
     let changed = text.replace("autoboot_enabled = true", "autoboot_enabled = false");
-    let intent = match settings::edited(&mut ui, &model, edited(&changed, &text)) {
+    let intent = match returned(&mut ui, &model, edited(&changed, &text)) {
         UiCommand::KeeperOp(KeeperOpRequest::Settings(intent)) => intent,
         other => panic!("not a settings save: {other:?}"),
     };
@@ -299,7 +334,7 @@ fn h4_h6_h7_a_conflict_then_e_restores_only_the_changed_field_over_fresh_values(
         original: text.clone(),
         outcome: EditOutcome::Unchanged,
     };
-    match settings::edited(&mut ui, &model, again) {
+    match returned(&mut ui, &model, again) {
         UiCommand::KeeperOp(KeeperOpRequest::Settings(SettingsIntent {
             patch, expected, ..
         })) => {
@@ -322,17 +357,14 @@ fn h4_h6_h7_a_conflict_then_e_restores_only_the_changed_field_over_fresh_values(
 #[test]
 fn h3_unchanged_aborted_or_unparsable_files_send_nothing_and_drafts_survive() {
     let (mut model, mut ui) = roster();
-    ui.roster.selected = 1;
+    ui.roster_mut().selected = 1;
     let text = open_on(&mut model, &mut ui, 1, snapshot(REV_A, true, false));
     let unchanged = EditResult {
         purpose: EditPurpose::KeeperSettings,
         original: text.clone(),
         outcome: EditOutcome::Unchanged,
     };
-    assert_eq!(
-        settings::edited(&mut ui, &model, unchanged),
-        UiCommand::Repaint
-    );
+    assert_eq!(returned(&mut ui, &model, unchanged), UiCommand::Repaint);
     assert!(ui.notice.as_deref().unwrap().contains("nothing sent"));
 
     let text = open_on(&mut model, &mut ui, 2, snapshot(REV_A, true, false));
@@ -344,15 +376,12 @@ fn h3_unchanged_aborted_or_unparsable_files_send_nothing_and_drafts_survive() {
             text: None,
         },
     };
-    assert_eq!(
-        settings::edited(&mut ui, &model, aborted),
-        UiCommand::Repaint
-    );
+    assert_eq!(returned(&mut ui, &model, aborted), UiCommand::Repaint);
 
     let text = open_on(&mut model, &mut ui, 3, snapshot(REV_A, true, false));
     let broken = text.replace("autoboot_enabled = true", "autoboot_enabled = maybe");
     assert_eq!(
-        settings::edited(&mut ui, &model, edited(&broken, &text)),
+        returned(&mut ui, &model, edited(&broken, &text)),
         UiCommand::Repaint
     );
     assert!(
@@ -382,7 +411,7 @@ fn snapshot_with_context(manifest: &str, max: u64) -> PreparedSettings {
 #[test]
 fn h5_h7_a_context_shrink_carries_its_own_confirmation_and_a_refusal_restores_the_value() {
     let (mut model, mut ui) = roster();
-    ui.roster.selected = 1;
+    ui.roster_mut().selected = 1;
     let ws = sample::scope(1).workspace.0;
     let text = open_on(
         &mut model,
@@ -399,7 +428,7 @@ fn h5_h7_a_context_shrink_carries_its_own_confirmation_and_a_refusal_restores_th
         "confirm_context_shrink = false",
         "confirm_context_shrink = true",
     );
-    match settings::edited(&mut ui, &model, edited(&confirmed, &text)) {
+    match returned(&mut ui, &model, edited(&confirmed, &text)) {
         UiCommand::KeeperOp(KeeperOpRequest::Settings(intent)) => {
             assert!(intent.confirm_context_shrink);
             assert_eq!(
@@ -426,7 +455,7 @@ fn h5_h7_a_context_shrink_carries_its_own_confirmation_and_a_refusal_restores_th
         "max_context_override = 180000",
         "max_context_override = 100000",
     );
-    let intent = match settings::edited(&mut ui, &model, edited(&lowered, &text)) {
+    let intent = match returned(&mut ui, &model, edited(&lowered, &text)) {
         UiCommand::KeeperOp(KeeperOpRequest::Settings(intent)) => intent,
         other => panic!("not a settings save: {other:?}"),
     };

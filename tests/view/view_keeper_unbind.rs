@@ -6,6 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::keeper_ops_keys::{key, roster};
+use crate::rig::ScreensOf;
 use crossterm::event::KeyCode;
 use masc_tui::actors::contract::Ticket;
 use masc_tui::actors::keepers::ops::KeeperOpRequest;
@@ -70,28 +71,28 @@ fn unbind(connector: &str, channel: &str) -> UiCommand {
 fn pause_of_a_bound_keeper_offers_y_to_unbind_its_bindings_too() {
     let (mut model, mut ui) = roster();
     with_bindings(&mut model);
-    ui.roster.selected = 1;
+    ui.roster_mut().selected = 1;
     assert_eq!(
         handle_key(&mut ui, &model, key(KeyCode::Char('p'))),
         lifecycle(BOUND, LifecycleAction::Pause)
     );
-    let offer = unbind_offer(&mut ui, true).expect("offered");
+    let offer = unbind_offer(ui.roster_mut(), true).expect("offered");
     assert!(offer.contains("2 connector binding(s)"), "{offer}");
     assert_eq!(
         handle_key(&mut ui, &model, key(KeyCode::Char('y'))),
         UiCommand::Many(vec![unbind("discord", "111"), unbind("slack", "C9")])
     );
-    assert!(ui.roster.pending.is_none());
+    assert!(ui.roster().pending.is_none());
     // Another key skips the offer and does its own job.
     handle_key(&mut ui, &model, key(KeyCode::Char('p')));
     handle_key(&mut ui, &model, key(KeyCode::Char('j')));
-    assert!(ui.roster.pending.is_none());
-    assert_eq!(ui.roster.selected, 2);
+    assert!(ui.roster().pending.is_none());
+    assert_eq!(ui.roster().selected, 2);
     // A pause the view did not submit withdraws its offer.
-    ui.roster.selected = 1;
+    ui.roster_mut().selected = 1;
     handle_key(&mut ui, &model, key(KeyCode::Char('p')));
-    assert_eq!(unbind_offer(&mut ui, false), None);
-    assert!(ui.roster.pending.is_none());
+    assert_eq!(unbind_offer(ui.roster_mut(), false), None);
+    assert!(ui.roster().pending.is_none());
 }
 
 /// `s` `s` on a bound Keeper shuts it down and then offers `y`.
@@ -99,13 +100,13 @@ fn pause_of_a_bound_keeper_offers_y_to_unbind_its_bindings_too() {
 fn shutdown_of_a_bound_keeper_offers_y_to_unbind_too() {
     let (mut model, mut ui) = roster();
     with_bindings(&mut model);
-    ui.roster.selected = 1;
+    ui.roster_mut().selected = 1;
     handle_key(&mut ui, &model, key(KeyCode::Char('s')));
     assert_eq!(
         handle_key(&mut ui, &model, key(KeyCode::Char('s'))),
         lifecycle(BOUND, LifecycleAction::Shutdown)
     );
-    assert!(unbind_offer(&mut ui, true).is_some());
+    assert!(unbind_offer(ui.roster_mut(), true).is_some());
     assert_eq!(
         handle_key(&mut ui, &model, key(KeyCode::Char('y'))),
         UiCommand::Many(vec![unbind("discord", "111"), unbind("slack", "C9")])
@@ -117,16 +118,16 @@ fn shutdown_of_a_bound_keeper_offers_y_to_unbind_too() {
 #[test]
 fn a_keeper_without_bindings_or_an_unread_status_is_offered_nothing() {
     let (mut model, mut ui) = roster();
-    ui.roster.selected = 1;
+    ui.roster_mut().selected = 1;
     assert_eq!(
         handle_key(&mut ui, &model, key(KeyCode::Char('p'))),
         lifecycle(BOUND, LifecycleAction::Pause)
     );
-    assert_eq!(unbind_offer(&mut ui, true), None, "status unread");
+    assert_eq!(unbind_offer(ui.roster_mut(), true), None, "status unread");
     with_bindings(&mut model);
-    ui.roster.selected = 2;
+    ui.roster_mut().selected = 2;
     handle_key(&mut ui, &model, key(KeyCode::Char('p')));
-    assert_eq!(unbind_offer(&mut ui, true), None);
+    assert_eq!(unbind_offer(ui.roster_mut(), true), None);
     assert!(!matches!(
         handle_key(&mut ui, &model, key(KeyCode::Char('y'))),
         UiCommand::Many(_)

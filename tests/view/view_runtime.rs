@@ -98,12 +98,12 @@ fn screen(m: &Model, tab: Tab) -> String {
     let ui = Ui {
         area: Rect::new(0, 0, 120, 40),
         tab,
-        system: masc_tui::view::screens::system::SystemUi {
-            pane: SystemPane::Runtime,
-            ..Default::default()
-        },
         ..Ui::default()
-    };
+    }
+    .with_screen(masc_tui::view::screens::system::SystemUi {
+        pane: SystemPane::Runtime,
+        ..Default::default()
+    });
     let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
     let ctx = ProjectionCtx::now(Theme { color: false });
     t.draw(|f| render(m, &ui, &ctx, f.area(), f.buffer_mut()))

@@ -4,6 +4,7 @@
 //! with its input, an unfinished or unknown save blocks a resend, `Ctrl-X` closes recovery, and
 //! a catalogue read that predates a committed save is never "after the save".
 
+use crate::rig::ScreensOf;
 use crate::rig::{deliver, dispatch, observe};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::contract::{SlotEvent, Ticket};
@@ -82,12 +83,12 @@ pub(crate) fn ui() -> Ui {
     Ui {
         area: Rect::new(0, 0, 120, 40),
         tab: Tab::System,
-        system: masc_tui::view::screens::system::SystemUi {
-            pane: SystemPane::Runtime,
-            ..Default::default()
-        },
         ..Ui::default()
     }
+    .with_screen(masc_tui::view::screens::system::SystemUi {
+        pane: SystemPane::Runtime,
+        ..Default::default()
+    })
 }
 
 fn key(c: KeyCode) -> KeyEvent {
@@ -106,7 +107,7 @@ pub(crate) fn screen(m: &Model, ui: &Ui) -> String {
     buffer_text(t.backend().buffer())
 }
 
-/// The raw config read lands (after the form opened) and the actor settles the form on it.
+/// The raw config read lands (after the form opened) and the reaction hook adopts it.
 fn config_lands(m: &mut Model, ui: &mut Ui, generation: u64) {
     deliver(
         m,
@@ -115,7 +116,11 @@ fn config_lands(m: &mut Model, ui: &mut Ui, generation: u64) {
             RuntimeConfigRaw::decode(raw_body().as_bytes()).unwrap()
         )),
     );
-    masc_tui::view::screens::system::form::settle(&mut ui.system.forms, m);
+    masc_tui::view::screens::react::react_detached(
+        ui,
+        m,
+        masc_tui::view::screens::react::Seen::Delivered,
+    );
 }
 
 fn submitted(cmd: UiCommand) -> FormIntent {
@@ -178,7 +183,7 @@ fn i3_esc_leaves_the_form_and_the_same_key_restores_its_input() {
         handle_key(&mut ui, &m, key(KeyCode::Esc)),
         UiCommand::Repaint
     );
-    assert!(ui.system.forms.open.is_none());
+    assert!(ui.system().forms.open.is_none());
     let text = screen(&m, &ui);
     assert!(!text.to_lowercase().contains("cancel"), "{text}");
     handle_key(&mut ui, &m, ch('a'));
@@ -218,7 +223,7 @@ fn i3_i4_an_unknown_outcome_blocks_resend_until_ctrl_x() {
     config_lands(&mut m, &mut ui, 1);
     let intent = submitted(handle_key(&mut ui, &m, key(KeyCode::Enter)));
     let id = SaveId::fresh();
-    ui.system.forms.open.as_mut().unwrap().submitted = Some(id.clone());
+    ui.system_mut().forms.open.as_mut().unwrap().submitted = Some(id.clone());
     receipt_lands(
         &mut m,
         &id,
@@ -242,10 +247,10 @@ fn i3_i4_an_unknown_outcome_blocks_resend_until_ctrl_x() {
         ),
         UiCommand::RuntimeForm(RuntimeFormCommand::CloseRecovery)
     );
-    assert!(ui.system.forms.open.is_none());
+    assert!(ui.system().forms.open.is_none());
     // A new form opens without the old save.
     handle_key(&mut ui, &m, key(KeyCode::Enter));
-    assert!(ui.system.forms.open.as_ref().unwrap().submitted.is_none());
+    assert!(ui.system().forms.open.as_ref().unwrap().submitted.is_none());
 }
 
 /// F-2: after a committed save, a catalogue load dispatched before the receipt is never "after
@@ -258,7 +263,7 @@ fn f2_an_earlier_catalogue_response_is_never_latest_after_save() {
     config_lands(&mut m, &mut ui, 1);
     let intent = submitted(handle_key(&mut ui, &m, key(KeyCode::Enter)));
     let id = SaveId::fresh();
-    ui.system.forms.open.as_mut().unwrap().submitted = Some(id.clone());
+    ui.system_mut().forms.open.as_mut().unwrap().submitted = Some(id.clone());
     // A periodic load is in flight when the receipt lands.
     dispatch(&mut m, ticket(SystemSlot::RuntimeCatalogue, 2));
     let receipt = CommitReceipt::decode(

@@ -6,6 +6,7 @@
 //! base, and only `u` / `U` with a read dispatched after that receipt give a new one; a late
 //! success ends only its own draft owner; a model-table error shows the raw text.
 
+use crate::rig::ScreensOf;
 use crate::rig::{deliver, dispatch, observe};
 use crate::view_runtime_form::{ch, ok, screen, ticket, ui};
 use masc_tui::actors::contract::SlotEvent;
@@ -17,11 +18,13 @@ use masc_tui::protocol::decode::WireDecode;
 use masc_tui::protocol::outcome::SaveOutcome;
 use masc_tui::protocol::runtime::{CommitReceipt, RuntimeConfigCurrent, RuntimeConfigRaw};
 use masc_tui::view::command::{RuntimeRawCommand, UiCommand};
+use masc_tui::view::editor::EditRequest;
 use masc_tui::view::editor::{EditOutcome, EditPurpose, EditResult};
 use masc_tui::view::keys::handle_key;
 use masc_tui::view::model::Model;
 use masc_tui::view::sample;
 use masc_tui::view::screens::Ui;
+use masc_tui::view::screens::react::{Seen, react_detached};
 use masc_tui::view::screens::system::raw;
 
 const PATH: &str = "/srv/config/runtime.toml";
@@ -60,6 +63,12 @@ fn read_lands(m: &mut Model, generation: u64, value: RuntimeConfigRaw) {
     );
 }
 
+/// The edit the reaction hook asks for after a delivery (the System screen's raw draft opens
+/// on a fresh read), as the view actor runs it.
+fn reacted_edit(ui: &mut Ui, m: &mut Model) -> Option<EditRequest> {
+    react_detached(ui, m, Seen::Delivered).edit().cloned()
+}
+
 /// `e` on a model with no draft, then a fresh read: the draft opens on it (returns the text
 /// the editor was asked to open).
 fn open_draft(m: &mut Model, ui: &mut Ui, generation: u64) -> String {
@@ -68,7 +77,7 @@ fn open_draft(m: &mut Model, ui: &mut Ui, generation: u64) -> String {
         UiCommand::RuntimeRaw(RuntimeRawCommand::Read)
     );
     read_lands(m, generation, raw_body(REV1, TEXT1, REV1));
-    let edit = raw::settle(&mut ui.system.raw, m).expect("the editor opens on the fresh read");
+    let edit = reacted_edit(ui, m).expect("the editor opens on the fresh read");
     assert_eq!(edit.purpose, EditPurpose::RuntimeConfig);
     edit.text
 }
@@ -80,7 +89,7 @@ fn edited(ui: &mut Ui, m: &Model, text: &str) -> UiCommand {
         original: String::new(),
         outcome: EditOutcome::Edited(text.into()),
     };
-    raw::edited(&mut ui.system.raw, m, result).0
+    raw::edited(&mut ui.system_mut().raw, m, result).0
 }
 
 fn submit_of(cmd: UiCommand) -> (RawIntent, u64) {
@@ -96,7 +105,7 @@ fn submitted(m: &mut Model, ui: &mut Ui, intent: &RawIntent, owner: u64) -> Save
     let workspace = sample::scope(1).workspace.0.clone();
     m.system.raws.submit(id.clone(), intent.clone(), workspace);
     dispatch(m, ticket(SystemSlot::RuntimeRaw(id.clone()), 1));
-    raw::submitted(&mut ui.system.raw, owner, id.clone());
+    raw::submitted(&mut ui.system_mut().raw, owner, id.clone());
     id
 }
 
@@ -115,7 +124,7 @@ fn receipt_lands(m: &mut Model, ui: &mut Ui, id: &SaveId, intent: &RawIntent, ou
         ),
     )
     .unwrap();
-    assert!(raw::settle(&mut ui.system.raw, m).is_none());
+    assert!(reacted_edit(ui, m).is_none());
 }
 
 fn committed(durability: &str) -> RawOutcome {
@@ -142,15 +151,15 @@ fn j4_e_opens_the_editor_on_a_fresh_read_never_the_cached_one() {
         UiCommand::RuntimeRaw(RuntimeRawCommand::Read)
     );
     assert!(
-        raw::settle(&mut ui.system.raw, &m).is_none(),
+        reacted_edit(&mut ui, &mut m).is_none(),
         "the cached read (1) is not fresh"
     );
     assert!(screen(&m, &ui).contains("reading runtime.toml afresh"));
     read_lands(&mut m, 2, raw_body(REV1, TEXT1, REV1));
-    let edit = raw::settle(&mut ui.system.raw, &m).expect("opens on read 2");
+    let edit = reacted_edit(&mut ui, &mut m).expect("opens on read 2");
     assert_eq!(edit.text, TEXT1);
     assert_eq!(edit.suffix, ".toml");
-    let draft = ui.system.raw.draft.as_ref().unwrap();
+    let draft = ui.system().raw.draft.as_ref().unwrap();
     assert_eq!(draft.base.as_ref().unwrap().revision, REV1);
     assert_eq!(draft.base.as_ref().unwrap().generation, 2);
 }
@@ -186,7 +195,7 @@ fn j1_an_edit_saves_on_its_base_and_s_resends_the_same_after_a_refusal() {
     let text = screen(&m, &ui);
     assert!(text.contains("runtime config parse failed"), "{text}");
     assert_eq!(
-        ui.system.raw.draft.as_ref().unwrap().text,
+        ui.system().raw.draft.as_ref().unwrap().text,
         broken,
         "draft kept"
     );
@@ -217,7 +226,7 @@ fn j3_j4_an_unknown_outcome_releases_the_base_until_u_after_a_new_read() {
             reason: "connection dropped".into(),
         },
     );
-    let draft = ui.system.raw.draft.as_ref().unwrap();
+    let draft = ui.system().raw.draft.as_ref().unwrap();
     assert_eq!(draft.text, mine, "body kept");
     assert!(draft.base.is_none(), "base released");
     assert_eq!(handle_key(&mut ui, &m, ch('S')), UiCommand::Repaint);
@@ -235,7 +244,7 @@ fn j3_j4_an_unknown_outcome_releases_the_base_until_u_after_a_new_read() {
         UiCommand::RuntimeRaw(RuntimeRawCommand::Read),
         "read 2 was in flight at the receipt: not a reconfirmation"
     );
-    assert!(ui.system.raw.draft.as_ref().unwrap().base.is_none());
+    assert!(ui.system().raw.draft.as_ref().unwrap().base.is_none());
     read_lands(&mut m, 3, raw_body(REV2, TEXT2, REV2));
     assert_eq!(handle_key(&mut ui, &m, ch('u')), UiCommand::Repaint);
     let (retry, retry_owner) = submit_of(handle_key(&mut ui, &m, ch('S')));
@@ -255,13 +264,13 @@ fn j3_durability_unconfirmed_keeps_the_body_and_u_upper_takes_the_new_file() {
     let (intent, owner) = submit_of(edited(&mut ui, &m, mine));
     let id = submitted(&mut m, &mut ui, &intent, owner);
     receipt_lands(&mut m, &mut ui, &id, &intent, committed("unconfirmed"));
-    let draft = ui.system.raw.draft.as_ref().unwrap();
+    let draft = ui.system().raw.draft.as_ref().unwrap();
     assert_eq!(draft.text, mine);
     assert!(draft.base.is_none());
     assert!(screen(&m, &ui).contains("durability unconfirmed"));
     read_lands(&mut m, 2, raw_body(REV2, TEXT2, REV2));
     assert_eq!(handle_key(&mut ui, &m, ch('U')), UiCommand::Repaint);
-    let draft = ui.system.raw.draft.as_ref().unwrap();
+    let draft = ui.system().raw.draft.as_ref().unwrap();
     assert_eq!(draft.text, TEXT2, "U takes the new read's file");
     assert_eq!(draft.base.as_ref().unwrap().revision, REV2);
 }
@@ -280,7 +289,12 @@ fn j2_a_late_success_ends_only_its_own_owner() {
     let (_, newer_owner) = submit_of(edited(&mut ui, &m, newer));
     assert_ne!(newer_owner, owner);
     receipt_lands(&mut m, &mut ui, &id, &intent, committed("durable"));
-    let draft = ui.system.raw.draft.as_ref().expect("the newer edit stays");
+    let draft = ui
+        .system()
+        .raw
+        .draft
+        .as_ref()
+        .expect("the newer edit stays");
     assert_eq!(draft.text, newer);
     assert_eq!(draft.owner, newer_owner);
 
@@ -291,7 +305,7 @@ fn j2_a_late_success_ends_only_its_own_owner() {
     let (intent, owner) = submit_of(edited(&mut ui, &m, "[runtime]\n# only\n"));
     let id = submitted(&mut m, &mut ui, &intent, owner);
     receipt_lands(&mut m, &mut ui, &id, &intent, committed("durable"));
-    assert!(ui.system.raw.draft.is_none());
+    assert!(ui.system().raw.draft.is_none());
     assert!(screen(&m, &ui).contains("committed @"));
 }
 
@@ -302,17 +316,14 @@ fn j4_x_then_e_reads_afresh() {
     let mut ui = ui();
     open_draft(&mut m, &mut ui, 1);
     assert_eq!(handle_key(&mut ui, &m, ch('X')), UiCommand::Repaint);
-    assert!(ui.system.raw.draft.is_none());
+    assert!(ui.system().raw.draft.is_none());
     assert_eq!(
         handle_key(&mut ui, &m, ch('e')),
         UiCommand::RuntimeRaw(RuntimeRawCommand::Read)
     );
-    assert!(
-        raw::settle(&mut ui.system.raw, &m).is_none(),
-        "read 1 is cached"
-    );
+    assert!(reacted_edit(&mut ui, &mut m).is_none(), "read 1 is cached");
     read_lands(&mut m, 2, raw_body(REV1, TEXT1, REV1));
-    assert!(raw::settle(&mut ui.system.raw, &m).is_some());
+    assert!(reacted_edit(&mut ui, &mut m).is_some());
 }
 
 /// J-5: a model table of another revision is a model error — the raw text is shown, never an
@@ -395,7 +406,7 @@ fn j2_a_draft_of_another_workspace_is_never_sent_or_rebased_here() {
     });
     assert_eq!(handle_key(&mut ui, &m, ch('S')), UiCommand::Repaint);
     assert_eq!(handle_key(&mut ui, &m, ch('u')), UiCommand::Repaint);
-    let draft = ui.system.raw.draft.as_ref().expect("kept");
+    let draft = ui.system().raw.draft.as_ref().expect("kept");
     assert_eq!(draft.base.as_ref().unwrap().revision, REV1, "not re-based");
     assert!(screen(&m, &ui).contains("belongs to another workspace"));
     // An edit that comes back there is kept, not sent.

@@ -3,6 +3,7 @@
 //! knows (T-3), the tool count only with a settled inventory (T-4), closed non-ready states
 //! never read as empty (§6.2, §6.3, G-5), and the Runtime catalogue and usage stand apart (F-4).
 
+use crate::rig::ScreensOf;
 use crate::rig::SurfaceSlot;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::contract::Ticket;
@@ -61,12 +62,12 @@ fn pane(m: &Model, pane: SystemPane) -> String {
     let ui = Ui {
         area: Rect::new(0, 0, 120, 30),
         tab: Tab::System,
-        system: masc_tui::view::screens::system::SystemUi {
-            pane,
-            ..Default::default()
-        },
         ..Ui::default()
-    };
+    }
+    .with_screen(masc_tui::view::screens::system::SystemUi {
+        pane,
+        ..Default::default()
+    });
     let mut t = Terminal::new(TestBackend::new(120, 30)).unwrap();
     let ctx = ProjectionCtx::now(Theme { color: false });
     t.draw(|f| render(m, &ui, &ctx, f.area(), f.buffer_mut()))
@@ -204,16 +205,16 @@ fn p_cycles_panes_and_r_names_the_panes_source() {
         UiCommand::Refresh(RUNTIME)
     );
     handle_key(&mut ui, &m, key('p'));
-    assert_eq!(ui.system.pane, SystemPane::Tools);
+    assert_eq!(ui.system().pane, SystemPane::Tools);
     assert_eq!(handle_key(&mut ui, &m, key('r')), UiCommand::Refresh(TOOLS));
     handle_key(&mut ui, &m, key('P'));
     handle_key(&mut ui, &m, key('P'));
-    assert_eq!(ui.system.pane, SystemPane::Usage, "P wraps backwards");
+    assert_eq!(ui.system().pane, SystemPane::Usage, "P wraps backwards");
     assert_eq!(handle_key(&mut ui, &m, key('r')), UiCommand::Refresh(TOOLS));
     for _ in 0..3 {
         handle_key(&mut ui, &m, key('P'));
     }
-    assert_eq!(ui.system.pane, SystemPane::Connectors);
+    assert_eq!(ui.system().pane, SystemPane::Connectors);
     assert_eq!(
         handle_key(&mut ui, &m, key('r')),
         UiCommand::Refresh(CONNECTORS)

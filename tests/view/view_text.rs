@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers
 
+use crate::rig::ScreensOf;
 use crate::rig::{dispatch, observe};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::keepers::{KeeperRowSlot, KeeperStatus};
@@ -94,8 +95,8 @@ fn t7_hostile_payloads_never_reach_a_cell_as_controls() {
     assert!(text.contains("\\u009B31m"));
     assert!(text.contains("\\u202E"));
     // The detail pane (full values) is sanitised too.
-    ui.roster.detail_open = true;
-    ui.roster.selected = 1;
+    ui.roster_mut().detail_open = true;
+    ui.roster_mut().selected = 1;
     let buf = paint(&model, &ui);
     for cell in buf.content() {
         assert!(

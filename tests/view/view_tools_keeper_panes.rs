@@ -6,6 +6,7 @@
 //! result for a Keeper no longer selected is never applied (G-7); entering and leaving the
 //! panes selects and stops the `?keeper=` read.
 
+use crate::rig::ScreensOf;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::contract::{SlotEvent, Ticket};
 use masc_tui::actors::system::{KeeperSurfaceRead, SystemObservation, SystemSlot, ToolsCommand};
@@ -18,7 +19,8 @@ use masc_tui::view::admission::RejectReason;
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample;
-use masc_tui::view::screens::system::{SystemPane, keeper_panes};
+use masc_tui::view::screens::react::{Seen, react_detached};
+use masc_tui::view::screens::system::SystemPane;
 use masc_tui::view::screens::{Tab, Ui};
 use masc_tui::view::tools_panes::{self, PaneState};
 use ratatui::layout::Rect;
@@ -88,12 +90,12 @@ fn ui(pane: SystemPane) -> Ui {
     Ui {
         area: Rect::new(0, 0, 120, 30),
         tab: Tab::System,
-        system: masc_tui::view::screens::system::SystemUi {
-            pane,
-            ..Default::default()
-        },
         ..Ui::default()
     }
+    .with_screen(masc_tui::view::screens::system::SystemUi {
+        pane,
+        ..Default::default()
+    })
 }
 
 fn screen(m: &Model, ui: &Ui) -> String {
@@ -311,7 +313,7 @@ fn tools_item2_entering_the_keeper_panes_selects_the_keeper_and_leaving_stops_it
             keeper: Some("keeper-0000".into())
         })
     );
-    assert_eq!(ui.system.pane, SystemPane::Available);
+    assert_eq!(ui.system().pane, SystemPane::Available);
     assert_eq!(
         key(&mut ui, &mut m, KeyCode::Char('J')),
         UiCommand::Tools(ToolsCommand::SelectKeeper {
@@ -321,12 +323,12 @@ fn tools_item2_entering_the_keeper_panes_selects_the_keeper_and_leaving_stops_it
     assert!(screen(&m, &ui).contains("KEEPER  keeper-0001"));
     // receipts: the same Keeper, nothing new to ask.
     assert_eq!(key(&mut ui, &mut m, KeyCode::Char('p')), UiCommand::Repaint);
-    assert_eq!(ui.system.pane, SystemPane::Receipts);
+    assert_eq!(ui.system().pane, SystemPane::Receipts);
     assert_eq!(
         key(&mut ui, &mut m, KeyCode::Char('p')),
         UiCommand::Tools(ToolsCommand::SelectKeeper { keeper: None })
     );
-    assert_eq!(ui.system.pane, SystemPane::Usage);
+    assert_eq!(ui.system().pane, SystemPane::Usage);
     assert!(m.system.surface.is_none());
 }
 
@@ -399,8 +401,12 @@ fn tools_item2_usage_has_the_catalogue_slots_states() {
 /// What the view actor sends after a key, a delivery or an identity change:
 /// the Tools source's `SelectKeeper` when what is in front changed it, applied to the model as
 /// the actor does.
-fn settled(ui: &Ui, m: &mut Model) -> Option<ToolsCommand> {
-    let cmd = keeper_panes::settle(ui, m);
+fn settled(ui: &mut Ui, m: &mut Model) -> Option<ToolsCommand> {
+    let reaction = react_detached(ui, m, Seen::Key);
+    let cmd = reaction.commands.into_iter().find_map(|c| match c {
+        UiCommand::Tools(cmd) => Some(cmd),
+        _ => None,
+    });
     if let Some(c) = &cmd {
         m.system.on_command(c);
     }
@@ -417,32 +423,40 @@ fn tools_item2_a_tab_switch_alone_selects_the_keeper_and_leaving_the_tab_stops_t
     let mut m = model();
     let mut ui = ui(SystemPane::Available);
     ui.tab = Tab::Keepers;
-    assert_eq!(settled(&ui, &mut m), None, "not in front: nothing to read");
+    assert_eq!(
+        settled(&mut ui, &mut m),
+        None,
+        "not in front: nothing to read"
+    );
 
     // Keepers → Board → System: the pane was left on `available`; no roster read yet.
     key(&mut ui, &mut m, KeyCode::Tab);
     key(&mut ui, &mut m, KeyCode::Tab);
     assert_eq!(ui.tab, Tab::System);
     assert_eq!(
-        settled(&ui, &mut m),
+        settled(&mut ui, &mut m),
         None,
         "no Keeper to choose before the roster"
     );
     with_roster(&mut m, 3);
     assert_eq!(
-        settled(&ui, &mut m),
+        settled(&mut ui, &mut m),
         Some(ToolsCommand::SelectKeeper {
             keeper: Some("keeper-0000".into())
         }),
         "the roster read arriving selects its first row"
     );
-    assert_eq!(settled(&ui, &mut m), None, "settled: nothing more to send");
+    assert_eq!(
+        settled(&mut ui, &mut m),
+        None,
+        "settled: nothing more to send"
+    );
 
     // Leaving the tab stops the read.
     key(&mut ui, &mut m, KeyCode::BackTab);
     assert_eq!(ui.tab, Tab::Board);
     assert_eq!(
-        settled(&ui, &mut m),
+        settled(&mut ui, &mut m),
         Some(ToolsCommand::SelectKeeper { keeper: None })
     );
     assert!(m.system.surface.is_none());
@@ -451,12 +465,12 @@ fn tools_item2_a_tab_switch_alone_selects_the_keeper_and_leaving_the_tab_stops_t
     key(&mut ui, &mut m, KeyCode::BackTab);
     assert_eq!(ui.tab, Tab::Keepers);
     key(&mut ui, &mut m, KeyCode::Char('j'));
-    assert_eq!(ui.roster.selected, 1);
-    assert_eq!(settled(&ui, &mut m), None);
+    assert_eq!(ui.roster().selected, 1);
+    assert_eq!(settled(&mut ui, &mut m), None);
     key(&mut ui, &mut m, KeyCode::Tab);
     key(&mut ui, &mut m, KeyCode::Tab);
     assert_eq!(
-        settled(&ui, &mut m),
+        settled(&mut ui, &mut m),
         Some(ToolsCommand::SelectKeeper {
             keeper: Some("keeper-0001".into())
         })

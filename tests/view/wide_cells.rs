@@ -9,6 +9,7 @@
 //! cell the diff writes lies inside the cells the cluster takes on the terminal. The check
 //! replays the diff of a full repaint (every cell changed) and the one from an empty screen.
 
+use crate::rig::ScreensOf;
 use crate::rig::SurfaceSlot;
 use masc_tui::actors::contract::Ticket;
 use masc_tui::protocol::admission::AdmissionMode;
@@ -148,13 +149,10 @@ fn assert_whole(what: &str, m: &Model, ui: &Ui, must_show: &str) -> Buffer {
 
 /// The System surface on `pane`, `width` columns wide.
 fn system_ui(pane: masc_tui::view::screens::system::SystemPane, width: u16) -> Ui {
-    Ui {
-        system: masc_tui::view::screens::system::SystemUi {
-            pane,
-            ..Default::default()
-        },
-        ..ui(Tab::System, width)
-    }
+    ui(Tab::System, width).with_screen(masc_tui::view::screens::system::SystemUi {
+        pane,
+        ..Default::default()
+    })
 }
 
 /// T.7, C-70: the Keepers roster with Korean, skin-tone and ZWJ names and tasks.
@@ -250,7 +248,7 @@ fn t7_c70_tasks_keep_wide_titles_whole_and_columns_in_place() {
     );
     for width in WIDTHS {
         let mut u = ui(Tab::Work, width);
-        u.work.pane = WorkPane::Tasks;
+        u.work_mut().pane = WorkPane::Tasks;
         assert_whole("tasks", &m, &u, "검토");
     }
 }

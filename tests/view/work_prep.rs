@@ -3,6 +3,7 @@
 //! for an exact (task, observation/prefix, width) key, reused by draw/scroll/count, dropped when
 //! stale; a provisional rendering never resets the saved scroll.
 
+use crate::rig::ScreensOf;
 use crate::work_build::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::work::{HistoryChain, WorkCommand};
@@ -185,14 +186,14 @@ fn a14_a_provisional_row_count_never_resets_the_saved_scroll() {
         tab: Tab::Work,
         ..Ui::default()
     };
-    ui.work.pane = WorkPane::Tasks;
-    ui.work.tasks.open = Some(T.into());
+    ui.work_mut().pane = WorkPane::Tasks;
+    ui.work_mut().tasks.open = Some(T.into());
     // Scroll to the end of what is prepared, then one more page is admitted.
     assert!(matches!(
         handle_key(&mut ui, &m, key(KeyCode::End)),
         UiCommand::Repaint
     ));
-    let saved = ui.work.tasks.history_scroll;
+    let saved = ui.work().tasks.history_scroll;
     assert!(saved > 0);
     let (obs, _) = history_obs(&chain, 2, 60, true);
     deliver(&mut m, obs);
@@ -207,14 +208,14 @@ fn a14_a_provisional_row_count_never_resets_the_saved_scroll() {
         handle_key(&mut ui, &m, key(KeyCode::Char('j')));
     }
     assert_eq!(
-        ui.work.tasks.history_scroll,
+        ui.work().tasks.history_scroll,
         saved + 5,
         "saved scroll kept and advanced"
     );
     // Drawing clamps without writing back.
-    let drawn = drawn_scroll(ui.work.tasks.history_scroll, shown.lines.len(), 10);
+    let drawn = drawn_scroll(ui.work().tasks.history_scroll, shown.lines.len(), 10);
     assert!(drawn <= shown.lines.len());
-    assert_eq!(ui.work.tasks.history_scroll, saved + 5);
+    assert_eq!(ui.work().tasks.history_scroll, saved + 5);
     // End is refused while the count is provisional.
     assert_eq!(handle_key(&mut ui, &m, key(KeyCode::End)), UiCommand::None);
 }
@@ -228,8 +229,8 @@ fn a8_page_demand_follows_the_terminal_height() {
             tab: Tab::Work,
             ..Ui::default()
         };
-        ui.work.pane = WorkPane::Tasks;
-        ui.work.tasks.open = Some(T.into());
+        ui.work_mut().pane = WorkPane::Tasks;
+        ui.work_mut().tasks.open = Some(T.into());
         match handle_key(&mut ui, &m, key(KeyCode::Char('H'))) {
             UiCommand::Work(WorkCommand::OlderHistory { page_rows }) => page_rows,
             other => panic!("{other:?}"),

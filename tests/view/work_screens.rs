@@ -5,6 +5,7 @@
 //! (A-12), `timeline: null` is "unavailable" (B-1), and the Goals/Tasks keys (`t`, `f`, `s`,
 //! `/`, Enter) do what surfaces.md says.
 
+use crate::rig::ScreensOf;
 use crate::rig::{dispatch, observe};
 use crate::work_build::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -62,8 +63,8 @@ fn task_ui() -> Ui {
         tab: Tab::Work,
         ..Ui::default()
     };
-    ui.work.pane = WorkPane::Tasks;
-    ui.work.tasks.open = Some(T.into());
+    ui.work_mut().pane = WorkPane::Tasks;
+    ui.work_mut().tasks.open = Some(T.into());
     ui
 }
 
@@ -261,22 +262,22 @@ fn goals_rollup_phase_groups_filter_sort_and_t_toggle() {
         handle_key(&mut ui, &m, key(KeyCode::Char('f'))),
         UiCommand::Repaint
     );
-    assert_eq!(ui.work.goals.filter, GoalFilter::Active);
+    assert_eq!(ui.work().goals.filter, GoalFilter::Active);
     handle_key(&mut ui, &m, key(KeyCode::Char('f')));
-    assert_eq!(ui.work.goals.filter, GoalFilter::Completed);
+    assert_eq!(ui.work().goals.filter, GoalFilter::Completed);
     let completed = screen(&mut m, &ui);
     assert!(
         completed.contains("DONE") && !completed.contains("EXECUTING"),
         "{completed}"
     );
     handle_key(&mut ui, &m, key(KeyCode::Char('s')));
-    assert_eq!(ui.work.goals.sort, GoalSort::Updated);
+    assert_eq!(ui.work().goals.sort, GoalSort::Updated);
     assert!(screen(&mut m, &ui).contains("sort: updated (s)"));
     // Enter opens the goal detail with its own read.
-    ui.work.goals.filter = GoalFilter::All;
+    ui.work_mut().goals.filter = GoalFilter::All;
     match handle_key(&mut ui, &m, key(KeyCode::Enter)) {
         UiCommand::Work(WorkCommand::OpenGoal { goal_id }) => {
-            assert_eq!(ui.work.goals.open.as_deref(), Some(goal_id.as_str()))
+            assert_eq!(ui.work().goals.open.as_deref(), Some(goal_id.as_str()))
         }
         other => panic!("{other:?}"),
     }
@@ -285,7 +286,7 @@ fn goals_rollup_phase_groups_filter_sort_and_t_toggle() {
         handle_key(&mut ui, &m, key(KeyCode::Char('t'))),
         UiCommand::Repaint
     );
-    assert_eq!(ui.work.pane, WorkPane::Tasks);
+    assert_eq!(ui.work().pane, WorkPane::Tasks);
     assert!(screen(&mut m, &ui).contains("task list: (not loaded yet)"));
     // r on each pane refreshes its own source.
     assert_eq!(
@@ -320,7 +321,7 @@ fn s5_1_coverage_line_names_an_unavailable_part_and_search_filters() {
         tab: Tab::Work,
         ..Ui::default()
     };
-    ui.work.pane = WorkPane::Tasks;
+    ui.work_mut().pane = WorkPane::Tasks;
     let text = screen(&mut m, &ui);
     assert!(
         text.contains("goal links UNAVAILABLE (goal link registry unreadable)"),
@@ -354,7 +355,7 @@ fn b1_timeline_null_reads_unavailable_and_not_found_is_a_failure() {
         tab: Tab::Work,
         ..Ui::default()
     };
-    ui.work.goals.open = Some("goal-1".into());
+    ui.work_mut().goals.open = Some("goal-1".into());
     m.work.open_goal("goal-1");
     let null = br#"{"approval_queue_state":{"state":"ready"},"goal":{"id":"goal-1","title":"G","phase":"executing"},"linked_keepers":[],"timeline":null}"#;
     let read = GoalDetailRead::decode_for(null, "goal-1").unwrap();

@@ -171,11 +171,16 @@ impl<B: FrameSink> ViewState<B> {
             }
             UiCommand::KeeperOp(request) => {
                 let submitted = self.submit(keeper_op(request));
-                screens::keepers::ops::submitted(&mut self.ui, submitted.is_err());
+                let roster = self
+                    .ui
+                    .screen_mut::<screens::keepers::KeepersScreen>()
+                    .map(|k| &mut k.roster);
                 // A pause or shutdown sent for a bound Keeper offers `y` to unbind too; one
                 // not sent offers nothing.
-                let offer =
-                    screens::keepers::lifecycle::unbind_offer(&mut self.ui, submitted.is_ok());
+                let offer = roster.and_then(|roster| {
+                    screens::keepers::ops::submitted(roster, submitted.is_err());
+                    screens::keepers::lifecycle::unbind_offer(roster, submitted.is_ok())
+                });
                 self.ui.notice = notice_of(submitted).or(offer);
                 self.want(myself, FrameRequest::Input);
             }
@@ -288,17 +293,6 @@ impl<B: FrameSink> ViewState<B> {
         }
     }
 
-    /// Sends a Work detail command; `Some(notice)` when it could not be sent.
-    /// A restarted Work detail source lost its open objects: open them again (new tickets).
-    pub(super) fn reopen_work_detail(&mut self) {
-        let rows = super::screens::work::state::page_rows_for(self.ui.area);
-        for cmd in self.model.work.reopen_commands(rows) {
-            if let Some(notice) = self.work_command(cmd) {
-                self.ui.notice = Some(notice.into());
-            }
-        }
-    }
-
     /// Sends a Keeper detail command; `Some(notice)` when it could not be sent.
     pub(super) fn keeper_detail_command(&self, cmd: KeeperDetailCommand) -> Option<&'static str> {
         match self.command(KEEPER_DETAIL, cmd) {
@@ -308,6 +302,7 @@ impl<B: FrameSink> ViewState<B> {
         }
     }
 
+    /// Sends a Work detail command; `Some(notice)` when it could not be sent.
     pub(super) fn work_command(&self, cmd: WorkCommand) -> Option<&'static str> {
         match self.command(WORK_DETAIL, cmd) {
             Ok(()) => None,

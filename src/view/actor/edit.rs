@@ -64,7 +64,7 @@ impl<B: FrameSink> ViewState<B> {
         }
     }
 
-    /// Starts an edit asked for by a key or by the UI (`Ui::request_edit`).
+    /// Starts an edit asked for by a key or by a reaction (`UiCommand::Edit`).
     pub(super) fn start_edit(&mut self, myself: &ActorRef<ViewMsg>, request: EditRequest) {
         let owner = screens::edit_owner(&self.ui);
         if self.edit.is_some() {

@@ -11,6 +11,7 @@ use super::model::Model;
 use super::msg::ViewMsg;
 use super::presenter::{FrameSink, FrameStats, Presenter};
 use super::schedule::{FrameDecision, FrameRequest, FrameSchedule};
+use super::screens::react::Seen;
 use super::screens::{self, ProjectionCtx, Ui};
 use super::theme::Theme;
 use crate::actors::board::{BOARD, BoardCommand};
@@ -34,10 +35,9 @@ mod commands;
 mod edit;
 mod inspector;
 mod keeper_settings;
-mod preparation;
+mod react;
 mod runtime_form;
 mod runtime_raw;
-mod tools_keeper;
 
 /// Suspends the process with the terminal restored (Ctrl-Z) and re-enters raw mode on resume;
 /// hands the terminal to another program (the operator's `$EDITOR`) and takes it back.
@@ -228,9 +228,6 @@ impl<B: FrameSink> Actor for ViewActor<B> {
             ViewMsg::Edit(step) => state.on_edit_msg(&myself, step),
             ViewMsg::Shutdown => state.finish(&myself, ExitCause::Shutdown),
         }
-        if let Some(request) = state.ui.edit_request.take() {
-            state.start_edit(&myself, request);
-        }
         state.schedule_work_prep(&myself);
         state.schedule_chat_measure(&myself);
         state.report(ViewEvent::Handled(kind));
@@ -278,25 +275,7 @@ impl<B: FrameSink> ViewState<B> {
                     self.report(ViewEvent::Rejected(*reason));
                 }
                 if drained.changed {
-                    let (chat, saves) = self.chat_hubs();
-                    let hubs = screens::chat::ChatHandles {
-                        chat: chat.as_ref(),
-                        saves: saves.as_ref(),
-                    };
-                    screens::chat::after_observed(&mut self.model, &mut self.ui, hubs);
-                    if let Some(view) = self.ui.layer_mut::<screens::approvals::ApprovalsUi>() {
-                        screens::approvals::keys::settle(view, &self.model);
-                    }
-                    screens::system::form::settle(&mut self.ui.system.forms, &self.model);
-                    if let Some(edit) =
-                        screens::system::raw::settle(&mut self.ui.system.raw, &self.model)
-                    {
-                        self.ui.request_edit(edit);
-                    }
-                    self.settle_settings(myself);
-                    self.settle_tools_keeper(myself);
-                    self.settle_preparation();
-                    self.settle_inspector();
+                    self.react(myself, Seen::Delivered);
                     self.want(myself, FrameRequest::Background);
                 }
                 // What applied events call for (e.g. the approvals list after a receipt,
@@ -326,11 +305,9 @@ impl<B: FrameSink> ViewState<B> {
             SourceEvent::Identity(identity) => {
                 let changed = self.model.on_identity(identity);
                 self.changed(myself, changed);
-                // Withdrawal cancels a settings preparation (H-2).
-                self.settle_settings(myself);
-                self.settle_tools_keeper(myself);
-                // A new epoch: an open inspector reads again.
-                self.settle_inspector();
+                // Withdrawal cancels a preparation (H-2); a new epoch: an open inspector reads
+                // again.
+                self.react(myself, Seen::Identity);
             }
             SourceEvent::SourceUp { source, handle } => {
                 // A (re)started source polls as if shown: tell it when it is not.
@@ -338,30 +315,9 @@ impl<B: FrameSink> ViewState<B> {
                     handle.send_control(SourceControl::Visible(false));
                 }
                 let restarted = self.sources.insert(source, handle).is_some();
-                if restarted && source == WORK_DETAIL {
-                    self.reopen_work_detail();
-                }
-                if restarted && source == KEEPER_DETAIL {
-                    // A restarted source lost its watches: watch again (new tickets).
-                    for cmd in self.model.keeper_detail.rewatch_commands() {
-                        let _ = self.keeper_detail_command(cmd);
-                    }
-                }
-                // A restarted Tools source lost the open request's read: open it again.
-                if restarted
-                    && source == crate::actors::system::TOOLS
-                    && let Some(cmd) = self.model.system.reopen_command()
-                    && let Some(notice) = self.tools_command(cmd)
-                {
-                    self.ui.notice = Some(notice.into());
-                }
-                // … and the selected Keeper's surface read.
-                if restarted
-                    && source == crate::actors::system::TOOLS
-                    && let Some(cmd) = self.model.system.reselect_command()
-                    && let Some(notice) = self.tools_command(cmd)
-                {
-                    self.ui.notice = Some(notice.into());
+                if restarted {
+                    // A restarted source lost what it was asked to keep open.
+                    self.react(myself, Seen::Restarted(source));
                 }
             }
             SourceEvent::SourceRestarted(source) => {
@@ -491,22 +447,17 @@ impl<B: FrameSink> ViewState<B> {
                     return;
                 }
                 if key.code == crossterm::event::KeyCode::Esc
-                    && screens::keepers::settings::escape(&mut self.ui)
+                    && super::keys::escape_pending(&mut self.ui)
                 {
-                    // H-2: Esc cancels a settings preparation, nothing else.
+                    // H-2: Esc cancels a preparation, nothing else.
                     self.want(myself, FrameRequest::Input);
                     return;
                 }
                 let cmd = handle_key(&mut self.ui, &self.model, key);
                 self.on_command(myself, cmd);
-                // A move cancels a settings preparation or the editor opening for it (H-2).
-                self.settle_settings(myself);
-                // A tab switch or a palette jump starts or stops the Keeper panes' read.
-                self.settle_tools_keeper(myself);
-                // Ctrl-S (or a move) re-aims the chat's preparation detail (M-9).
-                self.settle_preparation();
-                // An inspector opened (`O`, `/context`) reads what it shows, once (K-17).
-                self.settle_inspector();
+                // A move cancels a preparation or the editor opening for it (H-2), a tab
+                // switch starts or stops a read, an inspector opened reads what it shows.
+                self.react(myself, Seen::Key);
             }
             Event::Paste(text) => {
                 if super::keys::handle_paste(&mut self.ui, &self.model, &text) {

@@ -40,7 +40,7 @@ impl<B: FrameSink> ViewState<B> {
                     },
                 };
                 if let Some(id) = followed
-                    && let Some(form) = self.ui.system.forms.open.as_mut()
+                    && let Some(form) = self.system_ui().and_then(|s| s.forms.open.as_mut())
                 {
                     form.submitted = Some(id);
                 }

@@ -23,7 +23,9 @@ impl<B: FrameSink> ViewState<B> {
                     return None;
                 }
                 // Nothing will land: `e` does not wait for it.
-                self.ui.system.raw.opening = None;
+                if let Some(system) = self.system_ui() {
+                    system.raw.opening = None;
+                }
                 Some(format!("runtime.toml: {sent}"))
             }
             RuntimeRawCommand::Submit { intent, owner } => {
@@ -45,11 +47,9 @@ impl<B: FrameSink> ViewState<B> {
                     .filter(|e| e.intent == intent);
                 if let Some(entry) = entry {
                     let id = entry.save_id.clone();
-                    crate::view::screens::system::raw::submitted(
-                        &mut self.ui.system.raw,
-                        owner,
-                        id,
-                    );
+                    if let Some(system) = self.system_ui() {
+                        crate::view::screens::system::raw::submitted(&mut system.raw, owner, id);
+                    }
                 }
                 notice
             }

@@ -1,8 +1,8 @@
 //! Long edits go to the operator's editor (`VISUAL`, then `EDITOR`, then `vi`).
 //!
-//! A screen asks for an edit with a [`EditRequest`] (through `UiCommand::Edit`, or
-//! [`crate::view::screens::Ui::request_edit`] from code that reacts to an observation, e.g. a
-//! settings snapshot that arrived). The view actor then, without ever awaiting on its own
+//! A screen asks for an edit with a [`EditRequest`] through `UiCommand::Edit` — from a key, or
+//! from its reaction to an observation (`screens::react`, e.g. a settings snapshot that
+//! arrived). The view actor then, without ever awaiting on its own
 //! mailbox:
 //!
 //! 1. parks the terminal reader off the actor (every key already typed is handed on first, so

@@ -5,10 +5,15 @@
 //! surface. Layers paint bottom-up over the surface; the cursor is the top layer's (a popup
 //! hides the composer's). An overlay is a [`Layer`] in its own folder, opened by one push.
 //!
-//! While a layer handles a key, a paste or an edit it is taken out of the stack: it gets
-//! itself (`&mut self`) and the rest of the UI (the layers below and above it, the surfaces),
-//! and closes itself with [`LayerCx::close`]. A layer it pushes goes on top.
+//! While a layer handles a key, a paste, an edit or a reaction it is taken out of the stack: it
+//! gets itself (`&mut self`) and the rest of the UI (the layers below and above it, the
+//! surfaces), and closes itself with [`LayerCx::close`]. A layer it pushes goes on top.
+//!
+//! What a layer's feature keeps after the layer closes (the chat's drafts, the Ask answers) is a
+//! [`Kept`] value beside the stack, one per type, made on first use; it reacts even while its
+//! layer is closed (a held chat input released after the chat closed).
 
+use super::react::{ReactCx, Seen};
 use super::{EditOwner, ProjectionCtx, Ui};
 use crate::actors::contract::SourceKey;
 use crate::view::command::UiCommand;
@@ -139,15 +144,72 @@ pub trait Layer: Any + Send + fmt::Debug {
         cx.ui.notice = Some(result.notice());
         UiCommand::Repaint
     }
+
+    /// The reaction hook ([`super::react`]) while this layer is open. `ui` is the UI without
+    /// it; the layer cannot close itself here.
+    fn react(&mut self, _ui: &mut Ui, _cx: &mut ReactCx<'_>, _seen: Seen) {}
 }
 
-/// The open layers, bottom first.
+/// What a layer's feature keeps after the layer closes, made on first use.
+pub trait Kept: Any + Send + fmt::Debug + Default {
+    /// The feature's reaction hook, whether its layer is open or not (it reaches its kept
+    /// value through `ui.layers`).
+    fn react(_ui: &mut Ui, _cx: &mut ReactCx<'_>, _seen: Seen) {}
+}
+
+type KeptReaction = fn(&mut Ui, &mut ReactCx<'_>, Seen);
+
+/// A kept value and its feature's reaction.
+struct KeptEntry {
+    value: Box<dyn Any + Send>,
+    name: &'static str,
+    react: KeptReaction,
+}
+
+impl fmt::Debug for KeptEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// The open layers, bottom first, and what their features keep.
 #[derive(Debug, Default)]
 pub struct Layers {
     stack: Vec<Box<dyn Layer>>,
+    kept: Vec<KeptEntry>,
 }
 
 impl Layers {
+    /// The kept value of type `K`, if it was made.
+    pub fn kept<K: Kept>(&self) -> Option<&K> {
+        self.kept.iter().find_map(|k| k.value.downcast_ref::<K>())
+    }
+
+    pub fn kept_mut<K: Kept>(&mut self) -> Option<&mut K> {
+        self.kept
+            .iter_mut()
+            .find_map(|k| k.value.downcast_mut::<K>())
+    }
+
+    /// Runs `f` on the kept value of type `K`, made first if it was not.
+    pub fn with_kept<K: Kept, R>(&mut self, f: impl FnOnce(&mut K) -> R) -> R {
+        if let Some(kept) = self
+            .kept
+            .iter_mut()
+            .find_map(|k| k.value.downcast_mut::<K>())
+        {
+            return f(kept);
+        }
+        let mut fresh = K::default();
+        let out = f(&mut fresh);
+        self.kept.push(KeptEntry {
+            value: Box::new(fresh),
+            name: std::any::type_name::<K>(),
+            react: K::react,
+        });
+        out
+    }
+
     /// Opens `layer` on top.
     pub fn push<L: Layer>(&mut self, layer: L) {
         self.stack.push(Box::new(layer));
@@ -227,6 +289,25 @@ fn with_layer<R>(
         ui.layers.put_back(index, layer);
     }
     out
+}
+
+/// The reaction hook of every feature with a kept value, in the order they were made.
+pub fn react_kept(ui: &mut Ui, cx: &mut ReactCx<'_>, seen: Seen) {
+    let hooks: Vec<KeptReaction> = ui.layers.kept.iter().map(|k| k.react).collect();
+    for react in hooks {
+        react(ui, cx, seen);
+    }
+}
+
+/// The reaction hook on every open layer, bottom up.
+pub fn react_open(ui: &mut Ui, cx: &mut ReactCx<'_>, seen: Seen) {
+    let mut index = 0;
+    while index < ui.layers.len() {
+        let mut layer = ui.layers.take(index);
+        layer.react(ui, cx, seen);
+        ui.layers.put_back(index, layer);
+        index += 1;
+    }
 }
 
 /// Where a key ends up after the layers.

@@ -12,6 +12,7 @@ pub mod help;
 pub mod keepers;
 pub mod layer;
 pub mod overview;
+pub mod react;
 pub mod screen;
 pub mod system;
 pub mod turn_proof;
@@ -20,7 +21,7 @@ pub mod widgets;
 pub mod work;
 
 use super::model::Model;
-use super::text::{fit_width, sanitize};
+use super::text::fit_width;
 use super::theme::{Theme, Tone};
 use crate::actors::contract::SourceKey;
 use crate::view::command::UiCommand;
@@ -68,85 +69,48 @@ impl Tab {
     }
 }
 
-/// `/` search over the roster (live jump, `n`/`N`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Search {
-    pub query: String,
-    /// Still typing (the footer shows the prompt).
-    pub typing: bool,
-}
+pub use keepers::{RosterUi, Search};
 
-/// Roster UI state.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RosterUi {
-    pub selected: usize,
-    pub offset: usize,
-    pub search: Option<Search>,
-    pub detail_open: bool,
-    /// The detail pane's tab, scroll and logs (`keepers::detail`).
-    pub detail: keepers::detail::DetailUi,
-    /// The last search found nothing (footer says so).
-    pub search_missed: bool,
-    /// The `U` runtime picker, while open.
-    pub picker: Option<keepers::ops::RuntimePicker>,
-    /// A lifecycle key armed (`s`, `x`) or the tool-gate choice (`g`).
-    pub pending: Option<keepers::lifecycle::Pending>,
-}
-
-/// Everything the UI remembers between frames that is not server data.
+/// What the UI remembers between frames that is not server data and not one screen's own: the
+/// surface in front, the terminal's size, the footer's notice, quit arming, the layers open
+/// over the surface, and the mounted screens (each with its own state).
 #[derive(Debug)]
 pub struct Ui {
     pub tab: Tab,
-    pub roster: RosterUi,
-    /// Painted roster rows kept between frames (issue 15; `keepers::paint`).
-    pub roster_paint: keepers::paint::RowPaintCache,
-    /// The first `q` was pressed; a second quits, anything else cancels.
-    pub quit_armed: bool,
-    /// A one-line notice for the footer (e.g. "refresh requested").
-    pub notice: Option<String>,
     /// Terminal size (probed once, and on resize only: T.5).
     pub area: Rect,
-    /// The overlays open over the surface, bottom first (`layer`).
+    /// A one-line notice for the footer (e.g. "refresh requested").
+    pub notice: Option<String>,
+    /// The first `q` was pressed; a second quits, anything else cancels.
+    pub quit_armed: bool,
+    /// The overlays open over the surface, bottom first, and what they keep (`layer`).
     pub layers: layer::Layers,
-    /// Chat drafts by (workspace, Keeper), kept across navigation and errors.
-    pub drafts: crate::view::composer::DraftStore,
-    /// Work surface state (`work::WorkUi`).
-    pub work: work::WorkUi,
-    /// Board surface state (`board::BoardUi`).
-    pub board: board::BoardUi,
-    /// System surface state (`system::SystemUi`).
-    pub system: system::SystemUi,
-    /// An edit asked for outside key handling (e.g. when a snapshot to edit arrived): the view
-    /// actor starts it after the message that asked ([`Ui::request_edit`]).
-    pub edit_request: Option<crate::view::editor::EditRequest>,
-    /// Ask answer drafts and the Asks answered this session (kept across navigation).
-    pub asks: approvals::asks::AsksUi,
-    /// The Keeper settings editor `e`: its preparation and the edit open (H-1…H-7).
-    pub keeper_settings: keepers::settings::SettingsUi,
-    /// Create Keeper `a`: the declaration drafts per workspace (H-16, H-17).
-    pub keeper_create: keepers::create::CreateUi,
+    /// The surfaces of the ring, each owning its state (`screen`).
+    pub screens: screen::Screens,
 }
 
 impl Default for Ui {
     fn default() -> Self {
         Self {
             tab: Tab::Keepers,
-            roster: RosterUi::default(),
-            roster_paint: Default::default(),
-            quit_armed: false,
-            notice: None,
             area: Rect::new(0, 0, 80, 24),
+            notice: None,
+            quit_armed: false,
             layers: layer::Layers::default(),
-            drafts: crate::view::composer::DraftStore::new(),
-            work: work::WorkUi::default(),
-            board: board::BoardUi::default(),
-            system: system::SystemUi::default(),
-            edit_request: None,
-            asks: approvals::asks::AsksUi::default(),
-            keeper_settings: keepers::settings::SettingsUi::default(),
-            keeper_create: keepers::create::CreateUi::default(),
+            screens: screen::Screens::default(),
         }
     }
+}
+
+/// The screens mounted for a session, one per tab of the ring.
+fn mounted() -> Vec<Box<dyn screen::Screen>> {
+    vec![
+        Box::new(overview::OverviewScreen),
+        Box::new(work::WorkUi::default()),
+        Box::new(keepers::KeepersScreen::default()),
+        Box::new(board::BoardUi::default()),
+        Box::new(system::SystemUi::default()),
+    ]
 }
 
 impl Ui {
@@ -161,11 +125,20 @@ impl Ui {
         self.area.width < w || self.area.height < h
     }
 
-    /// Asks the view actor to open the operator's editor on `request` once the current
-    /// message is handled; the result goes to the screen the operator is on now
-    /// ([`edit_owner`]), through [`screen::Screen::edited`].
-    pub fn request_edit(&mut self, request: crate::view::editor::EditRequest) {
-        self.edit_request = Some(request);
+    /// The mounted screen of type `S` (the Work screen's `WorkUi` …); `None` only while that
+    /// screen itself handles something.
+    pub fn screen<S: screen::Screen>(&self) -> Option<&S> {
+        self.screens.get::<S>()
+    }
+
+    pub fn screen_mut<S: screen::Screen>(&mut self) -> Option<&mut S> {
+        self.screens.get_mut::<S>()
+    }
+
+    /// `self` with `screen` mounted in place of the one of its tab (tests, benches).
+    pub fn with_screen<S: screen::Screen>(mut self, screen: S) -> Self {
+        self.screens.mount(screen);
+        self
     }
 
     /// The topmost open layer of type `L` (the chat, the approvals view …).
@@ -243,7 +216,9 @@ pub fn edited(
                 Err(result) => (layer.closed)(ui, &layer, result),
             }
         }
-        EditOwner::Surface(tab) => screen_of(tab).edited(ui, model, result),
+        EditOwner::Surface(tab) => {
+            screen::with_screen(ui, tab, |screen, ui| screen.edited(ui, model, result))
+        }
     }
 }
 
@@ -256,31 +231,8 @@ pub fn edited(
 /// shown only in a chat; the Runtime catalogue on the Keepers screen only while the `U` picker
 /// reads it.
 pub fn shown_sources(ui: &Ui) -> &'static [SourceKey] {
-    use crate::actors::{
-        board::BOARD,
-        decisions::DECISIONS,
-        keeper_detail::KEEPER_DETAIL,
-        keepers::{ROSTER, WAITING_INVENTORY},
-        system::{CONNECTORS, RUNTIME, RUNTIME_CONFIG, TOOLS},
-        work::{PLANNING, TASK_LIST, WORK_DETAIL},
-    };
-    if let Some(shown) = layer::top_down(ui, |l| l.shown_sources()) {
-        return shown;
-    }
-    match ui.tab {
-        Tab::Overview => &[ROSTER, DECISIONS, PLANNING, RUNTIME, CONNECTORS],
-        Tab::Work => &[PLANNING, TASK_LIST, WORK_DETAIL],
-        Tab::Keepers if ui.roster.picker.is_some() => &[
-            ROSTER,
-            WAITING_INVENTORY,
-            KEEPER_DETAIL,
-            CONNECTORS,
-            RUNTIME,
-        ],
-        Tab::Keepers => &[ROSTER, WAITING_INVENTORY, KEEPER_DETAIL, CONNECTORS],
-        Tab::Board => &[BOARD],
-        Tab::System => &[TOOLS, RUNTIME, RUNTIME_CONFIG, CONNECTORS],
-    }
+    layer::top_down(ui, |l| l.shown_sources())
+        .unwrap_or_else(|| ui.screens.of(ui.tab).shown_sources())
 }
 
 /// Clocks a projection reads (passed in so projections stay pure and testable).
@@ -331,17 +283,6 @@ pub fn body_area(area: Rect) -> Rect {
     )
 }
 
-/// The screen of `tab`: the one table that maps the ring to its screens.
-pub fn screen_of(tab: Tab) -> &'static dyn screen::Screen {
-    match tab {
-        Tab::Overview => &overview::OverviewScreen,
-        Tab::Work => &work::WorkScreen,
-        Tab::Keepers => &keepers::KeepersScreen,
-        Tab::Board => &board::BoardScreen,
-        Tab::System => &system::SystemScreen,
-    }
-}
-
 /// Paints one whole frame.
 pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
     render_with_cursor(model, ui, ctx, area, buf);
@@ -381,7 +322,7 @@ pub fn render_with_cursor(
         ctx,
         area,
         buf,
-        |buf| screen_of(ui.tab).render(model, ui, ctx, body, buf),
+        |buf| ui.screens.of(ui.tab).render(model, ui, ctx, body, buf),
         |buf| render_footer(model, ui, ctx, footer, buf),
     );
     cursor.filter(|_| !ui.quit_armed)
@@ -421,8 +362,8 @@ fn render_footer(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &
         )])
     } else if let Some(LayerFooter::Painted) = in_front {
         return;
-    } else if screen_of(ui.tab).typing(ui) {
-        Line::from(screen_of(ui.tab).typing_footer(ui, theme))
+    } else if ui.screens.of(ui.tab).typing() {
+        Line::from(ui.screens.of(ui.tab).typing_footer(ui, theme))
     } else {
         // The notice and the search go first: hints are what a narrow footer may lose.
         let mut spans = Vec::new();
@@ -432,12 +373,7 @@ fn render_footer(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &
                 theme.style(Tone::Accent),
             ));
         }
-        if let Some(search) = ui.roster.search.as_ref() {
-            spans.push(Span::styled(
-                format!("/{} (n/N) · ", sanitize(&search.query)),
-                theme.style(Tone::Accent),
-            ));
-        }
+        spans.extend(ui.screens.iter().filter_map(|s| s.recall(theme)));
         match in_front {
             Some(LayerFooter::Spans(layer)) => spans.extend(layer),
             _ => {
@@ -445,7 +381,7 @@ fn render_footer(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &
                     "Tab surfaces · ? help · r refresh · q q quit",
                     theme.style(Tone::Dim),
                 ));
-                spans.extend(screen_of(ui.tab).footer(ui, theme));
+                spans.extend(ui.screens.of(ui.tab).footer(ui, theme));
             }
         }
         Line::from(spans)

@@ -372,9 +372,24 @@ pub fn render_overview(model: &Model, ctx: &ProjectionCtx, area: Rect, buf: &mut
 }
 
 /// The Overview as a [`Screen`](super::screen::Screen): read-only, `r` re-reads the roster.
+#[derive(Debug)]
 pub struct OverviewScreen;
 
 impl super::screen::Screen for OverviewScreen {
+    fn tab(&self) -> super::Tab {
+        super::Tab::Overview
+    }
+
+    fn shown_sources(&self) -> &'static [crate::actors::contract::SourceKey] {
+        use crate::actors::{
+            decisions::DECISIONS,
+            keepers::ROSTER,
+            system::{CONNECTORS, RUNTIME},
+            work::PLANNING,
+        };
+        &[ROSTER, DECISIONS, PLANNING, RUNTIME, CONNECTORS]
+    }
+
     fn render(
         &self,
         model: &Model,
@@ -396,7 +411,7 @@ impl super::screen::Screen for OverviewScreen {
 
     /// `Enter` opens the Approvals view (it never decides anything itself).
     fn handle_key(
-        &self,
+        &mut self,
         ui: &mut super::Ui,
         model: &Model,
         key: crossterm::event::KeyEvent,
@@ -413,7 +428,7 @@ impl super::screen::Screen for OverviewScreen {
         }
     }
 
-    fn refresh(&self, _ui: &mut super::Ui) -> crate::view::command::UiCommand {
+    fn refresh(&mut self, _ui: &mut super::Ui) -> crate::view::command::UiCommand {
         crate::view::command::UiCommand::Refresh(crate::actors::keepers::ROSTER)
     }
 }

@@ -418,6 +418,30 @@ pub fn input_rows(i: &ProviderInput) -> Vec<Row> {
     out
 }
 
+/// The reaction of an open inspector (`O`, `/context`): the readings it shows that were not
+/// asked for in this epoch are sent to the turn-inspector source as casts, never awaited (K-15,
+/// K-17). Tab entry and scrolling change none of these, so they read nothing; `r` re-reads
+/// explicitly.
+pub fn read_wanted(
+    cx: &mut crate::view::screens::react::ReactCx<'_>,
+    wanted: Vec<crate::actors::inspector::InspectorSlot>,
+) {
+    use crate::actors::inspector::TURN_INSPECTOR;
+    for slot in wanted {
+        // Checked first without `&mut`: a `&mut` access of the model counts as a change (a
+        // whole next frame, `crate::view::frame`).
+        if cx.model().inspector.asked(&slot) {
+            continue;
+        }
+        if let Some(cmd) = cx.model_mut().inspector.want(slot.clone())
+            && cx.send(TURN_INSPECTOR, cmd).is_err()
+        {
+            // The source is not up: asked again on the next key or delivery.
+            cx.model_mut().inspector.unwant(&slot);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -112,9 +112,9 @@ impl QuestionDraft {
     }
 }
 
-/// Ask state of the UI that outlives the Approvals view: drafts, and the Asks answered this
-/// session as they were listed when answered (so the reader keeps showing them, with their
-/// receipts and follow-ups, after they leave the open list).
+/// Ask state of the UI that outlives the Approvals view (kept beside the layers): drafts, and
+/// the Asks answered this session as they were listed when answered (so the reader keeps
+/// showing them, with their receipts and follow-ups, after they leave the open list).
 #[derive(Debug, Default)]
 pub struct AsksUi {
     drafts: BTreeMap<DraftKey, QuestionDraft>,
@@ -124,6 +124,8 @@ pub struct AsksUi {
     /// is still open) when the editor exits.
     pub editing: Option<DraftKey>,
 }
+
+impl crate::view::screens::layer::Kept for AsksUi {}
 
 impl AsksUi {
     pub fn draft(&self, key: &DraftKey) -> Option<&QuestionDraft> {

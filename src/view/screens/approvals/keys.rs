@@ -20,7 +20,10 @@ pub fn handle(view: &mut ApprovalsUi, cx: &mut LayerCx<'_>, key: KeyEvent) -> Ui
     let ui = &mut *cx.ui;
     let page = crate::view::screens::body_area(ui.area).height as usize;
     if let Some(r) = view.reader.as_mut() {
-        return match reader::handle(r, &mut ui.asks, model, page, key) {
+        let outcome = ui
+            .layers
+            .with_kept(|asks: &mut asks::AsksUi| reader::handle(r, asks, model, page, key));
+        return match outcome {
             ReaderOutcome::Cmd(cmd) => cmd,
             ReaderOutcome::Notice(why) => {
                 ui.notice = Some(why.to_string());
@@ -167,7 +170,9 @@ pub fn typing(view: &ApprovalsUi) -> bool {
 /// Bracketed paste into the reader's answer input; `true` when it took it.
 pub fn paste(view: &mut ApprovalsUi, ui: &mut Ui, text: &str) -> bool {
     match view.reader.as_mut() {
-        Some(r) => reader::paste(r, &mut ui.asks, text),
+        Some(r) => ui
+            .layers
+            .with_kept(|asks: &mut asks::AsksUi| reader::paste(r, asks, text)),
         None => false,
     }
 }
@@ -191,7 +196,7 @@ fn select(view: &mut ApprovalsUi, model: &Model, index: usize) {
 /// approval; if the approval left the list, the detail closes and the nearest row is
 /// selected), and an armed decision is disarmed when its approval left the list, the
 /// workspace changed, or a decision of it started or ended meanwhile.
-pub fn settle(ui: &mut ApprovalsUi, model: &Model) -> bool {
+pub fn follow_list(ui: &mut ApprovalsUi, model: &Model) -> bool {
     let items = listed(model);
     let mut changed = false;
     let found = ui

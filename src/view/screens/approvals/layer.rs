@@ -2,12 +2,16 @@
 //! global quit arming and `q`, `?` stay global over it (they disarm it), a surface change
 //! (`Tab`) closes it — except while the answer reader takes text, which takes every key.
 
+use super::asks::AsksUi;
 use super::{ApprovalsUi, footer_view, help_keys, render_view};
 use crate::actors::contract::SourceKey;
+use crate::actors::inspector::InspectorSlot;
 use crate::view::command::UiCommand;
 use crate::view::editor::EditResult;
 use crate::view::model::Model;
 use crate::view::screens::layer::{Handled, Layer, LayerCx, LayerFooter, LayerHelp};
+use crate::view::screens::react::{ReactCx, Seen};
+use crate::view::screens::turn_reads::read_wanted;
 use crate::view::screens::{EditOwner, LayerOwner, ProjectionCtx, Ui};
 use crate::view::theme::{Theme, Tone};
 use crossterm::event::{KeyCode, KeyEvent};
@@ -53,7 +57,7 @@ impl Layer for ApprovalsUi {
         body: Rect,
         buf: &mut Buffer,
     ) -> Option<(u16, u16)> {
-        render_view(model, self, &ui.asks, ctx, body, buf);
+        with_asks(ui, |asks| render_view(model, self, asks, ctx, body, buf));
         None
     }
 
@@ -66,7 +70,7 @@ impl Layer for ApprovalsUi {
         if self.armed.is_none() && self.reader.is_none() {
             spans.push(Span::styled("? help · q q quit", theme.style(Tone::Dim)));
         }
-        spans.extend(footer_view(model, self, &ui.asks, theme));
+        spans.extend(with_asks(ui, |asks| footer_view(model, self, asks, theme)));
         Some(LayerFooter::Spans(spans))
     }
 
@@ -94,12 +98,40 @@ impl Layer for ApprovalsUi {
     fn edited(&mut self, cx: &mut LayerCx<'_>, result: EditResult) -> UiCommand {
         answer_edited(cx.ui, result)
     }
+
+    fn react(&mut self, _ui: &mut Ui, cx: &mut ReactCx<'_>, seen: Seen) {
+        if seen == Seen::Delivered {
+            super::keys::follow_list(self, cx.model());
+        }
+        if let Seen::Delivered | Seen::Identity | Seen::Key = seen {
+            // The `O` inspector reads its pinned turn's records page and serialized input.
+            let pinned = self.reader.as_ref().and_then(|r| r.inspector.as_ref());
+            if let Some(ins) = pinned {
+                let wanted = vec![
+                    InspectorSlot::Records(ins.target.keeper.clone()),
+                    InspectorSlot::Input(ins.target.clone()),
+                ];
+                read_wanted(cx, wanted);
+            }
+        }
+    }
+}
+
+/// `f` on the Ask drafts kept beside the layers (none yet: empty).
+pub fn with_asks<R>(ui: &Ui, f: impl FnOnce(&AsksUi) -> R) -> R {
+    match ui.layers.kept::<AsksUi>() {
+        Some(asks) => f(asks),
+        None => f(&AsksUi::default()),
+    }
 }
 
 /// The Ask answer's free text (Ctrl-E in the reader), back to its own draft — bound to the
 /// Ask and question it was asked for (K-8), whether the view is still open or not.
 fn answer_edited(ui: &mut Ui, result: EditResult) -> UiCommand {
-    if let Some(notice) = super::reader::edited(&mut ui.asks, &result) {
+    if let Some(notice) = ui
+        .layers
+        .with_kept(|asks: &mut AsksUi| super::reader::edited(asks, &result))
+    {
         ui.notice = Some(notice);
     }
     UiCommand::Repaint

@@ -16,7 +16,7 @@ pub mod follow_up;
 pub mod inspector;
 pub mod inspector_reads;
 pub mod keys;
-mod layer;
+pub mod layer;
 mod list;
 pub mod reader;
 mod receipt_words;

@@ -356,23 +356,25 @@ pub fn footer_spans(ui: &BoardUi, theme: Theme) -> Vec<Span<'static>> {
     vec![Span::styled(text, theme.style(Tone::Dim))]
 }
 
-/// The Board as a [`Screen`](super::screen::Screen).
-pub struct BoardScreen;
+/// The Board surface as a [`Screen`](super::screen::Screen): its state is its own.
+impl super::screen::Screen for BoardUi {
+    fn tab(&self) -> super::Tab {
+        super::Tab::Board
+    }
 
-impl super::screen::Screen for BoardScreen {
     fn render(
         &self,
         model: &Model,
-        ui: &super::Ui,
+        _ui: &super::Ui,
         ctx: &ProjectionCtx,
         area: Rect,
         buf: &mut Buffer,
     ) {
-        render(model, &ui.board, ctx, area, buf);
+        render(model, self, ctx, area, buf);
     }
 
-    fn footer(&self, ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
-        footer_spans(&ui.board, theme)
+    fn footer(&self, _ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
+        footer_spans(self, theme)
     }
 
     fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
@@ -380,48 +382,52 @@ impl super::screen::Screen for BoardScreen {
     }
 
     fn handle_key(
-        &self,
+        &mut self,
         ui: &mut super::Ui,
         model: &Model,
         key: crossterm::event::KeyEvent,
     ) -> crate::view::command::UiCommand {
         let rows = super::body_area(ui.area).height;
-        keys::handle(&mut ui.board, model, key, rows)
+        keys::handle(self, model, key, rows)
     }
 
-    fn refresh(&self, ui: &mut super::Ui) -> crate::view::command::UiCommand {
-        keys::refresh(&ui.board)
+    fn refresh(&mut self, _ui: &mut super::Ui) -> crate::view::command::UiCommand {
+        keys::refresh(self)
     }
 
     /// The compose view takes every key while it is open (its own `Esc` menu).
-    fn typing(&self, ui: &super::Ui) -> bool {
-        ui.board.compose.as_ref().is_some_and(|c| c.open())
+    fn typing(&self) -> bool {
+        self.compose.as_ref().is_some_and(|c| c.open())
     }
 
     fn typing_key(
-        &self,
+        &mut self,
         ui: &mut super::Ui,
         model: &Model,
         key: crossterm::event::KeyEvent,
     ) -> crate::view::command::UiCommand {
-        compose::key(&mut ui.board.compose, model, key, &mut ui.notice)
+        compose::key(&mut self.compose, model, key, &mut ui.notice)
     }
 
-    fn typing_footer(&self, ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
-        footer_spans(&ui.board, theme)
+    fn typing_footer(&self, _ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
+        footer_spans(self, theme)
     }
 
-    fn paste(&self, ui: &mut super::Ui, _model: &Model, text: &str) -> bool {
-        compose::paste(&mut ui.board.compose, text)
+    fn paste(&mut self, _ui: &mut super::Ui, _model: &Model, text: &str) -> bool {
+        compose::paste(&mut self.compose, text)
     }
 
     fn edited(
-        &self,
+        &mut self,
         ui: &mut super::Ui,
         _model: &Model,
         result: crate::view::editor::EditResult,
     ) -> crate::view::command::UiCommand {
-        compose::edited(&mut ui.board.compose, result, &mut ui.notice);
+        compose::edited(&mut self.compose, result, &mut ui.notice);
         crate::view::command::UiCommand::Repaint
+    }
+
+    fn shown_sources(&self) -> &'static [crate::actors::contract::SourceKey] {
+        &[crate::actors::board::BOARD]
     }
 }

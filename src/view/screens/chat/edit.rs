@@ -35,14 +35,14 @@ pub fn edited_closed(ui: &mut Ui, owner: &LayerOwner, result: EditResult) -> UiC
         }
     };
     let cursor = text.len();
-    ui.drafts.put(
-        DraftKey::new(WorkspaceId(owner.workspace.clone()), &owner.key),
-        Draft {
-            text,
-            cursor,
-            spills: Vec::new(),
-        },
-    );
+    let key = DraftKey::new(WorkspaceId(owner.workspace.clone()), &owner.key);
+    let draft = Draft {
+        text,
+        cursor,
+        spills: Vec::new(),
+    };
+    ui.layers
+        .with_kept(|kept: &mut super::ChatKept| kept.drafts.put(key, draft));
     ui.notice = Some(format!(
         "edited text kept as the draft for {}",
         crate::view::text::sanitize(&owner.key)

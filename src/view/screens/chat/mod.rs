@@ -17,6 +17,7 @@ pub mod context_tabs;
 mod control;
 mod edit;
 pub mod find;
+pub mod kept;
 pub mod keys;
 pub mod layer;
 pub mod overlay;
@@ -26,6 +27,7 @@ pub mod status;
 pub use context::{context_words, gate_words};
 pub use edit::edited;
 pub use find::FindState;
+pub use kept::ChatKept;
 pub use overlay::{ChatOverlay, ChatOverlayLayer};
 pub use status::{activation_words, mode_words, status_line};
 
@@ -183,7 +185,9 @@ fn draft_key(workspace: &str, keeper: &str) -> DraftKey {
 fn save_draft(ui: &mut Ui) {
     if let Some(mut chat) = ui.layers.remove::<ChatUi>() {
         let key = draft_key(&chat.workspace, &chat.keeper);
-        ui.drafts.put(key, chat.composer.take_draft());
+        let draft = chat.composer.take_draft();
+        ui.layers
+            .with_kept(|kept: &mut ChatKept| kept.drafts.put(key, draft));
     }
 }
 
@@ -214,9 +218,10 @@ pub fn dispatch(
                 cast(ChatCommand::Close { keeper: old });
             }
             let workspace = workspace_of(model);
+            let key = draft_key(&workspace, &keeper);
             let composer = ui
-                .drafts
-                .take(&draft_key(&workspace, &keeper))
+                .layers
+                .with_kept(|kept: &mut ChatKept| kept.drafts.take(&key))
                 .map_or_else(Composer::new, Composer::from_draft);
             let mut pane = ChatPane::new(
                 keeper.clone(),

@@ -13,6 +13,7 @@
 
 use super::context_tabs::{ContextTab, ContextView, proof_tab_rows, request_rows, stack_rows};
 use super::{context_words, gate_words, roster_row};
+use crate::actors::inspector::InspectorSlot;
 use crate::protocol::keeper_detail::ContextObservation;
 use crate::view::command::UiCommand;
 use crate::view::fetched::Fetched;
@@ -21,6 +22,8 @@ use crate::view::screens::ProjectionCtx;
 use crate::view::screens::Ui;
 use crate::view::screens::help::clear_wide_overhang;
 use crate::view::screens::layer::{Handled, Layer, LayerCx};
+use crate::view::screens::react::{ReactCx, Seen};
+use crate::view::screens::turn_reads::read_wanted;
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::Tone;
 use crossterm::event::{KeyCode, KeyEvent};
@@ -86,6 +89,19 @@ impl Layer for ChatOverlayLayer {
     ) -> Option<(u16, u16)> {
         render(self.overlay, &self.keeper, model, ctx, frame, buf);
         None
+    }
+
+    /// `/context` reads the chat target's records page and, once it is read, the serialized
+    /// input of its newest turn (K-17).
+    fn react(&mut self, _ui: &mut Ui, cx: &mut ReactCx<'_>, seen: Seen) {
+        if !matches!(self.overlay, ChatOverlay::Context(_)) || matches!(seen, Seen::Restarted(_)) {
+            return;
+        }
+        let mut wanted = vec![InspectorSlot::Records(self.keeper.clone())];
+        if let Some(target) = super::context_tabs::newest_turn(cx.model(), &self.keeper) {
+            wanted.push(InspectorSlot::Input(target));
+        }
+        read_wanted(cx, wanted);
     }
 }
 

@@ -145,6 +145,8 @@ pub(super) fn restore_draft(ui: &mut Ui, workspace: &str, keeper: &str, draft: D
         return;
     }
     let key = draft_key(workspace, keeper);
-    let current = ui.drafts.take(&key).unwrap_or_default();
-    ui.drafts.put(key, merged(current, draft));
+    ui.layers.with_kept(|kept: &mut super::ChatKept| {
+        let current = kept.drafts.take(&key).unwrap_or_default();
+        kept.drafts.put(key, merged(current, draft));
+    });
 }

@@ -13,7 +13,6 @@ use crate::protocol::outcome::SaveClass;
 use crate::view::command::UiCommand;
 use crate::view::editor::{EditOutcome, EditPurpose, EditRequest, EditResult};
 use crate::view::model::Model;
-use crate::view::screens::Ui;
 use crate::view::text::sanitize;
 use std::collections::HashMap;
 
@@ -49,13 +48,12 @@ fn created(model: &Model, workspace: &str, draft: &CreateDraft) -> bool {
 }
 
 /// `a`: the editor on the draft (or the template).
-pub fn key(ui: &mut Ui, model: &Model) -> UiCommand {
+pub fn key(create: &mut CreateUi, notice: &mut Option<String>, model: &Model) -> UiCommand {
     let Some(scope) = model.gate().current() else {
-        ui.notice = Some("new keeper: workspace not confirmed".into());
+        *notice = Some("new keeper: workspace not confirmed".into());
         return UiCommand::Repaint;
     };
     let workspace = scope.workspace.0.clone();
-    let create = &mut ui.keeper_create;
     // H-16: success clears only its own draft.
     if create
         .drafts
@@ -73,9 +71,14 @@ pub fn key(ui: &mut Ui, model: &Model) -> UiCommand {
 }
 
 /// The editor returned the declaration.
-pub fn edited(ui: &mut Ui, model: &Model, result: EditResult) -> UiCommand {
-    let Some(workspace) = ui.keeper_create.editing.take() else {
-        ui.notice = Some(result.notice());
+pub fn edited(
+    create: &mut CreateUi,
+    notice: &mut Option<String>,
+    model: &Model,
+    result: EditResult,
+) -> UiCommand {
+    let Some(workspace) = create.editing.take() else {
+        *notice = Some(result.notice());
         return UiCommand::Repaint;
     };
     let text = match result.outcome {
@@ -85,29 +88,29 @@ pub fn edited(ui: &mut Ui, model: &Model, result: EditResult) -> UiCommand {
             text: Some(text), ..
         } => {
             // Not sent, but what was typed is kept for the next `a`.
-            keep(ui, &workspace, text);
-            ui.notice = Some("new keeper: editor aborted, nothing sent (draft kept)".into());
+            keep(create, &workspace, text);
+            *notice = Some("new keeper: editor aborted, nothing sent (draft kept)".into());
             return UiCommand::Repaint;
         }
         other => {
-            ui.notice = Some(format!("new keeper: {other}"));
+            *notice = Some(format!("new keeper: {other}"));
             return UiCommand::Repaint;
         }
     };
-    keep(ui, &workspace, text.clone());
+    keep(create, &workspace, text.clone());
     let same_workspace = model
         .gate()
         .current()
         .is_some_and(|s| s.workspace.0 == workspace);
     if !same_workspace {
-        ui.notice =
+        *notice =
             Some("new keeper not sent: the workspace changed while editing (draft kept)".into());
         return UiCommand::Repaint;
     }
     let declaration = match create_doc::parse(&text) {
         Ok(d) => d,
         Err(why) => {
-            ui.notice = Some(format!(
+            *notice = Some(format!(
                 "new keeper not sent: {} · a reopens your declaration",
                 sanitize(&why)
             ));
@@ -118,14 +121,14 @@ pub fn edited(ui: &mut Ui, model: &Model, result: EditResult) -> UiCommand {
         name: declaration.name,
         declaration: declaration.body,
     };
-    if let Some(draft) = ui.keeper_create.drafts.get_mut(&workspace) {
+    if let Some(draft) = create.drafts.get_mut(&workspace) {
         draft.sent = Some(intent.clone());
     }
     UiCommand::KeeperOp(KeeperOpRequest::Create(intent))
 }
 
-fn keep(ui: &mut Ui, workspace: &str, text: String) {
-    ui.keeper_create
+fn keep(create: &mut CreateUi, workspace: &str, text: String) {
+    create
         .drafts
         .insert(workspace.to_string(), CreateDraft { text, sent: None });
 }

@@ -1,6 +1,7 @@
 //! Keys of the Keepers roster: selection, `/` live search (`n`/`N`), the detail pane, and
 //! `c`/`m` to open the selected Keeper's chat.
 
+use super::KeepersScreen;
 use super::detail::DetailUi;
 use super::row_matches;
 use crate::actors::keeper_detail::{KeeperDetailCommand, Viewer};
@@ -59,31 +60,31 @@ fn roster_len(model: &Model) -> usize {
 }
 
 /// A key on the roster (no field active).
-pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
-    if !ui.roster.detail_open
-        && let Some(cmd) = super::lifecycle::key(ui, model, key)
+pub fn handle(keepers: &mut KeepersScreen, ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
+    if !keepers.roster.detail_open
+        && let Some(cmd) = super::lifecycle::key(&mut keepers.roster, &mut ui.notice, model, key)
     {
         return cmd;
     }
-    if !ui.roster.detail_open && key.code == KeyCode::Char('a') {
-        return super::create::key(ui, model);
+    if !keepers.roster.detail_open && key.code == KeyCode::Char('a') {
+        return super::create::key(&mut keepers.create, &mut ui.notice, model);
     }
     let page = ui.roster_page_rows().max(1);
-    roster_key(&mut ui.roster, model, key, page)
+    roster_key(&mut keepers.roster, model, key, page)
 }
 
 /// Whether the `/` search field or the `U` picker takes every key.
-pub fn typing(ui: &Ui) -> bool {
-    ui.roster.picker.is_some() || ui.roster.search.as_ref().is_some_and(|s| s.typing)
+pub fn typing(roster: &RosterUi) -> bool {
+    roster.picker.is_some() || roster.search.as_ref().is_some_and(|s| s.typing)
 }
 
 /// A key while the search field or the picker is active.
-pub fn typing_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
-    if ui.roster.picker.is_some() {
-        return super::ops::picker_key(&mut ui.roster, model, key);
+pub fn typing_key(roster: &mut RosterUi, ui: &Ui, model: &Model, key: KeyEvent) -> UiCommand {
+    if roster.picker.is_some() {
+        return super::ops::picker_key(roster, model, key);
     }
     let page = ui.roster_page_rows().max(1);
-    search_typing(&mut ui.roster, model, key, page)
+    search_typing(roster, model, key, page)
 }
 
 fn select(roster: &mut RosterUi, index: usize, len: usize, page: usize) -> UiCommand {
@@ -314,10 +315,10 @@ fn search_typing(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usiz
 
 /// Bracketed paste into the roster: into the search field only; non-printables become spaces (T.7).
 /// Returns `true` when the UI changed.
-pub fn paste(ui: &mut Ui, model: &Model, text: &str) -> bool {
+pub fn paste(roster: &mut RosterUi, ui: &Ui, model: &Model, text: &str) -> bool {
     let page = ui.roster_page_rows().max(1);
-    let cur = ui.roster.selected;
-    let Some(search) = ui.roster.search.as_mut().filter(|s| s.typing) else {
+    let cur = roster.selected;
+    let Some(search) = roster.search.as_mut().filter(|s| s.typing) else {
         return false;
     };
     search.query.extend(text.chars().map(|c| {
@@ -327,6 +328,6 @@ pub fn paste(ui: &mut Ui, model: &Model, text: &str) -> bool {
             c
         }
     }));
-    let _ = jump(&mut ui.roster, model, cur, true, false, page);
+    let _ = jump(roster, model, cur, true, false, page);
     true
 }

@@ -10,7 +10,7 @@ use crate::protocol::keeper_ops::ToolApprovalMode;
 use crate::protocol::keepers::KeeperRowSlot;
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
-use crate::view::screens::Ui;
+use crate::view::screens::RosterUi;
 use crate::view::text::sanitize;
 use crossterm::event::{KeyCode, KeyEvent};
 
@@ -55,10 +55,10 @@ pub fn bindings_of(model: &Model, keeper: &str) -> Vec<BindingIntent> {
 }
 
 /// Arms the unbind offer for `keeper` when it has bindings.
-fn offer(ui: &mut Ui, model: &Model, keeper: &str) {
+fn offer(roster: &mut RosterUi, model: &Model, keeper: &str) {
     let bindings = bindings_of(model, keeper);
     if !bindings.is_empty() {
-        ui.roster.pending = Some(Pending::Unbind {
+        roster.pending = Some(Pending::Unbind {
             keeper: keeper.to_string(),
             bindings,
         });
@@ -67,12 +67,12 @@ fn offer(ui: &mut Ui, model: &Model, keeper: &str) {
 
 /// After the view actor submitted a lifecycle action: the offer's words when one is armed and
 /// the action was submitted (`sent`); an offer for an action not sent is withdrawn.
-pub fn unbind_offer(ui: &mut Ui, sent: bool) -> Option<String> {
-    let Some(Pending::Unbind { keeper, bindings }) = &ui.roster.pending else {
+pub fn unbind_offer(roster: &mut RosterUi, sent: bool) -> Option<String> {
+    let Some(Pending::Unbind { keeper, bindings }) = &roster.pending else {
         return None;
     };
     if !sent {
-        ui.roster.pending = None;
+        roster.pending = None;
         return None;
     }
     Some(format!(
@@ -103,8 +103,13 @@ fn selected_row(model: &Model, index: usize) -> Option<&KeeperRowSlot> {
 
 /// A roster key (detail closed, no field active). `None`: not a lifecycle key; the roster
 /// handles it (a pending key is disarmed first).
-pub fn key(ui: &mut Ui, model: &Model, key: KeyEvent) -> Option<UiCommand> {
-    let pending = ui.roster.pending.take();
+pub fn key(
+    roster: &mut RosterUi,
+    notice: &mut Option<String>,
+    model: &Model,
+    key: KeyEvent,
+) -> Option<UiCommand> {
+    let pending = roster.pending.take();
     match (pending, key.code) {
         (Some(Pending::Gate { keeper }), KeyCode::Char('y')) => {
             return Some(request(
@@ -120,17 +125,16 @@ pub fn key(ui: &mut Ui, model: &Model, key: KeyEvent) -> Option<UiCommand> {
         }
         (Some(Pending::Armed { keeper, action }), KeyCode::Char(c))
             if armed_key(action) == Some(c)
-                && super::ops::row_name(model, ui.roster.selected).as_deref()
+                && super::ops::row_name(model, roster.selected).as_deref()
                     == Some(keeper.as_str()) =>
         {
             if action == LifecycleAction::Shutdown {
-                offer(ui, model, &keeper);
+                offer(roster, model, &keeper);
             }
             return Some(request(keeper, action));
         }
         (Some(Pending::Unbind { keeper, bindings }), KeyCode::Char('y'))
-            if super::ops::row_name(model, ui.roster.selected).as_deref()
-                == Some(keeper.as_str()) =>
+            if super::ops::row_name(model, roster.selected).as_deref() == Some(keeper.as_str()) =>
         {
             return Some(UiCommand::Many(
                 bindings
@@ -147,11 +151,11 @@ pub fn key(ui: &mut Ui, model: &Model, key: KeyEvent) -> Option<UiCommand> {
         }
         (Some(_), _) => {
             // Anything else disarms; the key then does what it does.
-            ui.notice = Some("cancelled".into());
+            *notice = Some("cancelled".into());
         }
         (None, _) => {}
     }
-    let slot = selected_row(model, ui.roster.selected)?;
+    let slot = selected_row(model, roster.selected)?;
     let (name, row) = match slot {
         KeeperRowSlot::Row(r) => (r.name.clone(), Some(r)),
         KeeperRowSlot::Undecodable { name, .. } => (name.clone()?, None),
@@ -167,17 +171,17 @@ pub fn key(ui: &mut Ui, model: &Model, key: KeyEvent) -> Option<UiCommand> {
                 (Some(true), _) => request(name, LifecycleAction::Resume),
                 (_, Some(false)) => request(name, LifecycleAction::Boot),
                 _ => {
-                    offer(ui, model, &name);
+                    offer(roster, model, &name);
                     request(name, LifecycleAction::Pause)
                 }
             })
         }
         KeyCode::Char('w') => Some(request(name, LifecycleAction::Wake)),
         KeyCode::Char('s') => {
-            ui.notice = Some(format!(
+            *notice = Some(format!(
                 "shut down {shown}? s again to send · any other key cancels"
             ));
-            ui.roster.pending = Some(Pending::Armed {
+            roster.pending = Some(Pending::Armed {
                 keeper: name,
                 action: LifecycleAction::Shutdown,
             });
@@ -185,25 +189,25 @@ pub fn key(ui: &mut Ui, model: &Model, key: KeyEvent) -> Option<UiCommand> {
         }
         KeyCode::Char('x') => {
             if row.and_then(|r| r.keepalive_running) != Some(false) {
-                ui.notice = Some(format!(
+                *notice = Some(format!(
                     "delete {shown}: only while no fiber runs — shut it down first (s s)"
                 ));
                 return Some(UiCommand::Repaint);
             }
-            ui.notice = Some(format!(
+            *notice = Some(format!(
                 "delete {shown}? removes its {DELETE_REMOVES} · x again to send · any other key cancels"
             ));
-            ui.roster.pending = Some(Pending::Armed {
+            roster.pending = Some(Pending::Armed {
                 keeper: name,
                 action: LifecycleAction::Delete,
             });
             Some(UiCommand::Repaint)
         }
         KeyCode::Char('g') => {
-            ui.notice = Some(format!(
+            *notice = Some(format!(
                 "tool gate of {shown}: y yolo · a auto · any other key cancels"
             ));
-            ui.roster.pending = Some(Pending::Gate { keeper: name });
+            roster.pending = Some(Pending::Gate { keeper: name });
             Some(UiCommand::Repaint)
         }
         _ => None,

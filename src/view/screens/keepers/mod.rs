@@ -27,15 +27,19 @@ pub use row::{Written, paint_row, turn_age};
 #[cfg(test)]
 use row::{flag, proactive, sandbox};
 
+use super::ProjectionCtx;
+use super::react::{ReactCx, Seen};
 use super::widgets::{effective_offset, not_served_any_more, not_served_text};
-use super::{ProjectionCtx, RosterUi};
+use crate::actors::contract::SourceKey;
 #[cfg(test)]
 use crate::protocol::keepers::KeeperRow;
 use crate::protocol::keepers::{KeeperRoster, KeeperRowSlot};
+use crate::view::command::UiCommand;
 use crate::view::fetched::{Fetched, Observed};
 use crate::view::model::Model;
 use crate::view::text::{fit_width, pad_to, sanitize};
 use crate::view::theme::{Theme, Tone};
+use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -394,25 +398,65 @@ fn render_detail(
         .render(pane, buf);
 }
 
-/// The Keepers roster as a [`Screen`](super::screen::Screen).
-pub struct KeepersScreen;
+/// `/` search over the roster (live jump, `n`/`N`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Search {
+    pub query: String,
+    /// Still typing (the footer shows the prompt).
+    pub typing: bool,
+}
+
+/// Roster UI state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RosterUi {
+    pub selected: usize,
+    pub offset: usize,
+    pub search: Option<Search>,
+    pub detail_open: bool,
+    /// The detail pane's tab, scroll and logs (`keepers::detail`).
+    pub detail: detail::DetailUi,
+    /// The last search found nothing (footer says so).
+    pub search_missed: bool,
+    /// The `U` runtime picker, while open.
+    pub picker: Option<ops::RuntimePicker>,
+    /// A lifecycle key armed (`s`, `x`) or the tool-gate choice (`g`).
+    pub pending: Option<lifecycle::Pending>,
+}
+
+/// The Keepers roster as a [`Screen`](super::screen::Screen), with what it keeps: the roster's
+/// cursor, search, detail and pickers, the painted rows, the settings editor `e` (H-1…H-7) and
+/// the Create Keeper drafts `a` (H-16, H-17).
+#[derive(Debug, Default)]
+pub struct KeepersScreen {
+    pub roster: RosterUi,
+    /// Painted roster rows kept between frames (`paint`).
+    pub paint: paint::RowPaintCache,
+    /// The settings editor `e`: its preparation and the edit open.
+    pub settings: settings::SettingsUi,
+    /// Create Keeper `a`: the declaration drafts per workspace.
+    pub create: create::CreateUi,
+}
 
 impl super::screen::Screen for KeepersScreen {
+    fn tab(&self) -> super::Tab {
+        super::Tab::Keepers
+    }
+
     fn render(
         &self,
         model: &Model,
-        ui: &super::Ui,
+        _ui: &super::Ui,
         ctx: &ProjectionCtx,
         area: Rect,
         buf: &mut Buffer,
     ) {
-        render(model, &ui.roster, &ui.roster_paint, ctx, area, buf);
+        render(model, &self.roster, &self.paint, ctx, area, buf);
     }
 
-    fn footer(&self, ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
-        let text = if ui.roster.detail_open && ui.roster.detail.logs.is_some() {
+    fn footer(&self, _ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
+        let text = if self.roster.detail_open && self.roster.detail.logs.is_some() {
             " · j/k scroll · r re-read · Esc back to detail"
-        } else if ui.roster.detail_open {
+        } else if self.roster.detail_open {
             " · [/] tabs · j/k scroll · o logs · e settings · d/m/s sandbox · U runtime · r re-read · Esc close"
         } else {
             " · j/k move · Enter detail · e settings · a new · p/w pause/wake · s s shutdown · x x delete · g gate · U runtime"
@@ -420,52 +464,51 @@ impl super::screen::Screen for KeepersScreen {
         vec![Span::styled(text, theme.style(Tone::Dim))]
     }
 
+    /// The roster's search, on every surface while it is kept.
+    fn recall(&self, theme: Theme) -> Option<Span<'static>> {
+        self.roster.search.as_ref().map(|search| {
+            Span::styled(
+                format!("/{} (n/N) · ", sanitize(&search.query)),
+                theme.style(Tone::Accent),
+            )
+        })
+    }
+
     fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
         keys::ROSTER_KEYS
     }
 
-    fn handle_key(
-        &self,
-        ui: &mut super::Ui,
-        model: &Model,
-        key: crossterm::event::KeyEvent,
-    ) -> crate::view::command::UiCommand {
-        keys::handle(ui, model, key)
+    fn handle_key(&mut self, ui: &mut super::Ui, model: &Model, key: KeyEvent) -> UiCommand {
+        keys::handle(self, ui, model, key)
     }
 
-    fn refresh(&self, ui: &mut super::Ui) -> crate::view::command::UiCommand {
+    fn refresh(&mut self, _ui: &mut super::Ui) -> UiCommand {
         use crate::actors::keeper_detail::KeeperDetailCommand;
-        use crate::view::command::UiCommand;
         // In the detail (and its logs) `r` re-reads that Keeper's detail (L-4, N-3).
-        match ui.roster.detail.keeper.clone() {
-            Some(keeper) if ui.roster.detail_open => {
+        match self.roster.detail.keeper.clone() {
+            Some(keeper) if self.roster.detail_open => {
                 UiCommand::KeeperDetail(KeeperDetailCommand::Refresh { keeper })
             }
             _ => UiCommand::Refresh(crate::actors::keepers::ROSTER),
         }
     }
 
-    fn typing(&self, ui: &super::Ui) -> bool {
-        keys::typing(ui)
+    fn typing(&self) -> bool {
+        keys::typing(&self.roster)
     }
 
-    fn typing_key(
-        &self,
-        ui: &mut super::Ui,
-        model: &Model,
-        key: crossterm::event::KeyEvent,
-    ) -> crate::view::command::UiCommand {
-        keys::typing_key(ui, model, key)
+    fn typing_key(&mut self, ui: &mut super::Ui, model: &Model, key: KeyEvent) -> UiCommand {
+        keys::typing_key(&mut self.roster, ui, model, key)
     }
 
-    fn typing_footer(&self, ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
-        if ui.roster.picker.is_some() {
+    fn typing_footer(&self, _ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
+        if self.roster.picker.is_some() {
             return vec![Span::styled(
                 " j/k choose · Enter assign · Esc close",
                 theme.style(Tone::Dim),
             )];
         }
-        let Some(search) = ui.roster.search.as_ref() else {
+        let Some(search) = self.roster.search.as_ref() else {
             return Vec::new();
         };
         let mut spans = vec![
@@ -474,29 +517,81 @@ impl super::screen::Screen for KeepersScreen {
             Span::styled("▏", theme.style(Tone::Accent)),
             Span::styled("  Enter keep · Esc cancel", theme.style(Tone::Dim)),
         ];
-        if ui.roster.search_missed {
+        if self.roster.search_missed {
             spans.push(Span::styled("  no match", theme.style(Tone::Warn)));
         }
         spans
     }
 
-    fn paste(&self, ui: &mut super::Ui, model: &Model, text: &str) -> bool {
-        keys::paste(ui, model, text)
+    /// H-2: `Esc` while a settings preparation waits cancels it, and nothing else.
+    fn escape(&mut self, ui: &mut super::Ui) -> bool {
+        settings::escape(&mut self.settings, &mut ui.notice)
+    }
+
+    fn paste(&mut self, ui: &mut super::Ui, model: &Model, text: &str) -> bool {
+        keys::paste(&mut self.roster, ui, model, text)
     }
 
     fn edited(
-        &self,
+        &mut self,
         ui: &mut super::Ui,
         model: &Model,
         result: crate::view::editor::EditResult,
-    ) -> crate::view::command::UiCommand {
+    ) -> UiCommand {
         match result.purpose {
-            crate::view::editor::EditPurpose::KeeperSettings => settings::edited(ui, model, result),
-            crate::view::editor::EditPurpose::KeeperCreate => create::edited(ui, model, result),
+            crate::view::editor::EditPurpose::KeeperSettings => {
+                settings::edited(&mut self.settings, ui, model, result)
+            }
+            crate::view::editor::EditPurpose::KeeperCreate => {
+                create::edited(&mut self.create, &mut ui.notice, model, result)
+            }
             _ => {
                 ui.notice = Some(result.notice());
-                crate::view::command::UiCommand::Repaint
+                UiCommand::Repaint
             }
+        }
+    }
+
+    /// The Runtime catalogue only while the `U` picker reads it.
+    fn shown_sources(&self) -> &'static [SourceKey] {
+        use crate::actors::{
+            keeper_detail::KEEPER_DETAIL,
+            keepers::{ROSTER, WAITING_INVENTORY},
+            system::{CONNECTORS, RUNTIME},
+        };
+        if self.roster.picker.is_some() {
+            &[
+                ROSTER,
+                WAITING_INVENTORY,
+                KEEPER_DETAIL,
+                CONNECTORS,
+                RUNTIME,
+            ]
+        } else {
+            &[ROSTER, WAITING_INVENTORY, KEEPER_DETAIL, CONNECTORS]
+        }
+    }
+
+    fn react(&mut self, ui: &mut super::Ui, cx: &mut ReactCx<'_>, seen: Seen) {
+        use crate::actors::keeper_detail::KEEPER_DETAIL;
+        match seen {
+            // A move or withdrawal cancels a settings preparation; its snapshot opens the
+            // editor; a move cancels the editor opening for it (H-2, H-3).
+            Seen::Delivered | Seen::Identity | Seen::Key => {
+                if self.settings.prep.is_some() && settings::follow(self, ui, cx) {
+                    cx.repaint();
+                }
+                if settings::open_edit_moved(self, ui) {
+                    cx.edit_moved();
+                }
+            }
+            // A restarted Keeper detail source lost its watches: watch again (new tickets).
+            Seen::Restarted(source) if source == KEEPER_DETAIL => {
+                for cmd in cx.model().keeper_detail.rewatch_commands() {
+                    let _ = cx.send(KEEPER_DETAIL, cmd);
+                }
+            }
+            Seen::Restarted(_) => {}
         }
     }
 }

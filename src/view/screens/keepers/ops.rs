@@ -19,7 +19,7 @@ use crate::view::command::UiCommand;
 use crate::view::keeper_ops::LatestOp;
 use crate::view::model::Model;
 use crate::view::saves::{SaveEntry, SavePhase};
-use crate::view::screens::{RosterUi, Ui};
+use crate::view::screens::RosterUi;
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};
 use crossterm::event::{KeyCode, KeyEvent};
@@ -131,14 +131,14 @@ pub fn picker_key(roster: &mut RosterUi, model: &Model, key: KeyEvent) -> UiComm
 
 /// The view actor's verdict on a submitted operation: the picker closes once its choice is
 /// submitted and keeps its selection when the admission was refused (H-11).
-pub fn submitted(ui: &mut Ui, refused: bool) {
-    if let Some(picker) = ui.roster.picker.as_mut()
+pub fn submitted(roster: &mut RosterUi, refused: bool) {
+    if let Some(picker) = roster.picker.as_mut()
         && picker.submitting
     {
         if refused {
             picker.submitting = false;
         } else {
-            ui.roster.picker = None;
+            roster.picker = None;
         }
     }
 }

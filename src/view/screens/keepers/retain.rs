@@ -33,6 +33,7 @@
 
 use super::super::widgets::effective_offset;
 use super::super::{ProjectionCtx, RosterUi, Tab, Ui, body_area};
+use super::KeepersScreen;
 use super::paint::KeptLines;
 use super::{Columns, detail_pane, ops, paint, render_detail, title_line, waiting};
 use crate::protocol::keepers::{KeeperRoster, KeeperRowSlot};
@@ -62,6 +63,7 @@ pub struct KeepersMemo {
 
 /// The frame's roster geometry, when the frame is one a damaged frame may follow.
 struct Geometry<'a> {
+    keepers: &'a KeepersScreen,
     roster: &'a Arc<KeeperRoster>,
     body: Rect,
     rows_area: Rect,
@@ -71,11 +73,12 @@ struct Geometry<'a> {
     offset: usize,
 }
 
-fn geometry<'a>(model: &'a Model, ui: &Ui) -> Option<Geometry<'a>> {
+fn geometry<'a>(model: &'a Model, ui: &'a Ui) -> Option<Geometry<'a>> {
+    let keepers = ui.screen::<KeepersScreen>()?;
     if ui.tab != Tab::Keepers
         || !ui.layers.is_empty()
         || ui.too_small()
-        || ui.roster.picker.is_some()
+        || keepers.roster.picker.is_some()
     {
         return None;
     }
@@ -85,7 +88,7 @@ fn geometry<'a>(model: &'a Model, ui: &Ui) -> Option<Geometry<'a>> {
     if len == 0 || body.height < 3 {
         return None;
     }
-    let selected = ui.roster.selected.min(len - 1);
+    let selected = keepers.roster.selected.min(len - 1);
     // The operation line follows the selection and takes the last row (`render`).
     if ops::row_name(model, selected).is_some_and(|name| ops::has_line(model, &name)) {
         return None;
@@ -100,8 +103,14 @@ fn geometry<'a>(model: &'a Model, ui: &Ui) -> Option<Geometry<'a>> {
         body.width,
         body.height - 2 - u16::from(wait_line.is_some()),
     );
-    let offset = effective_offset(selected, ui.roster.offset, rows_area.height as usize, len);
+    let offset = effective_offset(
+        selected,
+        keepers.roster.offset,
+        rows_area.height as usize,
+        len,
+    );
     Some(Geometry {
+        keepers,
         roster,
         body,
         rows_area,
@@ -121,15 +130,16 @@ fn turns(g: &Geometry<'_>, ctx: &ProjectionCtx) -> Vec<String> {
         .collect()
 }
 
-fn pane_of(g: &Geometry<'_>, ui: &Ui) -> Option<Rect> {
-    ui.roster
+fn pane_of(g: &Geometry<'_>) -> Option<Rect> {
+    g.keepers
+        .roster
         .detail_open
-        .then(|| detail_pane(g.body, &ui.roster.detail))
+        .then(|| detail_pane(g.body, &g.keepers.roster.detail))
 }
 
 fn memo_of(g: &Geometry<'_>, ui: &Ui, turns: Vec<String>) -> KeepersMemo {
     KeepersMemo {
-        roster: ui.roster.clone(),
+        roster: g.keepers.roster.clone(),
         notice: ui.notice.clone(),
         quit_armed: ui.quit_armed,
         selected: g.selected,
@@ -137,7 +147,7 @@ fn memo_of(g: &Geometry<'_>, ui: &Ui, turns: Vec<String>) -> KeepersMemo {
         rows_area: g.rows_area,
         turns,
         value: g.roster.clone(),
-        pane: pane_of(g, ui),
+        pane: pane_of(g),
     }
 }
 
@@ -248,7 +258,7 @@ pub fn plan_data(
     same_row: fn(&KeeperRowSlot, &KeeperRowSlot) -> bool,
 ) -> Option<DataPlan> {
     let g = geometry(model, ui)?;
-    let pane = pane_of(&g, ui);
+    let pane = pane_of(&g);
     if g.rows_area != memo.rows_area || pane != memo.pane || pane == Some(g.body) {
         return None;
     }
@@ -339,18 +349,18 @@ pub fn plan(
     }
     // The same roster state but for the moves a damaged frame repaints.
     let mut moved = memo.roster.clone();
-    moved.selected = ui.roster.selected;
-    moved.offset = ui.roster.offset;
-    moved.detail.scroll = ui.roster.detail.scroll;
-    if moved.detail.logs.is_some() && ui.roster.detail.logs.is_some() {
+    moved.selected = g.keepers.roster.selected;
+    moved.offset = g.keepers.roster.offset;
+    moved.detail.scroll = g.keepers.roster.detail.scroll;
+    if moved.detail.logs.is_some() && g.keepers.roster.detail.logs.is_some() {
         // The logs' scroll (opening or closing them is not a move).
-        moved.detail.logs = ui.roster.detail.logs;
+        moved.detail.logs = g.keepers.roster.detail.logs;
     }
-    if moved != ui.roster || g.rows_area != memo.rows_area {
+    if moved != g.keepers.roster || g.rows_area != memo.rows_area {
         return None;
     }
     let title = Rect::new(g.body.x, g.body.y, g.body.width, 1);
-    let pane = pane_of(&g, ui);
+    let pane = pane_of(&g);
     let mut rects = vec![title];
     // The line follows the selection and reads the clock (a due time): repainted each time.
     rects.extend(g.wait_line.as_ref().map(|(row, _)| *row));
@@ -403,7 +413,7 @@ pub fn plan(
         }
     }
     rects.extend(pane);
-    memo.roster = ui.roster.clone();
+    memo.roster = g.keepers.roster.clone();
     memo.selected = g.selected;
     memo.offset = g.offset;
     memo.turns = now;
@@ -427,7 +437,7 @@ pub fn paint(plan: &Plan, model: &Model, ui: &Ui, ctx: &ProjectionCtx, buf: &mut
     }
     if !plan.rows.is_empty() {
         paint::paint_rows(
-            &ui.roster_paint,
+            &g.keepers.paint,
             g.roster,
             g.offset,
             g.rows_area.height as usize,
@@ -442,9 +452,9 @@ pub fn paint(plan: &Plan, model: &Model, ui: &Ui, ctx: &ProjectionCtx, buf: &mut
     if let Some((row, name)) = &g.wait_line {
         waiting::render_line(model, name, ctx, *row, buf);
     }
-    if ui.roster.detail_open
+    if g.keepers.roster.detail_open
         && let Some(slot) = g.roster.rows.get(g.selected)
     {
-        render_detail(model, slot, &ui.roster.detail, ctx, g.body, buf);
+        render_detail(model, slot, &g.keepers.roster.detail, ctx, g.body, buf);
     }
 }

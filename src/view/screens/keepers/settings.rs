@@ -4,7 +4,8 @@
 //! 1. `e` asks the view actor to prepare ([`UiCommand::KeeperSettings`]): it records a
 //!    [`Prep`] (Keeper, scope, what was in front) and sends the preparation source one read.
 //!    A repeated `e` for the same Keeper shares it (H-1).
-//! 2. [`settle`] runs after every delivery and every key: `Esc`, a Keeper, screen or tab move,
+//! 2. [`follow`] runs after every delivery, identity change and key (the Keepers screen's
+//!    reaction); `Esc` ([`escape`]), a Keeper, screen or tab move,
 //!    another modal, or withdrawal cancels the preparation (H-2); a snapshot for it opens the
 //!    editor on a file made from that snapshot, whose fields are also the patch base (H-3).
 //!    After a failed save, only the fields the operator changed are put back over the fresh
@@ -22,8 +23,10 @@ use crate::view::command::UiCommand;
 use crate::view::editor::{EditOutcome, EditPurpose, EditRequest, EditResult};
 use crate::view::model::Model;
 use crate::view::saves::SavePhase;
+use crate::view::screens::keepers::KeepersScreen;
 use crate::view::screens::keepers::detail::DetailTab;
-use crate::view::screens::{EditOwner, Tab, Ui, edit_owner};
+use crate::view::screens::react::ReactCx;
+use crate::view::screens::{EditOwner, RosterUi, Tab, Ui, edit_owner};
 use crate::view::text::sanitize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -44,8 +47,8 @@ pub struct InFront {
     armed: bool,
 }
 
-pub fn in_front(ui: &Ui) -> InFront {
-    let r = &ui.roster;
+/// What is in front now, on the roster `r`.
+pub fn in_front(ui: &Ui, r: &RosterUi) -> InFront {
     InFront {
         front: edit_owner(ui),
         tab: ui.tab,
@@ -91,10 +94,10 @@ pub struct SettingsUi {
 }
 
 /// H-2: `Esc` while a preparation waits cancels it (and does nothing else). `true` when it did.
-pub fn escape(ui: &mut Ui) -> bool {
-    match ui.keeper_settings.prep.take() {
+pub fn escape(settings: &mut SettingsUi, notice: &mut Option<String>) -> bool {
+    match settings.prep.take() {
         Some(prep) => {
-            ui.notice = Some(format!(
+            *notice = Some(format!(
                 "settings of {}: cancelled (Esc)",
                 sanitize(&prep.keeper)
             ));
@@ -106,38 +109,46 @@ pub fn escape(ui: &mut Ui) -> bool {
 
 /// Whether the editor asked for is no longer for what is in front (a move after the snapshot
 /// arrived and before the editor opened, H-2).
-pub fn open_edit_moved(ui: &Ui) -> bool {
-    ui.keeper_settings
+pub fn open_edit_moved(keepers: &KeepersScreen, ui: &Ui) -> bool {
+    keepers
+        .settings
         .open
         .as_ref()
-        .is_some_and(|o| o.in_front != in_front(ui))
+        .is_some_and(|o| o.in_front != in_front(ui, &keepers.roster))
 }
 
-/// After a delivery or a key: cancel a preparation that lost its place (H-2), or open the
-/// editor on the snapshot that answered it (H-3). `true` when the UI changed.
-pub fn settle(ui: &mut Ui, model: &mut Model) -> bool {
-    let Some(prep) = ui.keeper_settings.prep.clone() else {
+/// The Keepers screen's reaction to a delivery, an identity change or a key: cancel a
+/// preparation that lost its place (H-2), or open the editor on the snapshot that answered it
+/// (H-3). `true` when the UI changed.
+pub fn follow(keepers: &mut KeepersScreen, ui: &mut Ui, cx: &mut ReactCx<'_>) -> bool {
+    let Some(prep) = keepers.settings.prep.clone() else {
         return false;
     };
     let shown = sanitize(&prep.keeper).into_owned();
-    if model.gate().current() != Some(&prep.scope) {
-        ui.keeper_settings.prep = None;
+    if cx.model().gate().current() != Some(&prep.scope) {
+        keepers.settings.prep = None;
         ui.notice = Some(format!(
             "settings of {shown}: cancelled (workspace withdrawn)"
         ));
         return true;
     }
-    if in_front(ui) != prep.in_front {
-        ui.keeper_settings.prep = None;
+    if in_front(ui, &keepers.roster) != prep.in_front {
+        keepers.settings.prep = None;
         ui.notice = Some(format!("settings of {shown}: cancelled (moved)"));
         return true;
     }
-    if let Some(SettingsPrepared { outcome, .. }) =
-        model.keepers.settings.take_for(&prep.keeper, prep.floor)
+    if let Some(SettingsPrepared { outcome, .. }) = cx
+        .model_mut()
+        .keepers
+        .settings
+        .take_for(&prep.keeper, prep.floor)
     {
-        ui.keeper_settings.prep = None;
+        keepers.settings.prep = None;
         match outcome {
-            Ok(prepared) => open(ui, model, &prep, prepared),
+            Ok(prepared) => {
+                let edit = open(&mut keepers.settings, cx.model(), &prep, prepared);
+                cx.run(UiCommand::Edit(edit));
+            }
             Err(failure) => {
                 ui.notice = Some(format!(
                     "settings of {shown} not opened: {}",
@@ -147,8 +158,8 @@ pub fn settle(ui: &mut Ui, model: &mut Model) -> bool {
         }
         return true;
     }
-    if model.keepers.settings.ended_since(prep.floor) {
-        ui.keeper_settings.prep = None;
+    if cx.model().keepers.settings.ended_since(prep.floor) {
+        keepers.settings.prep = None;
         ui.notice = Some(format!(
             "settings of {shown} not opened: the read ended without a result"
         ));
@@ -167,11 +178,16 @@ fn failed_changes(model: &Model, keeper: &str, workspace: &str) -> Option<Map<St
     failed.then(|| entry.intent.patch.clone())
 }
 
-fn open(ui: &mut Ui, model: &Model, prep: &Prep, prepared: PreparedSettings) {
+/// The edit of the snapshot that answered `prep`.
+fn open(
+    settings: &mut SettingsUi,
+    model: &Model,
+    prep: &Prep,
+    prepared: PreparedSettings,
+) -> EditRequest {
     let workspace = prep.scope.workspace.0.clone();
     let base = settings_doc::fields_of(&prepared.snapshot);
-    let draft = ui
-        .keeper_settings
+    let draft = settings
         .unparsed
         .remove(&(workspace.clone(), prep.keeper.clone()));
     let text = match draft {
@@ -183,20 +199,25 @@ fn open(ui: &mut Ui, model: &Model, prep: &Prep, prepared: PreparedSettings) {
             settings_doc::render(&prep.keeper, &fields, &restored)
         }
     };
-    ui.keeper_settings.open = Some(OpenEdit {
+    settings.open = Some(OpenEdit {
         keeper: prep.keeper.clone(),
         workspace,
         revision: prepared.revision,
         base,
         in_front: prep.in_front.clone(),
     });
-    ui.request_edit(EditRequest::new(EditPurpose::KeeperSettings, text, ".toml"));
+    EditRequest::new(EditPurpose::KeeperSettings, text, ".toml")
 }
 
 /// The editor returned: the patch of the changed keys, submitted as a save (H-4), or why
 /// nothing is sent.
-pub fn edited(ui: &mut Ui, model: &Model, result: EditResult) -> UiCommand {
-    let Some(open) = ui.keeper_settings.open.take() else {
+pub fn edited(
+    settings: &mut SettingsUi,
+    ui: &mut Ui,
+    model: &Model,
+    result: EditResult,
+) -> UiCommand {
+    let Some(open) = settings.open.take() else {
         ui.notice = Some(result.notice());
         return UiCommand::Repaint;
     };
@@ -216,7 +237,7 @@ pub fn edited(ui: &mut Ui, model: &Model, result: EditResult) -> UiCommand {
         .is_some_and(|s| s.workspace.0 == open.workspace);
     let key = (open.workspace.clone(), open.keeper.clone());
     if !same_workspace {
-        ui.keeper_settings.unparsed.insert(key, text);
+        settings.unparsed.insert(key, text);
         ui.notice = Some(format!(
             "settings of {shown} not sent: the workspace changed while editing · e reopens your text"
         ));
@@ -225,7 +246,7 @@ pub fn edited(ui: &mut Ui, model: &Model, result: EditResult) -> UiCommand {
     let parsed = match settings_doc::parse(&text) {
         Ok(parsed) => parsed,
         Err(why) => {
-            ui.keeper_settings.unparsed.insert(key, text);
+            settings.unparsed.insert(key, text);
             ui.notice = Some(format!(
                 "settings of {shown} not sent: {} · e reopens your text",
                 sanitize(&why)

@@ -23,8 +23,9 @@ use crate::protocol::async_requests::{
 use crate::view::async_request::OpenRequest;
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
-use crate::view::screens::ProjectionCtx;
 use crate::view::screens::widgets::annotation;
+use crate::view::screens::work::WorkUi;
+use crate::view::screens::{ProjectionCtx, Ui};
 use crate::view::text::{fit_width, pad_to, sanitize};
 use crate::view::theme::{Theme, Tone};
 use crossterm::event::{KeyCode, KeyEvent};
@@ -108,18 +109,19 @@ fn step(ui: &mut AsyncUi, model: &Model, forward: bool) -> UiCommand {
 
 /// Keys of the async runs pane. `None`: not this pane's key (the System keys get it).
 pub fn handle(
-    ui: &mut super::super::Ui,
+    system: &mut super::SystemUi,
+    ui: &mut Ui,
     model: &Model,
     key: KeyEvent,
     page_rows: u32,
 ) -> Option<UiCommand> {
-    if ui.system.asyncs.task.is_some() {
-        return Some(task_key(ui, key));
+    if system.asyncs.task.is_some() {
+        return Some(task_key(system, ui, key));
     }
-    if ui.system.asyncs.open.is_some() {
-        return request_key(ui, model, key, page_rows);
+    if system.asyncs.open.is_some() {
+        return request_key(system, ui, model, key, page_rows);
     }
-    let asyncs = &mut ui.system.asyncs;
+    let asyncs = &mut system.asyncs;
     match key.code {
         KeyCode::Char('J') => Some(step(asyncs, model, true)),
         KeyCode::Char('K') => Some(step(asyncs, model, false)),
@@ -141,12 +143,13 @@ pub fn handle(
 }
 
 fn request_key(
-    ui: &mut super::super::Ui,
+    system: &mut super::SystemUi,
+    ui: &mut Ui,
     model: &Model,
     key: KeyEvent,
     page_rows: u32,
 ) -> Option<UiCommand> {
-    let asyncs = &mut ui.system.asyncs;
+    let asyncs = &mut system.asyncs;
     match key.code {
         KeyCode::Esc | KeyCode::Left => {
             asyncs.open = None;
@@ -159,9 +162,11 @@ fn request_key(
                     let task = task.to_string();
                     asyncs.task = Some(task.clone());
                     // The one Task detail now shows this Task; Work's own detail closes.
-                    ui.work.tasks.open = None;
-                    ui.work.tasks.history_scroll = 0;
-                    ui.work.tasks.body_scroll = 0;
+                    if let Some(work) = ui.screen_mut::<WorkUi>() {
+                        work.tasks.open = None;
+                        work.tasks.history_scroll = 0;
+                        work.tasks.body_scroll = 0;
+                    }
                     Some(UiCommand::Work(WorkCommand::OpenTask {
                         task_id: task,
                         page_rows,
@@ -185,8 +190,8 @@ fn request_key(
         KeyCode::Char('p') | KeyCode::Char('P') => {
             use crate::view::screens::widgets::Ring;
             asyncs.open = None;
-            let pane = ui.system.pane;
-            ui.system.pane = if key.code == KeyCode::Char('p') {
+            let pane = system.pane;
+            system.pane = if key.code == KeyCode::Char('p') {
                 pane.next()
             } else {
                 pane.previous()
@@ -197,16 +202,22 @@ fn request_key(
     }
 }
 
-fn task_key(ui: &mut super::super::Ui, key: KeyEvent) -> UiCommand {
-    let tasks = &mut ui.work.tasks;
+/// Keys of the source Task shown here: its scrolls are the Work detail's (one Task detail).
+fn task_key(system: &mut super::SystemUi, ui: &mut Ui, key: KeyEvent) -> UiCommand {
+    let page_rows = crate::view::screens::work::state::page_rows_for(ui.area);
     match key.code {
         KeyCode::Esc | KeyCode::Left => {
-            ui.system.asyncs.task = None;
-            UiCommand::Work(WorkCommand::CloseTask)
+            system.asyncs.task = None;
+            return UiCommand::Work(WorkCommand::CloseTask);
         }
-        KeyCode::Char('H') => UiCommand::Work(WorkCommand::OlderHistory {
-            page_rows: crate::view::screens::work::state::page_rows_for(ui.area),
-        }),
+        KeyCode::Char('H') => return UiCommand::Work(WorkCommand::OlderHistory { page_rows }),
+        _ => {}
+    }
+    let Some(work) = ui.screen_mut::<WorkUi>() else {
+        return UiCommand::None;
+    };
+    let tasks = &mut work.tasks;
+    match key.code {
         KeyCode::Char('j') | KeyCode::Down => {
             tasks.history_scroll += 1;
             UiCommand::Repaint
@@ -228,8 +239,12 @@ fn task_key(ui: &mut super::super::Ui, key: KeyEvent) -> UiCommand {
 }
 
 /// A key while the lookup field is active (T-8).
-pub fn typing_key(ui: &mut super::super::Ui, model: &Model, key: KeyEvent) -> UiCommand {
-    let asyncs = &mut ui.system.asyncs;
+pub fn typing_key(
+    asyncs: &mut AsyncUi,
+    notice: &mut Option<String>,
+    model: &Model,
+    key: KeyEvent,
+) -> UiCommand {
     let lookup = &mut asyncs.lookup;
     match key.code {
         KeyCode::Esc => {
@@ -248,7 +263,7 @@ pub fn typing_key(ui: &mut super::super::Ui, model: &Model, key: KeyEvent) -> Ui
             }
             if model.gate().current().is_none() {
                 // A withdrawn input starts no lookup; the draft stays.
-                ui.notice = Some("no lookup: workspace not confirmed".into());
+                *notice = Some("no lookup: workspace not confirmed".into());
                 return UiCommand::Repaint;
             }
             lookup.typing = false;
@@ -269,11 +284,10 @@ pub fn typing_key(ui: &mut super::super::Ui, model: &Model, key: KeyEvent) -> Ui
 }
 
 /// `r` on this pane: the open Task, the open request, or the three Tools lists.
-pub fn refresh(ui: &super::super::Ui) -> Option<UiCommand> {
-    let asyncs = &ui.system.asyncs;
+pub fn refresh(asyncs: &AsyncUi, area: ratatui::layout::Rect) -> Option<UiCommand> {
     if asyncs.task.is_some() {
         return Some(UiCommand::Work(WorkCommand::RefreshTask {
-            page_rows: crate::view::screens::work::state::page_rows_for(ui.area),
+            page_rows: crate::view::screens::work::state::page_rows_for(area),
         }));
     }
     asyncs

@@ -92,12 +92,7 @@ fn step(ui: &mut ConnectorsUi, model: &Model, forward: bool) -> UiCommand {
 }
 
 /// Keys of the connectors pane; `None`: not this pane's key.
-pub fn handle(
-    ui: &mut crate::view::screens::Ui,
-    model: &Model,
-    key: KeyEvent,
-) -> Option<UiCommand> {
-    let conn = &mut ui.system.connectors;
+pub fn handle(conn: &mut ConnectorsUi, model: &Model, key: KeyEvent) -> Option<UiCommand> {
     let armed = conn.armed.take();
     match key.code {
         KeyCode::Char('J') => Some(step(conn, model, true)),
@@ -151,9 +146,13 @@ pub fn handle(
 }
 
 /// A key while the bind form takes typing.
-pub fn typing_key(ui: &mut crate::view::screens::Ui, model: &Model, key: KeyEvent) -> UiCommand {
+pub fn typing_key(
+    conn: &mut ConnectorsUi,
+    notice: &mut Option<String>,
+    model: &Model,
+    key: KeyEvent,
+) -> UiCommand {
     let authority = model.gate().current().is_some();
-    let conn = &mut ui.system.connectors;
     let Some(form) = conn.form.as_mut() else {
         return UiCommand::None;
     };
@@ -171,11 +170,11 @@ pub fn typing_key(ui: &mut crate::view::screens::Ui, model: &Model, key: KeyEven
         KeyCode::Enter => {
             let (channel, keeper) = (form.channel_id.trim(), form.keeper_name.trim());
             if channel.is_empty() || keeper.is_empty() {
-                ui.notice = Some("bind needs a channel id and a Keeper".into());
+                *notice = Some("bind needs a channel id and a Keeper".into());
                 return UiCommand::Repaint;
             }
             if !authority {
-                ui.notice = Some("not sent: workspace not confirmed".into());
+                *notice = Some("not sent: workspace not confirmed".into());
                 return UiCommand::Repaint;
             }
             let intent = BindingIntent {

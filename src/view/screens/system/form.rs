@@ -367,7 +367,7 @@ pub(super) fn receipt_words(
 }
 
 /// After observations were applied: the open form takes the source it opens on (I-1).
-pub fn settle(forms: &mut Forms, model: &Model) {
+pub fn adopt_source(forms: &mut Forms, model: &Model) {
     if let Some(form) = forms.open.as_mut() {
         form.adopt_base(&model.system.config.fetched);
     }

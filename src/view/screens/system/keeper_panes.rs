@@ -7,18 +7,20 @@
 //! The Keeper is chosen on `available` / `receipts` with `J` / `K` over the roster; without a
 //! choice it is the Keepers roster's selected row. While the System tab shows either pane the
 //! Tools source reads it (`SelectKeeper`, its own `?keeper=` read); otherwise it reads none.
-//! What the source is owed is settled after every key, delivery and identity change
-//! ([`settle`]): a tab switch, a palette jump or a roster read arriving later start or stop
-//! the read at once, not on the next System key.
+//! What the source is owed is worked out after every key, delivery and identity change (the
+//! System screen's reaction, [`owed`]): a tab switch, a palette jump or a roster read arriving
+//! later start or stop the read at once, not on the next System key.
 
 use super::SystemPane;
+use super::SystemUi;
 use crate::actors::system::ToolsCommand;
 use crate::protocol::tools::{AvailableSurface, SkillReference};
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
+use crate::view::screens::keepers::KeepersScreen;
 use crate::view::screens::keepers::ops::row_name;
 use crate::view::screens::widgets::failure_text;
-use crate::view::screens::{ProjectionCtx, Tab};
+use crate::view::screens::{ProjectionCtx, Tab, Ui};
 use crate::view::text::{fit_width, pad_to, sanitize};
 use crate::view::theme::Tone;
 use crate::view::tools_panes::{self, ActivationRow, PaneState, Usage};
@@ -46,39 +48,44 @@ fn roster_names(model: &Model) -> Vec<String> {
 }
 
 /// The Keeper the surface panes are about: the pane's own choice, else the roster's selection.
-pub fn chosen_keeper(ui: &super::super::Ui, model: &Model) -> Option<String> {
-    ui.system
-        .surface_keeper
-        .clone()
-        .or_else(|| row_name(model, ui.roster.selected))
+pub fn chosen_keeper(system: &SystemUi, ui: &Ui, model: &Model) -> Option<String> {
+    system.surface_keeper.clone().or_else(|| {
+        ui.screen::<KeepersScreen>()
+            .and_then(|k| row_name(model, k.roster.selected))
+    })
 }
 
 /// The Keeper the Tools source should read now: the chosen one while the System tab shows one
 /// of the two panes, `None` otherwise (another pane, another tab).
-pub fn wanted_keeper(ui: &super::super::Ui, model: &Model) -> Option<String> {
-    if ui.tab == Tab::System && reads_keeper(ui.system.pane) {
-        chosen_keeper(ui, model)
+pub fn wanted_keeper(system: &SystemUi, ui: &Ui, model: &Model) -> Option<String> {
+    if ui.tab == Tab::System && reads_keeper(system.pane) {
+        chosen_keeper(system, ui, model)
     } else {
         None
     }
 }
 
 /// The `SelectKeeper` the Tools source is owed after a System key, as the key's command.
-pub fn select_command(ui: &super::super::Ui, model: &Model) -> Option<UiCommand> {
-    settle(ui, model).map(UiCommand::Tools)
+pub fn select_command(system: &SystemUi, ui: &Ui, model: &Model) -> Option<UiCommand> {
+    owed(system, ui, model).map(UiCommand::Tools)
 }
 
 /// What the Tools source is owed now, whatever changed what is in front: the `SelectKeeper`
 /// of the wanted Keeper when it is not the one selected (`None`: nothing to send).
-pub fn settle(ui: &super::super::Ui, model: &Model) -> Option<ToolsCommand> {
-    let wanted = wanted_keeper(ui, model);
+pub fn owed(system: &SystemUi, ui: &Ui, model: &Model) -> Option<ToolsCommand> {
+    let wanted = wanted_keeper(system, ui, model);
     (wanted.as_deref() != model.system.surface_keeper())
         .then_some(ToolsCommand::SelectKeeper { keeper: wanted })
 }
 
 /// `J` / `K` on `available` / `receipts`: the next / previous Keeper of the roster.
-pub fn handle(ui: &mut super::super::Ui, model: &Model, key: KeyEvent) -> Option<UiCommand> {
-    if !reads_keeper(ui.system.pane) {
+pub fn handle(
+    system: &mut SystemUi,
+    ui: &mut Ui,
+    model: &Model,
+    key: KeyEvent,
+) -> Option<UiCommand> {
+    if !reads_keeper(system.pane) {
         return None;
     }
     let forward = match key.code {
@@ -91,7 +98,7 @@ pub fn handle(ui: &mut super::super::Ui, model: &Model, key: KeyEvent) -> Option
         ui.notice = Some("no Keeper to choose: the roster is not read".into());
         return Some(UiCommand::Repaint);
     }
-    let current = chosen_keeper(ui, model);
+    let current = chosen_keeper(system, ui, model);
     let at = current
         .as_ref()
         .and_then(|c| names.iter().position(|n| n == c));
@@ -100,9 +107,9 @@ pub fn handle(ui: &mut super::super::Ui, model: &Model, key: KeyEvent) -> Option
         (Some(i), false) => i.saturating_sub(1),
         (None, _) => 0,
     };
-    ui.system.surface_keeper = names.get(next).cloned();
-    *ui.system.scroll_mut() = 0;
-    Some(select_command(ui, model).unwrap_or(UiCommand::Repaint))
+    system.surface_keeper = names.get(next).cloned();
+    *system.scroll_mut() = 0;
+    Some(select_command(system, ui, model).unwrap_or(UiCommand::Repaint))
 }
 
 /// The state lines every pane shares; `None` for the states that show data.
@@ -167,8 +174,8 @@ fn data<T>(state: &PaneState<T>) -> Option<&T> {
     }
 }
 
-fn keeper_line(ui: &super::super::Ui, model: &Model, ctx: &ProjectionCtx) -> Line<'static> {
-    let text = match chosen_keeper(ui, model) {
+fn keeper_line(system: &SystemUi, ui: &Ui, model: &Model, ctx: &ProjectionCtx) -> Line<'static> {
+    let text = match chosen_keeper(system, ui, model) {
         Some(k) => format!("KEEPER  {} · J / K another Keeper", sanitize(&k)),
         None => "KEEPER  (none) · J / K choose one of the roster".into(),
     };
@@ -230,12 +237,13 @@ fn surface_lines(s: &AvailableSurface, width: usize, out: &mut Vec<Line<'static>
 
 pub fn available_lines(
     model: &Model,
-    ui: &super::super::Ui,
+    system: &SystemUi,
+    ui: &Ui,
     ctx: &ProjectionCtx,
     width: usize,
 ) -> Vec<Line<'static>> {
     let state = tools_panes::available(model.system.surface.as_ref());
-    let mut out = vec![keeper_line(ui, model, ctx)];
+    let mut out = vec![keeper_line(system, ui, model, ctx)];
     out.extend(state_line("available surface", &state, ctx));
     if let Some(s) = data(&state) {
         surface_lines(s, width, &mut out);
@@ -268,12 +276,13 @@ fn activation_text(r: &ActivationRow) -> String {
 
 pub fn receipts_lines(
     model: &Model,
-    ui: &super::super::Ui,
+    system: &SystemUi,
+    ui: &Ui,
     ctx: &ProjectionCtx,
     width: usize,
 ) -> Vec<Line<'static>> {
     let state = tools_panes::receipts(model.system.surface.as_ref());
-    let mut out = vec![keeper_line(ui, model, ctx)];
+    let mut out = vec![keeper_line(system, ui, model, ctx)];
     out.extend(state_line("Skill receipts", &state, ctx));
     if let Some(rows) = data(&state) {
         out.push(Line::styled(

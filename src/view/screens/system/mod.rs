@@ -17,10 +17,14 @@ pub mod raw;
 mod runtime;
 
 use super::ProjectionCtx;
+use super::react::{ReactCx, Seen};
 use super::widgets::Ring;
 pub use super::widgets::{slot_status, slot_status_lines};
+use crate::actors::contract::SourceKey;
+use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crate::view::theme::{Theme, Tone};
+use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -180,14 +184,22 @@ fn pane_line(ui: &SystemUi, theme: Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-pub fn render(model: &Model, full: &super::Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
-    let ui = &full.system;
+pub fn render(
+    model: &Model,
+    ui: &SystemUi,
+    full: &super::Ui,
+    ctx: &ProjectionCtx,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     if area.height == 0 {
         return;
     }
     if ui.pane == SystemPane::AsyncRuns && ui.asyncs.task.is_some() {
-        // The source Task, drawn as the Work detail draws it.
-        super::work::detail::render_task(model, full, ctx, area, buf);
+        // The source Task, drawn as the Work detail draws it (one Task detail).
+        if let Some(work) = full.screen::<super::work::WorkUi>() {
+            super::work::detail::render_task(model, work, ctx, area, buf);
+        }
         return;
     }
     pane_line(ui, ctx.theme).render(Rect::new(area.x, area.y, area.width, 1), buf);
@@ -198,8 +210,8 @@ pub fn render(model: &Model, full: &super::Ui, ctx: &ProjectionCtx, area: Rect, 
         SystemPane::Skills => panes::skills_lines(model, ctx, width),
         SystemPane::AsyncRuns => asyncs::lines(model, &ui.asyncs, ctx, width),
         SystemPane::Connectors => connectors::lines(model, &ui.connectors, ctx, width),
-        SystemPane::Available => keeper_panes::available_lines(model, full, ctx, width),
-        SystemPane::Receipts => keeper_panes::receipts_lines(model, full, ctx, width),
+        SystemPane::Available => keeper_panes::available_lines(model, ui, full, ctx, width),
+        SystemPane::Receipts => keeper_panes::receipts_lines(model, ui, full, ctx, width),
         SystemPane::Usage => keeper_panes::usage_lines(model, ctx, width),
     };
     let body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
@@ -299,10 +311,12 @@ pub fn handle(ui: &mut SystemUi, key: crossterm::event::KeyEvent, body_rows: u16
     true
 }
 
-/// The System surface as a [`Screen`](super::screen::Screen).
-pub struct SystemScreen;
+/// The System surface as a [`Screen`](super::screen::Screen): its state is its own.
+impl super::screen::Screen for SystemUi {
+    fn tab(&self) -> super::Tab {
+        super::Tab::System
+    }
 
-impl super::screen::Screen for SystemScreen {
     fn render(
         &self,
         model: &Model,
@@ -311,41 +325,38 @@ impl super::screen::Screen for SystemScreen {
         area: Rect,
         buf: &mut Buffer,
     ) {
-        render(model, ui, ctx, area, buf);
+        render(model, self, ui, ctx, area, buf);
     }
 
-    fn footer(&self, ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
-        match ui.system.pane {
-            SystemPane::AsyncRuns => asyncs::footer(&ui.system.asyncs, theme),
-            SystemPane::Connectors => bindings::footer(&ui.system.connectors, theme),
-            _ => footer_spans(&ui.system, theme),
+    fn footer(&self, _ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
+        match self.pane {
+            SystemPane::AsyncRuns => asyncs::footer(&self.asyncs, theme),
+            SystemPane::Connectors => bindings::footer(&self.connectors, theme),
+            _ => footer_spans(self, theme),
         }
     }
 
-    fn typing(&self, ui: &super::Ui) -> bool {
-        match ui.system.pane {
-            SystemPane::Runtime => ui.system.forms.open.is_some(),
-            SystemPane::AsyncRuns => ui.system.asyncs.typing(),
-            SystemPane::Connectors => ui.system.connectors.typing(),
+    fn typing(&self) -> bool {
+        match self.pane {
+            SystemPane::Runtime => self.forms.open.is_some(),
+            SystemPane::AsyncRuns => self.asyncs.typing(),
+            SystemPane::Connectors => self.connectors.typing(),
             _ => false,
         }
     }
 
-    fn typing_key(
-        &self,
-        ui: &mut super::Ui,
-        model: &Model,
-        key: crossterm::event::KeyEvent,
-    ) -> crate::view::command::UiCommand {
-        match ui.system.pane {
-            SystemPane::Runtime => form::key(&mut ui.system.forms, model, key),
-            SystemPane::Connectors => bindings::typing_key(ui, model, key),
-            _ => asyncs::typing_key(ui, model, key),
+    fn typing_key(&mut self, ui: &mut super::Ui, model: &Model, key: KeyEvent) -> UiCommand {
+        match self.pane {
+            SystemPane::Runtime => form::key(&mut self.forms, model, key),
+            SystemPane::Connectors => {
+                bindings::typing_key(&mut self.connectors, &mut ui.notice, model, key)
+            }
+            _ => asyncs::typing_key(&mut self.asyncs, &mut ui.notice, model, key),
         }
     }
 
     fn typing_footer(&self, ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
-        if ui.system.pane == SystemPane::Runtime {
+        if self.pane == SystemPane::Runtime {
             return vec![Span::styled(
                 " form · Enter save · Tab field · Esc leave · Ctrl-X close a finished save",
                 theme.style(Tone::Dim),
@@ -360,80 +371,116 @@ impl super::screen::Screen for SystemScreen {
 
     /// `runtime.toml` came back from `$EDITOR`: the raw draft's continuation (J-1, J-2).
     fn edited(
-        &self,
+        &mut self,
         ui: &mut super::Ui,
         model: &Model,
         result: crate::view::editor::EditResult,
-    ) -> crate::view::command::UiCommand {
+    ) -> UiCommand {
         if result.purpose != crate::view::editor::EditPurpose::RuntimeConfig {
             ui.notice = Some(result.notice());
-            return crate::view::command::UiCommand::Repaint;
+            return UiCommand::Repaint;
         }
-        let (cmd, notice) = raw::edited(&mut ui.system.raw, model, result);
+        let (cmd, notice) = raw::edited(&mut self.raw, model, result);
         if notice.is_some() {
             ui.notice = notice;
         }
         cmd
     }
 
-    fn handle_key(
-        &self,
-        ui: &mut super::Ui,
-        model: &Model,
-        key: crossterm::event::KeyEvent,
-    ) -> crate::view::command::UiCommand {
-        use crate::view::command::UiCommand;
+    fn handle_key(&mut self, ui: &mut super::Ui, model: &Model, key: KeyEvent) -> UiCommand {
         let cmd = self.pane_key(ui, model, key);
         // Entering or leaving the Keeper panes selects (or stops) the `?keeper=` read.
         match cmd {
             UiCommand::None | UiCommand::Repaint => {
-                keeper_panes::select_command(ui, model).unwrap_or(cmd)
+                keeper_panes::select_command(self, ui, model).unwrap_or(cmd)
             }
             other => other,
         }
     }
 
-    fn refresh(&self, ui: &mut super::Ui) -> crate::view::command::UiCommand {
-        if ui.system.pane == SystemPane::AsyncRuns
-            && let Some(cmd) = asyncs::refresh(ui)
+    fn refresh(&mut self, ui: &mut super::Ui) -> UiCommand {
+        if self.pane == SystemPane::AsyncRuns
+            && let Some(cmd) = asyncs::refresh(&self.asyncs, ui.area)
         {
             return cmd;
         }
-        crate::view::command::UiCommand::Refresh(ui.system.pane.source())
+        UiCommand::Refresh(self.pane.source())
+    }
+
+    fn shown_sources(&self) -> &'static [SourceKey] {
+        use crate::actors::system::{CONNECTORS, RUNTIME, RUNTIME_CONFIG, TOOLS};
+        &[TOOLS, RUNTIME, RUNTIME_CONFIG, CONNECTORS]
+    }
+
+    fn react(&mut self, ui: &mut super::Ui, cx: &mut ReactCx<'_>, seen: Seen) {
+        match seen {
+            Seen::Delivered => {
+                form::adopt_source(&mut self.forms, cx.model());
+                if let Some(edit) = raw::follow_reads(&mut self.raw, cx.model()) {
+                    cx.run(UiCommand::Edit(edit));
+                }
+            }
+            // A restarted Tools source lost the open request's read and the selected Keeper's
+            // surface read: open them again.
+            Seen::Restarted(crate::actors::system::TOOLS) => {
+                let model = cx.model();
+                let again = [
+                    model.system.reopen_command(),
+                    model.system.reselect_command(),
+                ];
+                for cmd in again.into_iter().flatten() {
+                    if let Err(stopped) = cx.send(crate::actors::system::TOOLS, cmd) {
+                        ui.notice = Some(tools_not_sent(stopped).into());
+                    }
+                }
+                return;
+            }
+            Seen::Restarted(_) => return,
+            Seen::Key | Seen::Identity => {}
+        }
+        // A tab switch, a palette jump or a roster read arriving later starts or stops the
+        // Keeper panes' read.
+        if let Some(cmd) = keeper_panes::owed(self, ui, cx.model()) {
+            cx.run(UiCommand::Tools(cmd));
+        }
     }
 }
 
-impl SystemScreen {
-    fn pane_key(
-        &self,
-        ui: &mut super::Ui,
-        model: &Model,
-        key: crossterm::event::KeyEvent,
-    ) -> crate::view::command::UiCommand {
-        if let Some(cmd) = keeper_panes::handle(ui, model, key) {
+/// Why a Tools command was not sent.
+fn tools_not_sent(stopped: bool) -> &'static str {
+    if stopped {
+        "not sent: tools source stopped"
+    } else {
+        "not sent: tools source not running"
+    }
+}
+
+impl SystemUi {
+    fn pane_key(&mut self, ui: &mut super::Ui, model: &Model, key: KeyEvent) -> UiCommand {
+        if let Some(cmd) = keeper_panes::handle(self, ui, model, key) {
             return cmd;
         }
-        if ui.system.pane == SystemPane::Runtime
-            && let Some(cmd) = runtime_key(&mut ui.system, model, key)
+        if self.pane == SystemPane::Runtime
+            && let Some(cmd) = runtime_key(self, model, key)
         {
             return cmd;
         }
-        if ui.system.pane == SystemPane::AsyncRuns {
+        if self.pane == SystemPane::AsyncRuns {
             let page_rows = super::work::state::page_rows_for(ui.area);
-            if let Some(cmd) = asyncs::handle(ui, model, key, page_rows) {
+            if let Some(cmd) = asyncs::handle(self, ui, model, key, page_rows) {
                 return cmd;
             }
         }
-        if ui.system.pane == SystemPane::Connectors
-            && let Some(cmd) = bindings::handle(ui, model, key)
+        if self.pane == SystemPane::Connectors
+            && let Some(cmd) = bindings::handle(&mut self.connectors, model, key)
         {
             return cmd;
         }
         let rows = super::body_area(ui.area).height;
-        if handle(&mut ui.system, key, rows) {
-            crate::view::command::UiCommand::Repaint
+        if handle(self, key, rows) {
+            UiCommand::Repaint
         } else {
-            crate::view::command::UiCommand::None
+            UiCommand::None
         }
     }
 }

@@ -257,12 +257,12 @@ mod compat_tests {
         let ui = Ui {
             area: Rect::new(0, 0, 120, 40),
             tab,
-            system: super::super::SystemUi {
-                pane,
-                ..Default::default()
-            },
             ..Ui::default()
-        };
+        }
+        .with_screen(super::super::SystemUi {
+            pane,
+            ..Default::default()
+        });
         let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
         let ctx = ProjectionCtx::now(Theme { color: false });
         t.draw(|f| render(m, &ui, &ctx, f.area(), f.buffer_mut()))

@@ -300,8 +300,8 @@ pub fn submitted(raw: &mut RawUi, owner: u64, save_id: SaveId) {
 
 /// After observations were applied: a receipt acts on the owner that sent it (J-2, J-3), and
 /// a fresh read opens the editor (`e`). Returns the edit to hand to the view actor.
-pub fn settle(raw: &mut RawUi, model: &Model) -> Option<EditRequest> {
-    settle_receipt(raw, model);
+pub fn follow_reads(raw: &mut RawUi, model: &Model) -> Option<EditRequest> {
+    apply_receipt(raw, model);
     let mark = raw.opening?;
     let reads = &model.system.config_reads;
     let workspace = current_workspace(model)?;
@@ -336,7 +336,7 @@ pub fn settle(raw: &mut RawUi, model: &Model) -> Option<EditRequest> {
     None
 }
 
-fn settle_receipt(raw: &mut RawUi, model: &Model) {
+fn apply_receipt(raw: &mut RawUi, model: &Model) {
     let Some(draft) = raw.draft.as_mut() else {
         return;
     };

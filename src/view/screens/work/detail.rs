@@ -9,16 +9,17 @@
 //! says so (with what the goal links know of the task, if they list it), and the history pane
 //! shows the legacy recent events, marked "not the full history, no older pages".
 
+use super::WorkUi;
 use super::state::detail_layout;
 use crate::actors::work::{ChainNext, HistoryChain};
 use crate::protocol::goals::{GoalDetailRead, Timeline, TimelineSeverity};
 use crate::protocol::tasks::LegacyTaskEvent;
 use crate::view::fetched::Fetched;
 use crate::view::model::Model;
+use crate::view::screens::ProjectionCtx;
 use crate::view::screens::widgets::{
     annotation, failure_text, not_served_lines, not_served_text, row,
 };
-use crate::view::screens::{ProjectionCtx, Ui};
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};
 use crate::view::work::{PreparedLine, Shown, TaskDetailModel};
@@ -282,7 +283,13 @@ fn paint_shown(
     true
 }
 
-pub fn render_task(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+pub fn render_task(
+    model: &Model,
+    work: &WorkUi,
+    ctx: &ProjectionCtx,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let theme = ctx.theme;
     let Some(task) = model.work.task.as_ref() else {
         if let Some(r) = row(area, 0) {
@@ -347,7 +354,7 @@ pub fn render_task(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf:
         }
         None => {
             let shown = model.work.prep.body(task, width);
-            if !paint_shown(shown, ui.work.tasks.body_scroll, doc, theme, buf)
+            if !paint_shown(shown, work.tasks.body_scroll, doc, theme, buf)
                 && let Some(r) = row(doc, 0)
             {
                 Line::styled("preparing the document…", theme.style(Tone::Dim)).render(r, buf);
@@ -378,7 +385,7 @@ pub fn render_task(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf:
         if let Some(o) = task.legacy.fetched.last() {
             let events = &o.value.events;
             let h = rows.height as usize;
-            let at = drawn_scroll(ui.work.tasks.history_scroll, events.len(), h);
+            let at = drawn_scroll(work.tasks.history_scroll, events.len(), h);
             for (i, e) in events.iter().skip(at).take(h).enumerate() {
                 if let Some(r) = row(rows, i as u16) {
                     legacy_row(e, rows.width as usize, theme).render(r, buf);
@@ -391,13 +398,8 @@ pub fn render_task(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf:
         return;
     }
     let shown = model.work.prep.history(task, width);
-    if !paint_shown(
-        shown,
-        ui.work.tasks.history_scroll,
-        layout.history,
-        theme,
-        buf,
-    ) && let Some(r) = row(layout.history, 0)
+    if !paint_shown(shown, work.tasks.history_scroll, layout.history, theme, buf)
+        && let Some(r) = row(layout.history, 0)
     {
         Line::styled("preparing history rows…", theme.style(Tone::Dim)).render(r, buf);
     }
@@ -411,9 +413,15 @@ fn severity(s: TimelineSeverity) -> (&'static str, Tone) {
     }
 }
 
-pub fn render_goal(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+pub fn render_goal(
+    model: &Model,
+    work: &WorkUi,
+    ctx: &ProjectionCtx,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let theme = ctx.theme;
-    let goal_id = ui.work.goals.open.clone().unwrap_or_default();
+    let goal_id = work.goals.open.clone().unwrap_or_default();
     let mut lines: Vec<Line<'static>> = Vec::new();
     lines.push(Line::styled(
         format!("GOAL {}", sanitize(&goal_id)),

@@ -11,11 +11,12 @@ use crate::actors::work::WorkCommand;
 use crate::protocol::planning::PlanningRead;
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
+use crate::view::screens::Search;
 use crate::view::screens::widgets::{Ring, effective_offset};
 use crate::view::screens::work::state::detail_layout_for;
-use crate::view::screens::{Search, Ui};
 use crate::view::work::TaskListShown;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
 
 /// The Work keys for the `?` overlay (surfaces.md Work → Goals / Tasks).
 pub const WORK_KEYS: &[(&str, &str)] = &[
@@ -82,9 +83,7 @@ fn moved(code: KeyCode, cur: usize, len: usize, page: usize) -> Option<usize> {
 }
 
 /// `r` on the Work surface.
-pub fn refresh(ui: &mut Ui) -> UiCommand {
-    let area = ui.area;
-    let work = &mut ui.work;
+pub fn refresh(work: &mut WorkUi, area: Rect) -> UiCommand {
     match work.pane {
         WorkPane::Goals if work.goals.open.is_some() => UiCommand::Work(WorkCommand::RefreshGoal),
         WorkPane::Goals => UiCommand::Refresh(crate::actors::work::PLANNING),
@@ -100,8 +99,8 @@ pub fn refresh(ui: &mut Ui) -> UiCommand {
 }
 
 /// Typed keys while the task search field is active.
-pub fn typing(ui: &mut Ui, key: KeyEvent) -> UiCommand {
-    let tasks = &mut ui.work.tasks;
+pub fn typing(work: &mut WorkUi, key: KeyEvent) -> UiCommand {
+    let tasks = &mut work.tasks;
     let Some(search) = tasks.search.as_mut() else {
         return UiCommand::None;
     };
@@ -123,14 +122,12 @@ pub fn typing(ui: &mut Ui, key: KeyEvent) -> UiCommand {
 }
 
 /// Every other key on the Work surface.
-pub fn handle(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
-    let area = ui.area;
+pub fn handle(work: &mut WorkUi, area: Rect, model: &Model, key: KeyEvent) -> UiCommand {
     let page = (detail_layout_for(area).history.height as usize).max(1);
     let list_page = (crate::view::screens::body_area(area).height as usize)
         .saturating_sub(4)
         .max(1);
     let shift = key.modifiers.contains(KeyModifiers::SHIFT);
-    let work = &mut ui.work;
     match work.pane {
         WorkPane::Goals if work.goals.open.is_some() => match key.code {
             KeyCode::Esc | KeyCode::Left => {

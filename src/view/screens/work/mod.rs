@@ -10,11 +10,15 @@ pub mod keys;
 pub mod state;
 pub mod tasks;
 
+use super::react::{ReactCx, Seen};
 use super::widgets::Ring;
 use super::{ProjectionCtx, Search, Ui};
+use crate::actors::contract::SourceKey;
+use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crate::view::text::sanitize;
 use crate::view::theme::{Theme, Tone};
+use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
@@ -114,23 +118,21 @@ impl WorkUi {
 }
 
 /// Paints the Work surface.
-pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
-    let work = &ui.work;
+pub fn render(model: &Model, work: &WorkUi, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
     match work.pane {
         WorkPane::Goals => match &work.goals.open {
-            Some(_) => detail::render_goal(model, ui, ctx, area, buf),
+            Some(_) => detail::render_goal(model, work, ctx, area, buf),
             None => goals::render(model, &work.goals, ctx, area, buf),
         },
         WorkPane::Tasks => match &work.tasks.open {
-            Some(_) => detail::render_task(model, ui, ctx, area, buf),
+            Some(_) => detail::render_task(model, work, ctx, area, buf),
             None => tasks::render(model, &work.tasks, ctx, area, buf),
         },
     }
 }
 
 /// The footer line of the Work surface, when it has its own (search prompt, key hints).
-pub fn footer_spans(ui: &Ui, theme: Theme) -> Option<Vec<Span<'static>>> {
-    let work = &ui.work;
+pub fn footer_spans(work: &WorkUi, theme: Theme) -> Option<Vec<Span<'static>>> {
     if work.typing() {
         let query = work
             .tasks
@@ -156,58 +158,77 @@ pub fn footer_spans(ui: &Ui, theme: Theme) -> Option<Vec<Span<'static>>> {
     Some(vec![Span::styled(hint, theme.style(Tone::Dim))])
 }
 
-/// The Work surface as a [`Screen`](super::screen::Screen).
-pub struct WorkScreen;
-
-impl super::screen::Screen for WorkScreen {
-    fn render(&self, model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
-        render(model, ui, ctx, area, buf);
+/// The Work surface as a [`Screen`](super::screen::Screen): its state is its own.
+impl super::screen::Screen for WorkUi {
+    fn tab(&self) -> super::Tab {
+        super::Tab::Work
     }
 
-    fn footer(&self, ui: &Ui, theme: Theme) -> Vec<Span<'static>> {
-        footer_spans(ui, theme).unwrap_or_default()
+    fn render(&self, model: &Model, _ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
+        render(model, self, ctx, area, buf);
+    }
+
+    fn footer(&self, _ui: &Ui, theme: Theme) -> Vec<Span<'static>> {
+        footer_spans(self, theme).unwrap_or_default()
     }
 
     fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
         keys::WORK_KEYS
     }
 
-    fn handle_key(
-        &self,
-        ui: &mut Ui,
-        model: &Model,
-        key: crossterm::event::KeyEvent,
-    ) -> crate::view::command::UiCommand {
+    fn handle_key(&mut self, ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         // `p`: Approvals and questions (surfaces.md, Work → Goals), from the lists.
-        let in_detail = ui.work.goals.open.is_some() || ui.work.tasks.open.is_some();
+        let in_detail = self.goals.open.is_some() || self.tasks.open.is_some();
         if key.code == crossterm::event::KeyCode::Char('p') && !in_detail {
             ui.layers.push(super::approvals::ApprovalsUi::opened(
                 super::Tab::Work,
                 model,
             ));
-            return crate::view::command::UiCommand::Repaint;
+            return UiCommand::Repaint;
         }
-        keys::handle(ui, model, key)
+        keys::handle(self, ui.area, model, key)
     }
 
-    fn refresh(&self, ui: &mut Ui) -> crate::view::command::UiCommand {
-        keys::refresh(ui)
+    fn refresh(&mut self, ui: &mut Ui) -> UiCommand {
+        keys::refresh(self, ui.area)
     }
 
-    fn typing(&self, ui: &Ui) -> bool {
-        ui.work.typing()
+    fn typing(&self) -> bool {
+        WorkUi::typing(self)
     }
 
-    fn typing_key(
-        &self,
-        ui: &mut Ui,
-        _model: &Model,
-        key: crossterm::event::KeyEvent,
-    ) -> crate::view::command::UiCommand {
-        keys::typing(ui, key)
+    fn typing_key(&mut self, _ui: &mut Ui, _model: &Model, key: KeyEvent) -> UiCommand {
+        keys::typing(self, key)
     }
 
-    fn typing_footer(&self, ui: &Ui, theme: Theme) -> Vec<Span<'static>> {
-        footer_spans(ui, theme).unwrap_or_default()
+    fn typing_footer(&self, _ui: &Ui, theme: Theme) -> Vec<Span<'static>> {
+        footer_spans(self, theme).unwrap_or_default()
+    }
+
+    fn shown_sources(&self) -> &'static [SourceKey] {
+        use crate::actors::work::{PLANNING, TASK_LIST, WORK_DETAIL};
+        &[PLANNING, TASK_LIST, WORK_DETAIL]
+    }
+
+    /// A restarted Work detail source lost its open objects: open them again (new tickets).
+    fn react(&mut self, ui: &mut Ui, cx: &mut ReactCx<'_>, seen: Seen) {
+        if seen != Seen::Restarted(crate::actors::work::WORK_DETAIL) {
+            return;
+        }
+        let rows = state::page_rows_for(ui.area);
+        for cmd in cx.model().work.reopen_commands(rows) {
+            if let Err(stopped) = cx.send(crate::actors::work::WORK_DETAIL, cmd) {
+                ui.notice = Some(not_sent(stopped).into());
+            }
+        }
+    }
+}
+
+/// Why a Work detail command was not sent.
+pub fn not_sent(stopped: bool) -> &'static str {
+    if stopped {
+        "not sent: work detail source stopped"
+    } else {
+        "not sent: work detail source not running"
     }
 }
