@@ -103,7 +103,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
             Ok(0)
         }
         Some(Command::Man(ManArgs { dir: None })) => {
-            super::out::stdout().write_all(&man_page(Cli::command())?)?;
+            super::out::stdout().write_all(&man_page(documented())?)?;
             Ok(0)
         }
     }
@@ -121,6 +121,12 @@ pub fn completions(shell: Shell) -> Vec<u8> {
     let mut script = Vec::new();
     clap_complete::generate(target, &mut Cli::command(), "masc-tui", &mut script);
     script
+}
+
+/// The command line as the man pages document it: without clap's `help` subcommand (every
+/// page is the help).
+fn documented() -> clap::Command {
+    Cli::command().disable_help_subcommand(true)
 }
 
 /// One man page (roff): clap's sections for `cmd`, then, on the top page, EXIT STATUS,
@@ -152,7 +158,7 @@ pub fn man_page(cmd: clap::Command) -> std::io::Result<Vec<u8>> {
 pub fn write_man_pages(dir: &std::path::Path) -> anyhow::Result<()> {
     use anyhow::Context as _;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut top = Cli::command();
+    let mut top = documented();
     top.build();
     let mut pages = vec![("masc-tui.1".to_string(), man_page(top.clone())?)];
     for sub in top.get_subcommands().filter(|s| !s.is_hide_set()) {

@@ -57,11 +57,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         (None, Some(_)) => super::state::claim(None)?,
         (None, None) => super::state::claim_temporary()?,
     };
-    let trace_file = args.trace_file.clone().or_else(|| {
-        args.state_dir
-            .as_deref()
-            .map(super::state::ClaimedState::trace_file_in)
-    });
+    let trace_file = super::state::ClaimedState::trace_file(
+        args.trace_file.as_deref(),
+        args.state_dir.as_deref(),
+    );
     let trace = init_tracing(trace_file.as_deref())?;
     state.trace_unlocked();
     let faults = match &args.faults {

@@ -127,10 +127,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             Some(token) => Some(write_token_file(&server.base_path(), &token)?),
             None => None,
         };
-        {
-            let mut out = super::out::stdout();
-            super::out::text(&mut out, &serve_line(&server))?;
-            out.flush()?;
+        let mut out = super::out::stdout();
+        let printed = super::out::text(&mut out, &serve_line(&server)).and_then(|()| out.flush());
+        drop(out);
+        if let Err(err) = printed {
+            // Nobody can learn the token from the line: the file must not outlive the server.
+            server.shutdown().await;
+            if let Some(file) = token_file {
+                file.remove_if_unchanged();
+            }
+            return Err(err.into());
         }
         stop.await;
         tracing::info!("shutting down");

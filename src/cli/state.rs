@@ -93,9 +93,12 @@ impl ClaimedState {
         }
     }
 
-    /// The default trace file inside an explicitly chosen state directory.
-    pub fn trace_file_in(dir: &Path) -> PathBuf {
-        dir.join(format!("trace-{}.jsonl", std::process::id()))
+    /// The trace file: `--trace-file`, else `trace-<pid>.jsonl` in an explicitly chosen state
+    /// directory, else `None` (the tracing layer's default under `$XDG_STATE_HOME`).
+    pub fn trace_file(explicit: Option<&Path>, state_dir: Option<&Path>) -> Option<PathBuf> {
+        explicit.map(Path::to_path_buf).or_else(|| {
+            state_dir.map(|dir| dir.join(format!("trace-{}.jsonl", std::process::id())))
+        })
     }
 }
 

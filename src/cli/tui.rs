@@ -112,11 +112,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     // Claimed before anything else is opened or painted: a refused session leaves nothing
     // behind and prints its refusal on the terminal it was started from.
     let state = super::state::claim(args.state_dir.as_deref())?;
-    let trace_file = args.trace_file.clone().or_else(|| {
-        args.state_dir
-            .as_deref()
-            .map(super::state::ClaimedState::trace_file_in)
-    });
+    let trace_file = super::state::ClaimedState::trace_file(
+        args.trace_file.as_deref(),
+        args.state_dir.as_deref(),
+    );
     let _trace = init_tracing(trace_file.as_deref())?;
     state.trace_unlocked();
     let cfg = args.client_config()?;

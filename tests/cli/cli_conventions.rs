@@ -124,6 +124,10 @@ fn issue27_man_page_has_the_options_exit_status_environment_and_files() {
             std::fs::read_to_string(out.join(page)).unwrap_or_else(|e| panic!("{page}: {e}"));
         assert!(text.starts_with(".ie \\n(.g .ds Aq"), "{page} is roff");
     }
+    assert!(
+        !out.join("masc-tui-help.1").exists(),
+        "no page for clap's help subcommand"
+    );
     let demo = std::fs::read_to_string(out.join("masc-tui-demo.1")).unwrap();
     assert!(demo.contains(".TH masc-tui-demo 1"), "{demo:.200}");
     assert!(demo.contains("\\-\\-data"), "demo's own options");
@@ -210,6 +214,30 @@ fn issue27_a_closed_stdout_is_a_quiet_exit() {
             "{args:?}: nothing on stderr"
         );
     }
+    // `serve` whose line cannot be printed stops, and takes its token file with it.
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("ws");
+    let output = bin()
+        .args(["serve", "--port", "0", "--data", data.to_str().unwrap()])
+        .env("RUST_LOG", "off")
+        .stdout(
+            std::io::pipe()
+                .map(|(r, w)| {
+                    drop(r);
+                    w
+                })
+                .unwrap(),
+        )
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!data.join(".masc/auth/masc-tui.token").exists());
 }
 
 /// A second process on a state directory a running one holds is refused with the holder's pid
@@ -261,6 +289,16 @@ fn issue32_a_held_state_directory_refuses_the_tui_and_the_demo() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(own.join("chat-outbox.sqlite3.lock").exists());
+    let traces: Vec<_> = std::fs::read_dir(&own)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("trace-") && n.ends_with(".jsonl"))
+        .collect();
+    assert_eq!(
+        traces.len(),
+        1,
+        "the trace file goes to the chosen state directory"
+    );
 }
 
 /// `serve` writes the token it requires to the file the client reads when no token is given
