@@ -38,7 +38,7 @@ use revalidation::{CacheSlot, cached_answer, not_modified};
 use serde_json::json;
 use std::sync::atomic::Ordering;
 
-/// `Preference-Applied` (RFC 7240), set by a `/health` the server held (issue 15).
+/// `Preference-Applied` (RFC 7240), set by a `/health` the server held.
 pub const PREFERENCE_APPLIED: &str = "preference-applied";
 
 /// `x-masc-health-tag: identity`: this `/health` ETag covers the identity fields only, so a
@@ -141,7 +141,7 @@ pub async fn workspace_layer(
     });
     let seen = GuardSeen::default();
     req.extensions_mut().insert(seen.clone());
-    // Issue 15: a read route's answer per (path with query, data revision), served without
+    // A read route's answer per (path with query, data revision), served without
     // the handler while the data is unchanged. Never with a fault or an older release.
     let cache = (ctx.is_get
         && method == Method::GET
@@ -166,7 +166,7 @@ pub async fn workspace_layer(
         && !is_admin
         && !release.serves(&method, &path)
     {
-        // An older MASC release: a route it does not have (issue 13).
+        // An older MASC release: a route it does not have.
         compat::route_miss(&path)
     } else if let Some(hit) = cache
         .as_ref()
@@ -280,8 +280,8 @@ async fn finish(state: &AppState, resp: Response, ctx: Ctx, cache: Option<CacheS
     parts.headers.remove(header::CONTENT_LENGTH);
 
     if ctx.is_get && status == StatusCode::OK && !ctx.is_admin {
-        // `/health` of the current embedded server tags its identity fields itself (issue
-        // 15: `uptime` is volatile, so a body digest would never repeat); a fault that
+        // `/health` of the current embedded server tags its identity fields itself (`uptime`
+        // is volatile, so a body digest would never repeat); a fault that
         // rewrote the body, an older release and every other route: the body digest.
         let own_tag = (ctx.path == "/health"
             && !rewritten
