@@ -1,10 +1,10 @@
-//! Key → paint, end to end (issue 15): the real view actor with a crossterm backend writing to
-//! a sink, the real actor runtime against the embedded server whose every `/api/v1` GET is
-//! stalled by a fault-plan delay (so every polled source has a read in flight), and a
-//! 10,000-entry chat transcript. Timed per key: the key event cast to the view actor → the
-//! flush of the frame it caused (the last byte written). 1,000 keys: `j`/`k` on the Keepers
-//! roster, PgUp/PgDn in the chat transcript, typing in the chat composer. Keys are spaced past
-//! the 16 ms frame window, so each one is an input frame that preempts the deadline (T.1).
+//! Key → paint, end to end (docs/performance.md): the real view actor with a crossterm backend
+//! writing to a sink, the real actor runtime against the embedded server whose every `/api/v1` GET
+//! is stalled by a fault-plan delay (so every polled source has a read in flight), and a
+//! 10,000-entry chat transcript. Timed per key: the key event cast to the view actor → the flush of
+//! the frame it caused (the last byte written). 1,000 keys: `j`/`k` on the Keepers roster,
+//! PgUp/PgDn in the chat transcript, typing in the chat composer. Keys are spaced past the 16 ms
+//! frame window, so each one is an input frame that preempts the deadline (T.1).
 //!
 //! Run: `cargo bench --bench key_to_paint`. Prints p50 / p99 / max per key class and overall.
 //! `/health` is not stalled: a stalled probe would withdraw the workspace (G-6) and the screen

@@ -1,4 +1,4 @@
-//! The client's route contract (issue 13, Must-show 1): every route masc-tui reads or writes,
+//! The client's route contract: every route masc-tui reads or writes,
 //! grouped in families, with its auth class (protocol.md §1.3), where it comes from (MASC's
 //! releases, newer MASC, or a masc-tui extension), and whether a 404 on it can mean "this object
 //! does not exist" (the protocol defines such a 404 for a few routes).

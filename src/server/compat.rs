@@ -1,4 +1,4 @@
-//! Older MASC releases the embedded server can play (issue 13, Must-show 3):
+//! Older MASC releases the embedded server can play, so the client's tolerance is tested:
 //! `masc-tui serve --compat <release>` and `masc-tui demo --compat <release>`.
 //!
 //! A played release has that release's route set and shapes, from MASC's own source at the

@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
-//! Issue 14, the chat's geometry seen on screen: the slash menu never takes the conversation's
+//! The chat's geometry seen on screen: the slash menu never takes the conversation's
 //! minimum rows (C-62) and a chat runs at 41 columns with its own gate instead of the whole
 //! app's 60×12 (C-19, T.5), its gutter following the narrow-screen rule (C-18).
 

@@ -1,11 +1,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests may (COMMON.md)
 //! C-50: live and settled turns use one projection. The demo's `masc_task_list` call read
-//! `↩ masc_task_list · in_progress` while streaming and `↩ masc_task_list` once the newest page
-//! was reloaded (issue 14, "Seen on screen"), because a history tool row was read as the call's
-//! result while MASC persists the call's arguments there (keeper_chat_store.ml). And the
-//! operator's row opened the bracket while streaming but lost its rail once settled (a
-//! persisted user row has no `turn_ref`, §4.5): it is bound to its turn only on exact evidence
-//! (`view::chat::turn_bind`).
+//! `↩ masc_task_list · in_progress` while streaming and `↩ masc_task_list` once the newest page was
+//! reloaded, because a history tool row was read as the call's result while MASC persists the
+//! call's arguments there (keeper_chat_store.ml). And the operator's row opened the bracket while
+//! streaming but lost its rail once settled (a persisted user row has no `turn_ref`, §4.5): it is
+//! bound to its turn only on exact evidence (`view::chat::turn_bind`).
 
 use crate::chat_screen::{chat_ticket, opened, page};
 use masc_tui::actors::chat::{SendOutcome, SendStep};

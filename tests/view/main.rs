@@ -46,17 +46,17 @@ mod view_runtime;
 mod view_runtime_form;
 mod view_runtime_raw;
 mod view_system;
-// Issue 14 (chat keys, help, footer wording): next to chat_screen.rs, whose rig it uses.
+// Chat keys, help, footer wording (C-26, C-63, C-65): next to chat_screen.rs, whose rig it uses.
 mod chat_screen_help;
-// Issue 14 (chat geometry: menu minimum, 41-column gate).
+// Chat geometry: menu minimum, 41-column gate (C-19, C-62).
 mod chat_layout;
-// Issue 14 item 4 (/find, /copy, /queue, /context).
+// /find, /copy, /queue, /context (C-31, C-74).
 mod chat_find;
-// Issue 14 (§14.11): the `/context` tabs and the `O` inspector's record and input tabs.
+// §14.11: the `/context` tabs and the `O` inspector's record and input tabs.
 mod chat_context_tabs;
 mod view_turn_inspector;
 mod view_waiting;
-// Issue 14 (date rows, mid-stream rows, repeated-row fold).
+// Date rows, mid-stream rows, repeated-row fold (C-24, C-67).
 mod chat_stream_rows;
 mod view_text;
 mod view_tools_keeper_panes;

@@ -306,7 +306,7 @@ pub enum Reconciliation {
     /// The record could not be read (auth, transport, decode, wrong echo): `class` says why.
     Unreadable { class: String },
     /// This MASC does not serve the §4.4 route (its unknown-route 404): the outcome cannot be
-    /// reconciled here and is not re-checked (issue 13).
+    /// reconciled here and is not re-checked (asking again would not change the answer).
     NotServed,
 }
 
@@ -322,7 +322,7 @@ impl Reconciliation {
 
     /// Whether the source reads the record again (after `recheck_after`): only a record still
     /// queued or running, or one that could not be read. A terminal record — `Failed` with
-    /// `outcome_ref: null` included (issue 13, defect 1) — an absent operation and a route
+    /// `outcome_ref: null` included — an absent operation and a route
     /// this MASC does not serve are never re-read.
     pub fn needs_recheck(&self) -> bool {
         match self {
@@ -453,7 +453,7 @@ mod outcome_class_tests {
     use super::*;
     use crate::protocol::decode::WireDecode;
 
-    /// Issue 13, defect 1: MASC's record of a cancelled turn (`Failed`, `outcome_ref: null`)
+    /// MASC's record of a cancelled turn (`Failed`, `outcome_ref: null`)
     /// settles the send and ends reconciliation; so do an absent operation and a route this
     /// MASC does not serve. Only an unsettled or unreadable record is read again.
     #[test]
@@ -496,7 +496,7 @@ mod outcome_class_tests {
             }),
         };
         assert_eq!(completed.outcome_class(), "ok");
-        // Issue 8 item 10: the send's own worker_return uses the same outcome, so the
+        // The send's own worker_return uses the same outcome, so the
         // timeline report never counts a completed send as failed.
         let replayed = SendOutcome::Replayed {
             state: OperationState::Succeeded,

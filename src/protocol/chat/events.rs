@@ -232,7 +232,7 @@ pub enum ChatStreamEvent {
     },
     /// `toolCallId` is required and non-blank: it is the only link to the call it continues
     /// (MASC's dashboard records a missing one as a stream protocol error,
-    /// dashboard/src/keeper-stream.ts; issue 13, defect 7).
+    /// dashboard/src/keeper-stream.ts).
     ToolCallArgs {
         tool_call_id: String,
         args: ToolCallArgs,

@@ -139,7 +139,7 @@ pub enum EchoFault {
     Wrong,
 }
 
-/// How a scripted chat turn ends instead of replying (chat stream only; issue 13). Both record
+/// How a scripted chat turn ends instead of replying (chat stream only). Both record
 /// the operation `Failed` with `outcome_ref: null`, as MASC's `Keeper_chat_operation.to_json`
 /// writes a turn that left no outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -223,7 +223,7 @@ async fn stream(
             let op = state.store().read(move |c| chat::operation(c, &id)).await?;
             // A re-post replays the acceptance only when it is the same send: same Keeper,
             // same message (the digest covers id, Keeper and message). Anything else reusing
-            // the id is refused before any effect (issue 16): nothing was stored for it.
+            // the id is refused before any effect: nothing was stored for it.
             let Some(op) =
                 op.filter(|o| o.keeper == req.name && o.execution_digest == digest_again)
             else {

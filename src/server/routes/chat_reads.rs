@@ -20,7 +20,7 @@ pub(super) async fn operation(
     match op {
         Some(op) if op.keeper == name => Ok(with_echo(json_ok(op.to_json()), &["operation_id"])),
         // MASC's `error_json` of lib/server/server_dashboard_http_keeper_chat_operations.ml:
-        // a 404 that names a missing operation, told apart from an unknown route (issue 13).
+        // a 404 that names a missing operation, told apart from an unknown route.
         _ => Ok(crate::server::http::json_status(
             StatusCode::NOT_FOUND,
             json!({

@@ -116,8 +116,8 @@ pub fn now_unix() -> f64 {
 #[derive(Clone)]
 pub struct Store {
     conn: Arc<Mutex<Connection>>,
-    /// Bumped after every write transaction: the data revision the response cache keys on
-    /// (issue 15). A read that overlaps a write sees the revision move and is not cached.
+    /// Bumped after every write transaction: the data revision the response cache keys on.
+    /// A read that overlaps a write sees the revision move and is not cached.
     revision: Arc<std::sync::atomic::AtomicU64>,
 }
 
@@ -145,7 +145,7 @@ impl Store {
         })
     }
 
-    /// Adds the rows of `scale` (once per data directory; issue 15). Blocking: run it before
+    /// Adds the rows of `scale` (once per data directory). Blocking: run it before
     /// the server serves, or on the blocking pool. Returns whether rows were added.
     pub fn apply_scale(&self, scale: &scale::Scale) -> Result<bool, StoreError> {
         let mut guard = self.conn.lock().map_err(|_| StoreError::Poisoned)?;

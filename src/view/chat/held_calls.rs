@@ -1,4 +1,4 @@
-//! Held tool calls of the chat target in its transcript (issue 14; protocol.md §14.5;
+//! Held tool calls of the chat target in its transcript (protocol.md §14.5;
 //! chat-screen.md C-44, C-53): every call the chat's Keeper's turn waits on is a gate row —
 //! news first, then the target, joined by `·` — that stays in the default view while it waits
 //! (C-44). `/approve` and `/deny` answer the oldest one through the held call save

@@ -111,7 +111,7 @@ impl LiveTurn {
                 transcript.update(message_id, |e| {
                     e.open = false;
                     // The streamed text grew by doubling; a settled entry keeps its bytes only
-                    // (issue 15: 100k entries' slack was megabytes).
+                    // (100k entries' slack would be megabytes).
                     e.text.shrink_to_fit();
                     e.refresh_reports();
                 });

@@ -20,7 +20,7 @@ pub use transcript::Transcript;
 
 /// Who produced an entry.
 ///
-/// 24 bytes (issue 15: a transcript holds 100k entries): the Keeper's name is shared —
+/// 24 bytes (a transcript holds 100k entries): the Keeper's name is shared —
 /// every entry of one Keeper's chat points at one copy ([`Transcript`] shares equal names of
 /// consecutive entries) — and the rare inbound sender is boxed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,8 +75,8 @@ impl CallState {
     }
 }
 
-/// One tool call. Its id and name are stored inline up to 24 bytes (issue 15: a quarter of a
-/// long transcript's entries are calls; each had two allocations of its own).
+/// One tool call. Its id and name are stored inline up to 24 bytes (a quarter of a long
+/// transcript's entries are calls; two allocations each would add up).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolCall {
     pub call_id: Option<CompactString>,
@@ -148,7 +148,7 @@ pub enum EntryKind {
     /// Thinking / reasoning text.
     Thinking,
     /// Boxed, as the skill run: the other kinds are small, and a transcript holds 100k
-    /// entries (issue 15: the unboxed call made every entry 64 bytes larger).
+    /// entries (an unboxed call would make every entry 64 bytes larger).
     ToolCall(Box<ToolCall>),
     SkillSummary(Box<SkillRun>),
     /// The parallel Memory journal lane; also the neutral lane of server rows that are
@@ -252,7 +252,7 @@ impl ReportFacts {
 /// `text` without every line that holds leaked report text (the whole span of a leaked
 /// report container, or the leak's own line), and without report lines only HTML markup or an
 /// image's alt text hides: a browser never shows them, but this terminal prints raw HTML and
-/// alt text, so they would show here (issue 14).
+/// alt text, so they would show here.
 fn without_leaked_lines(text: &str, a: &FinalAnalysis) -> Option<String> {
     let printed_here: Vec<usize> = a
         .hidden_lines
@@ -285,7 +285,7 @@ fn without_leaked_lines(text: &str, a: &FinalAnalysis) -> Option<String> {
 
 /// One transcript entry.
 ///
-/// 168 bytes, so an entry in its `Arc` is a 192-byte block (issue 15: 100k entries): the id
+/// 168 bytes, so an entry in its `Arc` is a 192-byte block (a transcript holds 100k): the id
 /// inline up to 24 bytes (no allocation for MASC's message ids), the turn reference, request
 /// id and Keeper name shared with the entries around it. A size test guards it.
 #[derive(Debug, Clone, PartialEq)]
@@ -318,7 +318,7 @@ impl Entry {
     ) -> Self {
         let (mut id, mut text) = (id.into(), text.into());
         // A formatted or accumulated string carries spare capacity; an entry keeps its bytes
-        // only (issue 15: a transcript holds 100k of them). An id up to 24 bytes is stored in
+        // only (a transcript holds 100k of them). An id up to 24 bytes is stored in
         // the entry itself.
         id.shrink_to_fit();
         text.shrink_to_fit();

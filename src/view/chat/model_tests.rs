@@ -8,7 +8,7 @@ fn say(id: &str, text: &str) -> Entry {
     Entry::new(id, Speaker::Operator, EntryKind::Utterance, text)
 }
 
-/// Issue 15: the index of ids answers as the map of copied ids did — the newest entry of
+/// The index of ids answers as a map of copied ids would — the newest entry of
 /// a repeated id, in-place replacement, removal and prepending re-index — over a generated
 /// sequence of changes, checked against a scan of the entries after each one.
 #[test]
@@ -66,7 +66,7 @@ fn c31_id_index_finds_the_newest_entry_of_each_id() {
     assert!(t.len() > 100, "{}", t.len());
 }
 
-/// Issue 15: an entry is 168 bytes, so in its `Arc` (two counts, 16 bytes) it is a
+/// An entry is 168 bytes, so in its `Arc` (two counts, 16 bytes) it is a
 /// 184-byte request: malloc's 192-byte block (216 bytes were a 240-byte block). The
 /// Keeper's name shared and the inbound sender boxed keep the speaker at 24 bytes, the
 /// failure's texts boxed keep the kind at 32.
@@ -105,7 +105,7 @@ fn name_of(e: &Entry) -> Option<&Arc<str>> {
     }
 }
 
-/// Issue 15: consecutive entries with equal Keeper names, turn references and request ids
+/// Consecutive entries with equal Keeper names, turn references and request ids
 /// point at one copy of each; a different one is its own copy and becomes the one shared.
 #[test]
 fn issue15_equal_names_and_turns_share_one_copy() {
@@ -160,7 +160,7 @@ fn issue15_equal_names_and_turns_share_one_copy() {
     )));
 }
 
-/// Issue 15: sharing never changes what an entry says. Over a generated sequence of
+/// Sharing never changes what an entry says. Over a generated sequence of
 /// pushes, upserts, history pages appended and prepended and removals, with Keeper names,
 /// turn references and request ids drawn from small sets that overlap in text (a turn
 /// reference spelled as another Keeper's name), every entry keeps the name, turn and
@@ -267,7 +267,7 @@ fn issue15_shared_strings_never_mix_keepers_turns_or_requests() {
     );
 }
 
-/// Issue 15: what one of 100k entries costs before its strings (the tool call and the
+/// What one of 100k entries costs before its strings (the tool call and the
 /// skill run are boxed; every other kind is small).
 #[test]
 fn entry_stays_compact() {

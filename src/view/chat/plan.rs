@@ -39,7 +39,7 @@ enum SourceKind {
 /// is at least `i64::MIN / 60`).
 const NO_MINUTE: i64 = i64::MIN;
 
-/// One block of the plan. 56 bytes (issue 15: a plan holds a block per entry, 100k of them):
+/// One block of the plan. 56 bytes (a plan holds a block per entry, 100k of them):
 /// its entries as a `u32` range, the minute without an `Option`, the rare chunk ranges behind
 /// one pointer; a size test guards it.
 #[derive(Debug, Clone)]
@@ -57,7 +57,7 @@ pub struct PlannedBlock {
     chunks: Option<Box<Box<[Range<usize>]>>>,
     pub rail: Rail,
     /// Inline: the clock is drawn (minute changed); [`PlannedBlock::clock`] is its minute.
-    /// (Flags rather than copies of the minute and its day: issue 15, 100k blocks.)
+    /// (Flags rather than copies of the minute and its day: 100k blocks.)
     pub clock_shown: bool,
     /// The block's own minute (row-mode headings), [`NO_MINUTE`] when it has none.
     minute: i64,
@@ -388,7 +388,7 @@ mod tests {
     use super::*;
     use crate::view::chat::model::{CallState, ToolCall};
 
-    /// Issue 15: a block is 56 bytes (88 before: `usize` ranges, an `Option` minute, a fat
+    /// A block is 56 bytes (88 with `usize` ranges, an `Option` minute and a fat
     /// chunk pointer); a plan holds one per entry.
     #[test]
     fn issue15_planned_block_is_56_bytes() {

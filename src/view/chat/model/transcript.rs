@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 /// Entry indexes by entry id: the newest entry of each id. The table holds only the index
 /// (4 bytes a slot) and hashes the id where the entry keeps it, so no id is stored twice
-/// (issue 15: a copy of every id was ≈ 70 bytes an entry).
+/// (a copy of every id would cost ≈ 70 bytes an entry).
 #[derive(Default)]
 pub(super) struct IdIndex {
     table: HashTable<u32>,
@@ -67,7 +67,7 @@ impl IdIndex {
 }
 
 /// The Keeper name, turn reference and request id of the entry added last: an entry added
-/// with an equal one points at this copy instead of its own (issue 15: a turn's entries
+/// with an equal one points at this copy instead of its own (a turn's entries
 /// repeat its reference, every Keeper entry the Keeper's name — one allocation each, 100k
 /// times). Only equal text is shared, field by field, so no entry ever reads another Keeper's
 /// name or another turn's reference; the entries of a transcript stay its own (one
@@ -106,7 +106,7 @@ fn share_equal(last: &mut Option<Arc<str>>, value: &mut Arc<str>) {
 /// The entries of one chat, with a per-entry revision so caches can tell what changed.
 ///
 /// The entries are shared (`Arc`), each entry too: [`Transcript::snapshot`] hands a search
-/// off the view actor (issue 14, `/find`) for the cost of one reference count; a change made
+/// off the view actor (`/find`) for the cost of one reference count; a change made
 /// while a snapshot is out copies the list of references once and only the entry it changes.
 #[derive(Debug, Default)]
 pub struct Transcript {
