@@ -269,9 +269,17 @@ fn pty_demo_terminal_gone_with_sighup_ignored_exits_without_spinning() {
 #[test]
 fn pty_demo_idle_writes_nothing() {
     let session = PtySession::demo(DemoOptions::default());
-    // Settled: the roster on screen means the first read's frame has been written and parsed;
-    // nothing else is pending at startup. The byte count is taken under the same lock.
+    // Settled: the roster on screen means the first read's frame has been written and parsed,
+    // and a "waits on" line past `reading…` / `not loaded yet` that the waiting inventory (its
+    // own source, read beside the roster) was admitted and painted; nothing else is pending at
+    // startup. The byte count is taken under the same lock.
     session.wait_for_roster();
+    session.wait_for("the waiting inventory's first read painted", |s| {
+        let text = s.parser.screen().contents();
+        text.contains("waits on: ")
+            && !text.contains("waits on: reading")
+            && !text.contains("waits on: not loaded yet")
+    });
     let before = session.byte_count();
     let dispatched = session.trace_count("dispatch", "keepers_roster");
     let admitted = session.trace_count("admit", "keepers_roster");
