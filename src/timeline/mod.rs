@@ -6,16 +6,21 @@
 //! - `capture`: an in-memory recorder of stage events for tests (unit tests and the
 //!   `test-support` feature only; not in the shipped binary).
 //! - [`report`]: `masc-tui timeline FILE` — per-source counts and latencies.
+//! - [`trace_lines`]: the one reader of trace files; [`tickets`]: stage events folded into one
+//!   interval per ticket, which [`chrome`] writes as a Chrome trace (Perfetto).
 //!
 //! Stage events are evidence of *reading*, never of Task progress or paint (G-1), and carry no
 //! body text, paths or declarations (G-10).
 
 #[cfg(any(test, feature = "test-support"))]
 pub mod capture;
+pub mod chrome;
 pub mod layer;
 pub mod record;
 pub mod report;
 pub mod stage;
+pub mod tickets;
+pub mod trace_lines;
 
 pub use layer::{TraceGuard, TracingInitError, default_trace_path, init_tracing};
 pub use record::StageRecord;

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 use std::time::Instant;
 
-/// One stage event. `generation`/`epoch` are absent for per-source events (restart, refused).
+/// One stage event. `generation`/`epoch`/`workspace` are absent for per-source events (restart, refused).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StageRecord {
     /// Microseconds since the process-wide trace origin ([`trace_origin`]); monotonic.
@@ -19,6 +19,10 @@ pub struct StageRecord {
     pub generation: Option<u64>,
     #[serde(default)]
     pub epoch: Option<u64>,
+    /// The digest of the workspace the ticket was scoped to ([`super::stage::workspace_digest`]);
+    /// absent for per-source events and for traces written before it was recorded.
+    #[serde(default)]
+    pub workspace: Option<String>,
     #[serde(default)]
     pub reason: Option<String>,
     #[serde(default)]
@@ -41,6 +45,7 @@ impl StageRecord {
             source: text("source")?,
             generation: number("generation"),
             epoch: number("epoch"),
+            workspace: text("workspace"),
             reason: text("reason"),
             outcome: text("outcome"),
         })

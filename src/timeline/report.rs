@@ -5,6 +5,7 @@
 //! several processes (concatenated traces) never subtracts times across them.
 
 use super::record::StageRecord;
+use super::trace_lines::{TraceLine, read_trace};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
@@ -94,9 +95,6 @@ pub struct Report {
     pub span_us: u64,
 }
 
-/// The client's per-read event target (`protocol::client::REQUEST_TARGET`).
-const REQUEST_TARGET: &str = "masc_tui::request";
-
 /// `count` per minute over `span_us` (`None` under a second of trace).
 fn per_minute(count: u64, span_us: u64) -> Option<f64> {
     (span_us >= 1_000_000).then(|| count as f64 * 60_000_000.0 / span_us as f64)
@@ -140,49 +138,23 @@ struct TicketTimes {
 /// Reads a JSONL trace and builds the report.
 pub fn read_report(input: impl BufRead) -> std::io::Result<Report> {
     let mut report = Report::default();
-    let mut current_pid: Option<u32> = None;
     let mut per_source: BTreeMap<String, SourceReport> = BTreeMap::new();
     let mut tickets: HashMap<TicketKey, TicketTimes> = HashMap::new();
     let mut processes = std::collections::BTreeSet::new();
     let mut routes: BTreeMap<String, RouteTally> = BTreeMap::new();
     let mut spans: HashMap<Option<u32>, (u64, u64)> = HashMap::new();
 
-    // Lines are read as bytes: a line that is not UTF-8 is an unparsed line, never the end of
-    // the report (a hostile or torn trace still reports everything else).
-    for line in input.split(b'\n') {
-        let line = line?;
-        let Ok(line) = std::str::from_utf8(&line) else {
-            report.unparsed_lines += 1;
-            continue;
-        };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
-            report.unparsed_lines += 1;
-            continue;
-        };
-        if let Some(ts) = value.get("ts_us").and_then(serde_json::Value::as_u64) {
-            let pid = value
-                .get("pid")
-                .and_then(serde_json::Value::as_u64)
-                .and_then(|p| u32::try_from(p).ok())
-                .or(current_pid);
-            let span = spans.entry(pid).or_insert((ts, ts));
+    read_trace(input, |stamp, line| {
+        if let Some(ts) = stamp.ts_us {
+            let span = spans.entry(stamp.pid).or_insert((ts, ts));
             span.0 = span.0.min(ts);
             span.1 = span.1.max(ts);
         }
-        if value.get("kind").and_then(|k| k.as_str()) == Some("process") {
-            current_pid = value
-                .get("pid")
-                .and_then(serde_json::Value::as_u64)
-                .and_then(|p| u32::try_from(p).ok());
-            processes.insert(current_pid);
-            continue;
-        }
-        if value.get("stage").is_none() {
-            if value.get("target").and_then(|t| t.as_str()) == Some(REQUEST_TARGET) {
-                let fields = value.get("fields").cloned().unwrap_or_default();
+        match line {
+            TraceLine::Process => {
+                processes.insert(stamp.pid);
+            }
+            TraceLine::Request(fields) => {
                 let route = fields
                     .get("route")
                     .and_then(|r| r.as_str())
@@ -190,22 +162,16 @@ pub fn read_report(input: impl BufRead) -> std::io::Result<Report> {
                     .to_string();
                 routes.entry(route).or_default().add(&fields);
                 report.request_lines += 1;
-            } else {
-                report.other_lines += 1;
             }
-            continue;
+            TraceLine::Other => report.other_lines += 1,
+            TraceLine::Unparsed => report.unparsed_lines += 1,
+            TraceLine::Stage(record) => {
+                processes.insert(record.pid);
+                report.stage_records += 1;
+                apply(&record, &mut per_source, &mut tickets);
+            }
         }
-        let Ok(mut record) = serde_json::from_value::<StageRecord>(value) else {
-            report.unparsed_lines += 1;
-            continue;
-        };
-        if record.pid.is_none() {
-            record.pid = current_pid;
-        }
-        processes.insert(record.pid);
-        report.stage_records += 1;
-        apply(&record, &mut per_source, &mut tickets);
-    }
+    })?;
 
     let mut to_return: HashMap<String, Vec<u64>> = HashMap::new();
     let mut to_admit: HashMap<String, Vec<u64>> = HashMap::new();

@@ -1,8 +1,9 @@
 //! One emitter per stage event (architecture.md §3). Target `masc_tui::stage`, level INFO.
 //!
-//! Fields: `stage`, `source`, `generation`, `epoch`, and `reason` / `outcome` where they apply
-//! (`outcome` is `"ok"` or a `ClientError::class()`). Values are closed vocabularies: no body
-//! text, paths or declarations ever reach these fields (G-10).
+//! Fields: `stage`, `source`, `generation`, `epoch`, `workspace` (a digest, never the path),
+//! and `reason` / `outcome` where they apply (`outcome` is `"ok"` or a `ClientError::class()`).
+//! Values are closed vocabularies: no body text, paths or declarations ever reach these fields
+//! (G-10).
 
 use std::fmt::Display;
 
@@ -78,6 +79,18 @@ pub trait StageTicket {
     fn stage_source(&self) -> String;
     fn stage_generation(&self) -> u64;
     fn stage_epoch(&self) -> u64;
+    /// The workspace root the ticket is scoped to; traced only as [`workspace_digest`].
+    fn stage_workspace(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// The workspace as traced: 12 hex digits of SHA-256 over its root. It tells workspaces apart
+/// in a trace or a collector without writing the path anywhere (G-10).
+pub fn workspace_digest(root: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(root.as_bytes());
+    hex::encode(digest.get(..6).unwrap_or_default())
 }
 
 macro_rules! ticket_event {
@@ -88,6 +101,7 @@ macro_rules! ticket_event {
             source = %$ticket.stage_source(),
             generation = $ticket.stage_generation(),
             epoch = $ticket.stage_epoch(),
+            workspace = $ticket.stage_workspace().map(workspace_digest).as_deref(),
             $($k = $v,)*
         )
     };
@@ -170,6 +184,16 @@ mod tests {
             assert_eq!(Stage::parse(st.as_str()), Some(st));
         }
         assert_eq!(Stage::parse("paint"), None);
+    }
+
+    #[test]
+    fn the_workspace_digest_is_short_stable_and_not_the_path() {
+        let digest = workspace_digest("/home/op/work/.masc");
+        assert_eq!(digest.len(), 12);
+        assert!(digest.chars().all(|c| c.is_ascii_hexdigit()));
+        assert_eq!(digest, workspace_digest("/home/op/work/.masc"));
+        assert_ne!(digest, workspace_digest("/home/op/other/.masc"));
+        assert!(!digest.contains("home"));
     }
 
     #[test]

@@ -142,6 +142,7 @@ fn issue16_timeline_run_with_sanitises_in_process() {
     let args = masc_tui::cli::timeline::Args {
         file: trace.path().to_path_buf(),
         json: false,
+        chrome_trace: None,
     };
     assert_eq!(
         masc_tui::cli::timeline::run_with(&args, &mut out).unwrap(),

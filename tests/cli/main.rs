@@ -10,4 +10,6 @@ mod decode_cli;
 mod doctor_cli;
 mod fault_plan_docs;
 mod final_check_cli;
+mod timeline_chrome;
 mod timeline_report;
+mod trace_event_format;

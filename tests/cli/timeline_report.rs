@@ -175,6 +175,11 @@ fn the_file_layer_writes_records_the_report_reads() {
     assert_eq!(dispatch["source"], "keepers_roster");
     assert_eq!(dispatch["generation"], 3);
     assert_eq!(dispatch["epoch"], 2);
+    // The workspace as its digest, so exports tell workspaces apart without the path (G-10).
+    assert_eq!(
+        dispatch["workspace"],
+        stage::workspace_digest("/w/.masc").as_str()
+    );
     assert!(dispatch["ts_us"].is_u64());
     // ts_us is monotonic within the process.
     let ts: Vec<u64> = lines[1..]

@@ -57,4 +57,7 @@ impl<S: SlotKey> crate::timeline::stage::StageTicket for Ticket<S> {
     fn stage_epoch(&self) -> u64 {
         self.scope.epoch
     }
+    fn stage_workspace(&self) -> Option<&str> {
+        Some(&self.scope.workspace.0)
+    }
 }
