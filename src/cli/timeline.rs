@@ -1,6 +1,6 @@
-//! `masc-tui timeline FILE [--json] [--chrome-trace OUT.json]` — per-source summary of a stage
+//! `masc-tui timeline FILE [--json] [--chrome-trace OUT.json] [--svg OUT.svg]` — per-source summary of a stage
 //! trace (see `crate::timeline::report`), or the same trace as a picture for a timeline viewer
-//! (`crate::timeline::chrome`).
+//! (`crate::timeline::chrome`) or a picture for a bug report (`crate::timeline::svg`).
 
 use anyhow::Context;
 use std::io::Write;
@@ -18,11 +18,15 @@ pub struct Args {
     /// instead of printing the report.
     #[arg(long, value_name = "OUT.json")]
     pub chrome_trace: Option<PathBuf>,
+    /// Draw the trace as a swimlane picture (SVG: a row per source, a bar per ticket) instead
+    /// of printing the report.
+    #[arg(long, value_name = "OUT.svg")]
+    pub svg: Option<PathBuf>,
 }
 
 impl Args {
     fn exports(&self) -> bool {
-        self.chrome_trace.is_some()
+        self.chrome_trace.is_some() || self.svg.is_some()
     }
 }
 
@@ -61,6 +65,19 @@ pub fn run_with(args: &Args, out: &mut dyn Write) -> anyhow::Result<i32> {
                 out,
                 &format!(
                     "chrome trace: {} tickets from {} process(es) written to {}",
+                    timeline.ticket_count(),
+                    timeline.processes.len(),
+                    path.display()
+                ),
+            )?;
+        }
+        if let Some(path) = &args.svg {
+            let picture = crate::timeline::svg::swimlane_svg(&timeline)?;
+            write_export(path, picture.as_bytes())?;
+            super::out::text(
+                out,
+                &format!(
+                    "swimlane picture: {} tickets from {} process(es) written to {}",
                     timeline.ticket_count(),
                     timeline.processes.len(),
                     path.display()

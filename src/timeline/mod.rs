@@ -7,7 +7,8 @@
 //!   `test-support` feature only; not in the shipped binary).
 //! - [`report`]: `masc-tui timeline FILE` — per-source counts and latencies.
 //! - [`trace_lines`]: the one reader of trace files; [`tickets`]: stage events folded into one
-//!   interval per ticket, which [`chrome`] writes as a Chrome trace (Perfetto).
+//!   interval per ticket, which [`chrome`] writes as a Chrome trace (Perfetto) and [`svg`] draws
+//!   as a swimlane picture.
 //!
 //! Stage events are evidence of *reading*, never of Task progress or paint (G-1), and carry no
 //! body text, paths or declarations (G-10).
@@ -19,6 +20,7 @@ pub mod layer;
 pub mod record;
 pub mod report;
 pub mod stage;
+pub mod svg;
 pub mod tickets;
 pub mod trace_lines;
 

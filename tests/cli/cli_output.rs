@@ -143,6 +143,7 @@ fn issue16_timeline_run_with_sanitises_in_process() {
         file: trace.path().to_path_buf(),
         json: false,
         chrome_trace: None,
+        svg: None,
     };
     assert_eq!(
         masc_tui::cli::timeline::run_with(&args, &mut out).unwrap(),

@@ -12,4 +12,5 @@ mod fault_plan_docs;
 mod final_check_cli;
 mod timeline_chrome;
 mod timeline_report;
+mod timeline_svg;
 mod trace_event_format;

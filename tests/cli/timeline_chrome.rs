@@ -24,7 +24,7 @@ fn line(ts: u64, pid: u32, stage: &str, source: &str, generation: u64, extra: &s
 /// as a failure; g3 superseded while g4 runs (overlap), rejected; g4 admitted; g5 retired;
 /// g6 unfinished. A refused demand and a restart. `save:approval` g1 admitted. In pid 8, one
 /// admitted read of `board`.
-fn sample_trace() -> String {
+pub fn sample_trace() -> String {
     let mut l = vec![r#"{"kind":"process","pid":7,"ts_us":0}"#.to_string()];
     let s = "keepers_roster";
     l.push(line(1_000, 7, "dispatch", s, 1, ""));
@@ -96,6 +96,7 @@ fn export(dir: &Path, trace: &str) -> (Value, String) {
         file: input,
         json: false,
         chrome_trace: Some(output.clone()),
+        svg: None,
     };
     let mut printed = Vec::new();
     assert_eq!(run_with(&args, &mut printed).unwrap(), 0);
