@@ -217,7 +217,7 @@ impl Rig {
     /// What the view actor does with `UiCommand::Decide`: registered in the model, then cast
     /// to the save hub.
     fn submit(&mut self, command: UiCommand) -> SaveId {
-        let UiCommand::Decide(intent) = command else {
+        let Some(intent) = command.as_save::<ApprovalDecision>().cloned() else {
             panic!("the second n did not decide: {command:?}");
         };
         let request = SaveRequest::new::<ApprovalDecision>(intent);

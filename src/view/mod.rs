@@ -14,6 +14,7 @@ pub mod composer;
 pub mod damage;
 pub mod decisions;
 pub mod editor;
+pub mod effects;
 pub mod fetched;
 pub mod frame;
 pub mod inspector;
@@ -24,6 +25,7 @@ pub mod keepers;
 pub mod keys;
 pub mod model;
 pub mod msg;
+pub mod outgoing;
 pub mod preparation;
 pub mod presenter;
 /// Sample data for tests and benches (feature `test-support`; not in the shipped binary).

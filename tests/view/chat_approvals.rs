@@ -22,7 +22,6 @@ use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{self, buffer_text};
 use masc_tui::view::screens::Ui;
-use masc_tui::view::screens::chat::{ChatHandles, after_observed};
 use std::sync::Arc;
 
 fn key(code: KeyCode) -> KeyEvent {
@@ -76,7 +75,7 @@ pub(crate) fn observe_decision_read(
     };
     crate::rig::dispatch(model, t.clone());
     crate::rig::observe(model, SlotEvent::Observed(t, observation)).unwrap();
-    after_observed(model, ui, ChatHandles::default());
+    crate::rig::chat_observed(model, ui, None);
 }
 
 pub(crate) fn slash(ui: &mut Ui, model: &Model, command: &str) -> UiCommand {
@@ -119,8 +118,11 @@ fn c53_approve_and_deny_are_armed_first_press_previews_second_decides() {
     );
     // Another command disarms: `/deny` is armed afresh, not decided.
     assert_eq!(slash(&mut ui, &model, "/deny"), UiCommand::Repaint);
-    match slash(&mut ui, &model, "/deny") {
-        UiCommand::Decide(intent) => {
+    match slash(&mut ui, &model, "/deny")
+        .as_save::<ApprovalDecision>()
+        .cloned()
+    {
+        Some(intent) => {
             assert_eq!(intent.confirm_token, "opc_mine");
             assert_eq!(intent.decision, Decision::Deny);
         }
@@ -130,10 +132,10 @@ fn c53_approve_and_deny_are_armed_first_press_previews_second_decides() {
     assert_eq!(slash(&mut ui, &model, "/approve"), UiCommand::Repaint);
     let _ = handle_key(&mut ui, &model, key(KeyCode::Char('x')));
     let _ = handle_key(&mut ui, &model, key(KeyCode::Backspace));
-    assert!(matches!(
-        slash(&mut ui, &model, "/approve"),
-        UiCommand::Decide(intent) if intent.decision == Decision::Confirm
-    ));
+    assert!(
+        matches!(slash(&mut ui, &model, "/approve").as_save::<ApprovalDecision>(), Some(intent) if intent.decision == Decision::Confirm
+        )
+    );
 }
 
 /// C-53: the receipt of the decision replaces the row's news — approved, delivery pending is
@@ -142,10 +144,12 @@ fn c53_approve_and_deny_are_armed_first_press_previews_second_decides() {
 fn c53_an_approved_deferred_decision_reads_approved_will_be_applied() {
     let (mut model, mut ui, keeper) = opened(0);
     read_list(&mut model, &mut ui, &keeper);
-    let UiCommand::Decide(intent) = ({
+    let Some(intent) = ({
         slash(&mut ui, &model, "/approve");
         slash(&mut ui, &model, "/approve")
-    }) else {
+    })
+    .as_save::<ApprovalDecision>()
+    .cloned() else {
         panic!("no decision");
     };
     let id = SaveId::fresh();
@@ -160,7 +164,7 @@ fn c53_an_approved_deferred_decision_reads_approved_will_be_applied() {
         scope: sample::scope(1),
     };
     crate::rig::dispatch(&mut model, t.clone());
-    after_observed(&mut model, &mut ui, ChatHandles::default());
+    crate::rig::chat_observed(&mut model, &mut ui, None);
     let text = buffer_text(&draw(&model, &ui));
     assert!(text.contains("판정 중 · keeper_probe"), "{text}");
     let approval = masc_tui::view::screens::approvals::listed(&model)
@@ -192,7 +196,7 @@ fn c53_an_approved_deferred_decision_reads_approved_will_be_applied() {
         ),
     )
     .unwrap();
-    after_observed(&mut model, &mut ui, ChatHandles::default());
+    crate::rig::chat_observed(&mut model, &mut ui, None);
     let text = buffer_text(&draw(&model, &ui));
     assert!(text.contains("승인됨 · 적용 예정"), "{text}");
     assert!(!text.contains("승인 대기"), "{text}");

@@ -16,6 +16,7 @@ use masc_tui::protocol::client::{Admitted, ClientError};
 use masc_tui::protocol::routes::RouteFamily;
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
+use masc_tui::view::outgoing::InspectorRequest;
 use masc_tui::view::sample::buffer_text;
 use masc_tui::view::screens::Ui;
 use masc_tui::view::screens::chat::ChatOverlay;
@@ -155,10 +156,12 @@ fn c58_k15_k17_context_tabs_stack_request_proof() {
     );
     match handle_key(&mut ui, &model, key(KeyCode::Char('r'))) {
         UiCommand::Many(cmds) => {
-            assert!(cmds.contains(&UiCommand::Inspector(InspectorSlot::Records(
-                keeper.clone()
+            assert!(cmds.contains(&UiCommand::send(InspectorRequest::Reread(
+                InspectorSlot::Records(keeper.clone())
             ))));
-            assert!(cmds.contains(&UiCommand::Inspector(InspectorSlot::Input(target))));
+            assert!(cmds.contains(&UiCommand::send(InspectorRequest::Reread(
+                InspectorSlot::Input(target)
+            ))));
         }
         other => panic!("{other:?}"),
     }

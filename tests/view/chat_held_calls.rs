@@ -22,7 +22,6 @@ use masc_tui::view::keys::UiCommand;
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{self, buffer_text};
 use masc_tui::view::screens::Ui;
-use masc_tui::view::screens::chat::{ChatHandles, after_observed};
 
 fn call_json(keeper: &str, id: &str, tool: &str, asked_at: f64) -> String {
     format!(
@@ -82,8 +81,11 @@ fn c53_approve_is_armed_and_answers_the_oldest_held_call() {
     );
     // `/deny` in between re-arms for the other answer; the second `/deny` answers.
     assert_eq!(slash(&mut ui, &model, "/deny"), UiCommand::Repaint);
-    match slash(&mut ui, &model, "/deny") {
-        UiCommand::DecideHeldCall(intent) => {
+    match slash(&mut ui, &model, "/deny")
+        .as_save::<HeldCallDecision>()
+        .cloned()
+    {
+        Some(intent) => {
             assert_eq!(intent.tool_call_id, "call-1", "the oldest first");
             assert_eq!(intent.keeper, keeper);
             assert_eq!(intent.decision, ToolCallVerdict::Deny);
@@ -99,10 +101,12 @@ fn c53_approve_is_armed_and_answers_the_oldest_held_call() {
 fn c53_an_answer_in_flight_then_its_receipt_replace_the_news() {
     let (mut model, mut ui, keeper) = opened(0);
     read_calls(&mut model, &mut ui, 3, &two_calls(&keeper));
-    let UiCommand::DecideHeldCall(intent) = ({
+    let Some(intent) = ({
         slash(&mut ui, &model, "/approve");
         slash(&mut ui, &model, "/approve")
-    }) else {
+    })
+    .as_save::<HeldCallDecision>()
+    .cloned() else {
         panic!("no answer");
     };
     let id = SaveId::fresh();
@@ -117,7 +121,7 @@ fn c53_an_answer_in_flight_then_its_receipt_replace_the_news() {
         scope: sample::scope(1),
     };
     crate::rig::dispatch(&mut model, t.clone());
-    after_observed(&mut model, &mut ui, ChatHandles::default());
+    crate::rig::chat_observed(&mut model, &mut ui, None);
     let text = buffer_text(&draw(&model, &ui));
     assert!(text.contains("판정 중 · 이 호출은 미뤄짐 · bash"), "{text}");
     // While it is in flight, `/approve` previews the next held call, not this one.
@@ -148,7 +152,7 @@ fn c53_an_answer_in_flight_then_its_receipt_replace_the_news() {
         ),
     )
     .unwrap();
-    after_observed(&mut model, &mut ui, ChatHandles::default());
+    crate::rig::chat_observed(&mut model, &mut ui, None);
     let text = buffer_text(&draw(&model, &ui));
     assert!(text.contains("승인됨 · 적용 예정 · bash"), "{text}");
     // The re-read: call-1 is gone (answered here: its receipt stays), call-2 left unanswered.

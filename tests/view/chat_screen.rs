@@ -21,9 +21,7 @@ use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{self, buffer_lines, buffer_text};
 use masc_tui::view::screens::chat::ChatUi;
-use masc_tui::view::screens::chat::{
-    Activity, ChatHandles, ChatPane, ChatUiCommand, Progress, dispatch,
-};
+use masc_tui::view::screens::chat::{Activity, ChatEvent, ChatPane, Progress};
 use masc_tui::view::screens::{ProjectionCtx, Tab, Ui, render};
 use masc_tui::view::theme::Theme;
 use ratatui::Terminal;
@@ -117,7 +115,7 @@ pub(crate) fn opened(keeper_index: usize) -> (Model, Ui, String) {
     };
     ui.roster_mut().selected = keeper_index;
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Char('c')));
-    let UiCommand::Chat(ChatUiCommand::Open { keeper }) = cmd else {
+    let Some(ChatEvent::Open { keeper }) = cmd.as_local::<ChatEvent>().cloned() else {
         panic!("{cmd:?}");
     };
     let KeeperRowSlot::Row(r) =
@@ -126,14 +124,13 @@ pub(crate) fn opened(keeper_index: usize) -> (Model, Ui, String) {
         panic!()
     };
     assert_eq!(keeper, r.name, "c opens the selected row's Keeper");
-    dispatch(
-        ChatUiCommand::Open {
+    crate::rig::chat_event(
+        ChatEvent::Open {
             keeper: keeper.clone(),
         },
         &mut model,
         &mut ui,
-        ChatHandles::default(),
-        THEME,
+        None,
     );
     (model, ui, keeper)
 }
@@ -215,27 +212,29 @@ fn esc_closes_and_drafts_are_kept_per_keeper_and_workspace() {
         handle_key(&mut ui, &model, key(KeyCode::Char(c)));
     }
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Esc));
-    let UiCommand::Chat(close) = cmd else {
+    let Some(close) = cmd.as_local::<ChatEvent>().cloned() else {
         panic!("{cmd:?}")
     };
-    dispatch(close, &mut model, &mut ui, ChatHandles::default(), THEME);
+    crate::rig::chat_event(close, &mut model, &mut ui, None);
     assert!(ui.layer::<ChatUi>().is_none() && model.chat.pane.is_none());
     // Another Keeper starts empty.
     ui.roster_mut().selected = 3;
-    let UiCommand::Chat(open) = handle_key(&mut ui, &model, key(KeyCode::Char('m'))) else {
+    let Some(open) = handle_key(&mut ui, &model, key(KeyCode::Char('m')))
+        .as_local::<ChatEvent>()
+        .cloned()
+    else {
         panic!()
     };
-    dispatch(open, &mut model, &mut ui, ChatHandles::default(), THEME);
+    crate::rig::chat_event(open, &mut model, &mut ui, None);
     assert_eq!(ui.layer::<ChatUi>().unwrap().composer.text(), "");
     // Back to the first: its draft is there.
-    dispatch(
-        ChatUiCommand::Open {
+    crate::rig::chat_event(
+        ChatEvent::Open {
             keeper: first.clone(),
         },
         &mut model,
         &mut ui,
-        ChatHandles::default(),
-        THEME,
+        None,
     );
     assert_eq!(
         ui.layer::<ChatUi>().unwrap().composer.text(),
@@ -243,19 +242,21 @@ fn esc_closes_and_drafts_are_kept_per_keeper_and_workspace() {
     );
     // Enter takes the text out as a send of the chat target.
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Enter));
-    let UiCommand::Chat(ChatUiCommand::Send {
+    let Some(ChatEvent::Send {
         keeper: sent_to,
         text,
         ..
-    }) = &cmd
+    }) = cmd.as_local::<ChatEvent>().cloned()
     else {
         panic!("{cmd:?}")
     };
-    assert_eq!((sent_to, text.as_str()), (&first, "half-typed 초안"));
+    assert_eq!((&sent_to, text.as_str()), (&first, "half-typed 초안"));
     assert_eq!(ui.layer::<ChatUi>().unwrap().composer.text(), "");
     // No hub: the send is refused before anything leaves and the draft comes back.
-    let UiCommand::Chat(send) = cmd else { panic!() };
-    let notice = dispatch(send, &mut model, &mut ui, ChatHandles::default(), THEME);
+    let Some(send) = cmd.as_local::<ChatEvent>().cloned() else {
+        panic!()
+    };
+    let notice = crate::rig::chat_event(send, &mut model, &mut ui, None);
     assert!(notice.is_some());
     assert_eq!(
         ui.layer::<ChatUi>().unwrap().composer.text(),
@@ -443,7 +444,7 @@ fn c66_an_unknown_slash_word_shows_the_typed_error_and_is_never_sent() {
     // Past the command word: no menu, Enter submits the draft as a command.
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Enter));
     assert!(
-        !matches!(cmd, UiCommand::Chat(ChatUiCommand::Send { .. })),
+        !matches!(cmd.as_local::<ChatEvent>(), Some(ChatEvent::Send { .. })),
         "an unknown command was sent: {cmd:?}"
     );
     assert_eq!(
@@ -489,7 +490,10 @@ fn c60_slash_commands_map_to_screen_behaviour_and_c59_menu_is_drawn() {
     } else {
         cmd
     };
-    assert!(!matches!(cmd, UiCommand::Chat(ChatUiCommand::Send { .. })));
+    assert!(!matches!(
+        cmd.as_local::<ChatEvent>(),
+        Some(ChatEvent::Send { .. })
+    ));
 }
 
 #[test]
@@ -535,9 +539,9 @@ fn ctrl_j_newline_paste_and_unhandled_keys_reach_the_screen() {
     assert_eq!(usize::from(cursor.0), 2 + "three".len());
     // Enter sends the whole multi-line draft.
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Enter));
-    let UiCommand::Chat(ChatUiCommand::Send {
+    let Some(ChatEvent::Send {
         keeper: k, text, ..
-    }) = cmd
+    }) = cmd.as_local::<ChatEvent>().cloned()
     else {
         panic!("{cmd:?}")
     };
@@ -611,7 +615,7 @@ fn c65_ctrl_g_next_keeper_not_while_a_turn_is_in_flight() {
     let cmd = handle_key(&mut ui, &model, ctrl_g);
     assert_eq!(
         cmd,
-        UiCommand::Chat(ChatUiCommand::Open {
+        UiCommand::local(ChatEvent::Open {
             keeper: names[1].clone()
         })
     );
@@ -619,7 +623,7 @@ fn c65_ctrl_g_next_keeper_not_while_a_turn_is_in_flight() {
     let cmd = handle_key(&mut last_ui, &model, ctrl_g);
     assert_ne!(last, names[0]);
     assert!(
-        matches!(&cmd, UiCommand::Chat(ChatUiCommand::Open { keeper }) if *keeper == names[0]),
+        matches!(cmd.as_local::<ChatEvent>(), Some(ChatEvent::Open { keeper }) if *keeper == names[0]),
         "wraps to the first: {cmd:?}"
     );
     model

@@ -7,8 +7,8 @@ use super::chat_screen::{draw, key, opened, type_text};
 use crossterm::event::KeyCode;
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::sample::buffer_text;
+use masc_tui::view::screens::chat::ChatEvent;
 use masc_tui::view::screens::chat::ChatUi;
-use masc_tui::view::screens::chat::ChatUiCommand;
 use masc_tui::view::screens::help::is_open as help_open;
 
 #[test]
@@ -52,13 +52,13 @@ fn c65_left_on_an_empty_composer_opens_the_keeper_list() {
     type_text(&mut ui, &model, "ab");
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Left));
     assert!(
-        !matches!(cmd, UiCommand::Chat(ChatUiCommand::Close { .. })),
+        !matches!(cmd.as_local::<ChatEvent>(), Some(ChatEvent::Close { .. })),
         "with a draft, Left moves the caret: {cmd:?}"
     );
     assert_eq!(ui.layer::<ChatUi>().unwrap().composer.text(), "ab");
     ui.layer_mut::<ChatUi>().unwrap().composer.set_text("");
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Left));
-    assert_eq!(cmd, UiCommand::Chat(ChatUiCommand::Close { keeper }));
+    assert_eq!(cmd, UiCommand::local(ChatEvent::Close { keeper }));
 }
 
 #[test]

@@ -17,10 +17,9 @@ use masc_tui::protocol::outcome::SaveOutcome;
 use masc_tui::protocol::turn_control::InterruptOutcome;
 use masc_tui::view::admission::RejectReason;
 use masc_tui::view::chat::control;
-use masc_tui::view::keys::{UiCommand, handle_key};
+use masc_tui::view::keys::handle_key;
 use masc_tui::view::sample::{self, buffer_text};
-use masc_tui::view::screens::chat::{ChatHandles, ChatUiCommand, Progress, dispatch};
-use masc_tui::view::theme::Theme;
+use masc_tui::view::screens::chat::{ChatEvent, Progress};
 
 /// A row drawn with the error mark `✗` and `words` (C-8: a failure row, never folded).
 fn failure_row(text: &str, words: &str) -> bool {
@@ -70,23 +69,17 @@ fn c44_slash_interrupt_is_a_save_and_a_refusal_is_an_error_row_in_the_default_vi
     let (mut model, mut ui, keeper) = opened(0);
     type_text(&mut ui, &model, "/interrupt");
     let cmd = handle_key(&mut ui, &model, enter());
-    let UiCommand::Chat(cmd @ ChatUiCommand::Interrupt { .. }) = cmd else {
+    let Some(cmd @ ChatEvent::Interrupt { .. }) = cmd.as_local::<ChatEvent>().cloned() else {
         panic!("not an interrupt: {cmd:?}");
     };
     assert_eq!(
         cmd,
-        ChatUiCommand::Interrupt {
+        ChatEvent::Interrupt {
             keeper: keeper.clone(),
             name: None
         }
     );
-    let notice = dispatch(
-        cmd,
-        &mut model,
-        &mut ui,
-        ChatHandles::default(),
-        Theme { color: false },
-    );
+    let notice = crate::rig::chat_event(cmd, &mut model, &mut ui, None);
     assert!(notice.is_some_and(|n| n.contains("not sent")));
     let pane = model.chat.pane.as_ref().unwrap();
     assert!(pane.sends.is_empty(), "nothing was sent to the Keeper");
@@ -203,15 +196,14 @@ fn c44_interrupt_requested_then_a_failure_row_that_stays_after_a_reload() {
 fn c43_interrupt_of_another_keeper_shows_nothing_near_this_input() {
     let (mut model, mut ui, keeper) = opened(0);
     let other = if keeper == "rondo" { "beacon" } else { "rondo" };
-    let notice = dispatch(
-        ChatUiCommand::Interrupt {
+    let notice = crate::rig::chat_event(
+        ChatEvent::Interrupt {
             keeper: keeper.clone(),
             name: Some(other.into()),
         },
         &mut model,
         &mut ui,
-        ChatHandles::default(),
-        Theme { color: false },
+        None,
     );
     assert!(notice.is_some());
     let entry = model.chat.control.interrupts.entries().next().unwrap();

@@ -22,10 +22,7 @@ use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{self, buffer_text};
 use masc_tui::view::screens::Ui;
-use masc_tui::view::screens::chat::{
-    ChatHandles, ChatUiCommand, SendPhase, after_observed, dispatch,
-};
-use masc_tui::view::theme::Theme;
+use masc_tui::view::screens::chat::{ChatEvent, SendPhase};
 use std::sync::{Arc, Mutex};
 
 const A: &str = "tui-0190f5a0-0000-7000-8000-0000000000e1";
@@ -107,8 +104,8 @@ fn c36_c63_esc_during_this_chats_turn_interrupts_it_and_the_footer_says_so() {
     let (mut model, mut ui, keeper) = opened(0);
     assert!(buffer_text(&draw(&model, &ui)).contains("Esc:back"));
     assert!(matches!(
-        handle_key(&mut ui, &model, key(KeyCode::Esc)),
-        UiCommand::Chat(ChatUiCommand::Close { .. })
+        handle_key(&mut ui, &model, key(KeyCode::Esc)).as_local::<ChatEvent>(),
+        Some(ChatEvent::Close { .. })
     ));
     let (mut model2, mut ui2, _) = running();
     let text = buffer_text(&draw(&model2, &ui2));
@@ -116,7 +113,7 @@ fn c36_c63_esc_during_this_chats_turn_interrupts_it_and_the_footer_says_so() {
     let cmd = handle_key(&mut ui2, &model2, key(KeyCode::Esc));
     assert_eq!(
         cmd,
-        UiCommand::Chat(ChatUiCommand::Interrupt {
+        UiCommand::local(ChatEvent::Interrupt {
             keeper: keeper.clone(),
             name: None,
         })
@@ -126,8 +123,8 @@ fn c36_c63_esc_during_this_chats_turn_interrupts_it_and_the_footer_says_so() {
     assert!(text.contains("Esc:back"), "{text}");
     assert!(text.contains("interrupt requested"), "{text}");
     assert!(matches!(
-        handle_key(&mut ui2, &model2, key(KeyCode::Esc)),
-        UiCommand::Chat(ChatUiCommand::Close { .. })
+        handle_key(&mut ui2, &model2, key(KeyCode::Esc)).as_local::<ChatEvent>(),
+        Some(ChatEvent::Close { .. })
     ));
     // The first chat had no turn: nothing was asked of it.
     assert!(model.chat.control.interrupts.entries().next().is_none());
@@ -181,21 +178,18 @@ async fn c36_s14_13_input_typed_while_the_interrupt_is_in_flight_is_held_until_i
         .await
         .unwrap();
     let saves = hub.get_derived::<SaveCommand>();
-    let hubs = ChatHandles {
-        chat: None,
-        saves: Some(&saves),
-    };
+    let hubs = Some(&saves);
     let (mut model, mut ui, keeper) = running();
     let (save_id, ticket) = interrupt_in_flight(&mut model, &keeper);
     type_text(&mut ui, &model, "then summarise it");
-    let UiCommand::Chat(cmd) = handle_key(&mut ui, &model, key(KeyCode::Enter)) else {
+    let Some(cmd) = handle_key(&mut ui, &model, key(KeyCode::Enter))
+        .as_local::<ChatEvent>()
+        .cloned()
+    else {
         panic!("Enter is a send");
     };
-    assert!(matches!(cmd, ChatUiCommand::Send { .. }));
-    assert_eq!(
-        dispatch(cmd, &mut model, &mut ui, hubs, Theme { color: false }),
-        None
-    );
+    assert!(matches!(cmd, ChatEvent::Send { .. }));
+    assert_eq!(crate::rig::chat_event(cmd, &mut model, &mut ui, hubs), None);
     let ws = sample::scope(1).workspace.0;
     let held: Vec<_> = model.chat.control.held.of(&ws, &keeper).cloned().collect();
     assert_eq!(held.len(), 1);
@@ -215,7 +209,7 @@ async fn c36_s14_13_input_typed_while_the_interrupt_is_in_flight_is_held_until_i
         "nothing submitted before the answer"
     );
     // Another observation while the interrupt is still in flight releases nothing.
-    assert!(!after_observed(&mut model, &mut ui, hubs));
+    assert!(!crate::rig::chat_observed(&mut model, &mut ui, hubs));
 
     // The answer lands: the held input goes out, with its own request id.
     crate::rig::observe(
@@ -223,7 +217,7 @@ async fn c36_s14_13_input_typed_while_the_interrupt_is_in_flight_is_held_until_i
         SlotEvent::Observed(ticket, signalled(&save_id, &keeper, "control-2")),
     )
     .unwrap();
-    assert!(after_observed(&mut model, &mut ui, hubs));
+    assert!(crate::rig::chat_observed(&mut model, &mut ui, hubs));
     let submitted = settle(&seen, 1).await;
     assert_eq!(
         submitted,
@@ -232,7 +226,7 @@ async fn c36_s14_13_input_typed_while_the_interrupt_is_in_flight_is_held_until_i
     assert_eq!(model.chat.control.token(&ws, &keeper), Some("control-2"));
     assert_eq!(model.chat.control.held.of(&ws, &keeper).count(), 0);
     // Released once.
-    assert!(!after_observed(&mut model, &mut ui, hubs));
+    assert!(!crate::rig::chat_observed(&mut model, &mut ui, hubs));
     assert_eq!(settle(&seen, 2).await.len(), 1);
     hub.stop(None);
     handle.await.unwrap();
@@ -260,7 +254,7 @@ fn s14_15_c44_the_admission_notice_and_its_interrupt_error_stay_visible() {
             }),
         },
     );
-    after_observed(&mut model, &mut ui, ChatHandles::default());
+    crate::rig::chat_observed(&mut model, &mut ui, None);
     let ws = sample::scope(1).workspace.0;
     assert_eq!(model.chat.control.token(&ws, &keeper), Some("control-3"));
     let text = buffer_text(&draw(&model, &ui));
@@ -305,20 +299,14 @@ fn c66_s14_14_run_next_takes_the_oldest_queued_input_behind_the_promoted_ones() 
         let cmd = handle_key(ui, model, key(KeyCode::Enter));
         assert_eq!(
             cmd,
-            UiCommand::Chat(ChatUiCommand::RunNext {
+            UiCommand::local(ChatEvent::RunNext {
                 keeper: model.chat.pane.as_ref().unwrap().keeper.clone()
             })
         );
-        let UiCommand::Chat(cmd) = cmd else {
+        let Some(cmd) = cmd.as_local::<ChatEvent>().cloned() else {
             unreachable!()
         };
-        dispatch(
-            cmd,
-            model,
-            ui,
-            ChatHandles::default(),
-            Theme { color: false },
-        )
+        crate::rig::chat_event(cmd, model, ui, None)
     };
     let nothing = run_next(&mut model, &mut ui);
     assert!(
@@ -394,7 +382,7 @@ fn s14_13_a_paused_answer_says_the_queue_is_held_and_where_it_is_resumed() {
     type_text(&mut ui, &model, "/resume");
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Enter));
     assert!(
-        !matches!(cmd, UiCommand::Chat(ChatUiCommand::Send { .. })),
+        !matches!(cmd.as_local::<ChatEvent>(), Some(ChatEvent::Send { .. })),
         "/resume is not sent: {cmd:?}"
     );
 }

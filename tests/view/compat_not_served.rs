@@ -295,8 +295,11 @@ fn issue13_work_tasks_lists_the_goal_linked_tasks_marked_partial() {
         handle_key(&mut u, &m, key(KeyCode::Char('j'))),
         UiCommand::Repaint
     );
-    match handle_key(&mut u, &m, key(KeyCode::Enter)) {
-        UiCommand::Work(WorkCommand::OpenTask { task_id, .. }) => assert_eq!(task_id, "task-1014"),
+    match handle_key(&mut u, &m, key(KeyCode::Enter))
+        .as_send::<WorkCommand>()
+        .cloned()
+    {
+        Some(WorkCommand::OpenTask { task_id, .. }) => assert_eq!(task_id, "task-1014"),
         other => panic!("Enter: {other:?}"),
     }
 }
@@ -432,8 +435,8 @@ fn issue13_a3_a4_task_detail_shows_legacy_recent_events_marked_partial() {
     );
     assert!(!text.contains(LEGACY_MARKER) && !text.contains("claim · alpha"));
     assert!(matches!(
-        handle_key(&mut u, &m, key(KeyCode::Char('H'))),
-        UiCommand::Work(WorkCommand::OlderHistory { .. })
+        handle_key(&mut u, &m, key(KeyCode::Char('H'))).as_send::<WorkCommand>(),
+        Some(WorkCommand::OlderHistory { .. })
     ));
 }
 

@@ -8,9 +8,10 @@ use crate::rig::ScreensOf;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::contract::{SlotEvent, Ticket};
 use masc_tui::actors::keepers::ops::assignment::{AssignmentIntent, AssignmentSave};
+use masc_tui::actors::keepers::ops::lifecycle::LifecycleSave;
 use masc_tui::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleIntent};
 use masc_tui::actors::keepers::ops::sandbox::{SandboxIntent, SandboxSave};
-use masc_tui::actors::keepers::ops::{KeeperOpEvent, KeeperOpRequest, KeeperOpSlot};
+use masc_tui::actors::keepers::ops::{KeeperOpEvent, KeeperOpSlot};
 use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot};
 use masc_tui::actors::saves::{SaveEvent, SaveId, SaveStep};
 use masc_tui::protocol::admission::{AdmissionMode, ReadScope, WorkspaceId};
@@ -23,6 +24,7 @@ use masc_tui::view::keeper_ops::LatestOp;
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample;
+use masc_tui::view::screens::keepers::KeeperOp;
 use masc_tui::view::screens::keepers::lifecycle::DELETE_REMOVES;
 use masc_tui::view::screens::keepers::ops::{op_line, submitted};
 use masc_tui::view::screens::{Tab, Ui};
@@ -67,7 +69,7 @@ fn h8_detail_d_m_s_capture_the_typed_profile_of_the_selected_keeper() {
     let keeper = name_of(&model, 2);
     assert!(!matches!(
         handle_key(&mut ui, &model, key(KeyCode::Char('s'))),
-        UiCommand::KeeperOp(_)
+        UiCommand::Local(_)
     ));
     handle_key(&mut ui, &model, key(KeyCode::Enter));
     assert!(ui.roster().detail_open);
@@ -78,10 +80,10 @@ fn h8_detail_d_m_s_capture_the_typed_profile_of_the_selected_keeper() {
     ] {
         assert_eq!(
             handle_key(&mut ui, &model, key(KeyCode::Char(c))),
-            UiCommand::KeeperOp(KeeperOpRequest::Sandbox(SandboxIntent {
+            KeeperOp::command::<SandboxSave>(SandboxIntent {
                 keeper: keeper.clone(),
                 profile,
-            }))
+            })
         );
     }
 }
@@ -106,10 +108,10 @@ fn h10_h11_u_picker_captures_the_keeper_and_a_refused_admission_keeps_it_open() 
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Enter));
     assert_eq!(
         cmd,
-        UiCommand::KeeperOp(KeeperOpRequest::Assignment(AssignmentIntent {
+        KeeperOp::command::<AssignmentSave>(AssignmentIntent {
             keeper: keeper.clone(),
             runtime_id: None,
-        }))
+        })
     );
     // Refused (H-11: another operation on this keeper is in flight).
     submitted(ui.roster_mut(), true);
@@ -284,9 +286,7 @@ fn lifecycle_roster() -> (Model, Ui) {
 }
 
 fn lifecycle(keeper: &str, action: LifecycleAction) -> UiCommand {
-    UiCommand::KeeperOp(KeeperOpRequest::Lifecycle(LifecycleIntent::new(
-        keeper, action,
-    )))
+    KeeperOp::command::<LifecycleSave>(LifecycleIntent::new(keeper, action))
 }
 
 /// surfaces.md (armed actions), §14.2: the first `s` previews and sends nothing, any other key
@@ -301,7 +301,7 @@ fn s14_2_s_s_shutdown_is_armed_and_any_other_key_disarms() {
     assert!(ui.notice.as_deref().unwrap().contains("s again"));
     assert!(!matches!(
         handle_key(&mut ui, &model, key(KeyCode::Char('j'))),
-        UiCommand::KeeperOp(_)
+        UiCommand::Local(_)
     ));
     assert!(ui.roster().pending.is_none(), "disarmed");
     assert_eq!(ui.roster().selected, 1, "the disarming key still moved");
@@ -350,12 +350,16 @@ fn s14_1_p_pauses_or_boots_and_w_wakes() {
     ui.roster_mut().selected = 2;
     let mut minted = Vec::new();
     for _ in 0..2 {
-        match handle_key(&mut ui, &model, key(KeyCode::Char('p'))) {
-            UiCommand::KeeperOp(KeeperOpRequest::Lifecycle(LifecycleIntent {
+        match crate::rig::keeper_op::<LifecycleSave>(&handle_key(
+            &mut ui,
+            &model,
+            key(KeyCode::Char('p')),
+        )) {
+            Some(LifecycleIntent {
                 keeper,
                 action: LifecycleAction::Resume,
                 operation_id: Some(op),
-            })) => {
+            }) => {
                 assert_eq!(keeper, "held");
                 assert!(op.starts_with("tui-resume-"), "{op}");
                 minted.push(op);
@@ -387,7 +391,7 @@ fn s14_4_g_then_y_or_a_sets_the_tool_gate() {
     handle_key(&mut ui, &model, key(KeyCode::Char('g')));
     assert!(!matches!(
         handle_key(&mut ui, &model, key(KeyCode::Char('k'))),
-        UiCommand::KeeperOp(_)
+        UiCommand::Local(_)
     ));
     assert!(ui.roster().pending.is_none());
 }

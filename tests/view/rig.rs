@@ -216,3 +216,41 @@ impl ScreensOf for masc_tui::view::screens::Ui {
         self.layers.kept().unwrap_or(&NONE_YET)
     }
 }
+
+/// The intent of a Keeper operation of kind `K`, when `cmd` is one (`screens::keepers::KeeperOp`).
+pub fn keeper_op<K: masc_tui::view::save_path::SaveCompanion>(
+    cmd: &masc_tui::view::command::UiCommand,
+) -> Option<K::Intent> {
+    cmd.as_local::<masc_tui::view::screens::keepers::KeeperOp>()
+        .and_then(|op| op.0.intent::<K>())
+        .cloned()
+}
+
+/// Runs a chat event as the view actor does, with `saves` as the save hub (no other source).
+pub fn chat_event(
+    event: masc_tui::view::screens::chat::ChatEvent,
+    model: &mut Model,
+    ui: &mut masc_tui::view::screens::Ui,
+    saves: Option<&ractor::DerivedActorRef<masc_tui::actors::saves::SaveCommand>>,
+) -> Option<String> {
+    let mut fx = masc_tui::view::effects::Effects::detached(
+        model,
+        masc_tui::view::theme::Theme { color: false },
+    )
+    .with_save_hub(saves.cloned());
+    masc_tui::view::screens::chat::dispatch(event, ui, &mut fx)
+}
+
+/// The chat's reaction to admitted observations, as the view actor runs it after a delivery.
+pub fn chat_observed(
+    model: &mut Model,
+    ui: &mut masc_tui::view::screens::Ui,
+    saves: Option<&ractor::DerivedActorRef<masc_tui::actors::saves::SaveCommand>>,
+) -> bool {
+    let mut fx = masc_tui::view::effects::Effects::detached(
+        model,
+        masc_tui::view::theme::Theme { color: false },
+    )
+    .with_save_hub(saves.cloned());
+    masc_tui::view::screens::chat::after_observed(ui, &mut fx)
+}

@@ -291,7 +291,10 @@ fn s10_5_y_y_confirms_and_n_n_denies_the_selected_approval() {
         target_id: Some("rondo".into()),
         expires_at: Some("2099-01-01T00:00:00Z".into()),
     };
-    assert_eq!(ch(&mut ui, &m, 'y'), UiCommand::Decide(expected));
+    assert_eq!(
+        ch(&mut ui, &m, 'y'),
+        UiCommand::save::<ApprovalDecision>(expected)
+    );
     assert_eq!(armed(&ui), None, "sending disarms");
 
     ch(&mut ui, &m, 'j');
@@ -299,7 +302,7 @@ fn s10_5_y_y_confirms_and_n_n_denies_the_selected_approval() {
     assert_eq!(armed(&ui), Some(("opc_b2".into(), Decision::Deny)));
     assert_eq!(
         ch(&mut ui, &m, 'n'),
-        UiCommand::Decide(intent(&m, "opc_b2", Decision::Deny))
+        UiCommand::save::<ApprovalDecision>(intent(&m, "opc_b2", Decision::Deny))
     );
 }
 
@@ -327,7 +330,7 @@ fn s10_5_any_other_key_or_a_surface_change_disarms() {
         assert!(armed(&ui).is_some());
         let cmd = press(&mut ui, &m, code);
         assert!(
-            !matches!(cmd, UiCommand::Decide(_)),
+            cmd.as_save::<ApprovalDecision>().is_none(),
             "{code:?} sent {cmd:?}"
         );
         assert_eq!(armed(&ui), None, "{code:?} disarms");
@@ -452,7 +455,7 @@ fn s10_5_the_selection_and_an_open_detail_follow_the_approval_across_rereads() {
     ch(&mut ui, &m, 'y');
     assert_eq!(
         ch(&mut ui, &m, 'y'),
-        UiCommand::Decide(intent(&m, "opc_a1", Decision::Confirm)),
+        UiCommand::save::<ApprovalDecision>(intent(&m, "opc_a1", Decision::Confirm)),
         "the approval the operator had selected"
     );
     // An open detail stays on its approval when one above leaves.
@@ -505,7 +508,7 @@ fn k5_a_workspace_change_disarms() {
     );
     assert_eq!(
         ch(&mut ui, &m, 'y'),
-        UiCommand::Decide(intent(&m, "opc_a1", Decision::Confirm)),
+        UiCommand::save::<ApprovalDecision>(intent(&m, "opc_a1", Decision::Confirm)),
         "armed and sent within one workspace"
     );
 }
@@ -769,7 +772,10 @@ fn s11_retry_is_offered_only_after_a_reread_made_after_the_receipt() {
     read_list(&mut m, &ALL);
     assert_eq!(approvals::retry_offered(&m, &a), Some(confirm.clone()));
     assert!(screen(&m, &ui).contains("R retry"));
-    assert_eq!(ch(&mut ui, &m, 'R'), UiCommand::Decide(confirm.clone()));
+    assert_eq!(
+        ch(&mut ui, &m, 'R'),
+        UiCommand::save::<ApprovalDecision>(confirm.clone())
+    );
 
     // Not sent: nothing can have run; offered at once.
     let mut m = model();
@@ -936,7 +942,7 @@ fn the_overview_enter_and_work_p_open_approvals_and_esc_returns() {
         };
         for &c in never_decides {
             assert!(
-                !matches!(ch(&mut ui, &m, c), UiCommand::Decide(_)),
+                ch(&mut ui, &m, c).as_save::<ApprovalDecision>().is_none(),
                 "{c} on {tab:?} decided"
             );
             assert!(

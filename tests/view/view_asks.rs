@@ -14,6 +14,7 @@ use masc_tui::actors::asks::{
 };
 use masc_tui::actors::contract::{SlotEvent, Ticket};
 use masc_tui::actors::decisions::ask_answer::AnswerIntent;
+use masc_tui::actors::decisions::ask_answer::AskAnswer;
 use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
 use masc_tui::actors::saves::{SaveEvent, SaveId, SaveStep};
 use masc_tui::protocol::admission::{AdmissionMode, ReadScope, WorkspaceId};
@@ -262,10 +263,11 @@ fn k7_the_answer_is_sent_only_by_enter_enter_in_the_reader() {
     let m = with_asks();
     let mut ui = ui_with_approvals();
     // The summary: digits and Enter never answer an Ask.
-    assert!(!matches!(
-        press(&mut ui, &m, KeyCode::Char('1')),
-        UiCommand::Answer(_)
-    ));
+    assert!(
+        press(&mut ui, &m, KeyCode::Char('1'))
+            .as_save::<AskAnswer>()
+            .is_none()
+    );
     assert_eq!(ui.asks().drafts().count(), 0);
     press(&mut ui, &m, KeyCode::Char('a'));
     press(&mut ui, &m, KeyCode::Char('1'));
@@ -274,12 +276,16 @@ fn k7_the_answer_is_sent_only_by_enter_enter_in_the_reader() {
     assert!(paint(&m, &ui).contains("press Enter again to send: Q1 chose ship it"));
     press(&mut ui, &m, KeyCode::Char('x')); // any other key disarms
     assert!(!reader(&ui).armed);
-    assert!(!matches!(
-        press(&mut ui, &m, KeyCode::Enter),
-        UiCommand::Answer(_)
-    ));
-    match press(&mut ui, &m, KeyCode::Enter) {
-        UiCommand::Answer(intent) => assert_eq!(
+    assert!(
+        press(&mut ui, &m, KeyCode::Enter)
+            .as_save::<AskAnswer>()
+            .is_none()
+    );
+    match press(&mut ui, &m, KeyCode::Enter)
+        .as_save::<AskAnswer>()
+        .cloned()
+    {
+        Some(intent) => assert_eq!(
             intent,
             answer_of(
                 "ask-a",
@@ -378,10 +384,11 @@ fn k1_k2_a_failed_reread_never_overwrites_the_answer_receipt() {
     );
     // Sending again is refused while the answer stands.
     press(&mut ui, &m, KeyCode::Enter);
-    assert!(!matches!(
-        press(&mut ui, &m, KeyCode::Enter),
-        UiCommand::Answer(_)
-    ));
+    assert!(
+        press(&mut ui, &m, KeyCode::Enter)
+            .as_save::<AskAnswer>()
+            .is_none()
+    );
 }
 
 /// §11 outcomes are distinct on screen: applied, already answered (conflict), not applied,
@@ -440,10 +447,11 @@ fn s11_each_answer_outcome_reads_differently_and_unknown_blocks_a_resend() {
     // The unknown outcome: Enter Enter does not resend before a re-read lists the Ask open.
     let (mut m, mut ui) = last.unwrap();
     press(&mut ui, &m, KeyCode::Enter);
-    assert!(!matches!(
-        press(&mut ui, &m, KeyCode::Enter),
-        UiCommand::Answer(_)
-    ));
+    assert!(
+        press(&mut ui, &m, KeyCode::Enter)
+            .as_save::<AskAnswer>()
+            .is_none()
+    );
     dispatch(&mut m, ticket(DecisionsSlot::Asks, 2));
     observe(
         &mut m,
@@ -454,10 +462,11 @@ fn s11_each_answer_outcome_reads_differently_and_unknown_blocks_a_resend() {
     )
     .unwrap();
     press(&mut ui, &m, KeyCode::Enter);
-    assert!(matches!(
-        press(&mut ui, &m, KeyCode::Enter),
-        UiCommand::Answer(_)
-    ));
+    assert!(
+        press(&mut ui, &m, KeyCode::Enter)
+            .as_save::<AskAnswer>()
+            .is_some()
+    );
 }
 
 /// K-3, K-5, I-5: a workspace switch never erases an answer's receipt; a late receipt for the
@@ -727,8 +736,11 @@ fn k14_k16_the_inspector_is_pinned_and_esc_restores_the_reader() {
     assert!(paint(&m, &ui).contains("Turn_ref: trace-rondo#7"));
     press(&mut ui, &m, KeyCode::PageDown);
     let before = reader(&ui).clone();
-    match press(&mut ui, &m, KeyCode::Char('O')) {
-        UiCommand::Asks(AsksCommand::Transcript(t)) => assert_eq!(t, target),
+    match press(&mut ui, &m, KeyCode::Char('O'))
+        .as_send::<AsksCommand>()
+        .cloned()
+    {
+        Some(AsksCommand::Transcript(t)) => assert_eq!(t, target),
         other => panic!("no transcript read: {other:?}"),
     }
     let ins = reader(&ui).inspector.as_ref().unwrap();
@@ -818,7 +830,7 @@ fn k15_k17_tab_entry_and_scroll_read_nothing_and_markdown_renders_once_per_width
     ] {
         let cmd = press(&mut ui, &m, code);
         assert!(
-            !matches!(cmd, UiCommand::Asks(_) | UiCommand::Refresh(_)),
+            !matches!(cmd, UiCommand::Send(_) | UiCommand::Refresh(_)),
             "{code:?} issued a read: {cmd:?}"
         );
         paint(&m, &ui);

@@ -127,10 +127,11 @@ fn screen(m: &Model, ui: &Ui) -> String {
 fn key(ui: &mut Ui, m: &mut Model, code: KeyCode) -> UiCommand {
     let cmd = handle_key(ui, m, KeyEvent::new(code, KeyModifiers::NONE));
     // What the view actor does first for a Tools or Work command.
-    match &cmd {
-        UiCommand::Tools(c) => m.system.on_command(c),
-        UiCommand::Work(c) => m.work.on_command(c),
-        _ => {}
+    if let Some(c) = cmd.as_send::<ToolsCommand>() {
+        m.system.on_command(c);
+    }
+    if let Some(c) = cmd.as_send::<WorkCommand>() {
+        m.work.on_command(c);
     }
     cmd
 }
@@ -162,7 +163,7 @@ fn t7_a_request_leaving_the_list_moves_neither_selection_nor_detail() {
     let cmd = key(&mut ui, &mut m, KeyCode::Enter);
     assert_eq!(
         cmd,
-        UiCommand::Tools(ToolsCommand::OpenRequest {
+        UiCommand::send(ToolsCommand::OpenRequest {
             request_id: "kmsg-b".into(),
             held: held("masc-tui", "sangsu"),
         })
@@ -194,7 +195,7 @@ fn t7_a_request_leaving_the_list_moves_neither_selection_nor_detail() {
     assert!(shown.contains("masc-tui → sangsu"), "{shown}");
     assert!(!shown.contains("kmsg-c"), "{shown}");
     let cmd = key(&mut ui, &mut m, KeyCode::Esc);
-    assert_eq!(cmd, UiCommand::Tools(ToolsCommand::CloseRequest));
+    assert_eq!(cmd, UiCommand::send(ToolsCommand::CloseRequest));
     let shown = screen(&m, &ui);
     assert!(
         shown.contains("kmsg-b (masc-tui → sangsu) is no longer in the active list"),
@@ -229,13 +230,13 @@ fn t8_the_lookup_keeps_its_draft_fills_nothing_and_needs_authority() {
         reason: "health read failed".into(),
     });
     let cmd = key(&mut ui, &mut m, KeyCode::Enter);
-    assert!(!matches!(cmd, UiCommand::Tools(_)), "{cmd:?}");
+    assert!(cmd.as_send::<ToolsCommand>().is_none(), "{cmd:?}");
     assert_eq!(ui.system().asyncs.lookup.draft, "kmsg-9x");
     let mut m = model();
     let cmd = key(&mut ui, &mut m, KeyCode::Enter);
     assert_eq!(
         cmd,
-        UiCommand::Tools(ToolsCommand::OpenRequest {
+        UiCommand::send(ToolsCommand::OpenRequest {
             request_id: "kmsg-9x".into(),
             held: None,
         })
@@ -319,7 +320,7 @@ fn a16_a17_the_source_task_only_from_a_confirmed_run_and_esc_twice_back() {
         ),
     );
     let cmd = key(&mut ui, &mut m, KeyCode::Char('t'));
-    assert!(!matches!(cmd, UiCommand::Work(_)), "{cmd:?}");
+    assert!(cmd.as_send::<WorkCommand>().is_none(), "{cmd:?}");
     assert_eq!(
         ui.notice.as_deref(),
         Some("no confirmed run with a source Task")
@@ -340,18 +341,18 @@ fn a16_a17_the_source_task_only_from_a_confirmed_run_and_esc_twice_back() {
     );
     let cmd = key(&mut ui, &mut m, KeyCode::Char('t'));
     assert!(
-        matches!(&cmd, UiCommand::Work(WorkCommand::OpenTask { task_id, .. }) if task_id == "task-1013"),
+        matches!(cmd.as_send::<WorkCommand>(), Some(WorkCommand::OpenTask { task_id, .. }) if task_id == "task-1013"),
         "{cmd:?}"
     );
     assert!(screen(&m, &ui).contains("TASK task-1013"));
     assert_eq!(
         key(&mut ui, &mut m, KeyCode::Esc),
-        UiCommand::Work(WorkCommand::CloseTask)
+        UiCommand::send(WorkCommand::CloseTask)
     );
     assert!(screen(&m, &ui).contains("REQUEST kmsg-7f3a"));
     assert_eq!(
         key(&mut ui, &mut m, KeyCode::Esc),
-        UiCommand::Tools(ToolsCommand::CloseRequest)
+        UiCommand::send(ToolsCommand::CloseRequest)
     );
     let shown = screen(&m, &ui);
     assert!(
@@ -374,7 +375,7 @@ fn t12_a_pane_change_closes_the_request() {
     key(&mut ui, &mut m, KeyCode::Enter);
     assert!(m.system.request.is_some());
     let cmd = key(&mut ui, &mut m, KeyCode::Char('p'));
-    assert_eq!(cmd, UiCommand::Tools(ToolsCommand::CloseRequest));
+    assert_eq!(cmd, UiCommand::send(ToolsCommand::CloseRequest));
     assert_eq!(ui.system().pane, SystemPane::Connectors);
     assert!(m.system.request.is_none() && ui.system().asyncs.open.is_none());
 }

@@ -8,6 +8,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::connectors::{NamesChain, NamesPageRead};
 use masc_tui::actors::contract::Ticket;
 use masc_tui::actors::saves::{SaveEvent, SaveId, SaveStep};
+use masc_tui::actors::system::binding::ConnectorUnbind;
 use masc_tui::actors::system::binding::{BindingIntent, ConnectorBind};
 use masc_tui::actors::system::{SystemObservation, SystemSlot};
 use masc_tui::protocol::admission::AdmissionMode;
@@ -144,14 +145,11 @@ fn s7_4_unbind_is_armed_on_the_first_x_and_sent_on_the_second() {
     key(&mut ui, &m, KeyCode::Char('x'));
     assert_eq!(
         key(&mut ui, &m, KeyCode::Char('x')),
-        UiCommand::Binding {
-            unbind: true,
-            intent: BindingIntent {
-                connector_id: "discord".into(),
-                channel_id: "111".into(),
-                keeper_name: "rondo".into(),
-            },
-        }
+        UiCommand::save::<ConnectorUnbind>(BindingIntent {
+            connector_id: "discord".into(),
+            channel_id: "111".into(),
+            keeper_name: "rondo".into(),
+        })
     );
 }
 
@@ -176,14 +174,11 @@ fn s7_3_the_bind_form_sends_a_bind_and_keeps_its_draft() {
     assert!(screen(&m, &ui).contains("bind discord channel: 333"));
     assert_eq!(
         key(&mut ui, &m, KeyCode::Enter),
-        UiCommand::Binding {
-            unbind: false,
-            intent: BindingIntent {
-                connector_id: "discord".into(),
-                channel_id: "333".into(),
-                keeper_name: "하늘".into(),
-            },
-        }
+        UiCommand::save::<ConnectorBind>(BindingIntent {
+            connector_id: "discord".into(),
+            channel_id: "333".into(),
+            keeper_name: "하늘".into(),
+        })
     );
 }
 

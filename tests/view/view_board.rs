@@ -216,7 +216,7 @@ fn e12_kept_posts_are_never_relabelled_with_the_current_controls() {
     );
     assert_eq!(
         cmd,
-        UiCommand::Board(BoardCommand::SetQuery(BoardQuery {
+        UiCommand::send(BoardCommand::SetQuery(BoardQuery {
             sort: BoardSort::Trending,
             hearth: None,
         }))
@@ -277,7 +277,7 @@ fn e9_selection_follows_the_post_not_the_row() {
     );
     assert_eq!(
         cmd,
-        UiCommand::Board(BoardCommand::OpenPost {
+        UiCommand::send(BoardCommand::OpenPost {
             post_id: "post-2".into()
         })
     );

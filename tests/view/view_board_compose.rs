@@ -86,8 +86,11 @@ fn compose_a_post(ui: &mut Ui, m: &Model) -> PostIntent {
     key(ui, m, KeyCode::Enter);
     typed(ui, m, "둘째 줄");
     key(ui, m, KeyCode::Esc);
-    match key(ui, m, KeyCode::Char('s')) {
-        UiCommand::Post(intent) => intent,
+    match key(ui, m, KeyCode::Char('s'))
+        .as_save::<BoardPost>()
+        .cloned()
+    {
+        Some(intent) => intent,
         other => panic!("not a post: {other:?}"),
     }
 }
@@ -177,7 +180,7 @@ fn h5_an_unknown_outcome_is_not_resent_and_an_applied_post_ends_the_draft() {
     assert!(screen(&m, &ui).contains("outcome unknown: connection dropped — not resent"));
     key(&mut ui, &m, KeyCode::Esc);
     let again = key(&mut ui, &m, KeyCode::Char('s'));
-    assert!(!matches!(again, UiCommand::Post(_)), "{again:?}");
+    assert!(again.as_save::<BoardPost>().is_none(), "{again:?}");
     assert!(
         ui.notice
             .as_deref()

@@ -8,7 +8,7 @@ use crate::keeper_ops_keys::{key, roster};
 use crossterm::event::KeyCode;
 use masc_tui::actors::contract::{SlotEvent, Ticket};
 use masc_tui::actors::keepers::ops::create::{CreateIntent, CreateSave};
-use masc_tui::actors::keepers::ops::{KeeperOpEvent, KeeperOpRequest, KeeperOpSlot};
+use masc_tui::actors::keepers::ops::{KeeperOpEvent, KeeperOpSlot};
 use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot};
 use masc_tui::actors::saves::{SaveEvent, SaveId, SaveStep};
 use masc_tui::protocol::keeper_config::{KeeperCreated, KeeperCreatedDetail, LaneStart};
@@ -113,8 +113,9 @@ fn h14_a_opens_the_template_and_the_declaration_becomes_a_create() {
     let (model, mut ui) = roster();
     let opened = press_a(&mut ui, &model);
     assert_eq!(opened, template());
-    match returned(&mut ui, &model, &opened, &filled("lark")) {
-        UiCommand::KeeperOp(KeeperOpRequest::Create(intent)) => {
+    match crate::rig::keeper_op::<CreateSave>(&returned(&mut ui, &model, &opened, &filled("lark")))
+    {
+        Some(intent) => {
             assert_eq!(intent.name, "lark");
             assert_eq!(intent.declaration["sandbox_profile"], "docker");
         }
@@ -196,8 +197,8 @@ fn h14_the_line_says_confirming_sending_and_each_terminal_outcome() {
 fn h16_h17_unresolved_drafts_come_back_and_success_clears_only_its_own() {
     let (mut model, mut ui) = roster();
     let opened = press_a(&mut ui, &model);
-    let UiCommand::KeeperOp(KeeperOpRequest::Create(first)) =
-        returned(&mut ui, &model, &opened, &filled("lark"))
+    let Some(first) =
+        crate::rig::keeper_op::<CreateSave>(&returned(&mut ui, &model, &opened, &filled("lark")))
     else {
         panic!("not a create")
     };
@@ -209,9 +210,12 @@ fn h16_h17_unresolved_drafts_come_back_and_success_clears_only_its_own() {
         })],
     );
     assert_eq!(press_a(&mut ui, &model), filled("lark"), "restored (H-17)");
-    let UiCommand::KeeperOp(KeeperOpRequest::Create(second)) =
-        returned(&mut ui, &model, &filled("lark"), &filled("lark"))
-    else {
+    let Some(second) = crate::rig::keeper_op::<CreateSave>(&returned(
+        &mut ui,
+        &model,
+        &filled("lark"),
+        &filled("lark"),
+    )) else {
         panic!("not a create")
     };
     land(&mut model, &second, vec![SaveStep::Ended(created("lark"))]);
@@ -223,8 +227,8 @@ fn h16_h17_unresolved_drafts_come_back_and_success_clears_only_its_own() {
 
     // A newer draft (not sent) survives an older save's success.
     let opened = press_a(&mut ui, &model);
-    let UiCommand::KeeperOp(KeeperOpRequest::Create(third)) =
-        returned(&mut ui, &model, &opened, &filled("wren"))
+    let Some(third) =
+        crate::rig::keeper_op::<CreateSave>(&returned(&mut ui, &model, &opened, &filled("wren")))
     else {
         panic!("not a create")
     };

@@ -138,7 +138,7 @@ fn key(code: KeyCode) -> KeyEvent {
 /// Presses `code`; a Keeper detail command goes to the model as the view actor does.
 fn press(ui: &mut Ui, m: &mut Model, code: KeyCode) -> UiCommand {
     let cmd = handle_key(ui, m, key(code));
-    if let UiCommand::KeeperDetail(c) = &cmd {
+    if let Some(c) = cmd.as_send::<KeeperDetailCommand>() {
         m.keeper_detail.on_command(c);
     }
     cmd
@@ -166,7 +166,7 @@ fn n1_l2_detail_parts_show_their_own_states_and_leaving_keeps_values() {
     let cmd = press(&mut ui, &mut m, KeyCode::Enter);
     assert_eq!(
         cmd,
-        UiCommand::KeeperDetail(KeeperDetailCommand::Watch {
+        UiCommand::send(KeeperDetailCommand::Watch {
             viewer: Viewer::Detail,
             keeper: "rondo".into()
         })
@@ -225,7 +225,7 @@ fn n1_l2_detail_parts_show_their_own_states_and_leaving_keeps_values() {
     let cmd = press(&mut ui, &mut m, KeyCode::Esc);
     assert_eq!(
         cmd,
-        UiCommand::KeeperDetail(KeeperDetailCommand::Unwatch {
+        UiCommand::send(KeeperDetailCommand::Unwatch {
             viewer: Viewer::Detail
         })
     );
@@ -401,7 +401,7 @@ fn n7_logs_show_diagnostic_rows_in_their_slots() {
     );
     assert_eq!(
         cmd,
-        UiCommand::KeeperDetail(KeeperDetailCommand::Refresh {
+        UiCommand::send(KeeperDetailCommand::Refresh {
             keeper: "rondo".into()
         })
     );

@@ -9,7 +9,7 @@ use crate::rig::ScreensOf;
 use crossterm::event::KeyCode;
 use masc_tui::actors::contract::{IdentityState, SlotEvent, Ticket};
 use masc_tui::actors::keepers::ops::settings::{SettingsIntent, SettingsSave};
-use masc_tui::actors::keepers::ops::{KeeperOpEvent, KeeperOpRequest, KeeperOpSlot};
+use masc_tui::actors::keepers::ops::{KeeperOpEvent, KeeperOpSlot};
 use masc_tui::actors::keepers::settings::{PrepFailure, PreparedSettings, SettingsPrepared};
 use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot};
 use masc_tui::actors::saves::{SaveEvent, SaveId, SaveStep};
@@ -26,6 +26,7 @@ use masc_tui::view::model::Model;
 use masc_tui::view::sample;
 use masc_tui::view::screens::Ui;
 use masc_tui::view::screens::keepers::ops::op_line;
+use masc_tui::view::screens::keepers::settings::Prepare;
 use masc_tui::view::screens::keepers::settings::{Prep, in_front};
 use masc_tui::view::screens::react::{Seen, react_detached};
 use serde_json::json;
@@ -126,13 +127,13 @@ fn h1_e_asks_for_the_selected_keepers_settings_on_the_roster_and_in_the_detail()
     ui.roster_mut().selected = 1;
     assert_eq!(
         handle_key(&mut ui, &model, key(KeyCode::Char('e'))),
-        UiCommand::KeeperSettings { keeper: K.into() }
+        UiCommand::local(Prepare { keeper: K.into() })
     );
     handle_key(&mut ui, &model, key(KeyCode::Enter));
     assert!(ui.roster().detail_open);
     assert_eq!(
         handle_key(&mut ui, &model, key(KeyCode::Char('e'))),
-        UiCommand::KeeperSettings { keeper: K.into() }
+        UiCommand::local(Prepare { keeper: K.into() })
     );
 }
 
@@ -263,8 +264,12 @@ fn h4_h6_h7_a_conflict_then_e_restores_only_the_changed_field_over_fresh_values(
     let ws = sample::scope(1).workspace.0;
     let text = open_on(&mut model, &mut ui, 1, snapshot(REV_A, true, false));
     let changed = text.replace("autoboot_enabled = true", "autoboot_enabled = false");
-    let intent = match returned(&mut ui, &model, edited(&changed, &text)) {
-        UiCommand::KeeperOp(KeeperOpRequest::Settings(intent)) => intent,
+    let intent = match crate::rig::keeper_op::<SettingsSave>(&returned(
+        &mut ui,
+        &model,
+        edited(&changed, &text),
+    )) {
+        Some(intent) => intent,
         other => panic!("not a settings save: {other:?}"),
     };
     assert_eq!(
@@ -334,10 +339,10 @@ fn h4_h6_h7_a_conflict_then_e_restores_only_the_changed_field_over_fresh_values(
         original: text.clone(),
         outcome: EditOutcome::Unchanged,
     };
-    match returned(&mut ui, &model, again) {
-        UiCommand::KeeperOp(KeeperOpRequest::Settings(SettingsIntent {
+    match crate::rig::keeper_op::<SettingsSave>(&returned(&mut ui, &model, again)) {
+        Some(SettingsIntent {
             patch, expected, ..
-        })) => {
+        }) => {
             assert_eq!(
                 serde_json::Value::Object(patch),
                 json!({"autoboot_enabled": false})
@@ -428,8 +433,12 @@ fn h5_h7_a_context_shrink_carries_its_own_confirmation_and_a_refusal_restores_th
         "confirm_context_shrink = false",
         "confirm_context_shrink = true",
     );
-    match returned(&mut ui, &model, edited(&confirmed, &text)) {
-        UiCommand::KeeperOp(KeeperOpRequest::Settings(intent)) => {
+    match crate::rig::keeper_op::<SettingsSave>(&returned(
+        &mut ui,
+        &model,
+        edited(&confirmed, &text),
+    )) {
+        Some(intent) => {
             assert!(intent.confirm_context_shrink);
             assert_eq!(
                 intent.body()["confirm_context_shrink"],
@@ -455,8 +464,12 @@ fn h5_h7_a_context_shrink_carries_its_own_confirmation_and_a_refusal_restores_th
         "max_context_override = 180000",
         "max_context_override = 100000",
     );
-    let intent = match returned(&mut ui, &model, edited(&lowered, &text)) {
-        UiCommand::KeeperOp(KeeperOpRequest::Settings(intent)) => intent,
+    let intent = match crate::rig::keeper_op::<SettingsSave>(&returned(
+        &mut ui,
+        &model,
+        edited(&lowered, &text),
+    )) {
+        Some(intent) => intent,
         other => panic!("not a settings save: {other:?}"),
     };
     assert!(!intent.confirm_context_shrink);

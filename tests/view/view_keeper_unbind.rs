@@ -9,9 +9,10 @@ use crate::keeper_ops_keys::{key, roster};
 use crate::rig::ScreensOf;
 use crossterm::event::KeyCode;
 use masc_tui::actors::contract::Ticket;
-use masc_tui::actors::keepers::ops::KeeperOpRequest;
+use masc_tui::actors::keepers::ops::lifecycle::LifecycleSave;
 use masc_tui::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleIntent};
 use masc_tui::actors::system::binding::BindingIntent;
+use masc_tui::actors::system::binding::ConnectorUnbind;
 use masc_tui::actors::system::{SystemObservation, SystemSlot};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::client::Admitted;
@@ -20,6 +21,7 @@ use masc_tui::protocol::decode::WireDecode;
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample;
+use masc_tui::view::screens::keepers::KeeperOp;
 use masc_tui::view::screens::keepers::lifecycle::unbind_offer;
 use std::sync::Arc;
 
@@ -49,20 +51,15 @@ fn with_bindings(model: &mut Model) {
 }
 
 fn lifecycle(keeper: &str, action: LifecycleAction) -> UiCommand {
-    UiCommand::KeeperOp(KeeperOpRequest::Lifecycle(LifecycleIntent::new(
-        keeper, action,
-    )))
+    KeeperOp::command::<LifecycleSave>(LifecycleIntent::new(keeper, action))
 }
 
 fn unbind(connector: &str, channel: &str) -> UiCommand {
-    UiCommand::Binding {
-        unbind: true,
-        intent: BindingIntent {
-            connector_id: connector.into(),
-            channel_id: channel.into(),
-            keeper_name: BOUND.into(),
-        },
-    }
+    UiCommand::save::<ConnectorUnbind>(BindingIntent {
+        connector_id: connector.into(),
+        channel_id: channel.into(),
+        keeper_name: BOUND.into(),
+    })
 }
 
 /// `p` on a bound Keeper pauses at once and offers; `y` unbinds each of its own bindings; any

@@ -19,11 +19,12 @@ use masc_tui::protocol::runtime::form::FormEdit;
 use masc_tui::protocol::runtime::{
     CommitReceipt, RuntimeConfigCurrent, RuntimeConfigRaw, RuntimeResolved,
 };
-use masc_tui::view::command::{RuntimeFormCommand, UiCommand};
+use masc_tui::view::command::UiCommand;
 use masc_tui::view::keys::handle_key;
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{self, buffer_text};
 use masc_tui::view::screens::system::SystemPane;
+use masc_tui::view::screens::system::form::FormEvent;
 use masc_tui::view::screens::{ProjectionCtx, Tab, Ui, render};
 use masc_tui::view::theme::Theme;
 use ratatui::Terminal;
@@ -124,8 +125,8 @@ fn config_lands(m: &mut Model, ui: &mut Ui, generation: u64) {
 }
 
 fn submitted(cmd: UiCommand) -> FormIntent {
-    match cmd {
-        UiCommand::RuntimeForm(RuntimeFormCommand::Submit(intent)) => intent,
+    match cmd.as_local::<FormEvent>().cloned() {
+        Some(FormEvent::Submit(intent)) => intent,
         other => panic!("not a submit: {other:?}"),
     }
 }
@@ -139,7 +140,7 @@ fn i1_a_form_opens_on_the_source_read_and_submits_its_revision() {
     let mut ui = ui();
     assert_eq!(
         handle_key(&mut ui, &m, key(KeyCode::Enter)),
-        UiCommand::RuntimeForm(RuntimeFormCommand::Open)
+        UiCommand::local(FormEvent::Open)
     );
     assert_eq!(
         handle_key(&mut ui, &m, key(KeyCode::Enter)),
@@ -245,7 +246,7 @@ fn i3_i4_an_unknown_outcome_blocks_resend_until_ctrl_x() {
             &m,
             KeyEvent::new(KeyCode::Char('x'), KeyModifiers::CONTROL)
         ),
-        UiCommand::RuntimeForm(RuntimeFormCommand::CloseRecovery)
+        UiCommand::local(FormEvent::CloseRecovery)
     );
     assert!(ui.system().forms.open.is_none());
     // A new form opens without the old save.

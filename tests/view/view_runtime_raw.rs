@@ -17,7 +17,7 @@ use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::decode::WireDecode;
 use masc_tui::protocol::outcome::SaveOutcome;
 use masc_tui::protocol::runtime::{CommitReceipt, RuntimeConfigCurrent, RuntimeConfigRaw};
-use masc_tui::view::command::{RuntimeRawCommand, UiCommand};
+use masc_tui::view::command::UiCommand;
 use masc_tui::view::editor::EditRequest;
 use masc_tui::view::editor::{EditOutcome, EditPurpose, EditResult};
 use masc_tui::view::keys::handle_key;
@@ -26,6 +26,7 @@ use masc_tui::view::sample;
 use masc_tui::view::screens::Ui;
 use masc_tui::view::screens::react::{Seen, react_detached};
 use masc_tui::view::screens::system::raw;
+use masc_tui::view::screens::system::raw::RawEvent;
 
 const PATH: &str = "/srv/config/runtime.toml";
 const REV1: &str = "9f2c0a5e8d1b4c7a6e3f0b2d5c8a1e4f7b0d3c6a9e2f5b8d1c4a7e0f3b6d9c2a";
@@ -72,10 +73,7 @@ fn reacted_edit(ui: &mut Ui, m: &mut Model) -> Option<EditRequest> {
 /// `e` on a model with no draft, then a fresh read: the draft opens on it (returns the text
 /// the editor was asked to open).
 fn open_draft(m: &mut Model, ui: &mut Ui, generation: u64) -> String {
-    assert_eq!(
-        handle_key(ui, m, ch('e')),
-        UiCommand::RuntimeRaw(RuntimeRawCommand::Read)
-    );
+    assert_eq!(handle_key(ui, m, ch('e')), UiCommand::local(RawEvent::Read));
     read_lands(m, generation, raw_body(REV1, TEXT1, REV1));
     let edit = reacted_edit(ui, m).expect("the editor opens on the fresh read");
     assert_eq!(edit.purpose, EditPurpose::RuntimeConfig);
@@ -93,8 +91,8 @@ fn edited(ui: &mut Ui, m: &Model, text: &str) -> UiCommand {
 }
 
 fn submit_of(cmd: UiCommand) -> (RawIntent, u64) {
-    match cmd {
-        UiCommand::RuntimeRaw(RuntimeRawCommand::Submit { intent, owner }) => (intent, owner),
+    match cmd.as_local::<RawEvent>().cloned() {
+        Some(RawEvent::Submit { intent, owner }) => (intent, owner),
         other => panic!("not a submit: {other:?}"),
     }
 }
@@ -148,7 +146,7 @@ fn j4_e_opens_the_editor_on_a_fresh_read_never_the_cached_one() {
     read_lands(&mut m, 1, raw_body(REV1, TEXT1, REV1));
     assert_eq!(
         handle_key(&mut ui, &m, ch('e')),
-        UiCommand::RuntimeRaw(RuntimeRawCommand::Read)
+        UiCommand::local(RawEvent::Read)
     );
     assert!(
         reacted_edit(&mut ui, &mut m).is_none(),
@@ -241,7 +239,7 @@ fn j3_j4_an_unknown_outcome_releases_the_base_until_u_after_a_new_read() {
     .unwrap();
     assert_eq!(
         handle_key(&mut ui, &m, ch('u')),
-        UiCommand::RuntimeRaw(RuntimeRawCommand::Read),
+        UiCommand::local(RawEvent::Read),
         "read 2 was in flight at the receipt: not a reconfirmation"
     );
     assert!(ui.system().raw.draft.as_ref().unwrap().base.is_none());
@@ -319,7 +317,7 @@ fn j4_x_then_e_reads_afresh() {
     assert!(ui.system().raw.draft.is_none());
     assert_eq!(
         handle_key(&mut ui, &m, ch('e')),
-        UiCommand::RuntimeRaw(RuntimeRawCommand::Read)
+        UiCommand::local(RawEvent::Read)
     );
     assert!(reacted_edit(&mut ui, &mut m).is_none(), "read 1 is cached");
     read_lands(&mut m, 2, raw_body(REV1, TEXT1, REV1));
@@ -334,7 +332,7 @@ fn j5_a_model_table_of_another_revision_shows_the_raw_text() {
     let mut ui = ui();
     assert_eq!(
         handle_key(&mut ui, &m, ch('e')),
-        UiCommand::RuntimeRaw(RuntimeRawCommand::Read)
+        UiCommand::local(RawEvent::Read)
     );
     read_lands(&mut m, 1, raw_body(REV1, TEXT1, REV2));
     let text = screen(&m, &ui);

@@ -104,7 +104,7 @@ fn screen(m: &Model, ui: &Ui) -> String {
 
 fn key(ui: &mut Ui, m: &mut Model, code: KeyCode) -> UiCommand {
     let cmd = handle_key(ui, m, KeyEvent::new(code, KeyModifiers::NONE));
-    if let UiCommand::Tools(c) = &cmd {
+    if let Some(c) = cmd.as_send::<ToolsCommand>() {
         m.system.on_command(c);
     }
     cmd
@@ -309,14 +309,14 @@ fn tools_item2_entering_the_keeper_panes_selects_the_keeper_and_leaving_stops_it
     let mut ui = ui(SystemPane::Connectors);
     assert_eq!(
         key(&mut ui, &mut m, KeyCode::Char('p')),
-        UiCommand::Tools(ToolsCommand::SelectKeeper {
+        UiCommand::send(ToolsCommand::SelectKeeper {
             keeper: Some("keeper-0000".into())
         })
     );
     assert_eq!(ui.system().pane, SystemPane::Available);
     assert_eq!(
         key(&mut ui, &mut m, KeyCode::Char('J')),
-        UiCommand::Tools(ToolsCommand::SelectKeeper {
+        UiCommand::send(ToolsCommand::SelectKeeper {
             keeper: Some("keeper-0001".into())
         })
     );
@@ -326,7 +326,7 @@ fn tools_item2_entering_the_keeper_panes_selects_the_keeper_and_leaving_stops_it
     assert_eq!(ui.system().pane, SystemPane::Receipts);
     assert_eq!(
         key(&mut ui, &mut m, KeyCode::Char('p')),
-        UiCommand::Tools(ToolsCommand::SelectKeeper { keeper: None })
+        UiCommand::send(ToolsCommand::SelectKeeper { keeper: None })
     );
     assert_eq!(ui.system().pane, SystemPane::Usage);
     assert!(m.system.surface.is_none());
@@ -403,10 +403,10 @@ fn tools_item2_usage_has_the_catalogue_slots_states() {
 /// the actor does.
 fn settled(ui: &mut Ui, m: &mut Model) -> Option<ToolsCommand> {
     let reaction = react_detached(ui, m, Seen::Key);
-    let cmd = reaction.commands.into_iter().find_map(|c| match c {
-        UiCommand::Tools(cmd) => Some(cmd),
-        _ => None,
-    });
+    let cmd = reaction
+        .commands
+        .iter()
+        .find_map(|c| c.as_send::<ToolsCommand>().cloned());
     if let Some(c) = &cmd {
         m.system.on_command(c);
     }

@@ -19,6 +19,7 @@ use masc_tui::view::admission::RejectReason;
 use masc_tui::view::inspector::NotWidened;
 use masc_tui::view::keys::UiCommand;
 use masc_tui::view::model::Model;
+use masc_tui::view::outgoing::InspectorRequest;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -269,20 +270,19 @@ fn k17_tabs_and_scroll_read_nothing_and_r_rereads_all_three() {
     ] {
         let cmd = press(&mut ui, &m, code);
         assert!(
-            !matches!(
-                cmd,
-                UiCommand::Asks(_) | UiCommand::Inspector(_) | UiCommand::Many(_)
-            ),
+            !matches!(cmd, UiCommand::Send(_) | UiCommand::Many(_)),
             "{code:?} issued a read: {cmd:?}"
         );
     }
     match press(&mut ui, &m, KeyCode::Char('r')) {
         UiCommand::Many(cmds) => {
-            assert!(cmds.contains(&UiCommand::Asks(AsksCommand::Transcript(target.clone()))));
-            assert!(cmds.contains(&UiCommand::Inspector(InspectorSlot::Records(
-                "rondo".into()
+            assert!(cmds.contains(&UiCommand::send(AsksCommand::Transcript(target.clone()))));
+            assert!(cmds.contains(&UiCommand::send(InspectorRequest::Reread(
+                InspectorSlot::Records("rondo".into())
             ))));
-            assert!(cmds.contains(&UiCommand::Inspector(InspectorSlot::Input(target))));
+            assert!(cmds.contains(&UiCommand::send(InspectorRequest::Reread(
+                InspectorSlot::Input(target)
+            ))));
         }
         other => panic!("{other:?}"),
     }
@@ -320,9 +320,9 @@ fn k14_h_widens_the_records_page_and_each_absence_is_its_own_words() {
     // H: the record tab, and the next wider page asked for.
     assert_eq!(
         press(&mut ui, &m, KeyCode::Char('H')),
-        UiCommand::InspectorWiden {
+        UiCommand::send(InspectorRequest::Widen {
             keeper: "rondo".into()
-        }
+        })
     );
     let text = paint(&m, &ui);
     assert!(text.contains("[1:record]"), "{text}");
@@ -356,7 +356,7 @@ fn k14_h_widens_the_records_page_and_each_absence_is_its_own_words() {
     // H while it reads: the same wider page again (shared by the source), not 500.
     assert_eq!(
         press(&mut ui, &m, KeyCode::Char('H')),
-        UiCommand::Inspector(records_slot())
+        UiCommand::send(InspectorRequest::Reread(records_slot()))
     );
     // 120 rows of 200: every row MASC holds, and no turn 7 among them.
     observe_records(&mut m, 2, admitted(page_of("rondo", turns(100, 119), 200))).unwrap();
@@ -469,9 +469,9 @@ fn k14_a_failed_wider_read_keeps_the_page_and_h_asks_the_same_wider_page_again()
     observe_records(&mut m, 1, admitted(page_of("rondo", turns(100, 49), 50))).unwrap();
     assert_eq!(
         press(&mut ui, &m, KeyCode::Char('H')),
-        UiCommand::InspectorWiden {
+        UiCommand::send(InspectorRequest::Widen {
             keeper: "rondo".into()
-        }
+        })
     );
     m.inspector.widen("rondo").unwrap();
     dispatch(&mut m, ticket(records_slot(), 2));
@@ -491,7 +491,7 @@ fn k14_a_failed_wider_read_keeps_the_page_and_h_asks_the_same_wider_page_again()
     assert!(text.contains("H: read the newest 200"), "{text}");
     assert_eq!(
         press(&mut ui, &m, KeyCode::Char('H')),
-        UiCommand::Inspector(records_slot()),
+        UiCommand::send(InspectorRequest::Reread(records_slot())),
         "the same wider page again"
     );
     assert_eq!(

@@ -231,8 +231,11 @@ fn a8_page_demand_follows_the_terminal_height() {
         };
         ui.work_mut().pane = WorkPane::Tasks;
         ui.work_mut().tasks.open = Some(T.into());
-        match handle_key(&mut ui, &m, key(KeyCode::Char('H'))) {
-            UiCommand::Work(WorkCommand::OlderHistory { page_rows }) => page_rows,
+        match handle_key(&mut ui, &m, key(KeyCode::Char('H')))
+            .as_send::<WorkCommand>()
+            .cloned()
+        {
+            Some(WorkCommand::OlderHistory { page_rows }) => page_rows,
             other => panic!("{other:?}"),
         }
     };

@@ -275,8 +275,11 @@ fn goals_rollup_phase_groups_filter_sort_and_t_toggle() {
     assert!(screen(&mut m, &ui).contains("sort: updated (s)"));
     // Enter opens the goal detail with its own read.
     ui.work_mut().goals.filter = GoalFilter::All;
-    match handle_key(&mut ui, &m, key(KeyCode::Enter)) {
-        UiCommand::Work(WorkCommand::OpenGoal { goal_id }) => {
+    match handle_key(&mut ui, &m, key(KeyCode::Enter))
+        .as_send::<WorkCommand>()
+        .cloned()
+    {
+        Some(WorkCommand::OpenGoal { goal_id }) => {
             assert_eq!(ui.work().goals.open.as_deref(), Some(goal_id.as_str()))
         }
         other => panic!("{other:?}"),
@@ -338,8 +341,11 @@ fn s5_1_coverage_line_names_an_unavailable_part_and_search_filters() {
     handle_key(&mut ui, &m, key(KeyCode::Enter));
     let text = screen(&mut m, &ui);
     assert!(text.contains("1 of 2"), "{text}");
-    match handle_key(&mut ui, &m, key(KeyCode::Enter)) {
-        UiCommand::Work(WorkCommand::OpenTask { task_id, page_rows }) => {
+    match handle_key(&mut ui, &m, key(KeyCode::Enter))
+        .as_send::<WorkCommand>()
+        .cloned()
+    {
+        Some(WorkCommand::OpenTask { task_id, page_rows }) => {
             assert_eq!(task_id, "task-1040");
             assert!(page_rows >= 1);
         }

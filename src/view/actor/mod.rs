@@ -3,7 +3,6 @@
 //! the [`FrameSchedule`] for a frame; `FrameDue` (sent to itself, immediately or with
 //! `send_after`) paints at most what the schedule allows; an unchanged frame writes nothing.
 
-use super::command::ChatUiCommand;
 use super::fetched::SLOW_READ_BADGE_AFTER;
 use super::frame::{FramePainter, Tracked};
 use super::keys::{ExitCause, UiCommand, handle_key};
@@ -14,12 +13,7 @@ use super::schedule::{FrameDecision, FrameRequest, FrameSchedule};
 use super::screens::react::Seen;
 use super::screens::{self, ProjectionCtx, Ui};
 use super::theme::Theme;
-use crate::actors::board::{BOARD, BoardCommand};
-use crate::actors::contract::{
-    DemandKind, Inboxes, SourceControl, SourceEvent, SourceHandle, SourceKey,
-};
-use crate::actors::keeper_detail::{KEEPER_DETAIL, KeeperDetailCommand, Viewer};
-use crate::actors::work::{WORK_DETAIL, WorkCommand};
+use crate::actors::contract::{Inboxes, SourceControl, SourceEvent, SourceHandle, SourceKey};
 use crate::view::admission::RejectReason;
 use crossterm::event::Event;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SpawnErr};
@@ -33,11 +27,7 @@ use tokio::sync::{mpsc, oneshot};
 
 mod commands;
 mod edit;
-mod inspector;
-mod keeper_settings;
 mod react;
-mod runtime_form;
-mod runtime_raw;
 
 /// Suspends the process with the terminal restored (Ctrl-Z) and re-enters raw mode on resume;
 /// hands the terminal to another program (the operator's `$EDITOR`) and takes it back.

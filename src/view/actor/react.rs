@@ -25,9 +25,4 @@ impl<B: FrameSink> ViewState<B> {
             self.want(myself, FrameRequest::Input);
         }
     }
-
-    /// The System screen's state (forms, the raw editor), which the save commands update.
-    pub(super) fn system_ui(&mut self) -> Option<&mut crate::view::screens::system::SystemUi> {
-        self.ui.screen_mut()
-    }
 }

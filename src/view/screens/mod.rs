@@ -11,6 +11,7 @@ pub mod header;
 pub mod help;
 pub mod keepers;
 pub mod layer;
+pub mod local;
 pub mod overview;
 pub mod react;
 pub mod screen;

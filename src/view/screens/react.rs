@@ -136,6 +136,20 @@ impl<'a> ReactCx<'a> {
             .and_then(|h| h.commands::<C>())
     }
 
+    /// The hands a screen's own code acts with during this reaction (the model, the sources,
+    /// the one save path); `theme` for what it makes to paint.
+    pub fn effects(
+        &mut self,
+        theme: crate::view::theme::Theme,
+    ) -> crate::view::effects::Effects<'_> {
+        match self.sources {
+            Some(sources) => {
+                crate::view::effects::Effects::new(self.model.model_mut(), sources, theme)
+            }
+            None => crate::view::effects::Effects::detached(self.model.model_mut(), theme),
+        }
+    }
+
     /// Leaves `cmd` for the actor to run after the reactions.
     pub fn run(&mut self, cmd: UiCommand) {
         self.commands.push(cmd);

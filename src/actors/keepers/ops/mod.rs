@@ -18,11 +18,11 @@ use crate::protocol::admission::ReadAuthority;
 use crate::protocol::client::WorkspaceClient;
 use crate::protocol::keeper_config::{CompositeRevision, KeeperConfigSnapshot};
 use crate::protocol::keeper_ops::keeper_config_path;
-use assignment::{AssignmentIntent, AssignmentSave};
-use create::{CreateIntent, CreateSave};
-use lifecycle::{LifecycleIntent, LifecycleSave};
-use sandbox::{SandboxIntent, SandboxSave};
-use settings::{SettingsIntent, SettingsSave};
+use assignment::AssignmentSave;
+use create::CreateSave;
+use lifecycle::LifecycleSave;
+use sandbox::SandboxSave;
+use settings::SettingsSave;
 
 /// The fresh settings snapshot could not be read: nothing was sent.
 pub const SNAPSHOT_UNREAD: &str = "snapshot_unread";
@@ -123,29 +123,6 @@ impl KeeperOpEvent {
             Self::Lifecycle(e) => &e.save_id,
             Self::Settings(e) => &e.save_id,
             Self::Create(e) => &e.save_id,
-        }
-    }
-}
-
-/// What a Keepers key asks for: one operation on one Keeper, captured when it is pressed
-/// (the view submits it as a save of its kind).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KeeperOpRequest {
-    Sandbox(SandboxIntent),
-    Assignment(AssignmentIntent),
-    Lifecycle(LifecycleIntent),
-    Settings(SettingsIntent),
-    Create(CreateIntent),
-}
-
-impl KeeperOpRequest {
-    pub fn keeper(&self) -> &str {
-        match self {
-            Self::Sandbox(i) => &i.keeper,
-            Self::Assignment(i) => &i.keeper,
-            Self::Lifecycle(i) => &i.keeper,
-            Self::Settings(i) => &i.keeper,
-            Self::Create(i) => &i.name,
         }
     }
 }

@@ -7,6 +7,7 @@
 use super::reader::{self, AskReader, ReaderOutcome};
 use super::{ApprovalsUi, ArmedOver, asks, intent_of, latest, listed, retry_offered, selected_ask};
 use crate::actors::decisions::DECISIONS;
+use crate::actors::decisions::approval::ApprovalDecision;
 use crate::protocol::operator::Decision;
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
@@ -73,7 +74,7 @@ pub fn handle(view: &mut ApprovalsUi, cx: &mut LayerCx<'_>, key: KeyEvent) -> Ui
                     && d == decision
                     && armed_over.as_ref() == Some(&over) =>
             {
-                UiCommand::Decide(intent_of(approval, decision))
+                UiCommand::save::<ApprovalDecision>(intent_of(approval, decision))
             }
             _ => {
                 view.anchor = Some(approval.confirm_token.clone());
@@ -117,7 +118,7 @@ pub fn handle(view: &mut ApprovalsUi, cx: &mut LayerCx<'_>, key: KeyEvent) -> Ui
             .get(view.selected)
             .and_then(|a| retry_offered(model, a))
         {
-            Some(intent) => UiCommand::Decide(intent),
+            Some(intent) => UiCommand::save::<ApprovalDecision>(intent),
             None => repaint_if(armed.is_some()),
         },
         KeyCode::Char('r') => UiCommand::Refresh(DECISIONS),

@@ -19,12 +19,14 @@ use super::inspector_reads::WidenKey;
 use super::workspace;
 use crate::actors::asks::{AskRef, AsksCommand};
 use crate::actors::decisions::DECISIONS;
+use crate::actors::decisions::ask_answer::AskAnswer;
 use crate::actors::inspector::InspectorSlot;
 use crate::protocol::asks::FreeText;
 use crate::protocol::outcome::SaveClass;
 use crate::view::command::UiCommand;
 use crate::view::editor::{EditPurpose, EditRequest, EditResult};
 use crate::view::model::Model;
+use crate::view::outgoing::InspectorRequest;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 mod draw;
@@ -157,7 +159,7 @@ pub fn handle(
             Ok(()) if armed => {
                 let (intent, shown) = (asks.intent(&ws, ask), ask.clone());
                 asks.answered(&ws, &shown);
-                ReaderOutcome::Cmd(UiCommand::Answer(intent))
+                ReaderOutcome::Cmd(UiCommand::save::<AskAnswer>(intent))
             }
             Ok(()) => {
                 reader.armed = true;
@@ -182,7 +184,7 @@ pub fn handle(
                     if have {
                         repaint
                     } else {
-                        ReaderOutcome::Cmd(UiCommand::Asks(AsksCommand::Transcript(target)))
+                        ReaderOutcome::Cmd(UiCommand::send(AsksCommand::Transcript(target)))
                     }
                 }
                 None => ReaderOutcome::Notice(
@@ -196,7 +198,7 @@ pub fn handle(
                 .and_then(|e| e.phase.class())
                 .is_some_and(|c| c == SaveClass::Applied);
             if answered {
-                ReaderOutcome::Cmd(UiCommand::Asks(AsksCommand::Follow {
+                ReaderOutcome::Cmd(UiCommand::send(AsksCommand::Follow {
                     ask: r,
                     workspace: ws,
                 }))
@@ -354,18 +356,26 @@ fn inspector_key(reader: &mut AskReader, model: &Model, key: KeyEvent) -> Reader
             ins.tab = InspectorTab::Record;
             let records = InspectorSlot::Records(ins.target.keeper.clone());
             match super::inspector_reads::widen_key(model, &ins.target) {
-                Ok(WidenKey::Wider) => ReaderOutcome::Cmd(UiCommand::InspectorWiden {
-                    keeper: ins.target.keeper.clone(),
-                }),
-                Ok(WidenKey::Again) => ReaderOutcome::Cmd(UiCommand::Inspector(records)),
+                Ok(WidenKey::Wider) => {
+                    ReaderOutcome::Cmd(UiCommand::send(InspectorRequest::Widen {
+                        keeper: ins.target.keeper.clone(),
+                    }))
+                }
+                Ok(WidenKey::Again) => {
+                    ReaderOutcome::Cmd(UiCommand::send(InspectorRequest::Reread(records)))
+                }
                 Err(why) => ReaderOutcome::Notice(why),
             }
         }
         // K-15: the three readings are independent reads, each re-read on `r`.
         KeyCode::Char('r') => ReaderOutcome::Cmd(UiCommand::Many(vec![
-            UiCommand::Asks(AsksCommand::Transcript(ins.target.clone())),
-            UiCommand::Inspector(InspectorSlot::Records(ins.target.keeper.clone())),
-            UiCommand::Inspector(InspectorSlot::Input(ins.target.clone())),
+            UiCommand::send(AsksCommand::Transcript(ins.target.clone())),
+            UiCommand::send(InspectorRequest::Reread(InspectorSlot::Records(
+                ins.target.keeper.clone(),
+            ))),
+            UiCommand::send(InspectorRequest::Reread(InspectorSlot::Input(
+                ins.target.clone(),
+            ))),
         ])),
         _ => ReaderOutcome::Cmd(UiCommand::None),
     }

@@ -220,7 +220,7 @@ fn send(c: &mut Compose, model: &Model, notice: &mut Option<String>) -> UiComman
         }
     }
     c.stage = Stage::Editing;
-    UiCommand::Post(c.intent())
+    UiCommand::save::<BoardPost>(c.intent())
 }
 
 fn receipt_words(e: &SaveEntry<BoardPost>) -> (String, Tone) {

@@ -31,7 +31,7 @@ pub const BOARD_KEYS: &[(&str, &str)] = &[
 /// `r` on the Board: the open post's detail, else the posts and the census.
 pub fn refresh(ui: &BoardUi) -> UiCommand {
     if ui.open.is_some() {
-        UiCommand::Board(BoardCommand::RefreshPost)
+        UiCommand::send(BoardCommand::RefreshPost)
     } else {
         UiCommand::Refresh(crate::actors::board::BOARD)
     }
@@ -62,7 +62,7 @@ fn step_hearth(model: &Model, current: Option<&str>, forward: bool) -> Option<St
 fn set_query(ui: &mut BoardUi, query: BoardQuery) -> UiCommand {
     ui.query = query.clone();
     ui.offset = 0;
-    UiCommand::Board(BoardCommand::SetQuery(query))
+    UiCommand::send(BoardCommand::SetQuery(query))
 }
 
 pub fn handle(ui: &mut BoardUi, model: &Model, key: KeyEvent, body_rows: u16) -> UiCommand {
@@ -72,7 +72,7 @@ pub fn handle(ui: &mut BoardUi, model: &Model, key: KeyEvent, body_rows: u16) ->
                 ui.open = None;
                 ui.selected = Some(open);
                 ui.scroll = 0;
-                UiCommand::Board(BoardCommand::ClosePost)
+                UiCommand::send(BoardCommand::ClosePost)
             }
             KeyCode::Char('j') | KeyCode::Down => {
                 ui.scroll += 1;
@@ -142,7 +142,7 @@ pub fn handle(ui: &mut BoardUi, model: &Model, key: KeyEvent, body_rows: u16) ->
             ui.selected = Some(id.clone());
             ui.open = Some(id.clone());
             ui.scroll = 0;
-            return UiCommand::Board(BoardCommand::OpenPost { post_id: id });
+            return UiCommand::send(BoardCommand::OpenPost { post_id: id });
         }
         _ => return UiCommand::None,
     };

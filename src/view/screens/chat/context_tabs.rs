@@ -21,6 +21,7 @@ use crate::actors::inspector::InspectorSlot;
 use crate::protocol::inspector::{ProviderInput, TurnRecordsPage};
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
+use crate::view::outgoing::InspectorRequest;
 use crate::view::screens::turn_proof::proof_rows;
 use crate::view::screens::turn_reads::{
     Row, component_rows, input_rows, input_state, page_rows, records_state, usage_rows,
@@ -129,11 +130,13 @@ impl ContextView {
                 UiCommand::Repaint
             }
             KeyCode::Char('r') => {
-                let mut cmds = vec![UiCommand::Inspector(InspectorSlot::Records(
-                    keeper.to_string(),
+                let mut cmds = vec![UiCommand::send(InspectorRequest::Reread(
+                    InspectorSlot::Records(keeper.to_string()),
                 ))];
                 if let Some(target) = newest_turn(model, keeper) {
-                    cmds.push(UiCommand::Inspector(InspectorSlot::Input(target)));
+                    cmds.push(UiCommand::send(InspectorRequest::Reread(
+                        InspectorSlot::Input(target),
+                    )));
                 }
                 UiCommand::Many(cmds)
             }

@@ -3,15 +3,16 @@
 //! handling never awaits); the receipt lands in the chat surface's books and its row in the
 //! chat of the Keeper it is about.
 
+use super::Ui;
 use super::sending::send;
-use super::{ChatHandles, Ui};
 use crate::actors::chat::{InterruptAim, InterruptIntent, SteerIntent, TurnInterrupt, TurnSteer};
 use crate::protocol::chat::OperationState;
 use crate::protocol::outcome::SaveClass;
 use crate::view::chat::SendPhase;
 use crate::view::composer::Draft;
+use crate::view::effects::Effects;
 use crate::view::model::Model;
-use crate::view::save_path::{SaveRequest, notice, submit};
+use crate::view::save_path::{SaveRequest, notice};
 
 /// The send of this chat an interrupt names: the newest one still in flight (accepted,
 /// running or on the wire), if any.
@@ -44,12 +45,8 @@ pub(super) fn interruptible(model: &Model, keeper: &str) -> bool {
 /// `/interrupt [name]`: this chat's running send by its request id, else the turn the census
 /// shows for the Keeper. Another Keeper's name stops that Keeper's current turn; its rows show
 /// in its own chat, never near this input (C-43).
-pub fn interrupt(
-    model: &mut Model,
-    hubs: ChatHandles<'_>,
-    keeper: String,
-    name: Option<String>,
-) -> Option<String> {
+pub fn interrupt(fx: &mut Effects<'_>, keeper: String, name: Option<String>) -> Option<String> {
+    let model = &*fx.model;
     let intent = match name.filter(|n| *n != keeper) {
         Some(name) => InterruptIntent {
             keeper: name,
@@ -63,30 +60,20 @@ pub fn interrupt(
             keeper,
         },
     };
-    notice(submit(
-        model,
-        hubs.saves,
-        SaveRequest::new::<TurnInterrupt>(intent),
-    ))
+    notice(fx.submit(SaveRequest::new::<TurnInterrupt>(intent)))
 }
 
 /// `/steer <text>`: the text is sent as a chat send; once it is accepted as queued the pane
 /// asks for [`submit_steer`].
-pub fn steer(
-    model: &mut Model,
-    ui: &mut Ui,
-    hubs: ChatHandles<'_>,
-    keeper: String,
-    text: String,
-) -> Option<String> {
+pub fn steer(ui: &mut Ui, fx: &mut Effects<'_>, keeper: String, text: String) -> Option<String> {
     let draft = Draft {
         cursor: text.len(),
         text: text.clone(),
         spills: Vec::new(),
     };
-    match send(model, ui, hubs, keeper, text, draft) {
+    match send(ui, fx, keeper, text, draft) {
         Ok(request_id) => {
-            if let Some(pane) = model.chat.pane.as_mut() {
+            if let Some(pane) = fx.model.chat.pane.as_mut() {
                 pane.want_steer(&request_id);
             }
             None
@@ -98,7 +85,8 @@ pub fn steer(
 /// `/run-next` (§14.14, C-66): the oldest input of this chat still queued and not yet promoted
 /// runs next — `interrupt_token: null`, nothing stopped — behind the inputs already promoted
 /// (`priority_predecessors`, in their order).
-pub fn run_next(model: &mut Model, hubs: ChatHandles<'_>, keeper: String) -> Option<String> {
+pub fn run_next(fx: &mut Effects<'_>, keeper: String) -> Option<String> {
+    let model = &*fx.model;
     let Some(workspace) = model.gate().current().map(|s| s.workspace.0.clone()) else {
         return Some("run-next not sent: workspace not confirmed".into());
     };
@@ -139,29 +127,16 @@ pub fn run_next(model: &mut Model, hubs: ChatHandles<'_>, keeper: String) -> Opt
         run_next: true,
         predecessors,
     };
-    notice(submit(
-        model,
-        hubs.saves,
-        SaveRequest::new::<TurnSteer>(intent),
-    ))
+    notice(fx.submit(SaveRequest::new::<TurnSteer>(intent)))
 }
 
 /// A `/steer` input was accepted as queued: submit the steer save for it.
-pub fn submit_steer(
-    model: &mut Model,
-    hubs: ChatHandles<'_>,
-    keeper: String,
-    request_id: String,
-) -> Option<String> {
+pub fn submit_steer(fx: &mut Effects<'_>, keeper: String, request_id: String) -> Option<String> {
     let intent = SteerIntent {
         keeper,
         request_id,
         run_next: false,
         predecessors: Vec::new(),
     };
-    notice(submit(
-        model,
-        hubs.saves,
-        SaveRequest::new::<TurnSteer>(intent),
-    ))
+    notice(fx.submit(SaveRequest::new::<TurnSteer>(intent)))
 }

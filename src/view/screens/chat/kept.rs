@@ -3,10 +3,8 @@
 //! pane's effects and the inputs held behind an interrupt (§14.13), which may be released after
 //! the chat closed; after a delivery or a key the preparation detail's aim (M-9, C-30).
 
-use super::{ChatHandles, ChatUi, after_observed};
-use crate::actors::chat::{CHAT_HUB, ChatCommand};
+use super::{ChatUi, after_observed};
 use crate::actors::preparation::{PREPARATION, PreparationCommand};
-use crate::actors::saves::{SAVES, SaveCommand};
 use crate::view::chat::preparation::{aim_of, sync};
 use crate::view::composer::DraftStore;
 use crate::view::preparation::Aim;
@@ -24,13 +22,8 @@ impl Kept for ChatKept {
     fn react(ui: &mut Ui, cx: &mut ReactCx<'_>, seen: Seen) {
         match seen {
             Seen::Delivered => {
-                let chat = cx.handle::<ChatCommand>(CHAT_HUB);
-                let saves = cx.handle::<SaveCommand>(SAVES);
-                let hubs = ChatHandles {
-                    chat: chat.as_ref(),
-                    saves: saves.as_ref(),
-                };
-                after_observed(cx.model_mut(), ui, hubs);
+                // Nothing is painted from here: the default theme is never used.
+                after_observed(ui, &mut cx.effects(crate::view::theme::Theme::default()));
                 aim_preparation(ui, cx);
             }
             // Ctrl-S (or a move) re-aims the chat's preparation detail.

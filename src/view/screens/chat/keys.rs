@@ -3,7 +3,9 @@
 //! older page), Ctrl-E newest, Ctrl-F/D/R/N/S view toggles. Every key is handled here while the
 //! chat is open, so typed text never reaches the roster or the tab ring.
 
-use super::{ChatUi, ChatUiCommand, Progress, composer_layout, transcript_rows};
+use super::{ChatEvent, ChatUi, Progress, composer_layout, transcript_rows};
+use crate::actors::decisions::approval::ApprovalDecision;
+use crate::actors::decisions::held_call::HeldCallDecision;
 use crate::protocol::operator::Decision;
 use crate::view::chat::approvals;
 use crate::view::chat::{ReasoningMode, ScrollPosition, ToolVisibility, ViewModes, ViewToggle};
@@ -40,7 +42,7 @@ pub fn handle(chat: &mut ChatUi, ui: &mut Ui, model: &Model, key: KeyEvent) -> U
     // C-65: `Left` on an empty composer opens the Keeper list (the roster); the draft (empty)
     // and the chat stay as they are for `c` to reopen.
     if key.code == KeyCode::Left && key.modifiers.is_empty() && chat.composer.text().is_empty() {
-        return UiCommand::Chat(ChatUiCommand::Close {
+        return UiCommand::local(ChatEvent::Close {
             keeper: chat.keeper.clone(),
         });
     }
@@ -60,7 +62,7 @@ pub fn handle(chat: &mut ChatUi, ui: &mut Ui, model: &Model, key: KeyEvent) -> U
     match action {
         ComposerAction::Send(message) => {
             chat.scroll = ScrollPosition::Newest;
-            UiCommand::Chat(ChatUiCommand::Send {
+            UiCommand::local(ChatEvent::Send {
                 keeper: chat.keeper.clone(),
                 text: message.inline_text(),
                 draft: message.draft,
@@ -149,7 +151,7 @@ fn next_keeper(chat: &mut ChatUi, model: &Model) -> UiCommand {
         .position(|n| *n == chat.keeper)
         .map_or(0, |i| (i + 1) % names.len().max(1));
     match names.get(next) {
-        Some(name) if *name != chat.keeper => UiCommand::Chat(ChatUiCommand::Open {
+        Some(name) if *name != chat.keeper => UiCommand::local(ChatEvent::Open {
             keeper: (*name).to_string(),
         }),
         _ => {
@@ -248,12 +250,12 @@ fn screen_key(chat: &mut ChatUi, model: &Model, key: KeyEvent, window: (u16, usi
         // C-36: Esc during this chat's turn requests that exact turn to stop (the same save as
         // `/interrupt`); once a stop is asked, or with no turn running, Esc goes back.
         KeyCode::Esc if super::control::interruptible(model, &chat.keeper) => {
-            UiCommand::Chat(ChatUiCommand::Interrupt {
+            UiCommand::local(ChatEvent::Interrupt {
                 keeper: chat.keeper.clone(),
                 name: None,
             })
         }
-        KeyCode::Esc => UiCommand::Chat(ChatUiCommand::Close {
+        KeyCode::Esc => UiCommand::local(ChatEvent::Close {
             keeper: chat.keeper.clone(),
         }),
         KeyCode::PageUp => {
@@ -264,7 +266,7 @@ fn screen_key(chat: &mut ChatUi, model: &Model, key: KeyEvent, window: (u16, usi
                 .filter(|p| p.keeper == chat.keeper)
                 .is_some_and(|p| p.view().last_frame().at_top);
             if at_top {
-                return UiCommand::Chat(ChatUiCommand::LoadOlder {
+                return UiCommand::local(ChatEvent::LoadOlder {
                     keeper: chat.keeper.clone(),
                 });
             }
@@ -350,28 +352,28 @@ fn slash(
             });
         }
         SlashCommand::Keeper(Some(keeper)) => {
-            return UiCommand::Chat(ChatUiCommand::Open { keeper });
+            return UiCommand::local(ChatEvent::Open { keeper });
         }
         SlashCommand::Interrupt(name) => {
-            return UiCommand::Chat(ChatUiCommand::Interrupt {
+            return UiCommand::local(ChatEvent::Interrupt {
                 keeper: chat.keeper.clone(),
                 name,
             });
         }
         SlashCommand::RunNext => {
-            return UiCommand::Chat(ChatUiCommand::RunNext {
+            return UiCommand::local(ChatEvent::RunNext {
                 keeper: chat.keeper.clone(),
             });
         }
         SlashCommand::Steer(text) => {
             chat.scroll = ScrollPosition::Newest;
-            return UiCommand::Chat(ChatUiCommand::Steer {
+            return UiCommand::local(ChatEvent::Steer {
                 keeper: chat.keeper.clone(),
                 text,
             });
         }
         SlashCommand::Keeper(None) => {
-            return UiCommand::Chat(ChatUiCommand::Close {
+            return UiCommand::local(ChatEvent::Close {
                 keeper: chat.keeper.clone(),
             });
         }
@@ -422,7 +424,7 @@ fn decide(
     };
     if armed.as_ref() == Some(&(approval.confirm_token.clone(), decision)) {
         ui.notice = None;
-        return UiCommand::Decide(crate::view::screens::approvals::intent_of(
+        return UiCommand::save::<ApprovalDecision>(crate::view::screens::approvals::intent_of(
             approval, decision,
         ));
     }
@@ -483,7 +485,7 @@ fn held_call(
     let key = format!("held:{}", call.tool_call_id);
     if armed.as_ref() == Some(&(key.clone(), decision)) {
         ui.notice = None;
-        return Some(UiCommand::DecideHeldCall(HeldCallIntent {
+        return Some(UiCommand::save::<HeldCallDecision>(HeldCallIntent {
             keeper: call.keeper.clone(),
             tool_call_id: call.tool_call_id.clone(),
             tool: call.tool.clone(),

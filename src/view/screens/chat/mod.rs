@@ -35,9 +35,10 @@ pub use crate::view::chat::{
     Activity, ChatEffect, ChatPane, HistoryState, PendingSend, Progress, SendPhase,
 };
 
+use super::local::LocalEvent;
 use super::{ProjectionCtx, Ui, body_area};
 use crate::actors::chat::ChatCommand;
-use crate::actors::saves::SaveCommand;
+use crate::actors::keeper_detail::{KeeperDetailCommand, Viewer};
 use crate::protocol::admission::WorkspaceId;
 use crate::protocol::keepers::{KeeperRow, KeeperRowSlot};
 use crate::view::chat::{FrameInfo, ScrollPosition, ViewModes};
@@ -45,6 +46,7 @@ use crate::view::composer::render::{self, DEFAULT_PLACEHOLDER, footer_text};
 use crate::view::composer::{
     Composer, ComposerLayout, ComposerView, Draft, DraftKey, RecallCursor,
 };
+use crate::view::effects::Effects;
 use crate::view::model::Model;
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};
@@ -125,8 +127,6 @@ pub struct ChatUi {
     pub find: Option<FindState>,
 }
 
-pub use crate::view::command::ChatUiCommand;
-
 /// The chat pane inside the body: everything below the title row.
 fn pane_area(body: Rect) -> Rect {
     Rect::new(
@@ -191,32 +191,74 @@ fn save_draft(ui: &mut Ui) {
     }
 }
 
-/// The actors a chat command goes to: the chat hub (reads) and the save hub (sends).
-#[derive(Clone, Copy, Default)]
-pub struct ChatHandles<'a> {
-    pub chat: Option<&'a ractor::DerivedActorRef<ChatCommand>>,
-    pub saves: Option<&'a ractor::DerivedActorRef<SaveCommand>>,
+/// What a chat key asks that needs the model and the hubs: the chat screen's own events,
+/// consumed by [`dispatch`] when the view actor runs them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChatEvent {
+    Open {
+        keeper: String,
+    },
+    Close {
+        keeper: String,
+    },
+    /// `text` is what is posted (`OutgoingMessage::inline_text`); `draft` is what goes back
+    /// into the composer when the send cannot leave.
+    Send {
+        keeper: String,
+        text: String,
+        draft: Draft,
+    },
+    LoadOlder {
+        keeper: String,
+    },
+    /// `/interrupt [name]`: stop this chat's turn, or the named Keeper's current turn (its
+    /// outcome shows in that Keeper's chat, never near this input: C-43).
+    Interrupt {
+        keeper: String,
+        name: Option<String>,
+    },
+    /// `/steer <text>`: send the text, then ask that it run next, stopping the running turn.
+    Steer {
+        keeper: String,
+        text: String,
+    },
+    /// `/run-next`: this chat's oldest input still queued runs next (§14.14, nothing stopped).
+    RunNext {
+        keeper: String,
+    },
 }
 
-/// Applies a chat key's command: model and UI first, then the hubs (never awaited). Returns a
-/// footer notice when something could not be done.
-pub fn dispatch(
-    cmd: ChatUiCommand,
-    model: &mut Model,
-    ui: &mut Ui,
-    hubs: ChatHandles<'_>,
-    theme: Theme,
-) -> Option<String> {
-    let cast = |c: ChatCommand| match hubs.chat {
-        Some(h) => h.send_message(c).is_ok(),
-        None => false,
-    };
+impl LocalEvent for ChatEvent {
+    fn run(&self, ui: &mut Ui, fx: &mut Effects<'_>) {
+        ui.notice = dispatch(self.clone(), ui, fx);
+    }
+}
+
+/// Applies a chat event: model and UI first, then the hubs (never awaited). Returns a footer
+/// notice when something could not be done.
+pub fn dispatch(cmd: ChatEvent, ui: &mut Ui, fx: &mut Effects<'_>) -> Option<String> {
+    // The chat target owns its Live Context and metadata reads (L-2, C-57).
+    match &cmd {
+        ChatEvent::Open { keeper } => {
+            let _ = fx.send(KeeperDetailCommand::Watch {
+                viewer: Viewer::Chat,
+                keeper: keeper.clone(),
+            });
+        }
+        ChatEvent::Close { .. } => {
+            let _ = fx.send(KeeperDetailCommand::Unwatch {
+                viewer: Viewer::Chat,
+            });
+        }
+        _ => {}
+    }
     match cmd {
-        ChatUiCommand::Open { keeper } => {
+        ChatEvent::Open { keeper } => {
             if let Some(old) = ui.layer::<ChatUi>().map(|c| c.keeper.clone()) {
                 save_draft(ui);
-                cast(ChatCommand::Close { keeper: old });
+                let _ = fx.cast(ChatCommand::Close { keeper: old });
             }
+            let model = &mut *fx.model;
             let workspace = workspace_of(model);
             let key = draft_key(&workspace, &keeper);
             let composer = ui
@@ -226,7 +268,7 @@ pub fn dispatch(
             let mut pane = ChatPane::new(
                 keeper.clone(),
                 model.gate().current().map(|s| s.workspace.clone()),
-                theme,
+                fx.theme,
             );
             // Inputs held while an interrupt of this Keeper is in flight (§14.13) are still
             // waiting to be sent: shown again as `전송 대기`.
@@ -244,17 +286,18 @@ pub fn dispatch(
                 armed: None,
                 find: None,
             });
-            (!cast(ChatCommand::Open { keeper }))
+            fx.cast(ChatCommand::Open { keeper })
+                .is_err()
                 .then(|| "chat not loaded: chat source not running".to_string())
         }
-        ChatUiCommand::Close { keeper } => {
+        ChatEvent::Close { keeper } => {
             save_draft(ui);
-            model.chat.pane = None;
-            cast(ChatCommand::Close { keeper });
+            fx.model.chat.pane = None;
+            let _ = fx.cast(ChatCommand::Close { keeper });
             None
         }
-        ChatUiCommand::LoadOlder { keeper } => {
-            let pane = model.chat.pane.as_mut().filter(|p| p.keeper == keeper)?;
+        ChatEvent::LoadOlder { keeper } => {
+            let pane = fx.model.chat.pane.as_mut().filter(|p| p.keeper == keeper)?;
             if !pane.has_more {
                 return Some("start of the stored history".into());
             }
@@ -262,24 +305,25 @@ pub fn dispatch(
                 return None;
             }
             pane.loading_older = true;
-            cast(ChatCommand::LoadOlder { keeper });
+            let _ = fx.cast(ChatCommand::LoadOlder { keeper });
             None
         }
-        ChatUiCommand::Send {
+        ChatEvent::Send {
             keeper,
             text,
             draft,
-        } => sending::send(model, ui, hubs, keeper, text, draft).err(),
-        ChatUiCommand::Interrupt { keeper, name } => control::interrupt(model, hubs, keeper, name),
-        ChatUiCommand::Steer { keeper, text } => control::steer(model, ui, hubs, keeper, text),
-        ChatUiCommand::RunNext { keeper } => control::run_next(model, hubs, keeper),
+        } => sending::send(ui, fx, keeper, text, draft).err(),
+        ChatEvent::Interrupt { keeper, name } => control::interrupt(fx, keeper, name),
+        ChatEvent::Steer { keeper, text } => control::steer(ui, fx, keeper, text),
+        ChatEvent::RunNext { keeper } => control::run_next(fx, keeper),
     }
 }
 
 /// After an admitted observation: apply the pane's side effects to UI state (and ask the chat
 /// hub to reconcile a send that ended unknown).
-pub fn after_observed(model: &mut Model, ui: &mut Ui, hubs: ChatHandles<'_>) -> bool {
-    let released = sending::release_held(model, ui, hubs);
+pub fn after_observed(ui: &mut Ui, fx: &mut Effects<'_>) -> bool {
+    let released = sending::release_held(ui, fx);
+    let model = &mut *fx.model;
     let Some(pane) = model.chat.pane.as_mut() else {
         return released;
     };
@@ -302,17 +346,19 @@ pub fn after_observed(model: &mut Model, ui: &mut Ui, hubs: ChatHandles<'_>) -> 
                 sending::restore_draft(ui, &workspace, &keeper, draft);
             }
             ChatEffect::Reconcile { keeper, request_id } => {
-                if let Some(hub) = hubs.chat {
-                    let _ = hub.send_message(ChatCommand::Reconcile { keeper, request_id });
-                }
+                let _ = fx.cast(ChatCommand::Reconcile { keeper, request_id });
             }
             ChatEffect::ControlToken {
                 workspace,
                 keeper,
                 token,
-            } => model.chat.control.hold_token(&workspace, &keeper, &token),
+            } => fx
+                .model
+                .chat
+                .control
+                .hold_token(&workspace, &keeper, &token),
             ChatEffect::Steer { keeper, request_id } => {
-                if let Some(notice) = control::submit_steer(model, hubs, keeper, request_id) {
+                if let Some(notice) = control::submit_steer(fx, keeper, request_id) {
                     ui.notice = Some(notice);
                 }
             }

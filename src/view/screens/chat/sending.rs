@@ -2,25 +2,24 @@
 //! save path (its companion holds it while an interrupt of its Keeper is in flight), released
 //! after the interrupt's answer, and drafts put back when nothing left.
 
-use super::{ChatHandles, Ui, draft_key, workspace_of};
+use super::{Ui, draft_key, workspace_of};
 use crate::actors::chat::{ChatSend, ChatSendIntent};
-use crate::actors::saves::SaveCommand;
 use crate::view::composer::Draft;
-use crate::view::model::Model;
-use crate::view::save_path::{SaveRequest, submit};
+use crate::view::effects::Effects;
+use crate::view::save_path::SaveRequest;
 
 /// Sends `text` as a chat send (a save, §4.3, through the one save path); `Ok(request_id)`
 /// once it is handed to the save hub (or held: its companion keeps it while an interrupt of
 /// this Keeper is in flight, §14.13, C-36), `Err(notice)` when nothing left (the draft is back
 /// in the composer then).
 pub(super) fn send(
-    model: &mut Model,
     ui: &mut Ui,
-    hubs: ChatHandles<'_>,
+    fx: &mut Effects<'_>,
     keeper: String,
     text: String,
     draft: Draft,
 ) -> Result<String, String> {
+    let model = &*fx.model;
     let workspace = model.gate().current().map(|s| s.workspace.0.clone());
     let (Some(workspace), Some(_)) = (workspace, model.chat.pane.as_ref()) else {
         restore_draft(ui, &workspace_of(model), &keeper, draft);
@@ -36,20 +35,19 @@ pub(super) fn send(
         request_id: crate::outbox::new_request_id(),
         text,
     };
-    submit_send(model, ui, hubs.saves, intent, draft)
+    submit_send(ui, fx, intent, draft)
 }
 
 /// Submits a send; when nothing left its text goes back to the draft.
 pub(super) fn submit_send(
-    model: &mut Model,
     ui: &mut Ui,
-    saves: Option<&ractor::DerivedActorRef<SaveCommand>>,
+    fx: &mut Effects<'_>,
     intent: ChatSendIntent,
     draft: Draft,
 ) -> Result<String, String> {
     let request_id = intent.request_id.clone();
     let keeper = intent.keeper.clone();
-    match submit(model, saves, SaveRequest::new::<ChatSend>(intent)) {
+    match fx.submit(SaveRequest::new::<ChatSend>(intent)) {
         Ok(submitted) => {
             if let Some(notice) = submitted.notice {
                 ui.notice = Some(notice);
@@ -57,7 +55,7 @@ pub(super) fn submit_send(
             Ok(request_id)
         }
         Err(refusal) => {
-            let workspace = workspace_of(model);
+            let workspace = workspace_of(fx.model);
             restore_draft(ui, &workspace, &keeper, draft);
             Err(refusal.words)
         }
@@ -76,7 +74,8 @@ pub(super) fn plain_draft(text: String) -> Draft {
 /// its answer they are sent, in the order typed, with the chat control token held now (the
 /// interrupt's fresh one). One typed in another workspace than the confirmed one is not sent:
 /// its text goes back to its draft.
-pub(super) fn release_held(model: &mut Model, ui: &mut Ui, hubs: ChatHandles<'_>) -> bool {
+pub(super) fn release_held(ui: &mut Ui, fx: &mut Effects<'_>) -> bool {
+    let model = &mut *fx.model;
     let control = &mut model.chat.control;
     if control.held.is_empty() {
         return false;
@@ -87,20 +86,22 @@ pub(super) fn release_held(model: &mut Model, ui: &mut Ui, hubs: ChatHandles<'_>
         .release(|workspace, keeper| interrupts.in_flight(keeper, workspace).is_some());
     let changed = !ready.is_empty();
     for held in ready {
-        let here = model
+        let here = fx
+            .model
             .gate()
             .current()
             .is_some_and(|s| s.workspace.0 == held.workspace);
-        let (true, Some(saves)) = (here, hubs.saves) else {
-            if let Some(pane) = model.chat.pane.as_mut() {
+        if !here || fx.save_hub().is_none() {
+            if let Some(pane) = fx.model.chat.pane.as_mut() {
                 pane.forget(&held.request_id);
             }
             restore_draft(ui, &held.workspace, &held.keeper, plain_draft(held.text));
             ui.notice = Some("held input not sent: the text is back in the draft".into());
             continue;
-        };
+        }
         let intent = ChatSendIntent {
-            control_token: model
+            control_token: fx
+                .model
                 .chat
                 .control
                 .token(&held.workspace, &held.keeper)
@@ -110,7 +111,7 @@ pub(super) fn release_held(model: &mut Model, ui: &mut Ui, hubs: ChatHandles<'_>
             text: held.text,
         };
         let draft = plain_draft(intent.text.clone());
-        if let Err(notice) = submit_send(model, ui, Some(saves), intent, draft) {
+        if let Err(notice) = submit_send(ui, fx, intent, draft) {
             ui.notice = Some(notice);
         }
     }

@@ -7,7 +7,6 @@
 //! again after the receipt, lists it and `c` opens it when the operator asks).
 
 use super::create_doc;
-use crate::actors::keepers::ops::KeeperOpRequest;
 use crate::actors::keepers::ops::create::CreateIntent;
 use crate::protocol::outcome::SaveClass;
 use crate::view::command::UiCommand;
@@ -124,7 +123,7 @@ pub fn edited(
     if let Some(draft) = create.drafts.get_mut(&workspace) {
         draft.sent = Some(intent.clone());
     }
-    UiCommand::KeeperOp(KeeperOpRequest::Create(intent))
+    super::KeeperOp::command::<crate::actors::keepers::ops::create::CreateSave>(intent)
 }
 
 fn keep(create: &mut CreateUi, workspace: &str, text: String) {

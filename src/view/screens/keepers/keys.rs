@@ -6,8 +6,9 @@ use super::detail::DetailUi;
 use super::row_matches;
 use crate::actors::keeper_detail::{KeeperDetailCommand, Viewer};
 use crate::protocol::keepers::KeeperRowSlot;
-use crate::view::command::{ChatUiCommand, UiCommand};
+use crate::view::command::UiCommand;
 use crate::view::model::Model;
+use crate::view::screens::chat::ChatEvent;
 use crate::view::screens::widgets::effective_offset;
 use crate::view::screens::{RosterUi, Search, Ui};
 use crossterm::event::{KeyCode, KeyEvent};
@@ -153,7 +154,7 @@ fn detail_key(roster: &mut RosterUi, model: &Model, key: KeyEvent) -> UiCommand 
             roster.detail_open = false;
             roster.detail = DetailUi::default();
             // Leaving retires the reads; the last observations stay (N-6).
-            UiCommand::KeeperDetail(KeeperDetailCommand::Unwatch {
+            UiCommand::send(KeeperDetailCommand::Unwatch {
                 viewer: Viewer::Detail,
             })
         }
@@ -177,7 +178,7 @@ fn detail_key(roster: &mut RosterUi, model: &Model, key: KeyEvent) -> UiCommand 
         }
         KeyCode::Char('U') => super::ops::open_picker(roster, model),
         KeyCode::Char('e') => match roster.detail.keeper.clone() {
-            Some(keeper) => UiCommand::KeeperSettings { keeper },
+            Some(keeper) => UiCommand::local(super::settings::Prepare { keeper }),
             None => UiCommand::None,
         },
         code => super::ops::sandbox_key(roster, model, code).unwrap_or(UiCommand::None),
@@ -199,7 +200,7 @@ fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) 
         KeyCode::PageUp => select(roster, cur.saturating_sub(page), len, page),
         // `c` / `m` open the selected Keeper's chat (as in MASC).
         KeyCode::Char('c') | KeyCode::Char('m') if len > 0 => match row_name(model, cur) {
-            Some(keeper) => UiCommand::Chat(ChatUiCommand::Open { keeper }),
+            Some(keeper) => UiCommand::local(ChatEvent::Open { keeper }),
             None => UiCommand::None,
         },
         KeyCode::Enter | KeyCode::Right if len > 0 => {
@@ -211,7 +212,7 @@ fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) 
             };
             match keeper {
                 // The detail reads of this Keeper (§14.7–§14.9), owned by the detail viewer.
-                Some(keeper) => UiCommand::KeeperDetail(KeeperDetailCommand::Watch {
+                Some(keeper) => UiCommand::send(KeeperDetailCommand::Watch {
                     viewer: Viewer::Detail,
                     keeper,
                 }),
@@ -228,7 +229,7 @@ fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) 
         }
         KeyCode::Char('U') if len > 0 => super::ops::open_picker(roster, model),
         KeyCode::Char('e') if len > 0 => match row_name(model, cur) {
-            Some(keeper) => UiCommand::KeeperSettings { keeper },
+            Some(keeper) => UiCommand::local(super::settings::Prepare { keeper }),
             None => UiCommand::None,
         },
         KeyCode::Char('n') => jump(roster, model, cur, true, true, page),

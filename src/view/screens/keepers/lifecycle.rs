@@ -3,9 +3,9 @@
 //! and `x` `x` delete (armed: the first press previews, the second sends, any other key
 //! disarms), `g` then `y` / `a` tool gate yolo / auto. Keys only capture the Keeper and the action; the save is the view actor's.
 
-use crate::actors::keepers::ops::KeeperOpRequest;
-use crate::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleIntent};
+use crate::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleIntent, LifecycleSave};
 use crate::actors::system::binding::BindingIntent;
+use crate::actors::system::binding::ConnectorUnbind;
 use crate::protocol::keeper_ops::ToolApprovalMode;
 use crate::protocol::keepers::KeeperRowSlot;
 use crate::view::command::UiCommand;
@@ -87,9 +87,7 @@ pub const DELETE_REMOVES: &str = "metrics, decision and feedback logs, runtime d
 snapshots and journal, configuration, chat history, agent files and tokens";
 
 fn request(keeper: String, action: LifecycleAction) -> UiCommand {
-    UiCommand::KeeperOp(KeeperOpRequest::Lifecycle(LifecycleIntent::new(
-        keeper, action,
-    )))
+    super::KeeperOp::command::<LifecycleSave>(LifecycleIntent::new(keeper, action))
 }
 
 fn selected_row(model: &Model, index: usize) -> Option<&KeeperRowSlot> {
@@ -139,10 +137,7 @@ pub fn key(
             return Some(UiCommand::Many(
                 bindings
                     .into_iter()
-                    .map(|intent| UiCommand::Binding {
-                        unbind: true,
-                        intent,
-                    })
+                    .map(UiCommand::save::<ConnectorUnbind>)
                     .collect(),
             ));
         }

@@ -487,7 +487,7 @@ impl super::screen::Screen for KeepersScreen {
         // In the detail (and its logs) `r` re-reads that Keeper's detail (L-4, N-3).
         match self.roster.detail.keeper.clone() {
             Some(keeper) if self.roster.detail_open => {
-                UiCommand::KeeperDetail(KeeperDetailCommand::Refresh { keeper })
+                UiCommand::send(KeeperDetailCommand::Refresh { keeper })
             }
             _ => UiCommand::Refresh(crate::actors::keepers::ROSTER),
         }
@@ -593,6 +593,36 @@ impl super::screen::Screen for KeepersScreen {
             }
             Seen::Restarted(_) => {}
         }
+    }
+}
+
+/// A Keeper operation (Sandbox `d`/`m`/`s`, the `U` picker's choice, a lifecycle action, a
+/// settings save, a create): a save of its kind on the one save path, then the Keepers
+/// screen's reaction — the picker closes or keeps its choice, and a pause or shutdown sent
+/// for a bound Keeper offers `y` to unbind too (one not sent offers nothing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeeperOp(pub crate::view::save_path::SaveRequest);
+
+impl KeeperOp {
+    /// The command submitting `intent` as a Keeper operation of kind `K`.
+    pub fn command<K: crate::view::save_path::SaveCompanion>(
+        intent: K::Intent,
+    ) -> crate::view::command::UiCommand {
+        crate::view::command::UiCommand::local(Self(crate::view::save_path::SaveRequest::new::<K>(
+            intent,
+        )))
+    }
+}
+
+impl crate::view::screens::local::LocalEvent for KeeperOp {
+    fn run(&self, ui: &mut super::Ui, fx: &mut crate::view::effects::Effects<'_>) {
+        let sent = fx.submit(self.0.clone());
+        let roster = ui.screen_mut::<KeepersScreen>().map(|k| &mut k.roster);
+        let offer = roster.and_then(|roster| {
+            ops::submitted(roster, sent.is_err());
+            lifecycle::unbind_offer(roster, sent.is_ok())
+        });
+        ui.notice = crate::view::save_path::notice(sent).or(offer);
     }
 }
 

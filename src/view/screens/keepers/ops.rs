@@ -5,9 +5,10 @@
 
 use crate::actors::keepers::ops::assignment::AssignmentIntent;
 use crate::actors::keepers::ops::create::CreateSave;
+use crate::actors::keepers::ops::describe;
 use crate::actors::keepers::ops::lifecycle::LifecycleApplied;
 use crate::actors::keepers::ops::sandbox::{SandboxIntent, profile_word};
-use crate::actors::keepers::ops::{KeeperOpRequest, describe};
+use crate::actors::keepers::ops::{assignment::AssignmentSave, sandbox::SandboxSave};
 use crate::actors::saves::SaveId;
 use crate::protocol::keeper_config::SandboxProfile;
 use crate::protocol::keepers::KeeperRowSlot;
@@ -71,9 +72,10 @@ pub fn sandbox_key(roster: &RosterUi, model: &Model, code: KeyCode) -> Option<Ui
         _ => return None,
     };
     let keeper = row_name(model, roster.selected)?;
-    Some(UiCommand::KeeperOp(KeeperOpRequest::Sandbox(
-        SandboxIntent { keeper, profile },
-    )))
+    Some(super::KeeperOp::command::<SandboxSave>(SandboxIntent {
+        keeper,
+        profile,
+    }))
 }
 
 /// `U`: opens the picker for the selected Keeper.
@@ -120,17 +122,17 @@ pub fn picker_key(roster: &mut RosterUi, model: &Model, key: KeyEvent) -> UiComm
                 },
             };
             picker.submitting = true;
-            UiCommand::KeeperOp(KeeperOpRequest::Assignment(AssignmentIntent {
+            super::KeeperOp::command::<AssignmentSave>(AssignmentIntent {
                 keeper: picker.keeper.clone(),
                 runtime_id,
-            }))
+            })
         }
         _ => UiCommand::None,
     }
 }
 
-/// The view actor's verdict on a submitted operation: the picker closes once its choice is
-/// submitted and keeps its selection when the admission was refused (H-11).
+/// The verdict on a submitted operation: the picker closes once its choice is submitted and
+/// keeps its selection when the admission was refused (H-11).
 pub fn submitted(roster: &mut RosterUi, refused: bool) {
     if let Some(picker) = roster.picker.as_mut()
         && picker.submitting

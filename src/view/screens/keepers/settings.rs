@@ -1,8 +1,8 @@
 //! The settings editor `e` on the Keepers screen (issue 10; sources.md H-1…H-7; protocol.md
 //! §9.5, §9.6). The steps, none of which waits on I/O in key handling:
 //!
-//! 1. `e` asks the view actor to prepare ([`UiCommand::KeeperSettings`]): it records a
-//!    [`Prep`] (Keeper, scope, what was in front) and sends the preparation source one read.
+//! 1. `e` asks to prepare ([`Prepare`], run by the view actor): it records a [`Prep`]
+//!    (Keeper, scope, what was in front) and sends the preparation source one read.
 //!    A repeated `e` for the same Keeper shares it (H-1).
 //! 2. [`follow`] runs after every delivery, identity change and key (the Keepers screen's
 //!    reaction); `Esc` ([`escape`]), a Keeper, screen or tab move,
@@ -14,17 +14,20 @@
 //!    as a `keeper_settings` save with that snapshot's revision (H-4).
 
 use super::settings_doc;
-use crate::actors::keepers::ops::KeeperOpRequest;
-use crate::actors::keepers::ops::settings::SettingsIntent;
-use crate::actors::keepers::settings::{PreparedSettings, SettingsPrepared};
+use crate::actors::keepers::ops::settings::{SettingsIntent, SettingsSave};
+use crate::actors::keepers::settings::{
+    KEEPER_SETTINGS, KeeperSettingsCommand, PreparedSettings, SettingsPrepared,
+};
 use crate::protocol::admission::ReadScope;
 use crate::protocol::keeper_config::CompositeRevision;
 use crate::view::command::UiCommand;
 use crate::view::editor::{EditOutcome, EditPurpose, EditRequest, EditResult};
+use crate::view::effects::Effects;
 use crate::view::model::Model;
 use crate::view::saves::SavePhase;
 use crate::view::screens::keepers::KeepersScreen;
 use crate::view::screens::keepers::detail::DetailTab;
+use crate::view::screens::local::LocalEvent;
 use crate::view::screens::react::ReactCx;
 use crate::view::screens::{EditOwner, RosterUi, Tab, Ui, edit_owner};
 use crate::view::text::sanitize;
@@ -91,6 +94,67 @@ pub struct SettingsUi {
     /// A returned file that did not parse, by (workspace, Keeper): the next `e` reopens it
     /// (drafts survive errors).
     pub unparsed: HashMap<(String, String), String>,
+}
+
+/// `e` on `keeper`: prepare its settings for `$EDITOR` (H-1: an owned read; the editor opens
+/// when the snapshot arrives, unless something cancelled it first, H-2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prepare {
+    pub keeper: String,
+}
+
+impl LocalEvent for Prepare {
+    fn run(&self, ui: &mut Ui, fx: &mut Effects<'_>) {
+        ui.notice = Some(prepare(ui, fx, self.keeper.clone()));
+    }
+}
+
+/// Records the preparation and sends the preparation source one read (a cast, never
+/// awaited); the notice to show.
+fn prepare(ui: &mut Ui, fx: &mut Effects<'_>, keeper: String) -> String {
+    let shown = sanitize(&keeper).into_owned();
+    let model = &*fx.model;
+    let Some(scope) = model.gate().current().cloned() else {
+        return format!("settings of {shown} not read: workspace not confirmed");
+    };
+    // H-11: never beside a Sandbox, assignment or settings save of the same Keeper.
+    if let Some(busy) = model.keepers.ops.busy(&keeper, &scope.workspace.0) {
+        return format!("settings of {shown} not opened: a {busy} save is in flight");
+    }
+    let Some(keepers) = ui.screen::<KeepersScreen>() else {
+        return "settings not opened: the Keepers screen is busy".into();
+    };
+    if fx.editing || keepers.settings.open.is_some() {
+        return "settings not opened: another edit is open".into();
+    }
+    let shared = keepers
+        .settings
+        .prep
+        .as_ref()
+        .is_some_and(|p| p.keeper == keeper && p.scope == scope);
+    if shared {
+        // H-1: a repeated `e` shares the preparation in flight.
+        return format!("reading settings of {shown}… (already asked; Esc cancels)");
+    }
+    let in_front = in_front(ui, &keepers.roster);
+    let floor = model.keepers.settings.floor();
+    let cmd = KeeperSettingsCommand::Prepare {
+        keeper: keeper.clone(),
+    };
+    match fx.cast_to(KEEPER_SETTINGS, cmd) {
+        Ok(()) => {}
+        Err(true) => return "settings not read: settings source stopped".into(),
+        Err(false) => return "settings not read: settings source not running".into(),
+    }
+    if let Some(keepers) = ui.screen_mut::<KeepersScreen>() {
+        keepers.settings.prep = Some(Prep {
+            keeper,
+            scope,
+            floor,
+            in_front,
+        });
+    }
+    format!("reading settings of {shown}… (Esc cancels)")
 }
 
 /// H-2: `Esc` while a preparation waits cancels it (and does nothing else). `true` when it did.
@@ -259,10 +323,10 @@ pub fn edited(
         ui.notice = Some(format!("settings of {shown}: unchanged, nothing sent"));
         return UiCommand::Repaint;
     }
-    UiCommand::KeeperOp(KeeperOpRequest::Settings(SettingsIntent {
+    super::KeeperOp::command::<SettingsSave>(SettingsIntent {
         keeper: open.keeper,
         expected: open.revision,
         patch,
         confirm_context_shrink: parsed.confirm_context_shrink,
-    }))
+    })
 }

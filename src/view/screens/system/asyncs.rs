@@ -129,7 +129,7 @@ pub fn handle(
             let selected = asyncs.selected.clone()?;
             asyncs.open = Some(selected.request_id.clone());
             asyncs.detail_scroll = 0;
-            Some(UiCommand::Tools(ToolsCommand::OpenRequest {
+            Some(UiCommand::send(ToolsCommand::OpenRequest {
                 request_id: selected.request_id,
                 held: Some(selected.held),
             }))
@@ -153,7 +153,7 @@ fn request_key(
     match key.code {
         KeyCode::Esc | KeyCode::Left => {
             asyncs.open = None;
-            Some(UiCommand::Tools(ToolsCommand::CloseRequest))
+            Some(UiCommand::send(ToolsCommand::CloseRequest))
         }
         KeyCode::Char('t') => {
             let open = model.system.request.as_ref();
@@ -167,7 +167,7 @@ fn request_key(
                         work.tasks.history_scroll = 0;
                         work.tasks.body_scroll = 0;
                     }
-                    Some(UiCommand::Work(WorkCommand::OpenTask {
+                    Some(UiCommand::send(WorkCommand::OpenTask {
                         task_id: task,
                         page_rows,
                     }))
@@ -196,7 +196,7 @@ fn request_key(
             } else {
                 pane.previous()
             };
-            Some(UiCommand::Tools(ToolsCommand::CloseRequest))
+            Some(UiCommand::send(ToolsCommand::CloseRequest))
         }
         _ => Some(UiCommand::None),
     }
@@ -208,9 +208,9 @@ fn task_key(system: &mut super::SystemUi, ui: &mut Ui, key: KeyEvent) -> UiComma
     match key.code {
         KeyCode::Esc | KeyCode::Left => {
             system.asyncs.task = None;
-            return UiCommand::Work(WorkCommand::CloseTask);
+            return UiCommand::send(WorkCommand::CloseTask);
         }
-        KeyCode::Char('H') => return UiCommand::Work(WorkCommand::OlderHistory { page_rows }),
+        KeyCode::Char('H') => return UiCommand::send(WorkCommand::OlderHistory { page_rows }),
         _ => {}
     }
     let Some(work) = ui.screen_mut::<WorkUi>() else {
@@ -269,7 +269,7 @@ pub fn typing_key(
             lookup.typing = false;
             asyncs.open = Some(id.clone());
             asyncs.detail_scroll = 0;
-            UiCommand::Tools(ToolsCommand::OpenRequest {
+            UiCommand::send(ToolsCommand::OpenRequest {
                 request_id: id,
                 held: None,
             })
@@ -286,14 +286,14 @@ pub fn typing_key(
 /// `r` on this pane: the open Task, the open request, or the three Tools lists.
 pub fn refresh(asyncs: &AsyncUi, area: ratatui::layout::Rect) -> Option<UiCommand> {
     if asyncs.task.is_some() {
-        return Some(UiCommand::Work(WorkCommand::RefreshTask {
+        return Some(UiCommand::send(WorkCommand::RefreshTask {
             page_rows: crate::view::screens::work::state::page_rows_for(area),
         }));
     }
     asyncs
         .open
         .as_ref()
-        .map(|_| UiCommand::Tools(ToolsCommand::RefreshRequest))
+        .map(|_| UiCommand::send(ToolsCommand::RefreshRequest))
 }
 
 pub fn footer(ui: &AsyncUi, theme: Theme) -> Vec<Span<'static>> {

@@ -127,14 +127,11 @@ pub fn handle(conn: &mut ConnectorsUi, model: &Model, key: KeyEvent) -> Option<U
             let selected = conn.selected.clone()?;
             let (channel, keeper) = selected.binding.clone()?;
             if armed.as_ref() == Some(&selected) {
-                return Some(UiCommand::Binding {
-                    unbind: true,
-                    intent: BindingIntent {
-                        connector_id: selected.connector_id,
-                        channel_id: channel,
-                        keeper_name: keeper,
-                    },
-                });
+                return Some(UiCommand::save::<ConnectorUnbind>(BindingIntent {
+                    connector_id: selected.connector_id,
+                    channel_id: channel,
+                    keeper_name: keeper,
+                }));
             }
             conn.armed = Some(selected);
             Some(UiCommand::Repaint)
@@ -188,10 +185,7 @@ pub fn typing_key(
                 binding: Some((intent.channel_id.clone(), intent.keeper_name.clone())),
             });
             conn.form = None;
-            return UiCommand::Binding {
-                unbind: false,
-                intent,
-            };
+            return UiCommand::save::<ConnectorBind>(intent);
         }
         // T.7: only printable scalars enter the field.
         KeyCode::Char(c) if !c.is_control() && !('\u{80}'..='\u{9f}').contains(&c) => field.push(c),

@@ -373,13 +373,65 @@ pub fn adopt_source(forms: &mut Forms, model: &Model) {
     }
 }
 
+/// What a form key asks that needs the model and the sources (I-1…I-4).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FormEvent {
+    /// A form opened: read the source it opens on (§9.2).
+    Open,
+    /// `Enter`: save the form's intent (a save job; nothing waits here). A repeated submit
+    /// of the same file shares the job in flight (I-1).
+    Submit(FormIntent),
+    /// `Ctrl-X` after a terminal result: recovery closed; re-read the catalogue and the source.
+    CloseRecovery,
+}
+
+impl crate::view::screens::local::LocalEvent for FormEvent {
+    fn run(&self, ui: &mut crate::view::screens::Ui, fx: &mut crate::view::effects::Effects<'_>) {
+        use crate::actors::system::runtime_form::RuntimeForm;
+        use crate::actors::system::{RUNTIME, RUNTIME_CONFIG};
+        use crate::view::save_path::{Refused, SaveRequest, notice};
+        ui.notice = match self {
+            Self::Open => {
+                let _ = fx.demand(&RUNTIME_CONFIG);
+                None
+            }
+            Self::CloseRecovery => {
+                let _ = fx.demand(&RUNTIME);
+                let _ = fx.demand(&RUNTIME_CONFIG);
+                Some("recovery closed; re-reading the catalogue and runtime.toml".into())
+            }
+            Self::Submit(intent) => {
+                let submitted = fx.submit(SaveRequest::new::<RuntimeForm>(intent.clone()));
+                // The form follows the save it sent, or the one in flight it shares (I-1).
+                let followed = match &submitted {
+                    Ok(s) => Some(s.save_id.clone()),
+                    Err(refusal) => match &refusal.why {
+                        Refused::InFlight(id) | Refused::NoHub { save_id: id, .. } => {
+                            Some(id.clone())
+                        }
+                        _ => None,
+                    },
+                };
+                if let Some(id) = followed
+                    && let Some(form) = ui
+                        .screen_mut::<super::SystemUi>()
+                        .and_then(|s| s.forms.open.as_mut())
+                {
+                    form.submitted = Some(id);
+                }
+                notice(submitted)
+            }
+        };
+    }
+}
+
 /// A key while a form is open (it takes every key, like a text field).
 pub fn key(
     forms: &mut Forms,
     model: &Model,
     key: crossterm::event::KeyEvent,
 ) -> crate::view::command::UiCommand {
-    use crate::view::command::{RuntimeFormCommand, UiCommand};
+    use crate::view::command::UiCommand;
     use crossterm::event::{KeyCode, KeyModifiers};
     let Some(form) = forms.open.as_mut() else {
         return UiCommand::None;
@@ -394,7 +446,7 @@ pub fn key(
                 let kind = form.kind.clone();
                 forms.open = None;
                 forms.left.remove(&kind);
-                UiCommand::RuntimeForm(RuntimeFormCommand::CloseRecovery)
+                UiCommand::local(FormEvent::CloseRecovery)
             } else {
                 UiCommand::None
             }
@@ -427,7 +479,7 @@ pub fn key(
                 return UiCommand::Repaint;
             }
             match form.intent() {
-                Ok(intent) => UiCommand::RuntimeForm(RuntimeFormCommand::Submit(intent)),
+                Ok(intent) => UiCommand::local(FormEvent::Submit(intent)),
                 Err(why) => {
                     form.problem = Some(why);
                     UiCommand::Repaint

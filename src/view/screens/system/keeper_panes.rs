@@ -67,7 +67,7 @@ pub fn wanted_keeper(system: &SystemUi, ui: &Ui, model: &Model) -> Option<String
 
 /// The `SelectKeeper` the Tools source is owed after a System key, as the key's command.
 pub fn select_command(system: &SystemUi, ui: &Ui, model: &Model) -> Option<UiCommand> {
-    owed(system, ui, model).map(UiCommand::Tools)
+    owed(system, ui, model).map(UiCommand::send)
 }
 
 /// What the Tools source is owed now, whatever changed what is in front: the `SelectKeeper`

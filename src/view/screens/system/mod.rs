@@ -254,7 +254,7 @@ fn runtime_key(
     model: &Model,
     key: crossterm::event::KeyEvent,
 ) -> Option<crate::view::command::UiCommand> {
-    use crate::view::command::{RuntimeFormCommand, UiCommand};
+    use crate::view::command::UiCommand;
     use crossterm::event::KeyCode;
     if ui.forms.open.is_none()
         && let Some(cmd) = raw::key(&mut ui.raw, model, key)
@@ -264,7 +264,7 @@ fn runtime_key(
     let ids = runtime_ids(model);
     let open = |ui: &mut SystemUi, kind: form::FormKind| {
         ui.forms.open(kind);
-        Some(UiCommand::RuntimeForm(RuntimeFormCommand::Open))
+        Some(UiCommand::local(form::FormEvent::Open))
     };
     match key.code {
         KeyCode::Char('j') | KeyCode::Down => {
@@ -441,7 +441,7 @@ impl super::screen::Screen for SystemUi {
         // A tab switch, a palette jump or a roster read arriving later starts or stops the
         // Keeper panes' read.
         if let Some(cmd) = keeper_panes::owed(self, ui, cx.model()) {
-            cx.run(UiCommand::Tools(cmd));
+            cx.run(UiCommand::send(cmd));
         }
     }
 }

@@ -30,7 +30,7 @@ use crate::actors::saves::SaveId;
 use crate::actors::system::runtime_raw::RawIntent;
 use crate::protocol::outcome::SaveOutcome;
 use crate::protocol::runtime::{Durability, RuntimeConfigRaw};
-use crate::view::command::{RuntimeRawCommand, UiCommand};
+use crate::view::command::UiCommand;
 use crate::view::editor::{EditOutcome, EditPurpose, EditRequest, EditResult};
 use crate::view::fetched::Observed;
 use crate::view::model::Model;
@@ -188,7 +188,7 @@ fn edit(raw: &mut RawUi, model: &Model) -> UiCommand {
     }
     raw.finished = None;
     raw.opening = Some(model.system.config_reads.newest_dispatched());
-    UiCommand::RuntimeRaw(RuntimeRawCommand::Read)
+    UiCommand::local(RawEvent::Read)
 }
 
 fn in_flight(raw: &RawUi, model: &Model) -> bool {
@@ -219,7 +219,7 @@ fn retry(raw: &mut RawUi, model: &Model) -> UiCommand {
     };
     // A save of this owner in flight is shared (the actor says so); one that ended with a
     // commit ended the draft (it is gone); a refusal before any effect may be sent again.
-    UiCommand::RuntimeRaw(RuntimeRawCommand::Submit {
+    UiCommand::local(RawEvent::Submit {
         intent,
         owner: draft.owner,
     })
@@ -253,7 +253,7 @@ fn adopt(raw: &mut RawUi, model: &Model, take_file: bool) -> UiCommand {
     let Some((generation, observed)) = read else {
         raw.problem =
             Some("no new read of runtime.toml yet: reading it; u / U again once it lands");
-        return UiCommand::RuntimeRaw(RuntimeRawCommand::Read);
+        return UiCommand::local(RawEvent::Read);
     };
     let value = &observed.value;
     let owner = raw.next_owner();
@@ -287,7 +287,67 @@ fn discard(raw: &mut RawUi, model: &Model) -> UiCommand {
     UiCommand::Repaint
 }
 
-/// The actor submitted (or shared) a save for `owner`: the draft remembers it.
+/// What a raw config key (or the editor's return) asks that needs the model and the sources.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RawEvent {
+    /// Read `runtime.toml` afresh (§9.2): `e` without a draft opens the editor on that read;
+    /// `u` / `U` pick their base from a read after the last receipt (J-4).
+    Read,
+    /// Save the draft of owner `owner` (a save job; nothing waits here): after an edit, or `S`.
+    Submit {
+        intent: crate::actors::system::runtime_raw::RawIntent,
+        owner: u64,
+    },
+}
+
+impl crate::view::screens::local::LocalEvent for RawEvent {
+    fn run(&self, ui: &mut crate::view::screens::Ui, fx: &mut crate::view::effects::Effects<'_>) {
+        use crate::actors::saves::SaveKind;
+        use crate::actors::system::RUNTIME_CONFIG;
+        use crate::actors::system::runtime_raw::RuntimeRaw;
+        use crate::view::save_path::{SaveRequest, notice};
+        let said = match self {
+            Self::Read => {
+                let sent = fx.demand(&RUNTIME_CONFIG);
+                if sent == "refresh requested" {
+                    // The raw block says "reading"; nothing else to say.
+                    None
+                } else {
+                    // Nothing will land: `e` does not wait for it.
+                    if let Some(system) = ui.screen_mut::<super::SystemUi>() {
+                        system.raw.opening = None;
+                    }
+                    Some(format!("runtime.toml: {sent}"))
+                }
+            }
+            Self::Submit { intent, owner } => {
+                let said = notice(fx.submit(SaveRequest::new::<RuntimeRaw>(intent.clone())));
+                // The save this owner now waits on: the one just submitted, or the one in
+                // flight with the very same path, revision and text that it shares (J-1). A
+                // save in flight of another text is an earlier owner's: never this one's (J-2).
+                let model = &*fx.model;
+                let entry = model.gate().current().and_then(|scope| {
+                    model
+                        .system
+                        .raws
+                        .latest(&RuntimeRaw::intent_key(intent), &scope.workspace.0)
+                        .filter(|e| e.intent == *intent)
+                });
+                if let Some(entry) = entry
+                    && let Some(system) = ui.screen_mut::<super::SystemUi>()
+                {
+                    submitted(&mut system.raw, *owner, entry.save_id.clone());
+                }
+                said
+            }
+        };
+        if said.is_some() {
+            ui.notice = said;
+        }
+    }
+}
+
+/// A save was submitted (or shared) for `owner`: the draft remembers it.
 pub fn submitted(raw: &mut RawUi, owner: u64, save_id: SaveId) {
     if let Some(draft) = raw.draft.as_mut().filter(|d| d.owner == owner) {
         draft.sent = Some(RawSent {
@@ -398,7 +458,7 @@ pub fn edited(raw: &mut RawUi, model: &Model, result: EditResult) -> (UiCommand,
             }
             match draft.intent() {
                 Some(intent) => (
-                    UiCommand::RuntimeRaw(RuntimeRawCommand::Submit { intent, owner }),
+                    UiCommand::local(RawEvent::Submit { intent, owner }),
                     None,
                 ),
                 None => (

@@ -85,12 +85,12 @@ fn moved(code: KeyCode, cur: usize, len: usize, page: usize) -> Option<usize> {
 /// `r` on the Work surface.
 pub fn refresh(work: &mut WorkUi, area: Rect) -> UiCommand {
     match work.pane {
-        WorkPane::Goals if work.goals.open.is_some() => UiCommand::Work(WorkCommand::RefreshGoal),
+        WorkPane::Goals if work.goals.open.is_some() => UiCommand::send(WorkCommand::RefreshGoal),
         WorkPane::Goals => UiCommand::Refresh(crate::actors::work::PLANNING),
         WorkPane::Tasks if work.tasks.open.is_some() => {
             // A fresh prefix is read from its newest row.
             work.tasks.history_scroll = 0;
-            UiCommand::Work(WorkCommand::RefreshTask {
+            UiCommand::send(WorkCommand::RefreshTask {
                 page_rows: page_rows_for(area),
             })
         }
@@ -132,7 +132,7 @@ pub fn handle(work: &mut WorkUi, area: Rect, model: &Model, key: KeyEvent) -> Ui
         WorkPane::Goals if work.goals.open.is_some() => match key.code {
             KeyCode::Esc | KeyCode::Left => {
                 work.goals.open = None;
-                UiCommand::Work(WorkCommand::CloseGoal)
+                UiCommand::send(WorkCommand::CloseGoal)
             }
             _ => UiCommand::None,
         },
@@ -156,7 +156,7 @@ pub fn handle(work: &mut WorkUi, area: Rect, model: &Model, key: KeyEvent) -> Ui
                 KeyCode::Enter | KeyCode::Right => match ids.get(work.goals.selected) {
                     Some(id) => {
                         work.goals.open = Some(id.clone());
-                        UiCommand::Work(WorkCommand::OpenGoal {
+                        UiCommand::send(WorkCommand::OpenGoal {
                             goal_id: id.clone(),
                         })
                     }
@@ -215,10 +215,10 @@ pub fn handle(work: &mut WorkUi, area: Rect, model: &Model, key: KeyEvent) -> Ui
             match key.code {
                 KeyCode::Esc | KeyCode::Left => {
                     tasks.open = None;
-                    UiCommand::Work(WorkCommand::CloseTask)
+                    UiCommand::send(WorkCommand::CloseTask)
                 }
                 KeyCode::Char('H') if pages_not_served => UiCommand::None,
-                KeyCode::Char('H') => UiCommand::Work(WorkCommand::OlderHistory {
+                KeyCode::Char('H') => UiCommand::send(WorkCommand::OlderHistory {
                     page_rows: page_rows_for(area),
                 }),
                 KeyCode::Char('J') => scroll(&mut tasks.body_scroll, 1, false, body_h),
@@ -273,7 +273,7 @@ pub fn handle(work: &mut WorkUi, area: Rect, model: &Model, key: KeyEvent) -> Ui
                         work.tasks.open = Some(id.clone());
                         work.tasks.history_scroll = 0;
                         work.tasks.body_scroll = 0;
-                        UiCommand::Work(WorkCommand::OpenTask {
+                        UiCommand::send(WorkCommand::OpenTask {
                             task_id: id.clone(),
                             page_rows: page_rows_for(area),
                         })
