@@ -1,7 +1,6 @@
-//! The conventions of a well-kept CLI (issue 27 item 8): completions and a man page made from
-//! the parser itself, `--version` naming the build's commit, a closed stdout ending quietly;
-//! and the operational promises around the state directory and `serve`'s token file
-//! (issue 27 item 6, issue 32 items 2 and 5).
+//! The conventions of a well-kept CLI: completions and a man page made from the parser itself,
+//! `--version` naming the build's commit, a closed stdout ending quietly; and the operational
+//! promises around the state directory and `serve`'s token file (§1.1).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 

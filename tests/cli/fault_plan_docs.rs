@@ -1,6 +1,6 @@
-//! The commands of docs/fault-plans.md run as they stand (issue 32 item 5): the script example
-//! starts a test-mode server, replaces its plan (a JSON write: the content type is required,
-//! else 415) and reads it back.
+//! The commands of docs/fault-plans.md run as they stand (a documented command that fails
+//! misleads): the script example starts a test-mode server, replaces its plan (a JSON write: the
+//! content type is required, else 415) and reads it back.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 

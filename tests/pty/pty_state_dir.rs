@@ -1,5 +1,5 @@
-//! One masc-tui per state directory, and a throwaway demo that leaves nothing behind
-//! (issue 32 items 2 and 5).
+//! One masc-tui per state directory (a second one would relabel the first one's saves), and a
+//! throwaway demo that leaves nothing behind.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 

@@ -158,7 +158,7 @@ fn g4_g5_every_fetched_state_renders_distinctly() {
 }
 
 /// A roster refused for the want of a token says where a token comes from (flag, env, file)
-/// and how `masc-tui serve` gives one, each line whole at 80 columns (issue 27 item 6); other
+/// and how `masc-tui serve` gives one, each line whole at 80 columns; other
 /// failures do not carry the hint.
 #[test]
 fn issue27_no_token_roster_says_where_a_token_comes_from() {

@@ -2,7 +2,7 @@
 //! Keepers, two active Goals, Task flow, quota coverage, up to two Attention items, Candle.
 //! Every panel reads a slot another surface owns and says what that slot knows: not loaded,
 //! reading, failed (a failed count reads `0 · data unreliable`, surfaces.md), not served by
-//! this MASC (issue 13: plainly, never `0` or `data unreliable`), or its value.
+//! this MASC (plainly, never `0` or `data unreliable`), or its value.
 //! Decisions lists this actor's pending approvals and the open asks as read (up to three of
 //! each); it never decides: `Enter` opens Approvals, where approvals are decided and Asks
 //! answered.

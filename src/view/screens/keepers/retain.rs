@@ -1,4 +1,4 @@
-//! Keepers frames repainted in part (issue 15).
+//! Keepers frames repainted in part (a frame copies only what changed).
 //!
 //! A whole frame of the roster copies the kept rows' written cells (about half of 11,000) into
 //! a reset 200×60 buffer and diffs all 12,000 against the last frame; a `j` changes two rows. After a whole Keepers frame the
