@@ -145,6 +145,17 @@ struct StatusListWire {
 impl WireDecode for ConnectorStatusList {
     fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
         let w: StatusListWire = decode_json(bytes)?;
+        // Optional (MASC's own TUI fixtures omit it), but when sent it is a timestamp.
+        if w.generated_at
+            .as_deref()
+            .is_some_and(|g| g.trim().is_empty())
+        {
+            return Err(DecodeError::new(
+                DecodeErrorKind::InvalidValue,
+                ".generated_at",
+                "empty",
+            ));
+        }
         let rows = w
             .connectors
             .iter()

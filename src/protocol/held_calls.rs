@@ -25,6 +25,9 @@ pub struct HeldToolCall {
     /// The call's arguments as text (shown as inert, sanitised text).
     pub args: String,
     pub question: String,
+    /// Why the call is held; `None` when not given — null, or absent on a MASC older than the
+    /// field (its own client reads those rows too).
+    #[serde(default)]
     pub because: Option<String>,
     /// Server clock (unix seconds): never compared with this machine's clock.
     pub asked_at: f64,

@@ -156,11 +156,15 @@ pub struct SkillSelection {
     pub names: Option<Vec<String>>,
 }
 
+/// MASC's wire contract for a context override: a positive integer a JSON reader holds
+/// exactly (at most 2^53 − 1), or null.
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
 fn positive_or_null<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<u64>, D::Error> {
     match Option::<u64>::deserialize(de)? {
-        Some(0) => Err(serde::de::Error::invalid_value(
-            serde::de::Unexpected::Unsigned(0),
-            &"a positive integer or null",
+        Some(n) if n == 0 || n > MAX_SAFE_INTEGER => Err(serde::de::Error::invalid_value(
+            serde::de::Unexpected::Unsigned(n),
+            &"a positive safe integer or null",
         )),
         other => Ok(other),
     }

@@ -112,6 +112,34 @@ pub struct KeeperRow {
 }
 
 impl KeeperRow {
+    /// A row whose metadata or error envelope names another Keeper than the row: its facts are
+    /// never shown as this Keeper's (MASC's dashboard refuses it too).
+    fn identity_error(&self, at: &str) -> Option<DecodeError> {
+        let meta_name = self
+            .meta
+            .as_ref()
+            .and_then(|m| m.get("name"))
+            .and_then(|v| v.as_str());
+        if let Some(other) = meta_name.filter(|n| *n != self.name) {
+            return Some(DecodeError::new(
+                DecodeErrorKind::IdentityMismatch,
+                format!("{at}.meta.name"),
+                format!("metadata of {other:?} in the row of {:?}", self.name),
+            ));
+        }
+        let error_keeper = self
+            .effective_meta_error
+            .as_ref()
+            .and_then(|e| e.keeper.as_deref());
+        error_keeper.filter(|k| *k != self.name).map(|other| {
+            DecodeError::new(
+                DecodeErrorKind::IdentityMismatch,
+                format!("{at}.effective_meta_error.keeper"),
+                format!("the error of {other:?} in the row of {:?}", self.name),
+            )
+        })
+    }
+
     /// `meta.sandbox_profile` when present and a string.
     pub fn sandbox_profile(&self) -> Option<&str> {
         self.meta
@@ -201,6 +229,7 @@ impl WireDecode for KeeperRoster {
         // and why.
         if let Ok(wire) = serde_json::from_slice::<RosterWire<KeeperRow>>(bytes)
             && wire.count == wire.keepers.len() as u64
+            && wire.keepers.iter().all(|r| r.identity_error("").is_none())
         {
             let candle_ready = matches!(wire.candle, Some(Candle::Ready { .. }));
             if !candle_ready
@@ -249,7 +278,10 @@ impl WireDecode for KeeperRoster {
                             ),
                         }
                     }
-                    Ok(row) => KeeperRowSlot::Row(Box::new(row)),
+                    Ok(row) => match row.identity_error(&format!(".keepers[{i}]")) {
+                        Some(error) => KeeperRowSlot::Undecodable { name, error },
+                        None => KeeperRowSlot::Row(Box::new(row)),
+                    },
                     Err(mut e) => {
                         let inner = if e.path == "." { "" } else { e.path.as_str() };
                         e.path = format!(".keepers[{i}]{inner}");

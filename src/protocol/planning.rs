@@ -46,10 +46,20 @@ pub struct ProofVerdict {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ProofObservation {
     Idle,
-    Pending { requested_at: String },
-    Proven { verdict: ProofVerdict },
-    Refuted { verdict: ProofVerdict },
-    LedgerError { detail: String },
+    /// `requested_at`: when the proof was asked for; `None` when the row does not say (MASC's
+    /// own client reads such a row as pending too).
+    Pending {
+        requested_at: Option<String>,
+    },
+    Proven {
+        verdict: ProofVerdict,
+    },
+    Refuted {
+        verdict: ProofVerdict,
+    },
+    LedgerError {
+        detail: String,
+    },
     Unreadable,
 }
 
@@ -57,9 +67,16 @@ pub enum ProofObservation {
 #[serde(tag = "state", rename_all = "snake_case")]
 enum CompletionWire {
     Idle,
-    ProofPending { requested_at: String },
-    ProofProven { verdict: ProofVerdict },
-    ProofRefuted { verdict: ProofVerdict },
+    ProofPending {
+        #[serde(default)]
+        requested_at: Option<String>,
+    },
+    ProofProven {
+        verdict: ProofVerdict,
+    },
+    ProofRefuted {
+        verdict: ProofVerdict,
+    },
 }
 
 #[derive(Deserialize)]

@@ -66,7 +66,11 @@ pub enum SkillSurfaceKind {
 pub struct SkillSurface {
     pub reference: SkillReference,
     pub kind: SkillSurfaceKind,
+    /// The usage rows; empty when none, and also when `usage_reported` is false.
     pub usage: Vec<SkillUsageRow>,
+    /// `false`: the server sent `usage: null` (its usage ledger not read yet, which warms apart
+    /// from the catalogue): no rows, and not "never used".
+    pub usage_reported: bool,
     pub body: SkillSurfaceBody,
 }
 
@@ -96,7 +100,8 @@ pub struct UsageCoverage {
 struct SurfaceWire {
     reference: SkillReference,
     kind: SkillSurfaceKind,
-    usage: Vec<SkillUsageRow>,
+    #[serde(deserialize_with = "required_nullable")]
+    usage: Option<Vec<SkillUsageRow>>,
     #[serde(default)]
     profile: Option<Value>,
     #[serde(default)]
@@ -210,7 +215,8 @@ fn surface_from_wire(w: SurfaceWire, i: usize) -> Result<SkillSurface, DecodeErr
     Ok(SkillSurface {
         reference: w.reference,
         kind: w.kind,
-        usage: w.usage,
+        usage_reported: w.usage.is_some(),
+        usage: w.usage.unwrap_or_default(),
         body,
     })
 }

@@ -27,7 +27,11 @@ pub struct TurnPreview {
 pub struct ActiveTurn {
     pub lane: TurnLane,
     pub started_at_unix: f64,
-    pub interrupt_token: String,
+    /// The token that names this turn to §14.13; `None` on a MASC whose census does not write
+    /// it (its own clients read such rows): the turn is shown, only an interrupt of it by
+    /// token is not possible.
+    #[serde(default)]
+    pub interrupt_token: Option<String>,
     #[serde(default)]
     pub preview: Option<TurnPreview>,
 }

@@ -102,6 +102,9 @@ pub struct Usage {
     pub rows: Vec<UsageRow>,
     /// `(ledgers loaded, Keepers whose ledger was unavailable)`; `None` when not reported.
     pub coverage: Option<(u64, Vec<String>)>,
+    /// Skills whose usage the server did not report (`usage: null`, its ledger not read yet):
+    /// their absence from `rows` is not "never used".
+    pub unreported: Vec<String>,
 }
 
 fn text_of(v: &Value) -> String {
@@ -282,10 +285,23 @@ pub fn usage(skills: &Fetched<Arc<SkillsSnapshotRead>>) -> PaneState<Usage> {
                 .usage_coverage
                 .as_ref()
                 .map(|c| (c.ledgers_loaded, c.unavailable.clone()));
-            if rows.is_empty() && coverage.as_ref().is_none_or(|(_, u)| u.is_empty()) {
+            let unreported: Vec<String> = ready
+                .surfaces
+                .iter()
+                .filter(|s| !s.usage_reported)
+                .map(|s| s.reference.identity.name.clone())
+                .collect();
+            if rows.is_empty()
+                && unreported.is_empty()
+                && coverage.as_ref().is_none_or(|(_, u)| u.is_empty())
+            {
                 Part::Empty
             } else {
-                Part::Data(Usage { rows, coverage })
+                Part::Data(Usage {
+                    rows,
+                    coverage,
+                    unreported,
+                })
             }
         }
         SkillsSnapshotRead::NotRegistered => Part::Unavailable(Unavailable {

@@ -25,3 +25,4 @@ mod final_check_differential;
 mod final_check_props;
 mod fixture_manifest;
 mod fuzz_corpus;
+mod masc_tests_manifest;

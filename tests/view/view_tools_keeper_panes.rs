@@ -396,6 +396,27 @@ fn tools_item2_usage_has_the_catalogue_slots_states() {
         tools_panes::usage(&m.system.skills.fetched),
         PaneState::Failed { last: Some(u), .. } if u.rows.len() == 2
     ));
+    // §6.2 `usage: null` (the usage ledger not read yet, MASC's TUI test "keeps the profile
+    // while usage and flow are empty"): said so, never "no usage".
+    let unread = ready.replace(
+        r#""usage":[{"keeper":"rondo","invocations":7,"deliveries":6,"actions":2,"last_used_at":"2026-12-01T09:00:00Z"},
+                 {"keeper":"sangsu","invocations":1,"deliveries":1,"actions":0,"last_used_at":null}]"#,
+        r#""usage":null"#,
+    );
+    assert_ne!(unread, ready);
+    crate::rig::deliver(
+        &mut m,
+        skills_ticket(4),
+        SystemObservation::SkillsCatalog(
+            ok(SkillsSnapshotRead::decode(unread.as_bytes()).unwrap()),
+        ),
+    );
+    let PaneState::Shown { value: usage, .. } = tools_panes::usage(&m.system.skills.fetched) else {
+        panic!("usage shown");
+    };
+    assert_eq!(usage.unreported, vec!["nightly-verification".to_string()]);
+    let shown = screen(&m, &ui(SystemPane::Usage));
+    assert!(shown.contains("usage not reported yet"), "{shown}");
 }
 
 /// What the view actor sends after a key, a delivery or an identity change:

@@ -29,12 +29,16 @@ pub const CENSUS_FAILED: &str = "turn_census_failed";
 pub const CENSUS_NOT_SERVED: &str = "turn_census_not_served";
 /// The census does not list the Keeper, or lists it as unavailable.
 pub const KEEPER_NOT_IN_CENSUS: &str = "keeper_not_in_census";
+/// The census shows the running turn without the token that names it (a MASC whose census
+/// does not write `interrupt_token`): nothing is sent rather than a name-only stop (C-43).
+pub const TURN_WITHOUT_TOKEN: &str = "turn_without_interrupt_token";
 
 /// What the operator's words on screen are for a census token (a server's reason as it is).
 pub fn describe(reason: &str) -> &str {
     match reason {
         CENSUS_NOT_SERVED => "this MASC cannot stop an exact turn (no turn census)",
         KEEPER_NOT_IN_CENSUS => "the turn census does not list this Keeper",
+        TURN_WITHOUT_TOKEN => "the turn census does not name the running turn (no interrupt token)",
         other if other.starts_with(CENSUS_FAILED) => "the turn census could not be read",
         other => crate::actors::saves::refusal::describe(other),
     }
@@ -129,7 +133,14 @@ impl SaveKind for TurnInterrupt {
                     InterruptTarget::Request(request_id.clone())
                 }
                 (InterruptAim::Current, KeeperTurnState::InTurn(turn)) => {
-                    InterruptTarget::Token(turn.interrupt_token.clone())
+                    match &turn.interrupt_token {
+                        Some(token) => InterruptTarget::Token(token.clone()),
+                        None => {
+                            return SaveOutcome::NotSent {
+                                reason: TURN_WITHOUT_TOKEN.to_string(),
+                            };
+                        }
+                    }
                 }
                 // Nothing runs: nothing to stop, nothing sent.
                 (InterruptAim::Current, _) => return SaveOutcome::Unchanged,

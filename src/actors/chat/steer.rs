@@ -77,7 +77,16 @@ impl SaveKind for TurnSteer {
                     Err(reason) => return SaveOutcome::NotSent { reason },
                 };
                 match &row.state {
-                    KeeperTurnState::InTurn(turn) => Some(turn.interrupt_token.clone()),
+                    KeeperTurnState::InTurn(turn) => match &turn.interrupt_token {
+                        Some(token) => Some(token.clone()),
+                        // Steering names the running turn to stop; one the census cannot
+                        // name is not stopped by a guess.
+                        None => {
+                            return SaveOutcome::NotSent {
+                                reason: super::interrupt::TURN_WITHOUT_TOKEN.to_string(),
+                            };
+                        }
+                    },
                     _ => None,
                 }
             };

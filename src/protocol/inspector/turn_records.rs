@@ -18,7 +18,8 @@
 //!   refused the rows it could not decode: one it served broken is a protocol fault).
 
 use crate::protocol::decode::{
-    DecodeError, DecodeErrorKind, decode_json_object, decode_object, required_nullable,
+    DecodeError, DecodeErrorKind, decode_json_object, decode_object, present_nullable,
+    required_nullable,
 };
 use serde::Deserialize;
 
@@ -48,6 +49,9 @@ pub enum RecordsHealth {
     Empty,
     Stale,
     Incompatible,
+    /// Newer MASC: a turn is running, so the newest record's age says nothing about the
+    /// Keeper's freshness (MASC #28720).
+    Live,
 }
 
 impl RecordsHealth {
@@ -57,6 +61,7 @@ impl RecordsHealth {
             Self::Empty => "empty",
             Self::Stale => "stale",
             Self::Incompatible => "incompatible",
+            Self::Live => "live",
         }
     }
 }
@@ -162,8 +167,12 @@ pub struct TurnRecord {
     #[serde(deserialize_with = "required_nullable")]
     pub input_components: Option<Vec<InputComponent>>,
     /// The serialized request body's size; `null` when no wire observation was recorded.
-    #[serde(default)]
+    #[serde(deserialize_with = "required_nullable")]
     pub request_body_bytes: Option<u64>,
+    /// The runtime that observed the request wire: set exactly when `request_body_bytes` is
+    /// (one observation); absent on a MASC older than the field.
+    #[serde(default, deserialize_with = "present_nullable")]
+    pub request_runtime_profile: Option<Option<String>>,
     #[serde(default)]
     pub selected_model: Option<String>,
     #[serde(default)]
@@ -215,6 +224,9 @@ struct PageWire {
     #[serde(deserialize_with = "required_nullable")]
     stale_reason: Option<String>,
     live_turn_in_progress: bool,
+    /// Newer MASC writes both beside the flag: set exactly while a turn runs.
+    #[serde(default, deserialize_with = "present_nullable")]
+    live_turn_started_at_unix: Option<Option<f64>>,
     #[serde(default)]
     latest_ts_unix: Option<f64>,
     #[serde(default)]
@@ -272,6 +284,22 @@ impl TurnRecordsPage {
                 format!("count {} but {} entries", w.count, w.entries.len()),
             ));
         }
+        if let Some(started) = w.live_turn_started_at_unix
+            && started.is_some() != w.live_turn_in_progress
+        {
+            return Err(DecodeError::new(
+                DecodeErrorKind::InvalidValue,
+                ".live_turn_started_at_unix",
+                "set exactly while a live turn is in progress",
+            ));
+        }
+        if w.health == RecordsHealth::Live && !w.live_turn_in_progress {
+            return Err(DecodeError::new(
+                DecodeErrorKind::InvalidValue,
+                ".health",
+                "live without a turn in progress",
+            ));
+        }
         for (i, e) in w.entries.iter().enumerate() {
             let r = &e.record;
             if r.keeper != keeper {
@@ -288,6 +316,7 @@ impl TurnRecordsPage {
                     "turn_ref is not <trace_id>#<absolute_turn>",
                 ));
             }
+            check_record(r, &format!(".entries[{i}].record"))?;
         }
         Ok(Self {
             keeper: w.keeper,
@@ -363,6 +392,50 @@ pub enum PinnedLookup<'a> {
 /// `<trace_id>#<absolute_turn>` (MASC `Ids.Turn_ref.to_string`).
 pub fn turn_ref_of(trace_id: &str, absolute_turn: u64) -> String {
     format!("{trace_id}#{absolute_turn}")
+}
+
+/// What the record writer guarantees beyond the types (MASC `Turn_record.to_json`): a named
+/// agent, one request-wire observation (runtime and size set together), and each block and
+/// input component once (a repeated one would be counted twice in the byte accounting).
+fn check_record(r: &TurnRecord, at: &str) -> Result<(), DecodeError> {
+    if r.agent_name.trim().is_empty() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::InvalidValue,
+            format!("{at}.agent_name"),
+            "blank",
+        ));
+    }
+    if let Some(profile) = &r.request_runtime_profile
+        && profile.is_some() != r.request_body_bytes.is_some()
+    {
+        return Err(DecodeError::new(
+            DecodeErrorKind::InvalidValue,
+            format!("{at}.request_runtime_profile"),
+            "the request wire's runtime and size are one observation",
+        ));
+    }
+    let mut blocks = std::collections::BTreeSet::new();
+    if let Some(b) = r.blocks.iter().find(|b| !blocks.insert(b.block.as_str())) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::Other("duplicate_item"),
+            format!("{at}.blocks"),
+            format!("block {:?} twice", b.block),
+        ));
+    }
+    let mut components = std::collections::BTreeSet::new();
+    if let Some(c) = r
+        .input_components
+        .iter()
+        .flatten()
+        .find(|c| !components.insert(c.component.as_str()))
+    {
+        return Err(DecodeError::new(
+            DecodeErrorKind::Other("duplicate_item"),
+            format!("{at}.input_components"),
+            format!("component {:?} twice", c.component),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

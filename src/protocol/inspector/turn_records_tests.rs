@@ -114,7 +114,9 @@ fn k15_optional_fields_absent_are_not_zero_and_null_components_are_not_empty() {
         o.remove(k);
     }
     o.insert("input_components".into(), Value::Null);
+    // No wire observation: neither its runtime nor its size (one observation, §14.11).
     o.insert("request_body_bytes".into(), Value::Null);
+    o.insert("request_runtime_profile".into(), Value::Null);
     let mut empty = aug_record("omega", "trace-a", 4);
     empty["input_components"] = json!([]);
     let page =
@@ -205,6 +207,7 @@ fn k15_skipped_rows_empty_health_and_live_turn_are_kept() {
     body["health"] = json!("incompatible");
     body["stale_reason"] = json!("incompatible_rows");
     body["live_turn_in_progress"] = json!(true);
+    body["live_turn_started_at_unix"] = json!(1787600100.0);
     body["latest_ts_unix"] = Value::Null;
     body["latest_age_s"] = Value::Null;
     let page = TurnRecordsPage::decode_for(&bytes(&body), "omega").unwrap();
@@ -283,4 +286,56 @@ fn k14_lookup_says_why_a_turn_is_absent_from_the_page_extent() {
     assert_eq!(page(1, 0, 0).limit, 1, "clamped 1–500");
     let default = TurnRecordsPage::decode_for(&bytes(&envelope("omega", records(2))), "omega");
     assert_eq!(default.unwrap().limit, DEFAULT_LIMIT);
+}
+
+/// MASC's record writer and newer envelope (MASC's dashboard tests, issue 24): health `live`
+/// needs a running turn; the live turn's start is set exactly while one runs; the request
+/// wire's runtime and size come together; a block or component never repeats; an agent is
+/// named.
+#[test]
+fn k15_live_health_wire_pair_and_repeats_follow_the_writer() {
+    let mut live = envelope("omega", vec![aug_record("omega", "trace-a", 3)]);
+    live["health"] = json!("live");
+    live["live_turn_in_progress"] = json!(true);
+    live["live_turn_started_at_unix"] = json!(1787600100.0);
+    let page = TurnRecordsPage::decode_for(&bytes(&live), "omega").unwrap();
+    assert_eq!(page.health, RecordsHealth::Live);
+    let mut idle_live = live.clone();
+    idle_live["live_turn_in_progress"] = json!(false);
+    idle_live["live_turn_started_at_unix"] = Value::Null;
+    let e = TurnRecordsPage::decode_for(&bytes(&idle_live), "omega").unwrap_err();
+    assert_eq!(
+        (e.kind, e.path.as_str()),
+        (DecodeErrorKind::InvalidValue, ".health")
+    );
+    let mut unstarted = live.clone();
+    unstarted["live_turn_started_at_unix"] = Value::Null;
+    let e = TurnRecordsPage::decode_for(&bytes(&unstarted), "omega").unwrap_err();
+    assert_eq!(e.path, ".live_turn_started_at_unix");
+    let broken = |edit: &dyn Fn(&mut Value)| {
+        let mut r = aug_record("omega", "trace-a", 3);
+        edit(&mut r);
+        TurnRecordsPage::decode_for(&bytes(&envelope("omega", vec![r])), "omega").unwrap_err()
+    };
+    let e = broken(&|r| r["request_body_bytes"] = Value::Null);
+    assert_eq!(e.path, ".entries[0].record.request_runtime_profile");
+    let e = broken(&|r| {
+        r.as_object_mut().unwrap().remove("request_body_bytes");
+    });
+    assert_eq!(e.kind, DecodeErrorKind::MissingField);
+    let e = broken(&|r| r["agent_name"] = json!(" "));
+    assert_eq!(e.path, ".entries[0].record.agent_name");
+    let e = broken(&|r| {
+        r["input_components"] = json!([{"component": "tool_schemas", "bytes": 1},
+            {"component": "tool_schemas", "bytes": 1}]);
+    });
+    assert_eq!(e.reason(), "duplicate_item");
+    let e = broken(&|r| {
+        r["blocks"] = json!([{"block": "a", "bytes": 1, "digest": DIGEST},
+            {"block": "a", "bytes": 2, "digest": DIGEST}]);
+    });
+    assert_eq!(
+        (e.reason(), e.path.as_str()),
+        ("duplicate_item", ".entries[0].record.blocks")
+    );
 }

@@ -8,7 +8,9 @@
 //! in-body reason ([`ContextUnavailableReason::TurnRecordReadFailed`]), never 0 or empty.
 
 use crate::protocol::client::path_segment;
-use crate::protocol::decode::{DecodeError, DecodeErrorKind, decode_json_object};
+use crate::protocol::decode::{
+    DecodeError, DecodeErrorKind, decode_json_object, present_nullable, required_nullable,
+};
 use serde::Deserialize;
 
 pub const CONTEXT_SCHEMA: &str = "masc.keeper_context_observation.v1";
@@ -100,12 +102,18 @@ struct WireUnavailable {
     reason: ContextUnavailableReason,
 }
 
+/// Closed; the four measurement keys and `metrics_unavailable` are present in both forms (null
+/// where they do not apply): a missing key is another shape, not a null.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct WireContext {
+    #[serde(deserialize_with = "required_nullable")]
     source: Option<String>,
+    #[serde(deserialize_with = "required_nullable")]
     context_tokens: Option<u64>,
+    #[serde(deserialize_with = "required_nullable")]
     context_max: Option<u64>,
+    #[serde(deserialize_with = "required_nullable")]
     context_ratio: Option<f64>,
     #[serde(default)]
     observed_at: Option<String>,
@@ -113,10 +121,12 @@ struct WireContext {
     turn_ref: Option<String>,
     #[serde(default)]
     absolute_turn: Option<u64>,
-    #[serde(default)]
-    request_body_bytes: Option<u64>,
+    /// Present when observed (null when the wire was not observed); absent when not observed.
+    #[serde(default, deserialize_with = "present_nullable")]
+    request_body_bytes: Option<Option<u64>>,
     #[serde(default)]
     usage_scope: Option<String>,
+    #[serde(deserialize_with = "required_nullable")]
     metrics_unavailable: Option<WireUnavailable>,
     #[serde(default)]
     raw_input_tokens: Option<u64>,
@@ -197,7 +207,10 @@ impl LiveContext {
                     observed_at,
                     turn_ref,
                     absolute_turn,
-                    request_body_bytes: c.request_body_bytes,
+                    request_body_bytes: required(
+                        c.request_body_bytes,
+                        ".context.request_body_bytes",
+                    )?,
                     usage_scope: c.usage_scope,
                 }
             }

@@ -9,7 +9,9 @@
 //! records"; a failed read is a failure, never "no records" or "activity 0".
 
 use crate::protocol::client::{QueryString, path_segment};
-use crate::protocol::decode::{DecodeError, DecodeErrorKind, decode_json, decode_json_object};
+use crate::protocol::decode::{
+    DecodeError, DecodeErrorKind, decode_json, decode_json_object, required_nullable,
+};
 use serde::Deserialize;
 
 pub const METRICS_TAIL_SCHEMA: &str = "masc.keeper_metrics_tail.v1";
@@ -68,12 +70,14 @@ impl TurnMode {
 }
 
 /// The token usage of a turn: all four counts null, or all set with total = input + output.
+/// Signed: a usage MASC classified untrusted keeps the provider's counts as reported, a
+/// negative one included (MASC's `Keeper_usage_trust`); a trusted one is never negative.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TurnUsage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cache_creation_tokens: u64,
-    pub cache_read_tokens: u64,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub cache_creation_tokens: i64,
+    pub cache_read_tokens: i64,
 }
 
 /// What kind of record a row holds.
@@ -83,6 +87,9 @@ pub enum MetricsEntry {
         message_count: u64,
         /// `None`: the provider reported no usage (shown `--`, never 0).
         usage: Option<TurnUsage>,
+        /// `false`: MASC classified the usage untrusted (`usage_trust: untrusted`, an anomaly):
+        /// shown as reported and marked, never summed into the activity totals.
+        usage_trusted: bool,
         latency_ms: u64,
         cost_usd: Option<f64>,
         turn_mode: TurnMode,
@@ -143,10 +150,12 @@ pub struct ActivitySummary {
     pub scheduled: usize,
     pub heartbeats: usize,
     pub tool_calls: u64,
-    /// Sums over turns that reported usage; `usage_unreported` turns did not.
+    /// Sums over turns whose usage was reported and trusted; `usage_unreported` turns reported
+    /// none, `usage_untrusted` turns reported one MASC flagged as an anomaly.
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub usage_unreported: usize,
+    pub usage_untrusted: usize,
     /// Sum over turns that reported a cost; `None` when none did.
     pub cost_usd: Option<f64>,
     /// `ts` of the newest decoded turn.
@@ -187,28 +196,32 @@ struct WireRecord {
     generation: Option<u64>,
 }
 
+/// Every count is present (null when unreported: an absent key is a row of another shape).
 #[derive(Deserialize)]
 struct WireUsage {
-    input_tokens: Option<u64>,
-    output_tokens: Option<u64>,
-    cache_creation_tokens: Option<u64>,
-    cache_read_tokens: Option<u64>,
-    total_tokens: Option<u64>,
-    #[serde(default)]
-    usage_trust: Option<serde_json::Value>,
-    #[serde(default)]
-    usage_anomaly_reasons: Option<serde_json::Value>,
+    #[serde(deserialize_with = "required_nullable")]
+    input_tokens: Option<i64>,
+    #[serde(deserialize_with = "required_nullable")]
+    output_tokens: Option<i64>,
+    #[serde(deserialize_with = "required_nullable")]
+    cache_creation_tokens: Option<i64>,
+    #[serde(deserialize_with = "required_nullable")]
+    cache_read_tokens: Option<i64>,
+    #[serde(deserialize_with = "required_nullable")]
+    total_tokens: Option<i64>,
+    usage_trust: String,
+    usage_anomaly: bool,
+    usage_anomaly_reasons: Vec<String>,
 }
 
 #[derive(Deserialize)]
 struct WireTurn {
     message_count: u64,
     usage: WireUsage,
-    #[serde(default)]
-    usage_trust: Option<serde_json::Value>,
-    #[serde(default)]
-    usage_anomaly_reasons: Option<serde_json::Value>,
+    usage_trust: String,
+    usage_anomaly_reasons: Vec<String>,
     latency_ms: u64,
+    #[serde(deserialize_with = "required_nullable")]
     cost_usd: Option<f64>,
     turn_mode: TurnMode,
     tool_call_count: u64,
@@ -217,8 +230,12 @@ struct WireTurn {
 
 #[derive(Deserialize)]
 struct WireHeartbeat {
+    #[serde(deserialize_with = "required_nullable")]
     message_count: Option<u64>,
 }
+
+/// MASC's trust word for a usage it flagged as an anomaly (`Keeper_usage_trust`).
+const UNTRUSTED: &str = "untrusted";
 
 fn invalid(path: &str, detail: impl Into<String>) -> DecodeError {
     DecodeError::new(DecodeErrorKind::InvalidValue, path, detail)
@@ -241,10 +258,35 @@ pub fn decode_record(
             }
             let t: WireTurn = decode_json(&bytes)?;
             let usage = check_usage(&t.usage)?;
-            if t.usage_trust != t.usage.usage_trust
-                || t.usage_anomaly_reasons != t.usage.usage_anomaly_reasons
-            {
+            if t.usage_trust != t.usage.usage_trust {
                 return Err(invalid(".usage_trust", "differs from usage.usage_trust"));
+            }
+            if t.usage_anomaly_reasons != t.usage.usage_anomaly_reasons {
+                return Err(invalid(
+                    ".usage_anomaly_reasons",
+                    "differs from usage.usage_anomaly_reasons",
+                ));
+            }
+            let trusted = t.usage.usage_trust != UNTRUSTED;
+            if t.usage.usage_anomaly == trusted {
+                return Err(invalid(
+                    ".usage.usage_anomaly",
+                    "the anomaly flag disagrees with the usage trust",
+                ));
+            }
+            if trusted
+                && usage.is_some_and(|u| {
+                    [
+                        u.input_tokens,
+                        u.output_tokens,
+                        u.cache_creation_tokens,
+                        u.cache_read_tokens,
+                    ]
+                    .iter()
+                    .any(|n| *n < 0)
+                })
+            {
+                return Err(invalid(".usage", "a negative count in a trusted usage"));
             }
             if t.tool_call_count != t.tools_used.len() as u64 {
                 return Err(invalid(
@@ -258,6 +300,7 @@ pub fn decode_record(
             MetricsEntry::Turn {
                 message_count: t.message_count,
                 usage,
+                usage_trusted: trusted,
                 latency_ms: t.latency_ms,
                 cost_usd: t.cost_usd,
                 turn_mode: t.turn_mode,
@@ -386,6 +429,7 @@ impl MetricsTail {
                 MetricsEntry::Heartbeat { .. } => s.heartbeats += 1,
                 MetricsEntry::Turn {
                     usage,
+                    usage_trusted,
                     cost_usd,
                     tool_call_count,
                     ..
@@ -397,9 +441,10 @@ impl MetricsTail {
                     }
                     s.tool_calls += tool_call_count;
                     match usage {
+                        Some(_) if !usage_trusted => s.usage_untrusted += 1,
                         Some(u) => {
-                            s.input_tokens += u.input_tokens;
-                            s.output_tokens += u.output_tokens;
+                            s.input_tokens += u64::try_from(u.input_tokens).unwrap_or(0);
+                            s.output_tokens += u64::try_from(u.output_tokens).unwrap_or(0);
                         }
                         None => s.usage_unreported += 1,
                     }
@@ -525,6 +570,59 @@ mod tests {
         assert_eq!(
             metrics_tail_path("하늘", 200),
             "/api/v1/keepers/%ED%95%98%EB%8A%98/metrics-tail?limit=200"
+        );
+    }
+
+    /// §14.9 with MASC's `Keeper_usage_trust`: an untrusted usage keeps the provider's counts
+    /// as reported (a negative one too), is marked and left out of the activity totals; its
+    /// anomaly flag and reasons must agree with the trust; a count key is never left out.
+    #[test]
+    fn n5_untrusted_usage_is_kept_marked_and_left_out_of_the_totals() {
+        let mut untrusted = turn("a", "noop", &[]);
+        untrusted["usage"] = serde_json::json!({"input_tokens": -10, "output_tokens": 12,
+            "cache_creation_tokens": 3, "cache_read_tokens": 4, "total_tokens": 2,
+            "usage_trust": "untrusted", "usage_anomaly": true,
+            "usage_anomaly_reasons": ["negative_input_tokens"]});
+        untrusted["usage_trust"] = "untrusted".into();
+        untrusted["usage_anomaly_reasons"] = serde_json::json!(["negative_input_tokens"]);
+        let rows = vec![
+            serde_json::json!({"index":1,"line":turn("a","noop",&[])}),
+            serde_json::json!({"index":2,"line":untrusted.clone()}),
+        ];
+        let tail = MetricsTail::decode_for(&body(rows), "a").unwrap();
+        let MetricsRowKind::Record(MetricsRecord {
+            entry:
+                MetricsEntry::Turn {
+                    usage: Some(u),
+                    usage_trusted: false,
+                    ..
+                },
+            ..
+        }) = &tail.rows[1].kind
+        else {
+            panic!("{:?}", tail.rows[1].kind)
+        };
+        assert_eq!(u.input_tokens, -10);
+        let s = tail.summary();
+        assert_eq!((s.turns, s.usage_untrusted, s.input_tokens), (2, 1, 10));
+        let mut flag = untrusted.clone();
+        flag["usage"]["usage_anomaly"] = false.into();
+        assert!(decode_record(flag.as_object().unwrap()).is_err());
+        let mut trusted_negative = untrusted.clone();
+        trusted_negative["usage"]["usage_trust"] = "trusted".into();
+        trusted_negative["usage_trust"] = "trusted".into();
+        trusted_negative["usage"]["usage_anomaly"] = false.into();
+        assert!(decode_record(trusted_negative.as_object().unwrap()).is_err());
+        let mut missing = turn("a", "noop", &[]);
+        missing["usage"]
+            .as_object_mut()
+            .unwrap()
+            .remove("cache_read_tokens");
+        assert_eq!(
+            decode_record(missing.as_object().unwrap())
+                .unwrap_err()
+                .kind,
+            DecodeErrorKind::MissingField
         );
     }
 }

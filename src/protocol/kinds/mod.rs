@@ -43,6 +43,14 @@ pub const KINDS: &[&str] = &[
     "ask_answer_responses",
     "operator_summary",
     "keeper_waiting_inventory",
+    "keeper_status",
+    "keeper_context",
+    "keeper_metrics_line",
+    "keeper_turns",
+    "held_tool_calls",
+    "turn_records",
+    "provider_input",
+    "runtime_probe",
 ];
 
 /// Decode `bytes` as `kind`. `None` when the kind name is unknown.

@@ -129,8 +129,9 @@ fn tools_summary(t: &ToolsInventoryRead) -> KindSummary {
 fn skills_summary(s: &SkillsSnapshotRead) -> KindSummary {
     match s {
         SkillsSnapshotRead::Ready(r) => format!(
-            "skills ready: {} surfaces, {} rejections",
+            "skills ready: {} surfaces ({} without usage), {} rejections",
             r.surfaces.len(),
+            r.surfaces.iter().filter(|s| !s.usage_reported).count(),
             r.snapshot.rejections.len()
         ),
         SkillsSnapshotRead::NotRegistered => "skills: not registered".into(),

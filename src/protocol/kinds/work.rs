@@ -343,6 +343,18 @@ fn planning(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
         .iter()
         .filter(|g| g.verification == ProofObservation::Unreadable)
         .count();
+    let mut proofs = BTreeMap::new();
+    for g in &p.goals {
+        let word = match &g.verification {
+            ProofObservation::Idle => "idle",
+            ProofObservation::Pending { .. } => "pending",
+            ProofObservation::Proven { .. } => "proven",
+            ProofObservation::Refuted { .. } => "refuted",
+            ProofObservation::LedgerError { .. } => "ledger_error",
+            ProofObservation::Unreadable => "unreadable",
+        };
+        *proofs.entry(word).or_insert(0usize) += 1;
+    }
     let r = &p.rollup;
     let b = &p.task_backlog;
     let opt = |v: Option<u64>| {
@@ -350,7 +362,7 @@ fn planning(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
             .unwrap_or_else(|| "not sent".into())
     };
     Ok(format!(
-        "planning: {} goals{}, rollup active {} verifying {} done {} dropped {} paused {}, backlog todo {} claimed {} in_progress {} awaiting_verification {} done {} cancelled {}, goal_history {}, {unreadable_proofs} proofs unreadable",
+        "planning: {} goals{}, rollup active {} verifying {} done {} dropped {} paused {}, backlog todo {} claimed {} in_progress {} awaiting_verification {} done {} cancelled {}, goal_history {}, {unreadable_proofs} proofs unreadable, proofs{}",
         p.goals.len(),
         tally(&phases),
         r.active_count,
@@ -369,5 +381,6 @@ fn planning(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
         } else {
             "not sent"
         },
+        tally(&proofs),
     ))
 }

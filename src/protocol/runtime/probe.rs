@@ -9,7 +9,8 @@
 //! the catalogue by exact `runtime_id` (sources.md F-7).
 
 use crate::protocol::decode::{
-    DecodeError, SinceRelease, WireDecode, decode_object, decode_value, required_nullable,
+    DecodeError, DecodeErrorKind, SinceRelease, WireDecode, decode_object, decode_value,
+    required_nullable,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -107,22 +108,45 @@ struct EnvelopeWire {
     probe: Value,
 }
 
+/// MASC writes `reachable: true` exactly for the status `reachable` (a 2xx answer,
+/// `dashboard_runtime_status_of_http_status`); any other pairing is a row it never wrote.
+fn check_rows(body: &ProbeBody) -> Result<(), DecodeError> {
+    match body
+        .providers
+        .iter()
+        .position(|p| (p.reachable == Some(true)) != (p.status == "reachable"))
+    {
+        Some(i) => Err(DecodeError::new(
+            DecodeErrorKind::InvalidValue,
+            format!(".probe.providers[{i}].reachable"),
+            "reachable exactly when the status is reachable",
+        )),
+        None => Ok(()),
+    }
+}
+
 impl WireDecode for RuntimeProbe {
     fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
         let obj = decode_object(bytes)?;
         if obj.contains_key("probe") {
             let env: EnvelopeWire = decode_value(&Value::Object(obj))?;
             let body = decode_value::<ProbeBody>(&env.probe).map_err(|e| e.under(".probe"))?;
+            check_rows(&body)?;
             Ok(Self {
                 freshness: SinceRelease::Sent(env.refresh_state),
                 cache_age_sec: env.cache_age_sec,
                 body,
             })
         } else {
+            let body: ProbeBody = decode_value(&Value::Object(obj))?;
+            check_rows(&body).map_err(|e| DecodeError {
+                path: e.path.replacen(".probe", "", 1),
+                ..e
+            })?;
             Ok(Self {
                 freshness: SinceRelease::NotInRelease,
                 cache_age_sec: None,
-                body: decode_value(&Value::Object(obj))?,
+                body,
             })
         }
     }

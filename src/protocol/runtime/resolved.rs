@@ -47,6 +47,12 @@ pub struct RuntimeLane {
     /// lane is then unknown (never "declared", never "implicit").
     #[serde(default)]
     pub declared: SinceRelease<bool>,
+    /// The sticky failover preference (MASC of Aug on): the runtime a failover settled on and
+    /// when, both null when none holds; absent on a release without it.
+    #[serde(default)]
+    pub preferred_candidate: Option<String>,
+    #[serde(default)]
+    pub preferred_at_ts: Option<serde_json::Number>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -133,6 +139,23 @@ impl std::fmt::Display for CatalogueFinding {
 
 impl RuntimeCatalogue {
     /// F-3: the validation the full decoder runs once.
+    /// Half a sticky preference (a candidate without its time, or the reverse) is no preference
+    /// MASC writes: the lane is refused rather than read as either.
+    fn check_lanes(&self) -> Result<(), DecodeError> {
+        match self
+            .lanes
+            .iter()
+            .position(|l| l.preferred_candidate.is_some() != l.preferred_at_ts.is_some())
+        {
+            Some(i) => Err(DecodeError::new(
+                DecodeErrorKind::InvalidValue,
+                format!(".lanes[{i}].preferred_at_ts"),
+                "a sticky preference is a candidate and its time together",
+            )),
+            None => Ok(()),
+        }
+    }
+
     pub fn validate(&self) -> Vec<CatalogueFinding> {
         let mut out = Vec::new();
         let mut seen = std::collections::BTreeSet::new();
@@ -288,9 +311,10 @@ impl WireDecode for RuntimeResolved {
             .into_iter()
             .partition(|(k, _)| USAGE_KEYS.contains(&k.as_str()));
         let catalogue =
-            decode_value::<RuntimeCatalogue>(&Value::Object(catalogue_part)).map(|mut c| {
+            decode_value::<RuntimeCatalogue>(&Value::Object(catalogue_part)).and_then(|mut c| {
+                c.check_lanes()?;
                 c.findings = c.validate();
-                c
+                Ok(c)
             });
         Ok(Self {
             catalogue,

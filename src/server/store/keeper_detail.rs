@@ -257,14 +257,15 @@ fn turn_line(d: &SeedDetail, n: usize, ts: i64) -> Value {
     let output = 150 + (n as u64 * 613) % 3_000;
     let usage = if unreported {
         json!({"input_tokens": null, "output_tokens": null, "cache_creation_tokens": null,
-               "cache_read_tokens": null, "total_tokens": null, "usage_trust": "unreported",
+               "cache_read_tokens": null, "total_tokens": null, "usage_trust": "missing",
                "usage_anomaly": false, "usage_anomaly_reasons": []})
     } else {
         json!({"input_tokens": input, "output_tokens": output, "cache_creation_tokens": 0,
                "cache_read_tokens": input / 2, "total_tokens": input + output,
-               "usage_trust": "reported", "usage_anomaly": false, "usage_anomaly_reasons": []})
+               "usage_trust": "trusted", "usage_anomaly": false, "usage_anomaly_reasons": []})
     };
-    let trust = if unreported { "unreported" } else { "reported" };
+    // MASC's `Keeper_usage_trust` words.
+    let trust = if unreported { "missing" } else { "trusted" };
     json!({
         "schema": "keeper.metrics.v1",
         "record_kind": "turn",

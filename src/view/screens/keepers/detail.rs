@@ -337,10 +337,11 @@ pub fn activity_lines(tail: &MetricsTail, theme: Theme) -> Vec<Line<'static>> {
             "  tokens in {} / out {}{} · cost {cost}",
             thousands(s.input_tokens),
             thousands(s.output_tokens),
-            if s.usage_unreported > 0 {
-                format!(" ({} turns without usage)", s.usage_unreported)
-            } else {
-                String::new()
+            match (s.usage_unreported, s.usage_untrusted) {
+                (0, 0) => String::new(),
+                (n, 0) => format!(" ({n} turns without usage)"),
+                (0, u) => format!(" ({u} turns with untrusted usage left out)"),
+                (n, u) => format!(" ({n} turns without usage, {u} with untrusted usage left out)"),
             }
         )),
     ];

@@ -39,6 +39,7 @@ fn record_line(index: u32, r: &MetricsRecord) -> String {
         MetricsEntry::Turn {
             message_count,
             usage,
+            usage_trusted,
             latency_ms,
             cost_usd,
             turn_mode,
@@ -48,9 +49,10 @@ fn record_line(index: u32, r: &MetricsRecord) -> String {
             message_count.to_string(),
             match usage {
                 Some(u) => format!(
-                    "{}/{}",
-                    thousands(u.input_tokens),
-                    thousands(u.output_tokens)
+                    "{}/{}{}",
+                    signed_thousands(u.input_tokens),
+                    signed_thousands(u.output_tokens),
+                    if *usage_trusted { "" } else { " untrusted" }
                 ),
                 None => "--".to_string(),
             },
@@ -179,4 +181,10 @@ pub fn body_lines(
             .map(|r| row_line(r, theme)),
     );
     lines
+}
+
+/// A token count as reported: MASC keeps an untrusted provider's negative count as it came.
+fn signed_thousands(n: i64) -> String {
+    let digits = thousands(n.unsigned_abs());
+    if n < 0 { format!("-{digits}") } else { digits }
 }

@@ -325,6 +325,22 @@ fn usage_body(u: &Usage, ctx: &ProjectionCtx, width: usize, out: &mut Vec<Line<'
             ctx.theme.style(Tone::Strong),
         )),
     }
+    if !u.unreported.is_empty() {
+        out.push(Line::styled(
+            fit(
+                &format!(
+                    "  usage not reported yet (its ledger unread) for: {}",
+                    u.unreported
+                        .iter()
+                        .map(|m| sanitize(m).into_owned())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                width,
+            ),
+            ctx.theme.style(Tone::Warn),
+        ));
+    }
     out.push(Line::styled(
         "  KEEPER           SKILL                        INVOKED DELIVERED ACTIONS  LAST USED",
         ctx.theme.style(Tone::Dim),

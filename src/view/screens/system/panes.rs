@@ -163,11 +163,15 @@ pub fn skills_lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Lin
             .iter()
             .map(|u| sanitize(&u.keeper).into_owned())
             .collect();
+        let uses = if s.usage_reported {
+            format!("{invocations} invocations")
+        } else {
+            "usage not reported".to_string()
+        };
         let text = format!(
-            "  {} {:<11} {} invocations{}",
+            "  {} {:<11} {uses}{}",
             pad_to(&fit_width(&sanitize(&s.reference.identity.name), 28), 28),
             kind,
-            invocations,
             if keepers.is_empty() {
                 String::new()
             } else {

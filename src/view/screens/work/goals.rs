@@ -117,7 +117,10 @@ pub fn proof_detail(v: &ProofObservation) -> (String, Tone) {
     match v {
         ProofObservation::Idle => ("proof: idle (no proof requested)".into(), Tone::Dim),
         ProofObservation::Pending { requested_at } => (
-            format!("proof: pending since {}", sanitize(requested_at)),
+            match requested_at {
+                Some(at) => format!("proof: pending since {}", sanitize(at)),
+                None => "proof: pending (requested when: not sent)".to_string(),
+            },
             Tone::Warn,
         ),
         ProofObservation::Proven { verdict: v } => (verdict("proven", v), Tone::Good),
@@ -287,7 +290,7 @@ mod tests {
         let all = [
             ProofObservation::Idle,
             ProofObservation::Pending {
-                requested_at: "2026-11-19T14:00:00Z".into(),
+                requested_at: Some("2026-11-19T14:00:00Z".into()),
             },
             ProofObservation::Proven {
                 verdict: verdict("proven", Some(serde_json::json!(["task:1", "ci:2"]))),
