@@ -288,7 +288,7 @@ fn k14_lookup_says_why_a_turn_is_absent_from_the_page_extent() {
     assert_eq!(default.unwrap().limit, DEFAULT_LIMIT);
 }
 
-/// MASC's record writer and newer envelope (MASC's dashboard tests, issue 24): health `live`
+/// MASC's record writer and newer envelope (MASC's dashboard turn-record tests): health `live`
 /// needs a running turn; the live turn's start is set exactly while one runs; the request
 /// wire's runtime and size come together; a block or component never repeats; an agent is
 /// named.
