@@ -6,7 +6,7 @@
 
 use crate::chat_support::{Rig, STREAM, TOKEN, rig};
 use masc_tui::actors::chat::{ChatCommand, ChatSendIntent, SendOutcome};
-use masc_tui::actors::saves::refusal;
+use masc_tui::actors::saves::refusal::Refusal;
 use masc_tui::outbox::{NewSave, Outbox, SaveRowState};
 use masc_tui::protocol::admission::ReadScope;
 use masc_tui::protocol::outcome::SaveClass;
@@ -113,7 +113,7 @@ async fn h16_a_send_an_earlier_run_left_written_is_not_sent_and_its_draft_return
     assert_eq!(
         ended(&rig, &id),
         Some(SendOutcome::NotSent {
-            cause: refusal::RESTORED_UNSENT.into()
+            cause: Refusal::RestoredUnsent.token()
         })
     );
     let send = rig.pane().send(&id).unwrap().clone();
@@ -128,7 +128,10 @@ async fn h16_a_send_an_earlier_run_left_written_is_not_sent_and_its_draft_return
     );
     let row = rig.outbox().save_row(&id).unwrap().unwrap();
     assert_eq!(row.state, SaveRowState::Settled(SaveClass::NotSent));
-    assert_eq!(row.reason.as_deref(), Some(refusal::RESTORED_UNSENT));
+    assert_eq!(
+        row.reason.as_deref(),
+        Some(Refusal::RestoredUnsent.token().as_str())
+    );
     assert_eq!(server.request_count("POST", STREAM), 0, "never sent");
     let op = format!("/api/v1/keepers/{KEEPER}/chat/operations/{id}");
     assert_eq!(server.request_count("GET", &op), 0, "never reconciled");
@@ -288,7 +291,7 @@ async fn k5_a_send_submitted_under_another_epoch_is_not_sent() {
     assert_eq!(
         outcome,
         SendOutcome::NotSent {
-            cause: refusal::NO_EPOCH.into()
+            cause: Refusal::NoEpoch.token()
         }
     );
     assert!(rig.effects.iter().any(|e| matches!(e,
@@ -302,7 +305,7 @@ async fn k5_a_send_submitted_under_another_epoch_is_not_sent() {
         !rig.recorder
             .records_where(|r| r.stage == "refused"
                 && r.source == "save:chat_send:rondo"
-                && r.reason.as_deref() == Some(refusal::NO_EPOCH))
+                && r.reason.as_deref() == Some(Refusal::NoEpoch.token().as_str()))
             .is_empty()
     );
     rig.stop().await;

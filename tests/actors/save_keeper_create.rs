@@ -10,8 +10,9 @@ use crate::save_keeper_ops::{receipt_event, steps};
 use crate::save_rig::{confirmed_scope, submit, worker_returns};
 use masc_tui::actors::keepers::ops::KeeperOpEvent;
 use masc_tui::actors::keepers::ops::create::{CREATE_PATH, CreateIntent, CreateSave};
-use masc_tui::actors::saves::{SaveId, SaveStep};
-use masc_tui::protocol::outcome::{KeeperCreateOutcome, SaveOutcome};
+use masc_tui::actors::saves::refusal::Refusal;
+use masc_tui::actors::saves::{Receipt, SaveId, SaveStep};
+use masc_tui::protocol::outcome::{KeeperCreateOutcome, SaveClass, SaveOutcome};
 use masc_tui::server::faults::FaultPlan;
 use serde_json::{Value, json};
 
@@ -128,17 +129,25 @@ async fn h14_h15_a_create_refused_by_the_health_precheck_is_not_sent() {
         health_rule(1, 500, r#"{"error":"down"}"#),
         health_rule(2, 200, &foreign)
     )));
-    let mut reasons = Vec::new();
+    let mut refusals = Vec::new();
     for name in ["finch-a", "finch-b"] {
         let id = submit::<CreateSave>(&mut rig, declaration(name), scope.clone()).await;
-        match create_receipt(&mut rig, &id).await {
-            SaveOutcome::NotSent { reason } => reasons.push(reason),
-            other => panic!("{name}: not refused before sending: {other:?}"),
-        }
+        let receipt = create_receipt(&mut rig, &id).await;
+        assert_eq!(
+            receipt.save_class(),
+            SaveClass::NotSent,
+            "{name}: {receipt:?}"
+        );
+        refusals.push(Receipt::refusal(&receipt));
         assert_eq!(steps(&mut rig, &id), ["written", "ended:not_sent"]);
     }
-    assert!(reasons[0].starts_with("precheck_failed"), "{reasons:?}");
-    assert_eq!(reasons[1], "precheck_identity");
+    assert_eq!(
+        refusals,
+        [
+            Some(Refusal::precheck_failed("status_500")),
+            Some(Refusal::PrecheckIdentity)
+        ]
+    );
     assert_eq!(rig.server.request_count("POST", CREATE_PATH), 0);
     assert!(roster_row(&mut rig, "finch-a").await.is_none());
 

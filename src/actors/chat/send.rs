@@ -16,6 +16,7 @@ use super::observation::{
     ChatObservation, ChatSlot, ResumeStanding, SendOutcome, SendStep, UnknownCause,
 };
 use super::resume::{FrameAdmission, MAX_RESUMES, StreamJournal, resume_body};
+use crate::actors::saves::refusal::Refusal;
 use crate::actors::saves::{Receipt, SaveEvent, SaveId, SaveKind, SaveRun, SaveStep};
 use crate::outbox::SaveRowState;
 use crate::protocol::admission::ReadAuthority;
@@ -79,6 +80,18 @@ impl Receipt for SendOutcome {
         Self::OutcomeUnknown {
             cause: UnknownCause::NoReceipt { reason },
             accepted: false,
+        }
+    }
+
+    /// A send keeps the machinery's token in its cause (its `reason` is the class).
+    fn refusal(&self) -> Option<Refusal> {
+        match self {
+            Self::NotSent { cause }
+            | Self::OutcomeUnknown {
+                cause: UnknownCause::NoReceipt { reason: cause },
+                ..
+            } => Refusal::parse(cause),
+            _ => None,
         }
     }
 }

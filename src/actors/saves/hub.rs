@@ -6,16 +6,16 @@
 
 use super::env::{SaveEnv, post_once};
 use super::operation::{SaveArgs, SaveOperation};
+use super::refusal::Refusal;
+use super::registry;
 use super::{
     HubMsg, Receipt, SAVES, SaveCommand, SaveHubMsg, SaveId, SaveKind, SaveStep, SubmitScope,
 };
-use super::{refusal, registry};
 use crate::actors::contract::{
     IdentityState, SlotKey, SourceContext, SourceControl, SourceHandle, SourceKey, SourceSpawner,
 };
 use crate::outbox::{Outbox, SaveRowState, SharedOutbox};
 use crate::protocol::admission::{ReadAuthority, WorkspaceId};
-use crate::protocol::outcome::SaveClass;
 use crate::timeline::stage;
 use futures::future::BoxFuture;
 use ractor::{Actor, ActorCell, ActorId, ActorProcessingErr, ActorRef, SpawnErr, SupervisionEvent};
@@ -59,7 +59,7 @@ pub trait SubmitSave: Send + 'static {
     /// Spawns the save's operation linked to the hub.
     fn start(self: Box<Self>, env: SaveEnv, authority: ReadAuthority) -> Started;
     /// Ends the save without sending anything: a not-sent receipt on its slot.
-    fn refuse(self: Box<Self>, env: &SaveEnv, reason: &str);
+    fn refuse(self: Box<Self>, env: &SaveEnv, refusal: Refusal);
 }
 
 struct Crashed<K: SaveKind> {
@@ -70,21 +70,17 @@ struct Crashed<K: SaveKind> {
 
 impl<K: SaveKind> CrashReport for Crashed<K> {
     fn report(self: Box<Self>, env: &SaveEnv) {
-        let reason = refusal::NO_RECEIPT.to_string();
+        let refusal = Refusal::NoReceipt;
         if let Some(outbox) = env.outbox.clone() {
             let id = self.save_id.0.clone();
-            let why = reason.clone();
+            let (class, why) = (refusal.class(), refusal.token());
             // Fire and forget on the blocking pool: the hub never waits on disk.
             tokio::task::spawn_blocking(move || {
-                let _ = outbox.save_state(
-                    &id,
-                    SaveRowState::Settled(SaveClass::OutcomeUnknown),
-                    Some(&why),
-                );
+                let _ = outbox.save_state(&id, SaveRowState::Settled(class), Some(&why));
             });
         }
         let ticket = env.ticket::<K>(&self.save_id, &self.intent, &self.scope);
-        let receipt = <K::Receipt as Receipt>::unknown(reason);
+        let receipt = <K::Receipt as Receipt>::refused(refusal);
         post_once::<K>(
             env,
             ticket,
@@ -138,11 +134,11 @@ impl<K: SaveKind> SubmitSave for Save<K> {
         })
     }
 
-    fn refuse(self: Box<Self>, env: &SaveEnv, reason: &str) {
+    fn refuse(self: Box<Self>, env: &SaveEnv, refusal: Refusal) {
         let slot = K::slot(&self.save_id, &self.intent);
-        stage::refused(&slot.trace_name(), reason);
+        stage::refused(&slot.trace_name(), &refusal.token());
         let ticket = env.ticket::<K>(&self.save_id, &self.intent, &self.scope);
-        let receipt = <K::Receipt as Receipt>::not_sent(reason.to_string());
+        let receipt = <K::Receipt as Receipt>::refused(refusal);
         post_once::<K>(
             env,
             ticket,
@@ -233,7 +229,7 @@ impl SaveHubState {
             .filter(|a| &a.scope == save.scope());
         let Some(authority) = authority else {
             // K-5: a save is made under the epoch the operator saw, or not at all.
-            save.refuse(&env, refusal::NO_EPOCH);
+            save.refuse(&env, Refusal::NoEpoch);
             return;
         };
         let save_id = save.save_id().clone();

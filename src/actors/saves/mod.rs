@@ -28,6 +28,7 @@ use crate::protocol::admission::{ReadAuthority, ReadScope};
 use crate::protocol::client::WorkspaceClient;
 use crate::protocol::outcome::{SaveClass, SaveOutcome};
 use futures::future::BoxFuture;
+use refusal::Refusal;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt;
@@ -63,6 +64,25 @@ pub trait Receipt: Clone + fmt::Debug + Send + Sync + 'static {
     fn reason(&self) -> Option<String>;
     fn not_sent(reason: String) -> Self;
     fn unknown(reason: String) -> Self;
+
+    /// The receipt of a machinery refusal: its class is the refusal's, its reason the token.
+    fn refused(refusal: Refusal) -> Self {
+        match refusal.class() {
+            SaveClass::NotSent => Self::not_sent(refusal.token()),
+            _ => Self::unknown(refusal.token()),
+        }
+    }
+
+    /// The machinery's refusal this receipt carries, if it is one (typed: match on this,
+    /// never on the reason text).
+    fn refusal(&self) -> Option<Refusal> {
+        match self.class() {
+            SaveClass::NotSent | SaveClass::OutcomeUnknown => {
+                self.reason().as_deref().and_then(Refusal::parse)
+            }
+            _ => None,
+        }
+    }
 }
 
 impl<A, C> Receipt for SaveOutcome<A, C>

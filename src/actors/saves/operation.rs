@@ -1,7 +1,7 @@
 //! [`SaveOperation`]: the one generic save actor. It runs one save of kind `K` from the outbox
 //! row to the receipt and stops; it never resends (sources.md H-4, H-5, H-15, I-2, K-1).
 
-use super::refusal;
+use super::refusal::Refusal;
 use super::{HubMsg, Receipt, SaveEvent, SaveHubMsg, SaveId, SaveKind, SaveRun, SaveStep};
 use crate::actors::contract::{Outlet, Ticket};
 use crate::outbox::{NewSave, Outbox, SaveRowState};
@@ -112,11 +112,11 @@ async fn run<K: SaveKind>(args: &SaveArgs<K>) {
 async fn drive<K: SaveKind>(args: &SaveArgs<K>) -> K::Receipt {
     // 1. Durable before anything leaves.
     let Some(outbox) = args.outbox.clone() else {
-        return K::Receipt::not_sent(refusal::OUTBOX_UNAVAILABLE.into());
+        return K::Receipt::refused(Refusal::OutboxUnavailable);
     };
     let intent = match serde_json::to_string(&args.intent) {
         Ok(json) => json,
-        Err(_) => return K::Receipt::not_sent(refusal::INPUTS_UNRECORDABLE.into()),
+        Err(_) => return K::Receipt::refused(Refusal::InputsUnrecordable),
     };
     let row = NewSave {
         save_id: args.save_id.0.clone(),
@@ -130,7 +130,7 @@ async fn drive<K: SaveKind>(args: &SaveArgs<K>) -> K::Receipt {
     };
     let written = tokio::task::spawn_blocking(move || outbox.save_written(&row)).await;
     if !matches!(written, Ok(Ok(()))) {
-        return K::Receipt::not_sent(refusal::OUTBOX_UNWRITABLE.into());
+        return K::Receipt::refused(Refusal::OutboxUnwritable);
     }
     args.post(SaveStep::Written);
 
@@ -138,15 +138,15 @@ async fn drive<K: SaveKind>(args: &SaveArgs<K>) -> K::Receipt {
     match args.client.health().await {
         Ok(h) if h.paths.effective_masc_root == args.authority.expected_root && !h.is_booting() => {
         }
-        Ok(_) => return K::Receipt::not_sent(refusal::PRECHECK_IDENTITY.into()),
+        Ok(_) => return K::Receipt::refused(Refusal::PrecheckIdentity),
         Err(e) => {
-            return K::Receipt::not_sent(format!("{}_{}", refusal::PRECHECK_FAILED, e.class()));
+            return K::Receipt::refused(Refusal::precheck_failed(e.class()));
         }
     }
 
     // 3. From here the request may be on the wire: say so durably first.
     if !args.record(SaveRowState::Sending, None).await {
-        return K::Receipt::not_sent(refusal::OUTBOX_UNWRITABLE.into());
+        return K::Receipt::refused(Refusal::OutboxUnwritable);
     }
     args.post(SaveStep::Sending);
 

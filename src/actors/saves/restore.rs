@@ -2,6 +2,7 @@
 //! resent and no new authority is granted).
 
 use super::env::{SaveEnv, post_once};
+use super::refusal::Refusal;
 use super::{Receipt, SaveId, SaveKind, SaveStep, SubmitScope};
 use crate::outbox::SaveRow;
 use crate::protocol::outcome::SaveClass;
@@ -58,14 +59,7 @@ impl<K: SaveKind> RegisteredKind for Listed<K> {
             return;
         };
         let save_id = SaveId(row.save_id.clone());
-        let reason = match class {
-            SaveClass::NotSent => super::refusal::RESTORED_UNSENT.to_string(),
-            _ => super::refusal::RESTORED_UNKNOWN.to_string(),
-        };
-        let receipt = match class {
-            SaveClass::NotSent => <K::Receipt as Receipt>::not_sent(reason),
-            _ => <K::Receipt as Receipt>::unknown(reason),
-        };
+        let receipt = <K::Receipt as Receipt>::refused(Refusal::restored(class));
         let ticket = env.ticket::<K>(&save_id, &intent, scope);
         post_once::<K>(env, ticket, save_id, intent, SaveStep::Restored(receipt));
     }

@@ -6,6 +6,7 @@
 use super::super::observation::{ChatObservation, ChatSlot, Reconciliation, RestoredSend};
 use crate::actors::contract::{ReadResult, Ticket};
 use crate::actors::read::{Reader, reader};
+use crate::actors::saves::refusal::Refusal;
 use crate::outbox::{Outbox, SaveRow, SaveRowState};
 use crate::protocol::admission::{ReadAuthority, ReadScope, WorkspaceId};
 use crate::protocol::chat::{ChatHistoryArray, ChatHistoryPage, ChatOperationRecord};
@@ -100,11 +101,8 @@ fn restore_rows(
                     .orphan_class(outbox.session())
                     .unwrap_or(SaveClass::OutcomeUnknown);
                 if row.state != SaveRowState::Settled(class) {
-                    let reason = match class {
-                        SaveClass::NotSent => crate::actors::saves::refusal::RESTORED_UNSENT,
-                        _ => crate::actors::saves::refusal::RESTORED_UNKNOWN,
-                    };
-                    outbox.save_state(&row.save_id, SaveRowState::Settled(class), Some(reason))?;
+                    let reason = Refusal::restored(class).token();
+                    outbox.save_state(&row.save_id, SaveRowState::Settled(class), Some(&reason))?;
                 }
                 Some(class)
             }

@@ -5,7 +5,7 @@ use crate::actors::chat::{
     ChatObservation, ChatSlot, Reconciliation, RestoredSend, SendOutcome, SendStep,
 };
 use crate::actors::contract::Ticket;
-use crate::actors::saves::refusal;
+use crate::actors::saves::refusal::Refusal;
 use crate::outbox::SaveRowState;
 use crate::protocol::chat::{BatchBinding, ChatHistoryPage, ChatStreamEvent, OperationState};
 use crate::protocol::client::ClientError;
@@ -210,7 +210,7 @@ impl ChatPane {
             }
             // An earlier run stopped before it left: nothing reached the Keeper.
             (None, Some(SaveClass::NotSent)) => SendPhase::Ended(SendOutcome::NotSent {
-                cause: refusal::RESTORED_UNSENT.into(),
+                cause: Refusal::RestoredUnsent.token(),
             }),
             (None, _) => SendPhase::Restored,
         };
