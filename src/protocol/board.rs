@@ -1,12 +1,11 @@
 //! Board: posts (protocol.md §8.1), detail (§8.2), hearths (§8.3), post create (§8.4); the
 //! voter's own vote on a detail read with `voter=` (protocol-15-operator.md §15.6).
 
-use super::board_vote::OwnVote;
 use super::decode::{
     DecodeError, DecodeErrorKind, WireDecode, decode_json, decode_object, decode_value,
     decode_value_at, present_nullable,
 };
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// `post_kind`; an unknown kind is kept as text.
@@ -421,6 +420,84 @@ impl ToolEnvelope {
     }
 }
 
+// ---- §15.6 the voter's own vote ----
+
+/// `direction` (MASC trims it and ignores its case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VoteDirection {
+    Up,
+    Down,
+}
+
+impl VoteDirection {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Up => "up",
+            Self::Down => "down",
+        }
+    }
+
+    /// The arrow MASC's reply starts with for this direction.
+    pub fn arrow(self) -> char {
+        match self {
+            Self::Up => '↑',
+            Self::Down => '↓',
+        }
+    }
+
+    /// A wire value (`current_vote`, a request's `direction`): trimmed, any case.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "up" => Some(Self::Up),
+            "down" => Some(Self::Down),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn of_arrow(c: char) -> Option<Self> {
+        match c {
+            '↑' => Some(Self::Up),
+            '↓' => Some(Self::Down),
+            _ => None,
+        }
+    }
+}
+
+/// The voter's own vote on a post (§15.6, a detail read with `voter=`): `None` on the detail
+/// when the server sent neither key (not asked, or a MASC that does not add them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OwnVote {
+    /// `current_vote`: `None` = no vote (`null`).
+    pub current: Option<VoteDirection>,
+    pub has_voted: bool,
+}
+
+impl OwnVote {
+    /// Reads `current_vote` / `has_voted` of one JSON object. Tolerant: an unknown direction
+    /// or a wrong type makes only this part unavailable (`None`), never the detail.
+    pub fn read(obj: &serde_json::Map<String, Value>) -> Option<Self> {
+        let current = match obj.get("current_vote") {
+            None => None,
+            Some(Value::Null) => Some(None),
+            Some(Value::String(s)) => Some(Some(VoteDirection::parse(s)?)),
+            Some(_) => return None,
+        };
+        let has_voted = match obj.get("has_voted") {
+            None => None,
+            Some(Value::Bool(b)) => Some(*b),
+            Some(_) => return None,
+        };
+        match (current, has_voted) {
+            (None, None) => None,
+            (current, has_voted) => Some(Self {
+                current: current.flatten(),
+                has_voted: has_voted.unwrap_or(current.flatten().is_some()),
+            }),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -442,7 +519,6 @@ mod tests {
 
     #[test]
     fn the_voters_own_vote_is_read_from_the_post_s15_6() {
-        use super::super::board_vote::VoteDirection;
         let flat = FLAT.replace(
             r#""votes":3,"#,
             r#""votes":3,"current_vote":"up","has_voted":true,"#,

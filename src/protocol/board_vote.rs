@@ -6,56 +6,14 @@
 //! body: MASC takes it from the request actor (`X-MASC-Agent`, masc-tui's name).
 
 use super::board::ToolEnvelope;
+pub use super::board::{OwnVote, VoteDirection};
 use super::decode::WireDecode;
 use super::outcome::{ROUTE_NOT_SERVED, SaveOutcome, common_case, refusal, unlisted};
 use super::routes::{NotFoundMeaning, RouteFamily, classify_404};
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::convert::Infallible;
 
 pub const BOARD_VOTE_PATH: &str = "/api/v1/tools/masc_board_vote";
-
-/// `direction` (MASC trims it and ignores its case).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum VoteDirection {
-    Up,
-    Down,
-}
-
-impl VoteDirection {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Up => "up",
-            Self::Down => "down",
-        }
-    }
-
-    /// The arrow MASC's reply starts with for this direction.
-    pub fn arrow(self) -> char {
-        match self {
-            Self::Up => '↑',
-            Self::Down => '↓',
-        }
-    }
-
-    /// A wire value (`current_vote`, a request's `direction`): trimmed, any case.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "up" => Some(Self::Up),
-            "down" => Some(Self::Down),
-            _ => None,
-        }
-    }
-
-    fn of_arrow(c: char) -> Option<Self> {
-        match c {
-            '↑' => Some(Self::Up),
-            '↓' => Some(Self::Down),
-            _ => None,
-        }
-    }
-}
 
 /// The request a vote answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,40 +106,6 @@ pub fn classify_board_vote(status: u16, body: &[u8], req: &BoardVoteRequest) -> 
         }
         400 => SaveOutcome::not_applied(refusal(status, body)),
         _ => unlisted(status),
-    }
-}
-
-/// The voter's own vote on a post (§15.6, a detail read with `voter=`): `None` on the detail
-/// when the server sent neither key (not asked, or a MASC that does not add them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OwnVote {
-    /// `current_vote`: `None` = no vote (`null`).
-    pub current: Option<VoteDirection>,
-    pub has_voted: bool,
-}
-
-impl OwnVote {
-    /// Reads `current_vote` / `has_voted` of one JSON object. Tolerant: an unknown direction
-    /// or a wrong type makes only this part unavailable (`None`), never the detail.
-    pub fn read(obj: &serde_json::Map<String, Value>) -> Option<Self> {
-        let current = match obj.get("current_vote") {
-            None => None,
-            Some(Value::Null) => Some(None),
-            Some(Value::String(s)) => Some(Some(VoteDirection::parse(s)?)),
-            Some(_) => return None,
-        };
-        let has_voted = match obj.get("has_voted") {
-            None => None,
-            Some(Value::Bool(b)) => Some(*b),
-            Some(_) => return None,
-        };
-        match (current, has_voted) {
-            (None, None) => None,
-            (current, has_voted) => Some(Self {
-                current: current.flatten(),
-                has_voted: has_voted.unwrap_or(current.flatten().is_some()),
-            }),
-        }
     }
 }
 
