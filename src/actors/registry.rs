@@ -51,7 +51,7 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
         // No cadence: reads only on `e` (the settings preparation, H-1).
         entry(
             &["keeper_settings"],
-            keepers::settings::KeeperSettingsSpawner,
+            keepers::settings::KeeperSettingsSpawner::default(),
         ),
         // 10 s, as the Tools source: the Tools body MASC serves from a background snapshot.
         entry(
@@ -60,7 +60,7 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
         ),
         entry(
             &["keeper_meta", "keeper_context", "keeper_metrics"],
-            keeper_detail::KeeperDetailSpawner { cadence: secs(15) },
+            keeper_detail::KeeperDetailSpawner::new(secs(15)),
         ),
         entry(
             &["workspace_gate", "tool_approval_modes"],
@@ -79,7 +79,7 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
         entry(&["planning"], work::PlanningSpawner { cadence: secs(15) }),
         entry(
             &["task_list", "goal_linked_tasks"],
-            work::TaskListSpawner { cadence: secs(10) },
+            work::TaskListSpawner::new(secs(10)),
         ),
         entry(
             &[
@@ -88,11 +88,11 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
                 "task_history_legacy",
                 "goal_timeline",
             ],
-            work::WorkDetailSpawner { cadence: secs(10) },
+            work::WorkDetailSpawner::new(secs(10)),
         ),
         entry(
             &["board_posts", "hearth_census", "board_post"],
-            board::BoardSpawner { cadence: secs(20) },
+            board::BoardSpawner::new(secs(20)),
         ),
         // 10 s: a cold inventory answers "warming" first (§6.1); the next poll settles it.
         entry(
@@ -103,17 +103,17 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
                 "async_request",
                 "keeper_surface",
             ],
-            system::ToolsSpawner { cadence: secs(10) },
+            system::ToolsSpawner::new(secs(10)),
         ),
         entry(
             &["runtime_catalogue"],
-            system::RuntimeCatalogueSpawner { cadence: secs(30) },
+            system::RuntimeCatalogueSpawner::new(secs(30)),
         ),
         // Read on demand only: opening a form, a base re-read.
         entry(&["runtime_config"], system::RuntimeConfigSpawner),
         entry(
             &["connectors_status", "connector_names"],
-            connectors::ConnectorsSpawner { cadence: secs(30) },
+            connectors::ConnectorsSpawner::new(secs(30)),
         ),
         entry(
             &["operator_approvals", "open_asks", "held_tool_calls"],
@@ -124,13 +124,16 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
         // re-read on the turns cadence (the Keeper detail's 15 s) until saved (M-2).
         entry(
             &["preparation_report"],
-            preparation::PreparationSpawner { recheck: secs(15) },
+            preparation::PreparationSpawner::new(secs(15)),
         ),
-        entry(&["ask_follow_up", "turn_transcript"], asks::AsksSpawner),
+        entry(
+            &["ask_follow_up", "turn_transcript"],
+            asks::AsksSpawner::default(),
+        ),
         // No cadence: §14.11 reads when an inspector opens (`O`, `/context`) or on `r` (K-17).
         entry(
             &["turn_records", "provider_input"],
-            inspector::InspectorSpawner,
+            inspector::InspectorSpawner::default(),
         ),
         // Saves have no cadence: each is one submitted write (its kinds: saves::registry).
         entry(

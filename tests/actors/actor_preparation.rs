@@ -192,9 +192,9 @@ async fn m5_a_new_target_supersedes_the_read_in_flight() {
 async fn recheck_rig(faults: &str) -> Rig {
     let mut rig = rig_with_sources(
         plan(faults),
-        vec![registry_entry(PreparationSpawner {
-            recheck: Duration::from_millis(150),
-        })],
+        vec![registry_entry(PreparationSpawner::new(
+            Duration::from_millis(150),
+        ))],
     )
     .await;
     let _ = confirmed_scope(&mut rig).await;

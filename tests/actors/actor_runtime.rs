@@ -8,7 +8,7 @@ use masc_tui::actors::contract::{
     SourceEvent, SourceHandle, SourceKey, SourceSpawner,
 };
 use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot, ROSTER as KEY};
-use masc_tui::actors::read::polled::{PolledMsg, PolledSource, PolledSourceArgs};
+use masc_tui::actors::read::polled::{PolledMsg, PolledSlots, PolledSource, PolledSourceArgs};
 use masc_tui::actors::read::testing::{CollectingView, collecting_view};
 use masc_tui::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader, spawn_source};
 use masc_tui::actors::registry::SourceEntry;
@@ -87,9 +87,11 @@ async fn polled(
     let (tx, rx) = mpsc::unbounded_channel();
     let generations = GenerationBook::new();
     let args = PolledSourceArgs {
-        source: KEY,
-        slots: vec![roster_slot(&generations, policy, tx)],
-        cadence,
+        key: KEY,
+        args: PolledSlots {
+            slots: vec![roster_slot(&generations, policy, tx)],
+            cadence,
+        },
         ctx: SourceContext {
             client: client(),
             events: view.sink(),
@@ -209,13 +211,15 @@ impl SourceSpawner for GatedSpawner {
         supervisor: ActorCell,
     ) -> futures::future::BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
         let args = PolledSourceArgs {
-            source: KEY,
-            slots: vec![roster_slot(
-                &ctx.generations,
-                ExplicitPolicy::Supersede,
-                self.parked.clone(),
-            )],
-            cadence: None,
+            key: KEY,
+            args: PolledSlots {
+                slots: vec![roster_slot(
+                    &ctx.generations,
+                    ExplicitPolicy::Supersede,
+                    self.parked.clone(),
+                )],
+                cadence: None,
+            },
             ctx,
         };
         spawn_source(

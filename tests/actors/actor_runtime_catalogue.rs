@@ -225,6 +225,8 @@ async fn runtime_source(
     let mut cc = ClientConfig::new(server.base_url());
     cc.token = TokenSource::Fixed(TOKEN.into());
     let args = RuntimeSourceArgs {
+        key: RUNTIME,
+        args: Duration::from_secs(3600),
         ctx: SourceContext {
             client: WorkspaceClient::new(cc).unwrap(),
             events: view.sink(),
@@ -232,9 +234,10 @@ async fn runtime_source(
             generations: GenerationBook::new(),
             fault_drills: false,
         },
-        cadence: Duration::from_secs(3600),
     };
-    let (actor, _) = Actor::spawn(None, RuntimeSource, args).await.unwrap();
+    let (actor, _) = Actor::spawn(None, RuntimeSource::default(), args)
+        .await
+        .unwrap();
     let handle = SourceHandle::new(&actor);
     (actor, handle)
 }

@@ -61,9 +61,7 @@ pub fn held(by: &str, target: &str) -> Option<HeldRequest> {
 pub async fn rig(faults: FaultPlan) -> Rig {
     rig_of(
         faults,
-        registry_entry(ToolsSpawner {
-            cadence: Duration::from_secs(3600),
-        }),
+        registry_entry(ToolsSpawner::new(Duration::from_secs(3600))),
     )
     .await
 }
@@ -72,9 +70,9 @@ pub async fn rig(faults: FaultPlan) -> Rig {
 pub async fn connectors_rig(faults: FaultPlan) -> Rig {
     rig_of(
         faults,
-        registry_entry(masc_tui::actors::connectors::ConnectorsSpawner {
-            cadence: Duration::from_secs(3600),
-        }),
+        registry_entry(masc_tui::actors::connectors::ConnectorsSpawner::new(
+            Duration::from_secs(3600),
+        )),
     )
     .await
 }

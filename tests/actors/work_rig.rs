@@ -106,12 +106,12 @@ pub async fn server_and_client_as(
 
 /// The Work detail source with `cadence`, as the registry lists it.
 pub fn work_detail_entry(cadence: Duration) -> SourceEntry {
-    registry_entry(WorkDetailSpawner { cadence })
+    registry_entry(WorkDetailSpawner::new(cadence))
 }
 
 /// The Task list source with `cadence`, as the registry lists it.
 pub fn task_list_entry(cadence: Duration) -> SourceEntry {
-    registry_entry(TaskListSpawner { cadence })
+    registry_entry(TaskListSpawner::new(cadence))
 }
 
 pub async fn rig(faults: FaultPlan, sources: Sources) -> Rig {

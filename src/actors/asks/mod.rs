@@ -17,7 +17,7 @@ use crate::protocol::client::{ClientError, SseEnd};
 use crate::protocol::decode::DecodeError;
 use crate::protocol::transcript::TurnTranscript;
 
-pub use source::{AsksSource, AsksSpawner};
+pub use source::{AsksSpawner, AsksState};
 
 /// The Asks source (supervision key).
 pub const ASKS: SourceKey = SourceKey("asks");

@@ -1,4 +1,4 @@
-//! [`AsksSource`]: the actor owning the follow-up stream worker and the transcript readers.
+//! [`AsksReads`]: the follow-up stream worker and the transcript readers of the Asks source.
 //!
 //! - One follow-up read at a time: a `Follow` for any answer cancels the worker in flight and
 //!   retires its ticket (K-13: a new answer cancels the worker), then dispatches a new
@@ -14,20 +14,14 @@ use super::follow_up::read_follow_up;
 use super::{
     ASKS, AsksCommand, AsksObservation, AsksSlot, FollowUpFailure, FollowUpStep, TurnTarget,
 };
-use crate::actors::contract::{
-    IdentityState, Outlet, Payload, SlotKey, SourceContext, SourceControl, SourceHandle, SourceKey,
-    SourceSpawner, Ticket,
-};
-use crate::actors::read::{Running, epoch_change};
-use crate::protocol::admission::ReadAuthority;
+use crate::actors::contract::{SlotKey, SourceKey};
+use crate::actors::read::SourceMsg;
+use crate::actors::read::requests::{RequestState, RequestWorkers, Requests, StepRules, one_step};
+use crate::actors::read::shell::{OnCommand, OwnKey};
 use crate::protocol::client::{QueryString, path_segment};
 use crate::protocol::transcript::TurnTranscript;
 use crate::timeline::stage;
-use futures::FutureExt;
-use futures::future::BoxFuture;
-use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
-use std::collections::HashMap;
-use std::panic::AssertUnwindSafe;
+use ractor::ActorRef;
 
 /// The request target of a pinned turn's v2 transcript (§10.4).
 pub fn transcript_target(target: &TurnTarget) -> String {
@@ -40,261 +34,89 @@ pub fn transcript_target(target: &TurnTarget) -> String {
         ))
 }
 
-/// The source's mailbox.
-#[derive(Debug)]
-pub enum AsksMsg {
-    Control(SourceControl),
-    Command(AsksCommand),
-    /// A worker's step (forwarded only while its ticket owns the slot).
-    Step {
-        ticket: Ticket<AsksSlot>,
-        observation: AsksObservation,
-        last: bool,
-    },
-    /// A worker ended without a result (it panicked): its ticket is retired.
-    Gone(Ticket<AsksSlot>),
-}
+crate::source_commands!(AsksSlot, AsksObservation, AsksCommand);
 
-crate::source_message!(AsksMsg, command: AsksCommand);
+/// The Asks source's reads.
+pub struct AsksReads;
 
-pub struct AsksState {
-    ctx: SourceContext,
-    outlet: Outlet<AsksSlot, AsksObservation>,
-    authority: Option<ReadAuthority>,
-    /// The one follow-up read in flight.
-    follow: Option<Running<AsksSlot>>,
-    /// Transcript reads in flight, per pinned turn.
-    transcripts: HashMap<TurnTarget, Running<AsksSlot>>,
-}
+/// The Asks source's state: its follow-up and transcript workers.
+pub type AsksState = RequestState<AsksReads>;
 
-impl AsksState {
-    fn ticket(&self, slot: AsksSlot, auth: &ReadAuthority) -> Ticket<AsksSlot> {
-        Ticket {
-            generation: self.ctx.generations.counter(&slot).next(),
-            slot,
-            scope: auth.scope.clone(),
-        }
-    }
+type Workers = RequestWorkers<AsksSlot, AsksObservation>;
+type Myself = ActorRef<SourceMsg<AsksSlot, AsksObservation, AsksCommand>>;
 
-    fn identity(&mut self, identity: IdentityState) {
-        let next = identity.authority();
-        if let Some(reason) = epoch_change(self.authority.as_ref(), next.as_ref()) {
-            if let Some(running) = self.follow.take() {
-                running.cancel(&self.outlet, reason);
-            }
-            for (_, running) in std::mem::take(&mut self.transcripts) {
-                running.cancel(&self.outlet, reason);
-            }
-        }
-        self.authority = next;
-    }
-
-    fn follow(&mut self, myself: &ActorRef<AsksMsg>, ask: super::AskRef, workspace: String) {
-        let slot = AsksSlot::FollowUp(ask.clone());
-        let Some(auth) = self.authority.clone() else {
-            stage::refused(&slot.trace_name(), "no_epoch");
-            return;
-        };
+fn follow(workers: &mut Workers, myself: &Myself, ask: super::AskRef, workspace: String) {
+    let slot = AsksSlot::FollowUp(ask.clone());
+    if let Some(auth) = workers.authority() {
         if auth.scope.workspace.0 != workspace {
             // K-5: the answer's workspace is not the confirmed one; never back-filled.
             stage::refused(&slot.trace_name(), "other_workspace");
             return;
         }
-        if let Some(running) = self.follow.take() {
-            running.cancel(&self.outlet, "new_answer");
-        }
-        let ticket = self.ticket(slot, &auth);
-        stage::dispatch(&ticket);
-        self.outlet.dispatched(ticket.clone());
-        let (to, t, client) = (myself.clone(), ticket.clone(), self.ctx.client.clone());
-        let worker = Running::spawn(ticket, async move {
-            stage::worker_enter(&t);
-            let steps = (to.clone(), t.clone());
-            let read = read_follow_up(client, auth, ask, move |step| {
-                let last = step.is_last();
-                if last {
-                    stage::worker_return(
-                        &steps.1,
-                        &AsksObservation::FollowUp(step.clone()).outcome(),
-                    );
-                }
-                let _ = steps.0.cast(AsksMsg::Step {
-                    ticket: steps.1.clone(),
-                    observation: AsksObservation::FollowUp(step),
-                    last,
-                });
-            });
-            if AssertUnwindSafe(read).catch_unwind().await.is_err() {
-                stage::worker_return(&t, "worker_panicked");
-                let _ = to.cast(AsksMsg::Step {
-                    ticket: t,
-                    observation: AsksObservation::FollowUp(FollowUpStep::Failed(
-                        FollowUpFailure::Panicked,
-                    )),
-                    last: true,
-                });
-            }
-        });
-        self.follow = Some(worker);
+        // One follow-up at a time: a new answer cancels the one in flight (K-13).
+        workers.cancel_where(|s| matches!(s, AsksSlot::FollowUp(_)), "new_answer");
     }
+    workers.dispatch(myself, slot, (), move |auth, client, emit| {
+        read_follow_up(client, auth, ask, move |step| {
+            emit(AsksObservation::FollowUp(step))
+        })
+    });
+}
 
-    fn transcript(&mut self, myself: &ActorRef<AsksMsg>, target: TurnTarget) {
-        let slot = AsksSlot::Transcript(target.clone());
-        let Some(auth) = self.authority.clone() else {
-            stage::refused(&slot.trace_name(), "no_epoch");
-            return;
-        };
-        if self.transcripts.contains_key(&target) {
-            // A read of the same turn is in flight: it answers this request too.
-            return;
-        }
-        let ticket = self.ticket(slot, &auth);
-        stage::dispatch(&ticket);
-        self.outlet.dispatched(ticket.clone());
-        let (to, t, client) = (myself.clone(), ticket.clone(), self.ctx.client.clone());
-        let asked = target.clone();
-        let worker = Running::spawn(ticket, async move {
-            stage::worker_enter(&t);
-            let path = transcript_target(&asked);
-            let read = async {
-                let (keeper, turn_ref) = (asked.keeper.clone(), asked.turn_ref.clone());
+fn transcript(workers: &mut Workers, myself: &Myself, target: TurnTarget) {
+    let slot = AsksSlot::Transcript(target.clone());
+    if workers.in_flight(&slot).is_some() {
+        // A read of the same turn is in flight: it answers this request too.
+        return;
+    }
+    workers.dispatch(myself, slot, (), move |auth, client, emit| {
+        let path = transcript_target(&target);
+        one_step(emit, async move {
+            let (keeper, turn_ref) = (target.keeper, target.turn_ref);
+            AsksObservation::Transcript(
                 client
                     .get_with(&auth, &path, move |body: &[u8]| {
                         TurnTranscript::decode_for(body, &keeper, &turn_ref)
                     })
-                    .await
-            };
-            match AssertUnwindSafe(read).catch_unwind().await {
-                Ok(result) => {
-                    let observation = AsksObservation::Transcript(result);
-                    stage::worker_return(&t, &observation.outcome());
-                    let _ = to.cast(AsksMsg::Step {
-                        ticket: t,
-                        observation,
-                        last: true,
-                    });
-                }
-                Err(_) => {
-                    stage::worker_return(&t, "worker_panicked");
-                    let _ = to.cast(AsksMsg::Gone(t));
-                }
-            }
-        });
-        self.transcripts.insert(target, worker);
-    }
+                    .await,
+            )
+        })
+    });
+}
 
-    /// Whether `ticket` owns its slot's worker.
-    fn owns(&self, ticket: &Ticket<AsksSlot>) -> bool {
-        match &ticket.slot {
-            AsksSlot::FollowUp(_) => self.follow.as_ref().is_some_and(|r| r.ticket == *ticket),
-            AsksSlot::Transcript(target) => self
-                .transcripts
-                .get(target)
-                .is_some_and(|r| r.ticket == *ticket),
-        }
-    }
+impl Requests for AsksReads {
+    type Slot = AsksSlot;
+    type Payload = AsksObservation;
+    type Command = AsksCommand;
+    type Tag = ();
 
-    /// Forgets a finished worker (it ended by itself: nothing to abort).
-    fn finished(&mut self, ticket: &Ticket<AsksSlot>) {
-        let running = match &ticket.slot {
-            AsksSlot::FollowUp(_) => self.follow.take(),
-            AsksSlot::Transcript(target) => self.transcripts.remove(target),
-        };
-        if let Some(running) = running {
-            running.finished();
-        }
-    }
+    /// The follow-up's last step ends its read; a transcript is one step. A panicked
+    /// follow-up worker ends as a failed step (the view says so); a panicked transcript read
+    /// is retired.
+    const RULES: StepRules<AsksSlot, AsksObservation> = StepRules {
+        last: |obs| match obs {
+            AsksObservation::FollowUp(step) => step.is_last(),
+            AsksObservation::Transcript(_) => true,
+        },
+        panicked: |slot| match slot {
+            AsksSlot::FollowUp(_) => Some(AsksObservation::FollowUp(FollowUpStep::Failed(
+                FollowUpFailure::Panicked,
+            ))),
+            AsksSlot::Transcript(_) => None,
+        },
+    };
 
-    fn step(&mut self, ticket: Ticket<AsksSlot>, observation: AsksObservation, last: bool) {
-        let outcome = observation.outcome();
-        stage::observe(&ticket, &outcome);
-        if !self.owns(&ticket) {
-            // Superseded or withdrawn meanwhile (G-7): never forwarded.
-            stage::reject(&ticket, "late_after_retire");
-            return;
-        }
-        self.outlet.observed(ticket.clone(), observation);
-        if last {
-            self.finished(&ticket);
-        }
-    }
-
-    fn gone(&mut self, ticket: Ticket<AsksSlot>) {
-        if self.owns(&ticket) {
-            stage::retire(&ticket, "worker_panicked");
-            self.outlet.retired(ticket.clone());
-            self.finished(&ticket);
+    fn command(workers: &mut Workers, myself: &Myself, command: AsksCommand) {
+        match command {
+            AsksCommand::Follow { ask, workspace } => follow(workers, myself, ask, workspace),
+            AsksCommand::Transcript(target) => transcript(workers, myself, target),
         }
     }
 }
 
-pub struct AsksSource;
-
-impl Actor for AsksSource {
-    type Msg = AsksMsg;
-    type State = AsksState;
-    type Arguments = SourceContext;
-
-    async fn pre_start(
-        &self,
-        _myself: ActorRef<AsksMsg>,
-        ctx: SourceContext,
-    ) -> Result<AsksState, ActorProcessingErr> {
-        Ok(AsksState {
-            outlet: ctx.outlet(),
-            ctx,
-            authority: None,
-            follow: None,
-            transcripts: HashMap::new(),
-        })
-    }
-
-    async fn handle(
-        &self,
-        myself: ActorRef<AsksMsg>,
-        msg: AsksMsg,
-        state: &mut AsksState,
-    ) -> Result<(), ActorProcessingErr> {
-        match msg {
-            AsksMsg::Control(SourceControl::Identity(identity)) => state.identity(identity),
-            // Nothing is read on a cadence: reads start from the view's commands only.
-            AsksMsg::Control(SourceControl::Demand(_)) => {}
-            // No cadence: visibility changes nothing.
-            AsksMsg::Control(SourceControl::Visible(_)) => {}
-            AsksMsg::Control(SourceControl::InjectPanic) => {
-                crate::actors::read::drill::inject_panic(state.ctx.fault_drills, ASKS);
-            }
-            AsksMsg::Command(AsksCommand::Follow { ask, workspace }) => {
-                state.follow(&myself, ask, workspace)
-            }
-            AsksMsg::Command(AsksCommand::Transcript(target)) => state.transcript(&myself, target),
-            AsksMsg::Step {
-                ticket,
-                observation,
-                last,
-            } => state.step(ticket, observation, last),
-            AsksMsg::Gone(ticket) => state.gone(ticket),
-        }
-        Ok(())
-    }
+impl OwnKey for AsksState {
+    const KEY: SourceKey = ASKS;
 }
 
 /// Spawns the Asks source under the supervisor.
-#[derive(Debug, Clone, Default)]
-pub struct AsksSpawner;
-
-impl SourceSpawner for AsksSpawner {
-    fn key(&self) -> SourceKey {
-        ASKS
-    }
-
-    fn spawn(
-        &self,
-        ctx: SourceContext,
-        supervisor: ActorCell,
-    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
-        crate::actors::read::spawn_source_with::<AsksSource, AsksCommand>(
-            AsksSource, ctx, supervisor,
-        )
-    }
-}
+pub type AsksSpawner = OnCommand<AsksState>;

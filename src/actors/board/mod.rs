@@ -17,7 +17,7 @@ use compose::BoardPost;
 use vote::BoardVote;
 
 pub use reads::{BoardPostsRead, BoardQuery, BoardSort, POSTS_PAGE_LIMIT};
-pub use source::{BoardSource, BoardSpawner};
+pub use source::{BoardSpawner, BoardState};
 
 /// The Board source (supervision key).
 pub const BOARD: SourceKey = SourceKey("board");

@@ -16,20 +16,14 @@
 use super::reads::{BoardQuery, census_slot, post_slot, posts_reader, posts_slot};
 use super::{BOARD, BoardCommand, BoardObservation, BoardSlot};
 use crate::actors::contract::{
-    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceControl, SourceHandle,
-    SourceKey, SourceSpawner,
+    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceKey,
 };
-use crate::actors::read::drill::inject_panic;
-use crate::actors::read::{
-    CadenceTimer, CadencedArgs, ReadOwner, SourceMsg, WorkerReturn, spawn_source_with,
-};
+use crate::actors::read::shell::{Ctl, Every, Myself, OwnKey, SourceState};
+use crate::actors::read::{ReadOwner, WorkerReturn};
 use crate::protocol::client::WorkspaceClient;
-use futures::future::BoxFuture;
-use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
 use std::time::Duration;
 
-type Msg = SourceMsg<BoardSlot, BoardObservation, BoardCommand>;
-type Owner = ReadOwner<BoardSlot, BoardObservation, ActorRef<Msg>>;
+type Owner = ReadOwner<BoardSlot, BoardObservation, Myself<BoardState>>;
 
 crate::source_commands!(BoardSlot, BoardObservation, BoardCommand);
 
@@ -44,10 +38,6 @@ impl PostReads {
     }
 }
 
-pub struct BoardSource;
-
-pub type BoardArgs = CadencedArgs;
-
 pub struct BoardState {
     client: WorkspaceClient,
     outlet: Outlet<BoardSlot, BoardObservation>,
@@ -56,8 +46,6 @@ pub struct BoardState {
     lists: Owner,
     query: BoardQuery,
     post: Option<PostReads>,
-    cadence: CadenceTimer<Msg>,
-    fault_drills: bool,
 }
 
 impl BoardState {
@@ -71,7 +59,7 @@ impl BoardState {
         self.lists.demand(&BoardSlot::Posts, DemandKind::Explicit);
     }
 
-    fn open_post(&mut self, myself: &ActorRef<Msg>, post_id: String) {
+    fn open_post(&mut self, myself: &Myself<Self>, post_id: String) {
         self.close_post("closed");
         let key = BoardSlot::Post(post_id.clone());
         let mut owner = ReadOwner::new(self.outlet.clone(), myself.clone(), self.client.clone());
@@ -88,8 +76,49 @@ impl BoardState {
             post.owner.retire_all(reason);
         }
     }
+}
 
-    fn demand(&mut self, kind: DemandKind) {
+impl SourceState for BoardState {
+    type Slot = BoardSlot;
+    type Payload = BoardObservation;
+    type Command = BoardCommand;
+    type Args = Duration;
+
+    fn start(ctx: SourceContext, myself: &Myself<Self>, _cadence: Duration) -> Self {
+        let outlet = ctx.outlet::<BoardSlot, BoardObservation>();
+        let query = BoardQuery::default();
+        let mut lists = ReadOwner::new(outlet.clone(), myself.clone(), ctx.client.clone());
+        lists.add_slot(posts_slot(
+            query.clone(),
+            ctx.generations.counter(&BoardSlot::Posts),
+        ));
+        lists.add_slot(census_slot(ctx.generations.counter(&BoardSlot::Census)));
+        BoardState {
+            client: ctx.client,
+            outlet,
+            generations: ctx.generations,
+            identity: None,
+            lists,
+            query,
+            post: None,
+        }
+    }
+
+    fn command(&mut self, ctl: &mut Ctl<Self>, command: BoardCommand) {
+        match command {
+            BoardCommand::SetQuery(query) => self.set_query(query),
+            BoardCommand::OpenPost { post_id } => self.open_post(&ctl.myself, post_id),
+            BoardCommand::RefreshPost => {
+                if let Some(post) = self.post.as_mut() {
+                    let key = post.key();
+                    post.owner.demand(&key, DemandKind::Explicit);
+                }
+            }
+            BoardCommand::ClosePost => self.close_post("closed"),
+        }
+    }
+
+    fn demand(&mut self, _ctl: &mut Ctl<Self>, kind: DemandKind) {
         self.lists.demand(&BoardSlot::Posts, kind);
         self.lists.demand(&BoardSlot::Census, kind);
         if let Some(post) = self.post.as_mut() {
@@ -98,7 +127,7 @@ impl BoardState {
         }
     }
 
-    fn identity(&mut self, identity: IdentityState) {
+    fn identity(&mut self, ctl: &mut Ctl<Self>, identity: IdentityState) {
         self.lists.identity(&identity);
         if let Some(post) = self.post.as_mut() {
             let was_withdrawn = post.owner.authority().is_none();
@@ -109,14 +138,18 @@ impl BoardState {
             }
         }
         if self.lists.authority().is_none() {
-            self.cadence.cancel();
+            ctl.cancel_cadence();
         }
         self.identity = Some(identity);
     }
 
     /// Routes a worker's return to the owner of its key; a closed post's return is stale.
-    /// Returns `true` when a list read completed (the cadence re-arms after it).
-    fn worker_returned(&mut self, ret: WorkerReturn<BoardSlot, BoardObservation>) -> bool {
+    /// A list read that completed re-arms the cadence.
+    fn returned(
+        &mut self,
+        _ctl: &mut Ctl<Self>,
+        ret: WorkerReturn<BoardSlot, BoardObservation>,
+    ) -> bool {
         match ret.ticket.slot.clone() {
             BoardSlot::Posts | BoardSlot::Census => self.lists.worker_returned(ret).completed(),
             BoardSlot::Post(id) if self.post.as_ref().is_some_and(|p| p.post_id == id) => {
@@ -131,105 +164,16 @@ impl BoardState {
             }
         }
     }
+
+    fn stop(&mut self, reason: &str) {
+        self.lists.retire_all(reason);
+        self.close_post(reason);
+    }
 }
 
-impl Actor for BoardSource {
-    type Msg = Msg;
-    type State = BoardState;
-    type Arguments = BoardArgs;
-
-    async fn pre_start(
-        &self,
-        myself: ActorRef<Msg>,
-        args: BoardArgs,
-    ) -> Result<BoardState, ActorProcessingErr> {
-        let ctx = args.ctx;
-        let outlet = ctx.outlet::<BoardSlot, BoardObservation>();
-        let query = BoardQuery::default();
-        let mut lists = ReadOwner::new(outlet.clone(), myself, ctx.client.clone());
-        lists.add_slot(posts_slot(
-            query.clone(),
-            ctx.generations.counter(&BoardSlot::Posts),
-        ));
-        lists.add_slot(census_slot(ctx.generations.counter(&BoardSlot::Census)));
-        Ok(BoardState {
-            client: ctx.client,
-            outlet,
-            generations: ctx.generations,
-            identity: None,
-            lists,
-            query,
-            post: None,
-            cadence: CadenceTimer::new(args.cadence),
-            fault_drills: ctx.fault_drills,
-        })
-    }
-
-    async fn handle(
-        &self,
-        myself: ActorRef<Msg>,
-        msg: Msg,
-        state: &mut BoardState,
-    ) -> Result<(), ActorProcessingErr> {
-        match msg {
-            SourceMsg::Command(cmd) => match cmd {
-                BoardCommand::SetQuery(query) => state.set_query(query),
-                BoardCommand::OpenPost { post_id } => state.open_post(&myself, post_id),
-                BoardCommand::RefreshPost => {
-                    if let Some(post) = state.post.as_mut() {
-                        let key = post.key();
-                        post.owner.demand(&key, DemandKind::Explicit);
-                    }
-                }
-                BoardCommand::ClosePost => state.close_post("closed"),
-            },
-            SourceMsg::Control(SourceControl::Demand(kind)) => state.demand(kind),
-            SourceMsg::Control(SourceControl::Identity(identity)) => state.identity(identity),
-            SourceMsg::Returned(ret) => {
-                if state.worker_returned(ret) {
-                    state.cadence.reschedule(&myself);
-                }
-            }
-            SourceMsg::Control(SourceControl::Visible(visible)) => {
-                state.cadence.set_visible(visible, &myself)
-            }
-            SourceMsg::Control(SourceControl::InjectPanic) => {
-                inject_panic(state.fault_drills, BOARD)
-            }
-        }
-        Ok(())
-    }
-
-    async fn post_stop(
-        &self,
-        _myself: ActorRef<Msg>,
-        state: &mut BoardState,
-    ) -> Result<(), ActorProcessingErr> {
-        state.lists.retire_all("source_stopped");
-        state.close_post("source_stopped");
-        Ok(())
-    }
+impl OwnKey for BoardState {
+    const KEY: SourceKey = BOARD;
 }
 
 /// Spawns the Board source under the supervisor.
-pub struct BoardSpawner {
-    pub cadence: Duration,
-}
-
-impl SourceSpawner for BoardSpawner {
-    fn key(&self) -> SourceKey {
-        BOARD
-    }
-
-    fn spawn(
-        &self,
-        ctx: SourceContext,
-        supervisor: ActorCell,
-    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
-        let args = BoardArgs {
-            ctx,
-            cadence: self.cadence,
-        };
-        spawn_source_with::<_, BoardCommand>(BoardSource, args, supervisor)
-    }
-}
+pub type BoardSpawner = Every<BoardState>;

@@ -12,4 +12,4 @@ pub mod chain;
 pub mod source;
 
 pub use chain::{NamesChain, NamesPageRead, SCOPES};
-pub use source::{ConnectorsCommand, ConnectorsSource, ConnectorsSpawner};
+pub use source::{ConnectorsCommand, ConnectorsSpawner, ConnectorsState};

@@ -28,27 +28,21 @@
 
 use super::chain::{NamesChain, SCOPES, chain_key, chain_slot, page_reader};
 use crate::actors::contract::{
-    DemandKind, GenerationBook, IdentityState, Outlet, SlotKey, SourceContext, SourceControl,
-    SourceHandle, SourceKey, SourceSpawner,
+    DemandKind, GenerationBook, IdentityState, Outlet, SlotKey, SourceContext, SourceKey,
 };
-use crate::actors::read::drill::inject_panic;
+use crate::actors::read::shell::{Ctl, Every, Myself, OwnKey, SourceState};
 use crate::actors::read::{
-    CadenceTimer, CadencedArgs, ExplicitPolicy, ReadOwner, ReturnOutcome, SlotSpec, SourceMsg,
-    WorkerReturn, reader, spawn_source_with,
+    ExplicitPolicy, ReadOwner, ReturnOutcome, SlotSpec, WorkerReturn, reader,
 };
 use crate::actors::system::{CONNECTORS, SystemObservation, SystemSlot};
 use crate::protocol::client::WorkspaceClient;
 use crate::protocol::connectors::{ConnectorRow, ConnectorStatusList};
 use crate::protocol::routes::{Capability, RouteFamily};
 use crate::timeline::stage;
-use futures::future::BoxFuture;
-use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
 use std::sync::Arc;
 use std::time::Duration;
 
 pub const STATUS_PATH: &str = "/api/v1/gate/connectors";
-
-type Msg = SourceMsg<SystemSlot, SystemObservation, ConnectorsCommand>;
 
 /// What the view asks of the Connectors source (through its typed handle).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,7 +69,7 @@ impl WriteDemand {
         self.heard > self.consumed
     }
 }
-type Owner = ReadOwner<SystemSlot, SystemObservation, ActorRef<Msg>>;
+type Owner = ReadOwner<SystemSlot, SystemObservation, Myself<ConnectorsState>>;
 
 fn status_slot(generations: &GenerationBook) -> SlotSpec<SystemSlot, SystemObservation> {
     SlotSpec {
@@ -91,10 +85,6 @@ fn status_slot(generations: &GenerationBook) -> SlotSpec<SystemSlot, SystemObser
     }
 }
 
-pub struct ConnectorsSource;
-
-pub type ConnectorsArgs = CadencedArgs;
-
 pub struct ConnectorsState {
     client: WorkspaceClient,
     outlet: Outlet<SystemSlot, SystemObservation>,
@@ -103,8 +93,6 @@ pub struct ConnectorsState {
     status: Owner,
     chains: Owner,
     writes: WriteDemand,
-    cadence: CadenceTimer<Msg>,
-    fault_drills: bool,
     /// What the running chains were started from; `None` restarts them at the next status.
     chains_basis: Option<ChainsBasis>,
 }
@@ -134,7 +122,7 @@ impl ChainsBasis {
 impl ConnectorsState {
     /// A status list was forwarded: the previous chains are retired and one fresh chain per
     /// (listed connector, scope) starts (D-1, D-5).
-    fn restart_chains(&mut self, myself: &ActorRef<Msg>, list: &ConnectorStatusList) {
+    fn restart_chains(&mut self, myself: &Myself<Self>, list: &ConnectorStatusList) {
         self.chains_basis = Some(ChainsBasis::of(list));
         self.chains.retire_all("superseded_by_status");
         let mut owner: Owner =
@@ -174,7 +162,7 @@ impl ConnectorsState {
 
     /// Withdraws every name chain at once and leaves an empty chain owner (D-11); the next
     /// status read that covers the write starts them again.
-    fn withdraw_chains(&mut self, myself: &ActorRef<Msg>, reason: &str) {
+    fn withdraw_chains(&mut self, myself: &Myself<Self>, reason: &str) {
         self.chains_basis = None;
         self.chains.retire_all(reason);
         let mut owner: Owner =
@@ -208,7 +196,7 @@ impl ConnectorsState {
 
     /// A binding write settled (D-10, D-11): the names go at once; a status read dispatched
     /// after the write is owed — now, or after the one in flight (merged).
-    fn binding_written(&mut self, myself: &ActorRef<Msg>) {
+    fn binding_written(&mut self, myself: &Myself<Self>) {
         self.writes.heard += 1;
         self.withdraw_chains(myself, "binding_write");
         if self.writes.in_flight.is_none() {
@@ -218,7 +206,7 @@ impl ConnectorsState {
 
     /// A status answer was forwarded: start the chains from it unless a write it does not
     /// cover is outstanding (D-10, D-12), and only when what they depend on changed.
-    fn status_forwarded(&mut self, myself: &ActorRef<Msg>, list: &ConnectorStatusList) {
+    fn status_forwarded(&mut self, myself: &Myself<Self>, list: &ConnectorStatusList) {
         if self.chains_basis.as_ref() != Some(&ChainsBasis::of(list)) {
             self.restart_chains(myself, list);
         }
@@ -228,7 +216,7 @@ impl ConnectorsState {
     /// re-arms after it).
     fn worker_returned(
         &mut self,
-        myself: &ActorRef<Msg>,
+        myself: &Myself<Self>,
         ret: WorkerReturn<SystemSlot, SystemObservation>,
     ) -> bool {
         match ret.ticket.slot.clone() {
@@ -295,22 +283,18 @@ impl ConnectorsState {
     }
 }
 
-impl Actor for ConnectorsSource {
-    type Msg = Msg;
-    type State = ConnectorsState;
-    type Arguments = ConnectorsArgs;
+impl SourceState for ConnectorsState {
+    type Slot = SystemSlot;
+    type Payload = SystemObservation;
+    type Command = ConnectorsCommand;
+    type Args = Duration;
 
-    async fn pre_start(
-        &self,
-        myself: ActorRef<Msg>,
-        args: ConnectorsArgs,
-    ) -> Result<ConnectorsState, ActorProcessingErr> {
-        let ctx = args.ctx;
+    fn start(ctx: SourceContext, myself: &Myself<Self>, _cadence: Duration) -> Self {
         let outlet = ctx.outlet::<SystemSlot, SystemObservation>();
         let mut status = ReadOwner::new(outlet.clone(), myself.clone(), ctx.client.clone());
         status.add_slot(status_slot(&ctx.generations));
-        let chains = ReadOwner::new(outlet.clone(), myself, ctx.client.clone());
-        Ok(ConnectorsState {
+        let chains = ReadOwner::new(outlet.clone(), myself.clone(), ctx.client.clone());
+        ConnectorsState {
             client: ctx.client,
             outlet,
             generations: ctx.generations,
@@ -318,97 +302,65 @@ impl Actor for ConnectorsSource {
             status,
             chains,
             writes: WriteDemand::default(),
-            cadence: CadenceTimer::new(args.cadence),
-            fault_drills: ctx.fault_drills,
             chains_basis: None,
-        })
-    }
-
-    async fn handle(
-        &self,
-        myself: ActorRef<Msg>,
-        msg: Msg,
-        state: &mut ConnectorsState,
-    ) -> Result<(), ActorProcessingErr> {
-        match msg {
-            // The status is the demanded read; chains follow each admitted status.
-            SourceMsg::Control(SourceControl::Demand(kind)) => {
-                if kind == DemandKind::Explicit {
-                    // The operator's refresh reads the names again too.
-                    state.chains_basis = None;
-                }
-                state.demand_status(kind);
-            }
-            SourceMsg::Control(SourceControl::Identity(identity)) => {
-                state.chains_basis = None;
-                // D-13: another workspace never inherits a write's demand; withdrawal keeps it.
-                if let IdentityState::Confirmed { scope, .. } = &identity {
-                    if state
-                        .writes
-                        .workspace
-                        .as_ref()
-                        .is_some_and(|w| w != &scope.workspace)
-                    {
-                        state.writes.consumed = state.writes.heard;
-                    }
-                    state.writes.workspace = Some(scope.workspace.clone());
-                }
-                state.status.identity(&identity);
-                state.chains.identity(&identity);
-                if state.status.authority().is_none() {
-                    state.cadence.cancel();
-                }
-                state.identity = Some(identity);
-                state.note_status_dispatch();
-            }
-            SourceMsg::Command(ConnectorsCommand::BindingWritten) => {
-                state.binding_written(&myself);
-            }
-            SourceMsg::Returned(ret) => {
-                if state.worker_returned(&myself, ret) {
-                    state.cadence.reschedule(&myself);
-                }
-            }
-            SourceMsg::Control(SourceControl::Visible(visible)) => {
-                state.cadence.set_visible(visible, &myself)
-            }
-            SourceMsg::Control(SourceControl::InjectPanic) => {
-                inject_panic(state.fault_drills, CONNECTORS);
-            }
         }
-        Ok(())
     }
 
-    async fn post_stop(
-        &self,
-        _myself: ActorRef<Msg>,
-        state: &mut ConnectorsState,
-    ) -> Result<(), ActorProcessingErr> {
-        state.status.retire_all("source_stopped");
-        state.chains.retire_all("source_stopped");
-        Ok(())
+    fn command(&mut self, ctl: &mut Ctl<Self>, command: ConnectorsCommand) {
+        match command {
+            ConnectorsCommand::BindingWritten => self.binding_written(&ctl.myself),
+        }
     }
+
+    /// The status is the demanded read; chains follow each admitted status.
+    fn demand(&mut self, _ctl: &mut Ctl<Self>, kind: DemandKind) {
+        if kind == DemandKind::Explicit {
+            // The operator's refresh reads the names again too.
+            self.chains_basis = None;
+        }
+        self.demand_status(kind);
+    }
+
+    fn identity(&mut self, ctl: &mut Ctl<Self>, identity: IdentityState) {
+        self.chains_basis = None;
+        // D-13: another workspace never inherits a write's demand; withdrawal keeps it.
+        if let IdentityState::Confirmed { scope, .. } = &identity {
+            if self
+                .writes
+                .workspace
+                .as_ref()
+                .is_some_and(|w| w != &scope.workspace)
+            {
+                self.writes.consumed = self.writes.heard;
+            }
+            self.writes.workspace = Some(scope.workspace.clone());
+        }
+        self.status.identity(&identity);
+        self.chains.identity(&identity);
+        if self.status.authority().is_none() {
+            ctl.cancel_cadence();
+        }
+        self.identity = Some(identity);
+        self.note_status_dispatch();
+    }
+
+    fn returned(
+        &mut self,
+        ctl: &mut Ctl<Self>,
+        ret: WorkerReturn<SystemSlot, SystemObservation>,
+    ) -> bool {
+        self.worker_returned(&ctl.myself, ret)
+    }
+
+    fn stop(&mut self, reason: &str) {
+        self.status.retire_all(reason);
+        self.chains.retire_all(reason);
+    }
+}
+
+impl OwnKey for ConnectorsState {
+    const KEY: SourceKey = CONNECTORS;
 }
 
 /// Spawns the Connectors source under the supervisor.
-pub struct ConnectorsSpawner {
-    pub cadence: Duration,
-}
-
-impl SourceSpawner for ConnectorsSpawner {
-    fn key(&self) -> SourceKey {
-        CONNECTORS
-    }
-
-    fn spawn(
-        &self,
-        ctx: SourceContext,
-        supervisor: ActorCell,
-    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
-        let args = ConnectorsArgs {
-            ctx,
-            cadence: self.cadence,
-        };
-        spawn_source_with::<_, ConnectorsCommand>(ConnectorsSource, args, supervisor)
-    }
-}
+pub type ConnectorsSpawner = Every<ConnectorsState>;

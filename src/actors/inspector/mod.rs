@@ -13,7 +13,7 @@ use crate::actors::asks::TurnTarget;
 use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
 use crate::protocol::inspector::{ProviderInput, TurnRecordsPage};
 
-pub use source::{InspectorSource, InspectorSpawner};
+pub use source::{InspectorSpawner, InspectorState};
 
 /// The turn-inspector source (supervision key).
 pub const TURN_INSPECTOR: SourceKey = SourceKey("turn_inspector");

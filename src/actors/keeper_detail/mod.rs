@@ -18,7 +18,7 @@ use crate::protocol::keeper_ops::ToolApprovalModes;
 
 pub use gate::WorkspaceGateSpawner;
 pub use reads::{ContextOwner, ContextRead};
-pub use source::{KeeperDetailSource, KeeperDetailSpawner};
+pub use source::{KeeperDetailSpawner, KeeperDetailState};
 
 /// The Keeper detail source (supervision key).
 pub const KEEPER_DETAIL: SourceKey = SourceKey("keeper_detail");

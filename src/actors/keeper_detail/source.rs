@@ -19,21 +19,15 @@ use super::{
     KEEPER_DETAIL, KeeperDetailCommand, KeeperDetailObservation, KeeperDetailSlot, Viewer,
 };
 use crate::actors::contract::{
-    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceControl, SourceHandle,
-    SourceKey, SourceSpawner,
+    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceKey,
 };
-use crate::actors::read::drill::inject_panic;
-use crate::actors::read::{
-    CadenceTimer, CadencedArgs, ReadOwner, SourceMsg, WorkerReturn, spawn_source_with,
-};
+use crate::actors::read::shell::{Ctl, Every, Myself, OwnKey, SourceState};
+use crate::actors::read::{ReadOwner, WorkerReturn};
 use crate::protocol::client::WorkspaceClient;
-use futures::future::BoxFuture;
-use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-type Msg = SourceMsg<KeeperDetailSlot, KeeperDetailObservation, KeeperDetailCommand>;
-type Owner = ReadOwner<KeeperDetailSlot, KeeperDetailObservation, ActorRef<Msg>>;
+type Owner = ReadOwner<KeeperDetailSlot, KeeperDetailObservation, Myself<KeeperDetailState>>;
 
 crate::source_commands!(
     KeeperDetailSlot,
@@ -84,18 +78,12 @@ impl KeeperReads {
     }
 }
 
-pub struct KeeperDetailSource;
-
-pub type KeeperDetailArgs = CadencedArgs;
-
 pub struct KeeperDetailState {
     client: WorkspaceClient,
     outlet: Outlet<KeeperDetailSlot, KeeperDetailObservation>,
     generations: GenerationBook,
     identity: Option<IdentityState>,
     watched: Vec<KeeperReads>,
-    cadence: CadenceTimer<Msg>,
-    fault_drills: bool,
 }
 
 impl KeeperDetailState {
@@ -103,7 +91,7 @@ impl KeeperDetailState {
         self.watched.iter_mut().find(|r| r.keeper == keeper)
     }
 
-    fn new_reads(&self, myself: &ActorRef<Msg>, keeper: &str) -> KeeperReads {
+    fn new_reads(&self, myself: &Myself<Self>, keeper: &str) -> KeeperReads {
         let mut owner = ReadOwner::new(self.outlet.clone(), myself.clone(), self.client.clone());
         let meta = KeeperDetailSlot::Meta(keeper.to_string());
         owner.add_slot(meta_slot(keeper, self.generations.counter(&meta)));
@@ -122,7 +110,8 @@ impl KeeperDetailState {
     }
 
     /// Removes `viewer` from whatever Keeper it watched; retires a Keeper left unwatched.
-    fn leave(&mut self, viewer: Viewer) {
+    /// `true` when no Keeper is watched any more (no poll is due).
+    fn leave(&mut self, viewer: Viewer) -> bool {
         for reads in &mut self.watched {
             reads.viewers.remove(&viewer);
         }
@@ -133,26 +122,26 @@ impl KeeperDetailState {
         for mut reads in left {
             reads.owner.retire_all("closed");
         }
-        if self.watched.is_empty() {
-            self.cadence.cancel();
-        }
+        self.watched.is_empty()
     }
 
-    fn watch(&mut self, myself: &ActorRef<Msg>, viewer: Viewer, keeper: String) {
+    /// `true` when leaving the viewer's Keeper left none watched on the way (no poll is due
+    /// until the new Keeper's reads complete).
+    fn watch(&mut self, myself: &Myself<Self>, viewer: Viewer, keeper: String) -> bool {
         let already = self
             .watched
             .iter()
             .any(|r| r.keeper == keeper && r.viewers.contains(&viewer));
         if already {
-            return;
+            return false;
         }
-        self.leave(viewer);
+        let emptied = self.leave(viewer);
         if self.reads_of(&keeper).is_none() {
             let reads = self.new_reads(myself, &keeper);
             self.watched.push(reads);
         }
         let Some(reads) = self.reads_of(&keeper) else {
-            return;
+            return emptied;
         };
         let first = reads.viewers.is_empty();
         let gains_metrics = viewer.wants_metrics() && !reads.wants_metrics();
@@ -163,22 +152,7 @@ impl KeeperDetailState {
             let metrics = reads.metrics_key();
             reads.owner.demand(&metrics, DemandKind::Explicit);
         }
-    }
-
-    fn demand_all(&mut self, kind: DemandKind) {
-        for reads in &mut self.watched {
-            reads.demand(kind);
-        }
-    }
-
-    fn identity(&mut self, identity: IdentityState) {
-        for reads in &mut self.watched {
-            reads.owner.identity(&identity);
-        }
-        if identity.authority().is_none() {
-            self.cadence.cancel();
-        }
-        self.identity = Some(identity);
+        emptied
     }
 
     /// Metadata arrived: plan (or re-plan) the context for the owner it names and demand it.
@@ -253,94 +227,77 @@ impl KeeperDetailState {
     }
 }
 
-impl Actor for KeeperDetailSource {
-    type Msg = Msg;
-    type State = KeeperDetailState;
-    type Arguments = KeeperDetailArgs;
+impl SourceState for KeeperDetailState {
+    type Slot = KeeperDetailSlot;
+    type Payload = KeeperDetailObservation;
+    type Command = KeeperDetailCommand;
+    type Args = Duration;
 
-    async fn pre_start(
-        &self,
-        _myself: ActorRef<Msg>,
-        args: KeeperDetailArgs,
-    ) -> Result<KeeperDetailState, ActorProcessingErr> {
-        let ctx = args.ctx;
-        Ok(KeeperDetailState {
+    fn start(ctx: SourceContext, _myself: &Myself<Self>, _cadence: Duration) -> Self {
+        KeeperDetailState {
             outlet: ctx.outlet::<KeeperDetailSlot, KeeperDetailObservation>(),
             client: ctx.client,
             generations: ctx.generations,
             identity: None,
             watched: Vec::new(),
-            cadence: CadenceTimer::new(args.cadence),
-            fault_drills: ctx.fault_drills,
-        })
+        }
     }
 
-    async fn handle(
-        &self,
-        myself: ActorRef<Msg>,
-        msg: Msg,
-        state: &mut KeeperDetailState,
-    ) -> Result<(), ActorProcessingErr> {
-        match msg {
-            SourceMsg::Command(cmd) => match cmd {
-                KeeperDetailCommand::Watch { viewer, keeper } => {
-                    state.watch(&myself, viewer, keeper)
-                }
-                KeeperDetailCommand::Unwatch { viewer } => state.leave(viewer),
-                KeeperDetailCommand::Refresh { keeper } => {
-                    if let Some(reads) = state.reads_of(&keeper) {
-                        reads.demand(DemandKind::Explicit);
-                    }
-                }
-            },
-            SourceMsg::Control(SourceControl::Demand(kind)) => state.demand_all(kind),
-            SourceMsg::Control(SourceControl::Identity(identity)) => state.identity(identity),
-            SourceMsg::Returned(ret) => {
-                if state.worker_returned(ret) && !state.watched.is_empty() {
-                    state.cadence.reschedule(&myself);
+    fn command(&mut self, ctl: &mut Ctl<Self>, command: KeeperDetailCommand) {
+        match command {
+            KeeperDetailCommand::Watch { viewer, keeper } => {
+                if self.watch(&ctl.myself, viewer, keeper) {
+                    ctl.cancel_cadence();
                 }
             }
-            SourceMsg::Control(SourceControl::Visible(visible)) => {
-                state.cadence.set_visible(visible, &myself)
+            KeeperDetailCommand::Unwatch { viewer } => {
+                if self.leave(viewer) {
+                    ctl.cancel_cadence();
+                }
             }
-            SourceMsg::Control(SourceControl::InjectPanic) => {
-                inject_panic(state.fault_drills, KEEPER_DETAIL)
+            KeeperDetailCommand::Refresh { keeper } => {
+                if let Some(reads) = self.reads_of(&keeper) {
+                    reads.demand(DemandKind::Explicit);
+                }
             }
         }
-        Ok(())
     }
 
-    async fn post_stop(
-        &self,
-        _myself: ActorRef<Msg>,
-        state: &mut KeeperDetailState,
-    ) -> Result<(), ActorProcessingErr> {
-        for reads in &mut state.watched {
-            reads.owner.retire_all("source_stopped");
+    fn demand(&mut self, _ctl: &mut Ctl<Self>, kind: DemandKind) {
+        for reads in &mut self.watched {
+            reads.demand(kind);
         }
-        Ok(())
     }
+
+    fn identity(&mut self, ctl: &mut Ctl<Self>, identity: IdentityState) {
+        for reads in &mut self.watched {
+            reads.owner.identity(&identity);
+        }
+        if identity.authority().is_none() {
+            ctl.cancel_cadence();
+        }
+        self.identity = Some(identity);
+    }
+
+    /// A completed read re-arms the cadence while some Keeper is watched.
+    fn returned(
+        &mut self,
+        _ctl: &mut Ctl<Self>,
+        ret: WorkerReturn<KeeperDetailSlot, KeeperDetailObservation>,
+    ) -> bool {
+        self.worker_returned(ret) && !self.watched.is_empty()
+    }
+
+    fn stop(&mut self, reason: &str) {
+        for reads in &mut self.watched {
+            reads.owner.retire_all(reason);
+        }
+    }
+}
+
+impl OwnKey for KeeperDetailState {
+    const KEY: SourceKey = KEEPER_DETAIL;
 }
 
 /// Spawns the Keeper detail source under the supervisor.
-pub struct KeeperDetailSpawner {
-    pub cadence: Duration,
-}
-
-impl SourceSpawner for KeeperDetailSpawner {
-    fn key(&self) -> SourceKey {
-        KEEPER_DETAIL
-    }
-
-    fn spawn(
-        &self,
-        ctx: SourceContext,
-        supervisor: ActorCell,
-    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
-        let args = KeeperDetailArgs {
-            ctx,
-            cadence: self.cadence,
-        };
-        spawn_source_with::<_, KeeperDetailCommand>(KeeperDetailSource, args, supervisor)
-    }
-}
+pub type KeeperDetailSpawner = Every<KeeperDetailState>;

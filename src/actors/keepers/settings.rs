@@ -13,18 +13,13 @@
 use super::ops::{OWNER_NOT_RECONFIRMED, reconfirm};
 use super::{KeepersObservation, KeepersSlot};
 use crate::actors::contract::{
-    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceControl, SourceHandle,
-    SourceKey, SourceSpawner,
+    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceKey,
 };
-use crate::actors::read::drill::inject_panic;
-use crate::actors::read::{
-    ExplicitPolicy, ReadOwner, Reader, SlotSpec, SourceMsg, reader, spawn_source_with,
-};
+use crate::actors::read::shell::{Ctl, Myself, OnCommand, OwnKey, SourceState};
+use crate::actors::read::{ExplicitPolicy, ReadOwner, Reader, SlotSpec, WorkerReturn, reader};
 use crate::protocol::client::{ClientError, WorkspaceClient};
 use crate::protocol::keeper_config::{CompositeRevision, KeeperConfigSnapshot};
 use crate::protocol::keeper_ops::keeper_config_path;
-use futures::future::BoxFuture;
-use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
 use std::sync::Arc;
 
 /// The settings preparation source (supervision key).
@@ -133,20 +128,16 @@ async fn prepare(
     Ok(PreparedSettings { snapshot, revision })
 }
 
-type Msg = SourceMsg<KeepersSlot, KeepersObservation, KeeperSettingsCommand>;
-type Owner = ReadOwner<KeepersSlot, KeepersObservation, ActorRef<Msg>>;
+type Owner = ReadOwner<KeepersSlot, KeepersObservation, Myself<KeeperSettingsState>>;
 
 crate::source_commands!(KeepersSlot, KeepersObservation, KeeperSettingsCommand);
-
-pub struct KeeperSettingsSource;
 
 pub struct KeeperSettingsState {
     owner: Owner,
     outlet: Outlet<KeepersSlot, KeepersObservation>,
-    myself: ActorRef<Msg>,
+    myself: Myself<Self>,
     client: WorkspaceClient,
     generations: GenerationBook,
-    fault_drills: bool,
 }
 
 impl KeeperSettingsState {
@@ -171,91 +162,67 @@ fn slot(generations: &GenerationBook, keeper: &str) -> SlotSpec<KeepersSlot, Kee
     }
 }
 
-impl Actor for KeeperSettingsSource {
-    type Msg = Msg;
-    type State = KeeperSettingsState;
-    type Arguments = SourceContext;
+impl SourceState for KeeperSettingsState {
+    type Slot = KeepersSlot;
+    type Payload = KeepersObservation;
+    type Command = KeeperSettingsCommand;
+    type Args = ();
 
-    async fn pre_start(
-        &self,
-        myself: ActorRef<Msg>,
-        ctx: SourceContext,
-    ) -> Result<KeeperSettingsState, ActorProcessingErr> {
+    fn start(ctx: SourceContext, myself: &Myself<Self>, _args: ()) -> Self {
         let outlet: Outlet<KeepersSlot, KeepersObservation> = ctx.outlet();
         let mut owner = ReadOwner::new(outlet.clone(), myself.clone(), ctx.client.clone());
         owner.add_slot(slot(&ctx.generations, ""));
-        Ok(KeeperSettingsState {
+        KeeperSettingsState {
             owner,
             outlet,
-            myself,
+            myself: myself.clone(),
             client: ctx.client,
             generations: ctx.generations,
-            fault_drills: ctx.fault_drills,
-        })
+        }
     }
 
-    async fn handle(
-        &self,
-        _myself: ActorRef<Msg>,
-        msg: Msg,
-        state: &mut KeeperSettingsState,
-    ) -> Result<(), ActorProcessingErr> {
-        match msg {
-            SourceMsg::Command(KeeperSettingsCommand::Prepare { keeper }) => {
-                state
-                    .owner
+    fn command(&mut self, _ctl: &mut Ctl<Self>, command: KeeperSettingsCommand) {
+        match command {
+            KeeperSettingsCommand::Prepare { keeper } => {
+                self.owner
                     .set_reader(&KeepersSlot::Settings, settings_reader(keeper));
-                state
-                    .owner
+                self.owner
                     .demand(&KeepersSlot::Settings, DemandKind::Explicit);
             }
-            SourceMsg::Control(SourceControl::Identity(identity)) => {
-                let _ = state.owner.identity(&identity);
-                if !matches!(identity, IdentityState::Confirmed { .. }) {
-                    // The read in flight was retired (the view cancels its preparation, H-2);
-                    // it is not read again on the next confirmation: only a new `e` reads.
-                    // A fresh owner forgets the demand (generations continue: G-6).
-                    state.owner = state.fresh_owner();
-                    let _ = state.owner.identity(&identity);
-                }
-            }
-            // Only `e` reads: a general refresh is no preparation.
-            SourceMsg::Control(SourceControl::Demand(_)) => {}
-            SourceMsg::Returned(ret) => {
-                let _ = state.owner.worker_returned(ret);
-            }
-            // No cadence: visibility changes nothing.
-            SourceMsg::Control(SourceControl::Visible(_)) => {}
-            SourceMsg::Control(SourceControl::InjectPanic) => {
-                inject_panic(state.fault_drills, KEEPER_SETTINGS)
-            }
         }
-        Ok(())
     }
 
-    async fn post_stop(
-        &self,
-        _myself: ActorRef<Msg>,
-        state: &mut KeeperSettingsState,
-    ) -> Result<(), ActorProcessingErr> {
-        state.owner.retire_all("source_stopped");
-        Ok(())
+    /// Only `e` reads: a general refresh is no preparation.
+    fn demand(&mut self, _ctl: &mut Ctl<Self>, _kind: DemandKind) {}
+
+    fn identity(&mut self, _ctl: &mut Ctl<Self>, identity: IdentityState) {
+        let _ = self.owner.identity(&identity);
+        if !matches!(identity, IdentityState::Confirmed { .. }) {
+            // The read in flight was retired (the view cancels its preparation, H-2); it is
+            // not read again on the next confirmation: only a new `e` reads. A fresh owner
+            // forgets the demand (generations continue: G-6).
+            self.owner = self.fresh_owner();
+            let _ = self.owner.identity(&identity);
+        }
     }
+
+    fn returned(
+        &mut self,
+        _ctl: &mut Ctl<Self>,
+        ret: WorkerReturn<KeepersSlot, KeepersObservation>,
+    ) -> bool {
+        let _ = self.owner.worker_returned(ret);
+        false
+    }
+
+    fn stop(&mut self, reason: &str) {
+        self.owner.retire_all(reason);
+    }
+}
+
+impl OwnKey for KeeperSettingsState {
+    const KEY: SourceKey = KEEPER_SETTINGS;
 }
 
 /// Spawns the settings preparation source under the supervisor.
-pub struct KeeperSettingsSpawner;
-
-impl SourceSpawner for KeeperSettingsSpawner {
-    fn key(&self) -> SourceKey {
-        KEEPER_SETTINGS
-    }
-
-    fn spawn(
-        &self,
-        ctx: SourceContext,
-        supervisor: ActorCell,
-    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
-        spawn_source_with::<_, KeeperSettingsCommand>(KeeperSettingsSource, ctx, supervisor)
-    }
-}
+pub type KeeperSettingsSpawner = OnCommand<KeeperSettingsState>;

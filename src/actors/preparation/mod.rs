@@ -16,18 +16,14 @@
 //! takes an answer only for the target it still shows (`other_target` otherwise).
 
 use crate::actors::contract::{
-    DemandKind, Payload, ReadResult, SlotKey, SourceContext, SourceControl, SourceHandle,
-    SourceKey, SourceSpawner, read_outcome,
+    DemandKind, IdentityState, Payload, ReadResult, SlotKey, SourceContext, SourceKey, read_outcome,
 };
-use crate::actors::read::drill::inject_panic;
+use crate::actors::read::shell::{Ctl, Every, Myself, OwnKey, ShellMsg, SourceState, StartArgs};
 use crate::actors::read::{
-    CadenceTimer, CadencedArgs, ExplicitPolicy, ReadOwner, ReturnOutcome, SlotSpec, SourceMsg,
-    reader, spawn_source_with,
+    CadenceTimer, ExplicitPolicy, ReadOwner, ReturnOutcome, SlotSpec, WorkerReturn, reader,
 };
 use crate::protocol::client::ErrorClass;
 use crate::protocol::runtime_trace::{RuntimeTrace, TraceHealth, TurnLink, runtime_trace_path};
-use futures::future::BoxFuture;
-use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
 use std::time::Duration;
 
 /// The preparation source (supervision key).
@@ -98,7 +94,7 @@ pub fn recheck_after(result: &ReadResult<RuntimeTrace>) -> bool {
 
 crate::source_commands!(PreparationSlot, PreparationObservation, PreparationCommand);
 
-type Msg = SourceMsg<PreparationSlot, PreparationObservation, PreparationCommand>;
+type Msg = ShellMsg<PreparationState>;
 
 fn report_reader(target: PreparationTarget) -> crate::actors::read::Reader<PreparationObservation> {
     reader(move |auth, client| {
@@ -116,11 +112,8 @@ fn report_reader(target: PreparationTarget) -> crate::actors::read::Reader<Prepa
     })
 }
 
-pub struct PreparationSource;
-
 pub struct PreparationState {
-    owner: ReadOwner<PreparationSlot, PreparationObservation, ActorRef<Msg>>,
-    fault_drills: bool,
+    owner: ReadOwner<PreparationSlot, PreparationObservation, Myself<PreparationState>>,
     /// M-2: the re-check's timer (the turns cadence), armed after a failure before the save.
     recheck: CadenceTimer<Msg>,
     /// The target of the last `Read` (`None` after `Stop`).
@@ -136,18 +129,30 @@ impl PreparationState {
     }
 }
 
-impl Actor for PreparationSource {
-    type Msg = Msg;
-    type State = PreparationState;
-    type Arguments = CadencedArgs;
+/// The re-check's period (M-2: the turns cadence). Not a poll: the timer is the source's own,
+/// so visibility changes no period (it only runs while the details are expanded).
+pub struct Recheck(pub Duration);
 
-    async fn pre_start(
-        &self,
-        myself: ActorRef<Msg>,
-        args: CadencedArgs,
-    ) -> Result<PreparationState, ActorProcessingErr> {
-        let CadencedArgs { ctx, cadence } = args;
-        let mut owner = ReadOwner::new(ctx.outlet(), myself, ctx.client.clone());
+impl From<Duration> for Recheck {
+    fn from(period: Duration) -> Self {
+        Self(period)
+    }
+}
+
+impl StartArgs for Recheck {
+    fn period(&self) -> Option<Duration> {
+        None
+    }
+}
+
+impl SourceState for PreparationState {
+    type Slot = PreparationSlot;
+    type Payload = PreparationObservation;
+    type Command = PreparationCommand;
+    type Args = Recheck;
+
+    fn start(ctx: SourceContext, myself: &Myself<Self>, Recheck(recheck): Recheck) -> Self {
+        let mut owner = ReadOwner::new(ctx.outlet(), myself.clone(), ctx.client.clone());
         owner.add_slot(SlotSpec {
             generations: ctx.generations.counter(&PreparationSlot::Report),
             key: PreparationSlot::Report,
@@ -156,86 +161,73 @@ impl Actor for PreparationSource {
             // Nothing is read before the first `Read` names a target.
             reader: reader(|_, _| async { unreachable_target() }),
         });
-        Ok(PreparationState {
+        PreparationState {
             owner,
-            fault_drills: ctx.fault_drills,
-            recheck: CadenceTimer::new(cadence),
+            recheck: CadenceTimer::new(recheck),
             aimed: None,
             rechecking: false,
-        })
+        }
     }
 
-    async fn handle(
-        &self,
-        myself: ActorRef<Msg>,
-        msg: Msg,
-        state: &mut PreparationState,
-    ) -> Result<(), ActorProcessingErr> {
-        match msg {
-            SourceMsg::Command(PreparationCommand::Read(target)) => {
+    fn command(&mut self, _ctl: &mut Ctl<Self>, command: PreparationCommand) {
+        match command {
+            PreparationCommand::Read(target) => {
                 // A new aim ends the re-check of the old one (M-2, M-5).
-                state.end_recheck();
-                state.aimed = Some(target.clone());
-                state
-                    .owner
+                self.end_recheck();
+                self.aimed = Some(target.clone());
+                self.owner
                     .set_reader(&PreparationSlot::Report, report_reader(target));
-                state
-                    .owner
+                self.owner
                     .demand(&PreparationSlot::Report, DemandKind::Explicit);
             }
-            SourceMsg::Command(PreparationCommand::Stop) => {
-                state.end_recheck();
-                state.aimed = None;
-            }
-            // M-2: the re-check's tick reads the aimed target again (shares a read in flight).
-            SourceMsg::Control(SourceControl::Demand(DemandKind::Cadence))
-                if state.rechecking && state.aimed.is_some() =>
-            {
-                state.rechecking = false;
-                state
-                    .owner
-                    .demand(&PreparationSlot::Report, DemandKind::Cadence);
-            }
-            // No standing read: a bare demand has no target to read, and visibility changes
-            // no period (the re-check only runs while the details are expanded).
-            SourceMsg::Control(SourceControl::Demand(_) | SourceControl::Visible(_)) => {}
-            SourceMsg::Control(SourceControl::Identity(identity)) => {
-                state.owner.identity(&identity);
-            }
-            SourceMsg::Control(SourceControl::InjectPanic) => {
-                inject_panic(state.fault_drills, PREPARATION)
-            }
-            SourceMsg::Returned(ret) => {
-                // Only an answer for the target aimed now decides the re-check.
-                let recheck = match &ret.result {
-                    Ok(obs) if state.aimed.as_ref() == Some(&obs.target) => {
-                        Some(recheck_after(&obs.result))
-                    }
-                    _ => None,
-                };
-                let outcome = state.owner.worker_returned(ret);
-                if !matches!(outcome, ReturnOutcome::Stale(_)) {
-                    match recheck {
-                        Some(true) => {
-                            state.rechecking = true;
-                            state.recheck.reschedule(&myself);
-                        }
-                        Some(false) => state.end_recheck(),
-                        None => {}
-                    }
-                }
+            PreparationCommand::Stop => {
+                self.end_recheck();
+                self.aimed = None;
             }
         }
-        Ok(())
     }
 
-    async fn post_stop(
-        &self,
-        _myself: ActorRef<Msg>,
-        state: &mut PreparationState,
-    ) -> Result<(), ActorProcessingErr> {
-        state.owner.retire_all("source_stopped");
-        Ok(())
+    /// M-2: the re-check's tick reads the aimed target again (shares a read in flight). No
+    /// standing read: any other demand has no target to read.
+    fn demand(&mut self, _ctl: &mut Ctl<Self>, kind: DemandKind) {
+        if kind == DemandKind::Cadence && self.rechecking && self.aimed.is_some() {
+            self.rechecking = false;
+            self.owner
+                .demand(&PreparationSlot::Report, DemandKind::Cadence);
+        }
+    }
+
+    fn identity(&mut self, _ctl: &mut Ctl<Self>, identity: IdentityState) {
+        self.owner.identity(&identity);
+    }
+
+    /// Only an answer for the target aimed now decides the re-check; the source's own timer
+    /// is armed here, never by the shell.
+    fn returned(
+        &mut self,
+        ctl: &mut Ctl<Self>,
+        ret: WorkerReturn<PreparationSlot, PreparationObservation>,
+    ) -> bool {
+        let recheck = match &ret.result {
+            Ok(obs) if self.aimed.as_ref() == Some(&obs.target) => Some(recheck_after(&obs.result)),
+            _ => None,
+        };
+        let outcome = self.owner.worker_returned(ret);
+        if !matches!(outcome, ReturnOutcome::Stale(_)) {
+            match recheck {
+                Some(true) => {
+                    self.rechecking = true;
+                    self.recheck.reschedule(&ctl.myself);
+                }
+                Some(false) => self.end_recheck(),
+                None => {}
+            }
+        }
+        false
+    }
+
+    fn stop(&mut self, reason: &str) {
+        self.owner.retire_all(reason);
     }
 }
 
@@ -260,30 +252,9 @@ fn unreachable_target() -> PreparationObservation {
     }
 }
 
-/// Spawns the preparation source (no standing read; `recheck`: the turns cadence of M-2's
-/// re-check).
-pub struct PreparationSpawner {
-    pub recheck: Duration,
+impl OwnKey for PreparationState {
+    const KEY: SourceKey = PREPARATION;
 }
 
-impl SourceSpawner for PreparationSpawner {
-    fn key(&self) -> SourceKey {
-        PREPARATION
-    }
-
-    fn spawn(
-        &self,
-        ctx: SourceContext,
-        supervisor: ActorCell,
-    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
-        let args = CadencedArgs {
-            ctx,
-            cadence: self.recheck,
-        };
-        spawn_source_with::<PreparationSource, PreparationCommand>(
-            PreparationSource,
-            args,
-            supervisor,
-        )
-    }
-}
+/// Spawns the preparation source (its period: the turns cadence of M-2's re-check) under the supervisor.
+pub type PreparationSpawner = Every<PreparationState>;

@@ -23,6 +23,8 @@ pub mod drill;
 pub mod msg;
 mod owner;
 pub mod polled;
+pub mod requests;
+pub mod shell;
 /// A collecting fake view for actor tests (feature `test-support`; not in the shipped binary).
 #[cfg(feature = "test-support")]
 pub mod testing;

@@ -11,18 +11,14 @@
 //! Withdrawal folds the follow-up into one read on reconfirmation (F-6, `ReadOwner`).
 
 use super::{RUNTIME, SystemObservation, SystemSlot};
-use crate::actors::contract::{
-    DemandKind, ReadResult, SourceContext, SourceControl, SourceHandle, SourceKey, SourceSpawner,
-};
-use crate::actors::read::drill::inject_panic;
+use crate::actors::contract::{DemandKind, IdentityState, ReadResult, SourceContext, SourceKey};
+use crate::actors::read::shell::{Ctl, Every, Myself, OwnKey, ShellArgs, SourceShell, SourceState};
 use crate::actors::read::{
-    CadenceTimer, DemandOutcome, ExplicitPolicy, NoCommands, ReadOwner, Reader, ReturnOutcome,
-    SlotSpec, SourceMsg, reader, spawn_source,
+    DemandOutcome, ExplicitPolicy, NoCommands, ReadOwner, Reader, ReturnOutcome, SlotSpec,
+    WorkerReturn, reader,
 };
 use crate::protocol::client::ErrorClass;
 use crate::protocol::runtime::{RuntimeProbe, RuntimeResolved};
-use futures::future::BoxFuture;
-use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
 use std::time::Duration;
 
 pub const RUNTIME_RESOLVED_PATH: &str = "/api/v1/runtime/resolved";
@@ -180,25 +176,20 @@ pub fn runtime_slot(
     }
 }
 
-type RuntimeMsg = SourceMsg<SystemSlot, SystemObservation, NoCommands>;
-
-/// The source actor: the read owner of the one slot, its cadence, and the `force=1` intent
-/// of an explicit demand not yet served by a dispatch (F-7).
-pub struct RuntimeSource;
-
-pub struct RuntimeSourceArgs {
-    pub ctx: SourceContext,
-    pub cadence: Duration,
-}
-
+/// The source: the read owner of the one slot, its cadence, and the `force=1` intent of an
+/// explicit demand not yet served by a dispatch (F-7).
 pub struct RuntimeSourceState {
-    owner: ReadOwner<SystemSlot, SystemObservation, ActorRef<RuntimeMsg>>,
-    cadence: CadenceTimer<RuntimeMsg>,
+    owner: ReadOwner<SystemSlot, SystemObservation, Myself<Self>>,
     /// An explicit demand waits for its dispatch: the slot's reader is the forced one until
     /// a dispatch serves it (the read in flight keeps the reader it started with).
     force_pending: bool,
-    fault_drills: bool,
 }
+
+/// The actor (spawned by [`RuntimeCatalogueSpawner`]; tests spawn it alone).
+pub type RuntimeSource = SourceShell<RuntimeSourceState>;
+
+/// What the actor starts with: the key, the supervisor's context and the period.
+pub type RuntimeSourceArgs = ShellArgs<Duration>;
 
 impl RuntimeSourceState {
     fn arm_force(&mut self) {
@@ -219,116 +210,79 @@ impl RuntimeSourceState {
     }
 }
 
-impl Actor for RuntimeSource {
-    type Msg = RuntimeMsg;
-    type State = RuntimeSourceState;
-    type Arguments = RuntimeSourceArgs;
+impl SourceState for RuntimeSourceState {
+    type Slot = SystemSlot;
+    type Payload = SystemObservation;
+    type Command = NoCommands;
+    type Args = Duration;
 
-    async fn pre_start(
-        &self,
-        myself: ActorRef<Self::Msg>,
-        args: Self::Arguments,
-    ) -> Result<Self::State, ActorProcessingErr> {
+    fn start(ctx: SourceContext, myself: &Myself<Self>, _cadence: Duration) -> Self {
         let mut owner = ReadOwner::new(
-            args.ctx.outlet::<SystemSlot, SystemObservation>(),
-            myself,
-            args.ctx.client,
+            ctx.outlet::<SystemSlot, SystemObservation>(),
+            myself.clone(),
+            ctx.client,
         );
-        owner.add_slot(runtime_slot(&args.ctx.generations));
-        Ok(RuntimeSourceState {
+        owner.add_slot(runtime_slot(&ctx.generations));
+        RuntimeSourceState {
             owner,
-            cadence: CadenceTimer::new(args.cadence),
             force_pending: false,
-            fault_drills: args.ctx.fault_drills,
-        })
-    }
-
-    async fn handle(
-        &self,
-        myself: ActorRef<Self::Msg>,
-        msg: Self::Msg,
-        state: &mut Self::State,
-    ) -> Result<(), ActorProcessingErr> {
-        match msg {
-            SourceMsg::Control(SourceControl::Demand(kind)) => {
-                if kind == DemandKind::Explicit {
-                    state.arm_force();
-                }
-                match state.owner.demand(&SystemSlot::RuntimeCatalogue, kind) {
-                    DemandOutcome::Dispatched(_) | DemandOutcome::Superseded { .. } => {
-                        state.served()
-                    }
-                    // Coalesced: the follow-up takes the forced reader when the read in
-                    // flight settles. Refused: kept as demand for the next confirmation.
-                    DemandOutcome::Coalesced { .. }
-                    | DemandOutcome::Shared(_)
-                    | DemandOutcome::Refused(_) => {}
-                }
-            }
-            SourceMsg::Control(SourceControl::Identity(identity)) => {
-                let out = state.owner.identity(&identity);
-                if !out.dispatched.is_empty() {
-                    state.served();
-                }
-                if state.owner.authority().is_none() {
-                    state.cadence.cancel();
-                }
-            }
-            SourceMsg::Control(SourceControl::Visible(visible)) => {
-                state.cadence.set_visible(visible, &myself)
-            }
-            SourceMsg::Control(SourceControl::InjectPanic) => {
-                inject_panic(state.fault_drills, RUNTIME)
-            }
-            SourceMsg::Returned(ret) => {
-                let out = state.owner.worker_returned(ret);
-                if let ReturnOutcome::Forwarded {
-                    follow_up: Some(_), ..
-                }
-                | ReturnOutcome::WorkerPanicked {
-                    follow_up: Some(_), ..
-                } = &out
-                {
-                    state.served();
-                }
-                if out.completed() {
-                    state.cadence.reschedule(&myself);
-                }
-            }
-            SourceMsg::Command(never) => match never {},
         }
-        Ok(())
     }
 
-    async fn post_stop(
-        &self,
-        _myself: ActorRef<Self::Msg>,
-        state: &mut Self::State,
-    ) -> Result<(), ActorProcessingErr> {
-        state.owner.retire_all("source_stopped");
-        Ok(())
+    fn command(&mut self, _ctl: &mut Ctl<Self>, never: NoCommands) {
+        match never {}
     }
+
+    fn demand(&mut self, _ctl: &mut Ctl<Self>, kind: DemandKind) {
+        if kind == DemandKind::Explicit {
+            self.arm_force();
+        }
+        match self.owner.demand(&SystemSlot::RuntimeCatalogue, kind) {
+            DemandOutcome::Dispatched(_) | DemandOutcome::Superseded { .. } => self.served(),
+            // Coalesced: the follow-up takes the forced reader when the read in flight
+            // settles. Refused: kept as demand for the next confirmation.
+            DemandOutcome::Coalesced { .. }
+            | DemandOutcome::Shared(_)
+            | DemandOutcome::Refused(_) => {}
+        }
+    }
+
+    fn identity(&mut self, ctl: &mut Ctl<Self>, identity: IdentityState) {
+        let out = self.owner.identity(&identity);
+        if !out.dispatched.is_empty() {
+            self.served();
+        }
+        if self.owner.authority().is_none() {
+            ctl.cancel_cadence();
+        }
+    }
+
+    fn returned(
+        &mut self,
+        _ctl: &mut Ctl<Self>,
+        ret: WorkerReturn<SystemSlot, SystemObservation>,
+    ) -> bool {
+        let out = self.owner.worker_returned(ret);
+        if let ReturnOutcome::Forwarded {
+            follow_up: Some(_), ..
+        }
+        | ReturnOutcome::WorkerPanicked {
+            follow_up: Some(_), ..
+        } = &out
+        {
+            self.served();
+        }
+        out.completed()
+    }
+
+    fn stop(&mut self, reason: &str) {
+        self.owner.retire_all(reason);
+    }
+}
+
+impl OwnKey for RuntimeSourceState {
+    const KEY: SourceKey = RUNTIME;
 }
 
 /// Spawns the Runtime catalogue source under the supervisor.
-pub struct RuntimeCatalogueSpawner {
-    pub cadence: Duration,
-}
-
-impl SourceSpawner for RuntimeCatalogueSpawner {
-    fn key(&self) -> SourceKey {
-        RUNTIME
-    }
-
-    fn spawn(
-        &self,
-        ctx: SourceContext,
-        supervisor: ActorCell,
-    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
-        let args = RuntimeSourceArgs {
-            ctx,
-            cadence: self.cadence,
-        };
-        spawn_source(RuntimeSource, args, supervisor)
-    }
-}
+pub type RuntimeCatalogueSpawner = Every<RuntimeSourceState>;

@@ -6,8 +6,9 @@
 
 use super::{RUNTIME_CONFIG, SystemObservation, SystemSlot};
 use crate::actors::contract::{SourceContext, SourceHandle, SourceKey, SourceSpawner};
-use crate::actors::read::polled::{PolledSource, PolledSourceArgs};
-use crate::actors::read::{ExplicitPolicy, SlotSpec, reader, spawn_source};
+use crate::actors::read::polled::{PolledSlots, PolledState};
+use crate::actors::read::shell::spawn_shell;
+use crate::actors::read::{ExplicitPolicy, SlotSpec, reader};
 use crate::protocol::runtime::RuntimeConfigRaw;
 use futures::future::BoxFuture;
 use ractor::{ActorCell, SpawnErr};
@@ -40,15 +41,14 @@ impl SourceSpawner for RuntimeConfigSpawner {
                 )
             }),
         };
-        let args = PolledSourceArgs {
-            source: RUNTIME_CONFIG,
+        let slots = PolledSlots {
             slots: vec![slot],
             cadence: None,
-            ctx,
         };
-        spawn_source(
-            PolledSource::<SystemSlot, SystemObservation>::default(),
-            args,
+        spawn_shell::<PolledState<SystemSlot, SystemObservation>>(
+            RUNTIME_CONFIG,
+            ctx,
+            slots,
             supervisor,
         )
     }

@@ -16,20 +16,14 @@ use super::async_detail::request_slot;
 use super::tools::{keeper_surface_slot, tools_slots};
 use super::{HeldRequest, SystemObservation, SystemSlot, TOOLS, ToolsCommand};
 use crate::actors::contract::{
-    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceControl, SourceHandle,
-    SourceKey, SourceSpawner,
+    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceKey,
 };
-use crate::actors::read::drill::inject_panic;
-use crate::actors::read::{
-    CadenceTimer, CadencedArgs, ReadOwner, SlotSpec, SourceMsg, WorkerReturn, spawn_source_with,
-};
+use crate::actors::read::shell::{Ctl, Every, Myself, OwnKey, SourceState};
+use crate::actors::read::{ReadOwner, SlotSpec, WorkerReturn};
 use crate::protocol::client::WorkspaceClient;
-use futures::future::BoxFuture;
-use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
 use std::time::Duration;
 
-type Msg = SourceMsg<SystemSlot, SystemObservation, ToolsCommand>;
-type Owner = ReadOwner<SystemSlot, SystemObservation, ActorRef<Msg>>;
+type Owner = ReadOwner<SystemSlot, SystemObservation, Myself<ToolsState>>;
 
 crate::source_commands!(SystemSlot, SystemObservation, ToolsCommand);
 
@@ -46,10 +40,6 @@ impl Opened {
     }
 }
 
-pub struct ToolsSource;
-
-pub type ToolsArgs = CadencedArgs;
-
 pub struct ToolsState {
     client: WorkspaceClient,
     outlet: Outlet<SystemSlot, SystemObservation>,
@@ -58,8 +48,6 @@ pub struct ToolsState {
     lists: Owner,
     request: Option<Opened>,
     surface: Option<Opened>,
-    cadence: CadenceTimer<Msg>,
-    fault_drills: bool,
 }
 
 const LISTS: [SystemSlot; 3] = [
@@ -69,11 +57,7 @@ const LISTS: [SystemSlot; 3] = [
 ];
 
 impl ToolsState {
-    fn open(
-        &self,
-        myself: &ActorRef<Msg>,
-        spec: SlotSpec<SystemSlot, SystemObservation>,
-    ) -> Opened {
+    fn open(&self, myself: &Myself<Self>, spec: SlotSpec<SystemSlot, SystemObservation>) -> Opened {
         let key = spec.key.clone();
         let mut owner = ReadOwner::new(self.outlet.clone(), myself.clone(), self.client.clone());
         owner.add_slot(spec);
@@ -87,7 +71,7 @@ impl ToolsState {
 
     fn open_request(
         &mut self,
-        myself: &ActorRef<Msg>,
+        myself: &Myself<Self>,
         request_id: String,
         held: Option<HeldRequest>,
     ) {
@@ -103,7 +87,7 @@ impl ToolsState {
         }
     }
 
-    fn select_keeper(&mut self, myself: &ActorRef<Msg>, keeper: Option<String>) {
+    fn select_keeper(&mut self, myself: &Myself<Self>, keeper: Option<String>) {
         let same = match (&self.surface, &keeper) {
             (Some(open), Some(k)) => open.key == SystemSlot::KeeperSurface(k.clone()),
             (None, None) => true,
@@ -123,11 +107,50 @@ impl ToolsState {
             self.surface = Some(self.open(myself, spec));
         }
     }
+}
+
+impl SourceState for ToolsState {
+    type Slot = SystemSlot;
+    type Payload = SystemObservation;
+    type Command = ToolsCommand;
+    type Args = Duration;
+
+    fn start(ctx: SourceContext, myself: &Myself<Self>, _cadence: Duration) -> Self {
+        let outlet = ctx.outlet::<SystemSlot, SystemObservation>();
+        let mut lists = ReadOwner::new(outlet.clone(), myself.clone(), ctx.client.clone());
+        for spec in tools_slots(&ctx.generations) {
+            lists.add_slot(spec);
+        }
+        ToolsState {
+            client: ctx.client,
+            outlet,
+            generations: ctx.generations,
+            identity: None,
+            lists,
+            request: None,
+            surface: None,
+        }
+    }
+
+    fn command(&mut self, ctl: &mut Ctl<Self>, command: ToolsCommand) {
+        match command {
+            ToolsCommand::OpenRequest { request_id, held } => {
+                self.open_request(&ctl.myself, request_id, held)
+            }
+            ToolsCommand::RefreshRequest => {
+                if let Some(request) = self.request.as_mut() {
+                    request.demand(DemandKind::Explicit);
+                }
+            }
+            ToolsCommand::CloseRequest => self.close_request("closed"),
+            ToolsCommand::SelectKeeper { keeper } => self.select_keeper(&ctl.myself, keeper),
+        }
+    }
 
     /// T-15: while a request detail is open the cadence reads only that request. Any other
     /// demand (the cadence without a detail, `r` on the lists) reads the lists and the
     /// selected Keeper's surface; an explicit demand re-reads the open request too.
-    fn demand(&mut self, kind: DemandKind) {
+    fn demand(&mut self, _ctl: &mut Ctl<Self>, kind: DemandKind) {
         if kind == DemandKind::Cadence
             && let Some(request) = self.request.as_mut()
         {
@@ -145,7 +168,7 @@ impl ToolsState {
         }
     }
 
-    fn identity(&mut self, identity: IdentityState) {
+    fn identity(&mut self, ctl: &mut Ctl<Self>, identity: IdentityState) {
         self.lists.identity(&identity);
         for opened in [self.request.as_mut(), self.surface.as_mut()]
             .into_iter()
@@ -158,14 +181,18 @@ impl ToolsState {
             }
         }
         if self.lists.authority().is_none() {
-            self.cadence.cancel();
+            ctl.cancel_cadence();
         }
         self.identity = Some(identity);
     }
 
     /// Routes a worker's return to the owner of its key; a closed object's return is stale.
     /// Returns `true` when a read completed (the cadence re-arms after it).
-    fn worker_returned(&mut self, ret: WorkerReturn<SystemSlot, SystemObservation>) -> bool {
+    fn returned(
+        &mut self,
+        _ctl: &mut Ctl<Self>,
+        ret: WorkerReturn<SystemSlot, SystemObservation>,
+    ) -> bool {
         let key = ret.ticket.slot.clone();
         if LISTS.contains(&key) {
             return self.lists.worker_returned(ret).completed();
@@ -181,106 +208,19 @@ impl ToolsState {
         ret.reject_late();
         false
     }
+
+    fn stop(&mut self, reason: &str) {
+        self.lists.retire_all(reason);
+        self.close_request(reason);
+        if let Some(mut surface) = self.surface.take() {
+            surface.owner.retire_all(reason);
+        }
+    }
 }
 
-impl Actor for ToolsSource {
-    type Msg = Msg;
-    type State = ToolsState;
-    type Arguments = ToolsArgs;
-
-    async fn pre_start(
-        &self,
-        myself: ActorRef<Msg>,
-        args: ToolsArgs,
-    ) -> Result<ToolsState, ActorProcessingErr> {
-        let ctx = args.ctx;
-        let outlet = ctx.outlet::<SystemSlot, SystemObservation>();
-        let mut lists = ReadOwner::new(outlet.clone(), myself, ctx.client.clone());
-        for spec in tools_slots(&ctx.generations) {
-            lists.add_slot(spec);
-        }
-        Ok(ToolsState {
-            client: ctx.client,
-            outlet,
-            generations: ctx.generations,
-            identity: None,
-            lists,
-            request: None,
-            surface: None,
-            cadence: CadenceTimer::new(args.cadence),
-            fault_drills: ctx.fault_drills,
-        })
-    }
-
-    async fn handle(
-        &self,
-        myself: ActorRef<Msg>,
-        msg: Msg,
-        state: &mut ToolsState,
-    ) -> Result<(), ActorProcessingErr> {
-        match msg {
-            SourceMsg::Command(cmd) => match cmd {
-                ToolsCommand::OpenRequest { request_id, held } => {
-                    state.open_request(&myself, request_id, held)
-                }
-                ToolsCommand::RefreshRequest => {
-                    if let Some(request) = state.request.as_mut() {
-                        request.demand(DemandKind::Explicit);
-                    }
-                }
-                ToolsCommand::CloseRequest => state.close_request("closed"),
-                ToolsCommand::SelectKeeper { keeper } => state.select_keeper(&myself, keeper),
-            },
-            SourceMsg::Control(SourceControl::Demand(kind)) => state.demand(kind),
-            SourceMsg::Control(SourceControl::Identity(identity)) => state.identity(identity),
-            SourceMsg::Returned(ret) => {
-                if state.worker_returned(ret) {
-                    state.cadence.reschedule(&myself);
-                }
-            }
-            SourceMsg::Control(SourceControl::Visible(visible)) => {
-                state.cadence.set_visible(visible, &myself)
-            }
-            SourceMsg::Control(SourceControl::InjectPanic) => {
-                inject_panic(state.fault_drills, TOOLS)
-            }
-        }
-        Ok(())
-    }
-
-    async fn post_stop(
-        &self,
-        _myself: ActorRef<Msg>,
-        state: &mut ToolsState,
-    ) -> Result<(), ActorProcessingErr> {
-        state.lists.retire_all("source_stopped");
-        state.close_request("source_stopped");
-        if let Some(mut surface) = state.surface.take() {
-            surface.owner.retire_all("source_stopped");
-        }
-        Ok(())
-    }
+impl OwnKey for ToolsState {
+    const KEY: SourceKey = TOOLS;
 }
 
 /// Spawns the Tools source under the supervisor.
-pub struct ToolsSpawner {
-    pub cadence: Duration,
-}
-
-impl SourceSpawner for ToolsSpawner {
-    fn key(&self) -> SourceKey {
-        TOOLS
-    }
-
-    fn spawn(
-        &self,
-        ctx: SourceContext,
-        supervisor: ActorCell,
-    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
-        let args = ToolsArgs {
-            ctx,
-            cadence: self.cadence,
-        };
-        spawn_source_with::<_, ToolsCommand>(ToolsSource, args, supervisor)
-    }
-}
+pub type ToolsSpawner = Every<ToolsState>;

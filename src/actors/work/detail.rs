@@ -30,23 +30,16 @@ use super::task_body::task_body_slot;
 use super::task_history::{page_reader, task_history_slot};
 use super::{WORK_DETAIL, WorkCommand, WorkObservation, WorkSlot, page_demand};
 use crate::actors::contract::{
-    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceControl, SourceHandle,
-    SourceKey, SourceSpawner,
+    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceKey,
 };
-use crate::actors::read::drill::inject_panic;
-use crate::actors::read::{
-    CadenceTimer, CadencedArgs, ReadOwner, ReturnOutcome, SourceMsg, WorkerReturn,
-    spawn_source_with,
-};
+use crate::actors::read::shell::{Ctl, Every, Myself, OwnKey, SourceState};
+use crate::actors::read::{ReadOwner, ReturnOutcome, WorkerReturn};
 use crate::protocol::admission::WorkspaceId;
 use crate::protocol::client::{ClientError, WorkspaceClient};
-use futures::future::BoxFuture;
-use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
 use std::sync::Arc;
 use std::time::Duration;
 
-type Msg = SourceMsg<WorkSlot, WorkObservation, WorkCommand>;
-type Owner = ReadOwner<WorkSlot, WorkObservation, ActorRef<Msg>>;
+type Owner = ReadOwner<WorkSlot, WorkObservation, Myself<WorkDetailState>>;
 
 crate::source_commands!(WorkSlot, WorkObservation, WorkCommand);
 
@@ -101,10 +94,6 @@ impl GoalReads {
     }
 }
 
-pub struct WorkDetailSource;
-
-pub type WorkDetailArgs = CadencedArgs;
-
 pub struct WorkDetailState {
     client: WorkspaceClient,
     outlet: Outlet<WorkSlot, WorkObservation>,
@@ -112,8 +101,6 @@ pub struct WorkDetailState {
     identity: Option<IdentityState>,
     task: Option<TaskReads>,
     goal: Option<GoalReads>,
-    cadence: CadenceTimer<Msg>,
-    fault_drills: bool,
 }
 
 fn confirmed_workspace(identity: Option<&IdentityState>) -> Option<WorkspaceId> {
@@ -124,11 +111,11 @@ fn confirmed_workspace(identity: Option<&IdentityState>) -> Option<WorkspaceId> 
 }
 
 impl WorkDetailState {
-    fn new_owner(&self, myself: &ActorRef<Msg>) -> Owner {
+    fn new_owner(&self, myself: &Myself<Self>) -> Owner {
         ReadOwner::new(self.outlet.clone(), myself.clone(), self.client.clone())
     }
 
-    fn open_task(&mut self, myself: &ActorRef<Msg>, task_id: String, page_rows: u32) {
+    fn open_task(&mut self, myself: &Myself<Self>, task_id: String, page_rows: u32) {
         self.close_task("closed");
         let page_rows = page_demand(page_rows as usize);
         let mut owner = self.new_owner(myself);
@@ -171,7 +158,7 @@ impl WorkDetailState {
 
     /// The first page of a fresh prefix was not served: the legacy recent events of the task
     /// are read in their own owner (never mixed into the page chain, A-4).
-    fn read_legacy(&mut self, myself: &ActorRef<Msg>) {
+    fn read_legacy(&mut self, myself: &Myself<Self>) {
         let Some(task) = self.task.as_ref() else {
             return;
         };
@@ -193,7 +180,7 @@ impl WorkDetailState {
         }
     }
 
-    fn open_goal(&mut self, myself: &ActorRef<Msg>, goal_id: String) {
+    fn open_goal(&mut self, myself: &Myself<Self>, goal_id: String) {
         self.close_goal("closed");
         let mut owner = self.new_owner(myself);
         let key = WorkSlot::GoalTimeline(goal_id.clone());
@@ -280,7 +267,7 @@ impl WorkDetailState {
         }
     }
 
-    fn identity(&mut self, identity: IdentityState) {
+    fn follow_identity(&mut self, identity: IdentityState) {
         let workspace = confirmed_workspace(Some(&identity));
         if let Some(task) = self.task.as_mut() {
             if task.owner.authority() != identity.authority().as_ref() {
@@ -326,16 +313,13 @@ impl WorkDetailState {
                 }
             }
         }
-        if workspace.is_none() {
-            self.cadence.cancel();
-        }
         self.identity = Some(identity);
     }
 
     /// A worker returned: to the owner of its key, or stale when that object was closed.
     fn worker_returned(
         &mut self,
-        myself: &ActorRef<Msg>,
+        myself: &Myself<Self>,
         ret: WorkerReturn<WorkSlot, WorkObservation>,
     ) -> bool {
         let source = ret.ticket.slot.clone();
@@ -418,101 +402,75 @@ fn start_fresh_prefix(task: &mut TaskReads) {
     }
 }
 
-impl Actor for WorkDetailSource {
-    type Msg = Msg;
-    type State = WorkDetailState;
-    type Arguments = WorkDetailArgs;
+impl SourceState for WorkDetailState {
+    type Slot = WorkSlot;
+    type Payload = WorkObservation;
+    type Command = WorkCommand;
+    type Args = Duration;
 
-    async fn pre_start(
-        &self,
-        _myself: ActorRef<Msg>,
-        args: WorkDetailArgs,
-    ) -> Result<WorkDetailState, ActorProcessingErr> {
-        let ctx = args.ctx;
-        Ok(WorkDetailState {
+    fn start(ctx: SourceContext, _myself: &Myself<Self>, _cadence: Duration) -> Self {
+        WorkDetailState {
             outlet: ctx.outlet::<WorkSlot, WorkObservation>(),
             client: ctx.client,
             generations: ctx.generations,
             identity: None,
             task: None,
             goal: None,
-            cadence: CadenceTimer::new(args.cadence),
-            fault_drills: ctx.fault_drills,
-        })
+        }
     }
 
-    async fn handle(
-        &self,
-        myself: ActorRef<Msg>,
-        msg: Msg,
-        state: &mut WorkDetailState,
-    ) -> Result<(), ActorProcessingErr> {
-        match msg {
-            SourceMsg::Command(cmd) => match cmd {
-                WorkCommand::OpenTask { task_id, page_rows } => {
-                    state.open_task(&myself, task_id, page_rows);
-                    state.cadence.reschedule(&myself);
-                }
-                WorkCommand::OlderHistory { page_rows } => state.older_history(page_rows),
-                WorkCommand::RefreshTask { page_rows } => state.refresh_task(Some(page_rows)),
-                WorkCommand::CloseTask => state.close_task("closed"),
-                WorkCommand::OpenGoal { goal_id } => {
-                    state.open_goal(&myself, goal_id);
-                    state.cadence.reschedule(&myself);
-                }
-                WorkCommand::RefreshGoal => state.refresh_goal(),
-                WorkCommand::CloseGoal => state.close_goal("closed"),
-            },
-            SourceMsg::Control(SourceControl::Demand(DemandKind::Cadence)) => state.poll(),
-            SourceMsg::Control(SourceControl::Demand(DemandKind::Explicit)) => {
-                state.refresh_task(None);
-                state.refresh_goal();
+    fn command(&mut self, ctl: &mut Ctl<Self>, command: WorkCommand) {
+        match command {
+            WorkCommand::OpenTask { task_id, page_rows } => {
+                self.open_task(&ctl.myself, task_id, page_rows);
+                ctl.reschedule();
             }
-            SourceMsg::Control(SourceControl::Identity(identity)) => state.identity(identity),
-            SourceMsg::Returned(ret) => {
-                if state.worker_returned(&myself, ret) {
-                    state.cadence.reschedule(&myself);
-                }
+            WorkCommand::OlderHistory { page_rows } => self.older_history(page_rows),
+            WorkCommand::RefreshTask { page_rows } => self.refresh_task(Some(page_rows)),
+            WorkCommand::CloseTask => self.close_task("closed"),
+            WorkCommand::OpenGoal { goal_id } => {
+                self.open_goal(&ctl.myself, goal_id);
+                ctl.reschedule();
             }
-            SourceMsg::Control(SourceControl::Visible(visible)) => {
-                state.cadence.set_visible(visible, &myself)
-            }
-            SourceMsg::Control(SourceControl::InjectPanic) => {
-                inject_panic(state.fault_drills, WORK_DETAIL)
+            WorkCommand::RefreshGoal => self.refresh_goal(),
+            WorkCommand::CloseGoal => self.close_goal("closed"),
+        }
+    }
+
+    fn demand(&mut self, _ctl: &mut Ctl<Self>, kind: DemandKind) {
+        match kind {
+            DemandKind::Cadence => self.poll(),
+            DemandKind::Explicit => {
+                self.refresh_task(None);
+                self.refresh_goal();
             }
         }
-        Ok(())
     }
 
-    async fn post_stop(
-        &self,
-        _myself: ActorRef<Msg>,
-        state: &mut WorkDetailState,
-    ) -> Result<(), ActorProcessingErr> {
-        state.retire_everything("source_stopped");
-        Ok(())
+    fn identity(&mut self, ctl: &mut Ctl<Self>, identity: IdentityState) {
+        let withdrawn = confirmed_workspace(Some(&identity)).is_none();
+        self.follow_identity(identity);
+        if withdrawn {
+            ctl.cancel_cadence();
+        }
     }
+
+    fn returned(
+        &mut self,
+        ctl: &mut Ctl<Self>,
+        ret: WorkerReturn<WorkSlot, WorkObservation>,
+    ) -> bool {
+        self.worker_returned(&ctl.myself, ret)
+    }
+
+    fn stop(&mut self, reason: &str) {
+        self.retire_everything(reason);
+    }
+}
+
+impl OwnKey for WorkDetailState {
+    const KEY: SourceKey = WORK_DETAIL;
 }
 
 /// Spawns the Work detail source under the supervisor.
-pub struct WorkDetailSpawner {
-    pub cadence: Duration,
-}
-
-impl SourceSpawner for WorkDetailSpawner {
-    fn key(&self) -> SourceKey {
-        WORK_DETAIL
-    }
-
-    fn spawn(
-        &self,
-        ctx: SourceContext,
-        supervisor: ActorCell,
-    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
-        let args = WorkDetailArgs {
-            ctx,
-            cadence: self.cadence,
-        };
-        spawn_source_with::<_, WorkCommand>(WorkDetailSource, args, supervisor)
-    }
-}
+pub type WorkDetailSpawner = Every<WorkDetailState>;

@@ -21,7 +21,7 @@ pub mod task_history;
 pub mod task_list;
 
 pub use chain::{ChainNext, HistoryChain};
-pub use detail::{WorkDetailSource, WorkDetailSpawner};
+pub use detail::{WorkDetailSpawner, WorkDetailState};
 pub use goal_linked::{GoalLinkedTask, GoalLinkedTasks};
 pub use planning::PlanningSpawner;
 pub use task_list::TaskListSpawner;

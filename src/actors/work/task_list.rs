@@ -15,24 +15,19 @@
 use super::goal_linked::goal_linked_slot;
 use super::{TASK_LIST, WorkObservation, WorkSlot};
 use crate::actors::contract::{
-    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceControl, SourceHandle,
-    SourceKey, SourceSpawner,
+    DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceKey,
 };
-use crate::actors::read::drill::inject_panic;
+use crate::actors::read::shell::{Ctl, Every, Myself, OwnKey, SourceState};
 use crate::actors::read::{
-    CadenceTimer, CadencedArgs, ExplicitPolicy, NoCommands, ReadOwner, ReturnOutcome, SlotSpec,
-    SourceMsg, WorkerReturn, reader, spawn_source,
+    ExplicitPolicy, NoCommands, ReadOwner, ReturnOutcome, SlotSpec, WorkerReturn, reader,
 };
 use crate::protocol::client::{ClientError, WorkspaceClient};
 use crate::protocol::tasks::TaskList;
-use futures::future::BoxFuture;
-use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
 use std::time::Duration;
 
 pub const TASK_LIST_PATH: &str = "/api/v1/dashboard/tasks";
 
-type Msg = SourceMsg<WorkSlot, WorkObservation, NoCommands>;
-type Owner = ReadOwner<WorkSlot, WorkObservation, ActorRef<Msg>>;
+type Owner = ReadOwner<WorkSlot, WorkObservation, Myself<TaskListState>>;
 
 pub fn task_list_reader() -> crate::actors::read::Reader<WorkObservation> {
     reader(|auth, client| async move {
@@ -50,8 +45,6 @@ pub fn task_list_slot(generations: &GenerationBook) -> SlotSpec<WorkSlot, WorkOb
     }
 }
 
-pub struct TaskListSource;
-
 pub struct TaskListState {
     client: WorkspaceClient,
     outlet: Outlet<WorkSlot, WorkObservation>,
@@ -63,14 +56,12 @@ pub struct TaskListState {
     /// An explicit demand (`r`) is answered by the list read in flight: a fallback read it
     /// leads to is explicit too (supersedes the one in flight).
     explicit_pending: bool,
-    cadence: CadenceTimer<Msg>,
-    fault_drills: bool,
 }
 
 impl TaskListState {
     /// The list route was not served: the goal-linked tasks are read (sharing a read in flight
     /// on a cadence, superseding it on `r`).
-    fn read_fallback(&mut self, myself: &ActorRef<Msg>, kind: DemandKind) {
+    fn read_fallback(&mut self, myself: &Myself<Self>, kind: DemandKind) {
         let owner = self.fallback.get_or_insert_with(|| {
             let mut owner =
                 ReadOwner::new(self.outlet.clone(), myself.clone(), self.client.clone());
@@ -93,10 +84,9 @@ impl TaskListState {
         }
     }
 
-    /// Routes a worker's return; `true` when a read completed (the cadence re-arms).
     fn worker_returned(
         &mut self,
-        myself: &ActorRef<Msg>,
+        myself: &Myself<Self>,
         ret: WorkerReturn<WorkSlot, WorkObservation>,
     ) -> bool {
         match ret.ticket.slot {
@@ -135,8 +125,40 @@ impl TaskListState {
             }
         }
     }
+}
 
-    fn identity(&mut self, identity: IdentityState) {
+impl SourceState for TaskListState {
+    type Slot = WorkSlot;
+    type Payload = WorkObservation;
+    type Command = NoCommands;
+    type Args = Duration;
+
+    fn start(ctx: SourceContext, myself: &Myself<Self>, _cadence: Duration) -> Self {
+        let outlet = ctx.outlet::<WorkSlot, WorkObservation>();
+        let mut list = ReadOwner::new(outlet.clone(), myself.clone(), ctx.client.clone());
+        list.add_slot(task_list_slot(&ctx.generations));
+        TaskListState {
+            client: ctx.client,
+            outlet,
+            generations: ctx.generations,
+            identity: None,
+            list,
+            fallback: None,
+            explicit_pending: false,
+        }
+    }
+
+    fn command(&mut self, _ctl: &mut Ctl<Self>, never: NoCommands) {
+        match never {}
+    }
+
+    /// The list is the demanded read; the fallback follows a `not_served` list read.
+    fn demand(&mut self, _ctl: &mut Ctl<Self>, kind: DemandKind) {
+        self.explicit_pending |= kind == DemandKind::Explicit;
+        self.list.demand(&WorkSlot::TaskList, kind);
+    }
+
+    fn identity(&mut self, ctl: &mut Ctl<Self>, identity: IdentityState) {
         let changed = self.list.authority() != identity.authority().as_ref();
         self.list.identity(&identity);
         if changed {
@@ -145,97 +167,29 @@ impl TaskListState {
             self.explicit_pending = false;
         }
         if self.list.authority().is_none() {
-            self.cadence.cancel();
+            ctl.cancel_cadence();
         }
         self.identity = Some(identity);
     }
-}
 
-impl Actor for TaskListSource {
-    type Msg = Msg;
-    type State = TaskListState;
-    type Arguments = CadencedArgs;
-
-    async fn pre_start(
-        &self,
-        myself: ActorRef<Msg>,
-        args: CadencedArgs,
-    ) -> Result<TaskListState, ActorProcessingErr> {
-        let ctx = args.ctx;
-        let outlet = ctx.outlet::<WorkSlot, WorkObservation>();
-        let mut list = ReadOwner::new(outlet.clone(), myself, ctx.client.clone());
-        list.add_slot(task_list_slot(&ctx.generations));
-        Ok(TaskListState {
-            client: ctx.client,
-            outlet,
-            generations: ctx.generations,
-            identity: None,
-            list,
-            fallback: None,
-            explicit_pending: false,
-            cadence: CadenceTimer::new(args.cadence),
-            fault_drills: ctx.fault_drills,
-        })
+    /// Routes a worker's return; `true` when a read completed (the cadence re-arms).
+    fn returned(
+        &mut self,
+        ctl: &mut Ctl<Self>,
+        ret: WorkerReturn<WorkSlot, WorkObservation>,
+    ) -> bool {
+        self.worker_returned(&ctl.myself, ret)
     }
 
-    async fn handle(
-        &self,
-        myself: ActorRef<Msg>,
-        msg: Msg,
-        state: &mut TaskListState,
-    ) -> Result<(), ActorProcessingErr> {
-        match msg {
-            // The list is the demanded read; the fallback follows a `not_served` list read.
-            SourceMsg::Control(SourceControl::Demand(kind)) => {
-                state.explicit_pending |= kind == DemandKind::Explicit;
-                state.list.demand(&WorkSlot::TaskList, kind);
-            }
-            SourceMsg::Control(SourceControl::Identity(identity)) => state.identity(identity),
-            SourceMsg::Returned(ret) => {
-                if state.worker_returned(&myself, ret) {
-                    state.cadence.reschedule(&myself);
-                }
-            }
-            SourceMsg::Control(SourceControl::Visible(visible)) => {
-                state.cadence.set_visible(visible, &myself)
-            }
-            SourceMsg::Control(SourceControl::InjectPanic) => {
-                inject_panic(state.fault_drills, TASK_LIST)
-            }
-            SourceMsg::Command(never) => match never {},
-        }
-        Ok(())
-    }
-
-    async fn post_stop(
-        &self,
-        _myself: ActorRef<Msg>,
-        state: &mut TaskListState,
-    ) -> Result<(), ActorProcessingErr> {
-        state.list.retire_all("source_stopped");
-        state.drop_fallback("source_stopped");
-        Ok(())
+    fn stop(&mut self, reason: &str) {
+        self.list.retire_all(reason);
+        self.drop_fallback(reason);
     }
 }
 
-pub struct TaskListSpawner {
-    pub cadence: Duration,
+impl OwnKey for TaskListState {
+    const KEY: SourceKey = TASK_LIST;
 }
 
-impl SourceSpawner for TaskListSpawner {
-    fn key(&self) -> SourceKey {
-        TASK_LIST
-    }
-
-    fn spawn(
-        &self,
-        ctx: SourceContext,
-        supervisor: ActorCell,
-    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
-        let args = CadencedArgs {
-            ctx,
-            cadence: self.cadence,
-        };
-        spawn_source(TaskListSource, args, supervisor)
-    }
-}
+/// Spawns the Task list source under the supervisor.
+pub type TaskListSpawner = Every<TaskListState>;

@@ -1,0 +1,300 @@
+//! [`SourceShell`]: the one actor every source built on the read machinery runs in. A source
+//! is its state ([`SourceState`]): what it does on a command, a demand, an identity change and
+//! a worker's return. The shell does the rest the same way for all of them — the mailbox
+//! ([`SourceMsg`]), the panic drill, the cadence (its timer, visibility, re-arming after a
+//! completed read: [`Ctl`]), retiring every read when the actor stops, and spawning under the
+//! supervisor with the typed command handle.
+
+use super::drill::inject_panic;
+use super::msg::{NoCommands, SourceMsg};
+use super::{CadenceTimer, WorkerReturn};
+use crate::actors::contract::{
+    DemandKind, IdentityState, Payload, SlotKey, SourceContext, SourceControl, SourceHandle,
+    SourceKey, SourceSpawner,
+};
+use futures::future::BoxFuture;
+use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, SpawnErr};
+use std::marker::PhantomData;
+use std::time::Duration;
+
+/// The mailbox of the source whose state is `T`.
+pub type ShellMsg<T> =
+    SourceMsg<<T as SourceState>::Slot, <T as SourceState>::Payload, <T as SourceState>::Command>;
+
+/// The source's own reference (its workers return through it; its timers tick into it).
+pub type Myself<T> = ActorRef<ShellMsg<T>>;
+
+/// What a source's handlers may do besides changing their own state: reach the source's own
+/// reference, and steer its cadence (a source without one ignores both calls).
+pub struct Ctl<T: SourceState> {
+    pub myself: Myself<T>,
+    cadence: Option<CadenceTimer<ShellMsg<T>>>,
+}
+
+impl<T: SourceState> Ctl<T> {
+    /// Arms the next poll one period from now (a read completed, an object was opened).
+    pub fn reschedule(&mut self) {
+        if let Some(cadence) = self.cadence.as_mut() {
+            cadence.reschedule(&self.myself);
+        }
+    }
+
+    /// No poll is due (no epoch: a tick would only be refused; the next confirmation reads
+    /// and re-arms it).
+    pub fn cancel_cadence(&mut self) {
+        if let Some(cadence) = self.cadence.as_mut() {
+            cadence.cancel();
+        }
+    }
+
+    fn set_visible(&mut self, visible: bool) {
+        if let Some(cadence) = self.cadence.as_mut() {
+            cadence.set_visible(visible, &self.myself);
+        }
+    }
+}
+
+/// What a source starts from, and the poll period it names, if any (the shell keeps the
+/// timer).
+pub trait StartArgs: Send + 'static {
+    fn period(&self) -> Option<Duration>;
+}
+
+/// A poll period.
+impl StartArgs for Duration {
+    fn period(&self) -> Option<Duration> {
+        Some(*self)
+    }
+}
+
+/// Nothing: the source reads on commands only.
+impl StartArgs for () {
+    fn period(&self) -> Option<Duration> {
+        None
+    }
+}
+
+/// One source: its state and how it answers what every source receives.
+pub trait SourceState: Send + Sized + 'static {
+    type Slot: SlotKey;
+    type Payload: Payload;
+    /// Its own commands ([`NoCommands`] when the view never steers it).
+    type Command: Send + 'static;
+    /// What its spawner hands it besides the supervisor's context (a period, slot specs…).
+    type Args: StartArgs;
+
+    /// The state at (re)start.
+    fn start(ctx: SourceContext, myself: &Myself<Self>, args: Self::Args) -> Self;
+
+    fn command(&mut self, ctl: &mut Ctl<Self>, command: Self::Command);
+
+    /// Default: nothing (a source whose reads start from its commands only).
+    fn demand(&mut self, _ctl: &mut Ctl<Self>, _kind: DemandKind) {}
+
+    fn identity(&mut self, ctl: &mut Ctl<Self>, identity: IdentityState);
+
+    /// A worker's return. `true` when a read completed and the cadence re-arms after it.
+    fn returned(
+        &mut self,
+        ctl: &mut Ctl<Self>,
+        ret: WorkerReturn<Self::Slot, Self::Payload>,
+    ) -> bool;
+
+    /// The actor is stopping: retire what is in flight (`reason`: `source_stopped`).
+    fn stop(&mut self, reason: &str);
+}
+
+/// What the shell starts a source with.
+pub struct ShellArgs<A> {
+    /// The source's name in supervision and in the panic drill.
+    pub key: SourceKey,
+    pub ctx: SourceContext,
+    pub args: A,
+}
+
+/// The actor state: the source's own, and what the shell keeps for every source.
+pub struct Shell<T: SourceState> {
+    state: T,
+    ctl: Ctl<T>,
+    key: SourceKey,
+    fault_drills: bool,
+}
+
+/// The actor; one instance per source.
+pub struct SourceShell<T>(PhantomData<fn() -> T>);
+
+impl<T> Default for SourceShell<T> {
+    fn default() -> Self {
+        Self(PhantomData)
+    }
+}
+
+impl<T: SourceState> Actor for SourceShell<T> {
+    type Msg = ShellMsg<T>;
+    type State = Shell<T>;
+    type Arguments = ShellArgs<T::Args>;
+
+    async fn pre_start(
+        &self,
+        myself: Myself<T>,
+        args: ShellArgs<T::Args>,
+    ) -> Result<Shell<T>, ActorProcessingErr> {
+        let fault_drills = args.ctx.fault_drills;
+        let cadence = args.args.period().map(CadenceTimer::new);
+        Ok(Shell {
+            state: T::start(args.ctx, &myself, args.args),
+            ctl: Ctl { myself, cadence },
+            key: args.key,
+            fault_drills,
+        })
+    }
+
+    async fn handle(
+        &self,
+        _myself: Myself<T>,
+        msg: ShellMsg<T>,
+        shell: &mut Shell<T>,
+    ) -> Result<(), ActorProcessingErr> {
+        let (state, ctl) = (&mut shell.state, &mut shell.ctl);
+        match msg {
+            SourceMsg::Command(command) => state.command(ctl, command),
+            SourceMsg::Control(SourceControl::Demand(kind)) => state.demand(ctl, kind),
+            SourceMsg::Control(SourceControl::Identity(identity)) => state.identity(ctl, identity),
+            SourceMsg::Control(SourceControl::Visible(visible)) => ctl.set_visible(visible),
+            SourceMsg::Control(SourceControl::InjectPanic) => {
+                inject_panic(shell.fault_drills, shell.key)
+            }
+            SourceMsg::Returned(ret) => {
+                if state.returned(ctl, ret) {
+                    ctl.reschedule();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn post_stop(
+        &self,
+        _myself: Myself<T>,
+        shell: &mut Shell<T>,
+    ) -> Result<(), ActorProcessingErr> {
+        shell.state.stop("source_stopped");
+        Ok(())
+    }
+}
+
+/// Spawns the source whose state is `T` linked to the supervisor; its handle carries the
+/// typed reference for its commands.
+pub fn spawn_shell<T: SourceState>(
+    key: SourceKey,
+    ctx: SourceContext,
+    args: T::Args,
+    supervisor: ActorCell,
+) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>>
+where
+    ShellMsg<T>: From<T::Command>,
+    T::Command: TryFrom<ShellMsg<T>>,
+{
+    super::spawn_source_with::<SourceShell<T>, T::Command>(
+        SourceShell::default(),
+        ShellArgs { key, ctx, args },
+        supervisor,
+    )
+}
+
+/// A source's spawner, as the registry lists it: its key and the arguments its state starts
+/// with. Every [`SourceSpawner`] of a shell source is this.
+pub trait ShellSpawner: Send + Sync + 'static {
+    type State: SourceState;
+    fn key(&self) -> SourceKey;
+    fn args(&self) -> <Self::State as SourceState>::Args;
+}
+
+impl<X: ShellSpawner> SourceSpawner for X
+where
+    ShellMsg<X::State>: From<<X::State as SourceState>::Command>,
+    <X::State as SourceState>::Command: TryFrom<ShellMsg<X::State>>,
+{
+    fn key(&self) -> SourceKey {
+        ShellSpawner::key(self)
+    }
+
+    fn spawn(
+        &self,
+        ctx: SourceContext,
+        supervisor: ActorCell,
+    ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
+        spawn_shell::<X::State>(ShellSpawner::key(self), ctx, self.args(), supervisor)
+    }
+}
+
+/// A source state that is one source's own: its supervision key.
+pub trait OwnKey: SourceState {
+    const KEY: SourceKey;
+}
+
+/// The spawner of a source whose state starts from a period (its poll, or a re-check of its
+/// own).
+pub struct Every<T> {
+    pub period: Duration,
+    state: PhantomData<fn() -> T>,
+}
+
+impl<T> Every<T> {
+    pub const fn new(period: Duration) -> Self {
+        Self {
+            period,
+            state: PhantomData,
+        }
+    }
+}
+
+impl<T: OwnKey> ShellSpawner for Every<T>
+where
+    T::Args: From<Duration>,
+{
+    type State = T;
+
+    fn key(&self) -> SourceKey {
+        T::KEY
+    }
+
+    fn args(&self) -> T::Args {
+        self.period.into()
+    }
+}
+
+/// The spawner of a source whose state starts from nothing (it reads on commands only).
+pub struct OnCommand<T>(PhantomData<fn() -> T>);
+
+impl<T> Default for OnCommand<T> {
+    fn default() -> Self {
+        Self(PhantomData)
+    }
+}
+
+impl<T: OwnKey<Args = ()>> ShellSpawner for OnCommand<T> {
+    type State = T;
+
+    fn key(&self) -> SourceKey {
+        T::KEY
+    }
+
+    fn args(&self) {}
+}
+
+impl<S, P> From<NoCommands> for SourceMsg<S, P, NoCommands> {
+    fn from(never: NoCommands) -> Self {
+        match never {}
+    }
+}
+
+impl<S, P> TryFrom<SourceMsg<S, P, NoCommands>> for NoCommands {
+    type Error = SourceMsg<S, P, NoCommands>;
+    fn try_from(m: SourceMsg<S, P, NoCommands>) -> Result<Self, Self::Error> {
+        match m {
+            SourceMsg::Command(never) => match never {},
+            other => Err(other),
+        }
+    }
+}
