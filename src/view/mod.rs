@@ -41,5 +41,6 @@ pub mod terminal;
 pub mod text;
 pub mod theme;
 pub mod tools_panes;
+pub mod tracked;
 pub mod tty_input;
 pub mod work;

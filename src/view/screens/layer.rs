@@ -13,7 +13,7 @@
 //! [`Kept`] value beside the stack, one per type, made on first use; it reacts even while its
 //! layer is closed (a held chat input released after the chat closed).
 
-use super::react::{ReactCx, Seen};
+use super::reaction::{ReactCx, Seen};
 use super::{EditOwner, ProjectionCtx, Ui};
 use crate::actors::contract::SourceKey;
 use crate::view::command::UiCommand;

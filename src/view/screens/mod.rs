@@ -14,6 +14,7 @@ pub mod layer;
 pub mod local;
 pub mod overview;
 pub mod react;
+pub mod reaction;
 pub mod screen;
 pub mod system;
 pub mod turn_proof;

@@ -7,7 +7,7 @@
 //! gets itself (`&mut self`) and the rest of the UI (the other screens, the layers, the tab,
 //! the notice).
 
-use super::react::{ReactCx, Seen};
+use super::reaction::{ReactCx, Seen};
 use super::{ProjectionCtx, Tab, Ui};
 use crate::actors::contract::SourceKey;
 use crate::view::command::UiCommand;

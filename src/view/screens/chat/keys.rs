@@ -333,7 +333,7 @@ fn slash(
             super::ChatOverlay::Context(super::context_tabs::ContextView::default()),
         ),
         // C-26: opened in a chat, the help lists the chat's keys.
-        SlashCommand::Help => ui.layers.push(HelpLayer(super::layer::CHAT_HELP)),
+        SlashCommand::Help => ui.layers.push(HelpLayer(super::CHAT_HELP)),
         // Like the Ctrl keys, a mode set by name keeps the window's top entry (C-31, C-74).
         SlashCommand::Thinking(choice) => {
             change_modes_keeping_anchor(chat, model, window, |modes| match choice {

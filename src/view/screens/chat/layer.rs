@@ -3,7 +3,7 @@
 //! footer (the composer's, C-63), runs from its own minimum (C-19), and asks for the drafts'
 //! edits (`Ctrl-X`).
 
-use super::{CHAT_KEYS, CHAT_MIN_HEIGHT, CHAT_MIN_TERMINAL_COLS, ChatUi};
+use super::{CHAT_HELP, CHAT_MIN_HEIGHT, CHAT_MIN_TERMINAL_COLS, ChatUi};
 use crate::actors::contract::SourceKey;
 use crate::view::command::UiCommand;
 use crate::view::editor::EditResult;
@@ -14,12 +14,6 @@ use crate::view::theme::Theme;
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-
-/// C-26: the help opened in a chat (`/help`, `?` is text there) lists the chat's keys.
-pub const CHAT_HELP: LayerHelp = LayerHelp {
-    title: "Keeper chat",
-    keys: CHAT_KEYS,
-};
 
 impl Layer for ChatUi {
     fn key(&mut self, cx: &mut LayerCx<'_>, key: KeyEvent) -> Handled {

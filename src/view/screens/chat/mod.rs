@@ -35,6 +35,7 @@ pub use crate::view::chat::{
     Activity, ChatEffect, ChatPane, HistoryState, PendingSend, Progress, SendPhase,
 };
 
+use super::layer::LayerHelp;
 use super::local::LocalEvent;
 use super::{ProjectionCtx, Ui, body_area};
 use crate::actors::chat::ChatCommand;
@@ -108,6 +109,12 @@ pub const CHAT_KEYS: &[(&str, &str)] = &[
         "close the menu, else clear /find; while this chat's turn runs: interrupt it; else back",
     ),
 ];
+
+/// C-26: the help opened in a chat (`/help`, `?` is text there) lists the chat's keys.
+pub const CHAT_HELP: LayerHelp = LayerHelp {
+    title: "Keeper chat",
+    keys: CHAT_KEYS,
+};
 
 /// UI state of the open chat.
 #[derive(Debug, Clone)]
