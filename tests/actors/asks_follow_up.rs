@@ -325,6 +325,7 @@ async fn k16_the_pinned_turn_transcript_is_read_and_validated() {
                 keeper,
                 turn_ref,
                 rows,
+                ..
             } => {
                 assert_eq!(
                     (keeper.as_str(), turn_ref.as_str()),

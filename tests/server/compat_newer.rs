@@ -207,3 +207,52 @@ async fn s15_9_held_call_events_and_a_persisted_failure_on_a_newer_stream() {
     assert_eq!(keyed, [failed]);
     server.shutdown().await;
 }
+
+/// §15.10: every played release answers the turn transcript in MASC's version 1 — also when
+/// `version=2` is asked (MASC ignores it) — and the client reads it: the request's line, the
+/// retained response, the failed request as a failure; an unknown Keeper is "not retained".
+#[tokio::test]
+async fn s15_10_every_release_answers_version_1_even_when_asked_for_2() {
+    use masc_tui::protocol::transcript::{TranscriptRowKind, TranscriptVersion, TurnTranscript};
+    for release in [MascRelease::V0_24_0, MascRelease::Aug, MascRelease::Newer] {
+        let (server, client, auth) = played(release, FaultPlan::none()).await;
+        let read = |keeper: &'static str| {
+            let client = client.clone();
+            let auth = auth.clone();
+            async move {
+                client
+                    .get_with(
+                        &auth,
+                        &format!(
+                            "/api/v1/keepers/{keeper}/turn-transcript?turn_ref=trace-rondo%2342&version=2"
+                        ),
+                        move |b: &[u8]| TurnTranscript::decode_for(b, keeper, "trace-rondo#42"),
+                    )
+                    .await
+                    .unwrap()
+            }
+        };
+        let found = read("rondo").await;
+        let TurnTranscript::Found { rows, version, .. } = found.value.as_ref() else {
+            panic!("{release}: {:?}", found.value)
+        };
+        assert_eq!(*version, TranscriptVersion::V1, "{release}");
+        assert!(
+            rows.iter()
+                .any(|r| r.kind == TranscriptRowKind::RequestFailure),
+            "{release}"
+        );
+        let ghost = read("ghost").await;
+        assert!(
+            matches!(
+                ghost.value.as_ref(),
+                TurnTranscript::NotRetained {
+                    version: TranscriptVersion::V1,
+                    ..
+                }
+            ),
+            "{release}"
+        );
+        server.shutdown().await;
+    }
+}

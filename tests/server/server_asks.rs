@@ -359,12 +359,16 @@ async fn turn_transcript_v2_closed_body_and_echoes_s10_4() {
     .await;
     assert_eq!(none["found"], false);
     assert_eq!(none["rows"], json!([]));
-    let (st, _) = get(
+    // §15.10: without `version=2` the route answers MASC's version 1.
+    let (st, v1) = get(
         &s,
         "/api/v1/keepers/rondo/turn-transcript?turn_ref=trace-rondo%2342",
     )
     .await;
-    assert_eq!(st, StatusCode::BAD_REQUEST, "version 2 only");
+    assert_eq!(st, StatusCode::OK);
+    assert!(v1.get("schema").is_none());
+    assert_eq!(v1["source"], "keeper_chat_store");
+    assert_eq!(v1["found"], true);
     let (st, _) = get(
         &s,
         "/api/v1/keepers/ghost/turn-transcript?turn_ref=x&version=2",

@@ -845,6 +845,47 @@ fn k15_k17_tab_entry_and_scroll_read_nothing_and_markdown_renders_once_per_width
     assert_eq!(reader_renders(&ui), 2, "a new width renders again");
 }
 
+/// §15.10: the response tab on a real MASC shows its version-1 body — the request's line, the
+/// retained response, a failed request as its own kind — and says which body it read; never a
+/// decode failure or "not served".
+#[test]
+fn s15_10_the_response_tab_shows_masc_version_1() {
+    let (mut m, mut ui, target) = answered_with_turn();
+    let _ = press(&mut ui, &m, KeyCode::Char('O'));
+    let _ = press(&mut ui, &m, KeyCode::Char('4'));
+    let t = ticket(AsksSlot::Transcript(target.clone()), 1);
+    dispatch(&mut m, t.clone());
+    let body = serde_json::json!({
+        "keeper": KEEPER, "turn_ref": "trace-rondo#7", "found": true,
+        "source": "keeper_chat_store",
+        "user": [{"role": "user", "content": "roll it out", "ts": 1_787_557_790.0}],
+        "assistant": [
+            {"role": "assistant", "content": "**Shipped** the rollout.", "ts": 1_787_557_800.0},
+            {"role": "assistant", "content": "Keeper request failed: provider timeout",
+             "ts": 1_787_557_810.0, "kind": "transport_failure"}
+        ]
+    });
+    let transcript = TurnTranscript::decode_for(
+        body.to_string().as_bytes(),
+        &target.keeper,
+        &target.turn_ref,
+    )
+    .unwrap();
+    observe(
+        &mut m,
+        SlotEvent::Observed(t, AsksObservation::Transcript(Ok(admitted(transcript)))),
+    )
+    .unwrap();
+    let shown = paint(&m, &ui);
+    assert!(shown.contains("MASC's version 1"), "{shown}");
+    assert!(
+        shown.contains("roll it out") && shown.contains("Shipped the rollout"),
+        "{shown}"
+    );
+    assert!(shown.contains("✗ request failure"), "{shown}");
+    assert!(!shown.contains("조회 불가"), "{shown}");
+}
+
 fn reader_renders(ui: &Ui) -> u32 {
     reader(ui).inspector.as_ref().unwrap().renders()
 }

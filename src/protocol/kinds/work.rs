@@ -22,6 +22,7 @@ pub fn decode(kind: &str, bytes: &[u8]) -> Option<Result<KindSummary, DecodeErro
         "keeper_chat_stream" => keeper_chat_stream(bytes),
         "keeper_chat_history_page" => chat_history_page(bytes),
         "keeper_chat_history" => chat_history_array(bytes),
+        "turn_transcript" => turn_transcript(bytes),
         "keeper_chat_operation" => chat_operation(bytes),
         "tasks_history" => tasks_history(bytes),
         "goals_tree" => goals_tree(bytes),
@@ -255,6 +256,30 @@ fn chat_rows_summary(rows: &[ChatHistoryRow], counts: RowCounts) -> String {
         }
     }
     out
+}
+
+fn turn_transcript(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
+    use crate::protocol::transcript::{TranscriptRowKind, TranscriptVersion, TurnTranscript};
+    let t = TurnTranscript::decode(bytes)?;
+    let version = |v: &TranscriptVersion| match v {
+        TranscriptVersion::V1 => "version 1 (MASC)",
+        TranscriptVersion::V2 => "version 2 (masc-tui extension)",
+    };
+    Ok(match &t {
+        TurnTranscript::Found {
+            rows, version: v, ..
+        } => format!(
+            "turn_transcript {}: {} rows, {} failed requests",
+            version(v),
+            rows.len(),
+            rows.iter()
+                .filter(|r| r.kind == TranscriptRowKind::RequestFailure)
+                .count()
+        ),
+        TurnTranscript::NotRetained { version: v, .. } => {
+            format!("turn_transcript {}: not retained", version(v))
+        }
+    })
 }
 
 fn tasks_history(bytes: &[u8]) -> Result<KindSummary, DecodeError> {

@@ -300,12 +300,14 @@ async fn transcript(
     RawQuery(raw): RawQuery,
 ) -> ApiResult {
     let q = parse_query(raw.as_deref());
-    if query_get(&q, "version") != Some("2") {
-        return Ok(bad("version=2 is required"));
-    }
     let Some(turn_ref) = non_blank(&q, "turn_ref") else {
-        return Ok(bad("turn_ref is required"));
+        return Ok(bad("turn_ref query parameter is required"));
     };
+    // §15.10: MASC answers version 1 and ignores `version`; version 2 is this server's
+    // extension, answered only when asked for in the current protocol (receipts on).
+    let extension = query_get(&q, "version") == Some("2")
+        && state.release().is_none()
+        && !state.legacy_no_receipts();
     let (n, t) = (name.clone(), turn_ref.clone());
     let rows = state
         .store()
@@ -316,15 +318,56 @@ async fn transcript(
             store::transcript(c, &n, &t).map(Some)
         })
         .await?;
-    let Some(rows) = rows else {
-        return Ok(keeper_404(&name));
+    let body = if extension {
+        let Some(rows) = rows else {
+            return Ok(keeper_404(&name));
+        };
+        json!({
+            "schema": "masc.turn_transcript.v2",
+            "keeper": name,
+            "turn_ref": turn_ref,
+            "found": !rows.is_empty(),
+            "rows": rows,
+        })
+    } else {
+        // An unknown Keeper is not an error to MASC: nothing carries the turn_ref.
+        let august = state.release().is_some_and(|r| r.is_august());
+        version_1(&name, &turn_ref, &rows.unwrap_or_default(), august)
     };
-    let body = json!({
-        "schema": "masc.turn_transcript.v2",
-        "keeper": name,
-        "turn_ref": turn_ref,
-        "found": !rows.is_empty(),
-        "rows": rows,
-    });
     Ok(with_echo(json_ok(body), &["keeper", "turn_ref"]))
+}
+
+/// MASC's version-1 body (`Keeper_chat_store.turn_transcript_to_json`): the request's lines,
+/// the retained response's, `found` exactly when a line exists. A failed request is an
+/// assistant line with `kind: transport_failure` on the August store, a `request_failure` line
+/// on the newest.
+fn version_1(keeper: &str, turn_ref: &str, rows: &[Value], august: bool) -> Value {
+    let line = |r: &Value| {
+        let failure = r["kind"] == "request_failure";
+        let mut l = json!({"role": r["role"], "content": r["content"], "ts": r["ts"]});
+        if failure && august {
+            l["kind"] = json!("transport_failure");
+        } else if failure {
+            l["role"] = json!("request_failure");
+        }
+        l
+    };
+    let user: Vec<Value> = rows
+        .iter()
+        .filter(|r| r["role"] == "user")
+        .map(line)
+        .collect();
+    let assistant: Vec<Value> = rows
+        .iter()
+        .filter(|r| r["role"] != "user")
+        .map(line)
+        .collect();
+    json!({
+        "keeper": keeper,
+        "turn_ref": turn_ref,
+        "found": !user.is_empty() || !assistant.is_empty(),
+        "source": "keeper_chat_store",
+        "user": user,
+        "assistant": assistant,
+    })
 }

@@ -20,7 +20,9 @@
 use super::ProjectionCtx;
 use super::inspector_reads;
 use crate::actors::asks::TurnTarget;
-use crate::protocol::transcript::{TranscriptRole, TranscriptRowKind, TurnTranscript};
+use crate::protocol::transcript::{
+    TranscriptRole, TranscriptRowKind, TranscriptVersion, TurnTranscript,
+};
 use crate::view::chat::markdown::render_markdown;
 use crate::view::chat::wrap::{LogicalLine, Run, wrap_lines};
 use crate::view::fetched::Fetched;
@@ -235,11 +237,24 @@ pub fn response_state(fetched: &Fetched<Arc<TurnTranscript>>) -> (String, Tone) 
             Tone::Bad,
         ),
         Fetched::Ready(o) => match o.value.as_ref() {
-            TurnTranscript::Found { rows, .. } => {
-                (format!("received · {} rows", rows.len()), Tone::Good)
-            }
-            TurnTranscript::NotRetained { .. } => ("received · not retained".into(), Tone::Warn),
+            TurnTranscript::Found { rows, version, .. } => (
+                format!("received · {} rows{}", rows.len(), version_words(*version)),
+                Tone::Good,
+            ),
+            TurnTranscript::NotRetained { version, .. } => (
+                format!("received · not retained{}", version_words(*version)),
+                Tone::Warn,
+            ),
         },
+    }
+}
+
+/// Which body the server answered (§15.10): MASC's own version 1 is named; the extension is the
+/// default and says nothing.
+fn version_words(version: TranscriptVersion) -> &'static str {
+    match version {
+        TranscriptVersion::V1 => " · MASC's version 1 (request and retained response)",
+        TranscriptVersion::V2 => "",
     }
 }
 
