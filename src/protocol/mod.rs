@@ -20,6 +20,7 @@ pub mod inspector;
 pub mod keeper_config;
 pub mod keeper_detail;
 pub mod keeper_ops;
+pub mod keeper_up;
 pub mod keepers;
 pub mod kinds;
 pub mod operator;

@@ -66,6 +66,8 @@ pub struct RequestFaults {
     pub resume_overlap: bool,
     /// A wrong batch binding on a newer-MASC chat stream (chat stream only; C-37).
     pub batch_bound: Option<super::faults::BatchBoundFault>,
+    /// What a newer MASC's `/up` does beyond its plain create or update (§15.11).
+    pub keeper_up: Option<super::faults::KeeperUpFault>,
     /// Any fault fired on this request (a handler that could hold its answer does not).
     pub any: bool,
 }

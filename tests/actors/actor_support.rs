@@ -225,9 +225,15 @@ async fn start_rig_sources(
 
 /// The rig on the embedded server playing `release` (an older MASC).
 pub async fn rig_on_release(release: MascRelease) -> Rig {
+    rig_on_release_with(release, FaultPlan::default()).await
+}
+
+/// [`rig_on_release`] with `faults`.
+pub async fn rig_on_release_with(release: MascRelease, faults: FaultPlan) -> Rig {
     start_rig(
         ServeOptions {
             compat: Some(release),
+            faults,
             ..ServeOptions::default()
         },
         None,

@@ -9,7 +9,9 @@ use crate::save_keeper_lifecycle::roster_row;
 use crate::save_keeper_ops::{receipt_event, steps};
 use crate::save_rig::{confirmed_scope, submit, worker_returns};
 use masc_tui::actors::keepers::ops::KeeperOpEvent;
-use masc_tui::actors::keepers::ops::create::{CREATE_PATH, CreateIntent, CreateSave};
+use masc_tui::actors::keepers::ops::create::{
+    CREATE_PATH, CreateIntent, CreateRoute, CreateSave, NAME_EXISTS, NAME_UNCONFIRMED,
+};
 use masc_tui::actors::saves::refusal::Refusal;
 use masc_tui::actors::saves::{Receipt, SaveId, SaveStep};
 use masc_tui::protocol::outcome::{KeeperCreateOutcome, SaveClass, SaveOutcome};
@@ -26,7 +28,115 @@ fn declaration(name: &str) -> CreateIntent {
     CreateIntent {
         name: name.into(),
         declaration: body,
+        route: CreateRoute::CreateOnly,
     }
+}
+
+fn through_up(name: &str) -> CreateIntent {
+    CreateIntent {
+        route: CreateRoute::UpAfterCheck,
+        ..declaration(name)
+    }
+}
+
+/// §15.11, §15.12 "Keeper up" on the newer MASC (no create-only route, `/up` served): the
+/// create-only POST answers "not served" in the one word the view offers `/up` on; through `/up`
+/// a new name is created after a fresh existence read (one status GET, one POST); an existing
+/// name is not sent (no POST); a failed existence read is "could not confirm", not sent; the
+/// race (a Keeper of that name created between the read and the POST) is an existing Keeper
+/// reconfigured, never "created"; a lane that does not start is created with its warning.
+#[tokio::test(flavor = "current_thread")]
+async fn s15_11_create_on_up_follows_the_safe_procedure() {
+    use masc_tui::protocol::keeper_up::{CREATE_ONLY_NOT_SERVED, keeper_up_path};
+    let status = "/api/v1/gate/keeper-status";
+    let rules = format!(
+        r#"{{"match":{{"method":"POST","path":"{}"}},"fault":{{"keeper_up":"race"}}}},
+           {{"match":{{"method":"POST","path":"{}"}},"fault":{{"keeper_up":"lane_fails"}}}},
+           {{"match":{{"method":"GET","path":"{status}","query":"name=pipit"}},"fault":{{"status":503,"body":{{"error":"store busy"}}}}}}"#,
+        keeper_up_path("raced"),
+        keeper_up_path("shrike"),
+    );
+    let mut rig = crate::actor_support::rig_on_release_with(
+        masc_tui::server::compat::MascRelease::Newer,
+        plan(&rules),
+    )
+    .await;
+    let scope = confirmed_scope(&mut rig).await;
+    let id = submit::<CreateSave>(&mut rig, declaration("lark"), scope.clone()).await;
+    assert_eq!(
+        create_receipt(&mut rig, &id).await,
+        SaveOutcome::NotApplied {
+            reason: CREATE_ONLY_NOT_SERVED.into()
+        }
+    );
+
+    let id = submit::<CreateSave>(&mut rig, through_up("lark"), scope.clone()).await;
+    match create_receipt(&mut rig, &id).await {
+        SaveOutcome::Applied { detail, warning } => {
+            assert_eq!(detail.name, "lark");
+            assert!(warning.is_none());
+        }
+        other => panic!("not created: {other:?}"),
+    }
+    assert_eq!(rig.server.request_count("POST", &keeper_up_path("lark")), 1);
+    assert!(roster_row(&mut rig, "lark").await.is_some());
+
+    let id = submit::<CreateSave>(&mut rig, through_up("rondo"), scope.clone()).await;
+    assert_eq!(
+        create_receipt(&mut rig, &id).await,
+        SaveOutcome::NotSent {
+            reason: NAME_EXISTS.into()
+        }
+    );
+    assert_eq!(
+        rig.server.request_count("POST", &keeper_up_path("rondo")),
+        0
+    );
+
+    let id = submit::<CreateSave>(&mut rig, through_up("pipit"), scope.clone()).await;
+    match create_receipt(&mut rig, &id).await {
+        SaveOutcome::NotSent { reason } => {
+            assert!(reason.starts_with(NAME_UNCONFIRMED), "{reason}")
+        }
+        other => panic!("an unconfirmable name was sent: {other:?}"),
+    }
+    assert_eq!(
+        rig.server.request_count("POST", &keeper_up_path("pipit")),
+        0
+    );
+
+    let id = submit::<CreateSave>(&mut rig, through_up("raced"), scope.clone()).await;
+    assert!(matches!(
+        create_receipt(&mut rig, &id).await,
+        SaveOutcome::Conflict { .. }
+    ));
+
+    let id = submit::<CreateSave>(&mut rig, through_up("shrike"), scope).await;
+    match create_receipt(&mut rig, &id).await {
+        SaveOutcome::Applied {
+            warning: Some(w), ..
+        } => assert!(w.contains("shrike was created but did not start"), "{w}"),
+        other => panic!("a lane failure is created with its warning: {other:?}"),
+    }
+    rig.finish().await;
+}
+
+/// §15.11 on MASC main of 2026-08-23: neither route is served — through `/up` the answer says
+/// so (the view then refuses before the editor opens).
+#[tokio::test(flavor = "current_thread")]
+async fn s15_11_august_serves_neither_create_route() {
+    use masc_tui::protocol::keeper_up::KEEPER_UP_NOT_SERVED;
+    let mut rig =
+        crate::actor_support::rig_on_release(masc_tui::server::compat::MascRelease::Aug).await;
+    let scope = confirmed_scope(&mut rig).await;
+    let id = submit::<CreateSave>(&mut rig, through_up("lark"), scope).await;
+    assert_eq!(
+        create_receipt(&mut rig, &id).await,
+        SaveOutcome::NotApplied {
+            reason: KEEPER_UP_NOT_SERVED.into()
+        }
+    );
+    rig.finish().await;
 }
 
 async fn create_receipt(rig: &mut crate::actor_support::Rig, id: &SaveId) -> KeeperCreateOutcome {

@@ -7,7 +7,7 @@
 use crate::keeper_ops_keys::{key, roster};
 use crossterm::event::KeyCode;
 use masc_tui::actors::contract::{SlotEvent, Ticket};
-use masc_tui::actors::keepers::ops::create::{CreateIntent, CreateSave};
+use masc_tui::actors::keepers::ops::create::{CreateIntent, CreateRoute, CreateSave};
 use masc_tui::actors::keepers::ops::{KeeperOpEvent, KeeperOpSlot};
 use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot};
 use masc_tui::actors::saves::{SaveEvent, SaveId, SaveStep};
@@ -131,6 +131,7 @@ fn h14_the_line_says_confirming_sending_and_each_terminal_outcome() {
     let intent = |n: &str| CreateIntent {
         name: n.into(),
         declaration: serde_json::Map::new(),
+        route: CreateRoute::CreateOnly,
     };
     land(&mut model, &intent("k1"), vec![SaveStep::Written]);
     assert!(
@@ -278,5 +279,106 @@ fn h14_an_aborted_or_untouched_declaration_sends_nothing() {
         press_a(&mut ui, &model),
         filled("half"),
         "what was typed is kept"
+    );
+}
+
+/// §15.11 step 6 and "where neither is served": after the create-only route answered "not
+/// served", `a` reopens the declaration with the race window said in the file and the next
+/// create goes through `/up`; a name the roster lists is not sent; after `/up` answered "not
+/// served" too, `a` says so before any editor opens.
+#[test]
+fn s15_11_up_is_offered_with_its_race_window_and_refused_where_not_served() {
+    use masc_tui::protocol::keeper_up::{CREATE_ONLY_NOT_SERVED, KEEPER_UP_NOT_SERVED};
+    let (mut model, mut ui) = roster();
+    let opened = press_a(&mut ui, &model);
+    let Some(first) =
+        crate::rig::keeper_op::<CreateSave>(&returned(&mut ui, &model, &opened, &filled("lark")))
+    else {
+        panic!("not a create")
+    };
+    assert_eq!(
+        first.route,
+        CreateRoute::CreateOnly,
+        "every create starts create-only"
+    );
+    land(
+        &mut model,
+        &first,
+        vec![SaveStep::Ended(SaveOutcome::NotApplied {
+            reason: CREATE_ONLY_NOT_SERVED.into(),
+        })],
+    );
+    assert!(line_for(&model, "lark").contains("no create-only route"));
+    let reopened = press_a(&mut ui, &model);
+    assert!(
+        reopened.contains("If a Keeper")
+            && reopened.contains("it will be reconfigured with these")
+            && reopened.contains("name = \"lark\""),
+        "{reopened}"
+    );
+    let Some(up) =
+        crate::rig::keeper_op::<CreateSave>(&returned(&mut ui, &model, &reopened, &reopened))
+    else {
+        panic!("not a create")
+    };
+    assert_eq!(up.route, CreateRoute::UpAfterCheck);
+    land(
+        &mut model,
+        &up,
+        vec![SaveStep::Ended(SaveOutcome::NotApplied {
+            reason: KEEPER_UP_NOT_SERVED.into(),
+        })],
+    );
+    let cmd = handle_key(&mut ui, &model, key(KeyCode::Char('a')));
+    assert!(!matches!(cmd, UiCommand::Edit(_)), "{cmd:?}");
+    assert!(
+        ui.notice
+            .as_deref()
+            .unwrap_or_default()
+            .contains("serves neither"),
+        "{:?}",
+        ui.notice
+    );
+
+    // A listed name is never sent through /up.
+    let (mut model, mut ui) = roster();
+    let listed = model
+        .keepers
+        .roster
+        .fetched
+        .last()
+        .unwrap()
+        .value
+        .keepers()
+        .next()
+        .unwrap()
+        .name
+        .clone();
+    let opened = press_a(&mut ui, &model);
+    let Some(first) =
+        crate::rig::keeper_op::<CreateSave>(&returned(&mut ui, &model, &opened, &filled(&listed)))
+    else {
+        panic!("not a create")
+    };
+    land(
+        &mut model,
+        &first,
+        vec![SaveStep::Ended(SaveOutcome::NotApplied {
+            reason: CREATE_ONLY_NOT_SERVED.into(),
+        })],
+    );
+    let reopened = press_a(&mut ui, &model);
+    let cmd = returned(&mut ui, &model, &reopened, &reopened);
+    assert!(
+        crate::rig::keeper_op::<CreateSave>(&cmd).is_none(),
+        "{cmd:?}"
+    );
+    assert!(
+        ui.notice
+            .as_deref()
+            .unwrap_or_default()
+            .contains("already exists"),
+        "{:?}",
+        ui.notice
     );
 }

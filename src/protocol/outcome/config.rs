@@ -241,6 +241,17 @@ pub fn classify_keeper_create(
             Ok(_) => SaveOutcome::unknown("201 naming another keeper"),
             Err(e) => SaveOutcome::unknown(format!("201 without a valid detail ({})", e.reason())),
         },
+        // No MASC serves the create-only route (§9.9; §15.11): its 404 says so in the one word
+        // the view acts on (it offers create-or-update `/up` where that is served).
+        404 | 405
+            if status == 405
+                || crate::protocol::routes::classify_404(
+                    crate::protocol::routes::RouteFamily::KeeperCreate,
+                    body,
+                ) == crate::protocol::routes::NotFoundMeaning::NotServed =>
+        {
+            SaveOutcome::not_applied(crate::protocol::keeper_up::CREATE_ONLY_NOT_SERVED)
+        }
         400 | 404 | 405 => SaveOutcome::not_applied(refusal(status, body)),
         409 if error_string(body).as_deref() == Some("keeper_exists") => SaveOutcome::Conflict {
             current: KeeperExists {

@@ -166,6 +166,21 @@ impl ChatTurnFault {
     }
 }
 
+/// What a newer MASC's `POST /api/v1/keepers/{name}/up` does beyond its plain create or update
+/// (protocol-15 §15.11, §15.14).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeeperUpFault {
+    /// Someone else creates a Keeper of that name between the client's existence read and this
+    /// POST: MASC's tool finds it and updates it (the race window no client can close).
+    Race,
+    /// An update refused while a turn holds the Keeper, after the metadata was written:
+    /// `keeper_turn_in_flight`, `metadata_committed: true`.
+    TurnInFlight,
+    /// The create writes the metadata, then the lane does not start.
+    LaneFails,
+}
+
 /// A batch binding the newer-MASC chat stream carries although it is wrong (chat stream only;
 /// C-37). An older MASC (`--compat`) never sends a binding, faulted or not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -223,6 +238,9 @@ pub enum Fault {
     BatchBound {
         batch_bound: BatchBoundFault,
     },
+    KeeperUp {
+        keeper_up: KeeperUpFault,
+    },
     /// Writes: run the handler (its effect committed), then answer this instead of its
     /// response — a server that applied a write and then failed in its answer (§15.14:
     /// `internal_error` after the proof request was written, a 200 that is not the envelope).
@@ -257,6 +275,7 @@ pub struct FiredFaults {
     pub chat_turn: Option<ChatTurnFault>,
     pub resume_overlap: bool,
     pub batch_bound: Option<BatchBoundFault>,
+    pub keeper_up: Option<KeeperUpFault>,
     pub answer_after_apply: Option<InjectedAnswer>,
 }
 
@@ -282,6 +301,7 @@ impl FiredFaults {
             Fault::ChatTurn { chat_turn } => self.chat_turn = Some(*chat_turn),
             Fault::ResumeOverlap { resume_overlap } => self.resume_overlap |= *resume_overlap,
             Fault::BatchBound { batch_bound } => self.batch_bound = Some(*batch_bound),
+            Fault::KeeperUp { keeper_up } => self.keeper_up = Some(*keeper_up),
             Fault::AnswerAfterApply { answer_after_apply } => {
                 self.answer_after_apply = Some(answer_after_apply.clone())
             }

@@ -137,6 +137,7 @@ pub async fn workspace_layer(
         chat_turn: ctx.faults.chat_turn,
         resume_overlap: ctx.faults.resume_overlap,
         batch_bound: ctx.faults.batch_bound,
+        keeper_up: ctx.faults.keeper_up,
         any: !ctx.faults.is_empty(),
     });
     let seen = GuardSeen::default();

@@ -2,7 +2,7 @@
 //! (§9.6, §9.7) and the create-only `POST /api/v1/keepers` (§9.9).
 
 use crate::server::http::{
-    Admin, ApiError, ApiResult, Guard, Read, error_body, json_ok, json_status,
+    Admin, ApiError, ApiResult, Faults, Guard, Read, error_body, json_ok, json_status,
 };
 use crate::server::state::AppState;
 use crate::server::store::keeper_config::{self as store, CreateOutcome, PatchError, PatchOutcome};
@@ -18,6 +18,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/keepers/{name}/config", get(snapshot).post(patch))
         .route("/api/v1/keepers", post(create))
+        .route("/api/v1/keepers/{name}/up", post(up))
 }
 
 fn not_found(name: &str) -> axum::response::Response {
@@ -207,5 +208,92 @@ async fn create(_: Guard<Admin>, State(state): State<AppState>, body: Bytes) -> 
                 }),
             )
         }
+    })
+}
+
+/// `POST /api/v1/keepers/{name}/up` (protocol-15 §15.11): MASC's create-or-update, served only
+/// when this server plays the newer MASC (every other mode answers MASC's unknown-route 404).
+/// None → the create result (`{name, agent_name, trace_id, generation, …}`); present → the full
+/// metadata record (`schema: masc.keeper_meta.v1`), refused with `keeper_turn_in_flight`
+/// (`metadata_committed: true`) while a turn holds the Keeper. Faults: `{"keeper_up": "race"}`
+/// creates the name just before (someone else's create in the race window), `"turn_in_flight"`,
+/// `"lane_fails"`.
+async fn up(
+    _: Guard<Admin>,
+    State(state): State<AppState>,
+    Faults(faults): Faults,
+    Path(name): Path<String>,
+    body: Bytes,
+) -> ApiResult {
+    use crate::server::compat::{MascRelease, route_miss};
+    use crate::server::faults::KeeperUpFault;
+    if state.release() != Some(MascRelease::Newer) {
+        return Ok(route_miss(&format!("/api/v1/keepers/{name}/up")));
+    }
+    let mut m = object_body(&body, gate_400)?;
+    m.insert("name".into(), json!(name));
+    if let Err(msg) = check_declaration(&m) {
+        return Ok(gate_400(&msg));
+    }
+    let decl = m.clone();
+    let fault = faults.keeper_up;
+    let now = now_unix() as i64;
+    let outcome = state
+        .store()
+        .write(move |tx| {
+            if fault == Some(KeeperUpFault::Race) {
+                // Another client's create lands first: this request becomes an update.
+                store::create(tx, &decl, now - 1)?;
+            }
+            let exists = crate::server::store::keepers::exists(tx, &name)?;
+            if !exists {
+                return store::create(tx, &decl, now).map(|o| (false, Some(o)));
+            }
+            Ok((true, None))
+        })
+        .await?;
+    let name = m
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    Ok(match outcome {
+        (true, _) if fault == Some(KeeperUpFault::TurnInFlight) => json_status(
+            StatusCode::CONFLICT,
+            json!({"ok": false, "error": "keeper_turn_in_flight", "metadata_committed": true}),
+        ),
+        (true, _) => json_ok(json!({
+            "schema": "masc.keeper_meta.v1",
+            "name": name,
+            "agent_name": name,
+            "trace_id": format!("trace-{name}"),
+            "generation": 2,
+            "created_at": crate::server::store::rfc3339(now - 3600),
+            "runtime": {"runtime_id": m.get("runtime_id")},
+            "instructions": m.get("instructions"),
+            "sandbox_profile": m.get("sandbox_profile"),
+            "network_mode": m.get("network_mode"),
+        })),
+        (false, Some(CreateOutcome::Created { lane_error }))
+            if lane_error.is_some() || fault == Some(KeeperUpFault::LaneFails) =>
+        {
+            let cause = lane_error.unwrap_or_else(|| "sandbox did not start".into());
+            json_status(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                json!({"ok": false, "error": format!(
+                    "keeper metadata was created but lane launch failed: {cause}"
+                )}),
+            )
+        }
+        (false, _) => json_ok(json!({
+            "name": name,
+            "agent_name": name,
+            "trace_id": format!("trace-{name}"),
+            "generation": 1,
+            "instructions": m.get("instructions"),
+            "proactive_enabled": m.get("proactive_enabled").cloned().unwrap_or(json!(false)),
+            "max_context_override": m.get("max_context_override").cloned().unwrap_or(Value::Null),
+            "agent_core_env": {},
+        })),
     })
 }

@@ -7,19 +7,24 @@
 //! again after the receipt, lists it and `c` opens it when the operator asks).
 
 use super::create_doc;
-use crate::actors::keepers::ops::create::CreateIntent;
+use crate::actors::keepers::ops::create::{CreateIntent, CreateRoute};
+use crate::protocol::keeper_up::{CREATE_ONLY_NOT_SERVED, KEEPER_UP_NOT_SERVED};
 use crate::protocol::outcome::SaveClass;
+use crate::protocol::outcome::SaveOutcome;
 use crate::view::command::UiCommand;
 use crate::view::editor::{EditOutcome, EditPurpose, EditRequest, EditResult};
 use crate::view::model::Model;
+use crate::view::saves::SavePhase;
 use crate::view::text::sanitize;
 use std::collections::HashMap;
 
-/// One workspace's declaration draft (session only, H-16) and what it was sent as.
+/// One workspace's declaration draft (session only, H-16) and what it was sent as, in which
+/// epoch (what its receipt learned about the server's routes holds for that epoch only).
 #[derive(Debug, Clone)]
 pub struct CreateDraft {
     pub text: String,
     pub sent: Option<CreateIntent>,
+    pub sent_epoch: Option<u64>,
 }
 
 /// The create flow's UI state.
@@ -29,6 +34,62 @@ pub struct CreateUi {
     pub drafts: HashMap<String, CreateDraft>,
     /// The workspace an open declaration edit belongs to.
     pub editing: Option<String>,
+    /// The route the open edit will be sent by.
+    pub editing_route: CreateRoute,
+}
+
+/// What this epoch's last create of the draft learned about the create routes (§15.11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Routes {
+    /// Nothing refused: the create-only route is tried (every create starts there).
+    CreateOnly,
+    /// The create-only route is not served: `/up` after the existence check is offered.
+    UpOnly,
+    /// Neither route is served.
+    Neither,
+}
+
+fn routes(model: &Model, workspace: &str, draft: Option<&CreateDraft>, epoch: u64) -> Routes {
+    let Some((sent, true)) =
+        draft.and_then(|d| d.sent.as_ref().map(|s| (s, d.sent_epoch == Some(epoch))))
+    else {
+        return Routes::CreateOnly;
+    };
+    let refused = model
+        .keepers
+        .ops
+        .create
+        .entries()
+        .rev()
+        .find(|e| e.workspace == workspace && &e.intent == sent)
+        .and_then(|e| match &e.phase {
+            SavePhase::Ended(SaveOutcome::NotApplied { reason }) => Some(reason.as_str()),
+            _ => None,
+        });
+    match refused {
+        Some(CREATE_ONLY_NOT_SERVED) => Routes::UpOnly,
+        Some(KEEPER_UP_NOT_SERVED) => Routes::Neither,
+        _ => Routes::CreateOnly,
+    }
+}
+
+/// What the file says before anything is sent through `/up` (§15.11 step 6).
+const UP_HEADER: &str = "# up: This MASC has no create-only route. Saving sends MASC's create-or-update\n\
+     # up: POST /api/v1/keepers/<name>/up after reading that no Keeper has this name. If a Keeper\n\
+     # up: named <name> appears before MASC applies this, it will be reconfigured with these\n\
+     # up: settings and restarted. Quit with an error (:cq) to send nothing.\n";
+
+fn with_up_header(text: &str, up: bool) -> String {
+    let body: String = text
+        .lines()
+        .filter(|l| !l.starts_with("# up: "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    if up {
+        format!("{UP_HEADER}{body}")
+    } else {
+        body
+    }
 }
 
 /// Whether `draft` created its Keeper (its own save applied).
@@ -61,11 +122,31 @@ pub fn key(create: &mut CreateUi, notice: &mut Option<String>, model: &Model) ->
     {
         create.drafts.remove(&workspace);
     }
+    let route = match routes(
+        model,
+        &workspace,
+        create.drafts.get(&workspace),
+        scope.epoch,
+    ) {
+        Routes::Neither => {
+            *notice = Some(
+                "new keeper: this MASC serves neither the create-only POST /api/v1/keepers nor \
+                 create-or-update /up (learned from the last create) · nothing can be created \
+                 here; your declaration is kept"
+                    .into(),
+            );
+            return UiCommand::Repaint;
+        }
+        Routes::UpOnly => CreateRoute::UpAfterCheck,
+        Routes::CreateOnly => CreateRoute::CreateOnly,
+    };
     let text = match create.drafts.get(&workspace) {
         Some(draft) => draft.text.clone(),
         None => create_doc::template(),
     };
+    let text = with_up_header(&text, route == CreateRoute::UpAfterCheck);
     create.editing = Some(workspace);
+    create.editing_route = route;
     UiCommand::Edit(EditRequest::new(EditPurpose::KeeperCreate, text, ".toml"))
 }
 
@@ -80,9 +161,15 @@ pub fn edited(
         *notice = Some(result.notice());
         return UiCommand::Repaint;
     };
+    let route = std::mem::take(&mut create.editing_route);
     let text = match result.outcome {
         EditOutcome::Edited(text) => text,
-        EditOutcome::Unchanged if result.original != create_doc::template() => result.original,
+        EditOutcome::Unchanged
+            if with_up_header(&result.original, false)
+                != with_up_header(&create_doc::template(), false) =>
+        {
+            result.original
+        }
         EditOutcome::Aborted {
             text: Some(text), ..
         } => {
@@ -116,18 +203,38 @@ pub fn edited(
             return UiCommand::Repaint;
         }
     };
+    // §15.11 step 2: the roster is one more witness that the name exists (when it lists
+    // every Keeper); the job reads MASC's own store again right before sending.
+    let listed = model.keepers.roster.fetched.last().is_some_and(|o| {
+        !o.value.truncated && o.value.keepers().any(|k| k.name == declaration.name)
+    });
+    if route == CreateRoute::UpAfterCheck && listed {
+        *notice = Some(format!(
+            "new keeper not sent: a Keeper named {} already exists (/up would reconfigure it) · draft kept",
+            sanitize(&declaration.name)
+        ));
+        return UiCommand::Repaint;
+    }
     let intent = CreateIntent {
         name: declaration.name,
         declaration: declaration.body,
+        route,
     };
+    let epoch = model.gate().current().map(|s| s.epoch);
     if let Some(draft) = create.drafts.get_mut(&workspace) {
         draft.sent = Some(intent.clone());
+        draft.sent_epoch = epoch;
     }
     super::KeeperOp::command::<crate::actors::keepers::ops::create::CreateSave>(intent)
 }
 
 fn keep(create: &mut CreateUi, workspace: &str, text: String) {
-    create
-        .drafts
-        .insert(workspace.to_string(), CreateDraft { text, sent: None });
+    create.drafts.insert(
+        workspace.to_string(),
+        CreateDraft {
+            text,
+            sent: None,
+            sent_epoch: None,
+        },
+    );
 }

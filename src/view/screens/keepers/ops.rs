@@ -4,13 +4,14 @@
 //! submitted by the view actor, never awaited here.
 
 use crate::actors::keepers::ops::assignment::AssignmentIntent;
-use crate::actors::keepers::ops::create::CreateSave;
+use crate::actors::keepers::ops::create::{CreateRoute, CreateSave, NAME_EXISTS, NAME_UNCONFIRMED};
 use crate::actors::keepers::ops::describe;
 use crate::actors::keepers::ops::lifecycle::LifecycleApplied;
 use crate::actors::keepers::ops::sandbox::{SandboxIntent, profile_word};
 use crate::actors::keepers::ops::{assignment::AssignmentSave, sandbox::SandboxSave};
 use crate::actors::saves::SaveId;
 use crate::protocol::keeper_config::SandboxProfile;
+use crate::protocol::keeper_up::{CREATE_ONLY_NOT_SERVED, KEEPER_UP_NOT_SERVED};
 use crate::protocol::keepers::KeeperRowSlot;
 use crate::protocol::outcome::{
     DirectiveApplied, KeeperConfigApplied, OPERATOR_PAUSED, PowerApplied, ROUTE_NOT_SERVED,
@@ -284,11 +285,48 @@ fn create_words(entry: &SaveEntry<CreateSave>) -> (String, Tone) {
                 warning: Some(w), ..
             } => return (format!("created · {w}"), Tone::Warn),
             SaveOutcome::Unchanged => return ("unchanged".into(), Tone::Good),
+            // §15.11: through `/up` an existing Keeper is reconfigured, not refused.
+            SaveOutcome::Conflict { .. } if entry.intent.route == CreateRoute::UpAfterCheck => {
+                return (
+                    format!(
+                        "{} already existed when MASC applied this: it was reconfigured and its lane restarted · not resent",
+                        entry.intent.name
+                    ),
+                    Tone::Bad,
+                );
+            }
             SaveOutcome::Conflict { .. } => (
                 "rejected: a keeper with this name exists (nothing changed)".to_string(),
                 Tone::Bad,
             ),
+            SaveOutcome::NotApplied { reason } if reason == CREATE_ONLY_NOT_SERVED => (
+                "not applied: this MASC has no create-only route · a offers MASC's create-or-update /up after an existence check"
+                    .to_string(),
+                Tone::Warn,
+            ),
+            SaveOutcome::NotApplied { reason } if reason == KEEPER_UP_NOT_SERVED => (
+                "not applied: this MASC serves neither the create-only route nor /up".to_string(),
+                Tone::Bad,
+            ),
             SaveOutcome::NotApplied { reason } => (format!("rejected: {reason}"), Tone::Bad),
+            SaveOutcome::NotSent { reason } if reason == NAME_EXISTS => (
+                format!(
+                    "not sent: a Keeper named {} already exists",
+                    entry.intent.name
+                ),
+                Tone::Warn,
+            ),
+            SaveOutcome::NotSent { reason } if reason.starts_with(NAME_UNCONFIRMED) => (
+                format!(
+                    "not sent: could not confirm that {} is new: {}",
+                    entry.intent.name,
+                    reason
+                        .strip_prefix(NAME_UNCONFIRMED)
+                        .unwrap_or_default()
+                        .trim_start_matches(':')
+                ),
+                Tone::Warn,
+            ),
             SaveOutcome::NotSent { reason } => {
                 (format!("not sent: {}", describe(reason)), Tone::Warn)
             }
