@@ -256,3 +256,77 @@ async fn s15_10_every_release_answers_version_1_even_when_asked_for_2() {
         server.shutdown().await;
     }
 }
+
+/// §15.9 turn journal: on a newer MASC `/chat/events` answers a turn's lines in MASC's journal
+/// codec, the seqs of the stream's `id:` lines (the acceptance takes seq 1), filtered by
+/// `since_seq`, ending with `run_finished`; a made-up operation is 404 `unknown_operation`; an
+/// August MASC does not serve the route.
+#[tokio::test]
+async fn s15_9_the_turn_journal_answers_a_turns_lines_after_since_seq() {
+    use masc_tui::protocol::chat::journal::{ChatEventsPage, JournalEvent, JournalRefusal};
+    use masc_tui::protocol::client::ClientError;
+    let (server, client, auth) = played(MascRelease::Newer, FaultPlan::none()).await;
+    let id = "tui-0190f5a0-0000-7000-8000-00000000e0d1";
+    let (outcome, _) = send_turn_to(&client, &auth, "mira", id).await.unwrap();
+    assert!(matches!(outcome, ChatStreamOutcome::Completed { .. }));
+    let read = |since: Option<u64>| {
+        let client = client.clone();
+        let auth = auth.clone();
+        async move {
+            let mut path = format!("/api/v1/keepers/mira/chat/events?operation_id={id}");
+            if let Some(s) = since {
+                path.push_str(&format!("&since_seq={s}"));
+            }
+            client
+                .get_with(&auth, &path, move |b: &[u8]| {
+                    ChatEventsPage::decode_for(b, id, since)
+                })
+                .await
+        }
+    };
+    let whole = read(None).await.unwrap();
+    let seqs: Vec<u64> = whole.value.events.iter().map(|l| l.seq).collect();
+    assert_eq!(seqs.first(), Some(&1));
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1));
+    assert!(matches!(
+        whole.value.terminal().map(|l| &l.event),
+        Some(JournalEvent::RunFinished { .. })
+    ));
+    assert!(
+        whole
+            .value
+            .events
+            .iter()
+            .any(|l| matches!(&l.event, JournalEvent::ReplyDetails { turn_outcome, .. } if turn_outcome == "visible_reply"))
+    );
+    let tail = read(Some(3)).await.unwrap();
+    assert_eq!(tail.value.events.first().map(|l| l.seq), Some(4));
+    assert_eq!(tail.value.next_since_seq, *seqs.last().unwrap());
+    let unknown = client
+        .get::<masc_tui::protocol::chat::ChatHistoryArray>(
+            &auth,
+            "/api/v1/keepers/mira/chat/events?operation_id=tui-never",
+        )
+        .await
+        .unwrap_err();
+    let ClientError::Status { status, body } = &unknown else {
+        panic!("{unknown:?}")
+    };
+    assert_eq!(
+        JournalRefusal::of(*status, body.as_bytes()),
+        Some(JournalRefusal::UnknownOperation)
+    );
+    server.shutdown().await;
+
+    let (server, client, auth) = played(MascRelease::Aug, FaultPlan::none()).await;
+    let err = client
+        .get_with(
+            &auth,
+            &format!("/api/v1/keepers/mira/chat/events?operation_id={id}"),
+            move |b: &[u8]| ChatEventsPage::decode_for(b, id, None),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClientError::NotServed { .. }), "{err:?}");
+    server.shutdown().await;
+}

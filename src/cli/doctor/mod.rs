@@ -147,6 +147,7 @@ pub async fn diagnose(config: DoctorConfig) -> Report {
         },
         identity: None,
         admission: None,
+        release: String::new(),
         routes: Vec::new(),
         summary: Summary::default(),
         exit_code: 2,
@@ -161,6 +162,7 @@ pub async fn diagnose(config: DoctorConfig) -> Report {
     let Some(health) = read_health(&client, &mut report.health).await else {
         return report.finish();
     };
+    report.release = release_words(&report.health);
     let verdict = judge_identity(config.expected_base.as_deref(), &health);
     report.identity = Some(identity_report(&verdict, config.expected_base.as_deref()));
     let mode = health.admission_mode();
@@ -181,6 +183,32 @@ pub async fn diagnose(config: DoctorConfig) -> Report {
     };
     report.routes = Prober::new(client, auth).all_routes().await;
     report.finish()
+}
+
+/// The release `/health` names: the tags and snapshots masc-tui knows by their commit (and the
+/// embedded server's profiles by their labels); any other version is judged route by route.
+fn release_words(h: &HealthReport) -> String {
+    let commit = h.commit.as_deref().unwrap_or_default();
+    match h.version.as_deref() {
+        _ if commit == "masc-tui-embedded" => {
+            "the embedded server (current protocol: every route, extensions included)".into()
+        }
+        Some("0.24.0") if commit.starts_with("e2bb55f7") => {
+            "MASC v0.24.0 (tag 2026-08-22): the August route set and shapes".into()
+        }
+        Some("0.24.0") if commit.starts_with("d541eb07") => {
+            "MASC main of 2026-08-23 (Aug): the August route set and shapes".into()
+        }
+        Some(v) if v.contains("+newer") => {
+            "newer MASC (the embedded server's newer profile): newer chat store, /up, /chat/events"
+                .into()
+        }
+        Some(v) if ["0.22.", "0.23.", "0.24."].iter().any(|p| v.starts_with(p)) => {
+            format!("an August MASC release ({v}): judged route by route below")
+        }
+        Some(v) => format!("MASC {v}: judged route by route below"),
+        None => "unknown (no version): judged route by route below".into(),
+    }
 }
 
 async fn read_health(client: &WorkspaceClient, out: &mut HealthReport) -> Option<Health> {

@@ -13,7 +13,8 @@ use crate::protocol::admission::ReadAuthority;
 use crate::protocol::asks::AskList;
 use crate::protocol::async_requests::AsyncRequestList;
 use crate::protocol::board::{BoardPostDetail, BoardPostsPage, HearthCensus};
-use crate::protocol::chat::{ChatHistoryPage, ChatOperationRecord};
+use crate::protocol::chat::journal::ChatEventsPage;
+use crate::protocol::chat::{ChatHistoryArray, ChatHistoryPage, ChatOperationRecord};
 use crate::protocol::client::{
     ClientError, ProbeCredentials, ProbeResponse, QueryString, WorkspaceClient, path_segment,
 };
@@ -33,6 +34,7 @@ use crate::protocol::tasks::{
     LegacyTaskEvents, PageRequest, TaskDetail, TaskHistoryPage, TaskList,
 };
 use crate::protocol::tools::ToolsInventoryRead;
+use crate::protocol::transcript::{TranscriptVersion, TurnTranscript};
 
 pub(super) struct Prober {
     client: WorkspaceClient,
@@ -72,17 +74,83 @@ impl Prober {
                 },
             )
             .await;
+        if let Some(r) = &roster {
+            self.refine(
+                RouteFamily::Roster,
+                match r.candle {
+                    None => "MASC, August shape (no Candle)",
+                    Some(_) => "MASC with Candle (newer or the embedded server)",
+                },
+            );
+        }
         let keeper = first_keeper(roster.as_ref());
+        let page = self
+            .check(
+                RouteFamily::ChatHistoryPage,
+                keeper.as_deref().map(|k| history_path(k, None)),
+                |b| {
+                    let p = ChatHistoryPage::decode_for(b, None)?;
+                    let n = p.messages.len();
+                    Ok((p, format!("{n} messages on the newest page")))
+                },
+            )
+            .await;
+        if let Some(p) = &page {
+            self.refine(RouteFamily::ChatHistoryPage, chat_rows_shape(&p.messages));
+        }
         self.check(
-            RouteFamily::ChatHistoryPage,
-            keeper.as_deref().map(|k| history_path(k, None)),
+            RouteFamily::ChatHistoryArray,
+            keeper
+                .as_deref()
+                .map(|k| format!("/api/v1/keepers/{}/chat/history", path_segment(k))),
             |b| {
-                let p = ChatHistoryPage::decode_for(b, None)?;
-                let n = p.messages.len();
-                Ok((p, format!("{n} messages on the newest page")))
+                let a = ChatHistoryArray::decode(b)?;
+                let s = format!(
+                    "{} rows, {} autonomous turns",
+                    a.rows.len(),
+                    a.autonomous().count()
+                );
+                Ok((a, s))
             },
         )
         .await;
+        let transcript = self
+            .check(
+                RouteFamily::TurnTranscript,
+                keeper.as_deref().map(|k| {
+                    QueryString::new()
+                        .pair("turn_ref", "doctor-probe#0")
+                        .pair("version", "2")
+                        .append_to(&format!(
+                            "/api/v1/keepers/{}/turn-transcript",
+                            path_segment(k)
+                        ))
+                }),
+                |b| {
+                    let t = TurnTranscript::decode(b)?;
+                    let s = match &t {
+                        TurnTranscript::Found { rows, .. } => format!("{} rows", rows.len()),
+                        TurnTranscript::NotRetained { .. } => {
+                            "not retained for the probe's turn_ref".to_string()
+                        }
+                    };
+                    Ok((t, s))
+                },
+            )
+            .await;
+        if let Some(t) = &transcript {
+            let version = match t {
+                TurnTranscript::Found { version, .. }
+                | TurnTranscript::NotRetained { version, .. } => *version,
+            };
+            self.refine(
+                RouteFamily::TurnTranscript,
+                match version {
+                    TranscriptVersion::V1 => "MASC version 1 (version=2 ignored)",
+                    TranscriptVersion::V2 => "masc-tui version 2 (extension)",
+                },
+            );
+        }
         // No request id to reconcile: a made-up one must be the route's object 404.
         let op_keeper = keeper.clone().unwrap_or_else(|| "doctor".into());
         self.check(
@@ -94,6 +162,24 @@ impl Prober {
             |b| {
                 let r = ChatOperationRecord::decode_for(b, "doctor-probe-0")?;
                 Ok((r, "a record for a made-up request id".to_string()))
+            },
+        )
+        .await;
+        // The turn journal (§15.9, newer MASC): a made-up operation must be its object 404.
+        self.check(
+            RouteFamily::ChatEvents,
+            Some(
+                QueryString::new()
+                    .pair("operation_id", "doctor-probe-0")
+                    .append_to(&format!(
+                        "/api/v1/keepers/{}/chat/events",
+                        path_segment(&op_keeper)
+                    )),
+            ),
+            |b| {
+                let p = ChatEventsPage::decode_for(b, "doctor-probe-0", None)?;
+                let n = p.events.len();
+                Ok((p, format!("{n} journal lines for a made-up operation id")))
             },
         )
         .await;
@@ -191,7 +277,8 @@ impl Prober {
             },
         )
         .await;
-        self.check(
+        let tools = self
+            .check(
             RouteFamily::ToolsInventory,
             Some(crate::actors::system::TOOLS_PATH.to_string()),
             |b| {
@@ -214,6 +301,19 @@ impl Prober {
             },
         )
         .await;
+        if let Some(ToolsInventoryRead::Settled(inv)) = &tools {
+            self.refine(
+                RouteFamily::ToolsInventory,
+                match inv.effective_keeper_surface {
+                    SinceRelease::NotInRelease => {
+                        "MASC, August shape (no keeper surface, no skill activations)"
+                    }
+                    SinceRelease::Sent(_) => {
+                        "MASC with the keeper surface (newer or the embedded server)"
+                    }
+                },
+            );
+        }
         self.check(
             RouteFamily::Skills,
             Some(crate::actors::system::SKILLS_PATH.to_string()),
@@ -324,27 +424,39 @@ impl Prober {
             },
         )
         .await;
-        self.check(
-            RouteFamily::RuntimeResolved,
-            Some(crate::actors::system::RUNTIME_RESOLVED_PATH.to_string()),
-            |b| {
-                let r = RuntimeResolved::decode(b)?;
-                let catalogue = r.catalogue.clone()?;
-                let usage = match r.usage.clone()? {
-                    SinceRelease::Sent(u) => {
-                        format!("{} usage accounts", u.provider_usage_windows.len())
-                    }
-                    SinceRelease::NotInRelease => "usage not sent by this release".to_string(),
-                };
-                let s = format!(
-                    "{} runtimes, {} lanes · {usage}",
-                    catalogue.runtimes.len(),
-                    catalogue.lanes.len()
-                );
-                Ok((r, s))
-            },
-        )
-        .await;
+        let runtime = self
+            .check(
+                RouteFamily::RuntimeResolved,
+                Some(crate::actors::system::RUNTIME_RESOLVED_PATH.to_string()),
+                |b| {
+                    let r = RuntimeResolved::decode(b)?;
+                    let catalogue = r.catalogue.clone()?;
+                    let usage = match r.usage.clone()? {
+                        SinceRelease::Sent(u) => {
+                            format!("{} usage accounts", u.provider_usage_windows.len())
+                        }
+                        SinceRelease::NotInRelease => "usage not sent by this release".to_string(),
+                    };
+                    let s = format!(
+                        "{} runtimes, {} lanes · {usage}",
+                        catalogue.runtimes.len(),
+                        catalogue.lanes.len()
+                    );
+                    Ok((r, s))
+                },
+            )
+            .await;
+        if let Some(r) = &runtime {
+            let august = matches!(r.usage.clone(), Ok(SinceRelease::NotInRelease));
+            self.refine(
+                RouteFamily::RuntimeResolved,
+                if august {
+                    "MASC, August shape (no usage windows, quota fields or `declared`)"
+                } else {
+                    "MASC with usage windows (newer or the embedded server)"
+                },
+            );
+        }
         self.check(
             RouteFamily::KeeperConfig,
             keeper
@@ -394,6 +506,7 @@ impl Prober {
             target: target.as_deref().map(clean),
             auth: spec.auth.as_str(),
             origin: spec.origin.as_str(),
+            shape: String::new(),
             result: RouteResult::NotProbed,
             status: None,
             without_token: None,
@@ -447,8 +560,21 @@ impl Prober {
                 None
             }
         };
+        report.shape = default_shape(family, report.result);
         self.routes.push(report);
         value
+    }
+
+    /// The shape a decoded answer of `family` showed, where the releases differ.
+    fn refine(&mut self, family: RouteFamily, shape: impl Into<String>) {
+        if let Some(r) = self
+            .routes
+            .iter_mut()
+            .rev()
+            .find(|r| r.route == family.as_str() && r.result == RouteResult::Decodes)
+        {
+            r.shape = shape.into();
+        }
     }
 
     async fn judge<T>(
@@ -561,6 +687,55 @@ impl Prober {
             Ok(r) => format!("HTTP {} to If-None-Match", r.status),
             Err(e) => format!("revalidation failed ({})", e.class()),
         }
+    }
+}
+
+/// Which releases the answer fits, from the contract's origin of the route and the result;
+/// refined per family where the shapes differ between releases ([`Prober::refine`]).
+fn default_shape(family: RouteFamily, result: RouteResult) -> String {
+    use crate::protocol::routes::RouteOrigin;
+    let origin = family.spec().origin;
+    match (result, origin) {
+        (RouteResult::Decodes | RouteResult::ObjectNotFound, RouteOrigin::Masc) => {
+            "MASC (every covered release)".into()
+        }
+        (RouteResult::Decodes | RouteResult::ObjectNotFound, RouteOrigin::NewerMasc) => {
+            "newer MASC".into()
+        }
+        (RouteResult::Decodes | RouteResult::ObjectNotFound, RouteOrigin::Extension) => {
+            "masc-tui extension".into()
+        }
+        (RouteResult::NotServed, RouteOrigin::NewerMasc) => {
+            "absent, as on MASC v0.24.0 and Aug (newer MASC serves it)".into()
+        }
+        (RouteResult::NotServed, RouteOrigin::Extension) => {
+            "absent, as on every MASC (a masc-tui extension)".into()
+        }
+        (RouteResult::NotServed, RouteOrigin::Masc) => {
+            "absent although every covered MASC release serves it".into()
+        }
+        _ => String::new(),
+    }
+}
+
+/// What a chat page's rows show of the store that wrote them (§15.9).
+fn chat_rows_shape(rows: &[crate::protocol::chat::ChatHistoryRow]) -> &'static str {
+    use crate::protocol::chat::ChatRole;
+    use crate::protocol::chat::rows::RowIdentity;
+    let newer = rows.iter().any(|m| {
+        matches!(m.role, ChatRole::System | ChatRole::RequestFailure)
+            || m.approval.is_some()
+            || m.execution_id.is_some()
+    });
+    if newer {
+        "newer chat store (system Gate rows or execution_id seen)"
+    } else if rows
+        .iter()
+        .any(|m| matches!(m.identity, RowIdentity::Pair(_)))
+    {
+        "August chat store (delivery pairs, no newer fields seen)"
+    } else {
+        "§4.5 rows (no delivery pairs or newer fields seen)"
     }
 }
 

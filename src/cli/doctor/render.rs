@@ -35,6 +35,7 @@ pub fn render_text(report: &Report) -> String {
             _ => "no build commit".to_string(),
         }
     );
+    let _ = writeln!(out, "release     {}", report.release);
     if let Some(i) = &report.identity {
         let _ = writeln!(out, "identity    {} · {}", i.verdict, i.detail);
     }
@@ -70,6 +71,9 @@ pub fn render_text(report: &Report) -> String {
         );
         if !r.detail.is_empty() {
             let _ = write!(line, " · {}", r.detail);
+        }
+        if !r.shape.is_empty() {
+            let _ = write!(line, " · shape: {}", r.shape);
         }
         if let Some(etag) = &r.etag {
             let _ = write!(line, " · etag {etag}");

@@ -81,6 +81,10 @@ pub struct RouteReport {
     /// The route's auth class in the contract (protocol.md §1.3).
     pub auth: &'static str,
     pub origin: &'static str,
+    /// Which release's shape the route answered with: MASC's shape of every
+    /// covered release, the August or the newer shape where they differ, the masc-tui
+    /// extension, or which releases lack the route when it is not served.
+    pub shape: String,
     pub result: RouteResult,
     pub status: Option<u16>,
     /// The status of the same GET without a token (how the server enforces the auth class).
@@ -142,6 +146,8 @@ pub struct Report {
     pub identity: Option<IdentityReport>,
     /// `receipts` (§2.2) or `health` (§2.3).
     pub admission: Option<&'static str>,
+    /// Which release `/health` names (its version and commit), as far as they tell.
+    pub release: String,
     pub routes: Vec<RouteReport>,
     pub summary: Summary,
     pub exit_code: i32,

@@ -56,11 +56,21 @@ async fn doctor_on_the_current_embedded_server_every_route_decodes_exit_0() {
     assert_eq!(report.identity.as_ref().map(|i| i.verdict), Some("match"));
     assert_eq!(report.health.commit_field, Some("build.commit"));
     assert_eq!(report.summary.not_served, 0);
-    assert_eq!(report.summary.decodes, report.routes.len() - 1);
-    assert_eq!(
-        result(&report, RouteFamily::ChatOperation),
-        RouteResult::ObjectNotFound
+    assert_eq!(report.summary.decodes, report.routes.len() - 2);
+    for family in [RouteFamily::ChatOperation, RouteFamily::ChatEvents] {
+        assert_eq!(
+            result(&report, family),
+            RouteResult::ObjectNotFound,
+            "{family:?}"
+        );
+    }
+    assert!(
+        report.release.starts_with("the embedded server"),
+        "{}",
+        report.release
     );
+    let transcript = report.route(RouteFamily::TurnTranscript).unwrap();
+    assert_eq!(transcript.shape, "masc-tui version 2 (extension)");
     let roster = report.route(RouteFamily::Roster).unwrap();
     assert_eq!(roster.receipt.as_deref(), Some("present"));
     assert_eq!(roster.etag.as_deref(), Some("304"));
@@ -90,6 +100,7 @@ async fn doctor_on_masc_v0_24_0_names_the_routes_it_does_not_serve_exit_0() {
     assert_eq!(
         not_served,
         vec![
+            "chat_events",
             "task_list",
             "task_detail",
             "task_history_page",
@@ -254,5 +265,74 @@ async fn doctor_exits_1_when_the_server_serves_another_workspace() {
         Some("mismatch")
     );
     assert_eq!(report.exit_code, 1);
+    s.shutdown().await;
+}
+
+/// `doctor` names for each route which release shape it saw — the release
+/// `/health` names, MASC's version-1 turn transcript on every played release, the August
+/// store's rows and Candle-less roster on `aug`, the newer routes served (and the extensions
+/// absent "as on every MASC") on `newer`.
+#[tokio::test]
+async fn doctor_names_the_release_shape_of_every_route_on_aug_and_newer() {
+    let s = server(Some(MascRelease::Aug), false, FaultPlan::none()).await;
+    let report = diagnose(config(&s, TOKEN)).await;
+    assert_eq!(report.exit_code, 0, "{}", render_text(&report));
+    assert!(
+        report.release.starts_with("MASC main of 2026-08-23"),
+        "{}",
+        report.release
+    );
+    let shape = |f: RouteFamily| report.route(f).map(|r| r.shape.clone()).unwrap_or_default();
+    assert_eq!(
+        shape(RouteFamily::TurnTranscript),
+        "MASC version 1 (version=2 ignored)"
+    );
+    assert_eq!(shape(RouteFamily::Roster), "MASC, August shape (no Candle)");
+    assert_eq!(
+        shape(RouteFamily::ChatEvents),
+        "absent, as on MASC v0.24.0 and Aug (newer MASC serves it)"
+    );
+    assert_eq!(
+        shape(RouteFamily::TaskList),
+        "absent, as on every MASC (a masc-tui extension)"
+    );
+    assert!(render_text(&report).contains("shape: MASC version 1"));
+    s.shutdown().await;
+
+    let s = server(Some(MascRelease::Newer), false, FaultPlan::none()).await;
+    let report = diagnose(config(&s, TOKEN)).await;
+    assert_eq!(report.exit_code, 0, "{}", render_text(&report));
+    assert!(
+        report.release.starts_with("newer MASC"),
+        "{}",
+        report.release
+    );
+    let shape = |f: RouteFamily| report.route(f).map(|r| r.shape.clone()).unwrap_or_default();
+    for f in [
+        RouteFamily::Skills,
+        RouteFamily::Asks,
+        RouteFamily::ConnectorNames,
+    ] {
+        assert_eq!(result(&report, f), RouteResult::Decodes, "{f:?}");
+        assert_eq!(shape(f), "newer MASC", "{f:?}");
+    }
+    assert_eq!(
+        result(&report, RouteFamily::ChatEvents),
+        RouteResult::ObjectNotFound
+    );
+    assert_eq!(
+        shape(RouteFamily::TurnTranscript),
+        "MASC version 1 (version=2 ignored)"
+    );
+    let not_served: Vec<&str> = report
+        .routes
+        .iter()
+        .filter(|r| r.result == RouteResult::NotServed)
+        .map(|r| r.route)
+        .collect();
+    assert_eq!(
+        not_served,
+        ["task_list", "task_detail", "task_history_page"]
+    );
     s.shutdown().await;
 }

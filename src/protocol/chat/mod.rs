@@ -3,6 +3,7 @@
 
 pub mod events;
 pub mod history;
+pub mod journal;
 pub mod operation;
 pub mod post;
 pub mod rows;

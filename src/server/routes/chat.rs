@@ -35,6 +35,10 @@ pub fn router() -> Router<AppState> {
             "/api/v1/keepers/{name}/chat/history",
             get(super::chat_reads::history_array),
         )
+        .route(
+            "/api/v1/keepers/{name}/chat/events",
+            get(super::chat_reads::events),
+        )
 }
 
 /// §4.3 body. Unknown keys and duplicate keys are refused by serde (400).

@@ -45,6 +45,11 @@ impl Journal {
         len as u64
     }
 
+    /// Every event written so far (sequence `n` is index `n - 1`).
+    pub fn snapshot(&self) -> Vec<Value> {
+        self.lock().clone()
+    }
+
     /// The turn wrote its last event.
     pub fn end(&self) {
         self.progress.send_modify(|p| p.1 = true);
