@@ -1,16 +1,10 @@
 //! Keeper chat: per-keeper message history (§4.5) and chat operations (§4.3, §4.4).
 
-use super::{Family, Migration, SEED_EPOCH, StoreError, seed_rng};
+use super::{Migration, SEED_EPOCH, StoreError, seed_rng};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde_json::{Map, Value, json};
 
-pub const FAMILY: Family = Family {
-    name: "chat",
-    migrations: MIGRATIONS,
-    seed,
-};
-
-const MIGRATIONS: &[Migration] = &[
+pub(super) const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 1,
         name: "chat messages and operations",
@@ -128,7 +122,9 @@ impl Writer<'_, '_> {
     }
 }
 
-fn seed(tx: &Transaction<'_>) -> Result<(), StoreError> {
+/// The long seeded chats of every Keeper (the newer store's rows are `chat_newer`'s, seeded
+/// after these in the same family).
+pub(super) fn seed(tx: &Transaction<'_>) -> Result<(), StoreError> {
     let mut rng = seed_rng("chat");
     let plan: &[(&str, usize)] = &[
         (LONG_CHAT_KEEPER, 40),
@@ -183,7 +179,7 @@ fn seed(tx: &Transaction<'_>) -> Result<(), StoreError> {
             }
         }
     }
-    super::chat_newer::seed(tx)
+    Ok(())
 }
 
 /// A history row to insert.

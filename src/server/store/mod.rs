@@ -61,10 +61,24 @@ pub struct Family {
     pub seed: fn(&Transaction<'_>) -> Result<(), StoreError>,
 }
 
+/// Keeper chat (§4.5): the long seeded chats, then Keeper `ops-bot`'s newer-store transcript
+/// (§15.9) written with chat's own rows. One family, so a data directory seeded once keeps its
+/// one `chat` marker; composed here so the newer rows depend on chat and not the reverse.
+const CHAT: Family = Family {
+    name: "chat",
+    migrations: chat::MIGRATIONS,
+    seed: seed_chat,
+};
+
+fn seed_chat(tx: &Transaction<'_>) -> Result<(), StoreError> {
+    chat::seed(tx)?;
+    chat_newer::seed(tx)
+}
+
 /// Every family, in dependency order (a later family's seed may read an earlier one's rows).
 pub const FAMILIES: &[&Family] = &[
     &keepers::FAMILY,
-    &chat::FAMILY,
+    &CHAT,
     &tasks::FAMILY,
     &goals::FAMILY,
     &tools::FAMILY,
