@@ -484,6 +484,57 @@ mod tests {
         );
     }
 
+    /// docs/compatibility.md's route table is the contract's: one row per route of
+    /// [`crate::protocol::routes::ROUTES`] with its section and origin, and for every release
+    /// masc-tui plays a `404` cell exactly where that release does not serve the route.
+    #[test]
+    fn the_compatibility_table_agrees_with_the_route_contract() {
+        use crate::protocol::routes::ROUTES;
+        let doc = include_str!("../../docs/compatibility.md");
+        let rows: Vec<Vec<&str>> = doc
+            .lines()
+            .filter(|l| l.starts_with("| `GET ") || l.starts_with("| `POST "))
+            .map(|l| l.trim_matches('|').split(" | ").map(str::trim).collect())
+            .collect();
+        assert_eq!(rows.len(), ROUTES.len(), "one table row per route");
+        for spec in ROUTES {
+            let route = format!("`{} {}`", spec.method.as_str(), spec.template);
+            let row = rows
+                .iter()
+                .find(|r| r[0] == route)
+                .unwrap_or_else(|| panic!("{route} has no row"));
+            assert_eq!(row.len(), 7, "{route}");
+            assert_eq!(row[1], spec.section, "{route}");
+            let origin = match spec.origin {
+                RouteOrigin::Masc => "MASC",
+                RouteOrigin::NewerMasc => "newer",
+                RouteOrigin::Extension => "ext",
+            };
+            assert_eq!(row[2], origin, "{route}");
+            let method = match spec.method {
+                Method::Get => axum::http::Method::GET,
+                Method::Post => axum::http::Method::POST,
+            };
+            let path = spec
+                .template
+                .split('/')
+                .map(|seg| if seg.starts_with('{') { "k" } else { seg })
+                .collect::<Vec<_>>()
+                .join("/");
+            for (release, cell) in [
+                (MascRelease::V0_24_0, row[3]),
+                (MascRelease::Aug, row[3]),
+                (MascRelease::Newer, row[4]),
+            ] {
+                assert_eq!(
+                    cell == "404",
+                    !release.serves(&method, &path),
+                    "{route} on {release:?}: {cell}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn the_august_release_serves_masc_routes_only() {
         let r = MascRelease::V0_24_0;

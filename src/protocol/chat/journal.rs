@@ -212,6 +212,19 @@ impl ChatEventsPage {
     }
 }
 
+impl ChatEventsPage {
+    /// Decodes a page read without a request to hold it to (`masc-tui decode --as
+    /// keeper_chat_events`): its own `operation_id` is the echo and no `since_seq` was asked.
+    pub fn decode_standalone(bytes: &[u8]) -> Result<Self, DecodeError> {
+        #[derive(Deserialize)]
+        struct Echo {
+            operation_id: String,
+        }
+        let Echo { operation_id } = decode_json_object(bytes)?;
+        Self::decode_for(bytes, &operation_id, None)
+    }
+}
+
 fn event(v: &Value) -> Result<JournalEvent, DecodeError> {
     #[derive(Deserialize)]
     struct Tag {

@@ -20,6 +20,7 @@ pub const KINDS: &[&str] = &[
     "keeper_chat_stream",
     "keeper_chat_history_page",
     "keeper_chat_history",
+    "keeper_chat_events",
     "turn_transcript",
     "keeper_chat_operation",
     "tasks_history",

@@ -22,6 +22,7 @@ pub fn decode(kind: &str, bytes: &[u8]) -> Option<Result<KindSummary, DecodeErro
         "keeper_chat_stream" => keeper_chat_stream(bytes),
         "keeper_chat_history_page" => chat_history_page(bytes),
         "keeper_chat_history" => chat_history_array(bytes),
+        "keeper_chat_events" => chat_events(bytes),
         "turn_transcript" => turn_transcript(bytes),
         "keeper_chat_operation" => chat_operation(bytes),
         "tasks_history" => tasks_history(bytes),
@@ -215,6 +216,29 @@ fn chat_history_page(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
         } else {
             ", no schema key (older server)"
         }
+    ))
+}
+
+fn chat_events(bytes: &[u8]) -> Result<KindSummary, DecodeError> {
+    use crate::protocol::chat::journal::{ChatEventsPage, JournalEvent};
+    let page = ChatEventsPage::decode_standalone(bytes)?;
+    let kept = page
+        .events
+        .iter()
+        .filter(|l| matches!(l.event, JournalEvent::Other { .. }))
+        .count();
+    let terminal = match page.terminal().map(|l| &l.event) {
+        Some(JournalEvent::RunFinished { .. }) => "run_finished",
+        Some(_) => "event_error",
+        None => "none on this page",
+    };
+    Ok(format!(
+        "keeper_chat_events: operation {} (its own echo), {} lines ({kept} of types kept by tag), \
+         terminal {terminal}, has_more {}, next_since_seq {}",
+        crate::sanitize::sanitize_line(&page.operation_id),
+        page.events.len(),
+        page.has_more,
+        page.next_since_seq
     ))
 }
 
