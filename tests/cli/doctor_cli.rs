@@ -68,7 +68,22 @@ async fn doctor_json_on_masc_v0_24_0_exits_0_and_names_the_routes_not_served() {
     assert_eq!(result("skills").as_deref(), Some("not_served"));
     assert_eq!(result("roster").as_deref(), Some("decodes"));
     assert_eq!(result("runtime_resolved").as_deref(), Some("decodes"));
-    assert_eq!(report["summary"]["not_served"], 7);
+    assert_eq!(result("chat_events").as_deref(), Some("not_served"));
+    assert_eq!(report["summary"]["not_served"], 8);
+    assert!(
+        report["release"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("MASC v0.24.0")),
+        "{}",
+        report["release"]
+    );
+    let transcript = report["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["route"] == "turn_transcript")
+        .unwrap();
+    assert_eq!(transcript["shape"], "MASC version 1 (version=2 ignored)");
     s.shutdown().await;
 }
 
