@@ -10,7 +10,7 @@ use masc_tui::actors::keeper_detail::{
 };
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::decode::DecodeErrorKind;
-use masc_tui::protocol::keeper_detail::{ContextObservation, MetricsRowKind};
+use masc_tui::protocol::keeper_detail::{ContextObservation, ContextSource, MetricsRowKind};
 use masc_tui::server::compat::MascRelease;
 use ractor::DerivedActorRef;
 
@@ -378,27 +378,39 @@ async fn older_masc() -> Rig {
     rig_on_release(MascRelease::V0_24_0).await
 }
 
-/// §14.8/§14.9 on an older MASC: MASC v0.24.0 does not serve the extension routes; only those
-/// parts are "not served" (typed), the metadata is read as usual.
+/// §14.8/§14.9 on an older MASC: MASC v0.24.0 serves neither `/context` nor `/metrics-tail`.
+/// Live Context is read from the newest turn record instead (MASC's projection, for the owner
+/// the metadata names), in the same ticket; the metrics stay "not served" (typed), the
+/// metadata is read as usual.
 #[tokio::test]
-async fn older_masc_serves_metadata_but_not_context_or_metrics() {
+async fn older_masc_reads_context_from_the_newest_turn_record_and_serves_no_metrics() {
     let mut rig = older_masc().await;
     watch(&mut rig, Viewer::Detail, "rondo").await;
     let m = observed(&mut rig, meta("rondo")).await;
-    assert!(
-        matches!(m.payload, KeeperDetailObservation::Meta(Ok(_))),
-        "{:?}",
-        m.payload
-    );
+    let KeeperDetailObservation::Meta(Ok(status)) = &m.payload else {
+        panic!("{:?}", m.payload)
+    };
     let c = observed(&mut rig, context("rondo")).await;
     let KeeperDetailObservation::Context(read) = &c.payload else {
         panic!()
     };
-    assert!(
-        matches!(read.result, Err(ClientError::NotServed { .. })),
-        "{:?}",
-        read.result
-    );
+    assert!(!read.owner_changed());
+    let live = read.result.as_ref().expect("context from the turn records");
+    assert_eq!(live.value.source, ContextSource::NewestTurnRecord);
+    assert_eq!(live.value.trace_id, status.value.meta.trace_id);
+    // The seeded newest record of rondo's trace: what the embedded `/context` serves too.
+    match &live.value.context {
+        ContextObservation::Observed {
+            tokens,
+            max,
+            turn_ref,
+            ..
+        } => {
+            assert_eq!((*tokens, *max), (100_887, Some(200_000)));
+            assert_eq!(turn_ref, &format!("{}#48", status.value.meta.trace_id));
+        }
+        other => panic!("{other:?}"),
+    }
     let t = observed(&mut rig, metrics("rondo")).await;
     assert!(
         matches!(

@@ -5,6 +5,8 @@
 use super::{KeeperDetailObservation, KeeperDetailSlot};
 use crate::actors::contract::{GenerationCounter, ReadResult};
 use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
+use crate::protocol::client::ClientError;
+use crate::protocol::inspector::{TurnRecordsPage, turn_records_target};
 use crate::protocol::keeper_detail::{
     KeeperStatus, LiveContext, METRICS_TAIL_LIMIT, MetricsTail, context_path, keeper_status_path,
     metrics_tail_path,
@@ -64,17 +66,39 @@ fn meta_reader(keeper: String) -> Reader<KeeperDetailObservation> {
 }
 
 /// The context reader for `owner` (replaced whenever the metadata names another owner).
+///
+/// Where this MASC does not serve `/context` (no MASC release does; the client's capability
+/// table answers later reads without a request), the same read asks `/turn-records?limit=1`
+/// and applies MASC's projection to its newest row for the owner's trace
+/// ([`LiveContext::from_newest_turn_record`]): what `/context` would have served, marked as
+/// read from the record. A failure of that read is the slot's failure.
 pub fn context_reader(keeper: String, owner: ContextOwner) -> Reader<KeeperDetailObservation> {
     reader(move |auth, client| {
         let keeper = keeper.clone();
         let owner = owner.clone();
         async move {
             let path = context_path(&keeper);
+            let name = keeper.clone();
             let result = client
                 .get_with(&auth, &path, move |b: &[u8]| {
-                    LiveContext::decode_for(b, &keeper)
+                    LiveContext::decode_for(b, &name)
                 })
                 .await;
+            let result = match result {
+                Err(ClientError::NotServed { .. }) => {
+                    let target = turn_records_target(&keeper, 1);
+                    let (trace, generation) = (owner.trace_id.clone(), owner.generation);
+                    client
+                        .get_with(&auth, &target, move |b: &[u8]| {
+                            let page = TurnRecordsPage::decode_with_limit(b, &keeper, 1)?;
+                            Ok(LiveContext::from_newest_turn_record(
+                                &page, &trace, generation,
+                            ))
+                        })
+                        .await
+                }
+                other => other,
+            };
             KeeperDetailObservation::Context(Box::new(ContextRead { owner, result }))
         }
     })

@@ -75,6 +75,16 @@ pub enum ContextObservation {
     },
 }
 
+/// Where a Live Context observation came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContextSource {
+    /// `GET /api/v1/keepers/{name}/context` (§14.8): the server's projection.
+    ContextRoute,
+    /// A MASC without `/context` (every release): MASC's projection rules applied here to
+    /// the newest row of `GET /api/v1/keepers/{name}/turn-records?limit=1` (§14.11).
+    NewestTurnRecord,
+}
+
 /// The §14.8 body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LiveContext {
@@ -83,6 +93,7 @@ pub struct LiveContext {
     pub trace_id: String,
     pub generation: u64,
     pub context: ContextObservation,
+    pub source: ContextSource,
 }
 
 #[derive(Deserialize)]
@@ -220,13 +231,136 @@ impl LiveContext {
             trace_id: wire.trace_id,
             generation: wire.generation,
             context,
+            source: ContextSource::ContextRoute,
         })
+    }
+
+    /// The Live Context of the owner (`trace_id`, `generation`) from a turn-records page read
+    /// with `limit=1`, by the rules of MASC's own projection
+    /// (`Keeper_context_observation_projection`, which `/context` serves): no row is
+    /// `context_measurement_missing`; a newest row MASC could not decode (`skipped_rows`, no
+    /// record) is `turn_record_undecodable`; a row of another trace is
+    /// `turn_record_trace_mismatch`; no input tokens is `turn_record_without_usage`; a
+    /// cumulative or unknown usage scope is not an occupancy; tokens over the window are not
+    /// clamped; no window keeps the tokens without a ratio.
+    pub fn from_newest_turn_record(
+        page: &crate::protocol::inspector::TurnRecordsPage,
+        trace_id: &str,
+        generation: u64,
+    ) -> Self {
+        let context = match page.latest() {
+            None if page.skipped_rows > 0 => not_observed(
+                ContextUnavailableReason::TurnRecordUndecodable,
+                None,
+                None,
+                None,
+            ),
+            None => not_observed(
+                ContextUnavailableReason::ContextMeasurementMissing,
+                None,
+                None,
+                None,
+            ),
+            Some(r) => record_observation(r, trace_id),
+        };
+        Self {
+            keeper: page.keeper.clone(),
+            trace_id: trace_id.to_string(),
+            generation,
+            context,
+            source: ContextSource::NewestTurnRecord,
+        }
     }
 
     /// The owner this observation belongs to: (`trace_id`, `generation`) (L-2).
     pub fn owner(&self) -> (&str, u64) {
         (&self.trace_id, self.generation)
     }
+}
+
+fn not_observed(
+    reason: ContextUnavailableReason,
+    usage_scope: Option<String>,
+    raw_input_tokens: Option<u64>,
+    context_window: Option<u64>,
+) -> ContextObservation {
+    ContextObservation::NotObserved {
+        reason,
+        usage_scope,
+        raw_input_tokens,
+        context_window,
+    }
+}
+
+/// One record's observation for the owner's trace (MASC's projection, see
+/// [`LiveContext::from_newest_turn_record`]). An absent `usage_scope` is an August record,
+/// written before the scope existed: its input tokens are per request.
+fn record_observation(
+    r: &crate::protocol::inspector::TurnRecord,
+    trace_id: &str,
+) -> ContextObservation {
+    use ContextUnavailableReason as R;
+    let scope = r.usage_scope.clone();
+    if r.trace_id != trace_id {
+        return not_observed(R::TurnRecordTraceMismatch, None, None, None);
+    }
+    let Some(tokens) = r.input_tokens else {
+        return not_observed(R::TurnRecordWithoutUsage, scope, None, r.context_window);
+    };
+    match scope.as_deref() {
+        None | Some("per_request") => {}
+        Some("conversation_cumulative") => {
+            return not_observed(
+                R::ConversationCumulativeUsage,
+                scope,
+                Some(tokens),
+                r.context_window,
+            );
+        }
+        Some(_) => {
+            return not_observed(
+                R::UsageScopeUnavailable,
+                scope,
+                Some(tokens),
+                r.context_window,
+            );
+        }
+    }
+    let max = r.context_window.filter(|w| *w > 0);
+    if let Some(window) = max
+        && tokens > window
+    {
+        return not_observed(
+            R::ContextTokensExceedWindow,
+            scope,
+            Some(tokens),
+            Some(window),
+        );
+    }
+    ContextObservation::Observed {
+        tokens,
+        max,
+        ratio: max.map(|m| tokens as f64 / m as f64),
+        observed_at: observed_at(r.ts),
+        turn_ref: r.turn_ref.clone(),
+        absolute_turn: r.absolute_turn,
+        request_body_bytes: r.request_body_bytes,
+        usage_scope: scope,
+    }
+}
+
+/// RFC 3339 UTC of a record's unix time (the `observed_at` MASC's projection writes).
+fn observed_at(ts: f64) -> String {
+    let nanos = (ts * 1e9) as i128;
+    time::OffsetDateTime::from_unix_timestamp_nanos(nanos)
+        .ok()
+        .and_then(|t| {
+            t.replace_nanosecond(0)
+                .ok()?
+                .format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_else(|| format!("unix {ts}"))
 }
 
 /// `context_ratio` equals tokens / max (relative tolerance 1e-12) and is null exactly when
@@ -255,6 +389,7 @@ fn check_ratio(tokens: u64, max: Option<u64>, ratio: Option<f64>) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::inspector::TurnRecordsPage;
 
     const OBSERVED: &str = r#"{"schema":"masc.keeper_context_observation.v1","keeper":"alpha","trace_id":"trace-alpha","generation":3,"context":{"source":"turn_record","context_tokens":100887,"context_max":200000,"context_ratio":0.504435,
  "observed_at":"2026-10-08T10:00:00Z","turn_ref":"trace-alpha#41","absolute_turn":41,"request_body_bytes":412337,"metrics_unavailable":null}}"#;
@@ -331,5 +466,143 @@ mod tests {
     #[test]
     fn the_path_encodes_the_name() {
         assert_eq!(context_path("a/b"), "/api/v1/keepers/a%2Fb/context");
+    }
+
+    /// A records page of `alpha` read with `limit=1` holding `record` (or none), as MASC's
+    /// envelope writes it.
+    fn records_page(record: Option<serde_json::Value>, skipped: u64) -> TurnRecordsPage {
+        let entries: Vec<serde_json::Value> = record
+            .into_iter()
+            .map(|r| serde_json::json!({"record": r, "diff_vs_prev": null}))
+            .collect();
+        let body = serde_json::json!({"keeper": "alpha", "count": entries.len(),
+            "skipped_rows": skipped, "health": "ok", "stale_reason": null,
+            "live_turn_in_progress": false, "entries": entries});
+        TurnRecordsPage::decode_with_limit(&serde_json::to_vec(&body).unwrap(), "alpha", 1).unwrap()
+    }
+
+    fn record(trace: &str, fields: serde_json::Value) -> serde_json::Value {
+        let mut r = serde_json::json!({"execution_ids": [], "keeper": "alpha",
+            "agent_name": "keeper-alpha", "turn_kind": "direct", "trace_id": trace,
+            "absolute_turn": 4071, "turn_ref": format!("{trace}#4071"), "blocks": [],
+            "input_components": null, "runtime_profile": "glm-coding",
+            "request_body_bytes": 560_513, "input_tokens": 18_000, "context_window": 131_072,
+            "ts": 1_781_200_000.5});
+        if let (Some(r), Some(f)) = (r.as_object_mut(), fields.as_object()) {
+            r.extend(f.clone());
+        }
+        r
+    }
+
+    fn reason_of(c: &LiveContext) -> Option<ContextUnavailableReason> {
+        match c.context {
+            ContextObservation::NotObserved { reason, .. } => Some(reason),
+            ContextObservation::Observed { .. } => None,
+        }
+    }
+
+    /// §14.8 on a MASC without `/context`: the newest turn record read here by the rules of
+    /// MASC's projection (its own tests, `test_keeper_context_observation_projection`): the
+    /// measured record, the absences each typed, never 0 and never clamped.
+    #[test]
+    fn s14_8_the_newest_turn_record_projects_as_masc_projects_it() {
+        use ContextUnavailableReason as R;
+        let owner = "trace-1780648779957-00000";
+        let c = LiveContext::from_newest_turn_record(
+            &records_page(Some(record(owner, serde_json::json!({}))), 0),
+            owner,
+            3,
+        );
+        assert_eq!(c.owner(), (owner, 3));
+        assert_eq!(c.source, ContextSource::NewestTurnRecord);
+        match &c.context {
+            ContextObservation::Observed {
+                tokens,
+                max,
+                ratio,
+                observed_at,
+                turn_ref,
+                request_body_bytes,
+                ..
+            } => {
+                assert_eq!((*tokens, *max), (18_000, Some(131_072)));
+                assert_eq!(*ratio, Some(18_000.0 / 131_072.0));
+                assert_eq!(observed_at, "2026-06-11T17:46:40Z");
+                assert_eq!(turn_ref, &format!("{owner}#4071"));
+                assert_eq!(*request_body_bytes, Some(560_513));
+            }
+            other => panic!("{other:?}"),
+        }
+        let case = |fields: serde_json::Value, trace: &str| {
+            reason_of(&LiveContext::from_newest_turn_record(
+                &records_page(Some(record(trace, fields)), 0),
+                owner,
+                3,
+            ))
+        };
+        assert_eq!(
+            case(serde_json::json!({}), "trace-1780648779957-99999"),
+            Some(R::TurnRecordTraceMismatch)
+        );
+        assert_eq!(
+            case(serde_json::json!({"input_tokens": null}), owner),
+            Some(R::TurnRecordWithoutUsage)
+        );
+        assert_eq!(
+            case(
+                serde_json::json!({"input_tokens": 1_063_857, "context_window": 128_000,
+                    "usage_scope": "conversation_cumulative"}),
+                owner
+            ),
+            Some(R::ConversationCumulativeUsage)
+        );
+        assert_eq!(
+            case(serde_json::json!({"usage_scope": "turn_total"}), owner),
+            Some(R::UsageScopeUnavailable)
+        );
+        assert_eq!(
+            case(
+                serde_json::json!({"input_tokens": 128_001, "context_window": 128_000}),
+                owner
+            ),
+            Some(R::ContextTokensExceedWindow)
+        );
+        assert_eq!(
+            case(serde_json::json!({"usage_scope": "per_request"}), owner),
+            None
+        );
+        let no_window = LiveContext::from_newest_turn_record(
+            &records_page(
+                Some(record(owner, serde_json::json!({"context_window": null}))),
+                0,
+            ),
+            owner,
+            3,
+        );
+        assert!(matches!(
+            no_window.context,
+            ContextObservation::Observed {
+                tokens: 18_000,
+                max: None,
+                ratio: None,
+                ..
+            }
+        ));
+        assert_eq!(
+            reason_of(&LiveContext::from_newest_turn_record(
+                &records_page(None, 0),
+                owner,
+                3
+            )),
+            Some(R::ContextMeasurementMissing)
+        );
+        assert_eq!(
+            reason_of(&LiveContext::from_newest_turn_record(
+                &records_page(None, 1),
+                owner,
+                3
+            )),
+            Some(R::TurnRecordUndecodable)
+        );
     }
 }

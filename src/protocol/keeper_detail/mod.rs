@@ -18,7 +18,9 @@ pub mod gate;
 pub mod metrics;
 pub mod status;
 
-pub use context::{ContextObservation, ContextUnavailableReason, LiveContext, context_path};
+pub use context::{
+    ContextObservation, ContextSource, ContextUnavailableReason, LiveContext, context_path,
+};
 pub use gate::{DashboardGate, GATE_PATH, GateModeState};
 pub use metrics::{
     ActivitySummary, METRICS_TAIL_LIMIT, MetricsChannel, MetricsEntry, MetricsRecord, MetricsRow,

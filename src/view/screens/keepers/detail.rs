@@ -9,7 +9,7 @@
 
 use super::ProjectionCtx;
 use crate::protocol::keeper_detail::{
-    ActivitySummary, ContextObservation, KeeperStatus, LiveContext, MetricsTail,
+    ActivitySummary, ContextObservation, ContextSource, KeeperStatus, LiveContext, MetricsTail,
 };
 use crate::view::fetched::{FailureClass, Fetched, SlotFailure};
 use crate::view::keeper_detail::{KeeperDetail, not_served};
@@ -256,8 +256,21 @@ pub fn context_bar(ratio: f64) -> String {
     format!("{}{}", "█".repeat(filled), "░".repeat(BAR_CELLS - filled))
 }
 
-/// The Live Context lines (§14.8 display, C-58: observed values only).
+/// The Live Context lines (§14.8 display, C-58: observed values only), and where they came
+/// from when this MASC does not serve `/context`.
 pub fn context_lines(context: &LiveContext, theme: Theme) -> Vec<Line<'static>> {
+    let mut lines = observation_lines(context, theme);
+    if context.source == ContextSource::NewestTurnRecord {
+        lines.push(Line::styled(
+            "  from the newest turn record (/turn-records): this MASC does not serve /context"
+                .to_string(),
+            theme.style(Tone::Dim),
+        ));
+    }
+    lines
+}
+
+fn observation_lines(context: &LiveContext, theme: Theme) -> Vec<Line<'static>> {
     match &context.context {
         ContextObservation::Observed {
             tokens,
@@ -505,6 +518,33 @@ mod tests {
             0
         );
         assert_eq!(context_bar(3.0).chars().filter(|c| *c == '█').count(), 20);
+    }
+
+    /// §14.8 on a MASC without `/context`: the same lines, and one that says they come from
+    /// the newest turn record; a `/context` answer has no such line.
+    #[test]
+    fn s14_8_context_read_from_a_turn_record_says_so() {
+        let body = br#"{"schema":"masc.keeper_context_observation.v1","keeper":"a","trace_id":"t","generation":1,"context":{"source":"turn_record","context_tokens":50,"context_max":100,"context_ratio":0.5,"observed_at":"2026-11-20T08:43:00Z","turn_ref":"t#4","absolute_turn":4,"request_body_bytes":1,"metrics_unavailable":null}}"#;
+        let mut live = LiveContext::decode_for(body, "a").unwrap();
+        let text = |c: &LiveContext| -> Vec<String> {
+            context_lines(c, Theme::default())
+                .iter()
+                .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+                .collect()
+        };
+        let served = text(&live);
+        assert!(
+            served.iter().all(|l| !l.contains("turn record")),
+            "{served:?}"
+        );
+        live.source = ContextSource::NewestTurnRecord;
+        let fallback = text(&live);
+        assert_eq!(fallback.len(), served.len() + 1);
+        assert_eq!(fallback[..served.len()], served[..]);
+        assert!(
+            fallback[served.len()].contains("this MASC does not serve /context"),
+            "{fallback:?}"
+        );
     }
 
     #[test]
