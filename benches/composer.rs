@@ -8,7 +8,7 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::view::composer::render::{self, DEFAULT_PLACEHOLDER};
 use masc_tui::view::composer::{Composer, ComposerView, PendingInput, PendingState};
-use masc_tui::view::presenter::ByteCounter;
+use masc_tui::view::terminal::presenter::ByteCounter;
 use masc_tui::view::theme::Theme;
 use ratatui::backend::CrosstermBackend;
 use ratatui::buffer::Buffer;

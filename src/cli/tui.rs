@@ -8,13 +8,14 @@ use crate::actors::supervisor::{RuntimeConfig, start_runtime};
 use crate::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
 use crate::view::actor::{ViewArgs, spawn_view};
 use crate::view::keys::ExitCause;
-use crate::view::presenter::sync_output_from_env;
-use crate::view::terminal::{
-    ExitCauseSlot, TerminalGuard, install_panic_hook, signal_number, spawn_input_pump,
-    spawn_signal_listener,
+use crate::view::terminal::modes::{TerminalGuard, install_panic_hook};
+use crate::view::terminal::presenter::sync_output_from_env;
+use crate::view::terminal::signals::signal_number;
+use crate::view::terminal::tty_input::InputGate;
+use crate::view::terminal_link::{
+    ExitCauseSlot, spawn_input_pump, spawn_signal_listener, suspender,
 };
 use crate::view::theme::Theme;
-use crate::view::tty_input::InputGate;
 use anyhow::Context as _;
 use ratatui::backend::CrosstermBackend;
 use std::io::{BufWriter, Write};
@@ -154,7 +155,7 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
         backend,
         sync_output: sync_output_from_env(),
         theme: Theme::from_env(),
-        suspender: Some(guard.suspender(input_gate.clone())),
+        suspender: Some(suspender(&guard, input_gate.clone())),
         exit: Some(exit_tx),
         observer: None,
         editor: None,

@@ -57,7 +57,7 @@ pub enum UiCommand {
     /// transcript); the result comes back as `ViewMsg::ChatFound`.
     Find(Box<crate::view::chat::search::FindJob>),
     /// `/copy`: bytes of an OSC 52 clipboard write built by masc-tui
-    /// (`view::clipboard::osc52_sequence`), written to the terminal between frames.
+    /// (`view::terminal::clipboard::osc52_sequence`), written to the terminal between frames.
     Clipboard(Vec<u8>),
     Quit(ExitCause),
     /// Ctrl-Z.

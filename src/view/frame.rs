@@ -15,8 +15,8 @@
 //! hand-back or a workspace switch paints a whole frame.
 
 use super::model::Model;
-use super::presenter::{Damage, FrameSink, FrameStats, Presenter};
 use super::screens::{self, ProjectionCtx, Ui, keepers::retain};
+use super::terminal::presenter::{Damage, FrameSink, FrameStats, Presenter};
 use super::theme::Theme;
 pub use super::tracked::Tracked;
 use crate::protocol::keepers::KeeperRowSlot;

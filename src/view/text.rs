@@ -8,7 +8,7 @@
 //! cursor scalar by scalar, so a cluster takes the sum of its scalars' cells (`👍🏽` = 2 + 2,
 //! `❤️` = 1 + 0, a flag = 1 + 1), except a Hangul conjoining L+V/T cluster, which takes its
 //! widest scalar. Where that differs from the ratatui buffer's own width of the cluster, the
-//! cluster is painted with [`crate::view::cells`] (a forced cell width), so what we measure is
+//! cluster is painted with [`crate::view::terminal::cells`] (a forced cell width), so what we measure is
 //! what the terminal shows and no neighbour overwrites a scalar (a skin-tone modifier would
 //! vanish behind the next cell).
 

@@ -214,7 +214,7 @@ fn run_target(target: &str, bytes: &[u8]) -> BTreeSet<String> {
             }
         }
         "tty_input" => {
-            for event in masc_tui::view::tty_input::parse_all(bytes) {
+            for event in masc_tui::view::terminal::tty_input::parse_all(bytes) {
                 use crossterm::event::Event;
                 let shape = match &event {
                     Event::Key(k) => format!(
@@ -230,7 +230,7 @@ fn run_target(target: &str, bytes: &[u8]) -> BTreeSet<String> {
                 seen.insert(shape);
             }
             // Byte by byte, as a slow terminal delivers it.
-            let mut parser = masc_tui::view::tty_input::InputParser::default();
+            let mut parser = masc_tui::view::terminal::tty_input::InputParser::default();
             for b in bytes {
                 parser.advance(std::slice::from_ref(b), true);
                 while parser.next_event().is_some() {}

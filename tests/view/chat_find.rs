@@ -11,7 +11,6 @@ use masc_tui::protocol::chat::ChatRole;
 use masc_tui::view::chat::{
     Entry, EntryKind, ScrollPosition, Speaker, Transcript, TranscriptView, ViewToggle,
 };
-use masc_tui::view::clipboard::{Osc52, osc52_sequence};
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{buffer_lines, buffer_text};
@@ -20,6 +19,7 @@ use masc_tui::view::screens::chat::ChatUi;
 use masc_tui::view::screens::chat::find::Admission;
 use masc_tui::view::screens::chat::overlay::open_over;
 use masc_tui::view::screens::chat::{ChatOverlay, find};
+use masc_tui::view::terminal::clipboard::{Osc52, osc52_sequence};
 use masc_tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

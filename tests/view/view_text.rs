@@ -8,12 +8,12 @@ use crate::rig::{dispatch, observe};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::keepers::{KeeperRowSlot, KeeperStatus};
 use masc_tui::view::model::Model;
-use masc_tui::view::presenter::{ByteRecorder, Presenter};
 use masc_tui::view::sample::{
     bare_row, buffer_lines, confirmed, keeper_row, roster_observation, roster_of, roster_ticket,
 };
 use masc_tui::view::screens::keepers::{HEALTH_W, KEEPER_W};
 use masc_tui::view::screens::{ProjectionCtx, Ui, render};
+use masc_tui::view::terminal::presenter::{ByteRecorder, Presenter};
 use masc_tui::view::text::{display_width, fit_width, sanitize, sanitize_bytes};
 use masc_tui::view::theme::Theme;
 use ratatui::backend::CrosstermBackend;

@@ -8,9 +8,9 @@ use super::{ViewMsg, ViewState};
 use crate::view::editor::{
     CancelReason, EditMsg, EditOutcome, EditRequest, EditResult, EditorCommand, run_editor,
 };
-use crate::view::presenter::FrameSink;
-use crate::view::schedule::FrameRequest;
 use crate::view::screens::{self, EditOwner};
+use crate::view::terminal::presenter::FrameSink;
+use crate::view::terminal::schedule::FrameRequest;
 use ractor::ActorRef;
 
 /// The edit in progress (one terminal, one editor).

@@ -4,9 +4,9 @@
 //! that is no longer for what is in front (H-2) — runs here.
 
 use super::{ViewMsg, ViewState};
-use crate::view::presenter::FrameSink;
-use crate::view::schedule::FrameRequest;
 use crate::view::screens::react::{ReactCx, Seen, react};
+use crate::view::terminal::presenter::FrameSink;
+use crate::view::terminal::schedule::FrameRequest;
 use ractor::ActorRef;
 
 impl<B: FrameSink> ViewState<B> {

@@ -399,7 +399,7 @@ impl TranscriptView {
                 break;
             }
             // By the terminal's cell rule (C-70), as the rows were wrapped.
-            crate::view::cells::put_line(buf, area.x, y, line, area.width);
+            crate::view::terminal::cells::put_line(buf, area.x, y, line, area.width);
         }
     }
 }

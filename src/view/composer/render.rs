@@ -156,7 +156,7 @@ pub fn render(
 
 /// Text into cells by the terminal's cell rule (C-70: a skin-tone emoji keeps its modifier).
 fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, max: usize, style: Style) -> u16 {
-    crate::view::cells::put_str(buf, x, y, text, max, style)
+    crate::view::terminal::cells::put_str(buf, x, y, text, max, style)
 }
 
 fn pending_tone(state: PendingState) -> Tone {

@@ -9,7 +9,7 @@
 //!    keys that arrived earlier are handled before the editor opens: sources.md H-3);
 //! 2. when the reader is parked, checks that the edit still belongs to the screen that asked
 //!    (a move to another surface or `Esc` meanwhile cancels it: H-2), restores the terminal's
-//!    modes and starts the editor ([`run_editor`]) on a task;
+//!    modes and starts the editor ([`run_editor`], the terminal room's side) on a task;
 //! 3. when the editor exits, takes the terminal back (raw mode, alternate screen), wakes the
 //!    reader, re-probes the size and repaints everything, and hands the [`EditResult`] to the
 //!    owning screen's `edited` continuation.
@@ -19,11 +19,19 @@
 //! kept), not UTF-8 text, failed to start, no terminal to hand over, cancelled before it
 //! opened. Nothing is submitted here: the continuation decides.
 
-mod run;
+pub use crate::view::terminal::editor::{CancelReason, EditOutcome, EditorCommand};
 
-pub use run::{EditorCommand, run_editor};
-
-use std::fmt;
+/// Runs the operator's editor on `request` (the terminal room's hand-off,
+/// [`crate::view::terminal::editor::run_editor`]); the caller has handed the terminal over.
+pub async fn run_editor(request: &EditRequest, editor: &EditorCommand) -> EditOutcome {
+    crate::view::terminal::editor::run_editor(
+        &request.text,
+        request.suffix,
+        request.purpose.label(),
+        editor,
+    )
+    .await
+}
 
 /// What an edit is for: payload-free (the screen that asked keeps its own context — which
 /// Keeper, which snapshot — and matches the result by purpose).
@@ -73,70 +81,6 @@ impl EditRequest {
             purpose,
             text: text.into(),
             suffix,
-        }
-    }
-}
-
-/// Why an edit never opened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CancelReason {
-    /// `Esc` before the editor opened (H-2).
-    Escaped,
-    /// The operator moved to another surface before the editor opened (H-2).
-    Moved,
-    /// Another edit is open or opening: one terminal, one editor.
-    Busy,
-}
-
-/// What came back from the editor.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EditOutcome {
-    /// Saved with a change.
-    Edited(String),
-    /// Saved (or quit) with the text exactly as it was opened.
-    Unchanged,
-    /// The editor exited non-zero (`:cq`): nothing is applied. `text` is what the file held
-    /// then, when it differs from what was opened (kept as a draft, never submitted).
-    Aborted {
-        status: Option<i32>,
-        text: Option<String>,
-    },
-    /// The file is not UTF-8 text.
-    NotText,
-    /// The editor could not be started or the temp file not written or read.
-    Failed(String),
-    /// No terminal to hand over (the reader could not be parked, or no terminal at all).
-    NoTerminal,
-    Cancelled(CancelReason),
-}
-
-impl EditOutcome {
-    /// The text to apply, only for a saved change.
-    pub fn edited_text(&self) -> Option<&str> {
-        match self {
-            Self::Edited(text) => Some(text),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for EditOutcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Edited(_) => f.write_str("edited"),
-            Self::Unchanged => f.write_str("unchanged: nothing to save"),
-            Self::Aborted { status, .. } => match status {
-                Some(code) => write!(f, "editor exited with status {code}: nothing applied"),
-                None => f.write_str("editor ended by a signal: nothing applied"),
-            },
-            Self::NotText => f.write_str("not saved: the file is not UTF-8 text"),
-            Self::Failed(why) => write!(f, "editor failed: {why}"),
-            Self::NoTerminal => f.write_str("no terminal to hand to the editor"),
-            Self::Cancelled(CancelReason::Escaped) => f.write_str("edit cancelled (Esc)"),
-            Self::Cancelled(CancelReason::Moved) => {
-                f.write_str("edit cancelled: left the surface before the editor opened")
-            }
-            Self::Cancelled(CancelReason::Busy) => f.write_str("another edit is open"),
         }
     }
 }

@@ -12,11 +12,11 @@ use crate::protocol::admission::AdmissionMode;
 use crate::protocol::keepers::{KeeperRoster, KeeperRowSlot};
 use crate::protocol::keepers::{KeeperRow, KeeperStatus};
 use crate::view::keys::handle_key;
-use crate::view::presenter::ByteRecorder;
 use crate::view::sample::{
     confirmed, keeper_row, roster_failure, roster_observation, roster_of, roster_ticket,
 };
 use crate::view::screens::render_with_cursor;
+use crate::view::terminal::presenter::ByteRecorder;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::CrosstermBackend;
 use ratatui::buffer::Buffer;

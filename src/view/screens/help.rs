@@ -58,7 +58,7 @@ pub fn is_open(ui: &Ui) -> bool {
 /// column: the terminal would draw its right half over the overlay's left border. Such a cell
 /// becomes a blank (the overlay covers that half anyway).
 pub fn clear_wide_overhang(pane: Rect, buf: &mut Buffer) {
-    // A cluster painted at the terminal's width (C-70, `view::cells`) spans up to 4 cells, so
+    // A cluster painted at the terminal's width (C-70, `view::terminal::cells`) spans up to 4 cells, so
     // the three columns left of the pane are looked at.
     for k in 1..=3u16 {
         let Some(x) = pane.x.checked_sub(k) else {

@@ -9,6 +9,7 @@ pub mod board;
 pub mod chat;
 pub mod header;
 pub mod help;
+pub mod inspector;
 pub mod keepers;
 pub mod layer;
 pub mod local;
@@ -17,8 +18,6 @@ pub mod react;
 pub mod reaction;
 pub mod screen;
 pub mod system;
-pub mod turn_proof;
-pub mod turn_reads;
 pub mod widgets;
 pub mod work;
 

@@ -12,7 +12,7 @@ use crate::actors::asks::TurnTarget;
 use crate::protocol::inspector::turn_records::{MAX_LIMIT, PinnedLookup};
 use crate::view::fetched::Fetched;
 use crate::view::model::Model;
-use crate::view::screens::turn_reads::{
+use crate::view::screens::inspector::reads::{
     Row, input_rows, input_state, page_rows, record_rows, records_state,
 };
 use crate::view::text::sanitize;

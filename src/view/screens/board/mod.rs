@@ -263,7 +263,7 @@ pub fn render(model: &Model, ui: &BoardUi, ctx: &ProjectionCtx, area: Rect, buf:
         let lines = compose::lines(model, c, ctx.theme, area.width as usize);
         for (i, line) in lines.into_iter().enumerate() {
             if let Some(r) = row(area, i as u16) {
-                crate::view::cells::render_line(&line, r, buf);
+                crate::view::terminal::cells::render_line(&line, r, buf);
             }
         }
         return;
@@ -276,7 +276,7 @@ pub fn render(model: &Model, ui: &BoardUi, ctx: &ProjectionCtx, area: Rect, buf:
     let mut y = 0u16;
     let mut put = |line: Line<'static>, buf: &mut Buffer| {
         if let Some(r) = row(area, y) {
-            crate::view::cells::render_line(&line, r, buf);
+            crate::view::terminal::cells::render_line(&line, r, buf);
         }
         y += 1;
     };

@@ -9,7 +9,7 @@
 //!   inspector does the same).
 //! - `2:request`: the serialized input of that newest turn (system prompt, messages, tool
 //!   schemas with bytes and sha256).
-//! - `3:proof`: [`crate::view::screens::turn_proof`].
+//! - `3:proof`: [`crate::view::screens::inspector::proof`].
 //!
 //! Every read state is its own words (not loaded / reading / unavailable: not served / no
 //! snapshot / failed with its class / permission denied / empty). Digits switch tabs, `j`/`k`
@@ -22,8 +22,8 @@ use crate::protocol::inspector::{ProviderInput, TurnRecordsPage};
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crate::view::outgoing::InspectorRequest;
-use crate::view::screens::turn_proof::proof_rows;
-use crate::view::screens::turn_reads::{
+use crate::view::screens::inspector::proof::proof_rows;
+use crate::view::screens::inspector::reads::{
     Row, component_rows, input_rows, input_state, page_rows, records_state, usage_rows,
 };
 use crate::view::text::sanitize;

@@ -11,14 +11,14 @@
 //! - `/copy` writes one message's stored original (C-31: before sanitising and wrapping) to
 //!   the clipboard through OSC 52 — the current `/find` match's message, else the newest
 //!   Keeper reply — only when the terminal is known to accept OSC 52
-//!   ([`crate::view::clipboard`]); otherwise the footer says so and nothing is written.
+//!   ([`crate::view::terminal::clipboard`]); otherwise the footer says so and nothing is written.
 
 use super::{ChatUi, composer_layout, transcript_rows};
 use crate::view::chat::search::{FindJob, FindStamp, Found};
 use crate::view::chat::{EntryKind, ScrollPosition, Speaker};
-use crate::view::clipboard::{COPY_MAX_BYTES, Osc52, osc52_sequence};
 use crate::view::model::Model;
 use crate::view::screens::Ui;
+use crate::view::terminal::clipboard::{COPY_MAX_BYTES, Osc52, osc52_sequence};
 use crate::view::text::sanitize;
 use ratatui::layout::Rect;
 use std::sync::Arc;

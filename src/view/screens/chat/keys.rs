@@ -317,7 +317,7 @@ fn slash(
             return find_command(chat, step, now);
         }
         SlashCommand::Copy => {
-            let support = crate::view::clipboard::osc52_from_env();
+            let support = crate::view::terminal::clipboard::osc52_from_env();
             match super::find::copy(chat, model, window, support) {
                 Ok((bytes, notice)) => {
                     ui.notice = Some(notice);

@@ -24,8 +24,8 @@
 use super::row::Written;
 use super::{Columns, heading_line, paint_row, turn_age};
 use crate::protocol::keepers::{KeeperRoster, KeeperRowSlot};
-use crate::view::cell_copy::copy_cells;
 use crate::view::screens::ProjectionCtx;
+use crate::view::terminal::cell_copy::copy_cells;
 use crate::view::theme::Theme;
 use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
@@ -330,7 +330,7 @@ mod tests {
             if i == selected {
                 line = line.patch_style(ctx.theme.selected());
             }
-            crate::view::cells::render_line(&line, line_area, buf);
+            crate::view::terminal::cells::render_line(&line, line_area, buf);
         }
     }
     use crate::view::sample::{keeper_row, roster_of};

@@ -38,7 +38,7 @@ use super::paint::KeptLines;
 use super::{Columns, detail_pane, ops, paint, render_detail, title_line, waiting};
 use crate::protocol::keepers::{KeeperRoster, KeeperRowSlot};
 use crate::view::model::Model;
-use crate::view::presenter::Scroll;
+use crate::view::terminal::presenter::Scroll;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::Widget;

@@ -8,10 +8,10 @@
 use super::{Columns, GAP};
 use super::{HEALTH_W, KEEPER_W, TURN_W, UNKNOWN_MARK};
 use crate::protocol::keepers::{ActivationMode, KeeperRow, KeeperRowSlot};
-use crate::view::cell_copy::set_symbol_byte;
-use crate::view::cells::put_str;
 use crate::view::screens::ProjectionCtx;
 use crate::view::screens::widgets::status_mark;
+use crate::view::terminal::cell_copy::set_symbol_byte;
+use crate::view::terminal::cells::put_str;
 use crate::view::text::{
     display_width, fit_middle, fit_width, is_printable_ascii, pad_to, sanitize,
 };
@@ -453,7 +453,7 @@ mod tests {
             if selected {
                 line = line.patch_style(ctx.theme.selected());
             }
-            crate::view::cells::render_line(&line, area, &mut want);
+            crate::view::terminal::cells::render_line(&line, area, &mut want);
             let mut got = Buffer::empty(frame);
             let mut written = Written::default();
             paint_row(&slot, selected, cols, &ctx, area, &mut got, &mut written);

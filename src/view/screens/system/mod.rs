@@ -222,7 +222,7 @@ pub fn render(
     };
     let scroll = scroll.min(lines.len().saturating_sub(1));
     // By the terminal's rule: the panes pad and cut by it (T.7, C-70).
-    crate::view::cells::render_lines(lines.iter().skip(scroll), body, buf);
+    crate::view::terminal::cells::render_lines(lines.iter().skip(scroll), body, buf);
 }
 
 pub fn footer_spans(ui: &SystemUi, theme: Theme) -> Vec<Span<'static>> {

@@ -72,13 +72,13 @@ fn render_served(model: &Model, ui: &TasksUi, ctx: &ProjectionCtx, area: Rect, b
     }
     let Some(observed) = slot.fetched.last() else {
         if let Some(r) = row(area, 0) {
-            crate::view::cells::render_line(&Line::from(title), r, buf);
+            crate::view::terminal::cells::render_line(&Line::from(title), r, buf);
         }
         if let (Some(line), Some(r)) = (
             no_value_line("task list", &slot.fetched, theme),
             row(area, 1),
         ) {
-            crate::view::cells::render_line(&line, r, buf);
+            crate::view::terminal::cells::render_line(&line, r, buf);
         }
         return;
     };
@@ -98,10 +98,10 @@ fn render_served(model: &Model, ui: &TasksUi, ctx: &ProjectionCtx, area: Rect, b
         theme.style(Tone::Dim),
     ));
     if let Some(r) = row(area, 0) {
-        crate::view::cells::render_line(&Line::from(title), r, buf);
+        crate::view::terminal::cells::render_line(&Line::from(title), r, buf);
     }
     if let Some(r) = row(area, 1) {
-        crate::view::cells::render_line(&coverage_line(list, theme), r, buf);
+        crate::view::terminal::cells::render_line(&coverage_line(list, theme), r, buf);
     }
     let rows = Rect::new(
         area.x,
@@ -123,7 +123,11 @@ fn render_served(model: &Model, ui: &TasksUi, ctx: &ProjectionCtx, area: Rect, b
             text
         };
         if let Some(r) = row(rows, 0) {
-            crate::view::cells::render_line(&Line::styled(shown, theme.style(Tone::Dim)), r, buf);
+            crate::view::terminal::cells::render_line(
+                &Line::styled(shown, theme.style(Tone::Dim)),
+                r,
+                buf,
+            );
         }
         return;
     }
@@ -171,7 +175,7 @@ fn render_served(model: &Model, ui: &TasksUi, ctx: &ProjectionCtx, area: Rect, b
             Span::styled(meta, theme.style(Tone::Dim)),
         ];
         if let Some(r) = row(rows, line_no as u16) {
-            crate::view::cells::render_line(&Line::from(spans), r, buf);
+            crate::view::terminal::cells::render_line(&Line::from(spans), r, buf);
         }
     }
 }
@@ -260,7 +264,7 @@ fn render_goal_linked(
     let top = (head.len() as u16).min(area.height);
     for (i, line) in head.into_iter().enumerate() {
         if let Some(r) = row(area, i as u16) {
-            crate::view::cells::render_line(&line, r, buf);
+            crate::view::terminal::cells::render_line(&line, r, buf);
         }
     }
     let Some(list) = listed else {
@@ -319,7 +323,7 @@ fn render_goal_linked(
             Span::styled(meta, theme.style(Tone::Dim)),
         ];
         if let Some(r) = row(rows, line_no as u16) {
-            crate::view::cells::render_line(&Line::from(spans), r, buf);
+            crate::view::terminal::cells::render_line(&Line::from(spans), r, buf);
         }
     }
 }

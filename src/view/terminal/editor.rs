@@ -1,6 +1,9 @@
-//! Runs the operator's editor on a private temp file and reads the result back.
+//! The editor hand-off's terminal side: runs the operator's editor on a private temp file with
+//! the terminal inherited, and reads the result back. What an edit is for, and who gets its
+//! result, is the view's business (`view::editor`); here an edit is only text, a file suffix
+//! and a label for the trace.
 
-use super::{EditOutcome, EditRequest};
+use std::fmt;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,6 +27,70 @@ impl EditorCommand {
             .find(|value| !value.trim().is_empty())
             .map(Self)
             .unwrap_or_else(|| Self("vi".into()))
+    }
+}
+
+/// Why an edit never opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelReason {
+    /// `Esc` before the editor opened (H-2).
+    Escaped,
+    /// The operator moved to another surface before the editor opened (H-2).
+    Moved,
+    /// Another edit is open or opening: one terminal, one editor.
+    Busy,
+}
+
+/// What came back from the editor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditOutcome {
+    /// Saved with a change.
+    Edited(String),
+    /// Saved (or quit) with the text exactly as it was opened.
+    Unchanged,
+    /// The editor exited non-zero (`:cq`): nothing is applied. `text` is what the file held
+    /// then, when it differs from what was opened (kept as a draft, never submitted).
+    Aborted {
+        status: Option<i32>,
+        text: Option<String>,
+    },
+    /// The file is not UTF-8 text.
+    NotText,
+    /// The editor could not be started or the temp file not written or read.
+    Failed(String),
+    /// No terminal to hand over (the reader could not be parked, or no terminal at all).
+    NoTerminal,
+    Cancelled(CancelReason),
+}
+
+impl EditOutcome {
+    /// The text to apply, only for a saved change.
+    pub fn edited_text(&self) -> Option<&str> {
+        match self {
+            Self::Edited(text) => Some(text),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for EditOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Edited(_) => f.write_str("edited"),
+            Self::Unchanged => f.write_str("unchanged: nothing to save"),
+            Self::Aborted { status, .. } => match status {
+                Some(code) => write!(f, "editor exited with status {code}: nothing applied"),
+                None => f.write_str("editor ended by a signal: nothing applied"),
+            },
+            Self::NotText => f.write_str("not saved: the file is not UTF-8 text"),
+            Self::Failed(why) => write!(f, "editor failed: {why}"),
+            Self::NoTerminal => f.write_str("no terminal to hand to the editor"),
+            Self::Cancelled(CancelReason::Escaped) => f.write_str("edit cancelled (Esc)"),
+            Self::Cancelled(CancelReason::Moved) => {
+                f.write_str("edit cancelled: left the surface before the editor opened")
+            }
+            Self::Cancelled(CancelReason::Busy) => f.write_str("another edit is open"),
+        }
     }
 }
 
@@ -64,11 +131,18 @@ impl Drop for TempFile {
     }
 }
 
-/// Writes the request's text to a private temp file, runs `editor` on it with the terminal
-/// inherited, waits for it and reads the file back. The caller has handed the terminal over.
-pub async fn run_editor(request: &EditRequest, editor: &EditorCommand) -> EditOutcome {
-    let path = temp_path(request.suffix);
-    if let Err(err) = write_private(&path, &request.text) {
+/// Writes `text` to a private temp file named with `suffix`, runs `editor` on it with the
+/// terminal inherited, waits for it and reads the file back. `label` names the edit in the
+/// trace. The caller has handed the terminal over.
+pub async fn run_editor(
+    text: &str,
+    suffix: &str,
+    label: &str,
+    editor: &EditorCommand,
+) -> EditOutcome {
+    let opened = text;
+    let path = temp_path(suffix);
+    if let Err(err) = write_private(&path, opened) {
         return EditOutcome::Failed(format!("temp file: {err}"));
     }
     let file = TempFile(path);
@@ -87,7 +161,7 @@ pub async fn run_editor(request: &EditRequest, editor: &EditorCommand) -> EditOu
     };
     tracing::info!(
         target: "masc_tui::editor",
-        purpose = request.purpose.label(),
+        purpose = label,
         status = ?status.code(),
         elapsed_ms = started.elapsed().as_millis() as u64,
         "editor exited"
@@ -99,7 +173,7 @@ pub async fn run_editor(request: &EditRequest, editor: &EditorCommand) -> EditOu
     };
     let text = String::from_utf8(bytes);
     // `sh` says 127 (not found) or 126 (not executable) when the editor never ran.
-    if matches!(status.code(), Some(126 | 127)) && text.as_deref().ok() == Some(&request.text) {
+    if matches!(status.code(), Some(126 | 127)) && text.as_deref().ok() == Some(opened) {
         return EditOutcome::Failed(format!(
             "could not run `{}` (exit {}): set VISUAL or EDITOR",
             crate::view::text::sanitize(&editor.0),
@@ -107,7 +181,7 @@ pub async fn run_editor(request: &EditRequest, editor: &EditorCommand) -> EditOu
         ));
     }
     if !status.success() {
-        let text = text.ok().filter(|t| *t != request.text);
+        let text = text.ok().filter(|t| t.as_str() != opened);
         return EditOutcome::Aborted {
             status: status.code(),
             text,
@@ -115,18 +189,18 @@ pub async fn run_editor(request: &EditRequest, editor: &EditorCommand) -> EditOu
     }
     match text {
         Err(_) => EditOutcome::NotText,
-        Ok(text) if text == request.text => EditOutcome::Unchanged,
+        Ok(text) if text == opened => EditOutcome::Unchanged,
         Ok(text) => EditOutcome::Edited(text),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::EditPurpose;
     use super::*;
 
-    fn request(text: &str) -> EditRequest {
-        EditRequest::new(EditPurpose::BoardPost, text, ".md")
+    /// Runs `editor` on `text` as a Markdown edit.
+    async fn edit(text: &str, editor: &EditorCommand) -> EditOutcome {
+        run_editor(text, ".md", "board post", editor).await
     }
 
     /// A scripted editor: a shell command line run on the file (`$1`).
@@ -165,25 +239,19 @@ mod tests {
 
     #[test]
     fn a_saved_change_comes_back_as_edited_text() {
-        let out = block_on(run_editor(
-            &request("old\n"),
-            &script("printf \"new 한글 ✓\\n\" > \"$1\""),
-        ));
+        let out = block_on(edit("old\n", &script("printf \"new 한글 ✓\\n\" > \"$1\"")));
         assert_eq!(out, EditOutcome::Edited("new 한글 ✓\n".into()));
     }
 
     #[test]
     fn an_editor_that_changes_nothing_is_unchanged() {
-        let out = block_on(run_editor(&request("same\n"), &script("true")));
+        let out = block_on(edit("same\n", &script("true")));
         assert_eq!(out, EditOutcome::Unchanged);
     }
 
     #[test]
     fn a_non_zero_exit_is_aborted_and_keeps_what_was_written() {
-        let out = block_on(run_editor(
-            &request("a"),
-            &script("printf b > \"$1\"; exit 3"),
-        ));
+        let out = block_on(edit("a", &script("printf b > \"$1\"; exit 3")));
         assert_eq!(
             out,
             EditOutcome::Aborted {
@@ -191,7 +259,7 @@ mod tests {
                 text: Some("b".into())
             }
         );
-        let out = block_on(run_editor(&request("a"), &script("exit 1")));
+        let out = block_on(edit("a", &script("exit 1")));
         assert_eq!(
             out,
             EditOutcome::Aborted {
@@ -203,10 +271,7 @@ mod tests {
 
     #[test]
     fn bytes_that_are_not_utf8_are_not_text() {
-        let out = block_on(run_editor(
-            &request("a"),
-            &script("printf \"\\377\\376\" > \"$1\""),
-        ));
+        let out = block_on(edit("a", &script("printf \"\\377\\376\" > \"$1\"")));
         assert_eq!(out, EditOutcome::NotText);
     }
 
@@ -215,8 +280,8 @@ mod tests {
         // The scripted editor records the file's mode and path for the test to check.
         let probe = std::env::temp_dir().join(format!("masc-tui-probe-{}", std::process::id()));
         let probe_s = probe.display().to_string();
-        let out = block_on(run_editor(
-            &request("secret"),
+        let out = block_on(edit(
+            "secret",
             &script(&format!(
                 "stat -c %a \"$1\" > {probe_s}; echo \"$1\" >> {probe_s}"
             )),
@@ -233,8 +298,8 @@ mod tests {
 
     #[test]
     fn an_editor_that_cannot_start_is_a_failure_not_an_edit() {
-        let out = block_on(run_editor(
-            &request("a"),
+        let out = block_on(edit(
+            "a",
             &EditorCommand("/nonexistent/editor-binary".into()),
         ));
         // sh runs and reports 127: the editor never ran.

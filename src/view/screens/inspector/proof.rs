@@ -17,7 +17,7 @@
 //!
 //! Nothing is inferred beyond these comparisons; a missing reading says which one is missing.
 
-use super::turn_reads::{Row, bytes, short};
+use super::reads::{Row, bytes, short};
 use crate::protocol::inspector::ProviderInput;
 use crate::protocol::inspector::turn_records::{ComponentSource, TurnRecord};
 use crate::view::text::sanitize;

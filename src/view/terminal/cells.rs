@@ -33,7 +33,7 @@ pub fn put_str(buf: &mut Buffer, x: u16, y: u16, text: &str, max: usize, style: 
         }
         let start = buf.index_of(x, y);
         for (cell, byte) in buf.content[start..start + n].iter_mut().zip(text.bytes()) {
-            crate::view::cell_copy::set_symbol_byte(cell, byte);
+            crate::view::terminal::cell_copy::set_symbol_byte(cell, byte);
             cell.set_style(style);
             cell.set_diff_option(CellDiffOption::None);
         }
