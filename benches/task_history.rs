@@ -12,10 +12,10 @@ use masc_tui::protocol::client::Admitted;
 use masc_tui::protocol::tasks::{PageRequest, TaskHistoryPage};
 use masc_tui::view::model::Model;
 use masc_tui::view::screens::work::WorkPane;
-use masc_tui::view::screens::work::state::prep_width_for;
+use masc_tui::view::screens::work::state::layout_width_for;
 use masc_tui::view::screens::{ProjectionCtx, Tab, Ui, render};
 use masc_tui::view::theme::Theme;
-use masc_tui::view::work::PrepJob;
+use masc_tui::view::work::LayoutJob;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use std::hint::black_box;
@@ -138,9 +138,9 @@ fn bench(c: &mut Criterion) {
     let before = chains[chains.len() - 2].clone();
     assert_eq!(full.len(), EVENTS);
     let area = Rect::new(0, 0, 120, 40);
-    let width = prep_width_for(area);
-    let key = |rows: usize, chain: &Arc<HistoryChain>| masc_tui::view::work::PrepKey {
-        part: masc_tui::view::work::PrepPart::History,
+    let width = layout_width_for(area);
+    let key = |rows: usize, chain: &Arc<HistoryChain>| masc_tui::view::work::LayoutKey {
+        part: masc_tui::view::work::LayoutPart::History,
         task_id: TASK.into(),
         source: chain.prefix_id,
         rows,
@@ -148,7 +148,7 @@ fn bench(c: &mut Criterion) {
     };
     c.bench_function("history_prep_full_10000_events", |b| {
         b.iter(|| {
-            PrepJob::History {
+            LayoutJob::History {
                 key: key(EVENTS, &full),
                 chain: full.clone(),
                 previous: None,
@@ -157,7 +157,7 @@ fn bench(c: &mut Criterion) {
         })
     });
     let previous = Arc::new(
-        PrepJob::History {
+        LayoutJob::History {
             key: key(before.len(), &before),
             chain: before.clone(),
             previous: None,
@@ -166,7 +166,7 @@ fn bench(c: &mut Criterion) {
     );
     c.bench_function("history_prep_append_one_page_to_9800", |b| {
         b.iter(|| {
-            PrepJob::History {
+            LayoutJob::History {
                 key: key(EVENTS, &full),
                 chain: full.clone(),
                 previous: Some(previous.clone()),

@@ -14,7 +14,7 @@ pub mod decisions;
 pub mod inspector;
 pub mod keeper_detail;
 pub mod keepers;
-pub mod preparation;
+pub mod preparation_report;
 pub mod read;
 pub mod registry;
 pub mod saves;

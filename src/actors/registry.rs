@@ -37,8 +37,8 @@ const fn secs(n: u64) -> Duration {
 /// recorded (both configurable for tests).
 pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
     use crate::actors::{
-        asks, board, chat, connectors, decisions, inspector, keeper_detail, keepers, preparation,
-        saves, system, work,
+        asks, board, chat, connectors, decisions, inspector, keeper_detail, keepers,
+        preparation_report, saves, system, work,
     };
     // One outbox (one session) for the runtime: the save hub writes every save, the chat
     // sources read their sends back.
@@ -124,7 +124,7 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
         // re-read on the turns cadence (the Keeper detail's 15 s) until saved (M-2).
         entry(
             &["preparation_report"],
-            preparation::PreparationSpawner::new(secs(15)),
+            preparation_report::PreparationReportSpawner::new(secs(15)),
         ),
         entry(
             &["ask_follow_up", "turn_transcript"],
@@ -243,7 +243,7 @@ mod tests {
             crate::actors::asks::AsksSlot::Transcript(turn),
         ]));
         kinds.extend(owner_of(&[
-            crate::actors::preparation::PreparationSlot::Report,
+            crate::actors::preparation_report::PreparationReportSlot::Report,
         ]));
         kinds.extend(owner_of(&[
             crate::actors::inspector::InspectorSlot::Records("k".into()),

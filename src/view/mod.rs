@@ -22,7 +22,7 @@ pub mod keys;
 pub mod model;
 pub mod msg;
 pub mod outgoing;
-pub mod preparation;
+pub mod preparation_report;
 /// Sample data for tests and benches (feature `test-support`; not in the shipped binary).
 #[cfg(feature = "test-support")]
 pub mod sample;

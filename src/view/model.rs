@@ -13,7 +13,7 @@ use super::decisions::DecisionsModel;
 use super::inspector::InspectorModel;
 use super::keeper_detail::KeeperDetailModel;
 use super::keepers::{KeepersModel, WaitingModel};
-use super::preparation::PreparationModel;
+use super::preparation_report::PreparationReportModel;
 use super::surface::{AnySurface, Drained};
 use super::system::SystemModel;
 use super::work::WorkModel;
@@ -79,7 +79,7 @@ pub struct Model {
     /// Asks: follow-ups of answers and pinned turns' transcripts.
     pub asks: AsksModel,
     /// The open chat's preparation detail (§14.12, M-1…M-9).
-    pub preparation: PreparationModel,
+    pub preparation: PreparationReportModel,
     /// Turn records and serialized inputs the inspectors show (§14.11, K-14…K-17).
     pub inspector: InspectorModel,
 }
@@ -107,7 +107,7 @@ impl Model {
             system: SystemModel::new(&inboxes),
             decisions: DecisionsModel::new(&inboxes),
             asks: AsksModel::new(&inboxes),
-            preparation: PreparationModel::new(&inboxes),
+            preparation: PreparationReportModel::new(&inboxes),
             inspector: InspectorModel::new(&inboxes),
             inboxes,
         }

@@ -12,7 +12,7 @@ pub enum ViewMsg {
     Source(SourceEvent),
     Input(crossterm::event::Event),
     /// Display rows of the Work detail prepared off the view actor.
-    WorkPrepared(Box<crate::view::work::Prepared>),
+    WorkPrepared(Box<crate::view::work::LaidOut>),
     /// Chunk heights of the open chat's huge message, measured off the view actor (C-28).
     ChatMeasured(Box<crate::view::chat::measure::Measured>),
     /// A `/find` match list searched off the view actor (C-74).

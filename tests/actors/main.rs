@@ -38,7 +38,7 @@ mod actor_connectors;
 mod actor_inspector;
 mod actor_keeper_detail;
 mod actor_keepers_roster;
-mod actor_preparation;
+mod actor_preparation_report;
 mod actor_runtime;
 mod actor_runtime_catalogue;
 mod actor_system;

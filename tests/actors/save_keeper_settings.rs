@@ -12,7 +12,8 @@ use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::keepers::ops::KeeperOpEvent;
 use masc_tui::actors::keepers::ops::settings::{SettingsIntent, SettingsSave};
 use masc_tui::actors::keepers::settings::{
-    KEEPER_SETTINGS, KeeperSettingsCommand, PrepFailure, PreparedSettings, SettingsPrepared,
+    EditableSettings, KEEPER_SETTINGS, KeeperSettingsCommand, SettingsPrepared,
+    SettingsSnapshotFailure,
 };
 use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot};
 use masc_tui::actors::saves::{SaveId, SaveStep};
@@ -54,7 +55,7 @@ async fn prepared(rig: &mut Rig, keeper: &str) -> SettingsPrepared {
     }
 }
 
-async fn snapshot_of(rig: &mut Rig, keeper: &str) -> PreparedSettings {
+async fn snapshot_of(rig: &mut Rig, keeper: &str) -> EditableSettings {
     prepare(rig, keeper).await;
     match prepared(rig, keeper).await.outcome {
         Ok(p) => p,
@@ -72,7 +73,7 @@ async fn settings_receipt(rig: &mut Rig, id: &SaveId) -> KeeperConfigOutcome {
     }
 }
 
-fn intent(keeper: &str, prepared: &PreparedSettings, patch: Value) -> SettingsIntent {
+fn intent(keeper: &str, prepared: &EditableSettings, patch: Value) -> SettingsIntent {
     let Value::Object(patch) = patch else {
         panic!("a patch is an object")
     };
@@ -119,7 +120,7 @@ async fn h1_a_failed_snapshot_read_is_typed_and_nothing_is_written() {
     let _ = confirmed_scope(&mut rig).await;
     prepare(&mut rig, "rondo").await;
     match prepared(&mut rig, "rondo").await.outcome {
-        Err(PrepFailure::Read(ClientError::Status { status: 500, .. })) => {}
+        Err(SettingsSnapshotFailure::Read(ClientError::Status { status: 500, .. })) => {}
         other => panic!("not a typed read failure: {other:?}"),
     }
     assert_eq!(rig.server.request_count("POST", &config_path("rondo")), 0);
@@ -315,7 +316,7 @@ async fn h1_s9_5_config_revision_unavailable_refuses_editing_and_writes_nothing(
     let health_before = rig.server.request_count("GET", "/health");
     prepare(&mut rig, "rondo").await;
     match prepared(&mut rig, "rondo").await.outcome {
-        Err(PrepFailure::RevisionUnavailable(detail)) => {
+        Err(SettingsSnapshotFailure::RevisionUnavailable(detail)) => {
             assert_eq!(detail, "manifest unreadable")
         }
         other => panic!("editing not refused: {other:?}"),
@@ -347,7 +348,7 @@ async fn h1_a_failed_or_foreign_reconfirmation_opens_nothing() {
     for round in ["failed", "foreign"] {
         prepare(&mut rig, "rondo").await;
         match prepared(&mut rig, "rondo").await.outcome {
-            Err(PrepFailure::NotReconfirmed(_)) => {}
+            Err(SettingsSnapshotFailure::NotReconfirmed(_)) => {}
             other => panic!("{round}: reconfirmed anyway: {other:?}"),
         }
     }

@@ -19,7 +19,7 @@ mod pty_held_calls;
 mod pty_keeper_create;
 mod pty_keeper_ops;
 mod pty_keeper_settings;
-mod pty_preparation;
+mod pty_preparation_report;
 mod pty_runtime;
 mod pty_state_dir;
 mod pty_tools;

@@ -51,8 +51,8 @@ impl SurfaceSlot for AsksSlot {
 impl SurfaceSlot for masc_tui::actors::inspector::InspectorSlot {
     type Payload = masc_tui::actors::inspector::InspectorObservation;
 }
-impl SurfaceSlot for masc_tui::actors::preparation::PreparationSlot {
-    type Payload = masc_tui::actors::preparation::PreparationObservation;
+impl SurfaceSlot for masc_tui::actors::preparation_report::PreparationReportSlot {
+    type Payload = masc_tui::actors::preparation_report::PreparationReportObservation;
 }
 
 /// `Dispatched`: what draining it did (`changed`, or `background_reread` for a re-read that

@@ -10,7 +10,9 @@ use crossterm::event::KeyCode;
 use masc_tui::actors::contract::{IdentityState, SlotEvent, Ticket};
 use masc_tui::actors::keepers::ops::settings::{SettingsIntent, SettingsSave};
 use masc_tui::actors::keepers::ops::{KeeperOpEvent, KeeperOpSlot};
-use masc_tui::actors::keepers::settings::{PrepFailure, PreparedSettings, SettingsPrepared};
+use masc_tui::actors::keepers::settings::{
+    EditableSettings, SettingsPrepared, SettingsSnapshotFailure,
+};
 use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot};
 use masc_tui::actors::saves::{SaveEvent, SaveId, SaveStep};
 use masc_tui::protocol::client::ClientError;
@@ -36,13 +38,13 @@ use crate::keeper_ops_keys::{key, roster};
 
 const K: &str = "keeper-0001";
 
-fn snapshot(manifest: &str, autoboot: bool, proactive: bool) -> PreparedSettings {
+fn snapshot(manifest: &str, autoboot: bool, proactive: bool) -> EditableSettings {
     let body = format!(
         r#"{{"name":"{K}","config_revision":{{"manifest":{manifest},"runtime_assignment":{{"state":"runtime_config_missing"}}}},"execution":{{"selected_runtime_id":null}},"sandbox_profile":"docker","network_mode":"none","autoboot_enabled":{autoboot},"max_context_override":null,"prompt":{{"instructions":"Watch."}},"proactive":{{"enabled":{proactive}}},"skills":{{"names":null}},"workspace":{{"mention_targets":["@k"]}}}}"#
     );
     let snapshot = KeeperConfigSnapshot::decode(body.as_bytes()).unwrap();
     let revision = snapshot.config_revision.composite().unwrap().clone();
-    PreparedSettings {
+    EditableSettings {
         snapshot: Arc::new(snapshot),
         revision,
     }
@@ -84,7 +86,7 @@ fn arrive(
     model: &mut Model,
     generation: u64,
     keeper: &str,
-    outcome: Result<PreparedSettings, PrepFailure>,
+    outcome: Result<EditableSettings, SettingsSnapshotFailure>,
 ) {
     let t = settings_ticket(generation);
     crate::rig::dispatch(model, t.clone());
@@ -238,14 +240,14 @@ fn h1_a_failed_preparation_says_why_and_opens_nothing() {
         &mut model,
         1,
         K,
-        Err(PrepFailure::Read(ClientError::Timeout)),
+        Err(SettingsSnapshotFailure::Read(ClientError::Timeout)),
     );
     assert!(settle(&mut ui, &mut model, &mut asked));
     assert!(asked.is_none());
     assert!(ui.notice.as_deref().unwrap().contains("not opened"));
 }
 
-fn open_on(model: &mut Model, ui: &mut Ui, generation: u64, prepared: PreparedSettings) -> String {
+fn open_on(model: &mut Model, ui: &mut Ui, generation: u64, prepared: EditableSettings) -> String {
     let mut asked = None;
     begin(model, ui, K);
     arrive(model, generation, K, Ok(prepared));
@@ -399,11 +401,11 @@ fn h3_unchanged_aborted_or_unparsable_files_send_nothing_and_drafts_survive() {
 }
 
 /// `snapshot` with a stored `max_context_override`.
-fn snapshot_with_context(manifest: &str, max: u64) -> PreparedSettings {
+fn snapshot_with_context(manifest: &str, max: u64) -> EditableSettings {
     let plain = snapshot(manifest, true, false);
     let mut value = (*plain.snapshot).clone();
     value.max_context_override = Some(max);
-    PreparedSettings {
+    EditableSettings {
         snapshot: Arc::new(value),
         revision: plain.revision,
     }

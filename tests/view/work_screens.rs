@@ -19,7 +19,7 @@ use masc_tui::protocol::planning::PlanningRead;
 use masc_tui::protocol::tasks::TaskList;
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
-use masc_tui::view::screens::work::state::prep_width_for;
+use masc_tui::view::screens::work::state::layout_width_for;
 use masc_tui::view::screens::work::{GoalFilter, GoalSort, WorkPane};
 use masc_tui::view::screens::{ProjectionCtx, Tab, Ui, render};
 use masc_tui::view::theme::Theme;
@@ -32,7 +32,7 @@ const T: &str = "task-1013";
 
 fn screen(model: &mut Model, ui: &Ui) -> String {
     // Preparation as the view actor runs it (here inline, the test is the worker).
-    let width = prep_width_for(ui.area);
+    let width = layout_width_for(ui.area);
     let jobs = model.work.prep.jobs(model.work.task.as_ref(), width);
     for job in jobs {
         let p = job.run();

@@ -34,7 +34,7 @@ pub enum KeeperSettingsCommand {
 
 /// Why a preparation produced no snapshot to edit.
 #[derive(Debug, Clone, PartialEq)]
-pub enum PrepFailure {
+pub enum SettingsSnapshotFailure {
     /// The snapshot read failed (its class).
     Read(ClientError),
     /// `config_revision` is `unavailable`: editing is refused (§9.5).
@@ -45,7 +45,7 @@ pub enum PrepFailure {
     NotReconfirmed(String),
 }
 
-impl PrepFailure {
+impl SettingsSnapshotFailure {
     /// The trace outcome (no body text, G-10).
     pub fn class(&self) -> String {
         match self {
@@ -71,7 +71,7 @@ impl PrepFailure {
 
 /// A snapshot to edit: the text and the patch base both come from it (H-3).
 #[derive(Debug, Clone, PartialEq)]
-pub struct PreparedSettings {
+pub struct EditableSettings {
     pub snapshot: Arc<KeeperConfigSnapshot>,
     pub revision: CompositeRevision,
 }
@@ -80,7 +80,7 @@ pub struct PreparedSettings {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SettingsPrepared {
     pub keeper: String,
-    pub outcome: Result<PreparedSettings, PrepFailure>,
+    pub outcome: Result<EditableSettings, SettingsSnapshotFailure>,
 }
 
 impl SettingsPrepared {
@@ -107,25 +107,25 @@ async fn prepare(
     client: &WorkspaceClient,
     auth: &crate::protocol::admission::ReadAuthority,
     keeper: &str,
-) -> Result<PreparedSettings, PrepFailure> {
+) -> Result<EditableSettings, SettingsSnapshotFailure> {
     let admitted = client
         .get::<KeeperConfigSnapshot>(auth, &keeper_config_path(keeper))
         .await
-        .map_err(PrepFailure::Read)?;
+        .map_err(SettingsSnapshotFailure::Read)?;
     let snapshot = admitted.value;
     if snapshot.name.as_deref().is_some_and(|n| n != keeper) {
-        return Err(PrepFailure::OtherKeeper);
+        return Err(SettingsSnapshotFailure::OtherKeeper);
     }
     let revision = match &snapshot.config_revision {
         crate::protocol::keeper_config::ConfigRevision::Composite(c) => c.clone(),
         crate::protocol::keeper_config::ConfigRevision::Unavailable { detail } => {
-            return Err(PrepFailure::RevisionUnavailable(detail.clone()));
+            return Err(SettingsSnapshotFailure::RevisionUnavailable(detail.clone()));
         }
     };
     reconfirm(client, auth)
         .await
-        .map_err(PrepFailure::NotReconfirmed)?;
-    Ok(PreparedSettings { snapshot, revision })
+        .map_err(SettingsSnapshotFailure::NotReconfirmed)?;
+    Ok(EditableSettings { snapshot, revision })
 }
 
 type Owner = ReadOwner<KeepersSlot, KeepersObservation, Myself<KeeperSettingsState>>;

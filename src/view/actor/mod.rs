@@ -467,7 +467,7 @@ impl<B: FrameSink> ViewState<B> {
         if self.model.work.task.is_none() {
             return;
         }
-        let width = super::screens::work::state::prep_width_for(self.ui.area);
+        let width = super::screens::work::state::layout_width_for(self.ui.area);
         let work = &mut self.model.work;
         for job in work.prep.jobs(work.task.as_ref(), width) {
             let view = myself.clone();
@@ -527,8 +527,8 @@ impl<B: FrameSink> ViewState<B> {
         }
     }
 
-    fn on_work_prepared(&mut self, prepared: crate::view::work::Prepared) -> bool {
-        let width = super::screens::work::state::prep_width_for(self.ui.area);
+    fn on_work_prepared(&mut self, prepared: crate::view::work::LaidOut) -> bool {
+        let width = super::screens::work::state::layout_width_for(self.ui.area);
         let work = &mut self.model.work;
         work.prep.on_prepared(prepared, work.task.as_ref(), width)
     }

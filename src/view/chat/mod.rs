@@ -27,7 +27,7 @@ mod paint;
 pub mod pane;
 pub mod partial;
 pub mod plan;
-pub mod preparation;
+pub mod preparation_report;
 pub mod project;
 pub mod rail;
 pub mod repeat;

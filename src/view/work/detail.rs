@@ -1,5 +1,5 @@
 //! The open Task and Goal detail of the Work model: their slots and what the last history
-//! page did (leaf types the model and the display preparation both use).
+//! page did (leaf types the model and the row layout both use).
 
 use crate::actors::work::HistoryChain;
 use crate::protocol::goals::GoalDetailRead;

@@ -7,7 +7,7 @@
 //! rejected. Withdrawal drops the detail values and owners together.
 
 use super::detail::{GoalDetailModel, PageOutcome, TaskDetailModel};
-use super::prep::PrepState;
+use super::layout::RowLayouts;
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
 use crate::actors::saves::{Receipt, SaveStep};
 use crate::actors::work::goal_transition::GoalTransition;
@@ -45,7 +45,7 @@ pub struct WorkModel {
     pub task: Option<TaskDetailModel>,
     pub goal: Option<GoalDetailModel>,
     /// Display rows prepared off the view actor.
-    pub prep: PrepState,
+    pub prep: RowLayouts,
     /// Goal actions this session sent (or read back), each its own save (§15.4).
     pub transitions: SaveBook<GoalTransition>,
     /// A goal action may have moved a goal: the rollup and the open goal are read again.
@@ -114,7 +114,7 @@ impl WorkModel {
             linked_tasks: Slot::default(),
             task: None,
             goal: None,
-            prep: PrepState::default(),
+            prep: RowLayouts::default(),
             transitions: SaveBook::default(),
             reread: false,
         }

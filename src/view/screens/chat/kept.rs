@@ -4,10 +4,10 @@
 //! the chat closed; after a delivery or a key the preparation detail's aim (M-9, C-30).
 
 use super::{ChatUi, after_observed};
-use crate::actors::preparation::{PREPARATION, PreparationCommand};
-use crate::view::chat::preparation::{aim_of, sync};
+use crate::actors::preparation_report::{PREPARATION_REPORT, PreparationReportCommand};
+use crate::view::chat::preparation_report::{aim_of, sync};
 use crate::view::composer::DraftStore;
-use crate::view::preparation::Aim;
+use crate::view::preparation_report::Aim;
 use crate::view::screens::Ui;
 use crate::view::screens::layer::Kept;
 use crate::view::screens::react::{ReactCx, Seen};
@@ -49,7 +49,7 @@ fn aim_preparation(ui: &Ui, cx: &mut ReactCx<'_>) {
         match cx.model_mut().preparation.aim(aim) {
             Some(target) => {
                 if cx
-                    .send(PREPARATION, PreparationCommand::Read(target))
+                    .send(PREPARATION_REPORT, PreparationReportCommand::Read(target))
                     .is_err()
                 {
                     // The source is not up: aim again on the next key or delivery.
@@ -59,7 +59,7 @@ fn aim_preparation(ui: &Ui, cx: &mut ReactCx<'_>) {
             // Another aim with nothing to read (folded, a conflict, a report already read):
             // the source's M-2 re-check of the old target ends.
             None => {
-                let _ = cx.send(PREPARATION, PreparationCommand::Stop);
+                let _ = cx.send(PREPARATION_REPORT, PreparationReportCommand::Stop);
             }
         }
     }

@@ -16,7 +16,7 @@
 use super::settings_doc;
 use crate::actors::keepers::ops::settings::{SettingsIntent, SettingsSave};
 use crate::actors::keepers::settings::{
-    KEEPER_SETTINGS, KeeperSettingsCommand, PreparedSettings, SettingsPrepared,
+    EditableSettings, KEEPER_SETTINGS, KeeperSettingsCommand, SettingsPrepared,
 };
 use crate::protocol::admission::ReadScope;
 use crate::protocol::keeper_config::CompositeRevision;
@@ -247,7 +247,7 @@ fn open(
     settings: &mut SettingsUi,
     model: &Model,
     prep: &Prep,
-    prepared: PreparedSettings,
+    prepared: EditableSettings,
 ) -> EditRequest {
     let workspace = prep.scope.workspace.0.clone();
     let base = settings_doc::fields_of(&prepared.snapshot);

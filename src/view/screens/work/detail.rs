@@ -1,6 +1,6 @@
 //! The Task detail (document pane + history pane) and the Goal detail (with its timeline).
 //!
-//! Task rows come from the preparation (`view::work::prep`): the frame draws the visible slice
+//! Task rows come from the row layout (`view::work::layout`): the frame draws the visible slice
 //! of already wrapped rows and never re-wraps server text. Every read state has its own words:
 //! the history end is "end of stored history" (never "complete"), a failed page keeps its rows
 //! with the retry cursor, and a withdrawal says the values were dropped.
@@ -22,14 +22,14 @@ use crate::view::screens::widgets::{
 };
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};
-use crate::view::work::{PreparedLine, Shown, TaskDetailModel};
+use crate::view::work::{LaidOutLine, Shown, TaskDetailModel};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 fn paint_prepared(
-    lines: &[PreparedLine],
+    lines: &[LaidOutLine],
     scroll: usize,
     area: Rect,
     theme: Theme,

@@ -5,7 +5,7 @@
 //! derived from the terminal height. Scrolling uses the prepared row count; a
 //! provisional count never clamps (resets) the saved scroll.
 
-use super::state::{goal_order, linked_task_order, page_rows_for, prep_width_for, task_order};
+use super::state::{goal_order, layout_width_for, linked_task_order, page_rows_for, task_order};
 use super::{WorkPane, WorkUi};
 use crate::actors::work::WorkCommand;
 use crate::protocol::planning::PlanningRead;
@@ -172,7 +172,7 @@ pub fn handle(work: &mut WorkUi, area: Rect, model: &Model, key: KeyEvent) -> Ui
             }
         }
         WorkPane::Tasks if work.tasks.open.is_some() => {
-            let width = prep_width_for(area);
+            let width = layout_width_for(area);
             let task = model.work.task.as_ref();
             let count = |history: bool| {
                 task.and_then(|t| {

@@ -138,6 +138,6 @@ pub fn page_rows_for(area: Rect) -> u32 {
 }
 
 /// Width the task document and history rows are prepared for.
-pub fn prep_width_for(area: Rect) -> u16 {
+pub fn layout_width_for(area: Rect) -> u16 {
     detail_layout_for(area).history.width.max(1)
 }

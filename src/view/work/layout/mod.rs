@@ -1,17 +1,17 @@
-//! Display preparation of the Task detail off the view actor (sources.md ).
+//! The Task detail's row layout, done off the view actor (sources.md ).
 //!
 //! The wrapped rows of the task document (body + canonical goal observation) and of the history
 //! are prepared on a worker (`spawn_blocking`) for an exact input key — (part, task, source
 //! observation, row count, pane width) — and reused by draw, scroll and count; a frame never
 //! re-wraps server text. A result whose key is no longer the wanted one (another task, a new
-//! observation or prefix, another width, a withdrawal) is dropped. While a new preparation is
+//! observation or prefix, another width, a withdrawal) is dropped. While a new layout is
 //! pending, the previous rendering is shown only for the same source at the same width, and it
 //! is marked provisional: its row count never resets the saved scroll.
 //!
-//! History preparation is incremental: the prefix is immutable, so a preparation of the same
+//! History layout is incremental: the prefix is immutable, so a layout of the same
 //! prefix at the same width is extended with the new page's rows only.
 //!
-//! This file holds the preparation bookkeeping (keys, jobs, what is shown while a job runs);
+//! This file holds the layout bookkeeping (keys, jobs, what is shown while a job runs);
 //! `lines` lays out the rows themselves (the task document and each history event).
 
 mod lines;
@@ -26,14 +26,14 @@ use compact_str::CompactString;
 use smallvec::{SmallVec, smallvec};
 use std::sync::Arc;
 
-/// Which part of the detail a preparation is for.
+/// Which part of the detail a layout is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PrepPart {
+pub enum LayoutPart {
     Body,
     History,
 }
 
-impl PrepPart {
+impl LayoutPart {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Body => "body",
@@ -42,10 +42,10 @@ impl PrepPart {
     }
 }
 
-/// The exact input a preparation is for.
+/// The exact input a layout is for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct PrepKey {
-    pub part: PrepPart,
+pub struct LayoutKey {
+    pub part: LayoutPart,
     pub task_id: String,
     /// Body: the generation of the admitted body read; history: the prefix id.
     pub source: u64,
@@ -54,16 +54,16 @@ pub struct PrepKey {
     pub width: u16,
 }
 
-impl PrepKey {
+impl LayoutKey {
     /// Same consumer and source at the same width: a previous rendering may stand in.
-    fn same_source_and_width(&self, other: &PrepKey) -> bool {
+    fn same_source_and_width(&self, other: &LayoutKey) -> bool {
         self.part == other.part
             && self.task_id == other.task_id
             && self.width == other.width
             && match self.part {
                 // The document of the same task; the history of the same prefix.
-                PrepPart::Body => true,
-                PrepPart::History => self.source == other.source,
+                LayoutPart::Body => true,
+                LayoutPart::History => self.source == other.source,
             }
     }
 }
@@ -75,11 +75,11 @@ pub type Segments = SmallVec<[(Tone, CompactString); 4]>;
 
 /// One display row, already wrapped to the pane width and sanitised.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PreparedLine {
+pub struct LaidOutLine {
     pub segments: Segments,
 }
 
-impl PreparedLine {
+impl LaidOutLine {
     fn one(tone: Tone, text: impl Into<CompactString>) -> Self {
         Self {
             segments: smallvec![(tone, text.into())],
@@ -99,41 +99,41 @@ impl PreparedLine {
     }
 }
 
-/// A finished preparation.
+/// A finished layout.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Prepared {
-    pub key: PrepKey,
-    pub lines: Arc<Vec<PreparedLine>>,
+pub struct LaidOut {
+    pub key: LayoutKey,
+    pub lines: Arc<Vec<LaidOutLine>>,
 }
 
-/// A preparation to run on a worker: immutable inputs only.
+/// A layout to run on a worker: immutable inputs only.
 #[derive(Debug, Clone)]
-pub enum PrepJob {
+pub enum LayoutJob {
     Body {
-        key: PrepKey,
+        key: LayoutKey,
         detail: Arc<TaskDetail>,
     },
     History {
-        key: PrepKey,
+        key: LayoutKey,
         chain: Arc<HistoryChain>,
-        /// A preparation of the same prefix at the same width, extended instead of redone.
-        previous: Option<Arc<Prepared>>,
+        /// A layout of the same prefix at the same width, extended instead of redone.
+        previous: Option<Arc<LaidOut>>,
     },
 }
 
-impl PrepJob {
-    pub fn key(&self) -> &PrepKey {
+impl LayoutJob {
+    pub fn key(&self) -> &LayoutKey {
         match self {
             Self::Body { key, .. } | Self::History { key, .. } => key,
         }
     }
 
     /// Pure: runs on the blocking pool.
-    pub fn run(self) -> Prepared {
+    pub fn run(self) -> LaidOut {
         match self {
             Self::Body { key, detail } => {
                 let lines = body_lines(&detail, key.width as usize);
-                Prepared {
+                LaidOut {
                     key,
                     lines: Arc::new(lines),
                 }
@@ -153,7 +153,7 @@ impl PrepJob {
                 for row in chain.rows().skip(skip) {
                     history_row_lines(row, width, &mut lines);
                 }
-                Prepared {
+                LaidOut {
                     key,
                     lines: Arc::new(lines),
                 }
@@ -165,24 +165,24 @@ impl PrepJob {
 /// What the screen draws for one part.
 #[derive(Debug, Clone, Copy)]
 pub struct Shown<'a> {
-    pub lines: &'a [PreparedLine],
+    pub lines: &'a [LaidOutLine],
     /// A previous rendering standing in while the current one is prepared: its count is not
     /// the count of the current source and must not clamp the saved scroll.
     pub provisional: bool,
 }
 
 #[derive(Debug, Default)]
-pub struct PrepState {
-    body: Option<Arc<Prepared>>,
-    history: Option<Arc<Prepared>>,
-    in_flight: Vec<PrepKey>,
+pub struct RowLayouts {
+    body: Option<Arc<LaidOut>>,
+    history: Option<Arc<LaidOut>>,
+    in_flight: Vec<LayoutKey>,
 }
 
-fn wanted_body(task: &TaskDetailModel, width: u16) -> Option<(PrepKey, Arc<TaskDetail>)> {
+fn wanted_body(task: &TaskDetailModel, width: u16) -> Option<(LayoutKey, Arc<TaskDetail>)> {
     let detail = task.body.fetched.last()?.value.clone();
     Some((
-        PrepKey {
-            part: PrepPart::Body,
+        LayoutKey {
+            part: LayoutPart::Body,
             task_id: task.task_id.clone(),
             source: task.body_generation.unwrap_or(0),
             rows: 0,
@@ -192,11 +192,11 @@ fn wanted_body(task: &TaskDetailModel, width: u16) -> Option<(PrepKey, Arc<TaskD
     ))
 }
 
-fn wanted_history(task: &TaskDetailModel, width: u16) -> Option<(PrepKey, Arc<HistoryChain>)> {
+fn wanted_history(task: &TaskDetailModel, width: u16) -> Option<(LayoutKey, Arc<HistoryChain>)> {
     let chain = task.history.fetched.last()?.value.clone();
     Some((
-        PrepKey {
-            part: PrepPart::History,
+        LayoutKey {
+            part: LayoutPart::History,
             task_id: task.task_id.clone(),
             source: chain.prefix_id,
             rows: chain.len(),
@@ -206,7 +206,7 @@ fn wanted_history(task: &TaskDetailModel, width: u16) -> Option<(PrepKey, Arc<Hi
     ))
 }
 
-impl PrepState {
+impl RowLayouts {
     /// The open task changed or was withdrawn: nothing prepared for it stands in any more.
     pub fn forget_task(&mut self) {
         self.body = None;
@@ -214,9 +214,9 @@ impl PrepState {
         self.in_flight.clear();
     }
 
-    /// Preparations the current model needs at `width` that are neither done nor running;
+    /// Layouts the current model needs at `width` that are neither done nor running;
     /// marks them running.
-    pub fn jobs(&mut self, task: Option<&TaskDetailModel>, width: u16) -> Vec<PrepJob> {
+    pub fn jobs(&mut self, task: Option<&TaskDetailModel>, width: u16) -> Vec<LayoutJob> {
         let Some(task) = task else {
             return Vec::new();
         };
@@ -225,7 +225,7 @@ impl PrepState {
             && self.body.as_ref().is_none_or(|p| p.key != key)
             && !self.in_flight.contains(&key)
         {
-            jobs.push(PrepJob::Body { key, detail });
+            jobs.push(LayoutJob::Body { key, detail });
         }
         if let Some((key, chain)) = wanted_history(task, width)
             && self.history.as_ref().is_none_or(|p| p.key != key)
@@ -235,14 +235,14 @@ impl PrepState {
                 .history
                 .clone()
                 .filter(|p| p.key.same_source_and_width(&key) && p.key.rows <= key.rows);
-            jobs.push(PrepJob::History {
+            jobs.push(LayoutJob::History {
                 key,
                 chain,
                 previous,
             });
         }
         for job in &jobs {
-            tracing::debug!(target: "masc_tui::work::prep", part = job.key().part.as_str(), width = job.key().width, "prep start");
+            tracing::debug!(target: "masc_tui::work::layout", part = job.key().part.as_str(), width = job.key().width, "prep start");
             self.in_flight.push(job.key().clone());
         }
         jobs
@@ -251,32 +251,32 @@ impl PrepState {
     /// A worker's result: kept only when its key is still the wanted one.
     pub fn on_prepared(
         &mut self,
-        prepared: Prepared,
+        prepared: LaidOut,
         task: Option<&TaskDetailModel>,
         width: u16,
     ) -> bool {
         self.in_flight.retain(|k| k != &prepared.key);
         let wanted = task.and_then(|t| match prepared.key.part {
-            PrepPart::Body => wanted_body(t, width).map(|(k, _)| k),
-            PrepPart::History => wanted_history(t, width).map(|(k, _)| k),
+            LayoutPart::Body => wanted_body(t, width).map(|(k, _)| k),
+            LayoutPart::History => wanted_history(t, width).map(|(k, _)| k),
         });
         let part = prepared.key.part;
         if wanted.as_ref() != Some(&prepared.key) {
-            tracing::debug!(target: "masc_tui::work::prep", part = part.as_str(), "prep dropped: source or width changed");
+            tracing::debug!(target: "masc_tui::work::layout", part = part.as_str(), "prep dropped: source or width changed");
             return false;
         }
-        tracing::debug!(target: "masc_tui::work::prep", part = part.as_str(), "prep applied");
+        tracing::debug!(target: "masc_tui::work::layout", part = part.as_str(), "prep applied");
         let slot = match part {
-            PrepPart::Body => &mut self.body,
-            PrepPart::History => &mut self.history,
+            LayoutPart::Body => &mut self.body,
+            LayoutPart::History => &mut self.history,
         };
         *slot = Some(Arc::new(prepared));
         true
     }
 
     fn shown<'a>(
-        prepared: &'a Option<Arc<Prepared>>,
-        wanted: Option<PrepKey>,
+        prepared: &'a Option<Arc<LaidOut>>,
+        wanted: Option<LayoutKey>,
     ) -> Option<Shown<'a>> {
         let p = prepared.as_ref()?;
         let wanted = wanted?;
@@ -302,7 +302,7 @@ impl PrepState {
         Self::shown(&self.history, wanted_history(task, width).map(|(k, _)| k))
     }
 
-    /// Preparations running (diagnostics, tests).
+    /// Layouts running (diagnostics, tests).
     pub fn running(&self) -> usize {
         self.in_flight.len()
     }

@@ -10,7 +10,7 @@
 //! `Stop` when the details fold or point elsewhere). A permission refusal, a route this MASC
 //! does not serve, a missing token or another workspace is not re-read: waiting mends none.
 //!
-//! One slot, [`PreparationSlot::Report`], re-aimed by [`PreparationCommand::Read`]: the reader
+//! One slot, [`PreparationReportSlot::Report`], re-aimed by [`PreparationReportCommand::Read`]: the reader
 //! is replaced and an explicit demand supersedes the read in flight (M-5: a new selection
 //! detaches the old response). The payload carries the target fixed at dispatch, so the view
 //! takes an answer only for the target it still shows (`other_target` otherwise).
@@ -27,41 +27,41 @@ use crate::protocol::runtime_trace::{RuntimeTrace, TraceHealth, TurnLink, runtim
 use std::time::Duration;
 
 /// The preparation source (supervision key).
-pub const PREPARATION: SourceKey = SourceKey("preparation");
+pub const PREPARATION_REPORT: SourceKey = SourceKey("preparation");
 
 /// What one read is for: a Keeper's turn, by its exact link (M-1).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PreparationTarget {
+pub struct PreparationReportTarget {
     pub keeper: String,
     pub link: TurnLink,
 }
 
 /// The one slot.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum PreparationSlot {
+pub enum PreparationReportSlot {
     /// `GET /api/v1/keepers/{name}/runtime-trace?trace_id=&turn_id=` (§14.12).
     Report,
 }
 
-impl SlotKey for PreparationSlot {
+impl SlotKey for PreparationReportSlot {
     fn trace_name(&self) -> String {
         // The Keeper and turn stay out of the trace name (G-10): the payload names them.
         "preparation_report".to_string()
     }
 
     fn source(&self) -> SourceKey {
-        PREPARATION
+        PREPARATION_REPORT
     }
 }
 
 /// One answer, with the target it was read for.
 #[derive(Debug, Clone)]
-pub struct PreparationObservation {
-    pub target: PreparationTarget,
+pub struct PreparationReportObservation {
+    pub target: PreparationReportTarget,
     pub result: ReadResult<RuntimeTrace>,
 }
 
-impl Payload for PreparationObservation {
+impl Payload for PreparationReportObservation {
     fn outcome(&self) -> String {
         read_outcome(&self.result)
     }
@@ -69,9 +69,9 @@ impl Payload for PreparationObservation {
 
 /// What the view asks of the source.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PreparationCommand {
+pub enum PreparationReportCommand {
     /// Read `target`'s report now (supersedes the read in flight, M-5/M-6).
-    Read(PreparationTarget),
+    Read(PreparationReportTarget),
     /// The details point at no target to read any more (folded, or at a report already read):
     /// the M-2 re-check ends.
     Stop,
@@ -92,11 +92,17 @@ pub fn recheck_after(result: &ReadResult<RuntimeTrace>) -> bool {
     }
 }
 
-crate::source_commands!(PreparationSlot, PreparationObservation, PreparationCommand);
+crate::source_commands!(
+    PreparationReportSlot,
+    PreparationReportObservation,
+    PreparationReportCommand
+);
 
-type Msg = ShellMsg<PreparationState>;
+type Msg = ShellMsg<PreparationReportState>;
 
-fn report_reader(target: PreparationTarget) -> crate::actors::read::Reader<PreparationObservation> {
+fn report_reader(
+    target: PreparationReportTarget,
+) -> crate::actors::read::Reader<PreparationReportObservation> {
     reader(move |auth, client| {
         let target = target.clone();
         async move {
@@ -107,22 +113,26 @@ fn report_reader(target: PreparationTarget) -> crate::actors::read::Reader<Prepa
                     RuntimeTrace::decode_for(body, &keeper, &link)
                 })
                 .await;
-            PreparationObservation { target, result }
+            PreparationReportObservation { target, result }
         }
     })
 }
 
-pub struct PreparationState {
-    owner: ReadOwner<PreparationSlot, PreparationObservation, Myself<PreparationState>>,
+pub struct PreparationReportState {
+    owner: ReadOwner<
+        PreparationReportSlot,
+        PreparationReportObservation,
+        Myself<PreparationReportState>,
+    >,
     /// M-2: the re-check's timer (the turns cadence), armed after a failure before the save.
     recheck: CadenceTimer<Msg>,
     /// The target of the last `Read` (`None` after `Stop`).
-    aimed: Option<PreparationTarget>,
+    aimed: Option<PreparationReportTarget>,
     /// A re-check of `aimed` is due on the next tick.
     rechecking: bool,
 }
 
-impl PreparationState {
+impl PreparationReportState {
     fn end_recheck(&mut self) {
         self.recheck.cancel();
         self.rechecking = false;
@@ -145,23 +155,23 @@ impl StartArgs for Recheck {
     }
 }
 
-impl SourceState for PreparationState {
-    type Slot = PreparationSlot;
-    type Payload = PreparationObservation;
-    type Command = PreparationCommand;
+impl SourceState for PreparationReportState {
+    type Slot = PreparationReportSlot;
+    type Payload = PreparationReportObservation;
+    type Command = PreparationReportCommand;
     type Args = Recheck;
 
     fn start(ctx: SourceContext, myself: &Myself<Self>, Recheck(recheck): Recheck) -> Self {
         let mut owner = ReadOwner::new(ctx.outlet(), myself.clone(), ctx.client.clone());
         owner.add_slot(SlotSpec {
-            generations: ctx.generations.counter(&PreparationSlot::Report),
-            key: PreparationSlot::Report,
+            generations: ctx.generations.counter(&PreparationReportSlot::Report),
+            key: PreparationReportSlot::Report,
             explicit: ExplicitPolicy::Supersede,
             standing: false,
             // Nothing is read before the first `Read` names a target.
             reader: reader(|_, _| async { unreachable_target() }),
         });
-        PreparationState {
+        PreparationReportState {
             owner,
             recheck: CadenceTimer::new(recheck),
             aimed: None,
@@ -169,18 +179,18 @@ impl SourceState for PreparationState {
         }
     }
 
-    fn command(&mut self, _ctl: &mut Ctl<Self>, command: PreparationCommand) {
+    fn command(&mut self, _ctl: &mut Ctl<Self>, command: PreparationReportCommand) {
         match command {
-            PreparationCommand::Read(target) => {
+            PreparationReportCommand::Read(target) => {
                 // A new aim ends the re-check of the old one (M-2, M-5).
                 self.end_recheck();
                 self.aimed = Some(target.clone());
                 self.owner
-                    .set_reader(&PreparationSlot::Report, report_reader(target));
+                    .set_reader(&PreparationReportSlot::Report, report_reader(target));
                 self.owner
-                    .demand(&PreparationSlot::Report, DemandKind::Explicit);
+                    .demand(&PreparationReportSlot::Report, DemandKind::Explicit);
             }
-            PreparationCommand::Stop => {
+            PreparationReportCommand::Stop => {
                 self.end_recheck();
                 self.aimed = None;
             }
@@ -193,7 +203,7 @@ impl SourceState for PreparationState {
         if kind == DemandKind::Cadence && self.rechecking && self.aimed.is_some() {
             self.rechecking = false;
             self.owner
-                .demand(&PreparationSlot::Report, DemandKind::Cadence);
+                .demand(&PreparationReportSlot::Report, DemandKind::Cadence);
         }
     }
 
@@ -206,7 +216,7 @@ impl SourceState for PreparationState {
     fn returned(
         &mut self,
         ctl: &mut Ctl<Self>,
-        ret: WorkerReturn<PreparationSlot, PreparationObservation>,
+        ret: WorkerReturn<PreparationReportSlot, PreparationReportObservation>,
     ) -> bool {
         let recheck = match &ret.result {
             Ok(obs) if self.aimed.as_ref() == Some(&obs.target) => Some(recheck_after(&obs.result)),
@@ -233,9 +243,9 @@ impl SourceState for PreparationState {
 
 /// The placeholder reader's answer (never dispatched: the slot is not standing and is only
 /// demanded after `Read` replaced the reader).
-fn unreachable_target() -> PreparationObservation {
-    PreparationObservation {
-        target: PreparationTarget {
+fn unreachable_target() -> PreparationReportObservation {
+    PreparationReportObservation {
+        target: PreparationReportTarget {
             keeper: String::new(),
             link: TurnLink {
                 trace_id: String::new(),
@@ -252,9 +262,9 @@ fn unreachable_target() -> PreparationObservation {
     }
 }
 
-impl OwnKey for PreparationState {
-    const KEY: SourceKey = PREPARATION;
+impl OwnKey for PreparationReportState {
+    const KEY: SourceKey = PREPARATION_REPORT;
 }
 
 /// Spawns the preparation source (its period: the turns cadence of M-2's re-check) under the supervisor.
-pub type PreparationSpawner = Every<PreparationState>;
+pub type PreparationReportSpawner = Every<PreparationReportState>;

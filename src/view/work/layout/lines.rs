@@ -3,28 +3,28 @@
 //! head row cut to the width, then its wrapped note and handoff summary). Server text is
 //! sanitised and wrapped here, once; a frame only draws the rows.
 
-use super::{PreparedLine, Segments};
+use super::{LaidOutLine, Segments};
 use crate::protocol::tasks::{GoalObservation, Task, TaskDetail, TaskEventRow, TaskState};
 use crate::view::text::{display_width, fits_in, sanitize, wrap};
 use crate::view::theme::Tone;
 use compact_str::{CompactString, format_compact};
 use smallvec::smallvec;
 
-fn push_wrapped(out: &mut Vec<PreparedLine>, tone: Tone, indent: &str, text: &str, width: usize) {
+fn push_wrapped(out: &mut Vec<LaidOutLine>, tone: Tone, indent: &str, text: &str, width: usize) {
     let avail = width.saturating_sub(display_width(indent)).max(1);
     // `sanitize_lines` without the collected vector (the same lines).
     for line in text.split('\n') {
         let raw = sanitize(line.strip_suffix('\r').unwrap_or(line));
         if fits_in(&raw, avail) {
             // The one row `wrap` would make, without its vector.
-            out.push(PreparedLine::two(
+            out.push(LaidOutLine::two(
                 (Tone::Dim, indent.into()),
                 (tone, raw.trim_end().into()),
             ));
             continue;
         }
         for piece in wrap(&raw, avail) {
-            out.push(PreparedLine::two(
+            out.push(LaidOutLine::two(
                 (Tone::Dim, indent.into()),
                 (tone, piece.into()),
             ));
@@ -32,7 +32,7 @@ fn push_wrapped(out: &mut Vec<PreparedLine>, tone: Tone, indent: &str, text: &st
     }
 }
 
-fn field(out: &mut Vec<PreparedLine>, label: &str, value: &str, width: usize) {
+fn field(out: &mut Vec<LaidOutLine>, label: &str, value: &str, width: usize) {
     let label = format!("{label:<10}");
     let avail = width.saturating_sub(display_width(&label)).max(1);
     let value = sanitize(value);
@@ -42,14 +42,14 @@ fn field(out: &mut Vec<PreparedLine>, label: &str, value: &str, width: usize) {
         } else {
             CompactString::from(" ".repeat(10))
         };
-        out.push(PreparedLine::two(
+        out.push(LaidOutLine::two(
             (Tone::Dim, head),
             (Tone::Normal, piece.into()),
         ));
     }
 }
 
-fn state_fields(task: &Task, out: &mut Vec<PreparedLine>, width: usize) {
+fn state_fields(task: &Task, out: &mut Vec<LaidOutLine>, width: usize) {
     match &task.state {
         TaskState::Todo => {}
         TaskState::Claimed {
@@ -106,11 +106,11 @@ fn state_fields(task: &Task, out: &mut Vec<PreparedLine>, width: usize) {
 }
 
 /// The task document: identity, state fields, canonical goal observation, description, files.
-pub fn body_lines(detail: &TaskDetail, width: usize) -> Vec<PreparedLine> {
+pub fn body_lines(detail: &TaskDetail, width: usize) -> Vec<LaidOutLine> {
     let task = &detail.task;
     let mut out = Vec::new();
     for piece in wrap(&sanitize(&task.title), width) {
-        out.push(PreparedLine::one(Tone::Strong, piece));
+        out.push(LaidOutLine::one(Tone::Strong, piece));
     }
     let status_tone = match task.state.status() {
         crate::protocol::tasks::TaskStatus::Done => Tone::Good,
@@ -118,7 +118,7 @@ pub fn body_lines(detail: &TaskDetail, width: usize) -> Vec<PreparedLine> {
         crate::protocol::tasks::TaskStatus::AwaitingVerification => Tone::Warn,
         _ => Tone::Busy,
     };
-    out.push(PreparedLine {
+    out.push(LaidOutLine {
         segments: smallvec![
             (Tone::Dim, format_compact!("{} · ", sanitize(&task.id))),
             (status_tone, task.state.status().as_str().into()),
@@ -136,15 +136,15 @@ pub fn body_lines(detail: &TaskDetail, width: usize) -> Vec<PreparedLine> {
         GoalObservation::Unavailable { reason } => format!("unavailable: {reason}"),
     };
     field(&mut out, "goal", &goal, width);
-    out.push(PreparedLine::blank());
+    out.push(LaidOutLine::blank());
     if task.description.is_empty() {
-        out.push(PreparedLine::one(Tone::Dim, "(empty description)"));
+        out.push(LaidOutLine::one(Tone::Dim, "(empty description)"));
     } else {
         push_wrapped(&mut out, Tone::Normal, "", &task.description, width);
     }
     if !task.files.is_empty() {
-        out.push(PreparedLine::blank());
-        out.push(PreparedLine::one(Tone::Dim, "files"));
+        out.push(LaidOutLine::blank());
+        out.push(LaidOutLine::one(Tone::Dim, "files"));
         for f in &task.files {
             push_wrapped(&mut out, Tone::Normal, "  ", f, width);
         }
@@ -153,7 +153,7 @@ pub fn body_lines(detail: &TaskDetail, width: usize) -> Vec<PreparedLine> {
 }
 
 /// One history event: a head row (time, action, transition, agent) and wrapped detail rows.
-pub fn history_row_lines(row: &TaskEventRow, width: usize, out: &mut Vec<PreparedLine>) {
+pub fn history_row_lines(row: &TaskEventRow, width: usize, out: &mut Vec<LaidOutLine>) {
     // The minute of `ts` with a space for its `T`, and a space after (stored inline; the
     // sanitiser neither writes nor removes a `T`, so replacing after it is the same).
     let raw_ts = row.ts.get(..16).unwrap_or(&row.ts);
@@ -194,7 +194,7 @@ pub fn history_row_lines(row: &TaskEventRow, width: usize, out: &mut Vec<Prepare
     if bytes >= width {
         cut_head(&mut head, width);
     }
-    out.push(PreparedLine { segments: head });
+    out.push(LaidOutLine { segments: head });
     for text in [row.notes.as_deref(), row.reason.as_deref()]
         .into_iter()
         .flatten()

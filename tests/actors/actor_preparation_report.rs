@@ -7,39 +7,39 @@
 use crate::actor_support::{Rig, plan, registry_entry, rig_with, rig_with_sources};
 use crate::save_approval::confirmed_scope;
 use masc_tui::actors::contract::SlotEvent;
-use masc_tui::actors::preparation::{
-    PREPARATION, PreparationCommand, PreparationObservation, PreparationSlot, PreparationSpawner,
-    PreparationTarget,
+use masc_tui::actors::preparation_report::{
+    PREPARATION_REPORT, PreparationReportCommand, PreparationReportObservation,
+    PreparationReportSlot, PreparationReportSpawner, PreparationReportTarget,
 };
 use masc_tui::protocol::client::ErrorClass;
 use masc_tui::protocol::runtime_trace::{ManifestEntry, TraceHealth, TurnLink};
 use masc_tui::server::faults::FaultPlan;
 use std::time::Duration;
 
-type Event = SlotEvent<PreparationSlot, PreparationObservation>;
+type Event = SlotEvent<PreparationReportSlot, PreparationReportObservation>;
 
-fn target(keeper: &str, turn_ref: &str) -> PreparationTarget {
-    PreparationTarget {
+fn target(keeper: &str, turn_ref: &str) -> PreparationReportTarget {
+    PreparationReportTarget {
         keeper: keeper.into(),
         link: TurnLink::parse(turn_ref).unwrap(),
     }
 }
 
-async fn read(rig: &mut Rig, t: PreparationTarget) {
-    rig.source_handle(PREPARATION)
+async fn read(rig: &mut Rig, t: PreparationReportTarget) {
+    rig.source_handle(PREPARATION_REPORT)
         .await
-        .commands::<PreparationCommand>()
-        .expect("the preparation source takes PreparationCommand")
-        .send_message(PreparationCommand::Read(t))
+        .commands::<PreparationReportCommand>()
+        .expect("the preparation source takes PreparationReportCommand")
+        .send_message(PreparationReportCommand::Read(t))
         .unwrap();
 }
 
 /// The next answer for `t`.
-async fn answer(rig: &mut Rig, t: &PreparationTarget) -> PreparationObservation {
+async fn answer(rig: &mut Rig, t: &PreparationReportTarget) -> PreparationReportObservation {
     let t = t.clone();
     match rig
         .view
-        .wait_slot::<PreparationSlot, PreparationObservation>(
+        .wait_slot::<PreparationReportSlot, PreparationReportObservation>(
             move |e: &Event| matches!(e, SlotEvent::Observed(_, o) if o.target == t),
         )
         .await
@@ -64,7 +64,7 @@ fn stages(rig: &Rig) -> Vec<String> {
 async fn m1_m4_m9_a_report_is_read_only_on_demand_and_keeps_every_row_kind() {
     let mut rig = rig_with(FaultPlan::default()).await;
     let _ = confirmed_scope(&mut rig).await;
-    let _ = rig.source_handle(PREPARATION).await;
+    let _ = rig.source_handle(PREPARATION_REPORT).await;
     assert_eq!(
         rig.server
             .request_count("GET", "/api/v1/keepers/rondo/runtime-trace"),
@@ -174,7 +174,7 @@ async fn m5_a_new_target_supersedes_the_read_in_flight() {
     assert!(obs.result.is_ok());
     let answered_old = rig
         .view
-        .slot_events::<PreparationSlot, PreparationObservation>()
+        .slot_events::<PreparationReportSlot, PreparationReportObservation>()
         .iter()
         .any(|e| matches!(e, SlotEvent::Observed(_, o) if o.target == old));
     assert!(!answered_old, "the superseded read is never answered");
@@ -192,7 +192,7 @@ async fn m5_a_new_target_supersedes_the_read_in_flight() {
 async fn recheck_rig(faults: &str) -> Rig {
     let mut rig = rig_with_sources(
         plan(faults),
-        vec![registry_entry(PreparationSpawner::new(
+        vec![registry_entry(PreparationReportSpawner::new(
             Duration::from_millis(150),
         ))],
     )
@@ -208,7 +208,7 @@ async fn reads_settled(rig: &mut Rig) -> usize {
     loop {
         let events = rig
             .view
-            .slot_events::<PreparationSlot, PreparationObservation>();
+            .slot_events::<PreparationReportSlot, PreparationReportObservation>();
         let dispatched = events
             .iter()
             .filter(|e| matches!(e, SlotEvent::Dispatched(_)))
@@ -266,11 +266,11 @@ async fn m2_the_recheck_ends_with_the_aim_and_never_follows_a_refusal() {
     read(&mut rig, t.clone()).await;
     assert!(answer(&mut rig, &t).await.result.is_err());
     assert!(answer(&mut rig, &t).await.result.is_err(), "re-checked");
-    rig.source_handle(PREPARATION)
+    rig.source_handle(PREPARATION_REPORT)
         .await
-        .commands::<PreparationCommand>()
+        .commands::<PreparationReportCommand>()
         .unwrap()
-        .send_message(PreparationCommand::Stop)
+        .send_message(PreparationReportCommand::Stop)
         .unwrap();
     // A read dispatched before `Stop` (a tick can beat it under load) answers first.
     let stopped_at = reads_settled(&mut rig).await;

@@ -9,15 +9,17 @@
 use crate::chat_screen::{draw, opened};
 use masc_tui::actors::chat::{ChatObservation, ChatSlot, Reconciliation, SendOutcome, SendStep};
 use masc_tui::actors::contract::{SlotEvent, Ticket};
-use masc_tui::actors::preparation::{PreparationObservation, PreparationSlot, PreparationTarget};
+use masc_tui::actors::preparation_report::{
+    PreparationReportObservation, PreparationReportSlot, PreparationReportTarget,
+};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::chat::{ChatOperationRecord, OperationState, ReplyDetails, TurnOutcome};
 use masc_tui::protocol::client::{Admitted, ClientError};
 use masc_tui::protocol::runtime_trace::{RuntimeTrace, TurnLink};
 use masc_tui::view::admission::RejectReason;
-use masc_tui::view::chat::preparation::{aim_of, detail_text, sync};
+use masc_tui::view::chat::preparation_report::{aim_of, detail_text, sync};
 use masc_tui::view::model::Model;
-use masc_tui::view::preparation::Aim;
+use masc_tui::view::preparation_report::Aim;
 use masc_tui::view::sample::{self, buffer_text};
 use serde_json::json;
 use std::sync::Arc;
@@ -57,8 +59,8 @@ fn completed(model: &mut Model, keeper: &str, turn_ref: &str) {
     );
 }
 
-fn target(keeper: &str, turn_ref: &str) -> PreparationTarget {
-    PreparationTarget {
+fn target(keeper: &str, turn_ref: &str) -> PreparationReportTarget {
+    PreparationReportTarget {
         keeper: keeper.into(),
         link: TurnLink::parse(turn_ref).unwrap(),
     }
@@ -83,9 +85,9 @@ fn report(keeper: &str, turn_ref: &str, health: &str, stale: Option<&str>) -> Ru
     RuntimeTrace::decode_for(body.to_string().as_bytes(), keeper, &link).unwrap()
 }
 
-fn ticket(generation: u64) -> Ticket<PreparationSlot> {
+fn ticket(generation: u64) -> Ticket<PreparationReportSlot> {
     Ticket {
-        slot: PreparationSlot::Report,
+        slot: PreparationReportSlot::Report,
         generation,
         scope: sample::scope(1),
     }
@@ -94,7 +96,7 @@ fn ticket(generation: u64) -> Ticket<PreparationSlot> {
 fn answer(
     model: &mut Model,
     generation: u64,
-    target: PreparationTarget,
+    target: PreparationReportTarget,
     result: Result<RuntimeTrace, ClientError>,
 ) -> Result<(), RejectReason> {
     let t = ticket(generation);
@@ -103,7 +105,7 @@ fn answer(
         model,
         SlotEvent::Observed(
             t,
-            PreparationObservation {
+            PreparationReportObservation {
                 target,
                 result: result.map(|v| Admitted {
                     value: Arc::new(v),

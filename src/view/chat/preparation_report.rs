@@ -16,12 +16,12 @@
 use super::model::{Entry, EntryKind, Speaker};
 use super::pane::{ChatPane, SendPhase};
 use crate::actors::chat::{Reconciliation, SendOutcome};
-use crate::actors::preparation::PreparationTarget;
+use crate::actors::preparation_report::PreparationReportTarget;
 use crate::protocol::chat::OperationProgress;
 use crate::protocol::client::ErrorClass;
 use crate::protocol::runtime_trace::{ManifestEntry, ReceiptEntry, RuntimeTrace, TurnLink};
 use crate::view::fetched::{FailureClass, Fetched};
-use crate::view::preparation::{Aim, PreparationModel};
+use crate::view::preparation_report::{Aim, PreparationReportModel};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The id of the detail row.
@@ -29,7 +29,7 @@ pub const ROW_ID: &str = "preparation:detail";
 
 fn target(keeper: &str, turn_ref: &str) -> Aim {
     match TurnLink::parse(turn_ref) {
-        Some(link) => Aim::Target(PreparationTarget {
+        Some(link) => Aim::Target(PreparationReportTarget {
             keeper: keeper.to_string(),
             link,
         }),
@@ -177,7 +177,7 @@ fn report_lines(r: &RuntimeTrace, out: &mut Vec<String>) {
 }
 
 /// The detail row's text, or `None` when nothing is aimed (the row goes).
-pub fn detail_text(prep: &PreparationModel) -> Option<String> {
+pub fn detail_text(prep: &PreparationReportModel) -> Option<String> {
     let mut out = Vec::new();
     match &prep.aim {
         Aim::Nothing => return None,
@@ -228,7 +228,7 @@ pub fn detail_text(prep: &PreparationModel) -> Option<String> {
 
 /// Keeps the chat's detail row in step with the preparation model: written only when it
 /// changes, at the end of the transcript when it first appears or its turn changes.
-pub fn sync(prep: &PreparationModel, pane: &ChatPane) {
+pub fn sync(prep: &PreparationReportModel, pane: &ChatPane) {
     let text = detail_text(prep);
     let mut view = pane.view();
     let t = view.transcript_mut();

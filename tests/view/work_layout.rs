@@ -10,16 +10,16 @@ use masc_tui::actors::work::{HistoryChain, WorkCommand};
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::screens::work::WorkPane;
 use masc_tui::view::screens::work::detail::drawn_scroll;
-use masc_tui::view::screens::work::state::prep_width_for;
+use masc_tui::view::screens::work::state::layout_width_for;
 use masc_tui::view::screens::{Tab, Ui};
-use masc_tui::view::work::{PrepJob, PrepPart};
+use masc_tui::view::work::{LayoutJob, LayoutPart};
 use ratatui::layout::Rect;
 use std::sync::Arc;
 
 const T: &str = "task-7";
 
-fn run_all(jobs: Vec<PrepJob>) -> Vec<masc_tui::view::work::Prepared> {
-    jobs.into_iter().map(PrepJob::run).collect()
+fn run_all(jobs: Vec<LayoutJob>) -> Vec<masc_tui::view::work::LaidOut> {
+    jobs.into_iter().map(LayoutJob::run).collect()
 }
 
 fn model_with_history(rows: usize) -> (masc_tui::view::model::Model, Arc<HistoryChain>) {
@@ -55,7 +55,7 @@ fn a13_rows_are_prepared_once_per_key_and_reused() {
             <= 60),
         "every row fits the pane width"
     );
-    // Prepared and current: no further work.
+    // LaidOut and current: no further work.
     assert!(m.work.prep.jobs(m.work.task.as_ref(), 60).is_empty());
 }
 
@@ -133,9 +133,9 @@ fn a14_previous_rendering_stands_in_only_for_the_same_prefix_at_the_same_width()
     let jobs = m.work.prep.jobs(m.work.task.as_ref(), 60);
     let history_job = jobs
         .iter()
-        .find(|j| j.key().part == PrepPart::History)
+        .find(|j| j.key().part == LayoutPart::History)
         .unwrap();
-    let PrepJob::History {
+    let LayoutJob::History {
         previous,
         chain,
         key,
@@ -144,7 +144,7 @@ fn a14_previous_rendering_stands_in_only_for_the_same_prefix_at_the_same_width()
         unreachable!()
     };
     assert!(previous.is_some(), "extends the same prefix");
-    let full = PrepJob::History {
+    let full = LayoutJob::History {
         key: key.clone(),
         chain,
         previous: None,
@@ -176,7 +176,7 @@ fn key(c: KeyCode) -> KeyEvent {
 #[test]
 fn a14_a_provisional_row_count_never_resets_the_saved_scroll() {
     let area = Rect::new(0, 0, 100, 30);
-    let width = prep_width_for(area);
+    let width = layout_width_for(area);
     let (mut m, chain) = model_with_history(60);
     for p in run_all(m.work.prep.jobs(m.work.task.as_ref(), width)) {
         m.work.prep.on_prepared(p, m.work.task.as_ref(), width);

@@ -1,6 +1,6 @@
 //! The preparation detail model (sources.md M-1…M-9; protocol.md §14.12): the stored report of
 //! the open chat's newest finished turn, read only while that chat's details are expanded
-//! (`Ctrl-S`, M-9). One target at a time: the view aims it ([`PreparationModel::aim`]) and an
+//! (`Ctrl-S`, M-9). One target at a time: the view aims it ([`PreparationReportModel::aim`]) and an
 //! answer for any other target is `other_target` (M-5: a new selection detaches the old
 //! response). A completed read of the same target is reused, never read again (M-5); a failed
 //! re-read keeps the last success beside the failure (M-6, G-4). Another workspace drops
@@ -9,8 +9,9 @@
 use super::admission::{EpochGate, ReadSlot, RejectReason, Slot};
 use super::surface::{SurfaceModel, not_served_of};
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
-use crate::actors::preparation::{
-    PREPARATION, PreparationObservation, PreparationSlot, PreparationTarget,
+use crate::actors::preparation_report::{
+    PREPARATION_REPORT, PreparationReportObservation, PreparationReportSlot,
+    PreparationReportTarget,
 };
 use crate::protocol::admission::ReadScope;
 use crate::protocol::routes::RouteFamily;
@@ -28,29 +29,29 @@ pub enum Aim {
     /// `outcome_ref`): neither is chosen (M-2).
     Conflict { reply: String, record: String },
     /// Exactly one link.
-    Target(PreparationTarget),
+    Target(PreparationReportTarget),
 }
 
 #[derive(Debug)]
-pub struct PreparationModel {
-    inbox: Inbox<PreparationSlot, PreparationObservation>,
+pub struct PreparationReportModel {
+    inbox: Inbox<PreparationReportSlot, PreparationReportObservation>,
     /// What the details point at now.
     pub aim: Aim,
     /// The read of the aimed target (a fresh slot per target).
     pub report: Slot<Arc<RuntimeTrace>>,
     /// Completed reads of this session's targets, in the workspace they were read in (M-5),
     /// with this machine's wall clock when each was admitted (`최근 확인`).
-    done: HashMap<PreparationTarget, (Arc<RuntimeTrace>, SystemTime)>,
+    done: HashMap<PreparationReportTarget, (Arc<RuntimeTrace>, SystemTime)>,
     workspace: Option<String>,
 }
 
-impl Default for PreparationModel {
+impl Default for PreparationReportModel {
     fn default() -> Self {
         Self::new(&Inboxes::new())
     }
 }
 
-impl PreparationModel {
+impl PreparationReportModel {
     pub fn new(inboxes: &Inboxes) -> Self {
         Self {
             inbox: inboxes.get(),
@@ -63,7 +64,7 @@ impl PreparationModel {
 
     /// Points the details at `aim`; `Some(target)` when a read is to be sent (a new target not
     /// read to completion in this workspace yet).
-    pub fn aim(&mut self, aim: Aim) -> Option<PreparationTarget> {
+    pub fn aim(&mut self, aim: Aim) -> Option<PreparationReportTarget> {
         if aim == self.aim {
             return None;
         }
@@ -84,7 +85,7 @@ impl PreparationModel {
         }
     }
 
-    fn aimed(&self) -> Option<&PreparationTarget> {
+    fn aimed(&self) -> Option<&PreparationReportTarget> {
         match &self.aim {
             Aim::Target(t) => Some(t),
             _ => None,
@@ -92,22 +93,22 @@ impl PreparationModel {
     }
 }
 
-impl SurfaceModel for PreparationModel {
-    type Slot = PreparationSlot;
-    type Payload = PreparationObservation;
+impl SurfaceModel for PreparationReportModel {
+    type Slot = PreparationReportSlot;
+    type Payload = PreparationReportObservation;
 
-    fn inbox(&self) -> &Inbox<PreparationSlot, PreparationObservation> {
+    fn inbox(&self) -> &Inbox<PreparationReportSlot, PreparationReportObservation> {
         &self.inbox
     }
 
-    fn dispatched(&mut self, ticket: &Ticket<PreparationSlot>, gate: &EpochGate) -> bool {
+    fn dispatched(&mut self, ticket: &Ticket<PreparationReportSlot>, gate: &EpochGate) -> bool {
         self.aimed().is_some() && self.report.dispatched(ticket, gate)
     }
 
     fn judge(
         &mut self,
-        ticket: &Ticket<PreparationSlot>,
-        payload: &PreparationObservation,
+        ticket: &Ticket<PreparationReportSlot>,
+        payload: &PreparationReportObservation,
         gate: &EpochGate,
     ) -> Result<(), RejectReason> {
         gate.check(ticket)?;
@@ -119,8 +120,8 @@ impl SurfaceModel for PreparationModel {
 
     fn apply(
         &mut self,
-        ticket: &Ticket<PreparationSlot>,
-        payload: PreparationObservation,
+        ticket: &Ticket<PreparationReportSlot>,
+        payload: PreparationReportObservation,
         now: Instant,
     ) {
         if let Ok(admitted) = &payload.result {
@@ -132,16 +133,16 @@ impl SurfaceModel for PreparationModel {
         self.report.apply_with(ticket, payload.result, now, |v| v);
     }
 
-    fn retired(&mut self, ticket: &Ticket<PreparationSlot>) -> bool {
+    fn retired(&mut self, ticket: &Ticket<PreparationReportSlot>) -> bool {
         self.report.retired(ticket)
     }
 
-    fn slot(&mut self, _key: &PreparationSlot) -> Option<&mut dyn ReadSlot> {
+    fn slot(&mut self, _key: &PreparationReportSlot) -> Option<&mut dyn ReadSlot> {
         Some(&mut self.report)
     }
 
     fn slots(&mut self) -> Vec<(SourceKey, &mut dyn ReadSlot)> {
-        vec![(PREPARATION, &mut self.report as &mut dyn ReadSlot)]
+        vec![(PREPARATION_REPORT, &mut self.report as &mut dyn ReadSlot)]
     }
 
     /// A new epoch: the read in flight loses its ownership; another workspace's reports go
