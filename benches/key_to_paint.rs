@@ -6,7 +6,10 @@
 //! PgUp/PgDn in the chat transcript, typing in the chat composer. Keys are spaced past the 16 ms
 //! frame window, so each one is an input frame that preempts the deadline (T.1).
 //!
-//! Run: `cargo bench --bench key_to_paint`. Prints p50 / p99 / max per key class and overall.
+//! Run: `cargo bench --bench key_to_paint`. Prints p50 / p99 / max per key class and overall,
+//! and the process's CPU time over the keys. `K2P_TRACE=file` installs the session's tracing as
+//! the TUI does (the trace file); `K2P_TRACE=otlp` adds `--otlp` to an in-bench OTLP/HTTP
+//! collector on loopback (docs/timeline.md); unset, no subscriber at all.
 //! `/health` is not stalled: a stalled probe would withdraw the workspace (G-6) and the screen
 //! would then show the withdrawal instead of the transcript.
 
@@ -115,6 +118,42 @@ impl Timings {
     }
 }
 
+/// User + system CPU time of the whole process so far.
+fn process_cpu() -> Duration {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the struct it is given; RUSAGE_SELF is always valid.
+    let usage = unsafe {
+        libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr());
+        usage.assume_init()
+    };
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// An OTLP/HTTP collector that accepts every export (counted) and keeps nothing.
+async fn sink_collector(exports: Arc<std::sync::atomic::AtomicU64>) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let app = axum::Router::new().route(
+        "/v1/traces",
+        axum::routing::post(move |_body: bytes::Bytes| {
+            exports.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            async {
+                (
+                    [("content-type", "application/x-protobuf")],
+                    Vec::<u8>::new(),
+                )
+            }
+        }),
+    );
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    url
+}
+
 /// The name of the roster's first row (the one selected after `j`×n, `k`×n).
 async fn first_keeper(server: &masc_tui::server::RunningServer) -> String {
     let mut rb = reqwest::Client::new()
@@ -147,8 +186,19 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
+    let trace_mode = std::env::var("K2P_TRACE").unwrap_or_default();
+    let trace_dir = tempfile::tempdir().unwrap();
+    let exports = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let collector = (trace_mode == "otlp").then(|| rt.block_on(sink_collector(exports.clone())));
+    let trace = (!trace_mode.is_empty()).then(|| {
+        masc_tui::timeline::init_tracing(
+            Some(trace_dir.path().join("trace.jsonl")),
+            collector.as_deref(),
+        )
+        .unwrap()
+    });
     let (flush_tx, flushes) = mpsc::channel();
-    let timings = rt.block_on(async move {
+    let (timings, cpu) = rt.block_on(async move {
         let dir = tempfile::tempdir().unwrap();
         let server = start(ServeOptions {
             auth: AuthMode::Token("k2p-token".into()),
@@ -211,6 +261,7 @@ fn main() {
         tokio::time::sleep(Duration::from_secs(6)).await;
 
         let mut timings = Vec::new();
+        let cpu_before = process_cpu();
         let mut press = |class: &'static str, msg: ViewMsg| {
             while flushes.try_recv().is_ok() {}
             let t0 = Instant::now();
@@ -278,12 +329,14 @@ fn main() {
             let c = (b'a' + (i % 26) as u8) as char;
             press("typing", key(if i % 40 == 39 { KeyCode::Char(' ') } else { KeyCode::Char(c) }));
         }
+        let cpu = process_cpu() - cpu_before;
         runtime.stop().await;
         let _ = view.cast(ViewMsg::Shutdown);
         let _ = view_done.await;
         server.shutdown().await;
-        timings
+        (timings, cpu)
     });
+    drop(trace);
     let timings = Timings(timings);
     println!(
         "key → last byte of the frame, {} keys, 200×60, {ENTRIES}-entry transcript, every /api/v1 GET stalled:",
@@ -292,4 +345,15 @@ fn main() {
     for class in ["j", "k", "PgUp", "PgDn", "typing", "all"] {
         timings.report(class);
     }
+    println!(
+        "  tracing {:<5} process CPU over the keys {:.0} ms ({:.3} ms per key); OTLP exports received {}",
+        if trace_mode.is_empty() {
+            "none"
+        } else {
+            trace_mode.as_str()
+        },
+        cpu.as_secs_f64() * 1e3,
+        cpu.as_secs_f64() * 1e3 / timings.0.len().max(1) as f64,
+        exports.load(std::sync::atomic::Ordering::Relaxed),
+    );
 }

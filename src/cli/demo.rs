@@ -48,6 +48,11 @@ pub struct Args {
     /// temporary one removed at exit.
     #[arg(long, env = "MASC_TUI_STATE_DIR", value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
+    /// Export every read and save ticket as an OpenTelemetry span to this OTLP/HTTP collector
+    /// (e.g. `http://localhost:4318`, Jaeger's or Tempo's receiver; docs/timeline.md). Off by
+    /// default; an unreachable collector only drops spans and is reported once in the trace.
+    #[arg(long, value_name = "URL")]
+    pub otlp: Option<String>,
 }
 
 /// Runs the subcommand; returns the process exit code.
@@ -61,7 +66,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         args.trace_file.as_deref(),
         args.state_dir.as_deref(),
     );
-    let trace = init_tracing(trace_file.as_deref())?;
+    let trace = init_tracing(trace_file.as_deref(), args.otlp.as_deref())?;
     state.trace_unlocked();
     let faults = match &args.faults {
         Some(path) => {

@@ -52,6 +52,11 @@ pub struct Args {
     /// `$XDG_STATE_HOME/masc-tui`, else `~/.local/state/masc-tui`.
     #[arg(long, env = "MASC_TUI_STATE_DIR", value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
+    /// Export every read and save ticket as an OpenTelemetry span to this OTLP/HTTP collector
+    /// (e.g. `http://localhost:4318`, Jaeger's or Tempo's receiver; docs/timeline.md). Off by
+    /// default; an unreachable collector only drops spans and is reported once in the trace.
+    #[arg(long, value_name = "URL")]
+    pub otlp: Option<String>,
 }
 
 /// Session options beyond the client configuration.
@@ -117,7 +122,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         args.trace_file.as_deref(),
         args.state_dir.as_deref(),
     );
-    let _trace = init_tracing(trace_file.as_deref())?;
+    let _trace = init_tracing(trace_file.as_deref(), args.otlp.as_deref())?;
     state.trace_unlocked();
     let cfg = args.client_config()?;
     let options = TuiOptions {
@@ -223,12 +228,14 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
 }
 
 /// Stage traces and diagnostics go to a JSON-lines file (never the terminal the TUI paints):
-/// `--trace-file`, else `$XDG_STATE_HOME/masc-tui/trace-<pid>.jsonl`.
+/// `--trace-file`, else `$XDG_STATE_HOME/masc-tui/trace-<pid>.jsonl`; with `--otlp`, every
+/// ticket also goes to that collector as a span.
 pub fn init_tracing(
     trace_file: Option<&std::path::Path>,
+    otlp: Option<&str>,
 ) -> anyhow::Result<crate::timeline::TraceGuard> {
-    crate::timeline::init_tracing(trace_file.map(std::path::Path::to_path_buf))
-        .context("opening the trace file")
+    crate::timeline::init_tracing(trace_file.map(std::path::Path::to_path_buf), otlp)
+        .context("setting up the trace")
 }
 
 /// T.6: one `[masc-tui] exit: …` line per session in `<base>/.masc/logs/masc-tui-<pid>.log`

@@ -26,6 +26,8 @@ pub enum TracingInitError {
     Open(#[from] std::io::Error),
     #[error("a global tracing subscriber is already installed")]
     AlreadyInstalled,
+    #[error(transparent)]
+    Otlp(#[from] super::otlp::OtlpError),
 }
 
 /// `$XDG_STATE_HOME/masc-tui/trace-<pid>.jsonl`, else `~/.local/state/masc-tui/trace-<pid>.jsonl`.
@@ -108,10 +110,20 @@ impl<S: tracing::Subscriber> Layer<S> for TimelineLayer {
     }
 }
 
-/// Keeps the trace file's path; the file stays open for the process's life.
-#[derive(Debug)]
+/// Keeps the trace file's path (the file stays open for the process's life) and the OTLP
+/// export, which is flushed and stopped when the guard is dropped.
 pub struct TraceGuard {
     path: PathBuf,
+    otlp: Option<super::otlp::OtlpExport>,
+}
+
+impl std::fmt::Debug for TraceGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TraceGuard")
+            .field("path", &self.path)
+            .field("otlp", &self.otlp.is_some())
+            .finish()
+    }
 }
 
 impl TraceGuard {
@@ -120,17 +132,37 @@ impl TraceGuard {
     }
 }
 
-/// Installs the global subscriber writing to `path` (or [`default_trace_path`]).
-pub fn init_tracing(path: Option<PathBuf>) -> Result<TraceGuard, TracingInitError> {
+/// Installs the global subscriber writing to `path` (or [`default_trace_path`]) and, with an
+/// `otlp` URL, exporting every ticket as a span to that collector ([`super::otlp`]).
+pub fn init_tracing(
+    path: Option<PathBuf>,
+    otlp: Option<&str>,
+) -> Result<TraceGuard, TracingInitError> {
     let path = match path {
         Some(p) => p,
         None => default_trace_path()?,
     };
     let layer = TimelineLayer::create(&path)?;
-    let subscriber = tracing_subscriber::registry().with(layer.with_filter(LevelFilter::INFO));
+    let (otlp_layer, otlp) = match otlp {
+        Some(url) => {
+            let (layer, export) = super::otlp::start(url, super::otlp::trace_file_reporter())?;
+            (Some(layer), Some(export))
+        }
+        None => (None, None),
+    };
+    // Stage events only reach the export: every other callsite stays disabled for it, so
+    // debug events cost nothing more than they did without `--otlp`.
+    let otlp_layer = otlp_layer.map(|l| {
+        l.with_filter(tracing_subscriber::filter::filter_fn(|meta| {
+            meta.target() == TARGET
+        }))
+    });
+    let subscriber = tracing_subscriber::registry()
+        .with(layer.with_filter(LevelFilter::INFO))
+        .with(otlp_layer);
     tracing::subscriber::set_global_default(subscriber)
         .map_err(|_| TracingInitError::AlreadyInstalled)?;
-    Ok(TraceGuard { path })
+    Ok(TraceGuard { path, otlp })
 }
 
 /// A subscriber writing to `layer`, for tests (`tracing::subscriber::set_default`; feature

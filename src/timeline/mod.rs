@@ -9,6 +9,7 @@
 //! - [`trace_lines`]: the one reader of trace files; [`tickets`]: stage events folded into one
 //!   interval per ticket, which [`chrome`] writes as a Chrome trace (Perfetto) and [`svg`] draws
 //!   as a swimlane picture.
+//! - [`otlp`]: `--otlp URL`, every ticket an OpenTelemetry span sent to a collector.
 //!
 //! Stage events are evidence of *reading*, never of Task progress or paint (G-1), and carry no
 //! body text, paths or declarations (G-10).
@@ -17,6 +18,7 @@
 pub mod capture;
 pub mod chrome;
 pub mod layer;
+pub mod otlp;
 pub mod record;
 pub mod report;
 pub mod stage;

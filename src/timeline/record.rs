@@ -52,6 +52,69 @@ impl StageRecord {
     }
 }
 
+impl StageRecord {
+    /// Builds a record straight from a stage event's fields, without JSON in between (the
+    /// export path runs on every stage event).
+    pub fn from_event(event: &tracing::Event<'_>, ts_us: u64, pid: Option<u32>) -> Option<Self> {
+        let mut fields = StageFields::default();
+        event.record(&mut fields);
+        Some(Self {
+            ts_us,
+            pid,
+            stage: fields.stage?,
+            source: fields.source?,
+            generation: fields.generation,
+            epoch: fields.epoch,
+            workspace: fields.workspace,
+            reason: fields.reason,
+            outcome: fields.outcome,
+        })
+    }
+}
+
+/// The fields of a stage event, as [`StageRecord::from_event`] collects them.
+#[derive(Default)]
+struct StageFields {
+    stage: Option<String>,
+    source: Option<String>,
+    generation: Option<u64>,
+    epoch: Option<u64>,
+    workspace: Option<String>,
+    reason: Option<String>,
+    outcome: Option<String>,
+}
+
+impl StageFields {
+    fn text(&mut self, name: &str, value: String) {
+        let slot = match name {
+            "stage" => &mut self.stage,
+            "source" => &mut self.source,
+            "workspace" => &mut self.workspace,
+            "reason" => &mut self.reason,
+            "outcome" => &mut self.outcome,
+            _ => return,
+        };
+        *slot = Some(value);
+    }
+}
+
+impl tracing::field::Visit for StageFields {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        // `source = %key` arrives here: Display through Debug.
+        self.text(field.name(), format!("{value:?}"));
+    }
+    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+        self.text(field.name(), value.to_string());
+    }
+    fn record_u64(&mut self, field: &tracing::field::Field, value: u64) {
+        match field.name() {
+            "generation" => self.generation = Some(value),
+            "epoch" => self.epoch = Some(value),
+            _ => {}
+        }
+    }
+}
+
 /// The one process-wide origin of `ts_us`; fixed the first time anything asks for it.
 pub fn trace_origin() -> Instant {
     static ORIGIN: OnceLock<Instant> = OnceLock::new();

@@ -10,6 +10,7 @@ mod decode_cli;
 mod doctor_cli;
 mod fault_plan_docs;
 mod final_check_cli;
+mod otlp_export;
 mod timeline_chrome;
 mod timeline_report;
 mod timeline_svg;
