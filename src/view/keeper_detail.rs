@@ -19,7 +19,7 @@ use crate::actors::keeper_detail::{
     WORKSPACE_GATE,
 };
 use crate::protocol::client::ErrorClass;
-use crate::protocol::keeper_detail::{DashboardGate, KeeperStatus, LiveContext, MetricsTail};
+use crate::protocol::keeper_detail::{DashboardGate, KeeperLogs, KeeperStatus, LiveContext};
 use crate::protocol::keeper_ops::ToolApprovalModes;
 use crate::protocol::routes::RouteFamily;
 use crate::view::fetched::{FailureClass, Fetched};
@@ -32,7 +32,8 @@ use std::time::Instant;
 pub struct KeeperDetail {
     pub meta: Slot<Arc<KeeperStatus>>,
     pub context: Slot<Arc<LiveContext>>,
-    pub metrics: Slot<Arc<MetricsTail>>,
+    /// The metrics tail, or the turn records where it is not served.
+    pub metrics: Slot<Arc<KeeperLogs>>,
 }
 
 #[derive(Debug)]

@@ -10,7 +10,9 @@ use masc_tui::actors::keeper_detail::{
 };
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::decode::DecodeErrorKind;
-use masc_tui::protocol::keeper_detail::{ContextObservation, ContextSource, MetricsRowKind};
+use masc_tui::protocol::keeper_detail::{
+    ContextObservation, ContextSource, KeeperLogs, LOGS_TURN_RECORDS_LIMIT, MetricsRowKind,
+};
 use masc_tui::server::compat::MascRelease;
 use ractor::DerivedActorRef;
 
@@ -90,19 +92,18 @@ async fn l2_n1_metadata_first_then_context_for_its_owner_and_metrics_beside() {
         }
     ));
     let t = observed(&mut rig, metrics("rondo")).await;
-    let KeeperDetailObservation::Metrics(Ok(tail)) = &t.payload else {
+    let KeeperDetailObservation::Metrics(Ok(logs)) = &t.payload else {
         panic!("{:?}", t.payload)
     };
+    let tail = logs.value.metrics().expect("the metrics tail is served");
     // N-7: the seeded malformed line and the other Keeper's line keep their slots.
     assert!(
-        tail.value
-            .rows
+        tail.rows
             .iter()
             .any(|r| matches!(r.kind, MetricsRowKind::Malformed(_)))
     );
     assert!(
-        tail.value
-            .rows
+        tail.rows
             .iter()
             .any(|r| matches!(r.kind, MetricsRowKind::OtherKeeper(_)))
     );
@@ -361,7 +362,7 @@ async fn l4_refresh_supersedes_the_metadata_read_in_flight() {
     let KeeperDetailObservation::Metrics(Ok(tail)) = &t.payload else {
         panic!("{:?}", t.payload)
     };
-    assert!(tail.value.rows.is_empty());
+    assert!(tail.value.metrics().is_some_and(|t| t.rows.is_empty()));
     let old: Vec<String> = rig
         .recorder
         .records_where(|r| r.source == "keeper_meta" && r.generation == Some(slow.generation))
@@ -380,10 +381,10 @@ async fn older_masc() -> Rig {
 
 /// §14.8/§14.9 on an older MASC: MASC v0.24.0 serves neither `/context` nor `/metrics-tail`.
 /// Live Context is read from the newest turn record instead (MASC's projection, for the owner
-/// the metadata names), in the same ticket; the metrics stay "not served" (typed), the
-/// metadata is read as usual.
+/// the metadata names) and the logs from the newest 200 turn records, each in its own ticket;
+/// the metadata is read as usual.
 #[tokio::test]
-async fn older_masc_reads_context_from_the_newest_turn_record_and_serves_no_metrics() {
+async fn older_masc_reads_context_and_logs_from_the_turn_records() {
     let mut rig = older_masc().await;
     watch(&mut rig, Viewer::Detail, "rondo").await;
     let m = observed(&mut rig, meta("rondo")).await;
@@ -411,14 +412,19 @@ async fn older_masc_reads_context_from_the_newest_turn_record_and_serves_no_metr
         }
         other => panic!("{other:?}"),
     }
+    // §14.9: no metrics tail either; the logs are rondo's turn records, newest last.
     let t = observed(&mut rig, metrics("rondo")).await;
-    assert!(
-        matches!(
-            t.payload,
-            KeeperDetailObservation::Metrics(Err(ClientError::NotServed { .. }))
-        ),
-        "{:?}",
-        t.payload
+    let KeeperDetailObservation::Metrics(Ok(logs)) = &t.payload else {
+        panic!("{:?}", t.payload)
+    };
+    let KeeperLogs::TurnRecords(page) = &*logs.value else {
+        panic!("{:?}", logs.value)
+    };
+    assert_eq!(page.limit, LOGS_TURN_RECORDS_LIMIT);
+    assert!(page.records.iter().all(|r| r.keeper == "rondo"));
+    assert_eq!(
+        page.latest().map(|r| r.turn_ref.as_str()),
+        Some(format!("{}#48", status.value.meta.trace_id).as_str())
     );
     rig.finish().await;
 }

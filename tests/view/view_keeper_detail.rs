@@ -15,7 +15,7 @@ use masc_tui::actors::keeper_detail::{
 };
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::client::{Admitted, ClientError};
-use masc_tui::protocol::keeper_detail::{KeeperStatus, LiveContext, MetricsTail};
+use masc_tui::protocol::keeper_detail::{KeeperLogs, KeeperStatus, LiveContext, MetricsTail};
 use masc_tui::protocol::keepers::{KeeperRowSlot, KeeperStatus as RowStatus};
 use masc_tui::protocol::routes::RouteFamily;
 use masc_tui::view::admission::RejectReason;
@@ -202,7 +202,9 @@ fn n1_l2_detail_parts_show_their_own_states_and_leaving_keeps_values() {
         &mut m,
         SlotEvent::Observed(
             ticket(KeeperDetailSlot::Metrics("rondo".into()), 1),
-            KeeperDetailObservation::Metrics(Ok(admitted(tail("rondo", true)))),
+            KeeperDetailObservation::Metrics(Ok(admitted(KeeperLogs::Metrics(tail(
+                "rondo", true,
+            ))))),
         ),
     )
     .unwrap();
@@ -328,7 +330,7 @@ fn n7_empty_is_no_records_and_failed_is_never_no_records() {
     crate::rig::deliver(
         &mut m,
         ticket(KeeperDetailSlot::Metrics("mira".into()), 2),
-        KeeperDetailObservation::Metrics(Ok(admitted(empty))),
+        KeeperDetailObservation::Metrics(Ok(admitted(KeeperLogs::Metrics(empty)))),
     );
     let shown = paint(&m, &ui);
     assert!(shown.contains("no records in the metrics store"), "{shown}");
@@ -371,7 +373,7 @@ fn n7_logs_show_diagnostic_rows_in_their_slots() {
     crate::rig::deliver(
         &mut m,
         ticket(KeeperDetailSlot::Metrics("rondo".into()), 1),
-        KeeperDetailObservation::Metrics(Ok(admitted(tail("rondo", true)))),
+        KeeperDetailObservation::Metrics(Ok(admitted(KeeperLogs::Metrics(tail("rondo", true))))),
     );
     press(&mut ui, &mut m, KeyCode::Char('o'));
     let logs = paint(&m, &ui);
@@ -404,6 +406,81 @@ fn n7_logs_show_diagnostic_rows_in_their_slots() {
         UiCommand::send(KeeperDetailCommand::Refresh {
             keeper: "rondo".into()
         })
+    );
+}
+
+/// §14.9 on a MASC without the metrics tail: the logs are the Keeper's turn records, the
+/// title says where they come from, the parts a record does not carry are named before the
+/// rows, a turn without usage shows `--` (never 0), and the detail's ACTIVITY sums them.
+#[test]
+fn s14_9_logs_from_turn_records_say_what_they_lack() {
+    let mut m = connected();
+    let mut ui = ui();
+    press(&mut ui, &mut m, KeyCode::Enter);
+    let record = |turn: u64, usage: Option<(u64, u64)>| {
+        serde_json::json!({"execution_ids": [], "keeper": "rondo", "agent_name": "keeper-rondo",
+            "turn_kind": "direct", "trace_id": "trace-rondo", "absolute_turn": turn,
+            "turn_ref": format!("trace-rondo#{turn}"), "blocks": [], "input_components": null,
+            "runtime_profile": "glm", "request_body_bytes": 10, "selected_model": "glm-5.3",
+            "finish_reason": "stop", "request_latency_ms": 1200,
+            "input_tokens": usage.map(|u| u.0), "output_tokens": usage.map(|u| u.1),
+            "ts": 1_787_600_000.0 + turn as f64})
+    };
+    let body = serde_json::json!({"keeper": "rondo", "count": 2, "skipped_rows": 1,
+        "health": "ok", "stale_reason": null, "live_turn_in_progress": false, "entries": [
+            {"record": record(47, None), "diff_vs_prev": null},
+            {"record": record(48, Some((100_887, 412))), "diff_vs_prev": null}]});
+    let page = masc_tui::protocol::inspector::TurnRecordsPage::decode_with_limit(
+        &serde_json::to_vec(&body).unwrap(),
+        "rondo",
+        200,
+    )
+    .unwrap();
+    crate::rig::deliver(
+        &mut m,
+        ticket(KeeperDetailSlot::Metrics("rondo".into()), 1),
+        KeeperDetailObservation::Metrics(Ok(admitted(KeeperLogs::TurnRecords(page)))),
+    );
+    let shown = paint(&m, &ui);
+    assert!(
+        line_with(&shown, "turns 2").is_some_and(|l| l.contains("direct 2")),
+        "{shown}"
+    );
+    assert!(
+        line_with(&shown, "tokens in 100,887 / out 412")
+            .is_some_and(|l| l.contains("1 turns without usage")),
+        "{shown}"
+    );
+    assert!(shown.contains("does not serve /metrics-tail"), "{shown}");
+    press(&mut ui, &mut m, KeyCode::Char('o'));
+    let logs = paint(&m, &ui);
+    assert!(
+        line_with(&logs, "LOGS rondo")
+            .is_some_and(|l| l.contains("newest 2 turn records")
+                && l.contains("1 rows MASC could not decode")),
+        "{logs}"
+    );
+    assert!(
+        logs.contains("from the turn records: this MASC does not serve /metrics-tail"),
+        "{logs}"
+    );
+    assert!(
+        line_with(&logs, "not in turn records").is_some_and(|l| l.contains("cost")),
+        "{logs}"
+    );
+    assert!(
+        line_with(&logs, "100,887/412")
+            .is_some_and(|l| l.contains("direct") && l.contains("glm-5.3") && l.contains("1.2s")),
+        "{logs}"
+    );
+    let lines: Vec<&str> = logs.lines().collect();
+    let unreported = lines
+        .iter()
+        .find(|l| l.contains("2026-08-24T19:34:07Z"))
+        .unwrap_or_else(|| panic!("{logs}"));
+    assert!(
+        unreported.contains("--") && !unreported.contains("0/0"),
+        "{unreported}"
     );
 }
 

@@ -13,7 +13,7 @@ pub mod reads;
 pub mod source;
 
 use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
-use crate::protocol::keeper_detail::{DashboardGate, KeeperStatus, MetricsTail};
+use crate::protocol::keeper_detail::{DashboardGate, KeeperLogs, KeeperStatus};
 use crate::protocol::keeper_ops::ToolApprovalModes;
 
 pub use gate::WorkspaceGateSpawner;
@@ -33,7 +33,8 @@ pub enum KeeperDetailSlot {
     Meta(String),
     /// `GET /api/v1/keepers/{name}/context` (§14.8, L-1…L-4).
     Context(String),
-    /// `GET /api/v1/keepers/{name}/metrics-tail?limit=200` (§14.9, N-5…N-7).
+    /// `GET /api/v1/keepers/{name}/metrics-tail?limit=200` (§14.9, N-5…N-7); where it is not
+    /// served, `GET /api/v1/keepers/{name}/turn-records?limit=200` (§14.11).
     Metrics(String),
     /// `GET /api/v1/dashboard/gate` (§14.4): the workspace Gate mode (a standing read of
     /// [`WORKSPACE_GATE`], not per Keeper).
@@ -80,7 +81,7 @@ impl SlotKey for KeeperDetailSlot {
 pub enum KeeperDetailObservation {
     Meta(ReadResult<KeeperStatus>),
     Context(Box<ContextRead>),
-    Metrics(ReadResult<MetricsTail>),
+    Metrics(ReadResult<KeeperLogs>),
     Gate(ReadResult<DashboardGate>),
     ToolModes(ReadResult<ToolApprovalModes>),
 }

@@ -8,8 +8,8 @@ use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
 use crate::protocol::client::ClientError;
 use crate::protocol::inspector::{TurnRecordsPage, turn_records_target};
 use crate::protocol::keeper_detail::{
-    KeeperStatus, LiveContext, METRICS_TAIL_LIMIT, MetricsTail, context_path, keeper_status_path,
-    metrics_tail_path,
+    KeeperLogs, KeeperStatus, LOGS_TURN_RECORDS_LIMIT, LiveContext, METRICS_TAIL_LIMIT,
+    MetricsTail, context_path, keeper_status_path, metrics_tail_path,
 };
 
 /// The owner of a Live Context read: (`meta.trace_id`, `meta.generation`) of the metadata it
@@ -104,16 +104,32 @@ pub fn context_reader(keeper: String, owner: ContextOwner) -> Reader<KeeperDetai
     })
 }
 
+/// The logs reader: the metrics tail, or where this MASC does not serve it (no MASC release
+/// does) the newest turn records in the same read ([`KeeperLogs::TurnRecords`]): what a real
+/// MASC records of each turn, the rest named as missing by the view.
 fn metrics_reader(keeper: String) -> Reader<KeeperDetailObservation> {
     reader(move |auth, client| {
         let keeper = keeper.clone();
         async move {
             let path = metrics_tail_path(&keeper, METRICS_TAIL_LIMIT);
+            let name = keeper.clone();
             let result = client
                 .get_with(&auth, &path, move |b: &[u8]| {
-                    MetricsTail::decode_for(b, &keeper)
+                    MetricsTail::decode_for(b, &name).map(KeeperLogs::Metrics)
                 })
                 .await;
+            let result = match result {
+                Err(ClientError::NotServed { .. }) => {
+                    let target = turn_records_target(&keeper, LOGS_TURN_RECORDS_LIMIT);
+                    client
+                        .get_with(&auth, &target, move |b: &[u8]| {
+                            TurnRecordsPage::decode_with_limit(b, &keeper, LOGS_TURN_RECORDS_LIMIT)
+                                .map(KeeperLogs::TurnRecords)
+                        })
+                        .await
+                }
+                other => other,
+            };
             KeeperDetailObservation::Metrics(result)
         }
     })

@@ -341,7 +341,7 @@ fn record_observation(
         tokens,
         max,
         ratio: max.map(|m| tokens as f64 / m as f64),
-        observed_at: observed_at(r.ts),
+        observed_at: rfc3339_seconds(r.ts),
         turn_ref: r.turn_ref.clone(),
         absolute_turn: r.absolute_turn,
         request_body_bytes: r.request_body_bytes,
@@ -349,8 +349,9 @@ fn record_observation(
     }
 }
 
-/// RFC 3339 UTC of a record's unix time (the `observed_at` MASC's projection writes).
-fn observed_at(ts: f64) -> String {
+/// RFC 3339 UTC of a record's unix time, to the second (the `observed_at` MASC's projection
+/// writes; the logs' TIME of a turn record).
+pub fn rfc3339_seconds(ts: f64) -> String {
     let nanos = (ts * 1e9) as i128;
     time::OffsetDateTime::from_unix_timestamp_nanos(nanos)
         .ok()

@@ -15,6 +15,7 @@
 
 pub mod context;
 pub mod gate;
+pub mod logs;
 pub mod metrics;
 pub mod status;
 
@@ -22,6 +23,7 @@ pub use context::{
     ContextObservation, ContextSource, ContextUnavailableReason, LiveContext, context_path,
 };
 pub use gate::{DashboardGate, GATE_PATH, GateModeState};
+pub use logs::{KeeperLogs, LOGS_TURN_RECORDS_LIMIT, NOT_IN_TURN_RECORDS, RecordsSummary};
 pub use metrics::{
     ActivitySummary, METRICS_TAIL_LIMIT, MetricsChannel, MetricsEntry, MetricsRecord, MetricsRow,
     MetricsRowKind, MetricsTail, TurnMode, TurnUsage, metrics_tail_path,

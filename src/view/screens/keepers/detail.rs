@@ -8,9 +8,12 @@
 //! and a failure or an unread part is never drawn as 0, "no records" or an empty list (N-7).
 
 use super::ProjectionCtx;
+use crate::protocol::inspector::TurnRecordsPage;
+use crate::protocol::keeper_detail::context::rfc3339_seconds;
 use crate::protocol::keeper_detail::{
     ActivitySummary, ContextObservation, ContextSource, KeeperStatus, LiveContext, MetricsTail,
 };
+use crate::protocol::keeper_detail::{KeeperLogs, NOT_IN_TURN_RECORDS, RecordsSummary};
 use crate::view::fetched::{FailureClass, Fetched, SlotFailure};
 use crate::view::keeper_detail::{KeeperDetail, not_served};
 use crate::view::text::sanitize;
@@ -328,6 +331,54 @@ fn observation_lines(context: &LiveContext, theme: Theme) -> Vec<Line<'static>> 
     }
 }
 
+/// The activity summary of a turn-records window, where this MASC serves no metrics tail: what
+/// the records hold, and what they do not.
+pub fn records_activity_lines(page: &TurnRecordsPage, theme: Theme) -> Vec<Line<'static>> {
+    let s = RecordsSummary::of(page);
+    let mut lines = Vec::new();
+    if s.turns == 0 {
+        lines.push(Line::styled(
+            "  no turn records for this Keeper".to_string(),
+            theme.style(Tone::Dim),
+        ));
+    } else {
+        lines.push(Line::raw(format!(
+            "  turns {} (direct {} · autonomous {})",
+            s.turns, s.direct, s.autonomous
+        )));
+        lines.push(Line::raw(format!(
+            "  tokens in {} / out {}{}",
+            thousands(s.input_tokens),
+            thousands(s.output_tokens),
+            if s.usage_unreported > 0 {
+                format!(" ({} turns without usage)", s.usage_unreported)
+            } else {
+                String::new()
+            }
+        )));
+        if let Some(ts) = s.last_turn_ts {
+            lines.push(kv("last turn", rfc3339_seconds(ts), Tone::Normal, theme));
+        }
+    }
+    if s.skipped_rows > 0 {
+        lines.push(Line::styled(
+            format!(
+                "  {} rows MASC could not decode (not served)",
+                s.skipped_rows
+            ),
+            theme.style(Tone::Warn),
+        ));
+    }
+    lines.push(Line::styled(
+        format!(
+            "  from the newest {} turn records: this MASC does not serve /metrics-tail (not in them: {NOT_IN_TURN_RECORDS}) · o opens the logs",
+            s.turns
+        ),
+        theme.style(Tone::Dim),
+    ));
+    lines
+}
+
 /// The activity summary of one metrics observation (N-5). Numbers are of this window only.
 pub fn activity_lines(tail: &MetricsTail, theme: Theme) -> Vec<Line<'static>> {
     let s: ActivitySummary = tail.summary();
@@ -464,9 +515,16 @@ pub fn info_lines(detail: Option<&KeeperDetail>, ctx: &ProjectionCtx) -> Vec<Lin
         "  turn phase, idle age, last outcome (§14.6): not read by this build".to_string(),
         theme.style(Tone::Dim),
     ));
-    part(&mut lines, "ACTIVITY", &d.metrics.fetched, ctx, |t| {
-        activity_lines(t, theme)
-    });
+    part(
+        &mut lines,
+        "ACTIVITY",
+        &d.metrics.fetched,
+        ctx,
+        |logs| match &**logs {
+            KeeperLogs::Metrics(t) => activity_lines(t, theme),
+            KeeperLogs::TurnRecords(page) => records_activity_lines(page, theme),
+        },
+    );
     lines
 }
 

@@ -6,8 +6,11 @@
 
 use super::ProjectionCtx;
 use super::detail::{state_line, thousands};
+use crate::protocol::inspector::turn_records::TurnKind;
+use crate::protocol::inspector::{TurnRecord, TurnRecordsPage};
+use crate::protocol::keeper_detail::context::rfc3339_seconds;
 use crate::protocol::keeper_detail::{
-    MetricsEntry, MetricsRecord, MetricsRow, MetricsRowKind, MetricsTail,
+    KeeperLogs, MetricsEntry, MetricsRecord, MetricsRow, MetricsRowKind, NOT_IN_TURN_RECORDS,
 };
 use crate::view::fetched::Fetched;
 use crate::view::keeper_detail::KeeperDetail;
@@ -118,13 +121,73 @@ pub fn row_line(row: &MetricsRow, theme: Theme) -> Line<'static> {
     }
 }
 
-/// The title line: the window and how many rows were rejected.
-pub fn title_line(keeper: &str, tail: Option<&MetricsTail>, theme: Theme) -> Line<'static> {
+/// The column heading of a turn-records window (a MASC without the metrics tail).
+pub fn records_heading_line(theme: Theme) -> Line<'static> {
+    Line::styled(
+        format!(
+            "{} {} {} {} {} {} ",
+            pad_to("#", 4),
+            pad_to("TIME", 20),
+            pad_to("KIND", 10),
+            pad_to("MODEL", 16),
+            pad_to("IN/OUT", 15),
+            pad_to("LAT", 7),
+        ) + "FINISH",
+        theme.style(Tone::Strong),
+    )
+}
+
+/// One turn record as a logs row: what MASC recorded of the turn, `--` where it recorded
+/// nothing (never 0).
+pub fn turn_record_line(index: usize, r: &TurnRecord) -> String {
+    let kind = match r.turn_kind {
+        TurnKind::Direct => "direct",
+        TurnKind::Autonomous => "autonomous",
+    };
+    let inout = match (r.input_tokens, r.output_tokens) {
+        (None, None) => "--".to_string(),
+        (i, o) => format!(
+            "{}/{}",
+            i.map_or("--".to_string(), thousands),
+            o.map_or("--".to_string(), thousands)
+        ),
+    };
+    let lat = r
+        .request_latency_ms
+        .map_or("--".to_string(), |ms| format!("{:.1}s", ms as f64 / 1000.0));
+    let model = r.selected_model.as_deref().map_or("--".into(), sanitize);
+    let finish = r.finish_reason.as_deref().map_or("--".into(), sanitize);
+    format!(
+        "{} {} {} {} {} {} {finish}",
+        pad_to(&index.to_string(), 4),
+        pad_to(&rfc3339_seconds(r.ts), 20),
+        pad_to(kind, 10),
+        pad_to(&model, 16),
+        pad_to(&inout, 15),
+        pad_to(&lat, 7),
+    )
+}
+
+/// The title line: the window, where it comes from and how many rows were rejected.
+pub fn title_line(keeper: &str, logs: Option<&KeeperLogs>, theme: Theme) -> Line<'static> {
     let mut spans = vec![Span::styled(
         format!("LOGS {}", sanitize(keeper)),
         theme.style(Tone::Strong),
     )];
-    if let Some(t) = tail {
+    if let Some(KeeperLogs::TurnRecords(page)) = logs {
+        spans.push(Span::raw(format!(
+            " · newest {} turn records (limit {})",
+            page.records.len(),
+            page.limit
+        )));
+        if page.skipped_rows > 0 {
+            spans.push(Span::styled(
+                format!(" · {} rows MASC could not decode", page.skipped_rows),
+                theme.style(Tone::Warn),
+            ));
+        }
+    }
+    if let Some(t) = logs.and_then(KeeperLogs::metrics) {
         spans.push(Span::raw(format!(
             " · newest {} physical rows (limit {})",
             t.rows.len(),
@@ -155,15 +218,22 @@ pub fn body_lines(
             theme.style(Tone::Dim),
         )];
     };
-    let fetched: &Fetched<Arc<MetricsTail>> = &d.metrics.fetched;
+    let fetched: &Fetched<Arc<KeeperLogs>> = &d.metrics.fetched;
     let mut lines = Vec::new();
     if let Some(state) = state_line("logs", fetched, ctx.now, theme) {
         lines.push(state);
     }
-    let Some(tail) = fetched.last() else {
+    let Some(logs) = fetched.last() else {
         return lines;
     };
-    if tail.value.rows.is_empty() {
+    let tail = match &*logs.value {
+        KeeperLogs::Metrics(tail) => tail,
+        KeeperLogs::TurnRecords(page) => {
+            records_lines(page, scroll, rows, theme, &mut lines);
+            return lines;
+        }
+    };
+    if tail.rows.is_empty() {
         lines.push(Line::styled(
             "no records in the metrics store".to_string(),
             theme.style(Tone::Dim),
@@ -173,14 +243,49 @@ pub fn body_lines(
     lines.push(heading_line(theme));
     let room = rows.saturating_sub(lines.len());
     lines.extend(
-        tail.value
-            .rows
+        tail.rows
             .iter()
             .skip(scroll)
             .take(room)
             .map(|r| row_line(r, theme)),
     );
     lines
+}
+
+/// The turn records of a MASC without the metrics tail: what is not in them said first,
+/// then the window from `scroll` on (an empty store says so, never an empty table).
+fn records_lines(
+    page: &TurnRecordsPage,
+    scroll: usize,
+    rows: usize,
+    theme: Theme,
+    lines: &mut Vec<Line<'static>>,
+) {
+    lines.push(Line::styled(
+        "from the turn records: this MASC does not serve /metrics-tail".to_string(),
+        theme.style(Tone::Dim),
+    ));
+    lines.push(Line::styled(
+        format!("not in turn records: {NOT_IN_TURN_RECORDS}"),
+        theme.style(Tone::Dim),
+    ));
+    if page.records.is_empty() {
+        lines.push(Line::styled(
+            "no turn records for this Keeper".to_string(),
+            theme.style(Tone::Dim),
+        ));
+        return;
+    }
+    lines.push(records_heading_line(theme));
+    let room = rows.saturating_sub(lines.len());
+    lines.extend(
+        page.records
+            .iter()
+            .enumerate()
+            .skip(scroll)
+            .take(room)
+            .map(|(i, r)| Line::raw(turn_record_line(i + 1, r))),
+    );
 }
 
 /// A token count as reported: MASC keeps an untrusted provider's negative count as it came.
