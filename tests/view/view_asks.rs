@@ -779,6 +779,28 @@ fn k14_no_recorded_turn_means_no_inspector() {
     );
 }
 
+/// Decodes `body` as the transcript of `target`, delivers it on ticket `t` and paints.
+fn show_transcript(
+    m: &mut Model,
+    ui: &Ui,
+    t: Ticket<AsksSlot>,
+    target: &TurnTarget,
+    body: &serde_json::Value,
+) -> String {
+    let transcript = TurnTranscript::decode_for(
+        body.to_string().as_bytes(),
+        &target.keeper,
+        &target.turn_ref,
+    )
+    .unwrap();
+    observe(
+        m,
+        SlotEvent::Observed(t, AsksObservation::Transcript(Ok(admitted(transcript)))),
+    )
+    .unwrap();
+    paint(m, ui)
+}
+
 /// K-15, K-16, K-17: the response tab shows the validated transcript; tab entry and scrolling
 /// issue no read; the Markdown is rendered once per (turn, width, palette, observation) and
 /// again only when the width changes; reading and unavailable read differently.
@@ -800,18 +822,7 @@ fn k15_k17_tab_entry_and_scroll_read_nothing_and_markdown_renders_once_per_width
              "content": "provider timeout", "ts": 1_787_557_810.0}
         ]
     });
-    let transcript = TurnTranscript::decode_for(
-        body.to_string().as_bytes(),
-        &target.keeper,
-        &target.turn_ref,
-    )
-    .unwrap();
-    observe(
-        &mut m,
-        SlotEvent::Observed(t, AsksObservation::Transcript(Ok(admitted(transcript)))),
-    )
-    .unwrap();
-    let shown = paint(&m, &ui);
+    let shown = show_transcript(&mut m, &ui, t, &target, &body);
     assert!(shown.contains("Shipped the rollout"), "{shown}");
     assert!(
         shown.contains("✗ request failure"),
@@ -865,18 +876,7 @@ fn s15_10_the_response_tab_shows_masc_version_1() {
              "ts": 1_787_557_810.0, "kind": "transport_failure"}
         ]
     });
-    let transcript = TurnTranscript::decode_for(
-        body.to_string().as_bytes(),
-        &target.keeper,
-        &target.turn_ref,
-    )
-    .unwrap();
-    observe(
-        &mut m,
-        SlotEvent::Observed(t, AsksObservation::Transcript(Ok(admitted(transcript)))),
-    )
-    .unwrap();
-    let shown = paint(&m, &ui);
+    let shown = show_transcript(&mut m, &ui, t, &target, &body);
     assert!(shown.contains("MASC's version 1"), "{shown}");
     assert!(
         shown.contains("roll it out") && shown.contains("Shipped the rollout"),

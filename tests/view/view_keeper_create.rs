@@ -282,32 +282,35 @@ fn h14_an_aborted_or_untouched_declaration_sends_nothing() {
     );
 }
 
+/// `a`, a declaration of `name`, and the create-only route answering "not served" (every
+/// create starts create-only).
+fn refused_create_only(model: &mut Model, ui: &mut Ui, name: &str) {
+    use masc_tui::protocol::keeper_up::CREATE_ONLY_NOT_SERVED;
+    let opened = press_a(ui, model);
+    let Some(first) =
+        crate::rig::keeper_op::<CreateSave>(&returned(ui, model, &opened, &filled(name)))
+    else {
+        panic!("not a create")
+    };
+    assert_eq!(first.route, CreateRoute::CreateOnly);
+    land(
+        model,
+        &first,
+        vec![SaveStep::Ended(SaveOutcome::NotApplied {
+            reason: CREATE_ONLY_NOT_SERVED.into(),
+        })],
+    );
+}
+
 /// §15.11 step 6 and "where neither is served": after the create-only route answered "not
 /// served", `a` reopens the declaration with the race window said in the file and the next
 /// create goes through `/up`; a name the roster lists is not sent; after `/up` answered "not
 /// served" too, `a` says so before any editor opens.
 #[test]
 fn s15_11_up_is_offered_with_its_race_window_and_refused_where_not_served() {
-    use masc_tui::protocol::keeper_up::{CREATE_ONLY_NOT_SERVED, KEEPER_UP_NOT_SERVED};
+    use masc_tui::protocol::keeper_up::KEEPER_UP_NOT_SERVED;
     let (mut model, mut ui) = roster();
-    let opened = press_a(&mut ui, &model);
-    let Some(first) =
-        crate::rig::keeper_op::<CreateSave>(&returned(&mut ui, &model, &opened, &filled("lark")))
-    else {
-        panic!("not a create")
-    };
-    assert_eq!(
-        first.route,
-        CreateRoute::CreateOnly,
-        "every create starts create-only"
-    );
-    land(
-        &mut model,
-        &first,
-        vec![SaveStep::Ended(SaveOutcome::NotApplied {
-            reason: CREATE_ONLY_NOT_SERVED.into(),
-        })],
-    );
+    refused_create_only(&mut model, &mut ui, "lark");
     assert!(line_for(&model, "lark").contains("no create-only route"));
     let reopened = press_a(&mut ui, &model);
     assert!(
@@ -354,19 +357,7 @@ fn s15_11_up_is_offered_with_its_race_window_and_refused_where_not_served() {
         .unwrap()
         .name
         .clone();
-    let opened = press_a(&mut ui, &model);
-    let Some(first) =
-        crate::rig::keeper_op::<CreateSave>(&returned(&mut ui, &model, &opened, &filled(&listed)))
-    else {
-        panic!("not a create")
-    };
-    land(
-        &mut model,
-        &first,
-        vec![SaveStep::Ended(SaveOutcome::NotApplied {
-            reason: CREATE_ONLY_NOT_SERVED.into(),
-        })],
-    );
+    refused_create_only(&mut model, &mut ui, &listed);
     let reopened = press_a(&mut ui, &model);
     let cmd = returned(&mut ui, &model, &reopened, &reopened);
     assert!(

@@ -34,6 +34,16 @@ fn config(s: &RunningServer, token: &str) -> DoctorConfig {
     }
 }
 
+/// The routes the report judged not served, in probe order.
+fn not_served(report: &Report) -> Vec<&'static str> {
+    report
+        .routes
+        .iter()
+        .filter(|r| r.result == RouteResult::NotServed)
+        .map(|r| r.route)
+        .collect()
+}
+
 fn result(report: &Report, family: RouteFamily) -> RouteResult {
     report
         .route(family)
@@ -91,12 +101,7 @@ async fn doctor_on_masc_v0_24_0_names_the_routes_it_does_not_serve_exit_0() {
     assert_eq!(report.admission, Some("health"));
     assert_eq!(report.health.version.as_deref(), Some("0.24.0"));
     assert_eq!(report.health.commit.as_deref(), Some("e2bb55f793"));
-    let not_served: Vec<&str> = report
-        .routes
-        .iter()
-        .filter(|r| r.result == RouteResult::NotServed)
-        .map(|r| r.route)
-        .collect();
+    let not_served = not_served(&report);
     assert_eq!(
         not_served,
         vec![
@@ -268,20 +273,23 @@ async fn doctor_exits_1_when_the_server_serves_another_workspace() {
     s.shutdown().await;
 }
 
+/// `doctor` against the embedded server playing `release`: exit 0, its release line
+/// starting with `named`.
+async fn diagnosed(release: MascRelease, named: &str) -> (RunningServer, Report) {
+    let s = server(Some(release), false, FaultPlan::none()).await;
+    let report = diagnose(config(&s, TOKEN)).await;
+    assert_eq!(report.exit_code, 0, "{}", render_text(&report));
+    assert!(report.release.starts_with(named), "{}", report.release);
+    (s, report)
+}
+
 /// `doctor` names for each route which release shape it saw — the release
 /// `/health` names, MASC's version-1 turn transcript on every played release, the August
 /// store's rows and Candle-less roster on `aug`, the newer routes served (and the extensions
 /// absent "as on every MASC") on `newer`.
 #[tokio::test]
 async fn doctor_names_the_release_shape_of_every_route_on_aug_and_newer() {
-    let s = server(Some(MascRelease::Aug), false, FaultPlan::none()).await;
-    let report = diagnose(config(&s, TOKEN)).await;
-    assert_eq!(report.exit_code, 0, "{}", render_text(&report));
-    assert!(
-        report.release.starts_with("MASC main of 2026-08-23"),
-        "{}",
-        report.release
-    );
+    let (s, report) = diagnosed(MascRelease::Aug, "MASC main of 2026-08-23").await;
     let shape = |f: RouteFamily| report.route(f).map(|r| r.shape.clone()).unwrap_or_default();
     assert_eq!(
         shape(RouteFamily::TurnTranscript),
@@ -299,14 +307,7 @@ async fn doctor_names_the_release_shape_of_every_route_on_aug_and_newer() {
     assert!(render_text(&report).contains("shape: MASC version 1"));
     s.shutdown().await;
 
-    let s = server(Some(MascRelease::Newer), false, FaultPlan::none()).await;
-    let report = diagnose(config(&s, TOKEN)).await;
-    assert_eq!(report.exit_code, 0, "{}", render_text(&report));
-    assert!(
-        report.release.starts_with("newer MASC"),
-        "{}",
-        report.release
-    );
+    let (s, report) = diagnosed(MascRelease::Newer, "newer MASC").await;
     let shape = |f: RouteFamily| report.route(f).map(|r| r.shape.clone()).unwrap_or_default();
     for f in [
         RouteFamily::Skills,
@@ -324,12 +325,7 @@ async fn doctor_names_the_release_shape_of_every_route_on_aug_and_newer() {
         shape(RouteFamily::TurnTranscript),
         "MASC version 1 (version=2 ignored)"
     );
-    let not_served: Vec<&str> = report
-        .routes
-        .iter()
-        .filter(|r| r.result == RouteResult::NotServed)
-        .map(|r| r.route)
-        .collect();
+    let not_served = not_served(&report);
     assert_eq!(
         not_served,
         ["task_list", "task_detail", "task_history_page"]
