@@ -12,6 +12,7 @@ pub mod decisions;
 pub mod editor;
 pub mod effects;
 pub mod fetched;
+pub mod field;
 pub mod frame;
 pub mod inspector;
 pub mod keeper_detail;

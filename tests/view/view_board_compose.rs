@@ -201,7 +201,7 @@ fn h5_an_unknown_outcome_is_not_resent_and_an_applied_post_ends_the_draft() {
     assert!(ui.board().compose.is_none());
     key(&mut ui, &m, KeyCode::Char('w'));
     assert_eq!(
-        ui.board().compose.as_ref().map(|c| c.title.as_str()),
+        ui.board().compose.as_ref().map(|c| c.title.text()),
         Some("")
     );
 }
@@ -229,7 +229,7 @@ fn ctrl_e_edits_the_body_in_the_editor_and_an_abort_keeps_the_draft() {
         other => panic!("not an edit: {other:?}"),
     }
     assert_eq!(
-        ui.board().compose.as_ref().map(|c| c.title.as_str()),
+        ui.board().compose.as_ref().map(|c| c.title.text()),
         Some("Nightly")
     );
     let board = || EditOwner::Surface(Tab::Board);

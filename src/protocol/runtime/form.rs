@@ -122,6 +122,26 @@ fn replace(text: &str, range: Range<usize>, with: &str) -> String {
     out
 }
 
+/// The model's own window in `text`: its `max_context` (the bound a context override must stay
+/// within); `None` when the text does not parse, the model is not there once, or it has none.
+pub fn model_window(text: &str, runtime_id: &str) -> Option<u64> {
+    model_number(text, runtime_id, "max_context")
+}
+
+/// The model's `max_context_override` in `text` (`None` when it has none, or it is not there).
+pub fn context_override(text: &str, runtime_id: &str) -> Option<u64> {
+    model_number(text, runtime_id, "max_context_override")
+}
+
+fn model_number(text: &str, runtime_id: &str, key: &str) -> Option<u64> {
+    let doc = Document::parse(text).ok()?;
+    let model = the_model(&doc, runtime_id).ok()?;
+    model
+        .get(key)
+        .and_then(Item::as_integer)
+        .and_then(|i| u64::try_from(i).ok())
+}
+
 /// Applies `edit` to `text` (the text the form was opened on).
 pub fn apply(text: &str, edit: &FormEdit) -> Result<Edited, FormEditError> {
     let doc = Document::parse(text).map_err(|e| FormEditError::Unparsable(e.message().into()))?;
@@ -218,6 +238,16 @@ mod tests {
             Ok(Edited::Changed(t)) => t,
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_models_window_is_its_max_context() {
+        assert_eq!(model_window(TEXT, "a.x"), Some(1000));
+        assert_eq!(model_window(TEXT, "a.xl"), Some(2000));
+        assert_eq!(model_window(TEXT, "b.y"), None);
+        assert_eq!(model_window("not = [toml", "a.x"), None);
+        assert_eq!(context_override(TEXT, "a.xl"), Some(500));
+        assert_eq!(context_override(TEXT, "a.x"), None);
     }
 
     #[test]

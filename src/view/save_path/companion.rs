@@ -3,7 +3,9 @@
 //! classifier, slot); its companion is the view's half, beside the other kinds in
 //! [`super::kinds`].
 
+use super::preview::Preview;
 use super::refusal::Refused;
+use super::request::Before;
 use crate::actors::saves::{SaveId, SaveKind};
 use crate::view::model::Model;
 use crate::view::saves::SaveBook;
@@ -77,5 +79,14 @@ pub trait SaveCompanion: SaveKind {
     /// The notice for a refusal.
     fn refusal_words(refused: &Refused, _intent: &Self::Intent) -> String {
         refused.words(Self::BUSY)
+    }
+
+    /// What the save will change, old → new from the model's current value (or from `before`,
+    /// what the operator's edit started from when the model keeps no copy of it), shown in the
+    /// confirmation layer before anything is registered or sent. `None`: the kind commits on
+    /// its own key (a chat send, an Ask answer and approvals keep their own confirmation
+    /// rules).
+    fn preview(_model: &Model, _intent: &Self::Intent, _before: &Before) -> Option<Preview> {
+        None
     }
 }

@@ -13,27 +13,31 @@
 //! 1. a confirmed workspace (K-5: a save is made under the epoch the operator saw);
 //! 2. the companion's admission ([`SaveCompanion::admit`]: pre-checks, exclusivity);
 //! 3. the same intent in flight in the book: shared, not sent again;
-//! 4. the companion may keep the save here for now ([`SaveCompanion::hold`]);
+//! 4. the preview: a request not yet confirmed whose companion previews it
+//!    ([`SaveCompanion::preview`]: old → new per field from the model's current value, the
+//!    unified diff of a file it rewrites, what it removes) is staged — nothing registered,
+//!    nothing sent — and the caller opens the confirmation layer (`screens::confirm`), whose
+//!    confirming key submits the same request marked confirmed ([`SaveRequest::confirmed`]);
+//!    the companion may keep the save here for now ([`SaveCompanion::hold`]);
 //! 5. registered in the book (so its receipt has a place to land), then cast to the hub; a hub
 //!    that is not running settles it here as not sent;
 //! 6. the companion's reaction ([`SaveCompanion::after_submit`]).
 //!
-//! Where the next stages go (each built once, here, for every kind): a preview of the change
-//! (old → new from the model's current value) is a companion method reading the request's
-//! intent, shown before step 5; a confirmation (armed key) is a stage of the request that
-//! step 4's place already accommodates (a request kept, not sent, until confirmed); the commit
-//! is step 5 (the outbox row is durable before anything leaves, never resent); settling by a
+//! Where the next stages go (each built once, here, for every kind): the commit is step 5 (the
+//! outbox row is durable before anything leaves, never resent); settling by a
 //! re-read is the book's (`view::saves::Rereads`); the journal lists every book's entries, which
 //! keep every save of the session with its phase; an undo is a new request made by the
 //! companion from a settled entry.
 
 pub mod companion;
+pub mod diff;
 pub mod kinds;
+mod preview;
 mod refusal;
 mod request;
 mod submit;
 
 pub use companion::{SaveCompanion, SaveLedger};
-pub use refusal::{Refused, SaveRefusal, Submitted, notice};
-pub use request::{SaveRequest, submit};
-pub use submit::submit_kind;
+pub use preview::{Change, Preview, PreviewRow, shown};
+pub use refusal::{Refused, SaveRefusal, Staged, Submitted, notice};
+pub use request::{Before, SaveRequest, submit};

@@ -1,19 +1,42 @@
-//! [`SaveRequest`]: a typed intent of one kind, carried by a command as a small trait object.
+//! [`SaveRequest`]: a typed intent of one kind, carried by a command as a small trait object,
+//! with where it stands before its commit (confirmed or not, its confirming key, what the
+//! operator's edit started from).
 
 use super::companion::SaveCompanion;
 use super::refusal::{SaveRefusal, Submitted};
-use super::submit::submit_kind;
+use super::submit::{Stage, submit_kind};
 use crate::actors::saves::{SaveCommand, SaveKind};
 use crate::view::model::Model;
+use crossterm::event::KeyCode;
 use ractor::DerivedActorRef;
+use serde_json::{Map, Value};
 use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
+/// What an operator's edit started from, when the model keeps no copy of it for the preview
+/// (the settings snapshot or the file an `$EDITOR` edit opened on).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Before {
+    #[default]
+    Model,
+    /// The fields of the snapshot the edit opened on.
+    Fields(Map<String, Value>),
+    /// The text of the file the edit opened on.
+    Text(String),
+}
+
 /// A save the operator asked for: its kind and its intent. Two requests are equal when they
-/// are of the same kind with equal intents.
+/// are of the same kind with equal intents and the same stage.
 #[derive(Clone)]
-pub struct SaveRequest(Arc<dyn Pending>);
+pub struct SaveRequest {
+    pending: Arc<dyn Pending>,
+    /// The operator saw its preview and pressed the confirming key.
+    confirmed: bool,
+    /// The key that asked: pressed again, it confirms.
+    key: KeyCode,
+    before: Arc<Before>,
+}
 
 trait Pending: Send + Sync {
     fn kind(&self) -> &'static str;
@@ -24,6 +47,7 @@ trait Pending: Send + Sync {
         &self,
         model: &mut Model,
         hub: Option<&DerivedActorRef<SaveCommand>>,
+        stage: Stage<'_>,
     ) -> Result<Submitted, SaveRefusal>;
 }
 
@@ -50,34 +74,73 @@ impl<K: SaveCompanion> Pending for Typed<K> {
         &self,
         model: &mut Model,
         hub: Option<&DerivedActorRef<SaveCommand>>,
+        stage: Stage<'_>,
     ) -> Result<Submitted, SaveRefusal> {
-        submit_kind::<K>(model, hub, self.0.clone())
+        submit_kind::<K>(model, hub, self.0.clone(), stage)
     }
 }
 
 impl SaveRequest {
-    /// A save of kind `K` of `intent`.
+    /// A save of kind `K` of `intent`, asked with `Enter` (its preview, if its kind has one,
+    /// is confirmed with `Enter` again).
     pub fn new<K: SaveCompanion>(intent: K::Intent) -> Self {
-        Self(Arc::new(Typed::<K>(intent)))
+        Self {
+            pending: Arc::new(Typed::<K>(intent)),
+            confirmed: false,
+            key: KeyCode::Enter,
+            before: Arc::new(Before::Model),
+        }
+    }
+
+    /// Asked with `key`: the same key again confirms its preview (an armed key).
+    pub fn armed_by(mut self, key: KeyCode) -> Self {
+        self.key = key;
+        self
+    }
+
+    /// With what the operator's edit started from, for the preview.
+    pub fn before(mut self, before: Before) -> Self {
+        self.before = Arc::new(before);
+        self
+    }
+
+    /// The same request after the operator confirmed its preview: committed on its submit.
+    pub fn confirmed(mut self) -> Self {
+        self.confirmed = true;
+        self
+    }
+
+    pub fn is_confirmed(&self) -> bool {
+        self.confirmed
+    }
+
+    /// What the operator's edit started from.
+    pub fn before_ref(&self) -> &Before {
+        &self.before
+    }
+
+    /// The key that asked (and confirms).
+    pub fn key(&self) -> KeyCode {
+        self.key
     }
 
     /// The kind's name ([`SaveKind::KIND`]).
     pub fn kind(&self) -> &'static str {
-        self.0.kind()
+        self.pending.kind()
     }
 
     /// The intent, when the request is of kind `K`.
     pub fn intent<K: SaveKind>(&self) -> Option<&K::Intent> {
-        if self.0.kind() != K::KIND {
+        if self.pending.kind() != K::KIND {
             return None;
         }
-        self.0.intent().downcast_ref::<K::Intent>()
+        self.pending.intent().downcast_ref::<K::Intent>()
     }
 }
 
 impl PartialEq for SaveRequest {
     fn eq(&self, other: &Self) -> bool {
-        self.0.same(other.0.as_ref())
+        self.pending.same(other.pending.as_ref()) && self.confirmed == other.confirmed
     }
 }
 
@@ -86,16 +149,22 @@ impl Eq for SaveRequest {}
 
 impl fmt::Debug for SaveRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.debug(f)
+        self.pending.debug(f)?;
+        if self.confirmed {
+            f.write_str(" confirmed")?;
+        }
+        Ok(())
     }
 }
 
-/// Submits `request`: checked by its kind's companion, registered in its book, cast to `hub`.
-/// The cast is the only effect outside `model`; nothing waits.
+/// Submits `request`: checked by its kind's companion, staged for its confirmation when it has
+/// a preview and is not confirmed yet, else registered in its book and cast to `hub`. The cast
+/// is the only effect outside `model`; nothing waits.
 pub fn submit(
     model: &mut Model,
     hub: Option<&DerivedActorRef<SaveCommand>>,
     request: SaveRequest,
 ) -> Result<Submitted, SaveRefusal> {
-    request.0.submit(model, hub)
+    let stage = Stage { request: &request };
+    request.pending.submit(model, hub, stage)
 }

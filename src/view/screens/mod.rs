@@ -7,6 +7,8 @@
 pub mod approvals;
 pub mod board;
 pub mod chat;
+pub mod confirm;
+pub mod conflict;
 pub mod header;
 pub mod help;
 pub mod inspector;

@@ -1,10 +1,48 @@
-//! The Board's kinds: a composed post (§8.4).
+//! The Board's kinds: a composed post (§8.4) and a vote on a post (§15.6), previewed with the
+//! vote masc-tui holds on it now and the post's score.
 
 use super::book_at;
 use crate::actors::board::compose::BoardPost;
-use crate::view::save_path::SaveCompanion;
+use crate::actors::board::vote::{BoardVote, VoteIntent};
+use crate::view::model::Model;
+use crate::view::save_path::{Before, Change, Preview, SaveCompanion};
 
 impl SaveCompanion for BoardPost {
     book_at!(board.composed);
     const BUSY: &'static str = "this draft is already being sent";
+}
+
+impl SaveCompanion for BoardVote {
+    book_at!(board.votes);
+    const BUSY: &'static str = "a vote on this post is already in flight";
+
+    fn preview(model: &Model, intent: &VoteIntent, _before: &Before) -> Option<Preview> {
+        let detail = model
+            .board
+            .post
+            .as_ref()
+            .filter(|p| p.post_id == intent.post_id)
+            .and_then(|p| p.detail.fetched.last());
+        let now = detail.and_then(|d| d.value.own_vote.as_ref()).map(|v| {
+            v.current
+                .map_or_else(|| "(none)".to_string(), |d| d.as_str().to_string())
+        });
+        let mut preview = Preview::titled(format!(
+            "vote {} on post {}",
+            intent.direction.as_str(),
+            intent.post_id
+        ))
+        .change(Change::new(
+            "masc-tui's vote",
+            now,
+            intent.direction.as_str(),
+        ));
+        if let Some(d) = detail {
+            preview = preview.note(format!(
+                "votes now {}; the score shown after comes from a re-read",
+                d.value.post.votes
+            ));
+        }
+        Some(preview)
+    }
 }

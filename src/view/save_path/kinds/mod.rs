@@ -6,6 +6,7 @@ mod chat;
 mod decisions;
 mod keepers;
 mod system;
+mod work;
 
 /// Implements [`super::SaveCompanion`]'s book accessors for a kind kept in a `SaveBook` field
 /// of the model (the usual case: the book is always there).

@@ -4,19 +4,109 @@
 use super::book_at;
 use crate::actors::saves::SaveKind;
 use crate::actors::system::binding::{BindingIntent, ConnectorBind, ConnectorUnbind};
-use crate::actors::system::runtime_form::RuntimeForm;
-use crate::actors::system::runtime_raw::RuntimeRaw;
+use crate::actors::system::runtime_form::{FormIntent, RuntimeForm};
+use crate::actors::system::runtime_raw::{RawIntent, RuntimeRaw};
+use crate::protocol::runtime::form::{self, Edited, FormEdit};
 use crate::view::model::Model;
-use crate::view::save_path::{Refused, SaveCompanion};
+use crate::view::save_path::{Before, Change, Preview, Refused, SaveCompanion, shown};
+
+/// What the server does with a `runtime.toml` save after its confirmation (§9.3, §9.4).
+const RUNTIME_NOTE: &str = "the server validates the text (preview) before the commit, which is sent with the revision it was opened on: a change made since is a conflict, never overwritten";
 
 impl SaveCompanion for RuntimeForm {
     book_at!(system.forms);
     const BUSY: &'static str = "a save of runtime.toml is already in flight";
+
+    /// The field old → new and the file's unified diff, made on the text the form opened on;
+    /// an edit that changes nothing (or cannot be made) has nothing to preview — its job says
+    /// so without sending anything.
+    fn preview(_model: &Model, intent: &FormIntent, _before: &Before) -> Option<Preview> {
+        let Ok(Edited::Changed(text)) = form::apply(&intent.source_text, &intent.edit) else {
+            return None;
+        };
+        let preview = match &intent.edit {
+            FormEdit::SetContextOverride { runtime_id, value } => {
+                let old = form::context_override(&intent.source_text, runtime_id);
+                Preview::titled(format!("set {runtime_id}'s max_context_override")).change(
+                    Change::new(
+                        "max_context_override",
+                        Some(shown(old.map(|v| v.to_string()).as_deref())),
+                        value.to_string(),
+                    ),
+                )
+            }
+            FormEdit::ClearContextOverride { runtime_id } => {
+                let old = form::context_override(&intent.source_text, runtime_id);
+                Preview::titled(format!("clear {runtime_id}'s max_context_override")).change(
+                    Change::new(
+                        "max_context_override",
+                        Some(shown(old.map(|v| v.to_string()).as_deref())),
+                        "(none: the model's own window)",
+                    ),
+                )
+            }
+            FormEdit::AddAccount {
+                integration_id,
+                group,
+                email,
+            } => Preview::titled(format!("add account {integration_id}"))
+                .change(Change::new(
+                    "integration_id",
+                    Some("(none)".into()),
+                    integration_id,
+                ))
+                .change(Change::new(
+                    "group",
+                    Some("(none)".into()),
+                    shown(group.as_deref()),
+                ))
+                .change(Change::new(
+                    "email",
+                    Some("(none)".into()),
+                    shown(email.as_deref()),
+                )),
+        };
+        Some(
+            preview
+                .file(&intent.path, &intent.source_text, &text)
+                .note(RUNTIME_NOTE),
+        )
+    }
 }
 
 impl SaveCompanion for RuntimeRaw {
     book_at!(system.raws);
     const BUSY: &'static str = "a save of runtime.toml is in flight: not sent again (a newer draft waits for S after its receipt)";
+
+    /// The unified diff from the text of the revision the draft is based on (the editor's
+    /// base, or the shown read of that revision).
+    fn preview(model: &Model, intent: &RawIntent, before: &Before) -> Option<Preview> {
+        let shown_base = model
+            .system
+            .config
+            .fetched
+            .last()
+            .filter(|o| o.value.source_revision == intent.revision && o.value.path == intent.path)
+            .map(|o| o.value.source_text.clone());
+        let base = match before {
+            Before::Text(text) => Some(text.clone()),
+            _ => shown_base,
+        };
+        let title = format!("save {}", intent.path);
+        let revision = intent.revision.get(..12).unwrap_or(&intent.revision);
+        Some(match base {
+            Some(base) => Preview::titled(title)
+                .file(&intent.path, &base, &intent.text)
+                .note(format!("based on revision {revision}"))
+                .note(RUNTIME_NOTE),
+            None => Preview::titled(title)
+                .note(format!(
+                    "the text of revision {revision} is not in view: the whole file below is what is sent"
+                ))
+                .file(&intent.path, "", &intent.text)
+                .note(RUNTIME_NOTE),
+        })
+    }
 }
 
 const BINDING_BUSY: &str = "a binding write on this channel is already in flight";
@@ -33,9 +123,43 @@ fn other_write_in_flight<K: SaveKind<Intent = BindingIntent>>(
     }
 }
 
+/// The Keeper the last connectors status shows on `intent`'s channel: `None` when the status
+/// is unread or lacks the connector, `Some(None)` when the channel is unbound.
+fn bound_now(model: &Model, intent: &BindingIntent) -> Option<Option<String>> {
+    let list = model.system.connectors.fetched.last()?;
+    let row = list
+        .value
+        .connectors()
+        .find(|row| row.connector_id == intent.connector_id)?;
+    Some(
+        row.binding_of(&intent.channel_id)
+            .map(|b| b.keeper_name.clone()),
+    )
+}
+
+fn binding_field(intent: &BindingIntent) -> String {
+    format!("{} channel {}", intent.connector_id, intent.channel_id)
+}
+
 impl SaveCompanion for ConnectorBind {
     book_at!(system.binds);
     const BUSY: &'static str = BINDING_BUSY;
+
+    fn preview(model: &Model, intent: &BindingIntent, _before: &Before) -> Option<Preview> {
+        let now = bound_now(model, intent).map(|k| shown(k.as_deref()));
+        Some(
+            Preview::titled(format!(
+                "bind {} channel {} to {}",
+                intent.connector_id, intent.channel_id, intent.keeper_name
+            ))
+            .change(Change::new(
+                binding_field(intent),
+                now,
+                intent.keeper_name.clone(),
+            ))
+            .note("messages on that channel then reach this Keeper"),
+        )
+    }
 
     fn admit(model: &Model, intent: &BindingIntent, workspace: &str) -> Result<(), Refused> {
         // §11: a bind the last status already shows is unchanged: not sent.
@@ -56,6 +180,22 @@ impl SaveCompanion for ConnectorBind {
 impl SaveCompanion for ConnectorUnbind {
     book_at!(system.unbinds);
     const BUSY: &'static str = BINDING_BUSY;
+
+    fn preview(model: &Model, intent: &BindingIntent, _before: &Before) -> Option<Preview> {
+        let now = bound_now(model, intent).map(|k| shown(k.as_deref()));
+        Some(
+            Preview::titled(format!(
+                "unbind {} channel {} from {}",
+                intent.connector_id, intent.channel_id, intent.keeper_name
+            ))
+            .removes(format!(
+                "the binding of {} channel {} to {}",
+                intent.connector_id, intent.channel_id, intent.keeper_name
+            ))
+            .change(Change::new(binding_field(intent), now, "(none)"))
+            .note("messages on that channel no longer reach this Keeper"),
+        )
+    }
 
     fn admit(model: &Model, intent: &BindingIntent, workspace: &str) -> Result<(), Refused> {
         other_write_in_flight(&model.system.binds, intent, workspace)

@@ -2,13 +2,16 @@
 //! §8.4; sources.md E-7, H-5): a draft — title, hearth, body — kept in the UI through re-reads,
 //! failures and navigation, sent as a save (`board_post`). The draft goes only when the post
 //! is applied or the operator discards it; an outcome unknown is never resent (the draft stays,
-//! and a second send of it is refused until the operator looks at the board).
+//! and a second send of it is refused until the operator looks at the board). The title and
+//! hearth are one-line fields (`view::field`): the hearth opens on the list's, selected, so
+//! typing replaces it.
 
 use crate::actors::board::compose::{BoardPost, PostIntent};
 use crate::actors::saves::{Receipt, SaveKind};
 use crate::protocol::outcome::{SaveClass, SaveOutcome};
 use crate::view::command::UiCommand;
 use crate::view::editor::{EditPurpose, EditRequest, EditResult};
+use crate::view::field::Field as Input;
 use crate::view::model::Model;
 use crate::view::saves::{SaveEntry, SavePhase};
 use crate::view::text::{fit_width, sanitize, wrap};
@@ -40,8 +43,9 @@ pub enum Stage {
 pub struct Compose {
     /// Distinguishes this draft's sends from any other's (the post is not idempotent).
     pub draft_id: String,
-    pub title: String,
-    pub hearth: String,
+    pub title: Input,
+    /// Opened on the hearth the list shows: selected, so typing replaces it.
+    pub hearth: Input,
     pub body: String,
     pub field: Field,
     pub stage: Stage,
@@ -51,8 +55,8 @@ impl Compose {
     pub fn new(hearth: Option<&str>) -> Self {
         Self {
             draft_id: format!("draft-{}", uuid::Uuid::now_v7()),
-            title: String::new(),
-            hearth: hearth.unwrap_or_default().to_string(),
+            title: Input::new(),
+            hearth: Input::opened_on(hearth.unwrap_or_default()),
             body: String::new(),
             field: Field::Title,
             stage: Stage::Editing,
@@ -65,8 +69,8 @@ impl Compose {
 
     pub fn intent(&self) -> PostIntent {
         PostIntent {
-            title: self.title.trim().to_string(),
-            hearth: self.hearth.trim().to_string(),
+            title: self.title.text().trim().to_string(),
+            hearth: self.hearth.text().trim().to_string(),
             body: self.body.clone(),
             draft_id: self.draft_id.clone(),
         }
@@ -138,11 +142,18 @@ pub fn key(
                 }
                 return UiCommand::None;
             }
-            let field = match c.field {
-                Field::Title => &mut c.title,
-                Field::Hearth => &mut c.hearth,
-                Field::Body => &mut c.body,
+            let line = match c.field {
+                Field::Title => Some(&mut c.title),
+                Field::Hearth => Some(&mut c.hearth),
+                Field::Body => None,
             };
+            if let Some(line) = line
+                && !matches!(key.code, KeyCode::Tab | KeyCode::BackTab | KeyCode::Esc)
+                && line.key(key)
+            {
+                return UiCommand::Repaint;
+            }
+            let field = &mut c.body;
             match key.code {
                 KeyCode::Esc => c.stage = Stage::Confirming,
                 KeyCode::Tab => {
@@ -191,15 +202,15 @@ pub fn paste(compose: &mut Option<Compose>, text: &str) -> bool {
         .filter(|ch| *ch == '\n' || (!ch.is_control() && !('\u{80}'..='\u{9f}').contains(ch)))
         .collect();
     match c.field {
-        Field::Title => c.title.push_str(&clean.replace('\n', " ")),
-        Field::Hearth => c.hearth.push_str(&clean.replace('\n', " ")),
+        Field::Title => c.title.paste(&clean.replace('\n', " ")),
+        Field::Hearth => c.hearth.paste(&clean.replace('\n', " ")),
         Field::Body => c.body.push_str(&clean),
     }
     true
 }
 
 fn send(c: &mut Compose, model: &Model, notice: &mut Option<String>) -> UiCommand {
-    if c.title.trim().is_empty() {
+    if c.title.text().trim().is_empty() {
         *notice = Some("a post needs a title".into());
         c.stage = Stage::Editing;
         c.field = Field::Title;
@@ -271,21 +282,15 @@ pub fn lines(model: &Model, c: &Compose, theme: Theme, width: usize) -> Vec<Line
         "NEW POST  (the draft is kept through re-reads, failures and navigation)",
         theme.style(Tone::Strong),
     )];
-    let cursor = |f: Field| {
-        if c.stage == Stage::Editing && c.field == f {
-            "▏"
-        } else {
-            ""
-        }
-    };
+    let editing = |f: Field| c.stage == Stage::Editing && c.field == f;
+    let cursor = |f: Field| if editing(f) { "▏" } else { "" };
     let mark = |f: Field| if c.field == f { "›" } else { " " };
     out.push(Line::raw(
         fit_width(
             &format!(
-                "{} title   {}{}",
+                "{} title   {}",
                 mark(Field::Title),
-                sanitize(&c.title),
-                cursor(Field::Title)
+                c.title.shown(editing(Field::Title))
             ),
             width,
         )
@@ -294,11 +299,10 @@ pub fn lines(model: &Model, c: &Compose, theme: Theme, width: usize) -> Vec<Line
     out.push(Line::raw(
         fit_width(
             &format!(
-                "{} hearth  {}{}{}",
+                "{} hearth  {}{}",
                 mark(Field::Hearth),
-                sanitize(&c.hearth),
-                cursor(Field::Hearth),
-                if c.hearth.trim().is_empty() {
+                c.hearth.shown(editing(Field::Hearth)),
+                if c.hearth.text().trim().is_empty() {
                     "  (none)"
                 } else {
                     ""

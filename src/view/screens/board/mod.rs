@@ -286,7 +286,10 @@ pub fn render(model: &Model, ui: &BoardUi, ctx: &ProjectionCtx, area: Rect, buf:
         put(
             Line::styled(
                 fit_width(
-                    &format!("draft kept: {} (w to continue)", sanitize(c.title.trim())),
+                    &format!(
+                        "draft kept: {} (w to continue)",
+                        sanitize(c.title.text().trim())
+                    ),
                     area.width as usize,
                 )
                 .into_owned(),

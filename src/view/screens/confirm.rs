@@ -1,0 +1,283 @@
+//! The confirmation layer: what a save will change ([`Preview`]), shown before anything is sent,
+//! over whatever asked for it. Its confirming key (the key that asked, pressed again: `p` `p`,
+//! `Enter` `Enter`) runs the command it holds — the same save, marked confirmed — and closes;
+//! `↑`/`↓`/`PgUp`/`PgDn` scroll a long preview; any other key closes it and does nothing else
+//! (nothing was registered or sent, so there is nothing to cancel on the server). The box fits
+//! the frame and wraps every row: nothing it says is cut at 80 or 160 columns.
+
+use super::help::clear_wide_overhang;
+use super::layer::{Handled, Layer, LayerCx, LayerFooter, LayerHelp};
+use super::{ProjectionCtx, Ui};
+use crate::view::command::UiCommand;
+use crate::view::model::Model;
+use crate::view::save_path::{Preview, PreviewRow};
+use crate::view::text::{sanitize, wrap};
+use crate::view::theme::{Theme, Tone};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+
+/// The widest the box grows (cells): a preview reads better as a column than across a wide
+/// terminal.
+const MAX_WIDTH: u16 = 100;
+
+const CONFIRM_KEYS: &[(&str, &str)] = &[
+    ("the same key again", "commit what the preview shows"),
+    ("Up / Down, PgUp / PgDn", "scroll the preview"),
+    ("any other key", "cancel: nothing is sent"),
+];
+
+/// A save waiting for its confirming key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfirmLayer {
+    pub preview: Preview,
+    /// The key that commits.
+    pub key: KeyCode,
+    /// What the confirming key runs (the save, confirmed).
+    pub on_confirm: UiCommand,
+    /// Rows scrolled past.
+    pub scroll: usize,
+}
+
+impl ConfirmLayer {
+    pub fn new(preview: Preview, key: KeyCode, on_confirm: UiCommand) -> Self {
+        Self {
+            preview,
+            key,
+            on_confirm,
+            scroll: 0,
+        }
+    }
+
+    /// `p again to pause alpha · any other key cancels`.
+    pub fn prompt(&self) -> String {
+        format!(
+            "{} again to {} · any other key cancels",
+            key_words(self.key),
+            sanitize(&self.preview.title)
+        )
+    }
+
+    /// The rows the box shows at an inner width of `width` cells, wrapped, with their tones.
+    pub fn lines(&self, width: usize) -> Vec<(String, Tone)> {
+        let mut out = Vec::new();
+        for row in self.preview.rows() {
+            let tone = match &row {
+                PreviewRow::Change(_) => Tone::Strong,
+                PreviewRow::Heading(_) => Tone::Accent,
+                PreviewRow::Removed(_) => Tone::Bad,
+                PreviewRow::Added(_) => Tone::Good,
+                PreviewRow::Note(_) => Tone::Dim,
+            };
+            out.extend(wrap(row.text(), width).into_iter().map(|l| (l, tone)));
+        }
+        out
+    }
+}
+
+/// How a key is named in the prompt.
+pub fn key_words(key: KeyCode) -> String {
+    match key {
+        KeyCode::Char(c) => c.to_string(),
+        KeyCode::Enter => "Enter".into(),
+        other => format!("{other}"),
+    }
+}
+
+/// Opens the confirmation of a save over what is in front.
+pub fn open(ui: &mut Ui, layer: ConfirmLayer) {
+    ui.notice = Some(layer.prompt());
+    ui.layers.push(layer);
+}
+
+impl Layer for ConfirmLayer {
+    fn key(&mut self, cx: &mut LayerCx<'_>, key: KeyEvent) -> Handled {
+        let plain = !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        if plain && key.code == self.key {
+            cx.close();
+            cx.ui.notice = None;
+            return Handled::Consumed(self.on_confirm.clone());
+        }
+        match key.code {
+            KeyCode::Down => self.scroll = self.scroll.saturating_add(1),
+            KeyCode::Up => self.scroll = self.scroll.saturating_sub(1),
+            KeyCode::PageDown => self.scroll = self.scroll.saturating_add(10),
+            KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
+            _ => {
+                cx.close();
+                cx.ui.notice = Some(format!(
+                    "cancelled: {} — nothing sent",
+                    sanitize(&self.preview.title)
+                ));
+            }
+        }
+        Handled::Consumed(UiCommand::Repaint)
+    }
+
+    fn render(
+        &self,
+        _model: &Model,
+        _ui: &Ui,
+        ctx: &ProjectionCtx,
+        _frame: Rect,
+        body: Rect,
+        buf: &mut Buffer,
+    ) -> Option<(u16, u16)> {
+        render_box(self, ctx.theme, body, buf);
+        None
+    }
+
+    fn footer(&self, _model: &Model, _ui: &Ui, theme: Theme) -> Option<LayerFooter> {
+        Some(LayerFooter::Spans(vec![Span::styled(
+            format!(" · {}", self.prompt()),
+            theme.style(Tone::Warn),
+        )]))
+    }
+
+    fn help(&self) -> Option<LayerHelp> {
+        Some(LayerHelp {
+            title: "Confirm a save",
+            keys: CONFIRM_KEYS,
+        })
+    }
+}
+
+/// The box: the title, the prompt, then the preview's rows from `scroll`, all wrapped to the
+/// box's inner width; centred in `body`.
+fn render_box(layer: &ConfirmLayer, theme: Theme, body: Rect, buf: &mut Buffer) {
+    if body.width < 4 || body.height < 3 {
+        return;
+    }
+    let width = body.width.min(MAX_WIDTH);
+    let inner = usize::from(width - 2);
+    let mut head: Vec<Line<'static>> = wrap(&sanitize(&layer.preview.title), inner)
+        .into_iter()
+        .map(|l| Line::styled(l, theme.style(Tone::Strong)))
+        .collect();
+    head.extend(
+        wrap(&layer.prompt(), inner)
+            .into_iter()
+            .map(|l| Line::styled(l, theme.style(Tone::Warn))),
+    );
+    let rows = layer.lines(inner);
+    let room = usize::from(body.height - 2).saturating_sub(head.len());
+    let scroll = layer.scroll.min(rows.len().saturating_sub(room));
+    let shown: Vec<Line<'static>> = rows
+        .into_iter()
+        .skip(scroll)
+        .take(room)
+        .map(|(text, tone)| Line::styled(text, theme.style(tone)))
+        .collect();
+    let more = layer.lines(inner).len() > scroll + shown.len();
+    let mut lines = head;
+    lines.extend(shown);
+    let height = (lines.len() as u16 + 2).min(body.height);
+    let pane = Rect::new(
+        body.x + (body.width - width) / 2,
+        body.y + (body.height - height) / 2,
+        width,
+        height,
+    );
+    Clear.render(pane, buf);
+    clear_wide_overhang(pane, buf);
+    let title = if more || scroll > 0 {
+        " confirm · ↑/↓ more "
+    } else {
+        " confirm "
+    };
+    Paragraph::new(lines)
+        .block(Block::bordered().title(title))
+        .render(pane, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::keys::handle_key;
+    use crate::view::save_path::Change;
+    use crate::view::screens::render;
+
+    fn layer() -> ConfirmLayer {
+        ConfirmLayer::new(
+            Preview::titled("delete alpha")
+                .removes("metrics, decision and feedback logs, runtime directory, memory snapshots and journal, configuration, chat history, agent files and tokens")
+                .change(Change::new("fiber", Some("stopped".into()), "deleted"))
+                .note("no undo: the server removes these files"),
+            KeyCode::Char('x'),
+            UiCommand::Quit(crate::view::command::ExitCause::QuitKey),
+        )
+    }
+
+    fn screen_text(ui: &Ui, w: u16, h: u16) -> String {
+        let model = Model::default();
+        let ctx = ProjectionCtx::now(Theme { color: false });
+        let area = Rect::new(0, 0, w, h);
+        let mut buf = Buffer::empty(area);
+        render(&model, ui, &ctx, area, &mut buf);
+        (0..h)
+            .map(|y| {
+                (0..w)
+                    .map(|x| buf[(x, y)].symbol().to_string())
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Issue 25 item 4: the delete preview names every thing removed and its prompt, wrapped
+    /// inside the frame at 80 and at 160 columns (not cut at the edge).
+    #[test]
+    fn the_preview_wraps_whole_at_80_and_160_columns() {
+        for w in [80u16, 160] {
+            let mut ui = Ui::default();
+            ui.area = Rect::new(0, 0, w, 24);
+            ui.layers.push(layer());
+            let text = screen_text(&ui, w, 24);
+            let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            for part in [
+                "x again to delete alpha",
+                "any other key cancels",
+                "agent files and tokens",
+                "fiber: stopped → deleted",
+            ] {
+                assert!(flat.contains(part), "{w} columns lack {part:?}:\n{text}");
+            }
+        }
+    }
+
+    /// The confirming key runs the held command and closes; any other key closes and runs
+    /// nothing; scrolling keeps it open.
+    #[test]
+    fn only_the_confirming_key_commits() {
+        let model = Model::default();
+        let mut ui = Ui::default();
+        ui.layers.push(layer());
+        assert_eq!(
+            handle_key(&mut ui, &model, KeyEvent::from(KeyCode::Down)),
+            UiCommand::Repaint
+        );
+        assert!(ui.layer::<ConfirmLayer>().is_some());
+        assert_eq!(
+            handle_key(&mut ui, &model, KeyEvent::from(KeyCode::Char('p'))),
+            UiCommand::Repaint
+        );
+        assert!(ui.layers.is_empty());
+        assert!(
+            ui.notice
+                .as_deref()
+                .is_some_and(|n| n.contains("nothing sent"))
+        );
+        ui.layers.push(layer());
+        assert_eq!(
+            handle_key(&mut ui, &model, KeyEvent::from(KeyCode::Char('x'))),
+            UiCommand::Quit(crate::view::command::ExitCause::QuitKey)
+        );
+        assert!(ui.layers.is_empty());
+    }
+}
