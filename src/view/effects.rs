@@ -8,6 +8,7 @@ use crate::actors::saves::{SAVES, SaveCommand};
 use crate::view::model::Model;
 use crate::view::outgoing::{self, Outgoing, SourceCommand};
 use crate::view::save_path::{self, SaveRefusal, SaveRequest, Submitted};
+use crate::view::screens::confirm::Stage;
 use crate::view::theme::Theme;
 use ractor::DerivedActorRef;
 use std::collections::HashMap;
@@ -23,6 +24,9 @@ pub struct Effects<'a> {
     pub editing: bool,
     sources: &'a HashMap<SourceKey, SourceHandle>,
     saves: Option<DerivedActorRef<SaveCommand>>,
+    /// The confirmation stage of the command running (`screens::confirm`); `None`: saves are
+    /// submitted as they are (a request not confirmed is previewed, and only staged).
+    stage: Option<Stage>,
 }
 
 impl<'a> Effects<'a> {
@@ -41,7 +45,27 @@ impl<'a> Effects<'a> {
             editing: false,
             sources,
             saves,
+            stage: None,
         }
+    }
+
+    /// Within the confirmation stage `stage` of the command running.
+    pub fn staging(mut self, stage: Option<Stage>) -> Self {
+        self.stage = stage;
+        self
+    }
+
+    /// The stage back, when the event is done.
+    pub fn into_stage(self) -> Option<Stage> {
+        self.stage
+    }
+
+    /// Confirms `request` for the command running (a choice that had a confirmation of its
+    /// own): its next submit commits.
+    pub fn confirmed(&mut self, request: SaveRequest) {
+        self.stage
+            .get_or_insert_with(Stage::detached)
+            .confirm(request);
     }
 
     /// With no source running (tests, benches, screens without a runtime).
@@ -60,9 +84,12 @@ impl<'a> Effects<'a> {
         self.saves.as_ref()
     }
 
-    /// Submits a save on the one save path.
+    /// Submits a save on the one save path, through the command's confirmation stage.
     pub fn submit(&mut self, request: SaveRequest) -> Result<Submitted, SaveRefusal> {
-        save_path::submit(self.model, self.saves.as_ref(), request)
+        match self.stage.as_mut() {
+            Some(stage) => stage.submit(self.model, self.saves.as_ref(), request),
+            None => save_path::submit(self.model, self.saves.as_ref(), request),
+        }
     }
 
     /// Sends a source its command (its surface model sees it first); `Err(notice)` when it

@@ -280,7 +280,6 @@ mod tests {
         f.key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::CONTROL));
         typed(&mut f, "1");
         assert_eq!(f.text(), "160000");
-        f.key(KeyEvent::from(KeyCode::Right));
         f.key(KeyEvent::from(KeyCode::Delete));
         assert_eq!(f.text(), "10000");
     }

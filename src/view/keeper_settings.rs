@@ -18,6 +18,9 @@ pub struct SettingsReadModel {
     arrived: Option<(u64, SettingsPrepared)>,
     /// The generation of the newest read that ended without a result.
     ended_without: Option<u64>,
+    /// The Keeper and the fields of the snapshot its editor was last opened on: what a
+    /// settings save's preview shows as the old values.
+    pub opened: Option<(String, serde_json::Map<String, serde_json::Value>)>,
 }
 
 impl SettingsReadModel {

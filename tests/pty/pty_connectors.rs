@@ -7,7 +7,7 @@ use crate::pty_support::*;
 
 /// System › connectors: `J` selects Discord, `b` opens the bind form (`000pty`, `Tab`,
 /// `rondo`, `Enter`): the bind is applied and the status read after it lists the binding;
-/// `x` `x` unbinds it and the next status no longer lists it. One POST each (traced saves).
+/// `x` `x` unbinds it and the next status no longer lists it (each previewed first). One POST each (traced saves).
 #[test]
 fn pty_connectors_bind_then_unbind_a_channel_s7_3_s7_4() {
     let mut session = PtySession::demo(DemoOptions::default());
@@ -21,6 +21,8 @@ fn pty_connectors_bind_then_unbind_a_channel_s7_3_s7_4() {
     session.send(b"b");
     session.wait_for_text("bind discord channel:");
     session.send(b"000pty\trondo\r");
+    session.wait_for_text("Enter again to bind discord channel 000pty to rondo");
+    session.send(b"\r");
     session.wait_for("the bound channel in the re-read status", |s| {
         let screen = s.parser.screen();
         row_of(screen, "000pty (name unknown) → rondo").is_some_and(|r| {
@@ -29,7 +31,7 @@ fn pty_connectors_bind_then_unbind_a_channel_s7_3_s7_4() {
         })
     });
     session.send(b"x");
-    session.wait_for_text("x again: unbind discord 000pty → rondo");
+    session.wait_for_text("x again to unbind discord channel 000pty from rondo");
     session.send(b"x");
     session.wait_for("the binding gone from the re-read status", |s| {
         !s.parser.screen().contents().contains("000pty")

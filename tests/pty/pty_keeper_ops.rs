@@ -14,12 +14,21 @@ fn row_shows(session: &PtySession, name: &str, word: &str) {
     });
 }
 
-/// The demo with rondo running, then paused with `p`: the receipt line says the pause was
-/// sent and the roster, re-read after the receipt, shows rondo paused.
+/// The demo with rondo running, then paused with `p` `p` (issue 25 item 4: the first press
+/// previews what changes and sends nothing): the receipt line says the pause was sent and the
+/// roster, re-read after the receipt, shows rondo paused.
 fn demo_with_rondo_paused() -> PtySession {
     let mut session = PtySession::demo(DemoOptions::default());
     session.wait_for_roster();
     row_shows(&session, "rondo", "running");
+    session.send(b"p");
+    session.wait_for_text("p again to pause rondo");
+    session.wait_for_text("paused: no → yes");
+    assert_eq!(
+        session.trace_count("worker_return", "save:keeper_lifecycle"),
+        0,
+        "nothing sent on the first press"
+    );
     session.send(b"p");
     session.wait_for_text("rondo: pause: sent");
     row_shows(&session, "rondo", "paused");
@@ -33,11 +42,13 @@ fn demo_with_rondo_paused() -> PtySession {
 fn pty_pause_then_wake_a_demo_keeper_and_the_roster_follows() {
     let mut session = demo_with_rondo_paused();
     session.send(b"w");
+    session.wait_for_text("w again to wake rondo");
+    session.send(b"w");
     session.wait_for_text("rondo: wake: sent");
 
     session.send(b"j");
     session.send(b"s");
-    session.wait_for_text("s again to send");
+    session.wait_for_text("s again to shutdown sangsu");
     session.send(b"s");
     session.wait_for_text("sangsu: shutdown: shut down");
     row_shows(&session, "sangsu", "stopped");
@@ -50,6 +61,8 @@ fn pty_pause_then_wake_a_demo_keeper_and_the_roster_follows() {
 #[test]
 fn pty_s14_1_p_resumes_a_paused_demo_keeper_and_the_roster_follows() {
     let mut session = demo_with_rondo_paused();
+    session.send(b"p");
+    session.wait_for_text("p again to resume rondo");
     session.send(b"p");
     session.wait_for_text("rondo: resume: resumed");
     row_shows(&session, "rondo", "running");

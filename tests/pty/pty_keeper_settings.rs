@@ -68,6 +68,10 @@ fn pty_h4_e_changes_a_setting_and_the_reread_shows_it() {
         autoboot_cell(s.parser.screen(), "rondo") == Some('✓')
     });
     session.send(b"e");
+    // Issue 25 item 1: the changed key old → new first; Enter sends it.
+    session.wait_for_text("autoboot_enabled: true → false");
+    session.wait_for_text("Enter to save rondo's settings");
+    session.send(b"\r");
     session.wait_for_text("rondo: settings autoboot_enabled: saved");
     let first = opened(&captures, 0);
     assert!(first.contains("autoboot_enabled = true"), "{first}");
@@ -102,6 +106,8 @@ fn pty_h6_h7_a_conflict_shows_and_a_second_e_restores_only_the_changed_field() {
     });
     session.wait_for_roster();
     session.send(b"e");
+    session.wait_for_text("Enter to save rondo's settings");
+    session.send(b"\r");
     session.wait_for_text("conflict: changed since the editor opened");
     session.wait_for_text("e restores your edit");
     assert_eq!(
@@ -111,6 +117,8 @@ fn pty_h6_h7_a_conflict_shows_and_a_second_e_restores_only_the_changed_field() {
     );
 
     session.send(b"e");
+    session.wait_for_text("Enter to save rondo's settings");
+    session.send(b"\r");
     session.wait_for_text("rondo: settings autoboot_enabled: saved");
     let first = opened(&captures, 0);
     let second = opened(&captures, 1);

@@ -386,3 +386,62 @@ fn s14_13_a_paused_answer_says_the_queue_is_held_and_where_it_is_resumed() {
         "/resume is not sent: {cmd:?}"
     );
 }
+
+/// Issue 25 item 4: `Esc` never leaves the chat while a draft is typed — the keys typed after
+/// it stay the chat's, so "up" typed for the chat never pauses a Keeper on the roster.
+#[test]
+fn i25_esc_never_leaves_the_chat_while_a_draft_is_typed() {
+    let (model, mut ui, _keeper) = opened(0);
+    type_text(&mut ui, &model, "u");
+    assert!(!matches!(
+        handle_key(&mut ui, &model, key(KeyCode::Esc)).as_local::<ChatEvent>(),
+        Some(ChatEvent::Close { .. })
+    ));
+    type_text(&mut ui, &model, "p");
+    let chat = ui
+        .layer::<masc_tui::view::screens::chat::ChatUi>()
+        .expect("still in the chat");
+    assert_eq!(chat.composer.text(), "up");
+}
+
+/// Issue 25 item 4: `Esc` within a second of this chat's turn ending (an Esc typed to
+/// interrupt it, arriving late) does not leave the chat; after that it goes back.
+#[test]
+fn i25_esc_right_after_the_turn_ended_stays_in_the_chat() {
+    use masc_tui::actors::chat::SendOutcome;
+    use masc_tui::view::screens::chat::ChatUi;
+    use masc_tui::view::screens::react::{Seen, react_detached};
+    let (mut model, mut ui, keeper) = running();
+    react_detached(&mut ui, &mut model, Seen::Delivered);
+    assert!(ui.layer::<ChatUi>().is_some_and(|c| c.turn_running));
+    step(
+        &mut model,
+        &keeper,
+        A,
+        SendStep::Ended(SendOutcome::NotSent {
+            cause: "ended".into(),
+        }),
+    );
+    react_detached(&mut ui, &mut model, Seen::Delivered);
+    assert!(ui.layer::<ChatUi>().is_some_and(|c| c.turn_ended.is_some()));
+    assert!(!matches!(
+        handle_key(&mut ui, &model, key(KeyCode::Esc)).as_local::<ChatEvent>(),
+        Some(ChatEvent::Close { .. })
+    ));
+    // A second later (and with the kept draft of the unsent input cleared) Esc goes back.
+    handle_key(
+        &mut ui,
+        &model,
+        crossterm::event::KeyEvent::new(
+            KeyCode::Char('u'),
+            crossterm::event::KeyModifiers::CONTROL,
+        ),
+    );
+    if let Some(chat) = ui.layers.find_mut::<ChatUi>() {
+        chat.turn_ended = Some(std::time::Instant::now() - std::time::Duration::from_secs(2));
+    }
+    assert!(matches!(
+        handle_key(&mut ui, &model, key(KeyCode::Esc)).as_local::<ChatEvent>(),
+        Some(ChatEvent::Close { .. })
+    ));
+}

@@ -25,7 +25,6 @@ use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample;
 use masc_tui::view::screens::keepers::KeeperOp;
-use masc_tui::view::screens::keepers::lifecycle::DELETE_REMOVES;
 use masc_tui::view::screens::keepers::ops::{op_line, submitted};
 use masc_tui::view::screens::{Tab, Ui};
 use ratatui::layout::Rect;
@@ -67,7 +66,7 @@ fn h8_detail_d_m_s_capture_the_typed_profile_of_the_selected_keeper() {
     let (model, mut ui) = roster();
     ui.roster_mut().selected = 2;
     let keeper = name_of(&model, 2);
-    assert!(!matches!(
+    assert!(matches!(
         handle_key(&mut ui, &model, key(KeyCode::Char('s'))),
         UiCommand::Local(_)
     ));
@@ -289,43 +288,22 @@ fn lifecycle(keeper: &str, action: LifecycleAction) -> UiCommand {
     KeeperOp::command::<LifecycleSave>(LifecycleIntent::new(keeper, action))
 }
 
-/// surfaces.md (armed actions), §14.2: the first `s` previews and sends nothing, any other key
-/// disarms (and does its own job), the second `s` sends the shutdown of the Keeper it armed.
+/// §14.2, §14.3: `s` asks the shutdown and `x` the delete of the selected Keeper at once (the
+/// save path previews either before anything is sent: tests/view/view_confirm.rs); `x` is
+/// offered only while no fiber runs.
 #[test]
-fn s14_2_s_s_shutdown_is_armed_and_any_other_key_disarms() {
-    let (model, mut ui) = lifecycle_roster();
-    assert_eq!(
-        handle_key(&mut ui, &model, key(KeyCode::Char('s'))),
-        UiCommand::Repaint
-    );
-    assert!(ui.notice.as_deref().unwrap().contains("s again"));
-    assert!(!matches!(
-        handle_key(&mut ui, &model, key(KeyCode::Char('j'))),
-        UiCommand::Local(_)
-    ));
-    assert!(ui.roster().pending.is_none(), "disarmed");
-    assert_eq!(ui.roster().selected, 1, "the disarming key still moved");
-    handle_key(&mut ui, &model, key(KeyCode::Char('s')));
-    assert_eq!(
-        handle_key(&mut ui, &model, key(KeyCode::Char('s'))),
-        lifecycle("stopped", LifecycleAction::Shutdown)
-    );
-}
-
-/// §14.3: `x` is offered only while no fiber runs, its preview names what is removed, and the
-/// second `x` sends the delete.
-#[test]
-fn s14_3_x_only_without_a_running_fiber_and_its_preview_names_what_is_removed() {
+fn s14_2_s14_3_s_and_x_ask_their_action_and_x_only_without_a_running_fiber() {
     let (model, mut ui) = lifecycle_roster();
     assert_eq!(
         handle_key(&mut ui, &model, key(KeyCode::Char('x'))),
         UiCommand::Repaint
     );
     assert!(ui.notice.as_deref().unwrap().contains("shut it down first"));
-    assert!(ui.roster().pending.is_none());
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('s'))),
+        lifecycle("run", LifecycleAction::Shutdown)
+    );
     ui.roster_mut().selected = 1;
-    handle_key(&mut ui, &model, key(KeyCode::Char('x')));
-    assert!(ui.notice.as_deref().unwrap().contains(DELETE_REMOVES));
     assert_eq!(
         handle_key(&mut ui, &model, key(KeyCode::Char('x'))),
         lifecycle("stopped", LifecycleAction::Delete)

@@ -36,6 +36,7 @@ mod view_bindings;
 mod view_board;
 mod view_board_compose;
 mod view_board_rules;
+mod view_confirm;
 mod view_editor;
 mod view_fetched_states;
 mod view_keeper_create;

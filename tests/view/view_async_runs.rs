@@ -223,15 +223,18 @@ fn t8_the_lookup_keeps_its_draft_fills_nothing_and_needs_authority() {
     }
     key(&mut ui, &mut m, KeyCode::Esc);
     assert!(!ui.system().asyncs.lookup.typing);
+    // Reopened, the kept draft is selected: `End` edits it in place (typing would replace it).
     key(&mut ui, &mut m, KeyCode::Char('o'));
+    assert!(ui.system().asyncs.lookup.draft.is_selected());
+    key(&mut ui, &mut m, KeyCode::End);
     key(&mut ui, &mut m, KeyCode::Char('x'));
-    assert_eq!(ui.system().asyncs.lookup.draft, "kmsg-9x");
+    assert_eq!(ui.system().asyncs.lookup.draft.text(), "kmsg-9x");
     m.on_identity(masc_tui::actors::contract::IdentityState::Unconfirmed {
         reason: "health read failed".into(),
     });
     let cmd = key(&mut ui, &mut m, KeyCode::Enter);
     assert!(cmd.as_send::<ToolsCommand>().is_none(), "{cmd:?}");
-    assert_eq!(ui.system().asyncs.lookup.draft, "kmsg-9x");
+    assert_eq!(ui.system().asyncs.lookup.draft.text(), "kmsg-9x");
     let mut m = model();
     let cmd = key(&mut ui, &mut m, KeyCode::Enter);
     assert_eq!(

@@ -122,10 +122,10 @@ fn receipt(
     );
 }
 
-/// §7.4, surfaces.md armed actions: `x` on a binding only previews; a second `x` sends the
-/// unbind of exactly that binding (its Keeper); any other key between disarms.
+/// §7.4: `x` on a binding asks the unbind of exactly that binding (its Keeper); the save path
+/// previews it before anything is sent and a second `x` confirms (tests/view/view_confirm.rs).
 #[test]
-fn s7_4_unbind_is_armed_on_the_first_x_and_sent_on_the_second() {
+fn s7_4_x_asks_the_unbind_of_the_selected_binding() {
     let mut m = model();
     let mut ui = ui();
     deliver_status(&mut m, 1, ok(status(ROW)));
@@ -138,11 +138,6 @@ fn s7_4_unbind_is_armed_on_the_first_x_and_sent_on_the_second() {
             binding: Some(("111".into(), "rondo".into())),
         })
     );
-    assert_eq!(key(&mut ui, &m, KeyCode::Char('x')), UiCommand::Repaint);
-    assert!(screen(&m, &ui).contains("x again: unbind discord 111 → rondo"));
-    key(&mut ui, &m, KeyCode::Char('j'));
-    assert!(ui.system().connectors.armed.is_none());
-    key(&mut ui, &m, KeyCode::Char('x'));
     assert_eq!(
         key(&mut ui, &m, KeyCode::Char('x')),
         UiCommand::save::<ConnectorUnbind>(BindingIntent {

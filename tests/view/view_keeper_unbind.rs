@@ -1,8 +1,9 @@
-//! Pause or shutdown of a Keeper with connector bindings offers `y` to unbind too (surfaces.md
-//! Keepers row; protocol.md §14.1, §14.2, §7.4): the action is sent as before;
-//! the bindings the last connectors status lists for the Keeper are captured then, and `y` next
-//! submits one `connector_unbind` save per binding; any other key skips the offer. A Keeper
-//! without bindings, or an unread status, is offered nothing.
+//! Pause or shutdown of a Keeper with connector bindings offers to unbind them too (surfaces.md
+//! Keepers row; protocol.md §14.1, §14.2, §7.4), as a confirmation of its own: once the action
+//! was sent, a layer names every binding the last connectors status lists for the Keeper; `y`
+//! submits one `connector_unbind` save per binding, confirmed; any other key leaves them. A
+//! `y` typed right after a pause (before any offer) unbinds nothing. A Keeper without
+//! bindings, or an unread status, is offered nothing.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::keeper_ops_keys::{key, roster};
@@ -62,10 +63,57 @@ fn unbind(connector: &str, channel: &str) -> UiCommand {
     })
 }
 
-/// `p` on a bound Keeper pauses at once and offers; `y` unbinds each of its own bindings; any
-/// other key skips the offer and does its job.
+/// The offer names each binding; `y` unbinds each of them (their saves confirmed: they commit
+/// without a preview of their own); any other key closes it and unbinds nothing.
 #[test]
-fn pause_of_a_bound_keeper_offers_y_to_unbind_its_bindings_too() {
+fn the_unbind_offer_names_each_binding_and_y_unbinds_them_all() {
+    use masc_tui::actors::system::binding::ConnectorUnbind;
+    use masc_tui::view::save_path::{Refused, SaveRequest};
+    use masc_tui::view::screens::confirm::{self, ConfirmLayer};
+    let (mut model, mut ui) = roster();
+    with_bindings(&mut model);
+    let offer = unbind_offer(&model, BOUND).expect("offered");
+    let text = offer.preview.text();
+    assert!(text.contains("2 connector binding(s)"), "{text}");
+    assert!(
+        text.contains("discord channel 111") && text.contains("slack channel C9"),
+        "{text}"
+    );
+    assert!(!text.contains("222"), "another Keeper's binding: {text}");
+    confirm::open(&mut ui, offer.clone());
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('y'))),
+        UiCommand::Many(vec![unbind("discord", "111"), unbind("slack", "C9")])
+    );
+    // The unbinds `y` runs commit at once: no second preview.
+    let request = SaveRequest::new::<ConnectorUnbind>(BindingIntent {
+        connector_id: "discord".into(),
+        channel_id: "111".into(),
+        keeper_name: BOUND.into(),
+    });
+    let sent = confirm::submit(
+        &mut ui,
+        &mut model,
+        None,
+        request,
+        confirm::Asking::new(None, UiCommand::None),
+    );
+    assert!(
+        matches!(&sent, Err(r) if matches!(r.why, Refused::NoHub { .. })),
+        "committed (no hub here): {sent:?}"
+    );
+    // Any other key leaves the bindings.
+    confirm::open(&mut ui, offer);
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('j'))),
+        UiCommand::Repaint
+    );
+    assert!(ui.layer::<ConfirmLayer>().is_none());
+}
+
+/// A `y` right after `p` (the pause only asked, not confirmed, no offer open) is no unbind.
+#[test]
+fn a_y_after_a_pause_unbinds_nothing_without_the_offer() {
     let (mut model, mut ui) = roster();
     with_bindings(&mut model);
     ui.roster_mut().selected = 1;
@@ -73,60 +121,17 @@ fn pause_of_a_bound_keeper_offers_y_to_unbind_its_bindings_too() {
         handle_key(&mut ui, &model, key(KeyCode::Char('p'))),
         lifecycle(BOUND, LifecycleAction::Pause)
     );
-    let offer = unbind_offer(ui.roster_mut(), true).expect("offered");
-    assert!(offer.contains("2 connector binding(s)"), "{offer}");
-    assert_eq!(
-        handle_key(&mut ui, &model, key(KeyCode::Char('y'))),
-        UiCommand::Many(vec![unbind("discord", "111"), unbind("slack", "C9")])
-    );
-    assert!(ui.roster().pending.is_none());
-    // Another key skips the offer and does its own job.
-    handle_key(&mut ui, &model, key(KeyCode::Char('p')));
-    handle_key(&mut ui, &model, key(KeyCode::Char('j')));
-    assert!(ui.roster().pending.is_none());
-    assert_eq!(ui.roster().selected, 2);
-    // A pause the view did not submit withdraws its offer.
-    ui.roster_mut().selected = 1;
-    handle_key(&mut ui, &model, key(KeyCode::Char('p')));
-    assert_eq!(unbind_offer(ui.roster_mut(), false), None);
-    assert!(ui.roster().pending.is_none());
-}
-
-/// `s` `s` on a bound Keeper shuts it down and then offers `y`.
-#[test]
-fn shutdown_of_a_bound_keeper_offers_y_to_unbind_too() {
-    let (mut model, mut ui) = roster();
-    with_bindings(&mut model);
-    ui.roster_mut().selected = 1;
-    handle_key(&mut ui, &model, key(KeyCode::Char('s')));
-    assert_eq!(
-        handle_key(&mut ui, &model, key(KeyCode::Char('s'))),
-        lifecycle(BOUND, LifecycleAction::Shutdown)
-    );
-    assert!(unbind_offer(ui.roster_mut(), true).is_some());
-    assert_eq!(
-        handle_key(&mut ui, &model, key(KeyCode::Char('y'))),
-        UiCommand::Many(vec![unbind("discord", "111"), unbind("slack", "C9")])
-    );
-}
-
-/// A Keeper without bindings, or a status not read yet, is offered nothing; `y` then is no
-/// unbind.
-#[test]
-fn a_keeper_without_bindings_or_an_unread_status_is_offered_nothing() {
-    let (mut model, mut ui) = roster();
-    ui.roster_mut().selected = 1;
-    assert_eq!(
-        handle_key(&mut ui, &model, key(KeyCode::Char('p'))),
-        lifecycle(BOUND, LifecycleAction::Pause)
-    );
-    assert_eq!(unbind_offer(ui.roster_mut(), true), None, "status unread");
-    with_bindings(&mut model);
-    ui.roster_mut().selected = 2;
-    handle_key(&mut ui, &model, key(KeyCode::Char('p')));
-    assert_eq!(unbind_offer(ui.roster_mut(), true), None);
     assert!(!matches!(
         handle_key(&mut ui, &model, key(KeyCode::Char('y'))),
         UiCommand::Many(_)
     ));
+}
+
+/// A Keeper without bindings, or a status not read yet, is offered nothing.
+#[test]
+fn a_keeper_without_bindings_or_an_unread_status_is_offered_nothing() {
+    let (mut model, _ui) = roster();
+    assert!(unbind_offer(&model, BOUND).is_none(), "status unread");
+    with_bindings(&mut model);
+    assert!(unbind_offer(&model, "keeper-0002").is_none());
 }

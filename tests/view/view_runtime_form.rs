@@ -149,10 +149,8 @@ fn i1_a_form_opens_on_the_source_read_and_submits_its_revision() {
     assert!(screen(&m, &ui).contains("runtime.toml not read yet"));
     config_lands(&mut m, &mut ui, 1);
     let text = screen(&m, &ui);
-    assert!(text.contains("max_context_override   150000"), "{text}");
-    for _ in 0..6 {
-        handle_key(&mut ui, &m, key(KeyCode::Backspace));
-    }
+    // Opened on the current value, selected (issue 25 item 2): typing replaces it.
+    assert!(text.contains("max_context_override   [150000]"), "{text}");
     for c in "180000".chars() {
         handle_key(&mut ui, &m, ch(c));
     }
@@ -164,6 +162,49 @@ fn i1_a_form_opens_on_the_source_read_and_submits_its_revision() {
         FormEdit::SetContextOverride {
             runtime_id: "acme.big".into(),
             value: 180_000
+        }
+    );
+}
+
+/// Issue 25 item 2, the reported bug: the override opens on `150000` selected, so typing
+/// `160000150000` replaces it — and that number is refused before anything is sent, the
+/// refusal naming the bound (no `max_context` in this file: MASC's largest window).
+#[test]
+fn i25_typing_replaces_the_opened_value_and_a_number_over_its_bound_is_refused() {
+    let mut m = model();
+    let mut ui = ui();
+    handle_key(&mut ui, &m, key(KeyCode::Enter));
+    config_lands(&mut m, &mut ui, 1);
+    for c in "160000150000".chars() {
+        handle_key(&mut ui, &m, ch(c));
+    }
+    let cmd = handle_key(&mut ui, &m, key(KeyCode::Enter));
+    assert!(cmd.as_local::<FormEvent>().is_none(), "{cmd:?}");
+    let text = screen(&m, &ui);
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("max_context_override 160000150000 is above 1000000")
+            && flat.contains("the largest window MASC accepts"),
+        "{text}"
+    );
+    // Ctrl-A edits in place: `9` before what is typed.
+    handle_key(
+        &mut ui,
+        &m,
+        KeyEvent::new(KeyCode::Char('a'), crossterm::event::KeyModifiers::CONTROL),
+    );
+    for _ in 0..12 {
+        handle_key(&mut ui, &m, key(KeyCode::Delete));
+    }
+    for c in "99000".chars() {
+        handle_key(&mut ui, &m, ch(c));
+    }
+    let intent = submitted(handle_key(&mut ui, &m, key(KeyCode::Enter)));
+    assert_eq!(
+        intent.edit,
+        FormEdit::SetContextOverride {
+            runtime_id: "acme.big".into(),
+            value: 99_000
         }
     );
 }

@@ -8,6 +8,31 @@ use crate::view::outgoing::{self, SourceCommand};
 use crate::view::save_path::notice;
 
 impl<B: FrameSink> ViewState<B> {
+    /// Runs a command a key (`key`), an edit's continuation or a reaction asked for, as one
+    /// confirmation stage (`screens::confirm::Stage`): the saves it submits that must be
+    /// previewed first open one confirmation layer, whose key runs `cmd` again with them
+    /// confirmed; confirmations it did not use are forgotten.
+    pub(super) fn run_command(
+        &mut self,
+        myself: &ActorRef<ViewMsg>,
+        cmd: UiCommand,
+        key: Option<crossterm::event::KeyCode>,
+    ) {
+        if self.stage.is_some() {
+            // Inside a command already: its stage holds this one's saves too.
+            self.on_command(myself, cmd);
+            return;
+        }
+        self.stage = Some(screens::confirm::Stage::begin(
+            &mut self.ui,
+            screens::confirm::Asking::new(key, cmd.clone()),
+        ));
+        self.on_command(myself, cmd);
+        if let Some(stage) = self.stage.take() {
+            stage.finish(&mut self.ui);
+        }
+    }
+
     /// Runs what a key (or an edit's continuation, or a reaction) asked for.
     pub(super) fn on_command(&mut self, myself: &ActorRef<ViewMsg>, cmd: UiCommand) {
         match cmd {
@@ -22,7 +47,11 @@ impl<B: FrameSink> ViewState<B> {
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Save(request) => {
-                self.ui.notice = notice(self.effects().submit(request));
+                let stage = self.stage.take();
+                let mut fx = self.effects().staging(stage);
+                let submitted = fx.submit(request);
+                self.stage = fx.into_stage();
+                self.ui.notice = notice(submitted);
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Send(out) => {
@@ -32,9 +61,11 @@ impl<B: FrameSink> ViewState<B> {
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Local(event) => {
-                let mut fx = Effects::new(&mut self.model, &self.sources, self.theme);
+                let mut fx = Effects::new(&mut self.model, &self.sources, self.theme)
+                    .staging(self.stage.take());
                 fx.editing = self.edit.is_some();
                 event.run(&mut self.ui, &mut fx);
+                self.stage = fx.into_stage();
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Edit(request) => self.start_edit(myself, request),

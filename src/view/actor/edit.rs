@@ -182,7 +182,7 @@ impl<B: FrameSink> ViewState<B> {
     /// Hands a result to the screen that asked; what it answers is run like a key's command.
     fn deliver_edit(&mut self, myself: &ActorRef<ViewMsg>, owner: EditOwner, result: EditResult) {
         let cmd = screens::edited(owner, &mut self.ui, &self.model, result);
-        self.on_command(myself, cmd);
+        self.run_command(myself, cmd, None);
         self.want(myself, FrameRequest::Input);
     }
 }

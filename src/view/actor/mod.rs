@@ -125,6 +125,10 @@ pub struct ViewState<B: FrameSink> {
     /// Numbers each handoff: a late step of an earlier one is ignored.
     edit_seq: u64,
     editor: Option<crate::view::editor::EditorCommand>,
+    /// The confirmation stage of the command running now (the key that asked for it, the
+    /// saves it previews): a save whose preview opens is confirmed by that key, which runs
+    /// the command again (`screens::confirm`).
+    stage: Option<crate::view::screens::confirm::Stage>,
 }
 
 /// The view actor, generic over the ratatui backend (tests use `TestBackend`).
@@ -177,6 +181,7 @@ impl<B: FrameSink> Actor for ViewActor<B> {
             edit: None,
             edit_seq: 0,
             editor: args.editor,
+            stage: None,
         };
         // The fresh schedule holds a pending Force: the first frame.
         state.arm(&myself);
@@ -444,7 +449,7 @@ impl<B: FrameSink> ViewState<B> {
                     return;
                 }
                 let cmd = handle_key(&mut self.ui, &self.model, key);
-                self.on_command(myself, cmd);
+                self.run_command(myself, cmd, Some(key.code));
                 // A move cancels a preparation or the editor opening for it (H-2), a tab
                 // switch starts or stops a read, an inspector opened reads what it shows.
                 self.react(myself, Seen::Key);

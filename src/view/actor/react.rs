@@ -19,7 +19,7 @@ impl<B: FrameSink> ViewState<B> {
             repaint = true;
         }
         for cmd in reaction.commands {
-            self.on_command(myself, cmd);
+            self.run_command(myself, cmd, None);
         }
         if repaint {
             self.want(myself, FrameRequest::Input);

@@ -5,7 +5,6 @@
 
 use super::preview::Preview;
 use super::refusal::Refused;
-use super::request::Before;
 use crate::actors::saves::{SaveId, SaveKind};
 use crate::view::model::Model;
 use crate::view::saves::SaveBook;
@@ -81,12 +80,11 @@ pub trait SaveCompanion: SaveKind {
         refused.words(Self::BUSY)
     }
 
-    /// What the save will change, old → new from the model's current value (or from `before`,
-    /// what the operator's edit started from when the model keeps no copy of it), shown in the
+    /// What the save will change, old → new from the model's current value, shown in the
     /// confirmation layer before anything is registered or sent. `None`: the kind commits on
     /// its own key (a chat send, an Ask answer and approvals keep their own confirmation
     /// rules).
-    fn preview(_model: &Model, _intent: &Self::Intent, _before: &Before) -> Option<Preview> {
+    fn preview(_model: &Model, _intent: &Self::Intent) -> Option<Preview> {
         None
     }
 }

@@ -298,8 +298,10 @@ mod tests {
 
     #[test]
     fn far_apart_changes_are_separate_hunks() {
-        let old: String = (0..30).map(|i| format!("{i}\n")).collect();
-        let new = old.replace("2\n", "two\n").replace("25\n", "twenty-five\n");
+        let old: String = (0..30).map(|i| format!("line {i};\n")).collect();
+        let new = old
+            .replace("line 2;", "line two;")
+            .replace("line 25;", "line twenty-five;");
         let hunks = unified(&old, &new)
             .into_iter()
             .filter(|l| matches!(l, DiffLine::Hunk(_)))

@@ -40,4 +40,4 @@ mod submit;
 pub use companion::{SaveCompanion, SaveLedger};
 pub use preview::{Change, Preview, PreviewRow, shown};
 pub use refusal::{Refused, SaveRefusal, Staged, Submitted, notice};
-pub use request::{Before, SaveRequest, submit};
+pub use request::{SaveRequest, submit};

@@ -1,6 +1,5 @@
 //! [`SaveRequest`]: a typed intent of one kind, carried by a command as a small trait object,
-//! with where it stands before its commit (confirmed or not, its confirming key, what the
-//! operator's edit started from).
+//! with where it stands before its commit (confirmed or not, and its confirming key).
 
 use super::companion::SaveCompanion;
 use super::refusal::{SaveRefusal, Submitted};
@@ -9,22 +8,9 @@ use crate::actors::saves::{SaveCommand, SaveKind};
 use crate::view::model::Model;
 use crossterm::event::KeyCode;
 use ractor::DerivedActorRef;
-use serde_json::{Map, Value};
 use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
-
-/// What an operator's edit started from, when the model keeps no copy of it for the preview
-/// (the settings snapshot or the file an `$EDITOR` edit opened on).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum Before {
-    #[default]
-    Model,
-    /// The fields of the snapshot the edit opened on.
-    Fields(Map<String, Value>),
-    /// The text of the file the edit opened on.
-    Text(String),
-}
 
 /// A save the operator asked for: its kind and its intent. Two requests are equal when they
 /// are of the same kind with equal intents and the same stage.
@@ -35,7 +21,6 @@ pub struct SaveRequest {
     confirmed: bool,
     /// The key that asked: pressed again, it confirms.
     key: KeyCode,
-    before: Arc<Before>,
 }
 
 trait Pending: Send + Sync {
@@ -88,7 +73,6 @@ impl SaveRequest {
             pending: Arc::new(Typed::<K>(intent)),
             confirmed: false,
             key: KeyCode::Enter,
-            before: Arc::new(Before::Model),
         }
     }
 
@@ -98,25 +82,19 @@ impl SaveRequest {
         self
     }
 
-    /// With what the operator's edit started from, for the preview.
-    pub fn before(mut self, before: Before) -> Self {
-        self.before = Arc::new(before);
-        self
-    }
-
     /// The same request after the operator confirmed its preview: committed on its submit.
     pub fn confirmed(mut self) -> Self {
         self.confirmed = true;
         self
     }
 
-    pub fn is_confirmed(&self) -> bool {
-        self.confirmed
+    /// Whether `other` asks the same save (kind and intent), confirmed or not.
+    pub fn same_save(&self, other: &SaveRequest) -> bool {
+        self.pending.same(other.pending.as_ref())
     }
 
-    /// What the operator's edit started from.
-    pub fn before_ref(&self) -> &Before {
-        &self.before
+    pub fn is_confirmed(&self) -> bool {
+        self.confirmed
     }
 
     /// The key that asked (and confirms).

@@ -8,8 +8,7 @@ use crate::actors::saves::{SaveCommand, SaveId};
 use crate::view::model::Model;
 use ractor::DerivedActorRef;
 
-/// Where the request stands before its commit: confirmed or not, with what its edit started
-/// from.
+/// Where the request stands before its commit: confirmed or not, and its confirming key.
 #[derive(Clone, Copy)]
 pub struct Stage<'r> {
     pub(super) request: &'r SaveRequest,
@@ -64,7 +63,7 @@ fn checked<K: SaveCompanion>(
     }
     let request = stage.request;
     if !request.is_confirmed()
-        && let Some(preview) = K::preview(model, intent, request.before_ref())
+        && let Some(preview) = K::preview(model, intent)
     {
         return Ok(Submitted {
             save_id: SaveId::fresh(),

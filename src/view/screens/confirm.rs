@@ -1,19 +1,27 @@
-//! The confirmation layer: what a save will change ([`Preview`]), shown before anything is sent,
-//! over whatever asked for it. Its confirming key (the key that asked, pressed again: `p` `p`,
-//! `Enter` `Enter`) runs the command it holds — the same save, marked confirmed — and closes;
-//! `↑`/`↓`/`PgUp`/`PgDn` scroll a long preview; any other key closes it and does nothing else
-//! (nothing was registered or sent, so there is nothing to cancel on the server). The box fits
-//! the frame and wraps every row: nothing it says is cut at 80 or 160 columns.
+//! The confirmation stage of the save path, as the view runs it ([`submit`]) and shows it
+//! ([`ConfirmLayer`]).
+//!
+//! A save whose kind previews it ([`crate::view::save_path::SaveCompanion::preview`]) is not
+//! registered or sent on its first submit: its preview opens in the confirmation layer over
+//! whatever asked for it. The layer's confirming key (the key that asked, pressed again: `p`
+//! `p`, `x` `x`, `Enter` `Enter`; `Enter` after an edit's continuation) keeps the request as
+//! confirmed ([`Confirmed`]) and runs the very command that asked again — so the screen's own
+//! follow-up (a picker that closes, a form that follows its save) runs on the commit, not on
+//! the preview; `↑`/`↓`/`PgUp`/`PgDn` scroll a long preview; any other key closes it and does
+//! nothing else (nothing was registered or sent, so nothing is cancelled on the server). The
+//! box fits the frame and wraps every row: nothing it says is cut at 80 or 160 columns.
 
 use super::help::clear_wide_overhang;
-use super::layer::{Handled, Layer, LayerCx, LayerFooter, LayerHelp};
+use super::layer::{Handled, Kept, Layer, LayerCx, LayerFooter, LayerHelp};
 use super::{ProjectionCtx, Ui};
+use crate::actors::saves::SaveCommand;
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
-use crate::view::save_path::{Preview, PreviewRow};
+use crate::view::save_path::{self, Preview, PreviewRow, SaveRefusal, SaveRequest, Submitted};
 use crate::view::text::{sanitize, wrap};
 use crate::view::theme::{Theme, Tone};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ractor::DerivedActorRef;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -29,14 +37,143 @@ const CONFIRM_KEYS: &[(&str, &str)] = &[
     ("any other key", "cancel: nothing is sent"),
 ];
 
+/// The saves the operator confirmed, kept beside the layers until the command the confirming
+/// key runs begins its [`Stage`] (which takes them).
+#[derive(Debug, Default)]
+pub struct Confirmed(Vec<SaveRequest>);
+
+impl Kept for Confirmed {}
+
+/// What asked for a save: the key that was pressed (`None`: an edit's continuation or a
+/// reaction) and the command it ran, which the confirming key runs again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Asking {
+    pub key: Option<KeyCode>,
+    pub command: UiCommand,
+}
+
+impl Asking {
+    pub fn new(key: Option<KeyCode>, command: UiCommand) -> Self {
+        Self { key, command }
+    }
+}
+
+/// The confirmation stage of one command (a key's, an edit's continuation's or a reaction's):
+/// the saves it submits on the save path are confirmed when the operator confirmed them (the
+/// confirming key ran this command again), else — when their kind previews them — staged, and
+/// [`Stage::finish`] opens one confirmation layer for all of them (the unbinds of one key are
+/// previewed together). Nothing is registered or sent for a staged save.
+#[derive(Debug)]
+pub struct Stage {
+    asking: Asking,
+    /// Confirmations given for this command, each used once.
+    confirmed: Vec<SaveRequest>,
+    /// Previews waiting for the confirming key.
+    staged: Vec<save_path::Staged>,
+}
+
+impl Stage {
+    /// The stage of `asking`, with the confirmations the operator just gave.
+    pub fn begin(ui: &mut Ui, asking: Asking) -> Self {
+        let confirmed = ui
+            .layers
+            .kept_mut::<Confirmed>()
+            .map(|c| std::mem::take(&mut c.0))
+            .unwrap_or_default();
+        Self {
+            asking,
+            confirmed,
+            staged: Vec::new(),
+        }
+    }
+
+    /// The stage of a command no key asked for, with no confirmation given (an event run
+    /// outside the view actor's commands).
+    pub fn detached() -> Self {
+        Self {
+            asking: Asking::new(None, UiCommand::None),
+            confirmed: Vec::new(),
+            staged: Vec::new(),
+        }
+    }
+
+    /// Confirms `request` for this command (a choice that had a confirmation of its own: an
+    /// overwrite after the preview of what it loses).
+    pub fn confirm(&mut self, request: SaveRequest) {
+        self.confirmed.push(request);
+    }
+
+    /// Submits `request` on the save path: committed when confirmed, else staged when its kind
+    /// previews it.
+    pub fn submit(
+        &mut self,
+        model: &mut Model,
+        hub: Option<&DerivedActorRef<SaveCommand>>,
+        request: SaveRequest,
+    ) -> Result<Submitted, SaveRefusal> {
+        let mut request = request;
+        if let Some(at) = self.confirmed.iter().position(|r| r.same_save(&request)) {
+            self.confirmed.remove(at);
+            request = request.confirmed();
+        }
+        if let Some(key) = self.asking.key {
+            request = request.armed_by(key);
+        }
+        let result = save_path::submit(model, hub, request);
+        if let Ok(Submitted {
+            staged: Some(staged),
+            ..
+        }) = &result
+        {
+            self.staged.push(staged.as_ref().clone());
+        }
+        result
+    }
+
+    /// The command ended: its staged saves open one confirmation layer over what is in front;
+    /// confirmations it did not use are forgotten.
+    pub fn finish(self, ui: &mut Ui) {
+        let mut staged = self.staged.into_iter();
+        let Some(first) = staged.next() else {
+            return;
+        };
+        let again = self.asking.key.is_some();
+        let mut layer = ConfirmLayer::staged(first, self.asking.command, again);
+        for more in staged {
+            layer.join(more);
+        }
+        open(ui, layer);
+    }
+}
+
+/// Submits `request` as one command's stage (`asking`): a request the operator confirmed
+/// commits; one whose kind previews it opens the confirmation layer, and nothing is registered
+/// or sent.
+pub fn submit(
+    ui: &mut Ui,
+    model: &mut Model,
+    hub: Option<&DerivedActorRef<SaveCommand>>,
+    request: SaveRequest,
+    asking: Asking,
+) -> Result<Submitted, SaveRefusal> {
+    let mut stage = Stage::begin(ui, asking);
+    let result = stage.submit(model, hub, request);
+    stage.finish(ui);
+    result
+}
+
 /// A save waiting for its confirming key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfirmLayer {
     pub preview: Preview,
     /// The key that commits.
     pub key: KeyCode,
-    /// What the confirming key runs (the save, confirmed).
+    /// The requests the confirming key confirms.
+    pub requests: Vec<SaveRequest>,
+    /// What the confirming key runs (the command that asked, again).
     pub on_confirm: UiCommand,
+    /// The key that asked is pressed again (`false`: nothing was pressed, an edit came back).
+    pub again: bool,
     /// Rows scrolled past.
     pub scroll: usize,
 }
@@ -46,16 +183,48 @@ impl ConfirmLayer {
         Self {
             preview,
             key,
+            requests: Vec::new(),
             on_confirm,
+            again: true,
             scroll: 0,
         }
+    }
+
+    /// The layer of a staged save: confirming it runs `command` with the save confirmed.
+    pub fn staged(staged: save_path::Staged, command: UiCommand, again: bool) -> Self {
+        Self {
+            preview: staged.preview,
+            key: staged.key,
+            requests: vec![staged.request],
+            on_confirm: command,
+            again,
+            scroll: 0,
+        }
+    }
+
+    /// Confirms these requests too (saves asked by the same command).
+    pub fn confirming(mut self, requests: Vec<SaveRequest>) -> Self {
+        self.requests.extend(requests);
+        self
+    }
+
+    /// Another save of the same command: its preview below this one's.
+    fn join(&mut self, staged: save_path::Staged) {
+        let p = staged.preview;
+        self.preview.title = format!("{} · {}", self.preview.title, p.title);
+        self.preview.changes.extend(p.changes);
+        self.preview.removes.extend(p.removes);
+        self.preview.notes.extend(p.notes);
+        self.preview.diff.extend(p.diff);
+        self.requests.push(staged.request);
     }
 
     /// `p again to pause alpha · any other key cancels`.
     pub fn prompt(&self) -> String {
         format!(
-            "{} again to {} · any other key cancels",
+            "{}{} to {} · any other key cancels",
             key_words(self.key),
+            if self.again { " again" } else { "" },
             sanitize(&self.preview.title)
         )
     }
@@ -100,6 +269,10 @@ impl Layer for ConfirmLayer {
         if plain && key.code == self.key {
             cx.close();
             cx.ui.notice = None;
+            let requests = self.requests.clone();
+            cx.ui
+                .layers
+                .with_kept::<Confirmed, _>(|c| c.0.extend(requests));
             return Handled::Consumed(self.on_confirm.clone());
         }
         match key.code {

@@ -5,7 +5,7 @@ use super::book_at;
 use crate::actors::board::compose::BoardPost;
 use crate::actors::board::vote::{BoardVote, VoteIntent};
 use crate::view::model::Model;
-use crate::view::save_path::{Before, Change, Preview, SaveCompanion};
+use crate::view::save_path::{Change, Preview, SaveCompanion};
 
 impl SaveCompanion for BoardPost {
     book_at!(board.composed);
@@ -16,7 +16,7 @@ impl SaveCompanion for BoardVote {
     book_at!(board.votes);
     const BUSY: &'static str = "a vote on this post is already in flight";
 
-    fn preview(model: &Model, intent: &VoteIntent, _before: &Before) -> Option<Preview> {
+    fn preview(model: &Model, intent: &VoteIntent) -> Option<Preview> {
         let detail = model
             .board
             .post

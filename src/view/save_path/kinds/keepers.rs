@@ -13,7 +13,7 @@ use crate::protocol::keeper_config::NetworkMode;
 use crate::protocol::keeper_ops::ToolApprovalMode;
 use crate::protocol::keepers::{KeeperRow, KeeperRowSlot};
 use crate::view::model::Model;
-use crate::view::save_path::{Before, Change, Preview, Refused, SaveCompanion, shown};
+use crate::view::save_path::{Change, Preview, Refused, SaveCompanion, shown};
 use serde_json::Value;
 
 /// What `x` removes (protocol.md §14.3), named in its preview.
@@ -69,7 +69,7 @@ impl SaveCompanion for SandboxSave {
         one_operation_per_keeper(model, &intent.keeper, workspace)
     }
 
-    fn preview(model: &Model, intent: &SandboxIntent, _before: &Before) -> Option<Preview> {
+    fn preview(model: &Model, intent: &SandboxIntent) -> Option<Preview> {
         let row = row(model, &intent.keeper);
         let network = match intent.network() {
             NetworkMode::None => "none",
@@ -105,7 +105,7 @@ impl SaveCompanion for AssignmentSave {
         one_operation_per_keeper(model, &intent.keeper, workspace)
     }
 
-    fn preview(model: &Model, intent: &AssignmentIntent, _before: &Before) -> Option<Preview> {
+    fn preview(model: &Model, intent: &AssignmentIntent) -> Option<Preview> {
         let now = row(model, &intent.keeper).map(|r| shown(r.runtime_id.as_deref()));
         Some(
             Preview::titled(format!("assign {} to {}", intent.keeper, intent.choice()))
@@ -132,11 +132,14 @@ impl SaveCompanion for SettingsSave {
 
     /// Each changed key, old (the snapshot the editor opened on) → new; the instructions as a
     /// unified diff.
-    fn preview(_model: &Model, intent: &SettingsIntent, before: &Before) -> Option<Preview> {
-        let base = match before {
-            Before::Fields(fields) => Some(fields),
-            Before::Model | Before::Text(_) => None,
-        };
+    fn preview(model: &Model, intent: &SettingsIntent) -> Option<Preview> {
+        let base = model
+            .keepers
+            .settings
+            .opened
+            .as_ref()
+            .filter(|(keeper, _)| *keeper == intent.keeper)
+            .map(|(_, fields)| fields);
         let mut preview = Preview::titled(format!("save {}'s settings", intent.keeper));
         for (key, new) in &intent.patch {
             let old = base.and_then(|b| b.get(key));
@@ -219,7 +222,7 @@ fn gate_word(mode: ToolApprovalMode) -> &'static str {
 impl SaveCompanion for LifecycleSave {
     book_at!(keepers.ops.lifecycle);
 
-    fn preview(model: &Model, intent: &LifecycleIntent, _before: &Before) -> Option<Preview> {
+    fn preview(model: &Model, intent: &LifecycleIntent) -> Option<Preview> {
         Some(lifecycle_preview(model, intent))
     }
 }

@@ -4,7 +4,7 @@
 mod board;
 mod chat;
 mod decisions;
-mod keepers;
+pub mod keepers;
 mod system;
 mod work;
 

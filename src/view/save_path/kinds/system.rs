@@ -8,7 +8,7 @@ use crate::actors::system::runtime_form::{FormIntent, RuntimeForm};
 use crate::actors::system::runtime_raw::{RawIntent, RuntimeRaw};
 use crate::protocol::runtime::form::{self, Edited, FormEdit};
 use crate::view::model::Model;
-use crate::view::save_path::{Before, Change, Preview, Refused, SaveCompanion, shown};
+use crate::view::save_path::{Change, Preview, Refused, SaveCompanion, shown};
 
 /// What the server does with a `runtime.toml` save after its confirmation (§9.3, §9.4).
 const RUNTIME_NOTE: &str = "the server validates the text (preview) before the commit, which is sent with the revision it was opened on: a change made since is a conflict, never overwritten";
@@ -20,7 +20,7 @@ impl SaveCompanion for RuntimeForm {
     /// The field old → new and the file's unified diff, made on the text the form opened on;
     /// an edit that changes nothing (or cannot be made) has nothing to preview — its job says
     /// so without sending anything.
-    fn preview(_model: &Model, intent: &FormIntent, _before: &Before) -> Option<Preview> {
+    fn preview(_model: &Model, intent: &FormIntent) -> Option<Preview> {
         let Ok(Edited::Changed(text)) = form::apply(&intent.source_text, &intent.edit) else {
             return None;
         };
@@ -78,20 +78,16 @@ impl SaveCompanion for RuntimeRaw {
     book_at!(system.raws);
     const BUSY: &'static str = "a save of runtime.toml is in flight: not sent again (a newer draft waits for S after its receipt)";
 
-    /// The unified diff from the text of the revision the draft is based on (the editor's
-    /// base, or the shown read of that revision).
-    fn preview(model: &Model, intent: &RawIntent, before: &Before) -> Option<Preview> {
-        let shown_base = model
+    /// The unified diff from the text of the revision the draft is based on (the shown read
+    /// of that revision; without it, the whole text sent).
+    fn preview(model: &Model, intent: &RawIntent) -> Option<Preview> {
+        let base = model
             .system
             .config
             .fetched
             .last()
             .filter(|o| o.value.source_revision == intent.revision && o.value.path == intent.path)
             .map(|o| o.value.source_text.clone());
-        let base = match before {
-            Before::Text(text) => Some(text.clone()),
-            _ => shown_base,
-        };
         let title = format!("save {}", intent.path);
         let revision = intent.revision.get(..12).unwrap_or(&intent.revision);
         Some(match base {
@@ -145,7 +141,7 @@ impl SaveCompanion for ConnectorBind {
     book_at!(system.binds);
     const BUSY: &'static str = BINDING_BUSY;
 
-    fn preview(model: &Model, intent: &BindingIntent, _before: &Before) -> Option<Preview> {
+    fn preview(model: &Model, intent: &BindingIntent) -> Option<Preview> {
         let now = bound_now(model, intent).map(|k| shown(k.as_deref()));
         Some(
             Preview::titled(format!(
@@ -181,7 +177,7 @@ impl SaveCompanion for ConnectorUnbind {
     book_at!(system.unbinds);
     const BUSY: &'static str = BINDING_BUSY;
 
-    fn preview(model: &Model, intent: &BindingIntent, _before: &Before) -> Option<Preview> {
+    fn preview(model: &Model, intent: &BindingIntent) -> Option<Preview> {
         let now = bound_now(model, intent).map(|k| shown(k.as_deref()));
         Some(
             Preview::titled(format!(

@@ -5,13 +5,13 @@ use crate::actors::work::goal_transition::{GoalTransition, TransitionIntent};
 use crate::protocol::goal_transition::GoalAction;
 use crate::protocol::planning::PlanningRead;
 use crate::view::model::Model;
-use crate::view::save_path::{Before, Change, Preview, SaveCompanion};
+use crate::view::save_path::{Change, Preview, SaveCompanion};
 
 impl SaveCompanion for GoalTransition {
     book_at!(work.transitions);
     const BUSY: &'static str = "an action on this goal is already in flight";
 
-    fn preview(model: &Model, intent: &TransitionIntent, _before: &Before) -> Option<Preview> {
+    fn preview(model: &Model, intent: &TransitionIntent) -> Option<Preview> {
         let phase = model
             .work
             .planning

@@ -16,7 +16,7 @@ use crate::view::save_path::{SaveRequest, notice};
 
 /// The send of this chat an interrupt names: the newest one still in flight (accepted,
 /// running or on the wire), if any.
-fn running_send(model: &Model, keeper: &str) -> Option<String> {
+pub(super) fn running_send(model: &Model, keeper: &str) -> Option<String> {
     let pane = model.chat.pane.as_ref().filter(|p| p.keeper == keeper)?;
     pane.sends
         .iter()

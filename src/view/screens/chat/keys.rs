@@ -255,6 +255,27 @@ fn screen_key(chat: &mut ChatUi, model: &Model, key: KeyEvent, window: (u16, usi
                 name: None,
             })
         }
+        // Esc never leaves the chat while a draft is typed (its text would be left behind
+        // mid-thought) nor right after a turn ended (an Esc meant to interrupt it arrives late:
+        // what is typed next belongs to the chat, never the roster).
+        KeyCode::Esc if !chat.composer.is_empty() => {
+            chat.composer.report_failure(
+                "Esc: the draft is not empty — send it, or Ctrl-U clears it, to leave the chat",
+                Instant::now(),
+            );
+            UiCommand::Repaint
+        }
+        KeyCode::Esc
+            if chat
+                .turn_ended
+                .is_some_and(|at| at.elapsed() < super::ESC_AFTER_TURN) =>
+        {
+            chat.composer.report_failure(
+                "the turn just ended: Esc again in a moment to leave the chat",
+                Instant::now(),
+            );
+            UiCommand::Repaint
+        }
         KeyCode::Esc => UiCommand::local(ChatEvent::Close {
             keeper: chat.keeper.clone(),
         }),

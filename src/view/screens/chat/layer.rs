@@ -74,4 +74,18 @@ impl Layer for ChatUi {
     fn edited(&mut self, _cx: &mut LayerCx<'_>, result: EditResult) -> UiCommand {
         super::edit::edited(self, result)
     }
+
+    /// Notes when this chat's turn ends (the `Esc` rule, [`super::ESC_AFTER_TURN`]).
+    fn react(
+        &mut self,
+        _ui: &mut Ui,
+        cx: &mut crate::view::screens::react::ReactCx<'_>,
+        _seen: crate::view::screens::react::Seen,
+    ) {
+        let running = super::control::running_send(cx.model(), &self.keeper).is_some();
+        if self.turn_running && !running {
+            self.turn_ended = Some(std::time::Instant::now());
+        }
+        self.turn_running = running;
+    }
 }

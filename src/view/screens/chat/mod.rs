@@ -106,7 +106,7 @@ pub const CHAT_KEYS: &[(&str, &str)] = &[
     ("/context", "the chat target's context (Esc closes)"),
     (
         "Esc",
-        "close the menu, else clear /find; while this chat's turn runs: interrupt it; else back",
+        "close the menu, else clear /find; while this chat's turn runs: interrupt it; else back (never with a draft typed, nor within 1 s of a turn ending)",
     ),
 ];
 
@@ -132,7 +132,16 @@ pub struct ChatUi {
     pub armed: Option<(String, crate::protocol::operator::Decision)>,
     /// `/find` (issue 14 item 4): its text, highlighted in the transcript; `n`/`N` walk it.
     pub find: Option<FindState>,
+    /// This chat's turn was running at the last look, and when the last one was seen to end:
+    /// `Esc` meant for an interrupt that lands just after the turn ended never leaves the
+    /// chat ([`ESC_AFTER_TURN`]).
+    pub turn_running: bool,
+    pub turn_ended: Option<std::time::Instant>,
 }
+
+/// How long after a turn ends `Esc` still does not leave the chat (an `Esc` typed to
+/// interrupt it arrives late; the keys typed after it belong to the chat, never the roster).
+pub const ESC_AFTER_TURN: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The chat pane inside the body: everything below the title row.
 fn pane_area(body: Rect) -> Rect {
@@ -292,6 +301,8 @@ pub fn dispatch(cmd: ChatEvent, ui: &mut Ui, fx: &mut Effects<'_>) -> Option<Str
                 recall: RecallCursor::default(),
                 armed: None,
                 find: None,
+                turn_running: false,
+                turn_ended: None,
             });
             fx.cast(ChatCommand::Open { keeper })
                 .is_err()

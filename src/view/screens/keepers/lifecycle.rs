@@ -1,7 +1,10 @@
 //! Lifecycle keys of the Keepers roster (surfaces.md "Keepers roster"; protocol.md §14.1–§14.4):
-//! `p` pause (resume when operator-paused, boot when no fiber runs), `w` wake, `s` `s` shutdown
-//! and `x` `x` delete (armed: the first press previews, the second sends, any other key
-//! disarms), `g` then `y` / `a` tool gate yolo / auto. Keys only capture the Keeper and the action; the save is the view actor's.
+//! `p` `p` pause (resume when operator-paused, boot when no fiber runs), `w` `w` wake, `s` `s`
+//! shutdown, `x` `x` delete, `g` then `y` `y` / `a` `a` tool gate yolo / auto. Every action is
+//! armed: the first press previews it in the save path's confirmation layer (what changes,
+//! what is removed), the second sends, any other key disarms. Keys only capture the Keeper
+//! and the action; the save is the view actor's. A pause or shutdown sent for a Keeper with
+//! connector bindings offers to unbind them in a confirmation of its own ([`unbind_offer`]).
 
 use crate::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleIntent, LifecycleSave};
 use crate::actors::system::binding::BindingIntent;
@@ -10,26 +13,17 @@ use crate::protocol::keeper_ops::ToolApprovalMode;
 use crate::protocol::keepers::KeeperRowSlot;
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
+use crate::view::save_path::{Preview, SaveRequest};
 use crate::view::screens::RosterUi;
+use crate::view::screens::confirm::ConfirmLayer;
 use crate::view::text::sanitize;
 use crossterm::event::{KeyCode, KeyEvent};
 
-/// A lifecycle key waiting for its second press, or the tool-gate choice.
+/// The tool-gate choice waiting for its key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Pending {
-    /// `s` or `x` pressed once for this Keeper.
-    Armed {
-        keeper: String,
-        action: LifecycleAction,
-    },
-    /// `g` pressed: `y` yolo, `a` auto.
+    /// `g` pressed: `y` yolo, `a` auto (each then previewed, the same key again sends).
     Gate { keeper: String },
-    /// A pause or shutdown of a Keeper with connector bindings was just sent: `y` unbinds each
-    /// of them too (captured at the key; surfaces.md Keepers row), any other key skips it.
-    Unbind {
-        keeper: String,
-        bindings: Vec<BindingIntent>,
-    },
 }
 
 /// The connector bindings naming `keeper` in the last connectors status read (§7.1); empty
@@ -54,37 +48,41 @@ pub fn bindings_of(model: &Model, keeper: &str) -> Vec<BindingIntent> {
         .collect()
 }
 
-/// Arms the unbind offer for `keeper` when it has bindings.
-fn offer(roster: &mut RosterUi, model: &Model, keeper: &str) {
+/// After a pause or shutdown of `keeper` was sent: when the Keeper has connector bindings, the
+/// offer to unbind them too, as its own confirmation (surfaces.md Keepers row): a layer naming
+/// every binding removed, `y` unbinds them all, any other key leaves them.
+pub fn unbind_offer(model: &Model, keeper: &str) -> Option<ConfirmLayer> {
     let bindings = bindings_of(model, keeper);
-    if !bindings.is_empty() {
-        roster.pending = Some(Pending::Unbind {
-            keeper: keeper.to_string(),
-            bindings,
-        });
-    }
-}
-
-/// After the view actor submitted a lifecycle action: the offer's words when one is armed and
-/// the action was submitted (`sent`); an offer for an action not sent is withdrawn.
-pub fn unbind_offer(roster: &mut RosterUi, sent: bool) -> Option<String> {
-    let Some(Pending::Unbind { keeper, bindings }) = &roster.pending else {
-        return None;
-    };
-    if !sent {
-        roster.pending = None;
+    if bindings.is_empty() {
         return None;
     }
-    Some(format!(
-        "y: unbind {}'s {} connector binding(s) too · any other key skips",
-        sanitize(keeper),
+    let mut preview = Preview::titled(format!(
+        "also unbind {}'s {} connector binding(s)",
+        keeper,
         bindings.len()
-    ))
+    ));
+    for b in &bindings {
+        preview = preview.removes(format!(
+            "{} channel {} → {}",
+            b.connector_id, b.channel_id, b.keeper_name
+        ));
+    }
+    let preview =
+        preview.note("messages on those channels no longer reach it; nothing is unbound without y");
+    let requests = bindings
+        .iter()
+        .map(|b| SaveRequest::new::<ConnectorUnbind>(b.clone()).confirmed())
+        .collect();
+    let command = UiCommand::Many(
+        bindings
+            .into_iter()
+            .map(UiCommand::save::<ConnectorUnbind>)
+            .collect(),
+    );
+    let mut layer = ConfirmLayer::new(preview, KeyCode::Char('y'), command).confirming(requests);
+    layer.again = false;
+    Some(layer)
 }
-
-/// What `x` removes (protocol.md §14.3), named in its preview.
-pub const DELETE_REMOVES: &str = "metrics, decision and feedback logs, runtime directory, memory \
-snapshots and journal, configuration, chat history, agent files and tokens";
 
 fn request(keeper: String, action: LifecycleAction) -> UiCommand {
     super::KeeperOp::command::<LifecycleSave>(LifecycleIntent::new(keeper, action))
@@ -121,32 +119,10 @@ pub fn key(
                 LifecycleAction::ToolGate(ToolApprovalMode::Auto),
             ));
         }
-        (Some(Pending::Armed { keeper, action }), KeyCode::Char(c))
-            if armed_key(action) == Some(c)
-                && super::ops::row_name(model, roster.selected).as_deref()
-                    == Some(keeper.as_str()) =>
-        {
-            if action == LifecycleAction::Shutdown {
-                offer(roster, model, &keeper);
-            }
-            return Some(request(keeper, action));
-        }
-        (Some(Pending::Unbind { keeper, bindings }), KeyCode::Char('y'))
-            if super::ops::row_name(model, roster.selected).as_deref() == Some(keeper.as_str()) =>
-        {
-            return Some(UiCommand::Many(
-                bindings
-                    .into_iter()
-                    .map(UiCommand::save::<ConnectorUnbind>)
-                    .collect(),
-            ));
-        }
-        (Some(Pending::Unbind { .. }), _) => {
-            // Skipped: the key does what it does.
-        }
         (Some(_), _) => {
-            // Anything else disarms; the key then does what it does.
-            *notice = Some("cancelled".into());
+            // Anything else disarms, and does nothing else: a stray key after `g` never acts.
+            *notice = Some("tool gate: cancelled, nothing sent".into());
+            return Some(UiCommand::Repaint);
         }
         (None, _) => {}
     }
@@ -156,6 +132,8 @@ pub fn key(
         KeeperRowSlot::Undecodable { name, .. } => (name.clone()?, None),
     };
     let shown = sanitize(&name).into_owned();
+    // Each action is previewed on its first press (the save path's confirmation layer) and
+    // sent on the second.
     match key.code {
         KeyCode::Char('p') => {
             let paused = row.and_then(|r| r.paused);
@@ -165,23 +143,11 @@ pub fn key(
                 // generation). Booting a stopped Keeper is the next `p`, never automatic.
                 (Some(true), _) => request(name, LifecycleAction::Resume),
                 (_, Some(false)) => request(name, LifecycleAction::Boot),
-                _ => {
-                    offer(roster, model, &name);
-                    request(name, LifecycleAction::Pause)
-                }
+                _ => request(name, LifecycleAction::Pause),
             })
         }
         KeyCode::Char('w') => Some(request(name, LifecycleAction::Wake)),
-        KeyCode::Char('s') => {
-            *notice = Some(format!(
-                "shut down {shown}? s again to send · any other key cancels"
-            ));
-            roster.pending = Some(Pending::Armed {
-                keeper: name,
-                action: LifecycleAction::Shutdown,
-            });
-            Some(UiCommand::Repaint)
-        }
+        KeyCode::Char('s') => Some(request(name, LifecycleAction::Shutdown)),
         KeyCode::Char('x') => {
             if row.and_then(|r| r.keepalive_running) != Some(false) {
                 *notice = Some(format!(
@@ -189,30 +155,15 @@ pub fn key(
                 ));
                 return Some(UiCommand::Repaint);
             }
-            *notice = Some(format!(
-                "delete {shown}? removes its {DELETE_REMOVES} · x again to send · any other key cancels"
-            ));
-            roster.pending = Some(Pending::Armed {
-                keeper: name,
-                action: LifecycleAction::Delete,
-            });
-            Some(UiCommand::Repaint)
+            Some(request(name, LifecycleAction::Delete))
         }
         KeyCode::Char('g') => {
             *notice = Some(format!(
-                "tool gate of {shown}: y yolo · a auto · any other key cancels"
+                "tool gate of {shown}: y yolo · a auto (each previewed first) · any other key cancels"
             ));
             roster.pending = Some(Pending::Gate { keeper: name });
             Some(UiCommand::Repaint)
         }
-        _ => None,
-    }
-}
-
-fn armed_key(action: LifecycleAction) -> Option<char> {
-    match action {
-        LifecycleAction::Shutdown => Some('s'),
-        LifecycleAction::Delete => Some('x'),
         _ => None,
     }
 }

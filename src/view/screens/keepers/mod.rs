@@ -597,9 +597,10 @@ impl super::screen::Screen for KeepersScreen {
 }
 
 /// A Keeper operation (Sandbox `d`/`m`/`s`, the `U` picker's choice, a lifecycle action, a
-/// settings save, a create): a save of its kind on the one save path, then the Keepers
-/// screen's reaction — the picker closes or keeps its choice, and a pause or shutdown sent
-/// for a bound Keeper offers `y` to unbind too (one not sent offers nothing).
+/// settings save, a create): a save of its kind on the one save path (previewed first when its
+/// kind says so), then the Keepers screen's reaction — the picker closes or keeps its choice,
+/// and a pause or shutdown sent (not only previewed) for a bound Keeper offers to unbind too,
+/// as a confirmation of its own (`lifecycle::unbind_offer`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeeperOp(pub crate::view::save_path::SaveRequest);
 
@@ -616,13 +617,24 @@ impl KeeperOp {
 
 impl crate::view::screens::local::LocalEvent for KeeperOp {
     fn run(&self, ui: &mut super::Ui, fx: &mut crate::view::effects::Effects<'_>) {
-        let sent = fx.submit(self.0.clone());
-        let roster = ui.screen_mut::<KeepersScreen>().map(|k| &mut k.roster);
-        let offer = roster.and_then(|roster| {
-            ops::submitted(roster, sent.is_err());
-            lifecycle::unbind_offer(roster, sent.is_ok())
-        });
-        ui.notice = crate::view::save_path::notice(sent).or(offer);
+        use crate::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleSave};
+        let offer_for = self
+            .0
+            .intent::<LifecycleSave>()
+            .filter(|i| matches!(i.action, LifecycleAction::Pause | LifecycleAction::Shutdown))
+            .map(|i| i.keeper.clone());
+        let submitted = fx.submit(self.0.clone());
+        if let Some(roster) = ui.screen_mut::<KeepersScreen>().map(|k| &mut k.roster) {
+            ops::submitted(roster, submitted.is_err());
+        }
+        let sent = submitted.as_ref().is_ok_and(|s| s.is_committed());
+        ui.notice = crate::view::save_path::notice(submitted);
+        if sent
+            && let Some(keeper) = offer_for
+            && let Some(layer) = lifecycle::unbind_offer(fx.model, &keeper)
+        {
+            super::confirm::open(ui, layer);
+        }
     }
 }
 

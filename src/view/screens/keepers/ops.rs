@@ -79,13 +79,35 @@ pub fn sandbox_key(roster: &RosterUi, model: &Model, code: KeyCode) -> Option<Ui
     }))
 }
 
-/// `U`: opens the picker for the selected Keeper.
+/// The runtime the roster shows `keeper` on.
+fn current_runtime(model: &Model, keeper: &str) -> Option<String> {
+    model
+        .keepers
+        .roster
+        .fetched
+        .last()?
+        .value
+        .rows
+        .iter()
+        .find_map(|slot| match slot {
+            KeeperRowSlot::Row(r) if r.name == keeper => r.runtime_id.clone(),
+            _ => None,
+        })
+}
+
+/// `U`: opens the picker for the selected Keeper, on its current runtime.
 pub fn open_picker(roster: &mut RosterUi, model: &Model) -> UiCommand {
     match row_name(model, roster.selected) {
         Some(keeper) => {
+            // Opened on the Keeper's current runtime, so `Enter` without a move changes
+            // nothing (and its preview says so).
+            let current = current_runtime(model, &keeper);
+            let selected = runtime_choices(model)
+                .and_then(|ids| current.and_then(|c| ids.iter().position(|id| *id == c)))
+                .map_or(0, |i| i + 1);
             roster.picker = Some(RuntimePicker {
                 keeper,
-                selected: 0,
+                selected,
                 submitting: false,
             });
             UiCommand::Repaint

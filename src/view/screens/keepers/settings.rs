@@ -211,6 +211,11 @@ pub fn follow(keepers: &mut KeepersScreen, ui: &mut Ui, cx: &mut ReactCx<'_>) ->
         match outcome {
             Ok(prepared) => {
                 let edit = open(&mut keepers.settings, cx.model(), &prep, prepared);
+                cx.model_mut().keepers.settings.opened = keepers
+                    .settings
+                    .open
+                    .as_ref()
+                    .map(|o| (o.keeper.clone(), o.base.clone()));
                 cx.run(UiCommand::Edit(edit));
             }
             Err(failure) => {

@@ -42,7 +42,8 @@ pub struct Selected {
 /// The explicit id lookup field (`o`, T-8).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Lookup {
-    pub draft: String,
+    /// A one-line field: a kept draft reopens selected (typing replaces it, `End` edits it).
+    pub draft: crate::view::field::Field,
     pub typing: bool,
 }
 
@@ -136,6 +137,8 @@ pub fn handle(
         }
         KeyCode::Char('o') => {
             asyncs.lookup.typing = true;
+            let kept = asyncs.lookup.draft.text().to_string();
+            asyncs.lookup.draft.set(kept);
             Some(UiCommand::Repaint)
         }
         _ => None,
@@ -252,12 +255,8 @@ pub fn typing_key(
             lookup.typing = false;
             UiCommand::Repaint
         }
-        KeyCode::Backspace => {
-            lookup.draft.pop();
-            UiCommand::Repaint
-        }
         KeyCode::Enter => {
-            let id = lookup.draft.trim().to_string();
+            let id = lookup.draft.text().trim().to_string();
             if id.is_empty() {
                 return UiCommand::None;
             }
@@ -274,11 +273,8 @@ pub fn typing_key(
                 held: None,
             })
         }
-        // T.7: only printable scalars enter the field.
-        KeyCode::Char(c) if !c.is_control() && !('\u{80}'..='\u{9f}').contains(&c) => {
-            lookup.draft.push(c);
-            UiCommand::Repaint
-        }
+        // T.7: only printable scalars enter the field (`view::field`).
+        _ if lookup.draft.key(key) => UiCommand::Repaint,
         _ => UiCommand::None,
     }
 }
@@ -300,8 +296,7 @@ pub fn footer(ui: &AsyncUi, theme: Theme) -> Vec<Span<'static>> {
     if ui.typing() {
         return vec![
             Span::styled("request id: ", theme.style(Tone::Accent)),
-            Span::raw(sanitize(&ui.lookup.draft).into_owned()),
-            Span::styled("▏", theme.style(Tone::Accent)),
+            Span::raw(ui.lookup.draft.shown(true)),
             Span::styled("  Enter look up · Esc keep draft", theme.style(Tone::Dim)),
         ];
     }
@@ -353,7 +348,10 @@ fn list_lines(
     if !ui.lookup.draft.is_empty() && !ui.lookup.typing {
         out.push(Line::styled(
             fit(
-                &format!("lookup draft: {} (o to edit)", sanitize(&ui.lookup.draft)),
+                &format!(
+                    "lookup draft: {} (o to edit)",
+                    sanitize(ui.lookup.draft.text())
+                ),
                 width,
             ),
             theme.style(Tone::Dim),

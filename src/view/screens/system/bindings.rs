@@ -1,14 +1,18 @@
 //! Binding writes from the connectors pane (protocol.md §7.3, §7.4; sources.md D-7, D-14):
 //! the selection (a connector, or one of its bindings, held by identity so the final name
-//! enrichment never moves it, D-7), the bind form (`b`: channel id and Keeper, `Tab` between
-//! them, `Enter` sends, `Esc` keeps the draft), and the armed unbind (`x` previews, a second
-//! `x` sends; any other key disarms). What each write's save says is drawn beside its row.
+//! enrichment never moves it, D-7), the bind form (`b`: channel id and Keeper — one-line fields
+//! that open selected on what they hold, so typing replaces it — `Tab` between them, `Enter`
+//! previews the bind and `Enter` again sends it, `Esc` keeps the draft), and the armed unbind
+//! (`x` previews it in the save path's confirmation layer, naming the binding removed; a
+//! second `x` sends; any other key disarms). What each write's save says is drawn beside its
+//! row.
 
 use crate::actors::saves::{Receipt, SaveKind};
 use crate::actors::system::binding::{BindingIntent, ConnectorBind, ConnectorUnbind};
 use crate::protocol::connectors::ConnectorRowSlot;
 use crate::protocol::outcome::SaveClass;
 use crate::view::command::UiCommand;
+use crate::view::field::Field;
 use crate::view::model::Model;
 use crate::view::saves::{SaveEntry, SavePhase};
 use crate::view::text::sanitize;
@@ -28,8 +32,8 @@ pub struct BindingRow {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BindForm {
     pub connector_id: String,
-    pub channel_id: String,
-    pub keeper_name: String,
+    pub channel_id: Field,
+    pub keeper_name: Field,
     /// `false`: the channel field has the cursor; `true`: the Keeper field.
     pub on_keeper: bool,
     pub typing: bool,
@@ -38,8 +42,6 @@ pub struct BindForm {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConnectorsUi {
     pub selected: Option<BindingRow>,
-    /// The binding the first `x` armed.
-    pub armed: Option<BindingRow>,
     pub form: Option<BindForm>,
 }
 
@@ -93,7 +95,6 @@ fn step(ui: &mut ConnectorsUi, model: &Model, forward: bool) -> UiCommand {
 
 /// Keys of the connectors pane; `None`: not this pane's key.
 pub fn handle(conn: &mut ConnectorsUi, model: &Model, key: KeyEvent) -> Option<UiCommand> {
-    let armed = conn.armed.take();
     match key.code {
         KeyCode::Char('J') => Some(step(conn, model, true)),
         KeyCode::Char('K') => Some(step(conn, model, false)),
@@ -114,30 +115,28 @@ pub fn handle(conn: &mut ConnectorsUi, model: &Model, key: KeyEvent) -> Option<U
             if !keep {
                 conn.form = Some(BindForm {
                     connector_id: connector,
-                    channel_id: channel.unwrap_or_default(),
+                    channel_id: Field::opened_on(channel.unwrap_or_default()),
                     ..BindForm::default()
                 });
             }
             if let Some(form) = conn.form.as_mut() {
                 form.typing = true;
+                // What the fields hold is selected again: typing replaces it.
+                form.channel_id.set(form.channel_id.text().to_string());
+                form.keeper_name.set(form.keeper_name.text().to_string());
             }
             Some(UiCommand::Repaint)
         }
+        // Previewed first by the save path; `x` again sends.
         KeyCode::Char('x') => {
             let selected = conn.selected.clone()?;
             let (channel, keeper) = selected.binding.clone()?;
-            if armed.as_ref() == Some(&selected) {
-                return Some(UiCommand::save::<ConnectorUnbind>(BindingIntent {
-                    connector_id: selected.connector_id,
-                    channel_id: channel,
-                    keeper_name: keeper,
-                }));
-            }
-            conn.armed = Some(selected);
-            Some(UiCommand::Repaint)
+            Some(UiCommand::save::<ConnectorUnbind>(BindingIntent {
+                connector_id: selected.connector_id,
+                channel_id: channel,
+                keeper_name: keeper,
+            }))
         }
-        // Anything else disarms (the armed preview is gone: repaint).
-        _ if armed.is_some() => Some(UiCommand::Repaint),
         _ => None,
     }
 }
@@ -161,11 +160,11 @@ pub fn typing_key(
     match key.code {
         KeyCode::Esc => form.typing = false,
         KeyCode::Tab | KeyCode::BackTab => form.on_keeper = !form.on_keeper,
-        KeyCode::Backspace => {
-            field.pop();
-        }
         KeyCode::Enter => {
-            let (channel, keeper) = (form.channel_id.trim(), form.keeper_name.trim());
+            let (channel, keeper) = (
+                form.channel_id.text().trim(),
+                form.keeper_name.text().trim(),
+            );
             if channel.is_empty() || keeper.is_empty() {
                 *notice = Some("bind needs a channel id and a Keeper".into());
                 return UiCommand::Repaint;
@@ -187,8 +186,8 @@ pub fn typing_key(
             conn.form = None;
             return UiCommand::save::<ConnectorBind>(intent);
         }
-        // T.7: only printable scalars enter the field.
-        KeyCode::Char(c) if !c.is_control() && !('\u{80}'..='\u{9f}').contains(&c) => field.push(c),
+        // T.7: only printable scalars enter the field (`view::field`).
+        _ if field.key(key) => {}
         _ => return UiCommand::None,
     }
     UiCommand::Repaint
@@ -196,41 +195,19 @@ pub fn typing_key(
 
 pub fn footer(ui: &ConnectorsUi, theme: Theme) -> Vec<Span<'static>> {
     if let Some(form) = ui.form.as_ref().filter(|f| f.typing) {
-        let cursor = |on: bool| if on { "▏" } else { "" };
         return vec![
             Span::styled(
                 format!("bind {} channel: ", sanitize(&form.connector_id)),
                 theme.style(Tone::Accent),
             ),
-            Span::raw(format!(
-                "{}{}",
-                sanitize(&form.channel_id),
-                cursor(!form.on_keeper)
-            )),
+            Span::raw(form.channel_id.shown(!form.on_keeper)),
             Span::styled("  keeper: ", theme.style(Tone::Accent)),
-            Span::raw(format!(
-                "{}{}",
-                sanitize(&form.keeper_name),
-                cursor(form.on_keeper)
-            )),
+            Span::raw(form.keeper_name.shown(form.on_keeper)),
             Span::styled(
                 "  Tab field · Enter bind · Esc keep draft",
                 theme.style(Tone::Dim),
             ),
         ];
-    }
-    if let Some(armed) = &ui.armed
-        && let Some((channel, keeper)) = &armed.binding
-    {
-        return vec![Span::styled(
-            format!(
-                " x again: unbind {} {} → {} · any other key cancels",
-                sanitize(&armed.connector_id),
-                sanitize(channel),
-                sanitize(keeper)
-            ),
-            theme.style(Tone::Warn),
-        )];
     }
     vec![Span::styled(
         " · J/K select · b bind · x x unbind · p pane · j/k scroll",

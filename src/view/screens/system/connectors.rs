@@ -86,9 +86,7 @@ fn stage(model: &Model, connector: &str, scope: NameScope) -> (String, Tone) {
 }
 
 fn mark(ui: &ConnectorsUi, row: BindingRow) -> &'static str {
-    if ui.armed.as_ref() == Some(&row) {
-        "✕"
-    } else if ui.selected.as_ref() == Some(&row) {
+    if ui.selected.as_ref() == Some(&row) {
         "›"
     } else {
         " "

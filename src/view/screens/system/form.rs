@@ -1,8 +1,13 @@
 //! The model and account forms on System › Runtime (surfaces.md System / Config and Runtime;
 //! sources.md I-1…I-5): `Enter` edits the selected model's context override, `x` clears it,
 //! `a` adds an account. A form opens on the raw config read (§9.2) it demands; its input and
-//! that read's path, revision and text are the save's intent (I-1). `Enter` submits (the save
-//! job previews and commits — nothing waits in key handling); `Esc` leaves the form, never
+//! that read's path, revision and text are the save's intent (I-1). Its fields are one-line
+//! inputs (`view::field`): the override opens on the current value, selected, so typing
+//! replaces it (`Ctrl-A`/`End` edit in place); the number is checked against its bounds (at
+//! least 1, at most the model's window: its `max_context` in the opened text, else the largest
+//! window MASC accepts) before anything is sent, and a refusal names the bound. `Enter` shows
+//! what will change (the save path's preview: old → new, the file's diff) and `Enter` again
+//! submits (the save job previews and commits — nothing waits in key handling); `Esc` leaves the form, never
 //! claiming the commit was cancelled, and the same key reopens it with its input (I-3); a save
 //! whose outcome is unknown blocks a resend until `Ctrl-X` closes recovery, which re-reads the
 //! catalogue and the source (I-4).
@@ -10,9 +15,10 @@
 use crate::actors::saves::SaveId;
 use crate::actors::system::runtime_form::FormIntent;
 use crate::protocol::outcome::{SaveClass, SaveOutcome};
-use crate::protocol::runtime::form::FormEdit;
+use crate::protocol::runtime::form::{self, FormEdit};
 use crate::protocol::runtime::{ModelTable, RuntimeConfigRaw};
 use crate::view::fetched::Fetched;
+use crate::view::field::{Bounded, Field};
 use crate::view::model::Model;
 use crate::view::saves::SavePhase;
 use crate::view::text::{fit_width, sanitize};
@@ -66,7 +72,7 @@ pub struct FormBase {
 #[derive(Debug, Clone)]
 pub struct FormUi {
     pub kind: FormKind,
-    pub fields: Vec<String>,
+    pub fields: Vec<Field>,
     pub focus: usize,
     /// When it opened: the source it opens on is the first raw config read observed since.
     pub opened_at: Instant,
@@ -74,12 +80,16 @@ pub struct FormUi {
     /// The save this form submitted (its receipt is shown; I-4).
     pub submitted: Option<SaveId>,
     /// Why the last `Enter` could not submit (shown until the next key).
-    pub problem: Option<&'static str>,
+    pub problem: Option<String>,
 }
+
+/// The largest context window MASC accepts for an override when the model's own is not in the
+/// opened text (MASC `max_keeper_context_tokens`).
+pub const MAX_CONTEXT_TOKENS: u64 = 1_000_000;
 
 impl FormUi {
     pub fn new(kind: FormKind) -> Self {
-        let fields = vec![String::new(); kind.labels().len()];
+        let fields = vec![Field::new(); kind.labels().len()];
         Self {
             kind,
             fields,
@@ -117,21 +127,41 @@ impl FormUi {
                 .find(|b| &b.runtime_id == runtime_id)
                 .and_then(|b| b.max_context_override)
         {
-            self.fields[0] = v.to_string();
+            self.fields[0].set(v.to_string());
         }
     }
 
-    /// The intent of this form, or why it cannot be submitted.
-    pub fn intent(&self) -> Result<FormIntent, &'static str> {
+    /// The bounds of the context override of `runtime_id`, from the text the form opened on.
+    fn context_bounds(&self, runtime_id: &str) -> Bounded {
+        let window = self
+            .base
+            .as_ref()
+            .and_then(|b| form::model_window(&b.source_text, runtime_id));
+        Bounded {
+            field: "max_context_override",
+            min: 1,
+            max: window.unwrap_or(MAX_CONTEXT_TOKENS),
+            max_source: match window {
+                Some(_) => format!(
+                    "the model's window: max_context of {}",
+                    sanitize(runtime_id)
+                ),
+                None => "the largest window MASC accepts".into(),
+            },
+        }
+    }
+
+    /// The intent of this form, or why it cannot be submitted (a number out of its bounds
+    /// names the bound).
+    pub fn intent(&self) -> Result<FormIntent, String> {
         let Some(base) = &self.base else {
-            return Err("runtime.toml not read yet");
+            return Err("runtime.toml not read yet".into());
         };
         let edit = match &self.kind {
             FormKind::ContextOverride { runtime_id } => {
-                let value: u64 = self.fields[0]
-                    .trim()
-                    .parse()
-                    .map_err(|_| "max_context_override must be a whole number")?;
+                let value = self
+                    .context_bounds(runtime_id)
+                    .parse(self.fields[0].text())?;
                 FormEdit::SetContextOverride {
                     runtime_id: runtime_id.clone(),
                     value,
@@ -141,9 +171,9 @@ impl FormUi {
                 runtime_id: runtime_id.clone(),
             },
             FormKind::AddAccount => {
-                let opt = |s: &String| Some(s.trim().to_string()).filter(|s| !s.is_empty());
+                let opt = |s: &Field| Some(s.text().trim().to_string()).filter(|s| !s.is_empty());
                 FormEdit::AddAccount {
-                    integration_id: self.fields[0].trim().to_string(),
+                    integration_id: self.fields[0].text().trim().to_string(),
                     group: opt(&self.fields[1]),
                     email: opt(&self.fields[2]),
                 }
@@ -232,10 +262,9 @@ pub fn lines(model: &Model, form: &FormUi, width: usize, theme: Theme) -> Vec<Li
         )),
     }
     for (i, label) in form.kind.labels().iter().enumerate() {
-        let cursor = if i == form.focus { "▏" } else { "" };
         out.push(Line::styled(
             fit_width(
-                &format!("│ {label:<22} {}{cursor}", sanitize(&form.fields[i])),
+                &format!("│ {label:<22} {}", form.fields[i].shown(i == form.focus)),
                 width,
             )
             .into_owned(),
@@ -246,16 +275,15 @@ pub fn lines(model: &Model, form: &FormUi, width: usize, theme: Theme) -> Vec<Li
             }),
         ));
     }
-    if let Some(problem) = form.problem {
-        out.push(Line::styled(
-            fit_width(&format!("│ {problem}"), width).into_owned(),
-            theme.style(Tone::Warn),
-        ));
+    if let Some(problem) = &form.problem {
+        for l in crate::view::text::wrap(&format!("│ {problem}"), width) {
+            out.push(Line::styled(l, theme.style(Tone::Warn)));
+        }
     }
     let phase = save_phase(model, form);
     let (text, tone) = match &phase {
         None => (
-            "│ Enter preview and save · Tab next field · Esc leave (input kept)".to_string(),
+            "│ Enter preview, Enter again save · typing replaces a selection (Ctrl-A/End edit it) · Tab next field · Esc leave (input kept)".to_string(),
             Tone::Dim,
         ),
         Some(p) => receipt_words(p, model, &FORM_HINTS),
@@ -465,17 +493,12 @@ pub fn key(
             form.focus = (form.focus + n - 1) % n;
             UiCommand::Repaint
         }
-        KeyCode::Backspace => {
-            if let Some(f) = form.fields.get_mut(form.focus) {
-                f.pop();
-            }
-            UiCommand::Repaint
-        }
         KeyCode::Enter => {
             if blocks_resend(&phase) {
                 // An unconfirmed (or still running) save blocks a resend (I-3).
-                form.problem =
-                    Some("not resent: the last save is in flight or ended; Ctrl-X closes it");
+                form.problem = Some(
+                    "not resent: the last save is in flight or ended; Ctrl-X closes it".into(),
+                );
                 return UiCommand::Repaint;
             }
             match form.intent() {
@@ -486,12 +509,7 @@ pub fn key(
                 }
             }
         }
-        KeyCode::Char(c) if !ctrl => {
-            if let Some(f) = form.fields.get_mut(form.focus) {
-                f.push(c);
-            }
-            UiCommand::Repaint
-        }
+        _ if form.fields.get_mut(form.focus).is_some_and(|f| f.key(key)) => UiCommand::Repaint,
         _ => UiCommand::None,
     }
 }

@@ -438,6 +438,11 @@ impl super::screen::Screen for SystemUi {
             Seen::Restarted(_) => return,
             Seen::Key | Seen::Identity => {}
         }
+        // A revision conflict that just landed (or `C`) opens its three-way view.
+        if let Some(layer) = raw::open_conflict(&mut self.raw) {
+            super::conflict::open(ui, layer);
+            cx.repaint();
+        }
         // A tab switch, a palette jump or a roster read arriving later starts or stops the
         // Keeper panes' read.
         if let Some(cmd) = keeper_panes::owed(self, ui, cx.model()) {

@@ -17,6 +17,13 @@
 //!   it); `U` takes the new read's text too (the server's file replaces the draft; `e` edits
 //!   it). A read in flight when the receipt landed never counts (J-3), and a base picked before
 //!   it is gone with the release.
+//! - A revision conflict (§9.4 409, whose body carries the server's file) never overwrites
+//!   silently: it opens the three-way view (`screens::conflict`: the draft, the base it was
+//!   edited from, the server's file now) where the operator rebases the draft's changes onto
+//!   the server's file (then `S` previews and sends it like any save), takes theirs, or
+//!   overwrites — only after a confirmation naming exactly what of theirs is lost. `C`
+//!   reopens the view, and `u` while a conflict stands opens it too (it would otherwise keep
+//!   the stale text on the new base).
 //! - `X` discards the draft; the next `e` reads afresh (J-4: never the cached source).
 //! - A late receipt ends only the draft owner that sent it; a newer edit is never cleared by an
 //!   older save's success (J-2).
@@ -34,7 +41,9 @@ use crate::view::command::UiCommand;
 use crate::view::editor::{EditOutcome, EditPurpose, EditRequest, EditResult};
 use crate::view::fetched::Observed;
 use crate::view::model::Model;
+use crate::view::save_path::diff;
 use crate::view::saves::SavePhase;
+use crate::view::screens::conflict::{ConflictLayer, ThreeWay};
 use std::sync::Arc;
 
 mod lines;
@@ -76,6 +85,20 @@ pub struct RawDraft {
     pub sent: Option<RawSent>,
     /// The save whose receipt released the base: a base must come from a read after it.
     pub released_by: Option<SaveId>,
+    /// A revision conflict's three texts (the draft, its base, the server's file then), until
+    /// the operator resolves it; the server's path with them.
+    pub conflict: Option<(ThreeWay, String)>,
+}
+
+/// A choice in a conflict's three-way view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolution {
+    /// The draft's changes made again on the server's file.
+    Rebase,
+    /// The server's file replaces the draft.
+    TakeTheirs,
+    /// The draft is sent on the server's revision (after the confirmation of what is lost).
+    Overwrite,
 }
 
 impl RawDraft {
@@ -108,6 +131,8 @@ pub struct RawUi {
     /// Why the last key did nothing (shown until the next raw key).
     pub problem: Option<&'static str>,
     owners: u64,
+    /// The standing conflict's view was opened (`C` opens it again).
+    pub conflict_shown: bool,
 }
 
 impl RawUi {
@@ -168,6 +193,10 @@ pub fn key(raw: &mut RawUi, model: &Model, key: crossterm::event::KeyEvent) -> O
     let cmd = match key.code {
         KeyCode::Char('e') => edit(raw, model),
         KeyCode::Char('S') => retry(raw, model),
+        KeyCode::Char('C') | KeyCode::Char('u') if conflict_view(raw).is_some() => {
+            raw.conflict_shown = false;
+            UiCommand::Repaint
+        }
         KeyCode::Char('u') => adopt(raw, model, false),
         KeyCode::Char('U') => adopt(raw, model, true),
         KeyCode::Char('X') => discard(raw, model),
@@ -298,6 +327,8 @@ pub enum RawEvent {
         intent: crate::actors::system::runtime_raw::RawIntent,
         owner: u64,
     },
+    /// A choice in the three-way view of a conflict (`screens::conflict`).
+    Resolve(Resolution),
 }
 
 impl crate::view::screens::local::LocalEvent for RawEvent {
@@ -320,6 +351,7 @@ impl crate::view::screens::local::LocalEvent for RawEvent {
                     Some(format!("runtime.toml: {sent}"))
                 }
             }
+            Self::Resolve(choice) => resolved(ui, fx, *choice),
             Self::Submit { intent, owner } => {
                 let said = notice(fx.submit(SaveRequest::new::<RuntimeRaw>(intent.clone())));
                 // The save this owner now waits on: the one just submitted, or the one in
@@ -348,6 +380,114 @@ impl crate::view::screens::local::LocalEvent for RawEvent {
 }
 
 /// A save was submitted (or shared) for `owner`: the draft remembers it.
+
+/// Runs a choice of the conflict's three-way view: the view closes, the draft moves onto the
+/// server's file, and an overwrite is submitted — confirmed already by its own confirmation
+/// (what of theirs is lost). The notice to show.
+fn resolved(
+    ui: &mut crate::view::screens::Ui,
+    fx: &mut crate::view::effects::Effects<'_>,
+    choice: Resolution,
+) -> Option<String> {
+    use crate::actors::system::runtime_raw::RuntimeRaw;
+    use crate::view::save_path::SaveRequest;
+    ui.layers.remove::<ConflictLayer>();
+    let system = ui.screen_mut::<super::SystemUi>()?;
+    let owner = system.raw.draft.as_ref().map_or(0, |d| d.owner);
+    match resolve(&mut system.raw, fx.model, choice) {
+        Err(words) => Some(words),
+        Ok(None) if choice == Resolution::Rebase => Some(
+            "runtime.toml: your changes rebased on the server's file · S previews and sends · e edits"
+                .into(),
+        ),
+        Ok(None) => Some("runtime.toml: the server's file replaced the draft · e edits it".into()),
+        Ok(Some(intent)) => {
+            let owner = system.raw.draft.as_ref().map_or(owner, |d| d.owner);
+            if choice == Resolution::Overwrite {
+                fx.confirmed(SaveRequest::new::<RuntimeRaw>(intent.clone()));
+            }
+            crate::view::screens::local::LocalEvent::run(&RawEvent::Submit { intent, owner }, ui, fx);
+            None
+        }
+    }
+}
+
+/// The three-way view of the standing conflict, once (after its receipt, or `C`).
+pub fn conflict_view(raw: &RawUi) -> Option<&ThreeWay> {
+    raw.draft
+        .as_ref()
+        .and_then(|d| d.conflict.as_ref())
+        .map(|(three, _)| three)
+}
+
+/// The conflict's layer when it is due to open (its receipt just landed, or `C`).
+pub fn open_conflict(raw: &mut RawUi) -> Option<ConflictLayer> {
+    if raw.conflict_shown {
+        return None;
+    }
+    let three = conflict_view(raw)?.clone();
+    raw.conflict_shown = true;
+    let choice = |r| UiCommand::local(RawEvent::Resolve(r));
+    Some(ConflictLayer::new(
+        three,
+        choice(Resolution::Rebase),
+        choice(Resolution::TakeTheirs),
+        choice(Resolution::Overwrite),
+    ))
+}
+
+/// A choice of the three-way view: the draft on the server's file (rebased, theirs, or as it
+/// is), and the save to submit now (an overwrite's, confirmed by its own confirmation; a
+/// rebased draft waits for `S`). `Err(words)` when the choice cannot be made.
+pub fn resolve(
+    raw: &mut RawUi,
+    model: &Model,
+    choice: Resolution,
+) -> Result<Option<RawIntent>, String> {
+    let owner = raw.next_owner();
+    let generation = model.system.config_reads.shown_generation().unwrap_or(0);
+    let Some(draft) = raw.draft.as_mut() else {
+        return Err("runtime.toml: no draft".into());
+    };
+    let Some((three, path)) = draft.conflict.clone() else {
+        return Err("runtime.toml: no conflict to resolve".into());
+    };
+    let text = match choice {
+        Resolution::Rebase => diff::rebase(&three.base, &three.draft, &three.current).map_err(
+            |overlap| {
+                let lines: Vec<String> = overlap
+                    .base_lines
+                    .iter()
+                    .map(|(a, b)| if a == b { format!("{a}") } else { format!("{a}–{b}") })
+                    .collect();
+                format!(
+                    "runtime.toml: not rebased — both sides changed line(s) {} of the base; C shows the three views (t takes theirs, e edits the draft)",
+                    lines.join(", ")
+                )
+            },
+        )?,
+        Resolution::TakeTheirs => three.current.clone(),
+        Resolution::Overwrite => three.draft.clone(),
+    };
+    draft.owner = owner;
+    draft.text = text;
+    draft.base = Some(RawBase {
+        path,
+        revision: three.current_revision.clone(),
+        generation,
+    });
+    draft.base_text = Some(three.current.clone());
+    draft.released_by = None;
+    draft.conflict = None;
+    raw.conflict_shown = false;
+    Ok(match choice {
+        // A rebased draft is sent by `S`, previewed like any save.
+        Resolution::TakeTheirs | Resolution::Rebase => None,
+        Resolution::Overwrite => draft.intent(),
+    })
+}
+
+/// The actor submitted (or shared) a save for `owner`: the draft remembers it.
 pub fn submitted(raw: &mut RawUi, owner: u64, save_id: SaveId) {
     if let Some(draft) = raw.draft.as_mut().filter(|d| d.owner == owner) {
         draft.sent = Some(RawSent {
@@ -381,6 +521,7 @@ pub fn follow_reads(raw: &mut RawUi, model: &Model) -> Option<EditRequest> {
             base_text: Some(value.source_text.clone()),
             sent: None,
             released_by: None,
+            conflict: None,
         });
         return Some(EditRequest::new(
             EditPurpose::RuntimeConfig,
@@ -423,7 +564,22 @@ fn apply_receipt(raw: &mut RawUi, model: &Model) {
             raw.draft = None;
             raw.finished = Some(save_id);
         }
-        SaveOutcome::OutcomeUnknown { .. } | SaveOutcome::Conflict { .. } => {
+        SaveOutcome::Conflict { current } => {
+            // The three texts are kept for the three-way view before the base is released.
+            draft.conflict = Some((
+                ThreeWay {
+                    name: "runtime.toml".into(),
+                    base: draft.base_text.clone().unwrap_or_default(),
+                    draft: draft.text.clone(),
+                    current: current.source_text,
+                    current_revision: current.source_revision,
+                },
+                current.source_path,
+            ));
+            draft.release(&save_id);
+            raw.conflict_shown = false;
+        }
+        SaveOutcome::OutcomeUnknown { .. } => {
             draft.release(&save_id);
         }
         // Refused before any effect: the draft and its base stay; `S` or `e` fix and resend.
@@ -447,6 +603,7 @@ pub fn edited(raw: &mut RawUi, model: &Model, result: EditResult) -> (UiCommand,
                 base_text: None,
                 sent: None,
                 released_by: None,
+                conflict: None,
             });
             draft.owner = owner;
             draft.text = text;
