@@ -410,3 +410,174 @@ fn j2_a_draft_of_another_workspace_is_never_sent_or_rebased_here() {
     // An edit that comes back there is kept, not sent.
     assert_eq!(edited(&mut ui, &m, "[runtime]\n"), UiCommand::Repaint);
 }
+
+const BASE3: &str = "[runtime]\ndefault = \"acme.big\"\n\n[limits]\nturns = 8\n";
+const MINE3: &str = "[runtime]\ndefault = \"acme.mine\"\n\n[limits]\nturns = 8\n";
+const THEIRS3: &str = "[runtime]\ndefault = \"acme.big\"\n\n[limits]\nturns = 12\n";
+
+/// A draft of `MINE3` on `BASE3` (REV1) whose save ends in a revision conflict: the server
+/// holds `THEIRS3` at REV2.
+fn conflicted(m: &mut Model, ui: &mut Ui) {
+    assert_eq!(
+        handle_key(ui, m, ch('e')),
+        UiCommand::local(RawEvent::Read)
+    );
+    read_lands(m, 1, raw_body(REV1, BASE3, REV1));
+    reacted_edit(ui, m).expect("the editor opens on the fresh read");
+    let (intent, owner) = submit_of(edited(ui, m, MINE3));
+    let id = submitted(m, ui, &intent, owner);
+    receipt_lands(
+        m,
+        ui,
+        &id,
+        &intent,
+        SaveOutcome::Conflict {
+            current: RuntimeConfigCurrent {
+                source_path: PATH.into(),
+                source_text: THEIRS3.into(),
+                source_revision: REV2.into(),
+            },
+        },
+    );
+}
+
+fn resolved(ui: &mut Ui, m: &Model, cmd: UiCommand) -> Result<Option<RawIntent>, String> {
+    match cmd.as_local::<RawEvent>() {
+        Some(RawEvent::Resolve(choice)) => raw::resolve(&mut ui.system_mut().raw, m, *choice),
+        _ => panic!("not a resolution: {cmd:?}"),
+    }
+}
+
+/// Three-way conflict (§9.4 409 carries the server's file): the conflict opens the three views
+/// (yours, theirs, lost by an overwrite); the reported bug — `u` then `S` after a conflict
+/// committed the stale draft over the other operator's commit — cannot happen: `u` reopens the
+/// three views, and an overwrite commits only after its own confirmation naming their lines.
+#[test]
+fn j2_a_conflict_shows_three_views_and_u_never_commits_the_stale_draft() {
+    use masc_tui::view::screens::confirm::ConfirmLayer;
+    use masc_tui::view::screens::conflict::ConflictLayer;
+    let mut m = model();
+    let mut ui = ui();
+    conflicted(&mut m, &mut ui);
+    let layer = ui
+        .layer::<ConflictLayer>()
+        .expect("the three-way view opens");
+    assert_eq!(layer.three.base, BASE3);
+    assert_eq!(layer.three.draft, MINE3);
+    assert_eq!(layer.three.current, THEIRS3);
+    let shown = |ui: &Ui| {
+        ui.layer::<ConflictLayer>()
+            .unwrap()
+            .lines(76)
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(shown(&ui).contains("+turns = 12"), "{}", shown(&ui));
+    handle_key(&mut ui, &m, ch('1'));
+    assert!(
+        shown(&ui).contains("+default = \"acme.mine\""),
+        "{}",
+        shown(&ui)
+    );
+    // Esc keeps the draft; `u` (which would keep the stale text on the new base) reopens the
+    // three views instead; `S` sends nothing while the conflict stands (the base is released).
+    assert_eq!(
+        handle_key(
+            &mut ui,
+            &m,
+            crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Esc)
+        ),
+        UiCommand::Repaint
+    );
+    assert!(ui.layer::<ConflictLayer>().is_none());
+    assert_eq!(ui.system().raw.draft.as_ref().unwrap().text, MINE3);
+    assert_eq!(handle_key(&mut ui, &m, ch('S')), UiCommand::Repaint);
+    assert_eq!(handle_key(&mut ui, &m, ch('u')), UiCommand::Repaint);
+    react_detached(&mut ui, &mut m, Seen::Key);
+    assert!(
+        ui.layer::<ConflictLayer>().is_some(),
+        "u reopens the three views"
+    );
+    // `o` previews what of theirs is lost; nothing is chosen until `o` again.
+    assert_eq!(handle_key(&mut ui, &m, ch('o')), UiCommand::Repaint);
+    let confirm = ui
+        .layer::<ConfirmLayer>()
+        .expect("the overwrite's own confirmation");
+    assert!(
+        confirm.preview.text().contains("-turns = 12"),
+        "{}",
+        confirm.preview.text()
+    );
+    let overwrite = handle_key(&mut ui, &m, ch('o'));
+    let intent = resolved(&mut ui, &m, overwrite)
+        .unwrap()
+        .expect("an overwrite submits");
+    assert_eq!(intent.revision, REV2, "on the server's revision");
+    assert_eq!(intent.text, MINE3);
+}
+
+/// Rebase makes the draft's changes again on the server's file (theirs kept), then `S` sends it
+/// on the server's revision; take theirs replaces the draft with the server's file.
+#[test]
+fn j2_a_conflict_rebases_or_takes_theirs() {
+    let mut m = model();
+    let mut ui = ui();
+    conflicted(&mut m, &mut ui);
+    let rebase = handle_key(&mut ui, &m, ch('r'));
+    assert_eq!(
+        resolved(&mut ui, &m, rebase),
+        Ok(None),
+        "a rebase waits for S"
+    );
+    let merged = "[runtime]\ndefault = \"acme.mine\"\n\n[limits]\nturns = 12\n";
+    assert_eq!(ui.system().raw.draft.as_ref().unwrap().text, merged);
+    let (intent, _) = submit_of(handle_key(&mut ui, &m, ch('S')));
+    assert_eq!(
+        (intent.revision.as_str(), intent.text.as_str()),
+        (REV2, merged)
+    );
+
+    let mut m = model();
+    let mut ui = crate::view_runtime_form::ui();
+    conflicted(&mut m, &mut ui);
+    let theirs = handle_key(&mut ui, &m, ch('t'));
+    assert_eq!(resolved(&mut ui, &m, theirs), Ok(None));
+    let draft = ui.system().raw.draft.as_ref().unwrap();
+    assert_eq!(draft.text, THEIRS3);
+    assert_eq!(draft.base.as_ref().unwrap().revision, REV2);
+}
+
+/// A rebase whose two sides changed the same line is refused, naming the line; the draft stays.
+#[test]
+fn j2_a_rebase_of_overlapping_changes_is_refused_with_the_lines() {
+    let mut m = model();
+    let mut ui = ui();
+    assert_eq!(
+        handle_key(&mut ui, &m, ch('e')),
+        UiCommand::local(RawEvent::Read)
+    );
+    read_lands(&mut m, 1, raw_body(REV1, BASE3, REV1));
+    reacted_edit(&mut ui, &mut m).unwrap();
+    let (intent, owner) = submit_of(edited(&mut ui, &m, MINE3));
+    let id = submitted(&mut m, &mut ui, &intent, owner);
+    let other = "[runtime]\ndefault = \"acme.other\"\n\n[limits]\nturns = 8\n";
+    receipt_lands(
+        &mut m,
+        &mut ui,
+        &id,
+        &intent,
+        SaveOutcome::Conflict {
+            current: RuntimeConfigCurrent {
+                source_path: PATH.into(),
+                source_text: other.into(),
+                source_revision: REV2.into(),
+            },
+        },
+    );
+    let rebase = handle_key(&mut ui, &m, ch('r'));
+    let refused = resolved(&mut ui, &m, rebase).unwrap_err();
+    assert!(refused.contains("line(s) 2"), "{refused}");
+    assert_eq!(ui.system().raw.draft.as_ref().unwrap().text, MINE3);
+}
