@@ -31,6 +31,11 @@ fn demo_with_rondo_paused() -> PtySession {
     );
     session.send(b"p");
     session.wait_for_text("rondo: pause: sent");
+    // The pause sent offers to unbind rondo's bindings too, as its own confirmation naming
+    // them; any key but `y` leaves them.
+    session.wait_for_text("y to also unbind rondo's 5 connector binding(s)");
+    session.send(b"n");
+    session.wait_for_text("cancelled: also unbind rondo's 5 connector binding(s) — nothing sent");
     row_shows(&session, "rondo", "paused");
     session
 }
@@ -51,6 +56,9 @@ fn pty_pause_then_wake_a_demo_keeper_and_the_roster_follows() {
     session.wait_for_text("s again to shutdown sangsu");
     session.send(b"s");
     session.wait_for_text("sangsu: shutdown: shut down");
+    session.wait_for_text("y to also unbind sangsu's 4 connector binding(s)");
+    session.send(b"n");
+    session.wait_for_text("nothing sent");
     row_shows(&session, "sangsu", "stopped");
 
     session.quit_q_q();
