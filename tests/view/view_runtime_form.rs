@@ -374,3 +374,136 @@ fn i5_a_receipt_of_another_workspace_is_rejected() {
     );
     assert!(m.system.forms.get(&id).unwrap().phase.in_flight());
 }
+
+const REV2: &str = "2222222222222222222222222222222222222222222222222222222222222222";
+const BASE_TEXT: &str = "[[models]]\nruntime_id = \"acme.big\"\nmax_context_override = 150000\n";
+/// What another operator committed meanwhile: a second model.
+const THEIRS_TEXT: &str = "[[models]]\nruntime_id = \"acme.big\"\nmax_context_override = 150000\n\n[[models]]\nruntime_id = \"acme.small\"\n";
+
+/// A form setting the override to 180000 whose save ended in a revision conflict.
+fn conflicted_form(m: &mut Model, ui: &mut Ui) -> FormIntent {
+    use masc_tui::view::screens::react::{Seen, react_detached};
+    handle_key(ui, m, key(KeyCode::Enter));
+    config_lands(m, ui, 1);
+    for c in "180000".chars() {
+        handle_key(ui, m, ch(c));
+    }
+    let intent = submitted(handle_key(ui, m, key(KeyCode::Enter)));
+    let id = SaveId::fresh();
+    ui.system_mut().forms.open.as_mut().unwrap().submitted = Some(id.clone());
+    receipt_lands(
+        m,
+        &id,
+        intent.clone(),
+        SaveOutcome::Conflict {
+            current: RuntimeConfigCurrent {
+                source_path: "/srv/config/runtime.toml".into(),
+                source_text: THEIRS_TEXT.into(),
+                source_revision: REV2.into(),
+            },
+        },
+    );
+    react_detached(ui, m, Seen::Delivered);
+    intent
+}
+
+/// A form's revision conflict (§9.4 409) opens the three views — the form's edit, their
+/// change, what an overwrite loses — and rebase makes the form's edit again on the server's
+/// file: `Enter` then submits it on the server's revision, their model kept.
+#[test]
+fn i25_a_form_conflict_shows_three_views_and_rebases_the_edit_on_their_file() {
+    use masc_tui::view::screens::conflict::{ConflictLayer, Resolution};
+    use masc_tui::view::screens::system::form;
+    let mut m = model();
+    let mut ui = ui();
+    conflicted_form(&mut m, &mut ui);
+    let layer = ui.layer::<ConflictLayer>().expect("the three views open");
+    assert_eq!(layer.three.base, BASE_TEXT);
+    assert!(layer.three.draft.contains("max_context_override = 180000"));
+    assert_eq!(layer.three.current, THEIRS_TEXT);
+    // Esc closes the view; Enter on the conflicted form opens it again, sending nothing.
+    handle_key(&mut ui, &m, key(KeyCode::Esc));
+    assert!(ui.layer::<ConflictLayer>().is_none());
+    assert_eq!(
+        handle_key(&mut ui, &m, key(KeyCode::Enter)),
+        UiCommand::Repaint
+    );
+    masc_tui::view::screens::react::react_detached(
+        &mut ui,
+        &mut m,
+        masc_tui::view::screens::react::Seen::Key,
+    );
+    assert!(ui.layer::<ConflictLayer>().is_some());
+    assert_eq!(
+        handle_key(&mut ui, &m, ch('r')),
+        UiCommand::local(FormEvent::Resolve(Resolution::Rebase))
+    );
+    assert_eq!(
+        form::resolve(&mut ui.system_mut().forms, &m, Resolution::Rebase),
+        Ok(form::Resolved::Rebased)
+    );
+    let again = submitted(handle_key(&mut ui, &m, key(KeyCode::Enter)));
+    assert_eq!(again.opening_revision, REV2);
+    assert_eq!(again.source_text, THEIRS_TEXT, "their model kept");
+    assert_eq!(
+        again.edit,
+        FormEdit::SetContextOverride {
+            runtime_id: "acme.big".into(),
+            value: 180_000
+        }
+    );
+}
+
+/// An overwrite of a form's conflict commits only after its own confirmation, which names the
+/// lines of theirs it loses; the overwrite is then registered at once (no second preview) on
+/// the server's revision with the text the form opened on.
+#[test]
+fn i25_a_form_overwrite_needs_its_own_confirmation_naming_what_is_lost() {
+    use masc_tui::view::effects::Effects;
+    use masc_tui::view::screens::confirm::ConfirmLayer;
+    use masc_tui::view::screens::conflict::Resolution;
+    use masc_tui::view::screens::local::LocalEvent;
+    let mut m = model();
+    let mut ui = ui();
+    let sent = conflicted_form(&mut m, &mut ui);
+    assert_eq!(handle_key(&mut ui, &m, ch('o')), UiCommand::Repaint);
+    let lost = ui
+        .layer::<ConfirmLayer>()
+        .expect("the overwrite's confirmation")
+        .preview
+        .text();
+    assert!(lost.contains("-runtime_id = \"acme.small\""), "{lost}");
+    let cmd = handle_key(&mut ui, &m, ch('o'));
+    let Some(event) = cmd.as_local::<FormEvent>().cloned() else {
+        panic!("{cmd:?}")
+    };
+    assert_eq!(event, FormEvent::Resolve(Resolution::Overwrite));
+    let mut fx = Effects::detached(&mut m, Theme { color: false });
+    event.run(&mut ui, &mut fx);
+    let id = ui
+        .system()
+        .forms
+        .open
+        .as_ref()
+        .and_then(|f| f.submitted.clone())
+        .expect("the form follows the overwrite");
+    let entry = m.system.forms.get(&id).expect("registered: committed");
+    assert_eq!(entry.intent.opening_revision, REV2);
+    assert_eq!(entry.intent.source_text, sent.source_text);
+    assert!(ui.layer::<ConfirmLayer>().is_none(), "no second preview");
+}
+
+/// Take theirs closes the form: the server's file stands.
+#[test]
+fn i25_a_form_conflict_take_theirs_closes_the_form() {
+    use masc_tui::view::screens::conflict::Resolution;
+    use masc_tui::view::screens::system::form;
+    let mut m = model();
+    let mut ui = ui();
+    conflicted_form(&mut m, &mut ui);
+    assert_eq!(
+        form::resolve(&mut ui.system_mut().forms, &m, Resolution::TakeTheirs),
+        Ok(form::Resolved::Theirs)
+    );
+    assert!(ui.system().forms.open.is_none());
+}

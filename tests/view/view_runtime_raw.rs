@@ -418,10 +418,7 @@ const THEIRS3: &str = "[runtime]\ndefault = \"acme.big\"\n\n[limits]\nturns = 12
 /// A draft of `MINE3` on `BASE3` (REV1) whose save ends in a revision conflict: the server
 /// holds `THEIRS3` at REV2.
 fn conflicted(m: &mut Model, ui: &mut Ui) {
-    assert_eq!(
-        handle_key(ui, m, ch('e')),
-        UiCommand::local(RawEvent::Read)
-    );
+    assert_eq!(handle_key(ui, m, ch('e')), UiCommand::local(RawEvent::Read));
     read_lands(m, 1, raw_body(REV1, BASE3, REV1));
     reacted_edit(ui, m).expect("the editor opens on the fresh read");
     let (intent, owner) = submit_of(edited(ui, m, MINE3));

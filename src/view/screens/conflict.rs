@@ -75,6 +75,17 @@ fn short(revision: &str) -> &str {
     revision.get(..12).unwrap_or(revision)
 }
 
+/// A choice in a conflict's three-way view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolution {
+    /// The draft's changes made again on the server's file.
+    Rebase,
+    /// The server's file replaces the draft.
+    TakeTheirs,
+    /// The draft is sent on the server's revision (after the confirmation of what is lost).
+    Overwrite,
+}
+
 /// Which comparison the layer shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConflictView {

@@ -17,10 +17,12 @@ use crate::actors::system::runtime_form::FormIntent;
 use crate::protocol::outcome::{SaveClass, SaveOutcome};
 use crate::protocol::runtime::form::{self, FormEdit};
 use crate::protocol::runtime::{ModelTable, RuntimeConfigRaw};
+use crate::view::command::UiCommand;
 use crate::view::fetched::Fetched;
 use crate::view::field::{Bounded, Field};
 use crate::view::model::Model;
 use crate::view::saves::SavePhase;
+use crate::view::screens::conflict::{ConflictLayer, Resolution, ThreeWay};
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};
 use ratatui::text::Line;
@@ -81,6 +83,9 @@ pub struct FormUi {
     pub submitted: Option<SaveId>,
     /// Why the last `Enter` could not submit (shown until the next key).
     pub problem: Option<String>,
+    /// The save whose revision conflict's three-way view was opened (once per conflict;
+    /// `Enter` opens it again).
+    pub conflict_shown: Option<SaveId>,
 }
 
 /// The largest context window MASC accepts for an override when the model's own is not in the
@@ -98,6 +103,7 @@ impl FormUi {
             base: None,
             submitted: None,
             problem: None,
+            conflict_shown: None,
         }
     }
 
@@ -311,7 +317,7 @@ pub(super) struct ReceiptHints {
 const FORM_HINTS: ReceiptHints = ReceiptHints {
     retry: "fix and Enter again",
     done: "Ctrl-X close",
-    conflict: "Ctrl-X closes and re-reads",
+    conflict: "Enter shows the three views (rebase, take theirs, overwrite) · Ctrl-X closes and re-reads",
     unknown: "not resent; Ctrl-X closes recovery and re-reads",
 };
 
@@ -401,6 +407,107 @@ pub fn adopt_source(forms: &mut Forms, model: &Model) {
     }
 }
 
+/// The open form's save ended in a revision conflict (§9.4 409 carries the server's file):
+/// its three texts — the text the form opened on, the form's edit made on it, the server's
+/// file now — and the intent that was sent.
+pub fn conflict_of(model: &Model, form: &FormUi) -> Option<(ThreeWay, FormIntent)> {
+    let id = form.submitted.as_ref()?;
+    let entry = model.system.forms.get(id)?;
+    let (SavePhase::Ended(SaveOutcome::Conflict { current })
+    | SavePhase::Restored(SaveOutcome::Conflict { current })) = &entry.phase
+    else {
+        return None;
+    };
+    let intent = &entry.intent;
+    let draft = match form::apply(&intent.source_text, &intent.edit) {
+        Ok(form::Edited::Changed(text)) => text,
+        Ok(form::Edited::Unchanged) | Err(_) => intent.source_text.clone(),
+    };
+    Some((
+        ThreeWay {
+            name: "runtime.toml".into(),
+            base: intent.source_text.clone(),
+            draft,
+            current: current.source_text.clone(),
+            current_revision: current.source_revision.clone(),
+        },
+        intent.clone(),
+    ))
+}
+
+/// The three-way view of the open form's conflict when it is due to open (its receipt just
+/// landed, or `Enter` on the conflicted form).
+pub fn open_conflict(forms: &mut Forms, model: &Model) -> Option<ConflictLayer> {
+    let form = forms.open.as_mut()?;
+    let (three, _) = conflict_of(model, form)?;
+    if form.conflict_shown.is_some() && form.conflict_shown == form.submitted {
+        return None;
+    }
+    form.conflict_shown = form.submitted.clone();
+    let choice = |r| UiCommand::local(FormEvent::Resolve(r));
+    Some(ConflictLayer::new(
+        three,
+        choice(Resolution::Rebase),
+        choice(Resolution::TakeTheirs),
+        choice(Resolution::Overwrite),
+    ))
+}
+
+/// What a conflict's choice did to the form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolved {
+    /// The form now stands on the server's file (its edit is sent by `Enter`, previewed).
+    Rebased,
+    /// The form is closed; the server's file stands.
+    Theirs,
+    /// The text the form opened on, with its edit, is to be written on the server's revision.
+    Overwrite(FormIntent),
+}
+
+/// A choice of the form's conflict: rebase makes the form's edit again on the server's file
+/// (refused, naming why, when it no longer applies there), theirs closes the form, overwrite
+/// gives the save that writes the form's text over theirs.
+pub fn resolve(forms: &mut Forms, model: &Model, choice: Resolution) -> Result<Resolved, String> {
+    let Some(form) = forms.open.as_mut() else {
+        return Err("runtime.toml: no form open".into());
+    };
+    let Some((three, intent)) = conflict_of(model, form) else {
+        return Err("runtime.toml: no conflict to resolve".into());
+    };
+    match choice {
+        Resolution::Rebase => {
+            form::apply(&three.current, &intent.edit).map_err(|e| {
+                format!(
+                    "runtime.toml: not rebased — the form's edit does not apply to the server's file: {}",
+                    sanitize(&e.to_string())
+                )
+            })?;
+            form.base = Some(FormBase {
+                path: intent.path.clone(),
+                revision: three.current_revision.clone(),
+                source_text: three.current.clone(),
+            });
+            form.submitted = None;
+            form.conflict_shown = None;
+            Ok(Resolved::Rebased)
+        }
+        Resolution::TakeTheirs => {
+            let kind = form.kind.clone();
+            forms.open = None;
+            forms.left.remove(&kind);
+            Ok(Resolved::Theirs)
+        }
+        Resolution::Overwrite => {
+            form.submitted = None;
+            form.conflict_shown = None;
+            Ok(Resolved::Overwrite(FormIntent {
+                opening_revision: three.current_revision,
+                ..intent
+            }))
+        }
+    }
+}
+
 /// What a form key asks that needs the model and the sources (I-1…I-4).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FormEvent {
@@ -411,6 +518,8 @@ pub enum FormEvent {
     Submit(FormIntent),
     /// `Ctrl-X` after a terminal result: recovery closed; re-read the catalogue and the source.
     CloseRecovery,
+    /// A choice in the three-way view of the form's revision conflict (`screens::conflict`).
+    Resolve(Resolution),
 }
 
 impl crate::view::screens::local::LocalEvent for FormEvent {
@@ -428,10 +537,40 @@ impl crate::view::screens::local::LocalEvent for FormEvent {
                 let _ = fx.demand(&RUNTIME_CONFIG);
                 Some("recovery closed; re-reading the catalogue and runtime.toml".into())
             }
+            Self::Resolve(choice) => {
+                ui.layers.remove::<ConflictLayer>();
+                let forms = ui.screen_mut::<super::SystemUi>().map(|s| &mut s.forms);
+                match forms.map(|forms| resolve(forms, fx.model, *choice)) {
+                    None => None,
+                    Some(Err(words)) => Some(words),
+                    Some(Ok(Resolved::Rebased)) => Some(
+                        "runtime.toml: the form's edit made again on the server's file · Enter previews and sends"
+                            .into(),
+                    ),
+                    Some(Ok(Resolved::Theirs)) => {
+                        let _ = fx.demand(&RUNTIME);
+                        let _ = fx.demand(&RUNTIME_CONFIG);
+                        Some("runtime.toml: the server's file stands; the form is closed and re-read".into())
+                    }
+                    Some(Ok(Resolved::Overwrite(intent))) => {
+                        // Confirmed by the overwrite's own confirmation (what is lost).
+                        let request = SaveRequest::new::<RuntimeForm>(intent.clone());
+                        fx.confirmed(request);
+                        crate::view::screens::local::LocalEvent::run(
+                            &Self::Submit(intent),
+                            ui,
+                            fx,
+                        );
+                        return;
+                    }
+                }
+            }
             Self::Submit(intent) => {
                 let submitted = fx.submit(SaveRequest::new::<RuntimeForm>(intent.clone()));
                 // The form follows the save it sent, or the one in flight it shares (I-1).
                 let followed = match &submitted {
+                    // A staged save (its preview open) is followed once it is committed.
+                    Ok(s) if s.staged.is_some() => None,
                     Ok(s) => Some(s.save_id.clone()),
                     Err(refusal) => match &refusal.why {
                         Refused::InFlight(id) | Refused::NoHub { save_id: id, .. } => {
@@ -491,6 +630,11 @@ pub fn key(
         KeyCode::BackTab | KeyCode::Up => {
             let n = form.fields.len().max(1);
             form.focus = (form.focus + n - 1) % n;
+            UiCommand::Repaint
+        }
+        KeyCode::Enter if conflict_of(model, form).is_some() => {
+            // The conflict's three views again (the reaction hook opens them).
+            form.conflict_shown = None;
             UiCommand::Repaint
         }
         KeyCode::Enter => {

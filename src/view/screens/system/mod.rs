@@ -439,7 +439,11 @@ impl super::screen::Screen for SystemUi {
             Seen::Key | Seen::Identity => {}
         }
         // A revision conflict that just landed (or `C`) opens its three-way view.
-        if let Some(layer) = raw::open_conflict(&mut self.raw) {
+        let form_conflict = form::open_conflict(&mut self.forms, cx.model());
+        for layer in [raw::open_conflict(&mut self.raw), form_conflict]
+            .into_iter()
+            .flatten()
+        {
             super::conflict::open(ui, layer);
             cx.repaint();
         }

@@ -43,6 +43,7 @@ use crate::view::fetched::Observed;
 use crate::view::model::Model;
 use crate::view::save_path::diff;
 use crate::view::saves::SavePhase;
+pub use crate::view::screens::conflict::Resolution;
 use crate::view::screens::conflict::{ConflictLayer, ThreeWay};
 use std::sync::Arc;
 
@@ -88,17 +89,6 @@ pub struct RawDraft {
     /// A revision conflict's three texts (the draft, its base, the server's file then), until
     /// the operator resolves it; the server's path with them.
     pub conflict: Option<(ThreeWay, String)>,
-}
-
-/// A choice in a conflict's three-way view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Resolution {
-    /// The draft's changes made again on the server's file.
-    Rebase,
-    /// The server's file replaces the draft.
-    TakeTheirs,
-    /// The draft is sent on the server's revision (after the confirmation of what is lost).
-    Overwrite,
 }
 
 impl RawDraft {
