@@ -2,7 +2,8 @@
 //! chat-screen.md C-36, C-44, C-63): `masc-tui demo`, rondo's chat, a message asking for the
 //! demo's long reply, `/interrupt` (or Esc, which the footer offers as `Esc:interrupt`) while it
 //! streams — the turn ends as interrupted (a `○` status, never the Keeper's reply and never an
-//! error row), the reply's end never appears, and Esc then goes back.
+//! error row), the reply's end never appears, and Esc then goes back (not within a second of the
+//! turn's end).
 
 // Helpers below assert like the tests they serve.
 #![allow(clippy::expect_used, clippy::panic)]
@@ -52,6 +53,12 @@ fn interrupt_the_long_reply(stop: &[&[u8]]) {
     );
     assert!(contents.contains("Esc:back"), "{contents}");
 
+    // Within a second of the turn ending, Esc stays in the chat (an Esc meant to interrupt
+    // it may arrive late); after that it goes back.
+    session.send(b"\x1b");
+    session.wait_for_text("the turn just ended");
+    assert!(session.seen().parser.screen().contents().contains(CHAT_TITLE));
+    std::thread::sleep(std::time::Duration::from_millis(1100));
     session.send(b"\x1b");
     session.wait_for("the roster again", |s| {
         !s.parser.screen().contents().contains(CHAT_TITLE)
