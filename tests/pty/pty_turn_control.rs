@@ -57,7 +57,14 @@ fn interrupt_the_long_reply(stop: &[&[u8]]) {
     // it may arrive late); after that it goes back.
     session.send(b"\x1b");
     session.wait_for_text("the turn just ended");
-    assert!(session.seen().parser.screen().contents().contains(CHAT_TITLE));
+    assert!(
+        session
+            .seen()
+            .parser
+            .screen()
+            .contents()
+            .contains(CHAT_TITLE)
+    );
     std::thread::sleep(std::time::Duration::from_millis(1100));
     session.send(b"\x1b");
     session.wait_for("the roster again", |s| {

@@ -423,3 +423,52 @@ fn h6_the_operation_line_never_covers_the_selected_row() {
         "its roster row and its operation line:\n{text}"
     );
 }
+
+/// §14.3: a deleted Keeper's row leaves the roster (and its operation line with it), so its
+/// receipt is said in the notice line when it lands — once, not again on the next look.
+#[test]
+fn s14_3_a_delete_receipt_is_said_when_the_row_leaves() {
+    use masc_tui::actors::keepers::ops::lifecycle::LifecycleApplied;
+    use masc_tui::protocol::outcome::PurgeAccepted;
+    use masc_tui::view::screens::react::{Seen, react_detached};
+    let (mut model, mut ui) = lifecycle_roster();
+    let scope = sample::scope(1);
+    let ws = scope.workspace.0.clone();
+    let id = SaveId::fresh();
+    let intent = LifecycleIntent::new("stopped", LifecycleAction::Delete);
+    model
+        .keepers
+        .ops
+        .lifecycle
+        .submit(id.clone(), intent.clone(), ws.clone());
+    let ticket = op_ticket(KeeperOpSlot::Lifecycle(id.clone()), scope);
+    crate::rig::dispatch(&mut model, ticket.clone());
+    react_detached(&mut ui, &mut model, Seen::Delivered);
+    assert!(ui.notice.is_none(), "nothing said before the receipt");
+    crate::rig::observe(
+        &mut model,
+        SlotEvent::Observed(
+            ticket,
+            KeepersObservation::Op(Box::new(KeeperOpEvent::Lifecycle(SaveEvent {
+                save_id: id,
+                intent,
+                workspace: ws,
+                step: SaveStep::Ended(SaveOutcome::Applied {
+                    detail: LifecycleApplied::DeleteAccepted(PurgeAccepted {
+                        operation_id: "purge-7".into(),
+                    }),
+                    warning: None,
+                }),
+            }))),
+        ),
+    )
+    .unwrap();
+    react_detached(&mut ui, &mut model, Seen::Delivered);
+    let said = ui.notice.take().expect("the receipt is said");
+    assert!(
+        said.contains("stopped: delete") && said.contains("deletion accepted (purge-7)"),
+        "{said}"
+    );
+    react_detached(&mut ui, &mut model, Seen::Delivered);
+    assert!(ui.notice.is_none(), "said once");
+}

@@ -95,7 +95,7 @@ fn deliver_status(
     );
 }
 
-/// What the view actor does for `UiCommand::Binding` (bind): register the save in the book.
+/// What the save path does for a confirmed bind: register the save in the book.
 fn submit_bind(m: &mut Model, intent: BindingIntent) -> SaveId {
     let id = SaveId::fresh();
     m.system
@@ -329,4 +329,41 @@ fn d13_same_workspace_restarts_the_owed_reread_another_workspace_clears_it() {
     assert_eq!(m.system.reread, None);
     assert!(!m.system.take_write_demand());
     assert!(!screen(&m, &ui).contains("re-read"));
+}
+
+/// §7.4: an unbind's binding leaves the connectors list on the re-read, its receipt beside it;
+/// so the receipt is said in the notice line when it lands, once.
+#[test]
+fn s7_4_an_unbind_receipt_is_said_when_its_binding_leaves() {
+    use masc_tui::view::screens::react::{Seen, react_detached};
+    let mut m = model();
+    let mut ui = ui();
+    let intent = BindingIntent {
+        connector_id: "discord".into(),
+        channel_id: "111".into(),
+        keeper_name: "rondo".into(),
+    };
+    let id = SaveId::fresh();
+    let ws = sample::scope(1).workspace.0.clone();
+    m.system
+        .unbinds
+        .submit(id.clone(), intent.clone(), ws.clone());
+    crate::rig::deliver(
+        &mut m,
+        ticket(SystemSlot::UnbindWrite(id.clone()), 1),
+        SystemObservation::Unbind(Box::new(SaveEvent::<ConnectorUnbind> {
+            save_id: id,
+            intent,
+            workspace: ws,
+            step: SaveStep::Ended(SaveOutcome::Unchanged),
+        })),
+    );
+    react_detached(&mut ui, &mut m, Seen::Delivered);
+    let said = ui.notice.take().expect("the receipt is said");
+    assert!(
+        said.contains("unbind rondo from discord 111") && said.contains("unchanged"),
+        "{said}"
+    );
+    react_detached(&mut ui, &mut m, Seen::Delivered);
+    assert!(ui.notice.is_none(), "said once");
 }

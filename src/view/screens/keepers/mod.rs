@@ -435,6 +435,8 @@ pub struct KeepersScreen {
     pub settings: settings::SettingsUi,
     /// Create Keeper `a`: the declaration drafts per workspace.
     pub create: create::CreateUi,
+    /// The removals (deletes, unbinds) whose receipt was said (`ops::removal_receipts`).
+    pub removals_said: std::collections::BTreeSet<crate::actors::saves::SaveId>,
 }
 
 impl super::screen::Screen for KeepersScreen {
@@ -578,6 +580,12 @@ impl super::screen::Screen for KeepersScreen {
             // A move or withdrawal cancels a settings preparation; its snapshot opens the
             // editor; a move cancels the editor opening for it (H-2, H-3).
             Seen::Delivered | Seen::Identity | Seen::Key => {
+                // A removed Keeper's row (or binding) leaves its list with its receipt: the
+                // receipt is said in the notice line instead.
+                if let Some(said) = ops::removal_receipts(cx.model(), &mut self.removals_said) {
+                    ui.notice = Some(said);
+                    cx.repaint();
+                }
                 if self.settings.prep.is_some() && settings::follow(self, ui, cx) {
                     cx.repaint();
                 }

@@ -198,6 +198,51 @@ fn phase_words<R>(phase: &SavePhase<R>) -> Option<(String, Tone)> {
     }
 }
 
+/// The receipts of removals that landed since the last look, in words: a delete (its row
+/// leaves the roster on the next read) and an unbind (its binding leaves the connectors list),
+/// each said once. Receipts restored from an earlier run are shown where they were made.
+pub fn removal_receipts(
+    model: &Model,
+    said: &mut std::collections::BTreeSet<crate::actors::saves::SaveId>,
+) -> Option<String> {
+    use crate::actors::keepers::ops::lifecycle::LifecycleAction;
+    let deletes = model
+        .keepers
+        .ops
+        .lifecycle
+        .entries()
+        .filter(|e| e.intent.action == LifecycleAction::Delete)
+        .filter(|e| matches!(e.phase, SavePhase::Ended(_)))
+        .filter(|e| said.insert(e.save_id.clone()))
+        .map(|e| {
+            format!(
+                "{}: {}",
+                sanitize(&e.intent.keeper),
+                op_line(LatestOp::Lifecycle(e)).0
+            )
+        })
+        .collect::<Vec<_>>();
+    let unbinds = model
+        .system
+        .unbinds
+        .entries()
+        .filter(|e| matches!(e.phase, SavePhase::Ended(_)))
+        .filter(|e| said.insert(e.save_id.clone()))
+        .map(|e| {
+            let i = &e.intent;
+            let (words, _) = crate::view::screens::system::bindings::phase_words(
+                &format!(
+                    "unbind {} from {} {}",
+                    i.keeper_name, i.connector_id, i.channel_id
+                ),
+                &e.phase,
+            );
+            sanitize(&words).into_owned()
+        });
+    let all: Vec<String> = deletes.into_iter().chain(unbinds).collect();
+    (!all.is_empty()).then(|| all.join(" · "))
+}
+
 /// The line of the newest operation on one Keeper: what was asked, and where it stands.
 pub fn op_line(op: LatestOp<'_>) -> (String, Tone) {
     match op {

@@ -215,7 +215,8 @@ pub fn footer(ui: &ConnectorsUi, theme: Theme) -> Vec<Span<'static>> {
     )]
 }
 
-fn phase_words<R: Receipt>(what: &str, phase: &SavePhase<R>) -> (String, Tone) {
+/// A binding write's phase in words (`what` names it).
+pub fn phase_words<R: Receipt>(what: &str, phase: &SavePhase<R>) -> (String, Tone) {
     let receipt = |r: &R, restored: bool| {
         let from = if restored {
             " (from an earlier run)"
