@@ -11,6 +11,7 @@ mod pty_board;
 mod pty_chat;
 mod pty_chat_batch;
 mod pty_chat_text;
+mod pty_conflict;
 mod pty_connectors;
 mod pty_context;
 mod pty_demo;

@@ -79,6 +79,69 @@ pub struct DemoOptions {
     /// `TMPDIR` is `<tempdir>/tmp` (empty at start), so what the demo leaves in its temporary
     /// directory can be seen.
     pub own_tmpdir: bool,
+    /// Connect to a running `serve` instead of starting the demo (the demo-only options are
+    /// ignored then).
+    pub connect: Option<Connect>,
+}
+
+/// Where a TUI connects: a server's URL, token and base path.
+#[derive(Clone)]
+pub struct Connect {
+    pub url: String,
+    pub token: String,
+    pub base_path: String,
+}
+
+/// A `masc-tui serve` the test started, with its seeded workspace in a temp dir; stopped when
+/// dropped.
+pub struct Served {
+    pub connect: Connect,
+    child: std::process::Child,
+    _dir: tempfile::TempDir,
+}
+
+impl Served {
+    /// Starts `serve` on a free loopback port; its printed line says where to connect.
+    pub fn start() -> Self {
+        use std::io::BufRead;
+        let dir = tempfile::Builder::new()
+            .prefix("masc-tui-serve-")
+            .tempdir()
+            .expect("temp dir");
+        let mut child = std::process::Command::new(binary())
+            .args(["serve", "--port", "0", "--data"])
+            .arg(dir.path().join("ws"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn serve");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().expect("serve's stdout"))
+            .read_line(&mut line)
+            .expect("serve's line");
+        let word = |name: &str| {
+            line.split_whitespace()
+                .find_map(|w| w.strip_prefix(name))
+                .unwrap_or_else(|| panic!("no {name} in {line:?}"))
+                .to_string()
+        };
+        Self {
+            connect: Connect {
+                url: word("MASC_URL="),
+                token: word("MASC_TOKEN="),
+                base_path: word("MASC_BASE_PATH="),
+            },
+            child,
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 pub fn binary() -> &'static str {
@@ -94,11 +157,19 @@ impl PtySession {
         let trace_file = dir.path().join("trace.jsonl");
         let state_home = dir.path().join("state");
         std::fs::create_dir_all(&state_home).expect("state dir");
-        let mut demo_args: Vec<String> = vec![
-            "demo".into(),
-            "--trace-file".into(),
-            trace_file.display().to_string(),
-        ];
+        let mut demo_args: Vec<String> = match &opts.connect {
+            Some(to) => vec![
+                "--url".into(),
+                to.url.clone(),
+                "--token".into(),
+                to.token.clone(),
+                "--base-path".into(),
+                to.base_path.clone(),
+            ],
+            None => vec!["demo".into()],
+        };
+        demo_args.push("--trace-file".into());
+        demo_args.push(trace_file.display().to_string());
         let data_dir = opts.with_data_dir.then(|| {
             let data = dir.path().join("data");
             std::fs::create_dir_all(&data).expect("data dir");
