@@ -261,7 +261,7 @@ mod tests {
         }
     }
 
-    /// Issue 25 item 2, the reported bug: a field opened on 160000, typed 150000, is 150000.
+    /// The reported bug: a field opened on 160000, typed 150000, is 150000.
     #[test]
     fn typing_replaces_the_value_a_field_opened_on() {
         let mut f = Field::opened_on("160000");

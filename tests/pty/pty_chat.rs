@@ -88,7 +88,7 @@ fn pty_chat_send_reply_history_and_back() {
 
     // Esc back to the roster, once the turn has ended (Esc during it interrupts it, C-36).
     session.wait_for_text("Esc:back");
-    // Esc within a second of the turn's end stays in the chat (issue 25 item 4).
+    // Esc within a second of the turn's end stays in the chat.
     std::thread::sleep(std::time::Duration::from_millis(1100));
     session.send(b"\x1b");
     session.wait_for("the roster again", |s| {

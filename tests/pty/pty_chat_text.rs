@@ -52,7 +52,7 @@ fn pty_c70_t7_a_typed_skin_tone_emoji_keeps_its_modifier() {
             && contents.contains("Esc:back")
             && !contents.contains("Esc:interrupt")
     });
-    // Esc within a second of the turn's end stays in the chat (issue 25 item 4).
+    // Esc within a second of the turn's end stays in the chat.
     std::thread::sleep(std::time::Duration::from_millis(1100));
     session.send(b"\x1b");
     session.wait_for_roster();

@@ -62,7 +62,7 @@ fn pty_ctrl_x_hands_the_terminal_to_the_editor_and_takes_it_back() {
     );
     assert!(!contents.contains(BANNER), "full repaint after the editor");
 
-    // Esc never leaves a chat with a draft typed (issue 25 item 4): the draft stays in front.
+    // Esc never leaves a chat with a draft typed: the draft stays in front.
     session.send(b"\x1b");
     session.wait_for_text("the draft is not empty");
     session.send(b"\x15"); // Ctrl-U clears it

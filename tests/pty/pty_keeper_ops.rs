@@ -14,7 +14,7 @@ fn row_shows(session: &PtySession, name: &str, word: &str) {
     });
 }
 
-/// The demo with rondo running, then paused with `p` `p` (issue 25 item 4: the first press
+/// The demo with rondo running, then paused with `p` `p` (armed: the first press
 /// previews what changes and sends nothing): the receipt line says the pause was sent and the
 /// roster, re-read after the receipt, shows rondo paused.
 fn demo_with_rondo_paused() -> PtySession {

@@ -68,7 +68,7 @@ fn pty_h4_e_changes_a_setting_and_the_reread_shows_it() {
         autoboot_cell(s.parser.screen(), "rondo") == Some('✓')
     });
     session.send(b"e");
-    // Issue 25 item 1: the changed key old → new first; Enter sends it.
+    // The save path's preview: the changed key old → new first; Enter sends it.
     session.wait_for_text("autoboot_enabled: true → false");
     session.wait_for_text("Enter to save rondo's settings");
     session.send(b"\r");

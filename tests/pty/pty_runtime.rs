@@ -63,7 +63,7 @@ fn pty_raw_config_invalid_toml_keeps_the_draft_then_the_fix_saves_and_rereads_on
     let forced_before = messages(&session, FORCED);
 
     session.send(b"e");
-    // Issue 25 item 1: the edit's diff first; Enter sends it.
+    // The save path's preview: the edit's diff first; Enter sends it.
     session.wait_for_text("Enter to save");
     session.wait_for_text("+runtime_id = \"local.pty-fixed\"");
     session.send(b"\r");
@@ -114,7 +114,7 @@ fn pty_model_form_sets_a_context_override_and_the_catalogue_shows_it() {
     session.send(b"123456");
     session.wait_for_text("123456");
     session.send(b"\r");
-    // Issue 25 item 1: old → new and the file's diff, nothing sent before the second Enter.
+    // The save path's preview: old → new and the file's diff, nothing sent before the second Enter.
     session.wait_for_text("Enter again to set anthropic.claude-opus-5's max_context_override");
     session.wait_for_text("+max_context_override = 123456");
     assert_eq!(session.trace_count("worker_return", "save:runtime_form"), 0);

@@ -211,7 +211,7 @@ fn esc_closes_and_drafts_are_kept_per_keeper_and_workspace() {
     for c in "half-typed 초안".chars() {
         handle_key(&mut ui, &model, key(KeyCode::Char(c)));
     }
-    // Esc does not leave a chat with a draft typed (issue 25 item 4); closing keeps it.
+    // Esc does not leave a chat with a draft typed; closing keeps it.
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Esc));
     assert!(cmd.as_local::<ChatEvent>().is_none(), "{cmd:?}");
     crate::rig::chat_event(

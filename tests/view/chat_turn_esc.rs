@@ -387,7 +387,7 @@ fn s14_13_a_paused_answer_says_the_queue_is_held_and_where_it_is_resumed() {
     );
 }
 
-/// Issue 25 item 4: `Esc` never leaves the chat while a draft is typed — the keys typed after
+/// `Esc` never leaves the chat while a draft is typed — the keys typed after
 /// it stay the chat's, so "up" typed for the chat never pauses a Keeper on the roster.
 #[test]
 fn i25_esc_never_leaves_the_chat_while_a_draft_is_typed() {
@@ -404,7 +404,7 @@ fn i25_esc_never_leaves_the_chat_while_a_draft_is_typed() {
     assert_eq!(chat.composer.text(), "up");
 }
 
-/// Issue 25 item 4: `Esc` within a second of this chat's turn ending (an Esc typed to
+/// `Esc` within a second of this chat's turn ending (an Esc typed to
 /// interrupt it, arriving late) does not leave the chat; after that it goes back.
 #[test]
 fn i25_esc_right_after_the_turn_ended_stays_in_the_chat() {

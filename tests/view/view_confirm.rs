@@ -1,4 +1,4 @@
-//! The save path's preview stage (issue 25 items 1, 2, 4): every save that changes shared
+//! The save path's preview stage: every save that changes shared
 //! configuration or a Keeper's life is previewed — old → new per field, a unified diff for a
 //! file, what it removes — in the confirmation layer, and nothing is registered or sent before
 //! the confirming key; the confirming key runs the command that asked again, committed. Run
@@ -96,7 +96,7 @@ fn previewed_then_committed<K: SaveCompanion>(
     );
 }
 
-/// Issue 25 item 4 (§14.1–§14.4): every lifecycle action is armed — a single press previews
+/// §14.1–§14.4: every lifecycle action is armed — a single press previews
 /// what changes (and what a delete removes), the second press sends.
 #[test]
 fn i25_lifecycle_actions_are_previewed_and_sent_on_the_second_press() {
@@ -139,7 +139,7 @@ fn i25_lifecycle_actions_are_previewed_and_sent_on_the_second_press() {
     }
 }
 
-/// Issue 25 items 1, 4: sandbox (H-8), runtime assignment (H-10), bind and unbind (§7.3, §7.4)
+/// Sandbox (H-8), runtime assignment (H-10), bind and unbind (§7.3, §7.4)
 /// are previewed old → new.
 #[test]
 fn i25_sandbox_assignment_and_bindings_are_previewed() {
@@ -175,7 +175,7 @@ fn i25_sandbox_assignment_and_bindings_are_previewed() {
     );
 }
 
-/// Issue 25 item 1 (§9.3, §9.4, I-1, J-1): a runtime form and a raw `runtime.toml` save show
+/// §9.3, §9.4, I-1, J-1: a runtime form and a raw `runtime.toml` save show
 /// the field old → new and the file's unified diff before anything is sent.
 #[test]
 fn i25_runtime_saves_show_the_change_and_the_files_diff() {
@@ -207,7 +207,7 @@ fn i25_runtime_saves_show_the_change_and_the_files_diff() {
     );
 }
 
-/// Issue 25 item 1 (§9.6, H-4): a settings save shows each changed key old → new, against the
+/// §9.6, H-4: a settings save shows each changed key old → new, against the
 /// snapshot the editor opened on.
 #[test]
 fn i25_settings_saves_show_each_changed_key() {
@@ -245,7 +245,7 @@ fn i25_settings_saves_show_each_changed_key() {
     );
 }
 
-/// Issue 25 item 1 (§15.6, §15.4): a Board vote and a Goal transition are previewed too.
+/// §15.6, §15.4: a Board vote and a Goal transition are previewed too.
 #[test]
 fn i25_vote_and_goal_transition_are_previewed() {
     previewed_then_committed::<BoardVote>(

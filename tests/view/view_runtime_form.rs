@@ -149,7 +149,7 @@ fn i1_a_form_opens_on_the_source_read_and_submits_its_revision() {
     assert!(screen(&m, &ui).contains("runtime.toml not read yet"));
     config_lands(&mut m, &mut ui, 1);
     let text = screen(&m, &ui);
-    // Opened on the current value, selected (issue 25 item 2): typing replaces it.
+    // Opened on the current value, selected: typing replaces it.
     assert!(text.contains("max_context_override   [150000]"), "{text}");
     for c in "180000".chars() {
         handle_key(&mut ui, &m, ch(c));
@@ -166,7 +166,7 @@ fn i1_a_form_opens_on_the_source_read_and_submits_its_revision() {
     );
 }
 
-/// Issue 25 item 2, the reported bug: the override opens on `150000` selected, so typing
+/// The reported bug: the override opens on `150000` selected, so typing
 /// `160000150000` replaces it — and that number is refused before anything is sent, the
 /// refusal naming the bound (no `max_context` in this file: MASC's largest window).
 #[test]

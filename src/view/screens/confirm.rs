@@ -403,13 +403,15 @@ mod tests {
             .join("\n")
     }
 
-    /// Issue 25 item 4: the delete preview names every thing removed and its prompt, wrapped
+    /// The delete preview names every thing removed and its prompt, wrapped
     /// inside the frame at 80 and at 160 columns (not cut at the edge).
     #[test]
     fn the_preview_wraps_whole_at_80_and_160_columns() {
         for w in [80u16, 160] {
-            let mut ui = Ui::default();
-            ui.area = Rect::new(0, 0, w, 24);
+            let mut ui = Ui {
+                area: Rect::new(0, 0, w, 24),
+                ..Ui::default()
+            };
             ui.layers.push(layer());
             let text = screen_text(&ui, w, 24);
             let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -313,7 +313,7 @@ mod tests {
         )
     }
 
-    /// Issue 25 item 3: the three views are shown, and the overwrite needs its own
+    /// The three views are shown, and the overwrite needs its own
     /// confirmation naming what of theirs is lost.
     #[test]
     fn the_three_views_and_an_overwrite_that_needs_its_own_confirmation() {

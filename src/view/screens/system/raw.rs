@@ -369,8 +369,6 @@ impl crate::view::screens::local::LocalEvent for RawEvent {
     }
 }
 
-/// A save was submitted (or shared) for `owner`: the draft remembers it.
-
 /// Runs a choice of the conflict's three-way view: the view closes, the draft moves onto the
 /// server's file, and an overwrite is submitted — confirmed already by its own confirmation
 /// (what of theirs is lost). The notice to show.
