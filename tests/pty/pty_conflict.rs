@@ -48,6 +48,11 @@ fn pty_two_operators_a_conflict_shows_three_views_and_the_rebase_keeps_both_chan
     a.send(b"e");
     a.wait_for_text("Enter to save");
     a.wait_for_text("+default = \"openai.gpt-5\"");
+    assert_eq!(
+        served.requests("POST"),
+        0,
+        "nothing sent before the confirming key"
+    );
 
     // B commits a form change meanwhile.
     b.send(b"\r");
@@ -57,8 +62,17 @@ fn pty_two_operators_a_conflict_shows_three_views_and_the_rebase_keeps_both_chan
     b.wait_for_text("123456");
     b.send(b"\r");
     b.wait_for_text("Enter again to set");
+    assert_eq!(
+        served.requests("POST"),
+        0,
+        "B's form is not sent on its first Enter"
+    );
     b.send(b"\r");
     b.wait_for_text("committed @");
+    assert!(
+        served.requests("POST") >= 2,
+        "the log counts B's preview and commit"
+    );
 
     // A confirms: the server's revision moved — the three views, B's change among them.
     a.send(b"\r");

@@ -101,7 +101,35 @@ pub struct Served {
 }
 
 impl Served {
-    /// Starts `serve` on a free loopback port; its printed line says where to connect.
+    /// The requests the server answered with `method`, from its request log
+    /// (`/__admin/requests`, test mode).
+    pub fn requests(&self, method: &str) -> u64 {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let log: serde_json::Value = runtime.block_on(async {
+            reqwest::Client::new()
+                .get(format!("{}/__admin/requests", self.connect.url))
+                .bearer_auth(&self.connect.token)
+                .send()
+                .await
+                .expect("request log")
+                .json()
+                .await
+                .expect("request log json")
+        });
+        log["requests"]
+            .as_array()
+            .expect("requests")
+            .iter()
+            .filter(|r| r["method"] == method)
+            .filter_map(|r| r["count"].as_u64())
+            .sum()
+    }
+
+    /// Starts `serve` (test mode: its request log is readable) on a free loopback port; its
+    /// printed line says where to connect.
     pub fn start() -> Self {
         use std::io::BufRead;
         let dir = tempfile::Builder::new()
@@ -109,7 +137,7 @@ impl Served {
             .tempdir()
             .expect("temp dir");
         let mut child = std::process::Command::new(binary())
-            .args(["serve", "--port", "0", "--data"])
+            .args(["serve", "--test-mode", "--port", "0", "--data"])
             .arg(dir.path().join("ws"))
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
