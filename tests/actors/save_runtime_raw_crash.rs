@@ -54,7 +54,8 @@ async fn child_saves_raw_then_waits() {
         return;
     };
     let intent = killed_edit(&child_get(RAW).await);
-    let request = SaveRequest::new::<RuntimeRaw>(intent);
+    // Confirmed, as after the operator's confirming key (its preview is the view's).
+    let request = SaveRequest::new::<RuntimeRaw>(intent).confirmed();
     let id = submit(&mut rig.model, rig.hub.as_ref(), request)
         .unwrap()
         .save_id;
