@@ -34,8 +34,10 @@ fn pty_connectors_bind_then_unbind_a_channel_s7_3_s7_4() {
     session.wait_for_text("x again to unbind discord channel 000pty from rondo");
     session.send(b"x");
     session.wait_for("the binding gone from the re-read status", |s| {
-        !s.parser.screen().contents().contains("000pty")
+        row_of(s.parser.screen(), "000pty (name unknown)").is_none()
     });
+    // Its row is gone, so its receipt is said on the notice line.
+    session.wait_for_text("unbind rondo from discord 000pty applied");
     session.wait_for_trace("worker_return", "save:connector_bind", 1);
     session.wait_for_trace("worker_return", "save:connector_unbind", 1);
     session.send(b"qq");
