@@ -112,6 +112,48 @@ fn task_id(i: usize) -> String {
     format!("task-{}", 1001 + i)
 }
 
+/// The fields a Task of `status` must carry (protocol.md §5: each state names its assignee and
+/// times), at `t(hours after creation)`. The ordinary seed and the scaled workspace share it, so
+/// every stored body decodes as the state it claims.
+pub(super) fn state_fields(
+    obj: &mut serde_json::Map<String, Value>,
+    status: &str,
+    assignee: &str,
+    t: &dyn Fn(i64) -> String,
+    i: usize,
+) {
+    match status {
+        "claimed" => {
+            obj.insert("assignee".into(), json!(assignee));
+            obj.insert("claimed_at".into(), json!(t(2)));
+        }
+        "in_progress" => {
+            obj.insert("assignee".into(), json!(assignee));
+            obj.insert("started_at".into(), json!(t(3)));
+        }
+        "awaiting_verification" => {
+            obj.insert("assignee".into(), json!(assignee));
+            obj.insert("started_at".into(), json!(t(3)));
+            obj.insert("submitted_at".into(), json!(t(20)));
+            obj.insert(
+                "verification_id".into(),
+                json!(format!("verif-{}", 501 + i)),
+            );
+        }
+        "done" => {
+            obj.insert("assignee".into(), json!(assignee));
+            obj.insert("completed_at".into(), json!(t(30)));
+            obj.insert("notes".into(), json!("merged; 검증 완료 ✅"));
+        }
+        "cancelled" => {
+            obj.insert("cancelled_by".into(), json!("operator"));
+            obj.insert("cancelled_at".into(), json!(t(10)));
+            obj.insert("reason".into(), json!("superseded by a newer task"));
+        }
+        _ => {}
+    }
+}
+
 fn seed(tx: &Transaction<'_>) -> Result<(), StoreError> {
     let mut rng = seed_rng("tasks");
     for (i, title) in TITLES.iter().enumerate() {
@@ -140,40 +182,10 @@ fn seed(tx: &Transaction<'_>) -> Result<(), StoreError> {
             "created_by": if i % 4 == 0 { "operator" } else { "rondo" },
             "status": status,
         });
-        let mut completed_at = None;
         if let Some(obj) = body.as_object_mut() {
-            match status {
-                "claimed" => {
-                    obj.insert("assignee".into(), json!(assignee));
-                    obj.insert("claimed_at".into(), json!(t(2)));
-                }
-                "in_progress" => {
-                    obj.insert("assignee".into(), json!(assignee));
-                    obj.insert("started_at".into(), json!(t(3)));
-                }
-                "awaiting_verification" => {
-                    obj.insert("assignee".into(), json!(assignee));
-                    obj.insert("started_at".into(), json!(t(3)));
-                    obj.insert("submitted_at".into(), json!(t(20)));
-                    obj.insert(
-                        "verification_id".into(),
-                        json!(format!("verif-{}", 501 + i)),
-                    );
-                }
-                "done" => {
-                    obj.insert("assignee".into(), json!(assignee));
-                    obj.insert("completed_at".into(), json!(t(30)));
-                    obj.insert("notes".into(), json!("merged; 검증 완료 ✅"));
-                    completed_at = Some(t(30));
-                }
-                "cancelled" => {
-                    obj.insert("cancelled_by".into(), json!("operator"));
-                    obj.insert("cancelled_at".into(), json!(t(10)));
-                    obj.insert("reason".into(), json!("superseded by a newer task"));
-                }
-                _ => {}
-            }
+            state_fields(obj, status, assignee, &t, i);
         }
+        let completed_at = (status == "done").then(|| t(30));
         let shown_assignee = (status != "todo" && status != "cancelled").then_some(assignee);
         let archived = matches!(status, "done" | "cancelled") && i < 12;
         tx.execute(
