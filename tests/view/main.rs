@@ -43,6 +43,7 @@ mod view_keeper_create;
 mod view_keeper_detail;
 mod view_keeper_settings;
 mod view_keeper_unbind;
+mod view_roster_reach;
 mod view_runtime;
 mod view_runtime_form;
 mod view_runtime_raw;

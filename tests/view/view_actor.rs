@@ -558,7 +558,7 @@ async fn issue15_j_on_the_last_of_200_roster_rows_writes_nothing_and_k_moves_bac
         shown,
         AdmissionMode::Receipt,
     ));
-    frame_with(&mut s.events, "KEEPERS 200 of 5012").await;
+    frame_with(&mut s.events, "KEEPERS 200 loaded of 5012").await;
     for _ in 0..199 {
         s.view.cast(key('j')).unwrap();
     }

@@ -8,12 +8,13 @@
 //! answered.
 
 use super::ProjectionCtx;
+use crate::protocol::client::ErrorClass;
 use crate::protocol::connectors::ConnectorStatus;
 use crate::protocol::decode::SinceRelease;
 use crate::protocol::keepers::{Candle, KeeperRoster, KeeperStatus};
 use crate::protocol::planning::{GoalPhase, PlanningRead};
 use crate::protocol::runtime::UsageState;
-use crate::view::fetched::Fetched;
+use crate::view::fetched::{FailureClass, Fetched};
 use crate::view::model::Model;
 use crate::view::screens::widgets::{not_served_any_more, not_served_brief};
 use crate::view::text::sanitize;
@@ -25,12 +26,19 @@ use ratatui::widgets::{Paragraph, Widget};
 use std::sync::Arc;
 use std::time::Instant;
 
+/// A read refused before sending for the want of a token: where one comes from (§1.1).
+pub const NO_TOKEN: &str = "not read: no token (--token, MASC_TOKEN or the token file)";
+
 /// What a slot knows when it has no value to show (`None`: it has one).
 fn no_value<T: Clone>(fetched: &Fetched<T>) -> Option<String> {
     match fetched {
         Fetched::NotRequested => Some("(not loaded yet)".into()),
         Fetched::Loading => Some("reading…".into()),
         Fetched::Warming { last: None } => Some("server warming up".into()),
+        // Nothing was asked of the server: not a failed count, a missing credential.
+        Fetched::Failed {
+            last: None, error, ..
+        } if error.class == FailureClass::Read(ErrorClass::NoToken) => Some(NO_TOKEN.into()),
         Fetched::Failed {
             last: None, error, ..
         } => Some(format!(

@@ -5,7 +5,6 @@ use super::KeepersScreen;
 use super::detail::DetailUi;
 use super::row_matches;
 use crate::actors::keeper_detail::{KeeperDetailCommand, Viewer};
-use crate::protocol::keepers::KeeperRowSlot;
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crate::view::screens::chat::ChatEvent;
@@ -17,7 +16,10 @@ pub const ROSTER_KEYS: &[(&str, &str)] = &[
     ("j / k, Down / Up", "move selection"),
     ("Home / End", "first / last keeper"),
     ("PgUp / PgDn", "page up / down"),
-    ("/", "search by name (live jump)"),
+    (
+        "/",
+        "search by name (live jump); Enter asks the server for a name not loaded",
+    ),
     ("n / N", "next / previous match"),
     ("Enter / Right", "detail of the selected row"),
     ("Esc / Left", "close detail (logs: back to detail)"),
@@ -51,13 +53,25 @@ pub const ROSTER_KEYS: &[(&str, &str)] = &[
     ("g then y / a", "tool gate yolo / auto"),
 ];
 
-fn roster_len(model: &Model) -> usize {
+/// The rows the roster shows: the loaded page's, and the Keeper found by name after them.
+fn roster_len(roster: &RosterUi, model: &Model) -> usize {
     model
         .keepers
         .roster
         .fetched
         .last()
         .map_or(0, |o| o.value.rows.len())
+        + usize::from(roster.found.is_some())
+}
+
+/// Whether the server has Keepers the loaded page does not list (§4.1 `total`, `truncated`).
+fn beyond_page(model: &Model) -> bool {
+    model
+        .keepers
+        .roster
+        .fetched
+        .last()
+        .is_some_and(|o| o.value.truncated || o.value.total > o.value.count)
 }
 
 /// A key on the roster (no field active).
@@ -102,19 +116,32 @@ fn select(roster: &mut RosterUi, index: usize, len: usize, page: usize) -> UiCom
     UiCommand::Repaint
 }
 
-/// The name of roster row `index` (an undecodable row's name when it had one).
-fn row_name(model: &Model, index: usize) -> Option<String> {
-    match model
+/// The name of roster row `index` (an undecodable row's name when it had one; the Keeper
+/// found by name at the index after the page's rows).
+fn row_name(roster: &RosterUi, model: &Model, index: usize) -> Option<String> {
+    let page_rows = model
         .keepers
         .roster
         .fetched
         .last()
-        .and_then(|o| o.value.rows.get(index))
-    {
-        Some(KeeperRowSlot::Row(row)) => Some(row.name.clone()),
-        Some(KeeperRowSlot::Undecodable { name, .. }) => name.clone(),
-        None => None,
+        .map_or(0, |o| o.value.rows.len());
+    if index == page_rows {
+        return roster.found.clone();
     }
+    super::ops::row_name(model, index)
+}
+
+/// `/` found nothing on the loaded page and the server has more: ask it for `name` (§14.7,
+/// the only way MASC reaches a Keeper beyond its first 200) and select the answer's row.
+fn ask_by_name(roster: &mut RosterUi, model: &Model, name: String, page: usize) -> UiCommand {
+    roster.search_missed = false;
+    roster.found = Some(name.clone());
+    let len = roster_len(roster, model);
+    let _ = select(roster, len - 1, len, page);
+    UiCommand::send(KeeperDetailCommand::Watch {
+        viewer: Viewer::Detail,
+        keeper: name,
+    })
 }
 
 /// A key in the open detail pane (or its logs).
@@ -186,7 +213,7 @@ fn detail_key(roster: &mut RosterUi, model: &Model, key: KeyEvent) -> UiCommand 
 }
 
 fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) -> UiCommand {
-    let len = roster_len(model);
+    let len = roster_len(roster, model);
     let cur = roster.selected.min(len.saturating_sub(1));
     if roster.detail_open {
         return detail_key(roster, model, key);
@@ -199,13 +226,13 @@ fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) 
         KeyCode::PageDown => select(roster, cur + page, len, page),
         KeyCode::PageUp => select(roster, cur.saturating_sub(page), len, page),
         // `c` / `m` open the selected Keeper's chat (as in MASC).
-        KeyCode::Char('c') | KeyCode::Char('m') if len > 0 => match row_name(model, cur) {
+        KeyCode::Char('c') | KeyCode::Char('m') if len > 0 => match row_name(roster, model, cur) {
             Some(keeper) => UiCommand::local(ChatEvent::Open { keeper }),
             None => UiCommand::None,
         },
         KeyCode::Enter | KeyCode::Right if len > 0 => {
             roster.detail_open = true;
-            let keeper = row_name(model, cur);
+            let keeper = row_name(roster, model, cur);
             roster.detail = DetailUi {
                 keeper: keeper.clone(),
                 ..DetailUi::default()
@@ -228,7 +255,7 @@ fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) 
             UiCommand::Repaint
         }
         KeyCode::Char('U') if len > 0 => super::ops::open_picker(roster, model),
-        KeyCode::Char('e') if len > 0 => match row_name(model, cur) {
+        KeyCode::Char('e') if len > 0 => match row_name(roster, model, cur) {
             Some(keeper) => UiCommand::local(super::settings::Prepare { keeper }),
             None => UiCommand::None,
         },
@@ -297,6 +324,10 @@ fn search_typing(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usiz
         }
         KeyCode::Enter => {
             search.typing = false;
+            let name = search.query.trim().to_string();
+            if roster.search_missed && !name.is_empty() && beyond_page(model) {
+                return ask_by_name(roster, model, name, page);
+            }
             UiCommand::Repaint
         }
         KeyCode::Backspace => {

@@ -36,7 +36,7 @@ use crate::protocol::keepers::KeeperRow;
 use crate::protocol::keepers::{KeeperRoster, KeeperRowSlot};
 use crate::view::command::UiCommand;
 use crate::view::fetched::{Fetched, Observed};
-use crate::view::model::Model;
+use crate::view::model::{ConnectionState, Model};
 use crate::view::text::{fit_width, pad_to, sanitize};
 use crate::view::theme::{Theme, Tone};
 use crossterm::event::KeyEvent;
@@ -133,19 +133,47 @@ fn title_line(
     value: &Observed<Arc<KeeperRoster>>,
     fetched: &Fetched<Arc<KeeperRoster>>,
     waiting: Option<(String, Tone)>,
+    stale: Option<(Instant, bool)>,
     ctx: &ProjectionCtx,
 ) -> Line<'static> {
+    let (stale, disconnected) = match stale {
+        Some((at, disconnected)) => (Some(at), disconnected),
+        None => (None, false),
+    };
     let theme = ctx.theme;
     let roster = &value.value;
     let mut spans = vec![Span::styled(
         format!("KEEPERS {}", roster.keepers().count()),
         theme.style(Tone::Strong),
     )];
-    if roster.total > roster.count {
-        spans.push(Span::raw(format!(" of {}", roster.total)));
+    let beyond = roster.truncated || roster.total > roster.count;
+    if beyond {
+        spans.push(Span::raw(format!(" loaded of {}", roster.total)));
     }
-    if roster.truncated {
-        spans.push(Span::styled(" · truncated", theme.style(Tone::Warn)));
+    // First after the counts: the rows' facts may have changed since.
+    if let Some(read_at) = stale {
+        spans.push(Span::styled(
+            format!(
+                " · ≈ stale: rows read {} ago, before the {}",
+                short_age(ctx.now.saturating_duration_since(read_at).as_secs()),
+                if disconnected {
+                    "disconnect"
+                } else {
+                    "failed re-read"
+                }
+            ),
+            theme.style(Tone::Warn),
+        ));
+    }
+    if beyond {
+        // MASC's roster route has no offset (§4.1): the rest are reached by name.
+        spans.push(Span::styled(
+            format!(
+                " · MASC lists at most {} · / finds the others by name",
+                roster.limit.unwrap_or(roster.count)
+            ),
+            theme.style(Tone::Warn),
+        ));
     }
     let bad = roster.undecodable_count();
     if bad > 0 {
@@ -168,6 +196,143 @@ fn title_line(
         spans.push(Span::styled(text, theme.style(tone)));
     }
     Line::from(spans)
+}
+
+/// When the shown rows stopped being current: `Some(read time)` of a roster read before the
+/// connection was lost or before a re-read failed (their facts may have changed since), with
+/// whether the connection is lost.
+pub fn stale_since(model: &Model) -> Option<(Instant, bool)> {
+    let fetched = &model.keepers.roster.fetched;
+    let value = fetched.last()?;
+    let disconnected = model.connection() == ConnectionState::Disconnected;
+    let failed = matches!(fetched, Fetched::Failed { .. });
+    (disconnected || failed).then_some((value.observed_at, disconnected))
+}
+
+/// An age in its largest whole unit (`45s`, `12m`, `3h`, `2d`): at most three cells below
+/// 100 days.
+pub fn short_age(secs: u64) -> String {
+    match secs {
+        0..=59 => format!("{secs}s"),
+        60..=3599 => format!("{}m", secs / 60),
+        3600..=86_399 => format!("{}h", secs / 3600),
+        _ => format!("{}d", secs / 86_400),
+    }
+}
+
+/// Where TURN starts in a row: after HEALTH, KEEPER, A, P, S and their gaps.
+const TURN_X: usize = HEALTH_W + KEEPER_W + 3 + 5;
+
+/// Marks the painted rows `offset..offset + page` as read `age` ago (stale): HEALTH says `≈`,
+/// the age and the status as read; TURN, which counts a turn's age on the clock, says the
+/// turn's age is not known (the turn may have ended since).
+fn mark_stale_rows(
+    roster: &KeeperRoster,
+    offset: usize,
+    selected: usize,
+    age: &str,
+    ctx: &ProjectionCtx,
+    rows_area: Rect,
+    buf: &mut Buffer,
+) {
+    let area = rows_area.intersection(buf.area);
+    let right = area.right();
+    for (i, slot) in roster
+        .rows
+        .iter()
+        .enumerate()
+        .skip(offset)
+        .take(area.height as usize)
+    {
+        let KeeperRowSlot::Row(row) = slot else {
+            continue;
+        };
+        let y = area.y + (i - offset) as u16;
+        let style = if i == selected {
+            ctx.theme.selected()
+        } else {
+            ctx.theme.style(Tone::Warn)
+        };
+        let health = pad_to(&format!("≈{age} {}", row.status.as_str()), HEALTH_W);
+        buf.set_stringn(
+            area.x,
+            y,
+            health,
+            HEALTH_W.min(usize::from(area.width)),
+            style,
+        );
+        let turn_x = area.x.saturating_add(TURN_X as u16);
+        if turn_x < right {
+            let room = usize::from(right - turn_x).min(TURN_W);
+            buf.set_stringn(turn_x, y, pad_to(UNKNOWN_MARK, TURN_W), room, style);
+        }
+    }
+}
+
+/// A Keeper asked of the server by name (`/`, beyond the loaded page): its row, below the
+/// page's, says what the server answered (§14.7: 404 `unknown keeper` is "no such Keeper").
+fn found_line(model: &Model, name: &str, selected: bool, ctx: &ProjectionCtx) -> Line<'static> {
+    use crate::protocol::client::ErrorClass;
+    use crate::view::fetched::FailureClass;
+    let theme = ctx.theme;
+    let meta = model.keeper_detail.of(name).map(|d| &d.meta.fetched);
+    let (health, tone, note) = match meta {
+        Some(fetched) if fetched.last().is_some() => {
+            let status = fetched.last().map(|o| &*o.value);
+            let paused = status.and_then(|s| s.paused);
+            let live = status.and_then(|s| s.keepalive_running);
+            (
+                "◆ found",
+                Tone::Good,
+                format!(
+                    "beyond the loaded page · {} · {} · Enter detail · c chat",
+                    match paused {
+                        Some(true) => "paused",
+                        Some(false) => "not paused",
+                        None => "pause ○",
+                    },
+                    match live {
+                        Some(true) => "fiber running",
+                        Some(false) => "no fiber",
+                        None => "fiber ○",
+                    }
+                ),
+            )
+        }
+        Some(Fetched::Failed { error, .. })
+            if error.class == FailureClass::Read(ErrorClass::Status(404)) =>
+        {
+            (
+                "✗ unknown",
+                Tone::Bad,
+                "the server has no Keeper of this name".to_string(),
+            )
+        }
+        Some(Fetched::Failed { error, .. }) => (
+            "✗ failed",
+            Tone::Bad,
+            format!("asking the server failed: {} · r retries", error.class),
+        ),
+        _ => (
+            "⟳ asking",
+            Tone::Busy,
+            "beyond the loaded page: asking the server by name…".to_string(),
+        ),
+    };
+    let style = |tone| {
+        if selected {
+            theme.selected()
+        } else {
+            theme.style(tone)
+        }
+    };
+    Line::from(vec![
+        Span::styled(pad_to(health, HEALTH_W), style(tone)),
+        Span::raw(GAP),
+        Span::styled(pad_to(&sanitize(name), KEEPER_W), style(Tone::Strong)),
+        Span::raw(GAP),
+        Span::styled(note, style(Tone::Dim)),
+    ])
 }
 
 /// Where a token comes from, under a read refused for the want of one (§1.1; README
@@ -248,7 +413,8 @@ pub fn render(
         return;
     }
     let roster = &value.value;
-    title_line(value, fetched, waiting::title_note(model), ctx)
+    let stale = stale_since(model);
+    title_line(value, fetched, waiting::title_note(model), stale, ctx)
         .render(Rect::new(area.x, area.y, area.width, 1), buf);
     let cols = Columns::for_width(area.width as usize);
     if area.height > 1 {
@@ -278,20 +444,32 @@ pub fn render(
         return;
     }
     let page = rows_area.height as usize;
-    let len = roster.rows.len();
+    let len = roster.rows.len() + usize::from(ui.found.is_some());
     let selected = ui.selected.min(len - 1);
     let offset = effective_offset(selected, ui.offset, page, len);
     paint::paint_rows(
         paint, roster, offset, page, selected, cols, ctx, rows_area, None, buf,
     );
+    if let Some((read_at, _)) = stale {
+        let age = short_age(ctx.now.saturating_duration_since(read_at).as_secs());
+        mark_stale_rows(roster, offset, selected, &age, ctx, rows_area, buf);
+    }
+    if let Some(name) = &ui.found {
+        let at = roster.rows.len();
+        if (offset..offset + page).contains(&at) {
+            let y = rows_area.y + (at - offset) as u16;
+            found_line(model, name, selected == at, ctx)
+                .render(Rect::new(rows_area.x, y, rows_area.width, 1), buf);
+        }
+    }
     if let Some(name) = &wait_row {
         let y = area.y + area.height - 1 - u16::from(op_row.is_some());
         waiting::render_line(model, name, ctx, Rect::new(area.x, y, area.width, 1), buf);
     }
-    if ui.detail_open
-        && let Some(slot) = roster.rows.get(selected)
-    {
-        render_detail(model, slot, &ui.detail, ctx, area, buf);
+    if ui.detail_open {
+        let slot = roster.rows.get(selected);
+        let name = slot.map_or(ui.found.as_deref(), slot_name);
+        render_detail(model, slot, name, &ui.detail, ctx, area, buf);
     }
     if let Some(name) = op_row {
         ops::render_op_line(model, &name, theme, area, buf);
@@ -316,19 +494,26 @@ fn detail_pane(area: Rect, ui: &detail::DetailUi) -> Rect {
     }
 }
 
+/// A row's Keeper name (an undecodable row's when it had one).
+pub fn slot_name(slot: &KeeperRowSlot) -> Option<&str> {
+    match slot {
+        KeeperRowSlot::Row(r) => Some(r.name.as_str()),
+        KeeperRowSlot::Undecodable { name, .. } => name.as_deref(),
+    }
+}
+
+/// The detail pane of the selected row (`slot`), or of the Keeper found by name beyond the
+/// loaded page (no roster row: `slot` is `None`, `name` is the name asked).
 fn render_detail(
     model: &Model,
-    slot: &KeeperRowSlot,
+    slot: Option<&KeeperRowSlot>,
+    name: Option<&str>,
     ui: &detail::DetailUi,
     ctx: &ProjectionCtx,
     area: Rect,
     buf: &mut Buffer,
 ) {
     let theme = ctx.theme;
-    let name = match slot {
-        KeeperRowSlot::Row(r) => Some(r.name.as_str()),
-        KeeperRowSlot::Undecodable { name, .. } => name.as_deref(),
-    };
     let reads = ui
         .keeper
         .as_deref()
@@ -356,9 +541,12 @@ fn render_detail(
             .render(body, buf);
         return;
     }
-    let title = match slot {
-        KeeperRowSlot::Row(r) => format!(" KEEPER {} · Esc closes ", sanitize(&r.name)),
-        KeeperRowSlot::Undecodable { .. } => " UNDECODABLE ROW · Esc closes ".to_string(),
+    let title = match (slot, name) {
+        (Some(KeeperRowSlot::Undecodable { .. }), _) => {
+            " UNDECODABLE ROW · Esc closes ".to_string()
+        }
+        (_, Some(name)) => format!(" KEEPER {} · Esc closes ", sanitize(name)),
+        (_, None) => " KEEPER · Esc closes ".to_string(),
     };
     let pane = detail_pane(area, ui);
     let mut tabs = Vec::new();
@@ -381,7 +569,13 @@ fn render_detail(
                 lines.extend(waiting::detail_lines(model, name, ctx));
             }
             lines.push(Line::styled("ROSTER ROW", theme.style(Tone::Strong)));
-            lines.extend(detail_lines(slot, ctx));
+            match slot {
+                Some(slot) => lines.extend(detail_lines(slot, ctx)),
+                None => lines.push(Line::styled(
+                    "not on the loaded page (MASC lists at most 200): found by name",
+                    theme.style(Tone::Dim),
+                )),
+            }
         }
         detail::DetailTab::Instructions => {
             lines.extend(detail::instructions_lines(reads, ctx));
@@ -417,6 +611,9 @@ pub struct RosterUi {
     pub detail: detail::DetailUi,
     /// The last search found nothing (footer says so).
     pub search_missed: bool,
+    /// A Keeper asked of the server by name because it is not on the loaded page: one more
+    /// row after the page's (selectable at index `rows.len()`).
+    pub found: Option<String>,
     /// The `U` runtime picker, while open.
     pub picker: Option<ops::RuntimePicker>,
     /// A lifecycle key armed (`s`, `x`) or the tool-gate choice (`g`).

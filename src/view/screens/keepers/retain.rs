@@ -35,7 +35,9 @@ use super::super::widgets::effective_offset;
 use super::super::{ProjectionCtx, RosterUi, Tab, Ui, body_area};
 use super::KeepersScreen;
 use super::paint::KeptLines;
-use super::{Columns, detail_pane, ops, paint, render_detail, title_line, waiting};
+use super::{
+    Columns, detail_pane, ops, paint, render_detail, slot_name, stale_since, title_line, waiting,
+};
 use crate::protocol::keepers::{KeeperRoster, KeeperRowSlot};
 use crate::view::model::Model;
 use crate::view::terminal::presenter::Scroll;
@@ -79,6 +81,10 @@ fn geometry<'a>(model: &'a Model, ui: &'a Ui) -> Option<Geometry<'a>> {
         || !ui.layers.is_empty()
         || ui.too_small()
         || keepers.roster.picker.is_some()
+        // A Keeper found by name paints one more row; stale rows carry marks that read the
+        // clock and the connection: whole frames for both.
+        || keepers.roster.found.is_some()
+        || stale_since(model).is_some()
     {
         return None;
     }
@@ -432,7 +438,8 @@ pub fn paint(plan: &Plan, model: &Model, ui: &Ui, ctx: &ProjectionCtx, buf: &mut
     };
     let fetched = &model.keepers.roster.fetched;
     if let Some(value) = fetched.last() {
-        title_line(value, fetched, waiting::title_note(model), ctx)
+        // `geometry` refuses a stale roster: a damaged frame never follows one.
+        title_line(value, fetched, waiting::title_note(model), None, ctx)
             .render(Rect::new(g.body.x, g.body.y, g.body.width, 1), buf);
     }
     if !plan.rows.is_empty() {
@@ -455,6 +462,14 @@ pub fn paint(plan: &Plan, model: &Model, ui: &Ui, ctx: &ProjectionCtx, buf: &mut
     if g.keepers.roster.detail_open
         && let Some(slot) = g.roster.rows.get(g.selected)
     {
-        render_detail(model, slot, &g.keepers.roster.detail, ctx, g.body, buf);
+        render_detail(
+            model,
+            Some(slot),
+            slot_name(slot),
+            &g.keepers.roster.detail,
+            ctx,
+            g.body,
+            buf,
+        );
     }
 }

@@ -16,7 +16,7 @@ use crate::view::screens::ProjectionCtx;
 use crate::view::screens::widgets::{
     annotation, effective_offset, no_value_line, not_served_lines, row,
 };
-use crate::view::text::{display_width, fit_width, pad_to, sanitize};
+use crate::view::text::{display_width, fit_middle, fit_width, pad_to, sanitize};
 use crate::view::theme::{Theme, Tone};
 use crate::view::work::TaskListShown;
 use ratatui::buffer::Buffer;
@@ -134,6 +134,13 @@ fn render_served(model: &Model, ui: &TasksUi, ctx: &ProjectionCtx, area: Rect, b
     let page = (rows.height as usize).max(1);
     let selected = ui.selected.min(order.len() - 1);
     let offset = effective_offset(selected, ui.offset, page, order.len());
+    let id_w = id_width(
+        order
+            .iter()
+            .skip(offset)
+            .take(page)
+            .map(|&i| list.tasks[i].id.as_str()),
+    );
     for (line_no, (pos, &i)) in order.iter().enumerate().skip(offset).take(page).enumerate() {
         let t = &list.tasks[i];
         let is_sel = pos == selected;
@@ -155,14 +162,14 @@ fn render_served(model: &Model, ui: &TasksUi, ctx: &ProjectionCtx, area: Rect, b
             if t.archived { " · archived" } else { "" }
         );
         let status = pad_to(t.status.as_str(), 22);
-        let fixed = 2 + 10 + 1 + 22 + 3;
+        let fixed = 2 + id_w + 1 + 22 + 3;
         let room = (area.width as usize).saturating_sub(fixed + display_width(&meta));
         let spans = vec![
             Span::styled(
                 format!(
                     "{}{} ",
                     if is_sel { "▸ " } else { "  " },
-                    pad_to(&fit_width(&sanitize(&t.id), 10), 10)
+                    id_cell(&t.id, id_w)
                 ),
                 style,
             ),
@@ -178,6 +185,26 @@ fn render_served(model: &Model, ui: &TasksUi, ctx: &ProjectionCtx, area: Rect, b
             crate::view::terminal::cells::render_line(&Line::from(spans), r, buf);
         }
     }
+}
+
+/// The narrowest the Task id column gets (the ordinary `task-1001` fits).
+const ID_MIN_W: usize = 10;
+/// The widest the Task id column gets; a longer id folds in the middle.
+const ID_MAX_W: usize = 24;
+
+/// The Task id column's width for the ids on the page: as wide as the longest of them, within
+/// [`ID_MIN_W`]..=[`ID_MAX_W`], so ids are never cut where they differ (`task-s00001`).
+pub fn id_width<'a>(ids: impl Iterator<Item = &'a str>) -> usize {
+    ids.map(|id| display_width(&sanitize(id)))
+        .max()
+        .unwrap_or(0)
+        .clamp(ID_MIN_W, ID_MAX_W)
+}
+
+/// A Task id in a column of `width` cells: whole when it fits, else folded in the middle so
+/// its head and distinguishing tail both stay.
+pub fn id_cell(id: &str, width: usize) -> String {
+    pad_to(&fit_middle(&sanitize(id), width), width)
 }
 
 /// The partial marker of the goal-linked list (A-4's spirit for lists: never "all tasks").
@@ -283,6 +310,13 @@ fn render_goal_linked(
     let selected = ui.selected.min(order.len() - 1);
     let offset = effective_offset(selected, ui.offset, page, order.len());
     let tasks = list.tasks();
+    let id_w = id_width(
+        order
+            .iter()
+            .skip(offset)
+            .take(page)
+            .map(|&i| tasks[i].id.as_str()),
+    );
     for (line_no, (pos, &i)) in order.iter().enumerate().skip(offset).take(page).enumerate() {
         let t = &tasks[i];
         let is_sel = pos == selected;
@@ -300,14 +334,14 @@ fn render_goal_linked(
             .priority
             .map(|p| format!("P{p} "))
             .unwrap_or_else(|| "P? ".to_string());
-        let fixed = 2 + 10 + 1 + 22 + 3;
+        let fixed = 2 + id_w + 1 + 22 + 3;
         let room = width.saturating_sub(fixed + display_width(&meta));
         let spans = vec![
             Span::styled(
                 format!(
                     "{}{} ",
                     if is_sel { "▸ " } else { "  " },
-                    pad_to(&fit_width(&sanitize(&t.id), 10), 10)
+                    id_cell(&t.id, id_w)
                 ),
                 style,
             ),
