@@ -5,11 +5,12 @@
 
 use crate::work_rig::*;
 use masc_tui::actors::contract::DemandKind;
-use masc_tui::actors::work::{ChainNext, WorkCommand};
+use masc_tui::actors::work::{ChainNext, OlderPages, WorkCommand};
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::decode::DecodeErrorKind;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::view::fetched::Fetched;
+use masc_tui::view::work::detail::OlderProgress;
 
 fn decode_kind(e: &ClientError) -> DecodeErrorKind {
     match e {
@@ -430,4 +431,112 @@ async fn a11_an_initial_failure_retry_stays_failed_with_its_cause_while_in_fligh
     rig.observed_ticket(&h3).await;
     assert!(matches!(rig.task().history.fetched, Fetched::Ready(ref o) if o.value.len() == 10));
     rig.finish().await;
+}
+
+/// `12H` in the view: a counted run reads that many older pages one after another, each with
+/// the cursor the previous page returned (A-1, A-2), and then stops; the view model's
+/// progress says how many are read.
+#[tokio::test]
+async fn a2_a_counted_run_reads_that_many_older_pages_then_stops() {
+    let mut rig = rig(FaultPlan::none(), Sources::Detail).await;
+    let (_, h1) = rig.open_task(LONG, 50).await;
+    rig.observed_ticket(&h1).await;
+    rig.command(WorkCommand::ReadOlder {
+        page_rows: 50,
+        pages: OlderPages::Count(3),
+    })
+    .await;
+    let mut cursor = None;
+    for n in 2..=4 {
+        let h = rig.dispatched(&history_key(LONG)).await;
+        let page = rig.observed_ticket(&h).await;
+        let read = history_read(&page);
+        if let Some(previous) = cursor.take() {
+            assert_eq!(read.request.cursor, Some(previous), "page {n}");
+        }
+        assert_eq!(history_chain(&page).len(), 50 * n, "page {n}");
+        if let ChainNext::Older { cursor: next } = history_chain(&page).next.clone() {
+            cursor = Some(next);
+        }
+    }
+    assert_eq!(rig.task().older_progress(), Some(OlderProgress::Done));
+    // A deterministic barrier: a cadence body read after the run.
+    let pages = rig.requests(PAGE);
+    rig.demand(DemandKind::Cadence).await;
+    let b = rig.dispatched(&body_key(LONG)).await;
+    rig.observed_ticket(&b).await;
+    assert_eq!(rig.requests(PAGE), pages, "three pages, no fourth");
+    assert_eq!(shown_chain(rig.task()).unwrap().len(), 200);
+    rig.finish().await;
+}
+
+/// `End` in the view: the run reads every page to the end of stored history (A-4), with
+/// progress on the way; a failed page stops the run and keeps its retry cursor (A-3).
+#[tokio::test]
+async fn a3_a4_a_run_to_the_oldest_reads_every_page_and_a_failure_stops_it() {
+    let mut rig = rig(FaultPlan::none(), Sources::Detail).await;
+    let (_, h1) = rig.open_task(LONG, 50).await;
+    rig.observed_ticket(&h1).await;
+    rig.command(WorkCommand::ReadOlder {
+        page_rows: 50,
+        pages: OlderPages::ToOldest,
+    })
+    .await;
+    let h2 = rig.dispatched(&history_key(LONG)).await;
+    rig.observed_ticket(&h2).await;
+    assert_eq!(
+        rig.task().older_progress(),
+        Some(OlderProgress::Reading { read: 1, of: None })
+    );
+    for _ in 3..=8 {
+        let h = rig.dispatched(&history_key(LONG)).await;
+        rig.observed_ticket(&h).await;
+    }
+    let chain = shown_chain(rig.task()).unwrap();
+    assert_eq!(chain.len(), 400, "every stored event");
+    assert_eq!(chain.next, ChainNext::EndOfStoredHistory);
+    assert_eq!(rig.task().older_progress(), Some(OlderProgress::Done));
+    rig.finish().await;
+
+    let mut rig = rig_fails_at(3).await;
+    let (_, h1) = rig.open_task(LONG, 50).await;
+    rig.observed_ticket(&h1).await;
+    rig.command(WorkCommand::ReadOlder {
+        page_rows: 50,
+        pages: OlderPages::ToOldest,
+    })
+    .await;
+    let h2 = rig.dispatched(&history_key(LONG)).await;
+    rig.observed_ticket(&h2).await;
+    let h3 = rig.dispatched(&history_key(LONG)).await;
+    let failed = rig.observed_ticket(&h3).await;
+    assert!(matches!(
+        history_error(&failed),
+        ClientError::Status { status: 500, .. }
+    ));
+    let pages = rig.requests(PAGE);
+    rig.demand(DemandKind::Cadence).await;
+    let b = rig.dispatched(&body_key(LONG)).await;
+    rig.observed_ticket(&b).await;
+    assert_eq!(rig.requests(PAGE), pages, "the run stopped at the failure");
+    assert_eq!(
+        rig.task().older_progress(),
+        Some(OlderProgress::Stopped { read: 1 })
+    );
+    assert_eq!(
+        shown_chain(rig.task()).unwrap().len(),
+        100,
+        "A-3: rows kept"
+    );
+    rig.finish().await;
+}
+
+async fn rig_fails_at(nth: u32) -> Rig {
+    rig(
+        plan(&format!(
+            r#"{{"match":{{"method":"GET","path":"/api/v1/dashboard/tasks/history/page"}},"when":{{"nth":{nth}}},"fault":{{"status":500,"body":{{"error":"store"}}}}}}"#
+        )),
+        Sources::Detail,
+    )
+    .await
 }

@@ -23,6 +23,7 @@ mod server_keeper_ops;
 mod server_keepers_chat;
 mod server_operator;
 mod server_runtime;
+mod server_scale;
 mod server_tasks;
 mod server_tools;
 mod server_waiting;

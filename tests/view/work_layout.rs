@@ -6,7 +6,7 @@
 use crate::rig::ScreensOf;
 use crate::work_build::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use masc_tui::actors::work::{HistoryChain, WorkCommand};
+use masc_tui::actors::work::{HistoryChain, OlderPages, WorkCommand};
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::screens::work::WorkPane;
 use masc_tui::view::screens::work::detail::drawn_scroll;
@@ -188,10 +188,14 @@ fn a14_a_provisional_row_count_never_resets_the_saved_scroll() {
     };
     ui.work_mut().pane = WorkPane::Tasks;
     ui.work_mut().tasks.open = Some(T.into());
-    // Scroll to the end of what is prepared, then one more page is admitted.
+    // Scroll to the end of what is prepared (older pages are asked for on the way to the
+    // oldest), then one more page is admitted.
     assert!(matches!(
-        handle_key(&mut ui, &m, key(KeyCode::End)),
-        UiCommand::Repaint
+        handle_key(&mut ui, &m, key(KeyCode::End)).as_send::<WorkCommand>(),
+        Some(WorkCommand::ReadOlder {
+            pages: OlderPages::ToOldest,
+            ..
+        })
     ));
     let saved = ui.work().tasks.history_scroll;
     assert!(saved > 0);
@@ -282,4 +286,41 @@ fn a15_rejecting_a_stale_result_clears_only_its_own_marker() {
     for p in run_all(at_75) {
         assert!(m.work.prep.on_prepared(p, m.work.task.as_ref(), 75));
     }
+}
+
+/// a count before `H` reads that many older pages (`12H`); any other key forgets the
+/// count. The history line says how far the run got.
+#[test]
+fn a2_a_count_before_h_reads_that_many_pages_with_progress() {
+    let (mut m, chain) = model_with_history(60);
+    let mut ui = Ui {
+        area: Rect::new(0, 0, 120, 40),
+        tab: Tab::Work,
+        ..Ui::default()
+    };
+    ui.work_mut().pane = WorkPane::Tasks;
+    ui.work_mut().tasks.open = Some(T.into());
+    handle_key(&mut ui, &m, key(KeyCode::Char('1')));
+    handle_key(&mut ui, &m, key(KeyCode::Char('2')));
+    let cmd = handle_key(&mut ui, &m, key(KeyCode::Char('H')));
+    let Some(asked @ WorkCommand::ReadOlder { pages, .. }) = cmd.as_send::<WorkCommand>() else {
+        panic!("{cmd:?}");
+    };
+    assert_eq!(*pages, OlderPages::Count(12));
+    // A digit, then another key: the count is forgotten.
+    handle_key(&mut ui, &m, key(KeyCode::Char('5')));
+    handle_key(&mut ui, &m, key(KeyCode::Char('j')));
+    assert!(matches!(
+        handle_key(&mut ui, &m, key(KeyCode::Char('H'))).as_send::<WorkCommand>(),
+        Some(WorkCommand::OlderHistory { .. })
+    ));
+    // The run's progress, page by page.
+    m.work.on_command(asked);
+    let (obs, _) = history_obs(&chain, 2, 60, false);
+    deliver(&mut m, obs);
+    let text = crate::rig::screen_text(&m, &ui);
+    assert!(
+        text.contains("reading older pages: 1 of 12 read…"),
+        "{text}"
+    );
 }

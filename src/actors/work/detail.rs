@@ -28,7 +28,7 @@ use super::goal_timeline::goal_timeline_slot;
 use super::legacy_history::{legacy_reader, legacy_slot};
 use super::task_body::task_body_slot;
 use super::task_history::{page_reader, task_history_slot};
-use super::{WORK_DETAIL, WorkCommand, WorkObservation, WorkSlot, page_demand};
+use super::{OlderPages, WORK_DETAIL, WorkCommand, WorkObservation, WorkSlot, page_demand};
 use crate::actors::contract::{
     DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceKey,
 };
@@ -56,6 +56,8 @@ struct TaskReads {
     withdrawn: bool,
     /// The legacy recent events' owner: only while the page route is known not served.
     legacy: Option<Owner>,
+    /// Older pages still to read after the one in flight (`H` with a count, `End`).
+    more_older: Option<OlderPages>,
 }
 
 impl TaskReads {
@@ -146,6 +148,7 @@ impl WorkDetailState {
             opened_in: confirmed_workspace(self.identity.as_ref()),
             withdrawn: false,
             legacy: None,
+            more_older: None,
         });
     }
 
@@ -237,6 +240,7 @@ impl WorkDetailState {
         let Some(task) = self.task.as_mut() else {
             return;
         };
+        task.more_older = None;
         if let Some(rows) = page_rows {
             task.page_rows = page_demand(rows as usize);
         }
@@ -316,6 +320,32 @@ impl WorkDetailState {
         self.identity = Some(identity);
     }
 
+    /// `H` with a count, `End`: the first older page now, the rest as each is admitted.
+    fn read_older(&mut self, page_rows: u32, pages: OlderPages) {
+        let Some(task) = self.task.as_mut() else {
+            return;
+        };
+        task.more_older = pages.after_one();
+        self.older_history(page_rows);
+    }
+
+    /// A page of the run was admitted: the next one, while the run has pages left and the
+    /// chain an older cursor. A page that was not admitted ends the run (A-3: `H` retries).
+    fn continue_older(&mut self, admitted: bool) {
+        let Some(task) = self.task.as_mut() else {
+            return;
+        };
+        let Some(pages) = task.more_older.take() else {
+            return;
+        };
+        if !admitted {
+            return;
+        }
+        task.more_older = pages.after_one();
+        let rows = task.page_rows;
+        self.older_history(rows);
+    }
+
     /// A worker returned: to the owner of its key, or stale when that object was closed.
     fn worker_returned(
         &mut self,
@@ -357,14 +387,18 @@ impl WorkDetailState {
                     _ => None,
                 };
                 let outcome = task.owner.worker_returned(ret);
+                let forwarded = matches!(outcome, ReturnOutcome::Forwarded { .. });
+                let admitted = forwarded && admitted_chain.is_some();
                 if let (ReturnOutcome::Forwarded { .. }, Some(chain)) = (&outcome, admitted_chain) {
                     task.chain = chain;
                 }
-                let forwarded = matches!(outcome, ReturnOutcome::Forwarded { .. });
                 match page_served {
                     Some(true) if forwarded => task.drop_legacy("page_route_served"),
                     Some(false) if forwarded => self.read_legacy(myself),
                     _ => {}
+                }
+                if matches!(source, WorkSlot::TaskHistory(_)) && forwarded {
+                    self.continue_older(admitted);
                 }
                 matches!(source, WorkSlot::TaskBody(_)) && outcome.completed()
             }
@@ -426,6 +460,7 @@ impl SourceState for WorkDetailState {
                 ctl.reschedule();
             }
             WorkCommand::OlderHistory { page_rows } => self.older_history(page_rows),
+            WorkCommand::ReadOlder { page_rows, pages } => self.read_older(page_rows, pages),
             WorkCommand::RefreshTask { page_rows } => self.refresh_task(Some(page_rows)),
             WorkCommand::CloseTask => self.close_task("closed"),
             WorkCommand::OpenGoal { goal_id } => {

@@ -124,6 +124,26 @@ impl Payload for WorkObservation {
     }
 }
 
+/// How many older history pages one request reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OlderPages {
+    /// This many (at least one), fewer at the end of stored history.
+    Count(u32),
+    /// Every page to the end of stored history (A-4: the oldest the server stores).
+    ToOldest,
+}
+
+impl OlderPages {
+    /// What is left to read after one more page; `None`: nothing.
+    pub fn after_one(self) -> Option<Self> {
+        match self {
+            Self::Count(n) if n > 1 => Some(Self::Count(n - 1)),
+            Self::Count(_) => None,
+            Self::ToOldest => Some(Self::ToOldest),
+        }
+    }
+}
+
 /// What the view asks of the Work detail source (through its typed handle).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WorkCommand {
@@ -137,6 +157,13 @@ pub enum WorkCommand {
     /// again. Nothing at the end of stored history or while a page is in flight.
     OlderHistory {
         page_rows: u32,
+    },
+    /// `H` with a count, or `End` to the oldest: older pages one after another, each with the
+    /// cursor the previous one returned. A failed page stops the run and keeps its
+    /// retry cursor; `r`, closing or another open ends it.
+    ReadOlder {
+        page_rows: u32,
+        pages: OlderPages,
     },
     /// `r` in the task detail: both reads are replaced; the history restarts as a fresh
     /// prefix, superseding any page in flight.

@@ -1,7 +1,7 @@
 //! The open Task and Goal detail of the Work model: their slots and what the last history
 //! page did (leaf types the model and the row layout both use).
 
-use crate::actors::work::HistoryChain;
+use crate::actors::work::{HistoryChain, OlderPages};
 use crate::protocol::goals::GoalDetailRead;
 use crate::protocol::routes::RouteFamily;
 use crate::protocol::tasks::{LegacyTaskEvents, PageRequest, TaskDetail};
@@ -33,6 +33,54 @@ pub struct TaskDetailModel {
     pub last_page: Option<PageOutcome>,
     /// A withdrawal dropped both values; cleared by the next dispatch.
     pub withdrawn: bool,
+    /// The last run of older pages asked for (`H` with a count, `End`): its progress is the
+    /// pages admitted since.
+    pub older_run: Option<OlderRun>,
+}
+
+/// A run of older history pages the view asked for, and the pages its prefix held then.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OlderRun {
+    pub pages: OlderPages,
+    pub from_pages: usize,
+}
+
+/// Where a run of older pages stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OlderProgress {
+    /// `read` pages admitted so far, of `of` when counted.
+    Reading { read: usize, of: Option<u32> },
+    /// Every page asked for is read, or the end of stored history is reached.
+    Done,
+    /// A page failed: the run stopped (A-3: `H` retries that cursor).
+    Stopped { read: usize },
+}
+
+impl TaskDetailModel {
+    /// The progress of the last run of older pages, if one was asked for.
+    pub fn older_progress(&self) -> Option<OlderProgress> {
+        let run = self.older_run?;
+        let chain = self.history.fetched.last().map(|o| o.value.clone());
+        let pages = chain.as_ref().map_or(0, |c| c.pages_read());
+        let read = pages.saturating_sub(run.from_pages);
+        let at_end = chain
+            .as_ref()
+            .is_some_and(|c| c.next == crate::actors::work::ChainNext::EndOfStoredHistory);
+        let enough = matches!(run.pages, OlderPages::Count(n) if read >= n as usize);
+        if at_end || enough {
+            return Some(OlderProgress::Done);
+        }
+        if matches!(self.history.fetched, Fetched::Failed { .. }) {
+            return Some(OlderProgress::Stopped { read });
+        }
+        Some(OlderProgress::Reading {
+            read,
+            of: match run.pages {
+                OlderPages::Count(n) => Some(n),
+                OlderPages::ToOldest => None,
+            },
+        })
+    }
 }
 
 impl TaskDetailModel {
@@ -45,6 +93,7 @@ impl TaskDetailModel {
             legacy: Slot::default(),
             last_page: None,
             withdrawn: false,
+            older_run: None,
         }
     }
 

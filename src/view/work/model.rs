@@ -151,9 +151,25 @@ impl WorkModel {
             WorkCommand::CloseTask => self.close_task(),
             WorkCommand::OpenGoal { goal_id } => self.open_goal(goal_id),
             WorkCommand::CloseGoal => self.close_goal(),
-            WorkCommand::OlderHistory { .. }
-            | WorkCommand::RefreshTask { .. }
-            | WorkCommand::RefreshGoal => {}
+            WorkCommand::ReadOlder { pages, .. } => {
+                if let Some(task) = self.task.as_mut() {
+                    let from_pages = task
+                        .history
+                        .fetched
+                        .last()
+                        .map_or(0, |o| o.value.pages_read());
+                    task.older_run = Some(super::detail::OlderRun {
+                        pages: *pages,
+                        from_pages,
+                    });
+                }
+            }
+            WorkCommand::RefreshTask { .. } => {
+                if let Some(task) = self.task.as_mut() {
+                    task.older_run = None;
+                }
+            }
+            WorkCommand::OlderHistory { .. } | WorkCommand::RefreshGoal => {}
         }
     }
 

@@ -22,6 +22,7 @@ use crate::view::screens::widgets::{
 };
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};
+use crate::view::work::detail::OlderProgress;
 use crate::view::work::{LaidOutLine, Shown, TaskDetailModel};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -192,13 +193,13 @@ fn history_status(task: &TaskDetailModel, ctx: &ProjectionCtx) -> Line<'static> 
             pages(c.pages_read())
         ),
         ChainNext::Older { .. } => format!(
-            "{} events · {} · H reads older (cursor known)",
+            "{} events · {} · H reads older (cursor known) · End reads to the oldest",
             c.len(),
             pages(c.pages_read())
         ),
         ChainNext::FirstPage => "no page read yet".to_string(),
     };
-    let (text, tone) = if task.withdrawn {
+    let (mut text, mut tone) = if task.withdrawn {
         (
             "workspace authority withdrawn: values dropped; read again after reconfirmation"
                 .to_string(),
@@ -264,6 +265,21 @@ fn history_status(task: &TaskDetailModel, ctx: &ProjectionCtx) -> Line<'static> 
             }
         }
     };
+    // A run of older pages says how far it got (`H` with a count, `End` to the oldest).
+    match task.older_progress() {
+        Some(OlderProgress::Reading { read, of: Some(n) }) => {
+            text = format!("reading older pages: {read} of {n} read… · {text}");
+            tone = Tone::Busy;
+        }
+        Some(OlderProgress::Reading { read, of: None }) => {
+            text = format!("reading to the oldest: {read} pages read… · {text}");
+            tone = Tone::Busy;
+        }
+        Some(OlderProgress::Stopped { read }) => {
+            text = format!("older pages stopped after {read} · {text}");
+        }
+        Some(OlderProgress::Done) | None => {}
+    }
     spans.push(Span::styled(text, theme.style(tone)));
     Line::from(spans)
 }

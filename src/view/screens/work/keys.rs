@@ -7,7 +7,7 @@
 
 use super::state::{goal_order, layout_width_for, linked_task_order, page_rows_for, task_order};
 use super::{WorkPane, WorkUi};
-use crate::actors::work::WorkCommand;
+use crate::actors::work::{ChainNext, OlderPages, WorkCommand};
 use crate::protocol::planning::PlanningRead;
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
@@ -18,6 +18,9 @@ use crate::view::work::TaskListShown;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 
+/// The most older pages one count asks for (`999H`).
+const MAX_PAGE_COUNT: u32 = 999;
+
 /// The Work keys for the `?` overlay (surfaces.md Work → Goals / Tasks).
 pub const WORK_KEYS: &[(&str, &str)] = &[
     ("t", "toggle Goals / Tasks"),
@@ -27,7 +30,14 @@ pub const WORK_KEYS: &[(&str, &str)] = &[
     ("/", "Tasks: search id, title, assignee"),
     ("Enter / Right", "open the goal or task detail"),
     ("Esc / Left", "back to the list"),
-    ("H", "task: read the next older history page"),
+    (
+        "H, 12H",
+        "task: read the next older history page (a count reads that many)",
+    ),
+    (
+        "End (task)",
+        "task: the oldest event, reading every page between (with progress)",
+    ),
     ("r", "task: re-read body + fresh history prefix"),
     ("J / K", "task: scroll the document"),
     ("p", "Approvals (from the lists)"),
@@ -212,15 +222,31 @@ pub fn handle(work: &mut WorkUi, area: Rect, model: &Model, key: KeyEvent) -> Ui
                 .saturating_sub(1)
                 .max(1);
             let tasks = &mut work.tasks;
+            // A count before `H` (`12H`): any other key forgets it.
+            let page_count = match key.code {
+                KeyCode::Char(d @ '0'..='9') => {
+                    let digit = d.to_digit(10).unwrap_or(0);
+                    let typed = tasks.count.unwrap_or(0).saturating_mul(10) + digit;
+                    tasks.count = Some(typed.min(MAX_PAGE_COUNT));
+                    return UiCommand::Repaint;
+                }
+                _ => tasks.count.take(),
+            };
             match key.code {
                 KeyCode::Esc | KeyCode::Left => {
                     tasks.open = None;
                     UiCommand::send(WorkCommand::CloseTask)
                 }
                 KeyCode::Char('H') if pages_not_served => UiCommand::None,
-                KeyCode::Char('H') => UiCommand::send(WorkCommand::OlderHistory {
-                    page_rows: page_rows_for(area),
-                }),
+                KeyCode::Char('H') => match page_count.filter(|n| *n > 1) {
+                    Some(n) => UiCommand::send(WorkCommand::ReadOlder {
+                        page_rows: page_rows_for(area),
+                        pages: OlderPages::Count(n),
+                    }),
+                    None => UiCommand::send(WorkCommand::OlderHistory {
+                        page_rows: page_rows_for(area),
+                    }),
+                },
                 KeyCode::Char('J') => scroll(&mut tasks.body_scroll, 1, false, body_h),
                 KeyCode::Char('K') => scroll(&mut tasks.body_scroll, -1, false, body_h),
                 KeyCode::Char('j') | KeyCode::Down if !shift => {
@@ -240,10 +266,27 @@ pub fn handle(work: &mut WorkUi, area: Rect, model: &Model, key: KeyEvent) -> Ui
                         UiCommand::None
                     }
                 }
+                // The history lists newest first: its end is the oldest. `End` shows the end
+                // of what is read and reads every page between it and the oldest stored, with
+                // progress; `End` again shows them. Refused while the count is provisional
+                // (A-14).
                 KeyCode::End => match count(true) {
                     Some((n, false)) => {
                         tasks.history_scroll = n.saturating_sub(page);
-                        UiCommand::Repaint
+                        let older_left = task.is_some_and(|t| {
+                            t.history
+                                .fetched
+                                .last()
+                                .is_some_and(|o| matches!(o.value.next, ChainNext::Older { .. }))
+                        });
+                        if older_left && !pages_not_served {
+                            UiCommand::send(WorkCommand::ReadOlder {
+                                page_rows: page_rows_for(area),
+                                pages: OlderPages::ToOldest,
+                            })
+                        } else {
+                            UiCommand::Repaint
+                        }
                     }
                     _ => UiCommand::None,
                 },

@@ -99,6 +99,8 @@ pub struct TasksUi {
     /// Saved scroll of the history rows / the document (never reset by a provisional count).
     pub history_scroll: usize,
     pub body_scroll: usize,
+    /// Digits typed before `H` in the task detail: how many older pages it reads.
+    pub count: Option<u32>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

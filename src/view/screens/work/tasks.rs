@@ -361,3 +361,30 @@ fn render_goal_linked(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ids are never cut where they differ: the column widens to the page's longest id
+    /// (`task-s00001` whole, not `task-s000…`), and an id past the widest column folds in the
+    /// middle, keeping its distinguishing tail.
+    #[test]
+    fn issue27_task_ids_stay_distinguishable() {
+        let scaled = ["task-s00001", "task-s00002", "task-1001"];
+        let w = id_width(scaled.iter().copied());
+        assert_eq!(w, 11);
+        let cells: Vec<String> = scaled.iter().map(|id| id_cell(id, w)).collect();
+        assert_eq!(cells[0].trim_end(), "task-s00001");
+        assert_eq!(cells[1].trim_end(), "task-s00002");
+        assert!(cells.iter().all(|c| display_width(c) == w));
+        assert_eq!(id_width(["task-1"].into_iter()), ID_MIN_W);
+        let long = "task-0123456789abcdef0123456789abcdef-a";
+        let long_b = "task-0123456789abcdef0123456789abcdef-b";
+        let w = id_width([long, long_b].into_iter());
+        assert_eq!(w, ID_MAX_W);
+        let (a, b) = (id_cell(long, w), id_cell(long_b, w));
+        assert_ne!(a, b, "the tails tell them apart");
+        assert!(a.starts_with("task-") && a.ends_with("-a"), "{a}");
+    }
+}
