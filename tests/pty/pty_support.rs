@@ -79,6 +79,8 @@ pub struct DemoOptions {
     /// `TMPDIR` is `<tempdir>/tmp` (empty at start), so what the demo leaves in its temporary
     /// directory can be seen.
     pub own_tmpdir: bool,
+    /// Pass `--scale`: the workspace at scale (5,000 Keepers, 20,000 Tasks).
+    pub scale: bool,
     /// Connect to a running `serve` instead of starting the demo (the demo-only options are
     /// ignored then).
     pub connect: Option<Connect>,
@@ -212,6 +214,9 @@ impl PtySession {
             std::fs::write(&path, plan).expect("fault plan");
             demo_args.push("--faults".into());
             demo_args.push(path.display().to_string());
+        }
+        if opts.scale {
+            demo_args.push("--scale".into());
         }
         if let Some(release) = opts.compat {
             demo_args.push("--compat".into());
