@@ -21,6 +21,7 @@ mod server_inspector;
 mod server_keeper_detail;
 mod server_keeper_ops;
 mod server_keepers_chat;
+mod server_one_record;
 mod server_operator;
 mod server_runtime;
 mod server_scale;

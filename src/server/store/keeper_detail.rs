@@ -1,8 +1,7 @@
 //! Keeper detail: metadata (§14.7), Live Context (§14.8) and the metrics store behind the
 //! Keeper logs (§14.9).
 //!
-//! Per Keeper a lineage row (generation, instructions, whether its metrics store is
-//! readable), one Live Context observation (the `context` object of §14.8, stored as written)
+//! Per Keeper a lineage row (generation, whether its metrics store is readable), one Live Context observation (the `context` object of §14.8, stored as written)
 //! and its metrics store as physical lines, stored verbatim — a malformed line and a line
 //! naming another Keeper are seeded on purpose and served as they are (§14.9 repairs nothing).
 //! A Keeper without a lineage row (created after seeding) is generation 1 with an empty
@@ -25,10 +24,11 @@ pub const FAMILY: Family = Family {
     seed,
 };
 
-const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "keeper lineage, context and metrics store",
-    sql: "CREATE TABLE keeper_lineage (
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "keeper lineage, context and metrics store",
+        sql: "CREATE TABLE keeper_lineage (
         keeper TEXT PRIMARY KEY,
         generation INTEGER NOT NULL,
         instructions TEXT,
@@ -41,7 +41,15 @@ const MIGRATIONS: &[Migration] = &[Migration {
         line TEXT NOT NULL,
         PRIMARY KEY (keeper, seq)
     );",
-}];
+    },
+    // A Keeper's instructions live in its manifest only (`keeper_config`): §9.5 and §14.7
+    // serve one record.
+    Migration {
+        version: 2,
+        name: "instructions only in the manifest",
+        sql: "ALTER TABLE keeper_lineage DROP COLUMN instructions;",
+    },
+];
 
 /// What the seed gives one Keeper.
 struct SeedDetail {
@@ -56,7 +64,6 @@ struct SeedDetail {
     /// Seed a malformed line and a line naming another Keeper.
     diagnostics: bool,
     metrics_readable: bool,
-    instructions: Option<&'static str>,
 }
 
 enum SeedContext {
@@ -77,7 +84,6 @@ const SEED: &[SeedDetail] = &[
         scheduled: true,
         diagnostics: true,
         metrics_readable: true,
-        instructions: Some("디코더와 프로토콜 테스트를 맡는다. 실패는 보드에 남긴다."),
     },
     SeedDetail {
         keeper: "sangsu",
@@ -91,7 +97,6 @@ const SEED: &[SeedDetail] = &[
         scheduled: false,
         diagnostics: false,
         metrics_readable: true,
-        instructions: Some("Review pull requests; keep the Task board current."),
     },
     SeedDetail {
         keeper: "하늘",
@@ -105,7 +110,6 @@ const SEED: &[SeedDetail] = &[
         scheduled: false,
         diagnostics: false,
         metrics_readable: true,
-        instructions: None,
     },
     SeedDetail {
         keeper: "mira",
@@ -116,7 +120,6 @@ const SEED: &[SeedDetail] = &[
         scheduled: false,
         diagnostics: false,
         metrics_readable: true,
-        instructions: Some("Paused by the operator while the release is cut."),
     },
     SeedDetail {
         keeper: "ops-bot",
@@ -130,7 +133,6 @@ const SEED: &[SeedDetail] = &[
         scheduled: true,
         diagnostics: false,
         metrics_readable: true,
-        instructions: Some("Rotate logs, watch disks, page on-call on red."),
     },
     SeedDetail {
         keeper: "scout",
@@ -141,7 +143,6 @@ const SEED: &[SeedDetail] = &[
         scheduled: false,
         diagnostics: false,
         metrics_readable: true,
-        instructions: None,
     },
     SeedDetail {
         keeper: "juno",
@@ -152,7 +153,6 @@ const SEED: &[SeedDetail] = &[
         scheduled: false,
         diagnostics: false,
         metrics_readable: false,
-        instructions: None,
     },
     SeedDetail {
         keeper: "beacon",
@@ -163,7 +163,6 @@ const SEED: &[SeedDetail] = &[
         scheduled: false,
         diagnostics: false,
         metrics_readable: true,
-        instructions: None,
     },
 ];
 
@@ -193,7 +192,7 @@ pub fn seeded_turns() -> Vec<SeededTurns> {
             generation: d.generation,
             trace_id: trace_of(d.keeper),
             turns: d.turns as u64,
-            instructions: d.instructions,
+            instructions: super::keeper_config::seeded_instructions(d.keeper),
             context: match d.context {
                 SeedContext::Observed { tokens, max } => Some((tokens, max)),
                 SeedContext::NotObserved(_) => None,
@@ -332,12 +331,11 @@ fn seed(tx: &Transaction<'_>) -> Result<(), StoreError> {
     for d in SEED {
         let (lines, newest) = metrics_lines(d);
         tx.execute(
-            "INSERT INTO keeper_lineage (keeper, generation, instructions, metrics_readable,
-                context_json) VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO keeper_lineage (keeper, generation, metrics_readable, context_json)
+             VALUES (?1, ?2, ?3, ?4)",
             params![
                 d.keeper,
                 d.generation as i64,
-                d.instructions,
                 d.metrics_readable,
                 context_json(d, newest).to_string()
             ],

@@ -47,7 +47,6 @@ struct SeedKeeper {
     phase: &'static str,
     health: &'static str,
     paused: bool,
-    sandbox: &'static str,
     current_task: Option<&'static str>,
     turn: Option<(&'static str, i64, &'static str)>,
 }
@@ -61,7 +60,6 @@ const SEED: &[SeedKeeper] = &[
         phase: "running",
         health: "healthy",
         paused: false,
-        sandbox: "docker",
         current_task: Some("task-1013"),
         turn: Some(("autonomous", 420, "디코더 테스트 돌리는 중…")),
     },
@@ -73,7 +71,6 @@ const SEED: &[SeedKeeper] = &[
         phase: "running",
         health: "healthy",
         paused: false,
-        sandbox: "docker",
         current_task: Some("task-1021"),
         turn: None,
     },
@@ -85,7 +82,6 @@ const SEED: &[SeedKeeper] = &[
         phase: "running",
         health: "healthy",
         paused: false,
-        sandbox: "none",
         current_task: None,
         turn: None,
     },
@@ -97,7 +93,6 @@ const SEED: &[SeedKeeper] = &[
         phase: "paused",
         health: "idle",
         paused: true,
-        sandbox: "docker",
         current_task: None,
         turn: None,
     },
@@ -109,7 +104,6 @@ const SEED: &[SeedKeeper] = &[
         phase: "running",
         health: "healthy",
         paused: false,
-        sandbox: "firejail",
         current_task: Some("task-1030"),
         turn: Some(("maintenance", 95, "rotating logs on build-02")),
     },
@@ -121,7 +115,6 @@ const SEED: &[SeedKeeper] = &[
         phase: "stopped",
         health: "stopped",
         paused: false,
-        sandbox: "docker",
         current_task: None,
         turn: None,
     },
@@ -133,7 +126,6 @@ const SEED: &[SeedKeeper] = &[
         phase: "failed",
         health: "unhealthy",
         paused: false,
-        sandbox: "docker",
         current_task: None,
         turn: None,
     },
@@ -145,7 +137,6 @@ const SEED: &[SeedKeeper] = &[
         phase: "stopped",
         health: "stopped",
         paused: false,
-        sandbox: "none",
         current_task: None,
         turn: None,
     },
@@ -162,7 +153,6 @@ fn seed(tx: &Transaction<'_>) -> Result<(), StoreError> {
                 "trace_id": format!("trace-{}", k.name),
                 "created_at": created,
                 "updated_at": updated,
-                "sandbox_profile": k.sandbox,
             })
             .to_string()
         });
@@ -260,10 +250,12 @@ pub fn names(conn: &Connection) -> Result<Vec<String>, StoreError> {
 /// At most `limit` roster rows (`-1`: all of them, SQLite's "no limit").
 fn roster_rows(conn: &Connection, limit: i64) -> Result<Vec<Value>, StoreError> {
     let mut stmt = conn.prepare(
-        "SELECT name, agent_name, status, keepalive_running, autoboot_enabled, proactive_enabled,
-                runtime_id, meta_json, meta_error_json, health, paused, phase, activation_mode,
-                created_at, updated_at, current_task, turn_started_at
-         FROM keepers ORDER BY sort_key, name LIMIT ?1",
+        "SELECT k.name, k.agent_name, k.status, k.keepalive_running, k.autoboot_enabled,
+                k.proactive_enabled, k.runtime_id, k.meta_json, k.meta_error_json, k.health,
+                k.paused, k.phase, k.activation_mode, k.created_at, k.updated_at,
+                k.current_task, k.turn_started_at, m.manifest_text
+         FROM keepers k LEFT JOIN keeper_manifests m ON m.name = k.name
+         ORDER BY k.sort_key, k.name LIMIT ?1",
     )?;
     let rows = stmt.query_map(params![limit], |r| {
         Ok((
@@ -285,6 +277,7 @@ fn roster_rows(conn: &Connection, limit: i64) -> Result<Vec<Value>, StoreError> 
                 r.get::<_, String>(14)?,
                 r.get::<_, Option<String>>(15)?,
                 r.get::<_, Option<f64>>(16)?,
+                r.get::<_, Option<String>>(17)?,
             ),
         ))
     })?;
@@ -304,8 +297,16 @@ fn roster_rows(conn: &Connection, limit: i64) -> Result<Vec<Value>, StoreError> 
             paused,
             phase,
             activation,
-            (created, updated, current_task, turn_started),
+            (created, updated, current_task, turn_started, manifest),
         ) = row?;
+        let mut meta = parse_json(meta)?;
+        if let Some(m) = meta.as_object_mut() {
+            // One record (§9.5's manifest) for every route that reports the sandbox.
+            m.insert(
+                "sandbox_profile".into(),
+                json!(super::keeper_config::declared_sandbox(manifest.as_deref())),
+            );
+        }
         let mut v = json!({
             "runtime_class": "keeper",
             "name": name,
@@ -315,7 +316,7 @@ fn roster_rows(conn: &Connection, limit: i64) -> Result<Vec<Value>, StoreError> 
             "autoboot_enabled": autoboot,
             "proactive_enabled": proactive,
             "runtime_id": runtime,
-            "meta": parse_json(meta)?,
+            "meta": meta,
             "health": health,
             "paused": paused,
             "phase": phase,

@@ -102,11 +102,9 @@ fn keepers(tx: &Transaction<'_>, n: usize) -> Result<(), StoreError> {
         let name = keeper_name(i);
         let status = STATUSES[i % STATUSES.len()];
         let created = rfc3339(SEED_EPOCH - 86_400 * 90 + i as i64 * 60);
-        let sandbox = ["docker", "microvm", "local"][i % 3];
         let meta = json!({
             "name": name,
             "trace_id": format!("trace-{name}"),
-            "sandbox_profile": sandbox,
         })
         .to_string();
         let busy = status == "busy";

@@ -92,13 +92,9 @@ pub fn create(
         [],
         |r| r.get(0),
     )?;
-    let sandbox = decl
-        .get("sandbox_profile")
-        .and_then(Value::as_str)
-        .unwrap_or("docker")
-        .to_string();
+    // The sandbox lives in the manifest written below, the one record every route reads.
     let meta = json!({"name": name, "trace_id": format!("trace-{name}"), "created_at": created,
-                      "updated_at": created, "sandbox_profile": sandbox})
+                      "updated_at": created})
     .to_string();
     tx.execute(
         "INSERT INTO keepers (name, sort_key, agent_name, status, keepalive_running,

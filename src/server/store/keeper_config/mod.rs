@@ -106,6 +106,12 @@ const SEED: &[SeedManifest] = &[
     ),
 ];
 
+/// The instructions a seeded Keeper's manifest declares (its seeded turn records were prompted
+/// with them, so the inspectors and the settings agree).
+pub fn seeded_instructions(keeper: &str) -> Option<&'static str> {
+    SEED.iter().find(|s| s.0 == keeper).map(|s| s.5)
+}
+
 fn seed(tx: &Transaction<'_>) -> Result<(), StoreError> {
     let mut stmt = tx.prepare(
         "SELECT name, activation_mode, autoboot_enabled, proactive_enabled FROM keepers ORDER BY sort_key",
@@ -229,6 +235,53 @@ fn field<'a>(k: &'a KeeperConfig, key: &str) -> Option<&'a Value> {
     k.manifest.get(key).filter(|v| !v.is_null())
 }
 
+/// The sandbox profile a Keeper's manifest leaves unsaid (§9.5's default).
+pub const DEFAULT_SANDBOX: &str = "docker";
+/// The network mode a Keeper's manifest leaves unsaid (§9.5's default).
+pub const DEFAULT_NETWORK: &str = "none";
+
+/// What a Keeper declares about its instructions, sandbox and network, as every route that
+/// reports them serves it: §4.1 (`meta.sandbox_profile`), §9.5 and §14.7 read this one record —
+/// the Keeper's manifest, with §9.5's defaults where it is silent — so no screen can show a
+/// value another route contradicts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declared {
+    pub sandbox_profile: String,
+    pub network_mode: String,
+    /// Empty when the manifest sets none.
+    pub instructions: String,
+}
+
+impl Declared {
+    fn of(k: &KeeperConfig) -> Self {
+        let text_or = |key: &str, d: &str| {
+            field(k, key)
+                .and_then(Value::as_str)
+                .unwrap_or(d)
+                .to_string()
+        };
+        Self {
+            sandbox_profile: text_or("sandbox_profile", DEFAULT_SANDBOX),
+            network_mode: text_or("network_mode", DEFAULT_NETWORK),
+            instructions: text_or("instructions", ""),
+        }
+    }
+}
+
+/// The declared settings of `name`; `None` when no such Keeper is registered.
+pub fn declared(conn: &Connection, name: &str) -> Result<Option<Declared>, StoreError> {
+    Ok(load(conn, name)?.as_ref().map(Declared::of))
+}
+
+/// The sandbox profile a manifest's text declares (the roster reads it per row without
+/// loading each Keeper); §9.5's default when it declares none or there is no manifest.
+pub fn declared_sandbox(manifest_text: Option<&str>) -> String {
+    manifest_text
+        .and_then(|t| serde_json::from_str::<Value>(t).ok())
+        .and_then(|m| m.get("sandbox_profile")?.as_str().map(str::to_string))
+        .unwrap_or_else(|| DEFAULT_SANDBOX.to_string())
+}
+
 /// The §9.5 snapshot.
 pub fn snapshot(conn: &Connection, k: &KeeperConfig) -> Result<Value, StoreError> {
     let parsed = runtime::current_parsed(conn)?.map(|(_, p)| p);
@@ -244,16 +297,17 @@ pub fn snapshot(conn: &Connection, k: &KeeperConfig) -> Result<Value, StoreError
             .unwrap_or(d)
             .to_string()
     };
+    let declared = Declared::of(k);
     Ok(json!({
         "name": k.name,
         "config_revision": config_revision(conn, k)?,
         "activation_mode": text_or("activation_mode", &k.roster_activation),
         "autoboot_enabled": bool_or("autoboot_enabled", k.roster_autoboot),
         "max_context_override": field(k, "max_context_override").cloned().unwrap_or(Value::Null),
-        "sandbox_profile": text_or("sandbox_profile", "docker"),
-        "network_mode": text_or("network_mode", "none"),
+        "sandbox_profile": declared.sandbox_profile,
+        "network_mode": declared.network_mode,
         "remote_endpoint": field(k, "remote_endpoint").cloned().unwrap_or(Value::Null),
-        "prompt": {"instructions": text_or("instructions", "")},
+        "prompt": {"instructions": declared.instructions},
         "proactive": {"enabled": bool_or("proactive_enabled", k.roster_proactive)},
         "execution": {"selected_runtime_id": selected, "assignment_source": source},
         "skills": {"names": field(k, "skills").cloned().unwrap_or(Value::Null)},

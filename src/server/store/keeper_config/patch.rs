@@ -306,7 +306,7 @@ pub fn apply_patch(
     })
 }
 
-/// Mirror roster-visible settings into the keepers table (autoboot, proactive, sandbox).
+/// Mirror roster-visible settings into the keepers table (autoboot, proactive).
 fn sync_roster(tx: &Transaction<'_>, name: &str, manifest_text: &str) -> Result<(), StoreError> {
     let m: Value = serde_json::from_str(manifest_text)?;
     if let Some(b) = m.get("autoboot_enabled").and_then(Value::as_bool) {
@@ -321,13 +321,6 @@ fn sync_roster(tx: &Transaction<'_>, name: &str, manifest_text: &str) -> Result<
             params![name, b],
         )?;
     }
-    // The roster's S column reads `meta.sandbox_profile`.
-    if let Some(p) = m.get("sandbox_profile").and_then(Value::as_str) {
-        tx.execute(
-            "UPDATE keepers SET meta_json = json_set(meta_json, '$.sandbox_profile', ?2)
-             WHERE name = ?1 AND meta_json IS NOT NULL",
-            params![name, p],
-        )?;
-    }
+    // The sandbox is not mirrored: the roster reads it from the manifest itself.
     Ok(())
 }

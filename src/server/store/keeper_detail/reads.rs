@@ -9,7 +9,6 @@ use serde_json::{Value, json};
 /// A Keeper's lineage, defaults for one created after seeding.
 struct Lineage {
     generation: u64,
-    instructions: Option<String>,
     metrics_readable: bool,
     context: Value,
 }
@@ -17,29 +16,26 @@ struct Lineage {
 fn lineage(conn: &Connection, keeper: &str) -> Result<Lineage, StoreError> {
     let row = conn
         .query_row(
-            "SELECT generation, instructions, metrics_readable, context_json
+            "SELECT generation, metrics_readable, context_json
              FROM keeper_lineage WHERE keeper = ?1",
             params![keeper],
             |r| {
                 Ok((
                     r.get::<_, i64>(0)?,
-                    r.get::<_, Option<String>>(1)?,
-                    r.get::<_, bool>(2)?,
-                    r.get::<_, String>(3)?,
+                    r.get::<_, bool>(1)?,
+                    r.get::<_, String>(2)?,
                 ))
             },
         )
         .optional()?;
     Ok(match row {
-        Some((generation, instructions, metrics_readable, context)) => Lineage {
+        Some((generation, metrics_readable, context)) => Lineage {
             generation: generation.max(0) as u64,
-            instructions,
             metrics_readable,
             context: serde_json::from_str(&context)?,
         },
         None => Lineage {
             generation: 1,
-            instructions: None,
             metrics_readable: true,
             context: json!({
                 "source": null, "context_tokens": null, "context_max": null,
@@ -131,6 +127,10 @@ pub fn keeper_status(conn: &Connection, keeper: &str, now: f64) -> Result<Detail
         return Ok(DetailRead::MetaUnreadable(META_UNREADABLE.into()));
     };
     let l = lineage(conn, keeper)?;
+    // The settings routes' record (§9.5): one truth for instructions, sandbox and network.
+    let Some(declared) = crate::server::store::keeper_config::declared(conn, keeper)? else {
+        return Ok(DetailRead::Unknown);
+    };
     let mut totals = Totals::default();
     if l.metrics_readable {
         for line in metrics_of(conn, keeper)? {
@@ -162,7 +162,7 @@ pub fn keeper_status(conn: &Connection, keeper: &str, now: f64) -> Result<Detail
             "autonomous_turn_count": totals.scheduled,
             "noop_turn_count": totals.noop,
         },
-        "instructions": l.instructions,
+        "instructions": (!declared.instructions.is_empty()).then_some(declared.instructions),
         "paused": f.paused,
         "keepalive_running": f.keepalive_running,
         "keeper_age_s": created.map(|c| (now - c).max(0.0)),
@@ -172,8 +172,8 @@ pub fn keeper_status(conn: &Connection, keeper: &str, now: f64) -> Result<Detail
             "updated_at": f.updated_at,
             "uptime_hours": updated.map(|u| ((now - u).max(0.0) / 3600.0 * 10.0).round() / 10.0),
         },
-        "sandbox_profile": meta.get("sandbox_profile").cloned().unwrap_or(json!("none")),
-        "network_mode": "bridge",
+        "sandbox_profile": declared.sandbox_profile,
+        "network_mode": declared.network_mode,
         "context_budget": {"policy": "compact_at_ratio", "compact_at": 0.85},
     })))
 }
