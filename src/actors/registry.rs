@@ -59,7 +59,12 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
             keepers::WaitingInventorySpawner { cadence: secs(10) },
         ),
         entry(
-            &["keeper_meta", "keeper_context", "keeper_metrics"],
+            &[
+                "keeper_meta",
+                "keeper_context",
+                "keeper_metrics",
+                "keeper_settings_snapshot",
+            ],
             keeper_detail::KeeperDetailSpawner::new(secs(15)),
         ),
         entry(
@@ -179,6 +184,7 @@ mod tests {
                 D::Meta("k".into()),
                 D::Context("k".into()),
                 D::Metrics("k".into()),
+                D::Settings("k".into()),
                 D::WorkspaceGate,
                 D::ToolModes,
             ]));
@@ -245,6 +251,7 @@ mod tests {
         kinds.extend(owner_of(&[
             crate::actors::preparation_report::PreparationReportSlot::Report,
         ]));
+        kinds.extend(owner_of(&[crate::actors::saves::journal::SaveJournalSlot]));
         kinds.extend(owner_of(&[
             crate::actors::inspector::InspectorSlot::Records("k".into()),
             crate::actors::inspector::InspectorSlot::Input(crate::actors::asks::TurnTarget {

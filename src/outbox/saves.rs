@@ -257,6 +257,21 @@ impl Outbox {
         rows.into_iter().map(finish).collect()
     }
 
+    /// The newest `limit` saves of `workspace`, every session's and state's, newest first (the
+    /// saves journal).
+    pub fn recent_saves(&self, workspace: &str, limit: usize) -> Result<Vec<SaveRow>, OutboxError> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM saves WHERE workspace = ?1
+             ORDER BY written_at_ms DESC, rowid DESC LIMIT ?2"
+        ))?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = stmt
+            .query_map(params![workspace, limit], row_of)?
+            .collect::<Result<Vec<_>, _>>()?;
+        rows.into_iter().map(finish).collect()
+    }
+
     /// The chat sends to `keeper` in `workspace` not settled with a known outcome, oldest
     /// first (a chat shows them on open and reconciles the unknown ones).
     pub fn chat_sends(&self, keeper: &str, workspace: &str) -> Result<Vec<SaveRow>, OutboxError> {

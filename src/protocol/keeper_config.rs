@@ -18,6 +18,11 @@ impl Hex64 {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// `text` when it is a canonical revision (64 lowercase hex digits).
+    pub fn parse(text: &str) -> Option<Self> {
+        super::runtime::is_canonical_revision(text).then(|| Self(text.to_string()))
+    }
 }
 
 impl<'de> Deserialize<'de> for Hex64 {
@@ -125,6 +130,16 @@ pub enum NetworkMode {
     Inherit,
 }
 
+impl NetworkMode {
+    /// The wire word (§9.7).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Inherit => "inherit",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct ExecutionSettings {
     #[serde(default)]
@@ -199,6 +214,67 @@ impl WireDecode for KeeperConfigSnapshot {
     }
 }
 
+impl KeeperConfigSnapshot {
+    /// The snapshot of `keeper`: an answer naming another Keeper is refused (a `name` the
+    /// server leaves out is not a mismatch: §9.5 makes it optional).
+    pub fn decode_for(bytes: &[u8], keeper: &str) -> Result<Self, DecodeError> {
+        let snapshot = Self::decode(bytes)?;
+        match snapshot.name.as_deref() {
+            Some(name) if name != keeper => Err(DecodeError::new(
+                DecodeErrorKind::EchoMismatch,
+                ".name",
+                format!("asked for {keeper:?}, the answer names {name:?}"),
+            )),
+            _ => Ok(snapshot),
+        }
+    }
+
+    /// The editable fields in §9.6 patch form (`instructions`, `sandbox_profile`, … as a patch
+    /// names them); a key the server did not report is absent.
+    pub fn patch_fields(&self) -> serde_json::Map<String, Value> {
+        use serde_json::json;
+        let mut m = serde_json::Map::new();
+        if let Some(b) = self.autoboot_enabled {
+            m.insert("autoboot_enabled".into(), json!(b));
+        }
+        if let Some(b) = self.proactive.as_ref().and_then(|p| p.enabled) {
+            m.insert("proactive_enabled".into(), json!(b));
+        }
+        m.insert("sandbox_profile".into(), json!(self.sandbox_profile));
+        m.insert("network_mode".into(), json!(self.network_mode));
+        m.insert(
+            "max_context_override".into(),
+            json!(self.max_context_override),
+        );
+        if let Some(targets) = self
+            .workspace
+            .as_ref()
+            .and_then(|w| w.mention_targets.as_ref())
+        {
+            m.insert("mention_targets".into(), json!(targets));
+        }
+        if let Some(skills) = &self.skills {
+            let v = match &skills.names {
+                None => json!({}),
+                Some(names) => json!({ "names": names }),
+            };
+            m.insert("skills".into(), v);
+        }
+        if let Some(text) = self.prompt.as_ref().and_then(|p| p.instructions.as_ref()) {
+            m.insert("instructions".into(), json!(text));
+        }
+        m
+    }
+
+    /// The declared instructions: `None` when the snapshot carries none or an empty text.
+    pub fn instructions(&self) -> Option<&str> {
+        self.prompt
+            .as_ref()
+            .and_then(|p| p.instructions.as_deref())
+            .filter(|t| !t.is_empty())
+    }
+}
+
 // ---- §9.6 settings save ----
 
 /// The request a settings or sandbox save answers.
@@ -213,6 +289,17 @@ pub struct ConfigWrite {
     pub revision: ConfigRevision,
     pub applied: bool,
     pub warnings: Vec<Value>,
+    /// Not on the wire: what a sandbox save's own fresh read (H-8) found just before it
+    /// wrote, so its undo puts back exactly that.
+    #[serde(skip)]
+    pub replaced: Option<ReplacedSandbox>,
+}
+
+/// The sandbox a save replaced, as its worker read it just before writing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplacedSandbox {
+    pub profile: SandboxProfile,
+    pub network: NetworkMode,
 }
 
 /// A 200 of §9.6: the snapshot fields are not needed to classify; `config_write` is.

@@ -10,7 +10,23 @@ use crate::protocol::admission::{AdmissionMode, ReadScope};
 use crate::protocol::client::{Admitted, ClientError};
 use crate::protocol::routes::RouteFamily;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
+
+/// A point in the order the view handles events in: a read's dispatch, a save's receipt. The
+/// view handles every inbox's events in the order their sources pushed them (architecture.md
+/// §6), so a read whose dispatch it handled after a receipt was sent after the write that
+/// receipt answers — its value can confirm the write; one dispatched before cannot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ViewMark(u64);
+
+impl ViewMark {
+    /// The next mark (strictly after every earlier one).
+    pub fn next() -> Self {
+        static MARKS: AtomicU64 = AtomicU64::new(0);
+        Self(MARKS.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+}
 
 /// Why a result was not applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +117,12 @@ impl OwnerId {
 #[derive(Debug, Clone)]
 pub struct Slot<T> {
     owner: Option<OwnerId>,
+    /// When the view handled the owner's dispatch.
+    owner_mark: Option<ViewMark>,
+    /// When the view handled the dispatch of the read whose value is shown, and of the read
+    /// that ended last (a value or a failure).
+    value_mark: Option<ViewMark>,
+    ended_mark: Option<ViewMark>,
     pub fetched: Fetched<T>,
     /// The scope the current value was admitted under (a new workspace never borrows it, G-6).
     value_scope: Option<ReadScope>,
@@ -113,6 +135,9 @@ impl<T> Default for Slot<T> {
     fn default() -> Self {
         Self {
             owner: None,
+            owner_mark: None,
+            value_mark: None,
+            ended_mark: None,
             fetched: Fetched::NotRequested,
             value_scope: None,
             ask_next: false,
@@ -143,7 +168,27 @@ impl<T: Clone> Slot<T> {
             self.fetched.mark_asked();
         }
         self.owner = Some(OwnerId::of(ticket));
+        self.owner_mark = Some(ViewMark::next());
         true
+    }
+
+    /// The value shown, when the read it came from was dispatched after `mark` (a re-read
+    /// after a save's receipt: what can confirm the save).
+    pub fn value_since(&self, mark: ViewMark) -> Option<&T> {
+        if self.value_mark.is_some_and(|m| m > mark) {
+            return self.fetched.last().map(|o| &o.value);
+        }
+        None
+    }
+
+    /// The failure of the newest read, when it was dispatched after `mark`.
+    pub fn failed_since(&self, mark: ViewMark) -> Option<&SlotFailure> {
+        match &self.fetched {
+            Fetched::Failed { error, .. } if self.ended_mark.is_some_and(|m| m > mark) => {
+                Some(error)
+            }
+            _ => None,
+        }
     }
 
     /// Whether `ticket`'s result may be applied.
@@ -183,8 +228,11 @@ impl<T: Clone> Slot<T> {
         into: impl FnOnce(Arc<U>) -> T,
     ) {
         self.owner = None;
+        let mark = self.owner_mark.take();
+        self.ended_mark = mark;
         match result {
             Ok(admitted) => {
+                self.value_mark = mark;
                 self.value_scope = Some(ticket.scope.clone());
                 self.fetched.admit(Observed {
                     value: into(admitted.value),
@@ -207,6 +255,7 @@ impl<T: Clone> Slot<T> {
     /// found" body): the read ends, the last good value stays beside the failure (G-4).
     pub fn apply_failure(&mut self, failure: SlotFailure) {
         self.owner = None;
+        self.ended_mark = self.owner_mark.take();
         self.fetched.fail(failure, false);
     }
 

@@ -19,6 +19,7 @@ use crate::actors::keeper_detail::{
     WORKSPACE_GATE,
 };
 use crate::protocol::client::ErrorClass;
+use crate::protocol::keeper_config::KeeperConfigSnapshot;
 use crate::protocol::keeper_detail::{DashboardGate, KeeperLogs, KeeperStatus, LiveContext};
 use crate::protocol::keeper_ops::ToolApprovalModes;
 use crate::protocol::routes::RouteFamily;
@@ -34,6 +35,9 @@ pub struct KeeperDetail {
     pub context: Slot<Arc<LiveContext>>,
     /// The metrics tail, or the turn records where it is not served.
     pub metrics: Slot<Arc<KeeperLogs>>,
+    /// The settings snapshot (§9.5): instructions, sandbox, network and runtime as the
+    /// settings editor reads them (one record on every screen).
+    pub settings: Slot<Arc<KeeperConfigSnapshot>>,
 }
 
 #[derive(Debug)]
@@ -77,7 +81,7 @@ impl KeeperDetailModel {
             KeeperDetailCommand::Unwatch { viewer } => {
                 self.watching.remove(viewer);
             }
-            KeeperDetailCommand::Refresh { .. } => {}
+            KeeperDetailCommand::Refresh { .. } | KeeperDetailCommand::Confirm { .. } => {}
         }
     }
 
@@ -114,6 +118,7 @@ impl KeeperDetailModel {
             KeeperDetailSlot::Meta(_) => &mut detail.meta,
             KeeperDetailSlot::Context(_) => &mut detail.context,
             KeeperDetailSlot::Metrics(_) => &mut detail.metrics,
+            KeeperDetailSlot::Settings(_) => &mut detail.settings,
             KeeperDetailSlot::WorkspaceGate => &mut self.gate,
             KeeperDetailSlot::ToolModes => &mut self.tool_modes,
         })
@@ -153,6 +158,7 @@ impl SurfaceModel for KeeperDetailModel {
             KeeperDetailSlot::Meta(_) => detail.meta.dispatched(ticket, gate),
             KeeperDetailSlot::Context(_) => detail.context.dispatched(ticket, gate),
             KeeperDetailSlot::Metrics(_) => detail.metrics.dispatched(ticket, gate),
+            KeeperDetailSlot::Settings(_) => detail.settings.dispatched(ticket, gate),
             KeeperDetailSlot::WorkspaceGate | KeeperDetailSlot::ToolModes => false,
         }
     }
@@ -184,6 +190,9 @@ impl SurfaceModel for KeeperDetailModel {
             }
             (KeeperDetailSlot::Metrics(_), KeeperDetailObservation::Metrics(_)) => {
                 Slot::judge_if_open(detail.map(|d| &d.metrics), ticket, gate)
+            }
+            (KeeperDetailSlot::Settings(_), KeeperDetailObservation::Settings(_)) => {
+                Slot::judge_if_open(detail.map(|d| &d.settings), ticket, gate)
             }
             _ => Err(RejectReason::UnknownSlot),
         }
@@ -219,6 +228,9 @@ impl SurfaceModel for KeeperDetailModel {
             KeeperDetailObservation::Metrics(result) => {
                 detail.metrics.apply_with(ticket, result, now, |v| v);
             }
+            KeeperDetailObservation::Settings(result) => {
+                detail.settings.apply_with(ticket, result, now, |v| v);
+            }
             KeeperDetailObservation::Gate(_) | KeeperDetailObservation::ToolModes(_) => {}
         }
     }
@@ -237,6 +249,7 @@ impl SurfaceModel for KeeperDetailModel {
             KeeperDetailSlot::Meta(_) => detail.meta.retired(ticket),
             KeeperDetailSlot::Context(_) => detail.context.retired(ticket),
             KeeperDetailSlot::Metrics(_) => detail.metrics.retired(ticket),
+            KeeperDetailSlot::Settings(_) => detail.settings.retired(ticket),
             KeeperDetailSlot::WorkspaceGate | KeeperDetailSlot::ToolModes => false,
         }
     }
@@ -254,6 +267,7 @@ impl SurfaceModel for KeeperDetailModel {
             all.push((KEEPER_DETAIL, &mut detail.meta));
             all.push((KEEPER_DETAIL, &mut detail.context));
             all.push((KEEPER_DETAIL, &mut detail.metrics));
+            all.push((KEEPER_DETAIL, &mut detail.settings));
         }
         all
     }
@@ -263,7 +277,12 @@ impl SurfaceModel for KeeperDetailModel {
     fn not_served(&self) -> Vec<RouteFamily> {
         let mut slots: Vec<&dyn ReadSlot> = vec![&self.gate, &self.tool_modes];
         for d in self.watching.values().filter_map(|k| self.keepers.get(k)) {
-            slots.extend([&d.meta as &dyn ReadSlot, &d.context, &d.metrics]);
+            slots.extend([
+                &d.meta as &dyn ReadSlot,
+                &d.context,
+                &d.metrics,
+                &d.settings,
+            ]);
         }
         not_served_of(&slots)
     }
@@ -277,6 +296,7 @@ impl SurfaceModel for KeeperDetailModel {
                     failure_class(&d.meta),
                     failure_class(&d.context),
                     failure_class(&d.metrics),
+                    failure_class(&d.settings),
                 ]
                 .into_iter()
                 .flatten()

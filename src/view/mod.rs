@@ -27,6 +27,7 @@ pub mod preparation_report;
 /// Sample data for tests and benches (feature `test-support`; not in the shipped binary).
 #[cfg(feature = "test-support")]
 pub mod sample;
+pub mod save_journal;
 pub mod save_path;
 pub mod saves;
 pub mod screens;

@@ -14,6 +14,7 @@ use super::inspector::InspectorModel;
 use super::keeper_detail::KeeperDetailModel;
 use super::keepers::{KeepersModel, WaitingModel};
 use super::preparation_report::PreparationReportModel;
+use super::save_journal::SaveJournalModel;
 use super::surface::{AnySurface, Drained};
 use super::system::SystemModel;
 use super::work::WorkModel;
@@ -82,6 +83,8 @@ pub struct Model {
     pub preparation: PreparationReportModel,
     /// Turn records and serialized inputs the inspectors show (§14.11, K-14…K-17).
     pub inspector: InspectorModel,
+    /// The outbox rows the saves journal lists (every session's).
+    pub journal: SaveJournalModel,
 }
 
 impl Default for Model {
@@ -109,6 +112,7 @@ impl Model {
             asks: AsksModel::new(&inboxes),
             preparation: PreparationReportModel::new(&inboxes),
             inspector: InspectorModel::new(&inboxes),
+            journal: SaveJournalModel::new(&inboxes),
             inboxes,
         }
     }
@@ -119,7 +123,7 @@ impl Model {
     }
 
     /// Every surface, for the one routing loop. A new surface is one line here.
-    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 11] {
+    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 12] {
         [
             &mut self.keepers,
             &mut self.waiting,
@@ -132,10 +136,11 @@ impl Model {
             &mut self.asks,
             &mut self.preparation,
             &mut self.inspector,
+            &mut self.journal,
         ]
     }
 
-    fn surfaces_ref(&self) -> [&dyn AnySurface; 11] {
+    fn surfaces_ref(&self) -> [&dyn AnySurface; 12] {
         [
             &self.keepers,
             &self.waiting,
@@ -148,6 +153,7 @@ impl Model {
             &self.asks,
             &self.preparation,
             &self.inspector,
+            &self.journal,
         ]
     }
 

@@ -8,12 +8,12 @@
 //! (it grants no new authority: nothing here sends). The receipt lands once; a later one for
 //! the same save is rejected.
 
-use super::admission::{OwnerId, RejectReason};
+use super::admission::{OwnerId, RejectReason, ViewMark};
 use crate::actors::contract::Ticket;
 use crate::actors::saves::{Receipt, SaveEvent, SaveId, SaveKind, SaveStep};
 use crate::protocol::outcome::SaveClass;
 use std::collections::{BTreeMap, HashMap};
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime};
 
 /// Where one save stands.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,7 +60,86 @@ pub struct SaveEntry<K: SaveKind> {
     pub submitted_at: Instant,
     /// When its receipt landed (a re-read observed later can tell whether it is still there).
     pub settled_at: Option<Instant>,
+    /// When the view handled its receipt: a read dispatched after it can confirm the save.
+    pub receipt_mark: Option<ViewMark>,
+    /// Where the receipt stands against a re-read of what it changed.
+    pub settle: Settle,
     owner: Option<OwnerId>,
+}
+
+/// Where a receipt stands against a re-read of what it changed (the settle stage,
+/// `view::save_path::settle`): a save is "sent" until something the server reports after it
+/// shows the change, and says so when nothing does within its bound.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Settle {
+    /// No receipt yet, or the settle stage has not looked at it.
+    #[default]
+    Unjudged,
+    /// Nothing to confirm: the receipt says nothing changed (not sent, not applied, a
+    /// conflict), or nothing this TUI reads shows the kind's effect.
+    Final,
+    /// Waiting for a re-read after the receipt that shows the change. `rereads`: how many
+    /// the stage demanded; `shown`: what the newest re-read showed instead, if one came.
+    Awaiting {
+        since: Instant,
+        rereads: u8,
+        shown: Option<String>,
+    },
+    /// A re-read dispatched after the receipt shows the change.
+    Confirmed { at: SystemTime },
+    /// The bound passed and no re-read showed it; `shown`: what the server still shows, if a
+    /// re-read came.
+    NotConfirmed {
+        after: Duration,
+        shown: Option<String>,
+    },
+}
+
+impl Settle {
+    /// Still to be judged by the settle stage.
+    pub fn open(&self) -> bool {
+        matches!(self, Self::Unjudged | Self::Awaiting { .. })
+    }
+
+    /// What it adds to the words of a receipt of class `class`; `None`: nothing.
+    pub fn words(&self, class: Option<SaveClass>) -> Option<String> {
+        let unknown = class == Some(SaveClass::OutcomeUnknown);
+        match self {
+            Self::Unjudged | Self::Final => None,
+            Self::Awaiting { .. } if unknown => Some("re-reading to see whether it applied".into()),
+            Self::Awaiting { .. } => Some("confirming…".into()),
+            Self::Confirmed { at } if unknown => {
+                Some(format!("the re-read shows it applied ({})", clock(*at)))
+            }
+            Self::Confirmed { at } => Some(format!("confirmed {}", clock(*at))),
+            Self::NotConfirmed { after, shown } => {
+                let lead = if unknown {
+                    format!("the re-read does not show it after {} s", after.as_secs())
+                } else {
+                    format!("not confirmed after {} s", after.as_secs())
+                };
+                Some(match shown {
+                    Some(shown) => format!("{lead} — the server still shows {shown}"),
+                    None => format!("{lead} — no re-read since the receipt"),
+                })
+            }
+        }
+    }
+}
+
+/// `HH:MM:SS UTC` of a time this machine recorded.
+pub fn clock(at: SystemTime) -> String {
+    let secs = at
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_secs();
+    let day = secs % 86_400;
+    format!(
+        "{:02}:{:02}:{:02} UTC",
+        day / 3600,
+        (day % 3600) / 60,
+        day % 60
+    )
 }
 
 /// Every save of kind `K` this session made or restored.
@@ -92,6 +171,8 @@ impl<K: SaveKind> SaveBook<K> {
                 phase: SavePhase::Submitted,
                 submitted_at: Instant::now(),
                 settled_at: None,
+                receipt_mark: None,
+                settle: Settle::Unjudged,
                 owner: None,
             },
         );
@@ -104,6 +185,7 @@ impl<K: SaveKind> SaveBook<K> {
         {
             entry.phase = SavePhase::Ended(K::Receipt::not_sent(reason.to_string()));
             entry.settled_at = Some(Instant::now());
+            entry.settle = Settle::Final;
         }
     }
 
@@ -201,6 +283,8 @@ impl<K: SaveKind> SaveBook<K> {
                     phase: SavePhase::Submitted,
                     submitted_at: Instant::now(),
                     settled_at: None,
+                    receipt_mark: None,
+                    settle: Settle::Unjudged,
                     owner,
                 })
             }
@@ -213,7 +297,14 @@ impl<K: SaveKind> SaveBook<K> {
         };
         if !entry.phase.in_flight() {
             entry.settled_at = Some(Instant::now());
+            entry.receipt_mark = Some(ViewMark::next());
+            entry.settle = Settle::Unjudged;
         }
+    }
+
+    /// The entry of `save_id`, to record where its receipt stands (the settle stage).
+    pub fn get_mut(&mut self, save_id: &SaveId) -> Option<&mut SaveEntry<K>> {
+        self.entries.get_mut(save_id)
     }
 
     /// A save's ticket ended without a receipt (its actor is gone; the hub reports it as

@@ -225,6 +225,7 @@ async fn h10_h12_assignment_outcomes_are_distinct() {
     let choice = AssignmentIntent {
         keeper: "rondo".into(),
         runtime_id: Some("openai.gpt-5".into()),
+        only_at: None,
     };
     let mut classes = Vec::new();
     for _ in 0..5 {
@@ -271,6 +272,7 @@ async fn h10_back_to_default_commits() {
         AssignmentIntent {
             keeper: "scout".into(),
             runtime_id: None,
+            only_at: None,
         },
         scope,
     )
@@ -334,6 +336,7 @@ async fn h8_h10_revision_unavailable_and_a_foreign_reconfirmation_are_not_sent()
         AssignmentIntent {
             keeper: "rondo".into(),
             runtime_id: Some("openai.gpt-5".into()),
+            only_at: None,
         },
         scope,
     )

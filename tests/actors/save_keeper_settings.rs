@@ -82,6 +82,7 @@ fn intent(keeper: &str, prepared: &EditableSettings, patch: Value) -> SettingsIn
         expected: prepared.revision.clone(),
         patch,
         confirm_context_shrink: false,
+        before: serde_json::Map::new(),
     }
 }
 

@@ -28,6 +28,7 @@ fn intent(raw: &RuntimeConfigRaw, text: &str) -> RawIntent {
         path: raw.path.clone(),
         revision: raw.source_revision.clone(),
         text: text.to_string(),
+        base_text: None,
     }
 }
 

@@ -35,6 +35,7 @@ fn killed_edit(raw: &Value) -> RawIntent {
             "{}\n# saved by a process killed mid-commit\n",
             raw["source_text"].as_str().unwrap()
         ),
+        base_text: None,
     }
 }
 

@@ -110,6 +110,7 @@ fn h10_h11_u_picker_captures_the_keeper_and_a_refused_admission_keeps_it_open() 
         KeeperOp::command::<AssignmentSave>(AssignmentIntent {
             keeper: keeper.clone(),
             runtime_id: None,
+            only_at: None,
         })
     );
     // Refused (H-11: another operation on this keeper is in flight).
@@ -241,6 +242,7 @@ fn h11_h6_one_operation_per_keeper_and_receipts_land_once_in_their_own_slot() {
         AssignmentIntent {
             keeper: "alpha".into(),
             runtime_id: Some("openai.gpt-5".into()),
+            only_at: None,
         },
         ws.clone(),
     );

@@ -155,6 +155,7 @@ fn i25_sandbox_assignment_and_bindings_are_previewed() {
         AssignmentIntent {
             keeper: "keeper-0001".into(),
             runtime_id: Some("a.x".into()),
+            only_at: None,
         },
         KeyCode::Enter,
         &["runtime:", "→ a.x"],
@@ -201,6 +202,7 @@ fn i25_runtime_saves_show_the_change_and_the_files_diff() {
             path: "/ws/runtime.toml".into(),
             revision: "r1".into(),
             text: RUNTIME_TOML.replace("200000", "100000"),
+            base_text: None,
         },
         KeyCode::Char('S'),
         &["save /ws/runtime.toml", "+max_context = 100000"],
@@ -225,6 +227,7 @@ fn i25_settings_saves_show_each_changed_key() {
         },
         patch,
         confirm_context_shrink: false,
+        before: serde_json::Map::new(),
     });
     let layer = submit_once(&mut ui, &mut model, request, KeyCode::Enter).expect("previewed");
     assert!(

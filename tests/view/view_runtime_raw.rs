@@ -177,7 +177,9 @@ fn j1_an_edit_saves_on_its_base_and_s_resends_the_same_after_a_refusal() {
         RawIntent {
             path: PATH.into(),
             revision: REV1.into(),
-            text: broken.into()
+            text: broken.into(),
+            // The base read's text: what a commit replaces (the undo writes it back).
+            base_text: Some(TEXT1.into()),
         }
     );
     let id = submitted(&mut m, &mut ui, &intent, owner);
@@ -360,6 +362,7 @@ fn a_restored_raw_save_is_shown_and_re_reads() {
             path: PATH.into(),
             revision: REV1.into(),
             text: TEXT1.into(),
+            base_text: None,
         },
         workspace: sample::scope(1).workspace.0.clone(),
         step: SaveStep::Restored(SaveOutcome::OutcomeUnknown {

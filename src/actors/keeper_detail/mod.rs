@@ -1,6 +1,8 @@
-//! The Keeper detail source (protocol.md §14.7–§14.9; sources.md L-1…L-4, N-1…N-7): per
-//! watched Keeper, its metadata, its Live Context and its metrics tail (logs and activity
-//! summary), three slots with their own tickets and failures. Ownership contract and tested
+//! The Keeper detail source (protocol.md §9.5, §14.7–§14.9; sources.md L-1…L-4, N-1…N-7): per
+//! watched Keeper, its metadata, its Live Context, its metrics tail (logs and activity
+//! summary) and, for the detail pane, its settings snapshot (instructions, sandbox, network and
+//! runtime as the settings editor reads them: one record on every screen) — four slots with
+//! their own tickets and failures. Ownership contract and tested
 //! faults: docs/audits/keeper-detail.md.
 //!
 //! - [`reads`]: the readers and slots (the context reader carries the owner it was launched
@@ -13,6 +15,7 @@ pub mod reads;
 pub mod source;
 
 use crate::actors::contract::{Payload, ReadResult, SlotKey, SourceKey, read_outcome};
+use crate::protocol::keeper_config::KeeperConfigSnapshot;
 use crate::protocol::keeper_detail::{DashboardGate, KeeperLogs, KeeperStatus};
 use crate::protocol::keeper_ops::ToolApprovalModes;
 
@@ -36,6 +39,10 @@ pub enum KeeperDetailSlot {
     /// `GET /api/v1/keepers/{name}/metrics-tail?limit=200` (§14.9, N-5…N-7); where it is not
     /// served, `GET /api/v1/keepers/{name}/turn-records?limit=200` (§14.11).
     Metrics(String),
+    /// `GET /api/v1/keepers/{name}/config` (§9.5; protocol-16 §16.1.2): the instructions,
+    /// sandbox, network and runtime the detail shows, from the record the settings editor
+    /// edits. Read for the detail viewer only.
+    Settings(String),
     /// `GET /api/v1/dashboard/gate` (§14.4): the workspace Gate mode (a standing read of
     /// [`WORKSPACE_GATE`], not per Keeper).
     WorkspaceGate,
@@ -49,7 +56,7 @@ impl KeeperDetailSlot {
     /// The Keeper of a per-Keeper slot (`None` for the workspace gate).
     pub fn keeper(&self) -> Option<&str> {
         match self {
-            Self::Meta(k) | Self::Context(k) | Self::Metrics(k) => Some(k),
+            Self::Meta(k) | Self::Context(k) | Self::Metrics(k) | Self::Settings(k) => Some(k),
             Self::WorkspaceGate | Self::ToolModes => None,
         }
     }
@@ -62,6 +69,7 @@ impl SlotKey for KeeperDetailSlot {
             Self::Meta(_) => "keeper_meta",
             Self::Context(_) => "keeper_context",
             Self::Metrics(_) => "keeper_metrics",
+            Self::Settings(_) => "keeper_settings_snapshot",
             Self::WorkspaceGate => "workspace_gate",
             Self::ToolModes => "tool_approval_modes",
         }
@@ -82,6 +90,7 @@ pub enum KeeperDetailObservation {
     Meta(ReadResult<KeeperStatus>),
     Context(Box<ContextRead>),
     Metrics(ReadResult<KeeperLogs>),
+    Settings(ReadResult<KeeperConfigSnapshot>),
     Gate(ReadResult<DashboardGate>),
     ToolModes(ReadResult<ToolApprovalModes>),
 }
@@ -93,6 +102,7 @@ impl Payload for KeeperDetailObservation {
             Self::Context(read) if read.owner_changed() => "owner_changed".to_string(),
             Self::Context(read) => read_outcome(&read.result),
             Self::Metrics(r) => read_outcome(r),
+            Self::Settings(r) => read_outcome(r),
             Self::Gate(r) => read_outcome(r),
             Self::ToolModes(r) => read_outcome(r),
         }
@@ -114,6 +124,11 @@ impl Viewer {
     pub fn wants_metrics(self) -> bool {
         matches!(self, Self::Detail)
     }
+
+    /// Whether this viewer shows the settings snapshot (instructions, sandbox, network).
+    pub fn wants_settings(self) -> bool {
+        matches!(self, Self::Detail)
+    }
 }
 
 /// What the view asks of the Keeper detail source (through its typed handle).
@@ -128,4 +143,7 @@ pub enum KeeperDetailCommand {
     /// `r`: re-read `keeper`'s metadata (then its context) and metrics, superseding reads in
     /// flight (L-4: only the cadence and an explicit refresh re-read a key).
     Refresh { keeper: String },
+    /// A save's settle stage: read `keeper`'s settings snapshot once, watched or not (a
+    /// Keeper no viewer watches has its reads retired once the snapshot returns).
+    Confirm { keeper: String },
 }

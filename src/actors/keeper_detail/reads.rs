@@ -7,6 +7,7 @@ use crate::actors::contract::{GenerationCounter, ReadResult};
 use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
 use crate::protocol::client::ClientError;
 use crate::protocol::inspector::{TurnRecordsPage, turn_records_target};
+use crate::protocol::keeper_config::KeeperConfigSnapshot;
 use crate::protocol::keeper_detail::{
     KeeperLogs, KeeperStatus, LOGS_TURN_RECORDS_LIMIT, LiveContext, METRICS_TAIL_LIMIT,
     MetricsTail, context_path, keeper_status_path, metrics_tail_path,
@@ -133,6 +134,33 @@ fn metrics_reader(keeper: String) -> Reader<KeeperDetailObservation> {
             KeeperDetailObservation::Metrics(result)
         }
     })
+}
+
+/// The §9.5 snapshot, refused when it names another Keeper.
+fn settings_reader(keeper: String) -> Reader<KeeperDetailObservation> {
+    reader(move |auth, client| {
+        let keeper = keeper.clone();
+        async move {
+            let path = crate::protocol::keeper_ops::keeper_config_path(&keeper);
+            let result = client
+                .get_with(&auth, &path, move |b: &[u8]| {
+                    KeeperConfigSnapshot::decode_for(b, &keeper)
+                })
+                .await;
+            KeeperDetailObservation::Settings(result)
+        }
+    })
+}
+
+/// The settings slot of `keeper` (§9.5): superseded by an explicit demand, like the metadata.
+pub fn settings_slot(keeper: &str, generations: GenerationCounter) -> DetailSlotSpec {
+    SlotSpec {
+        key: KeeperDetailSlot::Settings(keeper.to_string()),
+        explicit: ExplicitPolicy::Supersede,
+        standing: false,
+        generations,
+        reader: settings_reader(keeper.to_string()),
+    }
 }
 
 /// The metadata slot of `keeper` (N-1). Explicit demand supersedes: a re-read after a change

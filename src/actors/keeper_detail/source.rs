@@ -9,12 +9,15 @@
 //!   metadata re-plans the context reader and supersedes a context read in flight; a context
 //!   answer for another owner is retired unshown by the view and a fresh metadata read is
 //!   demanded here (L-2, L-3).
-//! - Metrics (§14.9) are read only while the detail viewer watches the Keeper (N-6).
+//! - Metrics (§14.9) and the settings snapshot (§9.5) are read only while the detail viewer
+//!   watches the Keeper (N-6).
 //! - Cadence (default 15 s, re-armed after each completed read) shares reads in flight;
 //!   `Refresh` supersedes them (L-4). A completed or failed key is never retried otherwise.
 //! - Withdrawal retires every read; the next confirmation reads the wanted slots again.
 
-use super::reads::{ContextOwner, context_reader, context_slot, meta_slot, metrics_slot};
+use super::reads::{
+    ContextOwner, context_reader, context_slot, meta_slot, metrics_slot, settings_slot,
+};
 use super::{
     KEEPER_DETAIL, KeeperDetailCommand, KeeperDetailObservation, KeeperDetailSlot, Viewer,
 };
@@ -44,6 +47,9 @@ struct KeeperReads {
     context_owner: Option<ContextOwner>,
     /// How the context is demanded once the metadata in flight returns.
     context_demand: Option<DemandKind>,
+    /// Read for a save's settle stage, not for a viewer: retired once its settings snapshot
+    /// returns while no viewer watches it.
+    confirming: bool,
 }
 
 impl KeeperReads {
@@ -59,8 +65,16 @@ impl KeeperReads {
         KeeperDetailSlot::Metrics(self.keeper.clone())
     }
 
+    fn settings_key(&self) -> KeeperDetailSlot {
+        KeeperDetailSlot::Settings(self.keeper.clone())
+    }
+
     fn wants_metrics(&self) -> bool {
         self.viewers.iter().any(|v| v.wants_metrics())
+    }
+
+    fn wants_settings(&self) -> bool {
+        self.viewers.iter().any(|v| v.wants_settings())
     }
 
     /// Demands the metadata (the context follows it) and, when wanted, the metrics.
@@ -74,6 +88,10 @@ impl KeeperReads {
         if self.wants_metrics() {
             let metrics = self.metrics_key();
             self.owner.demand(&metrics, kind);
+        }
+        if self.wants_settings() {
+            let settings = self.settings_key();
+            self.owner.demand(&settings, kind);
         }
     }
 }
@@ -97,6 +115,8 @@ impl KeeperDetailState {
         owner.add_slot(meta_slot(keeper, self.generations.counter(&meta)));
         let metrics = KeeperDetailSlot::Metrics(keeper.to_string());
         owner.add_slot(metrics_slot(keeper, self.generations.counter(&metrics)));
+        let settings = KeeperDetailSlot::Settings(keeper.to_string());
+        owner.add_slot(settings_slot(keeper, self.generations.counter(&settings)));
         if let Some(identity) = &self.identity {
             owner.identity(identity);
         }
@@ -106,6 +126,7 @@ impl KeeperDetailState {
             viewers: BTreeSet::new(),
             context_owner: None,
             context_demand: None,
+            confirming: false,
         }
     }
 
@@ -117,7 +138,7 @@ impl KeeperDetailState {
         }
         let (kept, left): (Vec<_>, Vec<_>) = std::mem::take(&mut self.watched)
             .into_iter()
-            .partition(|r| !r.viewers.is_empty());
+            .partition(|r| !r.viewers.is_empty() || r.confirming);
         self.watched = kept;
         for mut reads in left {
             reads.owner.retire_all("closed");
@@ -145,14 +166,50 @@ impl KeeperDetailState {
         };
         let first = reads.viewers.is_empty();
         let gains_metrics = viewer.wants_metrics() && !reads.wants_metrics();
+        let gains_settings = viewer.wants_settings() && !reads.wants_settings();
         reads.viewers.insert(viewer);
         if first {
             reads.demand(DemandKind::Explicit);
-        } else if gains_metrics {
-            let metrics = reads.metrics_key();
-            reads.owner.demand(&metrics, DemandKind::Explicit);
+        } else {
+            if gains_metrics {
+                let metrics = reads.metrics_key();
+                reads.owner.demand(&metrics, DemandKind::Explicit);
+            }
+            if gains_settings {
+                let settings = reads.settings_key();
+                reads.owner.demand(&settings, DemandKind::Explicit);
+            }
         }
         emptied
+    }
+
+    /// A save's settle stage asks for `keeper`'s settings snapshot (watched or not).
+    fn confirm(&mut self, myself: &Myself<Self>, keeper: String) {
+        if self.reads_of(&keeper).is_none() {
+            let mut reads = self.new_reads(myself, &keeper);
+            reads.confirming = true;
+            self.watched.push(reads);
+        }
+        if let Some(reads) = self.reads_of(&keeper) {
+            let key = reads.settings_key();
+            reads.owner.demand(&key, DemandKind::Explicit);
+        }
+    }
+
+    /// A confirming read that returned for a Keeper nobody watches: its reads are retired.
+    fn confirmed(&mut self, keeper: &str) {
+        let Some(at) = self
+            .watched
+            .iter()
+            .position(|r| r.keeper == keeper && r.confirming && r.viewers.is_empty())
+        else {
+            if let Some(reads) = self.reads_of(keeper) {
+                reads.confirming = false;
+            }
+            return;
+        };
+        let mut reads = self.watched.remove(at);
+        reads.owner.retire_all("confirmed");
     }
 
     /// Metadata arrived: plan (or re-plan) the context for the owner it names and demand it.
@@ -203,6 +260,7 @@ impl KeeperDetailState {
             _ => None,
         };
         let is_meta = matches!(ret.ticket.slot, KeeperDetailSlot::Meta(_));
+        let is_settings = matches!(ret.ticket.slot, KeeperDetailSlot::Settings(_));
         let owner_changed = matches!(
             &ret.result,
             Ok(KeeperDetailObservation::Context(read)) if read.owner_changed()
@@ -213,6 +271,10 @@ impl KeeperDetailState {
         };
         if !reads.owner.worker_returned(ret).completed() {
             return false;
+        }
+        if is_settings && reads.confirming {
+            self.confirmed(&keeper);
+            return true;
         }
         if let Some(owner) = meta_owner {
             self.metadata_returned(&keeper, owner);
@@ -260,6 +322,7 @@ impl SourceState for KeeperDetailState {
                     reads.demand(DemandKind::Explicit);
                 }
             }
+            KeeperDetailCommand::Confirm { keeper } => self.confirm(&ctl.myself, keeper),
         }
     }
 

@@ -356,8 +356,13 @@ impl Actor for SaveHub {
                 state.identity = identity;
                 state.restore(&myself);
             }
-            // Nothing is read on demand: saves start from submits only.
-            SaveHubMsg::Control(SourceControl::Demand(_)) => {}
+            // Saves start from submits only; a demand reads the journal's outbox rows.
+            SaveHubMsg::Control(SourceControl::Demand(_)) => {
+                if let Some(scope) = state.identity.authority().map(|a| a.scope.clone()) {
+                    let env = state.env(&myself);
+                    super::journal::read(&env, &scope);
+                }
+            }
             // No cadence: visibility changes nothing.
             SaveHubMsg::Control(SourceControl::Visible(_)) => {}
             SaveHubMsg::Control(SourceControl::InjectPanic) => {

@@ -17,6 +17,7 @@
 
 pub mod env;
 pub mod hub;
+pub mod journal;
 pub mod operation;
 pub mod refusal;
 pub mod registry;

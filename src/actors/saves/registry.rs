@@ -50,13 +50,15 @@ pub fn restored() -> impl Iterator<Item = &'static dyn RegisteredKind> {
     KINDS.iter().copied().filter(|k| k.restored_by_hub())
 }
 
-/// The save hub's slot kinds by trace name (`save:<kind>`), for the source registry.
+/// The save hub's slot kinds by trace name (`save:<kind>`, then the journal's read), for the
+/// source registry.
 pub fn trace_names() -> &'static [&'static str] {
     static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
     NAMES.get_or_init(|| {
         KINDS
             .iter()
             .map(|k| -> &'static str { Box::leak(format!("save:{}", k.kind()).into_boxed_str()) })
+            .chain(["save_journal"])
             .collect()
     })
 }
@@ -118,7 +120,8 @@ mod tests {
     #[test]
     fn trace_names_follow_the_list_and_only_the_chat_send_is_read_back_by_its_surface() {
         let names = trace_names();
-        assert_eq!(names.len(), KINDS.len());
+        assert_eq!(names.len(), KINDS.len() + 1);
+        assert_eq!(names.last(), Some(&"save_journal"));
         assert!(names.contains(&"save:turn_interrupt"));
         assert!(names.contains(&"save:turn_steer"));
         let surface: Vec<&str> = KINDS

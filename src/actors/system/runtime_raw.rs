@@ -26,6 +26,10 @@ pub struct RawIntent {
     pub revision: String,
     /// The whole file as the operator wrote it.
     pub text: String,
+    /// The base read's text (the file the edit started from): what a committed save replaced,
+    /// exactly, since the commit is CAS on the base revision — its undo writes it back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_text: Option<String>,
 }
 
 /// The kind.

@@ -247,6 +247,9 @@ enum CommittedTag {
 pub struct CommitReceipt {
     pub commit: CommitInfo,
     pub application: CommitApplication,
+    /// Not on the wire: the assignment an assignment save's own fresh read (H-10) found just
+    /// before it wrote — `Some(None)` the default — so its undo puts back exactly that.
+    pub replaced_assignment: Option<Option<String>>,
 }
 
 impl CommitReceipt {
@@ -281,6 +284,7 @@ impl WireDecode for CommitReceipt {
         Ok(Self {
             commit: w.commit,
             application: w.application,
+            replaced_assignment: None,
         })
     }
 }

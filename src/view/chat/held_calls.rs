@@ -14,7 +14,7 @@ use crate::protocol::chat::{ToolApprovalRequest, ToolApprovalSettled};
 use crate::protocol::held_calls::{HeldCallEffect, HeldToolCall, ToolCallVerdict};
 use crate::protocol::outcome::SaveOutcome;
 use crate::view::decisions::DecisionsModel;
-use crate::view::saves::{SaveEntry, SavePhase};
+use crate::view::saves::{SaveEntry, SavePhase, Settle, clock};
 
 /// The row id of a held call.
 fn row_id(tool_call_id: &str) -> String {
@@ -118,14 +118,22 @@ fn answered_row(id: &str, entry: &SaveEntry<HeldCallDecision>) -> Option<Entry> 
         )
     };
     let describe = crate::actors::saves::refusal::describe;
+    // The settle stage: the call left the list after the answer (§14.5), or it did not.
+    let settled = match &entry.settle {
+        Settle::Confirmed { at } => Some(format!("대기 끝남 확인 {}", clock(*at))),
+        Settle::NotConfirmed { .. } => entry.settle.words(entry.phase.class()),
+        _ => None,
+    };
     Some(match receipt {
         SaveOutcome::Applied { detail, .. } => match (detail.effect, detail.decision) {
-            (HeldCallEffect::Released, ToolCallVerdict::Approve) => {
-                status(format!("승인됨 · 적용 예정 · {tool}"))
-            }
-            (HeldCallEffect::Released, ToolCallVerdict::Deny) => {
-                status(format!("거부됨 · 실행 안 됨 · {tool}"))
-            }
+            (HeldCallEffect::Released, ToolCallVerdict::Approve) => match settled {
+                Some(words) => status(format!("승인됨 · {words} · {tool}")),
+                None => status(format!("승인됨 · 적용 예정 · {tool}")),
+            },
+            (HeldCallEffect::Released, ToolCallVerdict::Deny) => match settled {
+                Some(words) => status(format!("거부됨 · 실행 안 됨 · {words} · {tool}")),
+                None => status(format!("거부됨 · 실행 안 됨 · {tool}")),
+            },
             // The wait had ended: the server keeps the answer for the same call retried.
             (HeldCallEffect::Remembered, ToolCallVerdict::Approve) => status(format!(
                 "승인 기록됨 · 대기 끝남, 같은 호출이 다시 오면 적용 · {tool}"

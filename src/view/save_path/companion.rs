@@ -5,9 +5,12 @@
 
 use super::preview::Preview;
 use super::refusal::Refused;
+use super::settle::{Confirm, DEFAULT_SETTLE_WITHIN};
+use super::undo::Undo;
 use crate::actors::saves::{SaveId, SaveKind};
 use crate::view::model::Model;
-use crate::view::saves::SaveBook;
+use crate::view::saves::{SaveBook, SaveEntry};
+use std::time::Duration;
 
 /// Where a kind's saves are kept from their submit until their receipt (and after, for the
 /// session): the book their receipts land in.
@@ -86,5 +89,33 @@ pub trait SaveCompanion: SaveKind {
     /// rules).
     fn preview(_model: &Model, _intent: &Self::Intent) -> Option<Preview> {
         None
+    }
+    // ---- After the receipt: settle, journal, undo (`super::settle`, `super::journal`,
+    // `super::undo`, each built once for every kind). ----
+
+    /// Every save of this kind the model keeps this session (a `book_at!` kind's one book);
+    /// `None` for a kind whose book comes and goes with its screen (a chat send: its pane).
+    fn kept(_model: &Model) -> Option<&SaveBook<Self>> {
+        None
+    }
+    fn kept_mut(_model: &mut Model) -> Option<&mut SaveBook<Self>> {
+        None
+    }
+
+    /// How long a receipt of `intent` waits for a re-read that shows its change.
+    fn settle_within(_intent: &Self::Intent) -> Duration {
+        DEFAULT_SETTLE_WITHIN
+    }
+
+    /// The re-read that confirms a receipt of this kind and what it shows now (compare only a
+    /// value read after the receipt: `Slot::value_since(entry.receipt_mark)`); `None` when
+    /// nothing this TUI reads shows the kind's effect.
+    fn confirm(_model: &Model, _entry: &SaveEntry<Self>) -> Option<Confirm> {
+        None
+    }
+
+    /// The undo of a settled save: a new request made from it, or why there is none.
+    fn undo(_model: &Model, _entry: &SaveEntry<Self>) -> Undo {
+        Undo::Never("the server keeps no earlier value to put back")
     }
 }

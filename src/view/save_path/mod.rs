@@ -23,19 +23,30 @@
 //!    that is not running settles it here as not sent;
 //! 6. the companion's reaction ([`SaveCompanion::after_submit`]).
 //!
-//! Where the next stages go (each built once, here, for every kind): the commit is step 5 (the
-//! outbox row is durable before anything leaves, never resent); settling by a
-//! re-read is the book's (`view::saves::Rereads`); the journal lists every book's entries, which
-//! keep every save of the session with its phase; an undo is a new request made by the
-//! companion from a settled entry.
+//! Where the stages before the commit are: a preview of the change (old → new from the
+//! model's current value, [`SaveCompanion::preview`]) is staged for its confirming key before
+//! step 5; the commit is step 5 (the outbox row is durable before anything leaves, never
+//! resent).
+//!
+//! After the receipt, three stages read every kind through [`kinds::ALL`]:
+//! - [`settle`]: the receipt is confirmed by a re-read of what it changed
+//!   ([`SaveCompanion::confirm`]), or said not to be within the kind's bound;
+//! - [`journal`]: every save of the session (the books keep each with its phase and settle
+//!   state) and every outbox row of earlier sessions, as rows;
+//! - [`undo`]: a new request made by the companion from a settled save
+//!   ([`SaveCompanion::undo`]), submitted through [`submit`] like any other (previewed and
+//!   confirmed like any other).
 
 pub mod companion;
 pub mod diff;
+pub mod journal;
 pub mod kinds;
 mod preview;
 mod refusal;
 mod request;
+pub mod settle;
 mod submit;
+pub mod undo;
 
 pub use companion::{SaveCompanion, SaveLedger};
 pub use preview::{Change, Preview, PreviewRow, shown};

@@ -10,7 +10,9 @@ use crate::actors::keepers::{KeepersObservation, KeepersSlot};
 use crate::actors::saves::{SaveEvent, SaveId, SaveKind};
 use crate::protocol::admission::ReadAuthority;
 use crate::protocol::client::WorkspaceClient;
-use crate::protocol::keeper_config::RuntimeAssignmentRequest;
+use crate::protocol::keeper_config::{
+    AssignmentState, RuntimeAssignmentRequest, RuntimeAssignmentRevision,
+};
 use crate::protocol::keeper_ops::ASSIGNMENT_PATH;
 use crate::protocol::outcome::{
     RuntimeAssignmentOutcome, SaveOutcome, classify_exchange, classify_runtime_assignment,
@@ -24,6 +26,10 @@ use serde_json::json;
 pub struct AssignmentIntent {
     pub keeper: String,
     pub runtime_id: Option<String>,
+    /// An undo's guard: sent against exactly this revision (the one the undone save produced)
+    /// instead of a fresh read's, so the server refuses it when the assignment moved since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only_at: Option<Box<RuntimeAssignmentRevision>>,
 }
 
 impl AssignmentIntent {
@@ -66,10 +72,21 @@ impl SaveKind for AssignmentSave {
         intent: AssignmentIntent,
     ) -> BoxFuture<'static, RuntimeAssignmentOutcome> {
         Box::pin(async move {
-            // H-10: config GET (fresh), then the assignment POST.
-            let expected = match fresh_revision(&client, &auth, &intent.keeper).await {
-                Ok((_, composite)) => composite.runtime_assignment,
-                Err(reason) => return SaveOutcome::NotSent { reason },
+            // H-10: config GET (fresh), then the assignment POST; an undo is sent against the
+            // revision its save produced (the server's CAS refuses it if anything moved).
+            let expected = match &intent.only_at {
+                Some(revision) => (**revision).clone(),
+                None => match fresh_revision(&client, &auth, &intent.keeper).await {
+                    Ok((_, composite)) => composite.runtime_assignment,
+                    Err(reason) => return SaveOutcome::NotSent { reason },
+                },
+            };
+            let replaced = match &expected {
+                RuntimeAssignmentRevision::RuntimeConfigPresent {
+                    assignment: AssignmentState::Assigned { runtime_id },
+                    ..
+                } => Some(runtime_id.clone()),
+                _ => None,
             };
             if let Err(reason) = reconfirm(&client, &auth).await {
                 return SaveOutcome::NotSent { reason };
@@ -85,7 +102,12 @@ impl SaveKind for AssignmentSave {
                 expected,
             };
             let exchange = client.post_json(&auth, ASSIGNMENT_PATH, &body).await;
-            classify_exchange(&exchange, &request, classify_runtime_assignment)
+            let mut outcome = classify_exchange(&exchange, &request, classify_runtime_assignment);
+            if let SaveOutcome::Applied { detail, .. } = &mut outcome {
+                // What this save replaced, as read for it: the undo puts back exactly that.
+                detail.replaced_assignment = Some(replaced);
+            }
+            outcome
         })
     }
 

@@ -10,10 +10,13 @@ use crate::actors::keepers::{KeepersObservation, KeepersSlot};
 use crate::actors::saves::{SaveEvent, SaveId, SaveKind};
 use crate::protocol::admission::ReadAuthority;
 use crate::protocol::client::WorkspaceClient;
-use crate::protocol::keeper_config::{KeeperConfigSaveRequest, NetworkMode, SandboxProfile};
+use crate::protocol::keeper_config::{
+    KeeperConfigSaveRequest, NetworkMode, ReplacedSandbox, SandboxProfile,
+};
 use crate::protocol::keeper_ops::keeper_config_path;
 use crate::protocol::outcome::{
-    KeeperConfigOutcome, SaveOutcome, classify_exchange, classify_keeper_config_save,
+    KeeperConfigApplied, KeeperConfigOutcome, SaveOutcome, classify_exchange,
+    classify_keeper_config_save,
 };
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -117,7 +120,19 @@ impl SaveKind for SandboxSave {
             let exchange = client
                 .post_json(&auth, &keeper_config_path(&intent.keeper), &body)
                 .await;
-            classify_exchange(&exchange, &request, classify_keeper_config_save)
+            let mut outcome = classify_exchange(&exchange, &request, classify_keeper_config_save);
+            if let SaveOutcome::Applied {
+                detail: KeeperConfigApplied::Written(write),
+                ..
+            } = &mut outcome
+            {
+                // What this worker read just before writing: the undo puts back exactly that.
+                write.replaced = Some(ReplacedSandbox {
+                    profile: snapshot.sandbox_profile,
+                    network: snapshot.network_mode,
+                });
+            }
+            outcome
         })
     }
 

@@ -30,6 +30,10 @@ pub struct SettingsIntent {
     pub patch: Map<String, Value>,
     #[serde(default)]
     pub confirm_context_shrink: bool,
+    /// The patched keys' values in the snapshot `expected` names (the editor's base): what
+    /// was there before, exactly, once the server's CAS accepted the patch — the undo's patch.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub before: Map<String, Value>,
 }
 
 impl SettingsIntent {
@@ -129,6 +133,7 @@ mod tests {
             expected: rev(),
             patch,
             confirm_context_shrink: true,
+            before: Map::new(),
         };
         assert_eq!(
             intent.body(),

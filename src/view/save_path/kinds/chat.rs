@@ -9,7 +9,9 @@ use crate::actors::saves::SaveId;
 use crate::view::chat::held::HeldInput;
 use crate::view::chat::pane::ChatPane;
 use crate::view::model::Model;
+use crate::view::save_path::undo::Undo;
 use crate::view::save_path::{Refused, SaveCompanion, SaveLedger};
+use crate::view::saves::SaveEntry;
 
 /// A send is kept by the pane of its chat: its row shows from Enter on, its receipt lands there.
 impl SaveLedger<ChatSend> for ChatPane {
@@ -84,6 +86,10 @@ impl SaveCompanion for ChatSend {
             other => other.words(Self::BUSY),
         }
     }
+
+    fn undo(_model: &Model, _entry: &SaveEntry<Self>) -> Undo {
+        Undo::Never("a sent message is in the Keeper's conversation: it cannot be unsent")
+    }
 }
 
 /// The rows of what was just submitted, before any step lands.
@@ -111,6 +117,10 @@ impl SaveCompanion for TurnInterrupt {
     fn refusal_words(refused: &Refused, _intent: &InterruptIntent) -> String {
         format!("interrupt {}", refused.words(Self::BUSY))
     }
+
+    fn undo(_model: &Model, _entry: &SaveEntry<Self>) -> Undo {
+        Undo::Never("a stopped turn cannot be resumed: send again")
+    }
 }
 
 impl SaveCompanion for TurnSteer {
@@ -124,5 +134,9 @@ impl SaveCompanion for TurnSteer {
     fn refusal_words(refused: &Refused, intent: &SteerIntent) -> String {
         let verb = if intent.run_next { "run-next" } else { "steer" };
         format!("{verb} {}", refused.words(Self::BUSY))
+    }
+
+    fn undo(_model: &Model, _entry: &SaveEntry<Self>) -> Undo {
+        Undo::Never("a steer reaches the running turn at once: it cannot be taken back")
     }
 }

@@ -4,6 +4,7 @@
 //! from the roster, the detail's reads or the snapshot the edit opened on) before it is sent.
 
 use super::book_at;
+use super::keepers_after as after;
 use crate::actors::keepers::ops::assignment::{AssignmentIntent, AssignmentSave};
 use crate::actors::keepers::ops::create::CreateSave;
 use crate::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleIntent, LifecycleSave};
@@ -14,7 +15,11 @@ use crate::protocol::keeper_ops::ToolApprovalMode;
 use crate::protocol::keepers::{KeeperRow, KeeperRowSlot};
 use crate::view::model::Model;
 use crate::view::save_path::{Change, Preview, Refused, SaveCompanion, shown};
+use crate::view::save_path::settle::Confirm;
+use crate::view::save_path::undo::Undo;
+use crate::view::saves::SaveEntry;
 use serde_json::Value;
+use std::time::Duration;
 
 /// What `x` removes (protocol.md §14.3), named in its preview.
 pub const DELETE_REMOVES: &[&str] = &[
@@ -65,6 +70,14 @@ fn fiber(row: Option<&KeeperRow>) -> Option<String> {
 impl SaveCompanion for SandboxSave {
     book_at!(keepers.ops.sandbox);
 
+    fn confirm(model: &Model, entry: &SaveEntry<Self>) -> Option<Confirm> {
+        after::sandbox_confirm(model, entry)
+    }
+
+    fn undo(model: &Model, entry: &SaveEntry<Self>) -> Undo {
+        after::sandbox_undo(model, entry)
+    }
+
     fn admit(model: &Model, intent: &SandboxIntent, workspace: &str) -> Result<(), Refused> {
         one_operation_per_keeper(model, &intent.keeper, workspace)
     }
@@ -101,6 +114,14 @@ impl SaveCompanion for SandboxSave {
 impl SaveCompanion for AssignmentSave {
     book_at!(keepers.ops.assignment);
 
+    fn confirm(model: &Model, entry: &SaveEntry<Self>) -> Option<Confirm> {
+        after::assignment_confirm(model, entry)
+    }
+
+    fn undo(model: &Model, entry: &SaveEntry<Self>) -> Undo {
+        after::assignment_undo(model, entry)
+    }
+
     fn admit(model: &Model, intent: &AssignmentIntent, workspace: &str) -> Result<(), Refused> {
         one_operation_per_keeper(model, &intent.keeper, workspace)
     }
@@ -125,6 +146,14 @@ fn value_words(v: &Value) -> String {
 
 impl SaveCompanion for SettingsSave {
     book_at!(keepers.ops.settings);
+
+    fn confirm(model: &Model, entry: &SaveEntry<Self>) -> Option<Confirm> {
+        after::settings_confirm(model, entry)
+    }
+
+    fn undo(model: &Model, entry: &SaveEntry<Self>) -> Undo {
+        after::settings_undo(model, entry)
+    }
 
     fn admit(model: &Model, intent: &SettingsIntent, workspace: &str) -> Result<(), Refused> {
         one_operation_per_keeper(model, &intent.keeper, workspace)
@@ -225,8 +254,32 @@ impl SaveCompanion for LifecycleSave {
     fn preview(model: &Model, intent: &LifecycleIntent) -> Option<Preview> {
         Some(lifecycle_preview(model, intent))
     }
+
+    /// A deletion completes once the purge operation has run: it may take longer.
+    fn settle_within(intent: &LifecycleIntent) -> Duration {
+        match intent.action {
+            LifecycleAction::Delete => Duration::from_secs(30),
+            _ => crate::view::save_path::settle::DEFAULT_SETTLE_WITHIN,
+        }
+    }
+
+    fn confirm(model: &Model, entry: &SaveEntry<Self>) -> Option<Confirm> {
+        after::lifecycle_confirm(model, entry)
+    }
+
+    fn undo(model: &Model, entry: &SaveEntry<Self>) -> Undo {
+        after::lifecycle_undo(model, entry)
+    }
 }
 
 impl SaveCompanion for CreateSave {
     book_at!(keepers.ops.create);
+
+    fn confirm(model: &Model, entry: &SaveEntry<Self>) -> Option<Confirm> {
+        after::create_confirm(model, entry)
+    }
+
+    fn undo(_model: &Model, _entry: &SaveEntry<Self>) -> Undo {
+        Undo::Never("a created Keeper is removed with x x (delete), its own armed action")
+    }
 }

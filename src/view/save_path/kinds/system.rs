@@ -2,13 +2,17 @@
 //! `runtime.toml` (J-1…J-5), and a connector bind or unbind (§7.3, §7.4; D-10…D-14).
 
 use super::book_at;
+use super::system_after as after;
 use crate::actors::saves::SaveKind;
 use crate::actors::system::binding::{BindingIntent, ConnectorBind, ConnectorUnbind};
 use crate::actors::system::runtime_form::{FormIntent, RuntimeForm};
 use crate::actors::system::runtime_raw::{RawIntent, RuntimeRaw};
 use crate::protocol::runtime::form::{self, Edited, FormEdit};
 use crate::view::model::Model;
+use crate::view::save_path::settle::Confirm;
+use crate::view::save_path::undo::Undo;
 use crate::view::save_path::{Change, Preview, Refused, SaveCompanion, shown};
+use crate::view::saves::SaveEntry;
 
 /// What the server does with a `runtime.toml` save after its confirmation (§9.3, §9.4).
 const RUNTIME_NOTE: &str = "the server validates the text (preview) before the commit, which is sent with the revision it was opened on: a change made since is a conflict, never overwritten";
@@ -72,6 +76,14 @@ impl SaveCompanion for RuntimeForm {
                 .note(RUNTIME_NOTE),
         )
     }
+
+    fn confirm(model: &Model, entry: &SaveEntry<Self>) -> Option<Confirm> {
+        after::form_confirm(model, entry)
+    }
+
+    fn undo(model: &Model, entry: &SaveEntry<Self>) -> Undo {
+        after::form_undo(model, entry)
+    }
 }
 
 impl SaveCompanion for RuntimeRaw {
@@ -102,6 +114,14 @@ impl SaveCompanion for RuntimeRaw {
                 .file(&intent.path, "", &intent.text)
                 .note(RUNTIME_NOTE),
         })
+    }
+
+    fn confirm(model: &Model, entry: &SaveEntry<Self>) -> Option<Confirm> {
+        after::raw_confirm(model, entry)
+    }
+
+    fn undo(model: &Model, entry: &SaveEntry<Self>) -> Undo {
+        after::raw_undo(model, entry)
     }
 }
 
@@ -157,6 +177,19 @@ impl SaveCompanion for ConnectorBind {
         )
     }
 
+    fn confirm(model: &Model, entry: &SaveEntry<Self>) -> Option<Confirm> {
+        Some(after::binding_confirm(
+            model,
+            entry.receipt_mark?,
+            &entry.intent,
+            true,
+        ))
+    }
+
+    fn undo(_model: &Model, entry: &SaveEntry<Self>) -> Undo {
+        after::bind_undo(entry)
+    }
+
     fn admit(model: &Model, intent: &BindingIntent, workspace: &str) -> Result<(), Refused> {
         // §11: a bind the last status already shows is unchanged: not sent.
         if let Some(list) = model.system.connectors.fetched.last()
@@ -191,6 +224,19 @@ impl SaveCompanion for ConnectorUnbind {
             .change(Change::new(binding_field(intent), now, "(none)"))
             .note("messages on that channel no longer reach this Keeper"),
         )
+    }
+
+    fn confirm(model: &Model, entry: &SaveEntry<Self>) -> Option<Confirm> {
+        Some(after::binding_confirm(
+            model,
+            entry.receipt_mark?,
+            &entry.intent,
+            false,
+        ))
+    }
+
+    fn undo(_model: &Model, entry: &SaveEntry<Self>) -> Undo {
+        after::unbind_undo(entry)
     }
 
     fn admit(model: &Model, intent: &BindingIntent, workspace: &str) -> Result<(), Refused> {

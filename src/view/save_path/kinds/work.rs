@@ -1,11 +1,16 @@
-//! The Work surface's kind: a Goal transition (§15.4), previewed with the goal's phase now.
+//! The Work surface's kind: a Goal transition (§15.4), previewed with the goal's phase now and
+//! confirmed by the Planning re-read.
 
 use super::book_at;
+use crate::actors::work::PLANNING;
 use crate::actors::work::goal_transition::{GoalTransition, TransitionIntent};
-use crate::protocol::goal_transition::GoalAction;
+use crate::protocol::goal_transition::{GoalAction, GoalTransitionOutcome};
 use crate::protocol::planning::PlanningRead;
 use crate::view::model::Model;
+use crate::view::save_path::settle::{Check, Confirm};
+use crate::view::save_path::undo::Undo;
 use crate::view::save_path::{Change, Preview, SaveCompanion};
+use crate::view::saves::SaveEntry;
 
 impl SaveCompanion for GoalTransition {
     book_at!(work.transitions);
@@ -41,5 +46,33 @@ impl SaveCompanion for GoalTransition {
             preview = preview.change(Change::new("last_review_note", None, note.clone()));
         }
         Some(preview)
+    }
+
+    /// The Planning re-read shows the goal in the phase the receipt named (§15.4: the server
+    /// decides the phase; a receipt that names none is confirmed by any re-read listing it).
+    fn confirm(model: &Model, entry: &SaveEntry<Self>) -> Option<Confirm> {
+        let mark = entry.receipt_mark?;
+        let want = match entry.phase.receipt() {
+            Some(GoalTransitionOutcome::Moved(t) | GoalTransitionOutcome::Already(t)) => t.phase,
+            _ => None,
+        };
+        let check = match model.work.planning.value_since(mark).map(|r| r.as_ref()) {
+            None => Check::NotYet,
+            Some(PlanningRead::GoalStoreUnavailable { .. }) => {
+                Check::Differs("the goal store unavailable".into())
+            }
+            Some(PlanningRead::Snapshot(p)) => {
+                match p.goals.iter().find(|g| g.id == entry.intent.goal_id) {
+                    None => Check::Differs("no such goal in Planning".into()),
+                    Some(g) if want.is_none_or(|w| g.phase == w) => Check::Shown,
+                    Some(g) => Check::Differs(format!("the goal {}", g.phase.as_str())),
+                }
+            }
+        };
+        Some(Confirm::by_sources(check, &[PLANNING]))
+    }
+
+    fn undo(_model: &Model, _entry: &SaveEntry<Self>) -> Undo {
+        Undo::Never("the server decides a goal's phase: reopen or drop it with its own keys")
     }
 }

@@ -1,13 +1,18 @@
 //! The Keeper detail pane (surfaces.md "Keeper detail"): tabs Info and Instructions (`[` /
 //! `]`), `j`/`k` scroll, `o` the Keeper logs. Info shows Identity and Current Work (§14.7),
-//! Live Context (§14.8: `%`, bar, `current / max tokens`, Observed, Turn Ref; L-1…L-4), the
-//! roster's lifecycle, the activity summary (§14.9, N-5) and every field of the roster row.
+//! Settings (§9.5: sandbox, network, runtime), Live Context (§14.8: `%`, bar,
+//! `current / max tokens`, Observed, Turn Ref; L-1…L-4), the roster's lifecycle, the activity
+//! summary (§14.9, N-5) and every field of the roster row. The Instructions tab and the
+//! Settings part read the settings snapshot — the record the settings editor edits — never
+//! §14.7's copy, so the detail and the editor cannot disagree (protocol-16 §16.1.2).
 //!
 //! Every part says which of its states it is in — not requested, reading, not served by this
 //! MASC (only that part), failed (with the last good value when there is one), or its value —
 //! and a failure or an unread part is never drawn as 0, "no records" or an empty list (N-7).
 
 use super::ProjectionCtx;
+use crate::actors::keepers::ops::sandbox::profile_word;
+use crate::protocol::keeper_config::KeeperConfigSnapshot;
 use crate::protocol::inspector::TurnRecordsPage;
 use crate::protocol::keeper_detail::context::rfc3339_seconds;
 use crate::protocol::keeper_detail::{
@@ -193,11 +198,30 @@ fn identity_lines(status: &KeeperStatus, theme: Theme) -> Vec<Line<'static>> {
     lines.push(kv("paused", paused, tone, theme));
     let (keepalive, tone) = flag(status.keepalive_running);
     lines.push(kv("keepalive", keepalive, tone, theme));
-    let (sandbox, tone) = opt_text(status.sandbox_profile.as_deref());
-    lines.push(kv("sandbox", sandbox, tone, theme));
-    let (network, tone) = opt_text(status.network_mode.as_deref());
-    lines.push(kv("network", network, tone, theme));
     lines
+}
+
+/// The Settings part (§9.5): what the settings editor edits, as last read.
+fn settings_lines(snapshot: &KeeperConfigSnapshot, theme: Theme) -> Vec<Line<'static>> {
+    let runtime = match snapshot.execution.selected_runtime_id.as_deref() {
+        Some(id) => (sanitize(id).into_owned(), Tone::Normal),
+        None => ("(none selected)".to_string(), Tone::Dim),
+    };
+    vec![
+        kv(
+            "sandbox",
+            profile_word(snapshot.sandbox_profile).to_string(),
+            Tone::Normal,
+            theme,
+        ),
+        kv(
+            "network",
+            snapshot.network_mode.as_str().to_string(),
+            Tone::Normal,
+            theme,
+        ),
+        kv("runtime", runtime.0, runtime.1, theme),
+    ]
 }
 
 fn current_work_lines(status: &KeeperStatus, theme: Theme) -> Vec<Line<'static>> {
@@ -510,6 +534,9 @@ pub fn info_lines(detail: Option<&KeeperDetail>, ctx: &ProjectionCtx) -> Vec<Lin
             context_lines(c, theme)
         }),
     }
+    part(&mut lines, "SETTINGS", &d.settings.fetched, ctx, |s| {
+        settings_lines(s, theme)
+    });
     lines.push(heading("RUNTIME STATS", theme));
     lines.push(Line::styled(
         "  turn phase, idle age, last outcome (§14.6): not read by this build".to_string(),
@@ -528,7 +555,8 @@ pub fn info_lines(detail: Option<&KeeperDetail>, ctx: &ProjectionCtx) -> Vec<Lin
     lines
 }
 
-/// The Instructions tab (§14.7 `instructions`).
+/// The Instructions tab: the settings snapshot's `prompt.instructions` (§9.5; protocol-16
+/// §16.1.2), the text the settings editor opens on.
 pub fn instructions_lines(
     detail: Option<&KeeperDetail>,
     ctx: &ProjectionCtx,
@@ -541,23 +569,23 @@ pub fn instructions_lines(
     part(
         &mut lines,
         "INSTRUCTIONS",
-        &d.meta.fetched,
+        &d.settings.fetched,
         ctx,
-        |s| match s.instructions.sent() {
-            Some(Some(text)) => sanitize(text)
+        |s| match s.instructions() {
+            Some(text) => sanitize(text)
                 .lines()
                 .map(|l| Line::raw(format!("  {l}")))
                 .collect(),
-            Some(None) => vec![Line::styled(
-                "  none set".to_string(),
-                theme.style(Tone::Dim),
-            )],
             None => vec![Line::styled(
-                "  not sent by this MASC release".to_string(),
+                "  none set".to_string(),
                 theme.style(Tone::Dim),
             )],
         },
     );
+    lines.push(Line::styled(
+        "  effective system prompt: not served by this MASC".to_string(),
+        theme.style(Tone::Dim),
+    ));
     lines
 }
 

@@ -20,7 +20,7 @@ use crate::protocol::outcome::{
 use crate::view::command::UiCommand;
 use crate::view::keeper_ops::LatestOp;
 use crate::view::model::Model;
-use crate::view::saves::{SaveEntry, SavePhase};
+use crate::view::saves::{SaveEntry, SavePhase, Settle};
 use crate::view::screens::RosterUi;
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};
@@ -148,6 +148,7 @@ pub fn picker_key(roster: &mut RosterUi, model: &Model, key: KeyEvent) -> UiComm
             super::KeeperOp::command::<AssignmentSave>(AssignmentIntent {
                 keeper: picker.keeper.clone(),
                 runtime_id,
+                only_at: None,
             })
         }
         _ => UiCommand::None,
@@ -244,7 +245,30 @@ pub fn removal_receipts(
 }
 
 /// The line of the newest operation on one Keeper: what was asked, and where it stands.
+/// The line of the newest operation on one Keeper: what was asked, where it stands, and
+/// whether a re-read after its receipt confirmed it (the settle stage).
 pub fn op_line(op: LatestOp<'_>) -> (String, Tone) {
+    let (text, tone) = receipt_line(op);
+    let (settle, class) = match op {
+        LatestOp::Sandbox(e) => (&e.settle, e.phase.class()),
+        LatestOp::Assignment(e) => (&e.settle, e.phase.class()),
+        LatestOp::Lifecycle(e) => (&e.settle, e.phase.class()),
+        LatestOp::Settings(e) => (&e.settle, e.phase.class()),
+        LatestOp::Create(e) => (&e.settle, e.phase.class()),
+    };
+    match settle.words(class) {
+        Some(words) => {
+            let tone = match settle {
+                Settle::NotConfirmed { .. } => Tone::Warn,
+                _ => tone,
+            };
+            (format!("{text} · {words}"), tone)
+        }
+        None => (text, tone),
+    }
+}
+
+fn receipt_line(op: LatestOp<'_>) -> (String, Tone) {
     match op {
         LatestOp::Sandbox(entry) => {
             let what = format!("sandbox → {}", profile_word(entry.intent.profile));

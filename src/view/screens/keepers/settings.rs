@@ -328,10 +328,17 @@ pub fn edited(
         ui.notice = Some(format!("settings of {shown}: unchanged, nothing sent"));
         return UiCommand::Repaint;
     }
+    // What the base snapshot held for each changed key: once the CAS accepts the patch, exactly
+    // what it replaced (the undo's patch).
+    let before = patch
+        .keys()
+        .filter_map(|k| open.base.get(k).map(|v| (k.clone(), v.clone())))
+        .collect();
     super::KeeperOp::command::<SettingsSave>(SettingsIntent {
         keeper: open.keeper,
         expected: open.revision,
         patch,
         confirm_context_shrink: parsed.confirm_context_shrink,
+        before,
     })
 }

@@ -29,41 +29,7 @@ pub const CONFIRM_SHRINK: &str = "confirm_context_shrink";
 
 /// One snapshot's editable fields in §9.6 patch form; a key the server did not report is absent.
 pub fn fields_of(snapshot: &KeeperConfigSnapshot) -> Map<String, Value> {
-    let mut m = Map::new();
-    if let Some(b) = snapshot.autoboot_enabled {
-        m.insert("autoboot_enabled".into(), json!(b));
-    }
-    if let Some(b) = snapshot.proactive.as_ref().and_then(|p| p.enabled) {
-        m.insert("proactive_enabled".into(), json!(b));
-    }
-    m.insert("sandbox_profile".into(), json!(snapshot.sandbox_profile));
-    m.insert("network_mode".into(), json!(snapshot.network_mode));
-    m.insert(
-        "max_context_override".into(),
-        json!(snapshot.max_context_override),
-    );
-    if let Some(targets) = snapshot
-        .workspace
-        .as_ref()
-        .and_then(|w| w.mention_targets.as_ref())
-    {
-        m.insert("mention_targets".into(), json!(targets));
-    }
-    if let Some(skills) = &snapshot.skills {
-        let v = match &skills.names {
-            None => json!({}),
-            Some(names) => json!({ "names": names }),
-        };
-        m.insert("skills".into(), v);
-    }
-    if let Some(text) = snapshot
-        .prompt
-        .as_ref()
-        .and_then(|p| p.instructions.as_ref())
-    {
-        m.insert("instructions".into(), json!(text));
-    }
-    m
+    snapshot.patch_fields()
 }
 
 fn string_array(items: &[Value]) -> String {

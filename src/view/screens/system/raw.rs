@@ -105,6 +105,7 @@ impl RawDraft {
             path: base.path.clone(),
             revision: base.revision.clone(),
             text: self.text.clone(),
+            base_text: self.base_text.clone(),
         })
     }
 }

@@ -1,0 +1,335 @@
+//! The settle stage on a model (issue: every receipt settles; sources.md H-6, K-2, N-3, §11,
+//! §14.5): a receipt is "sent" until a read dispatched after it shows the change — then
+//! "confirmed <time>" — or, at its bound, "not confirmed after N s — the server still shows …".
+//! A read already in flight when the receipt landed never confirms it; a receipt that changed
+//! nothing is final; the stage demands the re-reads a few times within the bound.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+use masc_tui::actors::contract::{SlotEvent, Ticket};
+use masc_tui::actors::decisions::held_call::{HeldCallDecision, HeldCallIntent};
+use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
+use masc_tui::actors::keepers::ops::lifecycle::{
+    LifecycleAction, LifecycleApplied, LifecycleIntent, LifecycleOutcome, LifecycleSave,
+};
+use masc_tui::actors::keepers::ops::{KeeperOpEvent, KeeperOpSlot};
+use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot, ROSTER};
+use masc_tui::actors::saves::{SaveEvent, SaveId, SaveStep};
+use masc_tui::protocol::admission::AdmissionMode;
+use masc_tui::protocol::client::Admitted;
+use masc_tui::protocol::held_calls::{HeldCallEffect, HeldToolCalls, ToolCallVerdict};
+use masc_tui::protocol::keepers::{KeeperRowSlot, KeeperStatus};
+use masc_tui::protocol::outcome::{DirectiveApplied, SaveOutcome};
+use masc_tui::view::model::Model;
+use masc_tui::view::sample;
+use masc_tui::view::save_path::settle::{self, Reread};
+use masc_tui::view::saves::Settle;
+use masc_tui::view::screens::keepers::ops::op_line;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const KEEPER: &str = "sangsu";
+
+/// A model with a confirmed epoch and a roster whose only row is `sangsu` (running, not
+/// paused) read by generation 1.
+fn model() -> Model {
+    let mut m = Model::default();
+    m.on_identity(sample::confirmed(1, AdmissionMode::Receipt));
+    roster_read(&mut m, 1, Some(false), Some(true));
+    m
+}
+
+fn roster_ticket(generation: u64) -> Ticket<KeepersSlot> {
+    sample::roster_ticket(generation, 1)
+}
+
+fn roster_with(
+    paused: Option<bool>,
+    running: Option<bool>,
+) -> masc_tui::protocol::keepers::KeeperRoster {
+    let mut row = sample::bare_row(KEEPER, KeeperStatus::Active);
+    row.paused = paused;
+    row.keepalive_running = running;
+    sample::roster_of(vec![KeeperRowSlot::Row(Box::new(row))])
+}
+
+/// A roster read of `generation`, dispatched and answered at once.
+fn roster_read(m: &mut Model, generation: u64, paused: Option<bool>, running: Option<bool>) {
+    let t = roster_ticket(generation);
+    crate::rig::dispatch(m, t.clone());
+    crate::rig::observe(
+        m,
+        sample::roster_observation(t, roster_with(paused, running), AdmissionMode::Receipt),
+    )
+    .unwrap();
+}
+
+fn op_ticket(id: &SaveId) -> Ticket<KeepersSlot> {
+    Ticket {
+        slot: KeepersSlot::Op(KeeperOpSlot::Lifecycle(id.clone())),
+        generation: 1,
+        scope: sample::scope(1),
+    }
+}
+
+fn lifecycle_event(
+    id: &SaveId,
+    action: LifecycleAction,
+    step: SaveStep<LifecycleOutcome>,
+) -> KeepersObservation {
+    KeepersObservation::Op(Box::new(KeeperOpEvent::Lifecycle(SaveEvent::<
+        LifecycleSave,
+    > {
+        save_id: id.clone(),
+        intent: LifecycleIntent::new(KEEPER, action),
+        workspace: sample::scope(1).workspace.0.clone(),
+        step,
+    })))
+}
+
+const SIGNALLED: LifecycleOutcome = SaveOutcome::Applied {
+    detail: LifecycleApplied::Directive(DirectiveApplied::Signalled),
+    warning: None,
+};
+
+/// Submits `action` on `sangsu` and lands `receipt` for it.
+fn lifecycle_receipt(m: &mut Model, action: LifecycleAction, receipt: LifecycleOutcome) -> SaveId {
+    let id = SaveId::fresh();
+    let ws = sample::scope(1).workspace.0.clone();
+    m.keepers
+        .ops
+        .lifecycle
+        .submit(id.clone(), LifecycleIntent::new(KEEPER, action), ws);
+    crate::rig::dispatch(m, op_ticket(&id));
+    crate::rig::observe(
+        m,
+        SlotEvent::Observed(
+            op_ticket(&id),
+            lifecycle_event(&id, action, SaveStep::Ended(receipt)),
+        ),
+    )
+    .unwrap();
+    id
+}
+
+fn settle_of(m: &Model, id: &SaveId) -> Settle {
+    m.keepers.ops.lifecycle.get(id).unwrap().settle.clone()
+}
+
+fn line(m: &Model) -> String {
+    let ws = sample::scope(1).workspace.0.clone();
+    op_line(m.keepers.ops.latest(KEEPER, &ws).unwrap()).0
+}
+
+/// "pause: sent" is confirmed by a roster read dispatched after the receipt that shows the
+/// Keeper paused — never by the read that was in flight when the receipt landed, even when it
+/// came back later showing the pause (it may have read the world before the write).
+#[test]
+fn n3_a_pause_is_confirmed_only_by_a_roster_read_dispatched_after_its_receipt() {
+    let mut m = model();
+    // A roster read is in flight when the receipt lands.
+    let before = roster_ticket(2);
+    crate::rig::dispatch(&mut m, before.clone());
+    let id = lifecycle_receipt(&mut m, LifecycleAction::Pause, SIGNALLED);
+    let now = Instant::now();
+    let step = settle::advance(&mut m, now);
+    assert!(step.demands.contains(&Reread::Source(ROSTER)), "{step:?}");
+    assert!(step.next.is_some(), "a wait is armed");
+    assert!(matches!(settle_of(&m, &id), Settle::Awaiting { .. }));
+    assert_eq!(line(&m), "pause: sent · confirming…");
+
+    // The read in flight answers "paused": it does not count.
+    crate::rig::observe(
+        &mut m,
+        sample::roster_observation(
+            before,
+            roster_with(Some(true), Some(true)),
+            AdmissionMode::Receipt,
+        ),
+    )
+    .unwrap();
+    settle::advance(&mut m, now);
+    assert!(matches!(settle_of(&m, &id), Settle::Awaiting { .. }));
+
+    // A read dispatched after the receipt shows the pause: confirmed.
+    roster_read(&mut m, 3, Some(true), Some(true));
+    let step = settle::advance(&mut m, now + Duration::from_millis(300));
+    assert!(step.changed);
+    assert!(matches!(settle_of(&m, &id), Settle::Confirmed { .. }));
+    let text = line(&m);
+    assert!(text.starts_with("pause: sent · confirmed "), "{text}");
+    assert!(text.ends_with(" UTC"), "{text}");
+    // Settled: the stage leaves it alone and arms nothing more for it.
+    let step = settle::advance(&mut m, now + Duration::from_secs(60));
+    assert_eq!(step.next, None);
+    assert!(step.demands.is_empty());
+}
+
+/// "wake: sent" on a Keeper that stays stopped: the stage re-reads within its bound, then says
+/// so — "not confirmed after 10 s — the server still shows sangsu stopped".
+#[test]
+fn n3_a_wake_that_never_shows_reads_not_confirmed_with_what_the_server_still_shows() {
+    let mut m = Model::default();
+    m.on_identity(sample::confirmed(1, AdmissionMode::Receipt));
+    roster_read(&mut m, 1, Some(false), Some(false));
+    let id = lifecycle_receipt(&mut m, LifecycleAction::Wake, SIGNALLED);
+    let start = Instant::now();
+    let first = settle::advance(&mut m, start);
+    assert_eq!(first.demands.len(), 1, "a re-read at once");
+    roster_read(&mut m, 2, Some(false), Some(false));
+    let step = settle::advance(&mut m, start + Duration::from_secs(1));
+    assert!(step.demands.is_empty(), "the next re-read waits its turn");
+    assert!(matches!(
+        settle_of(&m, &id),
+        Settle::Awaiting { shown: Some(ref s), .. } if s == "sangsu stopped"
+    ));
+    let step = settle::advance(&mut m, start + Duration::from_secs(3));
+    assert!(
+        step.demands.contains(&Reread::Source(ROSTER)),
+        "re-read again"
+    );
+    let step = settle::advance(&mut m, start + Duration::from_secs(11));
+    assert!(step.changed);
+    assert_eq!(
+        settle_of(&m, &id),
+        Settle::NotConfirmed {
+            after: Duration::from_secs(10),
+            shown: Some("sangsu stopped".into()),
+        }
+    );
+    assert_eq!(
+        line(&m),
+        "wake: sent · not confirmed after 10 s — the server still shows sangsu stopped"
+    );
+}
+
+/// A receipt that changed nothing (not applied) is final as it is: no re-read, no words.
+#[test]
+fn s11_a_receipt_that_changed_nothing_is_final() {
+    let mut m = model();
+    let id = lifecycle_receipt(
+        &mut m,
+        LifecycleAction::Boot,
+        SaveOutcome::NotApplied {
+            reason: "dispatch returned None".into(),
+        },
+    );
+    let step = settle::advance(&mut m, Instant::now());
+    assert!(step.demands.is_empty());
+    assert_eq!(settle_of(&m, &id), Settle::Final);
+    assert!(!line(&m).contains("confirm"), "{}", line(&m));
+}
+
+/// An outcome-unknown receipt is never resent; the re-read only says whether it applied.
+#[test]
+fn s11_an_unknown_outcome_is_told_by_the_re_read_never_resent() {
+    let mut m = model();
+    let id = lifecycle_receipt(
+        &mut m,
+        LifecycleAction::Pause,
+        SaveOutcome::OutcomeUnknown {
+            reason: "connection_reset".into(),
+        },
+    );
+    let now = Instant::now();
+    settle::advance(&mut m, now);
+    roster_read(&mut m, 2, Some(true), Some(true));
+    settle::advance(&mut m, now);
+    assert!(matches!(settle_of(&m, &id), Settle::Confirmed { .. }));
+    let text = line(&m);
+    assert!(text.contains("the re-read shows it applied"), "{text}");
+    assert!(text.contains("not resent"), "{text}");
+}
+
+fn held_ticket(slot: DecisionsSlot, generation: u64) -> Ticket<DecisionsSlot> {
+    Ticket {
+        slot,
+        generation,
+        scope: sample::scope(1),
+    }
+}
+
+/// §14.5: a held call approved in chat reads "승인됨 · 적용 예정" until a re-read of the list
+/// after the answer no longer lists it; then the wait is confirmed over.
+#[test]
+fn s14_5_a_held_call_answer_is_confirmed_once_the_call_leaves_the_list() {
+    let mut m = model();
+    let call = serde_json::json!([{"keeper": KEEPER, "tool_call_id": "tc-1", "tool": "masc_task_list",
+        "args": "{}", "question": "읽어도 될까요?", "because": null, "asked_at": 1.0, "timeout_sec": 60.0}]);
+    let decode = |v: serde_json::Value| {
+        <HeldToolCalls as masc_tui::protocol::decode::WireDecode>::decode(
+            serde_json::to_vec(&serde_json::json!({ "pending": v }))
+                .unwrap()
+                .as_slice(),
+        )
+        .unwrap()
+    };
+    let listed = |m: &mut Model, generation: u64, list: HeldToolCalls| {
+        let t = held_ticket(DecisionsSlot::HeldCalls, generation);
+        crate::rig::dispatch(m, t.clone());
+        crate::rig::observe(
+            m,
+            SlotEvent::Observed(
+                t,
+                DecisionsObservation::HeldCalls(Ok(Admitted {
+                    value: Arc::new(list),
+                    mode: AdmissionMode::Receipt,
+                    from_cache: false,
+                })),
+            ),
+        )
+        .unwrap();
+    };
+    listed(&mut m, 1, decode(call.clone()));
+    let intent = HeldCallIntent {
+        keeper: KEEPER.into(),
+        tool_call_id: "tc-1".into(),
+        tool: "masc_task_list".into(),
+        decision: ToolCallVerdict::Approve,
+    };
+    let id = SaveId::fresh();
+    let ws = sample::scope(1).workspace.0.clone();
+    m.decisions
+        .held_answers
+        .submit(id.clone(), intent.clone(), ws.clone());
+    let t = held_ticket(DecisionsSlot::HeldCallDecision(id.clone()), 1);
+    crate::rig::dispatch(&mut m, t.clone());
+    let receipt = SaveOutcome::Applied {
+        detail: masc_tui::protocol::held_calls::HeldCallDecisionReply {
+            effect: HeldCallEffect::Released,
+            decision: ToolCallVerdict::Approve,
+        },
+        warning: None,
+    };
+    crate::rig::observe(
+        &mut m,
+        SlotEvent::Observed(
+            t,
+            DecisionsObservation::HeldCallDecision(Box::new(SaveEvent::<HeldCallDecision> {
+                save_id: id.clone(),
+                intent,
+                workspace: ws,
+                step: SaveStep::Ended(receipt),
+            })),
+        ),
+    )
+    .unwrap();
+    let now = Instant::now();
+    settle::advance(&mut m, now);
+    assert!(matches!(
+        m.decisions.held_answers.get(&id).unwrap().settle,
+        Settle::Awaiting { .. }
+    ));
+    // Re-read after the answer: still listed, then gone.
+    listed(&mut m, 2, decode(call));
+    settle::advance(&mut m, now);
+    assert!(matches!(
+        m.decisions.held_answers.get(&id).unwrap().settle,
+        Settle::Awaiting { shown: Some(ref s), .. } if s == "the call still waiting"
+    ));
+    listed(&mut m, 3, decode(serde_json::json!([])));
+    settle::advance(&mut m, now);
+    assert!(matches!(
+        m.decisions.held_answers.get(&id).unwrap().settle,
+        Settle::Confirmed { .. }
+    ));
+}
