@@ -81,7 +81,11 @@ impl KeeperDetailModel {
             KeeperDetailCommand::Unwatch { viewer } => {
                 self.watching.remove(viewer);
             }
-            KeeperDetailCommand::Refresh { .. } | KeeperDetailCommand::Confirm { .. } => {}
+            // A save's re-read of a Keeper no viewer showed yet: its answer needs a place.
+            KeeperDetailCommand::Confirm { keeper } => {
+                self.keepers.entry(keeper.clone()).or_default();
+            }
+            KeeperDetailCommand::Refresh { .. } => {}
         }
     }
 

@@ -23,6 +23,8 @@ pub enum ViewMsg {
     /// `SLOW_READ_BADGE_AFTER` ago: if one is still in flight its "reading" badge is now due
     /// (T.2).
     ReadAged(InboxId),
+    /// The settle stage's next look is due (a re-read to demand, or a receipt's bound).
+    SettleDue,
     /// The `$EDITOR` handoff's steps (the reader parked, the editor exited).
     Edit(crate::view::editor::EditMsg),
     Shutdown,

@@ -47,9 +47,7 @@ pub fn keeper_sources(outbox: &std::path::Path) -> Vec<SourceEntry> {
         registry_entry(KeepersRosterSpawner {
             cadence: Duration::from_secs(3600),
         }),
-        registry_entry(KeeperDetailSpawner {
-            cadence: Duration::from_secs(3600),
-        }),
+        registry_entry(KeeperDetailSpawner::new(Duration::from_secs(3600))),
         hub_entry(outbox),
     ]
 }
@@ -145,6 +143,12 @@ impl ModelRig {
         }
     }
 
+    /// A Keeper detail command, seen by the model first (as the view sends it).
+    pub fn detail(&mut self, cmd: KeeperDetailCommand) {
+        self.model.keeper_detail.on_command(&cmd);
+        self.send(KEEPER_DETAIL, cmd);
+    }
+
     pub fn send<C: Send + 'static>(&self, source: SourceKey, cmd: C) {
         let handle = self
             .handles
@@ -169,12 +173,13 @@ impl ModelRig {
         for reread in &step.demands {
             match reread {
                 Reread::Source(source) => self.demand(*source),
-                Reread::Keeper(keeper) => self.send(
-                    KEEPER_DETAIL,
-                    KeeperDetailCommand::Confirm {
+                Reread::Keeper(keeper) => {
+                    let confirm = KeeperDetailCommand::Confirm {
                         keeper: keeper.clone(),
-                    },
-                ),
+                    };
+                    self.model.keeper_detail.on_command(&confirm);
+                    self.send(KEEPER_DETAIL, confirm);
+                }
             }
         }
         step

@@ -28,6 +28,7 @@ use tokio::sync::{mpsc, oneshot};
 mod commands;
 mod edit;
 mod react;
+mod settle;
 
 /// Suspends the process with the terminal restored (Ctrl-Z) and re-enters raw mode on resume;
 /// hands the terminal to another program (the operator's `$EDITOR`) and takes it back.
@@ -129,6 +130,8 @@ pub struct ViewState<B: FrameSink> {
     /// saves it previews): a save whose preview opens is confirmed by that key, which runs
     /// the command again (`screens::confirm`).
     stage: Option<crate::view::screens::confirm::Stage>,
+    /// The earliest `SettleDue` armed (the settle stage's next look).
+    settle_at: Option<Instant>,
 }
 
 /// The view actor, generic over the ratatui backend (tests use `TestBackend`).
@@ -182,6 +185,7 @@ impl<B: FrameSink> Actor for ViewActor<B> {
             edit_seq: 0,
             editor: args.editor,
             stage: None,
+            settle_at: None,
         };
         // The fresh schedule holds a pending Force: the first frame.
         state.arm(&myself);
@@ -220,6 +224,7 @@ impl<B: FrameSink> Actor for ViewActor<B> {
             ViewMsg::ChatFound(found) => state.on_chat_found(&myself, *found),
             ViewMsg::FrameDue => state.on_frame_due(&myself),
             ViewMsg::ReadAged(inbox) => state.on_read_aged(&myself, inbox),
+            ViewMsg::SettleDue => state.on_settle_due(&myself),
             ViewMsg::Edit(step) => state.on_edit_msg(&myself, step),
             ViewMsg::Shutdown => state.finish(&myself, ExitCause::Shutdown),
         }
@@ -243,6 +248,7 @@ fn msg_kind(msg: &ViewMsg) -> &'static str {
         ViewMsg::ChatFound(_) => "chat_found",
         ViewMsg::FrameDue => "frame_due",
         ViewMsg::ReadAged(_) => "read_aged",
+        ViewMsg::SettleDue => "settle_due",
         ViewMsg::Edit(crate::view::editor::EditMsg::Parked { .. }) => "editor_parked",
         ViewMsg::Edit(crate::view::editor::EditMsg::Exited { .. }) => "editor_exited",
         ViewMsg::Shutdown => "shutdown",
@@ -272,6 +278,8 @@ impl<B: FrameSink> ViewState<B> {
                 if drained.changed {
                     self.react(myself, Seen::Delivered);
                     self.want(myself, FrameRequest::Background);
+                    // A receipt or a re-read landed: judge the receipts waiting on one.
+                    self.settle(myself);
                 }
                 // What applied events call for (e.g. the approvals list after a receipt,
                 // §10.5); a re-read never replaces the receipt.

@@ -102,6 +102,16 @@ pub fn advance(model: &mut Model, now: Instant) -> SettleStep {
     step
 }
 
+/// Whether some receipt of any kind waits on the stage (a cheap look before [`advance`]).
+pub fn any_open(model: &Model) -> bool {
+    kinds::ALL.iter().any(|kind| kind.open(model))
+}
+
+/// Whether `entry`'s receipt waits on the stage: it landed and is not judged final yet.
+pub(super) fn waits<K: super::SaveCompanion>(entry: &SaveEntry<K>) -> bool {
+    entry.settle.open() && !entry.phase.in_flight()
+}
+
 /// Whether a receipt of this class may have changed something a re-read can show.
 fn confirmable(class: SaveClass) -> bool {
     matches!(
@@ -176,7 +186,7 @@ impl<K: super::SaveCompanion> Listed<K> {
         };
         let verdicts: Vec<_> = book
             .entries()
-            .filter(|e| e.settle.open() && !e.phase.in_flight())
+            .filter(|e| waits(e))
             .map(|e| (e.save_id.clone(), judge(model, e, now, step)))
             .collect();
         if verdicts.is_empty() {

@@ -12,6 +12,7 @@ pub mod conflict;
 pub mod header;
 pub mod help;
 pub mod inspector;
+pub mod journal;
 pub mod keepers;
 pub mod layer;
 pub mod local;

@@ -72,6 +72,8 @@ use book_at;
 pub trait KindView: Sync {
     /// [`SaveKind::KIND`].
     fn kind(&self) -> &'static str;
+    /// Whether some receipt of the kind waits on the settle stage.
+    fn open(&self, model: &Model) -> bool;
     /// Judges the kind's open receipts against their re-reads ([`super::settle`]).
     fn settle(&self, model: &mut Model, now: Instant, step: &mut SettleStep);
     /// The kind's saves of this session, as journal rows ([`super::journal`]).
@@ -90,6 +92,10 @@ impl<K> Listed<K> {
 impl<K: super::SaveCompanion> KindView for Listed<K> {
     fn kind(&self) -> &'static str {
         K::KIND
+    }
+
+    fn open(&self, model: &Model) -> bool {
+        K::kept(model).is_some_and(|book| book.entries().any(super::settle::waits))
     }
 
     fn settle(&self, model: &mut Model, now: Instant, step: &mut SettleStep) {
