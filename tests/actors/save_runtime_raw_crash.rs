@@ -94,6 +94,28 @@ async fn j3_h16_a_raw_save_killed_mid_commit_restores_as_outcome_unknown_and_is_
         &killed.before,
         &rig.row(&id).unwrap(),
     );
+    // The saves journal lists it after the restart: first (unsettled), kind, inputs, what the
+    // earlier session left, and no undo (its receipt is not known).
+    let rows = masc_tui::view::save_path::journal::rows(&rig.model);
+    assert_eq!(rows[0].save_id, id.0, "the killed save first");
+    let row = &rows[0];
+    assert_eq!(row.kind, "runtime_raw");
+    assert!(row.unsettled);
+    assert_eq!(
+        row.stage,
+        masc_tui::view::save_path::journal::Stage::Earlier(
+            masc_tui::protocol::outcome::SaveClass::OutcomeUnknown
+        )
+    );
+    assert!(row.inputs.contains(&written.path), "{}", row.inputs);
+    assert!(
+        matches!(
+            row.undo,
+            Some(masc_tui::view::save_path::undo::Undo::NotNow(_))
+        ),
+        "{:?}",
+        row.undo
+    );
     // Restored, not run: no operation of this save entered a worker in the new runtime.
     assert_eq!(
         stages_in(&rig.recorder, "save:runtime_raw"),

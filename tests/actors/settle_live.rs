@@ -35,17 +35,31 @@ fn ended(settle: &Settle) -> bool {
 }
 
 fn roster_paused(m: &Model) -> Option<bool> {
-    m.keepers.roster.fetched.last()?.value.rows.iter().find_map(|s| match s {
-        KeeperRowSlot::Row(r) if r.name == KEEPER => r.paused,
-        _ => None,
-    })
+    m.keepers
+        .roster
+        .fetched
+        .last()?
+        .value
+        .rows
+        .iter()
+        .find_map(|s| match s {
+            KeeperRowSlot::Row(r) if r.name == KEEPER => r.paused,
+            _ => None,
+        })
 }
 
 fn roster_sandbox(m: &Model) -> Option<String> {
-    m.keepers.roster.fetched.last()?.value.rows.iter().find_map(|s| match s {
-        KeeperRowSlot::Row(r) if r.name == KEEPER => r.sandbox_profile().map(str::to_string),
-        _ => None,
-    })
+    m.keepers
+        .roster
+        .fetched
+        .last()?
+        .value
+        .rows
+        .iter()
+        .find_map(|s| match s {
+            KeeperRowSlot::Row(r) if r.name == KEEPER => r.sandbox_profile().map(str::to_string),
+            _ => None,
+        })
 }
 
 fn pause_or_resume(action: LifecycleAction) -> SaveRequest {
@@ -87,7 +101,14 @@ async fn n3_a_pause_is_confirmed_by_the_roster_re_read_and_undone_by_a_resume() 
     assert!(writes.contains(KEEPER), "{writes}");
     let resume = rig.submit(request).unwrap().save_id;
     assert_eq!(
-        rig.model.keepers.ops.lifecycle.get(&resume).unwrap().intent.action,
+        rig.model
+            .keepers
+            .ops
+            .lifecycle
+            .get(&resume)
+            .unwrap()
+            .intent
+            .action,
         LifecycleAction::Resume
     );
     rig.settle_until(|r| ended(&lifecycle_settle(&r.model, &resume)))
@@ -129,10 +150,23 @@ async fn h6_a_sandbox_save_shows_on_every_screen_and_undoes_against_its_revision
     })
     .await;
     let before = rig.model.keeper_detail.of(KEEPER).unwrap();
-    let old = before.settings.fetched.last().unwrap().value.sandbox_profile;
+    let old = before
+        .settings
+        .fetched
+        .last()
+        .unwrap()
+        .value
+        .sandbox_profile;
     // The seed's one record: metadata and settings agree before any save.
     assert_eq!(
-        before.meta.fetched.last().unwrap().value.sandbox_profile.as_deref(),
+        before
+            .meta
+            .fetched
+            .last()
+            .unwrap()
+            .value
+            .sandbox_profile
+            .as_deref(),
         Some(profile_word(old))
     );
     let new = if old == SandboxProfile::Microvm {
@@ -168,7 +202,13 @@ async fn h6_a_sandbox_save_shows_on_every_screen_and_undoes_against_its_revision
             .meta
             .value_since(mark)
             .is_some()
-            && r.model.keeper_detail.of(KEEPER).unwrap().settings.value_since(mark).is_some()
+            && r.model
+                .keeper_detail
+                .of(KEEPER)
+                .unwrap()
+                .settings
+                .value_since(mark)
+                .is_some()
             && r.model.keepers.roster.value_since(mark).is_some()
     })
     .await;
@@ -181,11 +221,13 @@ async fn h6_a_sandbox_save_shows_on_every_screen_and_undoes_against_its_revision
         meta.network_mode.as_deref(),
         Some(settings.network_mode.as_str())
     );
-    assert_eq!(roster_sandbox(&rig.model).as_deref(), Some(profile_word(new)));
+    assert_eq!(
+        roster_sandbox(&rig.model).as_deref(),
+        Some(profile_word(new))
+    );
 
     // The undo: a settings patch of the old profile against the revision the save produced.
-    let Undo::Exact { request, writes } =
-        undo::find(&rig.model, SandboxSave::KIND, &id).unwrap()
+    let Undo::Exact { request, writes } = undo::find(&rig.model, SandboxSave::KIND, &id).unwrap()
     else {
         panic!("an applied sandbox save has an exact undo");
     };
@@ -201,7 +243,10 @@ async fn h6_a_sandbox_save_shows_on_every_screen_and_undoes_against_its_revision
         undone.settle
     );
     let now = rig.model.keeper_detail.of(KEEPER).unwrap();
-    assert_eq!(now.settings.fetched.last().unwrap().value.sandbox_profile, old);
+    assert_eq!(
+        now.settings.fetched.last().unwrap().value.sandbox_profile,
+        old
+    );
     // The settings moved since the sandbox save: its undo is refused, with the reason.
     match undo::find(&rig.model, SandboxSave::KIND, &id).unwrap() {
         Undo::NotNow(why) => assert!(why.contains("changed again"), "{why}"),

@@ -333,3 +333,140 @@ fn s14_5_a_held_call_answer_is_confirmed_once_the_call_leaves_the_list() {
         Settle::Confirmed { .. }
     ));
 }
+
+// ---- The saves journal layer (`L` on every surface) and undo from it. ----
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use masc_tui::view::keys::{UiCommand, handle_key};
+use masc_tui::view::save_path::journal::{self, Stage};
+use masc_tui::view::screens::journal::{JournalLayer, is_open};
+use masc_tui::view::screens::{Tab, Ui};
+
+fn press(ui: &mut Ui, m: &Model, code: KeyCode) -> UiCommand {
+    handle_key(ui, m, KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+/// `L` opens the journal on every surface and asks the save hub for the outbox rows; the
+/// session's saves are listed unsettled first (a pause awaiting its re-read before a boot that
+/// changed nothing), `f` keeps only the unsettled, `t` filters by kind, `Enter` shows one whole.
+#[test]
+fn journal_lists_every_save_unsettled_first_with_filters_and_detail() {
+    let mut m = model();
+    let boot = lifecycle_receipt(
+        &mut m,
+        LifecycleAction::Boot,
+        SaveOutcome::NotApplied {
+            reason: "dispatch returned None".into(),
+        },
+    );
+    let pause = lifecycle_receipt(&mut m, LifecycleAction::Pause, SIGNALLED);
+    settle::advance(&mut m, Instant::now());
+    for tab in [Tab::Overview, Tab::Keepers, Tab::System] {
+        let mut ui = Ui {
+            tab,
+            ..Ui::default()
+        };
+        let cmd = press(&mut ui, &m, KeyCode::Char('L'));
+        assert_eq!(cmd, UiCommand::Refresh(masc_tui::actors::saves::SAVES));
+        assert!(is_open(&ui), "{tab:?}");
+    }
+    let mut ui = Ui::default();
+    press(&mut ui, &m, KeyCode::Char('L'));
+    let layer = ui.layer::<JournalLayer>().unwrap();
+    let rows = layer.rows(&m);
+    let ids: Vec<&str> = rows.iter().map(|r| r.save_id.as_str()).collect();
+    assert_eq!(ids, [pause.0.as_str(), boot.0.as_str()], "unsettled first");
+    assert!(rows[0].unsettled);
+    assert_eq!(rows[0].settle.as_deref(), Some("confirming…"));
+    assert_eq!(rows[0].target, KEEPER);
+    assert!(rows[0].inputs.contains("pause"), "{}", rows[0].inputs);
+    assert_eq!(
+        rows[1].stage,
+        Stage::Receipt(masc_tui::protocol::outcome::SaveClass::NotApplied)
+    );
+    assert_eq!(rows[1].reason.as_deref(), Some("dispatch returned None"));
+    press(&mut ui, &m, KeyCode::Char('f'));
+    let only: Vec<String> = ui
+        .layer::<JournalLayer>()
+        .unwrap()
+        .rows(&m)
+        .into_iter()
+        .map(|r| r.save_id)
+        .collect();
+    assert_eq!(only, [pause.0.clone()]);
+    press(&mut ui, &m, KeyCode::Char('f'));
+    press(&mut ui, &m, KeyCode::Char('t'));
+    let layer = ui.layer::<JournalLayer>().unwrap();
+    assert_eq!(layer.filter().kind.as_deref(), Some("keeper_lifecycle"));
+    assert_eq!(layer.rows(&m).len(), 2);
+    // A journal of a kind with no saves lists nothing; the cycle ends back at every kind.
+    press(&mut ui, &m, KeyCode::Char('t'));
+    assert_eq!(ui.layer::<JournalLayer>().unwrap().filter().kind, None);
+    // Enter shows the selected save whole; Esc goes back, Esc again closes.
+    press(&mut ui, &m, KeyCode::Enter);
+    ui.area = ratatui::layout::Rect::new(0, 0, 100, 24);
+    let text = crate::rig::screen_text(&m, &ui);
+    assert!(text.contains(&format!("SAVE {}", pause.0)), "{text}");
+    assert!(
+        text.contains("no undo now: not confirmed yet: no roster re-read since its receipt"),
+        "{text}"
+    );
+    press(&mut ui, &m, KeyCode::Esc);
+    assert!(is_open(&ui));
+    press(&mut ui, &m, KeyCode::Esc);
+    assert!(!is_open(&ui));
+}
+
+/// Undo: the first `u` says what it will write and sends nothing, another key cancels it, the
+/// second `u` on the same save submits the new request (a resume for a pause); a kind the
+/// server keeps no earlier value for says so plainly.
+#[test]
+fn journal_u_arms_then_submits_the_companions_undo_and_says_why_there_is_none() {
+    let mut m = model();
+    let pause = lifecycle_receipt(&mut m, LifecycleAction::Pause, SIGNALLED);
+    let wake = lifecycle_receipt(&mut m, LifecycleAction::Wake, SIGNALLED);
+    // The roster re-read after both receipts shows the pause: its undo is exact.
+    roster_read(&mut m, 2, Some(true), Some(true));
+    let mut ui = Ui::default();
+    press(&mut ui, &m, KeyCode::Char('L'));
+    let rows = ui.layer::<JournalLayer>().unwrap().rows(&m);
+    let at = |id: &SaveId| rows.iter().position(|r| r.save_id == id.0).unwrap();
+    // Select the wake: no undo.
+    let (first, second) = (at(&wake), at(&pause));
+    for _ in 0..first {
+        press(&mut ui, &m, KeyCode::Char('j'));
+    }
+    assert_eq!(press(&mut ui, &m, KeyCode::Char('u')), UiCommand::Repaint);
+    let notice = ui.notice.clone().unwrap();
+    assert!(
+        notice.contains("no undo: a wake signal cannot be taken back"),
+        "{notice}"
+    );
+    // Select the pause: armed, nothing sent; another key cancels.
+    press(&mut ui, &m, KeyCode::Char('k'));
+    for _ in 0..second {
+        press(&mut ui, &m, KeyCode::Char('j'));
+    }
+    assert_eq!(press(&mut ui, &m, KeyCode::Char('u')), UiCommand::Repaint);
+    assert!(ui.notice.clone().unwrap().contains("writes resume sangsu"));
+    press(&mut ui, &m, KeyCode::Char('f'));
+    assert_eq!(ui.notice.as_deref(), Some("undo cancelled: nothing sent"));
+    press(&mut ui, &m, KeyCode::Char('f'));
+    // Armed again, then sent.
+    press(&mut ui, &m, KeyCode::Char('u'));
+    let cmd = press(&mut ui, &m, KeyCode::Char('u'));
+    let intent = cmd.as_save::<LifecycleSave>().expect("a lifecycle save");
+    assert_eq!(intent.action, LifecycleAction::Resume);
+    assert_eq!(intent.keeper, KEEPER);
+    // What each kind's undo is, in the journal's words.
+    let rows = journal::rows(&m);
+    let words: Vec<String> = rows
+        .iter()
+        .filter_map(|r| r.undo.as_ref())
+        .map(|u| u.words())
+        .collect();
+    assert!(
+        words.iter().any(|w| w == "u undoes: resume sangsu"),
+        "{words:?}"
+    );
+}

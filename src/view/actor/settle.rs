@@ -31,8 +31,7 @@ impl<B: FrameSink> ViewState<B> {
                 Reread::Keeper(keeper) => {
                     let confirm = KeeperDetailCommand::Confirm { keeper };
                     self.model.keeper_detail.on_command(&confirm);
-                    if self.command(KEEPER_DETAIL, confirm).is_err()
-                    {
+                    if self.command(KEEPER_DETAIL, confirm).is_err() {
                         tracing::debug!(target: "masc_tui::view", "settle re-read not sent: Keeper detail source not running");
                     }
                 }
@@ -42,7 +41,9 @@ impl<B: FrameSink> ViewState<B> {
             self.want(myself, FrameRequest::Background);
         }
         if let Some(at) = step.next
-            && self.settle_at.is_none_or(|armed| armed > at || armed <= now)
+            && self
+                .settle_at
+                .is_none_or(|armed| armed > at || armed <= now)
         {
             self.settle_at = Some(at);
             myself.send_after(at.saturating_duration_since(now), || ViewMsg::SettleDue);

@@ -16,7 +16,10 @@ pub const GLOBAL_KEYS: &[(&str, &str)] = &[
     ("Tab / Shift-Tab", "next / previous surface"),
     ("3", "Keepers"),
     ("r", "refresh this surface's data"),
-    ("L", "saves journal: every save, its receipt and settle state, undo"),
+    (
+        "L",
+        "saves journal: every save, its receipt and settle state, undo",
+    ),
     ("?", "this help (Esc or ? closes)"),
     ("q q", "quit (any other key after q cancels)"),
     ("Ctrl-C", "quit"),

@@ -28,8 +28,14 @@ const KEYS: &[(&str, &str)] = &[
     ("j / k, ↓ / ↑", "move"),
     ("Enter", "the save whole (Enter or Esc back)"),
     ("t", "kind filter: every kind, then each kind listed"),
-    ("f", "only unsettled saves (in flight, unknown, unconfirmed)"),
-    ("u u", "undo: the first u says what it writes, the second sends it"),
+    (
+        "f",
+        "only unsettled saves (in flight, unknown, unconfirmed)",
+    ),
+    (
+        "u u",
+        "undo: the first u says what it writes, the second sends it",
+    ),
     ("r", "read the outbox rows again"),
     ("L / Esc", "close"),
 ];
@@ -355,9 +361,10 @@ fn detail_lines(row: &JournalRow, width: u16, theme: Theme) -> Vec<Line<'static>
     lines.extend(kv("stage", row.stage.words()));
     lines.extend(kv(
         "receipt",
-        row.reason
-            .as_deref()
-            .map_or_else(|| "no reason given".to_string(), |r| sanitize_line(r).into_owned()),
+        row.reason.as_deref().map_or_else(
+            || "no reason given".to_string(),
+            |r| sanitize_line(r).into_owned(),
+        ),
     ));
     lines.extend(kv(
         "settled",

@@ -134,20 +134,28 @@ pub fn lifecycle_undo(model: &Model, entry: &SaveEntry<LifecycleSave>) -> Undo {
             return Undo::Never("the gate mode before it is not recorded: g sets it again");
         }
     };
-    let shown = model.keepers.roster.fetched.last().and_then(|o| {
-        o.value.rows.iter().find_map(|slot| match slot {
-            KeeperRowSlot::Row(r) if r.name == *keeper => Some(r.paused),
-            _ => None,
-        })
-    });
-    if let Some(paused) = shown.flatten()
-        && Some(paused) != state
-    {
-        return Undo::NotNow(format!(
-            "the roster shows {} {} already",
-            sanitize(keeper),
-            if paused { "paused" } else { "not paused" }
-        ));
+    // Only from what the roster shows since the receipt: the undo acts on a confirmed state.
+    let Some(mark) = entry.receipt_mark else {
+        return Undo::NotNow("no receipt yet".into());
+    };
+    match roster_since(model, keeper, mark) {
+        None => {
+            return Undo::NotNow("not confirmed yet: no roster re-read since its receipt".into());
+        }
+        Some(None) => {
+            return Undo::NotNow(format!("the roster no longer lists {}", sanitize(keeper)));
+        }
+        Some(Some(row)) => {
+            if let Some(paused) = row.paused
+                && Some(paused) != state
+            {
+                return Undo::NotNow(format!(
+                    "the roster shows {} {} already",
+                    sanitize(keeper),
+                    if paused { "paused" } else { "not paused" }
+                ));
+            }
+        }
     }
     Undo::Exact {
         request: SaveRequest::new::<LifecycleSave>(LifecycleIntent::new(keeper.clone(), back)),
