@@ -393,7 +393,7 @@ fn journal_lists_every_save_unsettled_first_with_filters_and_detail() {
         .into_iter()
         .map(|r| r.save_id)
         .collect();
-    assert_eq!(only, [pause.0.clone()]);
+    assert_eq!(only, std::slice::from_ref(&pause.0));
     press(&mut ui, &m, KeyCode::Char('f'));
     press(&mut ui, &m, KeyCode::Char('t'));
     let layer = ui.layer::<JournalLayer>().unwrap();
