@@ -1,0 +1,289 @@
+//! A save's confirming key → its receipt confirmed on screen (docs/performance.md "Every receipt
+//! settles"), against the embedded server in this process, per kind family: p50 and p99 over
+//! `SETTLE_SAVES` saves (default 100).
+//!
+//! Timed per save: the submit the confirming key makes (`view::save_path::submit`: the book,
+//! the cast to the save hub), the save operation (outbox `written`, fresh `/health`, `sending`,
+//! the POST over loopback, the §11 classifier, outbox settled), the receipt drained into the
+//! model the way the view actor drains it, the settle stage's passes (`save_path::settle::
+//! advance`) with their re-read demands cast to the sources as the view actor casts them, the
+//! re-read drained, and one render of the Keepers screen whose operation line must say
+//! "confirmed". Not included: the view actor's frame schedule (at most its 16 ms deadline) and
+//! the terminal write.
+//!
+//! Families: lifecycle (pause and resume of one Keeper in turn, confirmed by the roster re-read,
+//! N-3) and Keeper settings (the sandbox between docker and microvm, confirmed by the §9.5
+//! settings snapshot).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // bench harness
+
+use masc_tui::actors::contract::{
+    DemandKind, EventSink, Inboxes, SourceControl, SourceEvent, SourceHandle, SourceKey,
+};
+use masc_tui::actors::keeper_detail::{KEEPER_DETAIL, KeeperDetailCommand, KeeperDetailSpawner};
+use masc_tui::actors::keepers::KeepersRosterSpawner;
+use masc_tui::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleIntent, LifecycleSave};
+use masc_tui::actors::keepers::ops::sandbox::{SandboxIntent, SandboxSave};
+use masc_tui::actors::registry::{SourceEntry, sources};
+use masc_tui::actors::saves::{SAVES, SaveCommand, SaveHubSpawner, SaveId};
+use masc_tui::actors::supervisor::{RuntimeConfig, start_runtime_with};
+use masc_tui::outbox::{OutboxLocation, SharedOutbox};
+use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
+use masc_tui::protocol::keeper_config::SandboxProfile;
+use masc_tui::server::{AuthMode, ServeOptions, start};
+use masc_tui::view::model::Model;
+use masc_tui::view::save_path::settle::{self, Reread};
+use masc_tui::view::save_path::{SaveRequest, submit};
+use masc_tui::view::saves::Settle;
+use masc_tui::view::screens::keepers::ops::op_line;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+const TOKEN: &str = "bench-token";
+const KEEPER: &str = "sangsu";
+
+fn entry_of(spawner: impl masc_tui::actors::contract::SourceSpawner) -> SourceEntry {
+    let key = spawner.key();
+    let slots = sources(Duration::from_secs(5), &OutboxLocation::StateDir)
+        .into_iter()
+        .find(|e| e.key() == key)
+        .map(|e| e.slots)
+        .expect("in the registry");
+    SourceEntry {
+        spawner: Arc::new(spawner),
+        slots,
+    }
+}
+
+struct Rig {
+    events: mpsc::UnboundedReceiver<SourceEvent>,
+    model: Model,
+    handles: HashMap<SourceKey, SourceHandle>,
+}
+
+impl Rig {
+    async fn pump_one(&mut self) {
+        match self.events.recv().await.expect("runtime alive") {
+            SourceEvent::SourceUp { source, handle } => {
+                self.handles.insert(source, handle);
+            }
+            SourceEvent::Identity(state) => {
+                self.model.on_identity(state);
+            }
+            SourceEvent::Delivered { inbox, upto } => {
+                let drained = self.model.on_delivered(inbox, upto, Instant::now());
+                for source in drained.demands {
+                    self.demand(source);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn demand(&self, source: SourceKey) {
+        if let Some(h) = self.handles.get(&source) {
+            h.send_control(SourceControl::Demand(DemandKind::Explicit));
+        }
+    }
+
+    /// One settle pass, its demands cast as the view actor casts them.
+    fn settle(&mut self) {
+        let step = settle::advance(&mut self.model, Instant::now());
+        for reread in step.demands {
+            match reread {
+                Reread::Source(source) => self.demand(source),
+                Reread::Keeper(keeper) => {
+                    let cmd = KeeperDetailCommand::Confirm { keeper };
+                    self.model.keeper_detail.on_command(&cmd);
+                    if let Some(h) = self
+                        .handles
+                        .get(&KEEPER_DETAIL)
+                        .and_then(|h| h.commands::<KeeperDetailCommand>())
+                    {
+                        h.send_message(cmd).unwrap();
+                    }
+                }
+            }
+        }
+    }
+
+    fn submit(&mut self, request: SaveRequest) -> SaveId {
+        let hub = self
+            .handles
+            .get(&SAVES)
+            .and_then(|h| h.commands::<SaveCommand>());
+        submit(&mut self.model, hub.as_ref(), request)
+            .unwrap()
+            .save_id
+    }
+
+    /// Pumps and settles until `done` says the save's settle state ended.
+    async fn settle_until(&mut self, done: impl Fn(&Model) -> Option<Settle>) -> Settle {
+        loop {
+            self.settle();
+            if let Some(s) = done(&self.model) {
+                return s;
+            }
+            self.pump_one().await;
+        }
+    }
+}
+
+fn ended(s: &Settle) -> Option<Settle> {
+    matches!(
+        s,
+        Settle::Confirmed { .. } | Settle::NotConfirmed { .. } | Settle::Final
+    )
+    .then(|| s.clone())
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let at = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[at.min(sorted.len() - 1)]
+}
+
+fn report(family: &str, mut times: Vec<Duration>) {
+    times.sort();
+    println!(
+        "settle/{family}: n={} p50={:.1} ms p99={:.1} ms max={:.1} ms",
+        times.len(),
+        percentile(&times, 0.50).as_secs_f64() * 1e3,
+        percentile(&times, 0.99).as_secs_f64() * 1e3,
+        times.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
+    );
+}
+
+/// The Keepers screen's line of the Keeper's newest operation says "confirmed".
+fn confirmed_on_screen(m: &Model) -> bool {
+    let Some(ws) = m.gate().current().map(|s| s.workspace.0.clone()) else {
+        return false;
+    };
+    m.keepers
+        .ops
+        .latest(KEEPER, &ws)
+        .is_some_and(|op| op_line(op).0.contains("confirmed "))
+}
+
+fn main() {
+    let n: usize = std::env::var("SETTLE_SAVES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let server = start(ServeOptions {
+            auth: AuthMode::Token(TOKEN.into()),
+            ..ServeOptions::default()
+        })
+        .await
+        .unwrap();
+        let mut cc = ClientConfig::new(server.base_url());
+        cc.token = TokenSource::Fixed(TOKEN.into());
+        let client = WorkspaceClient::new(cc).unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let outbox = OutboxLocation::File(state.path().join("outbox.sqlite3"));
+        let (tx, events) = mpsc::unbounded_channel::<SourceEvent>();
+        let sink: Arc<dyn EventSink> = Arc::new(tx);
+        let inboxes = Inboxes::new();
+        let cfg = RuntimeConfig {
+            outbox: outbox.clone(),
+            keepers_roster_interval: Duration::from_secs(3600),
+            ..RuntimeConfig::default()
+        };
+        let entries = vec![
+            entry_of(SaveHubSpawner {
+                outbox: SharedOutbox::new(outbox),
+            }),
+            // Read once per epoch and on demand only: no cadence read lands mid-measurement.
+            entry_of(KeepersRosterSpawner {
+                cadence: Duration::from_secs(3600),
+            }),
+            entry_of(KeeperDetailSpawner::new(Duration::from_secs(3600))),
+        ];
+        let _runtime = start_runtime_with(client, sink, inboxes.clone(), cfg, entries)
+            .await
+            .unwrap();
+        let mut rig = Rig {
+            events,
+            model: Model::new(inboxes),
+            handles: HashMap::new(),
+        };
+        while rig.model.gate().current().is_none()
+            || rig.handles.len() < 3
+            || rig.model.keepers.roster.fetched.last().is_none()
+        {
+            rig.pump_one().await;
+        }
+        // Untimed: until the save hub holds the epoch too (its identity may trail the view's),
+        // a no-op tool-gate-free save: a resume of the running Keeper.
+        loop {
+            let id = rig.submit(SaveRequest::new::<LifecycleSave>(LifecycleIntent::new(
+                KEEPER,
+                LifecycleAction::Resume,
+            )));
+            let s = rig
+                .settle_until(|m| ended(&m.keepers.ops.lifecycle.get(&id)?.settle))
+                .await;
+            if !matches!(s, Settle::Final) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+
+        let mut lifecycle = Vec::with_capacity(n);
+        for i in 0..n {
+            let action = if i % 2 == 0 {
+                LifecycleAction::Pause
+            } else {
+                LifecycleAction::Resume
+            };
+            let start = Instant::now();
+            let id = rig.submit(SaveRequest::new::<LifecycleSave>(LifecycleIntent::new(
+                KEEPER, action,
+            )));
+            let s = rig
+                .settle_until(|m| ended(&m.keepers.ops.lifecycle.get(&id)?.settle))
+                .await;
+            assert!(
+                matches!(s, Settle::Confirmed { .. }),
+                "{i}: {s:?} {:?}",
+                rig.model.keepers.ops.lifecycle.get(&id).map(|e| &e.phase)
+            );
+            assert!(confirmed_on_screen(&rig.model));
+            lifecycle.push(start.elapsed());
+        }
+        report("lifecycle_pause_resume", lifecycle);
+
+        let mut sandbox = Vec::with_capacity(n);
+        for i in 0..n {
+            let profile = if i % 2 == 0 {
+                SandboxProfile::Microvm
+            } else {
+                SandboxProfile::Docker
+            };
+            let start = Instant::now();
+            let id = rig.submit(SaveRequest::new::<SandboxSave>(SandboxIntent {
+                keeper: KEEPER.into(),
+                profile,
+            }));
+            let s = rig
+                .settle_until(|m| ended(&m.keepers.ops.sandbox.get(&id)?.settle))
+                .await;
+            assert!(
+                matches!(s, Settle::Confirmed { .. }),
+                "{s:?} {:?}",
+                rig.model.keepers.ops.sandbox.get(&id).map(|e| &e.phase)
+            );
+            assert!(confirmed_on_screen(&rig.model));
+            sandbox.push(start.elapsed());
+        }
+        report("keeper_settings_sandbox", sandbox);
+        drop(server);
+    });
+}
