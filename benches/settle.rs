@@ -88,8 +88,8 @@ impl Rig {
         }
     }
 
-    /// One settle pass, its demands cast as the view actor casts them.
-    fn settle(&mut self) {
+    /// One settle pass, its demands cast as the view actor casts them; when to look again.
+    fn settle(&mut self) -> Option<Instant> {
         let step = settle::advance(&mut self.model, Instant::now());
         for reread in step.demands {
             match reread {
@@ -107,6 +107,7 @@ impl Rig {
                 }
             }
         }
+        step.next
     }
 
     fn submit(&mut self, request: SaveRequest) -> SaveId {
@@ -119,14 +120,18 @@ impl Rig {
             .save_id
     }
 
-    /// Pumps and settles until `done` says the save's settle state ended.
+    /// Pumps and settles until `done` says the save's settle state ended; the stage's next look
+    /// is taken at its time even when no event comes (the view actor's `SettleDue`).
     async fn settle_until(&mut self, done: impl Fn(&Model) -> Option<Settle>) -> Settle {
         loop {
-            self.settle();
+            let next = self.settle();
             if let Some(s) = done(&self.model) {
                 return s;
             }
-            self.pump_one().await;
+            let wait = next.map_or(Duration::from_millis(250), |at| {
+                at.saturating_duration_since(Instant::now())
+            });
+            let _ = tokio::time::timeout(wait, self.pump_one()).await;
         }
     }
 }
@@ -167,10 +172,12 @@ fn confirmed_on_screen(m: &Model) -> bool {
 }
 
 fn main() {
+    // `cargo test` runs a bench once to check it works (as criterion's test mode does): 3 saves.
+    let benching = std::env::args().any(|a| a == "--bench");
     let n: usize = std::env::var("SETTLE_SAVES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(100);
+        .unwrap_or(if benching { 100 } else { 3 });
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -185,14 +185,21 @@ impl ModelRig {
         step
     }
 
-    /// Pumps and settles (at real time) until `pred` holds.
+    /// Pumps and settles (at real time) until `pred` holds; the stage's next look is taken at
+    /// its time even when no event comes (the view actor's `SettleDue`).
     pub async fn settle_until(&mut self, pred: impl Fn(&Self) -> bool) {
         loop {
-            self.settle(Instant::now());
+            let next = self.settle(Instant::now()).next;
             if pred(self) {
                 return;
             }
-            self.pump_one().await;
+            match next {
+                Some(at) => {
+                    let wait = at.saturating_duration_since(Instant::now());
+                    let _ = tokio::time::timeout(wait, self.pump_one()).await;
+                }
+                None => self.pump_one().await,
+            }
         }
     }
 
