@@ -183,7 +183,13 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    rt.block_on(async move {
+    rt.block_on(run(n));
+    // The runtime's blocking pool may hold a store thread that outlives the server: do not wait.
+    rt.shutdown_timeout(Duration::from_secs(1));
+}
+
+async fn run(n: usize) {
+    {
         let server = start(ServeOptions {
             auth: AuthMode::Token(TOKEN.into()),
             ..ServeOptions::default()
@@ -292,5 +298,5 @@ fn main() {
         }
         report("keeper_settings_sandbox", sandbox);
         drop(server);
-    });
+    }
 }
