@@ -6,8 +6,8 @@
 use super::{ViewMsg, ViewState};
 use crate::actors::contract::{DemandKind, SourceControl};
 use crate::actors::keeper_detail::{KEEPER_DETAIL, KeeperDetailCommand};
-use crate::view::terminal::presenter::FrameSink;
 use crate::view::save_path::settle::{self, Reread};
+use crate::view::terminal::presenter::FrameSink;
 use crate::view::terminal::schedule::FrameRequest;
 use ractor::ActorRef;
 use std::time::Instant;

@@ -12,8 +12,8 @@
 
 use super::ProjectionCtx;
 use crate::actors::keepers::ops::sandbox::profile_word;
-use crate::protocol::keeper_config::KeeperConfigSnapshot;
 use crate::protocol::inspector::TurnRecordsPage;
+use crate::protocol::keeper_config::KeeperConfigSnapshot;
 use crate::protocol::keeper_detail::context::rfc3339_seconds;
 use crate::protocol::keeper_detail::{
     ActivitySummary, ContextObservation, ContextSource, KeeperStatus, LiveContext, MetricsTail,
