@@ -110,12 +110,14 @@ impl Rig {
         step.next
     }
 
+    /// Submits as the confirming key does, after the preview (an unconfirmed request of a
+    /// previewed kind is only staged and never sent).
     fn submit(&mut self, request: SaveRequest) -> SaveId {
         let hub = self
             .handles
             .get(&SAVES)
             .and_then(|h| h.commands::<SaveCommand>());
-        submit(&mut self.model, hub.as_ref(), request)
+        submit(&mut self.model, hub.as_ref(), request.confirmed())
             .unwrap()
             .save_id
     }

@@ -158,13 +158,14 @@ impl ModelRig {
         handle.send_message(cmd).unwrap();
     }
 
-    /// Submits `request` through the one save path.
+    /// Submits `request` through the one save path as the confirming key does, after the
+    /// operator saw its preview (an unconfirmed request of a previewed kind is only staged).
     pub fn submit(&mut self, request: SaveRequest) -> Result<Submitted, SaveRefusal> {
         let hub = self
             .handles
             .get(&SAVES)
             .and_then(|h| h.commands::<SaveCommand>());
-        submit(&mut self.model, hub.as_ref(), request)
+        submit(&mut self.model, hub.as_ref(), request.confirmed())
     }
 
     /// One pass of the settle stage at `now`, its demands cast as the view actor casts them.

@@ -417,11 +417,11 @@ fn journal_lists_every_save_unsettled_first_with_filters_and_detail() {
     assert!(!is_open(&ui));
 }
 
-/// Undo: the first `u` says what it will write and sends nothing, another key cancels it, the
-/// second `u` on the same save submits the new request (a resume for a pause); a kind the
-/// server keeps no earlier value for says so plainly.
+/// Undo: `u` submits the companion's undo armed by `u` (the confirmation stage previews it and
+/// `u` again commits it: a resume for a pause); a kind the server keeps no earlier value for
+/// says so plainly and submits nothing.
 #[test]
-fn journal_u_arms_then_submits_the_companions_undo_and_says_why_there_is_none() {
+fn journal_u_submits_the_companions_undo_armed_by_u_and_says_why_there_is_none() {
     let mut m = model();
     let pause = lifecycle_receipt(&mut m, LifecycleAction::Pause, SIGNALLED);
     let wake = lifecycle_receipt(&mut m, LifecycleAction::Wake, SIGNALLED);
@@ -431,7 +431,7 @@ fn journal_u_arms_then_submits_the_companions_undo_and_says_why_there_is_none() 
     press(&mut ui, &m, KeyCode::Char('L'));
     let rows = ui.layer::<JournalLayer>().unwrap().rows(&m);
     let at = |id: &SaveId| rows.iter().position(|r| r.save_id == id.0).unwrap();
-    // Select the wake: no undo.
+    // Select the wake: no undo, nothing submitted.
     let (first, second) = (at(&wake), at(&pause));
     for _ in 0..first {
         press(&mut ui, &m, KeyCode::Char('j'));
@@ -442,19 +442,17 @@ fn journal_u_arms_then_submits_the_companions_undo_and_says_why_there_is_none() 
         notice.contains("no undo: a wake signal cannot be taken back"),
         "{notice}"
     );
-    // Select the pause: armed, nothing sent; another key cancels.
+    // Select the pause: its undo is a resume, asked by `u` (not confirmed yet).
     press(&mut ui, &m, KeyCode::Char('k'));
     for _ in 0..second {
         press(&mut ui, &m, KeyCode::Char('j'));
     }
-    assert_eq!(press(&mut ui, &m, KeyCode::Char('u')), UiCommand::Repaint);
-    assert!(ui.notice.clone().unwrap().contains("writes resume sangsu"));
-    press(&mut ui, &m, KeyCode::Char('f'));
-    assert_eq!(ui.notice.as_deref(), Some("undo cancelled: nothing sent"));
-    press(&mut ui, &m, KeyCode::Char('f'));
-    // Armed again, then sent.
-    press(&mut ui, &m, KeyCode::Char('u'));
     let cmd = press(&mut ui, &m, KeyCode::Char('u'));
+    let UiCommand::Save(request) = &cmd else {
+        panic!("an exact undo is a save: {cmd:?}");
+    };
+    assert!(!request.is_confirmed(), "previewed before it is committed");
+    assert_eq!(request.key(), KeyCode::Char('u'));
     let intent = cmd.as_save::<LifecycleSave>().expect("a lifecycle save");
     assert_eq!(intent.action, LifecycleAction::Resume);
     assert_eq!(intent.keeper, KEEPER);

@@ -2,8 +2,8 @@
 //! row an earlier session left, built by `save_path::journal` — kind, target, inputs, stage,
 //! receipt, settle state, time — unsettled first. `Enter` shows one save whole; `t` cycles the
 //! kind filter, `f` keeps only unsettled saves; `u` undoes where the server makes it exact
-//! (`save_path::undo`): the first `u` says what it will write, the second submits it through
-//! the one save path. `r` reads the outbox rows again.
+//! (`save_path::undo`): the undo is submitted through the one save path, whose confirmation
+//! stage previews it (old → new) and commits it on `u` again. `r` reads the outbox rows again.
 
 use super::layer::{Handled, Layer, LayerCx, LayerFooter, LayerHelp};
 use super::{ProjectionCtx, Ui};
@@ -48,8 +48,6 @@ pub struct JournalLayer {
     selected: Option<String>,
     /// `Enter`: the selected save shown whole.
     detail: bool,
-    /// The save whose undo the first `u` showed: the next `u` on it sends it.
-    armed: Option<String>,
 }
 
 impl JournalLayer {
@@ -97,7 +95,8 @@ impl JournalLayer {
         };
     }
 
-    /// `u`: arms the selected save's undo, or sends the armed one.
+    /// `u`: the selected save's undo, submitted (the confirmation stage previews it; `u` again
+    /// commits it), or why there is none.
     fn undo(&mut self, ui: &mut Ui, model: &Model, row: Option<&JournalRow>) -> UiCommand {
         let Some(row) = row else {
             ui.notice = Some("no save selected".into());
@@ -112,18 +111,7 @@ impl JournalLayer {
             return UiCommand::Repaint;
         };
         match found {
-            Undo::Exact { request, writes } => {
-                if self.armed.as_deref() == Some(row.save_id.as_str()) {
-                    self.armed = None;
-                    return UiCommand::Save(request);
-                }
-                self.armed = Some(row.save_id.clone());
-                ui.notice = Some(format!(
-                    "undo {}: writes {writes} — u again sends it, any other key cancels",
-                    row.kind
-                ));
-                UiCommand::Repaint
-            }
+            Undo::Exact { request, .. } => UiCommand::Save(request.armed_by(KeyCode::Char('u'))),
             other => {
                 ui.notice = Some(format!("{}: {}", row.kind, other.words()));
                 UiCommand::Repaint
@@ -140,8 +128,6 @@ impl Layer for JournalLayer {
     fn key(&mut self, cx: &mut LayerCx<'_>, key: KeyEvent) -> Handled {
         let model = cx.model;
         let rows = self.rows(model);
-        let was_armed = self.armed.take();
-        let disarmed = was_armed.is_some();
         let cmd = match key.code {
             KeyCode::Tab | KeyCode::BackTab => {
                 cx.close();
@@ -180,16 +166,12 @@ impl Layer for JournalLayer {
                 UiCommand::Repaint
             }
             KeyCode::Char('u') => {
-                self.armed = was_armed;
                 let row = rows.get(self.index(&rows));
                 self.undo(cx.ui, model, row)
             }
             KeyCode::Char('r') => UiCommand::Refresh(SAVES),
             _ => UiCommand::None,
         };
-        if disarmed && self.armed.is_none() && !matches!(cmd, UiCommand::Save(_)) {
-            cx.ui.notice = Some("undo cancelled: nothing sent".into());
-        }
         Handled::Consumed(cmd)
     }
 

@@ -6,9 +6,9 @@ use crate::actors::board::BOARD;
 use crate::actors::board::compose::BoardPost;
 use crate::actors::board::vote::{BoardVote, VoteIntent};
 use crate::view::model::Model;
-use crate::view::save_path::{Change, Preview, SaveCompanion};
 use crate::view::save_path::settle::{Check, Confirm};
 use crate::view::save_path::undo::Undo;
+use crate::view::save_path::{Change, Preview, SaveCompanion};
 use crate::view::saves::SaveEntry;
 
 impl SaveCompanion for BoardPost {
