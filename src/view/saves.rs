@@ -47,6 +47,35 @@ impl<R: Receipt> SavePhase<R> {
     pub fn class(&self) -> Option<SaveClass> {
         self.receipt().map(Receipt::class)
     }
+
+    /// Where it stands in an operator's words, the server's reason quoted (unsanitised: the
+    /// caller sanitises before painting). An unknown outcome says it is never resent.
+    pub fn words(&self) -> String {
+        let Some(r) = self.receipt() else {
+            return match self {
+                Self::Sending => "sending…".into(),
+                _ => "queued…".into(),
+            };
+        };
+        let reason = r.reason().map(|x| format!(": {x}")).unwrap_or_default();
+        let restored = if matches!(self, Self::Restored(_)) {
+            " (an earlier run)"
+        } else {
+            ""
+        };
+        let (said, tail) = match r.class() {
+            SaveClass::Applied => ("applied", ""),
+            SaveClass::Unchanged => ("unchanged (already so)", ""),
+            SaveClass::NotApplied => ("refused", ""),
+            SaveClass::NotSent => ("not sent", ""),
+            SaveClass::Conflict => ("conflict", ""),
+            SaveClass::OutcomeUnknown => (
+                "outcome unknown",
+                " · not resent: re-read (r) before asking again",
+            ),
+        };
+        format!("{said}{reason}{restored}{tail}")
+    }
 }
 
 /// One save of kind `K`.

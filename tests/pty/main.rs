@@ -21,6 +21,7 @@ mod pty_keeper_create;
 mod pty_keeper_ops;
 mod pty_keeper_settings;
 mod pty_preparation_report;
+mod pty_proof_saves;
 mod pty_runtime;
 mod pty_state_dir;
 mod pty_tools;

@@ -264,6 +264,17 @@ pub fn slot_status<T: Clone>(
         .map(|(text, tone)| Line::styled(format!("{what}: {text}"), ctx.theme.style(tone)))
 }
 
+/// The tone of a save's line by its receipt's class (`None`: still in flight).
+pub fn receipt_tone(class: Option<crate::protocol::outcome::SaveClass>) -> Tone {
+    use crate::protocol::outcome::SaveClass;
+    match class {
+        None => Tone::Busy,
+        Some(SaveClass::Applied | SaveClass::Unchanged) => Tone::Good,
+        Some(SaveClass::NotSent | SaveClass::Conflict) => Tone::Warn,
+        Some(SaveClass::NotApplied | SaveClass::OutcomeUnknown) => Tone::Bad,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

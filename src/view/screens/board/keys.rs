@@ -1,9 +1,13 @@
 //! Board keys (surfaces.md "Board"): `j`/`k`, Home/End, PgUp/PgDn; Right/`Enter` read;
 //! Left/`Esc` back; `s` ranking (hot → trending → recent → updated → discussed); `f`/`F`
-//! next/previous hearth from the census (then back to every hearth); `r` re-reads (global).
+//! next/previous hearth from the census (then back to every hearth); `v`/`V` vote up/down on
+//! the open or selected post (§15.6: armed — the first press previews, the same key again
+//! sends); `r` re-reads (global).
 
 use super::{BoardUi, LIST_HEADER_ROWS, selected_index, shown_posts};
+use crate::actors::board::vote::{BoardVote, VoteIntent};
 use crate::actors::board::{BoardCommand, BoardQuery};
+use crate::protocol::board::VoteDirection;
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crossterm::event::{KeyCode, KeyEvent};
@@ -21,6 +25,10 @@ pub const BOARD_KEYS: &[(&str, &str)] = &[
     (
         "f / F",
         "next / previous hearth (from the census), then all",
+    ),
+    (
+        "v / V",
+        "vote up / down on the post (armed: the same key again sends; one vote per voter, a flip allowed, no un-vote)",
     ),
     (
         "r",
@@ -59,6 +67,20 @@ fn step_hearth(model: &Model, current: Option<&str>, forward: bool) -> Option<St
     next.and_then(|i| names.get(i).cloned())
 }
 
+/// `v` up, `V` down on `post_id` (§15.6). The save path previews it (masc-tui's vote now →
+/// the asked one) and the same key again commits; the score shown after is the re-read's.
+fn vote(post_id: &str, code: KeyCode) -> Option<UiCommand> {
+    let direction = match code {
+        KeyCode::Char('v') => VoteDirection::Up,
+        KeyCode::Char('V') => VoteDirection::Down,
+        _ => return None,
+    };
+    Some(UiCommand::save::<BoardVote>(VoteIntent {
+        post_id: post_id.to_string(),
+        direction,
+    }))
+}
+
 fn set_query(ui: &mut BoardUi, query: BoardQuery) -> UiCommand {
     ui.query = query.clone();
     ui.offset = 0;
@@ -94,7 +116,7 @@ pub fn handle(ui: &mut BoardUi, model: &Model, key: KeyEvent, body_rows: u16) ->
                 ui.scroll = 0;
                 UiCommand::Repaint
             }
-            _ => UiCommand::None,
+            code => vote(&open, code).unwrap_or(UiCommand::None),
         };
     }
     match key.code {
@@ -130,6 +152,9 @@ pub fn handle(ui: &mut BoardUi, model: &Model, key: KeyEvent, body_rows: u16) ->
     }
     let page = body_rows.saturating_sub(LIST_HEADER_ROWS).max(1) as usize;
     let current = selected_index(ui, posts);
+    if let Some(cmd) = posts.get(current).and_then(|p| vote(&p.id, key.code)) {
+        return cmd;
+    }
     let target = match key.code {
         KeyCode::Char('j') | KeyCode::Down => (current + 1).min(posts.len() - 1),
         KeyCode::Char('k') | KeyCode::Up => current.saturating_sub(1),

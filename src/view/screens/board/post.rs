@@ -9,9 +9,9 @@ use crate::view::chat::markdown::render_markdown;
 use crate::view::chat::wrap::wrap_lines;
 use crate::view::model::Model;
 use crate::view::screens::ProjectionCtx;
-use crate::view::screens::widgets::{annotation, no_value_line};
+use crate::view::screens::widgets::{annotation, no_value_line, receipt_tone};
 use crate::view::text::wrap;
-use crate::view::text::{sanitize, sanitize_lines};
+use crate::view::text::{fit_width, sanitize, sanitize_lines};
 use crate::view::theme::{Theme, Tone};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -180,6 +180,49 @@ fn cached_lines(
     lines
 }
 
+/// masc-tui's own vote on the open post as the detail read it (`current_vote` with
+/// `voter=masc-tui`, §15.6; "not reported" when the server sent none) and the newest vote it
+/// asked for on this post in this workspace, with where that vote stands.
+fn vote_line(model: &Model, detail: &BoardPostDetail, theme: Theme, width: usize) -> Line<'static> {
+    let own = match &detail.own_vote {
+        None => "not reported by the server".to_string(),
+        Some(v) => v
+            .current
+            .map_or_else(|| "none".to_string(), |d| d.as_str().to_string()),
+    };
+    let post_id = &detail.post.id;
+    let newest = model.gate().current().and_then(|scope| {
+        model
+            .board
+            .votes
+            .entries()
+            .rev()
+            .find(|e| e.intent.post_id == *post_id && e.workspace == scope.workspace.0)
+    });
+    let (asked, tone) = match newest {
+        None => (String::new(), Tone::Dim),
+        Some(e) => {
+            let tone = receipt_tone(e.phase.class());
+            (
+                format!(
+                    " · vote {}: {}",
+                    e.intent.direction.as_str(),
+                    sanitize(&e.phase.words())
+                ),
+                tone,
+            )
+        }
+    };
+    Line::styled(
+        fit_width(
+            &format!("your vote: {own}{asked} · v up · V down (press twice)"),
+            width,
+        )
+        .into_owned(),
+        theme.style(tone),
+    )
+}
+
 pub fn render(model: &Model, ui: &BoardUi, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
     let theme = ctx.theme;
     let width = area.width as usize;
@@ -198,12 +241,14 @@ pub fn render(model: &Model, ui: &BoardUi, ctx: &ProjectionCtx, area: Rect, buf:
         let rows = cached_lines(model, &o.value, width, theme);
         let badge =
             annotation(fetched, ctx.now).map(|(text, tone)| Line::styled(text, theme.style(tone)));
-        let total = rows.len() + usize::from(badge.is_some());
+        let votes = vote_line(model, &o.value, theme, width);
+        let total = rows.len() + usize::from(badge.is_some()) + 1;
         let scroll = ui.scroll.min(total.saturating_sub(1));
         let visible: Vec<Line<'static>> = rows
             .iter()
             .take(1)
             .chain(badge.iter())
+            .chain(std::iter::once(&votes))
             .chain(rows.iter().skip(1))
             .skip(scroll)
             .take(height)

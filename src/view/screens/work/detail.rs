@@ -17,6 +17,7 @@ use crate::protocol::tasks::LegacyTaskEvent;
 use crate::view::fetched::Fetched;
 use crate::view::model::Model;
 use crate::view::screens::ProjectionCtx;
+use crate::view::screens::widgets::receipt_tone;
 use crate::view::screens::widgets::{
     annotation, failure_text, not_served_lines, not_served_text, row,
 };
@@ -429,6 +430,27 @@ fn severity(s: TimelineSeverity) -> (&'static str, Tone) {
     }
 }
 
+/// The newest action masc-tui asked for on `goal_id` in this workspace (§15.4) and where it
+/// stands; the phase above is the Planning re-read's, never this receipt's guess.
+fn transition_line(model: &Model, goal_id: &str, theme: Theme) -> Option<Line<'static>> {
+    let scope = model.gate().current()?;
+    let e = model
+        .work
+        .transitions
+        .entries()
+        .rev()
+        .find(|e| e.intent.goal_id == goal_id && e.workspace == scope.workspace.0)?;
+    let tone = receipt_tone(e.phase.class());
+    Some(Line::styled(
+        format!(
+            "{}: {}",
+            e.intent.action.as_str(),
+            sanitize(&e.phase.words())
+        ),
+        theme.style(tone),
+    ))
+}
+
 pub fn render_goal(
     model: &Model,
     work: &WorkUi,
@@ -482,6 +504,9 @@ pub fn render_goal(
                 theme.style(Tone::Dim),
             ));
         }
+    }
+    if let Some(line) = transition_line(model, &goal_id, theme) {
+        lines.push(line);
     }
     let Some(goal) = model.work.goal.as_ref() else {
         lines.push(Line::styled("timeline: not open", theme.style(Tone::Dim)));

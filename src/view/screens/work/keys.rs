@@ -7,7 +7,9 @@
 
 use super::state::{goal_order, layout_width_for, linked_task_order, page_rows_for, task_order};
 use super::{WorkPane, WorkUi};
+use crate::actors::work::goal_transition::{GoalTransition, TransitionIntent};
 use crate::actors::work::{ChainNext, OlderPages, WorkCommand};
+use crate::protocol::goal_transition::GoalAction;
 use crate::protocol::planning::PlanningRead;
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
@@ -29,6 +31,10 @@ pub const WORK_KEYS: &[(&str, &str)] = &[
     ("f / s", "Goals: filter all/active/completed/dropped · sort"),
     ("/", "Tasks: search id, title, assignee"),
     ("Enter / Right", "open the goal or task detail"),
+    (
+        "c / x / o (goal)",
+        "request completion / drop / reopen (armed: the same key again sends; the server decides the phase)",
+    ),
     ("Esc / Left", "back to the list"),
     (
         "H, 12H",
@@ -131,6 +137,18 @@ pub fn typing(work: &mut WorkUi, key: KeyEvent) -> UiCommand {
     UiCommand::Repaint
 }
 
+/// The goal detail's action keys (§15.4): `c` request completion, `x` drop, `o` reopen. Each
+/// is armed by the save path (previewed with the goal's phase now, sent on the same key
+/// again); the client never pre-guesses the server's transition matrix.
+fn goal_action(code: KeyCode) -> Option<GoalAction> {
+    match code {
+        KeyCode::Char('c') => Some(GoalAction::RequestComplete),
+        KeyCode::Char('x') => Some(GoalAction::Drop),
+        KeyCode::Char('o') => Some(GoalAction::Reopen),
+        _ => None,
+    }
+}
+
 /// Every other key on the Work surface.
 pub fn handle(work: &mut WorkUi, area: Rect, model: &Model, key: KeyEvent) -> UiCommand {
     let page = (detail_layout_for(area).history.height as usize).max(1);
@@ -144,7 +162,16 @@ pub fn handle(work: &mut WorkUi, area: Rect, model: &Model, key: KeyEvent) -> Ui
                 work.goals.open = None;
                 UiCommand::send(WorkCommand::CloseGoal)
             }
-            _ => UiCommand::None,
+            code => goal_action(code).zip(work.goals.open.clone()).map_or(
+                UiCommand::None,
+                |(action, goal_id)| {
+                    UiCommand::save::<GoalTransition>(TransitionIntent {
+                        goal_id,
+                        action,
+                        note: None,
+                    })
+                },
+            ),
         },
         WorkPane::Goals => {
             let ids = goal_ids(model, work);

@@ -150,7 +150,9 @@ pub fn footer_spans(work: &WorkUi, theme: Theme) -> Option<Vec<Span<'static>>> {
         ]);
     }
     let hint = match (work.pane, &work.goals.open, &work.tasks.open) {
-        (WorkPane::Goals, Some(_), _) => " · r re-read timeline · Esc back",
+        (WorkPane::Goals, Some(_), _) => {
+            " · c complete · x drop · o reopen (twice) · r re-read timeline · Esc back"
+        }
         (WorkPane::Goals, None, _) => " · t Tasks · j/k · f filter · s sort · Enter detail",
         (WorkPane::Tasks, _, Some(_)) => {
             " · j/k history · J/K document · H older page · r fresh prefix · Esc back"
