@@ -32,7 +32,8 @@ use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
 use masc_tui::protocol::keeper_config::SandboxProfile;
 use masc_tui::server::{AuthMode, ServeOptions, start};
 use masc_tui::view::model::Model;
-use masc_tui::view::save_path::settle::{self, Reread};
+use masc_tui::view::save_path::kinds;
+use masc_tui::view::save_path::settle::Reread;
 use masc_tui::view::save_path::{SaveRequest, submit};
 use masc_tui::view::saves::Settle;
 use masc_tui::view::screens::keepers::ops::op_line;
@@ -90,7 +91,7 @@ impl Rig {
 
     /// One settle pass, its demands cast as the view actor casts them; when to look again.
     fn settle(&mut self) -> Option<Instant> {
-        let step = settle::advance(&mut self.model, Instant::now());
+        let step = kinds::advance(&mut self.model, Instant::now());
         for reread in step.demands {
             match reread {
                 Reread::Source(source) => self.demand(source),

@@ -20,7 +20,8 @@ use masc_tui::protocol::client::WorkspaceClient;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
 use masc_tui::view::model::Model;
-use masc_tui::view::save_path::settle::{self, Reread, SettleStep};
+use masc_tui::view::save_path::kinds;
+use masc_tui::view::save_path::settle::{Reread, SettleStep};
 use masc_tui::view::save_path::{SaveRefusal, SaveRequest, Submitted, submit};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -170,7 +171,7 @@ impl ModelRig {
 
     /// One pass of the settle stage at `now`, its demands cast as the view actor casts them.
     pub fn settle(&mut self, now: Instant) -> SettleStep {
-        let step = settle::advance(&mut self.model, now);
+        let step = kinds::advance(&mut self.model, now);
         for reread in &step.demands {
             match reread {
                 Reread::Source(source) => self.demand(*source),

@@ -96,7 +96,7 @@ async fn j3_h16_a_raw_save_killed_mid_commit_restores_as_outcome_unknown_and_is_
     );
     // The saves journal lists it after the restart: first (unsettled), kind, inputs, what the
     // earlier session left, and no undo (its receipt is not known).
-    let rows = masc_tui::view::save_path::journal::rows(&rig.model);
+    let rows = masc_tui::view::save_path::kinds::journal_rows(&rig.model);
     assert_eq!(rows[0].save_id, id.0, "the killed save first");
     let row = &rows[0];
     assert_eq!(row.kind, "runtime_raw");

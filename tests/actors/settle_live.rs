@@ -17,7 +17,8 @@ use masc_tui::protocol::keepers::KeeperRowSlot;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::view::model::Model;
 use masc_tui::view::save_path::SaveRequest;
-use masc_tui::view::save_path::undo::{self, Undo};
+use masc_tui::view::save_path::kinds::find_undo;
+use masc_tui::view::save_path::undo::Undo;
 use masc_tui::view::saves::Settle;
 use masc_tui::view::screens::keepers::ops::op_line;
 
@@ -94,7 +95,7 @@ async fn n3_a_pause_is_confirmed_by_the_roster_re_read_and_undone_by_a_resume() 
     assert!(line.contains("confirmed "), "{line}");
 
     // The undo: a resume, made from the settled pause.
-    let undo = undo::find(&rig.model, LifecycleSave::KIND, &pause).unwrap();
+    let undo = find_undo(&rig.model, LifecycleSave::KIND, &pause).unwrap();
     let Undo::Exact { request, writes } = undo else {
         panic!("a confirmed pause has an exact undo: {undo:?}");
     };
@@ -120,12 +121,12 @@ async fn n3_a_pause_is_confirmed_by_the_roster_re_read_and_undone_by_a_resume() 
     assert_eq!(roster_paused(&rig.model), Some(false));
     // Undone already: the pause's undo is refused from what the roster shows now; the resume's
     // undo is a pause again (they undo each other).
-    match undo::find(&rig.model, LifecycleSave::KIND, &pause).unwrap() {
+    match find_undo(&rig.model, LifecycleSave::KIND, &pause).unwrap() {
         Undo::NotNow(why) => assert!(why.contains("not paused already"), "{why}"),
         other => panic!("an undone pause has no undo now: {other:?}"),
     }
     assert!(matches!(
-        undo::find(&rig.model, LifecycleSave::KIND, &resume).unwrap(),
+        find_undo(&rig.model, LifecycleSave::KIND, &resume).unwrap(),
         Undo::Exact { .. }
     ));
     rig.stop().await;
@@ -227,7 +228,7 @@ async fn h6_a_sandbox_save_shows_on_every_screen_and_undoes_against_its_revision
     );
 
     // The undo: a settings patch of the old profile against the revision the save produced.
-    let Undo::Exact { request, writes } = undo::find(&rig.model, SandboxSave::KIND, &id).unwrap()
+    let Undo::Exact { request, writes } = find_undo(&rig.model, SandboxSave::KIND, &id).unwrap()
     else {
         panic!("an applied sandbox save has an exact undo");
     };
@@ -248,13 +249,13 @@ async fn h6_a_sandbox_save_shows_on_every_screen_and_undoes_against_its_revision
         old
     );
     // The settings moved since the sandbox save: its undo is refused, with the reason.
-    match undo::find(&rig.model, SandboxSave::KIND, &id).unwrap() {
+    match find_undo(&rig.model, SandboxSave::KIND, &id).unwrap() {
         Undo::NotNow(why) => assert!(why.contains("changed again"), "{why}"),
         other => panic!("the older save's undo must be refused: {other:?}"),
     }
     // The undo's own undo puts the new profile back (a settings save records what it replaced).
     assert!(matches!(
-        undo::find(&rig.model, SettingsSave::KIND, &back).unwrap(),
+        find_undo(&rig.model, SettingsSave::KIND, &back).unwrap(),
         Undo::Exact { .. }
     ));
     rig.stop().await;

@@ -21,7 +21,8 @@ use masc_tui::protocol::keepers::{KeeperRowSlot, KeeperStatus};
 use masc_tui::protocol::outcome::{DirectiveApplied, SaveOutcome};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample;
-use masc_tui::view::save_path::settle::{self, Reread};
+use masc_tui::view::save_path::kinds;
+use masc_tui::view::save_path::settle::Reread;
 use masc_tui::view::saves::Settle;
 use masc_tui::view::screens::keepers::ops::op_line;
 use std::sync::Arc;
@@ -131,7 +132,7 @@ fn n3_a_pause_is_confirmed_only_by_a_roster_read_dispatched_after_its_receipt() 
     crate::rig::dispatch(&mut m, before.clone());
     let id = lifecycle_receipt(&mut m, LifecycleAction::Pause, SIGNALLED);
     let now = Instant::now();
-    let step = settle::advance(&mut m, now);
+    let step = kinds::advance(&mut m, now);
     assert!(step.demands.contains(&Reread::Source(ROSTER)), "{step:?}");
     assert!(step.next.is_some(), "a wait is armed");
     assert!(matches!(settle_of(&m, &id), Settle::Awaiting { .. }));
@@ -147,19 +148,19 @@ fn n3_a_pause_is_confirmed_only_by_a_roster_read_dispatched_after_its_receipt() 
         ),
     )
     .unwrap();
-    settle::advance(&mut m, now);
+    kinds::advance(&mut m, now);
     assert!(matches!(settle_of(&m, &id), Settle::Awaiting { .. }));
 
     // A read dispatched after the receipt shows the pause: confirmed.
     roster_read(&mut m, 3, Some(true), Some(true));
-    let step = settle::advance(&mut m, now + Duration::from_millis(300));
+    let step = kinds::advance(&mut m, now + Duration::from_millis(300));
     assert!(step.changed);
     assert!(matches!(settle_of(&m, &id), Settle::Confirmed { .. }));
     let text = line(&m);
     assert!(text.starts_with("pause: sent · confirmed "), "{text}");
     assert!(text.ends_with(" UTC"), "{text}");
     // Settled: the stage leaves it alone and arms nothing more for it.
-    let step = settle::advance(&mut m, now + Duration::from_secs(60));
+    let step = kinds::advance(&mut m, now + Duration::from_secs(60));
     assert_eq!(step.next, None);
     assert!(step.demands.is_empty());
 }
@@ -173,21 +174,21 @@ fn n3_a_wake_that_never_shows_reads_not_confirmed_with_what_the_server_still_sho
     roster_read(&mut m, 1, Some(false), Some(false));
     let id = lifecycle_receipt(&mut m, LifecycleAction::Wake, SIGNALLED);
     let start = Instant::now();
-    let first = settle::advance(&mut m, start);
+    let first = kinds::advance(&mut m, start);
     assert_eq!(first.demands.len(), 1, "a re-read at once");
     roster_read(&mut m, 2, Some(false), Some(false));
-    let step = settle::advance(&mut m, start + Duration::from_secs(1));
+    let step = kinds::advance(&mut m, start + Duration::from_secs(1));
     assert!(step.demands.is_empty(), "the next re-read waits its turn");
     assert!(matches!(
         settle_of(&m, &id),
         Settle::Awaiting { shown: Some(ref s), .. } if s == "sangsu stopped"
     ));
-    let step = settle::advance(&mut m, start + Duration::from_secs(3));
+    let step = kinds::advance(&mut m, start + Duration::from_secs(3));
     assert!(
         step.demands.contains(&Reread::Source(ROSTER)),
         "re-read again"
     );
-    let step = settle::advance(&mut m, start + Duration::from_secs(11));
+    let step = kinds::advance(&mut m, start + Duration::from_secs(11));
     assert!(step.changed);
     assert_eq!(
         settle_of(&m, &id),
@@ -213,7 +214,7 @@ fn s11_a_receipt_that_changed_nothing_is_final() {
             reason: "dispatch returned None".into(),
         },
     );
-    let step = settle::advance(&mut m, Instant::now());
+    let step = kinds::advance(&mut m, Instant::now());
     assert!(step.demands.is_empty());
     assert_eq!(settle_of(&m, &id), Settle::Final);
     assert!(!line(&m).contains("confirm"), "{}", line(&m));
@@ -231,9 +232,9 @@ fn s11_an_unknown_outcome_is_told_by_the_re_read_never_resent() {
         },
     );
     let now = Instant::now();
-    settle::advance(&mut m, now);
+    kinds::advance(&mut m, now);
     roster_read(&mut m, 2, Some(true), Some(true));
-    settle::advance(&mut m, now);
+    kinds::advance(&mut m, now);
     assert!(matches!(settle_of(&m, &id), Settle::Confirmed { .. }));
     let text = line(&m);
     assert!(text.contains("the re-read shows it applied"), "{text}");
@@ -314,20 +315,20 @@ fn s14_5_a_held_call_answer_is_confirmed_once_the_call_leaves_the_list() {
     )
     .unwrap();
     let now = Instant::now();
-    settle::advance(&mut m, now);
+    kinds::advance(&mut m, now);
     assert!(matches!(
         m.decisions.held_answers.get(&id).unwrap().settle,
         Settle::Awaiting { .. }
     ));
     // Re-read after the answer: still listed, then gone.
     listed(&mut m, 2, decode(call));
-    settle::advance(&mut m, now);
+    kinds::advance(&mut m, now);
     assert!(matches!(
         m.decisions.held_answers.get(&id).unwrap().settle,
         Settle::Awaiting { shown: Some(ref s), .. } if s == "the call still waiting"
     ));
     listed(&mut m, 3, decode(serde_json::json!([])));
-    settle::advance(&mut m, now);
+    kinds::advance(&mut m, now);
     assert!(matches!(
         m.decisions.held_answers.get(&id).unwrap().settle,
         Settle::Confirmed { .. }
@@ -338,7 +339,7 @@ fn s14_5_a_held_call_answer_is_confirmed_once_the_call_leaves_the_list() {
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::view::keys::{UiCommand, handle_key};
-use masc_tui::view::save_path::journal::{self, Stage};
+use masc_tui::view::save_path::journal::Stage;
 use masc_tui::view::screens::journal::{JournalLayer, is_open};
 use masc_tui::view::screens::{Tab, Ui};
 
@@ -360,7 +361,7 @@ fn journal_lists_every_save_unsettled_first_with_filters_and_detail() {
         },
     );
     let pause = lifecycle_receipt(&mut m, LifecycleAction::Pause, SIGNALLED);
-    settle::advance(&mut m, Instant::now());
+    kinds::advance(&mut m, Instant::now());
     for tab in [Tab::Overview, Tab::Keepers, Tab::System] {
         let mut ui = Ui {
             tab,
@@ -457,7 +458,7 @@ fn journal_u_submits_the_companions_undo_armed_by_u_and_says_why_there_is_none()
     assert_eq!(intent.action, LifecycleAction::Resume);
     assert_eq!(intent.keeper, KEEPER);
     // What each kind's undo is, in the journal's words.
-    let rows = journal::rows(&m);
+    let rows = kinds::journal_rows(&m);
     let words: Vec<String> = rows
         .iter()
         .filter_map(|r| r.undo.as_ref())

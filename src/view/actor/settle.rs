@@ -6,7 +6,8 @@
 use super::{ViewMsg, ViewState};
 use crate::actors::contract::{DemandKind, SourceControl};
 use crate::actors::keeper_detail::{KEEPER_DETAIL, KeeperDetailCommand};
-use crate::view::save_path::settle::{self, Reread};
+use crate::view::save_path::kinds;
+use crate::view::save_path::settle::Reread;
 use crate::view::terminal::presenter::FrameSink;
 use crate::view::terminal::schedule::FrameRequest;
 use ractor::ActorRef;
@@ -16,11 +17,11 @@ impl<B: FrameSink> ViewState<B> {
     /// One pass of the settle stage, when some receipt waits on a re-read (no `&mut` access of
     /// the model otherwise: it would make the next frame a whole one).
     pub(super) fn settle(&mut self, myself: &ActorRef<ViewMsg>) {
-        if !settle::any_open(&self.model) {
+        if !kinds::any_open(&self.model) {
             return;
         }
         let now = Instant::now();
-        let step = settle::advance(&mut self.model, now);
+        let step = kinds::advance(&mut self.model, now);
         for reread in step.demands {
             match reread {
                 Reread::Source(source) => {

@@ -1,16 +1,11 @@
 //! The saves journal: every save of this session (each kind's book, with its phase and settle
 //! state) and every outbox row an earlier session left (read back by the save hub), as rows —
 //! kind, target, inputs, stage, receipt, time — unsettled first, then newest first. Built once
-//! for every kind from [`super::kinds::ALL`]; the journal layer (`screens::journal`) draws it.
+//! for every kind (`kinds::journal_rows`); the journal layer (`screens::journal`) draws it.
 
-use super::settle;
 use super::undo::Undo;
-use crate::actors::saves::Receipt;
 use crate::outbox::{SaveRow, SaveRowState};
 use crate::protocol::outcome::SaveClass;
-use crate::view::model::Model;
-use crate::view::saves::{SavePhase, Settle};
-use std::collections::BTreeSet;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Longest inputs text a row keeps (the detail shows this much; the outbox keeps all of it).
@@ -76,7 +71,7 @@ pub struct JournalRow {
     pub undo: Option<Undo>,
 }
 
-fn cut(text: String) -> String {
+pub(super) fn cut(text: String) -> String {
     match text.char_indices().nth(INPUTS_CHARS) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text,
@@ -84,43 +79,10 @@ fn cut(text: String) -> String {
 }
 
 /// The wall time of `at`, a moment this process recorded.
-fn wall(at: Instant) -> SystemTime {
+pub(super) fn wall(at: Instant) -> SystemTime {
     SystemTime::now()
         .checked_sub(Instant::now().saturating_duration_since(at))
         .unwrap_or(UNIX_EPOCH)
-}
-
-/// The rows of kind `K`'s saves this session (none for a kind whose book comes and goes).
-pub(super) fn rows_of<K: super::SaveCompanion>(model: &Model, rows: &mut Vec<JournalRow>) {
-    let Some(book) = K::kept(model) else {
-        return;
-    };
-    for entry in book.entries() {
-        let (stage, reason) = match &entry.phase {
-            SavePhase::Submitted | SavePhase::Written => (Stage::Queued, None),
-            SavePhase::Sending => (Stage::Sending, None),
-            SavePhase::Ended(r) => (Stage::Receipt(r.class()), r.reason()),
-            SavePhase::Restored(r) => (Stage::Earlier(r.class()), r.reason()),
-        };
-        let unsettled = entry.phase.in_flight()
-            || entry.phase.class() == Some(SaveClass::OutcomeUnknown)
-            || matches!(
-                entry.settle,
-                Settle::Awaiting { .. } | Settle::NotConfirmed { .. }
-            );
-        rows.push(JournalRow {
-            save_id: entry.save_id.0.clone(),
-            kind: K::KIND.to_string(),
-            target: K::target(&entry.intent),
-            inputs: cut(serde_json::to_string(&entry.intent).unwrap_or_default()),
-            stage,
-            reason,
-            settle: settle::entry_words(entry),
-            at: wall(entry.submitted_at),
-            unsettled,
-            undo: Some(super::undo::of::<K>(model, entry)),
-        });
-    }
 }
 
 /// The row of an outbox row (an earlier session's, or a kind no book keeps: a chat send);
@@ -155,33 +117,6 @@ pub fn outbox_row(row: &SaveRow, this_session: Option<&str>) -> JournalRow {
     }
 }
 
-/// Every save of this session from the books, then every outbox row the journal's read
-/// brought back that no book holds (an earlier session's, a chat send), unsettled first, then
-/// newest first.
-pub fn rows(model: &Model) -> Vec<JournalRow> {
-    let mut rows = Vec::new();
-    for kind in super::kinds::ALL {
-        kind.journal(model, &mut rows);
-    }
-    let known: BTreeSet<String> = rows.iter().map(|r| r.save_id.clone()).collect();
-    let session = model.journal.session();
-    rows.extend(
-        model
-            .journal
-            .outbox_rows()
-            .iter()
-            .filter(|r| !known.contains(&r.save_id))
-            .map(|r| outbox_row(r, session)),
-    );
-    rows.sort_by(|a, b| {
-        b.unsettled
-            .cmp(&a.unsettled)
-            .then(b.at.cmp(&a.at))
-            .then(b.save_id.cmp(&a.save_id))
-    });
-    rows
-}
-
 /// Which rows the journal shows.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Filter {
@@ -195,22 +130,4 @@ impl Filter {
     pub fn keeps(&self, row: &JournalRow) -> bool {
         (!self.unsettled || row.unsettled) && self.kind.as_ref().is_none_or(|k| *k == row.kind)
     }
-}
-
-/// The kinds present in `rows`, in the order of [`super::kinds::ALL`] then any other (an
-/// earlier version's kind read back from the outbox).
-pub fn kinds_in(rows: &[JournalRow]) -> Vec<String> {
-    let present: BTreeSet<&str> = rows.iter().map(|r| r.kind.as_str()).collect();
-    let mut kinds: Vec<String> = super::kinds::ALL
-        .iter()
-        .map(|k| k.kind())
-        .filter(|k| present.contains(k))
-        .map(str::to_string)
-        .collect();
-    for k in present {
-        if !kinds.iter().any(|x| x == k) {
-            kinds.push(k.to_string());
-        }
-    }
-    kinds
 }

@@ -50,5 +50,6 @@ pub mod undo;
 
 pub use companion::{SaveCompanion, SaveLedger};
 pub use preview::{Change, Preview, PreviewRow, shown};
-pub use refusal::{Refused, SaveRefusal, Staged, Submitted, notice};
-pub use request::{SaveRequest, submit};
+pub use refusal::{Refused, SaveRefusal};
+pub use request::{SaveRequest, Staged, Submitted, notice};
+pub use submit::submit;

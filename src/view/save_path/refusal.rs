@@ -1,9 +1,6 @@
-//! What a submit answers: a save handed to the hub ([`Submitted`]) or why not ([`SaveRefusal`]).
+//! Why a save was not handed to the save hub ([`Refused`], [`SaveRefusal`]).
 
-use super::preview::Preview;
-use super::request::SaveRequest;
 use crate::actors::saves::SaveId;
-use crossterm::event::KeyCode;
 use std::fmt;
 
 /// Why a save was not handed to the save hub.
@@ -45,44 +42,5 @@ pub struct SaveRefusal {
 impl fmt::Display for SaveRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.words)
-    }
-}
-
-/// A save handed to the save hub, kept by its companion to be sent later, or staged for its
-/// confirmation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Submitted {
-    pub save_id: SaveId,
-    /// Kept in the model, not sent yet ([`super::SaveCompanion::hold`]), or staged.
-    pub held: bool,
-    /// What to tell the operator (usually nothing: the receipt speaks).
-    pub notice: Option<String>,
-    /// Not registered, not sent: its preview waits for the confirming key.
-    pub staged: Option<Box<Staged>>,
-}
-
-impl Submitted {
-    /// Handed to the hub (or kept by its companion): no confirmation pending.
-    pub fn is_committed(&self) -> bool {
-        self.staged.is_none()
-    }
-}
-
-/// A save whose preview is shown before it is committed: nothing registered, nothing sent.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Staged {
-    pub preview: Preview,
-    /// The same request, marked confirmed: what the confirming key submits.
-    pub request: SaveRequest,
-    /// The confirming key (the key that asked, pressed again).
-    pub key: KeyCode,
-}
-
-/// What the operator is told after a submit: the refusal, or what the kind says about a save
-/// it sent (usually nothing: its receipt speaks).
-pub fn notice(submitted: Result<Submitted, SaveRefusal>) -> Option<String> {
-    match submitted {
-        Ok(s) => s.notice,
-        Err(refusal) => Some(refusal.words),
     }
 }

@@ -1,10 +1,9 @@
 //! [`SaveRequest`]: a typed intent of one kind, carried by a command as a small trait object,
 //! with where it stands before its commit (confirmed or not, and its confirming key).
 
-use super::companion::SaveCompanion;
-use super::refusal::{SaveRefusal, Submitted};
-use super::submit::{Stage, submit_kind};
-use crate::actors::saves::{SaveCommand, SaveKind};
+use super::preview::Preview;
+use super::refusal::SaveRefusal;
+use crate::actors::saves::{SaveCommand, SaveId, SaveKind};
 use crate::view::model::Model;
 use crossterm::event::KeyCode;
 use ractor::DerivedActorRef;
@@ -16,14 +15,16 @@ use std::sync::Arc;
 /// are of the same kind with equal intents and the same stage.
 #[derive(Clone)]
 pub struct SaveRequest {
-    pending: Arc<dyn Pending>,
+    pub(super) pending: Arc<dyn Pending>,
     /// The operator saw its preview and pressed the confirming key.
     confirmed: bool,
     /// The key that asked: pressed again, it confirms.
     key: KeyCode,
 }
 
-trait Pending: Send + Sync {
+/// A request's kind and intent behind a trait object; made for a known kind on the submit
+/// side (`submit::Typed`), which also runs it.
+pub(super) trait Pending: Send + Sync {
     fn kind(&self) -> &'static str;
     fn intent(&self) -> &dyn Any;
     fn same(&self, other: &dyn Pending) -> bool;
@@ -32,45 +33,16 @@ trait Pending: Send + Sync {
         &self,
         model: &mut Model,
         hub: Option<&DerivedActorRef<SaveCommand>>,
-        stage: Stage<'_>,
+        request: &SaveRequest,
     ) -> Result<Submitted, SaveRefusal>;
 }
 
-struct Typed<K: SaveKind>(K::Intent);
-
-impl<K: SaveCompanion> Pending for Typed<K> {
-    fn kind(&self) -> &'static str {
-        K::KIND
-    }
-
-    fn intent(&self) -> &dyn Any {
-        &self.0
-    }
-
-    fn same(&self, other: &dyn Pending) -> bool {
-        other.kind() == K::KIND && other.intent().downcast_ref::<K::Intent>() == Some(&self.0)
-    }
-
-    fn debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}({:?})", K::KIND, self.0)
-    }
-
-    fn submit(
-        &self,
-        model: &mut Model,
-        hub: Option<&DerivedActorRef<SaveCommand>>,
-        stage: Stage<'_>,
-    ) -> Result<Submitted, SaveRefusal> {
-        submit_kind::<K>(model, hub, self.0.clone(), stage)
-    }
-}
-
 impl SaveRequest {
-    /// A save of kind `K` of `intent`, asked with `Enter` (its preview, if its kind has one,
-    /// is confirmed with `Enter` again).
-    pub fn new<K: SaveCompanion>(intent: K::Intent) -> Self {
+    /// A request of `pending`, asked with `Enter` (its preview, if its kind has one, is
+    /// confirmed with `Enter` again).
+    pub(super) fn of(pending: Arc<dyn Pending>) -> Self {
         Self {
-            pending: Arc::new(Typed::<K>(intent)),
+            pending,
             confirmed: false,
             key: KeyCode::Enter,
         }
@@ -135,14 +107,41 @@ impl fmt::Debug for SaveRequest {
     }
 }
 
-/// Submits `request`: checked by its kind's companion, staged for its confirmation when it has
-/// a preview and is not confirmed yet, else registered in its book and cast to `hub`. The cast
-/// is the only effect outside `model`; nothing waits.
-pub fn submit(
-    model: &mut Model,
-    hub: Option<&DerivedActorRef<SaveCommand>>,
-    request: SaveRequest,
-) -> Result<Submitted, SaveRefusal> {
-    let stage = Stage { request: &request };
-    request.pending.submit(model, hub, stage)
+/// A save handed to the save hub, kept by its companion to be sent later, or staged for its
+/// confirmation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Submitted {
+    pub save_id: SaveId,
+    /// Kept in the model, not sent yet ([`super::SaveCompanion::hold`]), or staged.
+    pub held: bool,
+    /// What to tell the operator (usually nothing: the receipt speaks).
+    pub notice: Option<String>,
+    /// Not registered, not sent: its preview waits for the confirming key.
+    pub staged: Option<Box<Staged>>,
+}
+
+impl Submitted {
+    /// Handed to the hub (or kept by its companion): no confirmation pending.
+    pub fn is_committed(&self) -> bool {
+        self.staged.is_none()
+    }
+}
+
+/// A save whose preview is shown before it is committed: nothing registered, nothing sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Staged {
+    pub preview: Preview,
+    /// The same request, marked confirmed: what the confirming key submits.
+    pub request: SaveRequest,
+    /// The confirming key (the key that asked, pressed again).
+    pub key: KeyCode,
+}
+
+/// What the operator is told after a submit: the refusal, or what the kind says about a save
+/// it sent (usually nothing: its receipt speaks).
+pub fn notice(submitted: Result<Submitted, SaveRefusal>) -> Option<String> {
+    match submitted {
+        Ok(s) => s.notice,
+        Err(refusal) => Some(refusal.words),
+    }
 }

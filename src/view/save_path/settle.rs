@@ -12,17 +12,14 @@
 //! applied, a conflict) is final as it is. An outcome-unknown receipt is never resent; the
 //! re-read only says whether the server shows the change.
 //!
-//! Pure: [`advance`] reads and updates the model and returns the sources to re-read and when
-//! to look again; the view actor casts the demands and arms the timer.
+//! This file holds what the stage says ([`Confirm`], [`SettleStep`]); the stage itself runs
+//! per kind in `kinds::listed` and over every kind in `kinds::advance` — pure: it reads and
+//! updates the model and returns the sources to re-read and when to look again; the view actor
+//! casts the demands and arms the timer.
 
-use super::kinds::{self, Listed};
 use crate::actors::contract::SourceKey;
-use crate::actors::saves::Receipt;
-use crate::protocol::outcome::SaveClass;
-use crate::view::model::Model;
-use crate::view::saves::{SaveEntry, Settle};
 use std::collections::BTreeSet;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 /// How long a receipt waits for a re-read showing its change, unless its kind says otherwise.
 pub const DEFAULT_SETTLE_WITHIN: Duration = Duration::from_secs(10);
@@ -88,128 +85,7 @@ pub struct SettleStep {
 }
 
 impl SettleStep {
-    fn wake_at(&mut self, at: Instant) {
+    pub(super) fn wake_at(&mut self, at: Instant) {
         self.next = Some(self.next.map_or(at, |n| n.min(at)));
     }
-}
-
-/// One pass over every kind's saves at `now`.
-pub fn advance(model: &mut Model, now: Instant) -> SettleStep {
-    let mut step = SettleStep::default();
-    for kind in kinds::ALL {
-        kind.settle(model, now, &mut step);
-    }
-    step
-}
-
-/// Whether some receipt of any kind waits on the stage (a cheap look before [`advance`]).
-pub fn any_open(model: &Model) -> bool {
-    kinds::ALL.iter().any(|kind| kind.open(model))
-}
-
-/// Whether `entry`'s receipt waits on the stage: it landed and is not judged final yet.
-pub(super) fn waits<K: super::SaveCompanion>(entry: &SaveEntry<K>) -> bool {
-    entry.settle.open() && !entry.phase.in_flight()
-}
-
-/// Whether a receipt of this class may have changed something a re-read can show.
-fn confirmable(class: SaveClass) -> bool {
-    matches!(
-        class,
-        SaveClass::Applied | SaveClass::Unchanged | SaveClass::OutcomeUnknown
-    )
-}
-
-/// The next settle state of `entry` at `now`, demanding re-reads into `step`.
-pub(super) fn judge<K: super::SaveCompanion>(
-    model: &Model,
-    entry: &SaveEntry<K>,
-    now: Instant,
-    step: &mut SettleStep,
-) -> Settle {
-    let Some(receipt) = entry.phase.receipt() else {
-        return entry.settle.clone();
-    };
-    if !confirmable(receipt.class()) {
-        return Settle::Final;
-    }
-    let Some(confirm) = K::confirm(model, entry) else {
-        return Settle::Final;
-    };
-    let (since, rereads, shown) = match &entry.settle {
-        Settle::Awaiting {
-            since,
-            rereads,
-            shown,
-        } => (*since, *rereads, shown.clone()),
-        _ => (entry.settled_at.unwrap_or(now), 0, None),
-    };
-    let shown = match confirm.check {
-        Check::Shown => {
-            return Settle::Confirmed {
-                at: SystemTime::now(),
-            };
-        }
-        Check::Differs(words) => Some(words),
-        Check::NotYet => shown,
-    };
-    let waited = now.saturating_duration_since(since);
-    let within = K::settle_within(&entry.intent);
-    if waited >= within {
-        return Settle::NotConfirmed {
-            after: within,
-            shown,
-        };
-    }
-    let mut rereads = rereads;
-    while let Some(after) = REREAD_AFTER.get(usize::from(rereads)) {
-        if waited < *after {
-            step.wake_at(since + *after);
-            break;
-        }
-        step.demands.extend(confirm.reread.iter().cloned());
-        rereads += 1;
-    }
-    step.wake_at(since + within);
-    Settle::Awaiting {
-        since,
-        rereads,
-        shown,
-    }
-}
-
-impl<K: super::SaveCompanion> Listed<K> {
-    /// Judges every open entry of the kind's book.
-    pub(super) fn settle_book(&self, model: &mut Model, now: Instant, step: &mut SettleStep) {
-        let Some(book) = K::kept(model) else {
-            return;
-        };
-        let verdicts: Vec<_> = book
-            .entries()
-            .filter(|e| waits(e))
-            .map(|e| (e.save_id.clone(), judge(model, e, now, step)))
-            .collect();
-        if verdicts.is_empty() {
-            return;
-        }
-        let Some(book) = K::kept_mut(model) else {
-            return;
-        };
-        for (id, settle) in verdicts {
-            if let Some(entry) = book.get_mut(&id)
-                && entry.settle != settle
-            {
-                step.changed |= !matches!(
-                    (&entry.settle, &settle),
-                    (Settle::Awaiting { shown: a, .. }, Settle::Awaiting { shown: b, .. }) if a == b
-                );
-                entry.settle = settle;
-            }
-        }
-    }
-}
-
-/// The words of `entry`'s settle state ([`Settle::words`]).
-pub fn entry_words<K: super::SaveCompanion>(entry: &SaveEntry<K>) -> Option<String> {
-    entry.settle.words(entry.phase.class())
 }

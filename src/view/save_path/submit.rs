@@ -1,22 +1,75 @@
-//! The one submit function, for a known kind ([`submit_kind`]); a [`super::SaveRequest`] runs it.
+//! The one submit function ([`submit`]), and a request made for a known kind
+//! ([`SaveRequest::new`]): the kind's companion checks it, stages it for its confirmation or
+//! registers it and casts it to the save hub.
 
 use super::companion::{SaveCompanion, SaveLedger};
-use super::refusal::{Refused, SaveRefusal, Staged, Submitted};
-use super::request::SaveRequest;
+use super::refusal::{Refused, SaveRefusal};
+use super::request::{Pending, SaveRequest, Staged, Submitted};
 use crate::actors::saves::hub::Save;
-use crate::actors::saves::{SaveCommand, SaveId};
+use crate::actors::saves::{SaveCommand, SaveId, SaveKind};
 use crate::view::model::Model;
 use ractor::DerivedActorRef;
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
+struct Typed<K: SaveKind>(K::Intent);
+
+impl<K: SaveCompanion> Pending for Typed<K> {
+    fn kind(&self) -> &'static str {
+        K::KIND
+    }
+
+    fn intent(&self) -> &dyn Any {
+        &self.0
+    }
+
+    fn same(&self, other: &dyn Pending) -> bool {
+        other.kind() == K::KIND && other.intent().downcast_ref::<K::Intent>() == Some(&self.0)
+    }
+
+    fn debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({:?})", K::KIND, self.0)
+    }
+
+    fn submit(
+        &self,
+        model: &mut Model,
+        hub: Option<&DerivedActorRef<SaveCommand>>,
+        request: &SaveRequest,
+    ) -> Result<Submitted, SaveRefusal> {
+        submit_kind::<K>(model, hub, self.0.clone(), Stage { request })
+    }
+}
+
+impl SaveRequest {
+    /// A save of kind `K` of `intent`, asked with `Enter` (its preview, if its kind has one,
+    /// is confirmed with `Enter` again).
+    pub fn new<K: SaveCompanion>(intent: K::Intent) -> Self {
+        Self::of(Arc::new(Typed::<K>(intent)))
+    }
+}
+
+/// Submits `request`: checked by its kind's companion, staged for its confirmation when it has
+/// a preview and is not confirmed yet, else registered in its book and cast to `hub`. The cast
+/// is the only effect outside `model`; nothing waits.
+pub fn submit(
+    model: &mut Model,
+    hub: Option<&DerivedActorRef<SaveCommand>>,
+    request: SaveRequest,
+) -> Result<Submitted, SaveRefusal> {
+    request.pending.submit(model, hub, &request)
+}
 
 /// Where the request stands before its commit: confirmed or not, and its confirming key.
 #[derive(Clone, Copy)]
-pub struct Stage<'r> {
-    pub(super) request: &'r SaveRequest,
+struct Stage<'r> {
+    request: &'r SaveRequest,
 }
 
 /// Submits a save of kind `K`: checked by its companion, staged for its confirmation or
-/// registered in its book and cast to `hub` (`super::submit` for a request of any kind).
-pub(super) fn submit_kind<K: SaveCompanion>(
+/// registered in its book and cast to `hub`.
+fn submit_kind<K: SaveCompanion>(
     model: &mut Model,
     hub: Option<&DerivedActorRef<SaveCommand>>,
     intent: K::Intent,

@@ -9,10 +9,6 @@
 //! says plainly why it has none (`Undo::Never`).
 
 use super::request::SaveRequest;
-use crate::actors::saves::Receipt;
-use crate::protocol::outcome::SaveClass;
-use crate::view::model::Model;
-use crate::view::saves::{SaveEntry, SavePhase};
 
 /// The undo of one save.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,33 +34,4 @@ impl Undo {
             Self::Never(why) => format!("no undo: {why}"),
         }
     }
-}
-
-/// The undo of `entry` (kind `K`): only of a save this session applied; what puts it back is
-/// the companion's.
-pub fn of<K: super::SaveCompanion>(model: &Model, entry: &SaveEntry<K>) -> Undo {
-    match K::undo(model, entry) {
-        never @ Undo::Never(_) => never,
-        undo => match &entry.phase {
-            SavePhase::Submitted | SavePhase::Written | SavePhase::Sending => {
-                Undo::NotNow("still in flight".into())
-            }
-            SavePhase::Restored(_) => {
-                Undo::NotNow("an earlier session's save: its receipt is not known".into())
-            }
-            SavePhase::Ended(r) if r.class() == SaveClass::Applied => undo,
-            SavePhase::Ended(r) => Undo::NotNow(match r.class() {
-                SaveClass::OutcomeUnknown => {
-                    "its outcome is unknown: re-read, then decide in its own screen".into()
-                }
-                SaveClass::Unchanged => "it changed nothing".into(),
-                _ => "it was not applied".into(),
-            }),
-        },
-    }
-}
-
-/// The undo of save `save_id` of kind `kind`, if this session's books hold it.
-pub fn find(model: &Model, kind: &str, save_id: &crate::actors::saves::SaveId) -> Option<Undo> {
-    super::kinds::of(kind)?.undo(model, save_id)
 }

@@ -10,8 +10,9 @@ use super::{ProjectionCtx, Ui};
 use crate::actors::saves::{SAVES, SaveId};
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
-use crate::view::save_path::journal::{self, Filter, JournalRow};
-use crate::view::save_path::undo::{self, Undo};
+use crate::view::save_path::journal::{Filter, JournalRow};
+use crate::view::save_path::kinds;
+use crate::view::save_path::undo::Undo;
 use crate::view::saves::clock;
 use crate::view::text::{fit_width, pad_to, sanitize_line, wrap};
 use crate::view::theme::{Theme, Tone};
@@ -53,7 +54,7 @@ pub struct JournalLayer {
 impl JournalLayer {
     /// The rows shown now (the filter applied).
     pub fn rows(&self, model: &Model) -> Vec<JournalRow> {
-        journal::rows(model)
+        kinds::journal_rows(model)
             .into_iter()
             .filter(|r| self.filter.keeps(r))
             .collect()
@@ -85,7 +86,7 @@ impl JournalLayer {
     }
 
     fn next_kind(&mut self, model: &Model) {
-        let kinds = journal::kinds_in(&journal::rows(model));
+        let kinds = kinds::journal_kinds(&kinds::journal_rows(model));
         self.filter.kind = match &self.filter.kind {
             None => kinds.first().cloned(),
             Some(k) => kinds
@@ -102,7 +103,7 @@ impl JournalLayer {
             ui.notice = Some("no save selected".into());
             return UiCommand::Repaint;
         };
-        let found = undo::find(model, &row.kind, &SaveId(row.save_id.clone()));
+        let found = kinds::find_undo(model, &row.kind, &SaveId(row.save_id.clone()));
         let Some(found) = found else {
             ui.notice = Some(format!(
                 "{}: no undo here — an earlier session's save: what it replaced is not known",
@@ -262,7 +263,7 @@ fn list_lines(
     theme: Theme,
 ) -> Vec<Line<'static>> {
     let width = usize::from(body.width);
-    let all = journal::rows(model);
+    let all = kinds::journal_rows(model);
     let unsettled = all.iter().filter(|r| r.unsettled).count();
     let kind = layer.filter.kind.as_deref().unwrap_or("every kind");
     let only = if layer.filter.unsettled {

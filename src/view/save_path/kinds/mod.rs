@@ -7,11 +7,12 @@ mod chat;
 mod decisions;
 pub mod keepers;
 mod keepers_after;
+mod listed;
 mod system;
 mod system_after;
 mod work;
 
-use super::journal::JournalRow;
+use super::journal::{self, JournalRow};
 use super::settle::SettleStep;
 use super::undo::Undo;
 use crate::actors::board::compose::BoardPost;
@@ -30,6 +31,7 @@ use crate::actors::system::runtime_form::RuntimeForm;
 use crate::actors::system::runtime_raw::RuntimeRaw;
 use crate::actors::work::goal_transition::GoalTransition;
 use crate::view::model::Model;
+use std::collections::BTreeSet;
 use std::marker::PhantomData;
 use std::time::Instant;
 
@@ -89,29 +91,6 @@ impl<K> Listed<K> {
     pub const VIEW: Self = Self(PhantomData);
 }
 
-impl<K: super::SaveCompanion> KindView for Listed<K> {
-    fn kind(&self) -> &'static str {
-        K::KIND
-    }
-
-    fn open(&self, model: &Model) -> bool {
-        K::kept(model).is_some_and(|book| book.entries().any(super::settle::waits))
-    }
-
-    fn settle(&self, model: &mut Model, now: Instant, step: &mut SettleStep) {
-        self.settle_book(model, now, step);
-    }
-
-    fn journal(&self, model: &Model, rows: &mut Vec<JournalRow>) {
-        super::journal::rows_of::<K>(model, rows);
-    }
-
-    fn undo(&self, model: &Model, save_id: &SaveId) -> Option<Undo> {
-        let entry = K::kept(model)?.get(save_id)?;
-        Some(super::undo::of::<K>(model, entry))
-    }
-}
-
 /// Every save kind, as the view's stages after the receipt see it (the save hub's list is
 /// `actors::saves::registry::KINDS`; a test holds the two in step).
 pub static ALL: &[&dyn KindView] = &[
@@ -138,6 +117,70 @@ pub static ALL: &[&dyn KindView] = &[
 /// The kind named `kind`, if listed.
 pub fn of(kind: &str) -> Option<&'static dyn KindView> {
     ALL.iter().copied().find(|k| k.kind() == kind)
+}
+
+/// One pass over every kind's saves at `now`.
+pub fn advance(model: &mut Model, now: Instant) -> SettleStep {
+    let mut step = SettleStep::default();
+    for kind in ALL {
+        kind.settle(model, now, &mut step);
+    }
+    step
+}
+
+/// Whether some receipt of any kind waits on the stage (a cheap look before [`advance`]).
+pub fn any_open(model: &Model) -> bool {
+    ALL.iter().any(|kind| kind.open(model))
+}
+
+/// Every save of this session from the books, then every outbox row the journal's read
+/// brought back that no book holds (an earlier session's, a chat send), unsettled first, then
+/// newest first.
+pub fn journal_rows(model: &Model) -> Vec<JournalRow> {
+    let mut rows = Vec::new();
+    for kind in ALL {
+        kind.journal(model, &mut rows);
+    }
+    let known: BTreeSet<String> = rows.iter().map(|r| r.save_id.clone()).collect();
+    let session = model.journal.session();
+    rows.extend(
+        model
+            .journal
+            .outbox_rows()
+            .iter()
+            .filter(|r| !known.contains(&r.save_id))
+            .map(|r| journal::outbox_row(r, session)),
+    );
+    rows.sort_by(|a, b| {
+        b.unsettled
+            .cmp(&a.unsettled)
+            .then(b.at.cmp(&a.at))
+            .then(b.save_id.cmp(&a.save_id))
+    });
+    rows
+}
+
+/// The kinds present in `rows`, in the order of [`ALL`] then any other (an
+/// earlier version's kind read back from the outbox).
+pub fn journal_kinds(rows: &[JournalRow]) -> Vec<String> {
+    let present: BTreeSet<&str> = rows.iter().map(|r| r.kind.as_str()).collect();
+    let mut kinds: Vec<String> = ALL
+        .iter()
+        .map(|k| k.kind())
+        .filter(|k| present.contains(k))
+        .map(str::to_string)
+        .collect();
+    for k in present {
+        if !kinds.iter().any(|x| x == k) {
+            kinds.push(k.to_string());
+        }
+    }
+    kinds
+}
+
+/// The undo of save `save_id` of kind `kind`, if this session's books hold it.
+pub fn find_undo(model: &Model, kind: &str, save_id: &SaveId) -> Option<Undo> {
+    of(kind)?.undo(model, save_id)
 }
 
 #[cfg(test)]
