@@ -7,8 +7,7 @@ use crate::actors::contract::{DemandKind, SourceControl, SourceHandle, SourceKey
 use crate::actors::saves::{SAVES, SaveCommand};
 use crate::view::model::Model;
 use crate::view::outgoing::{self, Outgoing, SourceCommand};
-use crate::view::save_path::{self, SaveRefusal, SaveRequest, Submitted};
-use crate::view::screens::confirm::Stage;
+use crate::view::save_path::{self, SaveRefusal, SaveRequest, SubmitStage, Submitted};
 use crate::view::theme::Theme;
 use ractor::DerivedActorRef;
 use std::collections::HashMap;
@@ -24,9 +23,9 @@ pub struct Effects<'a> {
     pub editing: bool,
     sources: &'a HashMap<SourceKey, SourceHandle>,
     saves: Option<DerivedActorRef<SaveCommand>>,
-    /// The confirmation stage of the command running (`screens::confirm`); `None`: saves are
+    /// The confirmation stage of the command running (`save_path::SubmitStage`); `None`: saves are
     /// submitted as they are (a request not confirmed is previewed, and only staged).
-    stage: Option<Stage>,
+    stage: Option<SubmitStage>,
 }
 
 impl<'a> Effects<'a> {
@@ -50,13 +49,13 @@ impl<'a> Effects<'a> {
     }
 
     /// Within the confirmation stage `stage` of the command running.
-    pub fn staging(mut self, stage: Option<Stage>) -> Self {
+    pub fn staging(mut self, stage: Option<SubmitStage>) -> Self {
         self.stage = stage;
         self
     }
 
     /// The stage back, when the event is done.
-    pub fn into_stage(self) -> Option<Stage> {
+    pub fn into_stage(self) -> Option<SubmitStage> {
         self.stage
     }
 
@@ -64,7 +63,7 @@ impl<'a> Effects<'a> {
     /// own): its next submit commits.
     pub fn confirmed(&mut self, request: SaveRequest) {
         self.stage
-            .get_or_insert_with(Stage::detached)
+            .get_or_insert_with(SubmitStage::default)
             .confirm(request);
     }
 

@@ -9,7 +9,7 @@ use crate::view::save_path::notice;
 
 impl<B: FrameSink> ViewState<B> {
     /// Runs a command a key (`key`), an edit's continuation or a reaction asked for, as one
-    /// confirmation stage (`screens::confirm::Stage`): the saves it submits that must be
+    /// confirmation stage (`save_path::SubmitStage`, begun and finished by `screens::confirm`): the saves it submits that must be
     /// previewed first open one confirmation layer, whose key runs `cmd` again with them
     /// confirmed; confirmations it did not use are forgotten.
     pub(super) fn run_command(
@@ -23,13 +23,11 @@ impl<B: FrameSink> ViewState<B> {
             self.on_command(myself, cmd);
             return;
         }
-        self.stage = Some(screens::confirm::Stage::begin(
-            &mut self.ui,
-            screens::confirm::Asking::new(key, cmd.clone()),
-        ));
+        let asking = screens::confirm::Asking::new(key, cmd.clone());
+        self.stage = Some(screens::confirm::begin(&mut self.ui, &asking));
         self.on_command(myself, cmd);
         if let Some(stage) = self.stage.take() {
-            stage.finish(&mut self.ui);
+            screens::confirm::finish(&mut self.ui, stage, asking.command);
         }
     }
 

@@ -129,7 +129,7 @@ pub struct ViewState<B: FrameSink> {
     /// The confirmation stage of the command running now (the key that asked for it, the
     /// saves it previews): a save whose preview opens is confirmed by that key, which runs
     /// the command again (`screens::confirm`).
-    stage: Option<crate::view::screens::confirm::Stage>,
+    stage: Option<crate::view::save_path::SubmitStage>,
     /// The earliest `SettleDue` armed (the settle stage's next look).
     settle_at: Option<Instant>,
 }

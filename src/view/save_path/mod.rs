@@ -45,6 +45,7 @@ mod preview;
 mod refusal;
 mod request;
 pub mod settle;
+mod stage;
 mod submit;
 pub mod undo;
 
@@ -52,4 +53,5 @@ pub use companion::{SaveCompanion, SaveLedger};
 pub use preview::{Change, Preview, PreviewRow, shown};
 pub use refusal::{Refused, SaveRefusal};
 pub use request::{SaveRequest, Staged, Submitted, notice};
+pub use stage::SubmitStage;
 pub use submit::submit;

@@ -17,7 +17,9 @@ use super::{ProjectionCtx, Ui};
 use crate::actors::saves::SaveCommand;
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
-use crate::view::save_path::{self, Preview, PreviewRow, SaveRefusal, SaveRequest, Submitted};
+use crate::view::save_path::{
+    self, Preview, PreviewRow, SaveRefusal, SaveRequest, SubmitStage, Submitted,
+};
 use crate::view::text::{sanitize, wrap};
 use crate::view::theme::{Theme, Tone};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -38,7 +40,7 @@ const CONFIRM_KEYS: &[(&str, &str)] = &[
 ];
 
 /// The saves the operator confirmed, kept beside the layers until the command the confirming
-/// key runs begins its [`Stage`] (which takes them).
+/// key runs begins its stage ([`begin`], which takes them).
 #[derive(Debug, Default)]
 pub struct Confirmed(Vec<SaveRequest>);
 
@@ -58,92 +60,31 @@ impl Asking {
     }
 }
 
-/// The confirmation stage of one command (a key's, an edit's continuation's or a reaction's):
-/// the saves it submits on the save path are confirmed when the operator confirmed them (the
-/// confirming key ran this command again), else — when their kind previews them — staged, and
-/// [`Stage::finish`] opens one confirmation layer for all of them (the unbinds of one key are
-/// previewed together). Nothing is registered or sent for a staged save.
-#[derive(Debug)]
-pub struct Stage {
-    asking: Asking,
-    /// Confirmations given for this command, each used once.
-    confirmed: Vec<SaveRequest>,
-    /// Previews waiting for the confirming key.
-    staged: Vec<save_path::Staged>,
+/// The confirmation stage of the command `asking` ran: the confirmations the operator just gave
+/// (kept by the confirming key, each used once) for its saves ([`SubmitStage`]).
+pub fn begin(ui: &mut Ui, asking: &Asking) -> SubmitStage {
+    let confirmed = ui
+        .layers
+        .kept_mut::<Confirmed>()
+        .map(|c| std::mem::take(&mut c.0))
+        .unwrap_or_default();
+    SubmitStage::new(asking.key, confirmed)
 }
 
-impl Stage {
-    /// The stage of `asking`, with the confirmations the operator just gave.
-    pub fn begin(ui: &mut Ui, asking: Asking) -> Self {
-        let confirmed = ui
-            .layers
-            .kept_mut::<Confirmed>()
-            .map(|c| std::mem::take(&mut c.0))
-            .unwrap_or_default();
-        Self {
-            asking,
-            confirmed,
-            staged: Vec::new(),
-        }
+/// The command `command` ended: the saves its stage staged open one confirmation layer over
+/// what is in front (the unbinds of one key are previewed together), whose key runs `command`
+/// again with them confirmed; confirmations it did not use are forgotten.
+pub fn finish(ui: &mut Ui, stage: SubmitStage, command: UiCommand) {
+    let again = stage.key().is_some();
+    let mut staged = stage.into_staged().into_iter();
+    let Some(first) = staged.next() else {
+        return;
+    };
+    let mut layer = ConfirmLayer::staged(first, command, again);
+    for more in staged {
+        layer.join(more);
     }
-
-    /// The stage of a command no key asked for, with no confirmation given (an event run
-    /// outside the view actor's commands).
-    pub fn detached() -> Self {
-        Self {
-            asking: Asking::new(None, UiCommand::None),
-            confirmed: Vec::new(),
-            staged: Vec::new(),
-        }
-    }
-
-    /// Confirms `request` for this command (a choice that had a confirmation of its own: an
-    /// overwrite after the preview of what it loses).
-    pub fn confirm(&mut self, request: SaveRequest) {
-        self.confirmed.push(request);
-    }
-
-    /// Submits `request` on the save path: committed when confirmed, else staged when its kind
-    /// previews it.
-    pub fn submit(
-        &mut self,
-        model: &mut Model,
-        hub: Option<&DerivedActorRef<SaveCommand>>,
-        request: SaveRequest,
-    ) -> Result<Submitted, SaveRefusal> {
-        let mut request = request;
-        if let Some(at) = self.confirmed.iter().position(|r| r.same_save(&request)) {
-            self.confirmed.remove(at);
-            request = request.confirmed();
-        }
-        if let Some(key) = self.asking.key {
-            request = request.armed_by(key);
-        }
-        let result = save_path::submit(model, hub, request);
-        if let Ok(Submitted {
-            staged: Some(staged),
-            ..
-        }) = &result
-        {
-            self.staged.push(staged.as_ref().clone());
-        }
-        result
-    }
-
-    /// The command ended: its staged saves open one confirmation layer over what is in front;
-    /// confirmations it did not use are forgotten.
-    pub fn finish(self, ui: &mut Ui) {
-        let mut staged = self.staged.into_iter();
-        let Some(first) = staged.next() else {
-            return;
-        };
-        let again = self.asking.key.is_some();
-        let mut layer = ConfirmLayer::staged(first, self.asking.command, again);
-        for more in staged {
-            layer.join(more);
-        }
-        open(ui, layer);
-    }
+    open(ui, layer);
 }
 
 /// Submits `request` as one command's stage (`asking`): a request the operator confirmed
@@ -156,9 +97,9 @@ pub fn submit(
     request: SaveRequest,
     asking: Asking,
 ) -> Result<Submitted, SaveRefusal> {
-    let mut stage = Stage::begin(ui, asking);
+    let mut stage = begin(ui, &asking);
     let result = stage.submit(model, hub, request);
-    stage.finish(ui);
+    finish(ui, stage, asking.command);
     result
 }
 
