@@ -15,7 +15,7 @@ pub enum ExitCause {
     Signal(&'static str),
     /// `ViewMsg::Shutdown` without a recorded cause.
     Shutdown,
-    /// The terminal stopped delivering input: end of input or a read error (issue 16).
+    /// The terminal stopped delivering input: end of input or a read error: the console ends rather than wait on a dead terminal.
     TerminalLost(String),
     Abnormal(String),
 }

@@ -2,7 +2,7 @@
 //! C-45): the stored runtime-trace report of one finished turn, read on demand only — when the
 //! open chat's details are expanded (`Ctrl-S`) for a turn with an exact link (M-9: only the
 //! Keeper whose chat detail is expanded requests it; nothing fleet-wide).
-//! Ownership contract and tested faults: docs/audits/preparation.md.
+//! Ownership contract and tested faults: docs/audits/preparation_report.md.
 //!
 //! M-2's re-check: a failure that comes before the report is saved (a failed read, or a trace
 //! with no rows yet) is re-read — the aimed target only — on the turns cadence (the Keeper

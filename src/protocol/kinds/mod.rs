@@ -79,7 +79,7 @@ mod compat_fixture_tests {
     use super::*;
     use crate::protocol::routes::{NotFoundMeaning, RouteFamily, classify_404};
 
-    /// Every row of `tests/fixtures/compat/MANIFEST.tsv` (issue 13: older MASC shapes built
+    /// Every row of `tests/fixtures/compat/MANIFEST.tsv` (older MASC shapes built
     /// from MASC's own encoders) decodes, is rejected, or — for 404 bodies — is judged exactly
     /// as its `expect` column says.
     #[test]

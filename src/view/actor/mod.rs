@@ -105,12 +105,12 @@ pub struct ViewState<B: FrameSink> {
     model: Tracked<Model>,
     ui: Ui,
     presenter: Presenter<B>,
-    /// Paints frames, whole or (when nothing but the UI moved) in part (issue 15).
+    /// Paints frames, whole or (when nothing but the UI moved) in part: a frame that only the UI moved costs the rows it changed.
     frame: FramePainter,
     schedule: FrameSchedule,
     theme: Theme,
     sources: HashMap<SourceKey, SourceHandle>,
-    /// The sources the screen on display reads, as last told to the sources (issue 15).
+    /// The sources the screen on display reads, as last told to the sources (a hidden source polls slower).
     shown: &'static [SourceKey],
     suspender: Option<Arc<dyn Suspender>>,
     exit: Option<oneshot::Sender<ExitCause>>,
@@ -400,7 +400,7 @@ impl<B: FrameSink> ViewState<B> {
         self.dirty = false;
         self.sync_visibility();
         let ctx = ProjectionCtx::now(self.theme);
-        // Painted into the kept frame buffers (issue 15): no frame is allocated or copied; an
+        // Painted into the kept frame buffers: no frame is allocated or copied; an
         // observer (tests, benches) gets a copy of the frame after the write.
         let changes = self.model.changes();
         match self
@@ -419,7 +419,7 @@ impl<B: FrameSink> ViewState<B> {
         }
     }
 
-    /// Tells the sources whose visibility changed with the screen (issue 15): each source
+    /// Tells the sources whose visibility changed with the screen: each source
     /// whose slots the screen on display reads is shown, every other one hidden. Runs before
     /// each painted frame, so a screen change reaches the sources with the frame that shows it.
     fn sync_visibility(&mut self) {
@@ -476,7 +476,7 @@ impl<B: FrameSink> ViewState<B> {
     fn schedule_work_prep(&mut self, myself: &ActorRef<ViewMsg>) {
         // No Task open, nothing to prepare — and no `&mut` access of the model: it counts as a
         // change (`frame::Tracked`), and this runs after every message, so it made every
-        // frame a whole one (the kept frame never repainted in part, issue 15).
+        // frame a whole one (the kept frame never repainted in part).
         if self.model.work.task.is_none() {
             return;
         }
@@ -491,8 +491,8 @@ impl<B: FrameSink> ViewState<B> {
         }
     }
 
-    /// Issue 14 item 7: the chat frame left a huge message's middle unmeasured; measure it on
-    /// the blocking pool (the result comes back as `ViewMsg::ChatMeasured`).
+    /// The chat frame leaves a huge message's middle unmeasured (too costly per frame):
+    /// measure it on the blocking pool (the result comes back as `ViewMsg::ChatMeasured`).
     fn schedule_chat_measure(&mut self, myself: &ActorRef<ViewMsg>) {
         let Some(job) = self
             .model
@@ -510,7 +510,7 @@ impl<B: FrameSink> ViewState<B> {
         });
     }
 
-    /// `/find` (issue 14): the search wraps the whole transcript, so it runs on the blocking
+    /// `/find`: the search wraps the whole transcript, so it runs on the blocking
     /// pool; only the dispatch (shared snapshots) happens here.
     fn spawn_find(&self, myself: &ActorRef<ViewMsg>, job: crate::view::chat::search::FindJob) {
         let view = myself.clone();

@@ -226,7 +226,7 @@ pub fn edited(
     }
 }
 
-/// The sources whose slots the screen shown by `ui` reads (issue 15). The view tells every
+/// The sources whose slots the screen shown by `ui` reads. The view tells every
 /// source whether it is in this list (`SourceControl::Visible`); a source with a cadence that
 /// is not polls slower until it is shown again (`crate::actors::read::hidden_period`), and is
 /// read at once when it is shown and its visible period has passed. Sources without a cadence
@@ -246,7 +246,7 @@ pub struct ProjectionCtx {
     /// Wall clock in unix seconds, for `turn_started_at` ages.
     pub now_unix: f64,
     pub theme: Theme,
-    /// Roster lines the buffer already holds as this frame paints them (issue 15: a frame
+    /// Roster lines the buffer already holds as this frame paints them (a frame
     /// repainted in part after a data change, `frame::FramePainter`); none for every other
     /// frame.
     pub kept_roster_lines: keepers::paint::KeptLines,

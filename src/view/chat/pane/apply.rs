@@ -80,7 +80,7 @@ impl ChatPane {
             ChatObservation::Reconciled { request_id, result } => {
                 self.owned.remove(ticket);
                 if let Some(send) = self.sends.get_mut(&request_id) {
-                    // Issue 13 (defect 5): an unknown outcome settled by its record reads as
+                    // An unknown outcome settled by its record (§4.4) reads as
                     // what the record says (cancelled, failed, confirmed).
                     if send.outcome_unknown()
                         && let Reconciliation::Found(r) = &result

@@ -1,4 +1,4 @@
-//! The Keeper chat screen (issue 4; chat-screen.md C-56…C-58, C-63): the title above the
+//! The Keeper chat screen (chat-screen.md C-56…C-58, C-63): the title above the
 //! conversation, the transcript (`TranscriptView`), one progress row for the chat target only,
 //! the input, the status line naming the chat target, and the chat footer.
 //!
@@ -130,7 +130,7 @@ pub struct ChatUi {
     /// `/approve` or `/deny` armed on this approval (confirm token): the same command again
     /// decides it; any other action disarms.
     pub armed: Option<(String, crate::protocol::operator::Decision)>,
-    /// `/find` (issue 14 item 4): its text, highlighted in the transcript; `n`/`N` walk it.
+    /// `/find`: its text, highlighted in the transcript; `n`/`N` walk it.
     pub find: Option<FindState>,
     /// This chat's turn was running at the last look, and when the last one was seen to end:
     /// `Esc` meant for an interrupt that lands just after the turn ended never leaves the
@@ -470,7 +470,7 @@ pub fn render(
         Some((HistoryState::Ready, false, None)) => String::new(),
     } + &pane.map(|p| p.history_facts()).unwrap_or_default();
     title.push(Span::styled(history_note, theme.style(Tone::Warn)));
-    // The search (issue 14 item 4), then the C-67 scroll hint from what this frame shows.
+    // The search, then the C-67 scroll hint from what this frame shows.
     if let Some(find) = &chat.find {
         title.push(Span::styled(find.words(), theme.style(Tone::Accent)));
     }
@@ -582,7 +582,7 @@ fn progress_line(
 
 /// C-44: what the unknown outcomes are waiting for (drawn `○`, never the error mark `✗`: an
 /// unknown outcome is not a failure, §2.1), by where they stand — "reconciling" only
-/// while a reconciliation is still to come (issue 16: a send reconciled as not recorded is
+/// while a reconciliation is still to come (C-44: a send reconciled as not recorded is
 /// no longer "reconciling").
 fn unconfirmed_text(u: &crate::view::chat::Unconfirmed) -> String {
     let mut parts = Vec::new();
@@ -612,7 +612,7 @@ mod tests {
     use super::*;
     use crate::view::chat::Unconfirmed;
 
-    /// C-44 and issue 16: "reconciling" only while a reconciliation is still to come; a send
+    /// C-44: "reconciling" only while a reconciliation is still to come; a send
     /// reconciled as not recorded, or one this MASC cannot reconcile, says so instead.
     #[test]
     fn c44_reconciling_is_said_only_while_a_reconciliation_is_to_come() {

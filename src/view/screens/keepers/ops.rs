@@ -1,4 +1,4 @@
-//! Keeper operations on the Keepers screen (issue 10 part A): Sandbox `d` / `m` / `s` in the
+//! Keeper operations on the Keepers screen (protocol.md §9): Sandbox `d` / `m` / `s` in the
 //! detail pane (H-8, H-9), the runtime picker `U` (H-10…H-13), and the words of each receipt
 //! (§11 outcomes, each distinct; H-6, H-12). Keys only capture what was chosen: the save is
 //! submitted by the view actor, never awaited here.

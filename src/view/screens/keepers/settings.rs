@@ -1,4 +1,4 @@
-//! The settings editor `e` on the Keepers screen (issue 10; sources.md H-1…H-7; protocol.md
+//! The settings editor `e` on the Keepers screen (sources.md H-1…H-7; protocol.md
 //! §9.5, §9.6). The steps, none of which waits on I/O in key handling:
 //!
 //! 1. `e` asks to prepare ([`Prepare`], run by the view actor): it records a [`Prep`]
