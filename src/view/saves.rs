@@ -63,18 +63,23 @@ impl<R: Receipt> SavePhase<R> {
         } else {
             ""
         };
-        let (said, tail) = match r.class() {
-            SaveClass::Applied => ("applied", ""),
-            SaveClass::Unchanged => ("unchanged (already so)", ""),
-            SaveClass::NotApplied => ("refused", ""),
-            SaveClass::NotSent => ("not sent", ""),
-            SaveClass::Conflict => ("conflict", ""),
-            SaveClass::OutcomeUnknown => (
-                "outcome unknown",
-                " · not resent: re-read (r) before asking again",
-            ),
+        let tail = match r.class() {
+            SaveClass::OutcomeUnknown => " · not resent: re-read (r) before asking again",
+            _ => "",
         };
-        format!("{said}{reason}{restored}{tail}")
+        format!("{}{reason}{restored}{tail}", class_words(r.class()))
+    }
+}
+
+/// A receipt class in an operator's words (the journal's and every receipt line's).
+pub fn class_words(class: SaveClass) -> &'static str {
+    match class {
+        SaveClass::Applied => "applied",
+        SaveClass::Unchanged => "unchanged",
+        SaveClass::NotSent => "not sent",
+        SaveClass::NotApplied => "not applied",
+        SaveClass::Conflict => "conflict",
+        SaveClass::OutcomeUnknown => "outcome unknown",
     }
 }
 
@@ -94,6 +99,18 @@ pub struct SaveEntry<K: SaveKind> {
     /// Where the receipt stands against a re-read of what it changed.
     pub settle: Settle,
     owner: Option<OwnerId>,
+}
+
+impl<K: SaveKind> SaveEntry<K> {
+    /// Where the save stands, then what its re-read says (`confirmed …`), in an operator's
+    /// words (unsanitised).
+    pub fn words(&self) -> String {
+        let phase = self.phase.words();
+        match self.settle.words(self.phase.class()) {
+            Some(settle) => format!("{phase} · {settle}"),
+            None => phase,
+        }
+    }
 }
 
 /// Where a receipt stands against a re-read of what it changed (the settle stage,

@@ -6,6 +6,7 @@
 use super::undo::Undo;
 use crate::outbox::{SaveRow, SaveRowState};
 use crate::protocol::outcome::SaveClass;
+use crate::view::saves::class_words;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Longest inputs text a row keeps (the detail shows this much; the outbox keeps all of it).
@@ -36,17 +37,6 @@ impl Stage {
             Self::Earlier(class) => format!("earlier session: {}", class_words(class)),
             Self::EarlierOpen => "earlier session: left unsettled".into(),
         }
-    }
-}
-
-fn class_words(class: SaveClass) -> &'static str {
-    match class {
-        SaveClass::Applied => "applied",
-        SaveClass::Unchanged => "unchanged",
-        SaveClass::NotSent => "not sent",
-        SaveClass::NotApplied => "not applied",
-        SaveClass::Conflict => "conflict",
-        SaveClass::OutcomeUnknown => "outcome unknown",
     }
 }
 

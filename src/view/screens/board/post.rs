@@ -207,7 +207,7 @@ fn vote_line(model: &Model, detail: &BoardPostDetail, theme: Theme, width: usize
                 format!(
                     " · vote {}: {}",
                     e.intent.direction.as_str(),
-                    sanitize(&e.phase.words())
+                    sanitize(&e.words())
                 ),
                 tone,
             )

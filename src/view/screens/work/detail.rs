@@ -442,11 +442,7 @@ fn transition_line(model: &Model, goal_id: &str, theme: Theme) -> Option<Line<'s
         .find(|e| e.intent.goal_id == goal_id && e.workspace == scope.workspace.0)?;
     let tone = receipt_tone(e.phase.class());
     Some(Line::styled(
-        format!(
-            "{}: {}",
-            e.intent.action.as_str(),
-            sanitize(&e.phase.words())
-        ),
+        format!("{}: {}", e.intent.action.as_str(), sanitize(&e.words())),
         theme.style(tone),
     ))
 }
