@@ -194,6 +194,12 @@ impl KeeperRoster {
             KeeperRowSlot::Undecodable { .. } => None,
         })
     }
+
+    /// The decoded row of the Keeper named `name`, if listed.
+    pub fn keeper(&self, name: &str) -> Option<&KeeperRow> {
+        self.keepers().find(|r| r.name == name)
+    }
+
     pub fn undecodable_count(&self) -> usize {
         self.rows
             .iter()

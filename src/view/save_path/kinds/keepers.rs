@@ -12,7 +12,7 @@ use crate::actors::keepers::ops::sandbox::{SandboxIntent, SandboxSave, profile_w
 use crate::actors::keepers::ops::settings::{SettingsIntent, SettingsSave};
 use crate::protocol::keeper_config::NetworkMode;
 use crate::protocol::keeper_ops::ToolApprovalMode;
-use crate::protocol::keepers::{KeeperRow, KeeperRowSlot};
+use crate::protocol::keepers::KeeperRow;
 use crate::view::model::Model;
 use crate::view::save_path::settle::Confirm;
 use crate::view::save_path::undo::Undo;
@@ -44,18 +44,7 @@ fn one_operation_per_keeper(model: &Model, keeper: &str, workspace: &str) -> Res
 
 /// The roster's row of `keeper`, when the last read decoded it.
 fn row<'m>(model: &'m Model, keeper: &str) -> Option<&'m KeeperRow> {
-    model
-        .keepers
-        .roster
-        .fetched
-        .last()?
-        .value
-        .rows
-        .iter()
-        .find_map(|slot| match slot {
-            KeeperRowSlot::Row(r) if r.name == keeper => Some(r.as_ref()),
-            _ => None,
-        })
+    model.keepers.roster.fetched.last()?.value.keeper(keeper)
 }
 
 fn yes_no(v: Option<bool>) -> Option<String> {

@@ -14,7 +14,7 @@ use crate::protocol::keeper_config::{
     AssignmentState, ConfigRevision, Hex64, KeeperConfigSnapshot, RuntimeAssignmentRevision,
     SandboxProfile,
 };
-use crate::protocol::keepers::{KeeperRow, KeeperRowSlot};
+use crate::protocol::keepers::KeeperRow;
 use crate::protocol::outcome::{KeeperConfigApplied, SaveOutcome};
 use crate::view::admission::ViewMark;
 use crate::view::model::Model;
@@ -32,11 +32,7 @@ fn roster_since<'m>(
     keeper: &str,
     mark: ViewMark,
 ) -> Option<Option<&'m KeeperRow>> {
-    let roster = model.keepers.roster.value_since(mark)?;
-    Some(roster.rows.iter().find_map(|slot| match slot {
-        KeeperRowSlot::Row(r) if r.name == keeper => Some(r.as_ref()),
-        _ => None,
-    }))
+    Some(model.keepers.roster.value_since(mark)?.keeper(keeper))
 }
 
 /// The settings snapshot of `keeper` from a read dispatched after `mark`.

@@ -87,12 +87,9 @@ fn current_runtime(model: &Model, keeper: &str) -> Option<String> {
         .fetched
         .last()?
         .value
-        .rows
-        .iter()
-        .find_map(|slot| match slot {
-            KeeperRowSlot::Row(r) if r.name == keeper => r.runtime_id.clone(),
-            _ => None,
-        })
+        .keeper(keeper)?
+        .runtime_id
+        .clone()
 }
 
 /// `U`: opens the picker for the selected Keeper, on its current runtime.
