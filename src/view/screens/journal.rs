@@ -54,9 +54,14 @@ pub struct JournalLayer {
 impl JournalLayer {
     /// The rows shown now (the filter applied).
     pub fn rows(&self, model: &Model) -> Vec<JournalRow> {
-        kinds::journal_rows(model)
-            .into_iter()
+        self.kept(&kinds::journal_rows(model))
+    }
+
+    /// The rows of `all` the filter keeps.
+    fn kept(&self, all: &[JournalRow]) -> Vec<JournalRow> {
+        all.iter()
             .filter(|r| self.filter.keeps(r))
+            .cloned()
             .collect()
     }
 
@@ -185,14 +190,16 @@ impl Layer for JournalLayer {
         body: Rect,
         buf: &mut Buffer,
     ) -> Option<(u16, u16)> {
-        let rows = self.rows(model);
+        // Built once per frame: every book's saves and the outbox rows, then the filter.
+        let all = kinds::journal_rows(model);
+        let rows = self.kept(&all);
         let lines = if self.detail {
             match rows.get(self.index(&rows)) {
                 Some(row) => detail_lines(row, body.width, ctx.theme),
-                None => list_lines(self, model, &rows, body, ctx.theme),
+                None => list_lines(self, model, &all, &rows, body, ctx.theme),
             }
         } else {
-            list_lines(self, model, &rows, body, ctx.theme)
+            list_lines(self, model, &all, &rows, body, ctx.theme)
         };
         ratatui::widgets::Clear.render(body, buf);
         Paragraph::new(lines).render(body, buf);
@@ -258,12 +265,12 @@ fn row_tone(row: &JournalRow) -> Tone {
 fn list_lines(
     layer: &JournalLayer,
     model: &Model,
+    all: &[JournalRow],
     rows: &[JournalRow],
     body: Rect,
     theme: Theme,
 ) -> Vec<Line<'static>> {
     let width = usize::from(body.width);
-    let all = kinds::journal_rows(model);
     let unsettled = all.iter().filter(|r| r.unsettled).count();
     let kind = layer.filter.kind.as_deref().unwrap_or("every kind");
     let only = if layer.filter.unsettled {
