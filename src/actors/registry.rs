@@ -38,7 +38,7 @@ const fn secs(n: u64) -> Duration {
 pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
     use crate::actors::{
         asks, board, chat, connectors, decisions, inspector, keeper_detail, keepers,
-        preparation_report, saves, system, work,
+        preparation_report, runtime, saves, tools, work,
     };
     // One outbox (one session) for the runtime: the save hub writes every save, the chat
     // sources read their sends back.
@@ -108,14 +108,14 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
                 "async_request",
                 "keeper_surface",
             ],
-            system::ToolsSpawner::new(secs(10)),
+            tools::ToolsSpawner::new(secs(10)),
         ),
         entry(
             &["runtime_catalogue"],
-            system::RuntimeCatalogueSpawner::new(secs(30)),
+            runtime::RuntimeCatalogueSpawner::new(secs(30)),
         ),
         // Read on demand only: opening a form, a base re-read.
-        entry(&["runtime_config"], system::RuntimeConfigSpawner),
+        entry(&["runtime_config"], runtime::RuntimeConfigSpawner),
         entry(
             &["connectors_status", "connector_names"],
             connectors::ConnectorsSpawner::new(secs(30)),
@@ -161,11 +161,13 @@ mod tests {
     #[test]
     fn every_slot_kind_is_listed_under_the_source_that_owns_it() {
         use crate::actors::board::BoardSlot;
+        use crate::actors::connectors::ConnectorsSlot;
         use crate::actors::decisions::DecisionsSlot;
         use crate::actors::keepers::KeepersSlot;
         use crate::actors::keepers::ops::KeeperOpSlot;
+        use crate::actors::runtime::RuntimeSlot;
         use crate::actors::saves::SaveId;
-        use crate::actors::system::SystemSlot;
+        use crate::actors::tools::ToolsSlot;
         use crate::actors::work::WorkSlot;
         let mut kinds = Vec::new();
         kinds.extend(owner_of(&[
@@ -207,20 +209,24 @@ mod tests {
             BoardSlot::Vote(crate::actors::saves::SaveId("save-5".into())),
         ]));
         kinds.extend(owner_of(&[
-            SystemSlot::ToolsInventory,
-            SystemSlot::SkillsCatalog,
-            SystemSlot::AsyncRequests,
-            SystemSlot::AsyncRequest("r".into()),
-            SystemSlot::KeeperSurface("k".into()),
-            SystemSlot::RuntimeCatalogue,
-            SystemSlot::RuntimeConfig,
-            SystemSlot::RuntimeForm(crate::actors::saves::SaveId("save-1".into())),
-            SystemSlot::RuntimeRaw(crate::actors::saves::SaveId("save-1".into())),
-            SystemSlot::ConnectorsStatus,
-            SystemSlot::BindWrite(crate::actors::saves::SaveId("save-2".into())),
-            SystemSlot::UnbindWrite(crate::actors::saves::SaveId("save-3".into())),
+            ToolsSlot::ToolsInventory,
+            ToolsSlot::SkillsCatalog,
+            ToolsSlot::AsyncRequests,
+            ToolsSlot::AsyncRequest("r".into()),
+            ToolsSlot::KeeperSurface("k".into()),
         ]));
-        let names = SystemSlot::ConnectorNames {
+        kinds.extend(owner_of(&[
+            RuntimeSlot::Catalogue,
+            RuntimeSlot::Config,
+            RuntimeSlot::Form(crate::actors::saves::SaveId("save-1".into())),
+            RuntimeSlot::Raw(crate::actors::saves::SaveId("save-1".into())),
+        ]));
+        kinds.extend(owner_of(&[
+            ConnectorsSlot::Status,
+            ConnectorsSlot::BindWrite(crate::actors::saves::SaveId("save-2".into())),
+            ConnectorsSlot::UnbindWrite(crate::actors::saves::SaveId("save-3".into())),
+        ]));
+        let names = ConnectorsSlot::Names {
             connector: "discord".into(),
             scope: "channel".into(),
         };

@@ -11,7 +11,7 @@
 //!   time. A read failure keeps the whole last answer beside the failure (G-4).
 
 use super::admission::Slot;
-use crate::actors::system::HeldRequest;
+use crate::actors::tools::HeldRequest;
 use crate::protocol::async_requests::{AsyncRequestDetail, LogicalObservation};
 use std::sync::Arc;
 use std::time::Instant;
@@ -93,7 +93,7 @@ impl OpenRequest {
 mod tests {
     use super::*;
     use crate::actors::contract::Ticket;
-    use crate::actors::system::SystemSlot;
+    use crate::actors::tools::ToolsSlot;
     use crate::protocol::admission::AdmissionMode;
     use crate::protocol::client::Admitted;
     use crate::protocol::decode::WireDecode;
@@ -114,7 +114,7 @@ mod tests {
     fn read(open: &mut OpenRequest, generation: u64, body: &str, now: Instant) {
         let gate = gate();
         let ticket = Ticket {
-            slot: SystemSlot::AsyncRequest(open.request_id.clone()),
+            slot: ToolsSlot::AsyncRequest(open.request_id.clone()),
             generation,
             scope: gate.current().cloned().unwrap(),
         };

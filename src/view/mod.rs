@@ -8,6 +8,7 @@ pub mod board;
 pub mod chat;
 pub mod command;
 pub mod composer;
+pub mod connectors;
 pub mod decisions;
 pub mod editor;
 pub mod effects;
@@ -24,6 +25,7 @@ pub mod model;
 pub mod msg;
 pub mod outgoing;
 pub mod preparation_report;
+pub mod runtime;
 /// Sample data for tests and benches (feature `test-support`; not in the shipped binary).
 #[cfg(feature = "test-support")]
 pub mod sample;
@@ -32,11 +34,11 @@ pub mod save_path;
 pub mod saves;
 pub mod screens;
 pub mod surface;
-pub mod system;
 pub mod terminal;
 pub mod terminal_link;
 pub mod text;
 pub mod theme;
+pub mod tools;
 pub mod tools_panes;
 pub mod tracked;
 pub mod work;

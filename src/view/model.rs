@@ -9,14 +9,16 @@ use super::admission::EpochGate;
 use super::asks::AsksModel;
 use super::board::BoardModel;
 use super::chat::ChatModel;
+use super::connectors::ConnectorsModel;
 use super::decisions::DecisionsModel;
 use super::inspector::InspectorModel;
 use super::keeper_detail::KeeperDetailModel;
 use super::keepers::{KeepersModel, WaitingModel};
 use super::preparation_report::PreparationReportModel;
+use super::runtime::RuntimeModel;
 use super::save_journal::SaveJournalModel;
 use super::surface::{AnySurface, Drained};
-use super::system::SystemModel;
+use super::tools::ToolsModel;
 use super::work::WorkModel;
 use crate::actors::contract::{IdentityState, InboxId, Inboxes, SlotEvent, SlotKey, SourceKey};
 use crate::protocol::admission::AdmissionMode;
@@ -72,9 +74,12 @@ pub struct Model {
     pub work: WorkModel,
     /// Board: posts, hearth census and the open post.
     pub board: BoardModel,
-    /// System: Tools inventory, Skills catalogue, async requests, Runtime catalogue,
-    /// connectors.
-    pub system: SystemModel,
+    /// System: Tools inventory, Skills catalogue, async requests.
+    pub tools: ToolsModel,
+    /// Runtime: the catalogue and its probe, `runtime.toml`, the form and raw config saves.
+    pub runtime: RuntimeModel,
+    /// Connectors: status with bindings, name chains, bind and unbind saves.
+    pub connectors: ConnectorsModel,
     /// Decisions: this actor's pending approvals and the open asks.
     pub decisions: DecisionsModel,
     /// Asks: follow-ups of answers and pinned turns' transcripts.
@@ -107,7 +112,9 @@ impl Model {
             chat: ChatModel::new(&inboxes),
             work: WorkModel::new(&inboxes),
             board: BoardModel::new(&inboxes),
-            system: SystemModel::new(&inboxes),
+            tools: ToolsModel::new(&inboxes),
+            runtime: RuntimeModel::new(&inboxes),
+            connectors: ConnectorsModel::new(&inboxes),
             decisions: DecisionsModel::new(&inboxes),
             asks: AsksModel::new(&inboxes),
             preparation: PreparationReportModel::new(&inboxes),
@@ -123,7 +130,7 @@ impl Model {
     }
 
     /// Every surface, for the one routing loop. A new surface is one line here.
-    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 12] {
+    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 14] {
         [
             &mut self.keepers,
             &mut self.waiting,
@@ -131,7 +138,9 @@ impl Model {
             &mut self.chat,
             &mut self.work,
             &mut self.board,
-            &mut self.system,
+            &mut self.tools,
+            &mut self.runtime,
+            &mut self.connectors,
             &mut self.decisions,
             &mut self.asks,
             &mut self.preparation,
@@ -140,7 +149,7 @@ impl Model {
         ]
     }
 
-    fn surfaces_ref(&self) -> [&dyn AnySurface; 12] {
+    fn surfaces_ref(&self) -> [&dyn AnySurface; 14] {
         [
             &self.keepers,
             &self.waiting,
@@ -148,7 +157,9 @@ impl Model {
             &self.chat,
             &self.work,
             &self.board,
-            &self.system,
+            &self.tools,
+            &self.runtime,
+            &self.connectors,
             &self.decisions,
             &self.asks,
             &self.preparation,

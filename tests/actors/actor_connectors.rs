@@ -5,28 +5,28 @@
 
 use crate::actor_support::{Rig, plan, rig_with};
 use masc_tui::actors::connectors::NamesChain;
+use masc_tui::actors::connectors::{ConnectorsObservation, ConnectorsSlot};
 use masc_tui::actors::contract::SlotEvent;
-use masc_tui::actors::system::{SystemObservation, SystemSlot};
 use masc_tui::protocol::client::ClientError;
 use masc_tui::server::faults::FaultPlan;
 use std::sync::Arc;
 
-type Event = SlotEvent<SystemSlot, SystemObservation>;
+type Event = SlotEvent<ConnectorsSlot, ConnectorsObservation>;
 
-fn key(connector: &str, scope: &str) -> SystemSlot {
-    SystemSlot::ConnectorNames {
+fn key(connector: &str, scope: &str) -> ConnectorsSlot {
+    ConnectorsSlot::Names {
         connector: connector.into(),
         scope: scope.into(),
     }
 }
 
 /// Every admitted page of one chain so far, in arrival order (`Ok` chains and `Err` pages).
-fn pages(rig: &mut Rig, k: &SystemSlot) -> Vec<Result<Arc<NamesChain>, ClientError>> {
+fn pages(rig: &mut Rig, k: &ConnectorsSlot) -> Vec<Result<Arc<NamesChain>, ClientError>> {
     rig.view
-        .slot_events::<SystemSlot, SystemObservation>()
+        .slot_events::<ConnectorsSlot, ConnectorsObservation>()
         .iter()
         .filter_map(|e| match e {
-            SlotEvent::Observed(t, SystemObservation::ConnectorNames(read)) if t.slot == *k => {
+            SlotEvent::Observed(t, ConnectorsObservation::Names(read)) if t.slot == *k => {
                 Some(read.result.clone().map(|a| a.value))
             }
             _ => None,
@@ -35,7 +35,7 @@ fn pages(rig: &mut Rig, k: &SystemSlot) -> Vec<Result<Arc<NamesChain>, ClientErr
 }
 
 /// Waits until the chain of `k` is complete or has failed.
-async fn chain_settled(rig: &mut Rig, k: &SystemSlot) {
+async fn chain_settled(rig: &mut Rig, k: &ConnectorsSlot) {
     if pages(rig, k)
         .last()
         .is_some_and(|p| p.as_ref().map_or(true, |c| c.complete))
@@ -45,7 +45,7 @@ async fn chain_settled(rig: &mut Rig, k: &SystemSlot) {
     let k2 = k.clone();
     rig.view
         .wait_slot(move |e: &Event| match e {
-            SlotEvent::Observed(t, SystemObservation::ConnectorNames(read)) if t.slot == k2 => {
+            SlotEvent::Observed(t, ConnectorsObservation::Names(read)) if t.slot == k2 => {
                 read.result.as_ref().map_or(true, |a| a.value.complete)
             }
             _ => false,
@@ -129,11 +129,11 @@ async fn d6_a_failed_page_keeps_the_earlier_pages_and_the_siblings() {
     assert!(person_last.complete && person_last.mappings.len() == 640);
     assert!(
         rig.view
-            .slot_events::<SystemSlot, SystemObservation>()
+            .slot_events::<ConnectorsSlot, ConnectorsObservation>()
             .iter()
             .any(|e| matches!(
                 e,
-                SlotEvent::Observed(_, SystemObservation::ConnectorsStatus(Ok(_)))
+                SlotEvent::Observed(_, ConnectorsObservation::Status(Ok(_)))
             ))
     );
     rig.finish().await;
@@ -152,7 +152,7 @@ async fn next_status(rig: &mut Rig) {
         .wait_slot(|e: &Event| {
             matches!(
                 e,
-                SlotEvent::Observed(_, SystemObservation::ConnectorsStatus(Ok(_)))
+                SlotEvent::Observed(_, ConnectorsObservation::Status(Ok(_)))
             )
         })
         .await
@@ -172,7 +172,7 @@ async fn d5_an_unchanged_status_does_not_reread_the_names_but_a_refresh_does() {
     let settled = names_dispatches(&rig);
     assert!(settled >= 3, "every chain read: {settled}");
     let handle = rig
-        .source_handle(masc_tui::actors::system::CONNECTORS)
+        .source_handle(masc_tui::actors::connectors::CONNECTORS)
         .await;
     for _ in 0..2 {
         handle.send_control(SourceControl::Demand(DemandKind::Cadence));
@@ -183,7 +183,7 @@ async fn d5_an_unchanged_status_does_not_reread_the_names_but_a_refresh_does() {
     assert_eq!(names_dispatches(&rig), settled, "names not re-read");
     handle.send_control(SourceControl::Demand(DemandKind::Explicit));
     next_status(&mut rig).await;
-    rig.dispatched_of::<SystemSlot, SystemObservation>(&key("discord", "channel"))
+    rig.dispatched_of::<ConnectorsSlot, ConnectorsObservation>(&key("discord", "channel"))
         .await;
     assert!(
         names_dispatches(&rig) > settled,

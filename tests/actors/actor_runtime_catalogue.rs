@@ -10,10 +10,9 @@ use masc_tui::actors::contract::{
     SourceHandle,
 };
 use masc_tui::actors::read::testing::{CollectingView, collecting_view};
-use masc_tui::actors::system::runtime::{RuntimeSource, RuntimeSourceArgs};
-use masc_tui::actors::system::{
-    LoadOutcome, LoadPart, PartOutcome, RUNTIME, SystemObservation, SystemSlot,
-};
+use masc_tui::actors::runtime::catalogue::{RuntimeSource, RuntimeSourceArgs};
+use masc_tui::actors::runtime::{LoadOutcome, LoadPart, PartOutcome, RUNTIME};
+use masc_tui::actors::runtime::{RuntimeObservation, RuntimeSlot};
 use masc_tui::protocol::admission::{AdmissionMode, ReadScope, WorkspaceId};
 use masc_tui::protocol::client::{ClientConfig, ClientError, TokenSource, WorkspaceClient};
 use masc_tui::server::faults::FaultPlan;
@@ -22,33 +21,31 @@ use masc_tui::timeline::capture::StageRecorder;
 use ractor::Actor;
 use std::time::Duration;
 
-type Event = SlotEvent<SystemSlot, SystemObservation>;
+type Event = SlotEvent<RuntimeSlot, RuntimeObservation>;
 
 const RESOLVED: &str = "/api/v1/runtime/resolved";
 const PROBE: &str = "/api/v1/dashboard/runtime-probe";
 
 fn is_runtime_dispatch(e: &Event, generation: u64) -> bool {
-    matches!(e, SlotEvent::Dispatched(t) if t.slot == SystemSlot::RuntimeCatalogue && t.generation == generation)
+    matches!(e, SlotEvent::Dispatched(t) if t.slot == RuntimeSlot::Catalogue && t.generation == generation)
 }
 
 fn is_runtime_obs(e: &Event, generation: u64) -> bool {
-    matches!(e, SlotEvent::Observed(t, _) if t.slot == SystemSlot::RuntimeCatalogue && t.generation == generation)
+    matches!(e, SlotEvent::Observed(t, _) if t.slot == RuntimeSlot::Catalogue && t.generation == generation)
 }
 
-fn load_of(o: &Obs<SystemSlot, SystemObservation>) -> &masc_tui::actors::system::RuntimeLoad {
+fn load_of(o: &Obs<RuntimeSlot, RuntimeObservation>) -> &masc_tui::actors::runtime::RuntimeLoad {
     match &o.payload {
-        SystemObservation::RuntimeCatalogue(load) => load,
+        RuntimeObservation::Catalogue(load) => load,
         other => panic!("not a runtime load: {other:?}"),
     }
 }
 
 fn runtime_dispatches(view: &mut CollectingView) -> Vec<u64> {
-    view.slot_events::<SystemSlot, SystemObservation>()
+    view.slot_events::<RuntimeSlot, RuntimeObservation>()
         .iter()
         .filter_map(|e| match e {
-            SlotEvent::Dispatched(t) if t.slot == SystemSlot::RuntimeCatalogue => {
-                Some(t.generation)
-            }
+            SlotEvent::Dispatched(t) if t.slot == RuntimeSlot::Catalogue => Some(t.generation),
             _ => None,
         })
         .collect()
@@ -65,7 +62,7 @@ async fn f1_f2_f7_demands_during_a_read_coalesce_into_one_forced_follow_up() {
     )))
     .await;
     let first = rig
-        .dispatched_of::<_, SystemObservation>(&SystemSlot::RuntimeCatalogue)
+        .dispatched_of::<_, RuntimeObservation>(&RuntimeSlot::Catalogue)
         .await;
     let source = rig.source_handle(RUNTIME).await;
     // `r` on System › Runtime, then a committed save's demand, then a periodic tick.
@@ -111,7 +108,7 @@ async fn f7_p1_a_probe_failure_alone_is_partial_and_keeps_the_catalogue() {
     )))
     .await;
     let obs = rig
-        .observed_of::<_, SystemObservation>(&SystemSlot::RuntimeCatalogue)
+        .observed_of::<_, RuntimeObservation>(&RuntimeSlot::Catalogue)
         .await;
     let load = load_of(&obs);
     assert!(load.resolved.is_ok());
@@ -146,7 +143,7 @@ async fn p1_a_catalogue_failure_beside_a_received_probe_is_partial() {
     )))
     .await;
     let obs = rig
-        .observed_of::<_, SystemObservation>(&SystemSlot::RuntimeCatalogue)
+        .observed_of::<_, RuntimeObservation>(&RuntimeSlot::Catalogue)
         .await;
     let load = load_of(&obs);
     assert!(load.probe.is_ok());
@@ -170,7 +167,7 @@ async fn f7_a_probe_route_this_masc_does_not_serve_is_not_a_failure() {
     )).unwrap())
     .await;
     let obs = rig
-        .observed_of::<_, SystemObservation>(&SystemSlot::RuntimeCatalogue)
+        .observed_of::<_, RuntimeObservation>(&RuntimeSlot::Catalogue)
         .await;
     let load = load_of(&obs);
     assert!(
@@ -215,8 +212,8 @@ async fn runtime_source(
 ) -> (
     ractor::ActorRef<
         masc_tui::actors::read::SourceMsg<
-            SystemSlot,
-            SystemObservation,
+            RuntimeSlot,
+            RuntimeObservation,
             masc_tui::actors::read::NoCommands,
         >,
     >,
@@ -278,7 +275,7 @@ async fn f6_withdrawal_keeps_nested_demand_and_reconfirmation_reads_once() {
     assert_eq!(runtime_dispatches(&mut view), vec![1, 2]);
     // The withdrawn read was never forwarded.
     assert!(
-        view.slot_events::<SystemSlot, SystemObservation>()
+        view.slot_events::<RuntimeSlot, RuntimeObservation>()
             .iter()
             .all(|e| !is_runtime_obs(e, 1))
     );

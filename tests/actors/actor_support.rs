@@ -317,7 +317,7 @@ pub fn all_dispatched(
     use masc_tui::actors::chat::{ChatObservation, ChatSlot};
     use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
     use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot};
-    use masc_tui::actors::system::{SystemObservation, SystemSlot};
+    use masc_tui::actors::tools::{ToolsObservation, ToolsSlot};
     use masc_tui::actors::work::{WorkObservation, WorkSlot};
     fn of<S: SlotKey, P: Send + 'static>(
         view: &mut CollectingView,
@@ -334,7 +334,15 @@ pub fn all_dispatched(
     all.extend(of::<ChatSlot, ChatObservation>(view));
     all.extend(of::<WorkSlot, WorkObservation>(view));
     all.extend(of::<BoardSlot, BoardObservation>(view));
-    all.extend(of::<SystemSlot, SystemObservation>(view));
+    all.extend(of::<ToolsSlot, ToolsObservation>(view));
+    all.extend(of::<
+        masc_tui::actors::runtime::RuntimeSlot,
+        masc_tui::actors::runtime::RuntimeObservation,
+    >(view));
+    all.extend(of::<
+        masc_tui::actors::connectors::ConnectorsSlot,
+        masc_tui::actors::connectors::ConnectorsObservation,
+    >(view));
     all.extend(of::<DecisionsSlot, DecisionsObservation>(view));
     all
 }

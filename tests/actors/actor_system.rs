@@ -5,7 +5,8 @@
 
 use crate::actor_support::{plan, rig_with};
 use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
-use masc_tui::actors::system::{SystemObservation, SystemSlot};
+use masc_tui::actors::runtime::{RuntimeObservation, RuntimeSlot};
+use masc_tui::actors::tools::{ToolsObservation, ToolsSlot};
 use masc_tui::protocol::async_requests::AsyncRequestList;
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::skills::SkillsSnapshotRead;
@@ -22,18 +23,18 @@ async fn t1_t2_a_slow_inventory_blocks_neither_sibling() {
     ))
     .await;
     let skills = rig
-        .observed_of::<_, SystemObservation>(&SystemSlot::SkillsCatalog)
+        .observed_of::<_, ToolsObservation>(&ToolsSlot::SkillsCatalog)
         .await;
     let asyncs = rig
-        .observed_of::<_, SystemObservation>(&SystemSlot::AsyncRequests)
+        .observed_of::<_, ToolsObservation>(&ToolsSlot::AsyncRequests)
         .await;
     assert!(matches!(
         &skills.payload,
-        SystemObservation::SkillsCatalog(Ok(a)) if matches!(a.value.as_ref(), SkillsSnapshotRead::Ready(_))
+        ToolsObservation::SkillsCatalog(Ok(a)) if matches!(a.value.as_ref(), SkillsSnapshotRead::Ready(_))
     ));
     assert!(matches!(
         &asyncs.payload,
-        SystemObservation::AsyncRequests(Ok(a)) if matches!(a.value.as_ref(), AsyncRequestList::Ready { .. })
+        ToolsObservation::AsyncRequests(Ok(a)) if matches!(a.value.as_ref(), AsyncRequestList::Ready { .. })
     ));
     let inventory_done = rig
         .recorder
@@ -68,29 +69,29 @@ async fn t2_a_failed_skills_read_fails_only_its_slot() {
     ))
     .await;
     let skills = rig
-        .observed_of::<_, SystemObservation>(&SystemSlot::SkillsCatalog)
+        .observed_of::<_, ToolsObservation>(&ToolsSlot::SkillsCatalog)
         .await;
     let inventory = rig
-        .observed_of::<_, SystemObservation>(&SystemSlot::ToolsInventory)
+        .observed_of::<_, ToolsObservation>(&ToolsSlot::ToolsInventory)
         .await;
     let asyncs = rig
-        .observed_of::<_, SystemObservation>(&SystemSlot::AsyncRequests)
+        .observed_of::<_, ToolsObservation>(&ToolsSlot::AsyncRequests)
         .await;
     assert!(
         matches!(
             skills.payload,
-            SystemObservation::SkillsCatalog(Err(ClientError::Status { status: 500, .. }))
+            ToolsObservation::SkillsCatalog(Err(ClientError::Status { status: 500, .. }))
         ),
         "{:?}",
         skills.payload
     );
     assert!(matches!(
         inventory.payload,
-        SystemObservation::ToolsInventory(Ok(_))
+        ToolsObservation::ToolsInventory(Ok(_))
     ));
     assert!(matches!(
         asyncs.payload,
-        SystemObservation::AsyncRequests(Ok(_))
+        ToolsObservation::AsyncRequests(Ok(_))
     ));
     rig.finish().await;
 }
@@ -104,22 +105,22 @@ async fn f5_a_malformed_runtime_catalogue_is_a_typed_failure_of_its_slot() {
     ))
     .await;
     let runtime = rig
-        .observed_of::<_, SystemObservation>(&SystemSlot::RuntimeCatalogue)
+        .observed_of::<_, RuntimeObservation>(&RuntimeSlot::Catalogue)
         .await;
     assert!(
         matches!(
             &runtime.payload,
-            SystemObservation::RuntimeCatalogue(load) if matches!(load.resolved, Err(ClientError::Decode(_)))
+            RuntimeObservation::Catalogue(load) if matches!(load.resolved, Err(ClientError::Decode(_)))
         ),
         "{:?}",
         runtime.payload
     );
     let skills = rig
-        .observed_of::<_, SystemObservation>(&SystemSlot::SkillsCatalog)
+        .observed_of::<_, ToolsObservation>(&ToolsSlot::SkillsCatalog)
         .await;
     assert!(matches!(
         skills.payload,
-        SystemObservation::SkillsCatalog(Ok(_))
+        ToolsObservation::SkillsCatalog(Ok(_))
     ));
     rig.finish().await;
 }

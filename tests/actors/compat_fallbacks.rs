@@ -9,11 +9,13 @@
 
 use crate::actor_support::rig_on_release;
 use crate::work_rig::*;
+use masc_tui::actors::connectors::{CONNECTORS, ConnectorsObservation, ConnectorsSlot};
 use masc_tui::actors::contract::{
     DemandKind, IdentityState, SlotEvent, SourceControl, SourceEvent,
 };
 use masc_tui::actors::decisions::{DECISIONS, DecisionsObservation, DecisionsSlot};
-use masc_tui::actors::system::{CONNECTORS, SystemObservation, SystemSlot, TOOLS};
+use masc_tui::actors::runtime::{RuntimeObservation, RuntimeSlot};
+use masc_tui::actors::tools::{TOOLS, ToolsObservation, ToolsSlot};
 use masc_tui::actors::work::{TASK_LIST, WorkCommand, WorkObservation, WorkSlot};
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::routes::RouteFamily;
@@ -207,15 +209,15 @@ async fn issue13_a3_history_pages_not_served_read_the_legacy_recent_events() {
 #[tokio::test]
 async fn issue13_d5_no_name_chain_starts_once_the_names_route_is_known_absent() {
     let mut rig = rig_on_release(AUGUST).await;
-    type Event = SlotEvent<SystemSlot, SystemObservation>;
+    type Event = SlotEvent<ConnectorsSlot, ConnectorsObservation>;
     let is_status = |e: &Event| {
         matches!(
             e,
-            SlotEvent::Observed(_, SystemObservation::ConnectorsStatus(Ok(_)))
+            SlotEvent::Observed(_, ConnectorsObservation::Status(Ok(_)))
         )
     };
     let listed = match rig.view.wait_slot(is_status).await {
-        Some(SlotEvent::Observed(_, SystemObservation::ConnectorsStatus(Ok(a)))) => {
+        Some(SlotEvent::Observed(_, ConnectorsObservation::Status(Ok(a)))) => {
             a.value.connectors().count()
         }
         other => panic!("status: {other:?}"),
@@ -224,7 +226,7 @@ async fn issue13_d5_no_name_chain_starts_once_the_names_route_is_known_absent() 
     let absent = rig
         .view
         .wait_slot(|e: &Event| match e {
-            SlotEvent::Observed(_, SystemObservation::ConnectorNames(read)) => matches!(
+            SlotEvent::Observed(_, ConnectorsObservation::Names(read)) => matches!(
                 read.result,
                 Err(ClientError::NotServed {
                     route: RouteFamily::ConnectorNames
@@ -236,10 +238,10 @@ async fn issue13_d5_no_name_chain_starts_once_the_names_route_is_known_absent() 
     assert!(absent.is_some());
     let chain_dispatches = |rig: &mut crate::actor_support::Rig| {
         rig.view
-            .slot_events::<SystemSlot, SystemObservation>()
+            .slot_events::<ConnectorsSlot, ConnectorsObservation>()
             .iter()
             .filter(|e| {
-                matches!(e, SlotEvent::Dispatched(t) if matches!(t.slot, SystemSlot::ConnectorNames { .. }))
+                matches!(e, SlotEvent::Dispatched(t) if matches!(t.slot, ConnectorsSlot::Names { .. }))
             })
             .count()
     };
@@ -281,10 +283,10 @@ async fn issue13_d5_no_name_chain_starts_once_the_names_route_is_known_absent() 
 async fn issue13_defect6_skills_asyncs_and_asks_not_served_stay_connected_and_are_asked_once() {
     let mut rig = rig_on_release(AUGUST).await;
     let skills = rig
-        .observed_of::<_, SystemObservation>(&SystemSlot::SkillsCatalog)
+        .observed_of::<_, ToolsObservation>(&ToolsSlot::SkillsCatalog)
         .await;
     let asyncs = rig
-        .observed_of::<_, SystemObservation>(&SystemSlot::AsyncRequests)
+        .observed_of::<_, ToolsObservation>(&ToolsSlot::AsyncRequests)
         .await;
     let asks = rig
         .observed_of::<_, DecisionsObservation>(&DecisionsSlot::Asks)
@@ -295,7 +297,7 @@ async fn issue13_defect6_skills_asyncs_and_asks_not_served_stay_connected_and_ar
     assert!(
         matches!(
             skills.payload,
-            SystemObservation::SkillsCatalog(Err(ClientError::NotServed {
+            ToolsObservation::SkillsCatalog(Err(ClientError::NotServed {
                 route: RouteFamily::Skills
             }))
         ),
@@ -305,7 +307,7 @@ async fn issue13_defect6_skills_asyncs_and_asks_not_served_stay_connected_and_ar
     assert!(
         matches!(
             asyncs.payload,
-            SystemObservation::AsyncRequests(Err(ClientError::NotServed {
+            ToolsObservation::AsyncRequests(Err(ClientError::NotServed {
                 route: RouteFamily::AsyncRequests
             }))
         ),
@@ -346,7 +348,21 @@ async fn issue13_defect6_skills_asyncs_and_asks_not_served_stay_connected_and_ar
     let now = Instant::now();
     for e in rig
         .view
-        .slot_events::<SystemSlot, SystemObservation>()
+        .slot_events::<ToolsSlot, ToolsObservation>()
+        .to_vec()
+    {
+        model.deliver(e, now);
+    }
+    for e in rig
+        .view
+        .slot_events::<RuntimeSlot, RuntimeObservation>()
+        .to_vec()
+    {
+        model.deliver(e, now);
+    }
+    for e in rig
+        .view
+        .slot_events::<ConnectorsSlot, ConnectorsObservation>()
         .to_vec()
     {
         model.deliver(e, now);
@@ -359,7 +375,7 @@ async fn issue13_defect6_skills_asyncs_and_asks_not_served_stay_connected_and_ar
         model.deliver(e, now);
     }
     assert!(matches!(
-        model.system.skills.fetched,
+        model.tools.skills.fetched,
         Fetched::NotServed {
             route: RouteFamily::Skills,
             last: None
@@ -403,15 +419,15 @@ async fn issue13_defect6_skills_asyncs_and_asks_not_served_stay_connected_and_ar
     let later = skills.ticket.generation;
     let again = rig
         .view
-        .wait_slot(|e: &SlotEvent<SystemSlot, SystemObservation>| {
-            matches!(e, SlotEvent::Observed(t, _) if t.slot == SystemSlot::SkillsCatalog && t.generation > later)
+        .wait_slot(|e: &SlotEvent<ToolsSlot, ToolsObservation>| {
+            matches!(e, SlotEvent::Observed(t, _) if t.slot == ToolsSlot::SkillsCatalog && t.generation > later)
         })
         .await;
     assert!(matches!(
         again,
         Some(SlotEvent::Observed(
             _,
-            SystemObservation::SkillsCatalog(Err(ClientError::NotServed { .. }))
+            ToolsObservation::SkillsCatalog(Err(ClientError::NotServed { .. }))
         ))
     ));
     let later = asks.ticket.generation;

@@ -3,20 +3,20 @@
 //! asks of the status read and the name chains, on the embedded server's fault plans. The
 //! assertions are on the order of the view's messages (typed tickets) and the stage trace.
 
-use crate::tools_rig::{ViewMsg, connectors_rig};
+use crate::tools_rig::{ConnectorsMsg as ViewMsg, ConnectorsRig, connectors_rig};
 use crate::work_rig::plan;
 use masc_tui::actors::connectors::ConnectorsCommand;
+use masc_tui::actors::connectors::{CONNECTORS, ConnectorsObservation, ConnectorsSlot};
 use masc_tui::actors::contract::{DemandKind, SlotEvent, SourceControl};
-use masc_tui::actors::system::{CONNECTORS, SystemObservation, SystemSlot};
 
 const STATUS: &str = "/api/v1/gate/connectors";
 const NAMES: &str = "/api/v1/gate/connector/names";
 
 fn is_names_dispatch(m: &ViewMsg) -> bool {
-    matches!(m, ViewMsg::Slot(SlotEvent::Dispatched(t)) if matches!(t.slot, SystemSlot::ConnectorNames { .. }))
+    matches!(m, ViewMsg::Slot(SlotEvent::Dispatched(t)) if matches!(t.slot, ConnectorsSlot::Names { .. }))
 }
 
-async fn written(rig: &mut crate::tools_rig::Rig) {
+async fn written(rig: &mut ConnectorsRig) {
     rig.handle(CONNECTORS)
         .await
         .commands::<ConnectorsCommand>()
@@ -34,10 +34,10 @@ async fn d10_d12_a_write_during_a_pending_status_merges_and_is_not_consumed_by_i
         r#"{{"match":{{"method":"GET","path":"{STATUS}"}},"when":{{"nth":1}},"fault":{{"delay_ms":800}}}}"#
     )))
     .await;
-    let first = rig.dispatched(&SystemSlot::ConnectorsStatus).await;
+    let first = rig.dispatched(&ConnectorsSlot::Status).await;
     written(&mut rig).await;
     rig.observed_ticket(&first).await;
-    let second = rig.dispatched(&SystemSlot::ConnectorsStatus).await;
+    let second = rig.dispatched(&ConnectorsSlot::Status).await;
     assert!(second.generation > first.generation);
     // Nothing of the name work started between the old answer and the new read.
     let seen = &rig.log.seen;
@@ -69,7 +69,7 @@ async fn d11_a_write_during_name_reading_withdraws_only_the_names() {
         r#"{{"match":{{"method":"GET","path":"{NAMES}"}},"when":{{"first":6}},"fault":{{"delay_ms":3000}}}}"#
     )))
     .await;
-    let status = rig.dispatched(&SystemSlot::ConnectorsStatus).await;
+    let status = rig.dispatched(&ConnectorsSlot::Status).await;
     rig.observed_ticket(&status).await;
     let names = match rig.wait(is_names_dispatch).await {
         ViewMsg::Slot(SlotEvent::Dispatched(t)) => t,
@@ -86,7 +86,7 @@ async fn d11_a_write_during_name_reading_withdraws_only_the_names() {
         !names_stages.contains(&"observe".to_string()),
         "{names_stages:?}"
     );
-    let again = rig.dispatched(&SystemSlot::ConnectorsStatus).await;
+    let again = rig.dispatched(&ConnectorsSlot::Status).await;
     assert!(again.generation > status.generation);
     rig.observed_ticket(&again).await;
     // The status slot itself was never retired by the write.
@@ -102,24 +102,21 @@ async fn d14_a_failed_follow_up_keeps_the_demand_without_looping() {
         r#"{{"match":{{"method":"GET","path":"{STATUS}"}},"when":{{"nth":2}},"fault":{{"status":500,"body":{{"error":"gate busy"}}}}}}"#
     )))
     .await;
-    let first = rig.dispatched(&SystemSlot::ConnectorsStatus).await;
+    let first = rig.dispatched(&ConnectorsSlot::Status).await;
     rig.observed_ticket(&first).await;
     written(&mut rig).await;
-    let follow = rig.dispatched(&SystemSlot::ConnectorsStatus).await;
+    let follow = rig.dispatched(&ConnectorsSlot::Status).await;
     let failed = rig.observed_ticket(&follow).await;
-    assert!(matches!(
-        failed,
-        SystemObservation::ConnectorsStatus(Err(_))
-    ));
+    assert!(matches!(failed, ConnectorsObservation::Status(Err(_))));
     // No loop: nothing more is dispatched by itself. A round trip through the source's
     // mailbox (a cadence demand) shows what it does next.
-    assert_eq!(rig.dispatches_of(&SystemSlot::ConnectorsStatus), 2);
+    assert_eq!(rig.dispatches_of(&ConnectorsSlot::Status), 2);
     assert!(
         rig.handle(CONNECTORS)
             .await
             .send_control(SourceControl::Demand(DemandKind::Cadence))
     );
-    let third = rig.dispatched(&SystemSlot::ConnectorsStatus).await;
+    let third = rig.dispatched(&ConnectorsSlot::Status).await;
     rig.observed_ticket(&third).await;
     rig.wait(is_names_dispatch).await;
     assert_eq!(rig.server.request_count("GET", STATUS), 3);

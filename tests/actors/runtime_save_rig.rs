@@ -7,13 +7,14 @@ use crate::actor_support::Rig;
 pub use crate::save_rig::confirmed_scope;
 use crate::save_rig::step_name;
 use masc_tui::actors::contract::{DemandKind, SlotEvent, SourceControl};
+use masc_tui::actors::runtime::RUNTIME_CONFIG;
+use masc_tui::actors::runtime::{RuntimeObservation, RuntimeSlot};
 use masc_tui::actors::saves::{SaveId, SaveStep};
-use masc_tui::actors::system::{RUNTIME_CONFIG, SystemObservation, SystemSlot};
 use masc_tui::protocol::outcome::RuntimeRawSaveOutcome;
 use masc_tui::protocol::runtime::RuntimeConfigRaw;
 use std::sync::Arc;
 
-pub type Event = SlotEvent<SystemSlot, SystemObservation>;
+pub type Event = SlotEvent<RuntimeSlot, RuntimeObservation>;
 
 pub const PREVIEW: &str = "/api/v1/runtime/config/raw/preview";
 pub const SAVE: &str = "/api/v1/runtime/config/raw";
@@ -26,11 +27,11 @@ pub async fn read_config(rig: &mut Rig) -> Arc<RuntimeConfigRaw> {
     match rig
         .view
         .wait_slot(|e: &Event| {
-            matches!(e, SlotEvent::Observed(t, SystemObservation::RuntimeConfig(_)) if t.slot == SystemSlot::RuntimeConfig)
+            matches!(e, SlotEvent::Observed(t, RuntimeObservation::Config(_)) if t.slot == RuntimeSlot::Config)
         })
         .await
     {
-        Some(SlotEvent::Observed(_, SystemObservation::RuntimeConfig(Ok(a)))) => a.value.clone(),
+        Some(SlotEvent::Observed(_, RuntimeObservation::Config(Ok(a)))) => a.value.clone(),
         other => panic!("no config read: {other:?}"),
     }
 }
@@ -39,23 +40,23 @@ pub async fn read_config(rig: &mut Rig) -> Arc<RuntimeConfigRaw> {
 fn save_step(
     e: &Event,
 ) -> Option<(
-    &SystemSlot,
+    &RuntimeSlot,
     &SaveId,
     &SaveStep<RuntimeRawSaveOutcome>,
-    SystemSlot,
+    RuntimeSlot,
 )> {
     match e {
-        SlotEvent::Observed(t, SystemObservation::RuntimeForm(ev)) => Some((
+        SlotEvent::Observed(t, RuntimeObservation::Form(ev)) => Some((
             &t.slot,
             &ev.save_id,
             &ev.step,
-            SystemSlot::RuntimeForm(ev.save_id.clone()),
+            RuntimeSlot::Form(ev.save_id.clone()),
         )),
-        SlotEvent::Observed(t, SystemObservation::RuntimeRaw(ev)) => Some((
+        SlotEvent::Observed(t, RuntimeObservation::Raw(ev)) => Some((
             &t.slot,
             &ev.save_id,
             &ev.step,
-            SystemSlot::RuntimeRaw(ev.save_id.clone()),
+            RuntimeSlot::Raw(ev.save_id.clone()),
         )),
         _ => None,
     }
@@ -65,7 +66,7 @@ fn save_step(
 pub async fn receipt(rig: &mut Rig, id: &SaveId) -> RuntimeRawSaveOutcome {
     let ended = rig
         .view
-        .wait_slot::<SystemSlot, SystemObservation>(|e: &Event| {
+        .wait_slot::<RuntimeSlot, RuntimeObservation>(|e: &Event| {
             save_step(e)
                 .is_some_and(|(_, save, step, _)| save == id && matches!(step, SaveStep::Ended(_)))
         })
@@ -82,7 +83,7 @@ pub async fn receipt(rig: &mut Rig, id: &SaveId) -> RuntimeRawSaveOutcome {
 /// The steps of `id` seen so far, in order (`written`, `sending`, `ended:<class>`).
 pub fn steps(rig: &mut Rig, id: &SaveId) -> Vec<String> {
     rig.view
-        .slot_events::<SystemSlot, SystemObservation>()
+        .slot_events::<RuntimeSlot, RuntimeObservation>()
         .iter()
         .filter_map(save_step)
         .filter(|(_, save, _, _)| *save == id)

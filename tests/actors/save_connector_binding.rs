@@ -6,15 +6,15 @@
 use crate::actor_support::{Rig, rig_with};
 use crate::save_rig::{confirmed_scope, step_name};
 use crate::work_rig::plan;
+use masc_tui::actors::connectors::binding::{BindingIntent, ConnectorBind, ConnectorUnbind};
+use masc_tui::actors::connectors::{ConnectorsObservation, ConnectorsSlot};
 use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::saves::{Receipt, SaveId, SaveStep};
-use masc_tui::actors::system::binding::{BindingIntent, ConnectorBind, ConnectorUnbind};
-use masc_tui::actors::system::{SystemObservation, SystemSlot};
 use masc_tui::protocol::admission::ReadScope;
 use masc_tui::protocol::outcome::SaveClass;
 use masc_tui::server::faults::FaultPlan;
 
-type Event = SlotEvent<SystemSlot, SystemObservation>;
+type Event = SlotEvent<ConnectorsSlot, ConnectorsObservation>;
 
 const BIND: &str = "/api/v1/gate/connector/bind";
 const UNBIND: &str = "/api/v1/gate/connector/unbind";
@@ -39,22 +39,22 @@ async fn submit(rig: &mut Rig, unbind: bool, i: BindingIntent, scope: ReadScope)
 async fn receipt(rig: &mut Rig, id: &SaveId) -> (SaveClass, Option<String>) {
     let ended = rig
         .view
-        .wait_slot::<SystemSlot, SystemObservation>(|e: &Event| match e {
-            SlotEvent::Observed(_, SystemObservation::Bind(ev)) => {
+        .wait_slot::<ConnectorsSlot, ConnectorsObservation>(|e: &Event| match e {
+            SlotEvent::Observed(_, ConnectorsObservation::Bind(ev)) => {
                 ev.save_id == *id && matches!(ev.step, SaveStep::Ended(_))
             }
-            SlotEvent::Observed(_, SystemObservation::Unbind(ev)) => {
+            SlotEvent::Observed(_, ConnectorsObservation::Unbind(ev)) => {
                 ev.save_id == *id && matches!(ev.step, SaveStep::Ended(_))
             }
             _ => false,
         })
         .await;
     match ended {
-        Some(SlotEvent::Observed(_, SystemObservation::Bind(ev))) => match &ev.step {
+        Some(SlotEvent::Observed(_, ConnectorsObservation::Bind(ev))) => match &ev.step {
             SaveStep::Ended(r) => (Receipt::class(r), Receipt::reason(r)),
             _ => unreachable!(),
         },
-        Some(SlotEvent::Observed(_, SystemObservation::Unbind(ev))) => match &ev.step {
+        Some(SlotEvent::Observed(_, ConnectorsObservation::Unbind(ev))) => match &ev.step {
             SaveStep::Ended(r) => (Receipt::class(r), Receipt::reason(r)),
             _ => unreachable!(),
         },
@@ -74,11 +74,11 @@ async fn s7_3_s7_4_bind_then_unbind_are_applied_once_each() {
     assert_eq!(rig.server.request_count("POST", BIND), 1);
     let steps: Vec<String> = rig
         .view
-        .slot_events::<SystemSlot, SystemObservation>()
+        .slot_events::<ConnectorsSlot, ConnectorsObservation>()
         .iter()
         .filter_map(|e| match e {
-            SlotEvent::Observed(t, SystemObservation::Bind(ev))
-                if t.slot == SystemSlot::BindWrite(id.clone()) =>
+            SlotEvent::Observed(t, ConnectorsObservation::Bind(ev))
+                if t.slot == ConnectorsSlot::BindWrite(id.clone()) =>
             {
                 Some(step_name(&ev.step))
             }

@@ -7,8 +7,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::actor_support::{Rig, plan, rig_with};
 use crate::runtime_save_rig::{PREVIEW, SAVE, confirmed_scope, read_config, receipt};
+use masc_tui::actors::runtime::form::{FormIntent, RuntimeForm};
 use masc_tui::actors::saves::SaveId;
-use masc_tui::actors::system::runtime_form::{FormIntent, RuntimeForm};
 use masc_tui::protocol::admission::ReadScope;
 use masc_tui::protocol::outcome::SaveOutcome;
 use masc_tui::protocol::runtime::form::FormEdit;

@@ -9,7 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 use crate::actor_support::{plan, rig_with};
 use crate::runtime_save_rig::{PREVIEW, SAVE, confirmed_scope, read_config, receipt, steps};
-use masc_tui::actors::system::runtime_raw::{RawIntent, RuntimeRaw};
+use masc_tui::actors::runtime::raw::{RawIntent, RuntimeRaw};
 use masc_tui::protocol::outcome::{SaveClass, SaveOutcome};
 use masc_tui::protocol::runtime::{RuntimeConfigRaw, runtime_source_revision};
 use masc_tui::server::faults::FaultPlan;

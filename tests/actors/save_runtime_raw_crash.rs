@@ -15,9 +15,9 @@ use crate::crash_rig::{
     kill_mid_save, report_sending_and_hold, restarted_surface, stages_in,
 };
 use crate::runtime_save_rig::{PREVIEW, SAVE};
+use masc_tui::actors::runtime::raw::{RawIntent, RuntimeRaw};
+use masc_tui::actors::runtime::{RuntimeObservation, RuntimeSlot};
 use masc_tui::actors::saves::SaveId;
-use masc_tui::actors::system::runtime_raw::{RawIntent, RuntimeRaw};
-use masc_tui::actors::system::{SystemObservation, SystemSlot};
 use masc_tui::protocol::outcome::RuntimeRawSaveOutcome;
 use masc_tui::view::model::Model;
 use masc_tui::view::save_path::{SaveRequest, submit};
@@ -44,14 +44,14 @@ fn raw_phase(
     id: &SaveId,
     pred: impl Fn(&SavePhase<RuntimeRawSaveOutcome>) -> bool,
 ) -> bool {
-    m.system.raws.get(id).is_some_and(|e| pred(&e.phase))
+    m.runtime.raws.get(id).is_some_and(|e| pred(&e.phase))
 }
 
 /// The child side. Ignored in normal runs; does nothing without the parent's environment.
 #[tokio::test(flavor = "current_thread")]
 #[ignore = "run by j3_h16_a_raw_save_killed_mid_commit_restores_as_outcome_unknown_and_is_never_resent"]
 async fn child_saves_raw_then_waits() {
-    let Some(mut rig) = child_surface_rig::<SystemSlot, SystemObservation>().await else {
+    let Some(mut rig) = child_surface_rig::<RuntimeSlot, RuntimeObservation>().await else {
         return;
     };
     let intent = killed_edit(&child_get(RAW).await);
@@ -85,12 +85,12 @@ async fn j3_h16_a_raw_save_killed_mid_commit_restores_as_outcome_unknown_and_is_
     );
 
     let mut rig =
-        restarted_surface::<SystemSlot, SystemObservation>(&killed.server, &killed.path).await;
+        restarted_surface::<RuntimeSlot, RuntimeObservation>(&killed.server, &killed.path).await;
     let id = killed.id.clone();
     rig.pump_until(|m| raw_phase(m, &id, |p| matches!(p, SavePhase::Restored(_))))
         .await;
     assert_restored_unknown(
-        rig.model.system.raws.get(&id).unwrap(),
+        rig.model.runtime.raws.get(&id).unwrap(),
         &killed.before,
         &rig.row(&id).unwrap(),
     );

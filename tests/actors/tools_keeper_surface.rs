@@ -6,22 +6,22 @@
 
 use crate::tools_rig::{Rig, rig};
 use crate::work_rig::plan;
-use masc_tui::actors::system::{SystemObservation, SystemSlot, ToolsCommand};
+use masc_tui::actors::tools::{ToolsCommand, ToolsObservation, ToolsSlot};
 use masc_tui::protocol::client::ErrorClass;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::view::fetched::{FailureClass, Fetched};
 use masc_tui::view::tools_panes::{self, PaneState};
 
-fn key(keeper: &str) -> SystemSlot {
-    SystemSlot::KeeperSurface(keeper.into())
+fn key(keeper: &str) -> ToolsSlot {
+    ToolsSlot::KeeperSurface(keeper.into())
 }
 
 /// The three lists settle first (the server's first inventory read per actor is warming).
 async fn lists_settled(rig: &mut Rig) {
     for slot in [
-        SystemSlot::ToolsInventory,
-        SystemSlot::SkillsCatalog,
-        SystemSlot::AsyncRequests,
+        ToolsSlot::ToolsInventory,
+        ToolsSlot::SkillsCatalog,
+        ToolsSlot::AsyncRequests,
     ] {
         let t = rig.dispatched(&slot).await;
         rig.observed_ticket(&t).await;
@@ -49,9 +49,9 @@ fn unavailable_reason<T>(state: &PaneState<T>) -> Option<String> {
     }
 }
 
-fn keeper_of(payload: &SystemObservation) -> &str {
+fn keeper_of(payload: &ToolsObservation) -> &str {
     match payload {
-        SystemObservation::KeeperSurface(read) => &read.keeper,
+        ToolsObservation::KeeperSurface(read) => &read.keeper,
         other => panic!("not a Keeper surface read: {other:?}"),
     }
 }
@@ -67,7 +67,7 @@ async fn tools_item2_t1_the_keeper_surface_is_its_own_read_for_the_keeper_asked(
     let ticket = rig.dispatched(&key("rondo")).await;
     let payload = rig.observed_ticket(&ticket).await;
     assert_eq!(keeper_of(&payload), "rondo");
-    let surface = rig.model.system.surface.as_ref();
+    let surface = rig.model.tools.surface.as_ref();
     let PaneState::Shown { value, .. } = tools_panes::available(surface) else {
         panic!(
             "rondo's surface shown: {:?}",
@@ -105,7 +105,7 @@ async fn tools_item2_t2_a_failed_keeper_read_fails_only_its_panes() {
     select(&mut rig, Some("rondo")).await;
     let ticket = rig.dispatched(&key("rondo")).await;
     rig.observed_ticket(&ticket).await;
-    let surface = rig.model.system.surface.as_ref();
+    let surface = rig.model.tools.surface.as_ref();
     for state in [
         failure(&tools_panes::available(surface)),
         failure(&tools_panes::receipts(surface)),
@@ -118,8 +118,8 @@ async fn tools_item2_t2_a_failed_keeper_read_fails_only_its_panes() {
             "{state:?}"
         );
     }
-    let system = &rig.model.system;
-    assert!(matches!(system.tools.fetched, Fetched::Ready(_)));
+    let system = &rig.model.tools;
+    assert!(matches!(system.inventory.fetched, Fetched::Ready(_)));
     assert!(matches!(system.skills.fetched, Fetched::Ready(_)));
     assert!(matches!(system.asyncs.fetched, Fetched::Ready(_)));
     rig.finish().await;
@@ -134,7 +134,7 @@ async fn tools_item2_g5_an_unknown_keeper_is_unavailable_not_empty() {
     select(&mut rig, Some("nobody-here")).await;
     let ticket = rig.dispatched(&key("nobody-here")).await;
     rig.observed_ticket(&ticket).await;
-    let surface = rig.model.system.surface.as_ref();
+    let surface = rig.model.tools.surface.as_ref();
     for state in [
         unavailable_reason(&tools_panes::available(surface)),
         unavailable_reason(&tools_panes::receipts(surface)),
@@ -167,9 +167,9 @@ async fn tools_item2_g7_another_keeper_retires_the_old_read() {
     let stages = rig.stage_names(&first);
     assert!(stages.contains(&"retire".to_string()), "{stages:?}");
     assert!(!stages.contains(&"observe".to_string()), "{stages:?}");
-    assert_eq!(rig.model.system.surface_keeper(), Some("sangsu"));
+    assert_eq!(rig.model.tools.surface_keeper(), Some("sangsu"));
     assert!(!rig.rejected.iter().any(|(t, _)| t == &second));
     select(&mut rig, None).await;
-    assert!(rig.model.system.surface.is_none());
+    assert!(rig.model.tools.surface.is_none());
     rig.finish().await;
 }

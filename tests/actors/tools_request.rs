@@ -6,7 +6,7 @@
 use crate::tools_rig::{held, request_key, rig};
 use crate::work_rig::plan;
 use masc_tui::actors::contract::DemandKind;
-use masc_tui::actors::system::{SystemObservation, SystemSlot, ToolsCommand};
+use masc_tui::actors::tools::{ToolsCommand, ToolsObservation, ToolsSlot};
 use masc_tui::protocol::async_requests::{LogicalObservation, PhysicalState, TerminalDecisionKind};
 use masc_tui::protocol::client::{ClientError, ErrorClass};
 use masc_tui::protocol::decode::DecodeErrorKind;
@@ -16,9 +16,9 @@ use masc_tui::view::fetched::{FailureClass, Fetched};
 
 const SINGLE: &str = "/api/v1/async-requests/kmsg-7f3a";
 
-fn detail_of(payload: &SystemObservation) -> &masc_tui::actors::system::AsyncDetailRead {
+fn detail_of(payload: &ToolsObservation) -> &masc_tui::actors::tools::AsyncDetailRead {
     match payload {
-        SystemObservation::AsyncRequest(d) => d,
+        ToolsObservation::AsyncRequest(d) => d,
         other => panic!("not a request read: {other:?}"),
     }
 }
@@ -46,7 +46,7 @@ async fn t9_the_single_get_checks_the_held_echoes_and_is_admitted() {
     assert!(
         matches!(&d.logical, LogicalObservation::Observed { owner, terminal_decision: None } if owner == "rondo")
     );
-    let open = rig.model.system.request.as_ref().unwrap();
+    let open = rig.model.tools.request.as_ref().unwrap();
     assert!(matches!(open.detail.fetched, Fetched::Ready(_)));
     assert_eq!(open.source_task().map(|(t, _)| t), Some("task-1013"));
     assert_eq!(
@@ -80,7 +80,7 @@ async fn t9_a_requester_unlike_the_held_row_is_an_echo_failure() {
         }
         other => panic!("expected an echo failure: {other:?}"),
     }
-    let open = rig.model.system.request.as_ref().unwrap();
+    let open = rig.model.tools.request.as_ref().unwrap();
     assert!(matches!(
         &open.detail.fetched,
         Fetched::Failed { last: None, error, .. }
@@ -119,7 +119,7 @@ async fn t8_an_explicit_lookup_fills_nothing_and_checks_the_id() {
         (d.submitted_by.as_str(), d.target_keeper.as_str()),
         ("release-bot", "하늘")
     );
-    assert!(rig.model.system.request.as_ref().unwrap().held.is_none());
+    assert!(rig.model.tools.request.as_ref().unwrap().held.is_none());
     rig.finish().await;
 }
 
@@ -174,7 +174,7 @@ async fn t5_a_missing_route_fails_the_detail_only() {
         r#"{{"match":{{"method":"GET","path":"{SINGLE}"}},"when":{{"every":true}},"fault":{{"status":404,"body":"Not Found"}}}}"#
     )))
     .await;
-    let list = rig.dispatched(&SystemSlot::AsyncRequests).await;
+    let list = rig.dispatched(&ToolsSlot::AsyncRequests).await;
     rig.observed_ticket(&list).await;
     let ticket = rig.open("kmsg-7f3a", held("operator", "rondo")).await;
     let payload = rig.observed_ticket(&ticket).await;
@@ -183,7 +183,7 @@ async fn t5_a_missing_route_fails_the_detail_only() {
         matches!(err.class(), ErrorClass::NotServed | ErrorClass::Status(404)),
         "{err:?}"
     );
-    let system = &rig.model.system;
+    let system = &rig.model.tools;
     // MASC's unknown-route 404 is "not served by this MASC", its own value; any
     // other 404 is a failed read. Either way only the detail is affected.
     let detail = &system.request.as_ref().unwrap().detail.fetched;
@@ -219,7 +219,7 @@ async fn a17_reopening_the_same_id_never_reuses_the_old_ticket() {
     assert!(names.contains(&"retire".to_string()), "{names:?}");
     assert!(!names.contains(&"observe".to_string()), "{names:?}");
     assert!(matches!(
-        rig.model.system.request.as_ref().unwrap().detail.fetched,
+        rig.model.tools.request.as_ref().unwrap().detail.fetched,
         Fetched::Ready(_)
     ));
     rig.finish().await;
@@ -233,13 +233,13 @@ async fn t12_close_retires_only_the_request_read() {
         r#"{{"match":{{"method":"GET","path":"{SINGLE}"}},"when":{{"nth":1}},"fault":{{"delay_ms":1500}}}}"#
     )))
     .await;
-    let list = rig.dispatched(&SystemSlot::AsyncRequests).await;
+    let list = rig.dispatched(&ToolsSlot::AsyncRequests).await;
     rig.observed_ticket(&list).await;
     let ticket = rig.open("kmsg-7f3a", held("operator", "rondo")).await;
     rig.command(ToolsCommand::CloseRequest).await;
     rig.retired(&ticket).await;
-    assert!(rig.model.system.request.is_none());
-    assert!(matches!(rig.model.system.asyncs.fetched, Fetched::Ready(_)));
+    assert!(rig.model.tools.request.is_none());
+    assert!(matches!(rig.model.tools.asyncs.fetched, Fetched::Ready(_)));
     assert!(!rig.stage_names(&ticket).contains(&"observe".to_string()));
     rig.finish().await;
 }
@@ -250,9 +250,9 @@ async fn t12_close_retires_only_the_request_read() {
 async fn t15_the_cadence_reads_only_the_open_request() {
     let mut rig = rig(FaultPlan::none()).await;
     for slot in [
-        SystemSlot::ToolsInventory,
-        SystemSlot::SkillsCatalog,
-        SystemSlot::AsyncRequests,
+        ToolsSlot::ToolsInventory,
+        ToolsSlot::SkillsCatalog,
+        ToolsSlot::AsyncRequests,
     ] {
         let t = rig.dispatched(&slot).await;
         rig.observed_ticket(&t).await;
@@ -264,9 +264,9 @@ async fn t15_the_cadence_reads_only_the_open_request() {
     assert!(polled.generation > first.generation);
     rig.observed_ticket(&polled).await;
     for slot in [
-        SystemSlot::ToolsInventory,
-        SystemSlot::SkillsCatalog,
-        SystemSlot::AsyncRequests,
+        ToolsSlot::ToolsInventory,
+        ToolsSlot::SkillsCatalog,
+        ToolsSlot::AsyncRequests,
     ] {
         assert_eq!(
             rig.dispatches_of(&slot),
@@ -276,7 +276,7 @@ async fn t15_the_cadence_reads_only_the_open_request() {
     }
     rig.command(ToolsCommand::CloseRequest).await;
     rig.demand(DemandKind::Cadence).await;
-    let list = rig.dispatched(&SystemSlot::AsyncRequests).await;
+    let list = rig.dispatched(&ToolsSlot::AsyncRequests).await;
     rig.observed_ticket(&list).await;
     assert_eq!(rig.dispatches_of(&request_key("kmsg-7f3a")), 2);
     rig.finish().await;
@@ -296,7 +296,7 @@ async fn t11_another_open_request_never_takes_the_old_answer() {
     let second = rig.open("kmsg-81c2", held("masc-tui", "sangsu")).await;
     rig.observed_ticket(&second).await;
     rig.retired(&first).await;
-    let open = rig.model.system.request.as_ref().unwrap();
+    let open = rig.model.tools.request.as_ref().unwrap();
     assert_eq!(open.request_id, "kmsg-81c2");
     assert!(matches!(open.detail.fetched, Fetched::Ready(_)));
     assert!(

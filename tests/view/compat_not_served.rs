@@ -9,10 +9,11 @@
 use crate::rig::ScreensOf;
 use crate::rig::SurfaceSlot;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use masc_tui::actors::connectors::{ConnectorsObservation, ConnectorsSlot};
 use masc_tui::actors::connectors::{NamesChain, NamesPageRead};
 use masc_tui::actors::contract::Ticket;
 use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
-use masc_tui::actors::system::{SystemObservation, SystemSlot};
+use masc_tui::actors::tools::{ToolsObservation, ToolsSlot};
 use masc_tui::actors::work::{GoalLinkedTasks, WorkCommand, WorkObservation, WorkSlot};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::client::{Admitted, ClientError};
@@ -129,9 +130,9 @@ fn issue13_header_lists_absent_routes_and_never_calls_them_degraded() {
     let mut m = tasks_from_goal_links();
     deliver(
         &mut m,
-        SystemSlot::SkillsCatalog,
+        ToolsSlot::SkillsCatalog,
         1,
-        SystemObservation::SkillsCatalog(not_served(RouteFamily::Skills)),
+        ToolsObservation::SkillsCatalog(not_served(RouteFamily::Skills)),
     );
     deliver(
         &mut m,
@@ -163,9 +164,9 @@ fn issue13_header_lists_absent_routes_and_never_calls_them_degraded() {
     // A real failure of a served route still degrades the connection.
     deliver(
         &mut m,
-        SystemSlot::ToolsInventory,
+        ToolsSlot::ToolsInventory,
         2,
-        SystemObservation::ToolsInventory(Err(ClientError::Timeout)),
+        ToolsObservation::ToolsInventory(Err(ClientError::Timeout)),
     );
     assert_eq!(m.connection(), ConnectionState::Degraded);
     let text = screen(&m, &ui(Tab::Keepers, 160, 20));
@@ -227,15 +228,15 @@ fn issue13_skills_and_async_panes_say_what_is_missing_and_what_to_do() {
     let mut m = august();
     deliver(
         &mut m,
-        SystemSlot::SkillsCatalog,
+        ToolsSlot::SkillsCatalog,
         1,
-        SystemObservation::SkillsCatalog(not_served(RouteFamily::Skills)),
+        ToolsObservation::SkillsCatalog(not_served(RouteFamily::Skills)),
     );
     deliver(
         &mut m,
-        SystemSlot::AsyncRequests,
+        ToolsSlot::AsyncRequests,
         1,
-        SystemObservation::AsyncRequests(not_served(RouteFamily::AsyncRequests)),
+        ToolsObservation::AsyncRequests(not_served(RouteFamily::AsyncRequests)),
     );
     let pane = |pane| {
         let mut u = ui(Tab::System, 80, 20);
@@ -449,9 +450,9 @@ fn issue13_d5_connector_ids_show_without_names_when_the_names_route_is_absent() 
     let mut m = august();
     deliver(
         &mut m,
-        SystemSlot::ConnectorsStatus,
+        ConnectorsSlot::Status,
         1,
-        SystemObservation::ConnectorsStatus(ok(ConnectorStatusList::decode(status).unwrap())),
+        ConnectorsObservation::Status(ok(ConnectorStatusList::decode(status).unwrap())),
     );
     for scope in [NameScope::Server, NameScope::Channel, NameScope::Person] {
         let name = match scope {
@@ -461,12 +462,12 @@ fn issue13_d5_connector_ids_show_without_names_when_the_names_route_is_absent() 
         };
         deliver(
             &mut m,
-            SystemSlot::ConnectorNames {
+            ConnectorsSlot::Names {
                 connector: "discord".into(),
                 scope: name.into(),
             },
             1,
-            SystemObservation::ConnectorNames(Box::new(NamesPageRead {
+            ConnectorsObservation::Names(Box::new(NamesPageRead {
                 base: Arc::new(NamesChain::fresh("discord", scope)),
                 result: not_served(RouteFamily::ConnectorNames),
             })),

@@ -12,7 +12,7 @@ use masc_tui::actors::chat::{ChatObservation, ChatSlot};
 use masc_tui::actors::contract::{SlotEvent, Ticket};
 use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
 use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot};
-use masc_tui::actors::system::{SystemObservation, SystemSlot};
+use masc_tui::actors::tools::{ToolsObservation, ToolsSlot};
 use masc_tui::actors::work::{WorkObservation, WorkSlot};
 use masc_tui::view::admission::RejectReason;
 use masc_tui::view::model::Model;
@@ -33,8 +33,14 @@ impl SurfaceSlot for WorkSlot {
 impl SurfaceSlot for BoardSlot {
     type Payload = BoardObservation;
 }
-impl SurfaceSlot for SystemSlot {
-    type Payload = SystemObservation;
+impl SurfaceSlot for ToolsSlot {
+    type Payload = ToolsObservation;
+}
+impl SurfaceSlot for masc_tui::actors::connectors::ConnectorsSlot {
+    type Payload = masc_tui::actors::connectors::ConnectorsObservation;
+}
+impl SurfaceSlot for masc_tui::actors::runtime::RuntimeSlot {
+    type Payload = masc_tui::actors::runtime::RuntimeObservation;
 }
 impl SurfaceSlot for DecisionsSlot {
     type Payload = DecisionsObservation;

@@ -437,9 +437,9 @@ async fn search_jumps_live_and_detail_opens_and_closes() {
 }
 
 type ToolsMsg = masc_tui::actors::read::SourceMsg<
-    masc_tui::actors::system::SystemSlot,
-    masc_tui::actors::system::SystemObservation,
-    masc_tui::actors::system::ToolsCommand,
+    masc_tui::actors::tools::ToolsSlot,
+    masc_tui::actors::tools::ToolsObservation,
+    masc_tui::actors::tools::ToolsCommand,
 >;
 
 /// A Tools source that only reports the commands it is sent.
@@ -447,8 +447,8 @@ struct FakeTools;
 
 impl Actor for FakeTools {
     type Msg = ToolsMsg;
-    type State = mpsc::UnboundedSender<masc_tui::actors::system::ToolsCommand>;
-    type Arguments = mpsc::UnboundedSender<masc_tui::actors::system::ToolsCommand>;
+    type State = mpsc::UnboundedSender<masc_tui::actors::tools::ToolsCommand>;
+    type Arguments = mpsc::UnboundedSender<masc_tui::actors::tools::ToolsCommand>;
     async fn pre_start(
         &self,
         _myself: ActorRef<ToolsMsg>,
@@ -479,7 +479,7 @@ fn special(code: KeyCode, modifiers: KeyModifiers) -> ViewMsg {
 /// stops), and a tab switch alone back onto the pane selects it again (no System key).
 #[tokio::test]
 async fn tools_item2_the_keeper_panes_read_follows_the_tab_without_a_system_key() {
-    use masc_tui::actors::system::{TOOLS, ToolsCommand};
+    use masc_tui::actors::tools::{TOOLS, ToolsCommand};
     let mut s = spawn(TestBackend::new(120, 30)).await;
     load(&mut s, 3).await;
     let (tx, mut sent) = mpsc::unbounded_channel();

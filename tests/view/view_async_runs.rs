@@ -6,8 +6,8 @@
 use crate::rig::ScreensOf;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::contract::Ticket;
-use masc_tui::actors::system::{
-    AsyncDetailRead, HeldRequest, SystemObservation, SystemSlot, ToolsCommand,
+use masc_tui::actors::tools::{
+    AsyncDetailRead, HeldRequest, ToolsCommand, ToolsObservation, ToolsSlot,
 };
 use masc_tui::actors::work::WorkCommand;
 use masc_tui::protocol::admission::AdmissionMode;
@@ -74,11 +74,11 @@ fn deliver_list(m: &mut Model, generation: u64, l: AsyncRequestList) {
     crate::rig::deliver(
         m,
         Ticket {
-            slot: SystemSlot::AsyncRequests,
+            slot: ToolsSlot::AsyncRequests,
             generation,
             scope: sample::scope(1),
         },
-        SystemObservation::AsyncRequests(ok(l)),
+        ToolsObservation::AsyncRequests(ok(l)),
     );
 }
 
@@ -92,11 +92,11 @@ fn deliver_detail(
     crate::rig::deliver(
         m,
         Ticket {
-            slot: SystemSlot::AsyncRequest(request_id.clone()),
+            slot: ToolsSlot::AsyncRequest(request_id.clone()),
             generation,
             scope: sample::scope(1),
         },
-        SystemObservation::AsyncRequest(Box::new(AsyncDetailRead {
+        ToolsObservation::AsyncRequest(Box::new(AsyncDetailRead {
             request_id,
             held,
             result: ok(d),
@@ -128,7 +128,7 @@ fn key(ui: &mut Ui, m: &mut Model, code: KeyCode) -> UiCommand {
     let cmd = handle_key(ui, m, KeyEvent::new(code, KeyModifiers::NONE));
     // What the view actor does first for a Tools or Work command.
     if let Some(c) = cmd.as_send::<ToolsCommand>() {
-        m.system.on_command(c);
+        m.tools.on_command(c);
     }
     if let Some(c) = cmd.as_send::<WorkCommand>() {
         m.work.on_command(c);
@@ -254,7 +254,7 @@ fn t10_t13_physical_logical_and_unobservable_are_distinct_and_not_latest_is_said
     let mut m = model();
     let mut ui = ui();
     ui.system_mut().asyncs.open = Some("kmsg-3b11".into());
-    m.system.on_command(&ToolsCommand::OpenRequest {
+    m.tools.on_command(&ToolsCommand::OpenRequest {
         request_id: "kmsg-3b11".into(),
         held: None,
     });
@@ -364,7 +364,7 @@ fn a16_a17_the_source_task_only_from_a_confirmed_run_and_esc_twice_back() {
     );
     // Re-entering opens a fresh request: no value of the earlier open is shown.
     key(&mut ui, &mut m, KeyCode::Enter);
-    let open = m.system.request.as_ref().unwrap();
+    let open = m.tools.request.as_ref().unwrap();
     assert!(open.detail.fetched.last().is_none() && open.logical.is_none());
 }
 
@@ -376,9 +376,9 @@ fn t12_a_pane_change_closes_the_request() {
     deliver_list(&mut m, 1, list(&[row("kmsg-7f3a", "operator", "rondo")]));
     key(&mut ui, &mut m, KeyCode::Char('J'));
     key(&mut ui, &mut m, KeyCode::Enter);
-    assert!(m.system.request.is_some());
+    assert!(m.tools.request.is_some());
     let cmd = key(&mut ui, &mut m, KeyCode::Char('p'));
     assert_eq!(cmd, UiCommand::send(ToolsCommand::CloseRequest));
     assert_eq!(ui.system().pane, SystemPane::Connectors);
-    assert!(m.system.request.is_none() && ui.system().asyncs.open.is_none());
+    assert!(m.tools.request.is_none() && ui.system().asyncs.open.is_none());
 }

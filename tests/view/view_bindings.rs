@@ -5,12 +5,12 @@
 
 use crate::rig::ScreensOf;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use masc_tui::actors::connectors::binding::ConnectorUnbind;
+use masc_tui::actors::connectors::binding::{BindingIntent, ConnectorBind};
+use masc_tui::actors::connectors::{ConnectorsObservation, ConnectorsSlot};
 use masc_tui::actors::connectors::{NamesChain, NamesPageRead};
 use masc_tui::actors::contract::Ticket;
 use masc_tui::actors::saves::{SaveEvent, SaveId, SaveStep};
-use masc_tui::actors::system::binding::ConnectorUnbind;
-use masc_tui::actors::system::binding::{BindingIntent, ConnectorBind};
-use masc_tui::actors::system::{SystemObservation, SystemSlot};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::client::{Admitted, ClientError};
 use masc_tui::protocol::connectors::{ConnectorRow, ConnectorStatusList, NameMapping, NameScope};
@@ -45,7 +45,7 @@ fn ok<T>(value: T) -> Result<Admitted<T>, ClientError> {
     })
 }
 
-fn ticket(slot: SystemSlot, generation: u64) -> Ticket<SystemSlot> {
+fn ticket(slot: ConnectorsSlot, generation: u64) -> Ticket<ConnectorsSlot> {
     Ticket {
         slot,
         generation,
@@ -90,15 +90,15 @@ fn deliver_status(
 ) {
     crate::rig::deliver(
         m,
-        ticket(SystemSlot::ConnectorsStatus, generation),
-        SystemObservation::ConnectorsStatus(result),
+        ticket(ConnectorsSlot::Status, generation),
+        ConnectorsObservation::Status(result),
     );
 }
 
 /// What the save path does for a confirmed bind: register the save in the book.
 fn submit_bind(m: &mut Model, intent: BindingIntent) -> SaveId {
     let id = SaveId::fresh();
-    m.system
+    m.connectors
         .binds
         .submit(id.clone(), intent, sample::scope(1).workspace.0.clone());
     id
@@ -112,8 +112,8 @@ fn receipt(
 ) {
     crate::rig::deliver(
         m,
-        ticket(SystemSlot::BindWrite(id.clone()), 1),
-        SystemObservation::Bind(Box::new(SaveEvent::<ConnectorBind> {
+        ticket(ConnectorsSlot::BindWrite(id.clone()), 1),
+        ConnectorsObservation::Bind(Box::new(SaveEvent::<ConnectorBind> {
             save_id: id.clone(),
             intent,
             workspace: sample::scope(1).workspace.0.clone(),
@@ -210,7 +210,7 @@ fn d14_d7_the_reread_after_a_write_is_its_own_stage_and_names_reset_nothing() {
             warning: None,
         },
     );
-    assert!(m.system.take_write_demand());
+    assert!(m.connectors.take_write_demand());
     let pending = screen(&m, &ui);
     assert!(
         pending.contains("status re-read pending after the binding write"),
@@ -221,14 +221,14 @@ fn d14_d7_the_reread_after_a_write_is_its_own_stage_and_names_reset_nothing() {
         "{pending}"
     );
     // The follow-up read is dispatched, then fails: last good observation kept.
-    let t2 = ticket(SystemSlot::ConnectorsStatus, 2);
+    let t2 = ticket(ConnectorsSlot::Status, 2);
     crate::rig::dispatch(&mut m, t2.clone());
     assert!(screen(&m, &ui).contains("reading the status after the binding write…"));
     crate::rig::observe(
         &mut m,
         masc_tui::actors::contract::SlotEvent::Observed(
             t2,
-            SystemObservation::ConnectorsStatus(Err(ClientError::Status {
+            ConnectorsObservation::Status(Err(ClientError::Status {
                 status: 500,
                 body: String::new(),
             })),
@@ -259,13 +259,13 @@ fn d14_d7_the_reread_after_a_write_is_its_own_stage_and_names_reset_nothing() {
     crate::rig::deliver(
         &mut m,
         ticket(
-            SystemSlot::ConnectorNames {
+            ConnectorsSlot::Names {
                 connector: "discord".into(),
                 scope: "channel".into(),
             },
             4,
         ),
-        SystemObservation::ConnectorNames(Box::new(NamesPageRead {
+        ConnectorsObservation::Names(Box::new(NamesPageRead {
             base: Arc::new(NamesChain::fresh("discord", NameScope::Channel)),
             result: ok(chain),
         })),
@@ -304,12 +304,12 @@ fn d13_same_workspace_restarts_the_owed_reread_another_workspace_clears_it() {
             warning: None,
         },
     );
-    assert!(m.system.take_write_demand());
-    crate::rig::dispatch(&mut m, ticket(SystemSlot::ConnectorsStatus, 2));
+    assert!(m.connectors.take_write_demand());
+    crate::rig::dispatch(&mut m, ticket(ConnectorsSlot::Status, 2));
     assert!(screen(&m, &ui).contains("reading the status after the binding write…"));
     // The same workspace, a new epoch: the covering read was withdrawn; the demand restarts.
     m.on_identity(sample::confirmed(2, AdmissionMode::Receipt));
-    let reread = m.system.reread.expect("still owed");
+    let reread = m.connectors.reread.expect("still owed");
     assert_eq!(reread.covering, None, "restarted");
     assert!(
         screen(&m, &ui).contains("status re-read pending after the binding write"),
@@ -326,8 +326,8 @@ fn d13_same_workspace_restarts_the_owed_reread_another_workspace_clears_it() {
         base_path: "/".into(),
         mode: AdmissionMode::Receipt,
     });
-    assert_eq!(m.system.reread, None);
-    assert!(!m.system.take_write_demand());
+    assert_eq!(m.connectors.reread, None);
+    assert!(!m.connectors.take_write_demand());
     assert!(!screen(&m, &ui).contains("re-read"));
 }
 
@@ -345,13 +345,13 @@ fn s7_4_an_unbind_receipt_is_said_when_its_binding_leaves() {
     };
     let id = SaveId::fresh();
     let ws = sample::scope(1).workspace.0.clone();
-    m.system
+    m.connectors
         .unbinds
         .submit(id.clone(), intent.clone(), ws.clone());
     crate::rig::deliver(
         &mut m,
-        ticket(SystemSlot::UnbindWrite(id.clone()), 1),
-        SystemObservation::Unbind(Box::new(SaveEvent::<ConnectorUnbind> {
+        ticket(ConnectorsSlot::UnbindWrite(id.clone()), 1),
+        ConnectorsObservation::Unbind(Box::new(SaveEvent::<ConnectorUnbind> {
             save_id: id,
             intent,
             workspace: ws,

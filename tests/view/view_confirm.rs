@@ -10,13 +10,13 @@
 use crate::keeper_ops_keys::{key, roster};
 use crossterm::event::KeyCode;
 use masc_tui::actors::board::vote::{BoardVote, VoteIntent};
+use masc_tui::actors::connectors::binding::{BindingIntent, ConnectorBind, ConnectorUnbind};
 use masc_tui::actors::keepers::ops::assignment::{AssignmentIntent, AssignmentSave};
 use masc_tui::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleIntent, LifecycleSave};
 use masc_tui::actors::keepers::ops::sandbox::{SandboxIntent, SandboxSave};
 use masc_tui::actors::keepers::ops::settings::{SettingsIntent, SettingsSave};
-use masc_tui::actors::system::binding::{BindingIntent, ConnectorBind, ConnectorUnbind};
-use masc_tui::actors::system::runtime_form::{FormIntent, RuntimeForm};
-use masc_tui::actors::system::runtime_raw::{RawIntent, RuntimeRaw};
+use masc_tui::actors::runtime::form::{FormIntent, RuntimeForm};
+use masc_tui::actors::runtime::raw::{RawIntent, RuntimeRaw};
 use masc_tui::actors::work::goal_transition::{GoalTransition, TransitionIntent};
 use masc_tui::protocol::board_vote::VoteDirection;
 use masc_tui::protocol::goal_transition::GoalAction;

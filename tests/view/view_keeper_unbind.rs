@@ -9,12 +9,12 @@
 use crate::keeper_ops_keys::{key, roster};
 use crate::rig::ScreensOf;
 use crossterm::event::KeyCode;
+use masc_tui::actors::connectors::binding::BindingIntent;
+use masc_tui::actors::connectors::binding::ConnectorUnbind;
+use masc_tui::actors::connectors::{ConnectorsObservation, ConnectorsSlot};
 use masc_tui::actors::contract::Ticket;
 use masc_tui::actors::keepers::ops::lifecycle::LifecycleSave;
 use masc_tui::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleIntent};
-use masc_tui::actors::system::binding::BindingIntent;
-use masc_tui::actors::system::binding::ConnectorUnbind;
-use masc_tui::actors::system::{SystemObservation, SystemSlot};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::client::Admitted;
 use masc_tui::protocol::connectors::ConnectorStatusList;
@@ -39,11 +39,11 @@ fn with_bindings(model: &mut Model) {
     crate::rig::deliver(
         model,
         Ticket {
-            slot: SystemSlot::ConnectorsStatus,
+            slot: ConnectorsSlot::Status,
             generation: 1,
             scope: sample::scope(1),
         },
-        SystemObservation::ConnectorsStatus(Ok(Admitted {
+        ConnectorsObservation::Status(Ok(Admitted {
             value: Arc::new(status),
             mode: AdmissionMode::Receipt,
             from_cache: false,
@@ -67,7 +67,7 @@ fn unbind(connector: &str, channel: &str) -> UiCommand {
 /// without a preview of their own); any other key closes it and unbinds nothing.
 #[test]
 fn the_unbind_offer_names_each_binding_and_y_unbinds_them_all() {
-    use masc_tui::actors::system::binding::ConnectorUnbind;
+    use masc_tui::actors::connectors::binding::ConnectorUnbind;
     use masc_tui::view::save_path::{Refused, SaveRequest};
     use masc_tui::view::screens::confirm::{self, ConfirmLayer};
     let (mut model, mut ui) = roster();

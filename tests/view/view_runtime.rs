@@ -6,7 +6,8 @@
 
 use crate::rig::{dispatch, retire};
 use masc_tui::actors::contract::{SlotEvent, Ticket};
-use masc_tui::actors::system::{RuntimeLoad, SystemObservation, SystemSlot};
+use masc_tui::actors::runtime::RuntimeLoad;
+use masc_tui::actors::runtime::{RuntimeObservation, RuntimeSlot};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::client::{Admitted, ClientError};
 use masc_tui::protocol::decode::WireDecode;
@@ -49,9 +50,9 @@ fn ok<T>(value: T) -> Result<Admitted<T>, ClientError> {
     })
 }
 
-fn ticket(generation: u64) -> Ticket<SystemSlot> {
+fn ticket(generation: u64) -> Ticket<RuntimeSlot> {
     Ticket {
-        slot: SystemSlot::RuntimeCatalogue,
+        slot: RuntimeSlot::Catalogue,
         generation,
         scope: sample::scope(1),
     }
@@ -61,8 +62,8 @@ fn load(
     resolved: Result<Admitted<RuntimeResolved>, ClientError>,
     probe: Result<Admitted<RuntimeProbe>, ClientError>,
     forced: bool,
-) -> SystemObservation {
-    SystemObservation::RuntimeCatalogue(Box::new(RuntimeLoad {
+) -> RuntimeObservation {
+    RuntimeObservation::Catalogue(Box::new(RuntimeLoad {
         resolved,
         probe,
         forced,
@@ -90,7 +91,7 @@ fn model() -> Model {
     m
 }
 
-fn deliver(m: &mut Model, generation: u64, payload: SystemObservation) {
+fn deliver(m: &mut Model, generation: u64, payload: RuntimeObservation) {
     crate::rig::deliver(m, ticket(generation), payload);
 }
 
@@ -218,7 +219,7 @@ fn p2_interrupted_is_not_unfinished() {
     let mut m = model();
     deliver(&mut m, 1, load(resolved(), probe("fresh"), false));
     dispatch(&mut m, ticket(2));
-    assert!(m.on_source_restarted(masc_tui::actors::system::RUNTIME));
+    assert!(m.on_source_restarted(masc_tui::actors::runtime::RUNTIME));
     let text = screen(&m, Tab::System);
     assert!(line_with(&text, "LOAD").contains("unfinished"), "{text}");
     assert!(!line_with(&text, "LOAD").contains("interrupted"));

@@ -8,9 +8,10 @@ use crate::rig::ScreensOf;
 use crate::rig::{deliver, dispatch, observe};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::contract::{SlotEvent, Ticket};
+use masc_tui::actors::runtime::RuntimeLoad;
+use masc_tui::actors::runtime::form::{FormIntent, RuntimeForm};
+use masc_tui::actors::runtime::{RuntimeObservation, RuntimeSlot};
 use masc_tui::actors::saves::{SaveEvent, SaveId, SaveStep};
-use masc_tui::actors::system::runtime_form::{FormIntent, RuntimeForm};
-use masc_tui::actors::system::{RuntimeLoad, SystemObservation, SystemSlot};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::client::{Admitted, ClientError};
 use masc_tui::protocol::decode::WireDecode;
@@ -57,7 +58,7 @@ pub(crate) fn ok<T>(value: T) -> Result<Admitted<T>, ClientError> {
     })
 }
 
-pub(crate) fn ticket(slot: SystemSlot, generation: u64) -> Ticket<SystemSlot> {
+pub(crate) fn ticket(slot: RuntimeSlot, generation: u64) -> Ticket<RuntimeSlot> {
     Ticket {
         slot,
         generation,
@@ -65,8 +66,8 @@ pub(crate) fn ticket(slot: SystemSlot, generation: u64) -> Ticket<SystemSlot> {
     }
 }
 
-fn load() -> SystemObservation {
-    SystemObservation::RuntimeCatalogue(Box::new(RuntimeLoad {
+fn load() -> RuntimeObservation {
+    RuntimeObservation::Catalogue(Box::new(RuntimeLoad {
         resolved: ok(RuntimeResolved::decode(RESOLVED.as_bytes()).unwrap()),
         probe: Err(ClientError::Timeout),
         forced: false,
@@ -76,7 +77,7 @@ fn load() -> SystemObservation {
 fn model() -> Model {
     let mut m = Model::default();
     m.on_identity(sample::confirmed(1, AdmissionMode::Receipt));
-    deliver(&mut m, ticket(SystemSlot::RuntimeCatalogue, 1), load());
+    deliver(&mut m, ticket(RuntimeSlot::Catalogue, 1), load());
     m
 }
 
@@ -112,10 +113,8 @@ pub(crate) fn screen(m: &Model, ui: &Ui) -> String {
 fn config_lands(m: &mut Model, ui: &mut Ui, generation: u64) {
     deliver(
         m,
-        ticket(SystemSlot::RuntimeConfig, generation),
-        SystemObservation::RuntimeConfig(ok(
-            RuntimeConfigRaw::decode(raw_body().as_bytes()).unwrap()
-        )),
+        ticket(RuntimeSlot::Config, generation),
+        RuntimeObservation::Config(ok(RuntimeConfigRaw::decode(raw_body().as_bytes()).unwrap())),
     );
     masc_tui::view::screens::react::react_detached(
         ui,
@@ -237,10 +236,10 @@ type RawOutcome = SaveOutcome<CommitReceipt, RuntimeConfigCurrent>;
 
 fn receipt_lands(m: &mut Model, id: &SaveId, intent: FormIntent, outcome: RawOutcome) {
     let workspace = sample::scope(1).workspace.0.clone();
-    m.system
+    m.runtime
         .forms
         .submit(id.clone(), intent.clone(), workspace.clone());
-    let t = ticket(SystemSlot::RuntimeForm(id.clone()), 1);
+    let t = ticket(RuntimeSlot::Form(id.clone()), 1);
     dispatch(m, t.clone());
     let event = SaveEvent::<RuntimeForm> {
         save_id: id.clone(),
@@ -250,7 +249,7 @@ fn receipt_lands(m: &mut Model, id: &SaveId, intent: FormIntent, outcome: RawOut
     };
     observe(
         m,
-        SlotEvent::Observed(t, SystemObservation::RuntimeForm(Box::new(event))),
+        SlotEvent::Observed(t, RuntimeObservation::Form(Box::new(event))),
     )
     .unwrap();
 }
@@ -307,7 +306,7 @@ fn f2_an_earlier_catalogue_response_is_never_latest_after_save() {
     let id = SaveId::fresh();
     ui.system_mut().forms.open.as_mut().unwrap().submitted = Some(id.clone());
     // A periodic load is in flight when the receipt lands.
-    dispatch(&mut m, ticket(SystemSlot::RuntimeCatalogue, 2));
+    dispatch(&mut m, ticket(RuntimeSlot::Catalogue, 2));
     let receipt = CommitReceipt::decode(
         format!(r#"{{"ok":true,"state":"committed","commit":{{"source_revision":"{REV}","order":"2","durability":"durable","warnings":[]}},"application":{{"operation":"raw_save"}}}}"#)
             .as_bytes(),
@@ -322,20 +321,20 @@ fn f2_an_earlier_catalogue_response_is_never_latest_after_save() {
             warning: None,
         },
     );
-    assert_eq!(m.system.runtime_loads.after_save(), Some(false));
+    assert_eq!(m.runtime.loads.after_save(), Some(false));
     observe(
         &mut m,
-        SlotEvent::Observed(ticket(SystemSlot::RuntimeCatalogue, 2), load()),
+        SlotEvent::Observed(ticket(RuntimeSlot::Catalogue, 2), load()),
     )
     .unwrap();
     assert_eq!(
-        m.system.runtime_loads.after_save(),
+        m.runtime.loads.after_save(),
         Some(false),
         "load 2 predates the save"
     );
     assert!(screen(&m, &ui).contains("re-read pending"));
-    deliver(&mut m, ticket(SystemSlot::RuntimeCatalogue, 3), load());
-    assert_eq!(m.system.runtime_loads.after_save(), Some(true));
+    deliver(&mut m, ticket(RuntimeSlot::Catalogue, 3), load());
+    assert_eq!(m.runtime.loads.after_save(), Some(true));
     assert!(screen(&m, &ui).contains("catalogue re-read after the save"));
 }
 
@@ -352,12 +351,12 @@ fn i5_a_receipt_of_another_workspace_is_rejected() {
             runtime_id: "acme.big".into(),
         },
     };
-    m.system.forms.submit(
+    m.runtime.forms.submit(
         id.clone(),
         intent.clone(),
         sample::scope(1).workspace.0.clone(),
     );
-    let t = ticket(SystemSlot::RuntimeForm(id.clone()), 1);
+    let t = ticket(RuntimeSlot::Form(id.clone()), 1);
     dispatch(&mut m, t.clone());
     let event = SaveEvent::<RuntimeForm> {
         save_id: id.clone(),
@@ -368,11 +367,11 @@ fn i5_a_receipt_of_another_workspace_is_rejected() {
     assert!(
         observe(
             &mut m,
-            SlotEvent::Observed(t, SystemObservation::RuntimeForm(Box::new(event)))
+            SlotEvent::Observed(t, RuntimeObservation::Form(Box::new(event)))
         )
         .is_err()
     );
-    assert!(m.system.forms.get(&id).unwrap().phase.in_flight());
+    assert!(m.runtime.forms.get(&id).unwrap().phase.in_flight());
 }
 
 const REV2: &str = "2222222222222222222222222222222222222222222222222222222222222222";
@@ -487,7 +486,7 @@ fn i25_a_form_overwrite_needs_its_own_confirmation_naming_what_is_lost() {
         .as_ref()
         .and_then(|f| f.submitted.clone())
         .expect("the form follows the overwrite");
-    let entry = m.system.forms.get(&id).expect("registered: committed");
+    let entry = m.runtime.forms.get(&id).expect("registered: committed");
     assert_eq!(entry.intent.opening_revision, REV2);
     assert_eq!(entry.intent.source_text, sent.source_text);
     assert!(ui.layer::<ConfirmLayer>().is_none(), "no second preview");

@@ -10,9 +10,9 @@ use crate::rig::ScreensOf;
 use crate::rig::{deliver, dispatch, observe};
 use crate::view_runtime_form::{ch, ok, screen, ticket, ui};
 use masc_tui::actors::contract::SlotEvent;
+use masc_tui::actors::runtime::raw::{RawIntent, RuntimeRaw};
+use masc_tui::actors::runtime::{RuntimeObservation, RuntimeSlot};
 use masc_tui::actors::saves::{SaveEvent, SaveId, SaveStep};
-use masc_tui::actors::system::runtime_raw::{RawIntent, RuntimeRaw};
-use masc_tui::actors::system::{SystemObservation, SystemSlot};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::decode::WireDecode;
 use masc_tui::protocol::outcome::SaveOutcome;
@@ -59,8 +59,8 @@ fn model() -> Model {
 fn read_lands(m: &mut Model, generation: u64, value: RuntimeConfigRaw) {
     deliver(
         m,
-        ticket(SystemSlot::RuntimeConfig, generation),
-        SystemObservation::RuntimeConfig(ok(value)),
+        ticket(RuntimeSlot::Config, generation),
+        RuntimeObservation::Config(ok(value)),
     );
 }
 
@@ -101,8 +101,8 @@ fn submit_of(cmd: UiCommand) -> (RawIntent, u64) {
 fn submitted(m: &mut Model, ui: &mut Ui, intent: &RawIntent, owner: u64) -> SaveId {
     let id = SaveId::fresh();
     let workspace = sample::scope(1).workspace.0.clone();
-    m.system.raws.submit(id.clone(), intent.clone(), workspace);
-    dispatch(m, ticket(SystemSlot::RuntimeRaw(id.clone()), 1));
+    m.runtime.raws.submit(id.clone(), intent.clone(), workspace);
+    dispatch(m, ticket(RuntimeSlot::Raw(id.clone()), 1));
     raw::submitted(&mut ui.system_mut().raw, owner, id.clone());
     id
 }
@@ -117,8 +117,8 @@ fn receipt_lands(m: &mut Model, ui: &mut Ui, id: &SaveId, intent: &RawIntent, ou
     observe(
         m,
         SlotEvent::Observed(
-            ticket(SystemSlot::RuntimeRaw(id.clone()), 1),
-            SystemObservation::RuntimeRaw(Box::new(event)),
+            ticket(RuntimeSlot::Raw(id.clone()), 1),
+            RuntimeObservation::Raw(Box::new(event)),
         ),
     )
     .unwrap();
@@ -216,7 +216,7 @@ fn j3_j4_an_unknown_outcome_releases_the_base_until_u_after_a_new_read() {
     let (intent, owner) = submit_of(edited(&mut ui, &m, mine));
     let id = submitted(&mut m, &mut ui, &intent, owner);
     // A read is in flight when the receipt lands.
-    dispatch(&mut m, ticket(SystemSlot::RuntimeConfig, 2));
+    dispatch(&mut m, ticket(RuntimeSlot::Config, 2));
     receipt_lands(
         &mut m,
         &mut ui,
@@ -234,8 +234,8 @@ fn j3_j4_an_unknown_outcome_releases_the_base_until_u_after_a_new_read() {
     observe(
         &mut m,
         SlotEvent::Observed(
-            ticket(SystemSlot::RuntimeConfig, 2),
-            SystemObservation::RuntimeConfig(ok(raw_body(REV2, TEXT2, REV2))),
+            ticket(RuntimeSlot::Config, 2),
+            RuntimeObservation::Config(ok(raw_body(REV2, TEXT2, REV2))),
         ),
     )
     .unwrap();
@@ -354,7 +354,7 @@ fn a_restored_raw_save_is_shown_and_re_reads() {
     let mut m = model();
     let ui = ui();
     let id = SaveId::fresh();
-    let t = ticket(SystemSlot::RuntimeRaw(id.clone()), 1);
+    let t = ticket(RuntimeSlot::Raw(id.clone()), 1);
     dispatch(&mut m, t.clone());
     let event = SaveEvent::<RuntimeRaw> {
         save_id: id.clone(),
@@ -370,14 +370,14 @@ fn a_restored_raw_save_is_shown_and_re_reads() {
         }),
     };
     let drained = m.deliver(
-        SlotEvent::Observed(t, SystemObservation::RuntimeRaw(Box::new(event))),
+        SlotEvent::Observed(t, RuntimeObservation::Raw(Box::new(event))),
         std::time::Instant::now(),
     );
     assert!(drained.rejected.is_empty(), "{drained:?}");
     assert!(
         drained
             .demands
-            .contains(&masc_tui::actors::system::RUNTIME_CONFIG),
+            .contains(&masc_tui::actors::runtime::RUNTIME_CONFIG),
         "{drained:?}"
     );
     let text = screen(&m, &ui);

@@ -6,11 +6,12 @@
 use crate::rig::ScreensOf;
 use crate::rig::SurfaceSlot;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use masc_tui::actors::connectors::{CONNECTORS, ConnectorsObservation, ConnectorsSlot};
 use masc_tui::actors::contract::Ticket;
 use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
-use masc_tui::actors::system::{
-    CONNECTORS, RUNTIME, RuntimeLoad, SystemObservation, SystemSlot, TOOLS,
-};
+use masc_tui::actors::runtime::{RUNTIME, RuntimeLoad};
+use masc_tui::actors::runtime::{RuntimeObservation, RuntimeSlot};
+use masc_tui::actors::tools::{TOOLS, ToolsObservation, ToolsSlot};
 use masc_tui::actors::work::{WorkObservation, WorkSlot};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::async_requests::AsyncRequestList;
@@ -85,17 +86,17 @@ fn t4_the_tool_count_appears_only_with_a_settled_inventory() {
     assert!(!unread.contains("registered"));
     deliver(
         &mut m,
-        SystemSlot::ToolsInventory,
+        ToolsSlot::ToolsInventory,
         1,
-        SystemObservation::ToolsInventory(ok(ToolsInventoryRead::Warming { generated_at: None })),
+        ToolsObservation::ToolsInventory(ok(ToolsInventoryRead::Warming { generated_at: None })),
     );
     let warming = pane(&m, SystemPane::Tools);
     assert!(warming.contains("not 0 tools") && !warming.contains("registered"));
     deliver(
         &mut m,
-        SystemSlot::ToolsInventory,
+        ToolsSlot::ToolsInventory,
         2,
-        SystemObservation::ToolsInventory(ok(
+        ToolsObservation::ToolsInventory(ok(
             ToolsInventoryRead::decode(INVENTORY.as_bytes()).unwrap()
         )),
     );
@@ -104,9 +105,9 @@ fn t4_the_tool_count_appears_only_with_a_settled_inventory() {
     // T-14: a failed re-check keeps the last list beside the failure.
     deliver(
         &mut m,
-        SystemSlot::ToolsInventory,
+        ToolsSlot::ToolsInventory,
         3,
-        SystemObservation::ToolsInventory(Err(ClientError::Timeout)),
+        ToolsObservation::ToolsInventory(Err(ClientError::Timeout)),
     );
     let failed = pane(&m, SystemPane::Tools);
     assert!(failed.contains("masc_board_post") && failed.contains("read failed: timeout"));
@@ -126,9 +127,9 @@ fn s6_2_skills_states_are_never_an_empty_catalogue() {
         let mut m = model();
         deliver(
             &mut m,
-            SystemSlot::SkillsCatalog,
+            ToolsSlot::SkillsCatalog,
             1,
-            SystemObservation::SkillsCatalog(ok(state)),
+            ToolsObservation::SkillsCatalog(ok(state)),
         );
         pane(&m, SystemPane::Skills)
     })
@@ -152,9 +153,9 @@ fn s6_3_unavailable_async_requests_are_not_an_empty_queue() {
     let body = br#"{"schema":"masc.async-request-observation/v1","status":"unavailable","startup_recovery":null,"error":{"kind":"access_rejected","reason":"admin token required"}}"#;
     deliver(
         &mut m,
-        SystemSlot::AsyncRequests,
+        ToolsSlot::AsyncRequests,
         1,
-        SystemObservation::AsyncRequests(ok(AsyncRequestList::decode(body).unwrap())),
+        ToolsObservation::AsyncRequests(ok(AsyncRequestList::decode(body).unwrap())),
     );
     let text = pane(&m, SystemPane::AsyncRuns);
     assert!(text.contains("access rejected: admin token required"));
@@ -173,9 +174,9 @@ fn f4_catalogue_and_usage_stand_apart() {
     let mut m = model();
     deliver(
         &mut m,
-        SystemSlot::RuntimeCatalogue,
+        RuntimeSlot::Catalogue,
         1,
-        SystemObservation::RuntimeCatalogue(Box::new(RuntimeLoad {
+        RuntimeObservation::Catalogue(Box::new(RuntimeLoad {
             resolved: ok(RuntimeResolved {
                 catalogue: Err(bad(".lanes[0]")),
                 usage: Ok(masc_tui::protocol::decode::SinceRelease::Sent(usage)),
@@ -232,15 +233,15 @@ fn d5_d6_bindings_first_then_names_by_stage() {
     let mut m = model();
     deliver(
         &mut m,
-        SystemSlot::ConnectorsStatus,
+        ConnectorsSlot::Status,
         1,
-        SystemObservation::ConnectorsStatus(ok(ConnectorStatusList::decode(status).unwrap())),
+        ConnectorsObservation::Status(ok(ConnectorStatusList::decode(status).unwrap())),
     );
     let early = pane(&m, SystemPane::Connectors);
     assert!(early.contains("Discord  CONNECTED  2 bindings"));
     assert!(early.contains("111 (name unknown) → rondo"), "{early}");
     assert!(early.contains("channel: not read"));
-    let key = SystemSlot::ConnectorNames {
+    let key = ConnectorsSlot::Names {
         connector: "discord".into(),
         scope: "channel".into(),
     };
@@ -256,7 +257,7 @@ fn d5_d6_bindings_first_then_names_by_stage() {
         &mut m,
         key.clone(),
         2,
-        SystemObservation::ConnectorNames(Box::new(NamesPageRead {
+        ConnectorsObservation::Names(Box::new(NamesPageRead {
             base: Arc::new(NamesChain::fresh("discord", NameScope::Channel)),
             result: ok(first.as_ref().clone()),
         })),
@@ -272,7 +273,7 @@ fn d5_d6_bindings_first_then_names_by_stage() {
         &mut m,
         key,
         3,
-        SystemObservation::ConnectorNames(Box::new(NamesPageRead {
+        ConnectorsObservation::Names(Box::new(NamesPageRead {
             base: first,
             result: Err(ClientError::Status {
                 status: 500,
@@ -309,9 +310,9 @@ fn overview_panels_read_the_slots_they_name() {
     let status = br#"{"connectors":[{"connector_id":"slack","display_name":"Slack","status":"stale","available":true,"connected":false,"configured_bindings":[]}],"total":1,"active_count":0}"#;
     deliver(
         &mut m,
-        SystemSlot::ConnectorsStatus,
+        ConnectorsSlot::Status,
         2,
-        SystemObservation::ConnectorsStatus(ok(ConnectorStatusList::decode(status).unwrap())),
+        ConnectorsObservation::Status(ok(ConnectorStatusList::decode(status).unwrap())),
     );
     let ui = Ui {
         area: Rect::new(0, 0, 120, 30),

@@ -9,7 +9,7 @@
 use crate::rig::ScreensOf;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::contract::{SlotEvent, Ticket};
-use masc_tui::actors::system::{KeeperSurfaceRead, SystemObservation, SystemSlot, ToolsCommand};
+use masc_tui::actors::tools::{KeeperSurfaceRead, ToolsCommand, ToolsObservation, ToolsSlot};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::client::{Admitted, ClientError};
 use masc_tui::protocol::decode::WireDecode;
@@ -62,9 +62,9 @@ fn with_roster(m: &mut Model, n: usize) {
     .unwrap();
 }
 
-fn ticket(keeper: &str, generation: u64) -> Ticket<SystemSlot> {
+fn ticket(keeper: &str, generation: u64) -> Ticket<ToolsSlot> {
     Ticket {
-        slot: SystemSlot::KeeperSurface(keeper.into()),
+        slot: ToolsSlot::KeeperSurface(keeper.into()),
         generation,
         scope: sample::scope(1),
     }
@@ -73,15 +73,15 @@ fn ticket(keeper: &str, generation: u64) -> Ticket<SystemSlot> {
 fn read(
     keeper: &str,
     result: Result<Admitted<ToolsInventoryRead>, ClientError>,
-) -> SystemObservation {
-    SystemObservation::KeeperSurface(Box::new(KeeperSurfaceRead {
+) -> ToolsObservation {
+    ToolsObservation::KeeperSurface(Box::new(KeeperSurfaceRead {
         keeper: keeper.into(),
         result,
     }))
 }
 
 fn select(m: &mut Model, keeper: Option<&str>) {
-    m.system.on_command(&ToolsCommand::SelectKeeper {
+    m.tools.on_command(&ToolsCommand::SelectKeeper {
         keeper: keeper.map(str::to_string),
     });
 }
@@ -105,7 +105,7 @@ fn screen(m: &Model, ui: &Ui) -> String {
 fn key(ui: &mut Ui, m: &mut Model, code: KeyCode) -> UiCommand {
     let cmd = handle_key(ui, m, KeyEvent::new(code, KeyModifiers::NONE));
     if let Some(c) = cmd.as_send::<ToolsCommand>() {
-        m.system.on_command(c);
+        m.tools.on_command(c);
     }
     cmd
 }
@@ -117,7 +117,7 @@ fn key(ui: &mut Ui, m: &mut Model, code: KeyCode) -> UiCommand {
 fn tools_item2_g5_keeper_pane_states_are_distinct_values() {
     let mut m = model();
     assert_eq!(
-        tools_panes::available(m.system.surface.as_ref()),
+        tools_panes::available(m.tools.surface.as_ref()),
         PaneState::NoKeeper
     );
     let shown = screen(&m, &ui(SystemPane::Available));
@@ -127,12 +127,12 @@ fn tools_item2_g5_keeper_pane_states_are_distinct_values() {
     );
     select(&mut m, Some("rondo"));
     assert_eq!(
-        tools_panes::receipts(m.system.surface.as_ref()),
+        tools_panes::receipts(m.tools.surface.as_ref()),
         PaneState::NotRequested
     );
     crate::rig::dispatch(&mut m, ticket("rondo", 1));
     assert_eq!(
-        tools_panes::available(m.system.surface.as_ref()),
+        tools_panes::available(m.tools.surface.as_ref()),
         PaneState::Loading
     );
     assert!(screen(&m, &ui(SystemPane::Receipts)).contains("Skill receipts: reading…"));
@@ -148,12 +148,12 @@ fn tools_item2_g5_keeper_pane_states_are_distinct_values() {
         value: surface,
         reading: false,
         ..
-    } = tools_panes::available(m.system.surface.as_ref())
+    } = tools_panes::available(m.tools.surface.as_ref())
     else {
         panic!("surface shown");
     };
     assert_eq!(surface.runtime_id, "ollama.qwen3");
-    let PaneState::Shown { value: rows, .. } = tools_panes::receipts(m.system.surface.as_ref())
+    let PaneState::Shown { value: rows, .. } = tools_panes::receipts(m.tools.surface.as_ref())
     else {
         panic!("ledger shown");
     };
@@ -178,7 +178,7 @@ fn tools_item2_g5_keeper_pane_states_are_distinct_values() {
         SlotEvent::Observed(ticket("rondo", 2), read("rondo", Err(ClientError::Timeout))),
     )
     .unwrap();
-    match tools_panes::available(m.system.surface.as_ref()) {
+    match tools_panes::available(m.tools.surface.as_ref()) {
         PaneState::Failed { last: Some(s), .. } => assert_eq!(s.runtime_id, "ollama.qwen3"),
         other => panic!("failed with the last surface: {other:?}"),
     }
@@ -203,7 +203,7 @@ fn tools_item2_g5_not_served_unavailable_warming_and_empty_differ() {
         read("rondo", ok(inventory(None, None))),
     );
     assert!(matches!(
-        tools_panes::available(m.system.surface.as_ref()),
+        tools_panes::available(m.tools.surface.as_ref()),
         PaneState::NotServed { .. }
     ));
     assert!(
@@ -225,10 +225,10 @@ fn tools_item2_g5_not_served_unavailable_warming_and_empty_differ() {
         ),
     );
     assert_eq!(
-        tools_panes::receipts(m.system.surface.as_ref()),
+        tools_panes::receipts(m.tools.surface.as_ref()),
         PaneState::Empty
     );
-    let PaneState::Unavailable(u) = tools_panes::available(m.system.surface.as_ref()) else {
+    let PaneState::Unavailable(u) = tools_panes::available(m.tools.surface.as_ref()) else {
         panic!("unavailable");
     };
     assert_eq!(u.reason, "keeper_not_running");
@@ -253,11 +253,11 @@ fn tools_item2_g5_not_served_unavailable_warming_and_empty_differ() {
         ),
     );
     assert_eq!(
-        tools_panes::available(m.system.surface.as_ref()),
+        tools_panes::available(m.tools.surface.as_ref()),
         PaneState::Warming
     );
     assert!(matches!(
-        tools_panes::receipts(m.system.surface.as_ref()),
+        tools_panes::receipts(m.tools.surface.as_ref()),
         PaneState::Unavailable(_)
     ));
 }
@@ -271,7 +271,7 @@ fn tools_item2_g7_an_answer_for_a_keeper_no_longer_selected_is_never_applied() {
     select(&mut m, Some("rondo"));
     crate::rig::dispatch(&mut m, ticket("rondo", 1));
     select(&mut m, Some("sangsu"));
-    assert_eq!(m.system.surface_keeper(), Some("sangsu"));
+    assert_eq!(m.tools.surface_keeper(), Some("sangsu"));
     let late = crate::rig::observe(
         &mut m,
         SlotEvent::Observed(
@@ -281,7 +281,7 @@ fn tools_item2_g7_an_answer_for_a_keeper_no_longer_selected_is_never_applied() {
     );
     assert_eq!(late, Err(RejectReason::Withdrawn));
     assert_eq!(
-        tools_panes::available(m.system.surface.as_ref()),
+        tools_panes::available(m.tools.surface.as_ref()),
         PaneState::NotRequested
     );
     crate::rig::dispatch(&mut m, ticket("sangsu", 2));
@@ -294,7 +294,7 @@ fn tools_item2_g7_an_answer_for_a_keeper_no_longer_selected_is_never_applied() {
     );
     assert_eq!(mixed, Err(RejectReason::OtherTarget));
     assert_eq!(
-        tools_panes::available(m.system.surface.as_ref()),
+        tools_panes::available(m.tools.surface.as_ref()),
         PaneState::Loading
     );
 }
@@ -329,7 +329,7 @@ fn tools_item2_entering_the_keeper_panes_selects_the_keeper_and_leaving_stops_it
         UiCommand::send(ToolsCommand::SelectKeeper { keeper: None })
     );
     assert_eq!(ui.system().pane, SystemPane::Usage);
-    assert!(m.system.surface.is_none());
+    assert!(m.tools.surface.is_none());
 }
 
 /// §6.2, G-5: the `usage` pane is the Skills catalogue's cross-Keeper usage,
@@ -339,25 +339,25 @@ fn tools_item2_entering_the_keeper_panes_selects_the_keeper_and_leaving_stops_it
 fn tools_item2_usage_has_the_catalogue_slots_states() {
     let mut m = model();
     assert_eq!(
-        tools_panes::usage(&m.system.skills.fetched),
+        tools_panes::usage(&m.tools.skills.fetched),
         PaneState::NotRequested
     );
     assert!(screen(&m, &ui(SystemPane::Usage)).contains("Skill usage: (not loaded yet)"));
     let skills_ticket = |generation| Ticket {
-        slot: SystemSlot::SkillsCatalog,
+        slot: ToolsSlot::SkillsCatalog,
         generation,
         scope: sample::scope(1),
     };
     crate::rig::deliver(
         &mut m,
         skills_ticket(1),
-        SystemObservation::SkillsCatalog(ok(SkillsSnapshotRead::decode(
+        ToolsObservation::SkillsCatalog(ok(SkillsSnapshotRead::decode(
             br#"{"schema":"masc.skill-snapshot/v1","state":"uninitialized"}"#,
         )
         .unwrap())),
     );
     assert!(matches!(
-        tools_panes::usage(&m.system.skills.fetched),
+        tools_panes::usage(&m.tools.skills.fetched),
         PaneState::Unavailable(u) if u.reason == "uninitialized"
     ));
     let ready = r#"{"schema":"masc.skill-snapshot/v1","state":"ready",
@@ -370,9 +370,9 @@ fn tools_item2_usage_has_the_catalogue_slots_states() {
     crate::rig::deliver(
         &mut m,
         skills_ticket(2),
-        SystemObservation::SkillsCatalog(ok(SkillsSnapshotRead::decode(ready.as_bytes()).unwrap())),
+        ToolsObservation::SkillsCatalog(ok(SkillsSnapshotRead::decode(ready.as_bytes()).unwrap())),
     );
-    let PaneState::Shown { value: usage, .. } = tools_panes::usage(&m.system.skills.fetched) else {
+    let PaneState::Shown { value: usage, .. } = tools_panes::usage(&m.tools.skills.fetched) else {
         panic!("usage shown");
     };
     assert_eq!(usage.rows.len(), 2);
@@ -388,12 +388,12 @@ fn tools_item2_usage_has_the_catalogue_slots_states() {
         &mut m,
         SlotEvent::Observed(
             skills_ticket(3),
-            SystemObservation::SkillsCatalog(Err(ClientError::Timeout)),
+            ToolsObservation::SkillsCatalog(Err(ClientError::Timeout)),
         ),
     )
     .unwrap();
     assert!(matches!(
-        tools_panes::usage(&m.system.skills.fetched),
+        tools_panes::usage(&m.tools.skills.fetched),
         PaneState::Failed { last: Some(u), .. } if u.rows.len() == 2
     ));
     // §6.2 `usage: null` (the usage ledger not read yet, MASC's TUI test "keeps the profile
@@ -407,11 +407,9 @@ fn tools_item2_usage_has_the_catalogue_slots_states() {
     crate::rig::deliver(
         &mut m,
         skills_ticket(4),
-        SystemObservation::SkillsCatalog(
-            ok(SkillsSnapshotRead::decode(unread.as_bytes()).unwrap()),
-        ),
+        ToolsObservation::SkillsCatalog(ok(SkillsSnapshotRead::decode(unread.as_bytes()).unwrap())),
     );
-    let PaneState::Shown { value: usage, .. } = tools_panes::usage(&m.system.skills.fetched) else {
+    let PaneState::Shown { value: usage, .. } = tools_panes::usage(&m.tools.skills.fetched) else {
         panic!("usage shown");
     };
     assert_eq!(usage.unreported, vec!["nightly-verification".to_string()]);
@@ -429,7 +427,7 @@ fn settled(ui: &mut Ui, m: &mut Model) -> Option<ToolsCommand> {
         .iter()
         .find_map(|c| c.as_send::<ToolsCommand>().cloned());
     if let Some(c) = &cmd {
-        m.system.on_command(c);
+        m.tools.on_command(c);
     }
     cmd
 }
@@ -480,7 +478,7 @@ fn tools_item2_a_tab_switch_alone_selects_the_keeper_and_leaving_the_tab_stops_t
         settled(&mut ui, &mut m),
         Some(ToolsCommand::SelectKeeper { keeper: None })
     );
-    assert!(m.system.surface.is_none());
+    assert!(m.tools.surface.is_none());
 
     // On the Keepers tab a roster move selects nothing; back on System, the new row is read.
     key(&mut ui, &mut m, KeyCode::BackTab);

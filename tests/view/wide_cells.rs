@@ -12,6 +12,7 @@
 use crate::rig::ScreensOf;
 use crate::rig::SurfaceSlot;
 use masc_tui::actors::contract::Ticket;
+use masc_tui::actors::runtime::{RuntimeObservation, RuntimeSlot};
 use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::client::{Admitted, ClientError};
 use masc_tui::view::model::Model;
@@ -256,7 +257,7 @@ fn t7_c70_tasks_keep_wide_titles_whole_and_columns_in_place() {
 /// T.7, C-70: the Tools inventory with Korean and emoji tool names (and descriptions).
 #[test]
 fn t7_c70_tools_keep_wide_names_whole_and_columns_in_place() {
-    use masc_tui::actors::system::{SystemObservation, SystemSlot};
+    use masc_tui::actors::tools::{ToolsObservation, ToolsSlot};
     use masc_tui::protocol::decode::WireDecode;
     use masc_tui::protocol::tools::ToolsInventoryRead;
     use masc_tui::view::screens::system::SystemPane;
@@ -275,8 +276,8 @@ fn t7_c70_tools_keep_wide_names_whole_and_columns_in_place() {
     let mut m = connected();
     deliver(
         &mut m,
-        SystemSlot::ToolsInventory,
-        SystemObservation::ToolsInventory(ok(ToolsInventoryRead::decode(
+        ToolsSlot::ToolsInventory,
+        ToolsObservation::ToolsInventory(ok(ToolsInventoryRead::decode(
             body.to_string().as_bytes(),
         )
         .unwrap())),
@@ -290,7 +291,7 @@ fn t7_c70_tools_keep_wide_names_whole_and_columns_in_place() {
 /// T.7, C-70: the Runtime catalogue with Korean and emoji providers and models.
 #[test]
 fn t7_c70_runtime_catalogue_keeps_wide_labels_whole_and_columns_in_place() {
-    use masc_tui::actors::system::{RuntimeLoad, SystemObservation, SystemSlot};
+    use masc_tui::actors::runtime::RuntimeLoad;
     use masc_tui::protocol::decode::WireDecode;
     use masc_tui::protocol::runtime::RuntimeResolved;
     use masc_tui::view::screens::system::SystemPane;
@@ -313,8 +314,8 @@ fn t7_c70_runtime_catalogue_keeps_wide_labels_whole_and_columns_in_place() {
     let mut m = connected();
     deliver(
         &mut m,
-        SystemSlot::RuntimeCatalogue,
-        SystemObservation::RuntimeCatalogue(Box::new(RuntimeLoad {
+        RuntimeSlot::Catalogue,
+        RuntimeObservation::Catalogue(Box::new(RuntimeLoad {
             resolved: ok(RuntimeResolved::decode(body.to_string().as_bytes()).unwrap()),
             probe: Err(ClientError::Timeout),
             forced: false,

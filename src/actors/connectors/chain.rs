@@ -6,9 +6,9 @@
 //! and yields `base + page`; a failed page yields nothing, so the earlier pages stay and the
 //! next try uses the same cursor (D-6).
 
+use super::{ConnectorsObservation, ConnectorsSlot};
 use crate::actors::contract::{GenerationCounter, ReadResult};
 use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
-use crate::actors::system::{SystemObservation, SystemSlot};
 use crate::protocol::client::{Admitted, QueryString};
 use crate::protocol::connectors::{ConnectorNamesPage, NameMapping, NameScope, NamesPageRequest};
 use std::sync::Arc;
@@ -27,8 +27,8 @@ pub fn scope_name(scope: NameScope) -> &'static str {
     }
 }
 
-pub fn chain_key(connector: &str, scope: NameScope) -> SystemSlot {
-    SystemSlot::ConnectorNames {
+pub fn chain_key(connector: &str, scope: NameScope) -> ConnectorsSlot {
+    ConnectorsSlot::Names {
         connector: connector.to_string(),
         scope: scope_name(scope).to_string(),
     }
@@ -109,7 +109,7 @@ pub fn page_path(req: &NamesPageRequest) -> String {
 }
 
 /// Reads the next page of `base` (the cursor it holds).
-pub fn page_reader(base: Arc<NamesChain>) -> Reader<SystemObservation> {
+pub fn page_reader(base: Arc<NamesChain>) -> Reader<ConnectorsObservation> {
     reader(move |auth, client| {
         let base = base.clone();
         async move {
@@ -134,7 +134,7 @@ pub fn page_reader(base: Arc<NamesChain>) -> Reader<SystemObservation> {
                         })
                 }
             };
-            SystemObservation::ConnectorNames(Box::new(NamesPageRead { base, result }))
+            ConnectorsObservation::Names(Box::new(NamesPageRead { base, result }))
         }
     })
 }
@@ -142,7 +142,7 @@ pub fn page_reader(base: Arc<NamesChain>) -> Reader<SystemObservation> {
 pub fn chain_slot(
     base: Arc<NamesChain>,
     generations: GenerationCounter,
-) -> SlotSpec<SystemSlot, SystemObservation> {
+) -> SlotSpec<ConnectorsSlot, ConnectorsObservation> {
     SlotSpec {
         key: chain_key(&base.connector_id, base.scope),
         explicit: ExplicitPolicy::Supersede,

@@ -27,6 +27,7 @@
 //!   confirmation of the same workspace serves it, another workspace clears it (D-13).
 
 use super::chain::{NamesChain, SCOPES, chain_key, chain_slot, page_reader};
+use super::{CONNECTORS, ConnectorsObservation, ConnectorsSlot};
 use crate::actors::contract::{
     DemandKind, GenerationBook, IdentityState, Outlet, SlotKey, SourceContext, SourceKey,
 };
@@ -34,7 +35,6 @@ use crate::actors::read::shell::{Ctl, Every, Myself, OwnKey, SourceState};
 use crate::actors::read::{
     ExplicitPolicy, ReadOwner, ReturnOutcome, SlotSpec, WorkerReturn, reader,
 };
-use crate::actors::system::{CONNECTORS, SystemObservation, SystemSlot};
 use crate::protocol::client::WorkspaceClient;
 use crate::protocol::connectors::{ConnectorRow, ConnectorStatusList};
 use crate::protocol::routes::{Capability, RouteFamily};
@@ -51,7 +51,7 @@ pub enum ConnectorsCommand {
     BindingWritten,
 }
 
-crate::source_commands!(SystemSlot, SystemObservation, ConnectorsCommand);
+crate::source_commands!(ConnectorsSlot, ConnectorsObservation, ConnectorsCommand);
 
 /// The write demand (D-10…D-13): writes are numbered as heard; a status read covers the
 /// writes heard before its dispatch.
@@ -69,16 +69,16 @@ impl WriteDemand {
         self.heard > self.consumed
     }
 }
-type Owner = ReadOwner<SystemSlot, SystemObservation, Myself<ConnectorsState>>;
+type Owner = ReadOwner<ConnectorsSlot, ConnectorsObservation, Myself<ConnectorsState>>;
 
-fn status_slot(generations: &GenerationBook) -> SlotSpec<SystemSlot, SystemObservation> {
+fn status_slot(generations: &GenerationBook) -> SlotSpec<ConnectorsSlot, ConnectorsObservation> {
     SlotSpec {
-        key: SystemSlot::ConnectorsStatus,
+        key: ConnectorsSlot::Status,
         explicit: ExplicitPolicy::Supersede,
         standing: true,
-        generations: generations.counter(&SystemSlot::ConnectorsStatus),
+        generations: generations.counter(&ConnectorsSlot::Status),
         reader: reader(|auth, client| async move {
-            SystemObservation::ConnectorsStatus(
+            ConnectorsObservation::Status(
                 client.get::<ConnectorStatusList>(&auth, STATUS_PATH).await,
             )
         }),
@@ -87,7 +87,7 @@ fn status_slot(generations: &GenerationBook) -> SlotSpec<SystemSlot, SystemObser
 
 pub struct ConnectorsState {
     client: WorkspaceClient,
-    outlet: Outlet<SystemSlot, SystemObservation>,
+    outlet: Outlet<ConnectorsSlot, ConnectorsObservation>,
     generations: GenerationBook,
     identity: Option<IdentityState>,
     status: Owner,
@@ -177,7 +177,7 @@ impl ConnectorsState {
     fn note_status_dispatch(&mut self) {
         let in_flight = self
             .status
-            .snapshot(&SystemSlot::ConnectorsStatus)
+            .snapshot(&ConnectorsSlot::Status)
             .and_then(|s| s.in_flight)
             .map(|t| t.generation);
         match in_flight {
@@ -190,7 +190,7 @@ impl ConnectorsState {
     }
 
     fn demand_status(&mut self, kind: DemandKind) {
-        self.status.demand(&SystemSlot::ConnectorsStatus, kind);
+        self.status.demand(&ConnectorsSlot::Status, kind);
         self.note_status_dispatch();
     }
 
@@ -217,12 +217,12 @@ impl ConnectorsState {
     fn worker_returned(
         &mut self,
         myself: &Myself<Self>,
-        ret: WorkerReturn<SystemSlot, SystemObservation>,
+        ret: WorkerReturn<ConnectorsSlot, ConnectorsObservation>,
     ) -> bool {
         match ret.ticket.slot.clone() {
-            SystemSlot::ConnectorsStatus => {
+            ConnectorsSlot::Status => {
                 let list = match &ret.result {
-                    Ok(SystemObservation::ConnectorsStatus(Ok(a))) => Some(a.value.clone()),
+                    Ok(ConnectorsObservation::Status(Ok(a))) => Some(a.value.clone()),
                     _ => None,
                 };
                 let generation = ret.ticket.generation;
@@ -254,9 +254,9 @@ impl ConnectorsState {
                 }
                 outcome.completed()
             }
-            key @ SystemSlot::ConnectorNames { .. } => {
+            key @ ConnectorsSlot::Names { .. } => {
                 let admitted = match &ret.result {
-                    Ok(SystemObservation::ConnectorNames(read)) => {
+                    Ok(ConnectorsObservation::Names(read)) => {
                         read.result.as_ref().ok().map(|a| a.value.clone())
                     }
                     _ => None,
@@ -284,13 +284,13 @@ impl ConnectorsState {
 }
 
 impl SourceState for ConnectorsState {
-    type Slot = SystemSlot;
-    type Payload = SystemObservation;
+    type Slot = ConnectorsSlot;
+    type Payload = ConnectorsObservation;
     type Command = ConnectorsCommand;
     type Args = Duration;
 
     fn start(ctx: SourceContext, myself: &Myself<Self>, _cadence: Duration) -> Self {
-        let outlet = ctx.outlet::<SystemSlot, SystemObservation>();
+        let outlet = ctx.outlet::<ConnectorsSlot, ConnectorsObservation>();
         let mut status = ReadOwner::new(outlet.clone(), myself.clone(), ctx.client.clone());
         status.add_slot(status_slot(&ctx.generations));
         let chains = ReadOwner::new(outlet.clone(), myself.clone(), ctx.client.clone());
@@ -347,7 +347,7 @@ impl SourceState for ConnectorsState {
     fn returned(
         &mut self,
         ctl: &mut Ctl<Self>,
-        ret: WorkerReturn<SystemSlot, SystemObservation>,
+        ret: WorkerReturn<ConnectorsSlot, ConnectorsObservation>,
     ) -> bool {
         self.worker_returned(&ctl.myself, ret)
     }

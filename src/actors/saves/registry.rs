@@ -8,6 +8,7 @@ use super::restore::{Listed, RegisteredKind};
 use crate::actors::board::compose::BoardPost;
 use crate::actors::board::vote::BoardVote;
 use crate::actors::chat::{ChatSend, TurnInterrupt, TurnSteer};
+use crate::actors::connectors::binding::{ConnectorBind, ConnectorUnbind};
 use crate::actors::decisions::approval::ApprovalDecision;
 use crate::actors::decisions::ask_answer::AskAnswer;
 use crate::actors::decisions::held_call::HeldCallDecision;
@@ -15,9 +16,8 @@ use crate::actors::keepers::ops::{
     assignment::AssignmentSave, create::CreateSave, lifecycle::LifecycleSave, sandbox::SandboxSave,
     settings::SettingsSave,
 };
-use crate::actors::system::binding::{ConnectorBind, ConnectorUnbind};
-use crate::actors::system::runtime_form::RuntimeForm;
-use crate::actors::system::runtime_raw::RuntimeRaw;
+use crate::actors::runtime::form::RuntimeForm;
+use crate::actors::runtime::raw::RuntimeRaw;
 use crate::actors::work::goal_transition::GoalTransition;
 use std::sync::OnceLock;
 

@@ -280,7 +280,7 @@ impl Prober {
         let tools = self
             .check(
             RouteFamily::ToolsInventory,
-            Some(crate::actors::system::TOOLS_PATH.to_string()),
+            Some(crate::actors::tools::TOOLS_PATH.to_string()),
             |b| {
                 let t = ToolsInventoryRead::decode(b)?;
                 let s = match &t {
@@ -316,7 +316,7 @@ impl Prober {
         }
         self.check(
             RouteFamily::Skills,
-            Some(crate::actors::system::SKILLS_PATH.to_string()),
+            Some(crate::actors::tools::SKILLS_PATH.to_string()),
             |b| {
                 let s = SkillsSnapshotRead::decode(b)?;
                 let text = match &s {
@@ -331,7 +331,7 @@ impl Prober {
         .await;
         self.check(
             RouteFamily::AsyncRequests,
-            Some(crate::actors::system::ASYNC_REQUESTS_PATH.to_string()),
+            Some(crate::actors::tools::ASYNC_REQUESTS_PATH.to_string()),
             |b| {
                 let l = AsyncRequestList::decode(b)?;
                 let s = match &l {
@@ -427,7 +427,7 @@ impl Prober {
         let runtime = self
             .check(
                 RouteFamily::RuntimeResolved,
-                Some(crate::actors::system::RUNTIME_RESOLVED_PATH.to_string()),
+                Some(crate::actors::runtime::RUNTIME_RESOLVED_PATH.to_string()),
                 |b| {
                     let r = RuntimeResolved::decode(b)?;
                     let catalogue = r.catalogue.clone()?;

@@ -289,10 +289,10 @@ impl<B: FrameSink> ViewState<B> {
                 self.follow_answers();
                 // D-10: a settled binding write asks the Connectors source for a status read
                 // after it (the source merges it with a read in flight).
-                if self.model.system.take_write_demand() {
+                if self.model.connectors.take_write_demand() {
                     use crate::actors::connectors::ConnectorsCommand;
                     let _ = self.command(
-                        crate::actors::system::CONNECTORS,
+                        crate::actors::connectors::CONNECTORS,
                         ConnectorsCommand::BindingWritten,
                     );
                 }

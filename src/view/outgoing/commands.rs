@@ -8,7 +8,7 @@ use crate::actors::chat::{CHAT_HUB, ChatCommand};
 use crate::actors::contract::SourceKey;
 use crate::actors::inspector::{InspectorCommand, InspectorSlot, TURN_INSPECTOR};
 use crate::actors::keeper_detail::{KEEPER_DETAIL, KeeperDetailCommand};
-use crate::actors::system::{TOOLS, ToolsCommand};
+use crate::actors::tools::{TOOLS, ToolsCommand};
 use crate::actors::work::{WORK_DETAIL, WorkCommand};
 use crate::view::inspector::NotWidened;
 use crate::view::model::Model;
@@ -52,7 +52,7 @@ impl SourceCommand for ToolsCommand {
     const NAME: &'static str = "tools source";
 
     fn prepare(&self, model: &mut Model) -> Result<Self, String> {
-        model.system.on_command(self);
+        model.tools.on_command(self);
         Ok(self.clone())
     }
 }

@@ -267,7 +267,7 @@ fn goals_and_flow(model: &Model, ctx: &ProjectionCtx, out: &mut Vec<Line<'static
 
 fn quota_line(model: &Model, ctx: &ProjectionCtx) -> Line<'static> {
     let theme = ctx.theme;
-    let fetched = &model.system.runtime.fetched;
+    let fetched = &model.runtime.catalogue.fetched;
     let text = match (no_value(fetched), fetched.last()) {
         (Some(words), _) => words,
         (None, Some(o)) => match &o.value.usage {
@@ -304,7 +304,7 @@ fn attention(model: &Model) -> Vec<String> {
                 .map(|k| format!("keeper {} is in error", sanitize(&k.name))),
         );
     }
-    if let Some(o) = model.system.connectors.fetched.last() {
+    if let Some(o) = model.connectors.status.fetched.last() {
         items.extend(
             o.value
                 .connectors()
@@ -313,8 +313,8 @@ fn attention(model: &Model) -> Vec<String> {
         );
     }
     if let Some(Ok(c)) = model
-        .system
         .runtime
+        .catalogue
         .fetched
         .last()
         .map(|o| &o.value.catalogue)
@@ -390,9 +390,7 @@ impl super::screen::Screen for OverviewScreen {
 
     fn shown_sources(&self) -> &'static [crate::actors::contract::SourceKey] {
         use crate::actors::{
-            decisions::DECISIONS,
-            keepers::ROSTER,
-            system::{CONNECTORS, RUNTIME},
+            connectors::CONNECTORS, decisions::DECISIONS, keepers::ROSTER, runtime::RUNTIME,
             work::PLANNING,
         };
         &[ROSTER, DECISIONS, PLANNING, RUNTIME, CONNECTORS]

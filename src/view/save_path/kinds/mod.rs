@@ -4,11 +4,12 @@
 
 mod board;
 mod chat;
+mod connectors;
 mod decisions;
 pub mod keepers;
 mod keepers_after;
 mod listed;
-mod system;
+mod runtime;
 mod system_after;
 mod work;
 
@@ -18,6 +19,7 @@ use super::undo::Undo;
 use crate::actors::board::compose::BoardPost;
 use crate::actors::board::vote::BoardVote;
 use crate::actors::chat::{ChatSend, TurnInterrupt, TurnSteer};
+use crate::actors::connectors::binding::{ConnectorBind, ConnectorUnbind};
 use crate::actors::decisions::approval::ApprovalDecision;
 use crate::actors::decisions::ask_answer::AskAnswer;
 use crate::actors::decisions::held_call::HeldCallDecision;
@@ -25,10 +27,9 @@ use crate::actors::keepers::ops::{
     assignment::AssignmentSave, create::CreateSave, lifecycle::LifecycleSave, sandbox::SandboxSave,
     settings::SettingsSave,
 };
+use crate::actors::runtime::form::RuntimeForm;
+use crate::actors::runtime::raw::RuntimeRaw;
 use crate::actors::saves::SaveId;
-use crate::actors::system::binding::{ConnectorBind, ConnectorUnbind};
-use crate::actors::system::runtime_form::RuntimeForm;
-use crate::actors::system::runtime_raw::RuntimeRaw;
 use crate::actors::work::goal_transition::GoalTransition;
 use crate::view::model::Model;
 use std::collections::BTreeSet;

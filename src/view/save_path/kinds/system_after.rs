@@ -3,10 +3,11 @@
 //! replaced against that revision (§9.4); a binding write is confirmed by the connectors
 //! status (§7.1) and undone by the opposite write (§7.3, §7.4).
 
-use crate::actors::system::binding::{BindingIntent, ConnectorBind, ConnectorUnbind};
-use crate::actors::system::runtime_form::RuntimeForm;
-use crate::actors::system::runtime_raw::{RawIntent, RuntimeRaw};
-use crate::actors::system::{CONNECTORS, RUNTIME_CONFIG};
+use crate::actors::connectors::CONNECTORS;
+use crate::actors::connectors::binding::{BindingIntent, ConnectorBind, ConnectorUnbind};
+use crate::actors::runtime::RUNTIME_CONFIG;
+use crate::actors::runtime::form::RuntimeForm;
+use crate::actors::runtime::raw::{RawIntent, RuntimeRaw};
 use crate::protocol::outcome::{RuntimeRawSaveOutcome, SaveOutcome};
 use crate::protocol::runtime::form::{self, Edited};
 use crate::view::admission::ViewMark;
@@ -31,7 +32,7 @@ fn short(revision: &str) -> &str {
 
 /// The raw config read after `mark` shows revision `want` of `path`.
 fn config_confirm(model: &Model, mark: ViewMark, path: &str, want: Option<&str>) -> Confirm {
-    let check = match (model.system.config.value_since(mark), want) {
+    let check = match (model.runtime.config.value_since(mark), want) {
         (None, _) => Check::NotYet,
         // Unchanged or unknown: the re-read shows the file; nothing names a revision to match.
         (Some(_), None) => Check::Shown,
@@ -60,7 +61,7 @@ pub fn raw_confirm(model: &Model, entry: &SaveEntry<RuntimeRaw>) -> Option<Confi
 /// The raw save that writes `before` back over `after` (the text the undone save wrote) at
 /// `revision`, refused when the newest read shows the file moved since.
 fn write_back(model: &Model, path: &str, revision: &str, before: String, after: String) -> Undo {
-    if let Some(read) = model.system.config.fetched.last()
+    if let Some(read) = model.runtime.config.fetched.last()
         && read.value.path == path
         && read.value.source_revision != revision
     {
@@ -119,7 +120,7 @@ pub fn binding_confirm(
     intent: &BindingIntent,
     bound: bool,
 ) -> Confirm {
-    let check = match model.system.connectors.value_since(mark) {
+    let check = match model.connectors.status.value_since(mark) {
         None => Check::NotYet,
         Some(status) => {
             let shown = status.connectors().any(|c| {

@@ -6,9 +6,9 @@
 //! and the action; the save is the view actor's. A pause or shutdown sent for a Keeper with
 //! connector bindings offers to unbind them in a confirmation of its own ([`unbind_offer`]).
 
+use crate::actors::connectors::binding::BindingIntent;
+use crate::actors::connectors::binding::ConnectorUnbind;
 use crate::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleIntent, LifecycleSave};
-use crate::actors::system::binding::BindingIntent;
-use crate::actors::system::binding::ConnectorUnbind;
 use crate::protocol::keeper_ops::ToolApprovalMode;
 use crate::protocol::keepers::KeeperRowSlot;
 use crate::view::command::UiCommand;
@@ -29,7 +29,7 @@ pub enum Pending {
 /// The connector bindings naming `keeper` in the last connectors status read (§7.1); empty
 /// when none, or when the status is unread (nothing is offered then).
 pub fn bindings_of(model: &Model, keeper: &str) -> Vec<BindingIntent> {
-    let Some(status) = model.system.connectors.fetched.last() else {
+    let Some(status) = model.connectors.status.fetched.last() else {
         return Vec::new();
     };
     status

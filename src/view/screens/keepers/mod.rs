@@ -754,9 +754,10 @@ impl super::screen::Screen for KeepersScreen {
     /// The Runtime catalogue only while the `U` picker reads it.
     fn shown_sources(&self) -> &'static [SourceKey] {
         use crate::actors::{
+            connectors::CONNECTORS,
             keeper_detail::KEEPER_DETAIL,
             keepers::{ROSTER, WAITING_INVENTORY},
-            system::{CONNECTORS, RUNTIME},
+            runtime::RUNTIME,
         };
         if self.roster.picker.is_some() {
             &[

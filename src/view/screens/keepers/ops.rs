@@ -59,7 +59,7 @@ pub fn row_name(model: &Model, index: usize) -> Option<String> {
 /// The runtime ids the picker offers, as the catalogue (§9.1) lists them; `None` while the
 /// catalogue is unread or undecodable.
 pub fn runtime_choices(model: &Model) -> Option<Vec<String>> {
-    let observed = model.system.runtime.fetched.last()?;
+    let observed = model.runtime.catalogue.fetched.last()?;
     let catalogue = observed.value.catalogue.as_ref().ok()?;
     Some(catalogue.runtimes.iter().map(|r| r.id.clone()).collect())
 }
@@ -221,7 +221,7 @@ pub fn removal_receipts(
         })
         .collect::<Vec<_>>();
     let unbinds = model
-        .system
+        .connectors
         .unbinds
         .entries()
         .filter(|e| matches!(e.phase, SavePhase::Ended(_)))

@@ -14,7 +14,7 @@
 //!   failure says "not latest" and its age (T-13).
 
 use super::slot_status_lines;
-use crate::actors::system::{HeldRequest, ToolsCommand};
+use crate::actors::tools::{HeldRequest, ToolsCommand};
 use crate::actors::work::WorkCommand;
 use crate::protocol::async_requests::{
     AsyncRequestList, AsyncRequestRow, AsyncRequestStatus, AsyncUnavailable, LogicalObservation,
@@ -67,7 +67,7 @@ impl AsyncUi {
 }
 
 fn rows(model: &Model) -> &[AsyncRequestRow] {
-    match model.system.asyncs.fetched.last().map(|o| o.value.as_ref()) {
+    match model.tools.asyncs.fetched.last().map(|o| o.value.as_ref()) {
         Some(AsyncRequestList::Ready { requests, .. }) => requests,
         _ => &[],
     }
@@ -159,7 +159,7 @@ fn request_key(
             Some(UiCommand::send(ToolsCommand::CloseRequest))
         }
         KeyCode::Char('t') => {
-            let open = model.system.request.as_ref();
+            let open = model.tools.request.as_ref();
             match open.and_then(OpenRequest::source_task) {
                 Some((task, _)) => {
                     let task = task.to_string();
@@ -329,7 +329,7 @@ fn fit(text: &str, width: usize) -> String {
 
 /// The pane's lines: the Task is drawn by the caller; here the request detail or the list.
 pub fn lines(model: &Model, ui: &AsyncUi, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'static>> {
-    match (&ui.open, model.system.request.as_ref()) {
+    match (&ui.open, model.tools.request.as_ref()) {
         (Some(id), Some(open)) if &open.request_id == id => detail_lines(open, ctx, width),
         _ => list_lines(model, ui, ctx, width),
     }
@@ -342,7 +342,7 @@ fn list_lines(
     width: usize,
 ) -> Vec<Line<'static>> {
     let theme = ctx.theme;
-    let fetched = &model.system.asyncs.fetched;
+    let fetched = &model.tools.asyncs.fetched;
     let mut out = Vec::new();
     out.extend(slot_status_lines("async requests", fetched, ctx, width));
     if !ui.lookup.draft.is_empty() && !ui.lookup.typing {

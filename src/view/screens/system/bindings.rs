@@ -7,8 +7,8 @@
 //! second `x` sends; any other key disarms). What each write's save says is drawn beside its
 //! row.
 
+use crate::actors::connectors::binding::{BindingIntent, ConnectorBind, ConnectorUnbind};
 use crate::actors::saves::{Receipt, SaveKind};
-use crate::actors::system::binding::{BindingIntent, ConnectorBind, ConnectorUnbind};
 use crate::protocol::connectors::ConnectorRowSlot;
 use crate::protocol::outcome::SaveClass;
 use crate::view::command::UiCommand;
@@ -54,7 +54,7 @@ impl ConnectorsUi {
 /// The selectable rows of the last admitted status, in screen order.
 pub fn rows(model: &Model) -> Vec<BindingRow> {
     let mut out = Vec::new();
-    let Some(observed) = model.system.connectors.fetched.last() else {
+    let Some(observed) = model.connectors.status.fetched.last() else {
         return out;
     };
     for slot in &observed.value.rows {
@@ -258,8 +258,8 @@ pub fn write_words(model: &Model, connector: &str, channel: &str) -> Option<(Str
         channel_id: channel.into(),
         keeper_name: String::new(),
     });
-    let bind = model.system.binds.latest(&key, &workspace);
-    let unbind = model.system.unbinds.latest(&key, &workspace);
+    let bind = model.connectors.binds.latest(&key, &workspace);
+    let unbind = model.connectors.unbinds.latest(&key, &workspace);
     let newer_unbind = match (bind, unbind) {
         (Some(b), Some(u)) => u.save_id > b.save_id,
         (None, Some(_)) => true,
@@ -293,10 +293,10 @@ pub fn unlisted_binds<'m>(
     };
     let mut seen: Vec<&str> = Vec::new();
     let mut out = Vec::new();
-    for e in model.system.binds.entries().rev() {
+    for e in model.connectors.binds.entries().rev() {
         let channel = e.intent.channel_id.as_str();
         // An unbind after it on the same channel: nothing left to show for this bind.
-        let undone = model.system.unbinds.entries().any(|u| {
+        let undone = model.connectors.unbinds.entries().any(|u| {
             u.workspace == workspace
                 && u.intent.connector_id == connector
                 && u.intent.channel_id == channel

@@ -34,13 +34,13 @@ fn badge(row: &ConnectorRow) -> (&'static str, Tone) {
 /// One scope's stage (D-5): never "complete" before `has_more: false` was read.
 fn stage(model: &Model, connector: &str, scope: NameScope) -> (String, Tone) {
     let name = scope_name(scope);
-    let slot = model.system.chain(connector, scope);
+    let slot = model.connectors.chain(connector, scope);
     // A route this MASC does not serve (this chain's answer, or known from another
     // chain, in which case the source started none here).
     let chain_absent = slot.and_then(|s| s.fetched.not_served());
     let no_chain_absent = slot
         .is_none()
-        .then(|| model.system.names_not_served())
+        .then(|| model.connectors.names_not_served())
         .flatten();
     if chain_absent.or(no_chain_absent).is_some() {
         return (format!("{name}: not served"), Tone::Warn);
@@ -141,10 +141,10 @@ fn connector_lines(
         theme.style(worst),
     ));
     let channels = model
-        .system
+        .connectors
         .chain(&row.connector_id, NameScope::Channel)
         .and_then(|s| s.fetched.last().map(|o| o.value.clone()));
-    let names_absent = model.system.names_not_served().is_some();
+    let names_absent = model.connectors.names_not_served().is_some();
     for b in &row.configured_bindings {
         let id = sanitize(&b.channel_id).into_owned();
         let channel = match channels.as_ref().and_then(|c| c.name_of(&b.channel_id)) {
@@ -200,8 +200,8 @@ fn connector_lines(
 /// D-14: after a binding write, the status read it is owed — reading, pending, or failed with
 /// the last good observation still shown.
 fn reread_line(model: &Model, theme: Theme) -> Option<Line<'static>> {
-    let reread = model.system.reread?;
-    let slot = &model.system.connectors;
+    let reread = model.connectors.reread?;
+    let slot = &model.connectors.status;
     let (text, tone) = if slot.in_flight() && reread.covering.is_some() {
         (
             "reading the status after the binding write…".to_string(),
@@ -231,7 +231,7 @@ pub fn lines(
     width: usize,
 ) -> Vec<Line<'static>> {
     let theme = ctx.theme;
-    let fetched = &model.system.connectors.fetched;
+    let fetched = &model.connectors.status.fetched;
     let mut out = Vec::new();
     out.extend(slot_status_lines("connectors", fetched, ctx, width));
     out.extend(reread_line(model, theme));
@@ -251,7 +251,7 @@ pub fn lines(
         ),
         theme.style(Tone::Strong),
     ));
-    if let Some(route) = model.system.names_not_served() {
+    if let Some(route) = model.connectors.names_not_served() {
         out.extend(not_served_lines("connector names", route, width, theme));
     }
     if list.rows.is_empty() {

@@ -12,8 +12,8 @@
 //! whose outcome is unknown blocks a resend until `Ctrl-X` closes recovery, which re-reads the
 //! catalogue and the source (I-4).
 
+use crate::actors::runtime::form::FormIntent;
 use crate::actors::saves::SaveId;
-use crate::actors::system::runtime_form::FormIntent;
 use crate::protocol::outcome::{SaveClass, SaveOutcome};
 use crate::protocol::runtime::form::{self, FormEdit};
 use crate::protocol::runtime::{ModelTable, RuntimeConfigRaw};
@@ -224,7 +224,7 @@ pub fn save_phase(
     form: &FormUi,
 ) -> Option<SavePhase<crate::protocol::outcome::RuntimeRawSaveOutcome>> {
     let id = form.submitted.as_ref()?;
-    model.system.forms.get(id).map(|e| e.phase.clone())
+    model.runtime.forms.get(id).map(|e| e.phase.clone())
 }
 
 /// Whether `Enter` may submit again: not while the save runs, and after a terminal result
@@ -338,7 +338,7 @@ pub(super) fn receipt_words(
     };
     match receipt {
         SaveOutcome::Applied { detail, warning } => {
-            let reread = match model.system.runtime_loads.after_save() {
+            let reread = match model.runtime.loads.after_save() {
                 Some(true) => "catalogue re-read after the save",
                 Some(false) | None => "catalogue re-read pending (what shows predates the save)",
             };
@@ -403,7 +403,7 @@ pub(super) fn receipt_words(
 /// After observations were applied: the open form takes the source it opens on (I-1).
 pub fn adopt_source(forms: &mut Forms, model: &Model) {
     if let Some(form) = forms.open.as_mut() {
-        form.adopt_base(&model.system.config.fetched);
+        form.adopt_base(&model.runtime.config.fetched);
     }
 }
 
@@ -412,7 +412,7 @@ pub fn adopt_source(forms: &mut Forms, model: &Model) {
 /// file now — and the intent that was sent.
 pub fn conflict_of(model: &Model, form: &FormUi) -> Option<(ThreeWay, FormIntent)> {
     let id = form.submitted.as_ref()?;
-    let entry = model.system.forms.get(id)?;
+    let entry = model.runtime.forms.get(id)?;
     let (SavePhase::Ended(SaveOutcome::Conflict { current })
     | SavePhase::Restored(SaveOutcome::Conflict { current })) = &entry.phase
     else {
@@ -524,8 +524,8 @@ pub enum FormEvent {
 
 impl crate::view::screens::local::LocalEvent for FormEvent {
     fn run(&self, ui: &mut crate::view::screens::Ui, fx: &mut crate::view::effects::Effects<'_>) {
-        use crate::actors::system::runtime_form::RuntimeForm;
-        use crate::actors::system::{RUNTIME, RUNTIME_CONFIG};
+        use crate::actors::runtime::form::RuntimeForm;
+        use crate::actors::runtime::{RUNTIME, RUNTIME_CONFIG};
         use crate::view::save_path::{Refused, SaveRequest, notice};
         ui.notice = match self {
             Self::Open => {

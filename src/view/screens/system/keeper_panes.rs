@@ -13,7 +13,7 @@
 
 use super::SystemPane;
 use super::SystemUi;
-use crate::actors::system::ToolsCommand;
+use crate::actors::tools::ToolsCommand;
 use crate::protocol::tools::{AvailableSurface, SkillReference};
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
@@ -74,7 +74,7 @@ pub fn select_command(system: &SystemUi, ui: &Ui, model: &Model) -> Option<UiCom
 /// of the wanted Keeper when it is not the one selected (`None`: nothing to send).
 pub fn owed(system: &SystemUi, ui: &Ui, model: &Model) -> Option<ToolsCommand> {
     let wanted = wanted_keeper(system, ui, model);
-    (wanted.as_deref() != model.system.surface_keeper())
+    (wanted.as_deref() != model.tools.surface_keeper())
         .then_some(ToolsCommand::SelectKeeper { keeper: wanted })
 }
 
@@ -242,7 +242,7 @@ pub fn available_lines(
     ctx: &ProjectionCtx,
     width: usize,
 ) -> Vec<Line<'static>> {
-    let state = tools_panes::available(model.system.surface.as_ref());
+    let state = tools_panes::available(model.tools.surface.as_ref());
     let mut out = vec![keeper_line(system, ui, model, ctx)];
     out.extend(state_line("available surface", &state, ctx));
     if let Some(s) = data(&state) {
@@ -281,7 +281,7 @@ pub fn receipts_lines(
     ctx: &ProjectionCtx,
     width: usize,
 ) -> Vec<Line<'static>> {
-    let state = tools_panes::receipts(model.system.surface.as_ref());
+    let state = tools_panes::receipts(model.tools.surface.as_ref());
     let mut out = vec![keeper_line(system, ui, model, ctx)];
     out.extend(state_line("Skill receipts", &state, ctx));
     if let Some(rows) = data(&state) {
@@ -365,7 +365,7 @@ fn usage_body(u: &Usage, ctx: &ProjectionCtx, width: usize, out: &mut Vec<Line<'
 }
 
 pub fn usage_lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'static>> {
-    let state = tools_panes::usage(&model.system.skills.fetched);
+    let state = tools_panes::usage(&model.tools.skills.fetched);
     let mut out = Vec::new();
     out.extend(state_line("Skill usage", &state, ctx));
     if let Some(u) = data(&state) {

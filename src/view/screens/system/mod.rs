@@ -78,9 +78,9 @@ impl SystemPane {
     /// The source `r` re-reads on this pane.
     pub fn source(self) -> crate::actors::contract::SourceKey {
         match self {
-            Self::Runtime => crate::actors::system::RUNTIME,
-            Self::Connectors => crate::actors::system::CONNECTORS,
-            _ => crate::actors::system::TOOLS,
+            Self::Runtime => crate::actors::runtime::RUNTIME,
+            Self::Connectors => crate::actors::connectors::CONNECTORS,
+            _ => crate::actors::tools::TOOLS,
         }
     }
 }
@@ -239,8 +239,8 @@ pub fn footer_spans(ui: &SystemUi, theme: Theme) -> Vec<Span<'static>> {
 /// The ids of the catalogue's runtimes, as listed (the Runtime pane's selection).
 fn runtime_ids(model: &Model) -> Vec<String> {
     model
-        .system
         .runtime
+        .catalogue
         .fetched
         .last()
         .and_then(|o| o.value.catalogue.as_ref().ok())
@@ -408,7 +408,9 @@ impl super::screen::Screen for SystemUi {
     }
 
     fn shown_sources(&self) -> &'static [SourceKey] {
-        use crate::actors::system::{CONNECTORS, RUNTIME, RUNTIME_CONFIG, TOOLS};
+        use crate::actors::connectors::CONNECTORS;
+        use crate::actors::runtime::{RUNTIME, RUNTIME_CONFIG};
+        use crate::actors::tools::TOOLS;
         &[TOOLS, RUNTIME, RUNTIME_CONFIG, CONNECTORS]
     }
 
@@ -422,14 +424,11 @@ impl super::screen::Screen for SystemUi {
             }
             // A restarted Tools source lost the open request's read and the selected Keeper's
             // surface read: open them again.
-            Seen::Restarted(crate::actors::system::TOOLS) => {
+            Seen::Restarted(crate::actors::tools::TOOLS) => {
                 let model = cx.model();
-                let again = [
-                    model.system.reopen_command(),
-                    model.system.reselect_command(),
-                ];
+                let again = [model.tools.reopen_command(), model.tools.reselect_command()];
                 for cmd in again.into_iter().flatten() {
-                    if let Err(stopped) = cx.send(crate::actors::system::TOOLS, cmd) {
+                    if let Err(stopped) = cx.send(crate::actors::tools::TOOLS, cmd) {
                         ui.notice = Some(tools_not_sent(stopped).into());
                     }
                 }

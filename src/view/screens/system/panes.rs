@@ -18,7 +18,7 @@ fn fit(text: &str, width: usize) -> String {
 
 pub fn tools_lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'static>> {
     let theme = ctx.theme;
-    let fetched = &model.system.tools.fetched;
+    let fetched = &model.tools.inventory.fetched;
     let mut out = Vec::new();
     out.extend(slot_status_lines("tool inventory", fetched, ctx, width));
     let Some(observed) = fetched.last() else {
@@ -86,7 +86,7 @@ pub fn tools_lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line
 
 pub fn skills_lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'static>> {
     let theme = ctx.theme;
-    let fetched = &model.system.skills.fetched;
+    let fetched = &model.tools.skills.fetched;
     let mut out = Vec::new();
     out.extend(slot_status_lines("skills catalogue", fetched, ctx, width));
     let Some(observed) = fetched.last() else {
@@ -208,8 +208,9 @@ pub fn skills_lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Lin
 #[cfg(test)]
 mod compat_tests {
     use super::super::SystemPane;
-    use crate::actors::contract::{SlotEvent, Ticket};
-    use crate::actors::system::{SystemObservation, SystemSlot};
+    use crate::actors::contract::{SlotEvent, SlotKey, Ticket};
+    use crate::actors::runtime::{RuntimeObservation, RuntimeSlot};
+    use crate::actors::tools::{ToolsObservation, ToolsSlot};
     use crate::protocol::admission::AdmissionMode;
     use crate::protocol::client::{Admitted, ClientError};
     use crate::protocol::decode::WireDecode;
@@ -243,16 +244,18 @@ mod compat_tests {
         })
     }
 
-    fn deliver(m: &mut Model, slot: SystemSlot, generation: u64, payload: SystemObservation) {
+    fn deliver<S: SlotKey + Clone, P: Send + 'static>(
+        m: &mut Model,
+        slot: S,
+        generation: u64,
+        payload: P,
+    ) {
         let t = Ticket {
             slot,
             generation,
             scope: sample::scope(1),
         };
-        m.deliver(
-            SlotEvent::<_, SystemObservation>::Dispatched(t.clone()),
-            Instant::now(),
-        );
+        m.deliver(SlotEvent::<_, P>::Dispatched(t.clone()), Instant::now());
         let drained = m.deliver(SlotEvent::Observed(t, payload), Instant::now());
         assert!(drained.rejected.is_empty(), "{:?}", drained.rejected);
     }
@@ -288,17 +291,17 @@ mod compat_tests {
         let mut m = model();
         deliver(
             &mut m,
-            SystemSlot::ToolsInventory,
+            ToolsSlot::ToolsInventory,
             1,
-            SystemObservation::ToolsInventory(ok(ToolsInventoryRead::decode(AUG_WARMING).unwrap())),
+            ToolsObservation::ToolsInventory(ok(ToolsInventoryRead::decode(AUG_WARMING).unwrap())),
         );
         let warming = screen(&m, SystemPane::Tools, Tab::System);
         assert!(warming.contains("warming") && !warming.contains("registered"));
         deliver(
             &mut m,
-            SystemSlot::ToolsInventory,
+            ToolsSlot::ToolsInventory,
             2,
-            SystemObservation::ToolsInventory(ok(ToolsInventoryRead::decode(AUG_TOOLS).unwrap())),
+            ToolsObservation::ToolsInventory(ok(ToolsInventoryRead::decode(AUG_TOOLS).unwrap())),
         );
         let settled = screen(&m, SystemPane::Tools, Tab::System);
         assert!(settled.contains("ALL TOOLS  2 registered"), "{settled}");
@@ -315,9 +318,9 @@ mod compat_tests {
         let mut m = model();
         deliver(
             &mut m,
-            SystemSlot::RuntimeCatalogue,
+            RuntimeSlot::Catalogue,
             1,
-            SystemObservation::RuntimeCatalogue(Box::new(crate::actors::system::RuntimeLoad {
+            RuntimeObservation::Catalogue(Box::new(crate::actors::runtime::RuntimeLoad {
                 resolved: ok(RuntimeResolved::decode(AUG_RUNTIME).unwrap()),
                 // An August MASC has no probe route.
                 probe: Err(crate::protocol::client::ClientError::NotServed {

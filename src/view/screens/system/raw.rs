@@ -33,8 +33,8 @@
 //! instead (J-5), and account e-mails that were not read are told apart from it.
 //! What it draws is [`lines`] (`raw/lines.rs`); this file holds the draft, its keys and saves.
 
+use crate::actors::runtime::raw::RawIntent;
 use crate::actors::saves::SaveId;
-use crate::actors::system::runtime_raw::RawIntent;
 use crate::protocol::outcome::SaveOutcome;
 use crate::protocol::runtime::{Durability, RuntimeConfigRaw};
 use crate::view::command::UiCommand;
@@ -158,14 +158,14 @@ fn phase_of(
     model: &Model,
     id: &SaveId,
 ) -> Option<SavePhase<crate::protocol::outcome::RuntimeRawSaveOutcome>> {
-    model.system.raws.get(id).map(|e| e.phase.clone())
+    model.runtime.raws.get(id).map(|e| e.phase.clone())
 }
 
 /// The read shown in the config slot, with its generation.
 fn shown_read(model: &Model) -> Option<(u64, &Observed<Arc<RuntimeConfigRaw>>)> {
-    let generation = model.system.config_reads.shown_generation()?;
+    let generation = model.runtime.config_reads.shown_generation()?;
     model
-        .system
+        .runtime
         .config
         .fetched
         .last()
@@ -207,7 +207,7 @@ fn edit(raw: &mut RawUi, model: &Model) -> UiCommand {
         ));
     }
     raw.finished = None;
-    raw.opening = Some(model.system.config_reads.newest_dispatched());
+    raw.opening = Some(model.runtime.config_reads.newest_dispatched());
     UiCommand::local(RawEvent::Read)
 }
 
@@ -261,7 +261,7 @@ fn adopt(raw: &mut RawUi, model: &Model, take_file: bool) -> UiCommand {
         raw.problem = Some(ELSEWHERE);
         return UiCommand::Repaint;
     }
-    let reads = &model.system.config_reads;
+    let reads = &model.runtime.config_reads;
     let fresh = match (&draft.released_by, &draft.base) {
         (Some(save), _) => reads.since_receipt(save),
         (None, Some(base)) => reads
@@ -315,7 +315,7 @@ pub enum RawEvent {
     Read,
     /// Save the draft of owner `owner` (a save job; nothing waits here): after an edit, or `S`.
     Submit {
-        intent: crate::actors::system::runtime_raw::RawIntent,
+        intent: crate::actors::runtime::raw::RawIntent,
         owner: u64,
     },
     /// A choice in the three-way view of a conflict (`screens::conflict`).
@@ -324,9 +324,9 @@ pub enum RawEvent {
 
 impl crate::view::screens::local::LocalEvent for RawEvent {
     fn run(&self, ui: &mut crate::view::screens::Ui, fx: &mut crate::view::effects::Effects<'_>) {
+        use crate::actors::runtime::RUNTIME_CONFIG;
+        use crate::actors::runtime::raw::RuntimeRaw;
         use crate::actors::saves::SaveKind;
-        use crate::actors::system::RUNTIME_CONFIG;
-        use crate::actors::system::runtime_raw::RuntimeRaw;
         use crate::view::save_path::{SaveRequest, notice};
         let said = match self {
             Self::Read => {
@@ -351,7 +351,7 @@ impl crate::view::screens::local::LocalEvent for RawEvent {
                 let model = &*fx.model;
                 let entry = model.gate().current().and_then(|scope| {
                     model
-                        .system
+                        .runtime
                         .raws
                         .latest(&RuntimeRaw::intent_key(intent), &scope.workspace.0)
                         .filter(|e| e.intent == *intent)
@@ -378,7 +378,7 @@ fn resolved(
     fx: &mut crate::view::effects::Effects<'_>,
     choice: Resolution,
 ) -> Option<String> {
-    use crate::actors::system::runtime_raw::RuntimeRaw;
+    use crate::actors::runtime::raw::RuntimeRaw;
     use crate::view::save_path::SaveRequest;
     ui.layers.remove::<ConflictLayer>();
     let system = ui.screen_mut::<super::SystemUi>()?;
@@ -434,7 +434,7 @@ pub fn resolve(
     choice: Resolution,
 ) -> Result<Option<RawIntent>, String> {
     let owner = raw.next_owner();
-    let generation = model.system.config_reads.shown_generation().unwrap_or(0);
+    let generation = model.runtime.config_reads.shown_generation().unwrap_or(0);
     let Some(draft) = raw.draft.as_mut() else {
         return Err("runtime.toml: no draft".into());
     };
@@ -492,7 +492,7 @@ pub fn submitted(raw: &mut RawUi, owner: u64, save_id: SaveId) {
 pub fn follow_reads(raw: &mut RawUi, model: &Model) -> Option<EditRequest> {
     apply_receipt(raw, model);
     let mark = raw.opening?;
-    let reads = &model.system.config_reads;
+    let reads = &model.runtime.config_reads;
     let workspace = current_workspace(model)?;
     if let Some((generation, observed)) = shown_read(model).filter(|(g, _)| *g > mark) {
         raw.opening = None;
@@ -518,7 +518,7 @@ pub fn follow_reads(raw: &mut RawUi, model: &Model) -> Option<EditRequest> {
             ".toml",
         ));
     }
-    if reads.newest_dispatched() > mark && !model.system.config.in_flight() {
+    if reads.newest_dispatched() > mark && !model.runtime.config.in_flight() {
         // The fresh read ended without a value: nothing to edit.
         raw.opening = None;
         raw.problem = Some("runtime.toml could not be read (see below); e tries again");

@@ -5,7 +5,7 @@
 //! usage section never hides the catalogue, nor the reverse (F-4).
 
 use super::slot_status_lines;
-use crate::actors::system::PartOutcome;
+use crate::actors::runtime::PartOutcome;
 use crate::protocol::decode::SinceRelease;
 use crate::protocol::runtime::{
     AssignmentSource, ProviderUsage, ResolvedTarget, RuntimeCatalogue, RuntimeProbe, UsageState,
@@ -13,8 +13,8 @@ use crate::protocol::runtime::{
 };
 use crate::view::fetched::{FailureClass, Fetched};
 use crate::view::model::Model;
+use crate::view::runtime::{LoadState, RuntimeModel};
 use crate::view::screens::ProjectionCtx;
-use crate::view::system::{LoadState, SystemModel};
 use crate::view::text::{fit_width, pad_to, sanitize};
 use crate::view::theme::{Theme, Tone};
 use ratatui::text::Line;
@@ -248,9 +248,9 @@ fn usage_lines(u: &ProviderUsage, width: usize, theme: Theme, out: &mut Vec<Line
 
 /// The joined load's header (P-1, P-2): received and failed parts together, `partial` for a
 /// mix, and a cancelled load told apart from one that never finished.
-pub fn load_line(system: &SystemModel, theme: Theme) -> Option<Line<'static>> {
+pub fn load_line(runtime: &RuntimeModel, theme: Theme) -> Option<Line<'static>> {
     let unfinished = matches!(
-        &system.runtime.fetched,
+        &runtime.catalogue.fetched,
         Fetched::Failed { error, .. }
             if matches!(error.class, FailureClass::SourceRestarted | FailureClass::SourceStopped)
     );
@@ -260,8 +260,8 @@ pub fn load_line(system: &SystemModel, theme: Theme) -> Option<Line<'static>> {
             theme.style(Tone::Warn),
         ));
     }
-    let state = system.runtime_loads.state(system.runtime.in_flight());
-    let settled = system.runtime_loads.settled.as_ref();
+    let state = runtime.loads.state(runtime.catalogue.in_flight());
+    let settled = runtime.loads.settled.as_ref();
     match state {
         LoadState::NotRequested => None,
         LoadState::Interrupted => Some(Line::styled(
@@ -319,16 +319,16 @@ pub fn load_line(system: &SystemModel, theme: Theme) -> Option<Line<'static>> {
 }
 
 /// The probe's freshness badge (`fresh` / `recent` / `stale` / `warming`) and state (F-7).
-fn probe_line(system: &SystemModel, ctx: &ProjectionCtx) -> Line<'static> {
+fn probe_line(runtime: &RuntimeModel, ctx: &ProjectionCtx) -> Line<'static> {
     let theme = ctx.theme;
-    if system.probe_not_served() {
+    if runtime.probe_not_served() {
         return Line::styled(
             "PROBE  not served by this MASC (no reachability to join)",
             theme.style(Tone::Dim),
         );
     }
-    let Some(p) = system.probe.fetched.last() else {
-        let word = match &system.probe.fetched {
+    let Some(p) = runtime.probe.fetched.last() else {
+        let word = match &runtime.probe.fetched {
             Fetched::Failed { error, .. } => format!("unobserved · failed: {}", error.class),
             _ => "unobserved".to_string(),
         };
@@ -344,7 +344,7 @@ fn probe_line(system: &SystemModel, ctx: &ProjectionCtx) -> Line<'static> {
             .map(|a| format!(" · age {a:.0}s"))
             .unwrap_or_default()
     );
-    if let Fetched::Failed { error, .. } = &system.probe.fetched {
+    if let Fetched::Failed { error, .. } = &runtime.probe.fetched {
         text.push_str(&format!(
             " · last probe kept, re-read failed: {}",
             error.class
@@ -364,22 +364,22 @@ pub fn lines(
     width: usize,
 ) -> Vec<Line<'static>> {
     let theme = ctx.theme;
-    let system = &model.system;
-    let fetched = &system.runtime.fetched;
+    let runtime = &model.runtime;
+    let fetched = &runtime.catalogue.fetched;
     let mut out = Vec::new();
     if let Some(form) = &ui.forms.open {
         out.extend(super::form::lines(model, form, width, theme));
     }
     out.extend(super::raw::lines(model, &ui.raw, width, theme));
-    if let Some(load) = load_line(system, theme) {
+    if let Some(load) = load_line(runtime, theme) {
         out.push(load);
     }
     out.extend(slot_status_lines("runtime catalogue", fetched, ctx, width));
     let Some(observed) = fetched.last() else {
         return out;
     };
-    out.push(probe_line(system, ctx));
-    let probe = system.probe.fetched.last().map(|p| &*p.value);
+    out.push(probe_line(runtime, ctx));
+    let probe = runtime.probe.fetched.last().map(|p| &*p.value);
     let resolved = &observed.value;
     match &resolved.catalogue {
         Ok(c) => catalogue_lines(c, probe, ui.runtime_selected, width, theme, &mut out),

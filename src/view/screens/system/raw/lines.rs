@@ -90,7 +90,7 @@ fn config_lines(raw: &RuntimeConfigRaw, width: usize, theme: Theme, out: &mut Ve
 fn restored(model: &Model) -> Vec<SavePhase<crate::protocol::outcome::RuntimeRawSaveOutcome>> {
     let workspace = model.gate().current().map(|s| s.workspace.0.clone());
     model
-        .system
+        .runtime
         .raws
         .entries()
         .filter(|e| Some(&e.workspace) == workspace.as_ref())
@@ -185,7 +185,7 @@ pub fn lines(model: &Model, raw: &RawUi, width: usize, theme: Theme) -> Vec<Line
         )));
         config_lines(&observed.value, width, theme, &mut out);
     }
-    if let crate::view::fetched::Fetched::Failed { error, .. } = &model.system.config.fetched {
+    if let crate::view::fetched::Fetched::Failed { error, .. } = &model.runtime.config.fetched {
         out.push(Line::styled(
             fit_width(
                 &format!("│ runtime.toml read failed: {}", error.class),

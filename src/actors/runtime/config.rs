@@ -4,7 +4,7 @@
 //! revision, judged at decode). Read on demand only (opening a form, `u` after a new read),
 //! never on a cadence; an explicit re-read supersedes the one in flight.
 
-use super::{RUNTIME_CONFIG, SystemObservation, SystemSlot};
+use super::{RUNTIME_CONFIG, RuntimeObservation, RuntimeSlot};
 use crate::actors::contract::{SourceContext, SourceHandle, SourceKey, SourceSpawner};
 use crate::actors::read::polled::{PolledSlots, PolledState};
 use crate::actors::read::shell::spawn_shell;
@@ -29,12 +29,12 @@ impl SourceSpawner for RuntimeConfigSpawner {
         supervisor: ActorCell,
     ) -> BoxFuture<'static, Result<SourceHandle, SpawnErr>> {
         let slot = SlotSpec {
-            generations: ctx.generations.counter(&SystemSlot::RuntimeConfig),
-            key: SystemSlot::RuntimeConfig,
+            generations: ctx.generations.counter(&RuntimeSlot::Config),
+            key: RuntimeSlot::Config,
             explicit: ExplicitPolicy::Supersede,
             standing: false,
             reader: reader(|auth, client| async move {
-                SystemObservation::RuntimeConfig(
+                RuntimeObservation::Config(
                     client
                         .get::<RuntimeConfigRaw>(&auth, RUNTIME_CONFIG_RAW_PATH)
                         .await,
@@ -45,7 +45,7 @@ impl SourceSpawner for RuntimeConfigSpawner {
             slots: vec![slot],
             cadence: None,
         };
-        spawn_shell::<PolledState<SystemSlot, SystemObservation>>(
+        spawn_shell::<PolledState<RuntimeSlot, RuntimeObservation>>(
             RUNTIME_CONFIG,
             ctx,
             slots,

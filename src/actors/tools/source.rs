@@ -13,8 +13,8 @@
 //!   the open objects again.
 
 use super::async_detail::request_slot;
-use super::tools::{keeper_surface_slot, tools_slots};
-use super::{HeldRequest, SystemObservation, SystemSlot, TOOLS, ToolsCommand};
+use super::reads::{keeper_surface_slot, tools_slots};
+use super::{HeldRequest, TOOLS, ToolsCommand, ToolsObservation, ToolsSlot};
 use crate::actors::contract::{
     DemandKind, GenerationBook, IdentityState, Outlet, SourceContext, SourceKey,
 };
@@ -23,13 +23,13 @@ use crate::actors::read::{ReadOwner, SlotSpec, WorkerReturn};
 use crate::protocol::client::WorkspaceClient;
 use std::time::Duration;
 
-type Owner = ReadOwner<SystemSlot, SystemObservation, Myself<ToolsState>>;
+type Owner = ReadOwner<ToolsSlot, ToolsObservation, Myself<ToolsState>>;
 
-crate::source_commands!(SystemSlot, SystemObservation, ToolsCommand);
+crate::source_commands!(ToolsSlot, ToolsObservation, ToolsCommand);
 
 /// One object the view opened, with the owner of its one read.
 struct Opened {
-    key: SystemSlot,
+    key: ToolsSlot,
     owner: Owner,
 }
 
@@ -42,7 +42,7 @@ impl Opened {
 
 pub struct ToolsState {
     client: WorkspaceClient,
-    outlet: Outlet<SystemSlot, SystemObservation>,
+    outlet: Outlet<ToolsSlot, ToolsObservation>,
     generations: GenerationBook,
     identity: Option<IdentityState>,
     lists: Owner,
@@ -50,14 +50,14 @@ pub struct ToolsState {
     surface: Option<Opened>,
 }
 
-const LISTS: [SystemSlot; 3] = [
-    SystemSlot::ToolsInventory,
-    SystemSlot::SkillsCatalog,
-    SystemSlot::AsyncRequests,
+const LISTS: [ToolsSlot; 3] = [
+    ToolsSlot::ToolsInventory,
+    ToolsSlot::SkillsCatalog,
+    ToolsSlot::AsyncRequests,
 ];
 
 impl ToolsState {
-    fn open(&self, myself: &Myself<Self>, spec: SlotSpec<SystemSlot, SystemObservation>) -> Opened {
+    fn open(&self, myself: &Myself<Self>, spec: SlotSpec<ToolsSlot, ToolsObservation>) -> Opened {
         let key = spec.key.clone();
         let mut owner = ReadOwner::new(self.outlet.clone(), myself.clone(), self.client.clone());
         owner.add_slot(spec);
@@ -76,7 +76,7 @@ impl ToolsState {
         held: Option<HeldRequest>,
     ) {
         self.close_request("closed");
-        let key = SystemSlot::AsyncRequest(request_id.clone());
+        let key = ToolsSlot::AsyncRequest(request_id.clone());
         let spec = request_slot(&request_id, held, self.generations.counter(&key));
         self.request = Some(self.open(myself, spec));
     }
@@ -89,7 +89,7 @@ impl ToolsState {
 
     fn select_keeper(&mut self, myself: &Myself<Self>, keeper: Option<String>) {
         let same = match (&self.surface, &keeper) {
-            (Some(open), Some(k)) => open.key == SystemSlot::KeeperSurface(k.clone()),
+            (Some(open), Some(k)) => open.key == ToolsSlot::KeeperSurface(k.clone()),
             (None, None) => true,
             _ => false,
         };
@@ -102,7 +102,7 @@ impl ToolsState {
         if let Some(keeper) = keeper {
             // One counter for every Keeper's surface: the trace names them alike (no Keeper
             // names in traces, G-10), so a generation must name one read across Keepers.
-            let shared = SystemSlot::KeeperSurface(String::new());
+            let shared = ToolsSlot::KeeperSurface(String::new());
             let spec = keeper_surface_slot(&keeper, self.generations.counter(&shared));
             self.surface = Some(self.open(myself, spec));
         }
@@ -110,13 +110,13 @@ impl ToolsState {
 }
 
 impl SourceState for ToolsState {
-    type Slot = SystemSlot;
-    type Payload = SystemObservation;
+    type Slot = ToolsSlot;
+    type Payload = ToolsObservation;
     type Command = ToolsCommand;
     type Args = Duration;
 
     fn start(ctx: SourceContext, myself: &Myself<Self>, _cadence: Duration) -> Self {
-        let outlet = ctx.outlet::<SystemSlot, SystemObservation>();
+        let outlet = ctx.outlet::<ToolsSlot, ToolsObservation>();
         let mut lists = ReadOwner::new(outlet.clone(), myself.clone(), ctx.client.clone());
         for spec in tools_slots(&ctx.generations) {
             lists.add_slot(spec);
@@ -191,7 +191,7 @@ impl SourceState for ToolsState {
     fn returned(
         &mut self,
         _ctl: &mut Ctl<Self>,
-        ret: WorkerReturn<SystemSlot, SystemObservation>,
+        ret: WorkerReturn<ToolsSlot, ToolsObservation>,
     ) -> bool {
         let key = ret.ticket.slot.clone();
         if LISTS.contains(&key) {

@@ -8,7 +8,7 @@
 //! status that reflects it — the write demand of D-10…D-13, sent by the view as
 //! `ConnectorsCommand::BindingWritten`.
 
-use super::{SystemObservation, SystemSlot};
+use super::{ConnectorsObservation, ConnectorsSlot};
 use crate::actors::saves::{SaveEvent, SaveId, SaveKind};
 use crate::protocol::admission::ReadAuthority;
 use crate::protocol::client::{QueryString, WorkspaceClient};
@@ -65,13 +65,13 @@ pub struct ConnectorUnbind;
 
 impl SaveKind for ConnectorBind {
     const KIND: &'static str = "connector_bind";
-    type Slot = SystemSlot;
-    type Payload = SystemObservation;
+    type Slot = ConnectorsSlot;
+    type Payload = ConnectorsObservation;
     type Intent = BindingIntent;
     type Receipt = ConnectorBindOutcome;
 
-    fn slot(save_id: &SaveId, _intent: &BindingIntent) -> SystemSlot {
-        SystemSlot::BindWrite(save_id.clone())
+    fn slot(save_id: &SaveId, _intent: &BindingIntent) -> ConnectorsSlot {
+        ConnectorsSlot::BindWrite(save_id.clone())
     }
 
     fn intent_key(intent: &BindingIntent) -> String {
@@ -95,20 +95,20 @@ impl SaveKind for ConnectorBind {
         })
     }
 
-    fn payload(event: SaveEvent<Self>) -> SystemObservation {
-        SystemObservation::Bind(Box::new(event))
+    fn payload(event: SaveEvent<Self>) -> ConnectorsObservation {
+        ConnectorsObservation::Bind(Box::new(event))
     }
 }
 
 impl SaveKind for ConnectorUnbind {
     const KIND: &'static str = "connector_unbind";
-    type Slot = SystemSlot;
-    type Payload = SystemObservation;
+    type Slot = ConnectorsSlot;
+    type Payload = ConnectorsObservation;
     type Intent = BindingIntent;
     type Receipt = ConnectorUnbindOutcome;
 
-    fn slot(save_id: &SaveId, _intent: &BindingIntent) -> SystemSlot {
-        SystemSlot::UnbindWrite(save_id.clone())
+    fn slot(save_id: &SaveId, _intent: &BindingIntent) -> ConnectorsSlot {
+        ConnectorsSlot::UnbindWrite(save_id.clone())
     }
 
     fn intent_key(intent: &BindingIntent) -> String {
@@ -132,8 +132,8 @@ impl SaveKind for ConnectorUnbind {
         })
     }
 
-    fn payload(event: SaveEvent<Self>) -> SystemObservation {
-        SystemObservation::Unbind(Box::new(event))
+    fn payload(event: SaveEvent<Self>) -> ConnectorsObservation {
+        ConnectorsObservation::Unbind(Box::new(event))
     }
 }
 

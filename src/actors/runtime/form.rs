@@ -5,11 +5,11 @@
 //! operation, never key handling — makes the edit on the opened text, previews the exact text
 //! (§9.3: the commit is sent only after a 200 preview with `can_save`), then commits it with
 //! CAS on the opening path and revision (§9.4) — the job it shares with the raw editor's save
-//! (`super::runtime_save`). A repeated submit of the same file shares the job in flight; the
+//! (`super::save`). A repeated submit of the same file shares the job in flight; the
 //! receipt is the raw save's (`Conflict` carries the server's current file). Never resent.
 
-use super::runtime_save::preview_then_commit;
-use super::{SystemObservation, SystemSlot};
+use super::save::preview_then_commit;
+use super::{RuntimeObservation, RuntimeSlot};
 use crate::actors::saves::{SaveEvent, SaveId, SaveKind};
 use crate::protocol::admission::ReadAuthority;
 use crate::protocol::client::WorkspaceClient;
@@ -35,13 +35,13 @@ pub struct RuntimeForm;
 
 impl SaveKind for RuntimeForm {
     const KIND: &'static str = "runtime_form";
-    type Slot = SystemSlot;
-    type Payload = SystemObservation;
+    type Slot = RuntimeSlot;
+    type Payload = RuntimeObservation;
     type Intent = FormIntent;
     type Receipt = RuntimeRawSaveOutcome;
 
-    fn slot(save_id: &SaveId, _intent: &FormIntent) -> SystemSlot {
-        SystemSlot::RuntimeForm(save_id.clone())
+    fn slot(save_id: &SaveId, _intent: &FormIntent) -> RuntimeSlot {
+        RuntimeSlot::Form(save_id.clone())
     }
 
     /// One form save per file at a time: a second submit shares the job in flight (I-1).
@@ -79,7 +79,7 @@ impl SaveKind for RuntimeForm {
         })
     }
 
-    fn payload(event: SaveEvent<Self>) -> SystemObservation {
-        SystemObservation::RuntimeForm(Box::new(event))
+    fn payload(event: SaveEvent<Self>) -> RuntimeObservation {
+        RuntimeObservation::Form(Box::new(event))
     }
 }

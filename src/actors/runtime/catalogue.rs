@@ -4,13 +4,13 @@
 //! docs/protocol-extensions.md) read together by one worker under one ticket.
 //!
 //! Every screen that shows the catalogue (System › Runtime, Overview's quota line, the model
-//! and account forms) reads the one `SystemSlot::RuntimeCatalogue` slot this source fills, so
+//! and account forms) reads the one `RuntimeSlot::Catalogue` slot this source fills, so
 //! they share its read in flight (F-1). Demand policy (F-2, F-7): the cadence shares the read
 //! in flight; an explicit demand (`r`, a committed save) **coalesces** into exactly one
 //! follow-up read after it, and that follow-up asks the server for a fresh probe (`force=1`).
 //! Withdrawal folds the follow-up into one read on reconfirmation (F-6, `ReadOwner`).
 
-use super::{RUNTIME, SystemObservation, SystemSlot};
+use super::{RUNTIME, RuntimeObservation, RuntimeSlot};
 use crate::actors::contract::{DemandKind, IdentityState, ReadResult, SourceContext, SourceKey};
 use crate::actors::read::shell::{Ctl, Every, Myself, OwnKey, ShellArgs, SourceShell, SourceState};
 use crate::actors::read::{
@@ -142,7 +142,7 @@ impl RuntimeLoad {
 }
 
 /// The joined reader; `force` asks the server for a fresh probe (F-7).
-pub fn load_reader(force: bool) -> Reader<SystemObservation> {
+pub fn load_reader(force: bool) -> Reader<RuntimeObservation> {
     reader(move |auth, client| async move {
         let probe_target = if force {
             format!("{RUNTIME_PROBE_PATH}?force=1")
@@ -154,7 +154,7 @@ pub fn load_reader(force: bool) -> Reader<SystemObservation> {
             client.get::<RuntimeResolved>(&auth, RUNTIME_RESOLVED_PATH),
             client.get::<RuntimeProbe>(&auth, &probe_target),
         );
-        SystemObservation::RuntimeCatalogue(Box::new(RuntimeLoad {
+        RuntimeObservation::Catalogue(Box::new(RuntimeLoad {
             resolved,
             probe,
             forced: force,
@@ -166,10 +166,10 @@ pub fn load_reader(force: bool) -> Reader<SystemObservation> {
 /// confirmation), explicit demand coalesces (F-2).
 pub fn runtime_slot(
     generations: &crate::actors::contract::GenerationBook,
-) -> SlotSpec<SystemSlot, SystemObservation> {
+) -> SlotSpec<RuntimeSlot, RuntimeObservation> {
     SlotSpec {
-        generations: generations.counter(&SystemSlot::RuntimeCatalogue),
-        key: SystemSlot::RuntimeCatalogue,
+        generations: generations.counter(&RuntimeSlot::Catalogue),
+        key: RuntimeSlot::Catalogue,
         explicit: ExplicitPolicy::Coalesce,
         standing: true,
         reader: load_reader(false),
@@ -179,7 +179,7 @@ pub fn runtime_slot(
 /// The source: the read owner of the one slot, its cadence, and the `force=1` intent of an
 /// explicit demand not yet served by a dispatch (F-7).
 pub struct RuntimeSourceState {
-    owner: ReadOwner<SystemSlot, SystemObservation, Myself<Self>>,
+    owner: ReadOwner<RuntimeSlot, RuntimeObservation, Myself<Self>>,
     /// An explicit demand waits for its dispatch: the slot's reader is the forced one until
     /// a dispatch serves it (the read in flight keeps the reader it started with).
     force_pending: bool,
@@ -195,7 +195,7 @@ impl RuntimeSourceState {
     fn arm_force(&mut self) {
         self.force_pending = true;
         self.owner
-            .set_reader(&SystemSlot::RuntimeCatalogue, load_reader(true));
+            .set_reader(&RuntimeSlot::Catalogue, load_reader(true));
     }
 
     /// A dispatch happened: it took the forced reader if one was armed.
@@ -205,20 +205,20 @@ impl RuntimeSourceState {
             // coalesced demand (F-2), told apart from cadence loads in the trace.
             tracing::info!(target: "masc_tui::runtime", "forced catalogue load dispatched");
             self.owner
-                .set_reader(&SystemSlot::RuntimeCatalogue, load_reader(false));
+                .set_reader(&RuntimeSlot::Catalogue, load_reader(false));
         }
     }
 }
 
 impl SourceState for RuntimeSourceState {
-    type Slot = SystemSlot;
-    type Payload = SystemObservation;
+    type Slot = RuntimeSlot;
+    type Payload = RuntimeObservation;
     type Command = NoCommands;
     type Args = Duration;
 
     fn start(ctx: SourceContext, myself: &Myself<Self>, _cadence: Duration) -> Self {
         let mut owner = ReadOwner::new(
-            ctx.outlet::<SystemSlot, SystemObservation>(),
+            ctx.outlet::<RuntimeSlot, RuntimeObservation>(),
             myself.clone(),
             ctx.client,
         );
@@ -237,7 +237,7 @@ impl SourceState for RuntimeSourceState {
         if kind == DemandKind::Explicit {
             self.arm_force();
         }
-        match self.owner.demand(&SystemSlot::RuntimeCatalogue, kind) {
+        match self.owner.demand(&RuntimeSlot::Catalogue, kind) {
             DemandOutcome::Dispatched(_) | DemandOutcome::Superseded { .. } => self.served(),
             // Coalesced: the follow-up takes the forced reader when the read in flight
             // settles. Refused: kept as demand for the next confirmation.
@@ -260,7 +260,7 @@ impl SourceState for RuntimeSourceState {
     fn returned(
         &mut self,
         _ctl: &mut Ctl<Self>,
-        ret: WorkerReturn<SystemSlot, SystemObservation>,
+        ret: WorkerReturn<RuntimeSlot, RuntimeObservation>,
     ) -> bool {
         let out = self.owner.worker_returned(ret);
         if let ReturnOutcome::Forwarded {

@@ -4,13 +4,13 @@
 //!
 //! The intent is the text with that path and revision (J-1): a save after an edit and an `S`
 //! retry submit the same three values, and run the same job as the model/account form
-//! ([`super::runtime_save::preview_then_commit`]: the server's preview validates the text —
+//! ([`super::save::preview_then_commit`]: the server's preview validates the text —
 //! an invalid TOML is the preview's own error, nothing committed — then the CAS commit). One
 //! job per file: a second submit while one is in flight shares it. Never resent; which base a
 //! retry may use is the view's rule (J-3, J-4: `u` / `U` after a new read).
 
-use super::runtime_save::preview_then_commit;
-use super::{SystemObservation, SystemSlot};
+use super::save::preview_then_commit;
+use super::{RuntimeObservation, RuntimeSlot};
 use crate::actors::saves::{SaveEvent, SaveId, SaveKind};
 use crate::protocol::admission::ReadAuthority;
 use crate::protocol::client::WorkspaceClient;
@@ -38,13 +38,13 @@ pub struct RuntimeRaw;
 
 impl SaveKind for RuntimeRaw {
     const KIND: &'static str = "runtime_raw";
-    type Slot = SystemSlot;
-    type Payload = SystemObservation;
+    type Slot = RuntimeSlot;
+    type Payload = RuntimeObservation;
     type Intent = RawIntent;
     type Receipt = RuntimeRawSaveOutcome;
 
-    fn slot(save_id: &SaveId, _intent: &RawIntent) -> SystemSlot {
-        SystemSlot::RuntimeRaw(save_id.clone())
+    fn slot(save_id: &SaveId, _intent: &RawIntent) -> RuntimeSlot {
+        RuntimeSlot::Raw(save_id.clone())
     }
 
     /// One raw save per file at a time: a second submit shares the job in flight (J-1).
@@ -67,7 +67,7 @@ impl SaveKind for RuntimeRaw {
         })
     }
 
-    fn payload(event: SaveEvent<Self>) -> SystemObservation {
-        SystemObservation::RuntimeRaw(Box::new(event))
+    fn payload(event: SaveEvent<Self>) -> RuntimeObservation {
+        RuntimeObservation::Raw(Box::new(event))
     }
 }

@@ -2,7 +2,7 @@
 //! (§6.3) as three standing slots (T-1, T-2), and the selected Keeper's surface (§6.1 with
 //! `?keeper=`) as a slot the view opens.
 
-use super::{SystemObservation, SystemSlot};
+use super::{ToolsObservation, ToolsSlot};
 use crate::actors::contract::{GenerationBook, GenerationCounter, ReadResult};
 use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
 use crate::protocol::async_requests::AsyncRequestList;
@@ -14,12 +14,12 @@ pub const TOOLS_PATH: &str = "/api/v1/dashboard/tools";
 pub const SKILLS_PATH: &str = "/api/v1/skills";
 pub const ASYNC_REQUESTS_PATH: &str = "/api/v1/async-requests";
 
-/// A standing System slot with supersede-on-explicit (G-3).
+/// A standing Tools slot with supersede-on-explicit (G-3).
 pub(super) fn standing(
-    key: SystemSlot,
+    key: ToolsSlot,
     generations: &GenerationBook,
-    r: Reader<SystemObservation>,
-) -> SlotSpec<SystemSlot, SystemObservation> {
+    r: Reader<ToolsObservation>,
+) -> SlotSpec<ToolsSlot, ToolsObservation> {
     SlotSpec {
         generations: generations.counter(&key),
         key,
@@ -30,31 +30,31 @@ pub(super) fn standing(
 }
 
 /// The three Tools slots (T-1): independent readers, one dispatch.
-pub fn tools_slots(generations: &GenerationBook) -> Vec<SlotSpec<SystemSlot, SystemObservation>> {
+pub fn tools_slots(generations: &GenerationBook) -> Vec<SlotSpec<ToolsSlot, ToolsObservation>> {
     vec![
         standing(
-            SystemSlot::ToolsInventory,
+            ToolsSlot::ToolsInventory,
             generations,
             reader(|auth, client| async move {
-                SystemObservation::ToolsInventory(
+                ToolsObservation::ToolsInventory(
                     client.get::<ToolsInventoryRead>(&auth, TOOLS_PATH).await,
                 )
             }),
         ),
         standing(
-            SystemSlot::SkillsCatalog,
+            ToolsSlot::SkillsCatalog,
             generations,
             reader(|auth, client| async move {
-                SystemObservation::SkillsCatalog(
+                ToolsObservation::SkillsCatalog(
                     client.get::<SkillsSnapshotRead>(&auth, SKILLS_PATH).await,
                 )
             }),
         ),
         standing(
-            SystemSlot::AsyncRequests,
+            ToolsSlot::AsyncRequests,
             generations,
             reader(|auth, client| async move {
-                SystemObservation::AsyncRequests(
+                ToolsObservation::AsyncRequests(
                     client
                         .get::<AsyncRequestList>(&auth, ASYNC_REQUESTS_PATH)
                         .await,
@@ -81,10 +81,10 @@ pub fn keeper_surface_path(keeper: &str) -> String {
 pub fn keeper_surface_slot(
     keeper: &str,
     generations: GenerationCounter,
-) -> SlotSpec<SystemSlot, SystemObservation> {
+) -> SlotSpec<ToolsSlot, ToolsObservation> {
     let asked = keeper.to_string();
     SlotSpec {
-        key: SystemSlot::KeeperSurface(keeper.to_string()),
+        key: ToolsSlot::KeeperSurface(keeper.to_string()),
         explicit: ExplicitPolicy::Supersede,
         standing: false,
         generations,
@@ -94,7 +94,7 @@ pub fn keeper_surface_slot(
                 let result = client
                     .get::<ToolsInventoryRead>(&auth, &keeper_surface_path(&keeper))
                     .await;
-                SystemObservation::KeeperSurface(Box::new(KeeperSurfaceRead { keeper, result }))
+                ToolsObservation::KeeperSurface(Box::new(KeeperSurfaceRead { keeper, result }))
             }
         }),
     }

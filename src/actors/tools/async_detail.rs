@@ -7,7 +7,7 @@
 //! one). An explicit id lookup (`o`) holds no row: nothing is filled from the current Keeper
 //! (T-8), only the id echo is checked.
 
-use super::{SystemObservation, SystemSlot};
+use super::{ToolsObservation, ToolsSlot};
 use crate::actors::contract::{GenerationCounter, ReadResult};
 use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
 use crate::protocol::async_requests::AsyncRequestDetail;
@@ -41,7 +41,7 @@ pub fn request_path(request_id: &str) -> String {
     format!("{ASYNC_REQUEST_PATH}/{}", path_segment(request_id))
 }
 
-pub fn request_reader(request_id: String, held: Option<HeldRequest>) -> Reader<SystemObservation> {
+pub fn request_reader(request_id: String, held: Option<HeldRequest>) -> Reader<ToolsObservation> {
     reader(move |auth, client| {
         let request_id = request_id.clone();
         let held = held.clone();
@@ -60,7 +60,7 @@ pub fn request_reader(request_id: String, held: Option<HeldRequest>) -> Reader<S
                         .map_err(ClientError::Decode)?;
                     Ok(admitted)
                 });
-            SystemObservation::AsyncRequest(Box::new(AsyncDetailRead {
+            ToolsObservation::AsyncRequest(Box::new(AsyncDetailRead {
                 request_id,
                 held,
                 result,
@@ -74,9 +74,9 @@ pub fn request_slot(
     request_id: &str,
     held: Option<HeldRequest>,
     generations: GenerationCounter,
-) -> SlotSpec<SystemSlot, SystemObservation> {
+) -> SlotSpec<ToolsSlot, ToolsObservation> {
     SlotSpec {
-        key: SystemSlot::AsyncRequest(request_id.to_string()),
+        key: ToolsSlot::AsyncRequest(request_id.to_string()),
         explicit: ExplicitPolicy::Supersede,
         standing: false,
         generations,
