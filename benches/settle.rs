@@ -36,7 +36,7 @@ use masc_tui::view::save_path::kinds;
 use masc_tui::view::save_path::settle::Reread;
 use masc_tui::view::save_path::{SaveRequest, submit};
 use masc_tui::view::saves::Settle;
-use masc_tui::view::screens::keepers::ops::op_line;
+use masc_tui::view::screens::keepers::operations::op_line;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

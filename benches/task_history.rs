@@ -117,9 +117,9 @@ fn detail_model(full: &Arc<HistoryChain>, before: &Arc<HistoryChain>, width: u16
         Instant::now(),
     );
     assert!(drained.rejected.is_empty(), "{:?}", drained.rejected);
-    for job in m.work.prep.jobs(m.work.task.as_ref(), width) {
+    for job in m.work.layouts.jobs(m.work.task.as_ref(), width) {
         let p = job.run();
-        m.work.prep.on_prepared(p, m.work.task.as_ref(), width);
+        m.work.layouts.admit(p, m.work.task.as_ref(), width);
     }
     m
 }

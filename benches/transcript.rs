@@ -10,10 +10,10 @@
 //!   measured separately), and the admission of its result
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use masc_tui::view::chat::{
+use masc_tui::view::theme::Theme;
+use masc_tui::view::transcript::{
     CallState, Entry, EntryKind, ScrollPosition, Speaker, ToolCall, Transcript, TranscriptView,
 };
-use masc_tui::view::theme::Theme;
 use std::hint::black_box;
 use std::io::Write as _;
 

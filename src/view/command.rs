@@ -55,7 +55,7 @@ pub enum UiCommand {
     Edit(crate::view::editor::EditRequest),
     /// `/find` or `n`/`N` in the chat: run this search on the blocking pool (it wraps the whole
     /// transcript); the result comes back as `ViewMsg::ChatFound`.
-    Find(Box<crate::view::chat::search::FindJob>),
+    Find(Box<crate::view::transcript::search::FindJob>),
     /// `/copy`: bytes of an OSC 52 clipboard write built by masc-tui
     /// (`view::terminal::clipboard::osc52_sequence`), written to the terminal between frames.
     Clipboard(Vec<u8>),

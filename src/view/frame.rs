@@ -3,7 +3,7 @@
 //!
 //! The view paints each frame into a reused buffer (the presenter's spare, reset instead of
 //! allocated) and presents its difference from the last frame. After a whole frame of a
-//! surface that can repaint part of itself (the Keepers roster: `screens::keepers::retain`),
+//! surface that can repaint part of itself (the Keepers roster: `screens::keepers::roster::retain`),
 //! the painter keeps a memo of what the frame was painted from; while the model is unchanged
 //! ([`Tracked`]: every mutable access counts) and the frame's size and theme are the same, the
 //! surface may repaint only the cells whose inputs changed, in the kept frame itself. After a
@@ -15,7 +15,7 @@
 //! hand-back or a workspace switch paints a whole frame.
 
 use super::model::Model;
-use super::screens::{self, ProjectionCtx, Ui, keepers::retain};
+use super::screens::{self, ProjectionCtx, Ui, keepers::roster::retain};
 use super::terminal::presenter::{Damage, FrameSink, FrameStats, Presenter};
 use super::theme::Theme;
 pub use super::tracked::Tracked;

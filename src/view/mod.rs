@@ -2,23 +2,18 @@
 
 pub mod actor;
 pub mod admission;
-pub mod asks;
-pub mod async_request;
+pub mod approvals;
 pub mod board;
 pub mod chat;
 pub mod command;
 pub mod composer;
 pub mod connectors;
-pub mod decisions;
 pub mod editor;
 pub mod effects;
 pub mod fetched;
 pub mod field;
 pub mod frame;
 pub mod inspector;
-pub mod keeper_detail;
-pub mod keeper_ops;
-pub mod keeper_settings;
 pub mod keepers;
 pub mod keys;
 pub mod model;
@@ -29,7 +24,6 @@ pub mod runtime;
 /// Sample data for tests and benches (feature `test-support`; not in the shipped binary).
 #[cfg(feature = "test-support")]
 pub mod sample;
-pub mod save_journal;
 pub mod save_path;
 pub mod saves;
 pub mod screens;
@@ -39,6 +33,6 @@ pub mod terminal_link;
 pub mod text;
 pub mod theme;
 pub mod tools;
-pub mod tools_panes;
 pub mod tracked;
+pub mod transcript;
 pub mod work;

@@ -6,17 +6,17 @@
 //! stage event (`admit` / `reject{reason}`, architecture.md §3).
 
 use super::admission::EpochGate;
-use super::asks::AsksModel;
+use super::approvals::asks::AsksModel;
+use super::approvals::decisions::DecisionsModel;
 use super::board::BoardModel;
 use super::chat::ChatModel;
 use super::connectors::ConnectorsModel;
-use super::decisions::DecisionsModel;
 use super::inspector::InspectorModel;
-use super::keeper_detail::KeeperDetailModel;
+use super::keepers::detail::KeeperDetailModel;
 use super::keepers::{KeepersModel, WaitingModel};
 use super::preparation_report::PreparationReportModel;
 use super::runtime::RuntimeModel;
-use super::save_journal::SaveJournalModel;
+use super::saves::journal::SaveJournalModel;
 use super::surface::{AnySurface, Drained};
 use super::tools::ToolsModel;
 use super::work::WorkModel;

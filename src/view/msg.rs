@@ -11,12 +11,12 @@ pub enum ViewMsg {
     /// From the actors: slot events delivered, identity, supervision.
     Source(SourceEvent),
     Input(crossterm::event::Event),
-    /// Display rows of the Work detail prepared off the view actor.
-    WorkPrepared(Box<crate::view::work::LaidOut>),
+    /// Display rows of the Work detail laid out off the view actor.
+    WorkLaidOut(Box<crate::view::work::LaidOut>),
     /// Chunk heights of the open chat's huge message, measured off the view actor (C-28).
-    ChatMeasured(Box<crate::view::chat::measure::Measured>),
+    ChatMeasured(Box<crate::view::transcript::measure::Measured>),
     /// A `/find` match list searched off the view actor (C-74).
-    ChatFound(Box<crate::view::chat::search::Found>),
+    ChatFound(Box<crate::view::transcript::search::Found>),
     /// The frame scheduler's deadline passed.
     FrameDue,
     /// A background re-read of a slot of this inbox's surface was dispatched

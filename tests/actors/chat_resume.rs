@@ -10,8 +10,8 @@ use masc_tui::protocol::chat::OperationState;
 use masc_tui::protocol::outcome::SaveClass;
 use masc_tui::server::RunningServer;
 use masc_tui::server::faults::FaultPlan;
-use masc_tui::view::chat::{EntryKind, Speaker};
 use masc_tui::view::screens::chat::SendPhase;
+use masc_tui::view::transcript::{EntryKind, Speaker};
 
 const KEEPER: &str = "rondo";
 /// The first stream is cut after this many events (the acceptance, `RUN_STARTED`, thinking,

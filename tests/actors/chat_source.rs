@@ -17,8 +17,8 @@ use masc_tui::protocol::outcome::SaveClass;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
 use masc_tui::view::admission::RejectReason;
-use masc_tui::view::chat::{EntryKind, Speaker};
 use masc_tui::view::screens::chat::{ChatEffect, SendPhase};
+use masc_tui::view::transcript::{EntryKind, Speaker};
 
 const KEEPER: &str = "rondo";
 const HISTORY: &str = "/api/v1/keepers/rondo/chat/history/page";

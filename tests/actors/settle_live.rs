@@ -20,7 +20,7 @@ use masc_tui::view::save_path::SaveRequest;
 use masc_tui::view::save_path::kinds::find_undo;
 use masc_tui::view::save_path::undo::Undo;
 use masc_tui::view::saves::Settle;
-use masc_tui::view::screens::keepers::ops::op_line;
+use masc_tui::view::screens::keepers::operations::op_line;
 
 const KEEPER: &str = "sangsu";
 

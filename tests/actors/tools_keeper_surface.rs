@@ -10,7 +10,7 @@ use masc_tui::actors::tools::{ToolsCommand, ToolsObservation, ToolsSlot};
 use masc_tui::protocol::client::ErrorClass;
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::view::fetched::{FailureClass, Fetched};
-use masc_tui::view::tools_panes::{self, PaneState};
+use masc_tui::view::tools::panes::{self, PaneState};
 
 fn key(keeper: &str) -> ToolsSlot {
     ToolsSlot::KeeperSurface(keeper.into())
@@ -68,15 +68,12 @@ async fn tools_item2_t1_the_keeper_surface_is_its_own_read_for_the_keeper_asked(
     let payload = rig.observed_ticket(&ticket).await;
     assert_eq!(keeper_of(&payload), "rondo");
     let surface = rig.model.tools.surface.as_ref();
-    let PaneState::Shown { value, .. } = tools_panes::available(surface) else {
-        panic!(
-            "rondo's surface shown: {:?}",
-            tools_panes::available(surface)
-        );
+    let PaneState::Shown { value, .. } = panes::available(surface) else {
+        panic!("rondo's surface shown: {:?}", panes::available(surface));
     };
     assert!(!value.tools.is_empty());
     assert!(matches!(
-        tools_panes::receipts(surface),
+        panes::receipts(surface),
         PaneState::Shown { .. } | PaneState::Empty
     ));
     assert_eq!(
@@ -107,8 +104,8 @@ async fn tools_item2_t2_a_failed_keeper_read_fails_only_its_panes() {
     rig.observed_ticket(&ticket).await;
     let surface = rig.model.tools.surface.as_ref();
     for state in [
-        failure(&tools_panes::available(surface)),
-        failure(&tools_panes::receipts(surface)),
+        failure(&panes::available(surface)),
+        failure(&panes::receipts(surface)),
     ] {
         assert!(
             matches!(
@@ -136,8 +133,8 @@ async fn tools_item2_g5_an_unknown_keeper_is_unavailable_not_empty() {
     rig.observed_ticket(&ticket).await;
     let surface = rig.model.tools.surface.as_ref();
     for state in [
-        unavailable_reason(&tools_panes::available(surface)),
-        unavailable_reason(&tools_panes::receipts(surface)),
+        unavailable_reason(&panes::available(surface)),
+        unavailable_reason(&panes::receipts(surface)),
     ] {
         assert_eq!(state.as_deref(), Some("unknown_keeper"));
     }

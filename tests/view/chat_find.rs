@@ -8,9 +8,6 @@ use super::chat_layout::{exchanges, history_row};
 use super::chat_screen::{chat_ticket, draw, key, opened, page, type_text};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::protocol::chat::ChatRole;
-use masc_tui::view::chat::{
-    Entry, EntryKind, ScrollPosition, Speaker, Transcript, TranscriptView, ViewToggle,
-};
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{buffer_lines, buffer_text};
@@ -21,6 +18,9 @@ use masc_tui::view::screens::chat::overlay::open_over;
 use masc_tui::view::screens::chat::{ChatOverlay, find};
 use masc_tui::view::terminal::clipboard::{Osc52, osc52_sequence};
 use masc_tui::view::theme::Theme;
+use masc_tui::view::transcript::{
+    Entry, EntryKind, ScrollPosition, Speaker, Transcript, TranscriptView, ViewToggle,
+};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;

@@ -6,13 +6,13 @@
 use super::chat_screen::{chat_ticket, draw, key, opened, page, type_text};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::protocol::chat::{ChatHistoryRow, ChatRole};
-use masc_tui::view::chat::{ReasoningMode, ToolVisibility};
 use masc_tui::view::keys::handle_key;
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{buffer_lines, buffer_text};
 use masc_tui::view::screens::Ui;
 use masc_tui::view::screens::chat::ChatUi;
 use masc_tui::view::screens::chat::{composer_layout, transcript_rows};
+use masc_tui::view::transcript::{ReasoningMode, ToolVisibility};
 use ratatui::layout::Rect;
 use std::time::Instant;
 

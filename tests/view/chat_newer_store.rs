@@ -16,11 +16,11 @@ use masc_tui::protocol::chat::{
 };
 use masc_tui::protocol::client::{Admitted, ClientError};
 use masc_tui::protocol::decode::WireDecode;
-use masc_tui::view::chat::{JournalMode, OriginMode, ScrollPosition, ViewModes};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{self, buffer_text};
 use masc_tui::view::screens::Ui;
 use masc_tui::view::screens::chat::ChatUi;
+use masc_tui::view::transcript::{JournalMode, OriginMode, ScrollPosition, ViewModes};
 use std::sync::Arc;
 
 fn fixture(name: &str) -> Vec<u8> {

@@ -3,11 +3,11 @@
 
 use masc_tui::protocol::chat::{ChatHistoryPage, ChatHistoryRow, ChatRole};
 use masc_tui::protocol::decode::WireDecode;
-use masc_tui::view::chat::{
+use masc_tui::view::theme::Theme;
+use masc_tui::view::transcript::{
     Entry, EntryKind, InboundSender, OriginMode, ScrollPosition, Speaker, Transcript,
     TranscriptView, ViewModes,
 };
-use masc_tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
@@ -126,10 +126,10 @@ fn c20_inline_reference_row_at_60_columns() {
     let tool = Entry::new(
         "c1",
         Speaker::Tool,
-        EntryKind::ToolCall(Box::new(masc_tui::view::chat::ToolCall {
+        EntryKind::ToolCall(Box::new(masc_tui::view::transcript::ToolCall {
             call_id: None,
             name: "read_file".into(),
-            state: masc_tui::view::chat::CallState::Succeeded,
+            state: masc_tui::view::transcript::CallState::Succeeded,
             args: None,
             duration_ms: Some(16),
         })),
@@ -195,7 +195,7 @@ fn c18_c69_gutter_widths_at_41_60_100_200_columns() {
 fn c13_c16_bracket_with_journal_siding_and_wrapped_rail() {
     let modes = ViewModes {
         origin: OriginMode::Inline,
-        journal: masc_tui::view::chat::JournalMode::Summary,
+        journal: masc_tui::view::transcript::JournalMode::Summary,
         ..ViewModes::default()
     };
     let journal =
@@ -426,8 +426,8 @@ fn c19_t5_resize_gate_at_40_columns_and_2_rows() {
         .collect();
     assert_eq!(open, "›  hi");
     assert_eq!(
-        masc_tui::view::chat::chat_gate(41, 3),
-        masc_tui::view::chat::ChatGate::Open
+        masc_tui::view::transcript::chat_gate(41, 3),
+        masc_tui::view::transcript::ChatGate::Open
     );
 }
 
@@ -441,7 +441,7 @@ fn t7_c72_control_characters_never_reach_a_cell() {
                 Entry::new(
                     "f1",
                     Speaker::System,
-                    EntryKind::Failure(masc_tui::view::chat::FailureOrigin::Transport),
+                    EntryKind::Failure(masc_tui::view::transcript::FailureOrigin::Transport),
                     nasty,
                 ),
             ],
@@ -476,7 +476,7 @@ fn c3_c73_no_color_keeps_marks_and_failure_bold() {
     let failure = Entry::new(
         "f1",
         Speaker::System,
-        EntryKind::Failure(masc_tui::view::chat::FailureOrigin::Transport),
+        EntryKind::Failure(masc_tui::view::transcript::FailureOrigin::Transport),
         "socket closed",
     );
     let entries = || {
@@ -516,7 +516,7 @@ fn c3_c73_no_color_keeps_marks_and_failure_bold() {
 #[test]
 fn c4_c5_brightness_speech_foreground_work_dim_and_dim_reopened_after_bold() {
     let modes = ViewModes {
-        reasoning: masc_tui::view::chat::ReasoningMode::Full,
+        reasoning: masc_tui::view::transcript::ReasoningMode::Full,
         ..ViewModes::default()
     };
     let thinking =

@@ -3,12 +3,12 @@
 //! C-28, C-67; coop-report.md).
 
 use masc_tui::protocol::chat::{ChatStreamEvent, ReplyDetails, ToolCallArgs, TurnOutcome};
-use masc_tui::view::chat::{
+use masc_tui::view::theme::Theme;
+use masc_tui::view::transcript::{
     CallState, Entry, EntryKind, FailureOrigin, JournalMode, LiveTurn, OriginMode, PendingState,
     ReasoningMode, ScrollPosition, SkillRun, SkillState, Speaker, ToolCall, ToolVisibility,
     Transcript, TranscriptView, ViewModes, ViewToggle,
 };
-use masc_tui::view::theme::Theme;
 use ratatui::text::Line;
 
 const T0: f64 = 1_787_000_000.0;

@@ -16,7 +16,6 @@ use masc_tui::protocol::chat::{
 use masc_tui::protocol::client::Admitted;
 use masc_tui::protocol::keepers::KeeperRowSlot;
 use masc_tui::server::store::chat::{FINAL_WITH_BROKEN_REPORT, FINAL_WITH_HIDDEN_REPORT};
-use masc_tui::view::chat::{OriginMode, PendingState, ScrollPosition, ToolVisibility, ViewModes};
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{self, buffer_lines, buffer_text};
@@ -24,6 +23,9 @@ use masc_tui::view::screens::chat::ChatUi;
 use masc_tui::view::screens::chat::{Activity, ChatEvent, ChatPane, Progress};
 use masc_tui::view::screens::{ProjectionCtx, Tab, Ui, render};
 use masc_tui::view::theme::Theme;
+use masc_tui::view::transcript::{
+    OriginMode, PendingState, ScrollPosition, ToolVisibility, ViewModes,
+};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;

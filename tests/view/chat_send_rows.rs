@@ -12,10 +12,10 @@ use masc_tui::actors::chat::{
 };
 use masc_tui::actors::contract::{SlotEvent, Ticket};
 use masc_tui::protocol::chat::{ChatStreamEvent, OperationState, ReplyDetails, TurnOutcome};
-use masc_tui::view::chat::{Entry, EntryKind, Speaker, Transcript, ViewModes, plan};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{self, buffer_text};
 use masc_tui::view::screens::chat::{ChatEffect, Progress};
+use masc_tui::view::transcript::{Entry, EntryKind, Speaker, Transcript, ViewModes, plan};
 
 const A: &str = "tui-0190f5a0-0000-7000-8000-00000000000a";
 const B: &str = "tui-0190f5a0-0000-7000-8000-00000000000b";

@@ -4,11 +4,11 @@
 //! failure's rows, C-8), through the transcript view's own projection.
 
 use masc_tui::protocol::chat::ChatStreamEvent;
-use masc_tui::view::chat::{
+use masc_tui::view::theme::Theme;
+use masc_tui::view::transcript::{
     Entry, EntryKind, FailureOrigin, LiveTurn, OriginMode, ScrollPosition, Speaker, Transcript,
     TranscriptView, ViewModes,
 };
-use masc_tui::view::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;

@@ -4,7 +4,7 @@
 //! reloaded, because a history tool row was read as the call's result while MASC persists the
 //! call's arguments there (keeper_chat_store.ml). And the operator's row opened the bracket while
 //! streaming but lost its rail once settled (a persisted user row has no `turn_ref`, §4.5): it is
-//! bound to its turn only on exact evidence (`view::chat::turn_bind`).
+//! bound to its turn only on exact evidence (`view::transcript::turn_bind`).
 
 use crate::chat_screen::{chat_ticket, opened, page};
 use masc_tui::actors::chat::{SendOutcome, SendStep};
@@ -13,8 +13,8 @@ use masc_tui::protocol::chat::{
     ChatHistoryRow, ChatRole, ChatStreamEvent, OperationState, ReplyDetails, ToolCallArgs,
     TurnOutcome,
 };
-use masc_tui::view::chat::{OriginMode, ScrollPosition, ToolVisibility, ViewModes};
 use masc_tui::view::model::Model;
+use masc_tui::view::transcript::{OriginMode, ScrollPosition, ToolVisibility, ViewModes};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use unicode_width::UnicodeWidthStr;

@@ -17,12 +17,12 @@ use masc_tui::protocol::chat::{
 use masc_tui::protocol::outcome::SaveOutcome;
 use masc_tui::protocol::turn_control::InterruptSignalled;
 use masc_tui::view::chat::control;
-use masc_tui::view::chat::{EntryKind, PendingState};
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{self, buffer_text};
 use masc_tui::view::screens::Ui;
 use masc_tui::view::screens::chat::{ChatEvent, SendPhase};
+use masc_tui::view::transcript::{EntryKind, PendingState};
 use std::sync::{Arc, Mutex};
 
 const A: &str = "tui-0190f5a0-0000-7000-8000-0000000000e1";

@@ -20,12 +20,12 @@ use masc_tui::protocol::keeper_ops::ToolApprovalMode;
 use masc_tui::protocol::keepers::KeeperRowSlot;
 use masc_tui::protocol::outcome::SaveOutcome;
 use masc_tui::view::admission::RejectReason;
-use masc_tui::view::keeper_ops::LatestOp;
+use masc_tui::view::keepers::ops::LatestOp;
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample;
 use masc_tui::view::screens::keepers::KeeperOp;
-use masc_tui::view::screens::keepers::ops::{op_line, submitted};
+use masc_tui::view::screens::keepers::operations::{op_line, submitted};
 use masc_tui::view::screens::{Tab, Ui};
 use ratatui::layout::Rect;
 

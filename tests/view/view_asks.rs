@@ -27,7 +27,7 @@ use masc_tui::protocol::decode::WireDecode;
 use masc_tui::protocol::outcome::{AskAnswered, SaveClass, SaveOutcome};
 use masc_tui::protocol::transcript::TurnTranscript;
 use masc_tui::view::admission::RejectReason;
-use masc_tui::view::asks::{FollowUpRead, SourceRead, Unconfirmed};
+use masc_tui::view::approvals::asks::{FollowUpRead, SourceRead, Unconfirmed};
 use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{self, buffer_text};

@@ -18,8 +18,8 @@ use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample;
 use masc_tui::view::screens::Ui;
-use masc_tui::view::screens::keepers::create_doc::template;
-use masc_tui::view::screens::keepers::ops::op_line;
+use masc_tui::view::screens::keepers::operations::create_doc::template;
+use masc_tui::view::screens::keepers::operations::op_line;
 use masc_tui::view::screens::{EditOwner, Tab};
 
 fn press_a(ui: &mut Ui, model: &Model) -> String {

@@ -23,7 +23,7 @@ use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample;
 use masc_tui::view::screens::keepers::KeeperOp;
-use masc_tui::view::screens::keepers::lifecycle::unbind_offer;
+use masc_tui::view::screens::keepers::operations::lifecycle::unbind_offer;
 use std::sync::Arc;
 
 const BOUND: &str = "keeper-0001";

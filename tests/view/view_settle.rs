@@ -24,7 +24,7 @@ use masc_tui::view::sample;
 use masc_tui::view::save_path::kinds;
 use masc_tui::view::save_path::settle::Reread;
 use masc_tui::view::saves::Settle;
-use masc_tui::view::screens::keepers::ops::op_line;
+use masc_tui::view::screens::keepers::operations::op_line;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -22,7 +22,7 @@ use masc_tui::view::sample;
 use masc_tui::view::screens::react::{Seen, react_detached};
 use masc_tui::view::screens::system::SystemPane;
 use masc_tui::view::screens::{Tab, Ui};
-use masc_tui::view::tools_panes::{self, PaneState};
+use masc_tui::view::tools::panes::{self, PaneState};
 use ratatui::layout::Rect;
 
 const SURFACE: &str = r#"{"status":"available","runtime_id":"ollama.qwen3","tools":[{"name":"masc_board_post","origin":{"kind":"registered"}}],
@@ -117,7 +117,7 @@ fn key(ui: &mut Ui, m: &mut Model, code: KeyCode) -> UiCommand {
 fn tools_item2_g5_keeper_pane_states_are_distinct_values() {
     let mut m = model();
     assert_eq!(
-        tools_panes::available(m.tools.surface.as_ref()),
+        panes::available(m.tools.surface.as_ref()),
         PaneState::NoKeeper
     );
     let shown = screen(&m, &ui(SystemPane::Available));
@@ -127,12 +127,12 @@ fn tools_item2_g5_keeper_pane_states_are_distinct_values() {
     );
     select(&mut m, Some("rondo"));
     assert_eq!(
-        tools_panes::receipts(m.tools.surface.as_ref()),
+        panes::receipts(m.tools.surface.as_ref()),
         PaneState::NotRequested
     );
     crate::rig::dispatch(&mut m, ticket("rondo", 1));
     assert_eq!(
-        tools_panes::available(m.tools.surface.as_ref()),
+        panes::available(m.tools.surface.as_ref()),
         PaneState::Loading
     );
     assert!(screen(&m, &ui(SystemPane::Receipts)).contains("Skill receipts: reading…"));
@@ -148,13 +148,12 @@ fn tools_item2_g5_keeper_pane_states_are_distinct_values() {
         value: surface,
         reading: false,
         ..
-    } = tools_panes::available(m.tools.surface.as_ref())
+    } = panes::available(m.tools.surface.as_ref())
     else {
         panic!("surface shown");
     };
     assert_eq!(surface.runtime_id, "ollama.qwen3");
-    let PaneState::Shown { value: rows, .. } = tools_panes::receipts(m.tools.surface.as_ref())
-    else {
+    let PaneState::Shown { value: rows, .. } = panes::receipts(m.tools.surface.as_ref()) else {
         panic!("ledger shown");
     };
     assert_eq!(rows[0].activations, Some(3));
@@ -178,7 +177,7 @@ fn tools_item2_g5_keeper_pane_states_are_distinct_values() {
         SlotEvent::Observed(ticket("rondo", 2), read("rondo", Err(ClientError::Timeout))),
     )
     .unwrap();
-    match tools_panes::available(m.tools.surface.as_ref()) {
+    match panes::available(m.tools.surface.as_ref()) {
         PaneState::Failed { last: Some(s), .. } => assert_eq!(s.runtime_id, "ollama.qwen3"),
         other => panic!("failed with the last surface: {other:?}"),
     }
@@ -203,7 +202,7 @@ fn tools_item2_g5_not_served_unavailable_warming_and_empty_differ() {
         read("rondo", ok(inventory(None, None))),
     );
     assert!(matches!(
-        tools_panes::available(m.tools.surface.as_ref()),
+        panes::available(m.tools.surface.as_ref()),
         PaneState::NotServed { .. }
     ));
     assert!(
@@ -224,11 +223,8 @@ fn tools_item2_g5_not_served_unavailable_warming_and_empty_differ() {
             )),
         ),
     );
-    assert_eq!(
-        tools_panes::receipts(m.tools.surface.as_ref()),
-        PaneState::Empty
-    );
-    let PaneState::Unavailable(u) = tools_panes::available(m.tools.surface.as_ref()) else {
+    assert_eq!(panes::receipts(m.tools.surface.as_ref()), PaneState::Empty);
+    let PaneState::Unavailable(u) = panes::available(m.tools.surface.as_ref()) else {
         panic!("unavailable");
     };
     assert_eq!(u.reason, "keeper_not_running");
@@ -253,11 +249,11 @@ fn tools_item2_g5_not_served_unavailable_warming_and_empty_differ() {
         ),
     );
     assert_eq!(
-        tools_panes::available(m.tools.surface.as_ref()),
+        panes::available(m.tools.surface.as_ref()),
         PaneState::Warming
     );
     assert!(matches!(
-        tools_panes::receipts(m.tools.surface.as_ref()),
+        panes::receipts(m.tools.surface.as_ref()),
         PaneState::Unavailable(_)
     ));
 }
@@ -281,7 +277,7 @@ fn tools_item2_g7_an_answer_for_a_keeper_no_longer_selected_is_never_applied() {
     );
     assert_eq!(late, Err(RejectReason::Withdrawn));
     assert_eq!(
-        tools_panes::available(m.tools.surface.as_ref()),
+        panes::available(m.tools.surface.as_ref()),
         PaneState::NotRequested
     );
     crate::rig::dispatch(&mut m, ticket("sangsu", 2));
@@ -294,7 +290,7 @@ fn tools_item2_g7_an_answer_for_a_keeper_no_longer_selected_is_never_applied() {
     );
     assert_eq!(mixed, Err(RejectReason::OtherTarget));
     assert_eq!(
-        tools_panes::available(m.tools.surface.as_ref()),
+        panes::available(m.tools.surface.as_ref()),
         PaneState::Loading
     );
 }
@@ -339,7 +335,7 @@ fn tools_item2_entering_the_keeper_panes_selects_the_keeper_and_leaving_stops_it
 fn tools_item2_usage_has_the_catalogue_slots_states() {
     let mut m = model();
     assert_eq!(
-        tools_panes::usage(&m.tools.skills.fetched),
+        panes::usage(&m.tools.skills.fetched),
         PaneState::NotRequested
     );
     assert!(screen(&m, &ui(SystemPane::Usage)).contains("Skill usage: (not loaded yet)"));
@@ -357,7 +353,7 @@ fn tools_item2_usage_has_the_catalogue_slots_states() {
         .unwrap())),
     );
     assert!(matches!(
-        tools_panes::usage(&m.tools.skills.fetched),
+        panes::usage(&m.tools.skills.fetched),
         PaneState::Unavailable(u) if u.reason == "uninitialized"
     ));
     let ready = r#"{"schema":"masc.skill-snapshot/v1","state":"ready",
@@ -372,7 +368,7 @@ fn tools_item2_usage_has_the_catalogue_slots_states() {
         skills_ticket(2),
         ToolsObservation::SkillsCatalog(ok(SkillsSnapshotRead::decode(ready.as_bytes()).unwrap())),
     );
-    let PaneState::Shown { value: usage, .. } = tools_panes::usage(&m.tools.skills.fetched) else {
+    let PaneState::Shown { value: usage, .. } = panes::usage(&m.tools.skills.fetched) else {
         panic!("usage shown");
     };
     assert_eq!(usage.rows.len(), 2);
@@ -393,7 +389,7 @@ fn tools_item2_usage_has_the_catalogue_slots_states() {
     )
     .unwrap();
     assert!(matches!(
-        tools_panes::usage(&m.tools.skills.fetched),
+        panes::usage(&m.tools.skills.fetched),
         PaneState::Failed { last: Some(u), .. } if u.rows.len() == 2
     ));
     // §6.2 `usage: null` (the usage ledger not read yet, MASC's TUI test "keeps the profile
@@ -409,7 +405,7 @@ fn tools_item2_usage_has_the_catalogue_slots_states() {
         skills_ticket(4),
         ToolsObservation::SkillsCatalog(ok(SkillsSnapshotRead::decode(unread.as_bytes()).unwrap())),
     );
-    let PaneState::Shown { value: usage, .. } = tools_panes::usage(&m.tools.skills.fetched) else {
+    let PaneState::Shown { value: usage, .. } = panes::usage(&m.tools.skills.fetched) else {
         panic!("usage shown");
     };
     assert_eq!(usage.unreported, vec!["nightly-verification".to_string()]);

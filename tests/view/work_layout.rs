@@ -35,15 +35,15 @@ fn model_with_history(rows: usize) -> (masc_tui::view::model::Model, Arc<History
 #[test]
 fn a13_rows_are_prepared_once_per_key_and_reused() {
     let (mut m, _) = model_with_history(30);
-    let jobs = m.work.prep.jobs(m.work.task.as_ref(), 60);
+    let jobs = m.work.layouts.jobs(m.work.task.as_ref(), 60);
     assert_eq!(jobs.len(), 2, "document and history");
     // Asked again before the results are back: nothing new is started.
-    assert!(m.work.prep.jobs(m.work.task.as_ref(), 60).is_empty());
+    assert!(m.work.layouts.jobs(m.work.task.as_ref(), 60).is_empty());
     for p in run_all(jobs) {
-        assert!(m.work.prep.on_prepared(p, m.work.task.as_ref(), 60));
+        assert!(m.work.layouts.admit(p, m.work.task.as_ref(), 60));
     }
     let task = m.work.task.as_ref().unwrap();
-    let history = m.work.prep.history(task, 60).unwrap();
+    let history = m.work.layouts.history(task, 60).unwrap();
     assert!(!history.provisional);
     assert!(history.lines.len() > 30, "notes wrap onto extra rows");
     assert!(
@@ -56,31 +56,31 @@ fn a13_rows_are_prepared_once_per_key_and_reused() {
         "every row fits the pane width"
     );
     // LaidOut and current: no further work.
-    assert!(m.work.prep.jobs(m.work.task.as_ref(), 60).is_empty());
+    assert!(m.work.layouts.jobs(m.work.task.as_ref(), 60).is_empty());
 }
 
 #[test]
 fn a13_a_result_for_an_old_width_is_dropped() {
     let (mut m, _) = model_with_history(10);
-    let old = run_all(m.work.prep.jobs(m.work.task.as_ref(), 60));
+    let old = run_all(m.work.layouts.jobs(m.work.task.as_ref(), 60));
     // The pane was resized before the results came back.
-    let new_jobs = m.work.prep.jobs(m.work.task.as_ref(), 90);
+    let new_jobs = m.work.layouts.jobs(m.work.task.as_ref(), 90);
     assert_eq!(new_jobs.len(), 2);
     for p in old {
         assert!(
-            !m.work.prep.on_prepared(p, m.work.task.as_ref(), 90),
+            !m.work.layouts.admit(p, m.work.task.as_ref(), 90),
             "old width dropped"
         );
     }
     let task = m.work.task.as_ref().unwrap();
-    assert!(m.work.prep.history(task, 90).is_none());
+    assert!(m.work.layouts.history(task, 90).is_none());
     for p in run_all(new_jobs) {
-        assert!(m.work.prep.on_prepared(p, m.work.task.as_ref(), 90));
+        assert!(m.work.layouts.admit(p, m.work.task.as_ref(), 90));
     }
     let task = m.work.task.as_ref().unwrap();
     assert!(
         m.work
-            .prep
+            .layouts
             .history(task, 90)
             .is_some_and(|s| !s.provisional)
     );
@@ -89,33 +89,33 @@ fn a13_a_result_for_an_old_width_is_dropped() {
 #[test]
 fn a13_a_result_for_another_task_or_after_withdrawal_is_dropped() {
     let (mut m, _) = model_with_history(10);
-    let old = run_all(m.work.prep.jobs(m.work.task.as_ref(), 60));
+    let old = run_all(m.work.layouts.jobs(m.work.task.as_ref(), 60));
     // Another task opened (the source changed).
     m.work.open_task("task-8");
     for p in old.clone() {
-        assert!(!m.work.prep.on_prepared(p, m.work.task.as_ref(), 60));
+        assert!(!m.work.layouts.admit(p, m.work.task.as_ref(), 60));
     }
     // The same task again, then the workspace withdrawn before the result returns.
     let (mut m, _) = model_with_history(10);
-    let jobs = m.work.prep.jobs(m.work.task.as_ref(), 60);
+    let jobs = m.work.layouts.jobs(m.work.task.as_ref(), 60);
     m.on_identity(masc_tui::actors::contract::IdentityState::Unconfirmed {
         reason: "health probe failed".into(),
     });
     for p in run_all(jobs) {
-        assert!(!m.work.prep.on_prepared(p, m.work.task.as_ref(), 60));
+        assert!(!m.work.layouts.admit(p, m.work.task.as_ref(), 60));
     }
-    assert_eq!(m.work.prep.running(), 0);
+    assert_eq!(m.work.layouts.running(), 0);
 }
 
 #[test]
 fn a14_previous_rendering_stands_in_only_for_the_same_prefix_at_the_same_width() {
     let (mut m, chain) = model_with_history(10);
-    for p in run_all(m.work.prep.jobs(m.work.task.as_ref(), 60)) {
-        m.work.prep.on_prepared(p, m.work.task.as_ref(), 60);
+    for p in run_all(m.work.layouts.jobs(m.work.task.as_ref(), 60)) {
+        m.work.layouts.admit(p, m.work.task.as_ref(), 60);
     }
     let ten_rows = m
         .work
-        .prep
+        .layouts
         .history(m.work.task.as_ref().unwrap(), 60)
         .unwrap()
         .lines
@@ -124,13 +124,13 @@ fn a14_previous_rendering_stands_in_only_for_the_same_prefix_at_the_same_width()
     let (obs, _) = history_obs(&chain, 2, 10, true);
     deliver(&mut m, obs);
     let task = m.work.task.as_ref().unwrap();
-    let shown = m.work.prep.history(task, 60).unwrap();
+    let shown = m.work.layouts.history(task, 60).unwrap();
     assert!(shown.provisional);
     assert_eq!(shown.lines.len(), ten_rows);
     // Not at another width.
-    assert!(m.work.prep.history(task, 61).is_none());
+    assert!(m.work.layouts.history(task, 61).is_none());
     // The incremental preparation equals a full one.
-    let jobs = m.work.prep.jobs(m.work.task.as_ref(), 60);
+    let jobs = m.work.layouts.jobs(m.work.task.as_ref(), 60);
     let history_job = jobs
         .iter()
         .find(|j| j.key().part == LayoutPart::History)
@@ -151,10 +151,10 @@ fn a14_previous_rendering_stands_in_only_for_the_same_prefix_at_the_same_width()
     }
     .run();
     for p in run_all(jobs) {
-        m.work.prep.on_prepared(p, m.work.task.as_ref(), 60);
+        m.work.layouts.admit(p, m.work.task.as_ref(), 60);
     }
     let task = m.work.task.as_ref().unwrap();
-    let now = m.work.prep.history(task, 60).unwrap();
+    let now = m.work.layouts.history(task, 60).unwrap();
     assert!(!now.provisional);
     assert_eq!(now.lines, &full.lines[..]);
     // A fresh prefix (r) is another source: the old rendering does not stand in.
@@ -163,7 +163,7 @@ fn a14_previous_rendering_stands_in_only_for_the_same_prefix_at_the_same_width()
     deliver(&mut m, obs);
     assert!(
         m.work
-            .prep
+            .layouts
             .history(m.work.task.as_ref().unwrap(), 60)
             .is_none()
     );
@@ -178,8 +178,8 @@ fn a14_a_provisional_row_count_never_resets_the_saved_scroll() {
     let area = Rect::new(0, 0, 100, 30);
     let width = layout_width_for(area);
     let (mut m, chain) = model_with_history(60);
-    for p in run_all(m.work.prep.jobs(m.work.task.as_ref(), width)) {
-        m.work.prep.on_prepared(p, m.work.task.as_ref(), width);
+    for p in run_all(m.work.layouts.jobs(m.work.task.as_ref(), width)) {
+        m.work.layouts.admit(p, m.work.task.as_ref(), width);
     }
     let mut ui = Ui {
         area,
@@ -204,7 +204,7 @@ fn a14_a_provisional_row_count_never_resets_the_saved_scroll() {
     // The previous rendering stands in; scrolling further is not clamped by its count.
     let shown = m
         .work
-        .prep
+        .layouts
         .history(m.work.task.as_ref().unwrap(), width)
         .unwrap();
     assert!(shown.provisional);
@@ -253,38 +253,42 @@ fn a8_page_demand_follows_the_terminal_height() {
 #[test]
 fn a15_rejecting_a_stale_result_clears_only_its_own_marker() {
     let (mut m, _) = model_with_history(10);
-    for p in run_all(m.work.prep.jobs(m.work.task.as_ref(), 60)) {
-        assert!(m.work.prep.on_prepared(p, m.work.task.as_ref(), 60));
+    for p in run_all(m.work.layouts.jobs(m.work.task.as_ref(), 60)) {
+        assert!(m.work.layouts.admit(p, m.work.task.as_ref(), 60));
     }
     let prior = m
         .work
-        .prep
+        .layouts
         .history(m.work.task.as_ref().unwrap(), 60)
         .map(|s| s.lines.to_vec())
         .unwrap();
-    let at_90 = m.work.prep.jobs(m.work.task.as_ref(), 90);
-    let at_75 = m.work.prep.jobs(m.work.task.as_ref(), 75);
+    let at_90 = m.work.layouts.jobs(m.work.task.as_ref(), 90);
+    let at_75 = m.work.layouts.jobs(m.work.task.as_ref(), 75);
     assert_eq!((at_90.len(), at_75.len()), (2, 2));
-    assert_eq!(m.work.prep.running(), 4);
+    assert_eq!(m.work.layouts.running(), 4);
     // The pane settled at 75: the 90-cell results are rejected.
     for p in run_all(at_90) {
-        assert!(!m.work.prep.on_prepared(p, m.work.task.as_ref(), 75));
+        assert!(!m.work.layouts.admit(p, m.work.task.as_ref(), 75));
     }
-    assert_eq!(m.work.prep.running(), 2, "the replacement's markers stay");
+    assert_eq!(
+        m.work.layouts.running(),
+        2,
+        "the replacement's markers stay"
+    );
     assert!(
-        m.work.prep.jobs(m.work.task.as_ref(), 75).is_empty(),
+        m.work.layouts.jobs(m.work.task.as_ref(), 75).is_empty(),
         "the replacement is still the one running"
     );
     let task = m.work.task.as_ref().unwrap();
     assert_eq!(
-        m.work.prep.history(task, 60).map(|s| s.lines.to_vec()),
+        m.work.layouts.history(task, 60).map(|s| s.lines.to_vec()),
         Some(prior),
         "the prior display is untouched"
     );
     // The rejected input can be entered again.
-    assert_eq!(m.work.prep.jobs(m.work.task.as_ref(), 90).len(), 2);
+    assert_eq!(m.work.layouts.jobs(m.work.task.as_ref(), 90).len(), 2);
     for p in run_all(at_75) {
-        assert!(m.work.prep.on_prepared(p, m.work.task.as_ref(), 75));
+        assert!(m.work.layouts.admit(p, m.work.task.as_ref(), 75));
     }
 }
 

@@ -33,13 +33,10 @@ const T: &str = "task-1013";
 fn screen(model: &mut Model, ui: &Ui) -> String {
     // Preparation as the view actor runs it (here inline, the test is the worker).
     let width = layout_width_for(ui.area);
-    let jobs = model.work.prep.jobs(model.work.task.as_ref(), width);
+    let jobs = model.work.layouts.jobs(model.work.task.as_ref(), width);
     for job in jobs {
         let p = job.run();
-        model
-            .work
-            .prep
-            .on_prepared(p, model.work.task.as_ref(), width);
+        model.work.layouts.admit(p, model.work.task.as_ref(), width);
     }
     let mut terminal = Terminal::new(TestBackend::new(ui.area.width, ui.area.height)).unwrap();
     let ctx = ProjectionCtx::now(Theme { color: false });

@@ -208,8 +208,8 @@ impl<B: FrameSink> Actor for ViewActor<B> {
         match msg {
             ViewMsg::Source(event) => state.on_source_event(&myself, event),
             ViewMsg::Input(event) => state.on_input(&myself, event),
-            ViewMsg::WorkPrepared(prepared) => {
-                let changed = state.on_work_prepared(*prepared);
+            ViewMsg::WorkLaidOut(laid_out) => {
+                let changed = state.on_work_laid_out(*laid_out);
                 state.changed(&myself, changed);
             }
             ViewMsg::ChatMeasured(measured) => {
@@ -228,7 +228,7 @@ impl<B: FrameSink> Actor for ViewActor<B> {
             ViewMsg::Edit(step) => state.on_edit_msg(&myself, step),
             ViewMsg::Shutdown => state.finish(&myself, ExitCause::Shutdown),
         }
-        state.schedule_work_prep(&myself);
+        state.schedule_work_layouts(&myself);
         state.schedule_chat_measure(&myself);
         state.report(ViewEvent::Handled(kind));
         Ok(())
@@ -243,7 +243,7 @@ fn msg_kind(msg: &ViewMsg) -> &'static str {
         ViewMsg::Source(SourceEvent::SourceRestarted(_)) => "source_restarted",
         ViewMsg::Source(SourceEvent::SourceStopped(_)) => "source_stopped",
         ViewMsg::Input(_) => "input",
-        ViewMsg::WorkPrepared(_) => "work_prepared",
+        ViewMsg::WorkLaidOut(_) => "work_laid_out",
         ViewMsg::ChatMeasured(_) => "chat_measured",
         ViewMsg::ChatFound(_) => "chat_found",
         ViewMsg::FrameDue => "frame_due",
@@ -472,8 +472,8 @@ impl<B: FrameSink> ViewState<B> {
     }
 
     /// starts the Work detail preparations the model needs at the current pane width,
-    /// on the blocking pool; results come back as `ViewMsg::WorkPrepared`.
-    fn schedule_work_prep(&mut self, myself: &ActorRef<ViewMsg>) {
+    /// on the blocking pool; results come back as `ViewMsg::WorkLaidOut`.
+    fn schedule_work_layouts(&mut self, myself: &ActorRef<ViewMsg>) {
         // No Task open, nothing to prepare — and no `&mut` access of the model: it counts as a
         // change (`frame::Tracked`), and this runs after every message, so it made every
         // frame a whole one (the kept frame never repainted in part).
@@ -482,11 +482,11 @@ impl<B: FrameSink> ViewState<B> {
         }
         let width = super::screens::work::state::layout_width_for(self.ui.area);
         let work = &mut self.model.work;
-        for job in work.prep.jobs(work.task.as_ref(), width) {
+        for job in work.layouts.jobs(work.task.as_ref(), width) {
             let view = myself.clone();
             tokio::task::spawn_blocking(move || {
-                let prepared = job.run();
-                let _ = view.cast(ViewMsg::WorkPrepared(Box::new(prepared)));
+                let laid_out = job.run();
+                let _ = view.cast(ViewMsg::WorkLaidOut(Box::new(laid_out)));
             });
         }
     }
@@ -512,7 +512,11 @@ impl<B: FrameSink> ViewState<B> {
 
     /// `/find`: the search wraps the whole transcript, so it runs on the blocking
     /// pool; only the dispatch (shared snapshots) happens here.
-    fn spawn_find(&self, myself: &ActorRef<ViewMsg>, job: crate::view::chat::search::FindJob) {
+    fn spawn_find(
+        &self,
+        myself: &ActorRef<ViewMsg>,
+        job: crate::view::transcript::search::FindJob,
+    ) {
         let view = myself.clone();
         tokio::task::spawn_blocking(move || {
             let found = job.run();
@@ -525,7 +529,7 @@ impl<B: FrameSink> ViewState<B> {
     fn on_chat_found(
         &mut self,
         myself: &ActorRef<ViewMsg>,
-        found: crate::view::chat::search::Found,
+        found: crate::view::transcript::search::Found,
     ) {
         use crate::view::screens::chat::find::{Admission, admit_into};
         match admit_into(&mut self.ui, &self.model, found, Instant::now()) {
@@ -540,10 +544,10 @@ impl<B: FrameSink> ViewState<B> {
         }
     }
 
-    fn on_work_prepared(&mut self, prepared: crate::view::work::LaidOut) -> bool {
+    fn on_work_laid_out(&mut self, laid_out: crate::view::work::LaidOut) -> bool {
         let width = super::screens::work::state::layout_width_for(self.ui.area);
         let work = &mut self.model.work;
-        work.prep.on_prepared(prepared, work.task.as_ref(), width)
+        work.layouts.admit(laid_out, work.task.as_ref(), width)
     }
 
     fn suspend(&mut self, myself: &ActorRef<ViewMsg>) {

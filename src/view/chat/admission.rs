@@ -4,9 +4,9 @@
 //! always visible (C-44). An acceptance without the block (an older MASC, or a send that
 //! carried no admission intent) draws nothing.
 
-use super::model::{Entry, EntryKind, FailureOrigin, Speaker};
 use crate::protocol::chat::{InteractiveAdmission, InteractiveKind};
 use crate::view::text::sanitize;
+use crate::view::transcript::model::{Entry, EntryKind, FailureOrigin, Speaker};
 
 /// The rows of one send's interactive admission (none when it says nothing new).
 pub fn rows(request_id: &str, block: &InteractiveAdmission) -> Vec<Entry> {

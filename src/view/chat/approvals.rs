@@ -6,13 +6,13 @@
 //! (`approval_decision`), armed like `y y` / `n n` in Approvals; its receipt replaces the row's
 //! news. A failed decision is an error row (C-8).
 
-use super::model::{Entry, EntryKind, FailureOrigin, Speaker};
 use super::pane::ChatPane;
 use crate::actors::decisions::approval::ApprovalDecision;
 use crate::protocol::operator::{Approval, Decision, DecisionResult};
 use crate::protocol::outcome::SaveOutcome;
-use crate::view::decisions::DecisionsModel;
+use crate::view::approvals::decisions::DecisionsModel;
 use crate::view::saves::{SaveEntry, SavePhase};
+use crate::view::transcript::model::{Entry, EntryKind, FailureOrigin, Speaker};
 
 /// The pending approvals whose target is `keeper`, oldest first (as listed).
 pub fn pending_for<'a>(decisions: &'a DecisionsModel, keeper: &str) -> Vec<&'a Approval> {

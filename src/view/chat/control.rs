@@ -6,7 +6,6 @@
 //! they were submitted in, never by the epoch; each lands once.
 
 use super::held::HeldInputs;
-use super::model::{Entry, EntryKind, FailureOrigin, Speaker};
 use super::pane::{ChatPane, SendPhase};
 use crate::actors::chat::interrupt;
 use crate::actors::chat::{
@@ -19,6 +18,7 @@ use crate::protocol::chat::OperationState;
 use crate::protocol::outcome::SaveOutcome;
 use crate::view::admission::RejectReason;
 use crate::view::saves::{SaveBook, SaveEntry};
+use crate::view::transcript::model::{Entry, EntryKind, FailureOrigin, Speaker};
 use std::collections::HashMap;
 
 #[derive(Debug, Default)]

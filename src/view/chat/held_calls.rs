@@ -7,14 +7,14 @@
 //! error row (C-8). A call that leaves the list without an answer from here reads `대기 끝남`
 //! (answered elsewhere or timed out: the list does not say which).
 
-use super::model::{Entry, EntryKind, FailureOrigin, Speaker};
 use super::pane::ChatPane;
 use crate::actors::decisions::held_call::{HeldCallDecision, HeldCallIntent};
 use crate::protocol::chat::{ToolApprovalRequest, ToolApprovalSettled};
 use crate::protocol::held_calls::{HeldCallEffect, HeldToolCall, ToolCallVerdict};
 use crate::protocol::outcome::SaveOutcome;
-use crate::view::decisions::DecisionsModel;
+use crate::view::approvals::decisions::DecisionsModel;
 use crate::view::saves::{SaveEntry, SavePhase, Settle, clock};
+use crate::view::transcript::model::{Entry, EntryKind, FailureOrigin, Speaker};
 
 /// The row id of a held call.
 fn row_id(tool_call_id: &str) -> String {

@@ -14,9 +14,9 @@ use crate::protocol::chat::{ChatHistoryRow, RowCounts};
 use crate::protocol::client::ErrorClass;
 use crate::view::admission::{EpochGate, RejectReason};
 use crate::view::chat::batch::{BatchIndex, Execution};
-use crate::view::chat::{EntryKind, LiveTurn, Speaker, Transcript, TranscriptView};
 use crate::view::composer::RecallList;
 use crate::view::theme::Theme;
+use crate::view::transcript::{EntryKind, LiveTurn, Speaker, Transcript, TranscriptView};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 

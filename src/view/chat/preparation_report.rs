@@ -13,7 +13,6 @@
 //! that did not decode, receipts. No stage times are added up (M-7); nothing here changes the
 //! progress row (M-7).
 
-use super::model::{Entry, EntryKind, Speaker};
 use super::pane::{ChatPane, SendPhase};
 use crate::actors::chat::{Reconciliation, SendOutcome};
 use crate::actors::preparation_report::PreparationReportTarget;
@@ -22,6 +21,7 @@ use crate::protocol::client::ErrorClass;
 use crate::protocol::runtime_trace::{ManifestEntry, ReceiptEntry, RuntimeTrace, TurnLink};
 use crate::view::fetched::{FailureClass, Fetched};
 use crate::view::preparation_report::{Aim, PreparationReportModel};
+use crate::view::transcript::model::{Entry, EntryKind, Speaker};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The id of the detail row.

@@ -6,7 +6,7 @@
 //! of the pending block into the conversation — with no acknowledgement text. A rejection
 //! reason is an error row of its own, never part of the body (C-35).
 
-pub use crate::view::chat::PendingState;
+pub use crate::view::transcript::PendingState;
 
 /// One input waiting near the composer.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -249,7 +249,7 @@ pub struct ProjectionCtx {
     /// Roster lines the buffer already holds as this frame paints them (a frame
     /// repainted in part after a data change, `frame::FramePainter`); none for every other
     /// frame.
-    pub kept_roster_lines: keepers::paint::KeptLines,
+    pub kept_roster_lines: keepers::roster::paint::KeptLines,
 }
 
 impl ProjectionCtx {
@@ -262,7 +262,7 @@ impl ProjectionCtx {
             now: Instant::now(),
             now_unix,
             theme,
-            kept_roster_lines: keepers::paint::KeptLines::default(),
+            kept_roster_lines: keepers::roster::paint::KeptLines::default(),
         }
     }
 }

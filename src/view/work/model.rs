@@ -44,8 +44,8 @@ pub struct WorkModel {
     pub linked_tasks: Slot<Arc<GoalLinkedTasks>>,
     pub task: Option<TaskDetailModel>,
     pub goal: Option<GoalDetailModel>,
-    /// Display rows prepared off the view actor.
-    pub prep: RowLayouts,
+    /// Display rows laid out off the view actor.
+    pub layouts: RowLayouts,
     /// Goal actions this session sent (or read back), each its own save (§15.4).
     pub transitions: SaveBook<GoalTransition>,
     /// A goal action may have moved a goal: the rollup and the open goal are read again.
@@ -114,7 +114,7 @@ impl WorkModel {
             linked_tasks: Slot::default(),
             task: None,
             goal: None,
-            prep: RowLayouts::default(),
+            layouts: RowLayouts::default(),
             transitions: SaveBook::default(),
             reread: false,
         }
@@ -123,12 +123,12 @@ impl WorkModel {
     /// The view opened a task: fresh slots, so nothing of an earlier opening applies.
     pub fn open_task(&mut self, task_id: &str) {
         self.task = Some(TaskDetailModel::new(task_id));
-        self.prep.forget_task();
+        self.layouts.forget_task();
     }
 
     pub fn close_task(&mut self) {
         self.task = None;
-        self.prep.forget_task();
+        self.layouts.forget_task();
     }
 
     pub fn open_goal(&mut self, goal_id: &str) {
@@ -270,7 +270,7 @@ impl WorkModel {
             changed = true;
         }
         if changed {
-            self.prep.forget_task();
+            self.layouts.forget_task();
         }
         changed
     }

@@ -10,10 +10,9 @@ use crate::outbox::SaveRowState;
 use crate::protocol::chat::{BatchBinding, ChatHistoryPage, ChatStreamEvent, OperationState};
 use crate::protocol::client::ClientError;
 use crate::protocol::outcome::SaveClass;
-use crate::view::chat::turn_bind::{KnownTurn, bind_operator_rows};
-use crate::view::chat::{
-    EntryKind, Transcript, TranscriptView, admission, batch, settle_unknown_note,
-};
+use crate::view::chat::{admission, batch};
+use crate::view::transcript::turn_bind::{KnownTurn, bind_operator_rows};
+use crate::view::transcript::{EntryKind, Transcript, TranscriptView, settle_unknown_note};
 use std::sync::Arc;
 
 impl ChatPane {

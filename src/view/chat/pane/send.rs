@@ -3,7 +3,7 @@
 use crate::actors::chat::{Reconciliation, SendOutcome};
 use crate::actors::saves::refusal;
 use crate::protocol::chat::{InteractiveAdmission, OperationProgress, OperationState};
-use crate::view::chat::PendingState;
+use crate::view::transcript::PendingState;
 use std::sync::Arc;
 
 /// Where a send stands, as the screen shows it (C-33: exactly one label while pending).

@@ -3,9 +3,8 @@
 use super::{Activity, ChatEffect, ChatPane, SendPhase, UnknownStanding, now_unix};
 use crate::actors::chat::{SendOutcome, SendStep, UnknownCause};
 use crate::protocol::chat::{ChatStreamEvent, OperationState};
-use crate::view::chat::{
-    Entry, EntryKind, FailureOrigin, LiveTurn, Speaker, admission, held_calls,
-};
+use crate::view::chat::{admission, held_calls};
+use crate::view::transcript::{Entry, EntryKind, FailureOrigin, LiveTurn, Speaker};
 
 impl ChatPane {
     pub(super) fn step(&mut self, request_id: &str, step: SendStep) {

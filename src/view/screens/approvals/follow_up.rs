@@ -8,7 +8,7 @@ use crate::actors::asks::TurnTarget;
 use crate::protocol::asks::{
     Ask, TaskObservation, ToolResultBucket, ToolResultObservation, WakeObservation,
 };
-use crate::view::asks::{FollowUp, FollowUpRead, SourceRead, Unconfirmed};
+use crate::view::approvals::asks::{FollowUp, FollowUpRead, SourceRead, Unconfirmed};
 use crate::view::text::{sanitize, wrap};
 use crate::view::theme::{Theme, Tone};
 use ratatui::text::Line;

@@ -13,8 +13,6 @@
 
 pub mod asks;
 pub mod follow_up;
-pub mod inspector;
-pub mod inspector_reads;
 pub mod keys;
 pub mod layer;
 mod list;
@@ -212,7 +210,7 @@ pub fn footer_view(
 /// The keys `?` lists for the open view.
 pub fn help_keys(ui: &ApprovalsUi) -> &'static [(&'static str, &'static str)] {
     match &ui.reader {
-        Some(r) if r.inspector.is_some() => inspector::INSPECTOR_KEYS,
+        Some(r) if r.inspector.is_some() => crate::view::screens::inspector::turn::INSPECTOR_KEYS,
         Some(_) => reader::READER_KEYS,
         None => APPROVALS_KEYS,
     }

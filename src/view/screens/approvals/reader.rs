@@ -14,8 +14,6 @@
 
 use super::asks::{AsksUi, DraftKey, ReaderAsk, ask_ref, latest_answer, may_answer, reader_asks};
 use super::follow_up::origin_turn;
-use super::inspector::{Inspector, InspectorTab};
-use super::inspector_reads::WidenKey;
 use super::workspace;
 use crate::actors::asks::{AskRef, AsksCommand};
 use crate::actors::decisions::DECISIONS;
@@ -27,6 +25,8 @@ use crate::view::command::UiCommand;
 use crate::view::editor::{EditPurpose, EditRequest, EditResult};
 use crate::view::model::Model;
 use crate::view::outgoing::InspectorRequest;
+use crate::view::screens::inspector::turn::{Inspector, InspectorTab};
+use crate::view::screens::inspector::turn_reads::WidenKey;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 mod draw;
@@ -355,7 +355,7 @@ fn inspector_key(reader: &mut AskReader, model: &Model, key: KeyEvent) -> Reader
         KeyCode::Char('H') => {
             ins.tab = InspectorTab::Record;
             let records = InspectorSlot::Records(ins.target.keeper.clone());
-            match super::inspector_reads::widen_key(model, &ins.target) {
+            match crate::view::screens::inspector::turn_reads::widen_key(model, &ins.target) {
                 Ok(WidenKey::Wider) => {
                     ReaderOutcome::Cmd(UiCommand::send(InspectorRequest::Widen {
                         keeper: ins.target.keeper.clone(),

@@ -5,14 +5,14 @@
 use super::{BoardUi, shown_posts, unix_minute, when};
 use crate::protocol::board::{BoardComment, BoardPost, BoardPostDetail, PostKind};
 use crate::view::board::RenderedPost;
-use crate::view::chat::markdown::render_markdown;
-use crate::view::chat::wrap::wrap_lines;
 use crate::view::model::Model;
 use crate::view::screens::ProjectionCtx;
 use crate::view::screens::widgets::{annotation, no_value_line, receipt_tone};
 use crate::view::text::wrap;
 use crate::view::text::{fit_width, sanitize, sanitize_lines};
 use crate::view::theme::{Theme, Tone};
+use crate::view::transcript::markdown::render_markdown;
+use crate::view::transcript::wrap::wrap_lines;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

@@ -75,7 +75,7 @@ pub fn context_words(fetched: Option<&Fetched<Arc<LiveContext>>>) -> (String, To
         Fetched::Failed {
             last: None, error, ..
         } => {
-            if crate::view::keeper_detail::not_served(error.class) {
+            if crate::view::keepers::detail::not_served(error.class) {
                 (
                     "context unavailable (not served by this MASC)".into(),
                     Tone::Dim,

@@ -5,7 +5,7 @@
 //!   the newest (reading a chat goes back in time); `Esc` clears the search first. Matches
 //!   are the transcript view's painted rows, so they move with the origin mode, the tool and
 //!   reasoning folds and the width, as the frame does. The search runs off the view actor
-//!   ([`crate::view::chat::search::FindJob`]); while it runs the title says `searching…` and
+//!   ([`crate::view::transcript::search::FindJob`]); while it runs the title says `searching…` and
 //!   keys keep working; its result is admitted only for the layout and query it was made for
 //!   ([`admit`]); `n`/`N` walk the admitted list without re-wrapping.
 //! - `/copy` writes one message's stored original (C-31: before sanitising and wrapping) to
@@ -14,12 +14,12 @@
 //!   ([`crate::view::terminal::clipboard`]); otherwise the footer says so and nothing is written.
 
 use super::{ChatUi, composer_layout, transcript_rows};
-use crate::view::chat::search::{FindJob, FindStamp, Found};
-use crate::view::chat::{EntryKind, ScrollPosition, Speaker};
 use crate::view::model::Model;
 use crate::view::screens::Ui;
 use crate::view::terminal::clipboard::{COPY_MAX_BYTES, Osc52, osc52_sequence};
 use crate::view::text::sanitize;
+use crate::view::transcript::search::{FindJob, FindStamp, Found};
+use crate::view::transcript::{EntryKind, ScrollPosition, Speaker};
 use ratatui::layout::Rect;
 use std::sync::Arc;
 use std::time::Instant;

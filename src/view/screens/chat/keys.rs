@@ -8,7 +8,6 @@ use crate::actors::decisions::approval::ApprovalDecision;
 use crate::actors::decisions::held_call::HeldCallDecision;
 use crate::protocol::operator::Decision;
 use crate::view::chat::approvals;
-use crate::view::chat::{ReasoningMode, ScrollPosition, ToolVisibility, ViewModes, ViewToggle};
 use crate::view::command::UiCommand;
 use crate::view::composer::slash::{ThinkingChoice, ToolsChoice};
 use crate::view::composer::{
@@ -18,6 +17,9 @@ use crate::view::editor::{EditPurpose, EditRequest};
 use crate::view::model::Model;
 use crate::view::screens::Ui;
 use crate::view::screens::help::HelpLayer;
+use crate::view::transcript::{
+    ReasoningMode, ScrollPosition, ToolVisibility, ViewModes, ViewToggle,
+};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 use std::time::Instant;

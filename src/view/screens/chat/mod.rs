@@ -42,7 +42,6 @@ use crate::actors::chat::ChatCommand;
 use crate::actors::keeper_detail::{KeeperDetailCommand, Viewer};
 use crate::protocol::admission::WorkspaceId;
 use crate::protocol::keepers::{KeeperRow, KeeperRowSlot};
-use crate::view::chat::{FrameInfo, ScrollPosition, ViewModes};
 use crate::view::composer::render::{self, DEFAULT_PLACEHOLDER, footer_text};
 use crate::view::composer::{
     Composer, ComposerLayout, ComposerView, Draft, DraftKey, RecallCursor,
@@ -51,6 +50,7 @@ use crate::view::effects::Effects;
 use crate::view::model::Model;
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};
+use crate::view::transcript::{FrameInfo, ScrollPosition, ViewModes};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -68,7 +68,7 @@ pub const MIN_HISTORY_ROWS: u16 = CHAT_MIN_HISTORY_ROWS as u16 + 1;
 /// runs from 41 columns ([`CHAT_MIN_TERMINAL_COLS`]) with its own narrow-screen gutter rule
 /// (C-18).
 pub const CHAT_MIN_HEIGHT: u16 = 8 + CHAT_MIN_HISTORY_ROWS as u16;
-pub use crate::view::chat::gutter::{CHAT_MIN_HISTORY_ROWS, CHAT_MIN_TERMINAL_COLS};
+pub use crate::view::transcript::gutter::{CHAT_MIN_HISTORY_ROWS, CHAT_MIN_TERMINAL_COLS};
 
 /// Every key of the open chat, for the help overlay (C-26: all shortcuts are listed in help;
 /// C-65 composer keys, §2.5 view toggles, C-66 commands).

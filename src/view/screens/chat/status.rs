@@ -12,7 +12,7 @@ use crate::protocol::keeper_detail::DashboardGate;
 use crate::protocol::keeper_ops::{ToolApprovalMode, ToolApprovalModes};
 use crate::protocol::keepers::{ActivationMode, KeeperRow};
 use crate::view::fetched::{FailureClass, Fetched};
-use crate::view::keeper_detail::KeeperDetail;
+use crate::view::keepers::detail::KeeperDetail;
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};
 use ratatui::text::{Line, Span};
@@ -44,7 +44,7 @@ pub fn mode_words(fetched: &Fetched<Arc<ToolApprovalModes>>, keeper: &str) -> (S
         }
         Fetched::Failed {
             last: None, error, ..
-        } if !crate::view::keeper_detail::not_served(error.class) => {
+        } if !crate::view::keepers::detail::not_served(error.class) => {
             (format!("mode unknown ({})", error.class), Tone::Warn)
         }
         Fetched::NotServed { last: None, .. } | Fetched::Failed { last: None, .. } => {

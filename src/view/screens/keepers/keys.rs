@@ -77,12 +77,13 @@ fn beyond_page(model: &Model) -> bool {
 /// A key on the roster (no field active).
 pub fn handle(keepers: &mut KeepersScreen, ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
     if !keepers.roster.detail_open
-        && let Some(cmd) = super::lifecycle::key(&mut keepers.roster, &mut ui.notice, model, key)
+        && let Some(cmd) =
+            super::operations::lifecycle::key(&mut keepers.roster, &mut ui.notice, model, key)
     {
         return cmd;
     }
     if !keepers.roster.detail_open && key.code == KeyCode::Char('a') {
-        return super::create::key(&mut keepers.create, &mut ui.notice, model);
+        return super::operations::create::key(&mut keepers.create, &mut ui.notice, model);
     }
     let page = ui.roster_page_rows().max(1);
     roster_key(&mut keepers.roster, model, key, page)
@@ -96,7 +97,7 @@ pub fn typing(roster: &RosterUi) -> bool {
 /// A key while the search field or the picker is active.
 pub fn typing_key(roster: &mut RosterUi, ui: &Ui, model: &Model, key: KeyEvent) -> UiCommand {
     if roster.picker.is_some() {
-        return super::ops::picker_key(roster, model, key);
+        return super::operations::picker_key(roster, model, key);
     }
     let page = ui.roster_page_rows().max(1);
     search_typing(roster, model, key, page)
@@ -128,7 +129,7 @@ fn row_name(roster: &RosterUi, model: &Model, index: usize) -> Option<String> {
     if index == page_rows {
         return roster.found.clone();
     }
-    super::ops::row_name(model, index)
+    super::operations::row_name(model, index)
 }
 
 /// `/` found nothing on the loaded page and the server has more: ask it for `name` (§14.7,
@@ -203,12 +204,12 @@ fn detail_key(roster: &mut RosterUi, model: &Model, key: KeyEvent) -> UiCommand 
             d.logs = Some(0);
             UiCommand::Repaint
         }
-        KeyCode::Char('U') => super::ops::open_picker(roster, model),
+        KeyCode::Char('U') => super::operations::open_picker(roster, model),
         KeyCode::Char('e') => match roster.detail.keeper.clone() {
-            Some(keeper) => UiCommand::local(super::settings::Prepare { keeper }),
+            Some(keeper) => UiCommand::local(super::operations::settings::Prepare { keeper }),
             None => UiCommand::None,
         },
-        code => super::ops::sandbox_key(roster, model, code).unwrap_or(UiCommand::None),
+        code => super::operations::sandbox_key(roster, model, code).unwrap_or(UiCommand::None),
     }
 }
 
@@ -254,9 +255,9 @@ fn roster_key(roster: &mut RosterUi, model: &Model, key: KeyEvent, page: usize) 
             roster.search_missed = false;
             UiCommand::Repaint
         }
-        KeyCode::Char('U') if len > 0 => super::ops::open_picker(roster, model),
+        KeyCode::Char('U') if len > 0 => super::operations::open_picker(roster, model),
         KeyCode::Char('e') if len > 0 => match row_name(roster, model, cur) {
-            Some(keeper) => UiCommand::local(super::settings::Prepare { keeper }),
+            Some(keeper) => UiCommand::local(super::operations::settings::Prepare { keeper }),
             None => UiCommand::None,
         },
         KeyCode::Char('n') => jump(roster, model, cur, true, true, page),

@@ -5,27 +5,17 @@
 //! An absent field is shown as absent (`?` for flags, `-` elsewhere), never as false or 0.
 //! Every `Fetched` state has its own wording (G-4, G-5).
 
-pub mod create;
-pub mod create_doc;
 pub mod detail;
-mod detail_fields;
 pub mod keys;
-pub mod lifecycle;
-pub mod logs;
-pub mod ops;
-pub mod paint;
-pub mod retain;
-mod row;
-pub mod settings;
-pub mod settings_doc;
-pub mod waiting;
+pub mod operations;
+pub mod roster;
 
-pub use detail_fields::detail_lines;
+pub use detail::fields::detail_lines;
 #[cfg(test)]
-pub use row::row_line;
-pub use row::{Written, paint_row, turn_age};
+pub use roster::row::row_line;
+pub use roster::row::{Written, paint_row, turn_age};
 #[cfg(test)]
-use row::{flag, proactive, sandbox};
+use roster::row::{flag, proactive, sandbox};
 
 use super::ProjectionCtx;
 use super::react::{ReactCx, Seen};
@@ -396,7 +386,7 @@ fn no_value_lines(fetched: &Fetched<Arc<KeeperRoster>>, theme: Theme) -> Vec<Lin
 pub fn render(
     model: &Model,
     ui: &RosterUi,
-    paint: &paint::RowPaintCache,
+    paint: &roster::paint::RowPaintCache,
     ctx: &ProjectionCtx,
     area: Rect,
     buf: &mut Buffer,
@@ -414,22 +404,29 @@ pub fn render(
     }
     let roster = &value.value;
     let stale = stale_since(model);
-    title_line(value, fetched, waiting::title_note(model), stale, ctx)
-        .render(Rect::new(area.x, area.y, area.width, 1), buf);
+    title_line(
+        value,
+        fetched,
+        roster::waiting::title_note(model),
+        stale,
+        ctx,
+    )
+    .render(Rect::new(area.x, area.y, area.width, 1), buf);
     let cols = Columns::for_width(area.width as usize);
     if area.height > 1 {
         let heading = Rect::new(area.x, area.y + 1, area.width, 1);
-        paint::paint_heading(paint, cols, theme, heading, buf);
+        roster::paint::paint_heading(paint, cols, theme, heading, buf);
     }
     // The selected Keeper's operation line takes the last row: the rows end above it, so it
     // never covers a row (nor the selection).
-    let selected_name = ops::row_name(model, ui.selected.min(roster.rows.len().saturating_sub(1)));
+    let selected_name =
+        operations::row_name(model, ui.selected.min(roster.rows.len().saturating_sub(1)));
     let op_row = selected_name
         .clone()
-        .filter(|name| ops::has_line(model, name));
+        .filter(|name| operations::has_line(model, name));
     // The selected Keeper's "waits on" line (§15.8) sits above the operation line, once the
     // surface has room for rows beside it.
-    let wait_row = selected_name.filter(|_| waiting::has_room(area.height));
+    let wait_row = selected_name.filter(|_| roster::waiting::has_room(area.height));
     let rows_area = Rect::new(
         area.x,
         area.y + 2,
@@ -447,7 +444,7 @@ pub fn render(
     let len = roster.rows.len() + usize::from(ui.found.is_some());
     let selected = ui.selected.min(len - 1);
     let offset = effective_offset(selected, ui.offset, page, len);
-    paint::paint_rows(
+    roster::paint::paint_rows(
         paint, roster, offset, page, selected, cols, ctx, rows_area, None, buf,
     );
     if let Some((read_at, _)) = stale {
@@ -464,7 +461,7 @@ pub fn render(
     }
     if let Some(name) = &wait_row {
         let y = area.y + area.height - 1 - u16::from(op_row.is_some());
-        waiting::render_line(model, name, ctx, Rect::new(area.x, y, area.width, 1), buf);
+        roster::waiting::render_line(model, name, ctx, Rect::new(area.x, y, area.width, 1), buf);
     }
     if ui.detail_open {
         let slot = roster.rows.get(selected);
@@ -472,10 +469,10 @@ pub fn render(
         render_detail(model, slot, name, &ui.detail, ctx, area, buf);
     }
     if let Some(name) = op_row {
-        ops::render_op_line(model, &name, theme, area, buf);
+        operations::render_op_line(model, &name, theme, area, buf);
     }
     if let Some(picker) = &ui.picker {
-        ops::render_picker(model, picker, theme, area, buf);
+        operations::render_picker(model, picker, theme, area, buf);
     }
 }
 
@@ -523,7 +520,7 @@ fn render_detail(
         // The logs take the whole surface (surfaces.md "Keeper logs").
         Clear.render(area, buf);
         let keeper = name.unwrap_or("(no name)");
-        let title = logs::title_line(
+        let title = detail::logs::title_line(
             keeper,
             reads
                 .and_then(|d| d.metrics.fetched.last())
@@ -537,8 +534,13 @@ fn render_detail(
             area.width,
             area.height.saturating_sub(1),
         );
-        Paragraph::new(logs::body_lines(reads, scroll, body.height as usize, ctx))
-            .render(body, buf);
+        Paragraph::new(detail::logs::body_lines(
+            reads,
+            scroll,
+            body.height as usize,
+            ctx,
+        ))
+        .render(body, buf);
         return;
     }
     let title = match (slot, name) {
@@ -566,7 +568,7 @@ fn render_detail(
         detail::DetailTab::Info => {
             lines.extend(detail::info_lines(reads, ctx));
             if let Some(name) = name {
-                lines.extend(waiting::detail_lines(model, name, ctx));
+                lines.extend(roster::waiting::detail_lines(model, name, ctx));
             }
             lines.push(Line::styled("ROSTER ROW", theme.style(Tone::Strong)));
             match slot {
@@ -615,9 +617,9 @@ pub struct RosterUi {
     /// row after the page's (selectable at index `rows.len()`).
     pub found: Option<String>,
     /// The `U` runtime picker, while open.
-    pub picker: Option<ops::RuntimePicker>,
+    pub picker: Option<operations::RuntimePicker>,
     /// A lifecycle key armed (`s`, `x`) or the tool-gate choice (`g`).
-    pub pending: Option<lifecycle::Pending>,
+    pub pending: Option<operations::lifecycle::Pending>,
 }
 
 /// The Keepers roster as a [`Screen`](super::screen::Screen), with what it keeps: the roster's
@@ -627,12 +629,12 @@ pub struct RosterUi {
 pub struct KeepersScreen {
     pub roster: RosterUi,
     /// Painted roster rows kept between frames (`paint`).
-    pub paint: paint::RowPaintCache,
+    pub paint: roster::paint::RowPaintCache,
     /// The settings editor `e`: its preparation and the edit open.
-    pub settings: settings::SettingsUi,
+    pub settings: operations::settings::SettingsUi,
     /// Create Keeper `a`: the declaration drafts per workspace.
-    pub create: create::CreateUi,
-    /// The removals (deletes, unbinds) whose receipt was said (`ops::removal_receipts`).
+    pub create: operations::create::CreateUi,
+    /// The removals (deletes, unbinds) whose receipt was said (`operations::removal_receipts`).
     pub removals_said: std::collections::BTreeSet<crate::actors::saves::SaveId>,
 }
 
@@ -724,7 +726,7 @@ impl super::screen::Screen for KeepersScreen {
 
     /// H-2: `Esc` while a settings preparation waits cancels it, and nothing else.
     fn escape(&mut self, ui: &mut super::Ui) -> bool {
-        settings::escape(&mut self.settings, &mut ui.notice)
+        operations::settings::escape(&mut self.settings, &mut ui.notice)
     }
 
     fn paste(&mut self, ui: &mut super::Ui, model: &Model, text: &str) -> bool {
@@ -739,10 +741,10 @@ impl super::screen::Screen for KeepersScreen {
     ) -> UiCommand {
         match result.purpose {
             crate::view::editor::EditPurpose::KeeperSettings => {
-                settings::edited(&mut self.settings, ui, model, result)
+                operations::settings::edited(&mut self.settings, ui, model, result)
             }
             crate::view::editor::EditPurpose::KeeperCreate => {
-                create::edited(&mut self.create, &mut ui.notice, model, result)
+                operations::create::edited(&mut self.create, &mut ui.notice, model, result)
             }
             _ => {
                 ui.notice = Some(result.notice());
@@ -780,14 +782,16 @@ impl super::screen::Screen for KeepersScreen {
             Seen::Delivered | Seen::Identity | Seen::Key => {
                 // A removed Keeper's row (or binding) leaves its list with its receipt: the
                 // receipt is said in the notice line instead.
-                if let Some(said) = ops::removal_receipts(cx.model(), &mut self.removals_said) {
+                if let Some(said) =
+                    operations::removal_receipts(cx.model(), &mut self.removals_said)
+                {
                     ui.notice = Some(said);
                     cx.repaint();
                 }
-                if self.settings.prep.is_some() && settings::follow(self, ui, cx) {
+                if self.settings.prep.is_some() && operations::settings::follow(self, ui, cx) {
                     cx.repaint();
                 }
-                if settings::open_edit_moved(self, ui) {
+                if operations::settings::open_edit_moved(self, ui) {
                     cx.edit_moved();
                 }
             }
@@ -806,7 +810,7 @@ impl super::screen::Screen for KeepersScreen {
 /// settings save, a create): a save of its kind on the one save path (previewed first when its
 /// kind says so), then the Keepers screen's reaction — the picker closes or keeps its choice,
 /// and a pause or shutdown sent (not only previewed) for a bound Keeper offers to unbind too,
-/// as a confirmation of its own (`lifecycle::unbind_offer`).
+/// as a confirmation of its own (`operations::lifecycle::unbind_offer`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeeperOp(pub crate::view::save_path::SaveRequest);
 
@@ -831,13 +835,13 @@ impl crate::view::screens::local::LocalEvent for KeeperOp {
             .map(|i| i.keeper.clone());
         let submitted = fx.submit(self.0.clone());
         if let Some(roster) = ui.screen_mut::<KeepersScreen>().map(|k| &mut k.roster) {
-            ops::submitted(roster, submitted.is_err());
+            operations::submitted(roster, submitted.is_err());
         }
         let sent = submitted.as_ref().is_ok_and(|s| s.is_committed());
         ui.notice = crate::view::save_path::notice(submitted);
         if sent
             && let Some(keeper) = offer_for
-            && let Some(layer) = lifecycle::unbind_offer(fx.model, &keeper)
+            && let Some(layer) = operations::lifecycle::unbind_offer(fx.model, &keeper)
         {
             super::confirm::open(ui, layer);
         }

@@ -20,7 +20,6 @@ use crate::protocol::async_requests::{
     AsyncRequestList, AsyncRequestRow, AsyncRequestStatus, AsyncUnavailable, LogicalObservation,
     PhysicalState, TerminalDecisionKind, WorkerOwnership,
 };
-use crate::view::async_request::OpenRequest;
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crate::view::screens::widgets::annotation;
@@ -28,6 +27,7 @@ use crate::view::screens::work::WorkUi;
 use crate::view::screens::{ProjectionCtx, Ui};
 use crate::view::text::{fit_width, pad_to, sanitize};
 use crate::view::theme::{Theme, Tone};
+use crate::view::tools::async_request::OpenRequest;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::{Line, Span};
 use std::time::Instant;
@@ -547,7 +547,7 @@ fn detail_lines(open: &OpenRequest, ctx: &ProjectionCtx, width: usize) -> Vec<Li
 }
 
 fn logical_lines(
-    shown: &crate::view::async_request::ShownLogical,
+    shown: &crate::view::tools::async_request::ShownLogical,
     ctx: &ProjectionCtx,
     width: usize,
 ) -> Vec<Line<'static>> {

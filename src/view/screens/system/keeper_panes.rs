@@ -18,12 +18,12 @@ use crate::protocol::tools::{AvailableSurface, SkillReference};
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crate::view::screens::keepers::KeepersScreen;
-use crate::view::screens::keepers::ops::row_name;
+use crate::view::screens::keepers::operations::row_name;
 use crate::view::screens::widgets::failure_text;
 use crate::view::screens::{ProjectionCtx, Tab, Ui};
 use crate::view::text::{fit_width, pad_to, sanitize};
 use crate::view::theme::Tone;
-use crate::view::tools_panes::{self, ActivationRow, PaneState, Usage};
+use crate::view::tools::panes::{self, ActivationRow, PaneState, Usage};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::Line;
 
@@ -242,7 +242,7 @@ pub fn available_lines(
     ctx: &ProjectionCtx,
     width: usize,
 ) -> Vec<Line<'static>> {
-    let state = tools_panes::available(model.tools.surface.as_ref());
+    let state = panes::available(model.tools.surface.as_ref());
     let mut out = vec![keeper_line(system, ui, model, ctx)];
     out.extend(state_line("available surface", &state, ctx));
     if let Some(s) = data(&state) {
@@ -281,7 +281,7 @@ pub fn receipts_lines(
     ctx: &ProjectionCtx,
     width: usize,
 ) -> Vec<Line<'static>> {
-    let state = tools_panes::receipts(model.tools.surface.as_ref());
+    let state = panes::receipts(model.tools.surface.as_ref());
     let mut out = vec![keeper_line(system, ui, model, ctx)];
     out.extend(state_line("Skill receipts", &state, ctx));
     if let Some(rows) = data(&state) {
@@ -365,7 +365,7 @@ fn usage_body(u: &Usage, ctx: &ProjectionCtx, width: usize, out: &mut Vec<Line<'
 }
 
 pub fn usage_lines(model: &Model, ctx: &ProjectionCtx, width: usize) -> Vec<Line<'static>> {
-    let state = tools_panes::usage(&model.tools.skills.fetched);
+    let state = panes::usage(&model.tools.skills.fetched);
     let mut out = Vec::new();
     out.extend(state_line("Skill usage", &state, ctx));
     if let Some(u) = data(&state) {

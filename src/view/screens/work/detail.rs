@@ -370,7 +370,7 @@ pub fn render_task(
             }
         }
         None => {
-            let shown = model.work.prep.body(task, width);
+            let shown = model.work.layouts.body(task, width);
             if !paint_shown(shown, work.tasks.body_scroll, doc, theme, buf)
                 && let Some(r) = row(doc, 0)
             {
@@ -414,7 +414,7 @@ pub fn render_task(
     if task.history.fetched.last().is_none() {
         return;
     }
-    let shown = model.work.prep.history(task, width);
+    let shown = model.work.layouts.history(task, width);
     if !paint_shown(shown, work.tasks.history_scroll, layout.history, theme, buf)
         && let Some(r) = row(layout.history, 0)
     {

@@ -218,9 +218,9 @@ pub fn handle(work: &mut WorkUi, area: Rect, model: &Model, key: KeyEvent) -> Ui
                         return Some((n, false));
                     }
                     if history {
-                        model.work.prep.history(t, width)
+                        model.work.layouts.history(t, width)
                     } else {
-                        model.work.prep.body(t, width)
+                        model.work.layouts.body(t, width)
                     }
                     .map(|s| (s.lines.len(), s.provisional))
                 })

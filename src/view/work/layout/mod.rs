@@ -249,19 +249,14 @@ impl RowLayouts {
     }
 
     /// A worker's result: kept only when its key is still the wanted one.
-    pub fn on_prepared(
-        &mut self,
-        prepared: LaidOut,
-        task: Option<&TaskDetailModel>,
-        width: u16,
-    ) -> bool {
-        self.in_flight.retain(|k| k != &prepared.key);
-        let wanted = task.and_then(|t| match prepared.key.part {
+    pub fn admit(&mut self, laid_out: LaidOut, task: Option<&TaskDetailModel>, width: u16) -> bool {
+        self.in_flight.retain(|k| k != &laid_out.key);
+        let wanted = task.and_then(|t| match laid_out.key.part {
             LayoutPart::Body => wanted_body(t, width).map(|(k, _)| k),
             LayoutPart::History => wanted_history(t, width).map(|(k, _)| k),
         });
-        let part = prepared.key.part;
-        if wanted.as_ref() != Some(&prepared.key) {
+        let part = laid_out.key.part;
+        if wanted.as_ref() != Some(&laid_out.key) {
             tracing::debug!(target: "masc_tui::work::layout", part = part.as_str(), "prep dropped: source or width changed");
             return false;
         }
@@ -270,7 +265,7 @@ impl RowLayouts {
             LayoutPart::Body => &mut self.body,
             LayoutPart::History => &mut self.history,
         };
-        *slot = Some(Arc::new(prepared));
+        *slot = Some(Arc::new(laid_out));
         true
     }
 

@@ -6,12 +6,12 @@ use super::super::asks::{
     AsksUi, DraftKey, Input, answer_words, ask_ref, clock, latest_answer, question_rows,
 };
 use super::super::follow_up::{follow_up_lines, origin_lines};
-use super::super::inspector::{self};
 use super::super::{ProjectionCtx, workspace};
 use super::{AskReader, current};
 use crate::protocol::asks::{AnswerResponse, Ask};
 use crate::protocol::outcome::SaveClass;
 use crate::view::model::Model;
+use crate::view::screens::inspector::turn as inspector;
 use crate::view::text::{fit_width, sanitize, wrap};
 use crate::view::theme::{Theme, Tone};
 use ratatui::buffer::Buffer;
