@@ -23,6 +23,7 @@ mod pty_keeper_settings;
 mod pty_preparation_report;
 mod pty_proof_saves;
 mod pty_runtime;
+mod pty_settings_conflict;
 mod pty_state_dir;
 mod pty_tools;
 mod pty_turn_control;

@@ -88,8 +88,8 @@ fn pty_h4_e_changes_a_setting_and_the_reread_shows_it() {
     assert!(status.success(), "exit status {status:?}");
 }
 
-/// H-6, H-7: the first save meets a 409 revision conflict — the line says so and that `e`
-/// restores; the second `e` re-reads and the editor opens with only autoboot put back (marked
+/// H-6, H-7: the first save meets a 409 revision conflict — the three views open on a fresh
+/// read, `Esc` keeps the edit, the line says so and that `e` restores; the second `e` re-reads and the editor opens with only autoboot put back (marked
 /// restored, every other line as the server has it now), and saving it applies.
 #[test]
 fn pty_h6_h7_a_conflict_shows_and_a_second_e_restores_only_the_changed_field() {
@@ -108,6 +108,10 @@ fn pty_h6_h7_a_conflict_shows_and_a_second_e_restores_only_the_changed_field() {
     session.send(b"e");
     session.wait_for_text("Enter to save rondo's settings");
     session.send(b"\r");
+    // The conflict's answer carries only revisions: the settings are read again and the three
+    // views open; `Esc` keeps the edit for the next `e`.
+    session.wait_for_text("rondo's settings changed on the server");
+    session.send(b"\x1b");
     session.wait_for_text("conflict: changed since the editor opened");
     session.wait_for_text("e restores your edit");
     assert_eq!(

@@ -27,6 +27,7 @@ use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample;
 use masc_tui::view::screens::Ui;
+use masc_tui::view::screens::conflict::{ConflictLayer, Resolution};
 use masc_tui::view::screens::keepers::operations::op_line;
 use masc_tui::view::screens::keepers::operations::settings::Prepare;
 use masc_tui::view::screens::keepers::operations::settings::{Prep, in_front};
@@ -69,6 +70,7 @@ fn begin(model: &Model, ui: &mut Ui, keeper: &str) {
         scope: sample::scope(1),
         floor: model.keepers.settings.floor(),
         in_front,
+        conflict: None,
     });
 }
 
@@ -247,6 +249,224 @@ fn h1_a_failed_preparation_says_why_and_opens_nothing() {
     assert!(ui.notice.as_deref().unwrap().contains("not opened"));
 }
 
+/// The settings save of `intent` is registered and ends in a verified revision conflict (the
+/// server's answer carries only revisions, §9.6).
+fn conflict_receipt(model: &mut Model, intent: SettingsIntent, ws: &str) {
+    let id = SaveId::fresh();
+    model
+        .keepers
+        .ops
+        .settings
+        .submit(id.clone(), intent.clone(), ws.to_string());
+    assert_eq!(model.keepers.ops.busy(K, ws), Some("settings"), "H-11");
+    let ticket = Ticket {
+        slot: KeepersSlot::Op(KeeperOpSlot::Settings(id.clone())),
+        generation: 1,
+        scope: sample::scope(1),
+    };
+    crate::rig::dispatch(model, ticket.clone());
+    let rev = ConfigRevision::Composite(intent.expected.clone());
+    crate::rig::observe(
+        model,
+        SlotEvent::Observed(
+            ticket,
+            KeepersObservation::Op(Box::new(KeeperOpEvent::Settings(
+                SaveEvent::<SettingsSave> {
+                    save_id: id,
+                    intent,
+                    workspace: ws.to_string(),
+                    step: SaveStep::Ended(SaveOutcome::Conflict {
+                        current: RevisionConflict {
+                            expected: rev.clone(),
+                            observed: rev,
+                        },
+                    }),
+                },
+            ))),
+        ),
+    )
+    .unwrap();
+}
+
+/// The returned edit of `text` (autoboot turned off), as a settings save's intent.
+fn autoboot_off(ui: &mut Ui, model: &Model, text: &str) -> SettingsIntent {
+    let changed = text.replace("autoboot_enabled = true", "autoboot_enabled = false");
+    match crate::rig::keeper_op::<SettingsSave>(&returned(ui, model, edited(&changed, text))) {
+        Some(intent) => intent,
+        other => panic!("not a settings save: {other:?}"),
+    }
+}
+
+/// The text of the open conflict view's rows.
+fn conflict_text(ui: &Ui) -> String {
+    ui.layer::<ConflictLayer>()
+        .expect("the three views are open")
+        .lines(78)
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// H-6, issue 25 item 3: a settings conflict carries only revisions, so the three views open on
+/// a fresh read of the settings — base (what the edit started from), yours, theirs — and never
+/// overwrite silently: an overwrite first shows what of theirs it loses and then sends every key
+/// of the draft on the fresh revision; a rebase sends only your changed key on it; take theirs
+/// drops the edit, so the next `e` restores nothing.
+#[test]
+fn h6_a_settings_conflict_shows_three_views_from_a_fresh_read() {
+    use masc_tui::view::effects::Effects;
+    use masc_tui::view::screens::confirm::ConfirmLayer;
+    use masc_tui::view::screens::keepers::operations::settings_conflict::{
+        SentEdit, SettingsResolve,
+    };
+    use masc_tui::view::screens::keepers::operations::settings_doc;
+    use masc_tui::view::screens::local::LocalEvent;
+    use masc_tui::view::theme::Theme;
+    let (mut model, mut ui) = roster();
+    ui.roster_mut().selected = 1;
+    let ws = sample::scope(1).workspace.0;
+    let text = open_on(&mut model, &mut ui, 1, snapshot(REV_A, true, false));
+    let intent = autoboot_off(&mut ui, &model, &text);
+    assert!(
+        ui.keepers().settings.sent.is_some(),
+        "the sent edit is followed"
+    );
+    conflict_receipt(&mut model, intent.clone(), &ws);
+    // The reaction asks the preparation source for a fresh read; with no source running it says
+    // so (the notice keeps `e`'s restore).
+    react_detached(&mut ui, &mut model, Seen::Delivered);
+    let notice = ui.notice.clone().unwrap_or_default();
+    assert!(notice.contains("could not be read again"), "{notice}");
+    assert!(ui.keepers().settings.sent.is_none(), "followed once");
+    // As the read is asked when the source runs: meanwhile someone else turned proactive on.
+    let sent = SentEdit {
+        workspace: ws.clone(),
+        intent: intent.clone(),
+        base: settings_doc::fields_of(&snapshot(REV_A, true, false).snapshot),
+    };
+    let in_front = in_front(&ui, ui.roster());
+    ui.keepers_mut().settings.prep = Some(Prep {
+        keeper: K.into(),
+        scope: sample::scope(1),
+        floor: model.keepers.settings.floor(),
+        in_front,
+        conflict: Some(Box::new(sent)),
+    });
+    arrive(&mut model, 2, K, Ok(snapshot(REV_B, true, true)));
+    let mut asked = None;
+    assert!(settle(&mut ui, &mut model, &mut asked));
+    assert!(asked.is_none(), "no editor: the three views");
+    let theirs = conflict_text(&ui);
+    assert!(theirs.contains("2 their changes"), "{theirs}");
+    assert!(theirs.contains("+proactive_enabled = true"), "{theirs}");
+    assert!(
+        !theirs.contains("+autoboot") && !theirs.contains("-autoboot"),
+        "{theirs}"
+    );
+    handle_key(&mut ui, &model, key(KeyCode::Char('1')));
+    let yours = conflict_text(&ui);
+    assert!(yours.contains("+autoboot_enabled = false"), "{yours}");
+
+    // Rebase: only your changed key, on the fresh revision, replacing the server's value.
+    let conflict = ui.keepers().settings.conflict.clone().expect("standing");
+    let rebased = conflict.rebase().unwrap().expect("a change to send");
+    assert_eq!(
+        serde_json::Value::Object(rebased.patch.clone()),
+        json!({"autoboot_enabled": false})
+    );
+    assert_eq!(rebased.expected, snapshot(REV_B, true, true).revision);
+    assert_eq!(
+        serde_json::Value::Object(rebased.before.clone()),
+        json!({"autoboot_enabled": true})
+    );
+
+    // Overwrite: its own confirmation names their line it loses; then the draft goes whole.
+    assert_eq!(
+        handle_key(&mut ui, &model, key(KeyCode::Char('o'))),
+        UiCommand::Repaint
+    );
+    let lost = ui
+        .layer::<ConfirmLayer>()
+        .expect("the overwrite's confirmation")
+        .preview
+        .text();
+    assert!(lost.contains("-proactive_enabled = true"), "{lost}");
+    let cmd = handle_key(&mut ui, &model, key(KeyCode::Char('o')));
+    let Some(event) = cmd.as_local::<SettingsResolve>().cloned() else {
+        panic!("{cmd:?}")
+    };
+    assert_eq!(event, SettingsResolve(Resolution::Overwrite));
+    let mut fx = Effects::detached(&mut model, Theme { color: false });
+    event.run(&mut ui, &mut fx);
+    let entry = model
+        .keepers
+        .ops
+        .settings
+        .latest(K, &ws)
+        .expect("the overwrite is registered");
+    assert_eq!(
+        serde_json::Value::Object(entry.intent.patch.clone()),
+        json!({"autoboot_enabled": false, "proactive_enabled": false})
+    );
+    assert_eq!(entry.intent.expected, snapshot(REV_B, true, true).revision);
+    assert!(ui.keepers().settings.conflict.is_none());
+    assert!(ui.layer::<ConflictLayer>().is_none());
+}
+
+/// Take theirs in a settings conflict drops the edit: the next `e` opens on the server's values
+/// with nothing restored (H-7 restores only an edit kept).
+#[test]
+fn h6_h7_take_theirs_drops_the_edit_and_e_restores_nothing() {
+    use masc_tui::view::effects::Effects;
+    use masc_tui::view::screens::keepers::operations::settings_conflict::{
+        SentEdit, SettingsResolve,
+    };
+    use masc_tui::view::screens::keepers::operations::settings_doc;
+    use masc_tui::view::screens::local::LocalEvent;
+    use masc_tui::view::theme::Theme;
+    let (mut model, mut ui) = roster();
+    ui.roster_mut().selected = 1;
+    let ws = sample::scope(1).workspace.0;
+    let text = open_on(&mut model, &mut ui, 1, snapshot(REV_A, true, false));
+    let intent = autoboot_off(&mut ui, &model, &text);
+    conflict_receipt(&mut model, intent.clone(), &ws);
+    let in_front = in_front(&ui, ui.roster());
+    ui.keepers_mut().settings.sent = None;
+    ui.keepers_mut().settings.prep = Some(Prep {
+        keeper: K.into(),
+        scope: sample::scope(1),
+        floor: model.keepers.settings.floor(),
+        in_front,
+        conflict: Some(Box::new(SentEdit {
+            workspace: ws.clone(),
+            intent,
+            base: settings_doc::fields_of(&snapshot(REV_A, true, false).snapshot),
+        })),
+    });
+    arrive(&mut model, 2, K, Ok(snapshot(REV_B, true, true)));
+    let mut asked = None;
+    settle(&mut ui, &mut model, &mut asked);
+    let cmd = handle_key(&mut ui, &model, key(KeyCode::Char('t')));
+    let event = cmd
+        .as_local::<SettingsResolve>()
+        .cloned()
+        .expect("a choice");
+    let mut fx = Effects::detached(&mut model, Theme { color: false });
+    event.run(&mut ui, &mut fx);
+    assert!(
+        ui.notice
+            .as_deref()
+            .unwrap_or_default()
+            .contains("your edit dropped"),
+        "{:?}",
+        ui.notice
+    );
+    let text = open_on(&mut model, &mut ui, 3, snapshot(REV_B, true, true));
+    assert!(text.contains("autoboot_enabled = true"), "{text}");
+    assert!(!text.contains("Restored from"), "{text}");
+}
+
 fn open_on(model: &mut Model, ui: &mut Ui, generation: u64, prepared: EditableSettings) -> String {
     let mut asked = None;
     begin(model, ui, K);
@@ -281,40 +501,7 @@ fn h4_h6_h7_a_conflict_then_e_restores_only_the_changed_field_over_fresh_values(
     assert_eq!(intent.expected, snapshot(REV_A, true, false).revision);
 
     // The save ends in a verified conflict.
-    let id = SaveId::fresh();
-    model
-        .keepers
-        .ops
-        .settings
-        .submit(id.clone(), intent.clone(), ws.clone());
-    assert_eq!(model.keepers.ops.busy(K, &ws), Some("settings"), "H-11");
-    let ticket = Ticket {
-        slot: KeepersSlot::Op(KeeperOpSlot::Settings(id.clone())),
-        generation: 1,
-        scope: sample::scope(1),
-    };
-    crate::rig::dispatch(&mut model, ticket.clone());
-    let rev = ConfigRevision::Composite(intent.expected.clone());
-    crate::rig::observe(
-        &mut model,
-        SlotEvent::Observed(
-            ticket,
-            KeepersObservation::Op(Box::new(KeeperOpEvent::Settings(
-                SaveEvent::<SettingsSave> {
-                    save_id: id,
-                    intent,
-                    workspace: ws.clone(),
-                    step: SaveStep::Ended(SaveOutcome::Conflict {
-                        current: RevisionConflict {
-                            expected: rev.clone(),
-                            observed: rev,
-                        },
-                    }),
-                },
-            ))),
-        ),
-    )
-    .unwrap();
+    conflict_receipt(&mut model, intent, &ws);
     let (line, _) = op_line(model.keepers.ops.latest(K, &ws).unwrap());
     assert!(line.contains("conflict"), "{line}");
     assert!(line.contains("e restores your edit"), "{line}");

@@ -788,6 +788,11 @@ impl super::screen::Screen for KeepersScreen {
                     ui.notice = Some(said);
                     cx.repaint();
                 }
+                if self.settings.sent.is_some()
+                    && operations::settings_conflict::follow_receipt(self, ui, cx)
+                {
+                    cx.repaint();
+                }
                 if self.settings.prep.is_some() && operations::settings::follow(self, ui, cx) {
                     cx.repaint();
                 }

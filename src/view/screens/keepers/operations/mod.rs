@@ -7,6 +7,7 @@ pub mod create;
 pub mod create_doc;
 pub mod lifecycle;
 pub mod settings;
+pub mod settings_conflict;
 pub mod settings_doc;
 
 use crate::actors::keepers::ops::assignment::AssignmentIntent;

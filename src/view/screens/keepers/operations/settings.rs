@@ -13,6 +13,7 @@
 //! 3. [`edited`] turns the returned file into the §9.6 patch of the changed keys and submits it
 //!    as a `keeper_settings` save with that snapshot's revision (H-4).
 
+use super::settings_conflict::{self, SentEdit, SettingsConflict};
 use super::settings_doc;
 use crate::actors::keepers::ops::settings::{SettingsIntent, SettingsSave};
 use crate::actors::keepers::settings::{
@@ -74,6 +75,9 @@ pub struct Prep {
     /// The first read generation that answers it (an older read never opens the editor).
     pub floor: u64,
     pub in_front: InFront,
+    /// The sent edit whose revision conflict this read is for (its three views open on the
+    /// answer, not the editor); `None`: the `e` preparation.
+    pub conflict: Option<Box<SentEdit>>,
 }
 
 /// The editor open (or opening) on one snapshot: its revision and fields are the patch base.
@@ -94,6 +98,12 @@ pub struct SettingsUi {
     /// A returned file that did not parse, by (workspace, Keeper): the next `e` reopens it
     /// (drafts survive errors).
     pub unparsed: HashMap<(String, String), String>,
+    /// The edit sent last, until its receipt (a revision conflict opens the three views).
+    pub sent: Option<SentEdit>,
+    /// The conflict whose three views are shown, until a choice is made.
+    pub conflict: Option<SettingsConflict>,
+    /// An edit given up in the three views: the next `e` does not restore it (H-7).
+    pub dropped: Option<SettingsIntent>,
 }
 
 /// `e` on `keeper`: prepare its settings for `$EDITOR` (H-1: an owned read; the editor opens
@@ -147,11 +157,14 @@ fn prepare(ui: &mut Ui, fx: &mut Effects<'_>, keeper: String) -> String {
         Err(false) => return "settings not read: settings source not running".into(),
     }
     if let Some(keepers) = ui.screen_mut::<KeepersScreen>() {
+        // A new edit: a standing conflict's edit is restored by it (H-7) or given up.
+        keepers.settings.conflict = None;
         keepers.settings.prep = Some(Prep {
             keeper,
             scope,
             floor,
             in_front,
+            conflict: None,
         });
     }
     format!("reading settings of {shown}… (Esc cancels)")
@@ -209,6 +222,17 @@ pub fn follow(keepers: &mut KeepersScreen, ui: &mut Ui, cx: &mut ReactCx<'_>) ->
     {
         keepers.settings.prep = None;
         match outcome {
+            Ok(prepared) if prep.conflict.is_some() => {
+                if let Some(sent) = prep.conflict {
+                    settings_conflict::opened(
+                        keepers,
+                        ui,
+                        *sent,
+                        &prepared.snapshot,
+                        prepared.revision,
+                    );
+                }
+            }
             Ok(prepared) => {
                 let edit = open(&mut keepers.settings, cx.model(), &prep, prepared);
                 cx.model_mut().keepers.settings.opened = keepers
@@ -238,7 +262,15 @@ pub fn follow(keepers: &mut KeepersScreen, ui: &mut Ui, cx: &mut ReactCx<'_>) ->
 }
 
 /// The changes of the newest settings save of `keeper` when it failed (H-7).
-fn failed_changes(model: &Model, keeper: &str, workspace: &str) -> Option<Map<String, Value>> {
+fn failed_changes(
+    model: &Model,
+    dropped: Option<&SettingsIntent>,
+    keeper: &str,
+    workspace: &str,
+) -> Option<Map<String, Value>> {
+    if settings_conflict::restore_dropped(model, dropped, keeper) {
+        return None;
+    }
     let entry = model.keepers.ops.settings.latest(keeper, workspace)?;
     let failed = match &entry.phase {
         SavePhase::Ended(r) | SavePhase::Restored(r) => super::settings_failed(r),
@@ -263,7 +295,9 @@ fn open(
         // The operator's own unparsable text, as they left it (compared with this snapshot).
         Some(text) => text,
         None => {
-            let changed = failed_changes(model, &prep.keeper, &workspace).unwrap_or_default();
+            let changed =
+                failed_changes(model, settings.dropped.as_ref(), &prep.keeper, &workspace)
+                    .unwrap_or_default();
             let (fields, restored) = settings_doc::restore(&base, &changed);
             settings_doc::render(&prep.keeper, &fields, &restored)
         }
@@ -334,11 +368,17 @@ pub fn edited(
         .keys()
         .filter_map(|k| open.base.get(k).map(|v| (k.clone(), v.clone())))
         .collect();
-    super::super::KeeperOp::command::<SettingsSave>(SettingsIntent {
+    let intent = SettingsIntent {
         keeper: open.keeper,
         expected: open.revision,
         patch,
         confirm_context_shrink: parsed.confirm_context_shrink,
         before,
-    })
+    };
+    settings.sent = Some(SentEdit {
+        workspace: open.workspace,
+        intent: intent.clone(),
+        base: open.base,
+    });
+    super::super::KeeperOp::command::<SettingsSave>(intent)
 }
