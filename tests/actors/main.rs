@@ -29,6 +29,7 @@ mod save_runtime_form;
 mod save_runtime_raw;
 mod save_runtime_raw_crash;
 mod save_turn_control;
+mod settle_faults;
 mod settle_live;
 mod surface_rig;
 mod tools_rig;

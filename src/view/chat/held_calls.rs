@@ -121,7 +121,9 @@ fn answered_row(id: &str, entry: &SaveEntry<HeldCallDecision>) -> Option<Entry> 
     // The settle stage: the call left the list after the answer (§14.5), or it did not.
     let settled = match &entry.settle {
         Settle::Confirmed { at } => Some(format!("대기 끝남 확인 {}", clock(*at))),
-        Settle::NotConfirmed { .. } => entry.settle.words(entry.phase.class()),
+        Settle::NotConfirmed { .. } | Settle::RereadFailed { .. } => {
+            entry.settle.words(entry.phase.class())
+        }
         _ => None,
     };
     Some(match receipt {

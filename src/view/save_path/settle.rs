@@ -8,8 +8,9 @@
 //! comparison ([`super::SaveCompanion::confirm`]); this stage, built once for every kind,
 //! demands those re-reads a few times within the kind's bound
 //! ([`super::SaveCompanion::settle_within`]) and ends in "confirmed <time>" or "not confirmed
-//! after N s — the server still shows …". A receipt that changed nothing (not sent, not
-//! applied, a conflict) is final as it is. An outcome-unknown receipt is never resent; the
+//! after N s — the server still shows …"; when the re-reads within the bound failed, it says so
+//! apart ("committed, re-read failed …": nothing confirmed or refuted). A receipt that changed
+//! nothing (not sent, not applied, a conflict) is final as it is. An outcome-unknown receipt is never resent; the
 //! re-read only says whether the server shows the change.
 //!
 //! This file holds what the stage says ([`Confirm`], [`SettleStep`]); the stage itself runs
@@ -18,6 +19,7 @@
 //! casts the demands and arms the timer.
 
 use crate::actors::contract::SourceKey;
+use crate::view::admission::{Slot, ViewMark};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
@@ -42,6 +44,20 @@ pub enum Check {
     Shown,
     /// The re-read shows something else; the words say what (for "the server still shows …").
     Differs(String),
+    /// The newest read dispatched after the receipt failed (its class): the change is neither
+    /// confirmed nor refuted by it.
+    Failed(String),
+}
+
+impl Check {
+    /// `self`, unless no read since `mark` has shown anything and the newest one failed: then
+    /// that failure ([`Check::Failed`]).
+    pub fn or_failed<T: Clone>(self, slot: &Slot<T>, mark: ViewMark) -> Self {
+        match (self, slot.failed_since(mark)) {
+            (Self::NotYet, Some(failure)) => Self::Failed(failure.class.to_string()),
+            (check, _) => check,
+        }
+    }
 }
 
 /// A read that can show a save's change.

@@ -132,6 +132,8 @@ pub enum Settle {
         since: Instant,
         rereads: u8,
         shown: Option<String>,
+        /// The newest re-read's failure class, while no later re-read answered.
+        failed: Option<String>,
     },
     /// A re-read dispatched after the receipt shows the change.
     Confirmed { at: SystemTime },
@@ -141,9 +143,19 @@ pub enum Settle {
         after: Duration,
         shown: Option<String>,
     },
+    /// The bound passed and the newest re-read after the receipt failed (`failure`: its class):
+    /// the change is neither confirmed nor refuted — apart from "not confirmed", which a re-read
+    /// answered.
+    RereadFailed { after: Duration, failure: String },
 }
 
 impl Settle {
+    /// The bound passed with no re-read showing the change (it showed something else, none
+    /// came, or the re-reads failed).
+    pub fn unconfirmed(&self) -> bool {
+        matches!(self, Self::NotConfirmed { .. } | Self::RereadFailed { .. })
+    }
+
     /// Still to be judged by the settle stage.
     pub fn open(&self) -> bool {
         matches!(self, Self::Unjudged | Self::Awaiting { .. })
@@ -171,6 +183,14 @@ impl Settle {
                     None => format!("{lead} — no re-read since the receipt"),
                 })
             }
+            Self::RereadFailed { after, failure } if unknown => Some(format!(
+                "re-read failed ({failure}) for {} s: whether it applied is not known",
+                after.as_secs()
+            )),
+            Self::RereadFailed { after, failure } => Some(format!(
+                "committed, re-read failed ({failure}): neither confirmed nor refuted in {} s",
+                after.as_secs()
+            )),
         }
     }
 }

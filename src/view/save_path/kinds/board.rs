@@ -47,6 +47,15 @@ impl SaveCompanion for BoardVote {
                 None => Check::Differs("no vote of yours on the post".into()),
             },
         };
+        let check = match model
+            .board
+            .post
+            .as_ref()
+            .filter(|p| p.post_id == intent.post_id)
+        {
+            Some(post) => check.or_failed(&post.detail, mark),
+            None => check,
+        };
         Some(Confirm::by_sources(check, &[BOARD]))
     }
 

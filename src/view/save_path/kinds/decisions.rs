@@ -7,6 +7,7 @@ use crate::actors::decisions::approval::ApprovalDecision;
 use crate::actors::decisions::ask_answer::AskAnswer;
 use crate::actors::decisions::held_call::HeldCallDecision;
 use crate::protocol::asks::AskResolution;
+use crate::view::admission::{Slot, ViewMark};
 use crate::view::model::Model;
 use crate::view::save_path::SaveCompanion;
 use crate::view::save_path::settle::{Check, Confirm};
@@ -15,13 +16,18 @@ use crate::view::saves::SaveEntry;
 
 /// Confirmed once a re-read of the Decisions list after the receipt no longer lists what the
 /// save answered (`listed`: whether that read still lists it).
-fn left_the_list(read: Option<bool>, still: &str) -> Confirm {
+fn left_the_list<T: Clone>(
+    read: Option<bool>,
+    still: &str,
+    list: &Slot<T>,
+    mark: ViewMark,
+) -> Confirm {
     let check = match read {
         None => Check::NotYet,
         Some(false) => Check::Shown,
         Some(true) => Check::Differs(still.to_string()),
     };
-    Confirm::by_sources(check, &[DECISIONS])
+    Confirm::by_sources(check.or_failed(list, mark), &[DECISIONS])
 }
 
 const DECIDED: &str = "a decision is made once: nothing is kept to take it back";
@@ -46,7 +52,12 @@ impl SaveCompanion for ApprovalDecision {
             .approvals
             .value_since(mark)
             .map(|l| l.items.iter().any(|a| a.confirm_token == *token));
-        Some(left_the_list(listed, "the approval still pending"))
+        Some(left_the_list(
+            listed,
+            "the approval still pending",
+            &model.decisions.approvals,
+            mark,
+        ))
     }
 
     fn undo(_model: &Model, _entry: &SaveEntry<Self>) -> Undo {
@@ -71,7 +82,12 @@ impl SaveCompanion for HeldCallDecision {
             l.of_keeper(&intent.keeper)
                 .any(|c| c.tool_call_id == intent.tool_call_id)
         });
-        Some(left_the_list(listed, "the call still waiting"))
+        Some(left_the_list(
+            listed,
+            "the call still waiting",
+            &model.decisions.held_calls,
+            mark,
+        ))
     }
 
     fn undo(_model: &Model, _entry: &SaveEntry<Self>) -> Undo {
@@ -99,7 +115,12 @@ impl SaveCompanion for AskAnswer {
                     && matches!(a.resolution, AskResolution::Open {})
             })
         });
-        Some(left_the_list(listed, "the Ask still open"))
+        Some(left_the_list(
+            listed,
+            "the Ask still open",
+            &model.decisions.asks,
+            mark,
+        ))
     }
 
     fn undo(_model: &Model, _entry: &SaveEntry<Self>) -> Undo {

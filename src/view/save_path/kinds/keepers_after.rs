@@ -49,6 +49,15 @@ fn settings_since<'m>(
         .map(|s| s.as_ref())
 }
 
+/// `check`, or — when no read since `mark` showed anything — the failure of the newest
+/// settings re-read of `keeper`.
+fn or_settings_failed(check: Check, model: &Model, keeper: &str, mark: ViewMark) -> Check {
+    match model.keeper_detail.of(keeper) {
+        Some(detail) => check.or_failed(&detail.settings, mark),
+        None => check,
+    }
+}
+
 /// The newest settings snapshot of `keeper` the model holds (any time).
 fn settings_now<'m>(model: &'m Model, keeper: &str) -> Option<&'m KeeperConfigSnapshot> {
     model
@@ -85,6 +94,7 @@ pub fn lifecycle_confirm(model: &Model, entry: &SaveEntry<LifecycleSave>) -> Opt
                 modes.mode_of(keeper).as_str()
             )),
         };
+        let check = check.or_failed(&model.keeper_detail.tool_modes, mark);
         return Some(Confirm::by_sources(check, &[WORKSPACE_GATE]));
     }
     let check = match (roster_since(model, keeper, mark), action) {
@@ -108,6 +118,7 @@ pub fn lifecycle_confirm(model: &Model, entry: &SaveEntry<LifecycleSave>) -> Opt
         }
         (Some(Some(_)), LifecycleAction::ToolGate(_)) => Check::NotYet,
     };
+    let check = check.or_failed(&model.keepers.roster, mark);
     Some(Confirm::by_sources(check, &[ROSTER]))
 }
 
@@ -180,6 +191,8 @@ pub fn sandbox_confirm(model: &Model, entry: &SaveEntry<SandboxSave>) -> Option<
             None => Check::NotYet,
         },
     };
+    let check =
+        or_settings_failed(check, model, keeper, mark).or_failed(&model.keepers.roster, mark);
     Some(Confirm::new(
         check,
         vec![Reread::Keeper(keeper.to_string()), Reread::Source(ROSTER)],
@@ -286,6 +299,7 @@ pub fn settings_confirm(model: &Model, entry: &SaveEntry<SettingsSave>) -> Optio
             }
         }
     };
+    let check = or_settings_failed(check, model, keeper, mark);
     Some(Confirm::new(
         check,
         vec![Reread::Keeper(keeper.to_string()), Reread::Source(ROSTER)],
@@ -363,6 +377,7 @@ pub fn assignment_confirm(model: &Model, entry: &SaveEntry<AssignmentSave>) -> O
         },
         None => Check::NotYet,
     };
+    let check = or_settings_failed(check, model, keeper, mark);
     Some(Confirm::new(
         check,
         vec![Reread::Keeper(keeper.to_string()), Reread::Source(ROSTER)],
@@ -413,5 +428,6 @@ pub fn create_confirm(model: &Model, entry: &SaveEntry<CreateSave>) -> Option<Co
         Some(Some(_)) => Check::Shown,
         Some(None) => Check::Differs(format!("no {} in the roster", sanitize(name))),
     };
+    let check = check.or_failed(&model.keepers.roster, mark);
     Some(Confirm::by_sources(check, &[ROSTER]))
 }

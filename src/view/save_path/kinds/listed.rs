@@ -65,29 +65,37 @@ fn judge<K: SaveCompanion>(
     let Some(confirm) = K::confirm(model, entry) else {
         return Settle::Final;
     };
-    let (since, rereads, shown) = match &entry.settle {
+    let (since, rereads, shown, failed) = match &entry.settle {
         Settle::Awaiting {
             since,
             rereads,
             shown,
-        } => (*since, *rereads, shown.clone()),
-        _ => (entry.settled_at.unwrap_or(now), 0, None),
+            failed,
+        } => (*since, *rereads, shown.clone(), failed.clone()),
+        _ => (entry.settled_at.unwrap_or(now), 0, None, None),
     };
-    let shown = match confirm.check {
+    let (shown, failed) = match confirm.check {
         Check::Shown => {
             return Settle::Confirmed {
                 at: SystemTime::now(),
             };
         }
-        Check::Differs(words) => Some(words),
-        Check::NotYet => shown,
+        Check::Differs(words) => (Some(words), None),
+        Check::Failed(class) => (shown, Some(class)),
+        Check::NotYet => (shown, failed),
     };
     let waited = now.saturating_duration_since(since);
     let within = K::settle_within(&entry.intent);
     if waited >= within {
-        return Settle::NotConfirmed {
-            after: within,
-            shown,
+        return match failed {
+            Some(failure) => Settle::RereadFailed {
+                after: within,
+                failure,
+            },
+            None => Settle::NotConfirmed {
+                after: within,
+                shown,
+            },
         };
     }
     let mut rereads = rereads;
@@ -104,6 +112,7 @@ fn judge<K: SaveCompanion>(
         since,
         rereads,
         shown,
+        failed,
     }
 }
 
@@ -130,7 +139,10 @@ impl<K: SaveCompanion> Listed<K> {
             {
                 step.changed |= !matches!(
                     (&entry.settle, &settle),
-                    (Settle::Awaiting { shown: a, .. }, Settle::Awaiting { shown: b, .. }) if a == b
+                    (
+                        Settle::Awaiting { shown: a, failed: f, .. },
+                        Settle::Awaiting { shown: b, failed: g, .. },
+                    ) if a == b && f == g
                 );
                 entry.settle = settle;
             }
@@ -157,10 +169,8 @@ fn rows_of<K: SaveCompanion>(model: &Model, rows: &mut Vec<JournalRow>) {
         };
         let unsettled = entry.phase.in_flight()
             || entry.phase.class() == Some(SaveClass::OutcomeUnknown)
-            || matches!(
-                entry.settle,
-                Settle::Awaiting { .. } | Settle::NotConfirmed { .. }
-            );
+            || matches!(entry.settle, Settle::Awaiting { .. })
+            || entry.settle.unconfirmed();
         rows.push(JournalRow {
             save_id: entry.save_id.0.clone(),
             kind: K::KIND.to_string(),

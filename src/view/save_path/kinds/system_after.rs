@@ -43,6 +43,7 @@ fn config_confirm(model: &Model, mark: ViewMark, path: &str, want: Option<&str>)
             Check::Differs(format!("runtime.toml at {}", short(&read.source_revision)))
         }
     };
+    let check = check.or_failed(&model.runtime.config, mark);
     Confirm::by_sources(check, &[RUNTIME_CONFIG])
 }
 
@@ -141,6 +142,7 @@ pub fn binding_confirm(
             }
         }
     };
+    let check = check.or_failed(&model.connectors.status, mark);
     Confirm::by_sources(check, &[CONNECTORS])
 }
 

@@ -69,6 +69,7 @@ impl SaveCompanion for GoalTransition {
                 }
             }
         };
+        let check = check.or_failed(&model.work.planning, mark);
         Some(Confirm::by_sources(check, &[PLANNING]))
     }
 

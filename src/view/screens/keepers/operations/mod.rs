@@ -27,7 +27,7 @@ use crate::protocol::outcome::{
 use crate::view::command::UiCommand;
 use crate::view::keepers::ops::LatestOp;
 use crate::view::model::Model;
-use crate::view::saves::{SaveEntry, SavePhase, Settle};
+use crate::view::saves::{SaveEntry, SavePhase};
 use crate::view::screens::RosterUi;
 use crate::view::text::{fit_width, sanitize};
 use crate::view::theme::{Theme, Tone};
@@ -263,7 +263,7 @@ pub fn op_line(op: LatestOp<'_>) -> (String, Tone) {
     match settle.words(class) {
         Some(words) => {
             let tone = match settle {
-                Settle::NotConfirmed { .. } => Tone::Warn,
+                s if s.unconfirmed() => Tone::Warn,
                 _ => tone,
             };
             (format!("{text} · {words}"), tone)
