@@ -3,8 +3,7 @@
 //! (surfaces.md, global keys), then the surface.
 
 use super::model::Model;
-use super::screens::help::HelpLayer;
-use super::screens::layer::{self, KeyRoute, LayerHelp};
+use super::screens::layer::{self, KeyRoute};
 use super::screens::screen::with_screen;
 use super::screens::widgets::Ring;
 use super::screens::{Tab, Ui};
@@ -71,16 +70,8 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
             ui.tab = ui.tab.previous();
             UiCommand::Repaint
         }
-        KeyCode::Char('3') => {
-            ui.tab = Tab::Keepers;
-            UiCommand::Repaint
-        }
         KeyCode::Char('?') => {
-            let help = layer::top_down(ui, |l| l.help()).unwrap_or(LayerHelp {
-                title: tab.title(),
-                keys: ui.screens.of(tab).help_keys(),
-            });
-            ui.layers.push(HelpLayer(help));
+            super::screens::help::open(ui);
             UiCommand::Repaint
         }
         // Every save of the session and the earlier sessions' outbox rows, on every surface.
@@ -150,8 +141,6 @@ mod tests {
             KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT),
         );
         assert_eq!(ui.tab, Tab::System);
-        handle_key(&mut ui, &model, press('3'));
-        assert_eq!(ui.tab, Tab::Keepers);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 pub mod actor;
 pub mod admission;
 pub mod approvals;
+pub mod bindings;
 pub mod board;
 pub mod chat;
 pub mod command;

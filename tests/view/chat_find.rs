@@ -430,3 +430,19 @@ fn issue14_queue_and_context_open_over_the_chat_and_esc_closes_them() {
     handle_key(&mut ui, &model, key(KeyCode::Esc));
     assert_eq!(open_over(&ui), None);
 }
+
+/// Issue 27 item 3: "find: no older match" is the chat footer's line of that step; the Esc that
+/// moves on ends it (it does not linger for its time window).
+#[test]
+fn issue27_the_find_miss_line_ends_with_esc() {
+    let (model, mut ui) = chat_with_needles();
+    run(&mut ui, &model, "/find needle");
+    for _ in 0..8 {
+        press(&mut ui, &model, key(KeyCode::Char('n')));
+    }
+    assert!(buffer_text(&draw(&model, &ui)).contains("no older match"));
+    handle_key(&mut ui, &model, key(KeyCode::Esc));
+    let text = buffer_text(&draw(&model, &ui));
+    assert!(!text.contains("no older match"), "{text}");
+    assert!(ui.layer::<ChatUi>().is_some(), "the Esc cleared /find only");
+}

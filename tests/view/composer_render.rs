@@ -196,20 +196,19 @@ fn c59_menu_two_columns_selected_row_reversed_and_footer_replaced() {
     let Some(menu) = layout.menu else {
         panic!("menu expected")
     };
-    assert_eq!(menu.height, 4);
+    assert_eq!(menu.height, 2);
     assert_eq!(
         menu.y + menu.height,
         layout.input.y,
         "right above the input"
     );
     let first = row(&buf, menu.y);
-    assert!(first.starts_with(" /metrics"), "{first}");
-    assert!(first.contains("(/telemetry)"));
-    let thinking = row(&buf, menu.y + 1);
     assert!(
-        thinking.contains("/thinking [hidden|folded|full]"),
-        "{thinking}"
+        first.starts_with(" /thinking [hidden|folded|full]"),
+        "{first}"
     );
+    let tools = row(&buf, menu.y + 1);
+    assert!(tools.contains("/tools [compact|results|full]"), "{tools}");
     assert!(buf[(0, menu.y)].modifier.contains(Modifier::REVERSED));
     assert!(!buf[(0, menu.y + 1)].modifier.contains(Modifier::REVERSED));
     assert!(row(&buf, layout.footer.y).starts_with("↑/↓:select"));

@@ -27,7 +27,7 @@ use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use std::sync::Arc;
 
-fn ticket(slot: BoardSlot, generation: u64) -> Ticket<BoardSlot> {
+pub fn ticket(slot: BoardSlot, generation: u64) -> Ticket<BoardSlot> {
     Ticket {
         slot,
         generation,
@@ -35,7 +35,7 @@ fn ticket(slot: BoardSlot, generation: u64) -> Ticket<BoardSlot> {
     }
 }
 
-fn admitted<T>(value: T) -> Admitted<T> {
+pub fn admitted<T>(value: T) -> Admitted<T> {
     Admitted {
         value: Arc::new(value),
         mode: AdmissionMode::Receipt,
@@ -43,7 +43,7 @@ fn admitted<T>(value: T) -> Admitted<T> {
     }
 }
 
-fn post(id: &str, title: &str) -> BoardPost {
+pub fn post(id: &str, title: &str) -> BoardPost {
     BoardPost {
         id: id.into(),
         author: "rondo".into(),
@@ -73,7 +73,7 @@ fn page(posts: Vec<BoardPost>, sort: BoardSort) -> BoardPostsPage {
     }
 }
 
-fn census(items: &[(&str, u64)]) -> HearthCensus {
+pub fn census(items: &[(&str, u64)]) -> HearthCensus {
     HearthCensus {
         hearths: items
             .iter()
@@ -85,13 +85,13 @@ fn census(items: &[(&str, u64)]) -> HearthCensus {
     }
 }
 
-fn connected() -> Model {
+pub fn connected() -> Model {
     let mut m = Model::default();
     m.on_identity(sample::confirmed(1, AdmissionMode::Receipt));
     m
 }
 
-fn posts_read(query: BoardQuery, posts: Vec<BoardPost>) -> BoardObservation {
+pub fn posts_read(query: BoardQuery, posts: Vec<BoardPost>) -> BoardObservation {
     let sort = query.sort;
     BoardObservation::Posts(Box::new(BoardPostsRead {
         query,

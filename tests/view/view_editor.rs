@@ -172,11 +172,17 @@ async fn editor_text_becomes_the_draft_and_the_terminal_comes_back_whole() {
     r.terminal.open_gate();
     handled(&mut r.events, "editor_exited").await;
     let frame = frame_with(&mut r.events, "from the editor 한글").await;
-    let ViewEvent::Frame { stats, .. } = frame else {
+    let ViewEvent::Frame { stats, buffer } = frame else {
         unreachable!()
     };
     // A forced frame rewrites every cell (the editor drew over the screen).
     assert!(stats.full, "full repaint after the editor");
+    // Issue 27 item 3: the hand-off's own line ended with the hand-off.
+    assert!(
+        !buffer_text(&buffer).contains("opening the editor"),
+        "{}",
+        buffer_text(&buffer)
+    );
     assert_eq!(
         r.terminal.steps(),
         vec!["park", "release", "reclaim", "resume"]

@@ -11,15 +11,15 @@ use masc_tui::protocol::admission::AdmissionMode;
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::decode::{DecodeError, DecodeErrorKind};
 use masc_tui::protocol::keepers::{KeeperRowSlot, KeeperStatus};
+use masc_tui::view::bindings::{ALWAYS, RING};
 use masc_tui::view::fetched::SLOW_READ_BADGE_AFTER;
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{
     bare_row, buffer_text, confirmed, roster, roster_failure, roster_observation, roster_of,
     roster_ticket,
 };
-use masc_tui::view::screens::help::GLOBAL_KEYS;
 use masc_tui::view::screens::help::is_open as help_open;
-use masc_tui::view::screens::keepers::keys::ROSTER_KEYS;
+use masc_tui::view::screens::keepers::keys::ROSTER as ROSTER_KEYS;
 use masc_tui::view::screens::{ProjectionCtx, Tab, Ui, render};
 use masc_tui::view::theme::Theme;
 use ratatui::Terminal;
@@ -316,7 +316,8 @@ fn help_lists_every_key_of_the_surface() {
     );
     assert!(help_open(&u));
     let text = paint(&model, &u);
-    for (key, _) in ROSTER_KEYS.iter().chain(GLOBAL_KEYS) {
+    for binding in [ROSTER_KEYS, RING, ALWAYS].iter().flat_map(|t| t.bindings) {
+        let key = binding.keys;
         assert!(text.contains(key), "help misses {key}");
     }
 }

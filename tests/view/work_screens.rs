@@ -199,7 +199,7 @@ fn a12_a_withdrawal_says_the_values_were_dropped() {
     );
 }
 
-fn planning_model() -> Model {
+pub fn planning_model() -> Model {
     let mut m = confirmed_model();
     let body = std::fs::read(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

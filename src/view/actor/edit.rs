@@ -88,7 +88,7 @@ impl<B: FrameSink> ViewState<B> {
         self.edit_seq += 1;
         let id = self.edit_seq;
         tracing::info!(target: "masc_tui::editor", purpose = request.purpose.label(), id, "edit asked");
-        self.ui.notice = Some(format!("opening the editor ({})…", request.purpose.label()));
+        self.ui.notice = Some(opening_notice(&request));
         self.edit = Some(EditFlow {
             id,
             request,
@@ -180,9 +180,22 @@ impl<B: FrameSink> ViewState<B> {
     }
 
     /// Hands a result to the screen that asked; what it answers is run like a key's command.
+    /// The hand-off's own line ("opening the editor …") ends here.
     fn deliver_edit(&mut self, myself: &ActorRef<ViewMsg>, owner: EditOwner, result: EditResult) {
+        if self.ui.notice.as_deref() == Some(opening_notice_of(result.purpose).as_str()) {
+            self.ui.notice = None;
+        }
         let cmd = screens::edited(owner, &mut self.ui, &self.model, result);
         self.run_command(myself, cmd, None);
         self.want(myself, FrameRequest::Input);
     }
+}
+
+/// The footer line while the terminal is handed to the editor.
+fn opening_notice(request: &EditRequest) -> String {
+    opening_notice_of(request.purpose)
+}
+
+fn opening_notice_of(purpose: crate::view::editor::EditPurpose) -> String {
+    format!("opening the editor ({})…", purpose.label())
 }

@@ -399,6 +399,7 @@ impl<B: FrameSink> ViewState<B> {
         }
         self.dirty = false;
         self.sync_visibility();
+        self.ui.settle_notice(std::time::Instant::now());
         let ctx = ProjectionCtx::now(self.theme);
         // Painted into the kept frame buffers: no frame is allocated or copied; an
         // observer (tests, benches) gets a copy of the frame after the write.

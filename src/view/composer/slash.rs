@@ -24,52 +24,22 @@ pub enum ToolsChoice {
     Full,
 }
 
-/// `/preset [save|restore|show]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PresetChoice {
-    Save,
-    Restore,
-    Show,
-}
-
 /// A parsed command. `None` arguments mean "not given" (the screen's default for it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SlashCommand {
     Help,
-    Errors,
-    About,
-    Addons,
-    Play,
-    Metrics,
-    Settings,
-    Diff,
-    Patch,
-    Cost,
-    Preview,
-    Links,
     Copy,
-    Embeds,
-    Changes,
-    Activity,
     Keeper(Option<String>),
     Queue,
     RunNext,
-    Priority,
     Approve,
     Deny,
     Interrupt(Option<String>),
     Steer(String),
     Thinking(Option<ThinkingChoice>),
     Tools(Option<ToolsChoice>),
-    Memory,
-    FleetMemory,
     Find(Option<String>),
     Context,
-    Image,
-    Attach(String),
-    Ref(Option<String>),
-    Preset(Option<PresetChoice>),
-    Task,
 }
 
 /// What a command accepts after its word.
@@ -94,19 +64,21 @@ pub struct CommandSpec {
     pub args: ArgShape,
     /// Argument hint for the menu's first column (`[name]`, `<text>`).
     pub arg_hint: &'static str,
+    /// What it does, in the seeds' Korean (the menu's words).
     pub description: &'static str,
+    /// What it does, in English (the help's words).
+    pub help: &'static str,
 }
 
 const THINKING: &[&str] = &["hidden", "folded", "full"];
 const TOOLS: &[&str] = &["compact", "results", "full"];
-const PRESET: &[&str] = &["save", "restore", "show"];
 
 const fn spec(
     name: &'static str,
     aliases: &'static [&'static str],
     args: ArgShape,
     arg_hint: &'static str,
-    description: &'static str,
+    (description, help): (&'static str, &'static str),
 ) -> CommandSpec {
     CommandSpec {
         name,
@@ -114,100 +86,152 @@ const fn spec(
         args,
         arg_hint,
         description,
+        help,
     }
 }
 
-/// The command set of C-66, in menu order.
+/// The commands of C-66 masc-tui runs, in menu order: the menu offers only these.
 pub const COMMANDS: &[CommandSpec] = &[
-    spec("help", &[], ArgShape::None, "", "모든 단축키와 명령"),
-    spec("errors", &[], ArgShape::None, "", "최근 오류 보기"),
-    spec("about", &["splash"], ArgShape::None, "", "이 콘솔에 대해"),
-    spec("addons", &[], ArgShape::None, "", "애드온 목록"),
-    spec("play", &[], ArgShape::None, "", "재생 애드온 열기"),
-    spec("metrics", &["telemetry"], ArgShape::None, "", "지표 보기"),
-    spec("settings", &[], ArgShape::None, "", "Keeper 설정"),
-    spec("diff", &[], ArgShape::None, "", "이번 턴의 파일 변경"),
-    spec("patch", &["review"], ArgShape::None, "", "패치 검토"),
-    spec("cost", &[], ArgShape::None, "", "관측된 사용량과 비용"),
-    spec("preview", &[], ArgShape::None, "", "준비 미리보기"),
-    spec("links", &[], ArgShape::None, "", "대화 속 링크"),
-    spec("copy", &[], ArgShape::None, "", "마지막 답 원문 복사"),
-    spec("embeds", &[], ArgShape::None, "", "첨부된 내용 보기"),
-    spec("changes", &[], ArgShape::None, "", "파일 변경 목록"),
-    spec("activity", &[], ArgShape::None, "", "Activity 열기"),
+    spec(
+        "help",
+        &[],
+        ArgShape::None,
+        "",
+        ("모든 단축키와 명령", "every key and command of the chat"),
+    ),
+    spec(
+        "copy",
+        &[],
+        ArgShape::None,
+        "",
+        (
+            "마지막 답 원문 복사",
+            "copy the found or newest reply (OSC 52)",
+        ),
+    ),
     spec(
         "keeper",
         &[],
         ArgShape::OptionalName,
         "[name]",
-        "대화 대상 Keeper 바꾸기",
+        (
+            "대화 대상 Keeper 바꾸기",
+            "chat with another Keeper (alone: back to the list)",
+        ),
     ),
-    spec("queue", &[], ArgShape::None, "", "대기 입력 열기"),
+    spec(
+        "queue",
+        &[],
+        ArgShape::None,
+        "",
+        ("대기 입력 열기", "inputs not yet started (Esc closes)"),
+    ),
     spec(
         "run-next",
         &[],
         ArgShape::None,
         "",
-        "대기 입력 하나 바로 실행",
+        ("대기 입력 하나 바로 실행", "run the next queued input now"),
     ),
     spec(
-        "priority",
-        &["autonext"],
+        "approve",
+        &[],
         ArgShape::None,
         "",
-        "대기 입력 자동 진행",
+        (
+            "보류된 호출 승인",
+            "approve the oldest held call or approval (twice)",
+        ),
     ),
-    spec("approve", &[], ArgShape::None, "", "보류된 호출 승인"),
-    spec("deny", &[], ArgShape::None, "", "보류된 호출 거절"),
+    spec(
+        "deny",
+        &[],
+        ArgShape::None,
+        "",
+        (
+            "보류된 호출 거절",
+            "deny the oldest held call or approval (twice)",
+        ),
+    ),
     spec(
         "interrupt",
         &[],
         ArgShape::OptionalName,
         "[name]",
-        "진행 중인 턴 중단",
+        ("진행 중인 턴 중단", "interrupt the running turn"),
     ),
     spec(
         "steer",
         &[],
         ArgShape::RequiredText,
         "<text>",
-        "진행 중인 턴에 방향 주기",
+        ("진행 중인 턴에 방향 주기", "steer the running turn"),
     ),
     spec(
         "thinking",
         &[],
         ArgShape::Choice(THINKING),
         "[hidden|folded|full]",
-        "추론 표시",
+        ("추론 표시", "reasoning shown (alone: the next mode)"),
     ),
     spec(
         "tools",
         &[],
         ArgShape::Choice(TOOLS),
         "[compact|results|full]",
-        "도구 표시",
+        ("도구 표시", "tool calls shown (alone: the next mode)"),
     ),
-    spec("memory", &[], ArgShape::None, "", "Memory 저널"),
-    spec("fleet-memory", &[], ArgShape::None, "", "공유 메모리"),
     spec(
         "find",
         &[],
         ArgShape::OptionalText,
         "[text]",
-        "대화에서 찾기",
+        (
+            "대화에서 찾기",
+            "highlight text; n older, N newer match (alone: clear)",
+        ),
     ),
-    spec("context", &[], ArgShape::None, "", "컨텍스트 살펴보기"),
-    spec("image", &[], ArgShape::None, "", "클립보드 이미지 붙이기"),
-    spec("attach", &[], ArgShape::RequiredText, "<path>", "파일 첨부"),
-    spec("ref", &[], ArgShape::OptionalText, "[text]", "출처 참조"),
     spec(
-        "preset",
+        "context",
         &[],
-        ArgShape::Choice(PRESET),
-        "[save|restore|show]",
-        "보기 설정 묶음",
+        ArgShape::None,
+        "",
+        (
+            "컨텍스트 살펴보기",
+            "the chat target's context (Esc closes)",
+        ),
     ),
-    spec("task", &[], ArgShape::None, "", "원본 Task 열기"),
+];
+
+/// The words of C-66 masc-tui does not run: typed, they say so (never "unknown", never sent);
+/// the menu does not offer them.
+pub const NOT_RUN: &[&str] = &[
+    "errors",
+    "about",
+    "splash",
+    "addons",
+    "play",
+    "metrics",
+    "telemetry",
+    "settings",
+    "diff",
+    "patch",
+    "review",
+    "cost",
+    "preview",
+    "links",
+    "embeds",
+    "changes",
+    "activity",
+    "priority",
+    "autonext",
+    "memory",
+    "fleet-memory",
+    "image",
+    "attach",
+    "ref",
+    "preset",
+    "task",
 ];
 
 /// Why a command draft was not run. Never sent as a message.
@@ -216,6 +240,9 @@ pub enum SlashError {
     /// `/word` that is not a command (also `/` alone).
     #[error("알 수 없는 명령: /{0}")]
     Unknown(String),
+    /// A command of C-66 this console does not run.
+    #[error("/{0}: masc-tui does not run this command")]
+    NotRun(String),
     #[error("/{command}: 인자가 필요합니다 ({hint})")]
     MissingArgument {
         command: &'static str,
@@ -295,7 +322,10 @@ fn choice<T: Copy>(
 /// Parses a command draft (C-66). The caller has checked [`is_command_draft`].
 pub fn parse(text: &str) -> Result<SlashCommand, SlashError> {
     let (word, rest) = split_command(text);
-    let spec = lookup(word).ok_or_else(|| SlashError::Unknown(word.to_string()))?;
+    let spec = lookup(word).ok_or_else(|| match NOT_RUN.contains(&word) {
+        true => SlashError::NotRun(word.to_string()),
+        false => SlashError::Unknown(word.to_string()),
+    })?;
     let text_arg = || (!rest.is_empty()).then(|| rest.to_string());
     match spec.args {
         ArgShape::None if !rest.is_empty() => {
@@ -321,25 +351,10 @@ pub fn parse(text: &str) -> Result<SlashCommand, SlashError> {
     }
     Ok(match spec.name {
         "help" => SlashCommand::Help,
-        "errors" => SlashCommand::Errors,
-        "about" => SlashCommand::About,
-        "addons" => SlashCommand::Addons,
-        "play" => SlashCommand::Play,
-        "metrics" => SlashCommand::Metrics,
-        "settings" => SlashCommand::Settings,
-        "diff" => SlashCommand::Diff,
-        "patch" => SlashCommand::Patch,
-        "cost" => SlashCommand::Cost,
-        "preview" => SlashCommand::Preview,
-        "links" => SlashCommand::Links,
         "copy" => SlashCommand::Copy,
-        "embeds" => SlashCommand::Embeds,
-        "changes" => SlashCommand::Changes,
-        "activity" => SlashCommand::Activity,
         "keeper" => SlashCommand::Keeper(text_arg()),
         "queue" => SlashCommand::Queue,
         "run-next" => SlashCommand::RunNext,
-        "priority" => SlashCommand::Priority,
         "approve" => SlashCommand::Approve,
         "deny" => SlashCommand::Deny,
         "interrupt" => SlashCommand::Interrupt(text_arg()),
@@ -362,23 +377,8 @@ pub fn parse(text: &str) -> Result<SlashCommand, SlashError> {
                 ("full", ToolsChoice::Full),
             ],
         )?),
-        "memory" => SlashCommand::Memory,
-        "fleet-memory" => SlashCommand::FleetMemory,
         "find" => SlashCommand::Find(text_arg()),
         "context" => SlashCommand::Context,
-        "image" => SlashCommand::Image,
-        "attach" => SlashCommand::Attach(rest.to_string()),
-        "ref" => SlashCommand::Ref(text_arg()),
-        "preset" => SlashCommand::Preset(choice(
-            spec,
-            rest,
-            &[
-                ("save", PresetChoice::Save),
-                ("restore", PresetChoice::Restore),
-                ("show", PresetChoice::Show),
-            ],
-        )?),
-        "task" => SlashCommand::Task,
         other => return Err(SlashError::Unknown(other.to_string())),
     })
 }
@@ -388,40 +388,18 @@ impl SlashCommand {
     pub fn word(&self) -> &'static str {
         match self {
             Self::Help => "help",
-            Self::Errors => "errors",
-            Self::About => "about",
-            Self::Addons => "addons",
-            Self::Play => "play",
-            Self::Metrics => "metrics",
-            Self::Settings => "settings",
-            Self::Diff => "diff",
-            Self::Patch => "patch",
-            Self::Cost => "cost",
-            Self::Preview => "preview",
-            Self::Links => "links",
             Self::Copy => "copy",
-            Self::Embeds => "embeds",
-            Self::Changes => "changes",
-            Self::Activity => "activity",
             Self::Keeper(_) => "keeper",
             Self::Queue => "queue",
             Self::RunNext => "run-next",
-            Self::Priority => "priority",
             Self::Approve => "approve",
             Self::Deny => "deny",
             Self::Interrupt(_) => "interrupt",
             Self::Steer(_) => "steer",
             Self::Thinking(_) => "thinking",
             Self::Tools(_) => "tools",
-            Self::Memory => "memory",
-            Self::FleetMemory => "fleet-memory",
             Self::Find(_) => "find",
             Self::Context => "context",
-            Self::Image => "image",
-            Self::Attach(_) => "attach",
-            Self::Ref(_) => "ref",
-            Self::Preset(_) => "preset",
-            Self::Task => "task",
         }
     }
 }
@@ -454,7 +432,7 @@ mod tests {
             ("/interrupt", "/interrupt"),
             ("/interrupt alpha", "/interrupt"),
             ("/run-next", "/run-next"),
-            ("/fleet-memory", "/fleet-memory"),
+            ("/context", "/context"),
             ("/find 배포", "/find"),
         ] {
             let command = parse(typed).expect(typed);
@@ -544,6 +522,54 @@ mod tests {
         assert!(parse("/interrupt alpha beta").is_err());
     }
 
+    /// Issue 27 item 2: the menu offers only what the chat runs; C-66's other words say they
+    /// are not run here (never "unknown", never sent).
+    #[test]
+    fn c66_the_menu_offers_only_commands_masc_tui_runs() {
+        let offered: Vec<&str> = candidates("/")
+            .unwrap_or_default()
+            .iter()
+            .map(|c| c.name)
+            .collect();
+        for word in [
+            "errors",
+            "about",
+            "addons",
+            "play",
+            "metrics",
+            "settings",
+            "diff",
+            "memory",
+            "fleet-memory",
+            "image",
+            "attach",
+        ] {
+            assert!(!offered.contains(&word), "/{word} offered");
+            assert_eq!(
+                parse(&format!("/{word}")),
+                Err(SlashError::NotRun(word.into()))
+            );
+        }
+        for word in [
+            "help",
+            "interrupt",
+            "steer",
+            "approve",
+            "deny",
+            "run-next",
+            "keeper",
+            "thinking",
+            "tools",
+            "find",
+            "copy",
+            "queue",
+            "context",
+        ] {
+            assert!(offered.contains(&word), "/{word} not offered");
+        }
+        assert_eq!(offered.len(), COMMANDS.len());
+    }
+
     #[test]
     fn c59_candidates_filter_by_prefix_of_name_or_alias() {
         let names = |t: &str| -> Vec<&str> {
@@ -558,7 +584,7 @@ mod tests {
             COMMANDS.iter().map(|c| c.name).collect::<Vec<_>>()
         );
         assert_eq!(names("/th"), vec!["thinking"]);
-        assert_eq!(names("/spl"), vec!["about"]);
+        assert_eq!(names("/co"), vec!["copy", "context"]);
         assert_eq!(names("/zz"), Vec::<&str>::new());
         assert!(candidates("/steer now").is_none());
         assert!(candidates("hello").is_none());

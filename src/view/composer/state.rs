@@ -213,6 +213,11 @@ impl Composer {
             .filter(|n| now.saturating_duration_since(n.at) < NOTICE_WINDOW)
     }
 
+    /// Ends the footer notice (its owner moved on: Esc, an overlay opened).
+    pub fn clear_notice(&mut self) {
+        self.notice = None;
+    }
+
     /// Shows a failed operator step on the footer (C-64) and traces it.
     pub fn report_failure(&mut self, text: impl Into<String>, now: Instant) {
         let text = text.into();

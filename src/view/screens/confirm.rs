@@ -15,6 +15,7 @@ use super::help::clear_wide_overhang;
 use super::layer::{Handled, Kept, Layer, LayerCx, LayerFooter, LayerHelp};
 use super::{ProjectionCtx, Ui};
 use crate::actors::saves::SaveCommand;
+use crate::view::bindings::{DOWN, PAGE_DOWN, PAGE_UP, Table, UP, bind};
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crate::view::save_path::{
@@ -33,11 +34,18 @@ use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 /// terminal.
 const MAX_WIDTH: u16 = 100;
 
-const CONFIRM_KEYS: &[(&str, &str)] = &[
-    ("the same key again", "commit what the preview shows"),
-    ("Up / Down, PgUp / PgDn", "scroll the preview"),
-    ("any other key", "cancel: nothing is sent"),
-];
+const CONFIRM: Table = Table {
+    title: "Confirm a save keys",
+    bindings: &[
+        bind("the same key again", &[], "commit what the preview shows"),
+        bind(
+            "Up / Down, PgUp / PgDn",
+            &[UP, DOWN, PAGE_UP, PAGE_DOWN],
+            "scroll the preview",
+        ),
+        bind("any other key", &[], "cancel: nothing is sent"),
+    ],
+};
 
 /// The saves the operator confirmed, kept beside the layers until the command the confirming
 /// key runs begins its stage ([`begin`], which takes them).
@@ -254,8 +262,9 @@ impl Layer for ConfirmLayer {
 
     fn help(&self) -> Option<LayerHelp> {
         Some(LayerHelp {
-            title: "Confirm a save",
-            keys: CONFIRM_KEYS,
+            table: &CONFIRM,
+            more: &[],
+            ring: false,
         })
     }
 }

@@ -10,6 +10,7 @@
 use super::confirm::ConfirmLayer;
 use super::layer::{Handled, Layer, LayerCx, LayerFooter, LayerHelp};
 use super::{ProjectionCtx, Ui};
+use crate::view::bindings::{DOWN, ESC, PAGE_DOWN, PAGE_UP, Press, Table, UP, bind};
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crate::view::save_path::diff::{self, DiffLine};
@@ -22,20 +23,37 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 
-const CONFLICT_KEYS: &[(&str, &str)] = &[
-    (
-        "1 / 2 / 3",
-        "your changes / their changes / what an overwrite loses",
-    ),
-    ("Up / Down, PgUp / PgDn", "scroll"),
-    (
-        "r",
-        "rebase: your changes on the server's file (then previewed)",
-    ),
-    ("t", "take theirs: the server's file replaces the draft"),
-    ("o", "overwrite: previews what is lost, o again commits"),
-    ("Esc", "close: the draft is kept, nothing is sent"),
-];
+const CONFLICT: Table = Table {
+    title: "Save conflict keys",
+    bindings: &[
+        bind(
+            "1 / 2 / 3",
+            &[Press::ch('1'), Press::ch('2'), Press::ch('3')],
+            "your changes / their changes / what an overwrite loses",
+        ),
+        bind(
+            "Up / Down, PgUp / PgDn",
+            &[UP, DOWN, PAGE_UP, PAGE_DOWN],
+            "scroll",
+        ),
+        bind(
+            "r",
+            &[Press::ch('r')],
+            "rebase: your changes on the server's file (then previewed)",
+        ),
+        bind(
+            "t",
+            &[Press::ch('t')],
+            "take theirs: the server's file replaces the draft",
+        ),
+        bind(
+            "o",
+            &[Press::ch('o')],
+            "overwrite: previews what is lost, o again commits",
+        ),
+        bind("Esc", &[ESC], "close: the draft is kept, nothing is sent"),
+    ],
+};
 
 /// The three texts of a conflict.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -276,8 +294,9 @@ impl Layer for ConflictLayer {
 
     fn help(&self) -> Option<LayerHelp> {
         Some(LayerHelp {
-            title: "Save conflict",
-            keys: CONFLICT_KEYS,
+            table: &CONFLICT,
+            more: &[],
+            ring: false,
         })
     }
 }

@@ -8,6 +8,7 @@
 use super::layer::{Handled, Layer, LayerCx, LayerFooter, LayerHelp};
 use super::{ProjectionCtx, Ui};
 use crate::actors::saves::{SAVES, SaveId};
+use crate::view::bindings::{DOWN, ENTER, ESC, Press, Table, UP, bind};
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crate::view::save_path::journal::{Filter, JournalRow};
@@ -25,21 +26,34 @@ use ratatui::widgets::{Paragraph, Widget};
 /// The key that opens (and closes) the journal, on every surface.
 pub const JOURNAL_KEY: char = 'L';
 
-const KEYS: &[(&str, &str)] = &[
-    ("j / k, ↓ / ↑", "move"),
-    ("Enter", "the save whole (Enter or Esc back)"),
-    ("t", "kind filter: every kind, then each kind listed"),
-    (
-        "f",
-        "only unsettled saves (in flight, unknown, unconfirmed)",
-    ),
-    (
-        "u u",
-        "undo: the first u says what it writes, the second sends it",
-    ),
-    ("r", "read the outbox rows again"),
-    ("L / Esc", "close"),
-];
+pub const JOURNAL: Table = Table {
+    title: "Saves journal keys",
+    bindings: &[
+        bind(
+            "j / k, Down / Up",
+            &[Press::ch('j'), Press::ch('k'), DOWN, UP],
+            "move",
+        ),
+        bind("Enter", &[ENTER], "the save whole (Enter or Esc back)"),
+        bind(
+            "t",
+            &[Press::ch('t')],
+            "kind filter: every kind, then each kind listed",
+        ),
+        bind(
+            "f",
+            &[Press::ch('f')],
+            "only unsettled saves (in flight, unknown, unconfirmed)",
+        ),
+        bind(
+            "u u",
+            &[Press::ch('u')],
+            "undo: the first u says what it writes, the second sends it",
+        ),
+        bind("r", &[Press::ch('r')], "read the outbox rows again"),
+        bind("L / Esc", &[Press::ch('L'), ESC], "close"),
+    ],
+};
 
 /// The journal layer's state: the rows are built from the model on each use.
 #[derive(Debug, Default)]
@@ -223,10 +237,7 @@ impl Layer for JournalLayer {
     }
 
     fn help(&self) -> Option<LayerHelp> {
-        Some(LayerHelp {
-            title: "Saves journal",
-            keys: KEYS,
-        })
+        Some(LayerHelp::passing(&JOURNAL))
     }
 }
 

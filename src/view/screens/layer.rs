@@ -46,11 +46,24 @@ pub enum LayerFooter {
     Spans(Vec<Span<'static>>),
 }
 
-/// The help a layer shows under `?`: its title and every key of its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The help a layer shows under `?`: its bindings, more sections (the chat's commands), and
+/// whether the ring's keys (`Tab`, `r`, `L`, `?`, `q q`) reach past it.
+#[derive(Debug, Clone, Copy)]
 pub struct LayerHelp {
-    pub title: &'static str,
-    pub keys: &'static [(&'static str, &'static str)],
+    pub table: &'static crate::view::bindings::Table,
+    pub more: &'static [fn() -> crate::view::bindings::Section],
+    pub ring: bool,
+}
+
+impl LayerHelp {
+    /// A layer that passes the keys it does not bind to the ring.
+    pub const fn passing(table: &'static crate::view::bindings::Table) -> Self {
+        Self {
+            table,
+            more: &[],
+            ring: true,
+        }
+    }
 }
 
 /// What a layer is handed while it handles a key, a paste or an edit's result.
@@ -552,8 +565,8 @@ mod tests {
         handle_key(&mut ui, &model, press('?'));
         assert!(is_open(&ui));
         assert_eq!(
-            ui.layer::<HelpLayer>().map(|h| h.0.title),
-            Some(Tab::Keepers.title())
+            ui.layer::<HelpLayer>().map(|h| h.title().to_string()),
+            Some(format!("{} keys", Tab::Keepers.title()))
         );
         assert_eq!(cursor(&ui), None);
         handle_key(
@@ -570,10 +583,7 @@ mod tests {
     fn removing_a_layer_closes_the_layers_over_it() {
         let mut ui = Ui::default()
             .with_layer(Probe::default())
-            .with_layer(HelpLayer(LayerHelp {
-                title: "t",
-                keys: &[],
-            }));
+            .with_layer(HelpLayer::new(Vec::new()));
         assert!(ui.layers.remove::<Probe>().is_some());
         assert!(ui.layers.is_empty());
     }

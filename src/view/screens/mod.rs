@@ -83,8 +83,12 @@ pub struct Ui {
     pub tab: Tab,
     /// Terminal size (probed once, and on resize only: T.5).
     pub area: Rect,
-    /// A one-line notice for the footer (e.g. "refresh requested").
+    /// A one-line notice for the footer (e.g. "refresh requested"). It belongs to what was in
+    /// front when it was first painted and ends with it ([`Ui::settle_notice`]), or after
+    /// [`NOTICE_LIFETIME`], or at the next key.
     pub notice: Option<String>,
+    /// Who raised the notice shown: [`Ui::settle_notice`] keeps it.
+    pub notice_owner: Option<NoticeOwner>,
     /// The first `q` was pressed; a second quits, anything else cancels.
     pub quit_armed: bool,
     /// The overlays open over the surface, bottom first, and what they keep (`layer`).
@@ -99,6 +103,7 @@ impl Default for Ui {
             tab: Tab::Keepers,
             area: Rect::new(0, 0, 80, 24),
             notice: None,
+            notice_owner: None,
             quit_armed: false,
             layers: layer::Layers::default(),
             screens: screen::Screens::default(),
@@ -117,7 +122,46 @@ fn mounted() -> Vec<Box<dyn screen::Screen>> {
     ]
 }
 
+/// How long a footer notice stays when nothing ends it sooner.
+pub const NOTICE_LIFETIME: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// What was in front when a notice was first seen: the tab and how many layers were open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoticeOwner {
+    pub text: String,
+    pub tab: Tab,
+    pub layers: usize,
+    pub since: Instant,
+}
+
 impl Ui {
+    /// A transient line has an owner and a lifetime: a notice not seen before is owned by what
+    /// is in front now (the tab, the layer on top); one whose owner is gone (its layer closed,
+    /// another tab in front) or older than [`NOTICE_LIFETIME`] ends. Run before each frame.
+    pub fn settle_notice(&mut self, now: Instant) {
+        let Some(text) = self.notice.as_ref() else {
+            self.notice_owner = None;
+            return;
+        };
+        match &self.notice_owner {
+            Some(owner) if &owner.text == text => {
+                let gone = self.layers.len() < owner.layers || self.tab != owner.tab;
+                if gone || now.saturating_duration_since(owner.since) >= NOTICE_LIFETIME {
+                    self.notice = None;
+                    self.notice_owner = None;
+                }
+            }
+            _ => {
+                self.notice_owner = Some(NoticeOwner {
+                    text: text.clone(),
+                    tab: self.tab,
+                    layers: self.layers.len(),
+                    since: now,
+                });
+            }
+        }
+    }
+
     /// Rows of roster entries visible at the current size.
     pub fn roster_page_rows(&self) -> usize {
         body_area(self.area).height.saturating_sub(2) as usize
@@ -377,18 +421,61 @@ fn render_footer(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &
                 theme.style(Tone::Accent),
             ));
         }
-        spans.extend(ui.screens.iter().filter_map(|s| s.recall(theme)));
+        let screen = ui.screens.of(ui.tab);
+        spans.extend(screen.recall(theme));
         match in_front {
             Some(LayerFooter::Spans(layer)) => spans.extend(layer),
             _ => {
+                spans.extend(screen.footer(ui, theme));
+                let used: usize = spans.iter().map(|s| s.width()).sum();
+                let mut tables = screen.bindings();
+                tables.push(&crate::view::bindings::RING);
+                let room = usize::from(area.width).saturating_sub(used);
                 spans.push(Span::styled(
-                    "Tab surfaces · ? help · r refresh · q q quit",
+                    crate::view::bindings::footer_hints(&tables, room),
                     theme.style(Tone::Dim),
                 ));
-                spans.extend(ui.screens.of(ui.tab).footer(ui, theme));
             }
         }
         Line::from(spans)
     };
     line.render(area, buf);
+}
+
+#[cfg(test)]
+mod notice_tests {
+    use super::*;
+    use crate::view::screens::help::HelpLayer;
+
+    /// Issue 27 item 3: a notice belongs to what was in front when it was first painted.
+    #[test]
+    fn a_notice_ends_with_its_layer_its_tab_or_its_lifetime() {
+        let now = Instant::now();
+        let mut ui = Ui::default().with_layer(HelpLayer::new(Vec::new()));
+        ui.notice = Some("raised by the layer".into());
+        ui.settle_notice(now);
+        assert!(ui.notice.is_some(), "first seen: owned, kept");
+        ui.settle_notice(now);
+        assert!(ui.notice.is_some(), "its owner is still in front");
+        ui.layers.remove::<HelpLayer>();
+        ui.settle_notice(now);
+        assert_eq!(ui.notice, None, "its layer closed");
+
+        ui.notice = Some("raised on Keepers".into());
+        ui.settle_notice(now);
+        ui.tab = Tab::Work;
+        ui.settle_notice(now);
+        assert_eq!(ui.notice, None, "another surface in front");
+
+        ui.notice = Some("raised on Work".into());
+        ui.settle_notice(now);
+        ui.settle_notice(now + NOTICE_LIFETIME / 2);
+        assert!(ui.notice.is_some());
+        ui.settle_notice(now + NOTICE_LIFETIME);
+        assert_eq!(ui.notice, None, "its time is up");
+
+        ui.notice = Some("a new one".into());
+        ui.settle_notice(now + NOTICE_LIFETIME);
+        assert!(ui.notice.is_some(), "a new text has a new owner and time");
+    }
 }

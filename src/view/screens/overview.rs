@@ -383,6 +383,17 @@ pub fn render_overview(model: &Model, ctx: &ProjectionCtx, area: Rect, buf: &mut
 #[derive(Debug)]
 pub struct OverviewScreen;
 
+/// The Overview's keys.
+pub const OVERVIEW_KEYS: crate::view::bindings::Table = crate::view::bindings::Table {
+    title: "Overview keys",
+    bindings: &[crate::view::bindings::bind(
+        "Enter",
+        &[crate::view::bindings::ENTER],
+        "Approvals: decide this actor's pending approvals",
+    )
+    .footer("approvals")],
+};
+
 impl super::screen::Screen for OverviewScreen {
     fn tab(&self) -> super::Tab {
         super::Tab::Overview
@@ -407,12 +418,8 @@ impl super::screen::Screen for OverviewScreen {
         render_overview(model, ctx, area, buf);
     }
 
-    fn footer(&self, _ui: &super::Ui, _theme: Theme) -> Vec<ratatui::text::Span<'static>> {
-        Vec::new()
-    }
-
-    fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
-        &[("Enter", "Approvals: decide this actor's pending approvals")]
+    fn bindings(&self) -> Vec<&'static crate::view::bindings::Table> {
+        vec![&OVERVIEW_KEYS]
     }
 
     /// `Enter` opens the Approvals view (it never decides anything itself).

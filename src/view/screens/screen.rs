@@ -28,17 +28,21 @@ pub trait Screen: Any + Send + fmt::Debug {
     /// Paints the surface into the body area.
     fn render(&self, model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer);
 
-    /// The surface's footer hints, after the global ones.
-    fn footer(&self, ui: &Ui, theme: Theme) -> Vec<Span<'static>>;
+    /// What the footer says of the surface's state before the key hints (the hints are made
+    /// from [`Screen::bindings`]).
+    fn footer(&self, _ui: &Ui, _theme: Theme) -> Vec<Span<'static>> {
+        Vec::new()
+    }
 
-    /// What the footer recalls on every surface while this screen keeps it (the roster's
-    /// search with its `n`/`N`), after the notice.
+    /// What the footer recalls while this surface is shown and keeps it (the roster's search
+    /// with its `n`/`N`), after the notice.
     fn recall(&self, _theme: Theme) -> Option<Span<'static>> {
         None
     }
 
-    /// Every key of the surface, for `?`.
-    fn help_keys(&self) -> &'static [(&'static str, &'static str)];
+    /// The binding tables of the surface in its current state: `?` lists them, the footer
+    /// shows their short hints.
+    fn bindings(&self) -> Vec<&'static crate::view::bindings::Table>;
 
     /// A key no layer or field took.
     fn handle_key(&mut self, ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand;
@@ -176,12 +180,8 @@ impl Screen for Vacant {
 
     fn render(&self, _: &Model, _: &Ui, _: &ProjectionCtx, _: Rect, _: &mut Buffer) {}
 
-    fn footer(&self, _: &Ui, _: Theme) -> Vec<Span<'static>> {
+    fn bindings(&self) -> Vec<&'static crate::view::bindings::Table> {
         Vec::new()
-    }
-
-    fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
-        &[]
     }
 
     fn handle_key(&mut self, _: &mut Ui, _: &Model, _: KeyEvent) -> UiCommand {

@@ -75,10 +75,7 @@ impl Layer for ApprovalsUi {
     }
 
     fn help(&self) -> Option<LayerHelp> {
-        Some(LayerHelp {
-            title: "Approvals",
-            keys: help_keys(self),
-        })
+        Some(LayerHelp::passing(help_keys(self)))
     }
 
     fn shown_sources(&self) -> Option<&'static [SourceKey]> {

@@ -28,6 +28,7 @@ use super::{ProjectionCtx, Tab};
 use crate::actors::decisions::approval::{ApprovalDecision, DecisionIntent};
 use crate::protocol::operator::{Approval, Decision};
 use crate::protocol::outcome::SaveOutcome;
+use crate::view::bindings::{DOWN, END, ENTER, ESC, HOME, Press, RIGHT, Table, UP, bind};
 use crate::view::model::Model;
 use crate::view::saves::SaveEntry;
 use crate::view::text::sanitize;
@@ -208,11 +209,11 @@ pub fn footer_view(
 }
 
 /// The keys `?` lists for the open view.
-pub fn help_keys(ui: &ApprovalsUi) -> &'static [(&'static str, &'static str)] {
+pub fn help_keys(ui: &ApprovalsUi) -> &'static Table {
     match &ui.reader {
-        Some(r) if r.inspector.is_some() => crate::view::screens::inspector::turn::INSPECTOR_KEYS,
-        Some(_) => reader::READER_KEYS,
-        None => APPROVALS_KEYS,
+        Some(r) if r.inspector.is_some() => &crate::view::screens::inspector::turn::INSPECTOR,
+        Some(_) => &reader::READER,
+        None => &APPROVALS,
     }
 }
 
@@ -246,27 +247,62 @@ pub fn footer_spans(model: &Model, ui: &ApprovalsUi, theme: Theme) -> Vec<Span<'
 }
 
 /// The keys of the approvals view, for `?`.
-pub const APPROVALS_KEYS: &[(&str, &str)] = &[
-    ("j / k", "move"),
-    (
-        "y y",
-        "confirm the selected approval (the first y arms, the second sends)",
-    ),
-    (
-        "n n",
-        "deny the selected approval (the first n arms, the second sends)",
-    ),
-    ("any other key", "disarms"),
-    ("Enter", "every field of the selected approval; Esc closes"),
-    (
-        "R",
-        "send the same decision again, only when offered (nothing ran)",
-    ),
-    ("[ / ]", "previous / next open Ask in the summary preview"),
-    ("a", "open the Ask answer reader on the selected Ask"),
-    ("r", "re-read the approvals and the Asks"),
-    ("Esc", "back"),
-];
+pub const APPROVALS: Table = Table {
+    title: "Approvals keys",
+    bindings: &[
+        bind(
+            "y y",
+            &[Press::ch('y')],
+            "confirm the selected approval (the first y arms, the second sends)",
+        )
+        .footer("confirm"),
+        bind(
+            "n n",
+            &[Press::ch('n')],
+            "deny the selected approval (the first n arms, the second sends)",
+        )
+        .footer("deny"),
+        bind(
+            "j / k, Down / Up",
+            &[Press::ch('j'), Press::ch('k'), DOWN, UP],
+            "move",
+        ),
+        bind(
+            "Home / End, g / G",
+            &[HOME, END, Press::ch('g'), Press::ch('G')],
+            "first / last",
+        ),
+        bind(
+            "Enter / Right",
+            &[ENTER, RIGHT],
+            "every field of the selected approval; Esc closes",
+        )
+        .footer("detail"),
+        bind(
+            "R",
+            &[Press::ch('R')],
+            "send the same decision again, only when offered (nothing ran)",
+        ),
+        bind(
+            "[ / ]",
+            &[Press::ch('['), Press::ch(']')],
+            "previous / next open Ask in the summary preview",
+        ),
+        bind(
+            "a",
+            &[Press::ch('a')],
+            "open the Ask answer reader on the selected Ask",
+        )
+        .footer("answer"),
+        bind(
+            "r",
+            &[],
+            "re-read the approvals and the Asks (the global r)",
+        ),
+        bind("Esc", &[ESC], "back").footer("back"),
+        bind("any other key", &[], "disarms"),
+    ],
+};
 
 /// `Instant` of the approvals read, for tests and the retry rule.
 pub fn observed_at(model: &Model) -> Option<Instant> {

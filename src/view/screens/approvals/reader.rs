@@ -21,6 +21,7 @@ use crate::actors::decisions::ask_answer::AskAnswer;
 use crate::actors::inspector::InspectorSlot;
 use crate::protocol::asks::FreeText;
 use crate::protocol::outcome::SaveClass;
+use crate::view::bindings::{ENTER, ESC, LEFT, PAGE_DOWN, PAGE_UP, Press, RIGHT, Table, bind};
 use crate::view::command::UiCommand;
 use crate::view::editor::{EditPurpose, EditRequest, EditResult};
 use crate::view::model::Model;
@@ -392,25 +393,58 @@ pub enum ReaderOutcome {
 }
 
 /// The reader's keys, for `?`.
-pub const READER_KEYS: &[(&str, &str)] = &[
-    ("Left / Right, j / k", "previous / next question"),
-    ("[ / ]", "previous / next Ask"),
-    ("PgUp / PgDn", "scroll"),
-    (
-        "1-9, 0",
-        "choose an option of the active question (0 is the tenth)",
-    ),
-    (
-        "i",
-        "write free text where the question allows it (Ctrl-E: in $EDITOR); Enter or Esc ends writing",
-    ),
-    (
-        "Enter Enter",
-        "send the answer (the first press arms and shows what is sent)",
-    ),
-    ("o", "expand the recorded origin"),
-    ("O", "open the inspector pinned to the origin's Turn_ref"),
-    ("f", "re-read the follow-up of this session's answer"),
-    ("r", "re-read the Asks"),
-    ("Esc", "back to Approvals"),
-];
+pub const READER: Table = Table {
+    title: "Ask reader keys",
+    bindings: &[
+        bind(
+            "Left / Right, j / k",
+            &[LEFT, RIGHT, Press::ch('j'), Press::ch('k')],
+            "previous / next question",
+        ),
+        bind(
+            "[ / ]",
+            &[Press::ch('['), Press::ch(']')],
+            "previous / next Ask",
+        ),
+        bind("PgUp / PgDn", &[PAGE_UP, PAGE_DOWN], "scroll"),
+        bind(
+            "1-9, 0",
+            &[
+                Press::ch('1'),
+                Press::ch('2'),
+                Press::ch('3'),
+                Press::ch('4'),
+                Press::ch('5'),
+                Press::ch('6'),
+                Press::ch('7'),
+                Press::ch('8'),
+                Press::ch('9'),
+                Press::ch('0'),
+            ],
+            "choose an option of the active question (0 is the tenth)",
+        ),
+        bind(
+            "i",
+            &[Press::ch('i')],
+            "write free text where the question allows it (Ctrl-E: in $EDITOR); Enter or Esc ends writing",
+        ),
+        bind(
+            "Enter Enter",
+            &[ENTER],
+            "send the answer (the first press arms and shows what is sent)",
+        ),
+        bind("o", &[Press::ch('o')], "expand the recorded origin"),
+        bind(
+            "O",
+            &[Press::ch('O')],
+            "open the inspector pinned to the origin's Turn_ref",
+        ),
+        bind(
+            "f",
+            &[Press::ch('f')],
+            "re-read the follow-up of this session's answer",
+        ),
+        bind("r", &[], "re-read the Asks (the global r)"),
+        bind("Esc", &[ESC], "back to Approvals"),
+    ],
+};

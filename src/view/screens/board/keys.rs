@@ -8,33 +8,87 @@ use super::{BoardUi, LIST_HEADER_ROWS, selected_index, shown_posts};
 use crate::actors::board::vote::{BoardVote, VoteIntent};
 use crate::actors::board::{BoardCommand, BoardQuery};
 use crate::protocol::board::VoteDirection;
+use crate::view::bindings::{
+    Binding, DOWN, END, ENTER, ESC, HOME, LEFT, PAGE_DOWN, PAGE_UP, Press, RIGHT, Table, UP, bind,
+};
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crossterm::event::{KeyCode, KeyEvent};
 
-pub const BOARD_KEYS: &[(&str, &str)] = &[
-    ("j / k, Down / Up", "move (list) · scroll (post)"),
-    ("Home / End, PgUp / PgDn", "first / last · page"),
-    ("Enter / Right", "read the selected post"),
-    ("Esc / Left", "back to the list"),
-    ("s", "order: hot → trending → recent → updated → discussed"),
-    (
-        "w",
-        "new post (title, hearth, body; Tab field; Esc: s send · d discard · Esc keep draft)",
-    ),
-    (
-        "f / F",
-        "next / previous hearth (from the census), then all",
-    ),
-    (
-        "v / V",
-        "vote up / down on the post (armed: the same key again sends; one vote per voter, a flip allowed, no un-vote)",
-    ),
-    (
-        "r",
-        "re-read posts and hearths (the post, when reading one)",
-    ),
-];
+const VOTE: Binding = bind(
+    "v / V",
+    &[Press::ch('v'), Press::ch('V')],
+    "vote up / down on the post (armed: the same key again sends; one vote per voter, a flip allowed, no un-vote)",
+)
+.footer("vote");
+
+/// The post list.
+pub const POSTS: Table = Table {
+    title: "Board keys",
+    bindings: &[
+        bind(
+            "Enter / Right, l",
+            &[ENTER, RIGHT, Press::ch('l')],
+            "read the selected post",
+        )
+        .footer("read"),
+        bind(
+            "j / k, Down / Up",
+            &[Press::ch('j'), Press::ch('k'), DOWN, UP],
+            "move",
+        )
+        .footer("move"),
+        bind(
+            "w",
+            &[Press::ch('w')],
+            "new post (title, hearth, body; Tab field; Esc: s send · d discard · Esc keep draft)",
+        )
+        .footer("post"),
+        bind(
+            "s",
+            &[Press::ch('s')],
+            "order: hot → trending → recent → updated → discussed",
+        )
+        .footer("order"),
+        bind(
+            "f / F",
+            &[Press::ch('f'), Press::ch('F')],
+            "next / previous hearth (from the census), then all",
+        )
+        .footer("hearth"),
+        VOTE,
+        bind(
+            "Home / End, g / G",
+            &[HOME, END, Press::ch('g'), Press::ch('G')],
+            "first / last",
+        ),
+        bind("PgUp / PgDn", &[PAGE_UP, PAGE_DOWN], "page"),
+        bind("r", &[], "re-read posts and hearths (the global r)"),
+    ],
+};
+
+/// An open post.
+pub const POST: Table = Table {
+    title: "Board post keys",
+    bindings: &[
+        bind(
+            "Esc / Left, h",
+            &[ESC, LEFT, Press::ch('h')],
+            "back to the list",
+        )
+        .footer("back"),
+        bind(
+            "j / k, Down / Up",
+            &[Press::ch('j'), Press::ch('k'), DOWN, UP],
+            "scroll",
+        )
+        .footer("scroll"),
+        VOTE,
+        bind("PgUp / PgDn", &[PAGE_UP, PAGE_DOWN], "page"),
+        bind("Home", &[HOME], "top of the post"),
+        bind("r", &[], "re-read the post (the global r)"),
+    ],
+};
 
 /// `r` on the Board: the open post's detail, else the posts and the census.
 pub fn refresh(ui: &BoardUi) -> UiCommand {

@@ -346,17 +346,12 @@ pub fn render(model: &Model, ui: &BoardUi, ctx: &ProjectionCtx, area: Rect, buf:
     }
 }
 
-/// Footer hints of the Board.
+/// The Board footer while a post is composed (the hints otherwise come from the bindings).
 pub fn footer_spans(ui: &BoardUi, theme: Theme) -> Vec<Span<'static>> {
     if let Some(c) = ui.compose.as_ref().filter(|c| c.open()) {
         return compose::footer(c, theme);
     }
-    let text = if ui.open.is_some() {
-        " · j/k scroll · r re-read post · Esc back"
-    } else {
-        " · j/k move · Enter read · s order · f/F hearth · w post"
-    };
-    vec![Span::styled(text, theme.style(Tone::Dim))]
+    Vec::new()
 }
 
 /// The Board surface as a [`Screen`](super::screen::Screen): its state is its own.
@@ -376,12 +371,12 @@ impl super::screen::Screen for BoardUi {
         render(model, self, ctx, area, buf);
     }
 
-    fn footer(&self, _ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
-        footer_spans(self, theme)
-    }
-
-    fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
-        keys::BOARD_KEYS
+    fn bindings(&self) -> Vec<&'static crate::view::bindings::Table> {
+        vec![if self.open.is_some() {
+            &keys::POST
+        } else {
+            &keys::POSTS
+        }]
     }
 
     fn handle_key(

@@ -243,6 +243,10 @@ fn screen_key(chat: &mut ChatUi, model: &Model, key: KeyEvent, window: (u16, usi
         toggle_keeping_anchor(chat, model, toggle, window);
         return UiCommand::Repaint;
     }
+    if key.code == KeyCode::Esc {
+        // The footer's notice (a `/find` miss, a refused step) ends with the Esc that moves on.
+        chat.composer.clear_notice();
+    }
     match key.code {
         // Esc clears an active `/find` before it leaves the chat.
         KeyCode::Esc if chat.find.is_some() => {
@@ -349,14 +353,24 @@ fn slash(
                 Err(why) => chat.composer.report_failure(why, now),
             }
         }
-        SlashCommand::Queue => super::overlay::open(ui, &chat.keeper, super::ChatOverlay::Queue),
-        SlashCommand::Context => super::overlay::open(
-            ui,
-            &chat.keeper,
-            super::ChatOverlay::Context(super::context_tabs::ContextView::default()),
-        ),
+        // An overlay opened over the chat ends the chat's footer notice.
+        SlashCommand::Queue => {
+            chat.composer.clear_notice();
+            super::overlay::open(ui, &chat.keeper, super::ChatOverlay::Queue)
+        }
+        SlashCommand::Context => {
+            chat.composer.clear_notice();
+            super::overlay::open(
+                ui,
+                &chat.keeper,
+                super::ChatOverlay::Context(super::context_tabs::ContextView::default()),
+            )
+        }
         // C-26: opened in a chat, the help lists the chat's keys.
-        SlashCommand::Help => ui.layers.push(HelpLayer(super::CHAT_HELP)),
+        SlashCommand::Help => {
+            chat.composer.clear_notice();
+            ui.layers.push(HelpLayer::layer(super::CHAT_HELP))
+        }
         // Like the Ctrl keys, a mode set by name keeps the window's top entry (C-31, C-74).
         SlashCommand::Thinking(choice) => {
             change_modes_keeping_anchor(chat, model, window, |modes| match choice {

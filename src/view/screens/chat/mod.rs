@@ -42,6 +42,9 @@ use crate::actors::chat::ChatCommand;
 use crate::actors::keeper_detail::{KeeperDetailCommand, Viewer};
 use crate::protocol::admission::WorkspaceId;
 use crate::protocol::keepers::{KeeperRow, KeeperRowSlot};
+use crate::view::bindings::{
+    DOWN, ENTER, ESC, LEFT, PAGE_DOWN, PAGE_UP, Press, Section, Table, UP, bind,
+};
 use crate::view::composer::render::{self, DEFAULT_PLACEHOLDER, footer_text};
 use crate::view::composer::{
     Composer, ComposerLayout, ComposerView, Draft, DraftKey, RecallCursor,
@@ -71,49 +74,109 @@ pub const CHAT_MIN_HEIGHT: u16 = 8 + CHAT_MIN_HISTORY_ROWS as u16;
 pub use crate::view::transcript::gutter::{CHAT_MIN_HISTORY_ROWS, CHAT_MIN_TERMINAL_COLS};
 
 /// Every key of the open chat, for the help overlay (C-26: all shortcuts are listed in help;
-/// C-65 composer keys, §2.5 view toggles, C-66 commands).
-pub const CHAT_KEYS: &[(&str, &str)] = &[
-    ("Enter", "send the draft (a /command runs it)"),
-    ("Ctrl-J", "new line in the draft"),
-    ("Ctrl-U", "clear the draft"),
-    ("Backspace", "delete one character"),
-    ("Ctrl-W / Esc Del", "delete the last word"),
-    ("Ctrl-K", "delete to the end of the line"),
-    (
-        "Up / Down",
-        "recall this Keeper's inputs (after PgUp: scroll a line)",
-    ),
-    ("Left", "on an empty draft: back to the Keeper list"),
-    ("PgUp / PgDn", "scroll a page (PgUp at the top loads older)"),
-    ("Ctrl-E", "back to the newest row"),
-    (
-        "Ctrl-G",
-        "next Keeper's chat (not while a turn is in flight)",
-    ),
-    (
-        "Ctrl-F",
-        "origin: conversation / inline metadata / headings",
-    ),
-    ("Ctrl-D", "tools: compact / results / full"),
-    ("Ctrl-R", "reasoning: folded / full / hidden"),
-    ("Ctrl-N", "memory journal: hidden / summary / full"),
-    ("Ctrl-S", "fold or expand turn details"),
-    ("Ctrl-X", "edit the draft in $EDITOR"),
-    ("/", "commands (Tab or Enter picks one)"),
-    ("/find <text>", "highlight text; n older, N newer match"),
-    ("/copy", "copy the found or newest reply (OSC 52)"),
-    ("/queue", "inputs not yet started (Esc closes)"),
-    ("/context", "the chat target's context (Esc closes)"),
-    (
-        "Esc",
-        "close the menu, else clear /find; while this chat's turn runs: interrupt it; else back (never with a draft typed, nor within 1 s of a turn ending)",
-    ),
-];
+/// C-65 composer keys, §2.5 view toggles). The chat takes every key: the ring's keys are text
+/// here, so the help lists only these, the commands ([`chat_commands`]) and Ctrl-C / Ctrl-Z.
+pub const CHAT: Table = Table {
+    title: "Keeper chat keys",
+    bindings: &[
+        bind("Enter", &[ENTER], "send the draft (a /command runs it)"),
+        bind("Ctrl-J", &[Press::ctrl('j')], "new line in the draft"),
+        bind("Ctrl-U", &[Press::ctrl('u')], "clear the draft"),
+        bind(
+            "Backspace",
+            &[Press::key(crossterm::event::KeyCode::Backspace)],
+            "delete one character",
+        ),
+        bind(
+            "Ctrl-W / Esc Del",
+            &[Press::ctrl('w')],
+            "delete the last word",
+        ),
+        bind(
+            "Ctrl-K",
+            &[Press::ctrl('k')],
+            "delete to the end of the line",
+        ),
+        bind(
+            "Up / Down",
+            &[UP, DOWN],
+            "recall this Keeper's inputs (after PgUp: scroll a line)",
+        ),
+        bind(
+            "Left",
+            &[LEFT],
+            "on an empty draft: back to the Keeper list",
+        ),
+        bind(
+            "PgUp / PgDn",
+            &[PAGE_UP, PAGE_DOWN],
+            "scroll a page (PgUp at the top loads older)",
+        ),
+        bind("Ctrl-E", &[Press::ctrl('e')], "back to the newest row"),
+        bind(
+            "Ctrl-G",
+            &[Press::ctrl('g')],
+            "next Keeper's chat (not while a turn is in flight)",
+        ),
+        bind(
+            "Ctrl-F",
+            &[Press::ctrl('f')],
+            "origin: conversation / inline metadata / headings",
+        ),
+        bind(
+            "Ctrl-D",
+            &[Press::ctrl('d')],
+            "tools: compact / results / full",
+        ),
+        bind(
+            "Ctrl-R",
+            &[Press::ctrl('r')],
+            "reasoning: folded / full / hidden",
+        ),
+        bind(
+            "Ctrl-N",
+            &[Press::ctrl('n')],
+            "memory journal: hidden / summary / full",
+        ),
+        bind("Ctrl-S", &[Press::ctrl('s')], "fold or expand turn details"),
+        bind("Ctrl-X", &[Press::ctrl('x')], "edit the draft in $EDITOR"),
+        bind("/", &[], "commands (Tab or Enter picks one)"),
+        bind(
+            "n / N",
+            &[],
+            "after /find, with the draft empty: older / newer match",
+        ),
+        bind(
+            "Esc",
+            &[ESC],
+            "close the menu, else clear /find; while this chat's turn runs: interrupt it; else back (never with a draft typed, nor within 1 s of a turn ending)",
+        ),
+    ],
+};
 
-/// C-26: the help opened in a chat (`/help`, `?` is text there) lists the chat's keys.
+/// The chat's commands (C-66) for its help: exactly the ones the chat runs.
+pub fn chat_commands() -> Section {
+    Section {
+        title: "Keeper chat commands".into(),
+        rows: crate::view::composer::slash::COMMANDS
+            .iter()
+            .map(|c| {
+                let word = match c.arg_hint {
+                    "" => format!("/{}", c.name),
+                    hint => format!("/{} {hint}", c.name),
+                };
+                (word, c.help.to_string())
+            })
+            .collect(),
+    }
+}
+
+/// C-26: the help opened in a chat (`/help`, `?` is text there) lists the chat's keys and
+/// commands; the ring's keys do not reach past the chat.
 pub const CHAT_HELP: LayerHelp = LayerHelp {
-    title: "Keeper chat",
-    keys: CHAT_KEYS,
+    table: &CHAT,
+    more: &[chat_commands],
+    ring: false,
 };
 
 /// UI state of the open chat.

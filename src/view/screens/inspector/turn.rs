@@ -22,6 +22,7 @@ use crate::actors::asks::TurnTarget;
 use crate::protocol::transcript::{
     TranscriptRole, TranscriptRowKind, TranscriptVersion, TurnTranscript,
 };
+use crate::view::bindings::{ESC, LEFT, PAGE_DOWN, PAGE_UP, Press, RIGHT, Table, bind};
 use crate::view::fetched::Fetched;
 use crate::view::model::Model;
 use crate::view::screens::ProjectionCtx;
@@ -337,23 +338,39 @@ pub fn render(model: &Model, ins: &Inspector, ctx: &ProjectionCtx, area: Rect, b
 }
 
 /// The inspector's keys, for `?`.
-pub const INSPECTOR_KEYS: &[(&str, &str)] = &[
-    (
-        "1 2 3 4",
-        "tab: record, input, request, response (no read on tab entry)",
-    ),
-    ("Left / Right", "previous / next tab"),
-    ("j / k, PgUp / PgDn", "scroll this tab (no read)"),
-    (
-        "r",
-        "read the pinned turn's record, serialized input and transcript again",
-    ),
-    (
-        "H",
-        "turn not on the records page: read a wider page (50, 200, MASC's maximum 500)",
-    ),
-    (
-        "Esc",
-        "close; the reader's question, scroll and draft are as they were",
-    ),
-];
+pub const INSPECTOR: Table = Table {
+    title: "Turn inspector keys",
+    bindings: &[
+        bind(
+            "1 2 3 4",
+            &[
+                Press::ch('1'),
+                Press::ch('2'),
+                Press::ch('3'),
+                Press::ch('4'),
+            ],
+            "tab: record, input, request, response (no read on tab entry)",
+        ),
+        bind("Left / Right", &[LEFT, RIGHT], "previous / next tab"),
+        bind(
+            "j / k, PgUp / PgDn",
+            &[Press::ch('j'), Press::ch('k'), PAGE_UP, PAGE_DOWN],
+            "scroll this tab (no read)",
+        ),
+        bind(
+            "r",
+            &[],
+            "read the pinned turn's record, serialized input and transcript again (the global r)",
+        ),
+        bind(
+            "H",
+            &[Press::ch('H')],
+            "turn not on the records page: read a wider page (50, 200, MASC's maximum 500)",
+        ),
+        bind(
+            "Esc",
+            &[ESC],
+            "close; the reader's question, scroll and draft are as they were",
+        ),
+    ],
+};

@@ -5,6 +5,9 @@ use super::KeepersScreen;
 use super::detail::DetailUi;
 use super::row_matches;
 use crate::actors::keeper_detail::{KeeperDetailCommand, Viewer};
+use crate::view::bindings::{
+    DOWN, END, ENTER, ESC, HOME, LEFT, PAGE_DOWN, PAGE_UP, Press, RIGHT, Table, UP, bind,
+};
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crate::view::screens::chat::ChatEvent;
@@ -12,46 +15,140 @@ use crate::view::screens::widgets::effective_offset;
 use crate::view::screens::{RosterUi, Search, Ui};
 use crossterm::event::{KeyCode, KeyEvent};
 
-pub const ROSTER_KEYS: &[(&str, &str)] = &[
-    ("j / k, Down / Up", "move selection"),
-    ("Home / End", "first / last keeper"),
-    ("PgUp / PgDn", "page up / down"),
-    (
-        "/",
-        "search by name (live jump); Enter asks the server for a name not loaded",
-    ),
-    ("n / N", "next / previous match"),
-    ("Enter / Right", "detail of the selected row"),
-    ("Esc / Left", "close detail (logs: back to detail)"),
-    ("[ / ] (detail)", "Info / Instructions tab"),
-    ("j / k (detail, logs)", "scroll"),
-    ("o (detail)", "Keeper logs: newest 200 metrics rows"),
-    (
-        "r (detail, logs)",
-        "re-read metadata, live context, metrics",
-    ),
-    (
-        "d / m / s (detail)",
-        "sandbox: docker / microvm / remote_ssh",
-    ),
-    (
-        "e",
-        "settings in $EDITOR (Esc or a move cancels while reading)",
-    ),
-    (
-        "a",
-        "create a keeper: its declaration in $EDITOR (create-only)",
-    ),
-    ("U", "runtime assignment picker"),
-    ("p", "pause (resume when paused, boot when no fiber runs)"),
-    ("w", "wake"),
-    ("s s", "shutdown (the first press previews)"),
-    (
-        "x x",
-        "delete (only with no fiber running; the first press previews)",
-    ),
-    ("g then y / a", "tool gate yolo / auto"),
-];
+/// The roster's keys (no detail open).
+pub const ROSTER: Table = Table {
+    title: "Keepers keys",
+    bindings: &[
+        bind(
+            "c / m",
+            &[Press::ch('c'), Press::ch('m')],
+            "chat with the selected Keeper",
+        )
+        .footer("chat"),
+        bind(
+            "Enter / Right",
+            &[ENTER, RIGHT],
+            "detail of the selected row",
+        )
+        .footer("detail"),
+        bind(
+            "j / k, Down / Up",
+            &[Press::ch('j'), Press::ch('k'), DOWN, UP],
+            "move selection",
+        )
+        .footer("move"),
+        bind(
+            "/",
+            &[Press::ch('/')],
+            "search by name (live jump); Enter asks the server for a name not loaded",
+        )
+        .footer("search"),
+        bind(
+            "n / N",
+            &[Press::ch('n'), Press::ch('N')],
+            "next / previous match",
+        ),
+        bind("Esc", &[ESC], "clear the search"),
+        bind(
+            "Home / End, G",
+            &[HOME, END, Press::ch('G')],
+            "first / last keeper",
+        ),
+        bind("PgUp / PgDn", &[PAGE_UP, PAGE_DOWN], "page up / down"),
+        bind(
+            "e",
+            &[Press::ch('e')],
+            "settings in $EDITOR (Esc or a move cancels while reading)",
+        )
+        .footer("settings"),
+        bind(
+            "a",
+            &[Press::ch('a')],
+            "create a keeper: its declaration in $EDITOR (create-only)",
+        )
+        .footer("new"),
+        bind(
+            "p",
+            &[Press::ch('p')],
+            "pause (resume when paused, boot when no fiber runs)",
+        )
+        .footer("pause"),
+        bind("w", &[Press::ch('w')], "wake").footer("wake"),
+        bind(
+            "s s",
+            &[Press::ch('s')],
+            "shutdown (the first press previews)",
+        ),
+        bind(
+            "x x",
+            &[Press::ch('x')],
+            "delete (only with no fiber running; the first press previews)",
+        ),
+        bind("g then y / a", &[Press::ch('g')], "tool gate yolo / auto"),
+        bind("U", &[Press::ch('U')], "runtime assignment picker"),
+    ],
+};
+
+/// The keys of the open detail pane.
+pub const DETAIL: Table = Table {
+    title: "Keeper detail keys",
+    bindings: &[
+        bind("Esc / Left", &[ESC, LEFT], "close the detail").footer("close"),
+        bind(
+            "[ / ]",
+            &[Press::ch('['), Press::ch(']')],
+            "Info / Instructions tab",
+        )
+        .footer("tabs"),
+        bind(
+            "j / k, Down / Up",
+            &[Press::ch('j'), Press::ch('k'), DOWN, UP],
+            "scroll",
+        )
+        .footer("scroll"),
+        bind(
+            "o",
+            &[Press::ch('o')],
+            "Keeper logs: newest 200 metrics rows",
+        )
+        .footer("logs"),
+        bind(
+            "e",
+            &[Press::ch('e')],
+            "settings in $EDITOR (Esc or a move cancels while reading)",
+        )
+        .footer("settings"),
+        bind(
+            "d / m / s",
+            &[Press::ch('d'), Press::ch('m'), Press::ch('s')],
+            "sandbox: docker / microvm / remote_ssh",
+        )
+        .footer("sandbox"),
+        bind("U", &[Press::ch('U')], "runtime assignment picker").footer("runtime"),
+        bind(
+            "r",
+            &[],
+            "re-read metadata, live context, metrics (the global r)",
+        ),
+    ],
+};
+
+/// The keys of the Keeper logs.
+pub const LOGS: Table = Table {
+    title: "Keeper logs keys",
+    bindings: &[
+        bind("Esc / Left", &[ESC, LEFT], "back to the detail").footer("back"),
+        bind(
+            "j / k, Down / Up",
+            &[Press::ch('j'), Press::ch('k'), DOWN, UP],
+            "scroll",
+        )
+        .footer("scroll"),
+        bind("PgUp / PgDn", &[PAGE_UP, PAGE_DOWN], "page"),
+        bind("Home", &[HOME], "the newest rows"),
+        bind("r", &[], "re-read the logs (the global r)"),
+    ],
+};
 
 /// The rows the roster shows: the loaded page's, and the Keeper found by name after them.
 fn roster_len(roster: &RosterUi, model: &Model) -> usize {

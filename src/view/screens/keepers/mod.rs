@@ -654,18 +654,11 @@ impl super::screen::Screen for KeepersScreen {
         render(model, &self.roster, &self.paint, ctx, area, buf);
     }
 
-    fn footer(&self, _ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
-        let text = if self.roster.detail_open && self.roster.detail.logs.is_some() {
-            " · j/k scroll · r re-read · Esc back to detail"
-        } else if self.roster.detail_open {
-            " · [/] tabs · j/k scroll · o logs · e settings · d/m/s sandbox · U runtime · r re-read · Esc close"
-        } else {
-            " · j/k move · Enter detail · e settings · a new · p/w pause/wake · s s shutdown · x x delete · g gate · U runtime"
-        };
-        vec![Span::styled(text, theme.style(Tone::Dim))]
+    fn footer(&self, _ui: &super::Ui, _theme: Theme) -> Vec<Span<'static>> {
+        Vec::new()
     }
 
-    /// The roster's search, on every surface while it is kept.
+    /// The roster's search with its `n`/`N`, while it is kept.
     fn recall(&self, theme: Theme) -> Option<Span<'static>> {
         self.roster.search.as_ref().map(|search| {
             Span::styled(
@@ -675,8 +668,14 @@ impl super::screen::Screen for KeepersScreen {
         })
     }
 
-    fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
-        keys::ROSTER_KEYS
+    fn bindings(&self) -> Vec<&'static crate::view::bindings::Table> {
+        if self.roster.detail_open && self.roster.detail.logs.is_some() {
+            vec![&keys::LOGS]
+        } else if self.roster.detail_open {
+            vec![&keys::DETAIL]
+        } else {
+            vec![&keys::ROSTER]
+        }
     }
 
     fn handle_key(&mut self, ui: &mut super::Ui, model: &Model, key: KeyEvent) -> UiCommand {

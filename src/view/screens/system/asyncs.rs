@@ -300,14 +300,7 @@ pub fn footer(ui: &AsyncUi, theme: Theme) -> Vec<Span<'static>> {
             Span::styled("  Enter look up · Esc keep draft", theme.style(Tone::Dim)),
         ];
     }
-    let hint = if ui.task.is_some() {
-        " · j/k history · J/K document · H older page · r re-read · Esc back to the request"
-    } else if ui.open.is_some() {
-        " · t source Task · r re-read · j/k scroll · Esc back to the list"
-    } else {
-        " · J/K select · Enter detail · o look up an id · p pane · j/k scroll"
-    };
-    vec![Span::styled(hint, theme.style(Tone::Dim))]
+    Vec::new()
 }
 
 fn status_word(s: AsyncRequestStatus) -> (&'static str, Tone) {

@@ -209,10 +209,7 @@ pub fn footer(ui: &ConnectorsUi, theme: Theme) -> Vec<Span<'static>> {
             ),
         ];
     }
-    vec![Span::styled(
-        " · J/K select · b bind · x x unbind · p pane · j/k scroll",
-        theme.style(Tone::Dim),
-    )]
+    Vec::new()
 }
 
 /// A binding write's phase in words (`what` names it).

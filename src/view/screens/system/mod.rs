@@ -21,6 +21,7 @@ use super::react::{ReactCx, Seen};
 use super::widgets::Ring;
 pub use super::widgets::{slot_status, slot_status_lines};
 use crate::actors::contract::SourceKey;
+use crate::view::bindings::{DOWN, ENTER, HOME, PAGE_DOWN, PAGE_UP, Press, RIGHT, Table, UP, bind};
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crate::view::theme::{Theme, Tone};
@@ -110,63 +111,131 @@ impl SystemUi {
     }
 }
 
-pub const SYSTEM_KEYS: &[(&str, &str)] = &[
-    (
-        "p / P",
-        "next / previous pane: Runtime · all tools · Skills · async runs · connectors · available · receipts · usage",
-    ),
-    (
-        "j / k, PgUp / PgDn, Home",
-        "scroll the pane (Runtime: j / k select a model)",
-    ),
-    (
-        "r",
-        "re-read this pane's source (Tools: all three reads; the open request or Task; Runtime: one forced follow-up)",
-    ),
-    (
-        "Runtime: Enter / x / a",
-        "edit the model's context override / clear it / add an account (a form; Enter saves)",
-    ),
-    (
-        "form: Tab, Esc, Ctrl-X",
-        "next field; leave (input kept, nothing cancelled); close a finished save",
-    ),
-    ("J / K (async runs)", "select the next / previous request"),
-    (
-        "Enter (async runs)",
-        "open the selected request (its own single GET)",
-    ),
-    ("o (async runs)", "look up a request by explicit id"),
-    (
-        "t (request detail)",
-        "open the source Task of the confirmed run",
-    ),
-    ("Esc", "Task → request → list"),
-    (
-        "J / K (connectors)",
-        "select a connector or one of its bindings",
-    ),
-    (
-        "b (connectors)",
-        "bind a channel of the selected connector to a Keeper (a save)",
-    ),
-    (
-        "x x (connectors)",
-        "unbind the selected binding (armed: the second x sends)",
-    ),
-    (
-        "Runtime: e",
-        "runtime.toml in $EDITOR (a fresh read; saved on return: server preview, then CAS)",
-    ),
-    (
-        "Runtime: S / u / U / X",
-        "send the draft again / keep its text on the newest read / take the newest file / discard",
-    ),
-    (
-        "J / K (available, receipts)",
+/// The keys of every System pane.
+pub const PANES: Table = Table {
+    title: "System keys",
+    bindings: &[
+        bind(
+            "p / P",
+            &[Press::ch('p'), Press::ch('P')],
+            "next / previous pane: Runtime · all tools · Skills · async runs · connectors · available · receipts · usage",
+        )
+        .footer("pane"),
+        bind(
+            "j / k, Down / Up",
+            &[Press::ch('j'), Press::ch('k'), DOWN, UP],
+            "scroll the pane (Runtime: select a model)",
+        )
+        .footer("scroll"),
+        bind(
+            "PgUp / PgDn, Home, g",
+            &[PAGE_UP, PAGE_DOWN, HOME, Press::ch('g')],
+            "page / top",
+        ),
+        bind(
+            "r",
+            &[],
+            "re-read this pane's source (Tools: all three reads; the open request or Task; Runtime: one forced follow-up) (the global r)",
+        ),
+    ],
+};
+
+/// The Runtime pane's own keys.
+pub const RUNTIME_PANE: Table = Table {
+    title: "System · Runtime keys",
+    bindings: &[
+        bind(
+            "Enter / x / a",
+            &[ENTER, Press::ch('x'), Press::ch('a')],
+            "edit the model's context override / clear it / add an account (a form; Enter saves)",
+        )
+        .footer("edit / clear / account"),
+        bind(
+            "e",
+            &[Press::ch('e')],
+            "runtime.toml in $EDITOR (a fresh read; saved on return: server preview, then CAS)",
+        )
+        .footer("runtime.toml"),
+        bind(
+            "S / u / U / X",
+            &[
+                Press::ch('S'),
+                Press::ch('u'),
+                Press::ch('U'),
+                Press::ch('X'),
+            ],
+            "send the draft again / keep its text on the newest read / take the newest file / discard",
+        ),
+        bind(
+            "form: Tab, Esc, Ctrl-X",
+            &[],
+            "next field; leave (input kept, nothing cancelled); close a finished save",
+        ),
+    ],
+};
+
+/// The async runs pane's own keys.
+pub const ASYNC_PANE: Table = Table {
+    title: "System · async runs keys",
+    bindings: &[
+        bind(
+            "J / K",
+            &[Press::ch('J'), Press::ch('K')],
+            "select the next / previous request",
+        )
+        .footer("select"),
+        bind(
+            "Enter / Right",
+            &[ENTER, RIGHT],
+            "open the selected request (its own single GET)",
+        )
+        .footer("detail"),
+        bind("o", &[Press::ch('o')], "look up a request by explicit id").footer("look up"),
+        bind(
+            "t (request detail)",
+            &[],
+            "open the source Task of the confirmed run",
+        ),
+        bind("H (source Task)", &[], "read the next older history page"),
+        bind("Esc / Left", &[], "Task → request → list"),
+    ],
+};
+
+/// The connectors pane's own keys.
+pub const CONNECTORS_PANE: Table = Table {
+    title: "System · connectors keys",
+    bindings: &[
+        bind(
+            "J / K",
+            &[Press::ch('J'), Press::ch('K')],
+            "select a connector or one of its bindings",
+        )
+        .footer("select"),
+        bind(
+            "b",
+            &[Press::ch('b')],
+            "bind a channel of the selected connector to a Keeper (a save)",
+        )
+        .footer("bind"),
+        bind(
+            "x x",
+            &[Press::ch('x')],
+            "unbind the selected binding (armed: the second x sends)",
+        )
+        .footer("unbind"),
+    ],
+};
+
+/// The keys of the panes that read one Keeper (available, receipts).
+pub const KEEPER_PANES: Table = Table {
+    title: "System · Keeper panes keys",
+    bindings: &[bind(
+        "J / K",
+        &[Press::ch('J'), Press::ch('K')],
         "the next / previous Keeper of the roster (its own ?keeper= read)",
-    ),
-];
+    )
+    .footer("Keeper")],
+};
 
 fn pane_line(ui: &SystemUi, theme: Theme) -> Line<'static> {
     let mut spans = vec![Span::styled("SYSTEM  ", theme.style(Tone::Strong))];
@@ -223,17 +292,6 @@ pub fn render(
     let scroll = scroll.min(lines.len().saturating_sub(1));
     // By the terminal's rule: the panes pad and cut by it (T.7, C-70).
     crate::view::terminal::cells::render_lines(lines.iter().skip(scroll), body, buf);
-}
-
-pub fn footer_spans(ui: &SystemUi, theme: Theme) -> Vec<Span<'static>> {
-    let text = if ui.pane == SystemPane::Runtime {
-        " · p pane · j/k model · Enter edit · x clear · a account · e runtime.toml"
-    } else if keeper_panes::reads_keeper(ui.pane) {
-        " · p pane · J/K Keeper · r re-read · j/k scroll"
-    } else {
-        " · p pane · j/k scroll"
-    };
-    vec![Span::styled(text, theme.style(Tone::Dim))]
 }
 
 /// The ids of the catalogue's runtimes, as listed (the Runtime pane's selection).
@@ -332,7 +390,7 @@ impl super::screen::Screen for SystemUi {
         match self.pane {
             SystemPane::AsyncRuns => asyncs::footer(&self.asyncs, theme),
             SystemPane::Connectors => bindings::footer(&self.connectors, theme),
-            _ => footer_spans(self, theme),
+            _ => Vec::new(),
         }
     }
 
@@ -365,8 +423,15 @@ impl super::screen::Screen for SystemUi {
         self.footer(ui, theme)
     }
 
-    fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
-        SYSTEM_KEYS
+    fn bindings(&self) -> Vec<&'static Table> {
+        let own: Option<&'static Table> = match self.pane {
+            SystemPane::Runtime => Some(&RUNTIME_PANE),
+            SystemPane::AsyncRuns => Some(&ASYNC_PANE),
+            SystemPane::Connectors => Some(&CONNECTORS_PANE),
+            pane if keeper_panes::reads_keeper(pane) => Some(&KEEPER_PANES),
+            _ => None,
+        };
+        own.into_iter().chain([&PANES]).collect()
     }
 
     /// `runtime.toml` came back from `$EDITOR`: the raw draft's continuation (J-1, J-2).

@@ -11,6 +11,9 @@ use crate::actors::work::goal_transition::{GoalTransition, TransitionIntent};
 use crate::actors::work::{ChainNext, OlderPages, WorkCommand};
 use crate::protocol::goal_transition::GoalAction;
 use crate::protocol::planning::PlanningRead;
+use crate::view::bindings::{
+    Binding, DOWN, END, ENTER, ESC, HOME, LEFT, PAGE_DOWN, PAGE_UP, Press, RIGHT, Table, UP, bind,
+};
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crate::view::screens::Search;
@@ -23,31 +26,120 @@ use ratatui::layout::Rect;
 /// The most older pages one count asks for (`999H`).
 const MAX_PAGE_COUNT: u32 = 999;
 
-/// The Work keys for the `?` overlay (surfaces.md Work → Goals / Tasks).
-pub const WORK_KEYS: &[(&str, &str)] = &[
-    ("t", "toggle Goals / Tasks"),
-    ("j / k, PgUp / PgDn", "move (lists) · scroll history (task)"),
-    ("Home / End", "first / last"),
-    ("f / s", "Goals: filter all/active/completed/dropped · sort"),
-    ("/", "Tasks: search id, title, assignee"),
-    ("Enter / Right", "open the goal or task detail"),
-    (
-        "c / x / o (goal)",
-        "request completion / drop / reopen (armed: the same key again sends; the server decides the phase)",
-    ),
-    ("Esc / Left", "back to the list"),
-    (
-        "H, 12H",
-        "task: read the next older history page (a count reads that many)",
-    ),
-    (
-        "End (task)",
-        "task: the oldest event, reading every page between (with progress)",
-    ),
-    ("r", "task: re-read body + fresh history prefix"),
-    ("J / K", "task: scroll the document"),
-    ("p", "Approvals (from the lists)"),
-];
+const LIST_MOVES: Binding = bind(
+    "j / k, Down / Up",
+    &[Press::ch('j'), Press::ch('k'), DOWN, UP],
+    "move the selection",
+)
+.footer("move");
+const LIST_ENDS: Binding = bind(
+    "Home / End, g / G",
+    &[HOME, END, Press::ch('g'), Press::ch('G')],
+    "first / last",
+);
+const LIST_PAGES: Binding = bind("PgUp / PgDn", &[PAGE_UP, PAGE_DOWN], "page up / down");
+const APPROVALS: Binding =
+    bind("p", &[Press::ch('p')], "Approvals and questions").footer("approvals");
+
+/// The Goals list (surfaces.md Work → Goals).
+pub const GOALS: Table = Table {
+    title: "Work · Goals keys",
+    bindings: &[
+        bind("Enter / Right", &[ENTER, RIGHT], "open the goal's detail").footer("detail"),
+        bind("t", &[Press::ch('t')], "show the Tasks").footer("Tasks"),
+        LIST_MOVES,
+        bind(
+            "f",
+            &[Press::ch('f')],
+            "filter: all / active / completed / dropped",
+        )
+        .footer("filter"),
+        bind("s", &[Press::ch('s')], "sort").footer("sort"),
+        LIST_ENDS,
+        LIST_PAGES,
+        APPROVALS,
+    ],
+};
+
+/// An open goal.
+pub const GOAL_DETAIL: Table = Table {
+    title: "Work · goal keys",
+    bindings: &[
+        bind("Esc / Left", &[ESC, LEFT], "back to the list").footer("back"),
+        bind(
+            "c / x / o",
+            &[Press::ch('c'), Press::ch('x'), Press::ch('o')],
+            "request completion / drop / reopen (armed: the same key again sends; the server decides the phase)",
+        )
+        .footer("complete / drop / reopen"),
+        bind("r", &[], "re-read the goal's timeline (the global r)"),
+    ],
+};
+
+/// The Tasks list (surfaces.md Work → Tasks).
+pub const TASKS: Table = Table {
+    title: "Work · Tasks keys",
+    bindings: &[
+        bind("Enter / Right", &[ENTER, RIGHT], "open the task's detail").footer("detail"),
+        bind("t", &[Press::ch('t')], "show the Goals").footer("Goals"),
+        LIST_MOVES,
+        bind("/", &[Press::ch('/')], "search id, title, assignee").footer("search"),
+        bind("Esc", &[ESC], "clear the search"),
+        LIST_ENDS,
+        LIST_PAGES,
+        APPROVALS,
+    ],
+};
+
+/// An open task.
+pub const TASK_DETAIL: Table = Table {
+    title: "Work · task keys",
+    bindings: &[
+        bind("Esc / Left", &[ESC, LEFT], "back to the list").footer("back"),
+        bind(
+            "j / k, Down / Up",
+            &[Press::ch('j'), Press::ch('k'), DOWN, UP],
+            "scroll the history",
+        )
+        .footer("history"),
+        bind(
+            "J / K",
+            &[Press::ch('J'), Press::ch('K')],
+            "scroll the document",
+        )
+        .footer("document"),
+        bind(
+            "H, 12H",
+            &[
+                Press::ch('H'),
+                Press::ch('0'),
+                Press::ch('1'),
+                Press::ch('2'),
+                Press::ch('3'),
+                Press::ch('4'),
+                Press::ch('5'),
+                Press::ch('6'),
+                Press::ch('7'),
+                Press::ch('8'),
+                Press::ch('9'),
+            ],
+            "read the next older history page (a count first reads that many)",
+        )
+        .footer("older page"),
+        bind("PgUp / PgDn", &[PAGE_UP, PAGE_DOWN], "page the history"),
+        bind("Home", &[HOME], "the newest event"),
+        bind(
+            "End",
+            &[END],
+            "the oldest event, reading every page between (with progress)",
+        ),
+        bind(
+            "r",
+            &[],
+            "re-read the body and a fresh history prefix (the global r)",
+        ),
+    ],
+};
 
 fn goal_ids(model: &Model, ui: &WorkUi) -> Vec<String> {
     match model.work.planning.fetched.last().map(|o| o.value.as_ref()) {

@@ -133,7 +133,7 @@ pub fn render(model: &Model, work: &WorkUi, ctx: &ProjectionCtx, area: Rect, buf
     }
 }
 
-/// The footer line of the Work surface, when it has its own (search prompt, key hints).
+/// The footer line of the Work surface while its search is typed.
 pub fn footer_spans(work: &WorkUi, theme: Theme) -> Option<Vec<Span<'static>>> {
     if work.typing() {
         let query = work
@@ -149,17 +149,7 @@ pub fn footer_spans(work: &WorkUi, theme: Theme) -> Option<Vec<Span<'static>>> {
             Span::styled("  Enter keep · Esc cancel", theme.style(Tone::Dim)),
         ]);
     }
-    let hint = match (work.pane, &work.goals.open, &work.tasks.open) {
-        (WorkPane::Goals, Some(_), _) => {
-            " · c complete · x drop · o reopen (twice) · r re-read timeline · Esc back"
-        }
-        (WorkPane::Goals, None, _) => " · t Tasks · j/k · f filter · s sort · Enter detail",
-        (WorkPane::Tasks, _, Some(_)) => {
-            " · j/k history · J/K document · H older page · r fresh prefix · Esc back"
-        }
-        (WorkPane::Tasks, _, None) => " · t Goals · j/k · / search · Enter detail",
-    };
-    Some(vec![Span::styled(hint, theme.style(Tone::Dim))])
+    None
 }
 
 /// The Work surface as a [`Screen`](super::screen::Screen): its state is its own.
@@ -172,12 +162,13 @@ impl super::screen::Screen for WorkUi {
         render(model, self, ctx, area, buf);
     }
 
-    fn footer(&self, _ui: &Ui, theme: Theme) -> Vec<Span<'static>> {
-        footer_spans(self, theme).unwrap_or_default()
-    }
-
-    fn help_keys(&self) -> &'static [(&'static str, &'static str)] {
-        keys::WORK_KEYS
+    fn bindings(&self) -> Vec<&'static crate::view::bindings::Table> {
+        vec![match (self.pane, &self.goals.open, &self.tasks.open) {
+            (WorkPane::Goals, Some(_), _) => &keys::GOAL_DETAIL,
+            (WorkPane::Goals, None, _) => &keys::GOALS,
+            (WorkPane::Tasks, _, Some(_)) => &keys::TASK_DETAIL,
+            (WorkPane::Tasks, _, None) => &keys::TASKS,
+        }]
     }
 
     fn handle_key(&mut self, ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
