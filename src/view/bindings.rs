@@ -138,8 +138,7 @@ pub const RING: Table = Table {
             "q q",
             &[Press::ch('q')],
             "quit (any other key after q cancels)",
-        )
-        .footer("quit"),
+        ),
     ],
 };
 
@@ -168,25 +167,44 @@ impl From<&Table> for Section {
     }
 }
 
+/// The footer's end on every surface: how to quit, and where the rest is.
+pub const FOOTER_END: &str = "q q quit · ? more";
+
+/// The footer's form of a binding's keys: the first group before a comma, without the spaces
+/// around `/` (`j / k, Down / Up` → `j/k`); of two named keys only the first (`Enter / Right`
+/// → `Enter`).
+pub fn footer_keys(keys: &str) -> String {
+    let first = keys.split(", ").next().unwrap_or(keys);
+    let parts: Vec<&str> = first.split(" / ").collect();
+    if parts.len() == 2 && parts.iter().all(|p| p.chars().count() > 1) {
+        return parts[0].to_string();
+    }
+    parts.join("/")
+}
+
 /// The footer's key hints of `tables`, in table order, as many whole entries as fit in `width`
-/// cells, then `? more` (always: the help lists what the footer leaves out).
+/// cells, then [`FOOTER_END`] (the help lists what the footer leaves out).
 pub fn footer_hints(tables: &[&Table], width: usize) -> String {
-    const MORE: &str = "? more";
+    let end = if display_width(FOOTER_END) <= width {
+        FOOTER_END
+    } else {
+        "? more"
+    };
     let mut out = String::new();
     let entries = tables
         .iter()
         .flat_map(|t| t.bindings.iter())
         .filter(|b| !b.short.is_empty())
-        .map(|b| format!("{} {}", b.keys, b.short));
+        .map(|b| format!("{} {}", footer_keys(b.keys), b.short));
     for entry in entries {
         let next = display_width(&out) + display_width(&entry) + 3;
-        if next + display_width(MORE) + 3 > width {
+        if next + display_width(end) > width {
             continue;
         }
         out.push_str(&entry);
         out.push_str(" · ");
     }
-    out.push_str(MORE);
+    out.push_str(end);
     out
 }
 
@@ -248,15 +266,16 @@ mod tests {
     #[test]
     fn footer_fits_whole_entries_then_more() {
         let wide = footer_hints(&[&RING], 200);
-        assert_eq!(
-            wide,
-            "Tab / Shift-Tab surfaces · r refresh · q q quit · ? more"
-        );
+        assert_eq!(wide, "Tab surfaces · r refresh · q q quit · ? more");
         let narrow = footer_hints(&[&RING], 30);
         assert!(display_width(&narrow) <= 30, "{narrow}");
-        assert!(narrow.ends_with("? more"), "{narrow}");
-        assert!(!narrow.contains("Tab / Shift-Tab"), "{narrow}");
-        assert_eq!(footer_hints(&[&RING], 3), "? more");
+        assert!(narrow.ends_with(FOOTER_END), "{narrow}");
+        assert!(!narrow.contains("Tab surfaces"), "{narrow}");
+        assert_eq!(footer_hints(&[&RING], 10), "? more");
+        assert_eq!(footer_keys("j / k, Down / Up"), "j/k");
+        assert_eq!(footer_keys("Enter / Right"), "Enter");
+        assert_eq!(footer_keys("c / m"), "c/m");
+        assert_eq!(footer_keys("Enter / x / a"), "Enter/x/a");
     }
 
     #[test]

@@ -216,7 +216,7 @@ fn issue27_every_binding_of_every_surface_works_and_every_working_key_is_listed(
     let (m, ui) = keepers();
     let text = screen_text(&m, &ui);
     let footer = text.lines().last().unwrap();
-    assert!(footer.contains("c / m chat"), "{footer}");
+    assert!(footer.contains("c/m chat"), "{footer}");
     assert!(
         footer.ends_with("? more") || footer.trim_end().ends_with("? more"),
         "{footer}"
