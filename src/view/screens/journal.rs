@@ -267,7 +267,13 @@ fn state_words(row: &JournalRow) -> String {
 
 fn row_tone(row: &JournalRow) -> Tone {
     match &row.settle {
-        Some(s) if s.starts_with("not confirmed") || s.contains("does not show") => Tone::Warn,
+        Some(s)
+            if s.starts_with("not confirmed")
+                || s.contains("does not show")
+                || s.contains("re-read failed") =>
+        {
+            Tone::Warn
+        }
         _ if row.unsettled => Tone::Busy,
         _ => Tone::Normal,
     }
