@@ -308,6 +308,32 @@ fn conflict_text(ui: &Ui) -> String {
         .join("\n")
 }
 
+/// The conflict's fresh read, as `follow_receipt` asks it when the preparation source runs:
+/// the preparation of `intent`'s conflict, answered (generation 2) by a snapshot where someone
+/// else turned proactive on; the reaction opens the three views (no editor).
+fn conflict_read(model: &mut Model, ui: &mut Ui, intent: SettingsIntent) {
+    use masc_tui::view::screens::keepers::operations::settings_conflict::SentEdit;
+    use masc_tui::view::screens::keepers::operations::settings_doc;
+    let sent = SentEdit {
+        workspace: sample::scope(1).workspace.0,
+        intent,
+        base: settings_doc::fields_of(&snapshot(REV_A, true, false).snapshot),
+    };
+    let in_front = in_front(ui, ui.roster());
+    ui.keepers_mut().settings.sent = None;
+    ui.keepers_mut().settings.prep = Some(Prep {
+        keeper: K.into(),
+        scope: sample::scope(1),
+        floor: model.keepers.settings.floor(),
+        in_front,
+        conflict: Some(Box::new(sent)),
+    });
+    arrive(model, 2, K, Ok(snapshot(REV_B, true, true)));
+    let mut asked = None;
+    assert!(settle(ui, model, &mut asked));
+    assert!(asked.is_none(), "no editor: the three views");
+}
+
 /// H-6, issue 25 item 3: a settings conflict carries only revisions, so the three views open on
 /// a fresh read of the settings — base (what the edit started from), yours, theirs — and never
 /// overwrite silently: an overwrite first shows what of theirs it loses and then sends every key
@@ -317,10 +343,7 @@ fn conflict_text(ui: &Ui) -> String {
 fn h6_a_settings_conflict_shows_three_views_from_a_fresh_read() {
     use masc_tui::view::effects::Effects;
     use masc_tui::view::screens::confirm::ConfirmLayer;
-    use masc_tui::view::screens::keepers::operations::settings_conflict::{
-        SentEdit, SettingsResolve,
-    };
-    use masc_tui::view::screens::keepers::operations::settings_doc;
+    use masc_tui::view::screens::keepers::operations::settings_conflict::SettingsResolve;
     use masc_tui::view::screens::local::LocalEvent;
     use masc_tui::view::theme::Theme;
     let (mut model, mut ui) = roster();
@@ -340,23 +363,7 @@ fn h6_a_settings_conflict_shows_three_views_from_a_fresh_read() {
     assert!(notice.contains("could not be read again"), "{notice}");
     assert!(ui.keepers().settings.sent.is_none(), "followed once");
     // As the read is asked when the source runs: meanwhile someone else turned proactive on.
-    let sent = SentEdit {
-        workspace: ws.clone(),
-        intent: intent.clone(),
-        base: settings_doc::fields_of(&snapshot(REV_A, true, false).snapshot),
-    };
-    let in_front = in_front(&ui, ui.roster());
-    ui.keepers_mut().settings.prep = Some(Prep {
-        keeper: K.into(),
-        scope: sample::scope(1),
-        floor: model.keepers.settings.floor(),
-        in_front,
-        conflict: Some(Box::new(sent)),
-    });
-    arrive(&mut model, 2, K, Ok(snapshot(REV_B, true, true)));
-    let mut asked = None;
-    assert!(settle(&mut ui, &mut model, &mut asked));
-    assert!(asked.is_none(), "no editor: the three views");
+    conflict_read(&mut model, &mut ui, intent);
     let theirs = conflict_text(&ui);
     assert!(theirs.contains("2 their changes"), "{theirs}");
     assert!(theirs.contains("+proactive_enabled = true"), "{theirs}");
@@ -419,10 +426,7 @@ fn h6_a_settings_conflict_shows_three_views_from_a_fresh_read() {
 #[test]
 fn h6_h7_take_theirs_drops_the_edit_and_e_restores_nothing() {
     use masc_tui::view::effects::Effects;
-    use masc_tui::view::screens::keepers::operations::settings_conflict::{
-        SentEdit, SettingsResolve,
-    };
-    use masc_tui::view::screens::keepers::operations::settings_doc;
+    use masc_tui::view::screens::keepers::operations::settings_conflict::SettingsResolve;
     use masc_tui::view::screens::local::LocalEvent;
     use masc_tui::view::theme::Theme;
     let (mut model, mut ui) = roster();
@@ -431,22 +435,7 @@ fn h6_h7_take_theirs_drops_the_edit_and_e_restores_nothing() {
     let text = open_on(&mut model, &mut ui, 1, snapshot(REV_A, true, false));
     let intent = autoboot_off(&mut ui, &model, &text);
     conflict_receipt(&mut model, intent.clone(), &ws);
-    let in_front = in_front(&ui, ui.roster());
-    ui.keepers_mut().settings.sent = None;
-    ui.keepers_mut().settings.prep = Some(Prep {
-        keeper: K.into(),
-        scope: sample::scope(1),
-        floor: model.keepers.settings.floor(),
-        in_front,
-        conflict: Some(Box::new(SentEdit {
-            workspace: ws.clone(),
-            intent,
-            base: settings_doc::fields_of(&snapshot(REV_A, true, false).snapshot),
-        })),
-    });
-    arrive(&mut model, 2, K, Ok(snapshot(REV_B, true, true)));
-    let mut asked = None;
-    settle(&mut ui, &mut model, &mut asked);
+    conflict_read(&mut model, &mut ui, intent);
     let cmd = handle_key(&mut ui, &model, key(KeyCode::Char('t')));
     let event = cmd
         .as_local::<SettingsResolve>()
