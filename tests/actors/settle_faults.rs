@@ -8,6 +8,9 @@
 //! - failing (500 on every re-read): "committed, re-read failed (status_500) …", kept apart
 //!   from "not confirmed" — the change is neither confirmed nor refuted.
 //!
+//! And, on the save itself, the connection dropped after the server applied it: the receipt is
+//! outcome unknown (never resent) and the re-read tells "the re-read shows it applied".
+//!
 //! The stage is driven as the view actor drives it (`ModelRig::settle`: its demands cast to the
 //! sources); the bound is reached by passing the stage a later `now` rather than waiting.
 
@@ -57,6 +60,8 @@ enum Reread {
     Delayed,
     OldValue,
     Failing,
+    /// Not a re-read fault: the save's own request is dropped after the server applied it.
+    DroppedAfterApply,
 }
 
 impl Reread {
@@ -65,17 +70,22 @@ impl Reread {
             Self::Delayed => r#"{"delay_ms":1500}"#,
             Self::OldValue => r#"{"stale_304":true}"#,
             Self::Failing => r#"{"status":500,"body":{"error":"injected"}}"#,
+            Self::DroppedAfterApply => r#"{"drop":"after_apply"}"#,
         }
     }
 }
 
-/// Every GET of `paths` answers with `reread`'s fault.
+/// Every GET of `paths` answers with `reread`'s fault (every POST, for a dropped save).
 fn plan(paths: &[&str], reread: Reread) -> FaultPlan {
+    let method = match reread {
+        Reread::DroppedAfterApply => "POST",
+        _ => "GET",
+    };
     let rules: Vec<String> = paths
         .iter()
         .map(|p| {
             format!(
-                r#"{{"match":{{"method":"GET","path":"{p}"}},"fault":{}}}"#,
+                r#"{{"match":{{"method":"{method}","path":"{p}"}},"fault":{}}}"#,
                 reread.fault()
             )
         })
@@ -92,6 +102,8 @@ trait Family {
     const REREADS: &'static [&'static str];
     /// Re-read routes the save's own worker reads first (faulted only after its receipt).
     const AFTER_RECEIPT: &'static [&'static str] = &[];
+    /// The route the save's own write is POSTed to.
+    const WRITE: &'static str;
     /// What "the server still shows" names when the re-read answers the old value.
     const OLD_SHOWN: &'static str;
     /// Reads what the save needs and returns its intent.
@@ -109,7 +121,12 @@ fn entry<'m, K: SaveCompanion>(model: &'m Model, id: &SaveId) -> &'m SaveEntry<K
 async fn settle_under<F: Family>(reread: Reread) -> (Settle, String) {
     let mut rig = ModelRig::start(FaultPlan::default(), F::sources).await;
     let intent = F::ready(&mut rig).await;
-    rig.server.set_faults(plan(F::REREADS, reread));
+    let dropped = reread == Reread::DroppedAfterApply;
+    rig.server.set_faults(if dropped {
+        plan(&[F::WRITE], reread)
+    } else {
+        plan(F::REREADS, reread)
+    });
     let id = rig
         .submit(SaveRequest::new::<F::K>(intent))
         .unwrap()
@@ -119,17 +136,26 @@ async fn settle_under<F: Family>(reread: Reread) -> (Settle, String) {
     let landed = entry::<F::K>(&rig.model, &id);
     assert_eq!(
         landed.phase.class(),
-        Some(SaveClass::Applied),
+        Some(if dropped {
+            SaveClass::OutcomeUnknown
+        } else {
+            SaveClass::Applied
+        }),
         "{}: {:?}",
         F::K::KIND,
         landed.phase
     );
     let all: Vec<&str> = F::REREADS.iter().chain(F::AFTER_RECEIPT).copied().collect();
-    rig.server.set_faults(plan(&all, reread));
+    rig.server.set_faults(if dropped {
+        FaultPlan::default()
+    } else {
+        plan(&all, reread)
+    });
+    let writes = rig.server.request_count("POST", F::WRITE);
     let gets_before: usize = all.iter().map(|p| rig.server.request_count("GET", p)).sum();
     let mark = landed.receipt_mark.expect("the receipt is marked");
     match reread {
-        Reread::Delayed => {
+        Reread::Delayed | Reread::DroppedAfterApply => {
             rig.settle_until(|r| !entry::<F::K>(&r.model, &id).settle.open())
                 .await;
         }
@@ -144,6 +170,12 @@ async fn settle_under<F: Family>(reread: Reread) -> (Settle, String) {
     assert!(
         gets_after > gets_before,
         "{}: the stage re-read ({gets_before} → {gets_after})",
+        F::K::KIND
+    );
+    assert_eq!(
+        rig.server.request_count("POST", F::WRITE),
+        writes,
+        "{}: never resent",
         F::K::KIND
     );
     let done = entry::<F::K>(&rig.model, &id);
@@ -186,6 +218,14 @@ async fn every_fault<F: Family>() {
         "{words}"
     );
     assert!(!words.contains("not confirmed after"), "{words}");
+
+    let (settle, words) = settle_under::<F>(Reread::DroppedAfterApply).await;
+    assert!(
+        matches!(settle, Settle::Confirmed { .. }),
+        "{} dropped after apply: {settle:?} {words}",
+        F::K::KIND
+    );
+    assert!(words.contains("the re-read shows it applied"), "{words}");
 }
 
 // --- the families -----------------------------------------------------------------------
@@ -216,6 +256,7 @@ async fn roster_paused(rig: &mut ModelRig, want: bool) {
 
 struct Pause;
 impl Family for Pause {
+    const WRITE: &'static str = "/api/v1/keepers/sangsu/directive";
     type K = LifecycleSave;
     const REREADS: &'static [&'static str] = &[ROSTER_PATH];
     const OLD_SHOWN: &'static str = "sangsu not paused";
@@ -233,6 +274,7 @@ impl Family for Pause {
 
 struct Resume;
 impl Family for Resume {
+    const WRITE: &'static str = "/api/v1/keepers/sangsu/directive";
     type K = LifecycleSave;
     const REREADS: &'static [&'static str] = &[ROSTER_PATH];
     const OLD_SHOWN: &'static str = "sangsu paused";
@@ -282,6 +324,7 @@ async fn settings_read(
 
 struct Sandbox;
 impl Family for Sandbox {
+    const WRITE: &'static str = SETTINGS_PATH;
     type K = SandboxSave;
     // The roster is the second witness; the settings route is the worker's own first read.
     const REREADS: &'static [&'static str] = &[ROSTER_PATH];
@@ -308,6 +351,7 @@ impl Family for Sandbox {
 
 struct Settings;
 impl Family for Settings {
+    const WRITE: &'static str = SETTINGS_PATH;
     type K = SettingsSave;
     const REREADS: &'static [&'static str] = &[SETTINGS_PATH];
     const OLD_SHOWN: &'static str = "other values of autoboot_enabled";
@@ -340,6 +384,7 @@ impl Family for Settings {
 
 struct Form;
 impl Family for Form {
+    const WRITE: &'static str = RUNTIME_CONFIG_RAW_PATH;
     type K = RuntimeForm;
     const REREADS: &'static [&'static str] = &[RUNTIME_CONFIG_RAW_PATH];
     const OLD_SHOWN: &'static str = "runtime.toml at ";
@@ -379,6 +424,7 @@ impl Family for Form {
 
 struct Bind;
 impl Family for Bind {
+    const WRITE: &'static str = "/api/v1/gate/connector/bind";
     type K = ConnectorBind;
     const REREADS: &'static [&'static str] = &[CONNECTORS_PATH];
     const OLD_SHOWN: &'static str = "990001 not bound to rondo";
@@ -405,6 +451,7 @@ impl Family for Bind {
 
 struct Vote;
 impl Family for Vote {
+    const WRITE: &'static str = "/api/v1/tools/masc_board_vote";
     type K = BoardVote;
     const REREADS: &'static [&'static str] = &[POST_PATH];
     const OLD_SHOWN: &'static str = "your vote none (score ";
@@ -443,6 +490,7 @@ impl Family for Vote {
 
 struct Goal;
 impl Family for Goal {
+    const WRITE: &'static str = "/api/v1/tools/masc_goal_transition";
     type K = GoalTransition;
     const REREADS: &'static [&'static str] = &[PLANNING_PATH];
     const OLD_SHOWN: &'static str = "the goal executing";
@@ -471,48 +519,48 @@ impl Family for Goal {
 
 /// N-3 under faults: pause.
 #[tokio::test]
-async fn n3_a_pause_settles_under_delayed_stale_and_failing_rereads() {
+async fn n3_a_pause_settles_under_reread_faults_and_a_drop_after_apply() {
     every_fault::<Pause>().await;
 }
 
 /// N-3 under faults: resume.
 #[tokio::test]
-async fn n3_a_resume_settles_under_delayed_stale_and_failing_rereads() {
+async fn n3_a_resume_settles_under_reread_faults_and_a_drop_after_apply() {
     every_fault::<Resume>().await;
 }
 
 /// H-6 under faults: a sandbox save (the settings snapshot, the roster as second witness).
 #[tokio::test]
-async fn h6_a_sandbox_save_settles_under_delayed_stale_and_failing_rereads() {
+async fn h6_a_sandbox_save_settles_under_reread_faults_and_a_drop_after_apply() {
     every_fault::<Sandbox>().await;
 }
 
 /// H-6 under faults: a Keeper settings save.
 #[tokio::test]
-async fn h6_a_settings_save_settles_under_delayed_stale_and_failing_rereads() {
+async fn h6_a_settings_save_settles_under_reread_faults_and_a_drop_after_apply() {
     every_fault::<Settings>().await;
 }
 
 /// I-1 under faults: a runtime form commit (the raw config re-read's revision).
 #[tokio::test]
-async fn i1_a_runtime_form_settles_under_delayed_stale_and_failing_rereads() {
+async fn i1_a_runtime_form_settles_under_reread_faults_and_a_drop_after_apply() {
     every_fault::<Form>().await;
 }
 
 /// §7.3 under faults: a connector bind (the connectors status re-read).
 #[tokio::test]
-async fn s7_3_a_bind_settles_under_delayed_stale_and_failing_rereads() {
+async fn s7_3_a_bind_settles_under_reread_faults_and_a_drop_after_apply() {
     every_fault::<Bind>().await;
 }
 
 /// §15.6 under faults: a Board vote (the open post's detail re-read, `own_vote`).
 #[tokio::test]
-async fn s15_6_a_vote_settles_under_delayed_stale_and_failing_rereads() {
+async fn s15_6_a_vote_settles_under_reread_faults_and_a_drop_after_apply() {
     every_fault::<Vote>().await;
 }
 
 /// §15.4 under faults: a Goal transition (the Planning re-read's phase).
 #[tokio::test]
-async fn s15_4_a_goal_transition_settles_under_delayed_stale_and_failing_rereads() {
+async fn s15_4_a_goal_transition_settles_under_reread_faults_and_a_drop_after_apply() {
     every_fault::<Goal>().await;
 }
