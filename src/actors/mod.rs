@@ -19,6 +19,7 @@ pub mod read;
 pub mod registry;
 pub mod runtime;
 pub mod saves;
+pub mod source_stats;
 pub mod supervisor;
 pub mod tools;
 pub mod work;

@@ -38,12 +38,12 @@ const fn secs(n: u64) -> Duration {
 pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
     use crate::actors::{
         asks, board, chat, connectors, decisions, inspector, keeper_detail, keepers,
-        preparation_report, runtime, saves, tools, work,
+        preparation_report, runtime, saves, source_stats, tools, work,
     };
     // One outbox (one session) for the runtime: the save hub writes every save, the chat
     // sources read their sends back.
     let outbox = SharedOutbox::new(outbox.clone());
-    vec![
+    let mut entries = vec![
         entry(
             &["keepers_roster"],
             keepers::KeepersRosterSpawner { cadence: roster },
@@ -145,7 +145,25 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
             saves::registry::trace_names(),
             saves::SaveHubSpawner { outbox },
         ),
-    ]
+    ];
+    // 2 s, no network: the live Sources view's snapshot of every source listed above.
+    let owners = entries
+        .iter()
+        .map(|e| {
+            (
+                e.key().0.to_string(),
+                e.slots.iter().map(|s| s.to_string()).collect(),
+            )
+        })
+        .collect();
+    entries.push(entry(
+        &["source_stats"],
+        source_stats::SourceStatsSpawner {
+            cadence: secs(2),
+            owners: Arc::new(owners),
+        },
+    ));
+    entries
 }
 
 #[cfg(test)]
@@ -232,6 +250,9 @@ mod tests {
         };
         assert_eq!(names.trace_name(), "connector_names:discord:channel");
         kinds.push(("connector_names".into(), names.source()));
+        kinds.extend(owner_of(&[
+            crate::actors::source_stats::SourceStatsSlot::Snapshot,
+        ]));
         kinds.extend(owner_of(&[
             DecisionsSlot::Approvals,
             DecisionsSlot::Asks,

@@ -157,9 +157,15 @@ pub fn init_tracing(
             meta.target() == TARGET
         }))
     });
+    // The live Sources view's aggregation takes stage events only, like the export.
+    let live_layer =
+        super::live::layer().with_filter(tracing_subscriber::filter::filter_fn(|meta| {
+            meta.target() == TARGET
+        }));
     let subscriber = tracing_subscriber::registry()
         .with(layer.with_filter(LevelFilter::INFO))
-        .with(otlp_layer);
+        .with(otlp_layer)
+        .with(live_layer);
     tracing::subscriber::set_global_default(subscriber)
         .map_err(|_| TracingInitError::AlreadyInstalled)?;
     Ok(TraceGuard { path, otlp })

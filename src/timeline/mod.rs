@@ -10,6 +10,8 @@
 //!   interval per ticket, which [`chrome`] writes as a Chrome trace (Perfetto) and [`svg`] draws
 //!   as a swimlane picture.
 //! - [`otlp`]: `--otlp URL`, every ticket an OpenTelemetry span sent to a collector.
+//! - [`live`]: the same stage events aggregated per source while the TUI runs (the System
+//!   `sources` pane).
 //!
 //! Stage events are evidence of *reading*, never of Task progress or paint (G-1), and carry no
 //! body text, paths or declarations (G-10).
@@ -18,6 +20,7 @@
 pub mod capture;
 pub mod chrome;
 pub mod layer;
+pub mod live;
 pub mod otlp;
 pub mod record;
 pub mod report;

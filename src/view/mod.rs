@@ -28,6 +28,7 @@ pub mod sample;
 pub mod save_path;
 pub mod saves;
 pub mod screens;
+pub mod sources;
 pub mod surface;
 pub mod terminal;
 pub mod terminal_link;

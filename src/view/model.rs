@@ -17,6 +17,7 @@ use super::keepers::{KeepersModel, WaitingModel};
 use super::preparation_report::PreparationReportModel;
 use super::runtime::RuntimeModel;
 use super::saves::journal::SaveJournalModel;
+use super::sources::SourcesModel;
 use super::surface::{AnySurface, Drained};
 use super::tools::ToolsModel;
 use super::work::WorkModel;
@@ -90,6 +91,8 @@ pub struct Model {
     pub inspector: InspectorModel,
     /// The outbox rows the saves journal lists (every session's).
     pub journal: SaveJournalModel,
+    /// The live Sources view's snapshot (the System `sources` pane).
+    pub sources: SourcesModel,
 }
 
 impl Default for Model {
@@ -120,6 +123,7 @@ impl Model {
             preparation: PreparationReportModel::new(&inboxes),
             inspector: InspectorModel::new(&inboxes),
             journal: SaveJournalModel::new(&inboxes),
+            sources: SourcesModel::new(&inboxes),
             inboxes,
         }
     }
@@ -130,7 +134,7 @@ impl Model {
     }
 
     /// Every surface, for the one routing loop. A new surface is one line here.
-    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 14] {
+    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 15] {
         [
             &mut self.keepers,
             &mut self.waiting,
@@ -146,10 +150,11 @@ impl Model {
             &mut self.preparation,
             &mut self.inspector,
             &mut self.journal,
+            &mut self.sources,
         ]
     }
 
-    fn surfaces_ref(&self) -> [&dyn AnySurface; 14] {
+    fn surfaces_ref(&self) -> [&dyn AnySurface; 15] {
         [
             &self.keepers,
             &self.waiting,
@@ -165,6 +170,7 @@ impl Model {
             &self.preparation,
             &self.inspector,
             &self.journal,
+            &self.sources,
         ]
     }
 

@@ -25,6 +25,7 @@ mod pty_preparation_report;
 mod pty_proof_saves;
 mod pty_runtime;
 mod pty_settings_conflict;
+mod pty_sources;
 mod pty_state_dir;
 mod pty_tools;
 mod pty_turn_control;

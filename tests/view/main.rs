@@ -49,6 +49,7 @@ mod view_runtime;
 mod view_runtime_form;
 mod view_runtime_raw;
 mod view_settle;
+mod view_sources;
 mod view_system;
 // Chat keys, help, footer wording (C-26, C-63, C-65): next to chat_screen.rs, whose rig it uses.
 mod chat_screen_help;

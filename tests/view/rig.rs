@@ -260,3 +260,6 @@ pub fn chat_observed(
     .with_save_hub(saves.cloned());
     masc_tui::view::screens::chat::after_observed(ui, &mut fx)
 }
+impl SurfaceSlot for masc_tui::actors::source_stats::SourceStatsSlot {
+    type Payload = masc_tui::actors::source_stats::SourceStatsObservation;
+}

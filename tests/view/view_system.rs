@@ -210,7 +210,13 @@ fn p_cycles_panes_and_r_names_the_panes_source() {
     assert_eq!(handle_key(&mut ui, &m, key('r')), UiCommand::Refresh(TOOLS));
     handle_key(&mut ui, &m, key('P'));
     handle_key(&mut ui, &m, key('P'));
-    assert_eq!(ui.system().pane, SystemPane::Usage, "P wraps backwards");
+    assert_eq!(ui.system().pane, SystemPane::Sources, "P wraps backwards");
+    assert_eq!(
+        handle_key(&mut ui, &m, key('r')),
+        UiCommand::Refresh(masc_tui::actors::source_stats::SOURCE_STATS)
+    );
+    handle_key(&mut ui, &m, key('P'));
+    assert_eq!(ui.system().pane, SystemPane::Usage);
     assert_eq!(handle_key(&mut ui, &m, key('r')), UiCommand::Refresh(TOOLS));
     for _ in 0..3 {
         handle_key(&mut ui, &m, key('P'));

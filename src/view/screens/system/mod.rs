@@ -15,13 +15,16 @@ pub mod keeper_panes;
 mod panes;
 pub mod raw;
 mod runtime;
+pub mod sources;
 
 use super::ProjectionCtx;
 use super::react::{ReactCx, Seen};
 use super::widgets::Ring;
 pub use super::widgets::{slot_status, slot_status_lines};
 use crate::actors::contract::SourceKey;
-use crate::view::bindings::{DOWN, ENTER, HOME, PAGE_DOWN, PAGE_UP, Press, RIGHT, Table, UP, bind};
+use crate::view::bindings::{
+    DOWN, ENTER, ESC, HOME, PAGE_DOWN, PAGE_UP, Press, RIGHT, Table, UP, bind,
+};
 use crate::view::command::UiCommand;
 use crate::view::model::Model;
 use crate::view::theme::{Theme, Tone};
@@ -45,6 +48,8 @@ pub enum SystemPane {
     Receipts,
     /// Cross-Keeper Skill usage (§6.2 `surfaces[].usage`).
     Usage,
+    /// Every supervised source's live numbers from the stage events (`timeline::live`).
+    Sources,
 }
 
 impl super::widgets::Ring for SystemPane {
@@ -52,7 +57,7 @@ impl super::widgets::Ring for SystemPane {
 }
 
 impl SystemPane {
-    pub const ALL: [SystemPane; 8] = [
+    pub const ALL: [SystemPane; 9] = [
         Self::Runtime,
         Self::Tools,
         Self::Skills,
@@ -61,6 +66,7 @@ impl SystemPane {
         Self::Available,
         Self::Receipts,
         Self::Usage,
+        Self::Sources,
     ];
 
     pub fn title(self) -> &'static str {
@@ -73,6 +79,7 @@ impl SystemPane {
             Self::Available => "available",
             Self::Receipts => "receipts",
             Self::Usage => "usage",
+            Self::Sources => "sources",
         }
     }
 
@@ -81,6 +88,7 @@ impl SystemPane {
         match self {
             Self::Runtime => crate::actors::runtime::RUNTIME,
             Self::Connectors => crate::actors::connectors::CONNECTORS,
+            Self::Sources => crate::actors::source_stats::SOURCE_STATS,
             _ => crate::actors::tools::TOOLS,
         }
     }
@@ -103,6 +111,8 @@ pub struct SystemUi {
     pub raw: raw::RawUi,
     /// The Keeper chosen on `available` / `receipts` (`J` / `K`); `None`: the roster's selection.
     pub surface_keeper: Option<String>,
+    /// The sources pane: the selected source and whether its tickets are shown.
+    pub sources: sources::SourcesUi,
 }
 
 impl SystemUi {
@@ -118,7 +128,7 @@ pub const PANES: Table = Table {
         bind(
             "p / P",
             &[Press::ch('p'), Press::ch('P')],
-            "next / previous pane: Runtime · all tools · Skills · async runs · connectors · available · receipts · usage",
+            "next / previous pane: Runtime · all tools · Skills · async runs · connectors · available · receipts · usage · sources",
         )
         .footer("pane"),
         bind(
@@ -237,6 +247,26 @@ pub const KEEPER_PANES: Table = Table {
     .footer("Keeper")],
 };
 
+/// The sources pane's own keys.
+pub const SOURCES_PANE: Table = Table {
+    title: "System · sources keys",
+    bindings: &[
+        bind(
+            "j / k",
+            &[Press::ch('j'), Press::ch('k'), DOWN, UP],
+            "select a source or save kind",
+        )
+        .footer("source"),
+        bind(
+            "Enter",
+            &[ENTER],
+            "the selected source's recent tickets: dispatched, worker returned, admitted or rejected and why (Enter again: back)",
+        )
+        .footer("its tickets"),
+        bind("Esc", &[ESC], "back from the tickets to the table"),
+    ],
+};
+
 fn pane_line(ui: &SystemUi, theme: Theme) -> Line<'static> {
     let mut spans = vec![Span::styled("SYSTEM  ", theme.style(Tone::Strong))];
     for pane in SystemPane::ALL {
@@ -272,6 +302,11 @@ pub fn render(
         return;
     }
     pane_line(ui, ctx.theme).render(Rect::new(area.x, area.y, area.width, 1), buf);
+    if ui.pane == SystemPane::Sources {
+        let body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
+        sources::render(model, &ui.sources, ctx, body, buf);
+        return;
+    }
     let width = area.width as usize;
     let lines = match ui.pane {
         SystemPane::Runtime => runtime::lines(model, ui, ctx, width),
@@ -282,6 +317,7 @@ pub fn render(
         SystemPane::Available => keeper_panes::available_lines(model, ui, full, ctx, width),
         SystemPane::Receipts => keeper_panes::receipts_lines(model, ui, full, ctx, width),
         SystemPane::Usage => keeper_panes::usage_lines(model, ctx, width),
+        SystemPane::Sources => Vec::new(),
     };
     let body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
     let scroll = if ui.pane == SystemPane::AsyncRuns && ui.asyncs.open.is_some() {
@@ -428,6 +464,7 @@ impl super::screen::Screen for SystemUi {
             SystemPane::Runtime => Some(&RUNTIME_PANE),
             SystemPane::AsyncRuns => Some(&ASYNC_PANE),
             SystemPane::Connectors => Some(&CONNECTORS_PANE),
+            SystemPane::Sources => Some(&SOURCES_PANE),
             pane if keeper_panes::reads_keeper(pane) => Some(&KEEPER_PANES),
             _ => None,
         };
@@ -475,8 +512,9 @@ impl super::screen::Screen for SystemUi {
     fn shown_sources(&self) -> &'static [SourceKey] {
         use crate::actors::connectors::CONNECTORS;
         use crate::actors::runtime::{RUNTIME, RUNTIME_CONFIG};
+        use crate::actors::source_stats::SOURCE_STATS;
         use crate::actors::tools::TOOLS;
-        &[TOOLS, RUNTIME, RUNTIME_CONFIG, CONNECTORS]
+        &[TOOLS, RUNTIME, RUNTIME_CONFIG, CONNECTORS, SOURCE_STATS]
     }
 
     fn react(&mut self, ui: &mut super::Ui, cx: &mut ReactCx<'_>, seen: Seen) {
@@ -548,6 +586,9 @@ impl SystemUi {
             && let Some(cmd) = bindings::handle(&mut self.connectors, model, key)
         {
             return cmd;
+        }
+        if self.pane == SystemPane::Sources && sources::key(&mut self.sources, model, key) {
+            return UiCommand::Repaint;
         }
         let rows = super::body_area(ui.area).height;
         if handle(self, key, rows) {
