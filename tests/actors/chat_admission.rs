@@ -20,6 +20,7 @@ async fn send_with(rig: &mut Rig, text: &str, token: &str) -> (String, SendOutco
         request_id: masc_tui::outbox::new_request_id(),
         text: text.into(),
         control_token: Some(token.into()),
+        attempt: 0,
     };
     let id = intent.request_id.clone();
     rig.model

@@ -72,6 +72,7 @@ fn leave_written(path: &Path, workspace: &str, text: &str) -> String {
         request_id: request_id.clone(),
         text: text.into(),
         control_token: None,
+        attempt: 0,
     };
     let earlier_run = Outbox::open_path(path).unwrap();
     earlier_run
@@ -237,6 +238,7 @@ async fn k1_a_repeated_submit_of_one_request_shares_the_job() {
             request_id: id.clone(),
             text: "only once".into(),
             control_token: None,
+            attempt: 0,
         },
         scope,
     );
@@ -279,6 +281,7 @@ async fn k5_a_send_submitted_under_another_epoch_is_not_sent() {
         request_id: masc_tui::outbox::new_request_id(),
         text: "under an epoch I never saw".into(),
         control_token: None,
+        attempt: 0,
     };
     rig.model
         .chat

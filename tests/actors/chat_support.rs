@@ -8,7 +8,7 @@ use crate::actor_support::registry_entry;
 use crate::ordered_view::{OrderedView, Seen};
 use masc_tui::actors::chat::{
     CHAT_HUB, ChatCommand, ChatHubConfig, ChatHubSpawner, ChatObservation, ChatSend,
-    ChatSendIntent, ChatSlot, ChatSourceConfig,
+    ChatSendIntent, ChatSlot, ChatSourceConfig, UnknownWindow,
 };
 use masc_tui::actors::contract::SlotEvent;
 use masc_tui::actors::saves::hub::Save;
@@ -56,13 +56,17 @@ pub struct Rig {
 }
 
 pub fn client(base_url: &str, token: Option<&str>) -> WorkspaceClient {
+    WorkspaceClient::new(client_config(base_url, token)).unwrap()
+}
+
+fn client_config(base_url: &str, token: Option<&str>) -> ClientConfig {
     let mut cc = ClientConfig::new(base_url);
     if let Some(t) = token {
         cc.token = TokenSource::Fixed(t.into());
     }
     cc.request_timeout = Duration::from_secs(5);
     cc.sse_idle_timeout = Duration::from_secs(10);
-    WorkspaceClient::new(cc).unwrap()
+    cc
 }
 
 /// The embedded server with `faults` (playing `compat` when given) and a rig on it, with its
@@ -91,6 +95,29 @@ pub async fn served_rig(
 }
 
 pub async fn rig(base_url: &str, token: Option<&str>, outbox_path: PathBuf) -> Rig {
+    // A short unknown window: a 404 here is "absent" within a test's patience.
+    rig_with(base_url, token, outbox_path, |_, source| {
+        source.unknown_window = Some(UnknownWindow(Duration::from_millis(300)));
+    })
+    .await
+}
+
+/// A rig whose client and chat source `tune` adjusts first.
+pub async fn rig_with(
+    base_url: &str,
+    token: Option<&str>,
+    outbox_path: PathBuf,
+    tune: impl FnOnce(&mut ClientConfig, &mut ChatSourceConfig),
+) -> Rig {
+    let mut client_config = client_config(base_url, token);
+    let page_panics = Arc::new(AtomicU32::new(0));
+    let mut source = ChatSourceConfig {
+        recheck_after: Duration::from_millis(25),
+        max_rechecks: 800,
+        unknown_window: None,
+        drill_page_panics: page_panics.clone(),
+    };
+    tune(&mut client_config, &mut source);
     let recorder = StageRecorder::new();
     let trace = tracing::subscriber::set_default(recorder.subscriber());
     let log = OrderedView::new();
@@ -105,16 +132,11 @@ pub async fn rig(base_url: &str, token: Option<&str>, outbox_path: PathBuf) -> R
         fault_drills: false,
         outbox: OutboxLocation::File(outbox_path.clone()),
     };
-    let page_panics = Arc::new(AtomicU32::new(0));
     let outbox = SharedOutbox::new(OutboxLocation::File(outbox_path.clone()));
     let hub = ChatHubSpawner {
         config: ChatHubConfig {
             outbox: outbox.clone(),
-            source: ChatSourceConfig {
-                recheck_after: Duration::from_millis(25),
-                max_rechecks: 800,
-                drill_page_panics: page_panics.clone(),
-            },
+            source,
         },
     };
     let entries = vec![
@@ -122,7 +144,7 @@ pub async fn rig(base_url: &str, token: Option<&str>, outbox_path: PathBuf) -> R
         registry_entry(SaveHubSpawner { outbox }),
     ];
     let runtime = start_runtime_with(
-        client(base_url, token),
+        WorkspaceClient::new(client_config).unwrap(),
         log.sink(),
         log.inboxes(),
         cfg,
@@ -223,6 +245,7 @@ impl Rig {
             request_id: masc_tui::outbox::new_request_id(),
             text: text.into(),
             control_token: None,
+            attempt: 0,
         };
         self.model
             .chat

@@ -55,6 +55,7 @@ mod chat_protocol;
 mod chat_resume;
 mod chat_saves;
 mod chat_source;
+mod chat_unknown_window;
 mod compat_fallbacks;
 mod connectors_write_demand;
 mod save_board_post;

@@ -33,6 +33,7 @@ async fn send(rig: &mut Rig, scope: &ReadScope, keeper: &str, text: &str) -> Str
         request_id: request_id.clone(),
         text: text.into(),
         control_token: None,
+        attempt: 0,
     };
     submit::<ChatSend>(rig, intent, scope.clone()).await;
     request_id

@@ -27,7 +27,7 @@ pub use hub::{ChatHub, ChatHubConfig, ChatHubSpawner};
 pub use interrupt::{InterruptAim, InterruptIntent, TurnInterrupt};
 pub use observation::{
     CHAT_HUB, ChatCommand, ChatHubMsg, ChatObservation, ChatSlot, Reconciliation, RestoredSend,
-    ResumeStanding, SendOutcome, SendStep, TurnControlEvent, UnknownCause,
+    ResumeStanding, SendOutcome, SendStep, TurnControlEvent, UnknownCause, UnknownWindow,
 };
 pub use send::{ChatSend, ChatSendIntent};
 pub use source::ChatSourceConfig;

@@ -301,8 +301,13 @@ pub enum SendStep {
 pub enum Reconciliation {
     /// The operation record, its `operation_id` equal to the request id.
     Found(Box<ChatOperationRecord>),
-    /// 404: the server holds no operation with this id (not resent automatically).
-    Absent,
+    /// 404 while the send may still be on its way (inside the unknown window, see
+    /// [`UnknownWindow`]): a POST held by the server or a hop that does not cancel upstream
+    /// requests can still be applied. Re-checked with backoff; never "not recorded".
+    NotYetRecorded { waited_secs: u64 },
+    /// 404 after the whole unknown window: the server holds no operation with this id and no
+    /// request of this client can still be on its way. Not resent automatically.
+    Absent { after_secs: u64 },
     /// The record could not be read (auth, transport, decode, wrong echo): `class` says why.
     Unreadable { class: String },
     /// This MASC does not serve the §4.4 route (its unknown-route 404): the outcome cannot be
@@ -314,21 +319,23 @@ impl Reconciliation {
     pub fn class(&self) -> String {
         match self {
             Self::Found(r) => format!("found_{}", r.progress.state().as_str().to_lowercase()),
-            Self::Absent => "absent".into(),
+            Self::NotYetRecorded { .. } => "not_yet_recorded".into(),
+            Self::Absent { .. } => "absent".into(),
             Self::Unreadable { class } => format!("unreadable_{class}"),
             Self::NotServed => "not_served".into(),
         }
     }
 
     /// Whether the source reads the record again (after `recheck_after`): only a record still
-    /// queued or running, or one that could not be read. A terminal record — `Failed` with
-    /// `outcome_ref: null` included — an absent operation and a route
-    /// this MASC does not serve are never re-read.
+    /// queued or running, one that could not be read, or an operation not recorded yet inside
+    /// the unknown window. A terminal record — `Failed` with `outcome_ref: null` included —
+    /// an operation absent after the window and a route this MASC does not serve are never
+    /// re-read.
     pub fn needs_recheck(&self) -> bool {
         match self {
             Self::Found(r) => !r.progress.state().is_terminal(),
-            Self::Unreadable { .. } => true,
-            Self::Absent | Self::NotServed => false,
+            Self::Unreadable { .. } | Self::NotYetRecorded { .. } => true,
+            Self::Absent { .. } | Self::NotServed => false,
         }
     }
 
@@ -354,7 +361,42 @@ impl Reconciliation {
                     (SaveRowState::Accepted, "reconciled_pending")
                 }
             }),
-            Self::Absent | Self::Unreadable { .. } | Self::NotServed => None,
+            Self::NotYetRecorded { .. }
+            | Self::Absent { .. }
+            | Self::Unreadable { .. }
+            | Self::NotServed => None,
+        }
+    }
+}
+
+/// How long a send whose outcome is unknown may still land on the server: a POST that timed
+/// out here can be held by the server, or by a proxy that does not cancel upstream requests,
+/// and be applied later. Until the window has passed since the first reconciliation, a §4.4
+/// 404 means "not recorded yet", never "not recorded". The window is
+/// [`UnknownWindow::FACTOR`] times the longest wait of one request of this client (its connect
+/// timeout plus its request timeout: 3 × (3 s + 10 s) = 39 s with the default timeouts), so
+/// it outlasts every request timeout on the client's side of the path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnknownWindow(pub std::time::Duration);
+
+impl UnknownWindow {
+    pub const FACTOR: u32 = 3;
+
+    /// The window for a client with these timeouts.
+    pub fn for_client(config: &crate::protocol::client::ClientConfig) -> Self {
+        Self((config.connect_timeout + config.request_timeout) * Self::FACTOR)
+    }
+
+    /// What a §4.4 404 means `waited` after the first reconciliation of the send.
+    pub fn absent(self, waited: std::time::Duration) -> Reconciliation {
+        if waited < self.0 {
+            Reconciliation::NotYetRecorded {
+                waited_secs: waited.as_secs(),
+            }
+        } else {
+            Reconciliation::Absent {
+                after_secs: waited.as_secs(),
+            }
         }
     }
 }
@@ -474,7 +516,8 @@ mod outcome_class_tests {
         assert_eq!(failed.class(), "found_failed");
         assert!(!Reconciliation::NotServed.needs_recheck());
         assert_eq!(Reconciliation::NotServed.save_state(), None);
-        assert!(!Reconciliation::Absent.needs_recheck());
+        assert!(!Reconciliation::Absent { after_secs: 39 }.needs_recheck());
+        assert!(Reconciliation::NotYetRecorded { waited_secs: 3 }.needs_recheck());
         assert!(
             Reconciliation::Unreadable {
                 class: "timeout".into()

@@ -43,12 +43,25 @@ pub struct ChatSendIntent {
     /// token held (an older MASC never gives one), no admission intent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub control_token: Option<String>,
+    /// 0 for the first send of this request id; a text the operator took back after nothing
+    /// confirmed it and sent unchanged is sent again under the same request id (§4.3: the
+    /// server keeps one operation per id), as attempt 1, 2, …
+    #[serde(default, skip_serializing_if = "is_first")]
+    pub attempt: u32,
+}
+
+fn is_first(attempt: &u32) -> bool {
+    *attempt == 0
 }
 
 impl ChatSendIntent {
-    /// The save id of this send (its request id).
+    /// The save id of this send: its request id, with the attempt after the first (each save
+    /// is written once to the outbox).
     pub fn save_id(&self) -> SaveId {
-        SaveId(self.request_id.clone())
+        match self.attempt {
+            0 => SaveId(self.request_id.clone()),
+            n => SaveId(format!("{}~{n}", self.request_id)),
+        }
     }
 }
 

@@ -198,6 +198,11 @@ pub enum Fault {
     Delay {
         delay_ms: u64,
     },
+    /// Writes: held this long by a hop that does not cancel upstream requests, then handled
+    /// whether or not the client still waits (its answer goes to the client if it does).
+    ApplyLate {
+        apply_late_ms: u64,
+    },
     Status {
         status: u16,
         #[serde(default)]
@@ -263,6 +268,7 @@ pub struct InjectedAnswer {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FiredFaults {
     pub delay_ms: u64,
+    pub apply_late_ms: u64,
     pub status: Option<(u16, Option<serde_json::Value>)>,
     pub malformed: bool,
     pub truncate_at: Option<usize>,
@@ -287,6 +293,9 @@ impl FiredFaults {
     fn add(&mut self, fault: &Fault) {
         match fault {
             Fault::Delay { delay_ms } => self.delay_ms = self.delay_ms.saturating_add(*delay_ms),
+            Fault::ApplyLate { apply_late_ms } => {
+                self.apply_late_ms = self.apply_late_ms.saturating_add(*apply_late_ms)
+            }
             Fault::Status { status, body } => self.status = Some((*status, body.clone())),
             Fault::Malformed { malformed } => self.malformed |= *malformed,
             Fault::Truncate { truncate_at } => self.truncate_at = Some(*truncate_at),

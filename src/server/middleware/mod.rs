@@ -62,11 +62,7 @@ struct Ctx {
     faults: FiredFaults,
 }
 
-pub async fn workspace_layer(
-    State(state): State<AppState>,
-    mut req: Request,
-    next: Next,
-) -> Response {
+pub async fn workspace_layer(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let method = req.method().clone();
     let path = req.uri().path().to_string();
     // Who may talk to this server at all comes before anything else (docs/security.md):
@@ -108,6 +104,54 @@ pub async fn workspace_layer(
     let is_get = method == Method::GET || method == Method::HEAD;
     let kill = req.extensions().get::<ConnKill>().cloned();
 
+    let arrived = Arrived {
+        method,
+        path,
+        query,
+        is_admin,
+        is_get,
+        kill,
+        faults,
+    };
+    let late = arrived.faults.apply_late_ms;
+    if late > 0 && !is_get {
+        // A hop that does not cancel upstream requests: the write is held, then handled
+        // whether or not its client still waits (the client may have timed out long ago).
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(late)).await;
+            let _ = tx.send(handle(state, req, next, arrived).await);
+        });
+        return rx
+            .await
+            .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response());
+    }
+    handle(state, req, next, arrived).await
+}
+
+/// What the layer learned of a request before its faults run.
+struct Arrived {
+    method: Method,
+    path: String,
+    query: String,
+    is_admin: bool,
+    is_get: bool,
+    kill: Option<ConnKill>,
+    faults: FiredFaults,
+}
+
+/// The request after its origin check, count and fault decision: delay, drops, the handler
+/// (or what answers instead), receipts and ETags.
+async fn handle(state: AppState, mut req: Request, next: Next, arrived: Arrived) -> Response {
+    let Arrived {
+        method,
+        path,
+        query,
+        is_admin,
+        is_get,
+        kill,
+        faults,
+    } = arrived;
     if faults.delay_ms > 0 {
         tokio::time::sleep(std::time::Duration::from_millis(faults.delay_ms)).await;
     }

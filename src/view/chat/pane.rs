@@ -215,11 +215,41 @@ impl ChatPane {
 
     /// Enter: the operator's text, before any actor has it (`전송 대기`).
     pub fn register_send(&mut self, request_id: &str, text: &str) {
-        self.sends.insert(
-            request_id.to_string(),
-            PendingSend::new(Arc::from(text), SendPhase::Typed),
-        );
+        self.register_attempt(request_id, text, 0);
+    }
+
+    /// Enter on a text taken back unchanged: the same request id, its `attempt`-th send.
+    pub fn register_attempt(&mut self, request_id: &str, text: &str, attempt: u32) {
+        let mut send = PendingSend::new(Arc::from(text), SendPhase::Typed);
+        send.attempt = attempt;
+        self.sends.insert(request_id.to_string(), send);
+        self.view()
+            .transcript_mut()
+            .remove(&format!("{request_id}:unconfirmed"));
         self.sync_entry(request_id);
+    }
+
+    /// `Ctrl-O`: the newest send nothing more will confirm is marked taken back; its text.
+    pub fn take_back(&mut self) -> Option<String> {
+        let (id, send) = self
+            .sends
+            .iter_mut()
+            .rev()
+            .find(|(_, s)| s.may_take_back())?;
+        send.taken_back = true;
+        let (id, text) = (id.clone(), send.text.to_string());
+        self.sync_entry(&id);
+        Some(text)
+    }
+
+    /// The request id (and its last attempt) of a send taken back with exactly `text`: sent
+    /// again unchanged it is the same send.
+    pub fn taken_back(&self, text: &str) -> Option<(&str, u32)> {
+        self.sends
+            .iter()
+            .rev()
+            .find(|(_, s)| s.taken_back && &*s.text == text)
+            .map(|(id, s)| (id.as_str(), s.attempt))
     }
 
     /// `/steer`: once `request_id` is accepted as queued, ask that it run next (§14.14).
@@ -409,8 +439,8 @@ impl ChatPane {
         {
             match standing {
                 UnknownStanding::Reconciling => unconfirmed.reconciling += 1,
-                UnknownStanding::NotRecorded => unconfirmed.not_recorded += 1,
-                UnknownStanding::Unreconcilable => unconfirmed.unreconcilable += 1,
+                UnknownStanding::NotRecorded { .. } => unconfirmed.not_recorded += 1,
+                UnknownStanding::Unreconcilable { .. } => unconfirmed.unreconcilable += 1,
             }
         }
         // C-42: the run that runs draws the progress line; a request waiting behind it for its

@@ -13,7 +13,10 @@
 //!   resent.
 //! - Reconcile: one slot per request id; a demand while one is in flight shares it. A record
 //!   still queued or running, or unreadable, is re-checked after `recheck_after`, at most
-//!   `max_rechecks` times (an explicit `Reconcile` always runs).
+//!   `max_rechecks` times (an explicit `Reconcile` always runs). A 404 inside the unknown
+//!   window ([`UnknownWindow`], counted from the id's first reconciliation here) is "not
+//!   recorded yet": re-checked with a doubling delay, the last check just after the window,
+//!   and only a 404 then is "absent".
 //! - A withdrawn epoch retires every owned read (G-6); a late worker result is dropped by the
 //!   owner (`reject{late_after_retire}`), never forwarded. Demand made without an epoch is
 //!   served on the next confirmation of the same workspace; a different workspace reloads the
@@ -26,7 +29,7 @@ mod readers;
 
 pub use readers::{before_param, history_path};
 
-use super::observation::{ChatObservation, ChatSlot, Reconciliation};
+use super::observation::{ChatObservation, ChatSlot, Reconciliation, UnknownWindow};
 use crate::actors::contract::{DemandKind, GenerationBook, IdentityState, Outlet, SlotKey};
 use crate::actors::read::{
     ExplicitPolicy, ReadOwner, ReturnOutcome, SlotSpec, WorkerReturn, reader,
@@ -51,6 +54,9 @@ pub struct ChatSourceConfig {
     pub recheck_after: Duration,
     /// Automatic re-checks per request id (an explicit `Reconcile` always runs).
     pub max_rechecks: u32,
+    /// How long a send may still land after it ended unknown; `None`: from the client's own
+    /// timeouts ([`UnknownWindow::for_client`]).
+    pub unknown_window: Option<UnknownWindow>,
     /// Supervision drill: this many of the next history-page workers panic inside the worker
     /// (tests only; 0 in production).
     pub drill_page_panics: Arc<AtomicU32>,
@@ -61,6 +67,7 @@ impl Default for ChatSourceConfig {
         Self {
             recheck_after: Duration::from_secs(3),
             max_rechecks: 20,
+            unknown_window: None,
             drill_page_panics: Arc::new(AtomicU32::new(0)),
         }
     }
@@ -108,6 +115,11 @@ pub struct ChatSourceState {
     /// The workspace whose history is loaded (a new workspace reloads, G-6).
     loaded_in: Option<WorkspaceId>,
     rechecks: HashMap<String, u32>,
+    /// The unknown window of this source's client.
+    window: UnknownWindow,
+    /// When each request id was first reconciled here, and how many "not recorded yet"
+    /// re-checks it had (the backoff's exponent).
+    unknown_since: HashMap<String, (std::time::Instant, u32)>,
 }
 
 impl ChatSourceState {
@@ -194,6 +206,11 @@ impl ChatSourceState {
     fn reconcile(&mut self, request_id: &str) {
         let key = self.reconcile_key(request_id);
         if self.owner.snapshot(&key).is_none() {
+            let since = self
+                .unknown_since
+                .entry(request_id.to_string())
+                .or_insert((std::time::Instant::now(), 0))
+                .0;
             self.owner.add_slot(SlotSpec {
                 key: key.clone(),
                 explicit: ExplicitPolicy::Coalesce,
@@ -203,10 +220,29 @@ impl ChatSourceState {
                     self.keeper.clone(),
                     request_id.to_string(),
                     self.outbox.clone(),
+                    since,
+                    self.window,
                 ),
             });
         }
         self.owner.demand(&key, DemandKind::Cadence);
+    }
+
+    /// The delay before the next check of an id not recorded yet: `recheck_after` doubled per
+    /// check, never past the window's end (the last check lands just after it, so "absent"
+    /// is said as soon as it is true).
+    fn not_yet_delay(&mut self, request_id: &str) -> Duration {
+        let (since, checks) = self
+            .unknown_since
+            .entry(request_id.to_string())
+            .or_insert((std::time::Instant::now(), 0));
+        let backoff = self
+            .config
+            .recheck_after
+            .saturating_mul(1u32 << (*checks).min(16));
+        *checks += 1;
+        let left = self.window.0.saturating_sub(since.elapsed());
+        backoff.min(left + Duration::from_millis(50))
     }
 
     fn identity(&mut self, identity: &IdentityState) {
@@ -255,6 +291,7 @@ impl ChatSourceState {
                 result.needs_recheck(),
                 matches!(result, Reconciliation::Found(r)
                     if r.progress.state() == crate::protocol::chat::OperationState::Succeeded),
+                matches!(result, Reconciliation::NotYetRecorded { .. }),
             )),
             _ => None,
         };
@@ -270,8 +307,14 @@ impl ChatSourceState {
         for id in unknown {
             self.reconcile(&id);
         }
-        if let Some((request_id, again, confirmed)) = reconciled {
-            if again {
+        if let Some((request_id, again, confirmed, not_yet)) = reconciled {
+            if not_yet {
+                let delay = self.not_yet_delay(&request_id);
+                myself.send_after(delay, move || ChatSourceMsg::Reconcile {
+                    request_id,
+                    explicit: false,
+                });
+            } else if again {
                 let n = self.rechecks.entry(request_id.clone()).or_insert(0);
                 *n += 1;
                 if *n <= self.config.max_rechecks {
@@ -316,6 +359,10 @@ impl Actor for ChatSource {
         myself: ActorRef<ChatSourceMsg>,
         args: ChatSourceArgs,
     ) -> Result<ChatSourceState, ActorProcessingErr> {
+        let window = args
+            .config
+            .unknown_window
+            .unwrap_or_else(|| UnknownWindow::for_client(args.client.config()));
         let mut owner = ReadOwner::new(args.outlet, myself, args.client);
         let history = ChatSlot::History {
             keeper: args.keeper.clone(),
@@ -363,6 +410,8 @@ impl Actor for ChatSource {
             has_more: false,
             loaded_in: None,
             rechecks: HashMap::new(),
+            window,
+            unknown_since: HashMap::new(),
         })
     }
 

@@ -3,7 +3,9 @@
 //! restore of this Keeper's unsettled sends (durably classed "not sent" or "outcome unknown",
 //! never resent), and the reconciliation of one exact request id (§4.4).
 
-use super::super::observation::{ChatObservation, ChatSlot, Reconciliation, RestoredSend};
+use super::super::observation::{
+    ChatObservation, ChatSlot, Reconciliation, RestoredSend, UnknownWindow,
+};
 use crate::actors::contract::{ReadResult, Ticket};
 use crate::actors::read::{Reader, reader};
 use crate::actors::saves::refusal::Refusal;
@@ -138,10 +140,14 @@ fn live_ticket(row: &SaveRow, session: &str, keeper: &str) -> Option<Ticket<Chat
     })
 }
 
+/// The reader of one request id's §4.4 record; a 404 is judged against `window` counted from
+/// `since` (the first reconciliation of that id in this source).
 pub(super) fn reconcile_reader(
     keeper: String,
     request_id: String,
     outbox: Option<Outbox>,
+    since: std::time::Instant,
+    window: UnknownWindow,
 ) -> Reader<ChatObservation> {
     let path = format!(
         "/api/v1/keepers/{}/chat/operations/{}",
@@ -160,7 +166,7 @@ pub(super) fn reconcile_reader(
                 Ok(_) => Reconciliation::Unreadable {
                     class: "decode_echo_mismatch".into(),
                 },
-                Err(ClientError::Status { status: 404, .. }) => Reconciliation::Absent,
+                Err(ClientError::Status { status: 404, .. }) => window.absent(since.elapsed()),
                 Err(ClientError::NotServed { .. }) => Reconciliation::NotServed,
                 Err(e) => Reconciliation::Unreadable {
                     class: e.class().to_string(),

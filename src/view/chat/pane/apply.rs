@@ -7,6 +7,7 @@ use crate::actors::chat::{
 use crate::actors::contract::Ticket;
 use crate::actors::saves::refusal::Refusal;
 use crate::outbox::SaveRowState;
+use crate::protocol::chat::rows::TranscriptSlot;
 use crate::protocol::chat::{BatchBinding, ChatHistoryPage, ChatStreamEvent, OperationState};
 use crate::protocol::client::ClientError;
 use crate::protocol::outcome::SaveClass;
@@ -87,24 +88,9 @@ impl ChatPane {
                         let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
                         settle_unknown_note(view.transcript_mut(), &request_id, &r.progress);
                     }
-                    // Reconciled as far as the server allows (no record; no route): nothing
-                    // will confirm it, so its text goes back to the draft once (never resent).
-                    let ended_here =
-                        matches!(result, Reconciliation::Absent | Reconciliation::NotServed)
-                            && !matches!(
-                                send.reconciliation,
-                                Some(Reconciliation::Absent | Reconciliation::NotServed)
-                            );
-                    if send.outcome_unknown()
-                        && ended_here
-                        && let Some(workspace) = &self.workspace
-                    {
-                        self.effects.push(ChatEffect::RestoreDraft {
-                            workspace: workspace.0.clone(),
-                            keeper: self.keeper.clone(),
-                            text: send.text.to_string(),
-                        });
-                    }
+                    // Reconciled as far as the server allows (no record after the window; no
+                    // route): the text stays out of the draft — it may still arrive — until the
+                    // operator takes it back (`Ctrl-O`, `ChatPane::take_back`).
                     if let Reconciliation::Found(r) = &result
                         && matches!(
                             r.progress.state(),
@@ -141,6 +127,22 @@ impl ChatPane {
                 .and_then(|id| self.sends.get_mut(id))
             {
                 send.failed_in_history = true;
+            }
+        }
+        // §15.9: the input row the store delivered under this console's request id proves the
+        // send reached the server, whatever the §4.4 route answers (or whether it is served).
+        for row in page.messages.iter().filter(|r| {
+            r.identity
+                .pair()
+                .is_some_and(|p| p.slot == TranscriptSlot::AcceptedUser)
+        }) {
+            if let Some(send) = row
+                .identity
+                .operation_id()
+                .and_then(|id| self.sends.get_mut(id))
+            {
+                send.recorded_in_history = true;
+                send.promoted = true;
             }
         }
         let mut transcript = Transcript::new();

@@ -59,6 +59,15 @@ pub struct PendingSend {
     /// The history holds this send's failure, recorded under its request id (§15.9): its
     /// outcome is known, whatever the stream said.
     pub failed_in_history: bool,
+    /// The history holds this send's input, delivered under its request id (§15.9
+    /// `delivery_key` `operation` + `accepted_user`): it reached the server.
+    pub recorded_in_history: bool,
+    /// The operator took its text back into the draft (`Ctrl-O`) after nothing could confirm
+    /// it; it may still arrive.
+    pub taken_back: bool,
+    /// How many times this request id was sent before this send (a text taken back and sent
+    /// unchanged keeps its request id, §4.3).
+    pub attempt: u32,
 }
 
 impl PendingSend {
@@ -74,6 +83,9 @@ impl PendingSend {
             resumes: 0,
             admission: None,
             failed_in_history: false,
+            recorded_in_history: false,
+            taken_back: false,
+            attempt: 0,
         }
     }
 
@@ -86,23 +98,39 @@ impl PendingSend {
         );
         let settled = matches!(&self.reconciliation, Some(Reconciliation::Found(r))
             if r.progress.state().is_terminal());
-        unknown && !settled && !self.failed_in_history
+        unknown && !settled && !self.failed_in_history && !self.recorded_in_history
     }
 
-    /// Where an unknown outcome stands: still being reconciled, or reconciled as far as the
-    /// server allows (no operation recorded for the id; a MASC without the §4.4 route).
+    /// Where an unknown outcome stands: still being reconciled (a 404 inside the unknown
+    /// window included: the POST may still land), or reconciled as far as the server allows
+    /// (no operation recorded after the whole window; a MASC without the §4.4 route).
     /// `None` when the outcome is not unknown.
     pub fn unknown_standing(&self) -> Option<UnknownStanding> {
         if !self.outcome_unknown() {
             return None;
         }
+        let taken_back = self.taken_back;
         Some(match &self.reconciliation {
-            Some(Reconciliation::Absent) => UnknownStanding::NotRecorded,
-            Some(Reconciliation::NotServed) => UnknownStanding::Unreconcilable,
-            None | Some(Reconciliation::Found(_)) | Some(Reconciliation::Unreadable { .. }) => {
-                UnknownStanding::Reconciling
-            }
+            Some(Reconciliation::Absent { after_secs }) => UnknownStanding::NotRecorded {
+                after_secs: *after_secs,
+                taken_back,
+            },
+            Some(Reconciliation::NotServed) => UnknownStanding::Unreconcilable { taken_back },
+            None
+            | Some(Reconciliation::Found(_))
+            | Some(Reconciliation::Unreadable { .. })
+            | Some(Reconciliation::NotYetRecorded { .. }) => UnknownStanding::Reconciling,
         })
+    }
+
+    /// Whether `Ctrl-O` may put this send's text back into the draft: only once nothing more
+    /// will confirm it, and once.
+    pub fn may_take_back(&self) -> bool {
+        !self.taken_back
+            && matches!(
+                self.unknown_standing(),
+                Some(UnknownStanding::NotRecorded { .. } | UnknownStanding::Unreconcilable { .. })
+            )
     }
 
     /// The words of a refused send's error row (C-35: the server's reason included); `None`
@@ -157,7 +185,7 @@ impl PendingSend {
         // pending label (C-33); the send's own status row says where it stands.
         if matches!(
             self.unknown_standing(),
-            Some(UnknownStanding::NotRecorded | UnknownStanding::Unreconcilable)
+            Some(UnknownStanding::NotRecorded { .. } | UnknownStanding::Unreconcilable { .. })
         ) {
             return None;
         }
@@ -181,28 +209,42 @@ impl PendingSend {
 /// Where one send with an unknown outcome stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnknownStanding {
-    /// Its exact request id is being read (or will be read again).
+    /// Its exact request id is being read (or will be read again): no answer yet, a record
+    /// still queued or running, or a 404 while the POST may still land.
     Reconciling,
-    /// The server holds no operation with its id (§4.4 404): not recorded; never resent.
-    NotRecorded,
+    /// The server held no operation with its id (§4.4 404) after the whole unknown window
+    /// (`after_secs`); never resent. `taken_back`: its text is in the draft again.
+    NotRecorded { after_secs: u64, taken_back: bool },
     /// This MASC does not serve the §4.4 route: it cannot be reconciled here.
-    Unreconcilable,
+    Unreconcilable { taken_back: bool },
 }
 
 impl UnknownStanding {
     /// The words of the send's status row once nothing more will confirm it (`None` while
-    /// it is still being reconciled: the pending label `전송 확인 중` says that).
+    /// it is still being reconciled: the pending label `전송 확인 중` says that). The text
+    /// comes back only on `Ctrl-O`, with the warning that the message may still arrive.
     pub fn words(self) -> Option<String> {
-        match self {
-            Self::Reconciling => None,
-            Self::NotRecorded => Some(
-                "not recorded by the server, not resent · the text is back in the draft".into(),
+        let (head, taken_back) = match self {
+            Self::Reconciling => return None,
+            Self::NotRecorded {
+                after_secs,
+                taken_back,
+            } => (
+                format!("not recorded by the server after {after_secs} s, not resent"),
+                taken_back,
             ),
-            Self::Unreconcilable => Some(
-                "outcome unknown, not resent · this MASC cannot confirm it · the text is back in the draft"
-                    .into(),
+            Self::Unreconcilable { taken_back } => (
+                "outcome unknown, not resent · this MASC cannot confirm it".to_string(),
+                taken_back,
             ),
-        }
+        };
+        Some(if taken_back {
+            format!(
+                "{head} · the text is back in the draft — it may still arrive; Enter sends it under the same request id"
+            )
+        } else {
+            format!("{head} · it may still arrive · Ctrl-O puts the text back in the draft")
+        })
     }
 }
 

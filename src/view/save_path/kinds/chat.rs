@@ -21,7 +21,7 @@ impl SaveLedger<ChatSend> for ChatPane {
     }
 
     fn register(&mut self, _save_id: &SaveId, intent: &ChatSendIntent, _workspace: &str) {
-        self.register_send(&intent.request_id, &intent.text);
+        self.register_attempt(&intent.request_id, &intent.text, intent.attempt);
     }
 
     fn refuse_locally(&mut self, _save_id: &SaveId, intent: &ChatSendIntent, _reason: &str) {

@@ -238,6 +238,11 @@ fn screen_key(chat: &mut ChatUi, model: &Model, key: KeyEvent, window: (u16, usi
             }
             KeyCode::Char('g') => return next_keeper(chat, model),
             KeyCode::Char('x') => return edit_draft(chat),
+            KeyCode::Char('o') => {
+                return UiCommand::local(ChatEvent::TakeBack {
+                    keeper: chat.keeper.clone(),
+                });
+            }
             _ => return UiCommand::None,
         };
         toggle_keeping_anchor(chat, model, toggle, window);

@@ -140,6 +140,11 @@ pub const CHAT: Table = Table {
         ),
         bind("Ctrl-S", &[Press::ctrl('s')], "fold or expand turn details"),
         bind("Ctrl-X", &[Press::ctrl('x')], "edit the draft in $EDITOR"),
+        bind(
+            "Ctrl-O",
+            &[Press::ctrl('o')],
+            "a send not recorded after its window: its text back in the draft (it may still arrive; resent unchanged under the same request id)",
+        ),
         bind("/", &[], "commands (Tab or Enter picks one)"),
         bind(
             "n / N",
@@ -305,6 +310,12 @@ pub enum ChatEvent {
     RunNext {
         keeper: String,
     },
+    /// `Ctrl-O`: the text of the newest send nothing more will confirm goes back into the
+    /// draft, with the warning that it may still arrive; sent again unchanged it keeps its
+    /// request id (§4.3), so the server keeps one.
+    TakeBack {
+        keeper: String,
+    },
 }
 
 impl LocalEvent for ChatEvent {
@@ -397,6 +408,7 @@ pub fn dispatch(cmd: ChatEvent, ui: &mut Ui, fx: &mut Effects<'_>) -> Option<Str
         ChatEvent::Interrupt { keeper, name } => control::interrupt(fx, keeper, name),
         ChatEvent::Steer { keeper, text } => control::steer(ui, fx, keeper, text),
         ChatEvent::RunNext { keeper } => control::run_next(fx, keeper),
+        ChatEvent::TakeBack { keeper } => sending::take_back(ui, fx, &keeper),
     }
 }
 
@@ -657,7 +669,7 @@ fn unconfirmed_text(u: &crate::view::chat::Unconfirmed) -> String {
     }
     if u.not_recorded > 0 {
         parts.push(format!(
-            "○ {} send(s) not recorded by the server, not resent",
+            "○ {} send(s) not recorded by the server after their window, not resent · Ctrl-O takes a text back",
             u.not_recorded
         ));
     }

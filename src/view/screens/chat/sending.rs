@@ -25,6 +25,17 @@ pub(super) fn send(
         restore_draft(ui, &workspace_of(model), &keeper, draft);
         return Err("not sent: workspace not confirmed".into());
     };
+    // A text taken back unchanged is the same send: the same request id (§4.3), so a copy
+    // that still arrives and this one are one operation on the server.
+    let (request_id, attempt) = model
+        .chat
+        .pane
+        .as_ref()
+        .and_then(|p| p.taken_back(&text))
+        .map_or_else(
+            || (crate::outbox::new_request_id(), 0),
+            |(id, attempt)| (id.to_string(), attempt + 1),
+        );
     let intent = ChatSendIntent {
         control_token: model
             .chat
@@ -32,10 +43,29 @@ pub(super) fn send(
             .token(&workspace, &keeper)
             .map(str::to_string),
         keeper,
-        request_id: crate::outbox::new_request_id(),
+        request_id,
         text,
+        attempt,
     };
     submit_send(ui, fx, intent, draft)
+}
+
+/// `Ctrl-O`: the newest send of this chat that nothing more will confirm (not recorded after
+/// its window, or on a MASC that cannot reconcile) gives its text back to the draft, once.
+pub(super) fn take_back(ui: &mut Ui, fx: &mut Effects<'_>, keeper: &str) -> Option<String> {
+    let workspace = workspace_of(fx.model);
+    let pane = fx.model.chat.pane.as_mut().filter(|p| p.keeper == keeper)?;
+    let Some(text) = pane.take_back() else {
+        return Some(
+            "Ctrl-O: no send to take back — only one nothing more will confirm gives its text back"
+                .into(),
+        );
+    };
+    restore_draft(ui, &workspace, keeper, plain_draft(text));
+    Some(
+        "the text is back in the draft — it may still arrive; sent unchanged it keeps its request id"
+            .into(),
+    )
 }
 
 /// Submits a send; when nothing left its text goes back to the draft.
@@ -109,6 +139,7 @@ pub(super) fn release_held(ui: &mut Ui, fx: &mut Effects<'_>) -> bool {
             keeper: held.keeper,
             request_id: held.request_id,
             text: held.text,
+            attempt: 0,
         };
         let draft = plain_draft(intent.text.clone());
         if let Err(notice) = submit_send(ui, fx, intent, draft) {
