@@ -7,7 +7,13 @@
 //! and is sent only after a §4.2 read of that server succeeded.
 
 use super::decode::{DecodeError, WireDecode, decode_json};
-use super::outcome::{SaveOutcome, common_case, refusal, string_field, unlisted};
+use super::outcome::{
+    SaveOutcome, common_case, error_string, quoted_refusal, refusal, server_text, string_field,
+    unlisted,
+};
+
+/// MASC's 409 for an interrupt whose target is no longer the current turn (§14.13).
+const TARGET_NOT_CURRENT: &str = "target is no longer current";
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -155,11 +161,18 @@ pub fn classify_interrupt(status: u16, body: &[u8], req: &InterruptRequest) -> I
                 None => SaveOutcome::unknown(format!("{status} signalled:false without a reason")),
             }
         }
-        409 => SaveOutcome::Conflict {
-            current: TurnNotCurrent {
-                current_request_id: string_field(body, "current_request_id"),
-            },
-        },
+        // "Another turn is current" only when the body says so (MASC's `target is no longer
+        // current`, or the current request named); any other 409 is quoted.
+        409 if error_string(body).as_deref() == Some(TARGET_NOT_CURRENT)
+            || string_field(body, "current_request_id").is_some() =>
+        {
+            SaveOutcome::Conflict {
+                current: TurnNotCurrent {
+                    current_request_id: string_field(body, "current_request_id"),
+                },
+            }
+        }
+        409 => SaveOutcome::not_applied(quoted_refusal(status, body)),
         400 | 404 => SaveOutcome::not_applied(refusal(status, body)),
         _ => unlisted(status),
     }
@@ -248,8 +261,9 @@ pub fn classify_run_next(status: u16, body: &[u8], req: &RunNextRequest) -> RunN
             Err(e) => SaveOutcome::unknown(format!("undecodable {status} ({})", e.reason())),
         },
         409 => SaveOutcome::Conflict {
+            // §14.14 names no typed reason in the body: the server's words are the receipt.
             current: RunNextConflict {
-                detail: super::outcome::error_string(body),
+                detail: server_text(body),
             },
         },
         400 | 404 => SaveOutcome::not_applied(refusal(status, body)),
@@ -350,6 +364,23 @@ mod tests {
             )
             .save_class(),
             SaveClass::Conflict
+        );
+        assert_eq!(
+            c(409, r#"{"current_request_id":"tui-02"}"#).save_class(),
+            SaveClass::Conflict
+        );
+        // A 409 without the typed reason is quoted, never "another turn is current".
+        assert_eq!(
+            c(409, r#"{"error":"queue frozen by operator"}"#),
+            SaveOutcome::NotApplied {
+                reason: "refused (HTTP 409): queue frozen by operator".into()
+            }
+        );
+        assert_eq!(
+            c(409, "<html>busy</html>"),
+            SaveOutcome::NotApplied {
+                reason: "refused (HTTP 409): <html>busy</html>".into()
+            }
         );
         assert_eq!(
             c(404, r#"{"error":{"message":"keeper not registered"}}"#).save_class(),

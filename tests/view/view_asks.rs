@@ -391,6 +391,45 @@ fn k1_k2_a_failed_reread_never_overwrites_the_answer_receipt() {
     );
 }
 
+/// A 409 whose body lacks the typed reason (§10.2 `ask_already_resolved`) reads as the
+/// server's own words, never "another answer stands".
+#[test]
+fn i32_a_409_with_an_unknown_body_is_quoted_on_the_answer_line() {
+    let mut m = with_asks();
+    let id = SaveId("save-409".into());
+    let intent = answer_of("ask-a", AnswerResponse::Skipped);
+    let outcome = masc_tui::protocol::outcome::classify_ask_answer(
+        409,
+        br#"{"error":"ask store is read-only \u001b[31mnow"}"#,
+        &masc_tui::protocol::asks::AskAnswerRequest {
+            keeper: KEEPER.into(),
+            ask_id: "ask-a".into(),
+        },
+    );
+    submitted(&mut m, &id, intent.clone(), 1);
+    observe(
+        &mut m,
+        SlotEvent::Observed(
+            ticket(DecisionsSlot::Answer(id.clone()), 1),
+            answer_step(&id, &intent, SaveStep::Ended(outcome)),
+        ),
+    )
+    .unwrap();
+    let mut ui = ui_with_approvals();
+    press(&mut ui, &m, KeyCode::Char('a'));
+    let screen = paint(&m, &ui);
+    let line = screen
+        .lines()
+        .find(|l| l.contains("answer not applied"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(
+        line.contains("refused (HTTP 409): ask store is read-only"),
+        "{line}"
+    );
+    assert!(!screen.contains("another answer stands"), "{screen}");
+    assert!(!screen.contains('\u{1b}'), "sanitised");
+}
+
 /// §11 outcomes are distinct on screen: applied, already answered (conflict), not applied,
 /// not sent, outcome unknown — and an unknown outcome blocks another answer until a re-read
 /// made after it still lists the Ask open.

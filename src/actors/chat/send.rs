@@ -369,32 +369,9 @@ pub fn classify_open_failure(failure: SseOpenFailure) -> SendOutcome {
     }
 }
 
-/// The server's reason in a refusal body (C-35): `error` when it is a string, else
-/// `error.message`, else `message`, else a short plain-text body. Server text: the screen
-/// sanitises it.
+/// The server's reason in a refusal body (C-35; `crate::protocol::outcome::server_text`).
 pub fn server_reason(body: &[u8]) -> Option<String> {
-    const LIMIT: usize = 300;
-    let text = match serde_json::from_slice::<serde_json::Value>(body) {
-        Ok(v) => [
-            v.get("error").and_then(serde_json::Value::as_str),
-            v.pointer("/error/message")
-                .and_then(serde_json::Value::as_str),
-            v.get("message").and_then(serde_json::Value::as_str),
-        ]
-        .into_iter()
-        .flatten()
-        .next()
-        .map(str::to_string),
-        Err(_) => std::str::from_utf8(body).ok().map(str::to_string),
-    }?;
-    let text = text.trim();
-    if text.is_empty() {
-        return None;
-    }
-    Some(match text.char_indices().nth(LIMIT) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
-    })
+    crate::protocol::outcome::server_text(body)
 }
 
 /// §11 keeper chat send: the judged end of a stream.

@@ -1,13 +1,18 @@
 //! §11 classifiers of the operator writes: ask answer (§10.2), board post (§8.4), connector
 //! bind and unbind (§7.3, §7.4), approval decision (§10.5).
 
-use super::{SaveOutcome, common_case, error_string, refusal, string_field, unlisted};
+use super::{
+    SaveOutcome, common_case, error_string, quoted_refusal, refusal, string_field, unlisted,
+};
 use crate::protocol::asks::{AskAlreadyResolved, AskAnswerRequest, AskAnswerResponse};
 use crate::protocol::board::{BoardPostRequest, ToolEnvelope};
 use crate::protocol::connectors::ConnectorRow;
 use crate::protocol::decode::WireDecode;
 use crate::protocol::operator::{ApprovalDecisionReply, ApprovalDecisionRequest, DecisionResult};
 use std::convert::Infallible;
+
+/// The typed 409 of an Ask answer (§10.2): another answer or a withdrawal stands.
+const ASK_ALREADY_RESOLVED: &str = "ask_already_resolved";
 
 // ---- ask answer ----
 
@@ -44,9 +49,14 @@ pub fn classify_ask_answer(status: u16, body: &[u8], req: &AskAnswerRequest) -> 
             Err(e) => SaveOutcome::unknown(format!("undecodable 200 ({})", e.reason())),
         },
         400 | 404 => SaveOutcome::not_applied(refusal(status, body)),
-        409 => SaveOutcome::Conflict {
-            current: AskAlreadyResolved::from_body(body),
-        },
+        // "Already answered or withdrawn" only when the body says so (§10.2); any other 409
+        // is quoted, never read as another answer standing.
+        409 if error_string(body).as_deref() == Some(ASK_ALREADY_RESOLVED) => {
+            SaveOutcome::Conflict {
+                current: AskAlreadyResolved::from_body(body),
+            }
+        }
+        409 => SaveOutcome::not_applied(quoted_refusal(status, body)),
         _ => unlisted(status),
     }
 }

@@ -1,7 +1,7 @@
 //! §11 classifiers of the Keeper operations: directive (pause, wake, resume; §14.1),
 //! lifecycle (boot, shutdown; §14.2), delete (§14.3) and tool approval mode (§14.4).
 
-use super::{SaveOutcome, common_case, error_string, refusal, unlisted};
+use super::{SaveOutcome, common_case, error_string, quoted_refusal, refusal, unlisted};
 use crate::protocol::decode::WireDecode;
 use crate::protocol::keeper_ops::{
     CommitStatus, DirectiveAction, DirectiveEcho, DirectiveRequest, PowerAction, PowerReply,
@@ -119,7 +119,7 @@ fn classify_resume(status: u16, body: &[u8], req: &DirectiveRequest) -> Directiv
                 reason: r
                     .as_ref()
                     .and_then(error_text)
-                    .unwrap_or_else(|| "lifecycle changed".into()),
+                    .unwrap_or_else(|| quoted_refusal(409, body)),
             },
         },
         (500..=599, _) if committed == Some(false) => {
@@ -147,6 +147,11 @@ const BOOT_REFUSALS_500: &[&str] = &[
     "dispatch returned None",
     "keeper boot preflight read failed",
 ];
+/// The boot refusals §14.2 names for an operator-paused Keeper (409).
+const BOOT_PAUSED_409: &[&str] = &[
+    "keeper is operator-paused",
+    "keeper registry lane is paused",
+];
 const PAUSE_NOT_LATCHED: &str = "paused-state persist failed after shutdown";
 
 pub fn classify_power(status: u16, body: &[u8], req: &PowerRequest) -> PowerOutcome {
@@ -173,9 +178,13 @@ pub fn classify_power(status: u16, body: &[u8], req: &PowerRequest) -> PowerOutc
             Err(e) => SaveOutcome::unknown(format!("200 without ok:true ({})", e.reason())),
         },
         400 => SaveOutcome::not_applied(refusal(status, body)),
-        409 if req.action == PowerAction::Boot => {
+        // The typed refusal §14.2 names; any other 409 is quoted, never taken for it.
+        409 if req.action == PowerAction::Boot
+            && BOOT_PAUSED_409.iter().any(|p| error.starts_with(p)) =>
+        {
             SaveOutcome::not_applied(format!("{OPERATOR_PAUSED}: {error}"))
         }
+        409 => SaveOutcome::not_applied(quoted_refusal(status, body)),
         500 if req.action == PowerAction::Shutdown && error == PAUSE_NOT_LATCHED => {
             SaveOutcome::Applied {
                 detail: PowerApplied::ShutDownPauseNotLatched,

@@ -187,6 +187,44 @@ pub(crate) fn string_field(body: &[u8], key: &str) -> Option<String> {
     }
 }
 
+/// The server's own words in a refusal body (C-35): `error` when it is a string, else
+/// `error.message`, else `message`, else a short plain-text body; trimmed and bounded to
+/// [`SERVER_TEXT_LIMIT`] characters. Server text: the screen sanitises it.
+pub fn server_text(body: &[u8]) -> Option<String> {
+    let text = match serde_json::from_slice::<Value>(body) {
+        Ok(v) => [
+            v.get("error").and_then(Value::as_str),
+            v.pointer("/error/message").and_then(Value::as_str),
+            v.get("message").and_then(Value::as_str),
+        ]
+        .into_iter()
+        .flatten()
+        .next()
+        .map(str::to_string),
+        Err(_) => std::str::from_utf8(body).ok().map(str::to_string),
+    }?;
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    Some(match text.char_indices().nth(SERVER_TEXT_LIMIT) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    })
+}
+
+/// How much of a server's refusal text a receipt quotes.
+pub const SERVER_TEXT_LIMIT: usize = 300;
+
+/// A refusal whose body does not carry the typed reason the spec names: quoted, never a
+/// guessed cause — `refused (HTTP 409): <the server's text>`.
+pub fn quoted_refusal(status: u16, body: &[u8]) -> String {
+    match server_text(body) {
+        Some(text) => format!("refused (HTTP {status}): {text}"),
+        None => format!("refused (HTTP {status})"),
+    }
+}
+
 /// Short refusal reasons come from our own vocabulary plus the server's error token; the
 /// view sanitises server text before display.
 pub(crate) fn refusal(status: u16, body: &[u8]) -> String {

@@ -253,10 +253,14 @@ fn steer_row(entry: &SaveEntry<TurnSteer>) -> Entry {
             format!("{label} · this input runs next")
         }),
         SaveOutcome::Unchanged => status(format!("{label} · already next")),
-        SaveOutcome::Conflict { .. } => failure(
+        // §14.14 gives a 409 no typed reason: the server's own words, never a guessed cause.
+        SaveOutcome::Conflict { current } => failure(
             id.clone(),
             what,
-            format!("{what} · the input already started or settled · nothing moved"),
+            match &current.detail {
+                Some(text) => format!("{what} · refused (HTTP 409): {text} · nothing moved"),
+                None => format!("{what} · refused (HTTP 409) · nothing moved"),
+            },
         ),
         SaveOutcome::NotApplied { reason } | SaveOutcome::NotSent { reason } => failure(
             id.clone(),

@@ -56,6 +56,29 @@ fn ask_answer_conflict() {
     );
 }
 
+/// A 409 whose body lacks §10.2's typed reason is quoted, never "another answer stands".
+#[test]
+fn i32_ask_answer_409_with_an_unknown_body_quotes_the_server() {
+    for (body, reason) in [
+        (
+            &br#"{"error":"ask locked by a migration"}"#[..],
+            "refused (HTTP 409): ask locked by a migration",
+        ),
+        (
+            &b"upstream says no"[..],
+            "refused (HTTP 409): upstream says no",
+        ),
+        (&b""[..], "refused (HTTP 409)"),
+    ] {
+        assert_eq!(
+            classify_ask_answer(409, body, &ask_req()),
+            SaveOutcome::NotApplied {
+                reason: reason.into()
+            },
+        );
+    }
+}
+
 #[test]
 fn ask_answer_unknown() {
     // The client relies on the status and `actor`: a bare ok is not proof of who answered.

@@ -195,6 +195,23 @@ fn lifecycle_boot_and_shutdown_rows_s11_s14_2() {
             .reason()
             .is_some_and(|r| r.starts_with(OPERATOR_PAUSED))
     );
+    // A 409 whose body lacks §14.2's typed refusal is quoted, never "operator-paused".
+    for (body, reason) in [
+        (
+            &br#"{"ok":false,"error":"lane migration in progress"}"#[..],
+            "refused (HTTP 409): lane migration in progress",
+        ),
+        (
+            &br#"{"error":{"message":"busy"}}"#[..],
+            "refused (HTTP 409): busy",
+        ),
+        (&b"Conflict"[..], "refused (HTTP 409): Conflict"),
+        (&b""[..], "refused (HTTP 409)"),
+    ] {
+        let quoted = classify_power(409, body, &boot);
+        assert_eq!(quoted.reason(), Some(reason));
+        assert!(!reason.contains(OPERATOR_PAUSED));
+    }
     assert_eq!(
         p(
             500,
