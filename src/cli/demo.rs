@@ -48,6 +48,10 @@ pub struct Args {
     /// temporary one removed at exit.
     #[arg(long, env = "MASC_TUI_STATE_DIR", value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
+    /// When another masc-tui holds the state directory, look without saving instead of
+    /// exiting 4 (no outbox opened, every write refused, a banner says so).
+    #[arg(long)]
+    pub read_only: bool,
     /// Export every read and save ticket as an OpenTelemetry span to this OTLP/HTTP collector
     /// (e.g. `http://localhost:4318`, Jaeger's or Tempo's receiver; docs/timeline.md). Off by
     /// default; an unreachable collector only drops spans and is reported once in the trace.
@@ -58,8 +62,8 @@ pub struct Args {
 /// Runs the subcommand; returns the process exit code.
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let state = match (&args.state_dir, &args.data) {
-        (Some(dir), _) => super::state::claim(Some(dir))?,
-        (None, Some(_)) => super::state::claim(None)?,
+        (Some(dir), _) => super::state::claim_as(Some(dir), args.read_only)?,
+        (None, Some(_)) => super::state::claim_as(None, args.read_only)?,
         (None, None) => super::state::claim_temporary()?,
     };
     let trace_file = super::state::ClaimedState::trace_file(
@@ -81,6 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .build()
         .context("tokio runtime")?;
     let outbox = state.outbox.clone();
+    let read_only = state.read_only.clone();
     let cause = runtime.block_on(async move {
         let server = start(ServeOptions {
             port: args.port,
@@ -113,6 +118,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             expected_base_path: Some(base.clone()),
             fault_drills: false,
             outbox,
+            read_only,
         };
         let outcome = super::tui::run_tui(cfg, options).await;
         // Before the server goes: a temporary workspace is removed with it, and the line must

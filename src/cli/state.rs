@@ -11,8 +11,8 @@ pub const EXIT_STATE_DIR_IN_USE: i32 = 4;
 /// to do) and ends with [`EXIT_STATE_DIR_IN_USE`].
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "{0}. Quit that session, or give this one its own state directory: --state-dir DIR (or \
-     MASC_TUI_STATE_DIR=DIR)"
+    "{0}. Quit that session, give this one its own state directory: --state-dir DIR (or \
+     MASC_TUI_STATE_DIR=DIR), or look without saving: --read-only"
 )]
 pub struct StateDirInUse(pub InstanceLockError);
 
@@ -30,6 +30,9 @@ pub struct ClaimedState {
     pub unlocked: Option<String>,
     /// A temporary state directory (a `demo` without `--data`), removed when dropped.
     _temp: Option<tempfile::TempDir>,
+    /// `--read-only` on a directory another masc-tui holds: what the banner says (no outbox,
+    /// no saves).
+    pub read_only: Option<String>,
 }
 
 /// Claims `dir` (or, with none, `$XDG_STATE_HOME/masc-tui`, else `~/.local/state/masc-tui`).
@@ -37,6 +40,13 @@ pub struct ClaimedState {
 /// locked at all leaves the session to run, its outbox unavailable (every write then refused
 /// as "not sent"), with the reason in `unlocked`.
 pub fn claim(dir: Option<&Path>) -> Result<ClaimedState, StateDirInUse> {
+    claim_as(dir, false)
+}
+
+/// [`claim`]; with `read_only`, a directory another masc-tui holds gives a read-only session
+/// instead of a refusal: no outbox is opened (the holder's saves are never read as an earlier
+/// run's), every write is refused before it leaves, and a banner says so.
+pub fn claim_as(dir: Option<&Path>, read_only: bool) -> Result<ClaimedState, StateDirInUse> {
     let outbox = match dir {
         Some(dir) => Ok(dir.join(OUTBOX_FILE)),
         None => OutboxLocation::StateDir.resolve(),
@@ -50,12 +60,30 @@ pub fn claim(dir: Option<&Path>) -> Result<ClaimedState, StateDirInUse> {
                 _lock: None,
                 unlocked: Some(err.to_string()),
                 _temp: None,
+                read_only: None,
             });
         }
     };
     let state_dir = path.parent().map(Path::to_path_buf);
     let (lock, unlocked) = match InstanceLock::acquire(&path) {
         Ok(lock) => (Some(lock), None),
+        Err(held @ InstanceLockError::Held { .. }) if read_only => {
+            let InstanceLockError::Held { holder, .. } = &held else {
+                return Err(StateDirInUse(held));
+            };
+            let holder =
+                holder.map_or_else(|| "another masc-tui".to_string(), |p| format!("pid {p}"));
+            return Ok(ClaimedState {
+                outbox: OutboxLocation::ReadOnly,
+                dir: state_dir,
+                _lock: None,
+                unlocked: None,
+                _temp: None,
+                read_only: Some(format!(
+                    "READ-ONLY: {holder} holds this state directory · no saves"
+                )),
+            });
+        }
         Err(held @ InstanceLockError::Held { .. }) => return Err(StateDirInUse(held)),
         Err(other) => (None, Some(other.to_string())),
     };
@@ -65,6 +93,7 @@ pub fn claim(dir: Option<&Path>) -> Result<ClaimedState, StateDirInUse> {
         _lock: lock,
         unlocked,
         _temp: None,
+        read_only: None,
     })
 }
 
@@ -134,8 +163,28 @@ mod tests {
         assert!(text.contains("--state-dir DIR"), "{text}");
         assert_eq!(exit_code_of(&anyhow::Error::new(refused)), 4);
         assert_eq!(exit_code_of(&anyhow::anyhow!("bad flag")), 2);
+        assert!(text.contains("--read-only"), "{text}");
+        // Read-only: past the lock, with no outbox at all and the banner's words.
+        let looking = claim_as(Some(dir.path()), true).unwrap();
+        assert_eq!(looking.outbox, OutboxLocation::ReadOnly);
+        assert!(looking.outbox.resolve().is_err(), "no outbox to open");
+        let banner = looking.read_only.clone().unwrap();
+        assert!(
+            banner.contains(&format!("pid {}", std::process::id())),
+            "{banner}"
+        );
+        drop(looking);
+        assert!(
+            claim(Some(dir.path())).is_err(),
+            "the holder still holds it"
+        );
         drop(first);
         assert!(claim(Some(dir.path())).is_ok(), "released with the holder");
+        let free = claim_as(Some(dir.path()), true).unwrap();
+        assert!(
+            free.read_only.is_none(),
+            "a free directory is claimed as usual"
+        );
     }
 
     #[test]

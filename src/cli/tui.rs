@@ -52,6 +52,10 @@ pub struct Args {
     /// `$XDG_STATE_HOME/masc-tui`, else `~/.local/state/masc-tui`.
     #[arg(long, env = "MASC_TUI_STATE_DIR", value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
+    /// When another masc-tui holds the state directory, look without saving instead of
+    /// exiting 4: no outbox is opened, every write is refused, a banner says so.
+    #[arg(long)]
+    pub read_only: bool,
     /// Export every read and save ticket as an OpenTelemetry span to this OTLP/HTTP collector
     /// (e.g. `http://localhost:4318`, Jaeger's or Tempo's receiver; docs/timeline.md). Off by
     /// default; an unreachable collector only drops spans and is reported once in the trace.
@@ -68,6 +72,8 @@ pub struct TuiOptions {
     pub fault_drills: bool,
     /// The outbox this session claimed (`cli::state`).
     pub outbox: crate::outbox::OutboxLocation,
+    /// A read-only session's banner (`--read-only` on a held state directory).
+    pub read_only: Option<String>,
 }
 
 impl Args {
@@ -117,7 +123,7 @@ pub fn exit_code(cause: &ExitCause) -> i32 {
 pub fn run(args: Args) -> anyhow::Result<i32> {
     // Claimed before anything else is opened or painted: a refused session leaves nothing
     // behind and prints its refusal on the terminal it was started from.
-    let state = super::state::claim(args.state_dir.as_deref())?;
+    let state = super::state::claim_as(args.state_dir.as_deref(), args.read_only)?;
     let trace_file = super::state::ClaimedState::trace_file(
         args.trace_file.as_deref(),
         args.state_dir.as_deref(),
@@ -129,6 +135,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         expected_base_path: args.base_path.clone(),
         fault_drills: false,
         outbox: state.outbox.clone(),
+        read_only: state.read_only.clone(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -164,6 +171,7 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
         exit: Some(exit_tx),
         observer: None,
         editor: None,
+        read_only: options.read_only.clone(),
     };
     let (view, view_done) = spawn_view(args).await.context("starting the view")?;
     let signal_cause: ExitCauseSlot = Arc::new(Mutex::new(None));

@@ -45,6 +45,8 @@ pub enum OutboxError {
     DuplicateSave(String),
     #[error("save {0} is not in the outbox")]
     UnknownSave(String),
+    #[error("read-only session: no outbox (another masc-tui holds the state directory)")]
+    ReadOnly,
 }
 
 impl OutboxError {
@@ -57,6 +59,7 @@ impl OutboxError {
             Self::BadState(_) => "bad_state",
             Self::DuplicateSave(_) => "duplicate_save",
             Self::UnknownSave(_) => "unknown_save",
+            Self::ReadOnly => "read_only",
         }
     }
 }
@@ -68,12 +71,17 @@ pub enum OutboxLocation {
     StateDir,
     /// An explicit file (tests, `--outbox`).
     File(PathBuf),
+    /// A read-only session (`--read-only`): the state directory is another masc-tui's, so this
+    /// one opens no outbox at all (it never reads, relabels or writes that session's saves);
+    /// every write is refused before it leaves.
+    ReadOnly,
 }
 
 impl OutboxLocation {
     pub fn resolve(&self) -> Result<PathBuf, OutboxError> {
         match self {
             Self::File(p) => Ok(p.clone()),
+            Self::ReadOnly => Err(OutboxError::ReadOnly),
             Self::StateDir => {
                 let base = match std::env::var_os("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
                     Some(dir) => PathBuf::from(dir),

@@ -93,6 +93,9 @@ pub struct Model {
     pub journal: SaveJournalModel,
     /// The live Sources view's snapshot (the System `sources` pane).
     pub sources: SourcesModel,
+    /// A read-only session (`--read-only` on a state directory another masc-tui holds): the
+    /// header's banner; no outbox, every save refused before it leaves.
+    pub read_only: Option<String>,
 }
 
 impl Default for Model {
@@ -124,6 +127,7 @@ impl Model {
             inspector: InspectorModel::new(&inboxes),
             journal: SaveJournalModel::new(&inboxes),
             sources: SourcesModel::new(&inboxes),
+            read_only: None,
             inboxes,
         }
     }

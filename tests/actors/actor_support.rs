@@ -198,7 +198,9 @@ async fn start_rig_sources(
     let (state, state_at) = crate::actor_support::scratch_outbox();
     let outbox_path = match &state_at {
         masc_tui::outbox::OutboxLocation::File(p) => p.clone(),
-        masc_tui::outbox::OutboxLocation::StateDir => unreachable!("scratch outboxes are files"),
+        masc_tui::outbox::OutboxLocation::StateDir | masc_tui::outbox::OutboxLocation::ReadOnly => {
+            unreachable!("scratch outboxes are files")
+        }
     };
     let cfg = rig_runtime_config(
         expected_base.map_or_else(|| server.base_path(), str::to_string),

@@ -47,6 +47,23 @@ fn pty_second_tui_on_one_state_dir_is_refused_with_the_holders_pid() {
     );
     assert!(session.running(), "the first session goes on");
 
+    // `--read-only` gets past the lock without the outbox: a banner names the holder, and a
+    // save is refused before it leaves (its Keeper is not woken).
+    let looking = PtySession::demo(DemoOptions {
+        with_data_dir: true,
+        state_home: Some(state_home.clone()),
+        extra_args: vec!["--read-only"],
+        ..DemoOptions::default()
+    });
+    looking.wait_for_roster();
+    looking.wait_for_text(&format!(
+        "READ-ONLY: pid {} holds this state directory · no saves",
+        session.pid()
+    ));
+    let mut looking = looking;
+    looking.quit_q_q();
+    assert!(session.running(), "the first session goes on");
+
     // Its own state directory gets past the lock: the run then stops at the next start-up
     // step, a fault plan that does not exist (exit 2, not 4), before any server or terminal.
     let missing_plan = session.dir.path().join("no-such-plan.json");

@@ -84,6 +84,10 @@ pub struct DemoOptions {
     /// Connect to a running `serve` instead of starting the demo (the demo-only options are
     /// ignored then).
     pub connect: Option<Connect>,
+    /// `XDG_STATE_HOME` of another session (default: this session's own `<tempdir>/state`).
+    pub state_home: Option<std::path::PathBuf>,
+    /// More arguments after the others.
+    pub extra_args: Vec<&'static str>,
 }
 
 /// Where a TUI connects: a server's URL, token and base path.
@@ -185,7 +189,10 @@ impl PtySession {
             .tempdir()
             .expect("temp dir");
         let trace_file = dir.path().join("trace.jsonl");
-        let state_home = dir.path().join("state");
+        let state_home = opts
+            .state_home
+            .clone()
+            .unwrap_or_else(|| dir.path().join("state"));
         std::fs::create_dir_all(&state_home).expect("state dir");
         let mut demo_args: Vec<String> = match &opts.connect {
             Some(to) => vec![
@@ -222,6 +229,7 @@ impl PtySession {
             demo_args.push("--compat".into());
             demo_args.push(release.into());
         }
+        demo_args.extend(opts.extra_args.iter().map(|a| a.to_string()));
         let mut cmd = if opts.under_job_control_shell {
             // `bash -m`: job control without an interactive shell. The TUI becomes its own
             // process group in the same session as bash, so its group is not orphaned and

@@ -82,6 +82,8 @@ pub struct ViewArgs<B: FrameSink> {
     /// The editor for `$EDITOR` handoffs; `None`: `VISUAL`, `EDITOR`, then `vi`, read at each
     /// edit.
     pub editor: Option<crate::view::editor::EditorCommand>,
+    /// A read-only session's banner (no outbox, no saves), shown in the header.
+    pub read_only: Option<String>,
 }
 
 impl<B: FrameSink> ViewArgs<B> {
@@ -95,6 +97,7 @@ impl<B: FrameSink> ViewArgs<B> {
             exit: None,
             observer: None,
             editor: None,
+            read_only: None,
         }
     }
 }
@@ -166,8 +169,10 @@ impl<B: FrameSink> Actor for ViewActor<B> {
             ..Ui::default()
         };
         let shown = screens::shown_sources(&ui);
+        let mut model = Model::new(args.inboxes);
+        model.read_only = args.read_only;
         let mut state = ViewState {
-            model: Tracked::new(Model::new(args.inboxes)),
+            model: Tracked::new(model),
             ui,
             shown,
             presenter,

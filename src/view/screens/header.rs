@@ -58,6 +58,16 @@ pub fn status_line(model: &Model, ctx: &ProjectionCtx, width: usize) -> Line<'st
         theme.style(tone),
     )];
     let sep = || Span::styled(" · ", theme.style(Tone::Dim));
+    if let Some(banner) = &model.read_only {
+        // First, before anything that could push it off the line: no save leaves this session.
+        spans.insert(
+            0,
+            Span::styled(
+                format!("{} · ", fit_middle(&sanitize(banner), width * 2 / 3)),
+                theme.style(Tone::Bad),
+            ),
+        );
+    }
     match &model.identity {
         Some(IdentityState::Mismatch { expected, served }) => {
             spans.push(sep());
