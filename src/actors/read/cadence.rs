@@ -18,6 +18,9 @@ pub fn hidden_period(period: Duration) -> Duration {
     (period * 8).max(Duration::from_secs(120))
 }
 
+/// The first re-read after a failed read ([`CadenceTimer::retry`]).
+pub const RETRY_FIRST: Duration = Duration::from_millis(500);
+
 /// At most one pending cadence tick; re-arming replaces it, dropping cancels it.
 #[derive(Debug)]
 pub struct CadenceTimer<M: Message> {
@@ -26,6 +29,8 @@ pub struct CadenceTimer<M: Message> {
     hidden: bool,
     /// When the pending tick was armed (the last completed read).
     armed_at: Option<Instant>,
+    /// Failed reads in a row since the last one that did not fail ([`CadenceTimer::retry`]).
+    failures: u32,
     pending: Option<tokio::task::JoinHandle<Result<(), ractor::MessagingErr<M>>>>,
 }
 
@@ -35,6 +40,7 @@ impl<M: Message + From<SourceControl>> CadenceTimer<M> {
             period,
             hidden: false,
             armed_at: None,
+            failures: 0,
             pending: None,
         }
     }
@@ -58,8 +64,22 @@ impl<M: Message + From<SourceControl>> CadenceTimer<M> {
 
     /// Arms the next tick one (effective) period from now, replacing any pending one.
     pub fn reschedule(&mut self, myself: &ActorRef<M>) {
+        self.failures = 0;
         self.armed_at = Some(Instant::now());
         let delay = self.effective_period();
+        self.arm(myself, delay);
+    }
+
+    /// After a read that failed: the next tick comes sooner than the period — [`RETRY_FIRST`],
+    /// doubled per failure in a row, never later than the (effective) period — so a source
+    /// whose reads fail half the time has its first value about as soon as one whose reads
+    /// all succeed, and a server that keeps failing is asked at the period again after a few
+    /// tries. A read that does not fail goes back to [`CadenceTimer::reschedule`].
+    pub fn retry(&mut self, myself: &ActorRef<M>) {
+        let backoff = RETRY_FIRST.saturating_mul(1u32 << self.failures.min(16));
+        self.failures = self.failures.saturating_add(1);
+        self.armed_at = Some(Instant::now());
+        let delay = backoff.min(self.effective_period());
         self.arm(myself, delay);
     }
 
@@ -207,6 +227,43 @@ mod tests {
         timer.set_visible(true, &actor);
         let at = ticks.recv().await.expect("tick");
         assert_eq!(at - start, Duration::from_secs(30));
+        actor.stop(None);
+    }
+
+    /// Failed reads in a row re-read after 0.5 s, 1 s, 2 s, 4 s, 8 s, then the period; a read
+    /// that does not fail goes back to the period, and the next failure starts at 0.5 s again.
+    #[tokio::test(start_paused = true)]
+    async fn failed_reads_are_retried_sooner_with_a_doubling_delay_up_to_the_period() {
+        let (actor, mut ticks) = probe().await;
+        let mut timer = CadenceTimer::new(PERIOD);
+        let mut delays = Vec::new();
+        for _ in 0..6 {
+            let start = Instant::now();
+            timer.retry(&actor);
+            delays.push((ticks.recv().await.expect("tick") - start).as_millis());
+        }
+        assert_eq!(delays, [500, 1_000, 2_000, 4_000, 8_000, 10_000]);
+        let start = Instant::now();
+        timer.reschedule(&actor);
+        assert_eq!(ticks.recv().await.expect("tick") - start, PERIOD);
+        let start = Instant::now();
+        timer.retry(&actor);
+        assert_eq!(
+            ticks.recv().await.expect("tick") - start,
+            Duration::from_millis(500)
+        );
+        // Hidden, the retries stop at the hidden period, not the visible one.
+        timer.set_visible(false, &actor);
+        for _ in 0..12 {
+            timer.retry(&actor);
+            let _ = ticks.recv().await;
+        }
+        let start = Instant::now();
+        timer.retry(&actor);
+        assert_eq!(
+            ticks.recv().await.expect("tick") - start,
+            hidden_period(PERIOD)
+        );
         actor.stop(None);
     }
 

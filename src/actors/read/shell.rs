@@ -39,6 +39,14 @@ impl<T: SourceState> Ctl<T> {
         }
     }
 
+    /// The completed read failed: the next poll sooner, with a doubling delay up to the
+    /// period ([`CadenceTimer::retry`]).
+    pub fn retry(&mut self) {
+        if let Some(cadence) = self.cadence.as_mut() {
+            cadence.retry(&self.myself);
+        }
+    }
+
     /// No poll is due (no epoch: a tick would only be refused; the next confirmation reads
     /// and re-arms it).
     pub fn cancel_cadence(&mut self) {
@@ -165,8 +173,13 @@ impl<T: SourceState> Actor for SourceShell<T> {
                 inject_panic(shell.fault_drills, shell.key)
             }
             SourceMsg::Returned(ret) => {
+                let failed = read_failed(&ret);
                 if state.returned(ctl, ret) {
-                    ctl.reschedule();
+                    if failed {
+                        ctl.retry();
+                    } else {
+                        ctl.reschedule();
+                    }
                 }
             }
         }
@@ -181,6 +194,14 @@ impl<T: SourceState> Actor for SourceShell<T> {
         shell.state.stop("source_stopped");
         Ok(())
     }
+}
+
+/// Whether a worker's return is a failed read: a caught panic, or a read whose outcome is an
+/// error class. `ok` and a route this MASC does not serve (asking sooner would not change the
+/// answer) are not failures.
+fn read_failed<S: SlotKey, P: Payload>(ret: &WorkerReturn<S, P>) -> bool {
+    let outcome = ret.outcome_class();
+    outcome != "ok" && !outcome.starts_with("not_served")
 }
 
 /// Spawns the source whose state is `T` linked to the supervisor; its handle carries the
