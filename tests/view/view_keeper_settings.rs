@@ -30,7 +30,7 @@ use masc_tui::view::screens::Ui;
 use masc_tui::view::screens::conflict::{ConflictLayer, Resolution};
 use masc_tui::view::screens::keepers::operations::op_line;
 use masc_tui::view::screens::keepers::operations::settings::Prepare;
-use masc_tui::view::screens::keepers::operations::settings::{Prep, in_front};
+use masc_tui::view::screens::keepers::operations::settings_prep::{Prep, in_front};
 use masc_tui::view::screens::react::{Seen, react_detached};
 use serde_json::json;
 use std::sync::Arc;
@@ -312,8 +312,8 @@ fn conflict_text(ui: &Ui) -> String {
 /// the preparation of `intent`'s conflict, answered (generation 2) by a snapshot where someone
 /// else turned proactive on; the reaction opens the three views (no editor).
 fn conflict_read(model: &mut Model, ui: &mut Ui, intent: SettingsIntent) {
-    use masc_tui::view::screens::keepers::operations::settings_conflict::SentEdit;
     use masc_tui::view::screens::keepers::operations::settings_doc;
+    use masc_tui::view::screens::keepers::operations::settings_prep::SentEdit;
     let sent = SentEdit {
         workspace: sample::scope(1).workspace.0,
         intent,

@@ -9,6 +9,7 @@ pub mod lifecycle;
 pub mod settings;
 pub mod settings_conflict;
 pub mod settings_doc;
+pub mod settings_prep;
 
 use crate::actors::keepers::ops::assignment::AssignmentIntent;
 use crate::actors::keepers::ops::create::{CreateRoute, CreateSave, NAME_EXISTS, NAME_UNCONFIRMED};

@@ -13,72 +13,26 @@
 //! 3. [`edited`] turns the returned file into the §9.6 patch of the changed keys and submits it
 //!    as a `keeper_settings` save with that snapshot's revision (H-4).
 
-use super::settings_conflict::{self, SentEdit, SettingsConflict};
+use super::settings_conflict::{self, SettingsConflict};
 use super::settings_doc;
+use super::settings_prep::{InFront, Prep, SentEdit, in_front};
 use crate::actors::keepers::ops::settings::{SettingsIntent, SettingsSave};
 use crate::actors::keepers::settings::{
     EditableSettings, KEEPER_SETTINGS, KeeperSettingsCommand, SettingsPrepared,
 };
-use crate::protocol::admission::ReadScope;
 use crate::protocol::keeper_config::CompositeRevision;
 use crate::view::command::UiCommand;
 use crate::view::editor::{EditOutcome, EditPurpose, EditRequest, EditResult};
 use crate::view::effects::Effects;
 use crate::view::model::Model;
 use crate::view::saves::SavePhase;
+use crate::view::screens::Ui;
 use crate::view::screens::keepers::KeepersScreen;
-use crate::view::screens::keepers::detail::DetailTab;
 use crate::view::screens::local::LocalEvent;
 use crate::view::screens::react::ReactCx;
-use crate::view::screens::{EditOwner, RosterUi, Tab, Ui, edit_owner};
 use crate::view::text::sanitize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-
-/// What was in front when a preparation began: any change is a move (H-2).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InFront {
-    front: EditOwner,
-    tab: Tab,
-    /// How many layers are open over the surface (opening help or a chat is a move).
-    layers: usize,
-    selected: usize,
-    detail_open: bool,
-    detail_keeper: Option<String>,
-    detail_tab: DetailTab,
-    logs: bool,
-    picker: bool,
-    armed: bool,
-}
-
-/// What is in front now, on the roster `r`.
-pub fn in_front(ui: &Ui, r: &RosterUi) -> InFront {
-    InFront {
-        front: edit_owner(ui),
-        tab: ui.tab,
-        layers: ui.layers.len(),
-        selected: r.selected,
-        detail_open: r.detail_open,
-        detail_keeper: r.detail.keeper.clone(),
-        detail_tab: r.detail.tab,
-        logs: r.detail.logs.is_some(),
-        picker: r.picker.is_some(),
-        armed: r.pending.is_some(),
-    }
-}
-
-/// A preparation waiting for its snapshot.
-#[derive(Debug, Clone)]
-pub struct Prep {
-    pub keeper: String,
-    pub scope: ReadScope,
-    /// The first read generation that answers it (an older read never opens the editor).
-    pub floor: u64,
-    pub in_front: InFront,
-    /// The sent edit whose revision conflict this read is for (its three views open on the
-    /// answer, not the editor); `None`: the `e` preparation.
-    pub conflict: Option<Box<SentEdit>>,
-}
 
 /// The editor open (or opening) on one snapshot: its revision and fields are the patch base.
 #[derive(Debug, Clone)]

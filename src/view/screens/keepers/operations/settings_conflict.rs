@@ -12,8 +12,8 @@
 //! confirmation of what of theirs is lost. `Esc` keeps the edit: the next `e` restores the
 //! changed keys (H-7).
 
-use super::settings::{Prep, in_front};
 use super::settings_doc;
+use super::settings_prep::{Prep, SentEdit, in_front};
 use crate::actors::keepers::ops::settings::{SettingsIntent, SettingsSave};
 use crate::actors::keepers::settings::{KEEPER_SETTINGS, KeeperSettingsCommand};
 use crate::protocol::admission::ReadScope;
@@ -31,29 +31,6 @@ use crate::view::screens::local::LocalEvent;
 use crate::view::screens::react::ReactCx;
 use crate::view::text::sanitize;
 use serde_json::{Map, Value};
-
-/// A settings edit that was sent: what it started from and what the operator made of it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SentEdit {
-    pub workspace: String,
-    /// The intent submitted (it names the save in the Keeper's book).
-    pub intent: SettingsIntent,
-    /// Every field of the snapshot the edit started from.
-    pub base: Map<String, Value>,
-}
-
-impl SentEdit {
-    fn keeper(&self) -> &str {
-        &self.intent.keeper
-    }
-
-    /// The operator's settings: the base with their changed keys.
-    fn draft(&self) -> Map<String, Value> {
-        let mut draft = self.base.clone();
-        draft.extend(self.intent.patch.clone());
-        draft
-    }
-}
 
 /// A conflict whose three views are shown (or were, until a choice is made).
 #[derive(Debug, Clone, PartialEq)]
