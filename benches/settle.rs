@@ -12,11 +12,18 @@
 //! the terminal write.
 //!
 //! Families: lifecycle (pause and resume of one Keeper in turn, confirmed by the roster re-read,
-//! N-3) and Keeper settings (the sandbox between docker and microvm, confirmed by the §9.5
-//! settings snapshot).
+//! N-3), Keeper settings (the sandbox between docker and microvm, confirmed by the §9.5
+//! settings snapshot), runtime form (a context override, confirmed by the raw config re-read's
+//! revision, I-1), connector bind ↔ unbind (the connectors status, §7.3/§7.4), Board vote
+//! up ↔ down (the open post's `own_vote`, §15.6) and Goal transition drop ↔ reopen (the Planning
+//! re-read's phase, §15.4).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // bench harness
 
+use masc_tui::actors::board::vote::{BoardVote, VoteIntent};
+use masc_tui::actors::board::{BOARD, BoardCommand, BoardSpawner};
+use masc_tui::actors::connectors::ConnectorsSpawner;
+use masc_tui::actors::connectors::binding::{BindingIntent, ConnectorBind, ConnectorUnbind};
 use masc_tui::actors::contract::{
     DemandKind, EventSink, Inboxes, SourceControl, SourceEvent, SourceHandle, SourceKey,
 };
@@ -25,13 +32,21 @@ use masc_tui::actors::keepers::KeepersRosterSpawner;
 use masc_tui::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleIntent, LifecycleSave};
 use masc_tui::actors::keepers::ops::sandbox::{SandboxIntent, SandboxSave};
 use masc_tui::actors::registry::{SourceEntry, sources};
+use masc_tui::actors::runtime::form::{FormIntent, RuntimeForm};
+use masc_tui::actors::runtime::{RUNTIME_CONFIG, RuntimeConfigSpawner};
 use masc_tui::actors::saves::{SAVES, SaveCommand, SaveHubSpawner, SaveId};
 use masc_tui::actors::supervisor::{RuntimeConfig, start_runtime_with};
+use masc_tui::actors::work::PlanningSpawner;
+use masc_tui::actors::work::goal_transition::{GoalTransition, TransitionIntent};
 use masc_tui::outbox::{OutboxLocation, SharedOutbox};
+use masc_tui::protocol::board_vote::VoteDirection;
 use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
+use masc_tui::protocol::goal_transition::GoalAction;
 use masc_tui::protocol::keeper_config::SandboxProfile;
+use masc_tui::protocol::runtime::form::FormEdit;
 use masc_tui::server::{AuthMode, ServeOptions, start};
 use masc_tui::view::model::Model;
+use masc_tui::view::save_path::SaveCompanion;
 use masc_tui::view::save_path::kinds;
 use masc_tui::view::save_path::settle::Reread;
 use masc_tui::view::save_path::{SaveRequest, submit};
@@ -44,6 +59,8 @@ use tokio::sync::mpsc;
 
 const TOKEN: &str = "bench-token";
 const KEEPER: &str = "sangsu";
+const POST: &str = "post-1001";
+const GOAL: &str = "goal-1";
 
 fn entry_of(spawner: impl masc_tui::actors::contract::SourceSpawner) -> SourceEntry {
     let key = spawner.key();
@@ -140,11 +157,34 @@ impl Rig {
 }
 
 fn ended(s: &Settle) -> Option<Settle> {
-    matches!(
-        s,
-        Settle::Confirmed { .. } | Settle::NotConfirmed { .. } | Settle::Final
-    )
-    .then(|| s.clone())
+    (!s.open()).then(|| s.clone())
+}
+
+/// Times `n` saves of kind `K` (the intent of save `i` made from the model), each from its
+/// confirming submit until its settle stage says confirmed (its words too), and reports them.
+async fn measure<K: SaveCompanion>(
+    rig: &mut Rig,
+    n: usize,
+    family: &str,
+    mut intent: impl FnMut(&Model, usize) -> K::Intent,
+) {
+    let mut times = Vec::with_capacity(n);
+    for i in 0..n {
+        let start = Instant::now();
+        let id = rig.submit(SaveRequest::new::<K>(intent(&rig.model, i)));
+        let s = rig
+            .settle_until(|m| ended(&K::kept(m)?.get(&id)?.settle))
+            .await;
+        let entry = K::kept(&rig.model).and_then(|b| b.get(&id));
+        assert!(
+            matches!(s, Settle::Confirmed { .. }),
+            "{family} {i}: {s:?} {:?}",
+            entry.map(|e| &e.phase)
+        );
+        assert!(entry.is_some_and(|e| e.words().contains("confirmed ")));
+        times.push(start.elapsed());
+    }
+    report(family, times);
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -221,7 +261,14 @@ async fn run(n: usize) {
                 cadence: Duration::from_secs(3600),
             }),
             entry_of(KeeperDetailSpawner::new(Duration::from_secs(3600))),
+            entry_of(RuntimeConfigSpawner),
+            entry_of(ConnectorsSpawner::new(Duration::from_secs(3600))),
+            entry_of(BoardSpawner::new(Duration::from_secs(3600))),
+            entry_of(PlanningSpawner {
+                cadence: Duration::from_secs(3600),
+            }),
         ];
+        let sources = entries.len();
         let _runtime = start_runtime_with(client, sink, inboxes.clone(), cfg, entries)
             .await
             .unwrap();
@@ -231,7 +278,7 @@ async fn run(n: usize) {
             handles: HashMap::new(),
         };
         while rig.model.gate().current().is_none()
-            || rig.handles.len() < 3
+            || rig.handles.len() < sources
             || rig.model.keepers.roster.fetched.last().is_none()
         {
             rig.pump_one().await;
@@ -300,6 +347,93 @@ async fn run(n: usize) {
             sandbox.push(start.elapsed());
         }
         report("keeper_settings_sandbox", sandbox);
+
+        // The runtime config read once (on demand only, as a form opens it), the post opened,
+        // the connectors status and Planning read at start: untimed.
+        rig.demand(RUNTIME_CONFIG);
+        let open = BoardCommand::OpenPost {
+            post_id: POST.into(),
+        };
+        rig.model.board.on_command(&open);
+        if let Some(h) = rig
+            .handles
+            .get(&BOARD)
+            .and_then(|h| h.commands::<BoardCommand>())
+        {
+            h.send_message(open).unwrap();
+        }
+        while rig.model.runtime.config.fetched.last().is_none()
+            || rig.model.connectors.status.fetched.last().is_none()
+            || rig.model.work.planning.fetched.last().is_none()
+            || rig
+                .model
+                .board
+                .post
+                .as_ref()
+                .is_none_or(|p| p.detail.fetched.last().is_none())
+        {
+            rig.pump_one().await;
+        }
+
+        measure::<RuntimeForm>(&mut rig, n, "runtime_form_context", |m, i| {
+            let raw = &m.runtime.config.fetched.last().expect("read").value;
+            FormIntent {
+                path: raw.path.clone(),
+                opening_revision: raw.source_revision.clone(),
+                source_text: raw.source_text.clone(),
+                edit: FormEdit::SetContextOverride {
+                    runtime_id: "openai.gpt-5".into(),
+                    value: 300_000 + (i as u64 % 2) * 10_000,
+                },
+            }
+        })
+        .await;
+
+        let binding = BindingIntent {
+            connector_id: "discord".into(),
+            channel_id: "990001".into(),
+            keeper_name: "rondo".into(),
+        };
+        let mut bind_unbind = Vec::with_capacity(n);
+        for i in 0..n {
+            let start = Instant::now();
+            let ended_now = if i % 2 == 0 {
+                let id = rig.submit(SaveRequest::new::<ConnectorBind>(binding.clone()));
+                rig.settle_until(|m| ended(&ConnectorBind::kept(m)?.get(&id)?.settle))
+                    .await
+            } else {
+                let id = rig.submit(SaveRequest::new::<ConnectorUnbind>(binding.clone()));
+                rig.settle_until(|m| ended(&ConnectorUnbind::kept(m)?.get(&id)?.settle))
+                    .await
+            };
+            assert!(
+                matches!(ended_now, Settle::Confirmed { .. }),
+                "bind {i}: {ended_now:?}"
+            );
+            bind_unbind.push(start.elapsed());
+        }
+        report("connector_bind_unbind", bind_unbind);
+
+        measure::<BoardVote>(&mut rig, n, "board_vote_up_down", |_, i| VoteIntent {
+            post_id: POST.into(),
+            direction: if i % 2 == 0 {
+                VoteDirection::Up
+            } else {
+                VoteDirection::Down
+            },
+        })
+        .await;
+
+        measure::<GoalTransition>(&mut rig, n, "goal_drop_reopen", |_, i| TransitionIntent {
+            goal_id: GOAL.into(),
+            action: if i % 2 == 0 {
+                GoalAction::Drop
+            } else {
+                GoalAction::Reopen
+            },
+            note: None,
+        })
+        .await;
         drop(server);
     }
 }
