@@ -436,3 +436,42 @@ impl Rereads {
         matches!((self.shown, self.receipts.get(save_id)), (Some(shown), Some(at)) if shown > *at)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failed re-read says so, apart from "not confirmed" (which a re-read answered), and an
+    /// outcome-unknown receipt says whether it applied is not known.
+    #[test]
+    fn a_failed_re_read_is_worded_apart_from_not_confirmed() {
+        let failed = Settle::RereadFailed {
+            after: Duration::from_secs(10),
+            failure: "timeout".into(),
+        };
+        let applied = failed.words(Some(SaveClass::Applied)).unwrap_or_default();
+        assert_eq!(
+            applied,
+            "committed, re-read failed (timeout): neither confirmed nor refuted in 10 s"
+        );
+        let unknown = failed
+            .words(Some(SaveClass::OutcomeUnknown))
+            .unwrap_or_default();
+        assert_eq!(
+            unknown,
+            "re-read failed (timeout) for 10 s: whether it applied is not known"
+        );
+        assert!(failed.unconfirmed() && !failed.open());
+        let answered = Settle::NotConfirmed {
+            after: Duration::from_secs(10),
+            shown: Some("sangsu stopped".into()),
+        };
+        assert!(answered.unconfirmed());
+        assert!(
+            !answered
+                .words(Some(SaveClass::Applied))
+                .unwrap_or_default()
+                .contains("re-read failed")
+        );
+    }
+}
