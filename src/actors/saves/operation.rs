@@ -100,13 +100,16 @@ async fn run<K: SaveKind>(args: &SaveArgs<K>) {
         .await;
     let step = SaveStep::Ended(receipt);
     stage::worker_return(&args.ticket, &step.trace_outcome());
-    // The receipt goes to the surface's own inbox first (unbounded: never dropped, never
-    // waited for), then the hub hears the job is over (H-15, K-1).
-    args.post(step);
+    // The hub hears the job is over before the receipt reaches the surface's inbox
+    // (unbounded: never dropped, never waited for; H-15, K-1). The order is causal: a submit
+    // of the same intent made on seeing the receipt queues behind `Settled` in the hub's
+    // mailbox, so the hub never takes it for a duplicate of this finished job and drops it —
+    // which left that save "submitted" for good.
     let _ = args.hub.cast(SaveHubMsg::Hub(HubMsg::Settled {
         save_id: args.save_id.clone(),
         class,
     }));
+    args.post(step);
 }
 
 async fn drive<K: SaveKind>(args: &SaveArgs<K>) -> K::Receipt {
