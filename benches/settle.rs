@@ -22,22 +22,22 @@
 
 use masc_tui::actors::board::vote::{BoardVote, VoteIntent};
 use masc_tui::actors::board::{BOARD, BoardCommand, BoardSpawner};
-use masc_tui::actors::connectors::ConnectorsSpawner;
 use masc_tui::actors::connectors::binding::{BindingIntent, ConnectorBind, ConnectorUnbind};
+use masc_tui::actors::connectors::{CONNECTORS, ConnectorsSpawner};
 use masc_tui::actors::contract::{
     DemandKind, EventSink, Inboxes, SourceControl, SourceEvent, SourceHandle, SourceKey,
 };
 use masc_tui::actors::keeper_detail::{KEEPER_DETAIL, KeeperDetailCommand, KeeperDetailSpawner};
-use masc_tui::actors::keepers::KeepersRosterSpawner;
 use masc_tui::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleIntent, LifecycleSave};
 use masc_tui::actors::keepers::ops::sandbox::{SandboxIntent, SandboxSave};
+use masc_tui::actors::keepers::{KeepersRosterSpawner, ROSTER};
 use masc_tui::actors::registry::{SourceEntry, sources};
 use masc_tui::actors::runtime::form::{FormIntent, RuntimeForm};
 use masc_tui::actors::runtime::{RUNTIME_CONFIG, RuntimeConfigSpawner};
 use masc_tui::actors::saves::{SAVES, SaveCommand, SaveHubSpawner, SaveId};
 use masc_tui::actors::supervisor::{RuntimeConfig, start_runtime_with};
-use masc_tui::actors::work::PlanningSpawner;
 use masc_tui::actors::work::goal_transition::{GoalTransition, TransitionIntent};
+use masc_tui::actors::work::{PLANNING, PlanningSpawner};
 use masc_tui::outbox::{OutboxLocation, SharedOutbox};
 use masc_tui::protocol::board_vote::VoteDirection;
 use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
@@ -58,6 +58,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 const TOKEN: &str = "bench-token";
+/// The longest any wait of the harness may take (the whole run takes well under a second).
+const PATIENCE: Duration = Duration::from_secs(60);
 const KEEPER: &str = "sangsu";
 const POST: &str = "post-1001";
 const GOAL: &str = "goal-1";
@@ -140,13 +142,45 @@ impl Rig {
             .save_id
     }
 
-    /// Pumps and settles until `done` says the save's settle state ended; the stage's next look
-    /// is taken at its time even when no event comes (the view actor's `SettleDue`).
-    async fn settle_until(&mut self, done: impl Fn(&Model) -> Option<Settle>) -> Settle {
+    /// Pumps until `ready`. Each second without it, the sources it waits on are asked again
+    /// (as the operator's `r` asks): a read that failed under load is not left to a cadence of an
+    /// hour. Fails after [`PATIENCE`] naming `what` — under `cargo test` a hang is worse than a
+    /// failure, since the run would sit until CI's own timeout.
+    async fn pump_until(&mut self, what: &str, again: &[SourceKey], ready: impl Fn(&Rig) -> bool) {
+        let start = Instant::now();
+        let mut asked = Instant::now();
+        while !ready(self) {
+            assert!(
+                start.elapsed() < PATIENCE,
+                "waited {PATIENCE:?} for {what}; sources up: {:?}, workspace: {:?}",
+                self.handles.keys().collect::<Vec<_>>(),
+                self.model.gate().current(),
+            );
+            if asked.elapsed() >= Duration::from_secs(1) {
+                for source in again {
+                    self.demand(*source);
+                }
+                asked = Instant::now();
+            }
+            let _ = tokio::time::timeout(Duration::from_millis(200), self.pump_one()).await;
+        }
+    }
+
+    /// Pumps and settles until `state` (the save's settle state, `None` while it has no entry)
+    /// says the settle stage ended; the stage's next look is taken at its time even when no
+    /// event comes (the view actor's `SettleDue`). Fails after [`PATIENCE`] with the state seen.
+    async fn settle_until(&mut self, state: impl Fn(&Model) -> Option<Settle>) -> Settle {
+        let start = Instant::now();
         loop {
             let next = self.settle();
-            if let Some(s) = done(&self.model) {
-                return s;
+            let now = state(&self.model);
+            match now {
+                Some(s) if !s.open() => return s,
+                _ => assert!(
+                    start.elapsed() < PATIENCE,
+                    "a save did not settle within {PATIENCE:?}: {now:?}; lifecycle book: {:?}",
+                    self.model.keepers.ops.lifecycle
+                ),
             }
             let wait = next.map_or(Duration::from_millis(250), |at| {
                 at.saturating_duration_since(Instant::now())
@@ -154,10 +188,6 @@ impl Rig {
             let _ = tokio::time::timeout(wait, self.pump_one()).await;
         }
     }
-}
-
-fn ended(s: &Settle) -> Option<Settle> {
-    (!s.open()).then(|| s.clone())
 }
 
 /// Times `n` saves of kind `K` (the intent of save `i` made from the model), each from its
@@ -173,7 +203,7 @@ async fn measure<K: SaveCompanion>(
         let start = Instant::now();
         let id = rig.submit(SaveRequest::new::<K>(intent(&rig.model, i)));
         let s = rig
-            .settle_until(|m| ended(&K::kept(m)?.get(&id)?.settle))
+            .settle_until(|m| K::kept(m)?.get(&id).map(|e| e.settle.clone()))
             .await;
         let entry = K::kept(&rig.model).and_then(|b| b.get(&id));
         assert!(
@@ -277,12 +307,16 @@ async fn run(n: usize) {
             model: Model::new(inboxes),
             handles: HashMap::new(),
         };
-        while rig.model.gate().current().is_none()
-            || rig.handles.len() < sources
-            || rig.model.keepers.roster.fetched.last().is_none()
-        {
-            rig.pump_one().await;
-        }
+        rig.pump_until(
+            "the workspace, every source and the roster",
+            &[ROSTER],
+            |r| {
+                r.model.gate().current().is_some()
+                    && r.handles.len() >= sources
+                    && r.model.keepers.roster.fetched.last().is_some()
+            },
+        )
+        .await;
         // Untimed: until the save hub holds the epoch too (its identity may trail the view's),
         // a no-op tool-gate-free save: a resume of the running Keeper.
         loop {
@@ -291,7 +325,7 @@ async fn run(n: usize) {
                 LifecycleAction::Resume,
             )));
             let s = rig
-                .settle_until(|m| ended(&m.keepers.ops.lifecycle.get(&id)?.settle))
+                .settle_until(|m| m.keepers.ops.lifecycle.get(&id).map(|e| e.settle.clone()))
                 .await;
             if !matches!(s, Settle::Final) {
                 break;
@@ -311,7 +345,7 @@ async fn run(n: usize) {
                 KEEPER, action,
             )));
             let s = rig
-                .settle_until(|m| ended(&m.keepers.ops.lifecycle.get(&id)?.settle))
+                .settle_until(|m| m.keepers.ops.lifecycle.get(&id).map(|e| e.settle.clone()))
                 .await;
             assert!(
                 matches!(s, Settle::Confirmed { .. }),
@@ -336,7 +370,7 @@ async fn run(n: usize) {
                 profile,
             }));
             let s = rig
-                .settle_until(|m| ended(&m.keepers.ops.sandbox.get(&id)?.settle))
+                .settle_until(|m| m.keepers.ops.sandbox.get(&id).map(|e| e.settle.clone()))
                 .await;
             assert!(
                 matches!(s, Settle::Confirmed { .. }),
@@ -362,18 +396,21 @@ async fn run(n: usize) {
         {
             h.send_message(open).unwrap();
         }
-        while rig.model.runtime.config.fetched.last().is_none()
-            || rig.model.connectors.status.fetched.last().is_none()
-            || rig.model.work.planning.fetched.last().is_none()
-            || rig
-                .model
-                .board
-                .post
-                .as_ref()
-                .is_none_or(|p| p.detail.fetched.last().is_none())
-        {
-            rig.pump_one().await;
-        }
+        rig.pump_until(
+            "the runtime config, connectors, Planning and the open post",
+            &[RUNTIME_CONFIG, CONNECTORS, PLANNING, BOARD],
+            |r| {
+                let m = &r.model;
+                m.runtime.config.fetched.last().is_some()
+                    && m.connectors.status.fetched.last().is_some()
+                    && m.work.planning.fetched.last().is_some()
+                    && m.board
+                        .post
+                        .as_ref()
+                        .is_some_and(|p| p.detail.fetched.last().is_some())
+            },
+        )
+        .await;
 
         measure::<RuntimeForm>(&mut rig, n, "runtime_form_context", |m, i| {
             let raw = &m.runtime.config.fetched.last().expect("read").value;
@@ -399,11 +436,11 @@ async fn run(n: usize) {
             let start = Instant::now();
             let ended_now = if i % 2 == 0 {
                 let id = rig.submit(SaveRequest::new::<ConnectorBind>(binding.clone()));
-                rig.settle_until(|m| ended(&ConnectorBind::kept(m)?.get(&id)?.settle))
+                rig.settle_until(|m| ConnectorBind::kept(m)?.get(&id).map(|e| e.settle.clone()))
                     .await
             } else {
                 let id = rig.submit(SaveRequest::new::<ConnectorUnbind>(binding.clone()));
-                rig.settle_until(|m| ended(&ConnectorUnbind::kept(m)?.get(&id)?.settle))
+                rig.settle_until(|m| ConnectorUnbind::kept(m)?.get(&id).map(|e| e.settle.clone()))
                     .await
             };
             assert!(
