@@ -227,7 +227,7 @@ impl Rig {
     }
 
     fn paint(&self, terminal: &mut Terminal<TestBackend>) -> String {
-        let ctx = ProjectionCtx::now(Theme { color: false });
+        let ctx = ProjectionCtx::now(Theme::plain());
         terminal
             .draw(|f| render(&self.model, &self.ui, &ctx, f.area(), f.buffer_mut()))
             .unwrap();

@@ -91,7 +91,7 @@ fn big_message_transcript() -> Transcript {
 }
 
 fn view(n: usize) -> TranscriptView {
-    TranscriptView::new(transcript(n), Theme { color: true })
+    TranscriptView::new(transcript(n), Theme::default())
 }
 
 fn vm_rss_kib() -> Option<u64> {
@@ -118,7 +118,7 @@ fn frames(c: &mut Criterion) {
         });
     }
 
-    let mut v = TranscriptView::new(big_message_transcript(), Theme { color: true });
+    let mut v = TranscriptView::new(big_message_transcript(), Theme::default());
     v.render(200, 60, ScrollPosition::Newest);
     c.bench_function("frame_1mb_message_end_200x60", |b| {
         b.iter(|| black_box(v.render(200, 60, ScrollPosition::Newest)))
@@ -130,7 +130,7 @@ fn frames(c: &mut Criterion) {
     // chunks it paints; the middle is left to an off-actor measurement.
     c.bench_function("cold_first_frame_1mb_message_end_200x60", |b| {
         b.iter_batched(
-            || TranscriptView::new(big_message_transcript(), Theme { color: true }),
+            || TranscriptView::new(big_message_transcript(), Theme::default()),
             |mut v| black_box(v.render(200, 60, ScrollPosition::Newest)),
             BatchSize::LargeInput,
         )
@@ -140,7 +140,7 @@ fn frames(c: &mut Criterion) {
         "cold_first_frame_1mb_message_end_measured_in_frame_200x60",
         |b| {
             b.iter_batched(
-                || TranscriptView::new(big_message_transcript(), Theme { color: true }),
+                || TranscriptView::new(big_message_transcript(), Theme::default()),
                 |mut v| {
                     v.total_rows(200);
                     black_box(v.render(200, 60, ScrollPosition::Newest))
@@ -154,7 +154,7 @@ fn frames(c: &mut Criterion) {
     c.bench_function("off_actor_measure_1mb_message_200x60", |b| {
         b.iter_batched(
             || {
-                let mut v = TranscriptView::new(big_message_transcript(), Theme { color: true });
+                let mut v = TranscriptView::new(big_message_transcript(), Theme::default());
                 v.render(200, 60, ScrollPosition::Newest);
                 v.take_measure_job()
             },

@@ -57,6 +57,8 @@ pub struct Args {
     /// default; an unreachable collector only drops spans and is reported once in the trace.
     #[arg(long, value_name = "URL")]
     pub otlp: Option<String>,
+    #[command(flatten)]
+    pub look: super::tui::Look,
 }
 
 /// Runs the subcommand; returns the process exit code.
@@ -115,6 +117,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         };
         let base = PathBuf::from(server.base_path());
         let options = TuiOptions {
+            look: args.look,
             expected_base_path: Some(base.clone()),
             fault_drills: false,
             outbox,

@@ -15,7 +15,7 @@ use crate::view::terminal::tty_input::InputGate;
 use crate::view::terminal_link::{
     ExitCauseSlot, spawn_input_pump, spawn_signal_listener, suspender,
 };
-use crate::view::theme::Theme;
+use crate::view::theme::{Palette, Theme};
 use anyhow::Context as _;
 use ratatui::backend::CrosstermBackend;
 use std::io::{BufWriter, Write};
@@ -61,11 +61,54 @@ pub struct Args {
     /// default; an unreachable collector only drops spans and is reported once in the trace.
     #[arg(long, value_name = "URL")]
     pub otlp: Option<String>,
+    #[command(flatten)]
+    pub look: Look,
+}
+
+/// The colours a session paints with (`--theme`; `NO_COLOR` still wins).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ThemeName {
+    #[default]
+    Dark,
+    Light,
+    HighContrast,
+}
+
+impl From<ThemeName> for Palette {
+    fn from(name: ThemeName) -> Self {
+        match name {
+            ThemeName::Dark => Palette::Dark,
+            ThemeName::Light => Palette::Light,
+            ThemeName::HighContrast => Palette::HighContrast,
+        }
+    }
+}
+
+/// How the session looks and what it takes from the terminal: the theme and the mouse.
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
+pub struct Look {
+    /// Colours for the terminal's background: dark, light or high-contrast. `NO_COLOR`
+    /// (non-empty) removes colour in every theme.
+    #[arg(long, env = "MASC_TUI_THEME", value_enum, default_value_t = ThemeName::Dark)]
+    pub theme: ThemeName,
+    /// Leave the mouse to the terminal (its own selection and scrolling): no wheel scrolling and
+    /// no clicks in masc-tui.
+    #[arg(long)]
+    pub no_mouse: bool,
+}
+
+impl Look {
+    /// The theme: `NO_COLOR` / `MASC_TUI_FORCE_COLOR` from the environment, this palette.
+    pub fn theme(&self) -> Theme {
+        Theme::from_env().with_palette(self.theme.into())
+    }
 }
 
 /// Session options beyond the client configuration.
 #[derive(Debug, Clone)]
 pub struct TuiOptions {
+    /// The theme and the mouse.
+    pub look: Look,
     /// The expected workspace base path (`MASC_BASE_PATH`), if any.
     pub expected_base_path: Option<PathBuf>,
     /// Honour panic drills on sources (tests and demo only).
@@ -132,6 +175,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     state.trace_unlocked();
     let cfg = args.client_config()?;
     let options = TuiOptions {
+        look: args.look,
         expected_base_path: args.base_path.clone(),
         fault_drills: false,
         outbox: state.outbox.clone(),
@@ -154,7 +198,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::Result<ExitCause> {
     install_panic_hook();
     let client = WorkspaceClient::new(client_cfg).context("workspace client")?;
-    let guard = TerminalGuard::enter().context("entering the terminal")?;
+    let guard = TerminalGuard::enter(!options.look.no_mouse).context("entering the terminal")?;
     // Parks the terminal reader while `$EDITOR` owns the terminal.
     let input_gate = InputGate::default();
     // One frame = one write: the buffer is flushed once per frame by the presenter.
@@ -166,7 +210,7 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
         inboxes: inboxes.clone(),
         backend,
         sync_output: sync_output_from_env(),
-        theme: Theme::from_env(),
+        theme: options.look.theme(),
         suspender: Some(suspender(&guard, input_gate.clone())),
         exit: Some(exit_tx),
         observer: None,

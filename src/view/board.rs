@@ -51,12 +51,12 @@ pub struct OpenPost {
 }
 
 /// Rows of the read view, keyed by the exact admitted value (held, so its identity cannot
-/// be reused by another allocation), the width and whether colour is on.
+/// be reused by another allocation), the width and the theme.
 #[derive(Debug)]
 pub struct RenderedPost {
     pub detail: Arc<BoardPostDetail>,
     pub width: usize,
-    pub color: bool,
+    pub theme: crate::view::theme::Theme,
     pub lines: Arc<Vec<ratatui::text::Line<'static>>>,
 }
 

@@ -18,6 +18,7 @@ pub mod inspector;
 pub mod keepers;
 pub mod keys;
 pub mod model;
+pub mod mouse;
 pub mod msg;
 pub mod outgoing;
 pub mod preparation_report;

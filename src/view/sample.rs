@@ -168,3 +168,17 @@ pub fn buffer_lines(buf: &Buffer) -> Vec<String> {
 pub fn buffer_text(buf: &Buffer) -> String {
     buffer_lines(buf).join("\n")
 }
+
+/// A mouse event of `kind` at (`column`, `row`), without modifiers.
+pub fn mouse_at(
+    kind: crossterm::event::MouseEventKind,
+    column: u16,
+    row: u16,
+) -> crossterm::event::MouseEvent {
+    crossterm::event::MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: crossterm::event::KeyModifiers::NONE,
+    }
+}

@@ -329,11 +329,7 @@ fn k1_a_send_receipt_lands_once_in_its_own_pane() {
     };
     let mut gate = EpochGate::default();
     gate.confirm(scope.clone());
-    let mut pane = ChatPane::new(
-        KEEPER,
-        Some(scope.workspace.clone()),
-        Theme { color: false },
-    );
+    let mut pane = ChatPane::new(KEEPER, Some(scope.workspace.clone()), Theme::plain());
     let id = "tui-0190f5a0-0000-7000-8000-000000000009";
     pane.register_send(id, "hello");
     let ticket = Ticket {

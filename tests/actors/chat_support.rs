@@ -219,7 +219,7 @@ impl Rig {
     /// Opens `keeper`'s chat the way the chat screen does (pane first, then the hub).
     pub fn open(&mut self, keeper: &str) {
         let ws = self.model.gate().current().map(|s| s.workspace.clone());
-        self.model.chat.pane = Some(ChatPane::new(keeper, ws, Theme { color: false }));
+        self.model.chat.pane = Some(ChatPane::new(keeper, ws, Theme::plain()));
         self.cast(ChatCommand::Open {
             keeper: keeper.into(),
         });

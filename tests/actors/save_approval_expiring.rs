@@ -34,7 +34,7 @@ fn row_at(m: &Model, now_unix: f64) -> String {
         ..Ui::default()
     }
     .with_layer(ApprovalsUi::new(Tab::Work));
-    let mut ctx = ProjectionCtx::now(Theme { color: false });
+    let mut ctx = ProjectionCtx::now(Theme::plain());
     ctx.now_unix = now_unix;
     let mut t = Terminal::new(TestBackend::new(240, 30)).unwrap();
     t.draw(|f| render(m, &ui, &ctx, f.area(), f.buffer_mut()))

@@ -17,6 +17,7 @@ mod pty_context;
 mod pty_demo;
 mod pty_editor;
 mod pty_held_calls;
+mod pty_help;
 mod pty_journal;
 mod pty_keeper_create;
 mod pty_keeper_ops;

@@ -25,6 +25,9 @@ pub const ALT_SCREEN_ON: &[u8] = b"\x1b[?1049h";
 pub const ALT_SCREEN_OFF: &[u8] = b"\x1b[?1049l";
 pub const CURSOR_SHOW: &[u8] = b"\x1b[?25h";
 pub const PASTE_OFF: &[u8] = b"\x1b[?2004l";
+/// Mouse capture (button events) on and off.
+pub const MOUSE_ON: &[u8] = b"\x1b[?1000h";
+pub const MOUSE_OFF: &[u8] = b"\x1b[?1000l";
 
 /// What the reader thread has seen.
 pub struct Seen {
@@ -354,6 +357,24 @@ impl PtySession {
         self.shared.seen.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// The terminal is resized to `cols`×`rows` (the emulator too); the TUI gets SIGWINCH.
+    pub fn resize(&mut self, cols: u16, rows: u16) {
+        self.seen().parser.set_size(
+            std::num::NonZeroU16::new(rows).expect("rows is not 0"),
+            std::num::NonZeroU16::new(cols).expect("cols is not 0"),
+        );
+        self.master
+            .as_ref()
+            .expect("the master is open")
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("resize");
+    }
+
     pub fn byte_count(&self) -> usize {
         self.seen().bytes.len()
     }
@@ -631,6 +652,12 @@ pub fn assert_terminal_restored(seen: &Seen) {
         rfind(closing, PASTE_OFF).is_some(),
         "bracketed paste off (CSI ?2004l) after the last frame"
     );
+    if rfind(bytes, MOUSE_ON).is_some() {
+        assert!(
+            rfind(closing, MOUSE_OFF).is_some(),
+            "mouse capture off (CSI ?1000l) after the last frame"
+        );
+    }
     let screen = seen.parser.screen();
     assert!(
         !screen.alternate_screen(),

@@ -306,7 +306,7 @@ fn wide_view() -> TranscriptView {
         };
         t.push(entry.with_ts(1_787_000_000.0 + f64::from(i) * 61.0));
     }
-    TranscriptView::new(t, Theme { color: true })
+    TranscriptView::new(t, Theme::default())
 }
 
 #[test]

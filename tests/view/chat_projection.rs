@@ -34,7 +34,7 @@ fn view(entries: Vec<Entry>, modes: ViewModes, color: bool) -> TranscriptView {
     for e in entries {
         t.push(e);
     }
-    let mut v = TranscriptView::new(t, Theme { color });
+    let mut v = TranscriptView::new(t, Theme::colored(color));
     v.set_modes(modes);
     v
 }
@@ -557,7 +557,7 @@ fn fixture_history_tool_rows_only_project_as_one_tool_block() {
     let mut t = Transcript::new();
     t.extend_history(&page.messages, "alpha");
     assert_eq!(t.len(), 2, "rows sharing an id stay two entries");
-    let mut v = TranscriptView::new(t, Theme { color: true });
+    let mut v = TranscriptView::new(t, Theme::default());
     let r = rows(&paint(&mut v, 60, 4, ScrollPosition::FromTop(0)));
     // Two calls: nothing folds (C-48); a history tool row is "result received" (↩), not ✓.
     assert_eq!(r[0], "   ↩ read_file");

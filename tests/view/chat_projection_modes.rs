@@ -38,7 +38,7 @@ fn view(entries: Vec<Entry>, modes: ViewModes) -> TranscriptView {
     for e in entries {
         t.push(e);
     }
-    let mut v = TranscriptView::new(t, Theme { color: true });
+    let mut v = TranscriptView::new(t, Theme::default());
     v.set_modes(modes);
     v
 }
@@ -510,7 +510,7 @@ fn c50_live_stream_and_history_use_the_same_projection() {
     for e in &events {
         live.apply(&mut t, e, T0);
     }
-    let mut v = TranscriptView::new(t, Theme { color: true });
+    let mut v = TranscriptView::new(t, Theme::default());
     let r = frame(&mut v, 80, 8, ScrollPosition::FromTop(0));
     assert_eq!(r[0], "   · Reasoning · 2 lines folded · Ctrl-R");
     assert_eq!(r[1], "   ↩ read_file · a.rs");

@@ -31,7 +31,7 @@ use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use std::sync::Arc;
 
-const THEME: Theme = Theme { color: false };
+const THEME: Theme = Theme::plain();
 
 pub(crate) fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)

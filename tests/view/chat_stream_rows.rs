@@ -28,7 +28,7 @@ fn view(entries: Vec<Entry>, modes: ViewModes) -> TranscriptView {
     for e in entries {
         t.push(e);
     }
-    let mut v = TranscriptView::new(t, Theme { color: true });
+    let mut v = TranscriptView::new(t, Theme::default());
     v.set_modes(modes);
     v
 }

@@ -79,7 +79,7 @@ fn ui(tab: Tab, width: u16, height: u16) -> Ui {
 
 fn screen(m: &Model, ui: &Ui) -> String {
     let mut t = Terminal::new(TestBackend::new(ui.area.width, ui.area.height)).unwrap();
-    let ctx = ProjectionCtx::now(Theme { color: false });
+    let ctx = ProjectionCtx::now(Theme::plain());
     t.draw(|f| render(m, ui, &ctx, f.area(), f.buffer_mut()))
         .unwrap();
     buffer_text(t.backend().buffer())

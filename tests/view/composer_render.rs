@@ -300,7 +300,7 @@ fn c64_failure_notice_replaces_the_footer_for_twelve_seconds() {
 #[test]
 fn c73_no_color_keeps_marks_words_and_reverse_selection() {
     let now = Instant::now();
-    let plain = Theme { color: false };
+    let plain = Theme::plain();
     let mut c = Composer::new();
     let p = pending(4);
     let v = view(&p, plain, now);

@@ -412,7 +412,7 @@ fn h6_the_operation_line_never_covers_the_selected_row() {
     render(
         &model,
         &ui,
-        &ProjectionCtx::now(Theme { color: false }),
+        &ProjectionCtx::now(Theme::plain()),
         area,
         &mut buf,
     );

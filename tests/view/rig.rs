@@ -148,7 +148,7 @@ pub fn screen_text(m: &Model, ui: &masc_tui::view::screens::Ui) -> String {
         ui.area.height,
     ))
     .unwrap();
-    let ctx = ProjectionCtx::now(masc_tui::view::theme::Theme { color: false });
+    let ctx = ProjectionCtx::now(masc_tui::view::theme::Theme::plain());
     t.draw(|f| render(m, ui, &ctx, f.area(), f.buffer_mut()))
         .unwrap();
     masc_tui::view::sample::buffer_text(t.backend().buffer())
@@ -239,11 +239,9 @@ pub fn chat_event(
     ui: &mut masc_tui::view::screens::Ui,
     saves: Option<&ractor::DerivedActorRef<masc_tui::actors::saves::SaveCommand>>,
 ) -> Option<String> {
-    let mut fx = masc_tui::view::effects::Effects::detached(
-        model,
-        masc_tui::view::theme::Theme { color: false },
-    )
-    .with_save_hub(saves.cloned());
+    let mut fx =
+        masc_tui::view::effects::Effects::detached(model, masc_tui::view::theme::Theme::plain())
+            .with_save_hub(saves.cloned());
     masc_tui::view::screens::chat::dispatch(event, ui, &mut fx)
 }
 
@@ -253,11 +251,9 @@ pub fn chat_observed(
     ui: &mut masc_tui::view::screens::Ui,
     saves: Option<&ractor::DerivedActorRef<masc_tui::actors::saves::SaveCommand>>,
 ) -> bool {
-    let mut fx = masc_tui::view::effects::Effects::detached(
-        model,
-        masc_tui::view::theme::Theme { color: false },
-    )
-    .with_save_hub(saves.cloned());
+    let mut fx =
+        masc_tui::view::effects::Effects::detached(model, masc_tui::view::theme::Theme::plain())
+            .with_save_hub(saves.cloned());
     masc_tui::view::screens::chat::after_observed(ui, &mut fx)
 }
 impl SurfaceSlot for masc_tui::actors::source_stats::SourceStatsSlot {

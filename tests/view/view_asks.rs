@@ -134,7 +134,7 @@ fn typed(ui: &mut Ui, m: &Model, text: &str) {
 
 pub(crate) fn paint(model: &Model, ui: &Ui) -> String {
     let mut t = Terminal::new(TestBackend::new(ui.area.width, ui.area.height)).unwrap();
-    let ctx = ProjectionCtx::now(Theme { color: false });
+    let ctx = ProjectionCtx::now(Theme::plain());
     t.draw(|f| render(model, ui, &ctx, f.area(), f.buffer_mut()))
         .unwrap();
     buffer_text(t.backend().buffer())
@@ -563,7 +563,7 @@ fn k6_the_preview_spends_the_real_row_budget_and_the_question_wins_one_row() {
         rows,
         hidden_questions: 2,
     };
-    let theme = Theme { color: false };
+    let theme = Theme::plain();
     let text = |lines: Vec<Line<'static>>| -> Vec<String> {
         lines.iter().map(|l| l.to_string()).collect()
     };

@@ -109,7 +109,7 @@ fn ui() -> Ui {
 
 fn paint(model: &Model, ui: &Ui) -> String {
     let mut t = Terminal::new(TestBackend::new(ui.area.width, ui.area.height)).unwrap();
-    let ctx = ProjectionCtx::now(Theme { color: false });
+    let ctx = ProjectionCtx::now(Theme::plain());
     t.draw(|f| render(model, ui, &ctx, f.area(), f.buffer_mut()))
         .unwrap();
     buffer_text(t.backend().buffer())

@@ -37,7 +37,7 @@ fn ui() -> Ui {
 
 fn screen(m: &Model, ui: &Ui) -> String {
     let mut t = Terminal::new(TestBackend::new(100, 24)).unwrap();
-    let ctx = ProjectionCtx::now(Theme { color: false });
+    let ctx = ProjectionCtx::now(Theme::plain());
     t.draw(|f| render(m, ui, &ctx, f.area(), f.buffer_mut()))
         .unwrap();
     buffer_text(t.backend().buffer())

@@ -188,7 +188,7 @@ fn e15_a_read_with_only_a_start_record_stays_unfinished() {
     let mut m = connected();
     dispatch(&mut m, ticket(BoardSlot::Posts, 1));
     let mut ctx =
-        masc_tui::view::screens::ProjectionCtx::now(masc_tui::view::theme::Theme { color: false });
+        masc_tui::view::screens::ProjectionCtx::now(masc_tui::view::theme::Theme::plain());
     ctx.now += Duration::from_secs(3_600);
     ctx.now_unix += 3_600.0;
     let ui = ui();

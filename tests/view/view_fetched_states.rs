@@ -32,7 +32,7 @@ fn ctx() -> ProjectionCtx {
     ProjectionCtx {
         now: Instant::now(),
         now_unix: 1_700_000_100.0,
-        theme: Theme { color: false },
+        theme: Theme::plain(),
         kept_roster_lines: Default::default(),
     }
 }

@@ -13,6 +13,7 @@ use masc_tui::view::keys::{UiCommand, handle_key};
 use masc_tui::view::model::Model;
 use masc_tui::view::sample;
 use masc_tui::view::screens::help::{HelpLayer, help_lines};
+use masc_tui::view::screens::widgets::Ring;
 use masc_tui::view::screens::{Tab, Ui};
 use ratatui::layout::Rect;
 
@@ -260,13 +261,7 @@ fn issue27_the_help_layer_lists_its_own_keys_and_they_work() {
 #[test]
 fn issue27_help_wraps_whole_words_and_scrolls_at_80x24_and_160x50() {
     for (width, height) in [(80u16, 24u16), (160, 50)] {
-        for tab in [
-            Tab::Overview,
-            Tab::Work,
-            Tab::Keepers,
-            Tab::Board,
-            Tab::System,
-        ] {
+        for &tab in <Tab as Ring>::RING {
             let m = roster_model();
             let mut ui = ui_at(tab, width, height);
             open_key(&mut ui, &m, KeyCode::Char('?'));

@@ -146,7 +146,7 @@ fn press(ui: &mut Ui, m: &mut Model, code: KeyCode) -> UiCommand {
 
 fn paint(model: &Model, ui: &Ui) -> String {
     let mut t = Terminal::new(TestBackend::new(ui.area.width, ui.area.height)).unwrap();
-    let ctx = ProjectionCtx::now(Theme { color: false });
+    let ctx = ProjectionCtx::now(Theme::plain());
     t.draw(|f| render(model, ui, &ctx, f.area(), f.buffer_mut()))
         .unwrap();
     buffer_text(t.backend().buffer())

@@ -404,7 +404,7 @@ fn h6_a_settings_conflict_shows_three_views_from_a_fresh_read() {
         panic!("{cmd:?}")
     };
     assert_eq!(event, SettingsResolve(Resolution::Overwrite));
-    let mut fx = Effects::detached(&mut model, Theme { color: false });
+    let mut fx = Effects::detached(&mut model, Theme::plain());
     event.run(&mut ui, &mut fx);
     let entry = model
         .keepers
@@ -441,7 +441,7 @@ fn h6_h7_take_theirs_drops_the_edit_and_e_restores_nothing() {
         .as_local::<SettingsResolve>()
         .cloned()
         .expect("a choice");
-    let mut fx = Effects::detached(&mut model, Theme { color: false });
+    let mut fx = Effects::detached(&mut model, Theme::plain());
     event.run(&mut ui, &mut fx);
     assert!(
         ui.notice

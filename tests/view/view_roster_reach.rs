@@ -38,7 +38,7 @@ fn ui(tab: Tab) -> Ui {
 
 fn paint_at(model: &Model, ui: &Ui, now: Instant) -> String {
     let mut t = Terminal::new(TestBackend::new(ui.area.width, ui.area.height)).unwrap();
-    let mut ctx = ProjectionCtx::now(Theme { color: false });
+    let mut ctx = ProjectionCtx::now(Theme::plain());
     ctx.now = now;
     t.draw(|f| render(model, ui, &ctx, f.area(), f.buffer_mut()))
         .unwrap();

@@ -106,7 +106,7 @@ fn screen(m: &Model, tab: Tab) -> String {
         ..Default::default()
     });
     let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
-    let ctx = ProjectionCtx::now(Theme { color: false });
+    let ctx = ProjectionCtx::now(Theme::plain());
     t.draw(|f| render(m, &ui, &ctx, f.area(), f.buffer_mut()))
         .unwrap();
     buffer_text(t.backend().buffer())

@@ -103,7 +103,7 @@ pub(crate) fn ch(c: char) -> KeyEvent {
 
 pub(crate) fn screen(m: &Model, ui: &Ui) -> String {
     let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
-    let ctx = ProjectionCtx::now(Theme { color: false });
+    let ctx = ProjectionCtx::now(Theme::plain());
     t.draw(|f| render(m, ui, &ctx, f.area(), f.buffer_mut()))
         .unwrap();
     buffer_text(t.backend().buffer())
@@ -477,7 +477,7 @@ fn i25_a_form_overwrite_needs_its_own_confirmation_naming_what_is_lost() {
         panic!("{cmd:?}")
     };
     assert_eq!(event, FormEvent::Resolve(Resolution::Overwrite));
-    let mut fx = Effects::detached(&mut m, Theme { color: false });
+    let mut fx = Effects::detached(&mut m, Theme::plain());
     event.run(&mut ui, &mut fx);
     let id = ui
         .system()

@@ -70,7 +70,7 @@ fn pane(m: &Model, pane: SystemPane) -> String {
         ..Default::default()
     });
     let mut t = Terminal::new(TestBackend::new(120, 30)).unwrap();
-    let ctx = ProjectionCtx::now(Theme { color: false });
+    let ctx = ProjectionCtx::now(Theme::plain());
     t.draw(|f| render(m, &ui, &ctx, f.area(), f.buffer_mut()))
         .unwrap();
     buffer_text(t.backend().buffer())
@@ -326,7 +326,7 @@ fn overview_panels_read_the_slots_they_name() {
         ..Ui::default()
     };
     let mut t = Terminal::new(TestBackend::new(120, 30)).unwrap();
-    let ctx = ProjectionCtx::now(Theme { color: false });
+    let ctx = ProjectionCtx::now(Theme::plain());
     t.draw(|f| render(&m, &ui, &ctx, f.area(), f.buffer_mut()))
         .unwrap();
     let text = buffer_text(t.backend().buffer());
@@ -361,7 +361,7 @@ fn overview_decisions_list_approvals_and_asks_as_read() {
             ..Ui::default()
         };
         let mut t = Terminal::new(TestBackend::new(120, 30)).unwrap();
-        let ctx = ProjectionCtx::now(Theme { color: false });
+        let ctx = ProjectionCtx::now(Theme::plain());
         t.draw(|f| render(m, &ui, &ctx, f.area(), f.buffer_mut()))
             .unwrap();
         buffer_text(t.backend().buffer())

@@ -70,7 +70,7 @@ fn connected() -> Model {
 
 fn draw(m: &Model, ui: &Ui) -> Buffer {
     let mut t = Terminal::new(TestBackend::new(ui.area.width, ui.area.height)).unwrap();
-    let ctx = ProjectionCtx::now(Theme { color: false });
+    let ctx = ProjectionCtx::now(Theme::plain());
     t.draw(|f| render(m, ui, &ctx, f.area(), f.buffer_mut()))
         .unwrap();
     t.backend().buffer().clone()

@@ -39,7 +39,7 @@ fn screen(model: &mut Model, ui: &Ui) -> String {
         model.work.layouts.admit(p, model.work.task.as_ref(), width);
     }
     let mut terminal = Terminal::new(TestBackend::new(ui.area.width, ui.area.height)).unwrap();
-    let ctx = ProjectionCtx::now(Theme { color: false });
+    let ctx = ProjectionCtx::now(Theme::plain());
     terminal
         .draw(|f| render(model, ui, &ctx, f.area(), f.buffer_mut()))
         .unwrap();

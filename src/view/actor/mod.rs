@@ -473,7 +473,12 @@ impl<B: FrameSink> ViewState<B> {
                     self.want(myself, FrameRequest::Input);
                 }
             }
-            Event::FocusGained | Event::FocusLost | Event::Mouse(_) => {}
+            Event::Mouse(event) => {
+                let cmd = super::mouse::handle_mouse(&mut self.ui, &self.model, event);
+                self.run_command(myself, cmd, None);
+                self.react(myself, Seen::Key);
+            }
+            Event::FocusGained | Event::FocusLost => {}
         }
     }
 

@@ -340,9 +340,7 @@ fn issue15_a_frame_repainted_in_part_equals_a_whole_frame() {
         rig.paint("resized");
         rig.key(KeyCode::Char('j'));
         rig.paint("j after the resize");
-        rig.ctx.theme = Theme {
-            color: !rig.ctx.theme.color,
-        };
+        rig.ctx.theme = Theme::colored(!rig.ctx.theme.color);
         rig.paint("theme");
         rig.key(KeyCode::Char('k'));
         rig.paint("k after the theme");

@@ -337,7 +337,7 @@ mod tests {
 
     fn screen_text(ui: &Ui, w: u16, h: u16) -> String {
         let model = Model::default();
-        let ctx = ProjectionCtx::now(Theme { color: false });
+        let ctx = ProjectionCtx::now(Theme::plain());
         let area = Rect::new(0, 0, w, h);
         let mut buf = Buffer::empty(area);
         render(&model, ui, &ctx, area, &mut buf);

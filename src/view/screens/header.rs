@@ -14,9 +14,28 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
+/// What the tab ring starts with.
+const BRAND: &str = "masc-tui ";
+
+/// The tab whose label covers column `x` of the ring (a click there selects it). Every label
+/// is one space apart and as wide painted active (`[Work]`) as not (` Work `).
+pub fn tab_at(x: u16) -> Option<Tab> {
+    let mut at = display_width(BRAND);
+    let x = usize::from(x);
+    for &tab in <Tab as super::widgets::Ring>::RING {
+        at += 1;
+        let width = display_width(tab.title()) + 2;
+        if (at..at + width).contains(&x) {
+            return Some(tab);
+        }
+        at += width;
+    }
+    None
+}
+
 pub fn render(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
     let theme = ctx.theme;
-    let mut tabs = vec![Span::styled("masc-tui ", theme.style(Tone::Strong))];
+    let mut tabs = vec![Span::styled(BRAND, theme.style(Tone::Strong))];
     for &tab in <Tab as super::widgets::Ring>::RING {
         tabs.push(Span::raw(" "));
         if tab == ui.tab {

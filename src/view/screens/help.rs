@@ -440,7 +440,7 @@ mod tests {
                 ratatui::style::Style::default(),
             );
         }
-        let ctx = ProjectionCtx::now(Theme { color: false });
+        let ctx = ProjectionCtx::now(Theme::plain());
         let help = sample();
         render_help(&help, &ctx, area, &mut buf);
         let (pane, _, _) = help.pane(area);

@@ -494,7 +494,7 @@ mod tests {
 
     fn cursor(ui: &Ui) -> Option<(u16, u16)> {
         let model = Model::default();
-        let ctx = ProjectionCtx::now(Theme { color: false });
+        let ctx = ProjectionCtx::now(Theme::plain());
         let mut buf = Buffer::empty(ui.area);
         render_with_cursor(&model, ui, &ctx, ui.area, &mut buf)
     }

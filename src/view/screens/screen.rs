@@ -47,6 +47,12 @@ pub trait Screen: Any + Send + fmt::Debug {
     /// A key no layer or field took.
     fn handle_key(&mut self, ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand;
 
+    /// A left click at (`column`, `row`) of the body (its top-left is 0, 0): a row of the
+    /// surface's list is selected.
+    fn click(&mut self, _ui: &mut Ui, _model: &Model, _column: u16, _row: u16) -> UiCommand {
+        UiCommand::None
+    }
+
     /// `r`: what this surface re-reads.
     fn refresh(&mut self, ui: &mut Ui) -> UiCommand;
 

@@ -1,10 +1,12 @@
 //! The terminal's modes (architecture.md §4.2, T.6): raw mode, alternate screen, bracketed
-//! paste and a hidden cursor on enter; restored idempotently on quit, error, panic (by `Drop`
+//! paste, mouse capture (unless `--no-mouse`) and a hidden cursor on enter; restored idempotently on quit, error, panic (by `Drop`
 //! once the actor system has ended) and signals. One guard owns them; hand-overs (Ctrl-Z, the
 //! operator's editor) borrow a [`TerminalModes`] handle.
 
 use crossterm::cursor::{Hide, Show};
-use crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -18,6 +20,8 @@ const RESET_SEQUENCE: &[u8] = b"\x1b[?2026l\x1b[0m\x1b[?7h";
 
 struct GuardInner {
     entered: AtomicBool,
+    /// Mouse capture is on while entered (the wheel and clicks come to masc-tui).
+    mouse: bool,
 }
 
 impl GuardInner {
@@ -25,7 +29,11 @@ impl GuardInner {
         enable_raw_mode()?;
         self.entered.store(true, Ordering::SeqCst);
         let mut out = io::stdout().lock();
-        execute!(out, EnterAlternateScreen, EnableBracketedPaste, Hide)
+        execute!(out, EnterAlternateScreen, EnableBracketedPaste, Hide)?;
+        if self.mouse {
+            execute!(out, EnableMouseCapture)?;
+        }
+        Ok(())
     }
 
     /// Every step is attempted even when one fails; a second call does nothing.
@@ -35,6 +43,9 @@ impl GuardInner {
         }
         let mut out = io::stdout().lock();
         let _ = out.write_all(RESET_SEQUENCE);
+        if self.mouse {
+            let _ = execute!(out, DisableMouseCapture);
+        }
         let _ = execute!(out, DisableBracketedPaste, LeaveAlternateScreen, Show);
         let _ = out.flush();
         let _ = disable_raw_mode();
@@ -47,10 +58,12 @@ pub struct TerminalGuard {
 }
 
 impl TerminalGuard {
-    /// Raw mode, alternate screen, bracketed paste, hidden cursor.
-    pub fn enter() -> io::Result<Self> {
+    /// Raw mode, alternate screen, bracketed paste, hidden cursor, and mouse capture when
+    /// `mouse` (every exit path that restores the terminal turns it off again).
+    pub fn enter(mouse: bool) -> io::Result<Self> {
         let inner = Arc::new(GuardInner {
             entered: AtomicBool::new(false),
+            mouse,
         });
         if let Err(err) = inner.enter() {
             inner.restore();

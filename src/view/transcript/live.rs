@@ -358,7 +358,7 @@ mod tests {
     const T0: f64 = 1_787_000_000.0;
 
     fn rendered(t: Transcript) -> Vec<String> {
-        let mut v = TranscriptView::new(t, Theme { color: false });
+        let mut v = TranscriptView::new(t, Theme::plain());
         v.render(80, 10, ScrollPosition::FromTop(0))
             .iter()
             .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())

@@ -57,7 +57,7 @@ fn frame(v: &mut TranscriptView, w: u16, h: u16) -> Vec<String> {
 
 /// The frame of a fresh view whose body was measured on the actor first.
 fn exact_frame(w: u16, h: u16) -> (Vec<String>, FrameInfo) {
-    let mut exact = TranscriptView::new(huge_transcript(), Theme { color: false });
+    let mut exact = TranscriptView::new(huge_transcript(), Theme::plain());
     exact.total_rows(w);
     (frame(&mut exact, w, h), exact.last_frame())
 }
@@ -72,7 +72,7 @@ fn known_chunks(v: &TranscriptView) -> usize {
 
 #[test]
 fn c28_first_frame_of_a_huge_newest_message_wraps_only_the_chunks_it_paints() {
-    let mut v = TranscriptView::new(huge_transcript(), Theme { color: false });
+    let mut v = TranscriptView::new(huge_transcript(), Theme::plain());
     let rows = frame(&mut v, 200, 60);
     assert_eq!(rows.len(), 60);
     assert!(
@@ -105,7 +105,7 @@ fn c28_first_frame_of_a_huge_newest_message_wraps_only_the_chunks_it_paints() {
 
 #[test]
 fn c67_the_measured_count_arrives_and_the_frame_equals_the_exact_cut() {
-    let mut lazy = TranscriptView::new(huge_transcript(), Theme { color: false });
+    let mut lazy = TranscriptView::new(huge_transcript(), Theme::plain());
     let first = frame(&mut lazy, 200, 60);
     let job = lazy.take_measure_job().expect("job");
     assert!(lazy.apply_measured(job.run()));
@@ -130,7 +130,7 @@ fn c67_the_measured_count_arrives_and_the_frame_equals_the_exact_cut() {
 
 #[test]
 fn t5_a_measurement_of_an_older_layout_is_ignored() {
-    let mut v = TranscriptView::new(huge_transcript(), Theme { color: false });
+    let mut v = TranscriptView::new(huge_transcript(), Theme::plain());
     v.render(200, 60, ScrollPosition::Newest);
     let job = v.take_measure_job().expect("job");
     // A resize re-wraps: the old generation's heights would be wrong at the new width.
@@ -163,13 +163,13 @@ fn measuring_every_row_keeps_heights_not_rows() {
         }
         t
     };
-    let mut measured = TranscriptView::new(transcript(), Theme { color: true });
+    let mut measured = TranscriptView::new(transcript(), Theme::default());
     let total = measured.total_rows(80);
     assert!(
         measured.caches.rows.is_empty(),
         "no rows kept by the measurement"
     );
-    let mut kept = TranscriptView::new(transcript(), Theme { color: true });
+    let mut kept = TranscriptView::new(transcript(), Theme::default());
     let layout = kept.sync(80);
     let by_painting: usize = (0..kept.plan.len())
         .map(|bi| kept.block_height(&layout, bi))
@@ -184,7 +184,7 @@ fn measuring_every_row_keeps_heights_not_rows() {
         "{}",
         measured.caches.rows.len()
     );
-    let mut reference = TranscriptView::new(transcript(), Theme { color: true });
+    let mut reference = TranscriptView::new(transcript(), Theme::default());
     let expected = reference.render(80, 20, ScrollPosition::Back(total / 2));
     assert_eq!(
         frame.iter().map(text_of).collect::<Vec<_>>(),

@@ -166,7 +166,7 @@ fn cached_lines(
     if let Some(r) = cache.as_ref()
         && Arc::ptr_eq(&r.detail, detail)
         && r.width == width
-        && r.color == theme.color
+        && r.theme == theme
     {
         return r.lines.clone();
     }
@@ -174,7 +174,7 @@ fn cached_lines(
     *cache = Some(RenderedPost {
         detail: detail.clone(),
         width,
-        color: theme.color,
+        theme,
         lines: lines.clone(),
     });
     lines

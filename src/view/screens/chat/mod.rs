@@ -239,7 +239,7 @@ fn composer_view(theme: Theme, now: Instant, interruptible: bool) -> ComposerVie
 /// the last frame was painted with, which is what keys act on.
 pub fn composer_layout(chat: &ChatUi, area: Rect, now: Instant) -> ComposerLayout {
     // The footer's words do not change the geometry.
-    let view = composer_view(Theme { color: false }, now, false);
+    let view = composer_view(Theme::plain(), now, false);
     render::plan(
         pane_area(body_area(area)),
         &chat.composer,

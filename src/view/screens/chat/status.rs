@@ -221,7 +221,7 @@ mod tests {
             ("AUTO".into(), Tone::Dim),
             ("gate: Auto Judge".into(), Tone::Dim),
             ("context 50% · 100,887/200,000".into(), Tone::Dim),
-            Theme { color: false },
+            Theme::plain(),
             width,
         ))
     }
@@ -242,7 +242,7 @@ mod tests {
             None,
             &Fetched::NotRequested,
             modes,
-            Theme { color: false },
+            Theme::plain(),
             160,
         ))
     }

@@ -214,6 +214,22 @@ fn select(roster: &mut RosterUi, index: usize, len: usize, page: usize) -> UiCom
     UiCommand::Repaint
 }
 
+/// Selects the row shown `line` rows below the first shown one (a click).
+pub fn select_shown(roster: &mut RosterUi, model: &Model, line: usize, page: usize) -> UiCommand {
+    let len = roster_len(roster, model);
+    if len == 0 {
+        return UiCommand::None;
+    }
+    let selected = roster.selected.min(len - 1);
+    let top = effective_offset(selected, roster.offset, page, len);
+    let index = top + line;
+    if index >= len {
+        return UiCommand::None;
+    }
+    roster.offset = top;
+    select(roster, index, len, page)
+}
+
 /// The name of roster row `index` (an undecodable row's name when it had one; the Keeper
 /// found by name at the index after the page's rows).
 fn row_name(roster: &RosterUi, model: &Model, index: usize) -> Option<String> {

@@ -682,6 +682,16 @@ impl super::screen::Screen for KeepersScreen {
         keys::handle(self, ui, model, key)
     }
 
+    /// A click on a roster row selects it (the title and the column heading are the first two
+    /// rows of the body).
+    fn click(&mut self, ui: &mut super::Ui, model: &Model, _column: u16, row: u16) -> UiCommand {
+        if self.roster.detail_open || row < 2 {
+            return UiCommand::None;
+        }
+        let page = ui.roster_page_rows().max(1);
+        keys::select_shown(&mut self.roster, model, usize::from(row - 2), page)
+    }
+
     fn refresh(&mut self, _ui: &mut super::Ui) -> UiCommand {
         use crate::actors::keeper_detail::KeeperDetailCommand;
         // In the detail (and its logs) `r` re-reads that Keeper's detail (L-4, N-3).

@@ -271,7 +271,7 @@ mod compat_tests {
             ..Default::default()
         });
         let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
-        let ctx = ProjectionCtx::now(Theme { color: false });
+        let ctx = ProjectionCtx::now(Theme::plain());
         t.draw(|f| render(m, &ui, &ctx, f.area(), f.buffer_mut()))
             .unwrap();
         buffer_text(t.backend().buffer())

@@ -360,7 +360,7 @@ mod tests {
     }
 
     fn ctx(now_unix: f64, color: bool) -> ProjectionCtx {
-        let mut ctx = ProjectionCtx::now(Theme { color });
+        let mut ctx = ProjectionCtx::now(Theme::colored(color));
         ctx.now_unix = now_unix;
         ctx
     }
@@ -467,7 +467,7 @@ mod tests {
             let area = Rect::new(2, 1, width, 1);
             let frame = Rect::new(0, 0, width + 4, 3);
             let cols = Columns::for_width(width as usize);
-            let theme = Theme { color };
+            let theme = Theme::colored(color);
             let mut want = Buffer::empty(frame);
             heading_line(cols, theme).render(area, &mut want);
             let mut got = Buffer::empty(frame);

@@ -442,7 +442,7 @@ mod tests {
             x in 0u16..3,
             right in 0u16..3,
         ) {
-            let mut ctx = ProjectionCtx::now(Theme { color });
+            let mut ctx = ProjectionCtx::now(Theme::colored(color));
             ctx.now_unix = 1_700_000_000.0;
             let cols = Columns::for_width(usize::from(width));
             // The row ends at the frame's right edge, or short of it.
