@@ -109,7 +109,7 @@ fn sources_ui() -> Ui {
 
 fn draw(m: &Model, ui: &Ui) -> String {
     let mut t = Terminal::new(TestBackend::new(140, 30)).unwrap();
-    let ctx = ProjectionCtx::now(Theme { color: false });
+    let ctx = ProjectionCtx::now(Theme::plain());
     t.draw(|f| render(m, ui, &ctx, f.area(), f.buffer_mut()))
         .unwrap();
     buffer_text(t.backend().buffer())
