@@ -37,7 +37,7 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
             }
         };
     }
-    let had_notice = ui.notice.take().is_some();
+    let had_notice = ui.notice.text.take().is_some();
     let changed = |cmd: UiCommand| match cmd {
         UiCommand::None if had_notice => UiCommand::Repaint,
         other => other,

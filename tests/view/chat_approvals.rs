@@ -111,10 +111,11 @@ fn c53_approve_and_deny_are_armed_first_press_previews_second_decides() {
     assert_eq!(slash(&mut ui, &model, "/approve"), UiCommand::Repaint);
     assert!(
         ui.notice
+            .text
             .as_deref()
             .is_some_and(|n| n.contains("/approve again")),
         "{:?}",
-        ui.notice
+        ui.notice.text
     );
     // Another command disarms: `/deny` is armed afresh, not decided.
     assert_eq!(slash(&mut ui, &model, "/deny"), UiCommand::Repaint);

@@ -74,7 +74,7 @@ fn c53_approve_is_armed_and_answers_the_oldest_held_call() {
     let (mut model, mut ui, keeper) = opened(0);
     read_calls(&mut model, &mut ui, 3, &two_calls(&keeper));
     assert_eq!(slash(&mut ui, &model, "/approve"), UiCommand::Repaint);
-    let notice = ui.notice.clone().unwrap_or_default();
+    let notice = ui.notice.text.clone().unwrap_or_default();
     assert!(
         notice.contains("bash") && notice.contains("/approve again"),
         "{notice}"
@@ -128,10 +128,11 @@ fn c53_an_answer_in_flight_then_its_receipt_replace_the_news() {
     slash(&mut ui, &model, "/approve");
     assert!(
         ui.notice
+            .text
             .as_deref()
             .is_some_and(|n| n.contains("masc_board_post")),
         "{:?}",
-        ui.notice
+        ui.notice.text
     );
     crate::rig::observe(
         &mut model,

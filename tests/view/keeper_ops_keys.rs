@@ -300,7 +300,13 @@ fn s14_2_s14_3_s_and_x_ask_their_action_and_x_only_without_a_running_fiber() {
         handle_key(&mut ui, &model, key(KeyCode::Char('x'))),
         UiCommand::Repaint
     );
-    assert!(ui.notice.as_deref().unwrap().contains("shut it down first"));
+    assert!(
+        ui.notice
+            .text
+            .as_deref()
+            .unwrap()
+            .contains("shut it down first")
+    );
     assert_eq!(
         handle_key(&mut ui, &model, key(KeyCode::Char('s'))),
         lifecycle("run", LifecycleAction::Shutdown)
@@ -446,7 +452,7 @@ fn s14_3_a_delete_receipt_is_said_when_the_row_leaves() {
     let ticket = op_ticket(KeeperOpSlot::Lifecycle(id.clone()), scope);
     crate::rig::dispatch(&mut model, ticket.clone());
     react_detached(&mut ui, &mut model, Seen::Delivered);
-    assert!(ui.notice.is_none(), "nothing said before the receipt");
+    assert!(ui.notice.text.is_none(), "nothing said before the receipt");
     crate::rig::observe(
         &mut model,
         SlotEvent::Observed(
@@ -466,11 +472,11 @@ fn s14_3_a_delete_receipt_is_said_when_the_row_leaves() {
     )
     .unwrap();
     react_detached(&mut ui, &mut model, Seen::Delivered);
-    let said = ui.notice.take().expect("the receipt is said");
+    let said = ui.notice.text.take().expect("the receipt is said");
     assert!(
         said.contains("stopped: delete") && said.contains("deletion accepted (purge-7)"),
         "{said}"
     );
     react_detached(&mut ui, &mut model, Seen::Delivered);
-    assert!(ui.notice.is_none(), "said once");
+    assert!(ui.notice.text.is_none(), "said once");
 }

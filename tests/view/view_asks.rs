@@ -812,6 +812,7 @@ fn k14_no_recorded_turn_means_no_inspector() {
     assert!(reader(&ui).inspector.is_none());
     assert!(
         ui.notice
+            .text
             .as_deref()
             .unwrap_or_default()
             .contains("no recorded Turn_ref")
@@ -1008,6 +1009,7 @@ fn k8_free_text_in_the_editor_returns_to_the_draft_it_was_asked_for() {
     );
     assert!(
         ui.notice
+            .text
             .as_deref()
             .is_some_and(|n| n.starts_with("ask answer"))
     );
@@ -1021,7 +1023,7 @@ fn g5_a_before_the_asks_are_read_says_not_read_never_none_open() {
     let unread = connected();
     let mut ui = ui_with_approvals();
     press(&mut ui, &unread, KeyCode::Char('a'));
-    let notice = ui.notice.clone().unwrap_or_default();
+    let notice = ui.notice.text.clone().unwrap_or_default();
     assert!(notice.contains("not read yet"), "{notice}");
     assert!(!notice.contains("no open Ask"), "{notice}");
     assert!(ui.layer::<ApprovalsUi>().unwrap().reader.is_none());

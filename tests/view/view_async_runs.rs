@@ -325,7 +325,7 @@ fn a16_a17_the_source_task_only_from_a_confirmed_run_and_esc_twice_back() {
     let cmd = key(&mut ui, &mut m, KeyCode::Char('t'));
     assert!(cmd.as_send::<WorkCommand>().is_none(), "{cmd:?}");
     assert_eq!(
-        ui.notice.as_deref(),
+        ui.notice.text.as_deref(),
         Some("no confirmed run with a source Task")
     );
     assert!(screen(&m, &ui).contains("physical: waiting (pending)"));

@@ -359,11 +359,11 @@ fn s7_4_an_unbind_receipt_is_said_when_its_binding_leaves() {
         })),
     );
     react_detached(&mut ui, &mut m, Seen::Delivered);
-    let said = ui.notice.take().expect("the receipt is said");
+    let said = ui.notice.text.take().expect("the receipt is said");
     assert!(
         said.contains("unbind rondo from discord 111") && said.contains("unchanged"),
         "{said}"
     );
     react_detached(&mut ui, &mut m, Seen::Delivered);
-    assert!(ui.notice.is_none(), "said once");
+    assert!(ui.notice.text.is_none(), "said once");
 }

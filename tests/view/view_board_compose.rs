@@ -183,6 +183,7 @@ fn h5_an_unknown_outcome_is_not_resent_and_an_applied_post_ends_the_draft() {
     assert!(again.as_save::<BoardPost>().is_none(), "{again:?}");
     assert!(
         ui.notice
+            .text
             .as_deref()
             .is_some_and(|n| n.contains("outcome is unknown"))
     );
@@ -264,6 +265,6 @@ fn ctrl_e_edits_the_body_in_the_editor_and_an_abort_keeps_the_draft() {
         ui.board().compose.as_ref().map(|c| c.body.as_str()),
         Some("# Report\n\nAll green.")
     );
-    assert!(ui.notice.is_some());
+    assert!(ui.notice.text.is_some());
     assert!(screen(&m, &ui).contains("# Report"));
 }

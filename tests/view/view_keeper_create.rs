@@ -239,7 +239,7 @@ fn h16_h17_unresolved_drafts_come_back_and_success_clears_only_its_own() {
         returned(&mut ui, &model, &opened, &broken),
         UiCommand::Repaint
     );
-    assert!(ui.notice.as_deref().unwrap().contains("not sent"));
+    assert!(ui.notice.text.as_deref().unwrap().contains("not sent"));
     land(&mut model, &third, vec![SaveStep::Ended(created("wren"))]);
     assert_eq!(press_a(&mut ui, &model), broken, "the newer draft is kept");
 }
@@ -336,11 +336,12 @@ fn s15_11_up_is_offered_with_its_race_window_and_refused_where_not_served() {
     assert!(!matches!(cmd, UiCommand::Edit(_)), "{cmd:?}");
     assert!(
         ui.notice
+            .text
             .as_deref()
             .unwrap_or_default()
             .contains("serves neither"),
         "{:?}",
-        ui.notice
+        ui.notice.text
     );
 
     // A listed name is never sent through /up.
@@ -366,10 +367,11 @@ fn s15_11_up_is_offered_with_its_race_window_and_refused_where_not_served() {
     );
     assert!(
         ui.notice
+            .text
             .as_deref()
             .unwrap_or_default()
             .contains("already exists"),
         "{:?}",
-        ui.notice
+        ui.notice.text
     );
 }

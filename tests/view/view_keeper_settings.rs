@@ -207,7 +207,13 @@ fn h2_a_move_esc_or_withdrawal_cancels_the_preparation() {
     handle_key(&mut ui, &model, key(KeyCode::Char('j')));
     assert!(settle(&mut ui, &mut model, &mut asked));
     assert!(ui.keepers().settings.prep.is_none());
-    assert!(ui.notice.as_deref().unwrap().contains("cancelled (moved)"));
+    assert!(
+        ui.notice
+            .text
+            .as_deref()
+            .unwrap()
+            .contains("cancelled (moved)")
+    );
     arrive(&mut model, 1, K, Ok(snapshot(REV_A, true, false)));
     assert!(!settle(&mut ui, &mut model, &mut asked));
     assert!(asked.is_none());
@@ -225,6 +231,7 @@ fn h2_a_move_esc_or_withdrawal_cancels_the_preparation() {
     assert!(settle(&mut ui, &mut model, &mut asked));
     assert!(
         ui.notice
+            .text
             .as_deref()
             .unwrap()
             .contains("workspace withdrawn")
@@ -246,7 +253,7 @@ fn h1_a_failed_preparation_says_why_and_opens_nothing() {
     );
     assert!(settle(&mut ui, &mut model, &mut asked));
     assert!(asked.is_none());
-    assert!(ui.notice.as_deref().unwrap().contains("not opened"));
+    assert!(ui.notice.text.as_deref().unwrap().contains("not opened"));
 }
 
 /// The settings save of `intent` is registered and ends in a verified revision conflict (the
@@ -359,7 +366,7 @@ fn h6_a_settings_conflict_shows_three_views_from_a_fresh_read() {
     // The reaction asks the preparation source for a fresh read; with no source running it says
     // so (the notice keeps `e`'s restore).
     react_detached(&mut ui, &mut model, Seen::Delivered);
-    let notice = ui.notice.clone().unwrap_or_default();
+    let notice = ui.notice.text.clone().unwrap_or_default();
     assert!(notice.contains("could not be read again"), "{notice}");
     assert!(ui.keepers().settings.sent.is_none(), "followed once");
     // As the read is asked when the source runs: meanwhile someone else turned proactive on.
@@ -445,11 +452,12 @@ fn h6_h7_take_theirs_drops_the_edit_and_e_restores_nothing() {
     event.run(&mut ui, &mut fx);
     assert!(
         ui.notice
+            .text
             .as_deref()
             .unwrap_or_default()
             .contains("your edit dropped"),
         "{:?}",
-        ui.notice
+        ui.notice.text
     );
     let text = open_on(&mut model, &mut ui, 3, snapshot(REV_B, true, true));
     assert!(text.contains("autoboot_enabled = true"), "{text}");
@@ -548,7 +556,7 @@ fn h3_unchanged_aborted_or_unparsable_files_send_nothing_and_drafts_survive() {
         outcome: EditOutcome::Unchanged,
     };
     assert_eq!(returned(&mut ui, &model, unchanged), UiCommand::Repaint);
-    assert!(ui.notice.as_deref().unwrap().contains("nothing sent"));
+    assert!(ui.notice.text.as_deref().unwrap().contains("nothing sent"));
 
     let text = open_on(&mut model, &mut ui, 2, snapshot(REV_A, true, false));
     let aborted = EditResult {
@@ -568,9 +576,9 @@ fn h3_unchanged_aborted_or_unparsable_files_send_nothing_and_drafts_survive() {
         UiCommand::Repaint
     );
     assert!(
-        ui.notice.as_deref().unwrap().contains("not sent"),
+        ui.notice.text.as_deref().unwrap().contains("not sent"),
         "{:?}",
-        ui.notice
+        ui.notice.text
     );
     let reopened = open_on(&mut model, &mut ui, 4, snapshot(REV_A, true, false));
     assert_eq!(reopened, broken, "the operator's own text comes back");

@@ -438,7 +438,7 @@ fn journal_u_submits_the_companions_undo_armed_by_u_and_says_why_there_is_none()
         press(&mut ui, &m, KeyCode::Char('j'));
     }
     assert_eq!(press(&mut ui, &m, KeyCode::Char('u')), UiCommand::Repaint);
-    let notice = ui.notice.clone().unwrap();
+    let notice = ui.notice.text.clone().unwrap();
     assert!(
         notice.contains("no undo: a wake signal cannot be taken back"),
         "{notice}"

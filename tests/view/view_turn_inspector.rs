@@ -296,7 +296,7 @@ fn turns(from: u64, n: u64) -> Vec<Value> {
 }
 
 fn notice(ui: &masc_tui::view::screens::Ui) -> String {
-    ui.notice.clone().unwrap_or_default()
+    ui.notice.text.clone().unwrap_or_default()
 }
 
 /// K-14, §14.11 (MASC has no cursor on turn records, only `limit` 1–500): `1:record` says

@@ -41,7 +41,7 @@ impl<B: FrameSink> ViewState<B> {
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Refresh(source) => {
-                self.ui.notice = Some(self.demand(&source).into());
+                self.ui.notice.text = Some(self.demand(&source).into());
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Save(request) => {
@@ -49,12 +49,12 @@ impl<B: FrameSink> ViewState<B> {
                 let mut fx = self.effects().staging(stage);
                 let submitted = fx.submit(request);
                 self.stage = fx.into_stage();
-                self.ui.notice = notice(submitted);
+                self.ui.notice.text = notice(submitted);
                 self.want(myself, FrameRequest::Input);
             }
             UiCommand::Send(out) => {
                 if let Err(notice) = out.deliver(&mut self.model, &self.sources) {
-                    self.ui.notice = Some(notice);
+                    self.ui.notice.text = Some(notice);
                 }
                 self.want(myself, FrameRequest::Input);
             }
@@ -74,7 +74,7 @@ impl<B: FrameSink> ViewState<B> {
                     .write_raw(&bytes)
                     .and_then(|()| ratatui::backend::Backend::flush(sink).map_err(B::io_error));
                 if let Err(e) = written {
-                    self.ui.notice = Some(format!("/copy: the terminal write failed: {e}"));
+                    self.ui.notice.text = Some(format!("/copy: the terminal write failed: {e}"));
                 }
                 self.want(myself, FrameRequest::Input);
             }
@@ -108,7 +108,7 @@ impl<B: FrameSink> ViewState<B> {
     /// Sends `cmd` as it is, unseen by the model; the notice when it could not be sent.
     fn resend<C: SourceCommand<Sent = C>>(&mut self, cmd: C) {
         if let Err(running) = self.command(C::SOURCE, cmd) {
-            self.ui.notice = Some(outgoing::unsent_words(C::NAME, running));
+            self.ui.notice.text = Some(outgoing::unsent_words(C::NAME, running));
         }
     }
 

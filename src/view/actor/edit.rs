@@ -88,7 +88,7 @@ impl<B: FrameSink> ViewState<B> {
         self.edit_seq += 1;
         let id = self.edit_seq;
         tracing::info!(target: "masc_tui::editor", purpose = request.purpose.label(), id, "edit asked");
-        self.ui.notice = Some(opening_notice(&request));
+        self.ui.notice.text = Some(opening_notice(&request));
         self.edit = Some(EditFlow {
             id,
             request,
@@ -182,8 +182,8 @@ impl<B: FrameSink> ViewState<B> {
     /// Hands a result to the screen that asked; what it answers is run like a key's command.
     /// The hand-off's own line ("opening the editor …") ends here.
     fn deliver_edit(&mut self, myself: &ActorRef<ViewMsg>, owner: EditOwner, result: EditResult) {
-        if self.ui.notice.as_deref() == Some(opening_notice_of(result.purpose).as_str()) {
-            self.ui.notice = None;
+        if self.ui.notice.text.as_deref() == Some(opening_notice_of(result.purpose).as_str()) {
+            self.ui.notice.text = None;
         }
         let cmd = screens::edited(owner, &mut self.ui, &self.model, result);
         self.run_command(myself, cmd, None);

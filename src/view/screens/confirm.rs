@@ -206,7 +206,7 @@ pub fn key_words(key: KeyCode) -> String {
 
 /// Opens the confirmation of a save over what is in front.
 pub fn open(ui: &mut Ui, layer: ConfirmLayer) {
-    ui.notice = Some(layer.prompt());
+    ui.notice.text = Some(layer.prompt());
     ui.layers.push(layer);
 }
 
@@ -217,7 +217,7 @@ impl Layer for ConfirmLayer {
             .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
         if plain && key.code == self.key {
             cx.close();
-            cx.ui.notice = None;
+            cx.ui.notice.text = None;
             let requests = self.requests.clone();
             cx.ui
                 .layers
@@ -231,7 +231,7 @@ impl Layer for ConfirmLayer {
             KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
             _ => {
                 cx.close();
-                cx.ui.notice = Some(format!(
+                cx.ui.notice.text = Some(format!(
                     "cancelled: {} — nothing sent",
                     sanitize(&self.preview.title)
                 ));
@@ -395,6 +395,7 @@ mod tests {
         assert!(ui.layers.is_empty());
         assert!(
             ui.notice
+                .text
                 .as_deref()
                 .is_some_and(|n| n.contains("nothing sent"))
         );

@@ -181,7 +181,7 @@ impl ConflictLayer {
 
 /// Opens the three-way view of a conflict over what is in front.
 pub fn open(ui: &mut Ui, layer: ConflictLayer) {
-    ui.notice = Some(format!(
+    ui.notice.text = Some(format!(
         "{} changed on the server: r rebase · t take theirs · o overwrite · Esc keeps the draft",
         sanitize(&layer.three.name)
     ));
@@ -226,7 +226,7 @@ impl Layer for ConflictLayer {
             }
             KeyCode::Esc => {
                 cx.close();
-                cx.ui.notice = Some(format!(
+                cx.ui.notice.text = Some(format!(
                     "{}: the draft is kept, nothing sent",
                     sanitize(&self.three.name)
                 ));

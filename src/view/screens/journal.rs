@@ -119,12 +119,12 @@ impl JournalLayer {
     /// commits it), or why there is none.
     fn undo(&mut self, ui: &mut Ui, model: &Model, row: Option<&JournalRow>) -> UiCommand {
         let Some(row) = row else {
-            ui.notice = Some("no save selected".into());
+            ui.notice.text = Some("no save selected".into());
             return UiCommand::Repaint;
         };
         let found = kinds::find_undo(model, &row.kind, &SaveId(row.save_id.clone()));
         let Some(found) = found else {
-            ui.notice = Some(format!(
+            ui.notice.text = Some(format!(
                 "{}: no undo here — an earlier session's save: what it replaced is not known",
                 row.kind
             ));
@@ -133,7 +133,7 @@ impl JournalLayer {
         match found {
             Undo::Exact { request, .. } => UiCommand::Save(request.armed_by(KeyCode::Char('u'))),
             other => {
-                ui.notice = Some(format!("{}: {}", row.kind, other.words()));
+                ui.notice.text = Some(format!("{}: {}", row.kind, other.words()));
                 UiCommand::Repaint
             }
         }

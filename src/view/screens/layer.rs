@@ -154,7 +154,7 @@ pub trait Layer: Any + Send + fmt::Debug {
 
     /// The result of an edit this layer asked for.
     fn edited(&mut self, cx: &mut LayerCx<'_>, result: EditResult) -> UiCommand {
-        cx.ui.notice = Some(result.notice());
+        cx.ui.notice.text = Some(result.notice());
         UiCommand::Repaint
     }
 

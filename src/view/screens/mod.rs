@@ -83,12 +83,8 @@ pub struct Ui {
     pub tab: Tab,
     /// Terminal size (probed once, and on resize only: T.5).
     pub area: Rect,
-    /// A one-line notice for the footer (e.g. "refresh requested"). It belongs to what was in
-    /// front when it was first painted and ends with it ([`Ui::settle_notice`]), or after
-    /// [`NOTICE_LIFETIME`], or at the next key.
-    pub notice: Option<String>,
-    /// Who raised the notice shown: [`Ui::settle_notice`] keeps it.
-    pub notice_owner: Option<NoticeOwner>,
+    /// The footer's one-line notice and who raised it ([`Notice`]).
+    pub notice: Notice,
     /// The first `q` was pressed; a second quits, anything else cancels.
     pub quit_armed: bool,
     /// The overlays open over the surface, bottom first, and what they keep (`layer`).
@@ -102,8 +98,7 @@ impl Default for Ui {
         Self {
             tab: Tab::Keepers,
             area: Rect::new(0, 0, 80, 24),
-            notice: None,
-            notice_owner: None,
+            notice: Notice::default(),
             quit_armed: false,
             layers: layer::Layers::default(),
             screens: screen::Screens::default(),
@@ -120,6 +115,16 @@ fn mounted() -> Vec<Box<dyn screen::Screen>> {
         Box::new(board::BoardUi::default()),
         Box::new(system::SystemUi::default()),
     ]
+}
+
+/// A one-line notice for the footer (e.g. "refresh requested"). It belongs to what was in
+/// front when it was first painted and ends with it ([`Ui::settle_notice`]), or after
+/// [`NOTICE_LIFETIME`], or at the next key.
+#[derive(Debug, Default)]
+pub struct Notice {
+    pub text: Option<String>,
+    /// Who raised the text shown: [`Ui::settle_notice`] keeps it.
+    owner: Option<NoticeOwner>,
 }
 
 /// How long a footer notice stays when nothing ends it sooner.
@@ -139,20 +144,20 @@ impl Ui {
     /// is in front now (the tab, the layer on top); one whose owner is gone (its layer closed,
     /// another tab in front) or older than [`NOTICE_LIFETIME`] ends. Run before each frame.
     pub fn settle_notice(&mut self, now: Instant) {
-        let Some(text) = self.notice.as_ref() else {
-            self.notice_owner = None;
+        let Some(text) = self.notice.text.as_ref() else {
+            self.notice.owner = None;
             return;
         };
-        match &self.notice_owner {
+        match &self.notice.owner {
             Some(owner) if &owner.text == text => {
                 let gone = self.layers.len() < owner.layers || self.tab != owner.tab;
                 if gone || now.saturating_duration_since(owner.since) >= NOTICE_LIFETIME {
-                    self.notice = None;
-                    self.notice_owner = None;
+                    self.notice.text = None;
+                    self.notice.owner = None;
                 }
             }
             _ => {
-                self.notice_owner = Some(NoticeOwner {
+                self.notice.owner = Some(NoticeOwner {
                     text: text.clone(),
                     tab: self.tab,
                     layers: self.layers.len(),
@@ -415,7 +420,7 @@ fn render_footer(model: &Model, ui: &Ui, ctx: &ProjectionCtx, area: Rect, buf: &
     } else {
         // The notice and the search go first: hints are what a narrow footer may lose.
         let mut spans = Vec::new();
-        if let Some(notice) = &ui.notice {
+        if let Some(notice) = &ui.notice.text {
             spans.push(Span::styled(
                 format!("{notice} · "),
                 theme.style(Tone::Accent),
@@ -447,35 +452,38 @@ mod notice_tests {
     use super::*;
     use crate::view::screens::help::HelpLayer;
 
-    /// Issue 27 item 3: a notice belongs to what was in front when it was first painted.
+    /// A notice belongs to what was in front when it was first painted.
     #[test]
     fn a_notice_ends_with_its_layer_its_tab_or_its_lifetime() {
         let now = Instant::now();
         let mut ui = Ui::default().with_layer(HelpLayer::new(Vec::new()));
-        ui.notice = Some("raised by the layer".into());
+        ui.notice.text = Some("raised by the layer".into());
         ui.settle_notice(now);
-        assert!(ui.notice.is_some(), "first seen: owned, kept");
+        assert!(ui.notice.text.is_some(), "first seen: owned, kept");
         ui.settle_notice(now);
-        assert!(ui.notice.is_some(), "its owner is still in front");
+        assert!(ui.notice.text.is_some(), "its owner is still in front");
         ui.layers.remove::<HelpLayer>();
         ui.settle_notice(now);
-        assert_eq!(ui.notice, None, "its layer closed");
+        assert_eq!(ui.notice.text, None, "its layer closed");
 
-        ui.notice = Some("raised on Keepers".into());
+        ui.notice.text = Some("raised on Keepers".into());
         ui.settle_notice(now);
         ui.tab = Tab::Work;
         ui.settle_notice(now);
-        assert_eq!(ui.notice, None, "another surface in front");
+        assert_eq!(ui.notice.text, None, "another surface in front");
 
-        ui.notice = Some("raised on Work".into());
+        ui.notice.text = Some("raised on Work".into());
         ui.settle_notice(now);
         ui.settle_notice(now + NOTICE_LIFETIME / 2);
-        assert!(ui.notice.is_some());
+        assert!(ui.notice.text.is_some());
         ui.settle_notice(now + NOTICE_LIFETIME);
-        assert_eq!(ui.notice, None, "its time is up");
+        assert_eq!(ui.notice.text, None, "its time is up");
 
-        ui.notice = Some("a new one".into());
+        ui.notice.text = Some("a new one".into());
         ui.settle_notice(now + NOTICE_LIFETIME);
-        assert!(ui.notice.is_some(), "a new text has a new owner and time");
+        assert!(
+            ui.notice.text.is_some(),
+            "a new text has a new owner and time"
+        );
     }
 }

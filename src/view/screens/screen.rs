@@ -81,7 +81,7 @@ pub trait Screen: Any + Send + fmt::Debug {
     /// default shows what happened; a surface that edits something matches `result.purpose`
     /// and answers with the command that saves it.
     fn edited(&mut self, ui: &mut Ui, _model: &Model, result: EditResult) -> UiCommand {
-        ui.notice = Some(result.notice());
+        ui.notice.text = Some(result.notice());
         UiCommand::Repaint
     }
 

@@ -27,7 +27,7 @@ pub fn handle(view: &mut ApprovalsUi, cx: &mut LayerCx<'_>, key: KeyEvent) -> Ui
         return match outcome {
             ReaderOutcome::Cmd(cmd) => cmd,
             ReaderOutcome::Notice(why) => {
-                ui.notice = Some(why.to_string());
+                ui.notice.text = Some(why.to_string());
                 UiCommand::Repaint
             }
             ReaderOutcome::Close => {
@@ -151,7 +151,7 @@ pub fn handle(view: &mut ApprovalsUi, cx: &mut LayerCx<'_>, key: KeyEvent) -> Ui
             None => {
                 // Unread is not "none open": the list may still be on its way.
                 let read = model.decisions.asks.fetched.last().is_some();
-                ui.notice = Some(if read {
+                ui.notice.text = Some(if read {
                     "no open Ask to answer".into()
                 } else {
                     "Asks not read yet: nothing to answer (r re-reads)".into()

@@ -129,7 +129,7 @@ fn answer_edited(ui: &mut Ui, result: EditResult) -> UiCommand {
         .layers
         .with_kept(|asks: &mut AsksUi| super::reader::edited(asks, &result))
     {
-        ui.notice = Some(notice);
+        ui.notice.text = Some(notice);
     }
     UiCommand::Repaint
 }

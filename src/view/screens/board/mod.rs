@@ -404,7 +404,7 @@ impl super::screen::Screen for BoardUi {
         model: &Model,
         key: crossterm::event::KeyEvent,
     ) -> crate::view::command::UiCommand {
-        compose::key(&mut self.compose, model, key, &mut ui.notice)
+        compose::key(&mut self.compose, model, key, &mut ui.notice.text)
     }
 
     fn typing_footer(&self, _ui: &super::Ui, theme: Theme) -> Vec<Span<'static>> {
@@ -421,7 +421,7 @@ impl super::screen::Screen for BoardUi {
         _model: &Model,
         result: crate::view::editor::EditResult,
     ) -> crate::view::command::UiCommand {
-        compose::edited(&mut self.compose, result, &mut ui.notice);
+        compose::edited(&mut self.compose, result, &mut ui.notice.text);
         crate::view::command::UiCommand::Repaint
     }
 

@@ -30,7 +30,7 @@ pub fn edited_closed(ui: &mut Ui, owner: &LayerOwner, result: EditResult) -> UiC
     let text = match (&result.purpose, &result.outcome) {
         (EditPurpose::ChatMessage, EditOutcome::Edited(text)) => draft_text(text),
         _ => {
-            ui.notice = Some(result.notice());
+            ui.notice.text = Some(result.notice());
             return UiCommand::Repaint;
         }
     };
@@ -43,7 +43,7 @@ pub fn edited_closed(ui: &mut Ui, owner: &LayerOwner, result: EditResult) -> UiC
     };
     ui.layers
         .with_kept(|kept: &mut super::ChatKept| kept.drafts.put(key, draft));
-    ui.notice = Some(format!(
+    ui.notice.text = Some(format!(
         "edited text kept as the draft for {}",
         crate::view::text::sanitize(&owner.key)
     ));

@@ -352,7 +352,7 @@ fn slash(
             let support = crate::view::terminal::clipboard::osc52_from_env();
             match super::find::copy(chat, model, window, support) {
                 Ok((bytes, notice)) => {
-                    ui.notice = Some(notice);
+                    ui.notice.text = Some(notice);
                     return UiCommand::Clipboard(bytes);
                 }
                 Err(why) => chat.composer.report_failure(why, now),
@@ -458,14 +458,14 @@ fn decide(
         })
         .collect();
     let Some(approval) = pending.first() else {
-        ui.notice = Some(format!(
+        ui.notice.text = Some(format!(
             "{command}: no approval of {} is waiting",
             crate::view::text::sanitize(&chat.keeper)
         ));
         return UiCommand::Repaint;
     };
     if armed.as_ref() == Some(&(approval.confirm_token.clone(), decision)) {
-        ui.notice = None;
+        ui.notice.text = None;
         return UiCommand::save::<ApprovalDecision>(crate::view::screens::approvals::intent_of(
             approval, decision,
         ));
@@ -475,7 +475,7 @@ fn decide(
         1 => String::new(),
         n => format!(" ({n} waiting; the oldest first)"),
     };
-    ui.notice = Some(format!(
+    ui.notice.text = Some(format!(
         "{} {} of {}?{more} {command} again to confirm; anything else cancels",
         if decision == Decision::Confirm {
             "approve"
@@ -526,7 +526,7 @@ fn held_call(
     };
     let key = format!("held:{}", call.tool_call_id);
     if armed.as_ref() == Some(&(key.clone(), decision)) {
-        ui.notice = None;
+        ui.notice.text = None;
         return Some(UiCommand::save::<HeldCallDecision>(HeldCallIntent {
             keeper: call.keeper.clone(),
             tool_call_id: call.tool_call_id.clone(),
@@ -543,7 +543,7 @@ fn held_call(
         n => format!(" ({n} waiting; the oldest first)"),
     };
     let sanitize = crate::view::text::sanitize;
-    ui.notice = Some(format!(
+    ui.notice.text = Some(format!(
         "{} the held {} call of {}?{more} {command} again to confirm; anything else cancels",
         if decision == Decision::Confirm {
             "approve"

@@ -320,7 +320,7 @@ pub enum ChatEvent {
 
 impl LocalEvent for ChatEvent {
     fn run(&self, ui: &mut Ui, fx: &mut Effects<'_>) {
-        ui.notice = dispatch(self.clone(), ui, fx);
+        ui.notice.text = dispatch(self.clone(), ui, fx);
     }
 }
 
@@ -452,7 +452,7 @@ pub fn after_observed(ui: &mut Ui, fx: &mut Effects<'_>) -> bool {
                 .hold_token(&workspace, &keeper, &token),
             ChatEffect::Steer { keeper, request_id } => {
                 if let Some(notice) = control::submit_steer(fx, keeper, request_id) {
-                    ui.notice = Some(notice);
+                    ui.notice.text = Some(notice);
                 }
             }
         }
@@ -566,6 +566,7 @@ pub fn render(
     // own failure (C-64).
     if let Some(notice) = ui
         .notice
+        .text
         .as_ref()
         .filter(|_| chat.composer.notice(ctx.now).is_none())
     {

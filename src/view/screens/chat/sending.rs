@@ -80,7 +80,7 @@ pub(super) fn submit_send(
     match fx.submit(SaveRequest::new::<ChatSend>(intent)) {
         Ok(submitted) => {
             if let Some(notice) = submitted.notice {
-                ui.notice = Some(notice);
+                ui.notice.text = Some(notice);
             }
             Ok(request_id)
         }
@@ -126,7 +126,7 @@ pub(super) fn release_held(ui: &mut Ui, fx: &mut Effects<'_>) -> bool {
                 pane.forget(&held.request_id);
             }
             restore_draft(ui, &held.workspace, &held.keeper, plain_draft(held.text));
-            ui.notice = Some("held input not sent: the text is back in the draft".into());
+            ui.notice.text = Some("held input not sent: the text is back in the draft".into());
             continue;
         }
         let intent = ChatSendIntent {
@@ -143,7 +143,7 @@ pub(super) fn release_held(ui: &mut Ui, fx: &mut Effects<'_>) -> bool {
         };
         let draft = plain_draft(intent.text.clone());
         if let Err(notice) = submit_send(ui, fx, intent, draft) {
-            ui.notice = Some(notice);
+            ui.notice.text = Some(notice);
         }
     }
     changed

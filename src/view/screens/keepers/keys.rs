@@ -175,12 +175,12 @@ fn beyond_page(model: &Model) -> bool {
 pub fn handle(keepers: &mut KeepersScreen, ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
     if !keepers.roster.detail_open
         && let Some(cmd) =
-            super::operations::lifecycle::key(&mut keepers.roster, &mut ui.notice, model, key)
+            super::operations::lifecycle::key(&mut keepers.roster, &mut ui.notice.text, model, key)
     {
         return cmd;
     }
     if !keepers.roster.detail_open && key.code == KeyCode::Char('a') {
-        return super::operations::create::key(&mut keepers.create, &mut ui.notice, model);
+        return super::operations::create::key(&mut keepers.create, &mut ui.notice.text, model);
     }
     let page = ui.roster_page_rows().max(1);
     roster_key(&mut keepers.roster, model, key, page)

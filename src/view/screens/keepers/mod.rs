@@ -735,7 +735,7 @@ impl super::screen::Screen for KeepersScreen {
 
     /// H-2: `Esc` while a settings preparation waits cancels it, and nothing else.
     fn escape(&mut self, ui: &mut super::Ui) -> bool {
-        operations::settings::escape(&mut self.settings, &mut ui.notice)
+        operations::settings::escape(&mut self.settings, &mut ui.notice.text)
     }
 
     fn paste(&mut self, ui: &mut super::Ui, model: &Model, text: &str) -> bool {
@@ -753,10 +753,10 @@ impl super::screen::Screen for KeepersScreen {
                 operations::settings::edited(&mut self.settings, ui, model, result)
             }
             crate::view::editor::EditPurpose::KeeperCreate => {
-                operations::create::edited(&mut self.create, &mut ui.notice, model, result)
+                operations::create::edited(&mut self.create, &mut ui.notice.text, model, result)
             }
             _ => {
-                ui.notice = Some(result.notice());
+                ui.notice.text = Some(result.notice());
                 UiCommand::Repaint
             }
         }
@@ -794,7 +794,7 @@ impl super::screen::Screen for KeepersScreen {
                 if let Some(said) =
                     operations::removal_receipts(cx.model(), &mut self.removals_said)
                 {
-                    ui.notice = Some(said);
+                    ui.notice.text = Some(said);
                     cx.repaint();
                 }
                 if self.settings.sent.is_some()
@@ -852,7 +852,7 @@ impl crate::view::screens::local::LocalEvent for KeeperOp {
             operations::submitted(roster, submitted.is_err());
         }
         let sent = submitted.as_ref().is_ok_and(|s| s.is_committed());
-        ui.notice = crate::view::save_path::notice(submitted);
+        ui.notice.text = crate::view::save_path::notice(submitted);
         if sent
             && let Some(keeper) = offer_for
             && let Some(layer) = operations::lifecycle::unbind_offer(fx.model, &keeper)

@@ -176,7 +176,7 @@ fn request_key(
                     }))
                 }
                 None => {
-                    ui.notice = Some("no confirmed run with a source Task".into());
+                    ui.notice.text = Some("no confirmed run with a source Task".into());
                     Some(UiCommand::Repaint)
                 }
             }

@@ -527,7 +527,7 @@ impl crate::view::screens::local::LocalEvent for FormEvent {
         use crate::actors::runtime::form::RuntimeForm;
         use crate::actors::runtime::{RUNTIME, RUNTIME_CONFIG};
         use crate::view::save_path::{Refused, SaveRequest, notice};
-        ui.notice = match self {
+        ui.notice.text = match self {
             Self::Open => {
                 let _ = fx.demand(&RUNTIME_CONFIG);
                 None

@@ -95,7 +95,7 @@ pub fn handle(
     };
     let names = roster_names(model);
     if names.is_empty() {
-        ui.notice = Some("no Keeper to choose: the roster is not read".into());
+        ui.notice.text = Some("no Keeper to choose: the roster is not read".into());
         return Some(UiCommand::Repaint);
     }
     let current = chosen_keeper(system, ui, model);

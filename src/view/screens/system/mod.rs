@@ -443,9 +443,9 @@ impl super::screen::Screen for SystemUi {
         match self.pane {
             SystemPane::Runtime => form::key(&mut self.forms, model, key),
             SystemPane::Connectors => {
-                bindings::typing_key(&mut self.connectors, &mut ui.notice, model, key)
+                bindings::typing_key(&mut self.connectors, &mut ui.notice.text, model, key)
             }
-            _ => asyncs::typing_key(&mut self.asyncs, &mut ui.notice, model, key),
+            _ => asyncs::typing_key(&mut self.asyncs, &mut ui.notice.text, model, key),
         }
     }
 
@@ -479,12 +479,12 @@ impl super::screen::Screen for SystemUi {
         result: crate::view::editor::EditResult,
     ) -> UiCommand {
         if result.purpose != crate::view::editor::EditPurpose::RuntimeConfig {
-            ui.notice = Some(result.notice());
+            ui.notice.text = Some(result.notice());
             return UiCommand::Repaint;
         }
         let (cmd, notice) = raw::edited(&mut self.raw, model, result);
         if notice.is_some() {
-            ui.notice = notice;
+            ui.notice.text = notice;
         }
         cmd
     }
@@ -532,7 +532,7 @@ impl super::screen::Screen for SystemUi {
                 let again = [model.tools.reopen_command(), model.tools.reselect_command()];
                 for cmd in again.into_iter().flatten() {
                     if let Err(stopped) = cx.send(crate::actors::tools::TOOLS, cmd) {
-                        ui.notice = Some(tools_not_sent(stopped).into());
+                        ui.notice.text = Some(tools_not_sent(stopped).into());
                     }
                 }
                 return;

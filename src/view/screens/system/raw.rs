@@ -365,7 +365,7 @@ impl crate::view::screens::local::LocalEvent for RawEvent {
             }
         };
         if said.is_some() {
-            ui.notice = said;
+            ui.notice.text = said;
         }
     }
 }

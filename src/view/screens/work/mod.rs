@@ -213,7 +213,7 @@ impl super::screen::Screen for WorkUi {
         let rows = state::page_rows_for(ui.area);
         for cmd in cx.model().work.reopen_commands(rows) {
             if let Err(stopped) = cx.send(crate::actors::work::WORK_DETAIL, cmd) {
-                ui.notice = Some(not_sent(stopped).into());
+                ui.notice.text = Some(not_sent(stopped).into());
             }
         }
     }

@@ -69,7 +69,7 @@ pub struct Prepare {
 
 impl LocalEvent for Prepare {
     fn run(&self, ui: &mut Ui, fx: &mut Effects<'_>) {
-        ui.notice = Some(prepare(ui, fx, self.keeper.clone()));
+        ui.notice.text = Some(prepare(ui, fx, self.keeper.clone()));
     }
 }
 
@@ -158,14 +158,14 @@ pub fn follow(keepers: &mut KeepersScreen, ui: &mut Ui, cx: &mut ReactCx<'_>) ->
     let shown = sanitize(&prep.keeper).into_owned();
     if cx.model().gate().current() != Some(&prep.scope) {
         keepers.settings.prep = None;
-        ui.notice = Some(format!(
+        ui.notice.text = Some(format!(
             "settings of {shown}: cancelled (workspace withdrawn)"
         ));
         return true;
     }
     if in_front(ui, &keepers.roster) != prep.in_front {
         keepers.settings.prep = None;
-        ui.notice = Some(format!("settings of {shown}: cancelled (moved)"));
+        ui.notice.text = Some(format!("settings of {shown}: cancelled (moved)"));
         return true;
     }
     if let Some(SettingsPrepared { outcome, .. }) = cx
@@ -197,7 +197,7 @@ pub fn follow(keepers: &mut KeepersScreen, ui: &mut Ui, cx: &mut ReactCx<'_>) ->
                 cx.run(UiCommand::Edit(edit));
             }
             Err(failure) => {
-                ui.notice = Some(format!(
+                ui.notice.text = Some(format!(
                     "settings of {shown} not opened: {}",
                     failure.words()
                 ));
@@ -207,7 +207,7 @@ pub fn follow(keepers: &mut KeepersScreen, ui: &mut Ui, cx: &mut ReactCx<'_>) ->
     }
     if cx.model().keepers.settings.ended_since(prep.floor) {
         keepers.settings.prep = None;
-        ui.notice = Some(format!(
+        ui.notice.text = Some(format!(
             "settings of {shown} not opened: the read ended without a result"
         ));
         return true;
@@ -275,7 +275,7 @@ pub fn edited(
     result: EditResult,
 ) -> UiCommand {
     let Some(open) = settings.open.take() else {
-        ui.notice = Some(result.notice());
+        ui.notice.text = Some(result.notice());
         return UiCommand::Repaint;
     };
     let shown = sanitize(&open.keeper).into_owned();
@@ -284,7 +284,7 @@ pub fn edited(
         // A file put back after a failure holds changes even when saved as opened.
         EditOutcome::Unchanged => result.original.clone(),
         other => {
-            ui.notice = Some(format!("settings of {shown}: {other}"));
+            ui.notice.text = Some(format!("settings of {shown}: {other}"));
             return UiCommand::Repaint;
         }
     };
@@ -295,7 +295,7 @@ pub fn edited(
     let key = (open.workspace.clone(), open.keeper.clone());
     if !same_workspace {
         settings.unparsed.insert(key, text);
-        ui.notice = Some(format!(
+        ui.notice.text = Some(format!(
             "settings of {shown} not sent: the workspace changed while editing · e reopens your text"
         ));
         return UiCommand::Repaint;
@@ -304,7 +304,7 @@ pub fn edited(
         Ok(parsed) => parsed,
         Err(why) => {
             settings.unparsed.insert(key, text);
-            ui.notice = Some(format!(
+            ui.notice.text = Some(format!(
                 "settings of {shown} not sent: {} · e reopens your text",
                 sanitize(&why)
             ));
@@ -313,7 +313,7 @@ pub fn edited(
     };
     let patch = settings_doc::patch(&open.base, &parsed);
     if patch.is_empty() {
-        ui.notice = Some(format!("settings of {shown}: unchanged, nothing sent"));
+        ui.notice.text = Some(format!("settings of {shown}: unchanged, nothing sent"));
         return UiCommand::Repaint;
     }
     // What the base snapshot held for each changed key: once the CAS accepts the patch, exactly

@@ -177,7 +177,7 @@ pub fn follow_receipt(keepers: &mut KeepersScreen, ui: &mut Ui, cx: &mut ReactCx
         keeper: sent.keeper().to_string(),
     };
     if cx.send(KEEPER_SETTINGS, cmd).is_err() {
-        ui.notice = Some(format!(
+        ui.notice.text = Some(format!(
             "settings of {shown}: conflict — the settings could not be read again · e restores your edit"
         ));
         return true;
@@ -189,7 +189,7 @@ pub fn follow_receipt(keepers: &mut KeepersScreen, ui: &mut Ui, cx: &mut ReactCx
         in_front: in_front(ui, &keepers.roster),
         conflict: Some(Box::new(sent)),
     });
-    ui.notice = Some(format!(
+    ui.notice.text = Some(format!(
         "settings of {shown}: conflict — reading the server's settings for the three views… (Esc cancels)"
     ));
     true
@@ -223,21 +223,21 @@ impl LocalEvent for SettingsResolve {
             .screen::<KeepersScreen>()
             .and_then(|k| k.settings.conflict.clone())
         else {
-            ui.notice = Some("settings: no conflict to resolve".into());
+            ui.notice.text = Some("settings: no conflict to resolve".into());
             return;
         };
         let name = sanitize(&conflict.name()).into_owned();
         let intent = match self.0 {
             Resolution::TakeTheirs => {
                 set_conflict(ui, None, true);
-                ui.notice = Some(format!(
+                ui.notice.text = Some(format!(
                     "{name}: the server's values kept, your edit dropped · e edits them"
                 ));
                 return;
             }
             Resolution::Rebase => match conflict.rebase() {
                 Err(keys) => {
-                    ui.notice = Some(format!(
+                    ui.notice.text = Some(format!(
                         "{name}: not rebased — the server changed {} too · t takes theirs, o overwrites",
                         keys.join(", ")
                     ));
@@ -250,7 +250,7 @@ impl LocalEvent for SettingsResolve {
         };
         let Some(intent) = intent else {
             set_conflict(ui, None, true);
-            ui.notice = Some(format!(
+            ui.notice.text = Some(format!(
                 "{name}: the server already has your values, nothing sent"
             ));
             return;
@@ -266,7 +266,7 @@ impl LocalEvent for SettingsResolve {
         if let Some(roster) = ui.screen_mut::<KeepersScreen>().map(|k| &mut k.roster) {
             super::submitted(roster, submitted.is_err());
         }
-        ui.notice = crate::view::save_path::notice(submitted);
+        ui.notice.text = crate::view::save_path::notice(submitted);
         // A staged save keeps the conflict: its confirming key runs this choice again.
         if !staged {
             // The new save is followed like the edit was: another conflict opens its views.

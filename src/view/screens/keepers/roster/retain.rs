@@ -147,7 +147,7 @@ fn pane_of(g: &Geometry<'_>) -> Option<Rect> {
 fn memo_of(g: &Geometry<'_>, ui: &Ui, turns: Vec<String>) -> KeepersMemo {
     KeepersMemo {
         roster: g.keepers.roster.clone(),
-        notice: ui.notice.clone(),
+        notice: ui.notice.text.clone(),
         quit_armed: ui.quit_armed,
         selected: g.selected,
         offset: g.offset,
@@ -351,7 +351,7 @@ pub fn plan(
     scrolls: bool,
 ) -> Option<Plan> {
     let g = geometry(model, ui)?;
-    if ui.notice != memo.notice || ui.quit_armed != memo.quit_armed {
+    if ui.notice.text != memo.notice || ui.quit_armed != memo.quit_armed {
         return None;
     }
     // The same roster state but for the moves a damaged frame repaints.
