@@ -402,3 +402,35 @@ async fn s14_1_h5_resume_faults_are_distinct_and_each_sent_once() {
     );
     rig.finish().await;
 }
+
+/// K-1, H-15: a save of the same intent submitted the moment the previous one's receipt is seen
+/// (pause, then resume of one Keeper, back to back) is started, not taken for a duplicate of
+/// the finished job: the hub hears a job ended before its receipt reaches the surface, so the
+/// next submit queues behind that in the hub's mailbox. On a multi-threaded runtime the other
+/// order dropped about one such submit in twenty silently (no receipt ever).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn k1_a_submit_made_on_seeing_the_receipt_is_never_dropped_as_a_duplicate() {
+    let mut rig = rig_with(FaultPlan::default()).await;
+    let scope = confirmed_scope(&mut rig).await;
+    // The hub hears of the epoch apart from the view (K-5 refuses a save made before): until it
+    // does, a no-op resume comes back not sent.
+    let mut tries = 0;
+    while act(&mut rig, &scope, "sangsu", LifecycleAction::Resume)
+        .await
+        .class()
+        == "not_sent"
+    {
+        tries += 1;
+        assert!(tries < 100, "the save hub never held the epoch");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    for i in 0..30 {
+        for action in [LifecycleAction::Pause, LifecycleAction::Resume] {
+            let class = act(&mut rig, &scope, "sangsu", action).await.class();
+            assert!(
+                matches!(class, "applied" | "unchanged"),
+                "{i} {action:?}: {class}"
+            );
+        }
+    }
+}
