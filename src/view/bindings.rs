@@ -4,9 +4,8 @@
 //! the most useful first, as many as fit, then `? more`); a test offers every listed press to
 //! the dispatch (each does something) and every other press of a probe set (none does).
 
-use crate::view::text::{display_width, grapheme_width};
+use crate::view::text::{break_word, display_width};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use unicode_segmentation::UnicodeSegmentation;
 
 /// One key press as the dispatch receives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -222,15 +221,7 @@ pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
             used = 0;
         }
         if w > width {
-            for g in word.graphemes(true) {
-                let gw = grapheme_width(g);
-                if used + gw > width && used > 0 {
-                    out.push(std::mem::take(&mut line));
-                    used = 0;
-                }
-                line.push_str(g);
-                used += gw;
-            }
+            break_word(word, width, &mut line, &mut used, &mut out);
             continue;
         }
         if used > 0 {

@@ -1,4 +1,4 @@
-//! The mouse (issue 27 item 8): the wheel scrolls what is under the pointer — the open chat's
+//! The mouse: the wheel scrolls what is under the pointer — the open chat's
 //! transcript, else the list or pane in front (as `Up`/`Down` would, three rows a notch) — and a
 //! left click selects a tab of the ring or a row of the surface. `--no-mouse` leaves the
 //! terminal's mouse to the terminal (the guard then never enables capture).

@@ -190,6 +190,26 @@ pub fn head_and_tail(
     (head, used, tail, tail_used)
 }
 
+/// A word wider than `width` laid out grapheme by grapheme onto `line` (`used` cells taken),
+/// pushing each full line to `out`: the wrappers' one way to cut what has no space to break at.
+pub fn break_word(
+    word: &str,
+    width: usize,
+    line: &mut String,
+    used: &mut usize,
+    out: &mut Vec<String>,
+) {
+    for g in word.graphemes(true) {
+        let gw = grapheme_width(g);
+        if *used + gw > width && *used > 0 {
+            out.push(std::mem::take(line));
+            *used = 0;
+        }
+        line.push_str(g);
+        *used += gw;
+    }
+}
+
 /// Word-wraps sanitised text to `width` cells (graphemes never split; over-long words cut).
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
@@ -211,15 +231,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
             }
         }
         if w > width {
-            for g in word.graphemes(true) {
-                let gw = grapheme_width(g);
-                if used + gw > width && used > 0 {
-                    out.push(std::mem::take(&mut line));
-                    used = 0;
-                }
-                line.push_str(g);
-                used += gw;
-            }
+            break_word(word, width, &mut line, &mut used, &mut out);
             continue;
         }
         line.push_str(word);
