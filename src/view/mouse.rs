@@ -96,7 +96,7 @@ mod tests {
     use crate::view::screens::Tab;
     use crate::view::screens::widgets::Ring;
 
-    /// Issue 27 item 8: a click on a tab's label selects that surface, between labels nothing.
+    /// A click on a tab's label selects that surface, between labels nothing.
     #[test]
     fn a_click_on_the_tab_ring_selects_the_tab_under_it() {
         let model = Model::default();

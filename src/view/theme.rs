@@ -167,7 +167,7 @@ mod tests {
         assert!(plain.style(Tone::Bad).add_modifier.contains(Modifier::BOLD));
     }
 
-    /// Issue 27 item 8: NO_COLOR wins over every palette.
+    /// NO_COLOR wins over every palette.
     #[test]
     fn c73_no_color_wins_over_every_palette() {
         for palette in Palette::ALL {
@@ -179,7 +179,7 @@ mod tests {
         }
     }
 
-    /// Issue 27 item 8: light has no yellow or cyan text; high contrast has no dim and
+    /// Light has no yellow or cyan text; high contrast has no dim and
     /// only bright colours; the palettes differ where they say so.
     #[test]
     fn issue27_each_palette_keeps_its_promise() {

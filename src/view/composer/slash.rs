@@ -522,7 +522,7 @@ mod tests {
         assert!(parse("/interrupt alpha beta").is_err());
     }
 
-    /// Issue 27 item 2: the menu offers only what the chat runs; C-66's other words say they
+    /// The menu offers only what the chat runs; C-66's other words say they
     /// are not run here (never "unknown", never sent).
     #[test]
     fn c66_the_menu_offers_only_commands_masc_tui_runs() {

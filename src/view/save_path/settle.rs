@@ -1,5 +1,5 @@
 //! The settle stage: after a receipt, the save is confirmed by a re-read of what it changed,
-//! or said plainly not to be (issue: every receipt settles; sources.md H-6, K-2, N-3; §11).
+//! or said plainly not to be (every receipt settles; sources.md H-6, K-2, N-3; §11).
 //!
 //! A receipt that may have changed something — applied, unchanged, or outcome unknown — is
 //! "sent" until a read the view dispatched *after* the receipt shows the change (a read in
