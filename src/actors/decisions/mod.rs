@@ -7,7 +7,7 @@ use crate::actors::contract::{
     SourceSpawner, read_outcome,
 };
 use crate::actors::read::polled::spawn_polled;
-use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
+use crate::actors::read::{SlotSpec, reader};
 pub mod approval;
 pub mod ask_answer;
 pub mod held_call;
@@ -94,26 +94,12 @@ impl Payload for DecisionsObservation {
     }
 }
 
-fn standing(
-    key: DecisionsSlot,
-    generations: &GenerationBook,
-    r: Reader<DecisionsObservation>,
-) -> SlotSpec<DecisionsSlot, DecisionsObservation> {
-    SlotSpec {
-        generations: generations.counter(&key),
-        key,
-        explicit: ExplicitPolicy::Supersede,
-        standing: true,
-        reader: r,
-    }
-}
-
 /// The Decisions slots: independent reads of one source.
 pub fn decisions_slots(
     generations: &GenerationBook,
 ) -> Vec<SlotSpec<DecisionsSlot, DecisionsObservation>> {
     vec![
-        standing(
+        SlotSpec::standing(
             DecisionsSlot::Approvals,
             generations,
             reader(|auth, client| async move {
@@ -124,14 +110,14 @@ pub fn decisions_slots(
                 )
             }),
         ),
-        standing(
+        SlotSpec::standing(
             DecisionsSlot::Asks,
             generations,
             reader(|auth, client| async move {
                 DecisionsObservation::Asks(client.get::<AskList>(&auth, OPEN_ASKS_PATH).await)
             }),
         ),
-        standing(
+        SlotSpec::standing(
             DecisionsSlot::HeldCalls,
             generations,
             reader(|auth, client| async move {

@@ -18,7 +18,7 @@ use crate::actors::contract::{
     GenerationBook, SourceContext, SourceHandle, SourceKey, SourceSpawner,
 };
 use crate::actors::read::polled::spawn_polled;
-use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
+use crate::actors::read::{Reader, SlotSpec, reader};
 use crate::protocol::keepers::KeeperRoster;
 use futures::future::BoxFuture;
 use ractor::{ActorCell, SpawnErr};
@@ -36,13 +36,7 @@ pub fn roster_reader() -> Reader<KeepersObservation> {
 
 /// The roster slot.
 pub fn roster_slot(generations: &GenerationBook) -> SlotSpec<KeepersSlot, KeepersObservation> {
-    SlotSpec {
-        key: KeepersSlot::Roster,
-        explicit: ExplicitPolicy::Supersede,
-        standing: true,
-        generations: generations.counter(&KeepersSlot::Roster),
-        reader: roster_reader(),
-    }
+    SlotSpec::standing(KeepersSlot::Roster, generations, roster_reader())
 }
 
 /// Spawns the roster source under the supervisor.

@@ -15,7 +15,7 @@ use crate::actors::contract::{
     SourceSpawner, read_outcome,
 };
 use crate::actors::read::polled::spawn_polled;
-use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
+use crate::actors::read::{Reader, SlotSpec, reader};
 use crate::protocol::waiting::WaitingInventoryRead;
 use futures::future::BoxFuture;
 use ractor::{ActorCell, SpawnErr};
@@ -64,13 +64,7 @@ pub fn waiting_reader() -> Reader<WaitingObservation> {
 }
 
 pub fn waiting_slot(generations: &GenerationBook) -> SlotSpec<WaitingSlot, WaitingObservation> {
-    SlotSpec {
-        key: WaitingSlot::Inventory,
-        explicit: ExplicitPolicy::Supersede,
-        standing: true,
-        generations: generations.counter(&WaitingSlot::Inventory),
-        reader: waiting_reader(),
-    }
+    SlotSpec::standing(WaitingSlot::Inventory, generations, waiting_reader())
 }
 
 pub struct WaitingInventorySpawner {

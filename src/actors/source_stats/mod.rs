@@ -11,7 +11,7 @@ use crate::actors::contract::{
     GenerationBook, Payload, SlotKey, SourceContext, SourceHandle, SourceKey, SourceSpawner,
 };
 use crate::actors::read::polled::spawn_polled;
-use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
+use crate::actors::read::{Reader, SlotSpec, reader};
 use crate::timeline::live::LiveSnapshot;
 use futures::future::BoxFuture;
 use ractor::{ActorCell, SpawnErr};
@@ -82,11 +82,9 @@ pub fn snapshot_slot(
     generations: &GenerationBook,
     owners: Owners,
 ) -> SlotSpec<SourceStatsSlot, SourceStatsObservation> {
-    SlotSpec {
-        key: SourceStatsSlot::Snapshot,
-        explicit: ExplicitPolicy::Supersede,
-        standing: true,
-        generations: generations.counter(&SourceStatsSlot::Snapshot),
-        reader: snapshot_reader(owners),
-    }
+    SlotSpec::standing(
+        SourceStatsSlot::Snapshot,
+        generations,
+        snapshot_reader(owners),
+    )
 }

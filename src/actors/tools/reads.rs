@@ -4,7 +4,7 @@
 
 use super::{ToolsObservation, ToolsSlot};
 use crate::actors::contract::{GenerationBook, GenerationCounter, ReadResult};
-use crate::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader};
+use crate::actors::read::{ExplicitPolicy, SlotSpec, reader};
 use crate::protocol::async_requests::AsyncRequestList;
 use crate::protocol::client::QueryString;
 use crate::protocol::skills::SkillsSnapshotRead;
@@ -14,25 +14,10 @@ pub const TOOLS_PATH: &str = "/api/v1/dashboard/tools";
 pub const SKILLS_PATH: &str = "/api/v1/skills";
 pub const ASYNC_REQUESTS_PATH: &str = "/api/v1/async-requests";
 
-/// A standing Tools slot with supersede-on-explicit (G-3).
-pub(super) fn standing(
-    key: ToolsSlot,
-    generations: &GenerationBook,
-    r: Reader<ToolsObservation>,
-) -> SlotSpec<ToolsSlot, ToolsObservation> {
-    SlotSpec {
-        generations: generations.counter(&key),
-        key,
-        explicit: ExplicitPolicy::Supersede,
-        standing: true,
-        reader: r,
-    }
-}
-
 /// The three Tools slots (T-1): independent readers, one dispatch.
 pub fn tools_slots(generations: &GenerationBook) -> Vec<SlotSpec<ToolsSlot, ToolsObservation>> {
     vec![
-        standing(
+        SlotSpec::standing(
             ToolsSlot::ToolsInventory,
             generations,
             reader(|auth, client| async move {
@@ -41,7 +26,7 @@ pub fn tools_slots(generations: &GenerationBook) -> Vec<SlotSpec<ToolsSlot, Tool
                 )
             }),
         ),
-        standing(
+        SlotSpec::standing(
             ToolsSlot::SkillsCatalog,
             generations,
             reader(|auth, client| async move {
@@ -50,7 +35,7 @@ pub fn tools_slots(generations: &GenerationBook) -> Vec<SlotSpec<ToolsSlot, Tool
                 )
             }),
         ),
-        standing(
+        SlotSpec::standing(
             ToolsSlot::AsyncRequests,
             generations,
             reader(|auth, client| async move {
