@@ -4,9 +4,10 @@
 //! and the stage trace; synchronisation is by view messages and stage records only.
 
 use crate::actor_support::{plan, rig_with};
+use masc_tui::actors::contract::{SlotEvent, SourceEvent};
 use masc_tui::actors::decisions::{DecisionsObservation, DecisionsSlot};
 use masc_tui::actors::runtime::{RuntimeObservation, RuntimeSlot};
-use masc_tui::actors::tools::{ToolsObservation, ToolsSlot};
+use masc_tui::actors::tools::{TOOLS, ToolsObservation, ToolsSlot};
 use masc_tui::protocol::async_requests::AsyncRequestList;
 use masc_tui::protocol::client::ClientError;
 use masc_tui::protocol::skills::SkillsSnapshotRead;
@@ -152,5 +153,52 @@ async fn decisions_approvals_and_asks_are_independent_slots() {
     };
     assert_eq!(a.value.actor_filter, "masc-tui");
     assert_eq!(a.value.items.len() as u64, a.value.visible_count);
+    rig.finish().await;
+}
+
+/// G-6, T-1: a panic in the Tools source restarts it (traced `restart{restarted}`); the new
+/// incarnation has its own handle, gets the current identity and reads all three slots again,
+/// each with a later generation in the same epoch — nothing from the old one is reused.
+#[tokio::test]
+async fn a_tools_source_panic_restarts_it_and_redispatches_its_three_reads() {
+    let mut rig = rig_with(masc_tui::server::faults::FaultPlan::default()).await;
+    let first_handle = rig.source_handle(TOOLS).await;
+    let slots = [
+        ToolsSlot::ToolsInventory,
+        ToolsSlot::SkillsCatalog,
+        ToolsSlot::AsyncRequests,
+    ];
+    let mut first = Vec::new();
+    for slot in &slots {
+        first.push(rig.observed_of::<_, ToolsObservation>(slot).await.ticket);
+    }
+    rig.runtime.inject_panic(TOOLS);
+    rig.view
+        .wait_event(|e| matches!(e, SourceEvent::SourceRestarted(s) if s == &TOOLS))
+        .await
+        .expect("the Tools source restarted");
+    let up = |e: &SourceEvent| matches!(e, SourceEvent::SourceUp { source, handle } if *source == TOOLS && handle.actor_id() != first_handle.actor_id());
+    rig.view.wait_event(up).await.expect("a new Tools handle");
+    for (slot, before) in slots.iter().zip(&first) {
+        // The three arrive in any order (T-1): one already received counts.
+        let read_again = |e: &SlotEvent<ToolsSlot, ToolsObservation>| matches!(e, SlotEvent::Observed(t, _) if t.slot == *slot && t.generation > before.generation);
+        let again = match rig.view.last_slot(read_again) {
+            Some(e) => e.ticket().clone(),
+            None => rig
+                .view
+                .wait_slot(read_again)
+                .await
+                .unwrap_or_else(|| panic!("{slot:?} not read again"))
+                .ticket()
+                .clone(),
+        };
+        assert_eq!(again.scope.epoch, before.scope.epoch, "{slot:?}");
+    }
+    let restart = rig
+        .recorder
+        .wait_for(|r| r.stage == "restart" && r.source == TOOLS.0)
+        .await
+        .expect("a traced restart");
+    assert_eq!(restart.reason.as_deref(), Some("restarted"));
     rig.finish().await;
 }
