@@ -18,19 +18,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // bench harness
 
+#[path = "support/embedded.rs"]
+mod embedded;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use masc_tui::actors::contract::{
-    DemandKind, EventSink, Inboxes, SourceControl, SourceEvent, SourceHandle,
-};
+use embedded::{Embedded, entry_of, start_embedded};
+use masc_tui::actors::contract::{DemandKind, SourceControl, SourceEvent, SourceHandle};
 use masc_tui::actors::decisions::approval::ApprovalDecision;
 use masc_tui::actors::decisions::{DECISIONS, DecisionsSpawner};
-use masc_tui::actors::registry::{SourceEntry, sources};
-use masc_tui::actors::saves::{SAVES, SaveCommand, SaveHubSpawner, SaveId};
-use masc_tui::actors::supervisor::{RuntimeConfig, RuntimeHandle, start_runtime_with};
-use masc_tui::outbox::{OutboxLocation, SharedOutbox};
-use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
-use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
+use masc_tui::actors::saves::{SAVES, SaveCommand, SaveId};
+use masc_tui::actors::supervisor::RuntimeHandle;
+use masc_tui::server::RunningServer;
 use masc_tui::view::command::UiCommand;
 use masc_tui::view::keys::handle_key;
 use masc_tui::view::model::Model;
@@ -43,12 +42,9 @@ use ractor::DerivedActorRef;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
-
-const TOKEN: &str = "bench-token";
 
 /// The view side, driven the way the view actor drives it.
 struct Rig {
@@ -64,51 +60,19 @@ struct Rig {
     _state: tempfile::TempDir,
 }
 
-fn entry_of(spawner: impl masc_tui::actors::contract::SourceSpawner) -> SourceEntry {
-    let key = spawner.key();
-    let slots = sources(Duration::from_secs(5), &OutboxLocation::StateDir)
-        .into_iter()
-        .find(|e| e.key() == key)
-        .map(|e| e.slots)
-        .expect("in the registry");
-    SourceEntry {
-        spawner: Arc::new(spawner),
-        slots,
-    }
-}
-
 impl Rig {
     async fn start() -> Self {
-        let server = start(ServeOptions {
-            auth: AuthMode::Token(TOKEN.into()),
-            ..ServeOptions::default()
-        })
-        .await
-        .unwrap();
-        let mut cc = ClientConfig::new(server.base_url());
-        cc.token = TokenSource::Fixed(TOKEN.into());
-        let client = WorkspaceClient::new(cc).unwrap();
-        let state = tempfile::tempdir().unwrap();
-        let outbox = OutboxLocation::File(state.path().join("outbox.sqlite3"));
-        let (tx, events) = mpsc::unbounded_channel::<SourceEvent>();
-        let sink: Arc<dyn EventSink> = Arc::new(tx);
-        let inboxes = Inboxes::new();
-        let cfg = RuntimeConfig {
-            outbox: outbox.clone(),
-            ..RuntimeConfig::default()
-        };
-        let entries = vec![
-            entry_of(SaveHubSpawner {
-                outbox: SharedOutbox::new(outbox),
-            }),
-            // Reads once per epoch and on demand only: no cadence read lands mid-measurement.
-            entry_of(DecisionsSpawner {
-                cadence: Duration::from_secs(3600),
-            }),
-        ];
-        let runtime = start_runtime_with(client, sink, inboxes.clone(), cfg, entries)
-            .await
-            .unwrap();
+        // Reads once per epoch and on demand only: no cadence read lands mid-measurement.
+        let Embedded {
+            server,
+            runtime,
+            events,
+            inboxes,
+            state,
+        } = start_embedded(vec![entry_of(DecisionsSpawner {
+            cadence: Duration::from_secs(3600),
+        })])
+        .await;
         let mut rig = Self {
             server,
             _runtime: runtime,

@@ -20,31 +20,28 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // bench harness
 
+#[path = "support/embedded.rs"]
+mod embedded;
+
+use embedded::{Embedded, entry_of, start_embedded};
 use masc_tui::actors::board::vote::{BoardVote, VoteIntent};
 use masc_tui::actors::board::{BOARD, BoardCommand, BoardSpawner};
 use masc_tui::actors::connectors::binding::{BindingIntent, ConnectorBind, ConnectorUnbind};
 use masc_tui::actors::connectors::{CONNECTORS, ConnectorsSpawner};
-use masc_tui::actors::contract::{
-    DemandKind, EventSink, Inboxes, SourceControl, SourceEvent, SourceHandle, SourceKey,
-};
+use masc_tui::actors::contract::{DemandKind, SourceControl, SourceEvent, SourceHandle, SourceKey};
 use masc_tui::actors::keeper_detail::{KEEPER_DETAIL, KeeperDetailCommand, KeeperDetailSpawner};
 use masc_tui::actors::keepers::ops::lifecycle::{LifecycleAction, LifecycleIntent, LifecycleSave};
 use masc_tui::actors::keepers::ops::sandbox::{SandboxIntent, SandboxSave};
 use masc_tui::actors::keepers::{KeepersRosterSpawner, ROSTER};
-use masc_tui::actors::registry::{SourceEntry, sources};
 use masc_tui::actors::runtime::form::{FormIntent, RuntimeForm};
 use masc_tui::actors::runtime::{RUNTIME_CONFIG, RuntimeConfigSpawner};
-use masc_tui::actors::saves::{SAVES, SaveCommand, SaveHubSpawner, SaveId};
-use masc_tui::actors::supervisor::{RuntimeConfig, start_runtime_with};
+use masc_tui::actors::saves::{SAVES, SaveCommand, SaveId};
 use masc_tui::actors::work::goal_transition::{GoalTransition, TransitionIntent};
 use masc_tui::actors::work::{PLANNING, PlanningSpawner};
-use masc_tui::outbox::{OutboxLocation, SharedOutbox};
 use masc_tui::protocol::board_vote::VoteDirection;
-use masc_tui::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
 use masc_tui::protocol::goal_transition::GoalAction;
 use masc_tui::protocol::keeper_config::SandboxProfile;
 use masc_tui::protocol::runtime::form::FormEdit;
-use masc_tui::server::{AuthMode, ServeOptions, start};
 use masc_tui::view::model::Model;
 use masc_tui::view::save_path::SaveCompanion;
 use masc_tui::view::save_path::kinds;
@@ -53,29 +50,14 @@ use masc_tui::view::save_path::{SaveRequest, submit};
 use masc_tui::view::saves::Settle;
 use masc_tui::view::screens::keepers::operations::op_line;
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
-const TOKEN: &str = "bench-token";
 /// The longest any wait of the harness may take (the whole run takes well under a second).
 const PATIENCE: Duration = Duration::from_secs(60);
 const KEEPER: &str = "sangsu";
 const POST: &str = "post-1001";
 const GOAL: &str = "goal-1";
-
-fn entry_of(spawner: impl masc_tui::actors::contract::SourceSpawner) -> SourceEntry {
-    let key = spawner.key();
-    let slots = sources(Duration::from_secs(5), &OutboxLocation::StateDir)
-        .into_iter()
-        .find(|e| e.key() == key)
-        .map(|e| e.slots)
-        .expect("in the registry");
-    SourceEntry {
-        spawner: Arc::new(spawner),
-        slots,
-    }
-}
 
 struct Rig {
     events: mpsc::UnboundedReceiver<SourceEvent>,
@@ -263,30 +245,8 @@ fn main() {
 
 async fn run(n: usize) {
     {
-        let server = start(ServeOptions {
-            auth: AuthMode::Token(TOKEN.into()),
-            ..ServeOptions::default()
-        })
-        .await
-        .unwrap();
-        let mut cc = ClientConfig::new(server.base_url());
-        cc.token = TokenSource::Fixed(TOKEN.into());
-        let client = WorkspaceClient::new(cc).unwrap();
-        let state = tempfile::tempdir().unwrap();
-        let outbox = OutboxLocation::File(state.path().join("outbox.sqlite3"));
-        let (tx, events) = mpsc::unbounded_channel::<SourceEvent>();
-        let sink: Arc<dyn EventSink> = Arc::new(tx);
-        let inboxes = Inboxes::new();
-        let cfg = RuntimeConfig {
-            outbox: outbox.clone(),
-            keepers_roster_interval: Duration::from_secs(3600),
-            ..RuntimeConfig::default()
-        };
+        // Read once per epoch and on demand only: no cadence read lands mid-measurement.
         let entries = vec![
-            entry_of(SaveHubSpawner {
-                outbox: SharedOutbox::new(outbox),
-            }),
-            // Read once per epoch and on demand only: no cadence read lands mid-measurement.
             entry_of(KeepersRosterSpawner {
                 cadence: Duration::from_secs(3600),
             }),
@@ -298,10 +258,15 @@ async fn run(n: usize) {
                 cadence: Duration::from_secs(3600),
             }),
         ];
-        let sources = entries.len();
-        let _runtime = start_runtime_with(client, sink, inboxes.clone(), cfg, entries)
-            .await
-            .unwrap();
+        // The save hub besides the entries.
+        let sources = entries.len() + 1;
+        let Embedded {
+            server,
+            runtime: _runtime,
+            events,
+            inboxes,
+            state: _state,
+        } = start_embedded(entries).await;
         let mut rig = Rig {
             events,
             model: Model::new(inboxes),
