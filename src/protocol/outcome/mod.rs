@@ -219,17 +219,19 @@ pub const SERVER_TEXT_LIMIT: usize = 300;
 /// A refusal whose body does not carry the typed reason the spec names: quoted, never a
 /// guessed cause — `refused (HTTP 409): <the server's text>`.
 pub fn quoted_refusal(status: u16, body: &[u8]) -> String {
+    with_server_text(format!("refused (HTTP {status})"), body)
+}
+
+/// `head`, then the server's own words when the body has any.
+fn with_server_text(head: String, body: &[u8]) -> String {
     match server_text(body) {
-        Some(text) => format!("refused (HTTP {status}): {text}"),
-        None => format!("refused (HTTP {status})"),
+        Some(text) => format!("{head}: {text}"),
+        None => head,
     }
 }
 
 /// Short refusal reasons come from our own vocabulary plus the server's error token; the
 /// view sanitises server text before display.
 pub(crate) fn refusal(status: u16, body: &[u8]) -> String {
-    match error_string(body).or_else(|| string_field(body, "message")) {
-        Some(e) => format!("HTTP {status}: {e}"),
-        None => format!("HTTP {status}"),
-    }
+    with_server_text(format!("HTTP {status}"), body)
 }
