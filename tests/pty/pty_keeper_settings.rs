@@ -114,6 +114,10 @@ fn pty_h6_h7_a_conflict_shows_and_a_second_e_restores_only_the_changed_field() {
     session.send(b"\x1b");
     session.wait_for_text("conflict: changed since the editor opened");
     session.wait_for_text("e restores your edit");
+    // The roster row under the closed layer may be repainted a frame later than the line.
+    session.wait_for("rondo's roster row", |s| {
+        autoboot_cell(s.parser.screen(), "rondo").is_some()
+    });
     assert_eq!(
         autoboot_cell(session.seen().parser.screen(), "rondo"),
         Some('✓'),
