@@ -12,11 +12,13 @@
 //! inject a path. Every call is blocking (SQLite + fsync): actors call it through
 //! `tokio::task::spawn_blocking`.
 
+mod chat_marks;
 mod instance;
 mod legacy;
 mod saves;
 mod shared;
 
+pub use chat_marks::StoredMark;
 pub use instance::{InstanceLock, InstanceLockError};
 pub use saves::{NewSave, SaveRow, SaveRowState};
 pub use shared::SharedOutbox;
@@ -167,6 +169,7 @@ impl Outbox {
         conn.execute_batch("PRAGMA synchronous=FULL;")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(SCHEMA)?;
+        conn.execute_batch(chat_marks::SCHEMA)?;
         saves::add_ticket_columns(&conn)?;
         legacy::move_chat_outbox(&conn)?;
         Ok(Self {

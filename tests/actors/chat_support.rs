@@ -180,6 +180,22 @@ impl Rig {
         }
     }
 
+    /// Feeds view messages until the open pane's send `id` satisfies `pred`.
+    pub async fn pump_until_send(
+        &mut self,
+        id: &str,
+        pred: impl Fn(&masc_tui::view::screens::chat::PendingSend) -> bool,
+    ) {
+        self.pump_until(|m| {
+            m.chat
+                .pane
+                .as_ref()
+                .and_then(|p| p.send(id))
+                .is_some_and(&pred)
+        })
+        .await;
+    }
+
     /// Feeds the next view message into the model (in the view's order).
     pub async fn pump_one(&mut self) {
         self.log
@@ -272,9 +288,9 @@ impl Rig {
     }
 
     /// Applies the pane's side effects the way the view does after an admitted observation:
-    /// a send that ended unknown is reconciled by its chat source. Every effect is kept in
+    /// a send that ended unknown is reconciled by its chat source, a mark is recorded. Every effect is kept in
     /// [`Rig::effects`].
-    fn apply_effects(&mut self) {
+    pub fn apply_effects(&mut self) {
         let effects = self
             .model
             .chat
@@ -283,13 +299,20 @@ impl Rig {
             .map(|p| p.take_effects())
             .unwrap_or_default();
         for effect in &effects {
-            if let masc_tui::view::screens::chat::ChatEffect::Reconcile { keeper, request_id } =
-                effect
-            {
-                self.cast(ChatCommand::Reconcile {
-                    keeper: keeper.clone(),
-                    request_id: request_id.clone(),
-                });
+            match effect {
+                masc_tui::view::screens::chat::ChatEffect::Reconcile { keeper, request_id } => {
+                    self.cast(ChatCommand::Reconcile {
+                        keeper: keeper.clone(),
+                        request_id: request_id.clone(),
+                    });
+                }
+                masc_tui::view::screens::chat::ChatEffect::Mark { request_id, mark } => {
+                    self.cast(ChatCommand::Mark {
+                        request_id: request_id.clone(),
+                        mark: *mark,
+                    });
+                }
+                _ => {}
             }
         }
         self.effects.extend(effects);

@@ -52,6 +52,7 @@ mod chat_admission;
 mod chat_batch;
 mod chat_outbox;
 mod chat_protocol;
+mod chat_reopen;
 mod chat_resume;
 mod chat_saves;
 mod chat_source;

@@ -10,6 +10,7 @@ mod pty_asks;
 mod pty_board;
 mod pty_chat;
 mod pty_chat_batch;
+mod pty_chat_reopen;
 mod pty_chat_text;
 mod pty_conflict;
 mod pty_connectors;

@@ -7,6 +7,7 @@
 //! reconciled by its exact request id when the chat pane asks ([`ChatCommand::Reconcile`]) or
 //! when the chat opens again; it is never re-sent.
 
+use super::ChatMark;
 use super::observation::{CHAT_HUB, ChatCommand, ChatHubMsg, ChatObservation, ChatSlot};
 use super::source::{ChatSource, ChatSourceArgs, ChatSourceConfig, ChatSourceMsg};
 use crate::actors::contract::{
@@ -104,6 +105,21 @@ impl ChatHubState {
         }
     }
 
+    /// Records `mark` for `request_id` in the outbox, off the hub's thread (C-65).
+    async fn mark(&self, request_id: String, mark: ChatMark) {
+        let Some(outbox) = self.args.config.outbox.get() else {
+            tracing::warn!(target: "masc_tui::chat", mark = mark.name(), "mark not kept: no outbox");
+            return;
+        };
+        let written = tokio::task::spawn_blocking(move || {
+            outbox.chat_mark(&request_id, mark.name(), mark.value().as_deref())
+        })
+        .await;
+        if !matches!(written, Ok(Ok(_))) {
+            tracing::warn!(target: "masc_tui::chat", mark = mark.name(), "mark not kept");
+        }
+    }
+
     fn reconcile(&self, keeper: &str, request_id: String, explicit: bool) {
         if let Some(source) = self.sources.get(keeper) {
             let _ = source.cast(ChatSourceMsg::Reconcile {
@@ -175,6 +191,7 @@ impl Actor for ChatHub {
                 ChatCommand::Reconcile { keeper, request_id } => {
                     state.reconcile(&keeper, request_id, true);
                 }
+                ChatCommand::Mark { request_id, mark } => state.mark(request_id, mark).await,
             },
         }
         Ok(())

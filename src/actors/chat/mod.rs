@@ -9,6 +9,8 @@
 //!   its own actor, outbox first, then the POST and its stream (one write path).
 //! - [`interrupt`], [`steer`]: turn control as save kinds (`/interrupt`, `/steer`; §14.13,
 //!   §14.14), their receipts landing in the chat surface's own slots.
+//! - [`marks`]: what this client learned about a send after its row settled, kept by request
+//!   id (not recorded, not reconcilable, text given back to the draft).
 //! - [`observation`]: what they tell the view ([`ChatObservation`]) and the commands the view
 //!   sends ([`ChatCommand`]).
 //!
@@ -17,6 +19,7 @@
 
 pub mod hub;
 pub mod interrupt;
+pub mod marks;
 pub mod observation;
 pub mod resume;
 pub mod send;
@@ -25,6 +28,7 @@ pub mod steer;
 
 pub use hub::{ChatHub, ChatHubConfig, ChatHubSpawner};
 pub use interrupt::{InterruptAim, InterruptIntent, TurnInterrupt};
+pub use marks::{ChatMark, SendMarks};
 pub use observation::{
     CHAT_HUB, ChatCommand, ChatHubMsg, ChatObservation, ChatSlot, Reconciliation, RestoredSend,
     ResumeStanding, SendOutcome, SendStep, TurnControlEvent, UnknownCause, UnknownWindow,

@@ -106,6 +106,11 @@ pub enum ChatCommand {
     LoadOlder { keeper: String },
     /// Reconcile an exact request id with §4.4 (a send that ended "outcome unknown").
     Reconcile { keeper: String, request_id: String },
+    /// Record a fact about a send durably by its request id (C-65).
+    Mark {
+        request_id: String,
+        mark: super::ChatMark,
+    },
 }
 
 /// The hub's mailbox: control like every source, and the chat commands of the view.
@@ -146,6 +151,8 @@ pub struct RestoredSend {
     /// Not live: what it is now — not sent (an earlier run stopped before it left) or outcome
     /// unknown (it may have left, or ended unknown here). Never resent.
     pub now: Option<SaveClass>,
+    /// What this client recorded about it since (C-65: read back, never learned again).
+    pub marks: super::SendMarks,
 }
 
 /// Why a send's outcome is unknown (§11: the request may have had an effect).

@@ -92,6 +92,12 @@ pub enum ChatEffect {
     /// A send of this chat ended "outcome unknown": its chat source reconciles the exact
     /// request id (§4.4); nothing is resent.
     Reconcile { keeper: String, request_id: String },
+    /// Record a fact about a send durably (C-65: a text given back to the draft is never
+    /// given back again, after a reopen or a restart either).
+    Mark {
+        request_id: String,
+        mark: crate::actors::chat::ChatMark,
+    },
     /// A `/steer` input was accepted as queued: ask that it run next (§14.14).
     Steer { keeper: String, request_id: String },
     /// An acceptance's interactive block carried a fresh chat control token (§14.15).
@@ -238,8 +244,29 @@ impl ChatPane {
             .find(|(_, s)| s.may_take_back())?;
         send.taken_back = true;
         let (id, text) = (id.clone(), send.text.to_string());
+        self.effects.push(ChatEffect::Mark {
+            request_id: id.clone(),
+            mark: crate::actors::chat::ChatMark::DraftReturned,
+        });
         self.sync_entry(&id);
         Some(text)
+    }
+
+    /// Gives a send's text back to its chat's draft, once: the fact is recorded durably, so a
+    /// reopen or a restart never gives it back again (C-65).
+    fn give_back(&mut self, request_id: &str, text: String) {
+        let Some(workspace) = &self.workspace else {
+            return;
+        };
+        self.effects.push(ChatEffect::RestoreDraft {
+            workspace: workspace.0.clone(),
+            keeper: self.keeper.clone(),
+            text,
+        });
+        self.effects.push(ChatEffect::Mark {
+            request_id: request_id.to_string(),
+            mark: crate::actors::chat::ChatMark::DraftReturned,
+        });
     }
 
     /// The request id (and its last attempt) of a send taken back with exactly `text`: sent

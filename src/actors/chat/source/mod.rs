@@ -9,8 +9,9 @@
 //! - Restore: the unsettled chat-send rows of this Keeper and workspace. A row this session
 //!   wrote and still runs is live (its ticket is rebuilt from the row, so the reopened chat
 //!   admits the rest of its steps); a row an earlier run left `written` is "not sent", any
-//!   other is "outcome unknown", durably, and reconciled by its exact request id. Never
-//!   resent.
+//!   other is "outcome unknown", durably, and reconciled by its exact request id — unless an
+//!   earlier reconciliation already ended it for good (`super::marks`: not recorded after the
+//!   window, or no §4.4 route), which is read back, not asked again. Never resent.
 //! - Reconcile: one slot per request id; a demand while one is in flight shares it. A record
 //!   still queued or running, or unreadable, is re-checked after `recheck_after`, at most
 //!   `max_rechecks` times (an explicit `Reconcile` always runs). A 404 inside the unknown
@@ -280,7 +281,11 @@ impl ChatSourceState {
         let unknown: Vec<String> = match &ret.result {
             Ok(ChatObservation::Restored { sends }) => sends
                 .iter()
-                .filter(|s| s.now == Some(SaveClass::OutcomeUnknown))
+                // C-65: one reconciled as far as the server allows is not asked again.
+                .filter(|s| {
+                    s.now == Some(SaveClass::OutcomeUnknown)
+                        && s.marks.settled_reconciliation().is_none()
+                })
                 .map(|s| s.request_id.clone())
                 .collect(),
             _ => Vec::new(),

@@ -3,6 +3,7 @@
 //! restore of this Keeper's unsettled sends (durably classed "not sent" or "outcome unknown",
 //! never resent), and the reconciliation of one exact request id (§4.4).
 
+use super::super::SendMarks;
 use super::super::observation::{
     ChatObservation, ChatSlot, Reconciliation, RestoredSend, UnknownWindow,
 };
@@ -88,14 +89,17 @@ fn restore_rows(
     keeper: &str,
     workspace: &str,
 ) -> Result<Vec<RestoredSend>, crate::outbox::OutboxError> {
+    let rows = outbox.chat_sends(keeper, workspace)?;
+    let ids: Vec<&str> = rows.iter().map(|r| r.intent_key.as_str()).collect();
+    let marks = outbox.chat_marks(&ids)?;
     let mut sends = Vec::new();
-    for row in outbox.chat_sends(keeper, workspace)? {
+    for row in &rows {
         let Ok(intent) = serde_json::from_str::<crate::actors::chat::ChatSendIntent>(&row.intent)
         else {
             tracing::warn!(target: "masc_tui::chat", "stored send unreadable");
             continue;
         };
-        let live = live_ticket(&row, outbox.session(), keeper);
+        let live = live_ticket(row, outbox.session(), keeper);
         let now = match &live {
             Some(_) => None,
             None => {
@@ -109,12 +113,17 @@ fn restore_rows(
                 Some(class)
             }
         };
+        let marks = marks
+            .get(&intent.request_id)
+            .map(|m| SendMarks::read(m))
+            .unwrap_or_default();
         sends.push(RestoredSend {
             request_id: intent.request_id,
             text: intent.text,
             stored: row.state,
             live,
             now,
+            marks,
         });
     }
     Ok(sends)
@@ -172,10 +181,18 @@ pub(super) fn reconcile_reader(
                     class: e.class().to_string(),
                 },
             };
-            if let (Some(outbox), Some((state, reason))) = (outbox, result.save_state()) {
+            let (state, mark) = (result.save_state(), result.mark());
+            if let Some(outbox) = outbox.filter(|_| state.is_some() || mark.is_some()) {
                 let rid = id.clone();
                 let written = tokio::task::spawn_blocking(move || {
-                    outbox.save_state(&rid, state, Some(reason))
+                    if let Some((state, reason)) = state {
+                        outbox.save_state(&rid, state, Some(reason))?;
+                    }
+                    // C-65: nothing more will confirm it; a reopen reads this, never asks again.
+                    if let Some(mark) = mark {
+                        outbox.chat_mark(&rid, mark.name(), mark.value().as_deref())?;
+                    }
+                    Ok::<_, crate::outbox::OutboxError>(())
                 })
                 .await;
                 if !matches!(written, Ok(Ok(_))) {

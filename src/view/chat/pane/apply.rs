@@ -1,6 +1,6 @@
 //! Admitted chat observations applied to the open chat: history pages, restores, reconciliations.
 
-use super::{AutonomousTurns, ChatEffect, ChatPane, HistoryState, PendingSend, SendPhase};
+use super::{AutonomousTurns, ChatPane, HistoryState, PendingSend, SendPhase};
 use crate::actors::chat::{
     ChatObservation, ChatSlot, Reconciliation, RestoredSend, SendOutcome, SendStep,
 };
@@ -215,16 +215,14 @@ impl ChatPane {
             }),
             (None, _) => SendPhase::Restored,
         };
+        // C-65: the composer gets a text back once; a draft given back before (by a refusal,
+        // or `Ctrl-O`) is what the operator left or cleared since, never overwritten.
         if let SendPhase::Ended(outcome) = &phase
             && outcome.keeps_draft()
             && !self.sends.contains_key(&restored.request_id)
-            && let Some(workspace) = &self.workspace
+            && !restored.marks.draft_returned
         {
-            self.effects.push(ChatEffect::RestoreDraft {
-                workspace: workspace.0.clone(),
-                keeper: self.keeper.clone(),
-                text: restored.text.clone(),
-            });
+            self.give_back(&restored.request_id, restored.text.clone());
         }
         let entry = self
             .sends
@@ -233,6 +231,12 @@ impl ChatPane {
         if !matches!(entry.phase, SendPhase::Ended(_)) {
             entry.phase = phase;
         }
+        // Reconciled as far as the server allows in an earlier open or run: read back, not
+        // asked again (the source does not reconcile it).
+        if entry.reconciliation.is_none() {
+            entry.reconciliation = restored.marks.settled_reconciliation();
+        }
+        entry.taken_back |= restored.marks.draft_returned;
         self.sync_entry(&restored.request_id);
     }
 

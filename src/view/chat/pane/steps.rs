@@ -18,6 +18,7 @@ impl ChatPane {
             return;
         };
         let mut promote = false;
+        let mut give_back = None;
         match step {
             SendStep::Written => send.phase = SendPhase::Written,
             SendStep::Sending => send.phase = SendPhase::Sending,
@@ -90,11 +91,7 @@ impl ChatPane {
                     SendOutcome::Completed { .. } | SendOutcome::Failed { .. } => promote = true,
                     SendOutcome::Replayed { state } => promote = *state != OperationState::Queued,
                     SendOutcome::NotSent { .. } | SendOutcome::NotApplied { .. } => {
-                        self.effects.push(ChatEffect::RestoreDraft {
-                            workspace,
-                            keeper,
-                            text: send.text.to_string(),
-                        });
+                        give_back = Some(send.text.to_string());
                     }
                     SendOutcome::OutcomeUnknown { cause, .. } => {
                         self.effects.push(ChatEffect::Reconcile {
@@ -145,6 +142,9 @@ impl ChatPane {
         }
         if promote {
             send.promoted = true;
+        }
+        if let Some(text) = give_back {
+            self.give_back(request_id, text);
         }
         self.sync_entry(request_id);
     }

@@ -424,6 +424,12 @@ pub fn after_observed(ui: &mut Ui, fx: &mut Effects<'_>) -> bool {
     crate::view::chat::approvals::sync(&model.decisions, pane);
     let effects = pane.take_effects();
     let changed = released || !effects.is_empty();
+    apply_effects(ui, fx, effects);
+    changed
+}
+
+/// The open pane's side effects on UI state and on the chat hub.
+pub(super) fn apply_effects(ui: &mut Ui, fx: &mut Effects<'_>, effects: Vec<ChatEffect>) {
     for effect in effects {
         match effect {
             ChatEffect::RestoreDraft {
@@ -441,6 +447,9 @@ pub fn after_observed(ui: &mut Ui, fx: &mut Effects<'_>) -> bool {
             ChatEffect::Reconcile { keeper, request_id } => {
                 let _ = fx.cast(ChatCommand::Reconcile { keeper, request_id });
             }
+            ChatEffect::Mark { request_id, mark } => {
+                let _ = fx.cast(ChatCommand::Mark { request_id, mark });
+            }
             ChatEffect::ControlToken {
                 workspace,
                 keeper,
@@ -457,7 +466,6 @@ pub fn after_observed(ui: &mut Ui, fx: &mut Effects<'_>) -> bool {
             }
         }
     }
-    changed
 }
 
 fn roster_row<'a>(model: &'a Model, keeper: &str) -> Option<&'a KeeperRow> {

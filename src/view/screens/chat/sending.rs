@@ -61,7 +61,10 @@ pub(super) fn take_back(ui: &mut Ui, fx: &mut Effects<'_>, keeper: &str) -> Opti
                 .into(),
         );
     };
+    // Its durable mark (C-65): never given back again after a reopen or a restart.
+    let effects = pane.take_effects();
     restore_draft(ui, &workspace, keeper, plain_draft(text));
+    super::apply_effects(ui, fx, effects);
     Some(
         "the text is back in the draft — it may still arrive; sent unchanged it keeps its request id"
             .into(),

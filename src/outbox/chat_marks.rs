@@ -1,0 +1,106 @@
+//! What this client learned about a chat send after its save row settled, by request id
+//! (`chat_marks`): facts a reopened chat or a restarted process must read back rather than
+//! learn again (chat-screen.md C-65, C-44; protocol.md §4.4). A mark is written once: the first
+//! answer stays (a reconciliation that found nothing is not asked again; a text given back to
+//! the draft is never given back twice).
+
+use super::{Outbox, OutboxError, now_ms};
+use rusqlite::params;
+use std::collections::HashMap;
+
+pub(super) const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS chat_marks (
+    request_id TEXT NOT NULL,
+    mark TEXT NOT NULL,
+    value TEXT,
+    at_ms INTEGER NOT NULL,
+    PRIMARY KEY (request_id, mark)
+);";
+
+/// One stored mark: its name, its value (if it has one) and when it was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredMark {
+    pub mark: String,
+    pub value: Option<String>,
+    pub at_ms: i64,
+}
+
+impl Outbox {
+    /// Records `mark` for `request_id` unless it is already recorded (the first answer stays).
+    /// Returns whether it was written now.
+    pub fn chat_mark(
+        &self,
+        request_id: &str,
+        mark: &str,
+        value: Option<&str>,
+    ) -> Result<bool, OutboxError> {
+        let n = self.lock().execute(
+            "INSERT OR IGNORE INTO chat_marks (request_id, mark, value, at_ms)
+             VALUES (?1, ?2, ?3, ?4)",
+            params![request_id, mark, value, now_ms()],
+        )?;
+        Ok(n > 0)
+    }
+
+    /// The marks of each of `request_ids` that has any.
+    pub fn chat_marks(
+        &self,
+        request_ids: &[&str],
+    ) -> Result<HashMap<String, Vec<StoredMark>>, OutboxError> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(
+            "SELECT mark, value, at_ms FROM chat_marks WHERE request_id = ?1 ORDER BY at_ms, rowid",
+        )?;
+        let mut out = HashMap::new();
+        for id in request_ids {
+            let marks = stmt
+                .query_map(params![id], |r| {
+                    Ok(StoredMark {
+                        mark: r.get(0)?,
+                        value: r.get(1)?,
+                        at_ms: r.get(2)?,
+                    })
+                })?
+                .collect::<Result<Vec<_>, _>>()?;
+            if !marks.is_empty() {
+                out.insert((*id).to_string(), marks);
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::outbox::{OUTBOX_FILE, Outbox};
+
+    #[test]
+    fn c65_a_mark_is_written_once_and_read_back_after_a_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(OUTBOX_FILE);
+        let outbox = Outbox::open_path(&path).unwrap();
+        assert!(
+            outbox
+                .chat_mark("tui-1", "not_recorded", Some("39"))
+                .unwrap()
+        );
+        assert!(
+            !outbox
+                .chat_mark("tui-1", "not_recorded", Some("80"))
+                .unwrap()
+        );
+        assert!(outbox.chat_mark("tui-1", "draft_returned", None).unwrap());
+        drop(outbox);
+        let again = Outbox::open_path(&path).unwrap();
+        let marks = again.chat_marks(&["tui-1", "tui-2"]).unwrap();
+        assert!(!marks.contains_key("tui-2"));
+        let names: Vec<(&str, Option<&str>)> = marks["tui-1"]
+            .iter()
+            .map(|m| (m.mark.as_str(), m.value.as_deref()))
+            .collect();
+        assert_eq!(
+            names,
+            [("not_recorded", Some("39")), ("draft_returned", None)],
+            "the first answer stays"
+        );
+    }
+}
