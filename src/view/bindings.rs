@@ -132,6 +132,11 @@ pub const RING: Table = Table {
             &[Press::ch('L')],
             "saves journal: every save, its receipt and settle state, undo",
         ),
+        bind(
+            ":",
+            &[Press::ch(':')],
+            "command palette: go to a surface, pane or Keeper, or any key here by what it does",
+        ),
         bind("?", &[Press::ch('?')], "this help (Esc or ? closes)"),
         bind(
             "q q",

@@ -23,6 +23,7 @@ mod pty_journal;
 mod pty_keeper_create;
 mod pty_keeper_ops;
 mod pty_keeper_settings;
+mod pty_palette;
 mod pty_preparation_report;
 mod pty_proof_saves;
 mod pty_runtime;

@@ -45,6 +45,7 @@ mod view_keeper_detail;
 mod view_keeper_settings;
 mod view_keeper_unbind;
 mod view_mouse;
+mod view_palette;
 mod view_roster_reach;
 mod view_runtime;
 mod view_runtime_form;

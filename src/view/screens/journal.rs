@@ -153,7 +153,7 @@ impl Layer for JournalLayer {
                 cx.close();
                 return Handled::Passed;
             }
-            KeyCode::Char('q') | KeyCode::Char('?') => return Handled::Passed,
+            KeyCode::Char('q') | KeyCode::Char('?') | KeyCode::Char(':') => return Handled::Passed,
             KeyCode::Esc | KeyCode::Enter if self.detail => {
                 self.detail = false;
                 UiCommand::Repaint

@@ -17,6 +17,7 @@ pub mod keepers;
 pub mod layer;
 pub mod local;
 pub mod overview;
+pub mod palette;
 pub mod react;
 pub mod reaction;
 pub mod screen;

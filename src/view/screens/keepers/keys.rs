@@ -162,7 +162,7 @@ fn roster_len(roster: &RosterUi, model: &Model) -> usize {
 }
 
 /// Whether the server has Keepers the loaded page does not list (§4.1 `total`, `truncated`).
-fn beyond_page(model: &Model) -> bool {
+pub fn beyond_page(model: &Model) -> bool {
     model
         .keepers
         .roster
@@ -255,6 +255,70 @@ fn ask_by_name(roster: &mut RosterUi, model: &Model, name: String, page: usize) 
     UiCommand::send(KeeperDetailCommand::Watch {
         viewer: Viewer::Detail,
         keeper: name,
+    })
+}
+
+/// What a Keeper is opened on from outside the roster (the command palette's `keeper <name>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeeperOpen {
+    Chat,
+    Detail,
+}
+
+/// Selects the Keeper `name` and opens its chat or detail: a row of the loaded page is
+/// selected as a move would; a name beyond it is asked of the server as `/` then `Enter` asks
+/// (§14.7). `None` when the name is neither loaded nor reachable (the server has no more).
+pub fn open_named(
+    roster: &mut RosterUi,
+    model: &Model,
+    name: &str,
+    open: KeeperOpen,
+    page: usize,
+) -> Option<UiCommand> {
+    let loaded = model
+        .keepers
+        .roster
+        .fetched
+        .last()
+        .map_or(0, |o| o.value.rows.len());
+    let index =
+        (0..loaded).find(|&i| super::operations::row_name(model, i).as_deref() == Some(name));
+    let watch = match index {
+        Some(index) => {
+            let _ = select(roster, index, roster_len(roster, model), page);
+            None
+        }
+        None if beyond_page(model) => {
+            roster.search = Some(Search {
+                query: name.to_string(),
+                typing: false,
+            });
+            Some(ask_by_name(roster, model, name.to_string(), page))
+        }
+        None => return None,
+    };
+    let keeper = name.to_string();
+    let opened = match open {
+        KeeperOpen::Chat => UiCommand::local(ChatEvent::Open { keeper }),
+        KeeperOpen::Detail => {
+            roster.detail_open = true;
+            roster.detail = DetailUi {
+                keeper: Some(keeper.clone()),
+                ..DetailUi::default()
+            };
+            if watch.is_some() {
+                // The server look-up is the detail's own read of that Keeper.
+                return watch;
+            }
+            UiCommand::send(KeeperDetailCommand::Watch {
+                viewer: Viewer::Detail,
+                keeper,
+            })
+        }
+    };
+    Some(match watch {
+        Some(watch) => UiCommand::Many(vec![watch, opened]),
+        None => opened,
     })
 }
 
