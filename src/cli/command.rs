@@ -2,8 +2,8 @@
 //! that describe it — shell completions and the man page — generated from that same parser, so
 //! they never list a flag the binary does not take.
 
-use super::{decode, demo, doctor, final_check, serve, timeline, tui};
-use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use super::{config, decode, demo, doctor, final_check, serve, timeline, tui};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -55,6 +55,8 @@ pub enum Command {
     /// Check a live server endpoint by endpoint against the client's contract (reads only);
     /// exit 0 every served route decodes, 1 some fail, 2 unreachable or unauthorised.
     Doctor(doctor::Args),
+    /// The config file: `config check` validates it and prints what a session would resolve.
+    Config(config::check::ConfigArgs),
     /// Print a shell completion script (bash, zsh or fish) on stdout.
     Completions(CompletionsArgs),
     /// Print the man page (roff) on stdout, or write one page per command into a directory.
@@ -84,6 +86,21 @@ pub struct ManArgs {
     pub dir: Option<PathBuf>,
 }
 
+/// The process's command line, parsed (clap exits on a usage error), with each session
+/// argument's origin (command line or environment) kept for the config resolution.
+pub fn parse() -> Cli {
+    let matches = Cli::command().get_matches();
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit());
+    cli.tui.origins = config::Origins::of(&matches);
+    if let Some(Command::Config(config_args)) = &mut cli.command
+        && let Some((_, sub)) = matches.subcommand()
+        && let Some((_, check)) = sub.subcommand()
+    {
+        config_args.set_origins(config::Origins::of(check));
+    }
+    cli
+}
+
 /// Runs the parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
@@ -94,6 +111,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Some(Command::Timeline(a)) => timeline::run(a),
         Some(Command::FinalCheck(a)) => final_check::run(a),
         Some(Command::Doctor(a)) => doctor::run(a),
+        Some(Command::Config(a)) => config::check::run(a),
         Some(Command::Completions(a)) => {
             super::out::stdout().write_all(&completions(a.shell))?;
             Ok(0)
@@ -231,6 +249,16 @@ fn man_sections() -> roff::Roff {
                 "The state directory (outbox and its lock); as --state-dir.",
             ),
             (
+                "MASC_TUI_WORKSPACE, MASC_TUI_CONFIG, MASC_TUI_START",
+                "The named workspace, the config file and the start surface; as --workspace, \
+                 --config and --start.",
+            ),
+            (
+                "XDG_CONFIG_HOME",
+                "The config file is $XDG_CONFIG_HOME/masc-tui/config.toml (else \
+                 ~/.config/masc-tui/config.toml).",
+            ),
+            (
                 "XDG_STATE_HOME",
                 "State and traces go to $XDG_STATE_HOME/masc-tui (else ~/.local/state/masc-tui).",
             ),
@@ -254,6 +282,13 @@ fn man_sections() -> roff::Roff {
                 "<base>/.masc/auth/masc-tui.token",
                 "The token file read when neither --token nor MASC_TOKEN is given; masc-tui serve \
                  writes the token it requires there (0600).",
+            ),
+            (
+                "~/.config/masc-tui/config.toml",
+                "Named workspaces (url, token_file / token_env / token_command, base_path, \
+                 colour) and defaults (workspace, theme, lang, start); masc-tui config check \
+                 validates it. A token file, or a config file holding a token, that others may \
+                 read is refused.",
             ),
             (
                 "<base>/.masc/logs/masc-tui-<pid>.log",

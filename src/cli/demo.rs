@@ -122,6 +122,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             fault_drills: false,
             outbox,
             read_only,
+            start: super::tui::StartSurface::default(),
         };
         let outcome = super::tui::run_tui(cfg, options).await;
         // Before the server goes: a temporary workspace is removed with it, and the line must

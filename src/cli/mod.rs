@@ -4,6 +4,7 @@
 
 pub mod allocator;
 pub mod command;
+pub mod config;
 pub mod decode;
 pub mod demo;
 pub mod doctor;

@@ -5,9 +5,10 @@
 
 use crate::actors::contract::{EventSink, Inboxes};
 use crate::actors::supervisor::{RuntimeConfig, start_runtime};
-use crate::protocol::client::{ClientConfig, TokenSource, WorkspaceClient};
+use crate::protocol::client::{ClientConfig, WorkspaceClient};
 use crate::view::actor::{ViewArgs, spawn_view};
 use crate::view::keys::ExitCause;
+use crate::view::screens::Tab;
 use crate::view::terminal::modes::{TerminalGuard, install_panic_hook};
 use crate::view::terminal::presenter::sync_output_from_env;
 use crate::view::terminal::signals::signal_number;
@@ -25,22 +26,35 @@ use std::sync::{Arc, Mutex};
 /// Arguments of the run mode (flattened into the top-level command line).
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
-    /// Workspace server URL; default `http://$MASC_HOST:$MASC_HTTP_PORT`.
+    /// The named workspace of the config file to open (its url, token source, base path).
+    /// Without it: `--url`/`--host`, then `MASC_TUI_WORKSPACE`, then `MASC_HOST`, then the
+    /// file's `defaults.workspace`.
+    #[arg(long, env = "MASC_TUI_WORKSPACE", value_name = "NAME")]
+    pub workspace: Option<String>,
+    /// The config file (default `$XDG_CONFIG_HOME/masc-tui/config.toml`, else
+    /// `~/.config/masc-tui/config.toml`); named here, it must exist.
+    #[arg(long, env = "MASC_TUI_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Workspace server URL of an unnamed workspace (or overriding a named one's); default
+    /// `http://$MASC_HOST:$MASC_HTTP_PORT`.
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
-    /// Server host when `--url` is not given.
-    #[arg(long, env = "MASC_HOST", default_value = "127.0.0.1")]
-    pub host: String,
-    /// Server HTTP port when `--url` is not given.
-    #[arg(long, env = "MASC_HTTP_PORT", default_value_t = 8935)]
-    pub http_port: u16,
-    /// Bearer token. Without it the client reads `MASC_TOKEN`, then
-    /// `<base>/.masc/auth/masc-tui.token`, and re-reads on 401.
+    /// Server host when `--url` is not given [default: 127.0.0.1].
+    #[arg(long, env = "MASC_HOST")]
+    pub host: Option<String>,
+    /// Server HTTP port when `--url` is not given [default: 8935].
+    #[arg(long, env = "MASC_HTTP_PORT")]
+    pub http_port: Option<u16>,
+    /// Bearer token. Without it the client reads the named workspace's token source, or
+    /// `MASC_TOKEN`, then `<base>/.masc/auth/masc-tui.token`; it re-reads on 401.
     #[arg(long, value_name = "TOKEN")]
     pub token: Option<String>,
     /// The workspace base path this session expects the server to serve.
     #[arg(long, env = "MASC_BASE_PATH", value_name = "DIR")]
     pub base_path: Option<PathBuf>,
+    /// The surface in front at start [default: keepers].
+    #[arg(long, env = "MASC_TUI_START", value_enum, value_name = "SURFACE")]
+    pub start: Option<StartSurface>,
     /// Write stage traces (JSON lines) to this file.
     #[arg(long, value_name = "FILE")]
     pub trace_file: Option<PathBuf>,
@@ -63,6 +77,50 @@ pub struct Args {
     pub otlp: Option<String>,
     #[command(flatten)]
     pub look: Look,
+    /// Which of these came from the command line and which from the environment (filled by
+    /// `command::parse` from clap's matches; the config file sits below both).
+    #[arg(skip)]
+    pub origins: super::config::Origins,
+}
+
+/// The server host of an unnamed workspace when neither `--host` nor `MASC_HOST` gives one.
+pub const DEFAULT_HOST: &str = "127.0.0.1";
+/// The server port of an unnamed workspace when neither `--http-port` nor `MASC_HTTP_PORT`
+/// gives one.
+pub const DEFAULT_HTTP_PORT: u16 = 8935;
+
+/// The surface a session opens on (`--start`, `defaults.start`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum StartSurface {
+    Overview,
+    Work,
+    #[default]
+    Keepers,
+    Board,
+    System,
+}
+
+impl StartSurface {
+    pub fn tab(self) -> Tab {
+        match self {
+            Self::Overview => Tab::Overview,
+            Self::Work => Tab::Work,
+            Self::Keepers => Tab::Keepers,
+            Self::Board => Tab::Board,
+            Self::System => Tab::System,
+        }
+    }
+
+    /// The spelling of the flag and the config file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Overview => "overview",
+            Self::Work => "work",
+            Self::Keepers => "keepers",
+            Self::Board => "board",
+            Self::System => "system",
+        }
+    }
 }
 
 /// The colours a session paints with (`--theme`; `NO_COLOR` still wins).
@@ -72,6 +130,17 @@ pub enum ThemeName {
     Dark,
     Light,
     HighContrast,
+}
+
+impl ThemeName {
+    /// The spelling of the flag and the config file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Dark => "dark",
+            Self::Light => "light",
+            Self::HighContrast => "high-contrast",
+        }
+    }
 }
 
 impl From<ThemeName> for Palette {
@@ -87,10 +156,11 @@ impl From<ThemeName> for Palette {
 /// How the session looks and what it takes from the terminal: the theme and the mouse.
 #[derive(Debug, Clone, Copy, Default, clap::Args)]
 pub struct Look {
-    /// Colours for the terminal's background: dark, light or high-contrast. `NO_COLOR`
-    /// (non-empty) removes colour in every theme.
-    #[arg(long, env = "MASC_TUI_THEME", value_enum, default_value_t = ThemeName::Dark)]
-    pub theme: ThemeName,
+    /// Colours for the terminal's background: dark, light or high-contrast [default: dark, or
+    /// the config file's `defaults.theme`]. `NO_COLOR` (non-empty) removes colour in every
+    /// theme.
+    #[arg(long, env = "MASC_TUI_THEME", value_enum)]
+    pub theme: Option<ThemeName>,
     /// Leave the mouse to the terminal (its own selection and scrolling): no wheel scrolling and
     /// no clicks in masc-tui.
     #[arg(long)]
@@ -100,7 +170,7 @@ pub struct Look {
 impl Look {
     /// The theme: `NO_COLOR` / `MASC_TUI_FORCE_COLOR` from the environment, this palette.
     pub fn theme(&self) -> Theme {
-        Theme::from_env().with_palette(self.theme.into())
+        Theme::from_env().with_palette(self.theme.unwrap_or_default().into())
     }
 }
 
@@ -117,28 +187,8 @@ pub struct TuiOptions {
     pub outbox: crate::outbox::OutboxLocation,
     /// A read-only session's banner (`--read-only` on a held state directory).
     pub read_only: Option<String>,
-}
-
-impl Args {
-    /// The client configuration these arguments describe.
-    pub fn client_config(&self) -> anyhow::Result<ClientConfig> {
-        let url = match &self.url {
-            Some(url) => url.trim_end_matches('/').to_string(),
-            None => format!("http://{}:{}", self.host, self.http_port),
-        };
-        let mut cfg = ClientConfig::new(url);
-        cfg.strict_receipts = self.strict_receipts;
-        cfg.token = match &self.token {
-            Some(token) => TokenSource::Fixed(token.clone()),
-            None => TokenSource::EnvThenFile {
-                base_path: match &self.base_path {
-                    Some(p) => p.clone(),
-                    None => std::env::current_dir().context("current directory")?,
-                },
-            },
-        };
-        Ok(cfg)
-    }
+    /// The surface in front at start.
+    pub start: StartSurface,
 }
 
 /// `q q`.
@@ -163,7 +213,16 @@ pub fn exit_code(cause: &ExitCause) -> i32 {
 }
 
 /// Runs the TUI; returns the process exit code ([`exit_code`]).
-pub fn run(args: Args) -> anyhow::Result<i32> {
+pub fn run(mut args: Args) -> anyhow::Result<i32> {
+    // The configuration first: a malformed file or a missing workspace starts nothing.
+    let resolved = super::config::resolve(&args)?;
+    for note in &resolved.notes {
+        let _ = super::out::text(
+            &mut super::out::SafeStderr,
+            &format!("masc-tui: note: {note}"),
+        );
+    }
+    args.look.theme = Some(resolved.theme.value);
     // Claimed before anything else is opened or painted: a refused session leaves nothing
     // behind and prints its refusal on the terminal it was started from.
     let state = super::state::claim_as(args.state_dir.as_deref(), args.read_only)?;
@@ -173,20 +232,27 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     );
     let _trace = init_tracing(trace_file.as_deref(), args.otlp.as_deref())?;
     state.trace_unlocked();
-    let cfg = args.client_config()?;
+    let cfg = resolved.client_config(args.strict_receipts);
+    let base_path = resolved.base_path.as_ref().map(|b| b.value.clone());
     let options = TuiOptions {
         look: args.look,
-        expected_base_path: args.base_path.clone(),
+        expected_base_path: base_path.clone(),
         fault_drills: false,
         outbox: state.outbox.clone(),
         read_only: state.read_only.clone(),
+        start: resolved.start.value,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("tokio runtime")?;
-    let cause = runtime.block_on(run_tui(cfg, options))?;
-    write_exit_line(args.base_path.as_deref(), &cause);
+    let cause = runtime.block_on(async {
+        // A named workspace's token source must give a token (and a token file be
+        // owner-only) before the terminal is taken.
+        resolved.ensure_token().await?;
+        run_tui(cfg, options).await
+    })?;
+    write_exit_line(base_path.as_deref(), &cause);
     Ok(exit_code(&cause))
 }
 
@@ -216,6 +282,7 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
         observer: None,
         editor: None,
         read_only: options.read_only.clone(),
+        start: options.start.tab(),
     };
     let (view, view_done) = spawn_view(args).await.context("starting the view")?;
     let signal_cause: ExitCauseSlot = Arc::new(Mutex::new(None));
@@ -320,32 +387,6 @@ fn cut_cause(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Debug, Parser)]
-    struct Cli {
-        #[command(flatten)]
-        tui: Args,
-    }
-
-    #[test]
-    fn url_defaults_from_host_and_port() {
-        let cli = Cli::parse_from(["masc-tui", "--host", "10.0.0.2", "--http-port", "9000"]);
-        let cfg = cli.tui.client_config().unwrap();
-        assert_eq!(cfg.base_url, "http://10.0.0.2:9000");
-        let cli = Cli::parse_from([
-            "masc-tui",
-            "--url",
-            "http://h:1/",
-            "--token",
-            "t",
-            "--strict-receipts",
-        ]);
-        let cfg = cli.tui.client_config().unwrap();
-        assert_eq!(cfg.base_url, "http://h:1");
-        assert_eq!(cfg.token, TokenSource::Fixed("t".into()));
-        assert!(cfg.strict_receipts);
-    }
 
     #[test]
     fn issue16_exit_codes_tell_a_quit_from_a_signal_and_a_lost_terminal() {

@@ -6,6 +6,7 @@
 
 mod cli_conventions;
 mod cli_output;
+mod config_file;
 mod decode_cli;
 mod doctor_cli;
 mod fault_plan_docs;

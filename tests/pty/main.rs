@@ -12,6 +12,7 @@ mod pty_chat;
 mod pty_chat_batch;
 mod pty_chat_reopen;
 mod pty_chat_text;
+mod pty_config;
 mod pty_conflict;
 mod pty_connectors;
 mod pty_context;

@@ -91,6 +91,9 @@ pub struct DemoOptions {
     pub state_home: Option<std::path::PathBuf>,
     /// More arguments after the others.
     pub extra_args: Vec<&'static str>,
+    /// The text of the session's config file (`<tempdir>/config/masc-tui/config.toml`, mode
+    /// 0600). Without `connect`, the TUI then starts from that file alone (no `demo`).
+    pub config: Option<String>,
 }
 
 /// Where a TUI connects: a server's URL, token and base path.
@@ -206,8 +209,21 @@ impl PtySession {
                 "--base-path".into(),
                 to.base_path.clone(),
             ],
+            None if opts.config.is_some() => Vec::new(),
             None => vec!["demo".into()],
         };
+        if let Some(text) = &opts.config {
+            let path = dir
+                .path()
+                .join("config")
+                .join("masc-tui")
+                .join("config.toml");
+            std::fs::create_dir_all(path.parent().expect("config dir")).expect("config dir");
+            std::fs::write(&path, text).expect("config file");
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+                .expect("config mode");
+        }
         demo_args.push("--trace-file".into());
         demo_args.push(trace_file.display().to_string());
         let data_dir = opts.with_data_dir.then(|| {
@@ -262,6 +278,8 @@ impl PtySession {
         cmd.cwd(dir.path());
         cmd.env("TERM", "xterm-256color");
         cmd.env("XDG_STATE_HOME", &state_home);
+        // No operator's config file reaches a test session.
+        cmd.env("XDG_CONFIG_HOME", dir.path().join("config"));
         if opts.own_tmpdir {
             let tmp = dir.path().join("tmp");
             std::fs::create_dir_all(&tmp).expect("tmp dir");
@@ -275,6 +293,10 @@ impl PtySession {
             "MASC_HOST",
             "MASC_HTTP_PORT",
             "MASC_BASE_PATH",
+            "MASC_TUI_WORKSPACE",
+            "MASC_TUI_CONFIG",
+            "MASC_TUI_THEME",
+            "MASC_TUI_START",
             "RUST_LOG",
             "VISUAL",
             "EDITOR",

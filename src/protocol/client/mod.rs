@@ -41,7 +41,7 @@ pub use probe::{ProbeCredentials, ProbeResponse};
 pub(crate) use read::{check_receipt, is_warming_body};
 pub use stream::{SseEnd, SseOpenFailure, SseStream};
 pub(crate) use token::TokenState;
-pub use token::{sanitise_token, token_file};
+pub use token::{TokenFetchError, fetch_token, sanitise_token, token_file};
 
 use super::admission::AdmissionMode;
 use super::health::Health;
@@ -84,7 +84,19 @@ pub enum TokenSource {
     Fixed(String),
     /// `MASC_TOKEN`, then `<base>/.masc/auth/masc-tui.token`.
     EnvThenFile { base_path: std::path::PathBuf },
+    /// A named workspace's token file (config `token_file`); missing or unreadable is
+    /// unusable, never "no token": the operator configured one.
+    File(std::path::PathBuf),
+    /// A named workspace's environment variable (config `token_env`); unset is unusable.
+    Env(String),
+    /// A named workspace's token command (config `token_command`): its standard output, run
+    /// without a shell, stdin closed, bounded by [`TOKEN_COMMAND_TIMEOUT`]; a failure is
+    /// unusable.
+    Command(Vec<String>),
 }
+
+/// How long a token command may take before it is killed and its token counted unusable.
+pub const TOKEN_COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Debug, Clone)]
 pub struct ClientConfig {

@@ -84,6 +84,8 @@ pub struct ViewArgs<B: FrameSink> {
     pub editor: Option<crate::view::editor::EditorCommand>,
     /// A read-only session's banner (no outbox, no saves), shown in the header.
     pub read_only: Option<String>,
+    /// The surface in front at start (`--start`, the config file's `defaults.start`).
+    pub start: crate::view::screens::Tab,
 }
 
 impl<B: FrameSink> ViewArgs<B> {
@@ -98,6 +100,7 @@ impl<B: FrameSink> ViewArgs<B> {
             observer: None,
             editor: None,
             read_only: None,
+            start: Ui::default().tab,
         }
     }
 }
@@ -166,6 +169,7 @@ impl<B: FrameSink> Actor for ViewActor<B> {
         let presenter = Presenter::new(args.backend, args.sync_output);
         let ui = Ui {
             area: presenter.probe_size(),
+            tab: args.start,
             ..Ui::default()
         };
         let shown = screens::shown_sources(&ui);

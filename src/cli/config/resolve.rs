@@ -1,0 +1,410 @@
+//! A session's values from flags, the environment and the config file, each with where it
+//! came from (see the module above for the order and its one exception).
+
+use super::{ConfigError, ConfigFile, ConfigLocation, Lang, TokenSpec, readable_by_others};
+use crate::cli::tui::{Args, StartSurface, ThemeName};
+use crate::protocol::client::{ClientConfig, TokenSource, fetch_token};
+use clap::parser::ValueSource;
+use ratatui::style::Color;
+use std::fmt;
+use std::path::PathBuf;
+
+/// Where a resolved value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A command-line flag (its spelling).
+    Flag(&'static str),
+    /// An environment variable (its name).
+    Env(&'static str),
+    /// The config file: the line and the dotted key.
+    File { line: usize, key: String },
+    /// The built-in default.
+    Default,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Flag(flag) => write!(f, "flag {flag}"),
+            Self::Env(name) => write!(f, "env {name}"),
+            Self::File { line, key } => write!(f, "config line {line}, {key}"),
+            Self::Default => f.write_str("default"),
+        }
+    }
+}
+
+/// A value and where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sourced<T> {
+    pub value: T,
+    pub origin: Origin,
+}
+
+impl<T> Sourced<T> {
+    fn new(value: T, origin: Origin) -> Self {
+        Self { value, origin }
+    }
+
+    fn from_file(at: &super::At<T>) -> Self
+    where
+        T: Clone,
+    {
+        Self::new(
+            at.value.clone(),
+            Origin::File {
+                line: at.line,
+                key: at.key.clone(),
+            },
+        )
+    }
+}
+
+/// Whether each argument of a parsed command line came from the command line or the
+/// environment (clap's own record, kept from the matches: the parsed struct alone cannot tell).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origins(Vec<(String, ValueSource)>);
+
+impl Origins {
+    pub fn of(matches: &clap::ArgMatches) -> Self {
+        Self(
+            matches
+                .ids()
+                .filter_map(|id| {
+                    let id = id.as_str();
+                    matches
+                        .value_source(id)
+                        .map(|source| (id.to_string(), source))
+                })
+                .collect(),
+        )
+    }
+
+    /// The origin of a given argument: its recorded source, or (a struct built without the
+    /// matches, as in unit tests) the flag.
+    fn of_arg(&self, id: &str, flag: &'static str, env: &'static str) -> Origin {
+        match self.0.iter().find(|(i, _)| i == id).map(|(_, s)| *s) {
+            Some(ValueSource::EnvVariable) => Origin::Env(env),
+            Some(ValueSource::DefaultValue) => Origin::Default,
+            _ => Origin::Flag(flag),
+        }
+    }
+}
+
+/// Everything a session starts from, resolved.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// Where the file was looked for, and what it held (`None`: no file there).
+    pub location: ConfigLocation,
+    pub file: Option<ConfigFile>,
+    /// The named workspace, `None` for an unnamed one (`--url`, `MASC_HOST`, the default).
+    pub workspace: Option<Sourced<String>>,
+    pub url: Sourced<String>,
+    pub token: Sourced<TokenSource>,
+    pub base_path: Option<Sourced<PathBuf>>,
+    pub colour: Option<Sourced<Color>>,
+    pub theme: Sourced<ThemeName>,
+    pub lang: Sourced<Lang>,
+    pub start: Sourced<StartSurface>,
+    /// What the operator should know: ignored variables, an inline token.
+    pub notes: Vec<String>,
+}
+
+impl Resolved {
+    /// The client configuration of the resolved workspace.
+    pub fn client_config(&self, strict_receipts: bool) -> ClientConfig {
+        let mut cfg = ClientConfig::new(self.url.value.clone());
+        cfg.strict_receipts = strict_receipts;
+        cfg.token = self.token.value.clone();
+        cfg
+    }
+
+    /// Before a session starts: the named workspace's token source must give a token, and a
+    /// token file must be owner-only. An unnamed workspace keeps the client's own search
+    /// (`MASC_TOKEN`, then the workspace's token file, none found is no token).
+    pub async fn ensure_token(&self) -> Result<(), ConfigError> {
+        if let Some(name) = &self.workspace {
+            probe_token(&name.value, &self.token.value).await?;
+        }
+        Ok(())
+    }
+}
+
+/// The client's token source for a configured one.
+pub fn token_source_of(spec: &TokenSpec) -> TokenSource {
+    match spec {
+        TokenSpec::File(path) => TokenSource::File(path.clone()),
+        TokenSpec::Env(name) => TokenSource::Env(name.clone()),
+        TokenSpec::Command(argv) => TokenSource::Command(argv.clone()),
+        TokenSpec::Inline(token) => TokenSource::Fixed(token.clone()),
+    }
+}
+
+/// Reads a workspace's token once (a token file must be owner-only): the token, or `None`
+/// when none is configured.
+pub async fn probe_token(
+    workspace: &str,
+    source: &TokenSource,
+) -> Result<Option<String>, ConfigError> {
+    if let TokenSource::File(path) = source
+        && let Some((readers, mode)) = readable_by_others(path)
+    {
+        return Err(ConfigError::ExposedTokenFile {
+            workspace: workspace.to_string(),
+            path: path.clone(),
+            readers,
+            mode,
+        });
+    }
+    fetch_token(source)
+        .await
+        .map_err(|source| ConfigError::Token {
+            workspace: workspace.to_string(),
+            source,
+        })
+}
+
+/// The MASC connection variables a named workspace does not take.
+const CONNECTION_VARS: &[(&str, &str)] = &[
+    ("host", "MASC_HOST"),
+    ("http_port", "MASC_HTTP_PORT"),
+    ("base_path", "MASC_BASE_PATH"),
+];
+
+/// Resolves `args` against the config file (read from `--config`, `MASC_TUI_CONFIG` or the
+/// standard place).
+pub fn resolve(args: &Args) -> Result<Resolved, ConfigError> {
+    let origins = &args.origins;
+    let location = match &args.config {
+        Some(path) => ConfigLocation::Given(path.clone()),
+        None => ConfigLocation::standard()?,
+    };
+    let file = location.load()?;
+    let mut notes = Vec::new();
+
+    let from_env = |id: &str| {
+        origins
+            .0
+            .iter()
+            .any(|(i, s)| i == id && *s == ValueSource::EnvVariable)
+    };
+    let given = |id: &str, present: bool| present && !from_env(id);
+    let url_flag = given("url", args.url.is_some())
+        || given("host", args.host.is_some())
+        || given("http_port", args.http_port.is_some());
+    let host_env = from_env("host") || from_env("http_port");
+
+    // Which workspace: a flag beats the environment beats the file (module docs).
+    let asked = args.workspace.as_ref().map(|name| {
+        Sourced::new(
+            name.clone(),
+            origins.of_arg("workspace", "--workspace", "MASC_TUI_WORKSPACE"),
+        )
+    });
+    let named = match asked {
+        Some(ws) if matches!(ws.origin, Origin::Flag(_)) => Some(ws),
+        _ if url_flag => None,
+        Some(ws) => Some(ws),
+        None if host_env => {
+            if let Some(picked) = file.as_ref().and_then(|f| f.defaults.workspace.as_ref()) {
+                notes.push(format!(
+                    "defaults.workspace = {:?} not used: MASC_HOST or MASC_HTTP_PORT is set",
+                    picked.value
+                ));
+            }
+            None
+        }
+        None => file
+            .as_ref()
+            .and_then(|f| f.defaults.workspace.as_ref())
+            .map(Sourced::from_file),
+    };
+
+    let entry = match &named {
+        None => None,
+        Some(name) => {
+            let Some(config) = &file else {
+                return Err(ConfigError::NoConfigFile {
+                    name: name.value.clone(),
+                    origin: name.origin.to_string(),
+                    path: location.path().to_path_buf(),
+                });
+            };
+            match config.workspace(&name.value) {
+                Some(entry) => Some(entry),
+                None => {
+                    return Err(ConfigError::UnknownWorkspace {
+                        name: name.value.clone(),
+                        path: config.path.clone(),
+                        known: config.names(),
+                    });
+                }
+            }
+        }
+    };
+
+    let flag_url = || -> Option<Sourced<String>> {
+        if let Some(url) = &args.url {
+            return Some(Sourced::new(
+                url.trim_end_matches('/').to_string(),
+                origins.of_arg("url", "--url", "--url"),
+            ));
+        }
+        None
+    };
+    let host_port = |only_flags: bool| -> Option<Sourced<String>> {
+        let host_given = args.host.is_some() && !(only_flags && from_env("host"));
+        let port_given = args.http_port.is_some() && !(only_flags && from_env("http_port"));
+        if !host_given && !port_given {
+            return None;
+        }
+        let host = args
+            .host
+            .clone()
+            .filter(|_| host_given)
+            .unwrap_or_else(|| crate::cli::tui::DEFAULT_HOST.to_string());
+        let port = args
+            .http_port
+            .filter(|_| port_given)
+            .unwrap_or(crate::cli::tui::DEFAULT_HTTP_PORT);
+        let from_flag = (host_given && !from_env("host")) || (port_given && !from_env("http_port"));
+        let origin = if from_flag {
+            Origin::Flag("--host/--http-port")
+        } else {
+            Origin::Env("MASC_HOST/MASC_HTTP_PORT")
+        };
+        Some(Sourced::new(format!("http://{host}:{port}"), origin))
+    };
+
+    let (url, token, base_path, colour) = match entry {
+        Some(entry) => {
+            let name = &entry.name;
+            for (id, var) in CONNECTION_VARS {
+                if from_env(id) {
+                    notes.push(format!(
+                        "{var} is set but not used: workspace {name} takes it from its own table"
+                    ));
+                }
+            }
+            let url = flag_url()
+                .or_else(|| host_port(true))
+                .unwrap_or_else(|| Sourced::from_file(&entry.url));
+            let token = match (&args.token, &entry.token) {
+                (Some(token), _) => {
+                    Sourced::new(TokenSource::Fixed(token.clone()), Origin::Flag("--token"))
+                }
+                (None, Some(spec)) => {
+                    if matches!(spec.value, TokenSpec::Inline(_)) {
+                        notes.push(format!(
+                            "{} (line {}) is a token written in the config file: prefer token_file, \
+                             token_env or token_command",
+                            spec.key, spec.line
+                        ));
+                    }
+                    Sourced::new(
+                        token_source_of(&spec.value),
+                        Origin::File {
+                            line: spec.line,
+                            key: spec.key.clone(),
+                        },
+                    )
+                }
+                (None, None) => {
+                    notes.push(format!(
+                        "workspace {name} configures no token: requests go without one"
+                    ));
+                    Sourced::new(TokenSource::None, Origin::Default)
+                }
+            };
+            if std::env::var_os("MASC_TOKEN").is_some() && args.token.is_none() {
+                notes.push(format!(
+                    "MASC_TOKEN is set but not used: workspace {name} has its own token source \
+                     (a token is only sent to the server it is configured for)"
+                ));
+            }
+            let base_path = match &args.base_path {
+                Some(path) if !from_env("base_path") => {
+                    Some(Sourced::new(path.clone(), Origin::Flag("--base-path")))
+                }
+                _ => entry.base_path.as_ref().map(Sourced::from_file),
+            };
+            let colour = entry.colour.as_ref().map(Sourced::from_file);
+            (url, token, base_path, colour)
+        }
+        None => {
+            let url = flag_url().or_else(|| host_port(false)).unwrap_or_else(|| {
+                Sourced::new(
+                    format!(
+                        "http://{}:{}",
+                        crate::cli::tui::DEFAULT_HOST,
+                        crate::cli::tui::DEFAULT_HTTP_PORT
+                    ),
+                    Origin::Default,
+                )
+            });
+            let base_path = args.base_path.as_ref().map(|path| {
+                Sourced::new(
+                    path.clone(),
+                    origins.of_arg("base_path", "--base-path", "MASC_BASE_PATH"),
+                )
+            });
+            let token = match &args.token {
+                Some(token) => {
+                    Sourced::new(TokenSource::Fixed(token.clone()), Origin::Flag("--token"))
+                }
+                None => {
+                    let search_base = match &base_path {
+                        Some(p) => p.value.clone(),
+                        None => std::env::current_dir().map_err(|source| ConfigError::Read {
+                            path: PathBuf::from("."),
+                            source,
+                        })?,
+                    };
+                    Sourced::new(
+                        TokenSource::EnvThenFile {
+                            base_path: search_base,
+                        },
+                        Origin::Default,
+                    )
+                }
+            };
+            (url, token, base_path, None)
+        }
+    };
+
+    let defaults = file
+        .as_ref()
+        .map(|f| f.defaults.clone())
+        .unwrap_or_default();
+    let theme = match args.look.theme {
+        Some(theme) => Sourced::new(theme, origins.of_arg("theme", "--theme", "MASC_TUI_THEME")),
+        None => defaults.theme.as_ref().map_or_else(
+            || Sourced::new(ThemeName::default(), Origin::Default),
+            Sourced::from_file,
+        ),
+    };
+    let start = match args.start {
+        Some(start) => Sourced::new(start, origins.of_arg("start", "--start", "MASC_TUI_START")),
+        None => defaults.start.as_ref().map_or_else(
+            || Sourced::new(StartSurface::default(), Origin::Default),
+            Sourced::from_file,
+        ),
+    };
+    let lang = defaults.lang.as_ref().map_or_else(
+        || Sourced::new(Lang::default(), Origin::Default),
+        Sourced::from_file,
+    );
+
+    Ok(Resolved {
+        location,
+        file,
+        workspace: named,
+        url,
+        token,
+        base_path,
+        colour,
+        theme,
+        lang,
+        start,
+        notes,
+    })
+}
