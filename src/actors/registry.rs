@@ -182,21 +182,11 @@ mod tests {
         use crate::actors::connectors::ConnectorsSlot;
         use crate::actors::decisions::DecisionsSlot;
         use crate::actors::keepers::KeepersSlot;
-        use crate::actors::keepers::ops::KeeperOpSlot;
         use crate::actors::runtime::RuntimeSlot;
-        use crate::actors::saves::SaveId;
         use crate::actors::tools::ToolsSlot;
         use crate::actors::work::WorkSlot;
         let mut kinds = Vec::new();
-        kinds.extend(owner_of(&[
-            KeepersSlot::Roster,
-            KeepersSlot::Op(KeeperOpSlot::Sandbox(SaveId("save-1".into()))),
-            KeepersSlot::Op(KeeperOpSlot::Assignment(SaveId("save-1".into()))),
-            KeepersSlot::Op(KeeperOpSlot::Lifecycle(SaveId("save-1".into()))),
-            KeepersSlot::Op(KeeperOpSlot::Settings(SaveId("save-1".into()))),
-            KeepersSlot::Op(KeeperOpSlot::Create(SaveId("save-1".into()))),
-            KeepersSlot::Settings,
-        ]));
+        kinds.extend(owner_of(&[KeepersSlot::Roster, KeepersSlot::Settings]));
         kinds.extend(owner_of(&[crate::actors::keepers::WaitingSlot::Inventory]));
         {
             use crate::actors::keeper_detail::KeeperDetailSlot as D;
@@ -217,14 +207,11 @@ mod tests {
             WorkSlot::TaskHistory("t".into()),
             WorkSlot::TaskHistoryLegacy("t".into()),
             WorkSlot::GoalTimeline("g".into()),
-            WorkSlot::GoalTransition(crate::actors::saves::SaveId("save-6".into())),
         ]));
         kinds.extend(owner_of(&[
             BoardSlot::Posts,
             BoardSlot::Census,
             BoardSlot::Post("p".into()),
-            BoardSlot::Compose(crate::actors::saves::SaveId("save-4".into())),
-            BoardSlot::Vote(crate::actors::saves::SaveId("save-5".into())),
         ]));
         kinds.extend(owner_of(&[
             ToolsSlot::ToolsInventory,
@@ -233,17 +220,8 @@ mod tests {
             ToolsSlot::AsyncRequest("r".into()),
             ToolsSlot::KeeperSurface("k".into()),
         ]));
-        kinds.extend(owner_of(&[
-            RuntimeSlot::Catalogue,
-            RuntimeSlot::Config,
-            RuntimeSlot::Form(crate::actors::saves::SaveId("save-1".into())),
-            RuntimeSlot::Raw(crate::actors::saves::SaveId("save-1".into())),
-        ]));
-        kinds.extend(owner_of(&[
-            ConnectorsSlot::Status,
-            ConnectorsSlot::BindWrite(crate::actors::saves::SaveId("save-2".into())),
-            ConnectorsSlot::UnbindWrite(crate::actors::saves::SaveId("save-3".into())),
-        ]));
+        kinds.extend(owner_of(&[RuntimeSlot::Catalogue, RuntimeSlot::Config]));
+        kinds.extend(owner_of(&[ConnectorsSlot::Status]));
         let names = ConnectorsSlot::Names {
             connector: "discord".into(),
             scope: "channel".into(),
@@ -256,10 +234,7 @@ mod tests {
         kinds.extend(owner_of(&[
             DecisionsSlot::Approvals,
             DecisionsSlot::Asks,
-            DecisionsSlot::Decision(crate::actors::saves::SaveId("save-1".into())),
-            DecisionsSlot::Answer(crate::actors::saves::SaveId("save-2".into())),
             DecisionsSlot::HeldCalls,
-            DecisionsSlot::HeldCallDecision(crate::actors::saves::SaveId("save-3".into())),
         ]));
         let (ask, turn) = (
             crate::actors::asks::AskRef {
@@ -302,33 +277,17 @@ mod tests {
                     request_id: "r".into(),
                 },
             ),
-            (
-                "save:chat_send",
-                crate::actors::chat::ChatSlot::Send {
-                    keeper: "k".into(),
-                    request_id: "r".into(),
-                },
-            ),
-            (
-                "save:turn_interrupt",
-                crate::actors::chat::ChatSlot::Control {
-                    keeper: "k".into(),
-                    kind: "turn_interrupt",
-                    save_id: crate::actors::saves::SaveId("save-5".into()),
-                },
-            ),
-            (
-                "save:turn_steer",
-                crate::actors::chat::ChatSlot::Control {
-                    keeper: "k".into(),
-                    kind: "turn_steer",
-                    save_id: crate::actors::saves::SaveId("save-6".into()),
-                },
-            ),
         ] {
             assert!(slot.trace_name().starts_with(&format!("{kind}:")));
             kinds.push((kind.into(), slot.source()));
         }
+        // Every save kind's slot: the hub's one list names them; the hub checks, on each
+        // ticket it makes, that the kind's slot is its own and carries the kind's name.
+        kinds.extend(
+            crate::actors::saves::registry::KINDS
+                .iter()
+                .map(|k| (format!("save:{}", k.kind()), crate::actors::saves::SAVES)),
+        );
         let registry = sources(Duration::from_secs(5), &OutboxLocation::StateDir);
         for (name, owner) in &kinds {
             let listed: Vec<SourceKey> = registry

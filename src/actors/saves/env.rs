@@ -2,7 +2,7 @@
 //! ticket outside an operation (a refusal, a crash report, a restored row).
 
 use super::{SaveEvent, SaveHubMsg, SaveId, SaveKind, SaveStep, SubmitScope};
-use crate::actors::contract::{EventSink, GenerationBook, Inboxes, Outlet, Ticket};
+use crate::actors::contract::{EventSink, GenerationBook, Inboxes, Outlet, SlotKey, Ticket};
 use crate::outbox::Outbox;
 use crate::protocol::client::WorkspaceClient;
 use crate::timeline::stage;
@@ -32,6 +32,16 @@ impl SaveEnv {
         scope: &SubmitScope,
     ) -> Ticket<K::Slot> {
         let slot = K::slot(save_id, intent);
+        // The registry lists each kind's slot under the hub by the kind's name alone
+        // (`save:<kind>`), so every slot a kind makes must say the same.
+        debug_assert_eq!(slot.source(), super::SAVES, "{} slot's owner", K::KIND);
+        debug_assert!(
+            slot.trace_name() == format!("save:{}", K::KIND)
+                || slot.trace_name().starts_with(&format!("save:{}:", K::KIND)),
+            "{} slot's trace name {}",
+            K::KIND,
+            slot.trace_name()
+        );
         Ticket {
             generation: self.generations.counter(&slot).next(),
             slot,

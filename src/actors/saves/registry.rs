@@ -1,49 +1,53 @@
 //! The one list of save kinds. Everything that names the kinds is made from it: the save hub's
 //! slot trace names in the source registry (`save:<kind>`) and the kinds the hub reads back
 //! after a crash (their unsettled rows of an earlier run, posted as restored receipts once per
-//! workspace). A new save kind is its own file beside its surface plus one line in [`KINDS`];
+//! workspace). A new save kind is its own file beside its surface plus one line in
+//! [`with_save_kinds`];
 //! a test scans `src/` for every `impl SaveKind for` and fails when one is not listed here.
 
 use super::restore::{Listed, RegisteredKind};
-use crate::actors::board::compose::BoardPost;
-use crate::actors::board::vote::BoardVote;
-use crate::actors::chat::{ChatSend, TurnInterrupt, TurnSteer};
-use crate::actors::connectors::binding::{ConnectorBind, ConnectorUnbind};
-use crate::actors::decisions::approval::ApprovalDecision;
-use crate::actors::decisions::ask_answer::AskAnswer;
-use crate::actors::decisions::held_call::HeldCallDecision;
-use crate::actors::keepers::ops::{
-    assignment::AssignmentSave, create::CreateSave, lifecycle::LifecycleSave, sandbox::SandboxSave,
-    settings::SettingsSave,
-};
-use crate::actors::runtime::form::RuntimeForm;
-use crate::actors::runtime::raw::RuntimeRaw;
-use crate::actors::work::goal_transition::GoalTransition;
 use std::sync::OnceLock;
 
-/// Every save kind. `RESTORED`: the hub reads its unsettled rows back after a crash;
-/// `READ_BACK_BY_SURFACE`: its surface does (a chat reads its own sends back when it opens,
-/// because a chat shows only the Keeper it is open on).
-pub static KINDS: &[&dyn RegisteredKind] = &[
-    &Listed::<ApprovalDecision>::RESTORED,
-    &Listed::<ChatSend>::READ_BACK_BY_SURFACE,
-    &Listed::<RuntimeForm>::RESTORED,
-    &Listed::<RuntimeRaw>::RESTORED,
-    &Listed::<AskAnswer>::RESTORED,
-    &Listed::<SandboxSave>::RESTORED,
-    &Listed::<AssignmentSave>::RESTORED,
-    &Listed::<LifecycleSave>::RESTORED,
-    &Listed::<ConnectorBind>::RESTORED,
-    &Listed::<ConnectorUnbind>::RESTORED,
-    &Listed::<BoardPost>::RESTORED,
-    &Listed::<SettingsSave>::RESTORED,
-    &Listed::<TurnInterrupt>::RESTORED,
-    &Listed::<TurnSteer>::RESTORED,
-    &Listed::<CreateSave>::RESTORED,
-    &Listed::<HeldCallDecision>::RESTORED,
-    &Listed::<BoardVote>::RESTORED,
-    &Listed::<GoalTransition>::RESTORED,
-];
+/// The one list of save kinds, each with how the hub treats its unsettled rows after a crash:
+/// `RESTORED`, the hub reads them back; `READ_BACK_BY_SURFACE`, its surface does (a chat reads
+/// its own sends back when it opens, because a chat shows only the Keeper it is open on). A
+/// layer that keeps something per kind expands its own list from this one
+/// (`with_save_kinds!(its_list_macro)`): the hub's [`KINDS`] here, the view's stages in
+/// `view::save_path::kinds::ALL`. So a new kind is one line here, for every layer.
+macro_rules! with_save_kinds {
+    ($list:ident) => {
+        $list! {
+            $crate::actors::decisions::approval::ApprovalDecision => RESTORED,
+            $crate::actors::chat::ChatSend => READ_BACK_BY_SURFACE,
+            $crate::actors::runtime::form::RuntimeForm => RESTORED,
+            $crate::actors::runtime::raw::RuntimeRaw => RESTORED,
+            $crate::actors::decisions::ask_answer::AskAnswer => RESTORED,
+            $crate::actors::keepers::ops::sandbox::SandboxSave => RESTORED,
+            $crate::actors::keepers::ops::assignment::AssignmentSave => RESTORED,
+            $crate::actors::keepers::ops::lifecycle::LifecycleSave => RESTORED,
+            $crate::actors::connectors::binding::ConnectorBind => RESTORED,
+            $crate::actors::connectors::binding::ConnectorUnbind => RESTORED,
+            $crate::actors::board::compose::BoardPost => RESTORED,
+            $crate::actors::keepers::ops::settings::SettingsSave => RESTORED,
+            $crate::actors::chat::TurnInterrupt => RESTORED,
+            $crate::actors::chat::TurnSteer => RESTORED,
+            $crate::actors::keepers::ops::create::CreateSave => RESTORED,
+            $crate::actors::decisions::held_call::HeldCallDecision => RESTORED,
+            $crate::actors::board::vote::BoardVote => RESTORED,
+            $crate::actors::work::goal_transition::GoalTransition => RESTORED,
+        }
+    };
+}
+pub(crate) use with_save_kinds;
+
+macro_rules! hub_kinds {
+    ($($kind:ty => $treatment:ident),* $(,)?) => {
+        &[$(&Listed::<$kind>::$treatment),*]
+    };
+}
+
+/// Every save kind, as the hub sees it.
+pub static KINDS: &[&dyn RegisteredKind] = with_save_kinds!(hub_kinds);
 
 /// The kinds whose unsettled rows the hub reads back after a crash.
 pub fn restored() -> impl Iterator<Item = &'static dyn RegisteredKind> {

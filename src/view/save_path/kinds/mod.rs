@@ -1,6 +1,6 @@
 //! Every save kind's companion, by the surface that keeps its book. A new kind's companion is a
-//! few lines in its surface's file here (or a file of its own and one `mod` line), plus one line
-//! in [`ALL`] (a test holds it in step with the save hub's registry).
+//! few lines in its surface's file here (or a file of its own and one `mod` line); [`ALL`] is
+//! expanded from the save hub's one list of kinds.
 
 mod board;
 mod chat;
@@ -16,21 +16,7 @@ mod work;
 use super::journal::{self, JournalRow};
 use super::settle::SettleStep;
 use super::undo::Undo;
-use crate::actors::board::compose::BoardPost;
-use crate::actors::board::vote::BoardVote;
-use crate::actors::chat::{ChatSend, TurnInterrupt, TurnSteer};
-use crate::actors::connectors::binding::{ConnectorBind, ConnectorUnbind};
-use crate::actors::decisions::approval::ApprovalDecision;
-use crate::actors::decisions::ask_answer::AskAnswer;
-use crate::actors::decisions::held_call::HeldCallDecision;
-use crate::actors::keepers::ops::{
-    assignment::AssignmentSave, create::CreateSave, lifecycle::LifecycleSave, sandbox::SandboxSave,
-    settings::SettingsSave,
-};
-use crate::actors::runtime::form::RuntimeForm;
-use crate::actors::runtime::raw::RuntimeRaw;
 use crate::actors::saves::SaveId;
-use crate::actors::work::goal_transition::GoalTransition;
 use crate::view::model::Model;
 use std::collections::BTreeSet;
 use std::marker::PhantomData;
@@ -92,28 +78,15 @@ impl<K> Listed<K> {
     pub const VIEW: Self = Self(PhantomData);
 }
 
-/// Every save kind, as the view's stages after the receipt see it (the save hub's list is
-/// `actors::saves::registry::KINDS`; a test holds the two in step).
-pub static ALL: &[&dyn KindView] = &[
-    &Listed::<ApprovalDecision>::VIEW,
-    &Listed::<ChatSend>::VIEW,
-    &Listed::<RuntimeForm>::VIEW,
-    &Listed::<RuntimeRaw>::VIEW,
-    &Listed::<AskAnswer>::VIEW,
-    &Listed::<SandboxSave>::VIEW,
-    &Listed::<AssignmentSave>::VIEW,
-    &Listed::<LifecycleSave>::VIEW,
-    &Listed::<ConnectorBind>::VIEW,
-    &Listed::<ConnectorUnbind>::VIEW,
-    &Listed::<BoardPost>::VIEW,
-    &Listed::<SettingsSave>::VIEW,
-    &Listed::<TurnInterrupt>::VIEW,
-    &Listed::<TurnSteer>::VIEW,
-    &Listed::<CreateSave>::VIEW,
-    &Listed::<HeldCallDecision>::VIEW,
-    &Listed::<BoardVote>::VIEW,
-    &Listed::<GoalTransition>::VIEW,
-];
+macro_rules! view_kinds {
+    ($($kind:ty => $treatment:ident),* $(,)?) => {
+        &[$(&Listed::<$kind>::VIEW),*]
+    };
+}
+
+/// Every save kind, as the view's stages after the receipt see it: expanded from the save
+/// hub's one list (`actors::saves::registry::with_save_kinds`), so the two cannot differ.
+pub static ALL: &[&dyn KindView] = crate::actors::saves::registry::with_save_kinds!(view_kinds);
 
 /// The kind named `kind`, if listed.
 pub fn of(kind: &str) -> Option<&'static dyn KindView> {
