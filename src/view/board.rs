@@ -25,11 +25,10 @@ use crate::actors::board::compose::BoardPost;
 use crate::actors::board::vote::BoardVote;
 use crate::actors::board::{BOARD, BoardCommand, BoardObservation, BoardQuery, BoardSlot};
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
-use crate::actors::saves::{Receipt, SaveStep};
 use crate::protocol::board::{BoardPostDetail, BoardPostsPage, HearthCensus};
 use crate::protocol::outcome::SaveClass;
 use crate::protocol::routes::RouteFamily;
-use crate::view::saves::SaveBook;
+use crate::view::saves::books::save_books;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -66,13 +65,20 @@ pub struct BoardModel {
     pub posts: Slot<Arc<PostsObservation>>,
     pub census: Slot<Arc<HearthCensus>>,
     pub post: Option<OpenPost>,
-    /// Composed posts this session sent (or read back), each its own save (§8.4).
-    pub composed: SaveBook<BoardPost>,
-    /// Votes this session sent (or read back), each its own save (§15.6).
-    pub votes: SaveBook<BoardVote>,
-    /// A post was applied, or a vote may have been: the list, census and open post are read
-    /// again (the vote's score comes from the re-read, §15.6).
+    pub saves: BoardSaves,
+    /// A save ended that may have changed the Board: the list, census and open post are read
+    /// again (a vote's score comes from the re-read, §15.6).
     reread: bool,
+}
+
+save_books! {
+    /// The Board's saves this session sent (or read back), each its own save.
+    pub struct BoardSaves for BoardSlot, BoardObservation {
+        /// Composed posts (§8.4).
+        composed: BoardPost => Compose,
+        /// Votes on posts (§15.6).
+        votes: BoardVote => Vote,
+    }
 }
 
 impl Default for BoardModel {
@@ -89,8 +95,7 @@ impl BoardModel {
             posts: Slot::default(),
             census: Slot::default(),
             post: None,
-            composed: SaveBook::default(),
-            votes: SaveBook::default(),
+            saves: BoardSaves::default(),
             reread: false,
         }
     }
@@ -138,6 +143,9 @@ impl SurfaceModel for BoardModel {
     }
 
     fn dispatched(&mut self, ticket: &Ticket<BoardSlot>, gate: &EpochGate) -> bool {
+        if let Some(owned) = self.saves.dispatched(ticket) {
+            return owned;
+        }
         match &ticket.slot {
             BoardSlot::Posts => self.posts.dispatched(ticket, gate),
             BoardSlot::Census => self.census.dispatched(ticket, gate),
@@ -145,8 +153,7 @@ impl SurfaceModel for BoardModel {
                 Some(slot) => slot.dispatched(ticket, gate),
                 None => false,
             },
-            BoardSlot::Compose(id) => self.composed.dispatched(id, ticket),
-            BoardSlot::Vote(id) => self.votes.dispatched(id, ticket),
+            _ => false,
         }
     }
 
@@ -156,6 +163,10 @@ impl SurfaceModel for BoardModel {
         payload: &BoardObservation,
         gate: &EpochGate,
     ) -> Result<(), RejectReason> {
+        // A receipt is not gated by the epoch (a write already made): its own book.
+        if let Some(judged) = self.saves.judge(ticket, payload) {
+            return judged;
+        }
         match (&ticket.slot, payload) {
             (BoardSlot::Posts, BoardObservation::Posts(_)) => self.posts.judge(ticket, gate),
             (BoardSlot::Census, BoardObservation::Census(_)) => self.census.judge(ticket, gate),
@@ -170,17 +181,21 @@ impl SurfaceModel for BoardModel {
                     gate,
                 )
             }
-            // A receipt is not gated by the epoch (a write already made): its own book.
-            (BoardSlot::Compose(_), BoardObservation::Compose(event)) => {
-                self.composed.judge(ticket, event)
-            }
-            (BoardSlot::Vote(_), BoardObservation::Vote(event)) => self.votes.judge(ticket, event),
             _ => Err(RejectReason::UnknownSlot),
         }
     }
 
     /// Applies a judged observation to its own slot only (E-1, E-8).
     fn apply(&mut self, ticket: &Ticket<BoardSlot>, payload: BoardObservation, now: Instant) {
+        let payload = match self.saves.apply(payload) {
+            // Anything but "not sent" may have changed the Board: a composed post may be
+            // there, a vote may have moved the score (§15.12); read it again.
+            Ok(ended) => {
+                self.reread |= ended.is_some_and(|class| class != SaveClass::NotSent);
+                return;
+            }
+            Err(read) => read,
+        };
         match payload {
             BoardObservation::Posts(read) => {
                 let query = read.query;
@@ -199,27 +214,14 @@ impl SurfaceModel for BoardModel {
                     slot.apply_with(ticket, result, now, |v| v);
                 }
             }
-            BoardObservation::Compose(event) => {
-                if let SaveStep::Ended(r) = &event.step
-                    && Receipt::class(r) == SaveClass::Applied
-                {
-                    self.reread = true;
-                }
-                self.composed.apply(*event);
-            }
-            BoardObservation::Vote(event) => {
-                // Anything but "not sent" may have moved the score: read it again (§15.12).
-                if let SaveStep::Ended(r) = &event.step
-                    && Receipt::class(r) != SaveClass::NotSent
-                {
-                    self.reread = true;
-                }
-                self.votes.apply(*event);
-            }
+            _ => {}
         }
     }
 
     fn retired(&mut self, ticket: &Ticket<BoardSlot>) -> bool {
+        if let Some(owned) = self.saves.retired(ticket) {
+            return owned;
+        }
         match &ticket.slot {
             BoardSlot::Posts => self.posts.retired(ticket),
             // E-5: only the read that owns the slot can leave it unavailable.
@@ -234,8 +236,7 @@ impl SurfaceModel for BoardModel {
                 owned
             }
             BoardSlot::Post(id) => self.detail_for(id).is_some_and(|s| s.retired(ticket)),
-            BoardSlot::Compose(id) => self.composed.retired(id, ticket),
-            BoardSlot::Vote(id) => self.votes.retired(id, ticket),
+            _ => false,
         }
     }
 
@@ -244,7 +245,7 @@ impl SurfaceModel for BoardModel {
             BoardSlot::Posts => Some(&mut self.posts),
             BoardSlot::Census => Some(&mut self.census),
             BoardSlot::Post(id) => self.detail_for(id).map(|s| s as &mut dyn ReadSlot),
-            BoardSlot::Compose(_) | BoardSlot::Vote(_) => None,
+            _ => None,
         }
     }
 

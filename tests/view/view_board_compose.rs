@@ -58,6 +58,7 @@ fn settle(m: &mut Model, intent: PostIntent, receipt: <BoardPost as SaveKind>::R
     let id = SaveId::fresh();
     let workspace = sample::scope(1).workspace.0.clone();
     m.board
+        .saves
         .composed
         .submit(id.clone(), intent.clone(), workspace.clone());
     crate::rig::deliver(

@@ -78,6 +78,12 @@ pub trait SaveCompanion: SaveKind {
         None
     }
 
+    /// What a save of `intent` asked for, in a few words, where the object it was asked on is
+    /// already on screen ("vote up", "drop"): the newest save on an object is drawn with it.
+    fn asked(_intent: &Self::Intent) -> String {
+        Self::KIND.replace('_', " ")
+    }
+
     /// The notice for a refusal.
     fn refusal_words(refused: &Refused, _intent: &Self::Intent) -> String {
         refused.words(Self::BUSY)

@@ -15,6 +15,7 @@ use crate::protocol::outcome::SaveClass;
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant, SystemTime};
 
+pub mod books;
 pub mod journal;
 
 /// Where one save stands.

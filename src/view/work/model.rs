@@ -9,7 +9,6 @@
 use super::detail::{GoalDetailModel, PageOutcome, TaskDetailModel};
 use super::layout::RowLayouts;
 use crate::actors::contract::{Inbox, Inboxes, SourceKey, Ticket};
-use crate::actors::saves::{Receipt, SaveStep};
 use crate::actors::work::goal_transition::GoalTransition;
 use crate::actors::work::{
     GoalLinkedTasks, HistoryPageRead, PLANNING, TASK_LIST, WORK_DETAIL, WorkObservation, WorkSlot,
@@ -22,7 +21,7 @@ use crate::protocol::routes::RouteFamily;
 use crate::protocol::tasks::TaskList;
 use crate::view::admission::{EpochGate, ReadSlot, RejectReason, Slot};
 use crate::view::fetched::{FailureClass, Fetched, SlotFailure};
-use crate::view::saves::SaveBook;
+use crate::view::saves::books::save_books;
 use crate::view::surface::{SurfaceModel, not_served_of};
 use std::sync::Arc;
 use std::time::Instant;
@@ -46,10 +45,17 @@ pub struct WorkModel {
     pub goal: Option<GoalDetailModel>,
     /// Display rows laid out off the view actor.
     pub layouts: RowLayouts,
-    /// Goal actions this session sent (or read back), each its own save (§15.4).
-    pub transitions: SaveBook<GoalTransition>,
-    /// A goal action may have moved a goal: the rollup and the open goal are read again.
+    pub saves: WorkSaves,
+    /// A save may have moved a goal: the rollup and the open goal are read again.
     reread: bool,
+}
+
+save_books! {
+    /// The Work surface's saves this session sent (or read back), each its own save.
+    pub struct WorkSaves for WorkSlot, WorkObservation {
+        /// Goal actions (§15.4).
+        transitions: GoalTransition => GoalTransition,
+    }
 }
 
 /// a retry after a failure with no value stays `Failed` (its cause kept) with the retry
@@ -115,7 +121,7 @@ impl WorkModel {
             task: None,
             goal: None,
             layouts: RowLayouts::default(),
-            transitions: SaveBook::default(),
+            saves: WorkSaves::default(),
             reread: false,
         }
     }
@@ -286,6 +292,9 @@ impl SurfaceModel for WorkModel {
 
     /// A ticket of an object that is not open changes nothing.
     fn dispatched(&mut self, ticket: &Ticket<WorkSlot>, gate: &EpochGate) -> bool {
+        if let Some(owned) = self.saves.dispatched(ticket) {
+            return owned;
+        }
         match &ticket.slot {
             WorkSlot::Planning => self.planning.dispatched(ticket, gate),
             WorkSlot::TaskList => self.tasks.dispatched(ticket, gate),
@@ -318,7 +327,7 @@ impl SurfaceModel for WorkModel {
                 }
                 None => false,
             },
-            WorkSlot::GoalTransition(id) => self.transitions.dispatched(id, ticket),
+            _ => false,
         }
     }
 
@@ -330,11 +339,8 @@ impl SurfaceModel for WorkModel {
         gate: &EpochGate,
     ) -> Result<(), RejectReason> {
         // A receipt is not gated by the epoch (a write already made): its own book.
-        if let WorkSlot::GoalTransition(_) = &ticket.slot {
-            return match payload {
-                WorkObservation::GoalTransition(event) => self.transitions.judge(ticket, event),
-                _ => Err(RejectReason::UnknownSlot),
-            };
+        if let Some(judged) = self.saves.judge(ticket, payload) {
+            return judged;
         }
         let fits = matches!(
             (&ticket.slot, payload),
@@ -392,11 +398,19 @@ impl SurfaceModel for WorkModel {
                 ticket,
                 gate,
             ),
-            WorkSlot::GoalTransition(_) => Err(RejectReason::UnknownSlot),
+            _ => Err(RejectReason::UnknownSlot),
         }
     }
 
     fn apply(&mut self, ticket: &Ticket<WorkSlot>, payload: WorkObservation, now: Instant) {
+        let payload = match self.saves.apply(payload) {
+            // Anything but "not sent" may have moved the goal (§15.4: re-read §5.7).
+            Ok(ended) => {
+                self.reread |= ended.is_some_and(|class| class != SaveClass::NotSent);
+                return;
+            }
+            Err(read) => read,
+        };
         match payload {
             WorkObservation::Planning(result) => {
                 if let Ok(a) = &result
@@ -462,19 +476,14 @@ impl SurfaceModel for WorkModel {
                     }
                 }
             }
-            WorkObservation::GoalTransition(event) => {
-                // Anything but "not sent" may have moved the goal (§15.4: re-read §5.7).
-                if let SaveStep::Ended(r) = &event.step
-                    && Receipt::class(r) != SaveClass::NotSent
-                {
-                    self.reread = true;
-                }
-                self.transitions.apply(*event);
-            }
+            _ => {}
         }
     }
 
     fn retired(&mut self, ticket: &Ticket<WorkSlot>) -> bool {
+        if let Some(owned) = self.saves.retired(ticket) {
+            return owned;
+        }
         match &ticket.slot {
             WorkSlot::Planning => self.planning.retired(ticket),
             WorkSlot::TaskList => self.tasks.retired(ticket),
@@ -491,7 +500,7 @@ impl SurfaceModel for WorkModel {
             WorkSlot::GoalTimeline(id) => self
                 .goal_for(id)
                 .is_some_and(|g| retire_keeping_cause(&mut g.timeline, ticket)),
-            WorkSlot::GoalTransition(id) => self.transitions.retired(id, ticket),
+            _ => false,
         }
     }
 
@@ -510,7 +519,7 @@ impl SurfaceModel for WorkModel {
             WorkSlot::GoalTimeline(id) => self
                 .goal_for(id)
                 .map(|g| &mut g.timeline as &mut dyn ReadSlot),
-            WorkSlot::GoalTransition(_) => None,
+            _ => None,
         }
     }
 

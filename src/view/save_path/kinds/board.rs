@@ -12,7 +12,7 @@ use crate::view::save_path::{Change, Preview, SaveCompanion};
 use crate::view::saves::SaveEntry;
 
 impl SaveCompanion for BoardPost {
-    book_at!(board.composed);
+    book_at!(board.saves.composed);
     const BUSY: &'static str = "this draft is already being sent";
 
     fn undo(_model: &Model, _entry: &SaveEntry<Self>) -> Undo {
@@ -21,8 +21,12 @@ impl SaveCompanion for BoardPost {
 }
 
 impl SaveCompanion for BoardVote {
-    book_at!(board.votes);
+    book_at!(board.saves.votes);
     const BUSY: &'static str = "a vote on this post is already in flight";
+
+    fn asked(intent: &VoteIntent) -> String {
+        format!("vote {}", intent.direction.as_str())
+    }
 
     /// The open post's detail re-read shows the reader's own vote in that direction (§15.6:
     /// the score and `current_vote` come from the re-read, never from the reply).

@@ -2,7 +2,7 @@
 //! receipts judged against their re-reads (the settle stage), its saves as journal rows, and
 //! the undo its companion makes from a settled save.
 
-use super::{KindView, Listed};
+use super::{KindView, Listed, NewestSave};
 use crate::actors::saves::{Receipt, SaveId};
 use crate::protocol::outcome::SaveClass;
 use crate::view::model::Model;
@@ -11,6 +11,7 @@ use crate::view::save_path::journal::{JournalRow, Stage, cut, wall};
 use crate::view::save_path::settle::{Check, REREAD_AFTER, SettleStep};
 use crate::view::save_path::undo::Undo;
 use crate::view::saves::{SaveEntry, SavePhase, Settle};
+use std::any::TypeId;
 use std::time::{Instant, SystemTime};
 
 impl<K: SaveCompanion> KindView for Listed<K> {
@@ -33,6 +34,28 @@ impl<K: SaveCompanion> KindView for Listed<K> {
     fn undo(&self, model: &Model, save_id: &SaveId) -> Option<Undo> {
         let entry = K::kept(model)?.get(save_id)?;
         Some(undo_of::<K>(model, entry))
+    }
+
+    fn newest_on(
+        &self,
+        model: &Model,
+        surface: TypeId,
+        target: &str,
+        workspace: &str,
+    ) -> Option<NewestSave> {
+        if TypeId::of::<K::Slot>() != surface {
+            return None;
+        }
+        let entry = K::kept(model)?
+            .entries()
+            .rev()
+            .find(|e| e.workspace == workspace && K::target(&e.intent) == target)?;
+        Some(NewestSave {
+            submitted_at: entry.submitted_at,
+            asked: K::asked(&entry.intent),
+            words: entry.words(),
+            class: entry.phase.class(),
+        })
     }
 }
 

@@ -17,7 +17,9 @@ use super::journal::{self, JournalRow};
 use super::settle::SettleStep;
 use super::undo::Undo;
 use crate::actors::saves::SaveId;
+use crate::protocol::outcome::SaveClass;
 use crate::view::model::Model;
+use std::any::TypeId;
 use std::collections::BTreeSet;
 use std::marker::PhantomData;
 use std::time::Instant;
@@ -69,6 +71,35 @@ pub trait KindView: Sync {
     fn journal(&self, model: &Model, rows: &mut Vec<JournalRow>);
     /// The undo of save `save_id` of this kind, if the model keeps it ([`super::undo`]).
     fn undo(&self, model: &Model, save_id: &SaveId) -> Option<Undo>;
+    /// The newest save of this kind asked on `target` in `workspace`, if its receipts land in
+    /// a slot of type `surface`.
+    fn newest_on(
+        &self,
+        model: &Model,
+        surface: TypeId,
+        target: &str,
+        workspace: &str,
+    ) -> Option<NewestSave>;
+}
+
+/// The newest save asked on one object, as its screen draws it beside the object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewestSave {
+    pub submitted_at: Instant,
+    /// What it asked for ([`super::SaveCompanion::asked`]).
+    pub asked: String,
+    /// Where it stands, then what its re-read says (unsanitised).
+    pub words: String,
+    pub class: Option<SaveClass>,
+}
+
+/// The newest save of any kind whose receipts land in a `S` slot, asked on `target` in the
+/// current workspace: a surface draws it beside the object without naming the kinds.
+pub fn newest_on<S: 'static>(model: &Model, target: &str) -> Option<NewestSave> {
+    let scope = model.gate().current()?;
+    ALL.iter()
+        .filter_map(|k| k.newest_on(model, TypeId::of::<S>(), target, &scope.workspace.0))
+        .max_by_key(|n| n.submitted_at)
 }
 
 /// The [`KindView`] of kind `K`.
@@ -161,6 +192,73 @@ pub fn find_undo(model: &Model, kind: &str, save_id: &SaveId) -> Option<Undo> {
 mod tests {
     use super::*;
     use std::collections::BTreeSet;
+
+    /// A surface draws the newest save asked on an object without naming the kinds: the
+    /// newest of any kind whose receipts land in that surface's slot, in the current
+    /// workspace only, never another surface's save on an object of the same id.
+    #[test]
+    fn the_newest_save_on_an_object_is_the_surfaces_newest_in_this_workspace() {
+        use crate::actors::board::BoardSlot;
+        use crate::actors::board::compose::PostIntent;
+        use crate::actors::board::vote::VoteIntent;
+        use crate::actors::work::WorkSlot;
+        use crate::actors::work::goal_transition::TransitionIntent;
+        use crate::protocol::admission::AdmissionMode;
+        use crate::protocol::board_vote::VoteDirection;
+        use crate::protocol::goal_transition::GoalAction;
+        use crate::view::sample;
+        let mut m = Model::default();
+        assert_eq!(newest_on::<BoardSlot>(&m, "x"), None, "no workspace yet");
+        m.on_identity(sample::confirmed(1, AdmissionMode::Receipt));
+        let here = sample::scope(1).workspace.0;
+        let vote = |direction| VoteIntent {
+            post_id: "x".into(),
+            direction,
+        };
+        m.board
+            .saves
+            .votes
+            .submit(SaveId::fresh(), vote(VoteDirection::Up), here.clone());
+        // A Work save on a goal that happens to share the post's id: not the Board's.
+        m.work.saves.transitions.submit(
+            SaveId::fresh(),
+            TransitionIntent {
+                goal_id: "x".into(),
+                action: GoalAction::Drop,
+                note: None,
+            },
+            here.clone(),
+        );
+        // Another workspace's vote, submitted last: never shown here.
+        m.board.saves.votes.submit(
+            SaveId::fresh(),
+            vote(VoteDirection::Down),
+            "another-workspace".into(),
+        );
+        let board = newest_on::<BoardSlot>(&m, "x").expect("the vote");
+        assert_eq!(board.asked, "vote up");
+        assert_eq!(board.class, None, "not sent yet");
+        assert_eq!(
+            newest_on::<WorkSlot>(&m, "x").expect("the drop").asked,
+            "drop"
+        );
+        // A newer save of another Board kind on the same target wins.
+        m.board.saves.composed.submit(
+            SaveId::fresh(),
+            PostIntent {
+                title: "t".into(),
+                hearth: String::new(),
+                body: "b".into(),
+                draft_id: "x".into(),
+            },
+            here,
+        );
+        assert_eq!(
+            newest_on::<BoardSlot>(&m, "x").expect("the post").asked,
+            "board post"
+        );
+        assert_eq!(newest_on::<BoardSlot>(&m, "y"), None);
+    }
 
     /// The view lists every kind the save hub does, each once.
     #[test]

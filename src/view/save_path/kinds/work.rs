@@ -13,8 +13,12 @@ use crate::view::save_path::{Change, Preview, SaveCompanion};
 use crate::view::saves::SaveEntry;
 
 impl SaveCompanion for GoalTransition {
-    book_at!(work.transitions);
+    book_at!(work.saves.transitions);
     const BUSY: &'static str = "an action on this goal is already in flight";
+
+    fn asked(intent: &TransitionIntent) -> String {
+        intent.action.as_str().to_string()
+    }
 
     fn preview(model: &Model, intent: &TransitionIntent) -> Option<Preview> {
         let phase = model

@@ -80,7 +80,7 @@ impl Compose {
 /// The newest send of `draft_id` in the current workspace.
 pub fn latest<'m>(model: &'m Model, draft_id: &str) -> Option<&'m SaveEntry<BoardPost>> {
     let workspace = model.gate().current()?.workspace.0.clone();
-    model.board.composed.latest(draft_id, &workspace)
+    model.board.saves.composed.latest(draft_id, &workspace)
 }
 
 fn applied(model: &Model, c: &Compose) -> bool {

@@ -3,9 +3,11 @@
 //! yet the list row stands in for the head, labelled as such.
 
 use super::{BoardUi, shown_posts, unix_minute, when};
+use crate::actors::board::BoardSlot;
 use crate::protocol::board::{BoardComment, BoardPost, BoardPostDetail, PostKind};
 use crate::view::board::RenderedPost;
 use crate::view::model::Model;
+use crate::view::save_path::kinds::newest_on;
 use crate::view::screens::ProjectionCtx;
 use crate::view::screens::widgets::{annotation, no_value_line, receipt_tone};
 use crate::view::text::wrap;
@@ -181,8 +183,8 @@ fn cached_lines(
 }
 
 /// masc-tui's own vote on the open post as the detail read it (`current_vote` with
-/// `voter=masc-tui`, §15.6; "not reported" when the server sent none) and the newest vote it
-/// asked for on this post in this workspace, with where that vote stands.
+/// `voter=masc-tui`, §15.6; "not reported" when the server sent none), then the newest save
+/// asked on this post in this workspace (any Board kind), with where it stands.
 fn vote_line(model: &Model, detail: &BoardPostDetail, theme: Theme, width: usize) -> Line<'static> {
     let own = match &detail.own_vote {
         None => "not reported by the server".to_string(),
@@ -190,28 +192,12 @@ fn vote_line(model: &Model, detail: &BoardPostDetail, theme: Theme, width: usize
             .current
             .map_or_else(|| "none".to_string(), |d| d.as_str().to_string()),
     };
-    let post_id = &detail.post.id;
-    let newest = model.gate().current().and_then(|scope| {
-        model
-            .board
-            .votes
-            .entries()
-            .rev()
-            .find(|e| e.intent.post_id == *post_id && e.workspace == scope.workspace.0)
-    });
-    let (asked, tone) = match newest {
+    let (asked, tone) = match newest_on::<BoardSlot>(model, &detail.post.id) {
         None => (String::new(), Tone::Dim),
-        Some(e) => {
-            let tone = receipt_tone(e.phase.class());
-            (
-                format!(
-                    " · vote {}: {}",
-                    e.intent.direction.as_str(),
-                    sanitize(&e.words())
-                ),
-                tone,
-            )
-        }
+        Some(save) => (
+            format!(" · {}: {}", save.asked, sanitize(&save.words)),
+            receipt_tone(save.class),
+        ),
     };
     Line::styled(
         fit_width(

@@ -11,11 +11,13 @@
 
 use super::WorkUi;
 use super::state::detail_layout;
+use crate::actors::work::WorkSlot;
 use crate::actors::work::{ChainNext, HistoryChain};
 use crate::protocol::goals::{GoalDetailRead, Timeline, TimelineSeverity};
 use crate::protocol::tasks::LegacyTaskEvent;
 use crate::view::fetched::Fetched;
 use crate::view::model::Model;
+use crate::view::save_path::kinds::newest_on;
 use crate::view::screens::ProjectionCtx;
 use crate::view::screens::widgets::receipt_tone;
 use crate::view::screens::widgets::{
@@ -430,20 +432,14 @@ fn severity(s: TimelineSeverity) -> (&'static str, Tone) {
     }
 }
 
-/// The newest action masc-tui asked for on `goal_id` in this workspace (§15.4) and where it
-/// stands; the phase above is the Planning re-read's, never this receipt's guess.
+/// The newest save masc-tui asked on `goal_id` in this workspace (any Work kind: a Goal
+/// action, §15.4) and where it stands; the phase above is the Planning re-read's, never this
+/// receipt's guess.
 fn transition_line(model: &Model, goal_id: &str, theme: Theme) -> Option<Line<'static>> {
-    let scope = model.gate().current()?;
-    let e = model
-        .work
-        .transitions
-        .entries()
-        .rev()
-        .find(|e| e.intent.goal_id == goal_id && e.workspace == scope.workspace.0)?;
-    let tone = receipt_tone(e.phase.class());
+    let save = newest_on::<WorkSlot>(model, goal_id)?;
     Some(Line::styled(
-        format!("{}: {}", e.intent.action.as_str(), sanitize(&e.words())),
-        theme.style(tone),
+        format!("{}: {}", save.asked, sanitize(&save.words)),
+        theme.style(receipt_tone(save.class)),
     ))
 }
 
