@@ -9,7 +9,11 @@
 //! Run: `cargo bench --bench key_to_paint`. Prints p50 / p99 / max per key class and overall,
 //! and the process's CPU time over the keys. `K2P_TRACE=file` installs the session's tracing as
 //! the TUI does (the trace file); `K2P_TRACE=otlp` adds `--otlp` to an in-bench OTLP/HTTP
-//! collector on loopback (docs/timeline.md); unset, no subscriber at all.
+//! collector on loopback (docs/timeline.md); unset, no subscriber at all. `K2P_LIVE=off` (with a
+//! `K2P_TRACE`) leaves the live Sources view's aggregation out of the subscriber and its
+//! `source_stats` source out of the runtime, to measure what the live view costs. Between the
+//! roster and the chat, 100 `j`/`k` on System › sources (the live view on screen, its snapshot
+//! read every 2 s) are their own class, `sources`.
 //! `/health` is not stalled: a stalled probe would withdraw the workspace (G-6) and the screen
 //! would then show the withdrawal instead of the transcript.
 
@@ -19,6 +23,7 @@ use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::chat::{CHAT_HUB, ChatObservation, ChatSlot};
 use masc_tui::actors::contract::{EventSink, Inboxes, Outlet, Ticket};
 use masc_tui::actors::registry;
+use masc_tui::actors::source_stats::SOURCE_STATS;
 use masc_tui::actors::supervisor::{RuntimeConfig, start_runtime_with};
 use masc_tui::outbox::OutboxLocation;
 use masc_tui::protocol::admission::{AdmissionMode, ReadScope, WorkspaceId};
@@ -27,6 +32,7 @@ use masc_tui::protocol::client::{Admitted, ClientConfig, TokenSource, WorkspaceC
 use masc_tui::server::faults::FaultPlan;
 use masc_tui::server::store::scale::Scale;
 use masc_tui::server::{AuthMode, ServeOptions, start};
+use masc_tui::timeline::LiveAggregation;
 use masc_tui::view::actor::{ViewArgs, spawn_view};
 use masc_tui::view::msg::ViewMsg;
 use ratatui::backend::CrosstermBackend;
@@ -190,10 +196,15 @@ fn main() {
     let trace_dir = tempfile::tempdir().unwrap();
     let exports = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let collector = (trace_mode == "otlp").then(|| rt.block_on(sink_collector(exports.clone())));
+    let live = match std::env::var("K2P_LIVE").as_deref() {
+        Ok("off") => LiveAggregation::Off,
+        _ => LiveAggregation::On,
+    };
     let trace = (!trace_mode.is_empty()).then(|| {
-        masc_tui::timeline::init_tracing(
+        masc_tui::timeline::init_tracing_with(
             Some(trace_dir.path().join("trace.jsonl")),
             collector.as_deref(),
+            live,
         )
         .unwrap()
     });
@@ -234,6 +245,7 @@ fn main() {
         let sources = registry::sources(Duration::from_secs(5), &OutboxLocation::File(dir.path().join("outbox.sqlite3")))
             .into_iter()
             .filter(|s| s.key() != CHAT_HUB)
+            .filter(|s| live == LiveAggregation::On || s.key() != SOURCE_STATS)
             .collect();
         let runtime = start_runtime_with(
             client.clone(),
@@ -283,6 +295,18 @@ fn main() {
         for _ in 0..150 {
             press("k", key(KeyCode::Char('k')));
         }
+        // Keepers → Board → System › Runtime, `P` wraps to sources: the live view on screen.
+        for code in [KeyCode::Tab, KeyCode::Tab, KeyCode::Char('P')] {
+            view.cast(key(code)).unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        for i in 0..100 {
+            press("sources", key(KeyCode::Char(if i < 50 { 'j' } else { 'k' })));
+        }
+        for _ in 0..2 {
+            view.cast(key(KeyCode::BackTab)).unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
         // The chat of the selected (first) Keeper, with the transcript delivered as the hub
         // delivers a newest page.
         view.cast(key(KeyCode::Char('c'))).unwrap();
@@ -342,15 +366,19 @@ fn main() {
         "key → last byte of the frame, {} keys, 200×60, {ENTRIES}-entry transcript, every /api/v1 GET stalled:",
         timings.0.len()
     );
-    for class in ["j", "k", "PgUp", "PgDn", "typing", "all"] {
+    for class in ["j", "k", "sources", "PgUp", "PgDn", "typing", "all"] {
         timings.report(class);
     }
     println!(
-        "  tracing {:<5} process CPU over the keys {:.0} ms ({:.3} ms per key); OTLP exports received {}",
+        "  tracing {:<5} live view {:<3} process CPU over the keys {:.0} ms ({:.3} ms per key); OTLP exports received {}",
         if trace_mode.is_empty() {
             "none"
         } else {
             trace_mode.as_str()
+        },
+        match (trace_mode.is_empty(), live) {
+            (false, LiveAggregation::On) => "on",
+            _ => "off",
         },
         cpu.as_secs_f64() * 1e3,
         cpu.as_secs_f64() * 1e3 / timings.0.len().max(1) as f64,

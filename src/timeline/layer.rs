@@ -133,10 +133,29 @@ impl TraceGuard {
 }
 
 /// Installs the global subscriber writing to `path` (or [`default_trace_path`]) and, with an
-/// `otlp` URL, exporting every ticket as a span to that collector ([`super::otlp`]).
+/// `otlp` URL, exporting every ticket as a span to that collector ([`super::otlp`]); the live
+/// Sources view's aggregation ([`super::live`]) always.
 pub fn init_tracing(
     path: Option<PathBuf>,
     otlp: Option<&str>,
+) -> Result<TraceGuard, TracingInitError> {
+    init_tracing_with(path, otlp, LiveAggregation::On)
+}
+
+/// Whether the live Sources view's aggregation runs in the subscriber.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LiveAggregation {
+    On,
+    /// Only to measure what it costs (`benches/key_to_paint.rs`): the Sources view then shows
+    /// no source.
+    Off,
+}
+
+/// [`init_tracing`], choosing whether the live aggregation runs.
+pub fn init_tracing_with(
+    path: Option<PathBuf>,
+    otlp: Option<&str>,
+    live: LiveAggregation,
 ) -> Result<TraceGuard, TracingInitError> {
     let path = match path {
         Some(p) => p,
@@ -158,10 +177,11 @@ pub fn init_tracing(
         }))
     });
     // The live Sources view's aggregation takes stage events only, like the export.
-    let live_layer =
+    let live_layer = (live == LiveAggregation::On).then(|| {
         super::live::layer().with_filter(tracing_subscriber::filter::filter_fn(|meta| {
             meta.target() == TARGET
-        }));
+        }))
+    });
     let subscriber = tracing_subscriber::registry()
         .with(layer.with_filter(LevelFilter::INFO))
         .with(otlp_layer)

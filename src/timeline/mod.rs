@@ -29,5 +29,8 @@ pub mod svg;
 pub mod tickets;
 pub mod trace_lines;
 
-pub use layer::{TraceGuard, TracingInitError, default_trace_path, init_tracing};
+pub use layer::{
+    LiveAggregation, TraceGuard, TracingInitError, default_trace_path, init_tracing,
+    init_tracing_with,
+};
 pub use record::StageRecord;
