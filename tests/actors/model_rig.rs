@@ -64,6 +64,16 @@ impl ModelRig {
         faults: FaultPlan,
         sources: impl FnOnce(&std::path::Path) -> Vec<SourceEntry>,
     ) -> Self {
+        Self::start_after(faults, |_, _| {}, sources).await
+    }
+
+    /// [`ModelRig::start`], with `earlier_run` given the server and the outbox file before
+    /// the runtime starts (what an earlier run of the TUI left there).
+    pub async fn start_after(
+        faults: FaultPlan,
+        earlier_run: impl FnOnce(&RunningServer, &std::path::Path),
+        sources: impl FnOnce(&std::path::Path) -> Vec<SourceEntry>,
+    ) -> Self {
         let server = start(ServeOptions {
             faults,
             test_mode: true,
@@ -74,6 +84,7 @@ impl ModelRig {
         .unwrap();
         let dir = tempfile::tempdir().unwrap();
         let outbox_path = dir.path().join("outbox.sqlite3");
+        earlier_run(&server, &outbox_path);
         let (state, state_at) = crate::actor_support::scratch_outbox();
         let (tx, rx) = mpsc::unbounded_channel();
         let sink: Arc<dyn EventSink> = Arc::new(tx);
