@@ -121,6 +121,8 @@ const COLUMNS: &str = "save_id, kind, workspace, target, intent_key, intent, sta
 /// The rows a save of this kind is not settled in: still to be shown as pending, not sent or
 /// outcome unknown.
 const UNSETTLED: &str = "('written', 'sending', 'accepted', 'settled:outcome_unknown')";
+const SHOWN: &str = "('written', 'sending', 'accepted', 'settled:outcome_unknown', \
+     'settled:not_applied', 'settled:not_sent')";
 
 /// Adds the ticket columns to a `saves` table written before they existed.
 pub(super) fn add_ticket_columns(conn: &rusqlite::Connection) -> Result<(), OutboxError> {
@@ -275,11 +277,31 @@ impl Outbox {
     /// The chat sends to `keeper` in `workspace` not settled with a known outcome, oldest
     /// first (a chat shows them on open and reconciles the unknown ones).
     pub fn chat_sends(&self, keeper: &str, workspace: &str) -> Result<Vec<SaveRow>, OutboxError> {
+        self.chat_sends_in(keeper, workspace, UNSETTLED)
+    }
+
+    /// [`Outbox::chat_sends`] and the sends the server refused or that never left
+    /// (`settled:not_applied`, `settled:not_sent`): the server's history never holds them, so
+    /// a chat rebuilds their rows from here on every open (C-8: failure rows never fold).
+    pub fn chat_sends_shown(
+        &self,
+        keeper: &str,
+        workspace: &str,
+    ) -> Result<Vec<SaveRow>, OutboxError> {
+        self.chat_sends_in(keeper, workspace, SHOWN)
+    }
+
+    fn chat_sends_in(
+        &self,
+        keeper: &str,
+        workspace: &str,
+        states: &str,
+    ) -> Result<Vec<SaveRow>, OutboxError> {
         let conn = self.lock();
         let mut stmt = conn.prepare(&format!(
             "SELECT {COLUMNS} FROM saves
              WHERE kind = 'chat_send' AND workspace = ?1 AND target = ?2
-               AND state IN {UNSETTLED}
+               AND state IN {states}
              ORDER BY written_at_ms, rowid"
         ))?;
         let rows = stmt

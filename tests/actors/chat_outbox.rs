@@ -10,12 +10,10 @@
 //! with the same request id, it is reconciled by that exact id, and the server saw no second
 //! POST.
 
-use crate::chat_support::{STREAM, TOKEN, rig};
+use crate::chat_support::{STREAM, TOKEN, held_chat_posts, rig, token_server};
 use masc_tui::actors::chat::{ChatSendIntent, Reconciliation};
 use masc_tui::outbox::{Outbox, SaveRowState};
 use masc_tui::protocol::outcome::SaveClass;
-use masc_tui::server::faults::FaultPlan;
-use masc_tui::server::{AuthMode, ServeOptions, start};
 use masc_tui::view::screens::chat::SendPhase;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -62,17 +60,7 @@ async fn child_sends_then_waits() {
 
 #[tokio::test]
 async fn outbox_survives_a_kill_between_written_and_confirmed() {
-    let held = format!(
-        r#"{{"rules":[{{"match":{{"method":"POST","path":"{STREAM}"}},"fault":{{"delay_ms":600000}}}}]}}"#
-    );
-    let server = start(ServeOptions {
-        faults: FaultPlan::from_json(&held).unwrap(),
-        test_mode: true,
-        auth: AuthMode::Token(TOKEN.into()),
-        ..ServeOptions::default()
-    })
-    .await
-    .unwrap();
+    let server = token_server(held_chat_posts()).await;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("state").join("chat-outbox.sqlite3");
 

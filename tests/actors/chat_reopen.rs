@@ -5,32 +5,22 @@
 //! from the outbox's marks, without asking §4.4 again; and a text given back to the draft is
 //! never given back a second time (`Ctrl-O` once, across reopens and restarts).
 
-use crate::chat_support::{Rig, STREAM, TOKEN, rig};
-use masc_tui::actors::chat::{ChatCommand, ChatMark, Reconciliation, SendMarks};
+use crate::chat_support::{Rig, STREAM, TOKEN, held_chat_posts, rig, rig_with, token_server};
+use masc_tui::actors::chat::{
+    ChatCommand, ChatMark, ChatSourceConfig, Reconciliation, SendMarks, SendOutcome, UnknownWindow,
+};
+use masc_tui::protocol::client::ClientConfig;
+use masc_tui::server::RunningServer;
 use masc_tui::server::faults::FaultPlan;
-use masc_tui::server::{AuthMode, RunningServer, ServeOptions, start};
 use masc_tui::view::chat::UnknownStanding;
 use masc_tui::view::screens::chat::ChatEffect;
+use masc_tui::view::screens::chat::{HistoryState, SendPhase};
+use masc_tui::view::transcript::ScrollPosition;
 use std::path::Path;
 use std::time::Duration;
 
 const KEEPER: &str = "rondo";
 const TEXT: &str = "never recorded · 기록 없음";
-
-/// Every chat POST held far past the client's timeout and never handled: nothing recorded.
-async fn server_that_records_nothing() -> RunningServer {
-    let held = format!(
-        r#"{{"rules":[{{"match":{{"method":"POST","path":"{STREAM}"}},"fault":{{"delay_ms":600000}}}}]}}"#
-    );
-    start(ServeOptions {
-        faults: FaultPlan::from_json(&held).unwrap(),
-        test_mode: true,
-        auth: AuthMode::Token(TOKEN.into()),
-        ..ServeOptions::default()
-    })
-    .await
-    .unwrap()
-}
 
 fn gave_back(effects: &[ChatEffect], text: &str) -> usize {
     effects
@@ -98,7 +88,8 @@ fn marks(path: &Path, id: &str) -> SendMarks {
 
 #[tokio::test]
 async fn c65_a_send_never_recorded_is_not_reconciled_or_given_back_again_after_reopen_or_restart() {
-    let server = server_that_records_nothing().await;
+    // Every chat POST held far past the client's timeout and never handled: nothing recorded.
+    let server = token_server(held_chat_posts()).await;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("state").join("chat-outbox.sqlite3");
     let mut rig = rig(&server.base_url(), Some(TOKEN), path.clone()).await;
@@ -166,4 +157,183 @@ async fn c65_a_send_never_recorded_is_not_reconciled_or_given_back_again_after_r
     assert_eq!(server.request_count("POST", STREAM), 1, "never resent");
     rig.stop().await;
     server.shutdown().await;
+}
+
+/// One step of a generated chat session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// A send the Keeper answers.
+    Answered,
+    /// A send the server refuses (409 with its reason).
+    Refused,
+    /// A send whose POST is held and never handled: outcome unknown, then not recorded.
+    Lost,
+    /// A newest-page reload of the open chat.
+    Reload,
+}
+
+/// The steps of `seed` (a linear congruential generator: the same seed, the same session).
+fn session(seed: u64, len: usize) -> Vec<Step> {
+    let mut x = seed;
+    (0..len)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            match (x >> 33) % 4 {
+                0 => Step::Answered,
+                1 => Step::Refused,
+                2 => Step::Lost,
+                _ => Step::Reload,
+            }
+        })
+        .collect()
+}
+
+/// The fault plan that makes the session's POSTs answer, refuse or hold as its steps say.
+fn plan_of(steps: &[Step]) -> FaultPlan {
+    let mut rules = Vec::new();
+    for (k, step) in steps.iter().filter(|s| **s != Step::Reload).enumerate() {
+        let nth = k + 1;
+        let fault = match step {
+            Step::Refused => format!(r#"{{"status":409,"body":{{"error":"turn busy {nth}"}}}}"#),
+            Step::Lost => r#"{"delay_ms":600000}"#.to_string(),
+            Step::Answered | Step::Reload => continue,
+        };
+        rules.push(format!(
+            r#"{{"match":{{"method":"POST","path":"{STREAM}"}},"when":{{"nth":{nth}}},"fault":{fault}}}"#
+        ));
+    }
+    FaultPlan::from_json(&format!(r#"{{"rules":[{}]}}"#, rules.join(","))).unwrap()
+}
+
+/// The open chat as painted at every width from 41 to 200 columns, the whole transcript.
+fn painted(rig: &Rig) -> Vec<Vec<String>> {
+    let mut view = rig.pane().view();
+    (41u16..=200)
+        .map(|w| {
+            let rows = view.total_rows(w);
+            view.render(w, u16::try_from(rows).unwrap(), ScrollPosition::FromTop(0))
+                .iter()
+                .map(|line| line.spans.iter().map(|s| s.content.as_ref()).collect())
+                .collect()
+        })
+        .collect()
+}
+
+/// A newest-page reload of the open chat, waited for.
+async fn reload(rig: &mut Rig) {
+    rig.model.chat.pane.as_mut().unwrap().history = HistoryState::Loading;
+    rig.cast(ChatCommand::Open {
+        keeper: KEEPER.into(),
+    });
+    rig.pump_until_ready().await;
+}
+
+/// Runs `steps`; returns the request ids of the sends the history never holds.
+async fn run(rig: &mut Rig, steps: &[Step]) -> Vec<String> {
+    let mut local = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        if *step == Step::Reload {
+            reload(rig).await;
+            continue;
+        }
+        let id = rig.send(KEEPER, &format!("step {i} {step:?} · 단계"));
+        match step {
+            Step::Answered => {
+                rig.pump_until_send(&id, |s| {
+                    matches!(s.phase, SendPhase::Ended(SendOutcome::Completed { .. }))
+                })
+                .await
+            }
+            Step::Refused => {
+                rig.pump_until_send(&id, |s| {
+                    matches!(s.phase, SendPhase::Ended(SendOutcome::NotApplied { .. }))
+                })
+                .await
+            }
+            Step::Lost => {
+                rig.pump_until_send(&id, |s| {
+                    matches!(s.reconciliation, Some(Reconciliation::Absent { .. }))
+                })
+                .await
+            }
+            Step::Reload => {}
+        }
+        if *step != Step::Answered {
+            local.push(id);
+        }
+    }
+    local
+}
+
+async fn reopened(rig: &mut Rig, local: &[String]) {
+    rig.open(KEEPER);
+    rig.pump_until(|m| {
+        m.chat.pane.as_ref().is_some_and(|p| {
+            p.history == HistoryState::Ready && local.iter().all(|id| p.send(id).is_some())
+        })
+    })
+    .await;
+}
+
+/// C-31, C-8, C-35, C-65: generated sessions of answered, refused and lost sends and reloads
+/// paint the same rows in the same order after a reload, after closing and reopening the
+/// chat, and after a restart on the same state directory, at every width from 41 to 200; a
+/// refused send's row (its 409 and the server's reason) is found after the reopen.
+#[tokio::test]
+async fn c31_c8_generated_sessions_tell_the_same_story_after_reopen_and_restart() {
+    for seed in [7u64, 26, 65] {
+        let steps = session(seed, 6);
+        let server = token_server(plan_of(&steps)).await;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state").join("chat-outbox.sqlite3");
+        let tune = |client: &mut ClientConfig, source: &mut ChatSourceConfig| {
+            client.request_timeout = Duration::from_millis(800);
+            source.unknown_window = Some(UnknownWindow(Duration::from_millis(300)));
+        };
+        let mut rig = rig_with(&server.base_url(), Some(TOKEN), path.clone(), tune).await;
+        rig.open_ready(KEEPER).await;
+        let local = run(&mut rig, &steps).await;
+        reload(&mut rig).await;
+        let before = painted(&rig);
+
+        rig.cast(ChatCommand::Close {
+            keeper: KEEPER.into(),
+        });
+        reopened(&mut rig, &local).await;
+        assert_same(&before, &painted(&rig), seed, &steps, "reopen");
+        if let Some(refused) = steps.iter().position(|s| *s == Step::Refused) {
+            let text = painted(&rig)[159].join("\n");
+            assert!(
+                text.contains("HTTP 409") && text.contains("turn busy"),
+                "seed {seed}: step {refused}'s refusal row after the reopen:\n{text}"
+            );
+        }
+        rig.stop().await;
+
+        let mut rig = rig_with(&server.base_url(), Some(TOKEN), path.clone(), tune).await;
+        reopened(&mut rig, &local).await;
+        assert_same(&before, &painted(&rig), seed, &steps, "restart");
+        rig.stop().await;
+        server.shutdown().await;
+    }
+}
+
+fn assert_same(
+    before: &[Vec<String>],
+    after: &[Vec<String>],
+    seed: u64,
+    steps: &[Step],
+    when: &str,
+) {
+    for (i, (b, a)) in before.iter().zip(after).enumerate() {
+        assert!(
+            b == a,
+            "seed {seed} {steps:?}: width {} differs after the {when}:\n--- before\n{}\n--- after\n{}",
+            41 + i,
+            b.join("\n"),
+            a.join("\n")
+        );
+    }
 }

@@ -94,6 +94,28 @@ pub async fn served_rig(
     (server, rig, dir)
 }
 
+/// The embedded server in test mode with `faults`, answering this rig's token.
+pub async fn token_server(
+    faults: masc_tui::server::faults::FaultPlan,
+) -> masc_tui::server::RunningServer {
+    masc_tui::server::start(masc_tui::server::ServeOptions {
+        faults,
+        test_mode: true,
+        auth: masc_tui::server::AuthMode::Token(TOKEN.into()),
+        ..masc_tui::server::ServeOptions::default()
+    })
+    .await
+    .unwrap()
+}
+
+/// A POST to the chat stream held far past any client timeout and never handled.
+pub fn held_chat_posts() -> masc_tui::server::faults::FaultPlan {
+    masc_tui::server::faults::FaultPlan::from_json(&format!(
+        r#"{{"rules":[{{"match":{{"method":"POST","path":"{STREAM}"}},"fault":{{"delay_ms":600000}}}}]}}"#
+    ))
+    .unwrap()
+}
+
 pub async fn rig(base_url: &str, token: Option<&str>, outbox_path: PathBuf) -> Rig {
     // A short unknown window: a 404 here is "absent" within a test's patience.
     rig_with(base_url, token, outbox_path, |_, source| {
@@ -180,6 +202,17 @@ impl Rig {
         }
     }
 
+    /// Feeds view messages until the open pane's newest history page is in.
+    pub async fn pump_until_ready(&mut self) {
+        self.pump_until(|m| {
+            m.chat
+                .pane
+                .as_ref()
+                .is_some_and(|p| p.history == masc_tui::view::screens::chat::HistoryState::Ready)
+        })
+        .await;
+    }
+
     /// Feeds view messages until the open pane's send `id` satisfies `pred`.
     pub async fn pump_until_send(
         &mut self,
@@ -244,13 +277,7 @@ impl Rig {
     /// Opens `keeper`'s chat and waits for its newest history page.
     pub async fn open_ready(&mut self, keeper: &str) {
         self.open(keeper);
-        self.pump_until(|m| {
-            m.chat
-                .pane
-                .as_ref()
-                .is_some_and(|p| p.history == masc_tui::view::screens::chat::HistoryState::Ready)
-        })
-        .await;
+        self.pump_until_ready().await;
     }
 
     /// Sends `text` the way the chat screen does; returns the request id.
@@ -309,7 +336,7 @@ impl Rig {
                 masc_tui::view::screens::chat::ChatEffect::Mark { request_id, mark } => {
                     self.cast(ChatCommand::Mark {
                         request_id: request_id.clone(),
-                        mark: *mark,
+                        mark: mark.clone(),
                     });
                 }
                 _ => {}

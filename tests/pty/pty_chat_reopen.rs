@@ -1,7 +1,8 @@
 //! C-65 in a real terminal: a refused send's text comes back into the composer once; the
 //! operator clears it (`Ctrl-U`), goes back to the roster and reopens the chat — the composer
 //! stays empty, and stays empty after a later send and another reopen (seed 001: no automatic
-//! resend, drafts are what the operator left).
+//! resend, drafts are what the operator left); the refusal's error row is rebuilt on the
+//! reopen and `/find 409` finds it (C-8, C-35).
 
 #![allow(clippy::expect_used, clippy::panic)]
 
@@ -54,6 +55,21 @@ fn pty_c65_a_cleared_refused_draft_stays_cleared_after_a_reopen() {
         !row.contains(MESSAGE),
         "the cleared draft came back: {row:?}"
     );
+    // C-8, C-35: the refusal's error row (its 409 and the server's reason) is rebuilt on the
+    // reopen, and `/find 409` finds it.
+    session.wait_for("the refusal row after the reopen", |s| {
+        let contents = s.parser.screen().contents();
+        contents.contains("HTTP 409") && contents.contains("turn busy")
+    });
+    session.send(b"/find 409\r");
+    session.wait_for("/find 409 finding the refusal row", |s| {
+        let contents = s.parser.screen().contents();
+        contents.contains("find \"409\" 1/1") || contents.contains("find \"409\" 1 (")
+    });
+    session.send(b"\x1b");
+    session.wait_for("the find closed", |s| {
+        !s.parser.screen().contents().contains("find \"409\"")
+    });
 
     // A later send goes through; the refused text is not appended to it, nor restored after.
     session.send(LATER.as_bytes());

@@ -111,8 +111,9 @@ impl ChatHubState {
             tracing::warn!(target: "masc_tui::chat", mark = mark.name(), "mark not kept: no outbox");
             return;
         };
+        let (name, value) = (mark.name(), mark.value());
         let written = tokio::task::spawn_blocking(move || {
-            outbox.chat_mark(&request_id, mark.name(), mark.value().as_deref())
+            outbox.chat_mark(&request_id, name, value.as_deref())
         })
         .await;
         if !matches!(written, Ok(Ok(_))) {

@@ -9,30 +9,45 @@
 //! - `draft_returned`: the text went back into the composer once (a refusal's restore, or
 //!   `Ctrl-O` on a send nothing more confirms). The composer never gets it back a second time:
 //!   after that it holds only what the operator left there (C-65).
+//! - `refused_because`: the server's reason of a refusal (C-35), written by the send itself, so
+//!   the refusal's error row reads the same after a reopen (C-8).
+//! - `turn_ref`: the turn the send's reply was recorded under, so a reopened chat binds the
+//!   operator's persisted row to its turn as the live chat did (C-50, C-12).
 
 use super::observation::Reconciliation;
 use crate::outbox::StoredMark;
 
 /// One fact to record for a request id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ChatMark {
-    NotRecorded { after_secs: u64 },
+    NotRecorded {
+        after_secs: u64,
+    },
     Unreconcilable,
     DraftReturned,
+    /// The server's reason of a refusal (C-35; sanitised where it is drawn).
+    RefusedBecause(String),
+    /// The turn the send's reply was recorded under (its reply details, or the §4.4 record's
+    /// `outcome_ref`): a reload, reopen or restart binds the operator's persisted row to it
+    /// as the live view did (C-50, C-12, C-13).
+    TurnRef(String),
 }
 
 impl ChatMark {
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         match self {
             Self::NotRecorded { .. } => "not_recorded",
             Self::Unreconcilable => "unreconcilable",
             Self::DraftReturned => "draft_returned",
+            Self::RefusedBecause(_) => "refused_because",
+            Self::TurnRef(_) => "turn_ref",
         }
     }
 
-    pub fn value(self) -> Option<String> {
+    pub fn value(&self) -> Option<String> {
         match self {
             Self::NotRecorded { after_secs } => Some(after_secs.to_string()),
+            Self::RefusedBecause(reason) | Self::TurnRef(reason) => Some(reason.clone()),
             Self::Unreconcilable | Self::DraftReturned => None,
         }
     }
@@ -40,11 +55,12 @@ impl ChatMark {
 
 /// The marks read back for one send. An unknown mark name (a newer version's) is ignored; a
 /// `not_recorded` whose value does not read as seconds is not taken as one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SendMarks {
     pub not_recorded: Option<u64>,
     pub unreconcilable: bool,
     pub draft_returned: bool,
+    pub refused_because: Option<String>,
 }
 
 impl SendMarks {
@@ -57,6 +73,7 @@ impl SendMarks {
                 }
                 "unreconcilable" => marks.unreconcilable = true,
                 "draft_returned" => marks.draft_returned = true,
+                "refused_because" => marks.refused_because = m.value.clone(),
                 _ => {}
             }
         }
@@ -82,6 +99,19 @@ impl Reconciliation {
             }),
             Self::NotServed => Some(ChatMark::Unreconcilable),
             Self::Found(_) | Self::NotYetRecorded { .. } | Self::Unreadable { .. } => None,
+        }
+    }
+
+    /// The turn a succeeded record names (`outcome_ref`), to keep beside the send.
+    pub fn turn_mark(&self) -> Option<ChatMark> {
+        match self {
+            Self::Found(r) => match &r.progress {
+                crate::protocol::chat::OperationProgress::Succeeded { outcome_ref, .. } => {
+                    Some(ChatMark::TurnRef(outcome_ref.clone()))
+                }
+                _ => None,
+            },
+            _ => None,
         }
     }
 }

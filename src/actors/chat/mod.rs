@@ -31,7 +31,7 @@ pub use interrupt::{InterruptAim, InterruptIntent, TurnInterrupt};
 pub use marks::{ChatMark, SendMarks};
 pub use observation::{
     CHAT_HUB, ChatCommand, ChatHubMsg, ChatObservation, ChatSlot, Reconciliation, RestoredSend,
-    ResumeStanding, SendOutcome, SendStep, TurnControlEvent, UnknownCause, UnknownWindow,
+    ResumeStanding, SendOutcome, SendStep, SentTurn, TurnControlEvent, UnknownCause, UnknownWindow,
 };
 pub use send::{ChatSend, ChatSendIntent};
 pub use source::ChatSourceConfig;

@@ -143,8 +143,11 @@ impl TryFrom<ChatHubMsg> for ChatCommand {
 pub struct RestoredSend {
     pub request_id: String,
     pub text: String,
-    /// The stored state (before this restore).
+    /// The stored state (before this restore) and the reason of its last transition.
     pub stored: SaveRowState,
+    pub reason: Option<String>,
+    /// Written by this process's session (a send that ended while its chat was closed).
+    pub this_session: bool,
     /// The ticket of the send still running in this session, if any: the rest of its steps
     /// are admitted with it.
     pub live: Option<Ticket<ChatSlot>>,
@@ -153,6 +156,14 @@ pub struct RestoredSend {
     pub now: Option<SaveClass>,
     /// What this client recorded about it since (C-65: read back, never learned again).
     pub marks: super::SendMarks,
+}
+
+/// A send of this client and the turn its reply was recorded under, read back from the outbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SentTurn {
+    pub request_id: String,
+    pub text: String,
+    pub turn_ref: String,
 }
 
 /// Why a send's outcome is unknown (§11: the request may have had an effect).
@@ -421,7 +432,11 @@ pub enum ChatObservation {
         result: ReadResult<ChatHistoryArray>,
     },
     /// Unsettled sends of this Keeper in this workspace, read from the outbox on open.
-    Restored { sends: Vec<RestoredSend> },
+    Restored {
+        sends: Vec<RestoredSend>,
+        /// This Keeper's newest sends whose reply turn is known (C-50).
+        turns: Vec<SentTurn>,
+    },
     /// A step of the send `request_id`.
     Send { request_id: String, step: SendStep },
     /// Reconciliation of the exact `request_id`.

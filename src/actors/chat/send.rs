@@ -150,14 +150,32 @@ impl SaveKind for ChatSend {
                     step,
                 });
             };
-            stream(
+            let outcome = stream(
                 &run.client,
                 &run.authority,
                 &run.intent,
                 observe,
                 Some(&run),
             )
-            .await
+            .await;
+            // C-35: the server's reason of a refusal is kept for its error row, which every
+            // reopen rebuilds from the outbox (C-8).
+            // C-50: the turn of its reply, so a reopen binds the operator's row as live did.
+            let mark = match &outcome {
+                SendOutcome::NotApplied {
+                    detail: Some(reason),
+                    ..
+                } => Some(super::ChatMark::RefusedBecause(reason.clone())),
+                SendOutcome::Completed { reply } => {
+                    Some(super::ChatMark::TurnRef(reply.turn_ref.clone()))
+                }
+                _ => None,
+            };
+            if let Some(mark) = mark {
+                run.mark(request_id.clone(), mark.name(), mark.value())
+                    .await;
+            }
+            outcome
         })
     }
 

@@ -57,4 +57,20 @@ impl<K: SaveKind> SaveRun<K> {
             }
         }
     }
+
+    /// Records a fact about this save beside its row (the outbox's `chat_marks`, by `key`,
+    /// written once); `false` when the outbox did not take it.
+    pub async fn mark(&self, key: String, mark: &'static str, value: Option<String>) -> bool {
+        let Some(outbox) = self.outbox.clone() else {
+            return false;
+        };
+        let done =
+            tokio::task::spawn_blocking(move || outbox.chat_mark(&key, mark, value.as_deref()))
+                .await;
+        let kept = matches!(done, Ok(Ok(_)));
+        if !kept {
+            tracing::warn!(target: "masc_tui::saves", kind = K::KIND, mark, "outbox mark not written");
+        }
+        kept
+    }
 }

@@ -138,6 +138,9 @@ pub struct ChatPane {
     /// Held calls this chat's streams announced (`KEEPER_TOOL_APPROVAL_REQUESTED`, §15.9),
     /// by tool call id: a hint until the §14.5 list shows the call.
     pub(crate) hinted_calls: HashSet<String>,
+    /// This Keeper's earlier sends whose reply turn the outbox kept (C-50: a reopened chat
+    /// binds the operator's persisted rows to their turns as the live chat did).
+    known_turns: Vec<crate::actors::chat::SentTurn>,
 }
 
 impl std::fmt::Debug for ChatPane {
@@ -156,6 +159,15 @@ fn now_unix() -> f64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0)
+}
+
+/// The time a request id was made (`tui-<uuidv7>`: its first 48 bits are unix milliseconds),
+/// in unix seconds: the own time of every row this client makes for that send (C-31).
+/// `None` for an id not of that form.
+pub fn request_time(request_id: &str) -> Option<f64> {
+    let uuid = uuid::Uuid::parse_str(request_id.strip_prefix("tui-")?).ok()?;
+    let (secs, nanos) = uuid.get_timestamp()?.to_unix();
+    Some(secs as f64 + f64::from(nanos) / 1e9)
 }
 
 impl ChatPane {
@@ -179,6 +191,7 @@ impl ChatPane {
             row_counts: RowCounts::default(),
             autonomous: AutonomousTurns::NotRead,
             hinted_calls: HashSet::new(),
+            known_turns: Vec::new(),
         }
     }
 

@@ -279,7 +279,7 @@ impl ChatSourceState {
             _ => None,
         };
         let unknown: Vec<String> = match &ret.result {
-            Ok(ChatObservation::Restored { sends }) => sends
+            Ok(ChatObservation::Restored { sends, .. }) => sends
                 .iter()
                 // C-65: one reconciled as far as the server allows is not asked again.
                 .filter(|s| {
@@ -399,7 +399,10 @@ impl Actor for ChatSource {
         owner.add_slot(SlotSpec {
             generations: args.generations.counter(&restore),
             reader: reader(|_auth, _client| async {
-                ChatObservation::Restored { sends: Vec::new() }
+                ChatObservation::Restored {
+                    sends: Vec::new(),
+                    turns: Vec::new(),
+                }
             }),
             key: restore,
             explicit: ExplicitPolicy::Supersede,

@@ -5,7 +5,7 @@
 
 use super::super::SendMarks;
 use super::super::observation::{
-    ChatObservation, ChatSlot, Reconciliation, RestoredSend, UnknownWindow,
+    ChatObservation, ChatSlot, Reconciliation, RestoredSend, SentTurn, UnknownWindow,
 };
 use crate::actors::contract::{ReadResult, Ticket};
 use crate::actors::read::{Reader, reader};
@@ -68,15 +68,15 @@ pub(super) fn restore_reader(outbox: Outbox, keeper: String) -> Reader<ChatObser
             let read =
                 tokio::task::spawn_blocking(move || restore_rows(&outbox, &keeper, &workspace))
                     .await;
-            let sends = match read {
-                Ok(Ok(sends)) => sends,
+            let (sends, turns) = match read {
+                Ok(Ok(read)) => read,
                 Ok(Err(err)) => {
                     tracing::warn!(target: "masc_tui::chat", error = err.class(), "outbox unreadable");
-                    Vec::new()
+                    (Vec::new(), Vec::new())
                 }
-                Err(_) => Vec::new(),
+                Err(_) => (Vec::new(), Vec::new()),
             };
-            ChatObservation::Restored { sends }
+            ChatObservation::Restored { sends, turns }
         }
     })
 }
@@ -88,8 +88,8 @@ fn restore_rows(
     outbox: &Outbox,
     keeper: &str,
     workspace: &str,
-) -> Result<Vec<RestoredSend>, crate::outbox::OutboxError> {
-    let rows = outbox.chat_sends(keeper, workspace)?;
+) -> Result<(Vec<RestoredSend>, Vec<SentTurn>), crate::outbox::OutboxError> {
+    let rows = outbox.chat_sends_shown(keeper, workspace)?;
     let ids: Vec<&str> = rows.iter().map(|r| r.intent_key.as_str()).collect();
     let marks = outbox.chat_marks(&ids)?;
     let mut sends = Vec::new();
@@ -100,9 +100,13 @@ fn restore_rows(
             continue;
         };
         let live = live_ticket(row, outbox.session(), keeper);
-        let now = match &live {
-            Some(_) => None,
-            None => {
+        let now = match (&live, row.state) {
+            (Some(_), _) => None,
+            // Refused, or never left: shown as it settled (C-8), never reconciled.
+            (None, SaveRowState::Settled(class @ (SaveClass::NotApplied | SaveClass::NotSent))) => {
+                Some(class)
+            }
+            (None, _) => {
                 let class = row
                     .orphan_class(outbox.session())
                     .unwrap_or(SaveClass::OutcomeUnknown);
@@ -121,13 +125,32 @@ fn restore_rows(
             request_id: intent.request_id,
             text: intent.text,
             stored: row.state,
+            reason: row.reason.clone(),
+            this_session: row.session == outbox.session(),
             live,
             now,
             marks,
         });
     }
-    Ok(sends)
+    let turns = outbox
+        .chat_turns(keeper, workspace, KNOWN_TURNS)?
+        .into_iter()
+        .filter_map(|(intent, turn_ref)| {
+            let intent =
+                serde_json::from_str::<crate::actors::chat::ChatSendIntent>(&intent).ok()?;
+            Some(SentTurn {
+                request_id: intent.request_id,
+                text: intent.text,
+                turn_ref,
+            })
+        })
+        .collect();
+    Ok((sends, turns))
 }
+
+/// How many of this Keeper's newest sends with a known reply turn a chat reads on open (the
+/// binding needs only the sends on the pages shown).
+const KNOWN_TURNS: usize = 500;
 
 /// The ticket of a send this session still runs: written by this session and not settled (an
 /// operation settles its row before it ends, a crashed one is settled by the save hub).
@@ -181,15 +204,21 @@ pub(super) fn reconcile_reader(
                     class: e.class().to_string(),
                 },
             };
-            let (state, mark) = (result.save_state(), result.mark());
-            if let Some(outbox) = outbox.filter(|_| state.is_some() || mark.is_some()) {
+            let state = result.save_state();
+            let marks: Vec<_> = result
+                .mark()
+                .into_iter()
+                .chain(result.turn_mark())
+                .collect();
+            if let Some(outbox) = outbox.filter(|_| state.is_some() || !marks.is_empty()) {
                 let rid = id.clone();
                 let written = tokio::task::spawn_blocking(move || {
                     if let Some((state, reason)) = state {
                         outbox.save_state(&rid, state, Some(reason))?;
                     }
-                    // C-65: nothing more will confirm it; a reopen reads this, never asks again.
-                    if let Some(mark) = mark {
+                    // C-65: nothing more will confirm it, or the turn it ended in: a reopen reads
+                    // this, never asks again.
+                    for mark in &marks {
                         outbox.chat_mark(&rid, mark.name(), mark.value().as_deref())?;
                     }
                     Ok::<_, crate::outbox::OutboxError>(())

@@ -13,7 +13,7 @@ use crate::protocol::client::ClientError;
 use crate::protocol::outcome::SaveClass;
 use crate::view::chat::{admission, batch};
 use crate::view::transcript::turn_bind::{KnownTurn, bind_operator_rows};
-use crate::view::transcript::{EntryKind, Transcript, TranscriptView, settle_unknown_note};
+use crate::view::transcript::{Entry, EntryKind, Transcript, TranscriptView, settle_unknown_note};
 use std::sync::Arc;
 
 impl ChatPane {
@@ -62,11 +62,16 @@ impl ChatPane {
                 };
                 self.place_autonomous();
             }
-            ChatObservation::Restored { sends } => {
+            ChatObservation::Restored { sends, turns } => {
                 self.owned.remove(ticket);
+                self.known_turns = turns;
                 for restored in sends {
                     self.restore(restored);
                 }
+                // The history may have come first: its operator rows are bound now.
+                let known = self.known();
+                let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
+                bind_operator_rows(view.transcript_mut(), &known);
             }
             ChatObservation::Send { request_id, step } => {
                 if matches!(step, SendStep::Ended(_)) {
@@ -145,21 +150,30 @@ impl ChatPane {
                 send.promoted = true;
             }
         }
+        // C-31, C-8: the rows this client made for its sends (a refusal, an interrupted or
+        // protocol note, an admission's notice) are not server history: they are carried into
+        // the new window, each at its own time, never dropped and never moved to the end. (The
+        // pending row, the input and the unconfirmed status are rebuilt from the send below;
+        // a turn's streamed rows are in the history now.)
+        let carried: Vec<Entry> = self
+            .view()
+            .transcript()
+            .entries()
+            .iter()
+            .filter(|e| {
+                e.id.split_once(':').is_some_and(|(request_id, row)| {
+                    matches!(
+                        row,
+                        "refused" | "interrupted" | "protocol" | "admission" | "admission-error"
+                    ) && self.sends.contains_key(request_id)
+                })
+            })
+            .map(|e| (**e).clone())
+            .collect();
         let mut transcript = Transcript::new();
         transcript.extend_history(&page.messages, &self.keeper);
         // C-50: the operator's row keeps the rail its live twin had, where the evidence is exact.
-        let known: Vec<KnownTurn<'_>> = self
-            .sends
-            .iter()
-            .filter_map(|(id, s)| {
-                s.turn_ref().map(|turn_ref| KnownTurn {
-                    request_id: id,
-                    text: &s.text,
-                    turn_ref,
-                })
-            })
-            .collect();
-        bind_operator_rows(&mut transcript, &known);
+        bind_operator_rows(&mut transcript, &self.known());
         // A fresh view: the newest window replaces everything shown (older pages included).
         *self.view() = TranscriptView::new(transcript, self.theme);
         self.live.clear();
@@ -178,6 +192,15 @@ impl ChatPane {
             .collect();
         for id in ids {
             self.sync_entry(&id);
+        }
+        {
+            let mut view = self.view();
+            let t = view.transcript_mut();
+            for row in carried {
+                if t.get(&row.id).is_none() {
+                    t.upsert_by_time(row);
+                }
+            }
         }
         self.place_autonomous();
         // An admission's interrupt error is never in the history: it stays (C-44). Only its
@@ -199,6 +222,31 @@ impl ChatPane {
         }
     }
 
+    /// The sends whose reply turn is known: this pane's, then the outbox's earlier ones.
+    fn known(&self) -> Vec<KnownTurn<'_>> {
+        let mut known: Vec<KnownTurn<'_>> = self
+            .sends
+            .iter()
+            .filter_map(|(id, s)| {
+                s.turn_ref().map(|turn_ref| KnownTurn {
+                    request_id: id,
+                    text: &s.text,
+                    turn_ref,
+                })
+            })
+            .collect();
+        for t in &self.known_turns {
+            if !known.iter().any(|k| k.request_id == t.request_id) {
+                known.push(KnownTurn {
+                    request_id: &t.request_id,
+                    text: &t.text,
+                    turn_ref: &t.turn_ref,
+                });
+            }
+        }
+        known
+    }
+
     fn restore(&mut self, restored: RestoredSend) {
         let phase = match (restored.live, restored.now) {
             (Some(ticket), _) => {
@@ -209,18 +257,29 @@ impl ChatPane {
                     _ => SendPhase::Accepted(OperationState::Queued),
                 }
             }
-            // An earlier run stopped before it left: nothing reached the Keeper.
+            // It never left (an earlier run stopped before it did, or it was refused before
+            // leaving): nothing reached the Keeper.
             (None, Some(SaveClass::NotSent)) => SendPhase::Ended(SendOutcome::NotSent {
-                cause: Refusal::RestoredUnsent.token(),
+                cause: stored_cause(restored.reason.as_deref(), "not_sent_")
+                    .unwrap_or_else(|| Refusal::RestoredUnsent.token()),
+            }),
+            // The server refused it (C-8, C-35: its error row comes back on every open).
+            (None, Some(SaveClass::NotApplied)) => SendPhase::Ended(SendOutcome::NotApplied {
+                cause: stored_cause(restored.reason.as_deref(), "not_applied_")
+                    .unwrap_or_else(|| "refused".into()),
+                detail: restored.marks.refused_because.clone(),
             }),
             (None, _) => SendPhase::Restored,
         };
         // C-65: the composer gets a text back once; a draft given back before (by a refusal,
         // or `Ctrl-O`) is what the operator left or cleared since, never overwritten.
+        // Given back here only when it was never given back live: a row just found unsent,
+        // or one of this run that ended while its chat was closed.
         if let SendPhase::Ended(outcome) = &phase
             && outcome.keeps_draft()
             && !self.sends.contains_key(&restored.request_id)
             && !restored.marks.draft_returned
+            && (restored.stored == SaveRowState::Written || restored.this_session)
         {
             self.give_back(&restored.request_id, restored.text.clone());
         }
@@ -260,4 +319,11 @@ impl ChatPane {
                 .refuse(batch::Refused::UnknownRequest, execution, operation),
         }
     }
+}
+
+/// The cause a settled send's stored reason names (`not_applied_status_409` → `status_409`); a
+/// reason of another form is the cause itself.
+fn stored_cause(reason: Option<&str>, prefix: &str) -> Option<String> {
+    let reason = reason?;
+    Some(reason.strip_prefix(prefix).unwrap_or(reason).to_string())
 }

@@ -1,6 +1,6 @@
 //! A send's steps (receipts, stream events, its end) into the open chat's transcript rows.
 
-use super::{Activity, ChatEffect, ChatPane, SendPhase, UnknownStanding, now_unix};
+use super::{Activity, ChatEffect, ChatPane, SendPhase, UnknownStanding, now_unix, request_time};
 use crate::actors::chat::{SendOutcome, SendStep, UnknownCause};
 use crate::protocol::chat::{ChatStreamEvent, OperationState};
 use crate::view::chat::{admission, held_calls};
@@ -123,7 +123,11 @@ impl ChatPane {
                                 ),
                             ),
                         };
-                        t.upsert(note.with_request(request_id));
+                        let note = note.with_request(request_id);
+                        t.upsert_by_time(match request_time(request_id) {
+                            Some(ts) => note.with_ts(ts),
+                            None => note,
+                        });
                     }
                 }
                 if let SendOutcome::Completed { reply } = &outcome
@@ -158,6 +162,11 @@ impl ChatPane {
         };
         let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
         let t = view.transcript_mut();
+        // C-31: the rows this client makes for a send are placed by the send's own time.
+        let local = |row: Entry| match request_time(request_id) {
+            Some(ts) => row.with_ts(ts),
+            None => row,
+        };
         let input_id = format!("{request_id}:input");
         let refused_id = format!("{request_id}:refused");
         // §14.15: the admission's notice (a status, never speech) and an interrupt error
@@ -169,7 +178,7 @@ impl ChatPane {
             .unwrap_or_default()
         {
             if t.get(&row.id).is_none_or(|e| e.text != row.text) {
-                t.upsert(row);
+                t.upsert_by_time(local(row));
             }
         }
         if let Some(state) = send.pending_state() {
@@ -198,8 +207,12 @@ impl ChatPane {
             )
             .with_request(request_id);
             if t.get(&row.id).is_none_or(|e| e.text != row.text) {
-                t.upsert(row);
+                t.upsert_by_time(local(row));
             }
+            // C-54: one row says where the send stands once nothing more confirms it; the
+            // interruption note that started the reconciliation is folded into it (a reopen,
+            // which reads only the outcome, shows the same row).
+            t.remove(&format!("{request_id}:interrupted"));
         }
         if send.promoted {
             if t.get(&input_id).is_none() {
@@ -219,7 +232,7 @@ impl ChatPane {
             && t.get(&refused_id).is_none()
         {
             // C-35: the refusal and the server's reason in an error row of its own.
-            t.upsert(
+            t.upsert_by_time(local(
                 Entry::new(
                     refused_id,
                     Speaker::System,
@@ -227,7 +240,7 @@ impl ChatPane {
                     words,
                 )
                 .with_request(request_id),
-            );
+            ));
         }
     }
 }

@@ -313,6 +313,26 @@ impl Transcript {
         }
     }
 
+    /// Adds a row this client made (not server history) where its own time puts it — before
+    /// the first entry newer than it — or replaces the row with its id in place (C-31: a
+    /// reload or a reopen never moves a local row to the end). A row without a time is
+    /// appended.
+    pub fn upsert_by_time(&mut self, entry: Entry) {
+        let Some(ts) = entry
+            .ts
+            .filter(|_| self.by_id.get(&self.entries, &entry.id).is_none())
+        else {
+            self.upsert(entry);
+            return;
+        };
+        let at = self
+            .entries
+            .iter()
+            .position(|e| e.ts.is_some_and(|t| t > ts))
+            .unwrap_or(self.entries.len());
+        self.insert_at(at, vec![entry]);
+    }
+
     /// The time of the oldest entry that has one.
     pub fn oldest_ts(&self) -> Option<f64> {
         self.entries.iter().find_map(|e| e.ts)
