@@ -4,11 +4,18 @@
 //! Without `--data` the whole demo is throwaway: the workspace, the session's state directory
 //! (its outbox could only hold saves for that workspace) and the exit log inside the workspace
 //! are removed at exit; the trace file stays.
+//!
+//! `--workspaces N` starts N servers: the first with the ordinary seed (a Keeper in error,
+//! pending approvals, held tool calls) and the demo's other options, the rest calm
+//! (`server::store::calm`) on ephemeral ports. Their config file — one named workspace each,
+//! its token in the token file the demo writes — is printed before the TUI opens on the
+//! first, so another masc-tui (or `config check`) can open any of them while the demo runs.
 
+use super::serve::{WrittenToken, write_token_file};
 use super::tui::{TuiOptions, init_tracing, write_exit_line};
 use crate::protocol::client::{ClientConfig, TokenSource};
 use crate::server::faults::FaultPlan;
-use crate::server::{AuthMode, ServeOptions, start};
+use crate::server::{AuthMode, RunningServer, ServeOptions, start};
 use anyhow::Context;
 use std::path::PathBuf;
 
@@ -57,12 +64,149 @@ pub struct Args {
     /// default; an unreachable collector only drops spans and is reported once in the trace.
     #[arg(long, value_name = "URL")]
     pub otlp: Option<String>,
+    /// Start this many workspaces (1-10), each its own embedded server: the first seeded with a
+    /// Keeper in error and pending approvals (and the options above), the others calm, on
+    /// ephemeral ports. Their config file is printed before the TUI opens on the first; with
+    /// `--data DIR` each lives in `DIR/demo-<i>`.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u8).range(1..=10))]
+    pub workspaces: u8,
     #[command(flatten)]
     pub look: super::tui::Look,
 }
 
+/// The name of the demo's `i`-th workspace (1-based) in the printed config.
+pub fn workspace_name(i: usize) -> String {
+    format!("demo-{i}")
+}
+
+/// The colours of the printed config's workspaces: the one needing attention red, the calm
+/// ones each their own.
+const COLOURS: &[&str] = &[
+    "red",
+    "green",
+    "blue",
+    "magenta",
+    "cyan",
+    "yellow",
+    "light-blue",
+    "light-green",
+    "light-magenta",
+    "light-cyan",
+];
+
+/// One started workspace of a fleet demo.
+struct Started {
+    name: String,
+    server: RunningServer,
+    token_file: Option<WrittenToken>,
+}
+
+/// The config file of a fleet demo's workspaces (TOML, every string quoted as TOML quotes it).
+fn fleet_config(started: &[Started]) -> String {
+    use crate::protocol::runtime::form::toml_string;
+    let mut text = format!(
+        "# masc-tui demo --workspaces {n}: save as ~/.config/masc-tui/config.toml (or pass\n\
+         # --config FILE) to open any of these from another terminal while this demo runs, e.g.\n\
+         #   masc-tui --config FILE --workspace {last} --state-dir DIR\n\
+         # (each masc-tui needs its own state directory). They stop when this demo quits.\n\
+         [defaults]\nworkspace = {first}\n",
+        n = started.len(),
+        first = toml_string(&workspace_name(1)),
+        last = workspace_name(started.len()),
+    );
+    for (i, ws) in started.iter().enumerate() {
+        let what = if i == 0 {
+            "a Keeper in error (juno), pending approvals, held tool calls"
+        } else {
+            "calm: nothing waits on an operator"
+        };
+        text.push_str(&format!(
+            "\n# {}: {what}\n[workspaces.{}]\nurl = {}\n",
+            ws.name,
+            ws.name,
+            toml_string(&ws.server.base_url())
+        ));
+        if let Some(token) = &ws.token_file {
+            text.push_str(&format!(
+                "token_file = {}\n",
+                toml_string(&token.path.to_string_lossy())
+            ));
+        }
+        text.push_str(&format!(
+            "base_path = {}\ncolour = {}\n",
+            toml_string(&ws.server.base_path()),
+            toml_string(COLOURS[i % COLOURS.len()])
+        ));
+    }
+    text
+}
+
+/// A fleet demo after its first server started: that server's token file, the calm
+/// workspaces 2..=`count` (ephemeral ports; under `data/demo-<i>` with `--data`, each with its
+/// token file), then their config printed — before the terminal is taken, so it stays in the
+/// scrollback. What started is in `started` (the caller stops it all on an error).
+async fn start_fleet(
+    started: &mut Vec<Started>,
+    count: usize,
+    data: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    if let Some(first) = started.first_mut()
+        && let Some(token) = first.server.token()
+    {
+        first.token_file = Some(write_token_file(&first.server.base_path(), &token)?);
+    }
+    for i in 2..=count {
+        let name = workspace_name(i);
+        let server = start(ServeOptions {
+            data_dir: data.map(|d| d.join(&name)),
+            auth: AuthMode::GeneratedToken,
+            calm: true,
+            ..ServeOptions::default()
+        })
+        .await
+        .with_context(|| format!("starting workspace {name}"))?;
+        tracing::info!(
+            target: "masc_tui::demo",
+            workspace = %name,
+            url = %server.base_url(),
+            "calm workspace started"
+        );
+        let token = server.token();
+        started.push(Started {
+            name,
+            server,
+            token_file: None,
+        });
+        if let (Some(token), Some(ws)) = (token, started.last_mut()) {
+            ws.token_file = Some(write_token_file(&ws.server.base_path(), &token)?);
+        }
+    }
+    let mut out = super::out::stdout();
+    super::out::text(&mut out, &fleet_config(started))?;
+    std::io::Write::flush(&mut out)?;
+    Ok(())
+}
+
+/// Stops every server and removes the token file each was given.
+async fn stop_all(started: Vec<Started>) {
+    for ws in started {
+        ws.server.shutdown().await;
+        if let Some(file) = ws.token_file {
+            file.remove_if_unchanged();
+        }
+    }
+}
+
 /// Runs the subcommand; returns the process exit code.
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    let fleet = usize::from(args.workspaces);
+    if fleet > 1 && args.port != 0 {
+        anyhow::bail!(
+            "--port gives one server its port; with --workspaces {fleet} every server takes an \
+             ephemeral one"
+        );
+    }
     let state = match (&args.state_dir, &args.data) {
         (Some(dir), _) => super::state::claim_as(Some(dir), args.read_only)?,
         (None, Some(_)) => super::state::claim_as(None, args.read_only)?,
@@ -89,9 +233,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let outbox = state.outbox.clone();
     let read_only = state.read_only.clone();
     let cause = runtime.block_on(async move {
+        let first_data = match (&args.data, fleet) {
+            (Some(data), 2..) => Some(data.join(workspace_name(1))),
+            (data, _) => data.clone(),
+        };
         let server = start(ServeOptions {
             port: args.port,
-            data_dir: args.data.clone(),
+            data_dir: first_data,
             faults,
             auth: AuthMode::GeneratedToken,
             boot_delay_reads: args.boot_delay_reads,
@@ -116,6 +264,18 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             None => TokenSource::None,
         };
         let base = PathBuf::from(server.base_path());
+        let mut fleet_started = vec![Started {
+            name: workspace_name(1),
+            server,
+            token_file: None,
+        }];
+        if fleet > 1 {
+            let started = start_fleet(&mut fleet_started, fleet, args.data.as_deref()).await;
+            if let Err(err) = started {
+                stop_all(fleet_started).await;
+                return Err(err);
+            }
+        }
         let options = TuiOptions {
             look: args.look,
             expected_base_path: Some(base.clone()),
@@ -125,12 +285,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             start: super::tui::StartSurface::default(),
         };
         let outcome = super::tui::run_tui(cfg, options).await;
-        // Before the server goes: a temporary workspace is removed with it, and the line must
-        // not re-create the directory afterwards.
+        // Before the servers go: a temporary workspace is removed with its server, and the
+        // line must not re-create the directory afterwards.
         if let Ok(cause) = &outcome {
             write_exit_line(Some(&base), cause);
         }
-        server.shutdown().await;
+        stop_all(fleet_started).await;
         outcome
     })?;
     drop(state);

@@ -51,6 +51,10 @@ pub struct Args {
     /// directory; the figures of docs/performance.md are measured on it.
     #[arg(long)]
     pub scale: bool,
+    /// Seed a calm workspace: no Keeper in error, no pending approval, no held tool call
+    /// (the workspaces after the first of `demo --workspaces N`).
+    #[arg(long)]
+    pub calm: bool,
 }
 
 pub fn shell_word(s: &str) -> String {
@@ -115,6 +119,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         scale: args
             .scale
             .then_some(crate::server::store::scale::Scale::STANDARD),
+        calm: args.calm,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

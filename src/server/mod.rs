@@ -103,6 +103,9 @@ pub struct ServeOptions {
     pub allowed_hosts: Vec<String>,
     /// Add a workspace at scale on top of the seed (`--scale`; docs/performance.md).
     pub scale: Option<store::scale::Scale>,
+    /// Seed a calm workspace: no Keeper in error, no pending approval, no held call
+    /// ([`store::calm`]; `demo --workspaces N` for every workspace after the first).
+    pub calm: bool,
 }
 
 impl Default for ServeOptions {
@@ -119,6 +122,7 @@ impl Default for ServeOptions {
             compat: None,
             allowed_hosts: Vec::new(),
             scale: None,
+            calm: false,
         }
     }
 }
@@ -247,8 +251,12 @@ pub async fn start(opts: ServeOptions) -> Result<RunningServer, ServerError> {
     // -wal and -shm files take the same mode.
     crate::private_file::ensure_private(&db_path).map_err(io_err(&db_path))?;
     let scale = opts.scale;
+    let calm = opts.calm;
     let store = tokio::task::spawn_blocking(move || {
         let store = store::Store::open(&db_path)?;
+        if calm {
+            store.apply_calm()?;
+        }
         if let Some(scale) = scale {
             let started = std::time::Instant::now();
             if store.apply_scale(&scale)? {

@@ -17,6 +17,7 @@ mod pty_conflict;
 mod pty_connectors;
 mod pty_context;
 mod pty_demo;
+mod pty_demo_fleet;
 mod pty_editor;
 mod pty_held_calls;
 mod pty_help;

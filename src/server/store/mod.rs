@@ -7,6 +7,7 @@
 pub mod asks;
 pub mod async_requests;
 pub mod board;
+pub mod calm;
 pub mod chat;
 pub mod chat_newer;
 pub mod connectors;
@@ -169,6 +170,18 @@ impl Store {
         self.revision
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Ok(added)
+    }
+
+    /// Makes the workspace calm ([`calm`]): no Keeper in error, no pending approval, no held
+    /// call. Returns how many rows changed (0 once calm).
+    pub fn apply_calm(&self) -> Result<usize, StoreError> {
+        let mut guard = self.conn.lock().map_err(|_| StoreError::Poisoned)?;
+        let tx = guard.transaction()?;
+        let changed = calm::apply(&tx)?;
+        tx.commit()?;
+        self.revision
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(changed)
     }
 
     /// The data revision: it changes whenever a write transaction ends.
