@@ -92,11 +92,16 @@ pub fn parse() -> Cli {
     let matches = Cli::command().get_matches();
     let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit());
     cli.tui.origins = config::Origins::of(&matches);
-    if let Some(Command::Config(config_args)) = &mut cli.command
-        && let Some((_, sub)) = matches.subcommand()
-        && let Some((_, check)) = sub.subcommand()
-    {
-        config_args.set_origins(config::Origins::of(check));
+    match (&mut cli.command, matches.subcommand()) {
+        (Some(Command::Config(config_args)), Some((_, sub))) => {
+            if let Some((_, check)) = sub.subcommand() {
+                config_args.set_origins(config::Origins::of(check));
+            }
+        }
+        (Some(Command::Doctor(doctor_args)), Some((_, sub))) => {
+            doctor_args.origins = config::Origins::of(sub);
+        }
+        _ => {}
     }
     cli
 }

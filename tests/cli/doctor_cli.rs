@@ -125,3 +125,70 @@ async fn doctor_exits_2_when_nothing_answers() {
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("reachable   no"), "{out}");
 }
+
+/// `doctor --workspace NAME` reads the named workspace from the config file: its url, its
+/// token from an owner-only token file, its base path (an exported `MASC_BASE_PATH` does not
+/// replace it); a token file others may read is refused before anything is sent (exit 2).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue30_doctor_checks_a_named_workspace_of_the_config_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = server(None, FaultPlan::none()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let token_file = dir.path().join("local.token");
+    std::fs::write(&token_file, format!("{TOKEN}\n")).unwrap();
+    std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[workspaces.local]\nurl = \"{}\"\ntoken_file = \"local.token\"\nbase_path = \"{}\"\n",
+            s.base_url(),
+            s.base_path()
+        ),
+    )
+    .unwrap();
+    let run_as = |workspace: &'static str, extra: Vec<String>| {
+        let config = config.clone();
+        async move {
+            let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_masc-tui"))
+                .args(["doctor", "--config", config.to_str().unwrap()])
+                .args(["--workspace", workspace, "--json"])
+                .args(extra)
+                .env_remove("MASC_TOKEN")
+                .env("MASC_BASE_PATH", "/somewhere/else")
+                .output()
+                .await
+                .unwrap();
+            (
+                out.status.code().unwrap_or(-1),
+                String::from_utf8(out.stdout).unwrap(),
+                String::from_utf8(out.stderr).unwrap(),
+            )
+        }
+    };
+    let run = |extra: Vec<String>| run_as("local", extra);
+    let (code, out, err) = run(Vec::new()).await;
+    assert_eq!(code, 0, "{out}{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["exit_code"], 0);
+    assert_eq!(report["url"], s.base_url());
+    assert!(
+        report["identity"].to_string().contains(&s.base_path()),
+        "{report}"
+    );
+    // A flag still wins: another base path is a mismatch (exit 1).
+    let (code, _, _) = run(vec!["--base-path".into(), "/not/this/one".into()]).await;
+    assert_eq!(code, 1);
+    std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let (code, out, err) = run(Vec::new()).await;
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.is_empty(), "nothing sent, nothing reported: {out}");
+    assert!(
+        err.contains(&format!("chmod 600 {}", token_file.display())),
+        "{err}"
+    );
+    let (code, _, err) = run_as("qa", Vec::new()).await;
+    assert_eq!(code, 2);
+    assert!(err.contains("no workspace named \"qa\""), "{err}");
+    s.shutdown().await;
+}

@@ -20,7 +20,7 @@ pub mod file;
 mod resolve;
 
 pub use file::{At, ConfigFile, Defaults, Lang, TokenSpec, WorkspaceEntry};
-pub use resolve::{Origin, Origins, Resolved, Sourced, resolve, token_source_of};
+pub use resolve::{Origin, Origins, Resolved, Sourced, probe_token, resolve, token_source_of};
 
 use crate::protocol::client::TokenFetchError;
 use std::path::{Path, PathBuf};
@@ -161,6 +161,32 @@ impl ConfigLocation {
         }
         Ok(Some(config))
     }
+}
+
+impl ConfigLocation {
+    /// The named workspace's table: the file must exist and configure it (`origin` says who
+    /// asked, for the refusal).
+    pub fn named(&self, name: &str, origin: &str) -> Result<WorkspaceEntry, ConfigError> {
+        let Some(config) = self.load()? else {
+            return Err(ConfigError::NoConfigFile {
+                name: name.to_string(),
+                origin: origin.to_string(),
+                path: self.path().to_path_buf(),
+            });
+        };
+        lookup(&config, name).cloned()
+    }
+}
+
+/// `name`'s table in `config`, or the refusal naming what is configured.
+pub fn lookup<'a>(config: &'a ConfigFile, name: &str) -> Result<&'a WorkspaceEntry, ConfigError> {
+    config
+        .workspace(name)
+        .ok_or_else(|| ConfigError::UnknownWorkspace {
+            name: name.to_string(),
+            path: config.path.clone(),
+            known: config.names(),
+        })
 }
 
 /// Who besides the owner may read `path` (`None`: only its owner, or it cannot be read at

@@ -79,6 +79,13 @@ impl Origins {
         )
     }
 
+    /// Whether `id` was given through its environment variable.
+    pub fn from_env(&self, id: &str) -> bool {
+        self.0
+            .iter()
+            .any(|(i, s)| i == id && *s == ValueSource::EnvVariable)
+    }
+
     /// The origin of a given argument: its recorded source, or (a struct built without the
     /// matches, as in unit tests) the flag.
     fn of_arg(&self, id: &str, flag: &'static str, env: &'static str) -> Origin {
@@ -181,12 +188,7 @@ pub fn resolve(args: &Args) -> Result<Resolved, ConfigError> {
     let file = location.load()?;
     let mut notes = Vec::new();
 
-    let from_env = |id: &str| {
-        origins
-            .0
-            .iter()
-            .any(|(i, s)| i == id && *s == ValueSource::EnvVariable)
-    };
+    let from_env = |id: &str| origins.from_env(id);
     let given = |id: &str, present: bool| present && !from_env(id);
     let url_flag = given("url", args.url.is_some())
         || given("host", args.host.is_some())
@@ -229,16 +231,7 @@ pub fn resolve(args: &Args) -> Result<Resolved, ConfigError> {
                     path: location.path().to_path_buf(),
                 });
             };
-            match config.workspace(&name.value) {
-                Some(entry) => Some(entry),
-                None => {
-                    return Err(ConfigError::UnknownWorkspace {
-                        name: name.value.clone(),
-                        path: config.path.clone(),
-                        known: config.names(),
-                    });
-                }
-            }
+            Some(super::lookup(config, &name.value)?)
         }
     };
 

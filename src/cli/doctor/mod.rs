@@ -48,6 +48,14 @@ use std::time::Duration;
 /// Arguments of this subcommand.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
+    /// Check this named workspace of the config file (its url, token source and base path;
+    /// `--url`, `--token` and `--base-path` given as flags still win).
+    #[arg(long, value_name = "NAME")]
+    pub workspace: Option<String>,
+    /// The config file `--workspace` reads (default `$XDG_CONFIG_HOME/masc-tui/config.toml`,
+    /// else `~/.config/masc-tui/config.toml`).
+    #[arg(long, env = "MASC_TUI_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Server URL; default `http://$MASC_HOST:$MASC_HTTP_PORT` (127.0.0.1:8935).
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
@@ -63,6 +71,10 @@ pub struct Args {
     /// Per-request timeout in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     pub timeout: f64,
+    /// Which arguments came from the command line and which from the environment (filled by
+    /// `command::parse`): a named workspace's base path is not replaced by `MASC_BASE_PATH`.
+    #[arg(skip)]
+    pub origins: crate::cli::config::Origins,
 }
 
 /// What `diagnose` needs.
@@ -77,6 +89,9 @@ pub struct DoctorConfig {
 
 /// Runs the subcommand; returns the process exit code.
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    if let Some(name) = &args.workspace {
+        return run_named(&args, name);
+    }
     let base_url = match &args.url {
         Some(url) => url.trim_end_matches('/').to_string(),
         None => {
@@ -94,9 +109,6 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             },
         },
     };
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        anyhow::bail!("--timeout must be a positive number of seconds");
-    }
     let config = DoctorConfig {
         base_url,
         token,
@@ -104,21 +116,75 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             .base_path
             .as_ref()
             .map(|p| p.to_string_lossy().into_owned()),
-        timeout: Duration::from_secs_f64(args.timeout),
+        timeout: timeout_of(&args)?,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("tokio runtime")?;
     let report = runtime.block_on(diagnose(config));
+    print_report(&args, &report)
+}
+
+fn timeout_of(args: &Args) -> anyhow::Result<Duration> {
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        anyhow::bail!("--timeout must be a positive number of seconds");
+    }
+    Ok(Duration::from_secs_f64(args.timeout))
+}
+
+/// `doctor --workspace NAME`: the named workspace's url, token source and base path (flags
+/// win; `MASC_BASE_PATH` does not replace its base path); its token source must give a token
+/// (a token file owner-only) before anything is sent — a refusal exits 2.
+fn run_named(args: &Args, name: &str) -> anyhow::Result<i32> {
+    use crate::cli::config::{ConfigLocation, probe_token, token_source_of};
+    let location = match &args.config {
+        Some(path) => ConfigLocation::Given(path.clone()),
+        None => ConfigLocation::standard()?,
+    };
+    let entry = location.named(name, "flag --workspace")?;
+    let token = match &args.token {
+        Some(t) => TokenSource::Fixed(t.clone()),
+        None => entry
+            .token
+            .as_ref()
+            .map_or(TokenSource::None, |spec| token_source_of(&spec.value)),
+    };
+    let base_flag = args
+        .base_path
+        .clone()
+        .filter(|_| !args.origins.from_env("base_path"));
+    let config = DoctorConfig {
+        base_url: args.url.as_ref().map_or_else(
+            || entry.url.value.clone(),
+            |u| u.trim_end_matches('/').to_string(),
+        ),
+        token,
+        expected_base: base_flag
+            .or_else(|| entry.base_path.as_ref().map(|b| b.value.clone()))
+            .map(|p| p.to_string_lossy().into_owned()),
+        timeout: timeout_of(args)?,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("tokio runtime")?;
+    let report = runtime.block_on(async {
+        probe_token(name, &config.token).await?;
+        Ok::<_, crate::cli::config::ConfigError>(diagnose(config).await)
+    })?;
+    print_report(args, &report)
+}
+
+fn print_report(args: &Args, report: &Report) -> anyhow::Result<i32> {
     // Through the CLI's one output path (nothing raw reaches the terminal): server strings are
     // already cleaned, and
     // anything else (the URL given, a detail built from an error) is escaped here.
     let mut out = super::out::stdout();
     if args.json {
-        super::out::json(&mut out, &report).context("writing the report")?;
+        super::out::json(&mut out, report).context("writing the report")?;
     } else {
-        super::out::text(&mut out, &render_text(&report)).context("writing the report")?;
+        super::out::text(&mut out, &render_text(report)).context("writing the report")?;
     }
     out.flush()?;
     Ok(report.exit_code)
