@@ -15,8 +15,8 @@ const MESSAGE: &str = "write me a long reply";
 /// The last line of the demo's long reply: never reached once the turn is stopped.
 const REPLY_END: &str = "That is the whole list.";
 
-/// Streams the long reply, stops it with `stop` (the bytes of the keys), and checks the end.
-fn interrupt_the_long_reply(stop: &[&[u8]]) {
+/// The demo with rondo's chat open and its long reply streaming.
+fn long_reply_streaming() -> PtySession {
     let mut session = PtySession::demo(DemoOptions::default());
     session.wait_for_roster();
     session.open_rondo_chat();
@@ -29,7 +29,11 @@ fn interrupt_the_long_reply(stop: &[&[u8]]) {
             && contents.contains("○ STREAMING")
             && contents.contains("Esc:interrupt")
     });
+    session
+}
 
+/// Presses `stop` (the bytes of the keys).
+fn press(session: &mut PtySession, stop: &[&[u8]]) {
     for keys in stop {
         session.send(keys);
         // Typed text is on screen before the next key (Enter runs what is typed).
@@ -39,6 +43,22 @@ fn interrupt_the_long_reply(stop: &[&[u8]]) {
             session.wait_for_text(text);
         }
     }
+}
+
+/// A second after the turn's end, Esc goes back to the roster; `q q` quits.
+fn back_and_quit(mut session: PtySession) {
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    session.send(b"\x1b");
+    session.wait_for("the roster again", |s| {
+        !s.parser.screen().contents().contains(CHAT_TITLE)
+    });
+    session.quit_q_q();
+}
+
+/// Streams the long reply, stops it with `stop` (the bytes of the keys), and checks the end.
+fn interrupt_the_long_reply(stop: &[&[u8]]) {
+    let mut session = long_reply_streaming();
+    press(&mut session, stop);
     session.wait_for("the turn ended as interrupted", |s| {
         let contents = s.parser.screen().contents();
         contents.contains("interrupted · the turn was stopped before its reply")
@@ -65,12 +85,7 @@ fn interrupt_the_long_reply(stop: &[&[u8]]) {
             .contents()
             .contains(CHAT_TITLE)
     );
-    std::thread::sleep(std::time::Duration::from_millis(1100));
-    session.send(b"\x1b");
-    session.wait_for("the roster again", |s| {
-        !s.parser.screen().contents().contains(CHAT_TITLE)
-    });
-    session.quit_q_q();
+    back_and_quit(session);
 }
 
 #[test]
@@ -82,4 +97,51 @@ fn pty_c44_interrupt_a_long_demo_reply_and_the_turn_ends_interrupted() {
 #[test]
 fn pty_c36_esc_interrupts_a_long_demo_reply_and_the_turn_ends_interrupted() {
     interrupt_the_long_reply(&[b"\x1b"]);
+}
+
+/// C-36, C-44: with an input queued behind the streaming reply, the stop reaches the running
+/// turn (never the queued request: no "another turn is current now"); the queued input runs
+/// after it.
+fn interrupt_with_an_input_queued(stop: &[&[u8]]) {
+    const QUEUED: &str = "queued behind the reply 5521";
+    let mut session = long_reply_streaming();
+    session.send(QUEUED.as_bytes());
+    session.send(b"\r");
+    session.wait_for("the input queued behind the reply", |s| {
+        let contents = s.parser.screen().contents();
+        contents.contains(QUEUED) && contents.contains("처리 대기")
+    });
+    press(&mut session, stop);
+    session.wait_for("the running turn stopped at the operator's request", |s| {
+        let contents = s.parser.screen().contents();
+        assert!(
+            !contents.contains("another turn is current now"),
+            "the stop went to the queued request:\n{contents}"
+        );
+        contents.contains("interrupted · the turn stopped at your request")
+    });
+    session.wait_for("the queued input answered after the stop", |s| {
+        s.parser
+            .screen()
+            .contents()
+            .contains(&format!("│ {QUEUED}"))
+    });
+    let contents = session.seen().parser.screen().contents();
+    assert!(!contents.contains(REPLY_END), "{contents}");
+    assert!(
+        !contents.contains("another turn is current now"),
+        "{contents}"
+    );
+    session.wait_for_text("Esc:back");
+    back_and_quit(session);
+}
+
+#[test]
+fn pty_c36_esc_with_an_input_queued_stops_the_running_turn() {
+    interrupt_with_an_input_queued(&[b"\x1b"]);
+}
+
+#[test]
+fn pty_c44_interrupt_with_an_input_queued_stops_the_running_turn() {
+    interrupt_with_an_input_queued(&[b"/interrupt", b"\r"]);
 }

@@ -14,8 +14,8 @@ use crate::view::effects::Effects;
 use crate::view::model::Model;
 use crate::view::save_path::{SaveRequest, notice};
 
-/// The send of this chat an interrupt names: the newest one still in flight (accepted,
-/// running or on the wire), if any.
+/// The newest send of this chat still in flight (on the wire, accepted or running), if any:
+/// while there is one, Esc is the interrupt (C-36).
 pub(super) fn running_send(model: &Model, keeper: &str) -> Option<String> {
     let pane = model.chat.pane.as_ref().filter(|p| p.keeper == keeper)?;
     pane.sends
@@ -30,6 +30,38 @@ pub(super) fn running_send(model: &Model, keeper: &str) -> Option<String> {
         .map(|(id, _)| id.clone())
 }
 
+/// The turn a stop of this chat is addressed to (C-36, C-44): the send whose turn the stream
+/// says is running (its run started, or it streams), else one on the wire or accepted as
+/// running; an input only queued behind another turn is not a turn, so with nothing of this
+/// chat running the stop names the turn the §4.2 census shows running.
+fn interrupt_aim(model: &Model, keeper: &str) -> InterruptAim {
+    let Some(pane) = model.chat.pane.as_ref().filter(|p| p.keeper == keeper) else {
+        return InterruptAim::Current;
+    };
+    let newest = |running: fn(&crate::view::chat::PendingSend) -> bool| {
+        pane.sends
+            .iter()
+            .rev()
+            .find(|(_, s)| running(s))
+            .map(|(id, _)| id.clone())
+    };
+    newest(|s| {
+        s.phase == SendPhase::Running
+            || (s.activity.is_some() && !matches!(s.phase, SendPhase::Ended(_)))
+    })
+    .or_else(|| {
+        newest(|s| {
+            matches!(
+                s.phase,
+                SendPhase::Sending | SendPhase::Accepted(OperationState::Running)
+            )
+        })
+    })
+    .map_or(InterruptAim::Current, |request_id| InterruptAim::Request {
+        request_id,
+    })
+}
+
 /// Esc interrupts (C-36): a send of this chat is on the wire, accepted or running, and no stop
 /// of its turn is asked yet (an interrupt in flight, or signalled and not yet confirmed).
 pub(super) fn interruptible(model: &Model, keeper: &str) -> bool {
@@ -42,8 +74,8 @@ pub(super) fn interruptible(model: &Model, keeper: &str) -> bool {
         && running_send(model, keeper).is_some()
 }
 
-/// `/interrupt [name]`: this chat's running send by its request id, else the turn the census
-/// shows for the Keeper. Another Keeper's name stops that Keeper's current turn; its rows show
+/// `/interrupt [name]`: this chat's running send by its request id (never an input queued
+/// behind it), else the turn the census shows for the Keeper. Another Keeper's name stops that Keeper's current turn; its rows show
 /// in its own chat, never near this input (C-43).
 pub fn interrupt(fx: &mut Effects<'_>, keeper: String, name: Option<String>) -> Option<String> {
     let model = &*fx.model;
@@ -53,10 +85,7 @@ pub fn interrupt(fx: &mut Effects<'_>, keeper: String, name: Option<String>) -> 
             aim: InterruptAim::Current,
         },
         None => InterruptIntent {
-            aim: match running_send(model, &keeper) {
-                Some(request_id) => InterruptAim::Request { request_id },
-                None => InterruptAim::Current,
-            },
+            aim: interrupt_aim(model, &keeper),
             keeper,
         },
     };
