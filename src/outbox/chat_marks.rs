@@ -70,25 +70,26 @@ impl Outbox {
 }
 
 impl Outbox {
-    /// The newest `limit` chat sends to `keeper` in `workspace` with a `turn_ref` mark: each
-    /// send's stored intent (JSON) and the turn its reply was recorded under, newest first.
-    pub fn chat_turns(
+    /// The newest `limit` chat sends to `keeper` in `workspace` with a `mark` that has a value:
+    /// each send's stored intent (JSON) and the mark's value, newest first.
+    pub fn chat_marked(
         &self,
         keeper: &str,
         workspace: &str,
+        mark: &str,
         limit: usize,
     ) -> Result<Vec<(String, String)>, OutboxError> {
         let conn = self.lock();
         let mut stmt = conn.prepare(
             "SELECT s.intent, m.value FROM saves s
-             JOIN chat_marks m ON m.request_id = s.intent_key AND m.mark = 'turn_ref'
+             JOIN chat_marks m ON m.request_id = s.intent_key AND m.mark = ?3
              WHERE s.kind = 'chat_send' AND s.workspace = ?1 AND s.target = ?2
                AND m.value IS NOT NULL
-             ORDER BY s.written_at_ms DESC, s.rowid DESC LIMIT ?3",
+             ORDER BY s.written_at_ms DESC, s.rowid DESC LIMIT ?4",
         )?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = stmt
-            .query_map(params![workspace, keeper, limit], |r| {
+            .query_map(params![workspace, keeper, mark, limit], |r| {
                 Ok((r.get(0)?, r.get(1)?))
             })?
             .collect::<Result<Vec<_>, _>>()?;

@@ -7,8 +7,11 @@
 
 use crate::chat_support::{Rig, STREAM, TOKEN, held_chat_posts, rig, rig_with, token_server};
 use masc_tui::actors::chat::{
-    ChatCommand, ChatMark, ChatSourceConfig, Reconciliation, SendMarks, SendOutcome, UnknownWindow,
+    ChatCommand, ChatMark, ChatSourceConfig, InterruptAim, InterruptIntent, Reconciliation,
+    SendMarks, SendOutcome, TurnInterrupt, UnknownWindow,
 };
+use masc_tui::actors::saves::hub::Save;
+use masc_tui::actors::saves::{SaveCommand, SaveId};
 use masc_tui::protocol::client::ClientConfig;
 use masc_tui::server::RunningServer;
 use masc_tui::server::faults::FaultPlan;
@@ -336,4 +339,67 @@ fn assert_same(
             a.join("\n")
         );
     }
+}
+
+/// C-44: a stop confirmed before the chat closed still reads "interrupted · the turn stopped
+/// at your request" after it reopens — how the send's turn ended is kept beside it in the
+/// outbox (`ended`), not learned again (before, the reopened chat said the end was not
+/// observed).
+#[tokio::test]
+async fn c44_a_confirmed_stop_still_reads_confirmed_after_a_reopen() {
+    let server = token_server(FaultPlan::default()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("outbox.sqlite3");
+    let mut rig = rig(&server.base_url(), Some(TOKEN), path.clone()).await;
+    rig.open_ready(KEEPER).await;
+    let id = rig.send(KEEPER, "write me a long reply");
+    rig.pump_until_send(&id, |s| s.phase == SendPhase::Running)
+        .await;
+    let save_id = SaveId(masc_tui::outbox::new_request_id());
+    let scope = rig.model.gate().current().cloned().unwrap();
+    let intent = InterruptIntent {
+        keeper: KEEPER.into(),
+        aim: InterruptAim::Request {
+            request_id: id.clone(),
+        },
+    };
+    rig.saves
+        .as_ref()
+        .unwrap()
+        .send_message(SaveCommand::Submit(Save::<TurnInterrupt>::submission(
+            save_id.clone(),
+            intent,
+            scope,
+        )))
+        .unwrap();
+    let row_id = format!("{}:interrupt", save_id.0);
+    let stopped = |m: &masc_tui::view::model::Model| {
+        m.chat.pane.as_ref().is_some_and(|p| {
+            p.view()
+                .transcript()
+                .get(&row_id)
+                .is_some_and(|e| e.text.contains("the turn stopped at your request"))
+        })
+    };
+    rig.pump_until(stopped).await;
+    rig.pump_until_send(&id, |s| matches!(s.phase, SendPhase::Ended(_)))
+        .await;
+
+    rig.cast(ChatCommand::Close {
+        keeper: KEEPER.into(),
+    });
+    rig.open(KEEPER);
+    rig.pump_until_ready().await;
+    rig.pump_until(stopped).await;
+    let text = rig
+        .pane()
+        .view()
+        .transcript()
+        .get(&row_id)
+        .unwrap()
+        .text
+        .clone();
+    assert!(!text.contains("not observed"), "{text}");
+    rig.stop().await;
+    server.shutdown().await;
 }

@@ -13,6 +13,8 @@
 //!   the refusal's error row reads the same after a reopen (C-8).
 //! - `turn_ref`: the turn the send's reply was recorded under, so a reopened chat binds the
 //!   operator's persisted row to its turn as the live chat did (C-50, C-12).
+//! - `ended`: how the send's turn ended (cancelled, failed, completed), so a stop confirmed
+//!   before a reopen reads "interrupted · the turn stopped at your request" after it (C-44).
 
 use super::observation::Reconciliation;
 use crate::outbox::StoredMark;
@@ -31,7 +33,14 @@ pub enum ChatMark {
     /// `outcome_ref`): a reload, reopen or restart binds the operator's persisted row to it
     /// as the live view did (C-50, C-12, C-13).
     TurnRef(String),
+    /// How the send's turn ended ([`TURN_CANCELLED`], [`TURN_FAILED`], [`TURN_COMPLETED`]):
+    /// a stop confirmed before a reopen still reads as confirmed after it (C-44).
+    Ended(&'static str),
 }
+
+pub const TURN_CANCELLED: &str = "cancelled";
+pub const TURN_FAILED: &str = "failed";
+pub const TURN_COMPLETED: &str = "completed";
 
 impl ChatMark {
     pub fn name(&self) -> &'static str {
@@ -41,6 +50,7 @@ impl ChatMark {
             Self::DraftReturned => "draft_returned",
             Self::RefusedBecause(_) => "refused_because",
             Self::TurnRef(_) => "turn_ref",
+            Self::Ended(_) => "ended",
         }
     }
 
@@ -48,6 +58,7 @@ impl ChatMark {
         match self {
             Self::NotRecorded { after_secs } => Some(after_secs.to_string()),
             Self::RefusedBecause(reason) | Self::TurnRef(reason) => Some(reason.clone()),
+            Self::Ended(how) => Some((*how).to_string()),
             Self::Unreconcilable | Self::DraftReturned => None,
         }
     }
@@ -102,17 +113,27 @@ impl Reconciliation {
         }
     }
 
-    /// The turn a succeeded record names (`outcome_ref`), to keep beside the send.
-    pub fn turn_mark(&self) -> Option<ChatMark> {
-        match self {
-            Self::Found(r) => match &r.progress {
-                crate::protocol::chat::OperationProgress::Succeeded { outcome_ref, .. } => {
-                    Some(ChatMark::TurnRef(outcome_ref.clone()))
-                }
-                _ => None,
-            },
-            _ => None,
+    /// What a terminal record says to keep beside the send: the turn a succeeded one names
+    /// (`outcome_ref`), and how the turn ended.
+    pub fn record_marks(&self) -> Vec<ChatMark> {
+        let Self::Found(r) = self else {
+            return Vec::new();
+        };
+        let mut marks = Vec::new();
+        if let crate::protocol::chat::OperationProgress::Succeeded { outcome_ref, .. } = &r.progress
+        {
+            marks.push(ChatMark::TurnRef(outcome_ref.clone()));
         }
+        if r.progress.state().is_terminal() {
+            marks.push(ChatMark::Ended(if r.progress.is_cancellation() {
+                TURN_CANCELLED
+            } else if r.progress.state() == crate::protocol::chat::OperationState::Succeeded {
+                TURN_COMPLETED
+            } else {
+                TURN_FAILED
+            }));
+        }
+        marks
     }
 }
 

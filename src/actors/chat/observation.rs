@@ -436,6 +436,8 @@ pub enum ChatObservation {
         sends: Vec<RestoredSend>,
         /// This Keeper's newest sends whose reply turn is known (C-50).
         turns: Vec<SentTurn>,
+        /// How the turns of this Keeper's newest sends ended, by request id (C-44).
+        ended: std::collections::HashMap<String, String>,
     },
     /// A step of the send `request_id`.
     Send { request_id: String, step: SendStep },

@@ -160,18 +160,33 @@ impl SaveKind for ChatSend {
             .await;
             // C-35: the server's reason of a refusal is kept for its error row, which every
             // reopen rebuilds from the outbox (C-8).
-            // C-50: the turn of its reply, so a reopen binds the operator's row as live did.
-            let mark = match &outcome {
+            // C-50: the turn of its reply, so a reopen binds the operator's row as live did;
+            // C-44: how the turn ended, so a confirmed stop stays confirmed after a reopen.
+            let marks = match &outcome {
                 SendOutcome::NotApplied {
                     detail: Some(reason),
                     ..
-                } => Some(super::ChatMark::RefusedBecause(reason.clone())),
-                SendOutcome::Completed { reply } => {
-                    Some(super::ChatMark::TurnRef(reply.turn_ref.clone()))
+                } => vec![super::ChatMark::RefusedBecause(reason.clone())],
+                SendOutcome::Completed { reply } => vec![
+                    super::ChatMark::TurnRef(reply.turn_ref.clone()),
+                    super::ChatMark::Ended(super::marks::TURN_COMPLETED),
+                ],
+                SendOutcome::Failed { code, .. } => {
+                    let cancelled = code
+                        .as_deref()
+                        .is_some_and(|c| c.eq_ignore_ascii_case("turn_cancelled"));
+                    vec![super::ChatMark::Ended(if cancelled {
+                        super::marks::TURN_CANCELLED
+                    } else {
+                        super::marks::TURN_FAILED
+                    })]
                 }
-                _ => None,
+                SendOutcome::Replayed {
+                    state: crate::protocol::chat::OperationState::Cancelled,
+                } => vec![super::ChatMark::Ended(super::marks::TURN_CANCELLED)],
+                _ => Vec::new(),
             };
-            if let Some(mark) = mark {
+            for mark in marks {
                 run.mark(request_id.clone(), mark.name(), mark.value())
                     .await;
             }

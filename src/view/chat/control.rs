@@ -7,10 +7,10 @@
 
 use super::held::HeldInputs;
 use super::pane::{ChatPane, SendPhase};
-use crate::actors::chat::interrupt;
 use crate::actors::chat::{
     ChatSlot, Reconciliation, SendOutcome, TurnControlEvent, TurnInterrupt, TurnSteer,
 };
+use crate::actors::chat::{interrupt, marks};
 use crate::actors::contract::Ticket;
 use crate::actors::saves::SaveId;
 use crate::actors::saves::SaveStep;
@@ -128,7 +128,15 @@ enum TurnEnd {
 
 fn turn_end(pane: &ChatPane, request_id: Option<&str>) -> TurnEnd {
     let Some(send) = request_id.and_then(|id| pane.sends.get(id)) else {
-        return TurnEnd::Unobserved;
+        // A send of an earlier open: how its turn ended, as the outbox kept it (C-44).
+        return match request_id
+            .and_then(|id| pane.ended.get(id))
+            .map(String::as_str)
+        {
+            Some(marks::TURN_CANCELLED) => TurnEnd::Interrupted,
+            Some(_) => TurnEnd::Other,
+            None => TurnEnd::Unobserved,
+        };
     };
     if let Some(Reconciliation::Found(r)) = &send.reconciliation
         && r.progress.state().is_terminal()

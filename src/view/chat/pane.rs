@@ -141,6 +141,9 @@ pub struct ChatPane {
     /// This Keeper's earlier sends whose reply turn the outbox kept (C-50: a reopened chat
     /// binds the operator's persisted rows to their turns as the live chat did).
     known_turns: Vec<crate::actors::chat::SentTurn>,
+    /// How the turns of this Keeper's earlier sends ended, kept in the outbox (C-44: a stop
+    /// confirmed before a reopen stays confirmed).
+    pub(crate) ended: HashMap<String, String>,
 }
 
 impl std::fmt::Debug for ChatPane {
@@ -192,6 +195,7 @@ impl ChatPane {
             autonomous: AutonomousTurns::NotRead,
             hinted_calls: HashSet::new(),
             known_turns: Vec::new(),
+            ended: HashMap::new(),
         }
     }
 

@@ -402,6 +402,7 @@ impl Actor for ChatSource {
                 ChatObservation::Restored {
                     sends: Vec::new(),
                     turns: Vec::new(),
+                    ended: Default::default(),
                 }
             }),
             key: restore,

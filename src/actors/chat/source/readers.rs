@@ -68,15 +68,19 @@ pub(super) fn restore_reader(outbox: Outbox, keeper: String) -> Reader<ChatObser
             let read =
                 tokio::task::spawn_blocking(move || restore_rows(&outbox, &keeper, &workspace))
                     .await;
-            let (sends, turns) = match read {
+            let (sends, turns, ended) = match read {
                 Ok(Ok(read)) => read,
                 Ok(Err(err)) => {
                     tracing::warn!(target: "masc_tui::chat", error = err.class(), "outbox unreadable");
-                    (Vec::new(), Vec::new())
+                    Default::default()
                 }
-                Err(_) => (Vec::new(), Vec::new()),
+                Err(_) => Default::default(),
             };
-            ChatObservation::Restored { sends, turns }
+            ChatObservation::Restored {
+                sends,
+                turns,
+                ended,
+            }
         }
     })
 }
@@ -88,7 +92,7 @@ fn restore_rows(
     outbox: &Outbox,
     keeper: &str,
     workspace: &str,
-) -> Result<(Vec<RestoredSend>, Vec<SentTurn>), crate::outbox::OutboxError> {
+) -> Result<Restore, crate::outbox::OutboxError> {
     let rows = outbox.chat_sends_shown(keeper, workspace)?;
     let ids: Vec<&str> = rows.iter().map(|r| r.intent_key.as_str()).collect();
     let marks = outbox.chat_marks(&ids)?;
@@ -133,7 +137,7 @@ fn restore_rows(
         });
     }
     let turns = outbox
-        .chat_turns(keeper, workspace, KNOWN_TURNS)?
+        .chat_marked(keeper, workspace, "turn_ref", KNOWN_TURNS)?
         .into_iter()
         .filter_map(|(intent, turn_ref)| {
             let intent =
@@ -145,8 +149,24 @@ fn restore_rows(
             })
         })
         .collect();
-    Ok((sends, turns))
+    let ended = outbox
+        .chat_marked(keeper, workspace, "ended", KNOWN_TURNS)?
+        .into_iter()
+        .filter_map(|(intent, how)| {
+            let intent =
+                serde_json::from_str::<crate::actors::chat::ChatSendIntent>(&intent).ok()?;
+            Some((intent.request_id, how))
+        })
+        .collect();
+    Ok((sends, turns, ended))
 }
+
+/// What the restore reads: the sends to show, the reply turns and the turn ends kept.
+type Restore = (
+    Vec<RestoredSend>,
+    Vec<SentTurn>,
+    std::collections::HashMap<String, String>,
+);
 
 /// How many of this Keeper's newest sends with a known reply turn a chat reads on open (the
 /// binding needs only the sends on the pages shown).
@@ -208,7 +228,7 @@ pub(super) fn reconcile_reader(
             let marks: Vec<_> = result
                 .mark()
                 .into_iter()
-                .chain(result.turn_mark())
+                .chain(result.record_marks())
                 .collect();
             if let Some(outbox) = outbox.filter(|_| state.is_some() || !marks.is_empty()) {
                 let rid = id.clone();

@@ -62,9 +62,14 @@ impl ChatPane {
                 };
                 self.place_autonomous();
             }
-            ChatObservation::Restored { sends, turns } => {
+            ChatObservation::Restored {
+                sends,
+                turns,
+                ended,
+            } => {
                 self.owned.remove(ticket);
                 self.known_turns = turns;
+                self.ended = ended;
                 for restored in sends {
                     self.restore(restored);
                 }
