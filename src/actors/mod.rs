@@ -21,6 +21,7 @@ pub mod runtime;
 pub mod saves;
 pub mod source_stats;
 pub mod supervisor;
+pub mod system_logs;
 pub mod tools;
 pub mod work;
 pub mod workspace;

@@ -38,7 +38,7 @@ const fn secs(n: u64) -> Duration {
 pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
     use crate::actors::{
         asks, board, chat, connectors, decisions, inspector, keeper_detail, keepers,
-        preparation_report, runtime, saves, source_stats, tools, work,
+        preparation_report, runtime, saves, source_stats, system_logs, tools, work,
     };
     // One outbox (one session) for the runtime: the save hub writes every save, the chat
     // sources read their sends back.
@@ -109,6 +109,11 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
                 "keeper_surface",
             ],
             tools::ToolsSpawner::new(secs(10)),
+        ),
+        // 5 s while the System `logs` pane is shown: a delta (`since_seq`) after the first read.
+        entry(
+            &["system_logs", "system_logs_older"],
+            system_logs::SystemLogsSpawner::new(secs(5)),
         ),
         entry(
             &["runtime_catalogue"],
@@ -254,6 +259,10 @@ mod tests {
             crate::actors::preparation_report::PreparationReportSlot::Report,
         ]));
         kinds.extend(owner_of(&[crate::actors::saves::journal::SaveJournalSlot]));
+        kinds.extend(owner_of(&[
+            crate::actors::system_logs::SystemLogsSlot::Window,
+            crate::actors::system_logs::SystemLogsSlot::Older,
+        ]));
         kinds.extend(owner_of(&[
             crate::actors::inspector::InspectorSlot::Records("k".into()),
             crate::actors::inspector::InspectorSlot::Input(crate::actors::asks::TurnTarget {

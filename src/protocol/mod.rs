@@ -31,6 +31,7 @@ pub mod runtime;
 pub mod runtime_trace;
 pub mod skills;
 pub mod sse;
+pub mod system_logs;
 pub mod tasks;
 pub mod tools;
 pub mod transcript;

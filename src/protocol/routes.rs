@@ -135,6 +135,7 @@ pub enum RouteFamily {
     RunNext,
     TurnRecords,
     ProviderInput,
+    SystemLogs,
 }
 
 /// What the contract says about one family.
@@ -705,6 +706,15 @@ pub const ROUTES: &[RouteSpec] = &[
         Some("turn"),
         "§14.11",
     ),
+    spec(
+        F::SystemLogs,
+        Get,
+        "/api/v1/dashboard/logs",
+        Public,
+        Masc,
+        None,
+        "§15.1",
+    ),
 ];
 
 impl RouteFamily {
@@ -780,6 +790,7 @@ impl RouteFamily {
             Self::RunNext => "run_next",
             Self::TurnRecords => "turn_records",
             Self::ProviderInput => "provider_input",
+            Self::SystemLogs => "system_logs",
         }
     }
 

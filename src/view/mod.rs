@@ -31,6 +31,7 @@ pub mod saves;
 pub mod screens;
 pub mod sources;
 pub mod surface;
+pub mod system_logs;
 pub mod terminal;
 pub mod terminal_link;
 pub mod text;

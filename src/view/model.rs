@@ -19,6 +19,7 @@ use super::runtime::RuntimeModel;
 use super::saves::journal::SaveJournalModel;
 use super::sources::SourcesModel;
 use super::surface::{AnySurface, Drained};
+use super::system_logs::SystemLogsModel;
 use super::tools::ToolsModel;
 use super::work::WorkModel;
 use crate::actors::contract::{IdentityState, InboxId, Inboxes, SlotEvent, SlotKey, SourceKey};
@@ -93,6 +94,8 @@ pub struct Model {
     pub journal: SaveJournalModel,
     /// The live Sources view's snapshot (the System `sources` pane).
     pub sources: SourcesModel,
+    /// MASC's log ring at the chosen filters (the System `logs` pane, §15.1).
+    pub system_logs: SystemLogsModel,
     /// A read-only session (`--read-only` on a state directory another masc-tui holds): the
     /// header's banner; no outbox, every save refused before it leaves.
     pub read_only: Option<String>,
@@ -127,6 +130,7 @@ impl Model {
             inspector: InspectorModel::new(&inboxes),
             journal: SaveJournalModel::new(&inboxes),
             sources: SourcesModel::new(&inboxes),
+            system_logs: SystemLogsModel::new(&inboxes),
             read_only: None,
             inboxes,
         }
@@ -138,7 +142,7 @@ impl Model {
     }
 
     /// Every surface, for the one routing loop. A new surface is one line here.
-    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 15] {
+    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 16] {
         [
             &mut self.keepers,
             &mut self.waiting,
@@ -155,10 +159,11 @@ impl Model {
             &mut self.inspector,
             &mut self.journal,
             &mut self.sources,
+            &mut self.system_logs,
         ]
     }
 
-    fn surfaces_ref(&self) -> [&dyn AnySurface; 15] {
+    fn surfaces_ref(&self) -> [&dyn AnySurface; 16] {
         [
             &self.keepers,
             &self.waiting,
@@ -175,6 +180,7 @@ impl Model {
             &self.inspector,
             &self.journal,
             &self.sources,
+            &self.system_logs,
         ]
     }
 

@@ -45,6 +45,7 @@ mod actor_preparation_report;
 mod actor_runtime;
 mod actor_runtime_catalogue;
 mod actor_system;
+mod actor_system_logs;
 mod actor_waiting;
 mod actor_workspace;
 mod asks_follow_up;

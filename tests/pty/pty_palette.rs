@@ -55,3 +55,25 @@ fn pty_palette_lands_on_surfaces_panes_a_keeper_and_keeps_armed_keys_armed() {
     let status = session.wait_exit();
     assert!(status.success(), "exit status {status:?}");
 }
+
+/// §15.1 in `demo`: the palette to System › logs; the seeded ring newest first with MASC's
+/// header; `l` steps the level (the window read again at `warn` after two steps); `Enter` shows
+/// a row whole.
+#[test]
+fn pty_palette_to_system_logs_and_its_level_ladder() {
+    let mut session = PtySession::demo(DemoOptions::default());
+    session.wait_for_roster();
+    session.send(b":sys logs");
+    session.wait_for_text("› go to System › logs");
+    session.send(b"\r");
+    session.wait_for_text("LOGS  level ≥ debug · category all  (200 of 260, seq 260)");
+    session.send(b"ll");
+    session.wait_for_text("LOGS  level ≥ warn · category all");
+    session.wait_for_text("heartbeat late by");
+    session.send(b"\r");
+    session.wait_for_text("LOG ROW ");
+    session.send(b"\r");
+    session.send(b"qq");
+    let status = session.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+}

@@ -53,6 +53,7 @@ mod view_runtime_raw;
 mod view_settle;
 mod view_sources;
 mod view_system;
+mod view_system_logs;
 // Chat keys, help, footer wording (C-26, C-63, C-65): next to chat_screen.rs, whose rig it uses.
 mod chat_screen_help;
 // Chat geometry: menu minimum, 41-column gate (C-19, C-62).

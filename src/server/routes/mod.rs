@@ -24,6 +24,7 @@ pub mod runtime;
 pub mod runtime_probe;
 pub mod runtime_trace;
 pub mod skills;
+pub mod system_logs;
 pub mod tasks;
 pub mod tools;
 pub mod turn_control;
@@ -58,7 +59,8 @@ pub fn router(state: AppState) -> Router {
         .merge(operator::router())
         .merge(held_calls::router())
         .merge(runtime_trace::router())
-        .merge(inspector::router());
+        .merge(inspector::router())
+        .merge(system_logs::router());
     if state.test_mode() {
         app = app.merge(admin::router());
     }

@@ -12,6 +12,7 @@ pub mod bindings;
 mod connectors;
 pub mod form;
 pub mod keeper_panes;
+pub mod logs;
 mod panes;
 pub mod raw;
 mod runtime;
@@ -50,6 +51,8 @@ pub enum SystemPane {
     Usage,
     /// Every supervised source's live numbers from the stage events (`timeline::live`).
     Sources,
+    /// MASC's log ring (§15.1).
+    Logs,
 }
 
 impl super::widgets::Ring for SystemPane {
@@ -57,7 +60,7 @@ impl super::widgets::Ring for SystemPane {
 }
 
 impl SystemPane {
-    pub const ALL: [SystemPane; 9] = [
+    pub const ALL: [SystemPane; 10] = [
         Self::Runtime,
         Self::Tools,
         Self::Skills,
@@ -67,6 +70,7 @@ impl SystemPane {
         Self::Receipts,
         Self::Usage,
         Self::Sources,
+        Self::Logs,
     ];
 
     pub fn title(self) -> &'static str {
@@ -80,6 +84,7 @@ impl SystemPane {
             Self::Receipts => "receipts",
             Self::Usage => "usage",
             Self::Sources => "sources",
+            Self::Logs => "logs",
         }
     }
 
@@ -89,6 +94,7 @@ impl SystemPane {
             Self::Runtime => crate::actors::runtime::RUNTIME,
             Self::Connectors => crate::actors::connectors::CONNECTORS,
             Self::Sources => crate::actors::source_stats::SOURCE_STATS,
+            Self::Logs => crate::actors::system_logs::SYSTEM_LOGS,
             _ => crate::actors::tools::TOOLS,
         }
     }
@@ -113,6 +119,8 @@ pub struct SystemUi {
     pub surface_keeper: Option<String>,
     /// The sources pane: the selected source and whether its tickets are shown.
     pub sources: sources::SourcesUi,
+    /// The logs pane: selection, verbose, the row shown whole.
+    pub logs: logs::LogsUi,
 }
 
 impl SystemUi {
@@ -128,7 +136,7 @@ pub const PANES: Table = Table {
         bind(
             "p / P",
             &[Press::ch('p'), Press::ch('P')],
-            "next / previous pane: Runtime · all tools · Skills · async runs · connectors · available · receipts · usage · sources",
+            "next / previous pane: Runtime · all tools · Skills · async runs · connectors · available · receipts · usage · sources · logs",
         )
         .footer("pane"),
         bind(
@@ -307,6 +315,11 @@ pub fn render(
         sources::render(model, &ui.sources, ctx, body, buf);
         return;
     }
+    if ui.pane == SystemPane::Logs {
+        let body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
+        logs::render(model, &ui.logs, ctx, body, buf);
+        return;
+    }
     let width = area.width as usize;
     let lines = match ui.pane {
         SystemPane::Runtime => runtime::lines(model, ui, ctx, width),
@@ -317,7 +330,7 @@ pub fn render(
         SystemPane::Available => keeper_panes::available_lines(model, ui, full, ctx, width),
         SystemPane::Receipts => keeper_panes::receipts_lines(model, ui, full, ctx, width),
         SystemPane::Usage => keeper_panes::usage_lines(model, ctx, width),
-        SystemPane::Sources => Vec::new(),
+        SystemPane::Sources | SystemPane::Logs => Vec::new(),
     };
     let body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
     let scroll = if ui.pane == SystemPane::AsyncRuns && ui.asyncs.open.is_some() {
@@ -465,6 +478,7 @@ impl super::screen::Screen for SystemUi {
             SystemPane::AsyncRuns => Some(&ASYNC_PANE),
             SystemPane::Connectors => Some(&CONNECTORS_PANE),
             SystemPane::Sources => Some(&SOURCES_PANE),
+            SystemPane::Logs => Some(&logs::LOGS_PANE),
             pane if keeper_panes::reads_keeper(pane) => Some(&KEEPER_PANES),
             _ => None,
         };
@@ -513,8 +527,16 @@ impl super::screen::Screen for SystemUi {
         use crate::actors::connectors::CONNECTORS;
         use crate::actors::runtime::{RUNTIME, RUNTIME_CONFIG};
         use crate::actors::source_stats::SOURCE_STATS;
+        use crate::actors::system_logs::SYSTEM_LOGS;
         use crate::actors::tools::TOOLS;
-        &[TOOLS, RUNTIME, RUNTIME_CONFIG, CONNECTORS, SOURCE_STATS]
+        &[
+            TOOLS,
+            RUNTIME,
+            RUNTIME_CONFIG,
+            CONNECTORS,
+            SOURCE_STATS,
+            SYSTEM_LOGS,
+        ]
     }
 
     fn react(&mut self, ui: &mut super::Ui, cx: &mut ReactCx<'_>, seen: Seen) {
@@ -586,6 +608,12 @@ impl SystemUi {
             && let Some(cmd) = bindings::handle(&mut self.connectors, model, key)
         {
             return cmd;
+        }
+        if self.pane == SystemPane::Logs {
+            let page = usize::from(super::body_area(ui.area).height.saturating_sub(4)).max(1);
+            if let Some(cmd) = logs::key(&mut self.logs, model, key, page) {
+                return cmd;
+            }
         }
         if self.pane == SystemPane::Sources && sources::key(&mut self.sources, model, key) {
             return UiCommand::Repaint;
