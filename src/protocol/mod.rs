@@ -12,6 +12,7 @@ pub mod client;
 pub mod connectors;
 pub mod coop_report;
 pub mod decode;
+pub mod gate_queue;
 pub mod goal_transition;
 pub mod goals;
 pub mod health;
