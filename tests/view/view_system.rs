@@ -216,6 +216,12 @@ fn p_cycles_panes_and_r_names_the_panes_source() {
         UiCommand::Refresh(masc_tui::actors::source_stats::SOURCE_STATS)
     );
     handle_key(&mut ui, &m, key('P'));
+    assert_eq!(ui.system().pane, SystemPane::Logs);
+    assert_eq!(
+        handle_key(&mut ui, &m, key('r')),
+        UiCommand::Refresh(masc_tui::actors::system_logs::SYSTEM_LOGS)
+    );
+    handle_key(&mut ui, &m, key('P'));
     assert_eq!(ui.system().pane, SystemPane::Usage);
     assert_eq!(handle_key(&mut ui, &m, key('r')), UiCommand::Refresh(TOOLS));
     for _ in 0..3 {

@@ -49,10 +49,10 @@ pub enum SystemPane {
     Receipts,
     /// Cross-Keeper Skill usage (§6.2 `surfaces[].usage`).
     Usage,
-    /// Every supervised source's live numbers from the stage events (`timeline::live`).
-    Sources,
     /// MASC's log ring (§15.1).
     Logs,
+    /// Every supervised source's live numbers from the stage events (`timeline::live`).
+    Sources,
 }
 
 impl super::widgets::Ring for SystemPane {
@@ -69,8 +69,8 @@ impl SystemPane {
         Self::Available,
         Self::Receipts,
         Self::Usage,
-        Self::Sources,
         Self::Logs,
+        Self::Sources,
     ];
 
     pub fn title(self) -> &'static str {
@@ -136,7 +136,7 @@ pub const PANES: Table = Table {
         bind(
             "p / P",
             &[Press::ch('p'), Press::ch('P')],
-            "next / previous pane: Runtime · all tools · Skills · async runs · connectors · available · receipts · usage · sources · logs",
+            "next / previous pane: Runtime · all tools · Skills · async runs · connectors · available · receipts · usage · logs · sources",
         )
         .footer("pane"),
         bind(
