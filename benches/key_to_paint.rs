@@ -12,8 +12,8 @@
 //! collector on loopback (docs/timeline.md); unset, no subscriber at all. `K2P_LIVE=off` (with a
 //! `K2P_TRACE`) leaves the live Sources view's aggregation out of the subscriber and its
 //! `source_stats` source out of the runtime, to measure what the live view costs. Between the
-//! roster and the chat, 100 `j`/`k` on System › sources (the live view on screen, its snapshot
-//! read every 2 s) are their own class, `sources`.
+//! roster and the chat, with the live view on, 100 `j`/`k` on System › sources (the live view on
+//! screen, its snapshot read every 2 s) are their own class, `sources`.
 //! `/health` is not stalled: a stalled probe would withdraw the workspace (G-6) and the screen
 //! would then show the withdrawal instead of the transcript.
 
@@ -295,18 +295,21 @@ fn main() {
         for _ in 0..150 {
             press("k", key(KeyCode::Char('k')));
         }
-        // Keepers → Board → System › Runtime, `P` wraps to sources: the live view on screen.
-        for code in [KeyCode::Tab, KeyCode::Tab, KeyCode::Char('P')] {
-            view.cast(key(code)).unwrap();
+        // Keepers → Board → System › Runtime, `P` wraps to sources: the live view on screen
+        // (without the live view the pane has no rows: its keys change nothing to paint).
+        if live == LiveAggregation::On {
+            for code in [KeyCode::Tab, KeyCode::Tab, KeyCode::Char('P')] {
+                view.cast(key(code)).unwrap();
+            }
+            tokio::time::sleep(Duration::from_millis(2500)).await;
+            for i in 0..100 {
+                press("sources", key(KeyCode::Char(if i < 50 { 'j' } else { 'k' })));
+            }
+            for _ in 0..2 {
+                view.cast(key(KeyCode::BackTab)).unwrap();
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
         }
-        tokio::time::sleep(Duration::from_millis(2500)).await;
-        for i in 0..100 {
-            press("sources", key(KeyCode::Char(if i < 50 { 'j' } else { 'k' })));
-        }
-        for _ in 0..2 {
-            view.cast(key(KeyCode::BackTab)).unwrap();
-        }
-        tokio::time::sleep(Duration::from_millis(300)).await;
         // The chat of the selected (first) Keeper, with the transcript delivered as the hub
         // delivers a newest page.
         view.cast(key(KeyCode::Char('c'))).unwrap();
