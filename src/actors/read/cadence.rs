@@ -31,6 +31,12 @@ pub struct CadenceTimer<M: Message> {
     armed_at: Option<Instant>,
     /// Failed reads in a row since the last one that did not fail ([`CadenceTimer::retry`]).
     failures: u32,
+    /// When the pending tick is due.
+    due: Option<Instant>,
+    /// The pending tick is the retry of a failed read: a source with several reads per poll
+    /// keeps it when a sibling read succeeds, and showing the source keeps it when it is
+    /// sooner than the visible period.
+    retrying: bool,
     pending: Option<tokio::task::JoinHandle<Result<(), ractor::MessagingErr<M>>>>,
 }
 
@@ -41,6 +47,8 @@ impl<M: Message + From<SourceControl>> CadenceTimer<M> {
             hidden: false,
             armed_at: None,
             failures: 0,
+            due: None,
+            retrying: false,
             pending: None,
         }
     }
@@ -62,8 +70,14 @@ impl<M: Message + From<SourceControl>> CadenceTimer<M> {
         self.hidden
     }
 
-    /// Arms the next tick one (effective) period from now, replacing any pending one.
+    /// Arms the next tick one (effective) period from now, replacing any pending one — but a
+    /// retry still pending stays: another read of the same poll failed, and its re-read is
+    /// due sooner (the Board's posts failing while its census succeeds).
     pub fn reschedule(&mut self, myself: &ActorRef<M>) {
+        if self.retrying && self.is_armed() {
+            return;
+        }
+        self.retrying = false;
         self.failures = 0;
         self.armed_at = Some(Instant::now());
         let delay = self.effective_period();
@@ -81,6 +95,7 @@ impl<M: Message + From<SourceControl>> CadenceTimer<M> {
         self.armed_at = Some(Instant::now());
         let delay = backoff.min(self.effective_period());
         self.arm(myself, delay);
+        self.retrying = true;
     }
 
     /// The view says whether a surface on screen shows this source. Hidden: the next tick is
@@ -91,12 +106,21 @@ impl<M: Message + From<SourceControl>> CadenceTimer<M> {
         self.hidden = !visible;
         if visible && was_hidden && self.is_armed() {
             let since = self.armed_at.map(|at| at.elapsed()).unwrap_or_default();
-            self.arm(myself, self.period.saturating_sub(since));
+            let delay = self.period.saturating_sub(since);
+            // A pending tick already due sooner (a retry) keeps its time.
+            if self.due.is_some_and(|due| due <= Instant::now() + delay) {
+                return;
+            }
+            let retrying = self.retrying;
+            self.arm(myself, delay);
+            self.retrying = retrying;
         }
     }
 
     fn arm(&mut self, myself: &ActorRef<M>, delay: Duration) {
         self.cancel();
+        self.retrying = false;
+        self.due = Some(Instant::now() + delay);
         self.pending = Some(myself.send_after(delay, || {
             M::from(SourceControl::Demand(DemandKind::Cadence))
         }));
@@ -280,6 +304,55 @@ mod tests {
         timer.set_visible(true, &actor);
         let at = ticks.recv().await.expect("tick");
         assert_eq!(at - start, PERIOD);
+        actor.stop(None);
+    }
+
+    /// A source with several reads per poll (the Board: posts and census): one read fails and
+    /// arms its retry, a sibling read of the same poll then succeeds — the retry stays due,
+    /// not pushed back to the period. After that tick, a success re-arms the period.
+    #[tokio::test(start_paused = true)]
+    async fn a_sibling_read_that_succeeds_keeps_the_retry_of_one_that_failed() {
+        let (actor, mut ticks) = probe().await;
+        let mut timer = CadenceTimer::new(PERIOD);
+        let start = Instant::now();
+        timer.retry(&actor);
+        timer.reschedule(&actor);
+        assert_eq!(
+            ticks.recv().await.expect("tick") - start,
+            Duration::from_millis(500)
+        );
+        let start = Instant::now();
+        timer.reschedule(&actor);
+        assert_eq!(ticks.recv().await.expect("tick") - start, PERIOD);
+        actor.stop(None);
+    }
+
+    /// A failed read retried while its surface is hidden, then the surface is shown: the retry
+    /// keeps its sooner time instead of moving to one visible period after it was armed.
+    #[tokio::test(start_paused = true)]
+    async fn shown_again_a_pending_retry_keeps_its_sooner_time() {
+        let (actor, mut ticks) = probe().await;
+        let mut timer = CadenceTimer::new(PERIOD);
+        timer.set_visible(false, &actor);
+        let start = Instant::now();
+        timer.retry(&actor);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        timer.set_visible(true, &actor);
+        assert_eq!(
+            ticks.recv().await.expect("tick") - start,
+            Duration::from_millis(500)
+        );
+        // And a sibling's success after it is shown still keeps it (nothing pending now:
+        // the tick came; a new retry is kept the same way).
+        let start = Instant::now();
+        timer.retry(&actor);
+        timer.set_visible(false, &actor);
+        timer.set_visible(true, &actor);
+        timer.reschedule(&actor);
+        assert_eq!(
+            ticks.recv().await.expect("tick") - start,
+            Duration::from_millis(1_000)
+        );
         actor.stop(None);
     }
 }
