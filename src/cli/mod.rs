@@ -3,6 +3,7 @@
 //! `command` is the whole command line (and the completions and man page made from it).
 
 pub mod allocator;
+pub mod args;
 pub mod command;
 pub mod config;
 pub mod decode;

@@ -77,7 +77,7 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         // Every save of the session and the earlier sessions' outbox rows, on every surface.
         KeyCode::Char(super::screens::journal::JOURNAL_KEY) => super::screens::journal::open(ui),
         KeyCode::Char(super::screens::palette::PALETTE_KEY) => {
-            super::screens::palette::open(ui, model)
+            super::screens::palette::open(ui, model, handle_key)
         }
         KeyCode::Char('r') => with_screen(ui, tab, |screen, ui| screen.refresh(ui)),
         _ => changed(with_screen(ui, tab, |screen, ui| {

@@ -251,14 +251,3 @@ impl SystemLogsModel {
         }
     }
 }
-
-impl crate::view::outgoing::SourceCommand for crate::actors::system_logs::SystemLogsCommand {
-    type Sent = Self;
-    const SOURCE: SourceKey = SYSTEM_LOGS;
-    const NAME: &'static str = "system logs source";
-
-    fn prepare(&self, model: &mut crate::view::model::Model) -> Result<Self, String> {
-        model.system_logs.on_command(self);
-        Ok(self.clone())
-    }
-}

@@ -1,4 +1,4 @@
-//! The System Logs source (§15.1, issue 28 item 3): MASC's log ring, read while the System
+//! The System Logs source (§15.1): MASC's log ring, read while the System
 //! screen shows its `logs` pane.
 //!
 //! - **The window** ([`SystemLogsSlot::Window`]): the newest page at the chosen filters (level,

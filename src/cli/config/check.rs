@@ -7,7 +7,8 @@
 //! read, a variable not set, a command that fails); 2 the file itself is unusable (malformed,
 //! unknown workspace, a token written in a file others may read).
 
-use super::resolve::{Origin, Origins, Resolved, Sourced, probe_token, resolve};
+use super::origin::{Origin, Origins, Sourced};
+use super::resolve::{Resolved, probe_token, resolve};
 use super::{ConfigError, token_source_of};
 use crate::cli::tui;
 use crate::protocol::client::TokenSource;

@@ -3,7 +3,7 @@
 //! ignored would start a session without the token the operator meant to give).
 
 use super::ConfigError;
-use crate::cli::tui::{StartSurface, ThemeName};
+use crate::cli::args::{StartSurface, ThemeName};
 use clap::ValueEnum;
 use ratatui::style::Color;
 use std::ops::Range;

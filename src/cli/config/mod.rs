@@ -17,10 +17,12 @@
 
 pub mod check;
 pub mod file;
+pub mod origin;
 mod resolve;
 
 pub use file::{At, ConfigFile, Defaults, Lang, TokenSpec, WorkspaceEntry};
-pub use resolve::{Origin, Origins, Resolved, Sourced, probe_token, resolve, token_source_of};
+pub use origin::{Origin, Origins, Sourced};
+pub use resolve::{Resolved, probe_token, resolve, token_source_of};
 
 use crate::protocol::client::TokenFetchError;
 use std::path::{Path, PathBuf};

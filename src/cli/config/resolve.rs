@@ -1,101 +1,12 @@
 //! A session's values from flags, the environment and the config file, each with where it
 //! came from (see the module above for the order and its one exception).
 
+use super::origin::{Origin, Sourced};
 use super::{ConfigError, ConfigFile, ConfigLocation, Lang, TokenSpec, readable_by_others};
-use crate::cli::tui::{Args, StartSurface, ThemeName};
+use crate::cli::args::{Args, StartSurface, ThemeName};
 use crate::protocol::client::{ClientConfig, TokenSource, fetch_token};
-use clap::parser::ValueSource;
 use ratatui::style::Color;
-use std::fmt;
 use std::path::PathBuf;
-
-/// Where a resolved value came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
-    /// A command-line flag (its spelling).
-    Flag(&'static str),
-    /// An environment variable (its name).
-    Env(&'static str),
-    /// The config file: the line and the dotted key.
-    File { line: usize, key: String },
-    /// The built-in default.
-    Default,
-}
-
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Flag(flag) => write!(f, "flag {flag}"),
-            Self::Env(name) => write!(f, "env {name}"),
-            Self::File { line, key } => write!(f, "config line {line}, {key}"),
-            Self::Default => f.write_str("default"),
-        }
-    }
-}
-
-/// A value and where it came from.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Sourced<T> {
-    pub value: T,
-    pub origin: Origin,
-}
-
-impl<T> Sourced<T> {
-    fn new(value: T, origin: Origin) -> Self {
-        Self { value, origin }
-    }
-
-    fn from_file(at: &super::At<T>) -> Self
-    where
-        T: Clone,
-    {
-        Self::new(
-            at.value.clone(),
-            Origin::File {
-                line: at.line,
-                key: at.key.clone(),
-            },
-        )
-    }
-}
-
-/// Whether each argument of a parsed command line came from the command line or the
-/// environment (clap's own record, kept from the matches: the parsed struct alone cannot tell).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Origins(Vec<(String, ValueSource)>);
-
-impl Origins {
-    pub fn of(matches: &clap::ArgMatches) -> Self {
-        Self(
-            matches
-                .ids()
-                .filter_map(|id| {
-                    let id = id.as_str();
-                    matches
-                        .value_source(id)
-                        .map(|source| (id.to_string(), source))
-                })
-                .collect(),
-        )
-    }
-
-    /// Whether `id` was given through its environment variable.
-    pub fn from_env(&self, id: &str) -> bool {
-        self.0
-            .iter()
-            .any(|(i, s)| i == id && *s == ValueSource::EnvVariable)
-    }
-
-    /// The origin of a given argument: its recorded source, or (a struct built without the
-    /// matches, as in unit tests) the flag.
-    fn of_arg(&self, id: &str, flag: &'static str, env: &'static str) -> Origin {
-        match self.0.iter().find(|(i, _)| i == id).map(|(_, s)| *s) {
-            Some(ValueSource::EnvVariable) => Origin::Env(env),
-            Some(ValueSource::DefaultValue) => Origin::Default,
-            _ => Origin::Flag(flag),
-        }
-    }
-}
 
 /// Everything a session starts from, resolved.
 #[derive(Debug, Clone)]
@@ -254,11 +165,11 @@ pub fn resolve(args: &Args) -> Result<Resolved, ConfigError> {
             .host
             .clone()
             .filter(|_| host_given)
-            .unwrap_or_else(|| crate::cli::tui::DEFAULT_HOST.to_string());
+            .unwrap_or_else(|| crate::cli::args::DEFAULT_HOST.to_string());
         let port = args
             .http_port
             .filter(|_| port_given)
-            .unwrap_or(crate::cli::tui::DEFAULT_HTTP_PORT);
+            .unwrap_or(crate::cli::args::DEFAULT_HTTP_PORT);
         let from_flag = (host_given && !from_env("host")) || (port_given && !from_env("http_port"));
         let origin = if from_flag {
             Origin::Flag("--host/--http-port")
@@ -328,8 +239,8 @@ pub fn resolve(args: &Args) -> Result<Resolved, ConfigError> {
                 Sourced::new(
                     format!(
                         "http://{}:{}",
-                        crate::cli::tui::DEFAULT_HOST,
-                        crate::cli::tui::DEFAULT_HTTP_PORT
+                        crate::cli::args::DEFAULT_HOST,
+                        crate::cli::args::DEFAULT_HTTP_PORT
                     ),
                     Origin::Default,
                 )

@@ -8,6 +8,7 @@ use crate::actors::chat::{CHAT_HUB, ChatCommand};
 use crate::actors::contract::SourceKey;
 use crate::actors::inspector::{InspectorCommand, InspectorSlot, TURN_INSPECTOR};
 use crate::actors::keeper_detail::{KEEPER_DETAIL, KeeperDetailCommand};
+use crate::actors::system_logs::{SYSTEM_LOGS, SystemLogsCommand};
 use crate::actors::tools::{TOOLS, ToolsCommand};
 use crate::actors::work::{WORK_DETAIL, WorkCommand};
 use crate::view::inspector::NotWidened;
@@ -53,6 +54,17 @@ impl SourceCommand for ToolsCommand {
 
     fn prepare(&self, model: &mut Model) -> Result<Self, String> {
         model.tools.on_command(self);
+        Ok(self.clone())
+    }
+}
+
+impl SourceCommand for SystemLogsCommand {
+    type Sent = Self;
+    const SOURCE: SourceKey = SYSTEM_LOGS;
+    const NAME: &'static str = "system logs source";
+
+    fn prepare(&self, model: &mut Model) -> Result<Self, String> {
+        model.system_logs.on_command(self);
         Ok(self.clone())
     }
 }

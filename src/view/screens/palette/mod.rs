@@ -1,4 +1,4 @@
-//! The command palette (`:`, issue 28 item 1): a layer over what is in front with one line to
+//! The command palette (`:`): a layer over what is in front with one line to
 //! type in and the entries it matches, fuzzy-ranked ([`matcher`]): go to any surface or pane,
 //! `keeper <name>` (its chat or detail; a name beyond the loaded roster page is asked of the
 //! server as `/` asks), and every key of what is in front with what it does ([`entries`], made
@@ -84,7 +84,7 @@ pub struct Shown {
 }
 
 /// The open palette.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct PaletteLayer {
     pub query: String,
     /// The chosen line of [`PaletteLayer::shown`].
@@ -95,11 +95,17 @@ pub struct PaletteLayer {
     recent: Vec<Entry>,
     /// Whether the server has Keepers beyond the loaded page (`keeper <name>` asks it).
     beyond_page: bool,
+    /// How an entry's key is pressed on the UI without the palette: the key dispatch, handed
+    /// over by the dispatch that opens the palette (the palette does not call back into it).
+    press_key: PressKey,
 }
+
+/// The key dispatch an entry's key is pressed through.
+pub type PressKey = fn(&mut Ui, &Model, KeyEvent) -> UiCommand;
 
 impl PaletteLayer {
     /// The palette over what is in front of `ui`.
-    pub fn new(ui: &Ui, model: &Model) -> Self {
+    pub fn new(ui: &Ui, model: &Model, press_key: PressKey) -> Self {
         let mut offered = entries::offered(ui, model);
         let recent: Vec<Entry> = ui
             .layers
@@ -121,6 +127,7 @@ impl PaletteLayer {
             offered,
             recent,
             beyond_page: crate::view::screens::keepers::keys::beyond_page(model),
+            press_key,
         }
     }
 
@@ -184,14 +191,14 @@ fn search_text(entry: &Entry) -> String {
 }
 
 /// Opens the palette over what is in front.
-pub fn open(ui: &mut Ui, model: &Model) -> UiCommand {
-    let palette = PaletteLayer::new(ui, model);
+pub fn open(ui: &mut Ui, model: &Model, press_key: PressKey) -> UiCommand {
+    let palette = PaletteLayer::new(ui, model, press_key);
     ui.layers.push(palette);
     UiCommand::Repaint
 }
 
 /// Does what `entry` stands for, on the UI without the palette.
-pub fn perform(ui: &mut Ui, model: &Model, entry: &Entry) -> UiCommand {
+pub fn perform(ui: &mut Ui, model: &Model, entry: &Entry, press_key: PressKey) -> UiCommand {
     ui.layers.with_kept::<Recent, _>(|r| r.note(entry));
     match &entry.act {
         Act::Tab(tab) => {
@@ -236,7 +243,7 @@ pub fn perform(ui: &mut Ui, model: &Model, entry: &Entry) -> UiCommand {
                 }
             }
         }
-        Act::Press(press) => crate::view::keys::handle_key(ui, model, press.event()),
+        Act::Press(press) => press_key(ui, model, press.event()),
     }
 }
 
@@ -253,7 +260,12 @@ impl Layer for PaletteLayer {
                 match chosen {
                     Some(shown) => {
                         cx.close();
-                        return Handled::Consumed(perform(cx.ui, cx.model, &shown.entry));
+                        return Handled::Consumed(perform(
+                            cx.ui,
+                            cx.model,
+                            &shown.entry,
+                            self.press_key,
+                        ));
                     }
                     None => UiCommand::None,
                 }

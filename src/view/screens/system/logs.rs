@@ -1,4 +1,4 @@
-//! The System `logs` pane (§15.1, issue 28 item 3): MASC's log ring, newest first, at a minimum
+//! The System `logs` pane (§15.1): MASC's log ring, newest first, at a minimum
 //! level (`l` steps MASC's ladder debug → info → warn → error) and one category (`c` cycles
 //! them, then `uncategorized`, then every category). `v` shows each row's source, module, turn
 //! and category; `Enter` the selected row whole (its `details` only there, G-10); `Home`/`g`
