@@ -86,7 +86,7 @@ pub struct Shown {
 /// The open palette.
 #[derive(Debug, Clone)]
 pub struct PaletteLayer {
-    pub query: String,
+    query: String,
     /// The chosen line of [`PaletteLayer::shown`].
     pub selected: usize,
     /// What was offered when it opened (over what was in front then).
@@ -95,6 +95,9 @@ pub struct PaletteLayer {
     recent: Vec<Entry>,
     /// Whether the server has Keepers beyond the loaded page (`keeper <name>` asks it).
     beyond_page: bool,
+    /// What the query matches now, best first ([`PaletteLayer::shown`]): ranked when the
+    /// query changes, not per frame.
+    matches: Vec<Shown>,
     /// How an entry's key is pressed on the UI without the palette: the key dispatch, handed
     /// over by the dispatch that opens the palette (the palette does not call back into it).
     press_key: PressKey,
@@ -121,19 +124,27 @@ impl PaletteLayer {
                 }
             }
         }
-        Self {
+        let mut palette = Self {
             query: String::new(),
             selected: 0,
             offered,
             recent,
             beyond_page: crate::view::screens::keepers::keys::beyond_page(model),
+            matches: Vec::new(),
             press_key,
-        }
+        };
+        palette.rank();
+        palette
     }
 
     /// The entries the query matches, best first: by score, then the most recently chosen,
     /// then the order offered (surfaces, Keepers, keys).
-    pub fn shown(&self) -> Vec<Shown> {
+    pub fn shown(&self) -> &[Shown] {
+        &self.matches
+    }
+
+    /// Ranks the entries against the query ([`PaletteLayer::shown`]); after every change of it.
+    fn rank(&mut self) {
         let recent = Recent(self.recent.clone());
         let mut all = self.offered.clone();
         if self.beyond_page {
@@ -157,7 +168,7 @@ impl PaletteLayer {
             })
             .collect();
         scored.sort_by_key(|(score, rank, order, _)| (std::cmp::Reverse(*score), *rank, *order));
-        scored.into_iter().map(|(_, _, _, shown)| shown).collect()
+        self.matches = scored.into_iter().map(|(_, _, _, shown)| shown).collect();
     }
 
     fn step(&mut self, down: bool) {
@@ -174,6 +185,7 @@ impl PaletteLayer {
     fn type_char(&mut self, c: char) {
         self.query.push(c);
         self.selected = 0;
+        self.rank();
     }
 }
 
@@ -256,7 +268,7 @@ impl Layer for PaletteLayer {
                 UiCommand::Repaint
             }
             KeyCode::Enter => {
-                let chosen = self.shown().into_iter().nth(self.selected);
+                let chosen = self.shown().get(self.selected).cloned();
                 match chosen {
                     Some(shown) => {
                         cx.close();
@@ -289,6 +301,7 @@ impl Layer for PaletteLayer {
             KeyCode::Backspace if !self.query.is_empty() => {
                 self.query.pop();
                 self.selected = 0;
+                self.rank();
                 UiCommand::Repaint
             }
             KeyCode::Char(c)
