@@ -37,6 +37,7 @@ fn entry(i: usize) -> Entry {
                 state: CallState::Succeeded,
                 args: Some(r#"{"path":"src/main.rs"}"#.into()),
                 duration_ms: Some(16),
+                turn_stopped: None,
             })),
             "fn main() {}",
         ),

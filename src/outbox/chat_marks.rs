@@ -41,6 +41,30 @@ impl Outbox {
         Ok(n > 0)
     }
 
+    /// Adds `item` to the list `mark` holds for `request_id` (one item a line), unless it is
+    /// already there: a fact that grows while the send runs (the tool calls its stream
+    /// announced), each item written as it is learned so a process killed mid-turn keeps what
+    /// it saw. An item with a line break is refused (it would read back as two).
+    pub fn chat_mark_append(
+        &self,
+        request_id: &str,
+        mark: &str,
+        item: &str,
+    ) -> Result<bool, OutboxError> {
+        if item.is_empty() || item.contains(['\n', '\r']) {
+            return Ok(false);
+        }
+        let n = self.lock().execute(
+            "INSERT INTO chat_marks (request_id, mark, value, at_ms) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (request_id, mark) DO UPDATE
+               SET value = chat_marks.value || char(10) || excluded.value
+               WHERE instr(char(10) || chat_marks.value || char(10),
+                           char(10) || excluded.value || char(10)) = 0",
+            params![request_id, mark, item, now_ms()],
+        )?;
+        Ok(n > 0)
+    }
+
     /// The marks of each of `request_ids` that has any.
     pub fn chat_marks(
         &self,
@@ -129,6 +153,47 @@ mod tests {
             names,
             [("not_recorded", Some("39")), ("draft_returned", None)],
             "the first answer stays"
+        );
+    }
+
+    #[test]
+    fn a_list_mark_grows_by_new_items_only_and_refuses_a_line_break() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(OUTBOX_FILE);
+        let outbox = Outbox::open_path(&path).unwrap();
+        assert!(
+            outbox
+                .chat_mark_append("tui-1", "tool_calls", "call-a")
+                .unwrap()
+        );
+        assert!(
+            outbox
+                .chat_mark_append("tui-1", "tool_calls", "call-b")
+                .unwrap()
+        );
+        assert!(
+            !outbox
+                .chat_mark_append("tui-1", "tool_calls", "call-a")
+                .unwrap()
+        );
+        assert!(
+            outbox
+                .chat_mark_append("tui-1", "tool_calls", "call-")
+                .unwrap()
+        );
+        assert!(
+            !outbox
+                .chat_mark_append("tui-1", "tool_calls", "x\ny")
+                .unwrap()
+        );
+        assert!(!outbox.chat_mark_append("tui-1", "tool_calls", "").unwrap());
+        drop(outbox);
+        let again = Outbox::open_path(&path).unwrap();
+        let marks = again.chat_marks(&["tui-1"]).unwrap();
+        assert_eq!(
+            marks["tui-1"][0].value.as_deref(),
+            Some("call-a\ncall-b\ncall-"),
+            "each new item once, in the order learned; a prefix of another is its own item"
         );
     }
 }

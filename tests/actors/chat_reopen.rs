@@ -355,23 +355,7 @@ async fn c44_a_confirmed_stop_still_reads_confirmed_after_a_reopen() {
     let id = rig.send(KEEPER, "write me a long reply");
     rig.pump_until_send(&id, |s| s.phase == SendPhase::Running)
         .await;
-    let save_id = SaveId(masc_tui::outbox::new_request_id());
-    let scope = rig.model.gate().current().cloned().unwrap();
-    let intent = InterruptIntent {
-        keeper: KEEPER.into(),
-        aim: InterruptAim::Request {
-            request_id: id.clone(),
-        },
-    };
-    rig.saves
-        .as_ref()
-        .unwrap()
-        .send_message(SaveCommand::Submit(Save::<TurnInterrupt>::submission(
-            save_id.clone(),
-            intent,
-            scope,
-        )))
-        .unwrap();
+    let save_id = submit_interrupt(&rig, &id);
     let row_id = format!("{}:interrupt", save_id.0);
     let stopped = |m: &masc_tui::view::model::Model| {
         m.chat.pane.as_ref().is_some_and(|p| {
@@ -400,6 +384,137 @@ async fn c44_a_confirmed_stop_still_reads_confirmed_after_a_reopen() {
         .text
         .clone();
     assert!(!text.contains("not observed"), "{text}");
+    rig.stop().await;
+    server.shutdown().await;
+}
+
+/// Submits `/interrupt` of the send `id`'s turn, as the chat screen does.
+fn submit_interrupt(rig: &Rig, id: &str) -> SaveId {
+    let save_id = SaveId(masc_tui::outbox::new_request_id());
+    let scope = rig.model.gate().current().cloned().unwrap();
+    let intent = InterruptIntent {
+        keeper: KEEPER.into(),
+        aim: InterruptAim::Request {
+            request_id: id.to_string(),
+        },
+    };
+    rig.saves
+        .as_ref()
+        .unwrap()
+        .send_message(SaveCommand::Submit(Save::<TurnInterrupt>::submission(
+            save_id.clone(),
+            intent,
+            scope,
+        )))
+        .unwrap();
+    save_id
+}
+
+/// The painted lines at 80 columns that hold `needle`.
+fn lines_with(rig: &Rig, needle: &str) -> Vec<String> {
+    painted(rig)[80 - 41]
+        .iter()
+        .filter(|l| l.contains(needle))
+        .cloned()
+        .collect()
+}
+
+/// C-44, C-8 (issue 25, "interrupted turns stay interrupted after a restart"): the tool row
+/// of a turn stopped at the operator's request says so — live, after a reload, after closing
+/// and reopening the chat and after a restart on the same outbox — and the stopped turn's
+/// "interrupted" row comes back right after its rows. The send kept the call ids its stream
+/// announced (`tool_calls`) and how its turn ended (`ended`); before, the rebuilt chat showed
+/// the call as any finished one and no "interrupted" row at all.
+#[tokio::test]
+async fn c44_c8_a_stopped_turn_s_tool_row_stays_interrupted_after_reload_reopen_and_restart() {
+    let server = token_server(FaultPlan::default()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("outbox.sqlite3");
+    let mut rig = rig(&server.base_url(), Some(TOKEN), path.clone()).await;
+    rig.open_ready(KEEPER).await;
+    let id = rig.send(KEEPER, "write me a long reply");
+    rig.pump_until_send(&id, |s| {
+        matches!(s.activity, Some(masc_tui::view::chat::Activity::Streaming))
+    })
+    .await;
+    submit_interrupt(&rig, &id);
+    rig.pump_until_send(&id, |s| matches!(s.phase, SendPhase::Ended(_)))
+        .await;
+    let call = format!("tool-{id}-1");
+    let outbox = masc_tui::outbox::Outbox::open_path(&path).unwrap();
+    let kept = outbox.chat_marks(&[id.as_str()]).unwrap();
+    let kept: Vec<(&str, Option<&str>)> = kept[&id]
+        .iter()
+        .map(|m| (m.mark.as_str(), m.value.as_deref()))
+        .collect();
+    assert!(
+        kept.contains(&("tool_calls", Some(call.as_str()))),
+        "{kept:?}"
+    );
+    assert!(kept.contains(&("ended", Some("cancelled"))), "{kept:?}");
+    drop(outbox);
+
+    let tool_row = |rig: &Rig| lines_with(rig, "masc_task_list · in_progress · turn interrupted");
+    let stopped_row =
+        |rig: &Rig| lines_with(rig, "interrupted · the turn was stopped before its reply");
+    let live = tool_row(&rig);
+    assert_eq!(live.len(), 1, "{live:?}");
+    assert!(live[0].contains("turn interrupted"), "live: {live:?}");
+    assert_eq!(stopped_row(&rig).len(), 1);
+
+    reload(&mut rig).await;
+    let reloaded = (tool_row(&rig), stopped_row(&rig));
+    assert_eq!(reloaded.0, live, "after a reload");
+    assert_eq!(reloaded.1.len(), 1, "the interrupted row after a reload");
+    let order = |rig: &Rig| {
+        let lines = painted(rig)[80 - 41].clone();
+        let tool = lines
+            .iter()
+            .position(|l| l.contains("masc_task_list · in_progress · turn interrupted"));
+        let stop = lines
+            .iter()
+            .position(|l| l.contains("the turn was stopped before its reply"));
+        (tool, stop)
+    };
+    let (tool, stop) = order(&rig);
+    assert!(tool < stop, "the interrupted row after the turn's tool row");
+
+    rig.cast(ChatCommand::Close {
+        keeper: KEEPER.into(),
+    });
+    rig.open(KEEPER);
+    rig.pump_until_ready().await;
+    rig.pump_until(|m| {
+        m.chat
+            .pane
+            .as_ref()
+            .is_some_and(|p| p.view().transcript().get(&format!("{id}:error")).is_some())
+    })
+    .await;
+    assert_eq!(
+        (tool_row(&rig), stopped_row(&rig)),
+        reloaded,
+        "after a reopen"
+    );
+    rig.stop().await;
+
+    let mut rig = crate::chat_support::rig(&server.base_url(), Some(TOKEN), path.clone()).await;
+    rig.open(KEEPER);
+    rig.pump_until_ready().await;
+    rig.pump_until(|m| {
+        m.chat
+            .pane
+            .as_ref()
+            .is_some_and(|p| p.view().transcript().get(&format!("{id}:error")).is_some())
+    })
+    .await;
+    assert_eq!(
+        (tool_row(&rig), stopped_row(&rig)),
+        reloaded,
+        "after a restart"
+    );
+    assert!(order(&rig).0 < order(&rig).1);
+    assert_eq!(server.request_count("POST", STREAM), 1, "never resent");
     rig.stop().await;
     server.shutdown().await;
 }

@@ -132,6 +132,7 @@ fn c20_inline_reference_row_at_60_columns() {
             state: masc_tui::view::transcript::CallState::Succeeded,
             args: None,
             duration_ms: Some(16),
+            turn_stopped: None,
         })),
         "",
     )

@@ -53,6 +53,7 @@ fn call(id: &str, name: &str, state: CallState, result: &str) -> Entry {
             state,
             args: Some(r#"{"path":"src/main.rs"}"#.into()),
             duration_ms: Some(16),
+            turn_stopped: None,
         })),
         result,
     )

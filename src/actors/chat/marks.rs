@@ -15,6 +15,9 @@
 //!   operator's persisted row to its turn as the live chat did (C-50, C-12).
 //! - `ended`: how the send's turn ended (cancelled, failed, completed), so a stop confirmed
 //!   before a reopen reads "interrupted · the turn stopped at your request" after it (C-44).
+//! - `tool_calls`: the tool call ids the send's stream announced, one a line, appended as they
+//!   arrive: a rebuilt chat joins the history's tool rows to the send (an older store's tool
+//!   rows carry no request id) and marks them with how its turn ended.
 
 use super::observation::Reconciliation;
 use crate::outbox::StoredMark;
@@ -39,6 +42,17 @@ pub enum ChatMark {
 }
 
 pub const TURN_CANCELLED: &str = "cancelled";
+/// The list mark of the tool call ids a send's stream announced ([`tool_call_ids`]).
+pub const TOOL_CALLS: &str = "tool_calls";
+
+/// The tool call ids a `tool_calls` mark holds (one a line; blank lines are not ids).
+pub fn tool_call_ids(value: &str) -> Vec<String> {
+    value
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect()
+}
 pub const TURN_FAILED: &str = "failed";
 pub const TURN_COMPLETED: &str = "completed";
 

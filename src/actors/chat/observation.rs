@@ -438,6 +438,9 @@ pub enum ChatObservation {
         turns: Vec<SentTurn>,
         /// How the turns of this Keeper's newest sends ended, by request id (C-44).
         ended: std::collections::HashMap<String, String>,
+        /// The tool call ids the streams of this Keeper's newest sends announced, by request
+        /// id: their history rows carry how the send's turn ended.
+        tool_calls: std::collections::HashMap<String, Vec<String>>,
     },
     /// A step of the send `request_id`.
     Send { request_id: String, step: SendStep },

@@ -145,6 +145,19 @@ impl SaveKind for ChatSend {
         Box::pin(async move {
             let request_id = run.intent.request_id.clone();
             let observe = |step: SendStep| {
+                // The calls this turn makes, kept as they are announced: a rebuilt chat marks
+                // their history rows with how the turn ended, even after a restart mid-turn.
+                if let SendStep::Event(ChatStreamEvent::ToolCallStart {
+                    tool_call_id: Some(call_id),
+                    ..
+                }) = &step
+                {
+                    run.append_mark(
+                        request_id.clone(),
+                        super::marks::TOOL_CALLS,
+                        call_id.clone(),
+                    );
+                }
                 run.observe(ChatObservation::Send {
                     request_id: request_id.clone(),
                     step,

@@ -73,4 +73,18 @@ impl<K: SaveKind> SaveRun<K> {
         }
         kept
     }
+
+    /// Adds `item` to the list `mark` keeps beside this save (the outbox's `chat_marks`, by
+    /// `key`), without waiting: called from a stream's progress as each item is learned, off
+    /// the view and without holding the stream back; a failed write is traced.
+    pub fn append_mark(&self, key: String, mark: &'static str, item: String) {
+        let Some(outbox) = self.outbox.clone() else {
+            return;
+        };
+        tokio::task::spawn_blocking(move || {
+            if outbox.chat_mark_append(&key, mark, &item).is_err() {
+                tracing::warn!(target: "masc_tui::saves", kind = K::KIND, mark, "outbox mark not appended");
+            }
+        });
+    }
 }

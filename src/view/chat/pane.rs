@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 mod apply;
 mod send;
 mod steps;
+mod turn_end;
 
 pub use send::{Activity, PendingSend, SendPhase, Unconfirmed, UnknownStanding};
 
@@ -144,6 +145,9 @@ pub struct ChatPane {
     /// How the turns of this Keeper's earlier sends ended, kept in the outbox (C-44: a stop
     /// confirmed before a reopen stays confirmed).
     pub(crate) ended: HashMap<String, String>,
+    /// The tool call ids the streams of this Keeper's earlier sends announced, kept in the
+    /// outbox: their history rows say how the send's turn ended.
+    kept_calls: HashMap<String, Vec<String>>,
 }
 
 impl std::fmt::Debug for ChatPane {
@@ -196,6 +200,7 @@ impl ChatPane {
             hinted_calls: HashSet::new(),
             known_turns: Vec::new(),
             ended: HashMap::new(),
+            kept_calls: HashMap::new(),
         }
     }
 

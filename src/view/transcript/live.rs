@@ -8,6 +8,10 @@ use super::model::{CallState, Entry, EntryKind, FailureOrigin, Speaker, ToolCall
 use crate::protocol::chat::{ChatStreamEvent, OperationProgress, ToolCallArgs};
 use std::sync::Arc;
 
+/// The status row of a turn stopped at a request before its reply (`<request id>:error`),
+/// live and in a rebuilt chat.
+pub const STOPPED_BEFORE_REPLY: &str = "interrupted · the turn was stopped before its reply";
+
 /// Assembles the entries of one streamed turn.
 #[derive(Debug, Clone)]
 pub struct LiveTurn {
@@ -128,6 +132,7 @@ impl LiveTurn {
                     state: CallState::ArgsStreaming,
                     args: None,
                     duration_ms: None,
+                    turn_stopped: None,
                 };
                 let entry = Entry::new(id, Speaker::Tool, EntryKind::ToolCall(Box::new(call)), "");
                 let id = self.insert(transcript, entry, ts);
@@ -191,12 +196,7 @@ impl LiveTurn {
                 // MASC ends a stopped turn with `RUN_ERROR` code `Turn_cancelled`: the turn
                 // was interrupted, a status (`○`), not an error (C-9: the type decides).
                 let entry = if stopped {
-                    Entry::new(
-                        id,
-                        Speaker::System,
-                        EntryKind::Status,
-                        "interrupted · the turn was stopped before its reply",
-                    )
+                    Entry::new(id, Speaker::System, EntryKind::Status, STOPPED_BEFORE_REPLY)
                 } else {
                     Entry::new(
                         id,

@@ -30,10 +30,10 @@ pub mod turn_bind;
 pub mod window;
 pub mod wrap;
 
-pub use live::{LiveTurn, settle_unknown_note};
+pub use live::{LiveTurn, STOPPED_BEFORE_REPLY, settle_unknown_note};
 pub use model::{
     CallState, Entry, EntryKind, FailureOrigin, InboundSender, Origin, PendingState, SkillRun,
-    SkillState, Speaker, ToolCall, Transcript,
+    SkillState, Speaker, StoppedTurn, ToolCall, Transcript,
 };
 pub use modes::{JournalMode, OriginMode, ReasoningMode, ToolVisibility, ViewModes, ViewToggle};
 pub use window::{ChatGate, FrameInfo, ScrollAnchor, ScrollPosition, TranscriptView, chat_gate};

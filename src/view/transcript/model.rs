@@ -85,6 +85,27 @@ pub struct ToolCall {
     /// Arguments as recorded (JSON text or a streamed delta), if any.
     pub args: Option<String>,
     pub duration_ms: Option<u64>,
+    /// The call's turn ended without its reply: said beside the call (its own state says
+    /// only whether a result came back), the same live and in a rebuilt chat.
+    pub turn_stopped: Option<StoppedTurn>,
+}
+
+/// How the turn a tool call ran in ended when it ended without its reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StoppedTurn {
+    /// Stopped at a request (MASC's `Turn_cancelled`, a cancelled record).
+    Interrupted,
+    /// The run failed.
+    Failed,
+}
+
+impl StoppedTurn {
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::Interrupted => "turn interrupted",
+            Self::Failed => "turn failed",
+        }
+    }
 }
 
 /// Skill run state (`◇ ◆ △ ✗`).

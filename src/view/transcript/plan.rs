@@ -449,6 +449,7 @@ mod tests {
                         state: CallState::Succeeded,
                         args: None,
                         duration_ms: None,
+                        turn_stopped: None,
                     })),
                     "",
                 ),

@@ -125,6 +125,10 @@ fn call_row(call: &ToolCall, clauses: &[String], style: ChatStyle) -> LogicalLin
         runs.push(run(" · ", dim));
         runs.push(run(c.clone(), dim));
     }
+    if let Some(stopped) = call.turn_stopped {
+        runs.push(run(" · ", dim));
+        runs.push(run(stopped.words(), style.warn()));
+    }
     LogicalLine {
         rest_prefix: vec![run("  ", dim)],
         runs,
@@ -185,6 +189,10 @@ pub fn project_tool_block(
                 " · {returned} returned · {} details folded",
                 calls.len()
             ));
+            // The turn's end folds with the calls it stopped (one turn per block).
+            if let Some(stopped) = calls.iter().find_map(|(c, _)| c.turn_stopped) {
+                header.push_str(&format!(" · {}", stopped.words()));
+            }
             out.push(LogicalLine {
                 rest_prefix: vec![run("  ", dim)],
                 runs: vec![

@@ -68,18 +68,24 @@ pub(super) fn restore_reader(outbox: Outbox, keeper: String) -> Reader<ChatObser
             let read =
                 tokio::task::spawn_blocking(move || restore_rows(&outbox, &keeper, &workspace))
                     .await;
-            let (sends, turns, ended) = match read {
+            let Restore {
+                sends,
+                turns,
+                ended,
+                tool_calls,
+            } = match read {
                 Ok(Ok(read)) => read,
                 Ok(Err(err)) => {
                     tracing::warn!(target: "masc_tui::chat", error = err.class(), "outbox unreadable");
-                    Default::default()
+                    Restore::default()
                 }
-                Err(_) => Default::default(),
+                Err(_) => Restore::default(),
             };
             ChatObservation::Restored {
                 sends,
                 turns,
                 ended,
+                tool_calls,
             }
         }
     })
@@ -149,24 +155,39 @@ fn restore_rows(
             })
         })
         .collect();
-    let ended = outbox
-        .chat_marked(keeper, workspace, "ended", KNOWN_TURNS)?
+    let by_request = |mark: &str| -> Result<Vec<(String, String)>, crate::outbox::OutboxError> {
+        Ok(outbox
+            .chat_marked(keeper, workspace, mark, KNOWN_TURNS)?
+            .into_iter()
+            .filter_map(|(intent, value)| {
+                let intent =
+                    serde_json::from_str::<crate::actors::chat::ChatSendIntent>(&intent).ok()?;
+                Some((intent.request_id, value))
+            })
+            .collect())
+    };
+    let ended = by_request("ended")?.into_iter().collect();
+    let tool_calls = by_request(super::super::marks::TOOL_CALLS)?
         .into_iter()
-        .filter_map(|(intent, how)| {
-            let intent =
-                serde_json::from_str::<crate::actors::chat::ChatSendIntent>(&intent).ok()?;
-            Some((intent.request_id, how))
-        })
+        .map(|(id, calls)| (id, super::super::marks::tool_call_ids(&calls)))
         .collect();
-    Ok((sends, turns, ended))
+    Ok(Restore {
+        sends,
+        turns,
+        ended,
+        tool_calls,
+    })
 }
 
-/// What the restore reads: the sends to show, the reply turns and the turn ends kept.
-type Restore = (
-    Vec<RestoredSend>,
-    Vec<SentTurn>,
-    std::collections::HashMap<String, String>,
-);
+/// What the restore reads: the sends to show, the reply turns, the turn ends and the tool
+/// calls kept.
+#[derive(Default)]
+struct Restore {
+    sends: Vec<RestoredSend>,
+    turns: Vec<SentTurn>,
+    ended: std::collections::HashMap<String, String>,
+    tool_calls: std::collections::HashMap<String, Vec<String>>,
+}
 
 /// How many of this Keeper's newest sends with a known reply turn a chat reads on open (the
 /// binding needs only the sends on the pages shown).

@@ -39,6 +39,7 @@ impl ChatPane {
                             .transcript_mut()
                             .prepend_history(&page.value.messages, &keeper);
                         self.place_autonomous();
+                        self.settle_turn_ends();
                     }
                     (Some(_), Err(err)) => {
                         self.loading_older = false;
@@ -66,17 +67,23 @@ impl ChatPane {
                 sends,
                 turns,
                 ended,
+                tool_calls,
             } => {
                 self.owned.remove(ticket);
                 self.known_turns = turns;
                 self.ended = ended;
+                self.kept_calls = tool_calls;
                 for restored in sends {
                     self.restore(restored);
                 }
-                // The history may have come first: its operator rows are bound now.
+                // The history may have come first: its operator rows are bound now, its
+                // stopped turns' rows marked.
                 let known = self.known();
-                let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
-                bind_operator_rows(view.transcript_mut(), &known);
+                {
+                    let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
+                    bind_operator_rows(view.transcript_mut(), &known);
+                }
+                self.settle_turn_ends();
             }
             ChatObservation::Send { request_id, step } => {
                 if matches!(step, SendStep::Ended(_)) {
@@ -116,6 +123,7 @@ impl ChatPane {
                     send.reconciliation = Some(result);
                 }
                 self.sync_entry(&request_id);
+                self.settle_turn_ends();
             }
             // Turn control receipts land in the chat surface's books (`control::sync`).
             ChatObservation::Control(_) => {}
@@ -208,6 +216,7 @@ impl ChatPane {
             }
         }
         self.place_autonomous();
+        self.settle_turn_ends();
         // An admission's interrupt error is never in the history: it stays (C-44). Only its
         // rows: the input itself is in the history now.
         let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());

@@ -52,6 +52,8 @@ pub struct PendingSend {
     pub partial_text_len: usize,
     /// Transcript ids of the streamed text messages of this send.
     pub(super) partial_ids: Vec<String>,
+    /// The tool call ids its stream announced (the send keeps them in the outbox too).
+    pub(super) tool_calls: Vec<String>,
     /// How many times its cut stream was resumed with `since_seq` (§4.3).
     pub resumes: u32,
     /// A newer MASC's interactive admission of this send (§14.15), as its acceptance said.
@@ -80,6 +82,7 @@ impl PendingSend {
             activity: None,
             partial_text_len: 0,
             partial_ids: Vec::new(),
+            tool_calls: Vec::new(),
             resumes: 0,
             admission: None,
             failed_in_history: false,

@@ -19,6 +19,7 @@ impl ChatPane {
         };
         let mut promote = false;
         let mut give_back = None;
+        let ended = matches!(step, SendStep::Ended(_));
         match step {
             SendStep::Written => send.phase = SendPhase::Written,
             SendStep::Sending => send.phase = SendPhase::Sending,
@@ -65,8 +66,12 @@ impl ChatPane {
                     ChatStreamEvent::TextStart { message_id } => {
                         send.partial_ids.push(message_id.clone());
                     }
-                    ChatStreamEvent::ToolCallStart { tool_call_name, .. } => {
+                    ChatStreamEvent::ToolCallStart {
+                        tool_call_name,
+                        tool_call_id,
+                    } => {
                         send.activity = Some(Activity::Tool(tool_call_name.clone()));
+                        send.tool_calls.extend(tool_call_id.iter().cloned());
                     }
                     ChatStreamEvent::ToolApprovalRequested(request) => {
                         held_calls::hint_requested(self, request);
@@ -151,6 +156,9 @@ impl ChatPane {
             self.give_back(request_id, text);
         }
         self.sync_entry(request_id);
+        if ended {
+            self.settle_turn_ends();
+        }
     }
 
     /// Keeps the transcript rows of one send in step with its state: a pending row while

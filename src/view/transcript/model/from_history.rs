@@ -90,6 +90,7 @@ fn speaker_and_kind(row: &ChatHistoryRow, keeper: &Arc<str>) -> (Speaker, EntryK
                 state: CallState::ResultReceived,
                 args: (!row.content.trim().is_empty()).then(|| row.content.clone()),
                 duration_ms: None,
+                turn_stopped: None,
             })),
         ),
         ChatRole::System => match row
@@ -231,6 +232,7 @@ fn autonomous_entries(row: &ChatHistoryRow, keeper: &Arc<str>) -> Vec<Entry> {
                 },
                 args: args.clone(),
                 duration_ms: dur.as_deref().and_then(duration_ms),
+                turn_stopped: None,
             }),
         }
     }

@@ -333,6 +333,14 @@ impl Transcript {
         self.insert_at(at, vec![entry]);
     }
 
+    /// Adds `entry` right after the entry at `index` (a row that belongs to a turn already
+    /// shown, placed with it), unless its id is already present.
+    pub fn insert_after(&mut self, index: usize, entry: Entry) {
+        if self.by_id.get(&self.entries, &entry.id).is_none() {
+            self.insert_at(index + 1, vec![entry]);
+        }
+    }
+
     /// The time of the oldest entry that has one.
     pub fn oldest_ts(&self) -> Option<f64> {
         self.entries.iter().find_map(|e| e.ts)
