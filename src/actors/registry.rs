@@ -37,7 +37,7 @@ const fn secs(n: u64) -> Duration {
 /// recorded (both configurable for tests).
 pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
     use crate::actors::{
-        asks, board, chat, connectors, decisions, inspector, keeper_detail, keepers,
+        asks, board, chat, connectors, decisions, gate_queue, inspector, keeper_detail, keepers,
         preparation_report, runtime, saves, source_stats, system_logs, tools, work,
     };
     // One outbox (one session) for the runtime: the save hub writes every save, the chat
@@ -128,6 +128,12 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
         entry(
             &["operator_approvals", "open_asks", "held_tool_calls"],
             decisions::DecisionsSpawner { cadence: secs(15) },
+        ),
+        // 10 s: a new pending row is in MASC's answer at once (its cache is keyed by the
+        // queue's revision), and a decision is settled by this read.
+        entry(
+            &["gate_queue"],
+            gate_queue::GateQueueSpawner { cadence: secs(10) },
         ),
         // No cadence: follow-ups start after an answer, transcripts when a turn is pinned.
         // Read only while a chat's details are expanded (M-9); a failure before the save is
@@ -259,6 +265,7 @@ mod tests {
             crate::actors::preparation_report::PreparationReportSlot::Report,
         ]));
         kinds.extend(owner_of(&[crate::actors::saves::journal::SaveJournalSlot]));
+        kinds.extend(owner_of(&[crate::actors::gate_queue::GateQueueSlot::Queue]));
         kinds.extend(owner_of(&[
             crate::actors::system_logs::SystemLogsSlot::Window,
             crate::actors::system_logs::SystemLogsSlot::Older,

@@ -41,6 +41,10 @@ pub struct QueueItem {
     pub task_id: Option<String>,
     #[serde(default)]
     pub goal_id: Option<String>,
+    /// The tool's arguments as sent (any JSON): inert text, shown in the detail, never
+    /// interpreted.
+    #[serde(default)]
+    pub input: Value,
     /// Inert text: shown, never interpreted.
     #[serde(default)]
     pub input_preview: String,
@@ -136,6 +140,25 @@ pub struct AlwaysRule {
     pub created_by: Option<String>,
     #[serde(default)]
     pub expires_at: Option<f64>,
+}
+
+impl GateQueue {
+    /// The decoded pending rows (an unavailable queue has none).
+    pub fn items(&self) -> impl Iterator<Item = &QueueItem> {
+        let rows: &[QueueRow] = match &self.queue {
+            Queue::Ready(rows) => rows,
+            Queue::Unavailable { .. } => &[],
+        };
+        rows.iter().filter_map(|r| match r {
+            QueueRow::Item(i) => Some(i.as_ref()),
+            QueueRow::Undecodable { .. } => None,
+        })
+    }
+
+    /// The pending row `id`, if this read lists it.
+    pub fn item(&self, id: &str) -> Option<&QueueItem> {
+        self.items().find(|i| i.id == id)
+    }
 }
 
 /// The §15.3 body.

@@ -13,6 +13,7 @@ pub mod connectors;
 pub mod coop_report;
 pub mod decode;
 pub mod gate_queue;
+pub mod gate_resolve;
 pub mod goal_transition;
 pub mod goals;
 pub mod health;

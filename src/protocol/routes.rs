@@ -136,6 +136,8 @@ pub enum RouteFamily {
     TurnRecords,
     ProviderInput,
     SystemLogs,
+    GateResolve,
+    GateRetry,
 }
 
 /// What the contract says about one family.
@@ -715,6 +717,24 @@ pub const ROUTES: &[RouteSpec] = &[
         None,
         "§15.1",
     ),
+    spec(
+        F::GateResolve,
+        Post,
+        "/api/v1/dashboard/gate/resolve",
+        Admin,
+        Masc,
+        Some("approval"),
+        "§15.3",
+    ),
+    spec(
+        F::GateRetry,
+        Post,
+        "/api/v1/dashboard/gate/retry",
+        Admin,
+        Masc,
+        None,
+        "§15.3",
+    ),
 ];
 
 impl RouteFamily {
@@ -791,6 +811,8 @@ impl RouteFamily {
             Self::TurnRecords => "turn_records",
             Self::ProviderInput => "provider_input",
             Self::SystemLogs => "system_logs",
+            Self::GateResolve => "gate_resolve",
+            Self::GateRetry => "gate_retry",
         }
     }
 

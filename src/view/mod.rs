@@ -14,6 +14,7 @@ pub mod effects;
 pub mod fetched;
 pub mod field;
 pub mod frame;
+pub mod gate_queue;
 pub mod inspector;
 pub mod keepers;
 pub mod keys;

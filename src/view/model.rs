@@ -11,6 +11,7 @@ use super::approvals::decisions::DecisionsModel;
 use super::board::BoardModel;
 use super::chat::ChatModel;
 use super::connectors::ConnectorsModel;
+use super::gate_queue::GateQueueModel;
 use super::inspector::InspectorModel;
 use super::keepers::detail::KeeperDetailModel;
 use super::keepers::{KeepersModel, WaitingModel};
@@ -96,6 +97,8 @@ pub struct Model {
     pub sources: SourcesModel,
     /// MASC's log ring at the chosen filters (the System `logs` pane, §15.1).
     pub system_logs: SystemLogsModel,
+    /// The durable Gate queue and its decisions (§15.3).
+    pub gate_queue: GateQueueModel,
     /// A read-only session (`--read-only` on a state directory another masc-tui holds): the
     /// header's banner; no outbox, every save refused before it leaves.
     pub read_only: Option<String>,
@@ -131,6 +134,7 @@ impl Model {
             journal: SaveJournalModel::new(&inboxes),
             sources: SourcesModel::new(&inboxes),
             system_logs: SystemLogsModel::new(&inboxes),
+            gate_queue: GateQueueModel::new(&inboxes),
             read_only: None,
             inboxes,
         }
@@ -142,7 +146,7 @@ impl Model {
     }
 
     /// Every surface, for the one routing loop. A new surface is one line here.
-    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 16] {
+    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 17] {
         [
             &mut self.keepers,
             &mut self.waiting,
@@ -160,10 +164,11 @@ impl Model {
             &mut self.journal,
             &mut self.sources,
             &mut self.system_logs,
+            &mut self.gate_queue,
         ]
     }
 
-    fn surfaces_ref(&self) -> [&dyn AnySurface; 16] {
+    fn surfaces_ref(&self) -> [&dyn AnySurface; 17] {
         [
             &self.keepers,
             &self.waiting,
@@ -181,6 +186,7 @@ impl Model {
             &self.journal,
             &self.sources,
             &self.system_logs,
+            &self.gate_queue,
         ]
     }
 

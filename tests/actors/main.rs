@@ -38,6 +38,7 @@ mod work_rig;
 
 mod actor_board;
 mod actor_connectors;
+mod actor_gate_queue;
 mod actor_inspector;
 mod actor_keeper_detail;
 mod actor_keepers_roster;

@@ -39,6 +39,7 @@ mod view_board_rules;
 mod view_confirm;
 mod view_editor;
 mod view_fetched_states;
+mod view_gate_queue;
 mod view_help_keys;
 mod view_keeper_create;
 mod view_keeper_detail;

@@ -35,6 +35,8 @@ macro_rules! with_save_kinds {
             $crate::actors::decisions::held_call::HeldCallDecision => RESTORED,
             $crate::actors::board::vote::BoardVote => RESTORED,
             $crate::actors::work::goal_transition::GoalTransition => RESTORED,
+            $crate::actors::gate_queue::resolve::GateResolve => RESTORED,
+            $crate::actors::gate_queue::retry::GateRetry => RESTORED,
         }
     };
 }

@@ -2,8 +2,8 @@
 //! tail (§14.9), the last two masc-tui extensions (docs/protocol-extensions.md).
 
 use crate::server::http::{
-    ApiResult, Guard, Operator, Public, Read, clamp_limit, error_body, gate_error, json_ok,
-    json_status, parse_query, query_get, with_echo,
+    ApiResult, Guard, Operator, Read, clamp_limit, error_body, gate_error, json_ok, json_status,
+    parse_query, query_get, with_echo,
 };
 use crate::server::routes::keeper_read::{KeeperName, keeper_ok};
 use crate::server::state::AppState;
@@ -21,7 +21,6 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/gate/keeper-status", get(keeper_status))
         .route("/api/v1/keepers/{name}/context", get(context))
         .route("/api/v1/keepers/{name}/metrics-tail", get(metrics_tail))
-        .route("/api/v1/dashboard/gate", get(dashboard_gate))
 }
 
 /// A §14.8/§14.9 read's answer: its body, 404 for an unknown Keeper, else `failed`'s answer
@@ -95,13 +94,4 @@ async fn metrics_tail(
             json!({"error": "metrics_read_failed", "detail": why}),
         )
     }))
-}
-
-/// §14.4: the workspace Gate mode (the demo workspace runs Auto Judge, configured).
-async fn dashboard_gate(_: Guard<Public>) -> ApiResult {
-    Ok(json_ok(json!({
-        "hitl": {
-            "gate_mode": {"mode": "auto_judge", "configured": true, "state": "ready"},
-        },
-    })))
 }

@@ -10,6 +10,7 @@ pub mod chat_journal;
 pub mod chat_reads;
 mod chat_script;
 pub mod connectors;
+pub mod gate_queue;
 pub mod goals;
 pub mod health;
 pub mod held_calls;
@@ -60,7 +61,8 @@ pub fn router(state: AppState) -> Router {
         .merge(held_calls::router())
         .merge(runtime_trace::router())
         .merge(inspector::router())
-        .merge(system_logs::router());
+        .merge(system_logs::router())
+        .merge(gate_queue::router());
     if state.test_mode() {
         app = app.merge(admin::router());
     }

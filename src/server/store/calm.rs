@@ -1,7 +1,7 @@
 //! A calm workspace: the ordinary seed without what asks for an operator — no Keeper in
 //! error (the failing one is stopped with readable metadata), no pending operator approval, no
-//! held tool call. `demo --workspaces N` seeds every workspace after the first this way, so a
-//! fleet of them tells the one that needs attention from the ones that do not. Applied at
+//! held tool call, no pending Gate row. `demo --workspaces N` seeds every workspace after the
+//! first this way, so a fleet of them tells the one that needs attention from the ones that do not. Applied at
 //! every start (each step is idempotent), after the seed.
 
 use super::StoreError;
@@ -19,6 +19,7 @@ pub fn apply(tx: &Transaction<'_>) -> Result<usize, StoreError> {
     )?;
     changed += tx.execute("DELETE FROM operator_approvals", [])?;
     changed += tx.execute("DELETE FROM held_tool_calls", [])?;
+    changed += tx.execute("DELETE FROM gate_pending", [])?;
     Ok(changed)
 }
 

@@ -11,6 +11,7 @@ pub mod calm;
 pub mod chat;
 pub mod chat_newer;
 pub mod connectors;
+pub mod gate_queue;
 pub mod goals;
 pub mod held_calls;
 pub mod keeper_config;
@@ -96,6 +97,7 @@ pub const FAMILIES: &[&Family] = &[
     &held_calls::FAMILY,
     &turn_records::FAMILY,
     &waiting::FAMILY,
+    &gate_queue::FAMILY,
 ];
 
 /// The fixed "now" of the seeded workspace: 2026-11-20T09:00:00Z. Seeds derive every time

@@ -9,6 +9,7 @@ pub mod board;
 pub mod chat;
 pub mod confirm;
 pub mod conflict;
+pub mod gate_queue;
 pub mod header;
 pub mod help;
 pub mod inspector;

@@ -6,6 +6,7 @@ mod board;
 mod chat;
 mod connectors;
 mod decisions;
+mod gate_queue;
 pub mod keepers;
 mod keepers_after;
 mod listed;

@@ -122,6 +122,10 @@ pub fn handle(view: &mut ApprovalsUi, cx: &mut LayerCx<'_>, key: KeyEvent) -> Ui
             None => repaint_if(armed.is_some()),
         },
         KeyCode::Char('r') => UiCommand::Refresh(DECISIONS),
+        // The durable Gate queue (§15.3), over this view: `Esc` there comes back here.
+        KeyCode::Char(crate::view::screens::gate_queue::GATE_QUEUE_KEY) => {
+            crate::view::screens::gate_queue::open(ui, model)
+        }
         // The summary preview's Ask (K-7: choosing Asks here never answers anything).
         KeyCode::Char('[') | KeyCode::Char(']') => {
             let open = asks::open_asks(model);

@@ -235,7 +235,7 @@ pub fn footer_spans(model: &Model, ui: &ApprovalsUi, theme: Theme) -> Vec<Span<'
         )];
     }
     let mut text = String::from(
-        " · y y confirm · n n deny · Enter detail · [ ] Ask · a answer · r re-read · Esc back",
+        " · y y confirm · n n deny · Enter detail · [ ] Ask · a answer · Q Gate queue · r re-read · Esc back",
     );
     if listed(model)
         .get(ui.selected)
@@ -294,6 +294,12 @@ pub const APPROVALS: Table = Table {
             "open the Ask answer reader on the selected Ask",
         )
         .footer("answer"),
+        bind(
+            "Q",
+            &[Press::ch('Q')],
+            "the durable Gate queue (§15.3): approve, reject, retry Auto Judge",
+        )
+        .footer("Gate queue"),
         bind(
             "r",
             &[],

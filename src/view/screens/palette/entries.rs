@@ -22,6 +22,8 @@ pub enum Act {
     WorkPane(WorkPane),
     /// The Approvals and questions view over the surface in front.
     Approvals,
+    /// The durable Gate queue (§15.3) over the surface in front.
+    GateQueue,
     /// The saves journal.
     Journal,
     /// A Keeper's chat or detail; `loaded`: on the roster page read (else asked of the server).
@@ -152,6 +154,7 @@ fn places() -> Vec<Entry> {
         "open Approvals and questions".into(),
         Act::Approvals,
     ));
+    out.push(Entry::go("open the Gate queue".into(), Act::GateQueue));
     out.push(Entry::go("open the saves journal".into(), Act::Journal));
     out
 }

@@ -237,6 +237,7 @@ pub fn perform(ui: &mut Ui, model: &Model, entry: &Entry, press_key: PressKey) -
                 .push(super::approvals::ApprovalsUi::opened(tab, model));
             UiCommand::Repaint
         }
+        Act::GateQueue => super::gate_queue::open(ui, model),
         Act::Journal => super::journal::open(ui),
         Act::Keeper { name, open, .. } => {
             ui.tab = super::Tab::Keepers;
