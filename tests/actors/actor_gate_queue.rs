@@ -105,7 +105,7 @@ async fn s15_3_the_queue_is_its_own_read_in_sequence_order() {
 /// §15.14 "Gate list": 5xx, malformed and not served are typed failures of this slot (never an
 /// empty queue), each traced under `gate_queue`.
 #[tokio::test(flavor = "current_thread")]
-async fn s15_14_gate_list_faults_are_typed_failures_of_the_queue_slot() {
+async fn g5_s15_14_gate_list_faults_are_typed_failures_of_the_queue_slot() {
     for (fault, check) in [
         (
             r#"{"status":500,"body":{"error":"queue store locked"}}"#,

@@ -19,6 +19,7 @@ mod pty_context;
 mod pty_demo;
 mod pty_demo_fleet;
 mod pty_editor;
+mod pty_gate_queue;
 mod pty_held_calls;
 mod pty_help;
 mod pty_journal;

@@ -254,7 +254,7 @@ fn s15_3_r_retries_only_a_blocked_row_under_auto_judge_with_the_row_as_read() {
 }
 
 #[test]
-fn s15_3_unavailable_is_never_empty_and_a_failed_re_read_keeps_the_rows() {
+fn g4_g5_s15_3_unavailable_is_never_empty_and_a_failed_re_read_keeps_the_rows() {
     let mut m = model();
     read(
         &mut m,
@@ -363,7 +363,7 @@ fn s15_12_each_receipt_says_what_happened_already_resolved_its_own() {
 }
 
 #[test]
-fn s15_3_an_approve_settles_when_a_re_read_after_it_no_longer_lists_the_row() {
+fn k2_s15_3_an_approve_settles_when_a_re_read_after_it_no_longer_lists_the_row() {
     let mut m = model();
     let save = resolved(
         &mut m,

@@ -302,7 +302,11 @@ impl Layer for GateQueueLayer {
                     cx.close();
                     return Handled::Passed;
                 }
-                KeyCode::Char('q') | KeyCode::Char('?') | KeyCode::Char(':') => {
+                // Quit, help, the palette and the saves journal reach past the queue.
+                KeyCode::Char('q')
+                | KeyCode::Char('?')
+                | KeyCode::Char(':')
+                | KeyCode::Char(super::journal::JOURNAL_KEY) => {
                     return Handled::Passed;
                 }
                 _ => {}
