@@ -121,6 +121,58 @@ impl Outbox {
     }
 }
 
+/// A save of one of a chat's kinds (turn control) with the value of one mark, if written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarkedSave {
+    pub kind: String,
+    pub save_id: String,
+    pub intent: String,
+    pub session: String,
+    /// Its row settled (its receipt or a restore's class is written).
+    pub settled: bool,
+    pub mark: Option<String>,
+}
+
+impl Outbox {
+    /// The newest `limit` saves of `kinds` aimed at `keeper` in `workspace`, oldest first, each
+    /// with its `mark` (by save id) where one was written.
+    pub fn saves_marked(
+        &self,
+        keeper: &str,
+        workspace: &str,
+        kinds: &[&str],
+        mark: &str,
+        limit: usize,
+    ) -> Result<Vec<MarkedSave>, OutboxError> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(
+            "SELECT s.kind, s.save_id, s.intent, s.session, s.state LIKE 'settled:%', m.value
+             FROM saves s
+             LEFT JOIN chat_marks m ON m.request_id = s.save_id AND m.mark = ?3
+             WHERE s.kind = ?4 AND s.workspace = ?1 AND s.target = ?2
+             ORDER BY s.written_at_ms DESC, s.rowid DESC LIMIT ?5",
+        )?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let mut out = Vec::new();
+        for kind in kinds {
+            let rows = stmt
+                .query_map(params![workspace, keeper, mark, kind, limit], |r| {
+                    Ok(MarkedSave {
+                        kind: r.get(0)?,
+                        save_id: r.get(1)?,
+                        intent: r.get(2)?,
+                        session: r.get(3)?,
+                        settled: r.get(4)?,
+                        mark: r.get(5)?,
+                    })
+                })?
+                .collect::<Result<Vec<_>, _>>()?;
+            out.extend(rows.into_iter().rev());
+        }
+        Ok(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::outbox::{OUTBOX_FILE, Outbox};

@@ -18,7 +18,7 @@ mod legacy;
 mod saves;
 mod shared;
 
-pub use chat_marks::StoredMark;
+pub use chat_marks::{MarkedSave, StoredMark};
 pub use instance::{InstanceLock, InstanceLockError};
 pub use saves::{NewSave, SaveRow, SaveRowState};
 pub use shared::SharedOutbox;

@@ -173,6 +173,8 @@ enum Step {
     Lost,
     /// A newest-page reload of the open chat.
     Reload,
+    /// A send whose long reply the operator stops mid-stream (`/interrupt`).
+    Stopped,
 }
 
 /// The steps of `seed` (a linear congruential generator: the same seed, the same session).
@@ -183,10 +185,11 @@ fn session(seed: u64, len: usize) -> Vec<Step> {
             x = x
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(1_442_695_040_888_963_407);
-            match (x >> 33) % 4 {
+            match (x >> 33) % 5 {
                 0 => Step::Answered,
                 1 => Step::Refused,
                 2 => Step::Lost,
+                3 => Step::Stopped,
                 _ => Step::Reload,
             }
         })
@@ -201,7 +204,7 @@ fn plan_of(steps: &[Step]) -> FaultPlan {
         let fault = match step {
             Step::Refused => format!(r#"{{"status":409,"body":{{"error":"turn busy {nth}"}}}}"#),
             Step::Lost => r#"{"delay_ms":600000}"#.to_string(),
-            Step::Answered | Step::Reload => continue,
+            Step::Answered | Step::Stopped | Step::Reload => continue,
         };
         rules.push(format!(
             r#"{{"match":{{"method":"POST","path":"{STREAM}"}},"when":{{"nth":{nth}}},"fault":{fault}}}"#
@@ -233,16 +236,48 @@ async fn reload(rig: &mut Rig) {
     rig.pump_until_ready().await;
 }
 
-/// Runs `steps`; returns the request ids of the sends the history never holds.
-async fn run(rig: &mut Rig, steps: &[Step]) -> Vec<String> {
-    let mut local = Vec::new();
+/// What a session left that the history never holds: the sends (by request id) and the
+/// turn control rows (by transcript id).
+#[derive(Default)]
+struct Local {
+    sends: Vec<String>,
+    controls: Vec<String>,
+}
+
+/// Runs `steps`.
+async fn run(rig: &mut Rig, steps: &[Step]) -> Local {
+    let mut local = Local::default();
     for (i, step) in steps.iter().enumerate() {
         if *step == Step::Reload {
             reload(rig).await;
             continue;
         }
-        let id = rig.send(KEEPER, &format!("step {i} {step:?} · 단계"));
+        let text = match step {
+            Step::Stopped => format!("step {i} long reply · 단계"),
+            _ => format!("step {i} {step:?} · 단계"),
+        };
+        let id = rig.send(KEEPER, &text);
         match step {
+            Step::Stopped => {
+                rig.pump_until_send(&id, |s| {
+                    matches!(s.activity, Some(masc_tui::view::chat::Activity::Streaming))
+                })
+                .await;
+                let save_id = submit_interrupt(rig, &id);
+                rig.pump_until_send(&id, |s| matches!(s.phase, SendPhase::Ended(_)))
+                    .await;
+                let row = format!("{}:interrupt", save_id.0);
+                rig.pump_until(|m| {
+                    m.chat.pane.as_ref().is_some_and(|p| {
+                        p.view()
+                            .transcript()
+                            .get(&row)
+                            .is_some_and(|e| e.text.contains("the turn stopped at your request"))
+                    })
+                })
+                .await;
+                local.controls.push(row);
+            }
             Step::Answered => {
                 rig.pump_until_send(&id, |s| {
                     matches!(s.phase, SendPhase::Ended(SendOutcome::Completed { .. }))
@@ -263,31 +298,46 @@ async fn run(rig: &mut Rig, steps: &[Step]) -> Vec<String> {
             }
             Step::Reload => {}
         }
-        if *step != Step::Answered {
-            local.push(id);
+        if matches!(step, Step::Refused | Step::Lost) {
+            local.sends.push(id);
         }
     }
     local
 }
 
-async fn reopened(rig: &mut Rig, local: &[String]) {
+async fn reopened(rig: &mut Rig, local: &Local) {
     rig.open(KEEPER);
     rig.pump_until(|m| {
         m.chat.pane.as_ref().is_some_and(|p| {
-            p.history == HistoryState::Ready && local.iter().all(|id| p.send(id).is_some())
+            let view = p.view();
+            p.history == HistoryState::Ready
+                && local.sends.iter().all(|id| p.send(id).is_some())
+                && local
+                    .controls
+                    .iter()
+                    .all(|row| view.transcript().get(row).is_some())
         })
     })
     .await;
 }
 
-/// C-31, C-8, C-35, C-65: generated sessions of answered, refused and lost sends and reloads
-/// paint the same rows in the same order after a reload, after closing and reopening the
-/// chat, and after a restart on the same state directory, at every width from 41 to 200; a
-/// refused send's row (its 409 and the server's reason) is found after the reopen.
+/// C-31, C-8, C-35, C-65, C-44: generated sessions of answered, refused, lost and stopped
+/// sends and reloads paint the same rows in the same order after a reload, after closing and
+/// reopening the chat, and after a restart on the same state directory, at every width from
+/// 41 to 200; a refused send's row (its 409 and the server's reason) is found after the
+/// reopen; a stop's interrupt row, its turn's tool row and "interrupted" row come back in
+/// place after the restart (the interrupt books are in memory: rebuilt from the receipt
+/// kept beside the save).
 #[tokio::test]
 async fn c31_c8_generated_sessions_tell_the_same_story_after_reopen_and_restart() {
     for seed in [7u64, 26, 65] {
         let steps = session(seed, 6);
+        assert!(
+            [7u64, 26, 65]
+                .iter()
+                .any(|s| session(*s, 6).contains(&Step::Stopped)),
+            "the seeds cover a stop"
+        );
         let server = token_server(plan_of(&steps)).await;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state").join("chat-outbox.sqlite3");

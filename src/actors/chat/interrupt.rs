@@ -10,8 +10,9 @@
 //! `signalled` means a stop was signalled, not that the turn ended: the turn's own stream or
 //! its §4.4 record confirms the end.
 
+use super::control_receipt::{ControlReceipt, run_keeping};
 use super::{ChatObservation, ChatSlot, TurnControlEvent};
-use crate::actors::saves::{SaveEvent, SaveId, SaveKind};
+use crate::actors::saves::{SaveEvent, SaveId, SaveKind, SaveRun};
 use crate::protocol::admission::ReadAuthority;
 use crate::protocol::client::{ClientError, WorkspaceClient};
 use crate::protocol::outcome::{SaveOutcome, classify_exchange};
@@ -155,6 +156,11 @@ impl SaveKind for TurnInterrupt {
                 .await;
             classify_exchange(&exchange, &request, classify_interrupt)
         })
+    }
+
+    /// The request, then its receipt kept beside the row (a restart rebuilds its row: C-44).
+    fn run(run: SaveRun<Self>) -> BoxFuture<'static, InterruptOutcome> {
+        run_keeping(run, ControlReceipt::of_interrupt)
     }
 
     fn payload(event: SaveEvent<Self>) -> ChatObservation {

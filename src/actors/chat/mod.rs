@@ -9,6 +9,8 @@
 //!   its own actor, outbox first, then the POST and its stream (one write path).
 //! - [`interrupt`], [`steer`]: turn control as save kinds (`/interrupt`, `/steer`; §14.13,
 //!   §14.14), their receipts landing in the chat surface's own slots.
+//! - [`control_receipt`]: a turn control save's receipt kept beside its outbox row, read back
+//!   after a restart.
 //! - [`marks`]: what this client learned about a send after its row settled, kept by request
 //!   id (not recorded, not reconcilable, text given back to the draft).
 //! - [`observation`]: what they tell the view ([`ChatObservation`]) and the commands the view
@@ -17,6 +19,7 @@
 //! The ownership contract (tickets, admission, what is rejected where) is written down with
 //! its tests in `docs/audits/chat.md`.
 
+pub mod control_receipt;
 pub mod hub;
 pub mod interrupt;
 pub mod marks;
@@ -30,8 +33,9 @@ pub use hub::{ChatHub, ChatHubConfig, ChatHubSpawner};
 pub use interrupt::{InterruptAim, InterruptIntent, TurnInterrupt};
 pub use marks::{ChatMark, SendMarks};
 pub use observation::{
-    CHAT_HUB, ChatCommand, ChatHubMsg, ChatObservation, ChatSlot, Reconciliation, RestoredSend,
-    ResumeStanding, SendOutcome, SendStep, SentTurn, TurnControlEvent, UnknownCause, UnknownWindow,
+    CHAT_HUB, ChatCommand, ChatHubMsg, ChatObservation, ChatSlot, KeptTurns, Reconciliation,
+    RestoredSend, ResumeStanding, SendOutcome, SendStep, SentTurn, TurnControlEvent, UnknownCause,
+    UnknownWindow,
 };
 pub use send::{ChatSend, ChatSendIntent};
 pub use source::ChatSourceConfig;

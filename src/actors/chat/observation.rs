@@ -438,9 +438,8 @@ pub enum ChatObservation {
         turns: Vec<SentTurn>,
         /// How the turns of this Keeper's newest sends ended, by request id (C-44).
         ended: std::collections::HashMap<String, String>,
-        /// The tool call ids the streams of this Keeper's newest sends announced, by request
-        /// id: their history rows carry how the send's turn ended.
-        tool_calls: std::collections::HashMap<String, Vec<String>>,
+        /// The tool calls and turn control saves kept (boxed: the observation stays small).
+        kept: Box<KeptTurns>,
     },
     /// A step of the send `request_id`.
     Send { request_id: String, step: SendStep },
@@ -451,6 +450,17 @@ pub enum ChatObservation {
     },
     /// A step of a turn control save (interrupt, steer).
     Control(Box<TurnControlEvent>),
+}
+
+/// What the outbox kept of this Keeper's earlier turns beyond their sends.
+#[derive(Debug, Clone, Default)]
+pub struct KeptTurns {
+    /// The tool call ids the streams of this Keeper's newest sends announced, by request id:
+    /// their history rows carry how the send's turn ended.
+    pub tool_calls: std::collections::HashMap<String, Vec<String>>,
+    /// This Keeper's turn control saves of earlier runs, each with the receipt kept beside it:
+    /// the chat surface's books are in memory, a restart rebuilds their rows from these.
+    pub controls: Vec<TurnControlEvent>,
 }
 
 /// A step of one turn control save, by kind.

@@ -8,9 +8,10 @@
 //! Keeper's; with no turn running it is null (the input is only moved to the front). A
 //! prioritized input is still not processed (C-34): its own stream says when it runs.
 
+use super::control_receipt::{ControlReceipt, run_keeping};
 use super::interrupt::census_row;
 use super::{ChatObservation, ChatSlot, TurnControlEvent};
-use crate::actors::saves::{SaveEvent, SaveId, SaveKind};
+use crate::actors::saves::{SaveEvent, SaveId, SaveKind, SaveRun};
 use crate::protocol::admission::ReadAuthority;
 use crate::protocol::client::WorkspaceClient;
 use crate::protocol::outcome::{SaveOutcome, classify_exchange};
@@ -101,6 +102,11 @@ impl SaveKind for TurnSteer {
                 .await;
             classify_exchange(&exchange, &request, classify_run_next)
         })
+    }
+
+    /// The request, then its receipt kept beside the row (a restart rebuilds its row: C-31).
+    fn run(run: SaveRun<Self>) -> BoxFuture<'static, RunNextOutcome> {
+        run_keeping(run, ControlReceipt::of_steer)
     }
 
     fn payload(event: SaveEvent<Self>) -> ChatObservation {

@@ -6,7 +6,7 @@
 //! they were submitted in, never by the epoch; each lands once.
 
 use super::held::HeldInputs;
-use super::pane::{ChatPane, SendPhase};
+use super::pane::{ChatPane, SendPhase, save_time};
 use crate::actors::chat::{
     ChatSlot, Reconciliation, SendOutcome, TurnControlEvent, TurnInterrupt, TurnSteer,
 };
@@ -101,6 +101,20 @@ impl TurnControls {
                 }
                 self.interrupts.apply(e)
             }
+            TurnControlEvent::Steer(e) => self.steers.apply(e),
+        }
+    }
+
+    /// A control save of an earlier run, read back from the outbox: put in its book unless
+    /// the book holds that save already.
+    pub fn restore(&mut self, event: TurnControlEvent) {
+        let known = self.interrupts.get(event.save_id()).is_some()
+            || self.steers.get(event.save_id()).is_some();
+        if known {
+            return;
+        }
+        match event {
+            TurnControlEvent::Interrupt(e) => self.interrupts.apply(e),
             TurnControlEvent::Steer(e) => self.steers.apply(e),
         }
     }
@@ -293,19 +307,26 @@ pub fn sync(controls: &TurnControls, pane: &mut ChatPane) {
     let mine = |keeper: &str, ws: &str| keeper == pane.keeper && ws == workspace;
     let mut rows = Vec::new();
     let mut stopping = false;
+    // C-31: each row at its own time (the save id's), never appended at the end by a reload.
+    let own_time = |row: Entry, save_id: &SaveId| match save_time(&save_id.0) {
+        Some(ts) => row.with_ts(ts),
+        None => row,
+    };
     for entry in controls.interrupts.entries() {
         if mine(&entry.intent.keeper, &entry.workspace) {
             let (row, stop) = interrupt_row(entry, pane);
             stopping |= stop;
-            rows.push(match entry.intent.request_id() {
+            let row = match entry.intent.request_id() {
                 Some(id) => row.with_request(id.to_string()),
                 None => row,
-            });
+            };
+            rows.push(own_time(row, &entry.save_id));
         }
     }
     for entry in controls.steers.entries() {
         if mine(&entry.intent.keeper, &entry.workspace) {
-            rows.push(steer_row(entry).with_request(entry.intent.request_id.clone()));
+            let row = steer_row(entry).with_request(entry.intent.request_id.clone());
+            rows.push(own_time(row, &entry.save_id));
         }
     }
     pane.stopping = stopping;
@@ -316,7 +337,7 @@ pub fn sync(controls: &TurnControls, pane: &mut ChatPane) {
             .get(&row.id)
             .is_some_and(|e| e.text == row.text && e.kind == row.kind);
         if !same {
-            t.upsert(row);
+            t.upsert_by_time(row);
         }
     }
 }

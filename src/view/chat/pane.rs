@@ -172,7 +172,20 @@ fn now_unix() -> f64 {
 /// in unix seconds: the own time of every row this client makes for that send (C-31).
 /// `None` for an id not of that form.
 pub fn request_time(request_id: &str) -> Option<f64> {
-    let uuid = uuid::Uuid::parse_str(request_id.strip_prefix("tui-")?).ok()?;
+    uuid_time(request_id.strip_prefix("tui-")?)
+}
+
+/// The time a save id was made (`save-<uuidv7>`, or a request id): the own time of a turn
+/// control row (C-31). `None` for an id not of either form.
+pub fn save_time(save_id: &str) -> Option<f64> {
+    match save_id.strip_prefix("save-") {
+        Some(uuid) => uuid_time(uuid),
+        None => request_time(save_id),
+    }
+}
+
+fn uuid_time(uuid: &str) -> Option<f64> {
+    let uuid = uuid::Uuid::parse_str(uuid).ok()?;
     let (secs, nanos) = uuid.get_timestamp()?.to_unix();
     Some(secs as f64 + f64::from(nanos) / 1e9)
 }

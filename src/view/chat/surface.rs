@@ -74,7 +74,14 @@ impl SurfaceModel for ChatModel {
         }
     }
 
-    fn apply(&mut self, ticket: &Ticket<ChatSlot>, payload: ChatObservation, _now: Instant) {
+    fn apply(&mut self, ticket: &Ticket<ChatSlot>, mut payload: ChatObservation, _now: Instant) {
+        // Turn control saves of earlier runs, read back with the chat's restore: their rows
+        // come back (C-31, C-44); a save this run's books hold keeps what they say.
+        if let ChatObservation::Restored { kept, .. } = &mut payload {
+            for event in std::mem::take(&mut kept.controls) {
+                self.control.restore(event);
+            }
+        }
         match payload {
             ChatObservation::Control(event) => self.control.apply(*event),
             other => {

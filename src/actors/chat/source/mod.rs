@@ -403,7 +403,7 @@ impl Actor for ChatSource {
                     sends: Vec::new(),
                     turns: Vec::new(),
                     ended: Default::default(),
-                    tool_calls: Default::default(),
+                    kept: Box::default(),
                 }
             }),
             key: restore,

@@ -3,13 +3,17 @@
 //! restore of this Keeper's unsettled sends (durably classed "not sent" or "outcome unknown",
 //! never resent), and the reconciliation of one exact request id (§4.4).
 
-use super::super::SendMarks;
+use super::super::control_receipt::{CONTROL_RECEIPT, ControlReceipt};
 use super::super::observation::{
     ChatObservation, ChatSlot, Reconciliation, RestoredSend, SentTurn, UnknownWindow,
+};
+use super::super::{
+    InterruptIntent, KeptTurns, SendMarks, SteerIntent, TurnControlEvent, TurnInterrupt, TurnSteer,
 };
 use crate::actors::contract::{ReadResult, Ticket};
 use crate::actors::read::{Reader, reader};
 use crate::actors::saves::refusal::Refusal;
+use crate::actors::saves::{SaveEvent, SaveId, SaveKind, SaveStep};
 use crate::outbox::{Outbox, SaveRow, SaveRowState};
 use crate::protocol::admission::{ReadAuthority, ReadScope, WorkspaceId};
 use crate::protocol::chat::{ChatHistoryArray, ChatHistoryPage, ChatOperationRecord};
@@ -73,6 +77,7 @@ pub(super) fn restore_reader(outbox: Outbox, keeper: String) -> Reader<ChatObser
                 turns,
                 ended,
                 tool_calls,
+                controls,
             } = match read {
                 Ok(Ok(read)) => read,
                 Ok(Err(err)) => {
@@ -85,7 +90,10 @@ pub(super) fn restore_reader(outbox: Outbox, keeper: String) -> Reader<ChatObser
                 sends,
                 turns,
                 ended,
-                tool_calls,
+                kept: Box::new(KeptTurns {
+                    tool_calls,
+                    controls,
+                }),
             }
         }
     })
@@ -176,7 +184,64 @@ fn restore_rows(
         turns,
         ended,
         tool_calls,
+        controls: restored_controls(outbox, keeper, workspace)?,
     })
+}
+
+/// This Keeper's turn control saves of earlier runs (`/interrupt`, `/steer`, `/run-next`), as
+/// the events that put their rows back in the chat surface's books: the receipt kept beside
+/// each (`control_receipt`); a save of an earlier run that settled without one (it was cut off)
+/// reads as outcome unknown. This run's own saves are in the books already.
+fn restored_controls(
+    outbox: &Outbox,
+    keeper: &str,
+    workspace: &str,
+) -> Result<Vec<TurnControlEvent>, crate::outbox::OutboxError> {
+    let kinds = [TurnInterrupt::KIND, TurnSteer::KIND];
+    let rows = outbox.saves_marked(keeper, workspace, &kinds, CONTROL_RECEIPT, KNOWN_TURNS)?;
+    Ok(rows
+        .into_iter()
+        .filter(|row| row.session != outbox.session())
+        .filter_map(|row| {
+            let receipt = match row.mark.as_deref() {
+                Some(kept) => serde_json::from_str::<ControlReceipt>(kept).ok()?,
+                None => ControlReceipt::OutcomeUnknown {
+                    reason: if row.settled {
+                        Refusal::restored(SaveClass::OutcomeUnknown).token()
+                    } else {
+                        "restored".into()
+                    },
+                },
+            };
+            restored_event(&row, workspace, receipt)
+        })
+        .collect())
+}
+
+/// The event of one control save read back. `None` for a kind or intent that does not read.
+fn restored_event(
+    row: &crate::outbox::MarkedSave,
+    workspace: &str,
+    receipt: ControlReceipt,
+) -> Option<TurnControlEvent> {
+    let save_id = SaveId(row.save_id.clone());
+    let workspace = workspace.to_string();
+    if row.kind == TurnInterrupt::KIND {
+        let intent: InterruptIntent = serde_json::from_str(&row.intent).ok()?;
+        return Some(TurnControlEvent::Interrupt(SaveEvent {
+            save_id,
+            intent,
+            workspace,
+            step: SaveStep::Restored(receipt.into_interrupt()),
+        }));
+    }
+    let intent: SteerIntent = serde_json::from_str(&row.intent).ok()?;
+    Some(TurnControlEvent::Steer(SaveEvent {
+        save_id,
+        intent,
+        workspace,
+        step: SaveStep::Restored(receipt.into_steer()),
+    }))
 }
 
 /// What the restore reads: the sends to show, the reply turns, the turn ends and the tool
@@ -187,6 +252,7 @@ struct Restore {
     turns: Vec<SentTurn>,
     ended: std::collections::HashMap<String, String>,
     tool_calls: std::collections::HashMap<String, Vec<String>>,
+    controls: Vec<TurnControlEvent>,
 }
 
 /// How many of this Keeper's newest sends with a known reply turn a chat reads on open (the

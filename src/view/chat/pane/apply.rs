@@ -67,12 +67,13 @@ impl ChatPane {
                 sends,
                 turns,
                 ended,
-                tool_calls,
+                kept,
             } => {
                 self.owned.remove(ticket);
                 self.known_turns = turns;
                 self.ended = ended;
-                self.kept_calls = tool_calls;
+                // Its turn control saves went to the chat surface's books (`ChatModel::apply`).
+                self.kept_calls = kept.tool_calls;
                 for restored in sends {
                     self.restore(restored);
                 }
