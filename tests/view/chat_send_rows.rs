@@ -15,6 +15,7 @@ use masc_tui::protocol::chat::{ChatStreamEvent, OperationState, ReplyDetails, Tu
 use masc_tui::view::model::Model;
 use masc_tui::view::sample::{self, buffer_text};
 use masc_tui::view::screens::chat::{ChatEffect, Progress};
+use masc_tui::view::transcript::rail::{Rail, Siding};
 use masc_tui::view::transcript::{Entry, EntryKind, Speaker, Transcript, ViewModes, plan};
 
 const A: &str = "tui-0190f5a0-0000-7000-8000-00000000000a";
@@ -226,4 +227,73 @@ fn c13_c17_groups_key_on_the_full_request_id_not_the_turn_ref() {
     assert_eq!(turns[0], turns[1], "input and reply of A are one turn");
     assert_eq!(turns[2], turns[3], "input and reply of B are one turn");
     assert_ne!(turns[1], turns[3], "A and B are two turns: {turns:?}");
+}
+
+/// C-12, C-14, §2.3: the operator's own input reloaded from a store that names neither its
+/// request nor its turn, lying between two rows of another turn (it was queued while that
+/// turn ran), is its own one-row turn that splits the bracket — as its live twin did — never
+/// `───┤ ▶ YOU`, the siding of a row from another sender. A journal row still passes beside.
+#[test]
+fn c12_c14_a_reloaded_own_input_inside_another_turn_is_not_drawn_as_another_sender() {
+    let reply = |id: &str, text: &str| {
+        let mut e = Entry::new(
+            id,
+            Speaker::Keeper {
+                name: "rondo".into(),
+                owner: true,
+            },
+            EntryKind::Utterance,
+            text,
+        );
+        e.turn_ref = Some("turn-a".into());
+        e
+    };
+    // The rail is drawn with the origin inline (Ctrl-F), the journal lane shown.
+    let inline = ViewModes {
+        origin: masc_tui::view::transcript::OriginMode::Inline,
+        journal: masc_tui::view::transcript::JournalMode::Full,
+        ..ViewModes::default()
+    };
+    let mut t = Transcript::new();
+    t.upsert(reply("a-1", "one"));
+    t.upsert(Entry::new(
+        "b-in",
+        Speaker::Operator,
+        EntryKind::Utterance,
+        "queued meanwhile",
+    ));
+    t.upsert(reply("a-2", "two"));
+    let blocks = plan::build_plan(&t, inline, 0);
+    assert_eq!(blocks.len(), 3);
+    assert!(
+        blocks[1].turn.is_some(),
+        "the own input is a turn of its own"
+    );
+    assert_ne!(blocks[1].turn, blocks[0].turn);
+    assert!(
+        !matches!(blocks[1].rail, Rail::Joins(_)),
+        "{:?}",
+        blocks[1].rail
+    );
+    assert_ne!(
+        blocks[0].rail,
+        Rail::Opens,
+        "the split turn has no bracket over the input"
+    );
+
+    let mut t = Transcript::new();
+    t.upsert(reply("a-1", "one"));
+    t.upsert(Entry::new(
+        "j-1",
+        Speaker::System,
+        EntryKind::Journal,
+        "memory noted",
+    ));
+    t.upsert(reply("a-2", "two"));
+    let blocks = plan::build_plan(&t, inline, 0);
+    assert_eq!(
+        blocks[1].rail,
+        Rail::Joins(Siding::Journal),
+        "a journal row passes beside"
+    );
 }

@@ -176,13 +176,20 @@ fn speaker_id(entry: &Entry, role: Role) -> u64 {
 
 /// The turn an entry belongs to (C-13, C-14, C-17): the full request id of the send that made
 /// it, else the Keeper's `turn_ref` (history rows) — never a display string. Two requests that
-/// share a `turn_ref` are two turns.
+/// share a `turn_ref` are two turns. The operator's own input is always a request of its own:
+/// one whose request and turn the store does not name (an older store's reloaded row) is its
+/// own turn, never a row "from another sender" passing beside a bracket (`───┤`, C-12) — as
+/// the live row, which carries its request id, splits an interleaved turn (C-14).
 fn turn_key(entry: &Entry) -> Option<&str> {
     entry
         .origin
         .request_id
         .as_deref()
         .or(entry.turn_ref.as_deref())
+        .or_else(|| {
+            (entry.speaker == Speaker::Operator && entry.kind == EntryKind::Utterance)
+                .then_some(entry.id.as_str())
+        })
 }
 
 fn is_conversation(role: Role) -> bool {
