@@ -11,6 +11,7 @@ pub mod chat;
 pub mod connectors;
 pub mod contract;
 pub mod decisions;
+pub mod fleet;
 pub mod gate_queue;
 pub mod inspector;
 pub mod keeper_detail;

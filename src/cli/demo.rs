@@ -13,6 +13,7 @@
 
 use super::serve::{WrittenToken, write_token_file};
 use super::tui::{TuiOptions, init_tracing, write_exit_line};
+use crate::actors::fleet::{FleetName, WatchTarget};
 use crate::protocol::client::{ClientConfig, TokenSource};
 use crate::server::faults::FaultPlan;
 use crate::server::{AuthMode, RunningServer, ServeOptions, start};
@@ -188,6 +189,22 @@ async fn start_fleet(
     Ok(())
 }
 
+/// The background watch of one of the demo's workspaces (as its printed config names it).
+fn watch_target((i, ws): (usize, &Started)) -> WatchTarget {
+    let mut client = ClientConfig::new(ws.server.base_url());
+    client.token = ws
+        .server
+        .token()
+        .map_or(TokenSource::None, TokenSource::Fixed);
+    WatchTarget {
+        name: FleetName(ws.name.clone()),
+        client,
+        expected_base: Some(ws.server.base_path()),
+        colour: COLOURS[i % COLOURS.len()].parse().ok(),
+        refused: None,
+    }
+}
+
 /// Stops every server and removes the token file each was given.
 async fn stop_all(started: Vec<Started>) {
     for ws in started {
@@ -276,6 +293,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 return Err(err);
             }
         }
+        let watched = if fleet > 1 {
+            fleet_started.iter().enumerate().map(watch_target).collect()
+        } else {
+            Vec::new()
+        };
         let options = TuiOptions {
             look: args.look,
             expected_base_path: Some(base.clone()),
@@ -283,6 +305,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             outbox,
             read_only,
             start: super::tui::StartSurface::default(),
+            active: (fleet > 1).then(|| FleetName(workspace_name(1))),
+            fleet: watched,
         };
         let outcome = super::tui::run_tui(cfg, options).await;
         // Before the servers go: a temporary workspace is removed with its server, and the

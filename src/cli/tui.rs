@@ -4,9 +4,11 @@
 //! [`run_tui`], which owns the terminal for the session and returns why it ended.
 
 use crate::actors::contract::{EventSink, Inboxes};
-use crate::actors::supervisor::{RuntimeConfig, start_runtime};
+use crate::actors::fleet::supervisor::{FleetConfig, start_fleet};
+use crate::actors::supervisor::{RestartPolicy, RuntimeConfig, start_runtime};
 use crate::protocol::client::{ClientConfig, WorkspaceClient};
 use crate::view::actor::{ViewArgs, spawn_view};
+use crate::view::fleet::{FleetMember, FleetRoster};
 use crate::view::keys::ExitCause;
 use crate::view::terminal::modes::{TerminalGuard, install_panic_hook};
 use crate::view::terminal::presenter::sync_output_from_env;
@@ -39,6 +41,10 @@ pub struct TuiOptions {
     pub read_only: Option<String>,
     /// The surface in front at start.
     pub start: StartSurface,
+    /// Every configured workspace's background watch (empty: no fleet).
+    pub fleet: Vec<crate::actors::fleet::WatchTarget>,
+    /// The configured workspace this session reads, if it is a named one.
+    pub active: Option<crate::actors::fleet::FleetName>,
 }
 
 /// `q q`.
@@ -91,6 +97,11 @@ pub fn run(mut args: Args) -> anyhow::Result<i32> {
         outbox: state.outbox.clone(),
         read_only: state.read_only.clone(),
         start: resolved.start.value,
+        fleet: resolved.fleet_targets(args.strict_receipts),
+        active: resolved
+            .workspace
+            .as_ref()
+            .map(|w| crate::actors::fleet::FleetName(w.value.clone())),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -133,6 +144,7 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
         editor: None,
         read_only: options.read_only.clone(),
         start: options.start.tab(),
+        fleet: fleet_roster(&options),
     };
     let (view, view_done) = spawn_view(args).await.context("starting the view")?;
     let signal_cause: ExitCauseSlot = Arc::new(Mutex::new(None));
@@ -165,6 +177,7 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
         ..RuntimeConfig::default()
     };
     let events: Arc<dyn EventSink> = Arc::new(view.clone());
+    let inboxes_for_fleet = inboxes.clone();
     let runtime = match start_runtime(client.clone(), events, inboxes, runtime_cfg).await {
         Ok(runtime) => runtime,
         Err(err) => {
@@ -179,7 +192,31 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
         }
     };
 
+    let fleet = if options.fleet.is_empty() {
+        None
+    } else {
+        let cfg = FleetConfig {
+            targets: options.fleet.clone(),
+            period: crate::actors::fleet::DEFAULT_ROUND,
+            restart: RestartPolicy::default(),
+            fault_drills: options.fault_drills,
+        };
+        let events: Arc<dyn EventSink> = Arc::new(view.clone());
+        match start_fleet(cfg, events, inboxes_for_fleet).await {
+            Ok(fleet) => Some(fleet),
+            Err(err) => {
+                // The session still reads its own workspace; the picker says nothing is
+                // watched.
+                tracing::warn!(target: "masc_tui::fleet", error = %err, "the fleet watch could not start");
+                None
+            }
+        }
+    };
+
     let joined = view_done.await;
+    if let Some(fleet) = fleet {
+        fleet.stop().await;
+    }
     runtime.stop().await;
     signals.close();
     signal_task.abort();
@@ -194,6 +231,21 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
     };
     tracing::info!(target: "masc_tui::session", exit = %cause, "session ends");
     Ok(cause)
+}
+
+/// The picker's list and the header's colour: the configured workspaces in file order.
+fn fleet_roster(options: &TuiOptions) -> FleetRoster {
+    FleetRoster {
+        members: options
+            .fleet
+            .iter()
+            .map(|t| FleetMember {
+                name: t.name.clone(),
+                colour: t.colour,
+            })
+            .collect(),
+        active: options.active.clone(),
+    }
 }
 
 /// Stage traces and diagnostics go to a JSON-lines file (never the terminal the TUI paints):

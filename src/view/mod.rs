@@ -13,6 +13,7 @@ pub mod editor;
 pub mod effects;
 pub mod fetched;
 pub mod field;
+pub mod fleet;
 pub mod frame;
 pub mod gate_queue;
 pub mod inspector;

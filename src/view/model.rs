@@ -11,6 +11,7 @@ use super::approvals::decisions::DecisionsModel;
 use super::board::BoardModel;
 use super::chat::ChatModel;
 use super::connectors::ConnectorsModel;
+use super::fleet::FleetModel;
 use super::gate_queue::GateQueueModel;
 use super::inspector::InspectorModel;
 use super::keepers::detail::KeeperDetailModel;
@@ -99,6 +100,9 @@ pub struct Model {
     pub system_logs: SystemLogsModel,
     /// The durable Gate queue and its decisions (§15.3).
     pub gate_queue: GateQueueModel,
+    /// Every configured workspace's line from its background watch (never the active
+    /// workspace's epoch).
+    pub fleet: FleetModel,
     /// A read-only session (`--read-only` on a state directory another masc-tui holds): the
     /// header's banner; no outbox, every save refused before it leaves.
     pub read_only: Option<String>,
@@ -135,6 +139,7 @@ impl Model {
             sources: SourcesModel::new(&inboxes),
             system_logs: SystemLogsModel::new(&inboxes),
             gate_queue: GateQueueModel::new(&inboxes),
+            fleet: FleetModel::new(&inboxes),
             read_only: None,
             inboxes,
         }
@@ -146,7 +151,7 @@ impl Model {
     }
 
     /// Every surface, for the one routing loop. A new surface is one line here.
-    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 17] {
+    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 18] {
         [
             &mut self.keepers,
             &mut self.waiting,
@@ -165,10 +170,11 @@ impl Model {
             &mut self.sources,
             &mut self.system_logs,
             &mut self.gate_queue,
+            &mut self.fleet,
         ]
     }
 
-    fn surfaces_ref(&self) -> [&dyn AnySurface; 17] {
+    fn surfaces_ref(&self) -> [&dyn AnySurface; 18] {
         [
             &self.keepers,
             &self.waiting,
@@ -187,6 +193,7 @@ impl Model {
             &self.sources,
             &self.system_logs,
             &self.gate_queue,
+            &self.fleet,
         ]
     }
 

@@ -61,6 +61,7 @@ mod chat_source;
 mod chat_unknown_window;
 mod compat_fallbacks;
 mod connectors_write_demand;
+mod fleet_watch;
 mod journal_restored;
 mod save_board_post;
 mod save_board_vote;

@@ -3,6 +3,7 @@
 
 use super::origin::{Origin, Sourced};
 use super::{ConfigError, ConfigFile, ConfigLocation, Lang, TokenSpec, readable_by_others};
+use crate::actors::fleet::{FleetName, WatchTarget};
 use crate::cli::args::{Args, StartSurface, ThemeName};
 use crate::protocol::client::{ClientConfig, TokenSource, fetch_token};
 use ratatui::style::Color;
@@ -34,6 +35,59 @@ impl Resolved {
         cfg.strict_receipts = strict_receipts;
         cfg.token = self.token.value.clone();
         cfg
+    }
+
+    /// One watch per configured workspace, in file order. The session's own workspace takes
+    /// what was resolved for it (a flag may override its URL or token); the others their
+    /// tables. A token file others may read is refused for its watch (nothing is sent).
+    pub fn fleet_targets(&self, strict_receipts: bool) -> Vec<WatchTarget> {
+        let Some(file) = &self.file else {
+            return Vec::new();
+        };
+        file.workspaces
+            .iter()
+            .map(|entry| {
+                let active = self
+                    .workspace
+                    .as_ref()
+                    .is_some_and(|w| w.value == entry.name);
+                let (url, token, base) = if active {
+                    (
+                        self.url.value.clone(),
+                        self.token.value.clone(),
+                        self.base_path.as_ref().map(|b| b.value.clone()),
+                    )
+                } else {
+                    (
+                        entry.url.value.clone(),
+                        entry
+                            .token
+                            .as_ref()
+                            .map_or(TokenSource::None, |t| token_source_of(&t.value)),
+                        entry.base_path.as_ref().map(|b| b.value.clone()),
+                    )
+                };
+                let refused = match &token {
+                    TokenSource::File(path) => readable_by_others(path).map(|(readers, mode)| {
+                        format!(
+                            "token file readable by {readers} (mode {mode:03o}): chmod 600 {}",
+                            path.display()
+                        )
+                    }),
+                    _ => None,
+                };
+                let mut client = ClientConfig::new(url);
+                client.strict_receipts = strict_receipts;
+                client.token = token;
+                WatchTarget {
+                    name: FleetName(entry.name.clone()),
+                    client,
+                    expected_base: base.map(|b| b.to_string_lossy().into_owned()),
+                    colour: entry.colour.as_ref().map(|c| c.value),
+                    refused,
+                }
+            })
+            .collect()
     }
 
     /// Before a session starts: the named workspace's token source must give a token, and a

@@ -86,6 +86,9 @@ pub struct ViewArgs<B: FrameSink> {
     pub read_only: Option<String>,
     /// The surface in front at start (`--start`, the config file's `defaults.start`).
     pub start: crate::view::screens::Tab,
+    /// The configured workspaces and the one this session reads (the picker `W`, the header's
+    /// colour).
+    pub fleet: crate::view::fleet::FleetRoster,
 }
 
 impl<B: FrameSink> ViewArgs<B> {
@@ -101,6 +104,7 @@ impl<B: FrameSink> ViewArgs<B> {
             editor: None,
             read_only: None,
             start: Ui::default().tab,
+            fleet: Default::default(),
         }
     }
 }
@@ -175,6 +179,7 @@ impl<B: FrameSink> Actor for ViewActor<B> {
         let shown = screens::shown_sources(&ui);
         let mut model = Model::new(args.inboxes);
         model.read_only = args.read_only;
+        model.fleet.roster = args.fleet;
         let mut state = ViewState {
             model: Tracked::new(model),
             ui,
