@@ -198,6 +198,8 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
         let cfg = FleetConfig {
             targets: options.fleet.clone(),
             period: crate::actors::fleet::DEFAULT_ROUND,
+            active: options.active.clone(),
+            active_period: crate::actors::fleet::ACTIVE_ROUND,
             restart: RestartPolicy::default(),
             fault_drills: options.fault_drills,
         };

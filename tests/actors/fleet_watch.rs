@@ -61,6 +61,8 @@ async fn watch(targets: Vec<WatchTarget>, period: Duration) -> Fleet {
     let cfg = FleetConfig {
         targets,
         period,
+        active: None,
+        active_period: period,
         restart: RestartPolicy {
             initial_backoff: Duration::from_millis(1),
             ..RestartPolicy::default()
@@ -285,6 +287,36 @@ async fn a_refused_configuration_is_said_once_and_nothing_is_sent() {
     );
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(server.request_count("GET", "/health"), 0);
+    fleet.handle.stop().await;
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_sessions_own_workspace_is_watched_at_its_slower_period() {
+    let server = server(FaultPlan::none()).await;
+    let (tx, events) = mpsc::unbounded_channel();
+    let inboxes = Inboxes::new();
+    let cfg = FleetConfig {
+        targets: vec![target("own", &server), target("hidden", &server)],
+        period: Duration::from_millis(30),
+        active: Some(FleetName("own".into())),
+        active_period: HOUR,
+        restart: RestartPolicy::default(),
+        fault_drills: false,
+    };
+    let sink: Arc<dyn EventSink> = Arc::new(tx);
+    let handle = start_fleet(cfg, sink, inboxes.clone()).await.unwrap();
+    let mut fleet = Fleet {
+        handle,
+        events,
+        inboxes,
+    };
+    let mut rounds = std::collections::HashMap::<String, u32>::new();
+    while rounds.get("hidden").copied().unwrap_or(0) < 4 {
+        let (ticket, _) = fleet.next_line().await;
+        *rounds.entry(ticket.slot.name().0.clone()).or_default() += 1;
+    }
+    assert_eq!(rounds.get("own"), Some(&1), "{rounds:?}");
     fleet.handle.stop().await;
     server.shutdown().await;
 }

@@ -32,6 +32,10 @@ pub const FLEET: SourceKey = SourceKey("fleet");
 /// six requests a minute.
 pub const DEFAULT_ROUND: Duration = Duration::from_secs(60);
 
+/// How often the session's own workspace is watched (its sources read it anyway; with them it
+/// stays within 30 requests a minute).
+pub const ACTIVE_ROUND: Duration = Duration::from_secs(300);
+
 /// A configured workspace's name (the config file's `[workspaces.NAME]`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FleetName(pub String);

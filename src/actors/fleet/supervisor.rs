@@ -18,6 +18,10 @@ pub struct FleetConfig {
     pub targets: Vec<WatchTarget>,
     /// How often each watch reads a round.
     pub period: Duration,
+    /// The workspace the session's own sources read, and how often its watch reads: its full
+    /// sources already poll it, so its line may be older (it says how old).
+    pub active: Option<FleetName>,
+    pub active_period: Duration,
     pub restart: RestartPolicy,
     pub fault_drills: bool,
 }
@@ -56,7 +60,11 @@ impl FleetState {
             target: watched.target.clone(),
             outlet: self.outlet.clone(),
             rounds: self.rounds.counter(&FleetSlot::Line(name.clone())),
-            period: self.cfg.period,
+            period: if self.cfg.active.as_ref() == Some(name) {
+                self.cfg.active_period
+            } else {
+                self.cfg.period
+            },
             fault_drills: self.cfg.fault_drills,
         };
         let (actor, _) =
