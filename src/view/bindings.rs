@@ -133,6 +133,11 @@ pub const RING: Table = Table {
             "saves journal: every save, its receipt and settle state, undo",
         ),
         bind(
+            "W",
+            &[Press::ch('W')],
+            "workspaces: every configured one, its connection and what waits there",
+        ),
+        bind(
             ":",
             &[Press::ch(':')],
             "command palette: go to a surface, pane or Keeper, or any key here by what it does",

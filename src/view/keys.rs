@@ -76,6 +76,10 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         }
         // Every save of the session and the earlier sessions' outbox rows, on every surface.
         KeyCode::Char(super::screens::journal::JOURNAL_KEY) => super::screens::journal::open(ui),
+        // Every configured workspace with its connection and attention counts.
+        KeyCode::Char(super::screens::workspaces::WORKSPACES_KEY) => {
+            super::screens::workspaces::open(ui, model, None)
+        }
         KeyCode::Char(super::screens::palette::PALETTE_KEY) => {
             super::screens::palette::open(ui, model, handle_key)
         }

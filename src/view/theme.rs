@@ -132,6 +132,15 @@ impl Theme {
         }
     }
 
+    /// An operator-chosen colour (a workspace's `colour`): bold without colour (`NO_COLOR`).
+    pub fn accent(self, colour: Color) -> Style {
+        if self.color {
+            Style::default().fg(colour).add_modifier(Modifier::BOLD)
+        } else {
+            Style::default().add_modifier(Modifier::BOLD)
+        }
+    }
+
     /// The selected row: reverse video in every mode (bold too in high contrast).
     pub fn selected(self) -> Style {
         let reversed = Style::default().add_modifier(Modifier::REVERSED);

@@ -143,6 +143,11 @@ impl Served {
     /// Starts `serve` (test mode: its request log is readable) on a free loopback port; its
     /// printed line says where to connect.
     pub fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// [`start`](Self::start) with more `serve` arguments (e.g. `--calm`).
+    pub fn start_with(extra: &[&str]) -> Self {
         use std::io::BufRead;
         let dir = tempfile::Builder::new()
             .prefix("masc-tui-serve-")
@@ -151,6 +156,7 @@ impl Served {
         let mut child = std::process::Command::new(binary())
             .args(["serve", "--test-mode", "--port", "0", "--data"])
             .arg(dir.path().join("ws"))
+            .args(extra)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .spawn()

@@ -65,6 +65,7 @@ mod chat_find;
 mod chat_context_tabs;
 mod view_turn_inspector;
 mod view_waiting;
+mod view_workspaces;
 // Date rows, mid-stream rows, repeated-row fold (C-24, C-67).
 mod chat_stream_rows;
 mod view_text;

@@ -77,6 +77,16 @@ pub fn status_line(model: &Model, ctx: &ProjectionCtx, width: usize) -> Line<'st
         theme.style(tone),
     )];
     let sep = || Span::styled(" · ", theme.style(Tone::Dim));
+    if let Some(member) = model.fleet.roster.active_member() {
+        // The configured workspace this session reads, in its colour: which one is in front
+        // is never a guess when several are configured.
+        let name = fit_middle(&sanitize(&member.name.0), width / 4).into_owned();
+        let style = member
+            .colour
+            .map_or(theme.style(Tone::Strong), |c| theme.accent(c));
+        spans.insert(0, Span::styled(format!("■ {name}"), style));
+        spans.insert(1, sep());
+    }
     if let Some(banner) = &model.read_only {
         // First, before anything that could push it off the line: no save leaves this session.
         spans.insert(

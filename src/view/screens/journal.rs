@@ -153,7 +153,10 @@ impl Layer for JournalLayer {
                 cx.close();
                 return Handled::Passed;
             }
-            KeyCode::Char('q') | KeyCode::Char('?') | KeyCode::Char(':') => return Handled::Passed,
+            KeyCode::Char('q')
+            | KeyCode::Char('?')
+            | KeyCode::Char(':')
+            | KeyCode::Char(super::workspaces::WORKSPACES_KEY) => return Handled::Passed,
             KeyCode::Esc | KeyCode::Enter if self.detail => {
                 self.detail = false;
                 UiCommand::Repaint

@@ -25,6 +25,7 @@ pub mod screen;
 pub mod system;
 pub mod widgets;
 pub mod work;
+pub mod workspaces;
 
 use super::model::Model;
 use super::text::fit_width;

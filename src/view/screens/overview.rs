@@ -350,12 +350,34 @@ fn candle_line(model: &Model, theme: Theme) -> Line<'static> {
     Line::from(vec![label("Candle", theme), Span::raw(text)])
 }
 
+/// The Fleet panel (first, when workspaces are configured): one line per workspace from its
+/// background watch; `W` opens the picker.
+fn fleet_panel(model: &Model, ctx: &ProjectionCtx, out: &mut Vec<Line<'static>>) {
+    if model.fleet.roster.members.is_empty() {
+        return;
+    }
+    out.push(Line::from(vec![
+        Span::styled("FLEET", ctx.theme.style(Tone::Strong)),
+        Span::styled("  (W: the picker)", ctx.theme.style(Tone::Dim)),
+    ]));
+    let active = model.fleet.roster.active.as_ref();
+    for (member, entry) in model.fleet.lines() {
+        out.push(Line::from(super::workspaces::line::fleet_spans(
+            member,
+            entry,
+            active == Some(&member.name),
+            ctx.theme,
+            ctx.now,
+        )));
+    }
+    out.push(Line::raw(""));
+}
+
 pub fn render_overview(model: &Model, ctx: &ProjectionCtx, area: Rect, buf: &mut Buffer) {
     let theme = ctx.theme;
-    let mut lines = vec![
-        Line::styled("OVERVIEW", theme.style(Tone::Strong)),
-        Line::styled("DECISIONS", theme.style(Tone::Strong)),
-    ];
+    let mut lines = vec![Line::styled("OVERVIEW", theme.style(Tone::Strong))];
+    fleet_panel(model, ctx, &mut lines);
+    lines.push(Line::styled("DECISIONS", theme.style(Tone::Strong)));
     decisions(model, ctx, &mut lines);
     lines.push(Line::raw(""));
     lines.push(Line::styled("CONTEXT", theme.style(Tone::Strong)));

@@ -32,6 +32,8 @@ pub enum Act {
         open: KeeperOpen,
         loaded: bool,
     },
+    /// The workspace picker, on this configured workspace.
+    Workspace(crate::actors::fleet::FleetName),
     /// A key of what is in front, pressed as the operator would press it (an armed key still
     /// previews first; a key that asks for a second one waits for it).
     Press(Press),
@@ -69,6 +71,12 @@ pub fn offered(ui: &Ui, model: &Model) -> Vec<Entry> {
         return out;
     }
     let mut out = places();
+    for member in &model.fleet.roster.members {
+        out.push(Entry::go(
+            format!("workspace {}", sanitize_line(&member.name.0)),
+            Act::Workspace(member.name.clone()),
+        ));
+    }
     for name in roster_names(model) {
         for open in [KeeperOpen::Chat, KeeperOpen::Detail] {
             out.push(keeper_entry(&name, open, true));

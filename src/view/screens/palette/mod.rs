@@ -239,6 +239,7 @@ pub fn perform(ui: &mut Ui, model: &Model, entry: &Entry, press_key: PressKey) -
         }
         Act::GateQueue => super::gate_queue::open(ui, model),
         Act::Journal => super::journal::open(ui),
+        Act::Workspace(name) => super::workspaces::open(ui, model, Some(name)),
         Act::Keeper { name, open, .. } => {
             ui.tab = super::Tab::Keepers;
             let page = ui.roster_page_rows().max(1);
