@@ -287,3 +287,27 @@ fn c67_the_scroll_hint_follows_the_painted_frame() {
     }
     assert!(title(&ui).contains("(start)"), "{}", title(&ui));
 }
+
+/// C-67: at the first row of a loaded window while older pages remain, the hint is not
+/// `(start)` (before, every loaded page's top said so): it names the key that loads the next
+/// older page; `(start)` only where the stored history begins.
+#[test]
+fn c67_the_top_of_a_loaded_page_with_older_pages_is_not_the_start() {
+    let (mut model, mut ui) = chat_with_history();
+    model.chat.pane.as_mut().unwrap().has_more = true;
+    ui.area = Rect::new(0, 0, 100, 16);
+    let title = |model: &Model, ui: &Ui| buffer_lines(&draw(model, ui))[2].clone();
+    let mut top = String::new();
+    for _ in 0..12 {
+        handle_key(&mut ui, &model, key(KeyCode::PageUp));
+        top = title(&model, &ui);
+        if top.contains("older page") {
+            break;
+        }
+    }
+    assert!(!top.contains("(start)"), "{top}");
+    assert!(top.contains("PgUp:older page"), "{top}");
+    model.chat.pane.as_mut().unwrap().has_more = false;
+    let start = title(&model, &ui);
+    assert!(start.contains("(start)"), "{start}");
+}

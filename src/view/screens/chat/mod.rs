@@ -558,7 +558,7 @@ pub fn render(
         title.push(Span::styled(find.words(), theme.style(Tone::Accent)));
     }
     title.push(Span::styled(
-        scroll_hint(chat.scroll, frame),
+        scroll_hint(chat.scroll, frame, pane.is_some_and(|p| p.has_more)),
         theme.style(Tone::Dim),
     ));
     Line::from(title).render(row(0), buf);
@@ -611,14 +611,21 @@ pub fn render(
     cursor
 }
 
-/// C-67: `PgUp:scroll back` at the newest row when older rows exist; scrolled back
-/// `↑/↓:line  PgUp/PgDn:page  Ctrl-E:newest` with `(N back)`, or `(start)` at the first row.
-fn scroll_hint(scroll: ScrollPosition, frame: FrameInfo) -> String {
+/// C-67: `PgUp:scroll back` at the newest row when older rows exist (on screen or in older
+/// pages still to load); scrolled back `↑/↓:line  PgUp/PgDn:page  Ctrl-E:newest` with
+/// `(N back)`, or `(start)` at the first row of the stored history. The first row of a loaded
+/// window with older pages remaining is not the start: there `PgUp` loads the next older page,
+/// and the hint says so.
+fn scroll_hint(scroll: ScrollPosition, frame: FrameInfo, older_pages: bool) -> String {
     let keys = "  ↑/↓:line  PgUp/PgDn:page  Ctrl-E:newest";
     match scroll {
-        ScrollPosition::Newest if frame.at_top => String::new(),
+        ScrollPosition::Newest if frame.at_top && !older_pages => String::new(),
         ScrollPosition::Newest => "  PgUp:scroll back".to_string(),
-        _ if frame.at_top => format!("{keys}  (start)"),
+        _ if frame.at_top && !older_pages => format!("{keys}  (start)"),
+        ScrollPosition::Back(n) if frame.at_top => {
+            format!("{keys}  ({n} back · PgUp:older page)")
+        }
+        _ if frame.at_top => format!("{keys}  (PgUp:older page)"),
         ScrollPosition::Back(n) => format!("{keys}  ({n} back)"),
         ScrollPosition::FromTop(_) => keys.to_string(),
     }
