@@ -5,6 +5,7 @@
 //! each source's own types ← `read` (the generic read machinery) ← the sources ← `registry` ←
 //! `supervisor`. Nothing here imports `crate::view`.
 
+pub mod activity;
 pub mod asks;
 pub mod board;
 pub mod chat;

@@ -37,8 +37,8 @@ const fn secs(n: u64) -> Duration {
 /// recorded (both configurable for tests).
 pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
     use crate::actors::{
-        asks, board, chat, connectors, decisions, gate_queue, inspector, keeper_detail, keepers,
-        preparation_report, runtime, saves, source_stats, system_logs, tools, work,
+        activity, asks, board, chat, connectors, decisions, gate_queue, inspector, keeper_detail,
+        keepers, preparation_report, runtime, saves, source_stats, system_logs, tools, work,
     };
     // One outbox (one session) for the runtime: the save hub writes every save, the chat
     // sources read their sends back.
@@ -131,6 +131,8 @@ pub fn sources(roster: Duration, outbox: &OutboxLocation) -> Vec<SourceEntry> {
         ),
         // 10 s: a new pending row is in MASC's answer at once (its cache is keyed by the
         // queue's revision), and a decision is settled by this read.
+        // No cadence: one observer feed per confirmed epoch, reconnecting by itself (§15.2).
+        entry(&["activity_feed"], activity::ActivitySpawner::default()),
         entry(
             &["gate_queue"],
             gate_queue::GateQueueSpawner { cadence: secs(10) },
@@ -266,6 +268,7 @@ mod tests {
         ]));
         kinds.extend(owner_of(&[crate::actors::saves::journal::SaveJournalSlot]));
         kinds.extend(owner_of(&[crate::actors::gate_queue::GateQueueSlot::Queue]));
+        kinds.extend(owner_of(&[crate::actors::activity::ActivitySlot::Feed]));
         kinds.extend(owner_of(&[
             crate::actors::system_logs::SystemLogsSlot::Window,
             crate::actors::system_logs::SystemLogsSlot::Older,

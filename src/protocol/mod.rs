@@ -25,6 +25,7 @@ pub mod keeper_ops;
 pub mod keeper_up;
 pub mod keepers;
 pub mod kinds;
+pub mod observer;
 pub mod operator;
 pub mod outcome;
 pub mod planning;

@@ -132,6 +132,7 @@ pub const RING: Table = Table {
             &[Press::ch('L')],
             "saves journal: every save, its receipt and settle state, undo",
         ),
+        bind("A", &[Press::ch('A')], "Activity: the live observer feed"),
         bind(
             "W",
             &[Press::ch('W')],

@@ -80,6 +80,10 @@ pub fn handle_key(ui: &mut Ui, model: &Model, key: KeyEvent) -> UiCommand {
         KeyCode::Char(super::screens::workspaces::WORKSPACES_KEY) => {
             super::screens::workspaces::open(ui, model, None)
         }
+        // The live observer feed (§15.2), on every surface.
+        KeyCode::Char(super::screens::activity::ACTIVITY_KEY) => {
+            super::screens::activity::open(ui, model)
+        }
         KeyCode::Char(super::screens::palette::PALETTE_KEY) => {
             super::screens::palette::open(ui, model, handle_key)
         }

@@ -1,5 +1,6 @@
 //! The view: the model of `Fetched<T>` slots, the view actor, and pure projections.
 
+pub mod activity;
 pub mod actor;
 pub mod admission;
 pub mod approvals;

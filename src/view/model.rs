@@ -5,6 +5,7 @@
 //! with one loop over [`Model::surfaces`]. Every admission verdict on a result is traced as a
 //! stage event (`admit` / `reject{reason}`, architecture.md §3).
 
+use super::activity::ActivityModel;
 use super::admission::EpochGate;
 use super::approvals::asks::AsksModel;
 use super::approvals::decisions::DecisionsModel;
@@ -103,6 +104,8 @@ pub struct Model {
     /// Every configured workspace's line from its background watch (never the active
     /// workspace's epoch).
     pub fleet: FleetModel,
+    /// The observer feed's rows and where it stands (§15.2).
+    pub activity: ActivityModel,
     /// A read-only session (`--read-only` on a state directory another masc-tui holds): the
     /// header's banner; no outbox, every save refused before it leaves.
     pub read_only: Option<String>,
@@ -140,6 +143,7 @@ impl Model {
             system_logs: SystemLogsModel::new(&inboxes),
             gate_queue: GateQueueModel::new(&inboxes),
             fleet: FleetModel::new(&inboxes),
+            activity: ActivityModel::new(&inboxes),
             read_only: None,
             inboxes,
         }
@@ -151,7 +155,7 @@ impl Model {
     }
 
     /// Every surface, for the one routing loop. A new surface is one line here.
-    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 18] {
+    pub fn surfaces(&mut self) -> [&mut dyn AnySurface; 19] {
         [
             &mut self.keepers,
             &mut self.waiting,
@@ -171,10 +175,11 @@ impl Model {
             &mut self.system_logs,
             &mut self.gate_queue,
             &mut self.fleet,
+            &mut self.activity,
         ]
     }
 
-    fn surfaces_ref(&self) -> [&dyn AnySurface; 18] {
+    fn surfaces_ref(&self) -> [&dyn AnySurface; 19] {
         [
             &self.keepers,
             &self.waiting,
@@ -194,6 +199,7 @@ impl Model {
             &self.system_logs,
             &self.gate_queue,
             &self.fleet,
+            &self.activity,
         ]
     }
 

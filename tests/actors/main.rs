@@ -36,6 +36,7 @@ mod tools_rig;
 mod view_log;
 mod work_rig;
 
+mod actor_activity;
 mod actor_board;
 mod actor_connectors;
 mod actor_gate_queue;

@@ -5,6 +5,7 @@
 
 mod pty_support;
 
+mod pty_activity;
 mod pty_approvals;
 mod pty_asks;
 mod pty_board;

@@ -27,6 +27,7 @@ mod composer_editing;
 mod composer_props;
 mod composer_render;
 mod keeper_ops_keys;
+mod view_activity;
 mod view_actor;
 mod view_admission;
 mod view_approvals;

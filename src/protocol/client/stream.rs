@@ -102,7 +102,7 @@ impl std::fmt::Debug for SseStream {
 }
 
 impl SseStream {
-    fn new(
+    pub(super) fn new(
         response: reqwest::Response,
         idle_limit: Duration,
         mode: Option<AdmissionMode>,

@@ -20,6 +20,7 @@ pub mod keeper_detail;
 pub mod keeper_ops;
 pub(crate) mod keeper_read;
 pub mod keepers;
+pub mod mcp;
 pub mod operator;
 pub mod runtime;
 pub mod runtime_probe;
@@ -62,7 +63,8 @@ pub fn router(state: AppState) -> Router {
         .merge(runtime_trace::router())
         .merge(inspector::router())
         .merge(system_logs::router())
-        .merge(gate_queue::router());
+        .merge(gate_queue::router())
+        .merge(mcp::router());
     if state.test_mode() {
         app = app.merge(admin::router());
     }

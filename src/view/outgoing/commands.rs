@@ -127,3 +127,13 @@ impl SourceCommand for InspectorRequest {
         model.inspector.unwant(&self.slot());
     }
 }
+
+impl SourceCommand for crate::actors::activity::ActivityCommand {
+    type Sent = Self;
+    const SOURCE: SourceKey = crate::actors::activity::ACTIVITY;
+    const NAME: &'static str = "activity source";
+
+    fn prepare(&self, _model: &mut Model) -> Result<Self, String> {
+        Ok(self.clone())
+    }
+}

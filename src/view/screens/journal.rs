@@ -156,7 +156,8 @@ impl Layer for JournalLayer {
             KeyCode::Char('q')
             | KeyCode::Char('?')
             | KeyCode::Char(':')
-            | KeyCode::Char(super::workspaces::WORKSPACES_KEY) => return Handled::Passed,
+            | KeyCode::Char(super::workspaces::WORKSPACES_KEY)
+            | KeyCode::Char(super::activity::ACTIVITY_KEY) => return Handled::Passed,
             KeyCode::Esc | KeyCode::Enter if self.detail => {
                 self.detail = false;
                 UiCommand::Repaint

@@ -4,6 +4,7 @@
 //! mode), the surface body, one footer row. Below [`MIN_WIDTH`]×[`MIN_HEIGHT`] a compact resize
 //! gate replaces the frame (T.5).
 
+pub mod activity;
 pub mod approvals;
 pub mod board;
 pub mod chat;
