@@ -70,6 +70,9 @@ pub struct RuntimeConfig {
     pub fault_drills: bool,
     /// Where the durable outbox of chat sends and saves lives (tests use a temporary file).
     pub outbox: crate::outbox::OutboxLocation,
+    /// The sources the surface in front at start shows; `None`: every source starts shown
+    /// (no view tells them otherwise: tests, benches).
+    pub shown_at_start: Option<Vec<SourceKey>>,
 }
 
 impl Default for RuntimeConfig {
@@ -81,6 +84,7 @@ impl Default for RuntimeConfig {
             restart: RestartPolicy::default(),
             fault_drills: false,
             outbox: crate::outbox::OutboxLocation::StateDir,
+            shown_at_start: None,
         }
     }
 }
@@ -155,6 +159,11 @@ impl SupervisorState {
             inboxes: self.inboxes.clone(),
             generations: self.generations.clone(),
             fault_drills: self.cfg.fault_drills,
+            shown_at_start: self
+                .cfg
+                .shown_at_start
+                .as_ref()
+                .is_none_or(|shown| shown.contains(key)),
         };
         let handle = spawner.spawn(ctx, myself.get_cell()).await?;
         self.live.insert(handle.actor_id(), *key);
@@ -265,12 +274,14 @@ impl Actor for Supervisor {
             sources: BTreeMap::new(),
             shutting_down: false,
         };
-        // Sources first, so the workspace actor's first identity reaches all of them.
+        // The workspace actor first: its `/health` probe is on the way to every first value,
+        // so it leaves while the sources start (a source that registers later is handed the
+        // identity in force, as a restarted one is).
+        state.start_child(&SourceKey::WORKSPACE, &myself).await?;
         let keys: Vec<SourceKey> = state.spawners.keys().copied().collect();
         for key in keys {
             state.start_child(&key, &myself).await?;
         }
-        state.start_child(&SourceKey::WORKSPACE, &myself).await?;
         Ok(state)
     }
 

@@ -174,6 +174,7 @@ pub async fn run_tui(client_cfg: ClientConfig, options: TuiOptions) -> anyhow::R
             .map(|p| p.to_string_lossy().into_owned()),
         fault_drills: options.fault_drills,
         outbox: options.outbox.clone(),
+        shown_at_start: Some(shown_at_start(options.start.tab())),
         ..RuntimeConfig::default()
     };
     let events: Arc<dyn EventSink> = Arc::new(view.clone());
@@ -248,6 +249,16 @@ fn fleet_roster(options: &TuiOptions) -> FleetRoster {
             .collect(),
         active: options.active.clone(),
     }
+}
+
+/// The sources the surface in front at start shows (`view::screens::shown_sources`): the
+/// others read their first value after these (`actors::read::shell`).
+fn shown_at_start(tab: crate::view::screens::Tab) -> Vec<crate::actors::contract::SourceKey> {
+    let ui = crate::view::screens::Ui {
+        tab,
+        ..crate::view::screens::Ui::default()
+    };
+    crate::view::screens::shown_sources(&ui).to_vec()
 }
 
 /// Stage traces and diagnostics go to a JSON-lines file (never the terminal the TUI paints):

@@ -21,6 +21,10 @@ pub struct Drained {
     /// A background re-read was dispatched with its last value shown: its badge is due only
     /// once it is slow (T.2), so the caller checks again later instead of painting now.
     pub background_reread: bool,
+    /// A result someone waits for was applied: a slot's first value (nothing was shown
+    /// before it) or a re-read the user asked for. Its frame does not wait for the frame
+    /// deadline (T.1: it preempts like input), so the operator sees it as soon as it lands.
+    pub awaited: bool,
     /// Verdicts of results that were not applied, in order.
     pub rejected: Vec<RejectReason>,
     /// Sources to re-read because of what was applied (e.g. the list after a save's receipt).
@@ -147,6 +151,9 @@ pub trait SurfaceModel {
                     trace_verdict(&ticket, verdict);
                     match verdict {
                         Ok(()) => {
+                            out.awaited |= self
+                                .slot(&ticket.slot)
+                                .is_some_and(|s| !s.is_refreshing() || s.is_asked());
                             self.apply(&ticket, payload, now);
                             out.changed = true;
                         }

@@ -10,6 +10,7 @@ use masc_tui::actors::contract::{
 use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot, ROSTER as KEY};
 use masc_tui::actors::read::polled::{PolledMsg, PolledSlots, PolledSource, PolledSourceArgs};
 use masc_tui::actors::read::testing::{CollectingView, collecting_view};
+use masc_tui::actors::read::shell::HIDDEN_FIRST_READ_AFTER;
 use masc_tui::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader, spawn_source};
 use masc_tui::actors::registry::SourceEntry;
 use masc_tui::actors::supervisor::{RestartPolicy, RuntimeConfig, start_runtime_with};
@@ -84,6 +85,20 @@ async fn polled(
     SourceHandle,
     mpsc::UnboundedReceiver<Parked>,
 ) {
+    polled_shown(view, cadence, policy, true).await
+}
+
+/// [`polled`], shown or not by the surface in front at start.
+async fn polled_shown(
+    view: &CollectingView,
+    cadence: Option<Duration>,
+    policy: ExplicitPolicy,
+    shown_at_start: bool,
+) -> (
+    ActorRef<PolledMsg<KeepersSlot, KeepersObservation>>,
+    SourceHandle,
+    mpsc::UnboundedReceiver<Parked>,
+) {
     let (tx, rx) = mpsc::unbounded_channel();
     let generations = GenerationBook::new();
     let args = PolledSourceArgs {
@@ -98,6 +113,7 @@ async fn polled(
             inboxes: view.inboxes(),
             generations,
             fault_drills: false,
+            shown_at_start,
         },
     };
     let (actor, _) = PolledSource::spawn(None, PolledSource::default(), args)
@@ -140,6 +156,103 @@ async fn polled_source_reads_on_confirmation_and_rearms_its_cadence_after_each_r
     view.wait_slot(|e: &Event| dispatched_gen(e) == Some(2))
         .await
         .unwrap();
+    actor.stop(None);
+}
+
+/// The clock is paused: it moves only when every task waits, so "at once" is virtual time 0
+/// and the hold-back is exactly `HIDDEN_FIRST_READ_AFTER`, whatever the machine's load.
+#[tokio::test(start_paused = true)]
+async fn a_source_hidden_at_start_reads_after_the_shown_ones_had_the_first_moments() {
+    let mut view = collecting_view();
+    let (actor, source, _parked) = polled_shown(
+        &view,
+        Some(Duration::from_secs(5)),
+        ExplicitPolicy::Supersede,
+        false,
+    )
+    .await;
+    let t0 = tokio::time::Instant::now();
+    identity(&source, IdentityState::Booting);
+    identity(&source, confirmed(1));
+    view.wait_slot(|e: &Event| dispatched_gen(e) == Some(1))
+        .await
+        .unwrap();
+    assert!(t0.elapsed() >= HIDDEN_FIRST_READ_AFTER, "{:?}", t0.elapsed());
+    actor.stop(None);
+
+    // Shown at start: the confirmation reads at once.
+    let mut view = collecting_view();
+    let (actor, source, _parked) = polled_shown(
+        &view,
+        Some(Duration::from_secs(5)),
+        ExplicitPolicy::Supersede,
+        true,
+    )
+    .await;
+    let t0 = tokio::time::Instant::now();
+    identity(&source, confirmed(1));
+    view.wait_slot(|e: &Event| dispatched_gen(e) == Some(1))
+        .await
+        .unwrap();
+    assert!(t0.elapsed() < HIDDEN_FIRST_READ_AFTER, "{:?}", t0.elapsed());
+    actor.stop(None);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_held_back_confirmation_is_handed_over_at_once_when_shown_or_demanded() {
+    for wake in [
+        SourceControl::Visible(true),
+        SourceControl::Demand(DemandKind::Explicit),
+    ] {
+        let mut view = collecting_view();
+        let (actor, source, _parked) = polled_shown(
+            &view,
+            Some(Duration::from_secs(5)),
+            ExplicitPolicy::Supersede,
+            false,
+        )
+        .await;
+        let t0 = tokio::time::Instant::now();
+        identity(&source, confirmed(1));
+        let name = format!("{wake:?}");
+        assert!(source.send_control(wake));
+        let hit = view
+            .wait_slot(|e: &Event| matches!(e, SlotEvent::Dispatched(_)))
+            .await
+            .unwrap();
+        let SlotEvent::Dispatched(t) = hit else {
+            unreachable!()
+        };
+        // Under the held-back epoch, and before the hold-back would have ended.
+        assert_eq!(t.scope.epoch, 1, "{name}");
+        assert!(t0.elapsed() < HIDDEN_FIRST_READ_AFTER, "{name}: {:?}", t0.elapsed());
+        actor.stop(None);
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_withdrawal_while_held_back_cancels_the_held_confirmation() {
+    let mut view = collecting_view();
+    let (actor, source, _parked) = polled_shown(
+        &view,
+        Some(Duration::from_secs(5)),
+        ExplicitPolicy::Supersede,
+        false,
+    )
+    .await;
+    identity(&source, confirmed(1));
+    identity(&source, IdentityState::Booting);
+    // Past the hold-back: nothing was read under the withdrawn epoch.
+    tokio::time::sleep(HIDDEN_FIRST_READ_AFTER * 2).await;
+    identity(&source, confirmed(2));
+    let hit = view
+        .wait_slot(|e: &Event| matches!(e, SlotEvent::Dispatched(_)))
+        .await
+        .unwrap();
+    let SlotEvent::Dispatched(t) = hit else {
+        unreachable!()
+    };
+    assert_eq!(t.scope.epoch, 2);
     actor.stop(None);
 }
 

@@ -230,6 +230,7 @@ async fn runtime_source(
             inboxes: view.inboxes(),
             generations: GenerationBook::new(),
             fault_drills: false,
+            shown_at_start: true,
         },
     };
     let (actor, _) = Actor::spawn(None, RuntimeSource::default(), args)

@@ -87,6 +87,7 @@ pub fn rig_runtime_config(
         },
         fault_drills: true,
         outbox,
+        shown_at_start: None,
     }
 }
 

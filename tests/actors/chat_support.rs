@@ -153,6 +153,7 @@ pub async fn rig_with(
         },
         fault_drills: false,
         outbox: OutboxLocation::File(outbox_path.clone()),
+        shown_at_start: None,
     };
     let outbox = SharedOutbox::new(OutboxLocation::File(outbox_path.clone()));
     let hub = ChatHubSpawner {

@@ -35,6 +35,7 @@ pub fn save_runtime_config(state_at: OutboxLocation) -> RuntimeConfig {
         },
         fault_drills: false,
         outbox: state_at,
+        shown_at_start: None,
     }
 }
 

@@ -24,6 +24,11 @@ pub struct SourceContext {
     pub generations: GenerationBook,
     /// Honour `SourceControl::InjectPanic` (supervision drills; tests and `demo`).
     pub fault_drills: bool,
+    /// Whether the surface in front when the session starts shows this source. A source
+    /// started hidden polls at its hidden cadence from the start and reads its first value
+    /// after the shown sources have had the first moments of the session (`read::shell`);
+    /// the view says so again (`SourceControl::Visible`) once the source is up.
+    pub shown_at_start: bool,
 }
 
 impl SourceContext {

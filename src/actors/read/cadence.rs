@@ -53,6 +53,13 @@ impl<M: Message + From<SourceControl>> CadenceTimer<M> {
         }
     }
 
+    /// A timer of a source no surface shows from the start (the surface in front at start
+    /// does not read it): its first tick is armed with the hidden period.
+    pub fn starting_hidden(mut self) -> Self {
+        self.hidden = true;
+        self
+    }
+
     pub fn period(&self) -> Duration {
         self.period
     }

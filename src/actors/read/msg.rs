@@ -18,6 +18,8 @@ pub enum SourceMsg<S, P, C> {
     Returned(WorkerReturn<S, P>),
     /// The source's own command (only the view code of its surface sends these).
     Command(C),
+    /// A confirmation held back while the source is hidden is due (`read::shell`).
+    IdentityDue,
 }
 
 /// The command type of a source that takes none.

@@ -60,7 +60,19 @@ impl<T: SourceState> Ctl<T> {
             cadence.set_visible(visible, &self.myself);
         }
     }
+
+    /// A source with a cadence that no surface on screen shows.
+    fn is_hidden(&self) -> bool {
+        self.cadence.as_ref().is_some_and(CadenceTimer::is_hidden)
+    }
 }
+
+/// How long a hidden source holds back a confirmation that follows a time without one (the
+/// session's start, a reconnect) before it reads: the surface in front reads first, so its
+/// first values do not queue behind every other source's on the server, the client's decode
+/// pool and the view. Anything that needs the source sooner — being shown, a demand, a
+/// command — hands it the confirmation at once.
+pub const HIDDEN_FIRST_READ_AFTER: Duration = Duration::from_millis(300);
 
 /// What a source starts from, and the poll period it names, if any (the shell keeps the
 /// timer).
@@ -126,6 +138,44 @@ pub struct Shell<T: SourceState> {
     ctl: Ctl<T>,
     key: SourceKey,
     fault_drills: bool,
+    /// The identity the source was last handed is confirmed.
+    confirmed: bool,
+    /// A confirmation held back while hidden ([`HIDDEN_FIRST_READ_AFTER`]) and its timer.
+    deferred: Option<(IdentityState, tokio::task::JoinHandle<()>)>,
+}
+
+impl<T: SourceState> Shell<T> {
+    fn on_identity(&mut self, identity: IdentityState) {
+        let confirmed = matches!(identity, IdentityState::Confirmed { .. });
+        if confirmed && !self.confirmed && self.ctl.is_hidden() {
+            let myself = self.ctl.myself.clone();
+            let timer = tokio::spawn(async move {
+                tokio::time::sleep(HIDDEN_FIRST_READ_AFTER).await;
+                let _ = myself.cast(SourceMsg::IdentityDue);
+            });
+            if let Some((_, earlier)) = self.deferred.replace((identity, timer)) {
+                earlier.abort();
+            }
+            return;
+        }
+        if let Some((_, timer)) = self.deferred.take() {
+            timer.abort();
+        }
+        self.hand(identity);
+    }
+
+    /// Hands the source a confirmation held back, if any.
+    fn deliver_deferred(&mut self) {
+        if let Some((identity, timer)) = self.deferred.take() {
+            timer.abort();
+            self.hand(identity);
+        }
+    }
+
+    fn hand(&mut self, identity: IdentityState) {
+        self.confirmed = matches!(identity, IdentityState::Confirmed { .. });
+        self.state.identity(&mut self.ctl, identity);
+    }
 }
 
 /// The actor; one instance per source.
@@ -148,12 +198,18 @@ impl<T: SourceState> Actor for SourceShell<T> {
         args: ShellArgs<T::Args>,
     ) -> Result<Shell<T>, ActorProcessingErr> {
         let fault_drills = args.ctx.fault_drills;
-        let cadence = args.args.period().map(CadenceTimer::new);
+        let shown = args.ctx.shown_at_start;
+        let cadence = args.args.period().map(|period| {
+            let timer = CadenceTimer::new(period);
+            if shown { timer } else { timer.starting_hidden() }
+        });
         Ok(Shell {
             state: T::start(args.ctx, &myself, args.args),
             ctl: Ctl { myself, cadence },
             key: args.key,
             fault_drills,
+            confirmed: false,
+            deferred: None,
         })
     }
 
@@ -163,11 +219,28 @@ impl<T: SourceState> Actor for SourceShell<T> {
         msg: ShellMsg<T>,
         shell: &mut Shell<T>,
     ) -> Result<(), ActorProcessingErr> {
+        match msg {
+            SourceMsg::Control(SourceControl::Identity(identity)) => {
+                shell.on_identity(identity);
+                return Ok(());
+            }
+            SourceMsg::Control(SourceControl::Visible(false)) => {
+                shell.ctl.set_visible(false);
+                return Ok(());
+            }
+            SourceMsg::IdentityDue => {
+                shell.deliver_deferred();
+                return Ok(());
+            }
+            // Everything else may need the workspace: a confirmation held back is handed
+            // over first.
+            _ => shell.deliver_deferred(),
+        }
         let (state, ctl) = (&mut shell.state, &mut shell.ctl);
         match msg {
             SourceMsg::Command(command) => state.command(ctl, command),
             SourceMsg::Control(SourceControl::Demand(kind)) => state.demand(ctl, kind),
-            SourceMsg::Control(SourceControl::Identity(identity)) => state.identity(ctl, identity),
+            SourceMsg::Control(SourceControl::Identity(_)) | SourceMsg::IdentityDue => {}
             SourceMsg::Control(SourceControl::Visible(visible)) => ctl.set_visible(visible),
             SourceMsg::Control(SourceControl::InjectPanic) => {
                 inject_panic(shell.fault_drills, shell.key)
@@ -191,6 +264,9 @@ impl<T: SourceState> Actor for SourceShell<T> {
         _myself: Myself<T>,
         shell: &mut Shell<T>,
     ) -> Result<(), ActorProcessingErr> {
+        if let Some((_, timer)) = shell.deferred.take() {
+            timer.abort();
+        }
         shell.state.stop("source_stopped");
         Ok(())
     }

@@ -142,7 +142,25 @@ impl Script {
         self.message.to_lowercase().contains("long reply")
     }
 
+    /// A message asking for a paced reply (`paced reply N tokens at R/s`) gets N tokens, one
+    /// per stream event, R a second: a reply that streams for minutes at a known rate (the
+    /// streaming bench, docs/performance.md).
+    fn paced_reply(&self) -> Option<(usize, u32)> {
+        let lower = self.message.to_lowercase();
+        let rest = lower.split("paced reply ").nth(1)?;
+        let mut words = rest.split_whitespace();
+        let tokens: usize = words.next()?.parse().ok()?;
+        let (Some("tokens"), Some("at")) = (words.next(), words.next()) else {
+            return None;
+        };
+        let rate: u32 = words.next()?.strip_suffix("/s")?.parse().ok()?;
+        (tokens > 0 && (1..=1_000).contains(&rate)).then_some((tokens.min(1_000_000), rate))
+    }
+
     fn reply_text(&self) -> String {
+        if let Some((tokens, _)) = self.paced_reply() {
+            return (0..tokens).map(paced_token).collect();
+        }
         if self.long_reply() {
             let mut text = format!(
                 "{}, 긴 답변을 시작할게요. 워크스페이스의 작업을 하나씩 살펴봅니다.\n\n",
@@ -315,6 +333,21 @@ impl Script {
         if let Some(end) = self.ends.filter(|e| e.ends_without_reply()) {
             return self.end_without_reply(end, &message_id, &reply).await;
         }
+        if let Some((tokens, rate)) = self.paced_reply() {
+            let mut tick = tokio::time::interval(Duration::from_secs(1) / rate);
+            for n in 0..tokens {
+                tick.tick().await;
+                if self.stopped() {
+                    return self.end_interrupted().await;
+                }
+                let e = self.event(
+                    "TEXT_MESSAGE_CONTENT",
+                    json!({"messageId": message_id, "delta": paced_token(n)}),
+                );
+                self.emit(e).await;
+            }
+            return self.finish_reply(reply, &message_id).await;
+        }
         let chars: Vec<char> = reply.chars().collect();
         for chunk in chars.chunks(12) {
             tokio::time::sleep(pause(30, 80)).await;
@@ -328,6 +361,11 @@ impl Script {
             );
             self.emit(e).await;
         }
+        self.finish_reply(reply, &message_id).await
+    }
+
+    /// The reply's details and end, the outcome committed, then `RUN_FINISHED`.
+    async fn finish_reply(mut self, reply: String, message_id: &str) -> Result<(), StoreError> {
         let details = self.event(
             "CUSTOM",
             json!({"name": "KEEPER_REPLY_DETAILS",
@@ -439,5 +477,16 @@ impl Script {
         };
         self.emit(terminal).await;
         Ok(())
+    }
+}
+
+/// Token `n` of a paced reply: Korean and English words, as a Keeper's reply mixes them.
+fn paced_token(n: usize) -> String {
+    const WORDS: &[&str] = &["작업을 ", "확인 ", "하고 ", "있어요. ", "the ", "task ", "is ", "on ", "track ", "— "];
+    let word = WORDS[n % WORDS.len()];
+    if n % 97 == 96 {
+        format!("{word}\n\n")
+    } else {
+        word.to_string()
     }
 }

@@ -291,7 +291,16 @@ impl<B: FrameSink> ViewState<B> {
                 }
                 if drained.changed {
                     self.react(myself, Seen::Delivered);
-                    self.want(myself, FrameRequest::Background);
+                    // A first value or an asked re-read is what the operator waits for: its
+                    // frame preempts the deadline (T.1). Background re-reads wait for it.
+                    self.want(
+                        myself,
+                        if drained.awaited {
+                            FrameRequest::Awaited
+                        } else {
+                            FrameRequest::Background
+                        },
+                    );
                     // A receipt or a re-read landed: judge the receipts waiting on one.
                     self.settle(myself);
                 }

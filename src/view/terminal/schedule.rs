@@ -8,6 +8,9 @@
 //!   When the previous frame was itself a preempting `Input` frame less than 16 ms ago, the
 //!   next `Input` waits for the window's end, so held keys or a paste cannot exceed one frame
 //!   per 16 ms. `Force` (resize, resume) always renders at once.
+//! - `Awaited` (a slot's first value, a re-read the user asked for) preempts the deadline
+//!   every time: how many there are is bounded by the slots and the keys, not by time, so it
+//!   needs no coalescing — and the first roster rows must not wait behind the connectors'.
 //! - `take`: nothing pending → `Idle` (no work, no bytes); pending, not preempting and before
 //!   the deadline → `WaitUntil`; otherwise → `Render`.
 
@@ -22,6 +25,8 @@ pub enum FrameRequest {
     Background,
     /// User input: preempts the deadline (once per window).
     Input,
+    /// A result the operator waits for (a first value, an asked re-read): preempts always.
+    Awaited,
     /// Everything must be repainted (first frame, resize, resume): preempts, full frame.
     Force,
 }
@@ -64,6 +69,9 @@ impl FrameSchedule {
     pub fn request(&mut self, kind: FrameRequest) {
         self.pending = match (self.pending, kind) {
             (_, FrameRequest::Force) | (Some(FrameRequest::Force), _) => Some(FrameRequest::Force),
+            (_, FrameRequest::Awaited) | (Some(FrameRequest::Awaited), _) => {
+                Some(FrameRequest::Awaited)
+            }
             (_, FrameRequest::Input) | (Some(FrameRequest::Input), _) => Some(FrameRequest::Input),
             (None | Some(FrameRequest::Background), FrameRequest::Background) => {
                 Some(FrameRequest::Background)
@@ -81,7 +89,7 @@ impl FrameSchedule {
         };
         let deadline = last_at + self.interval;
         let preempts = match kind {
-            FrameRequest::Force => true,
+            FrameRequest::Force | FrameRequest::Awaited => true,
             FrameRequest::Input => last_kind != FrameRequest::Input,
             FrameRequest::Background => false,
         };
@@ -156,6 +164,36 @@ mod tests {
             FrameDecision::Render(FrameRequest::Input)
         );
         assert_eq!(s.take(t1 + MIN_FRAME_INTERVAL), FrameDecision::Idle);
+    }
+
+    #[test]
+    fn t1_an_awaited_result_preempts_even_right_after_a_preempting_frame() {
+        let mut s = FrameSchedule::new();
+        let t0 = Instant::now();
+        s.take(t0);
+        // The connectors' first value painted at once…
+        s.request(FrameRequest::Awaited);
+        let t1 = t0 + Duration::from_millis(1);
+        assert_eq!(s.take(t1), FrameDecision::Render(FrameRequest::Awaited));
+        // …the roster's first value 2 ms later does not wait for the window's end.
+        s.request(FrameRequest::Background);
+        s.request(FrameRequest::Awaited);
+        assert_eq!(s.pending(), Some(FrameRequest::Awaited));
+        let t2 = t1 + Duration::from_millis(2);
+        assert_eq!(s.take(t2), FrameDecision::Render(FrameRequest::Awaited));
+        // A held key after it still preempts once, then coalesces.
+        s.request(FrameRequest::Input);
+        assert_eq!(s.take(t2), FrameDecision::Render(FrameRequest::Input));
+        s.request(FrameRequest::Input);
+        assert_eq!(
+            s.take(t2 + Duration::from_millis(1)),
+            FrameDecision::WaitUntil(t2 + MIN_FRAME_INTERVAL)
+        );
+        // Input never downgrades a pending awaited frame; Force still wins.
+        s.request(FrameRequest::Awaited);
+        assert_eq!(s.pending(), Some(FrameRequest::Awaited));
+        s.request(FrameRequest::Force);
+        assert_eq!(s.pending(), Some(FrameRequest::Force));
     }
 
     #[test]
