@@ -221,9 +221,8 @@ fn main() {
                         (name, status)
                     })
                     .collect();
-                let now = masc_tui::server::store::rfc3339(
-                    masc_tui::server::store::now_unix() as i64,
-                );
+                let now =
+                    masc_tui::server::store::rfc3339(masc_tui::server::store::now_unix() as i64);
                 let _ = store
                     .write(move |tx| {
                         let mut stmt = tx.prepare_cached(
@@ -241,7 +240,10 @@ fn main() {
 
     std::thread::sleep(settle);
     let rss_start = status_kib("VmRSS:");
-    let (bytes0, frames0) = (bytes.load(Ordering::Relaxed), frames.load(Ordering::Relaxed));
+    let (bytes0, frames0) = (
+        bytes.load(Ordering::Relaxed),
+        frames.load(Ordering::Relaxed),
+    );
     let cpu0 = thread_cpu(view_clock);
     let t0 = Instant::now();
     let mut rss_samples = vec![rss_start];

@@ -285,7 +285,10 @@ fn main() {
     let rss_end = status_kib("VmRSS:");
     let (cpu_at, bytes) = {
         let f = frames.lock().unwrap();
-        (f.cpu_at_flush[frames0.saturating_sub(1)..].to_vec(), f.bytes - bytes0)
+        (
+            f.cpu_at_flush[frames0.saturating_sub(1)..].to_vec(),
+            f.bytes - bytes0,
+        )
     };
     let per_frame: Vec<Duration> = cpu_at.windows(2).map(|w| w[1] - w[0]).collect();
     let cpu: Duration = per_frame.iter().sum();

@@ -9,8 +9,8 @@ use masc_tui::actors::contract::{
 };
 use masc_tui::actors::keepers::{KeepersObservation, KeepersSlot, ROSTER as KEY};
 use masc_tui::actors::read::polled::{PolledMsg, PolledSlots, PolledSource, PolledSourceArgs};
-use masc_tui::actors::read::testing::{CollectingView, collecting_view};
 use masc_tui::actors::read::shell::HIDDEN_FIRST_READ_AFTER;
+use masc_tui::actors::read::testing::{CollectingView, collecting_view};
 use masc_tui::actors::read::{ExplicitPolicy, Reader, SlotSpec, reader, spawn_source};
 use masc_tui::actors::registry::SourceEntry;
 use masc_tui::actors::supervisor::{RestartPolicy, RuntimeConfig, start_runtime_with};
@@ -177,7 +177,11 @@ async fn a_source_hidden_at_start_reads_after_the_shown_ones_had_the_first_momen
     view.wait_slot(|e: &Event| dispatched_gen(e) == Some(1))
         .await
         .unwrap();
-    assert!(t0.elapsed() >= HIDDEN_FIRST_READ_AFTER, "{:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() >= HIDDEN_FIRST_READ_AFTER,
+        "{:?}",
+        t0.elapsed()
+    );
     actor.stop(None);
 
     // Shown at start: the confirmation reads at once.
@@ -225,7 +229,11 @@ async fn a_held_back_confirmation_is_handed_over_at_once_when_shown_or_demanded(
         };
         // Under the held-back epoch, and before the hold-back would have ended.
         assert_eq!(t.scope.epoch, 1, "{name}");
-        assert!(t0.elapsed() < HIDDEN_FIRST_READ_AFTER, "{name}: {:?}", t0.elapsed());
+        assert!(
+            t0.elapsed() < HIDDEN_FIRST_READ_AFTER,
+            "{name}: {:?}",
+            t0.elapsed()
+        );
         actor.stop(None);
     }
 }

@@ -201,7 +201,11 @@ impl<T: SourceState> Actor for SourceShell<T> {
         let shown = args.ctx.shown_at_start;
         let cadence = args.args.period().map(|period| {
             let timer = CadenceTimer::new(period);
-            if shown { timer } else { timer.starting_hidden() }
+            if shown {
+                timer
+            } else {
+                timer.starting_hidden()
+            }
         });
         Ok(Shell {
             state: T::start(args.ctx, &myself, args.args),

@@ -482,7 +482,18 @@ impl Script {
 
 /// Token `n` of a paced reply: Korean and English words, as a Keeper's reply mixes them.
 fn paced_token(n: usize) -> String {
-    const WORDS: &[&str] = &["작업을 ", "확인 ", "하고 ", "있어요. ", "the ", "task ", "is ", "on ", "track ", "— "];
+    const WORDS: &[&str] = &[
+        "작업을 ",
+        "확인 ",
+        "하고 ",
+        "있어요. ",
+        "the ",
+        "task ",
+        "is ",
+        "on ",
+        "track ",
+        "— ",
+    ];
     let word = WORDS[n % WORDS.len()];
     if n % 97 == 96 {
         format!("{word}\n\n")
