@@ -113,6 +113,8 @@ fn main() {
     if !args.iter().any(|a| a == "--bench") {
         return;
     }
+    // The allocator as the binary tunes it before any thread (its RSS is what is measured).
+    masc_tui::cli::allocator::tune();
     let window = Duration::from_secs(env_or("CHURN_SECS", 300));
     let settle = Duration::from_secs(env_or("CHURN_SETTLE_SECS", 15));
     let keepers: usize = env_or("CHURN_KEEPERS", 1_000);

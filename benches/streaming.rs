@@ -161,6 +161,8 @@ fn main() {
     if !args.iter().any(|a| a == "--bench") {
         return;
     }
+    // The allocator as the binary tunes it before any thread (its RSS is what is measured).
+    masc_tui::cli::allocator::tune();
     let window = Duration::from_secs(env_or("STREAM_SECS", 300));
     let rate: u64 = env_or("STREAM_RATE", 60);
     let settle = Duration::from_secs(5);

@@ -20,6 +20,7 @@ const SYNC_BEGIN: &[u8] = b"\x1b[?2026h";
 const SYNC_END: &[u8] = b"\x1b[?2026l";
 const CLEAR_ALL: &[u8] = b"\x1b[2J";
 const HIDE_CURSOR: &[u8] = b"\x1b[?25l";
+const SHOW_CURSOR: &[u8] = b"\x1b[?25h";
 
 /// A ratatui backend the presenter can also send raw escape sequences to. Byte-stream backends
 /// write them; the in-memory test backend ignores them (and clears its buffer for `clear_all`).
@@ -32,6 +33,17 @@ pub trait FrameSink: Backend + Send + 'static {
     /// ([`Scroll`]); the in-memory test backend does not.
     fn scrolls(&self) -> bool {
         true
+    }
+    /// Moves the terminal cursor to `at` and shows it, or hides it (`None`), as part of the
+    /// frame being written. The default goes through the backend's own calls.
+    fn place_cursor(&mut self, at: Option<(u16, u16)>) -> io::Result<()> {
+        match at {
+            Some(at) => {
+                self.set_cursor_position(at).map_err(Self::io_error)?;
+                self.show_cursor().map_err(Self::io_error)
+            }
+            None => self.hide_cursor().map_err(Self::io_error),
+        }
     }
 }
 
@@ -53,6 +65,18 @@ impl FrameSink for TestBackend {
 impl<W: Write + Send + 'static> FrameSink for CrosstermBackend<W> {
     fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
         Write::write_all(self, bytes)
+    }
+    /// Queued, not executed: crossterm's `set_cursor_position`, `show_cursor` and
+    /// `hide_cursor` each flush the writer, which split one frame into three writes to the
+    /// terminal (one frame = one write, presented by the single flush at its end).
+    fn place_cursor(&mut self, at: Option<(u16, u16)>) -> io::Result<()> {
+        match at {
+            Some(at) => {
+                crossterm::queue!(self, crossterm::cursor::MoveTo(at.0, at.1))?;
+                Write::write_all(self, SHOW_CURSOR)
+            }
+            None => Write::write_all(self, HIDE_CURSOR),
+        }
     }
     fn clear_all(&mut self) -> io::Result<()> {
         Write::write_all(self, CLEAR_ALL)
@@ -377,14 +401,9 @@ impl<B: FrameSink> Presenter<B> {
         }
         self.backend.draw(diff.into_iter()).map_err(B::io_error)?;
         match cursor {
-            Some(at) => {
-                self.backend.set_cursor_position(at).map_err(B::io_error)?;
-                self.backend.show_cursor().map_err(B::io_error)?;
-            }
+            Some(at) => self.backend.place_cursor(Some(at))?,
             // Drawing moved the hidden cursor; it only needs hiding when it was shown.
-            None if self.cursor.is_some() && !full => {
-                self.backend.hide_cursor().map_err(B::io_error)?
-            }
+            None if self.cursor.is_some() && !full => self.backend.place_cursor(None)?,
             None => {}
         }
         if self.sync {
@@ -495,5 +514,24 @@ mod tests {
         assert_eq!(counter.writes(), 2);
         assert!(p.present(&buf).is_ok());
         assert_eq!(counter.writes(), 2);
+    }
+
+    #[test]
+    fn t3_a_frame_with_the_composer_cursor_is_still_one_write() {
+        let counter = ByteCounter::default();
+        let writer = io::BufWriter::with_capacity(1 << 20, counter.clone());
+        let mut p = Presenter::new(CrosstermBackend::new(writer), true);
+        let mut buf = Buffer::empty(Rect::new(0, 0, 40, 10));
+        buf.set_string(0, 0, "> draft", ratatui::style::Style::default());
+        assert!(p.present_with_cursor(&buf, Some((7, 0))).is_ok());
+        assert_eq!(counter.writes(), 1);
+        // Typing: one cell and the cursor moved, one write.
+        buf.set_string(7, 0, "x", ratatui::style::Style::default());
+        assert!(p.present_with_cursor(&buf, Some((8, 0))).is_ok());
+        assert_eq!(counter.writes(), 2);
+        // The cursor hidden again (the composer closed): one write.
+        buf.set_string(0, 0, "       ", ratatui::style::Style::default());
+        assert!(p.present_with_cursor(&buf, None).is_ok());
+        assert_eq!(counter.writes(), 3);
     }
 }
