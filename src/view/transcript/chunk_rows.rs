@@ -13,12 +13,21 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 const ROW_CACHE_CHUNKS: usize = 4096;
+/// The row cache also holds at most this many rows in all. A streamed reply is a new content
+/// key at every event, so each frame caches the whole reply's rows again: bounded by chunks
+/// alone, the stale versions of a long reply grew the cache by tens of MB a minute (the
+/// streaming bench, docs/performance.md). A frame paints at most a screenful of rows.
+const ROW_CACHE_ROWS: usize = 16_384;
+#[cfg(test)]
+pub(super) const ROW_CACHE_ROWS_FOR_TESTS: usize = ROW_CACHE_ROWS;
 
 type Rows = Arc<Vec<Line<'static>>>;
 
 #[derive(Default)]
 pub(super) struct Caches {
     pub(super) rows: HashMap<(u64, u32), (Rows, u64)>,
+    /// The rows `rows` holds in all.
+    rows_held: usize,
     tick: u64,
     /// Body height of each chunk, per content key.
     pub(super) heights: HeightCache,
@@ -27,17 +36,29 @@ pub(super) struct Caches {
 impl Caches {
     pub(super) fn clear(&mut self) {
         self.rows.clear();
+        self.rows_held = 0;
         self.heights.clear();
     }
 
+    fn keep(&mut self, key: (u64, u32), rows: Rows, tick: u64) {
+        self.rows_held += rows.len();
+        if let Some((old, _)) = self.rows.insert(key, (rows, tick)) {
+            self.rows_held -= old.len();
+        }
+        self.evict();
+    }
+
+    /// Over either bound, the older half (by last use) goes; the chunk just kept is the
+    /// newest, so it stays.
     fn evict(&mut self) {
-        if self.rows.len() <= ROW_CACHE_CHUNKS {
+        if self.rows.len() <= ROW_CACHE_CHUNKS && self.rows_held <= ROW_CACHE_ROWS {
             return;
         }
         let mut ticks: Vec<u64> = self.rows.values().map(|(_, t)| *t).collect();
         ticks.sort_unstable();
         let cut = ticks.get(ticks.len() / 2).copied().unwrap_or(0);
         self.rows.retain(|_, (_, t)| *t > cut);
+        self.rows_held = self.rows.values().map(|(rows, _)| rows.len()).sum();
     }
 }
 
@@ -90,8 +111,7 @@ impl TranscriptView {
             return rows.clone();
         }
         let rows = Arc::new(self.build_chunk_rows(layout, bi, chunk));
-        self.caches.rows.insert(key, (rows.clone(), tick));
-        self.caches.evict();
+        self.caches.keep(key, rows.clone(), tick);
         rows
     }
 

@@ -191,3 +191,42 @@ fn measuring_every_row_keeps_heights_not_rows() {
         expected.iter().map(text_of).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn a_reply_streamed_for_minutes_keeps_the_row_cache_bounded() {
+    // A streamed reply is a new content key at every event: each frame wraps and caches the
+    // whole reply again. The stale versions must not pile up (RSS flat while streaming).
+    let mut t = Transcript::new();
+    t.push(
+        Entry::new(
+            "reply",
+            Speaker::Keeper {
+                name: "rondo".into(),
+                owner: true,
+            },
+            EntryKind::Utterance,
+            String::new(),
+        )
+        .with_ts(1_787_000_000.0),
+    );
+    let mut v = TranscriptView::new(t, Theme::default());
+    let mut most = 0;
+    for n in 0..1_200 {
+        let delta = if n % 97 == 96 {
+            "끝.\n\n"
+        } else {
+            "작업을 확인하고 있어요 "
+        };
+        v.transcript_mut()
+            .update("reply", |e| e.text.push_str(delta));
+        let rows = v.render(120, 40, ScrollPosition::Newest);
+        assert!(rows.len() <= 40);
+        let held: usize = v.caches.rows.values().map(|(r, _)| r.len()).sum();
+        most = most.max(held);
+    }
+    // The reply ends about 300 rows long; 1,200 versions of it would be ~180,000 rows.
+    assert!(
+        most <= chunk_rows::ROW_CACHE_ROWS_FOR_TESTS,
+        "{most} rows cached"
+    );
+}
