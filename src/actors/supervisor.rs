@@ -47,6 +47,31 @@ impl Default for RestartPolicy {
 }
 
 impl RestartPolicy {
+    /// A child went down at `now`: forgets its restarts older than the window and returns the
+    /// attempt this restart would be — `Err(attempt)` past `max_restarts` (give it up), else
+    /// `Ok(attempt)`, recorded in `restarts`. One rule for the runtime's children and the
+    /// fleet's watches.
+    pub fn next_attempt(
+        &self,
+        restarts: &mut std::collections::VecDeque<Instant>,
+        now: Instant,
+    ) -> Result<u32, u32> {
+        while restarts
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > self.window)
+        {
+            restarts.pop_front();
+        }
+        let attempt = u32::try_from(restarts.len())
+            .unwrap_or(u32::MAX)
+            .saturating_add(1);
+        if attempt > self.max_restarts {
+            return Err(attempt);
+        }
+        restarts.push_back(now);
+        Ok(attempt)
+    }
+
     /// Backoff before restart number `n` (1-based) in the window.
     pub fn backoff(&self, n: u32) -> Duration {
         let factor = 1u32.checked_shl(n.saturating_sub(1)).unwrap_or(u32::MAX);
@@ -194,35 +219,27 @@ impl SupervisorState {
             restarts: VecDeque::new(),
             given_up: false,
         });
-        while child
-            .restarts
-            .front()
-            .is_some_and(|t| now.duration_since(*t) > policy.window)
-        {
-            child.restarts.pop_front();
-        }
-        let attempt = u32::try_from(child.restarts.len())
-            .unwrap_or(u32::MAX)
-            .saturating_add(1);
-        if attempt > policy.max_restarts {
-            child.given_up = true;
-            stage::restart(&key, attempt, "gave_up");
-            tracing::warn!(target: "masc_tui::supervisor", source = %key, "restart intensity exceeded; source stopped");
-            self.view.send(SourceEvent::SourceStopped(key));
-            if key == SourceKey::WORKSPACE {
-                // Without a workspace actor nothing can vouch for an epoch: withdraw.
-                self.epochs.advance();
-                let withdrawn = IdentityState::Unconfirmed {
-                    reason: "workspace actor stopped".to_string(),
-                };
-                self.view.send(SourceEvent::Identity(withdrawn.clone()));
-                for handle in self.sources.values() {
-                    handle.send_control(SourceControl::Identity(withdrawn.clone()));
+        let attempt = match policy.next_attempt(&mut child.restarts, now) {
+            Ok(attempt) => attempt,
+            Err(attempt) => {
+                child.given_up = true;
+                stage::restart(&key, attempt, "gave_up");
+                tracing::warn!(target: "masc_tui::supervisor", source = %key, "restart intensity exceeded; source stopped");
+                self.view.send(SourceEvent::SourceStopped(key));
+                if key == SourceKey::WORKSPACE {
+                    // Without a workspace actor nothing can vouch for an epoch: withdraw.
+                    self.epochs.advance();
+                    let withdrawn = IdentityState::Unconfirmed {
+                        reason: "workspace actor stopped".to_string(),
+                    };
+                    self.view.send(SourceEvent::Identity(withdrawn.clone()));
+                    for handle in self.sources.values() {
+                        handle.send_control(SourceControl::Identity(withdrawn.clone()));
+                    }
                 }
+                return;
             }
-            return;
-        }
-        child.restarts.push_back(now);
+        };
         let delay = policy.backoff(attempt);
         tracing::info!(
             target: "masc_tui::supervisor",

@@ -80,18 +80,7 @@ impl FleetState {
             return;
         };
         watched.actor = None;
-        let now = Instant::now();
-        while watched
-            .restarts
-            .front()
-            .is_some_and(|t| now.duration_since(*t) > policy.window)
-        {
-            watched.restarts.pop_front();
-        }
-        let attempt = u32::try_from(watched.restarts.len())
-            .unwrap_or(u32::MAX)
-            .saturating_add(1);
-        if attempt > policy.max_restarts {
+        let Ok(attempt) = policy.next_attempt(&mut watched.restarts, Instant::now()) else {
             tracing::warn!(target: "masc_tui::fleet", workspace = %name, "restart intensity exceeded; watch stopped");
             let slot = FleetSlot::Line(name.clone());
             let ticket = Ticket {
@@ -107,8 +96,7 @@ impl FleetState {
                 FleetObservation(FleetLine::unread(FleetConnection::WatchStopped)),
             );
             return;
-        }
-        watched.restarts.push_back(now);
+        };
         let delay = policy.backoff(attempt);
         myself.send_after(delay, move || FleetMsg::Restart(name));
     }
