@@ -16,6 +16,10 @@
 //! changed each second. Run: `cargo bench --bench churn`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // bench harness
 
+#[path = "support/measure.rs"]
+mod measure;
+use measure::{env_or, load_average, status_kib};
+
 use crossterm::event::Event;
 use masc_tui::actors::contract::{EventSink, Inboxes};
 use masc_tui::actors::registry;
@@ -67,25 +71,6 @@ fn thread_cpu(clock: libc::clockid_t) -> Duration {
     // SAFETY: `clock` came from pthread_getcpuclockid of a thread that is still running.
     unsafe { libc::clock_gettime(clock, &mut ts) };
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
-
-fn status_kib(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(field))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 /// A small deterministic generator: the same Keepers change in every run.
@@ -296,11 +281,4 @@ fn main() {
     let _ = view_thread.join();
     rt.block_on(runtime.stop());
     drop(server);
-}
-
-fn load_average() -> f64 {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
-        .unwrap_or(f64::NAN)
 }

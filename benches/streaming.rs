@@ -16,6 +16,10 @@
 //! Run: `cargo bench --bench streaming`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // bench harness
 
+#[path = "support/measure.rs"]
+mod measure;
+use measure::{env_or, load_average, status_kib};
+
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use masc_tui::actors::chat::{ChatObservation, ChatSlot};
 use masc_tui::actors::contract::{EventSink, Inboxes, Outlet, Ticket};
@@ -82,25 +86,6 @@ impl Write for Sink {
 
 fn key(code: KeyCode) -> ViewMsg {
     ViewMsg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE)))
-}
-
-fn status_kib(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(field))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 fn transcript_rows(n: usize) -> Vec<ChatHistoryRow> {
@@ -331,11 +316,4 @@ fn main() {
     let _ = view_thread.join();
     rt.block_on(runtime.stop());
     drop(server);
-}
-
-fn load_average() -> f64 {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
-        .unwrap_or(f64::NAN)
 }
